@@ -1,0 +1,82 @@
+// The control plane's adapters, built once per Lambda container from its environment.
+// Handler files stay wiring-only: parse the event, call the core with these, map the result.
+import { readFileSync } from 'node:fs';
+import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
+import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
+import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
+import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
+import { CachedSecretStore } from '../shared/adapters/cached-secret-store.ts';
+import { parseConfigText } from '../shared/config/load.ts';
+import { outboxDlqName, tableNames, telegramSecretName } from '../shared/config/names.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { ClawfleetError } from '../shared/errors.ts';
+import { createLogger, type Logger } from '../shared/log.ts';
+import { systemClock, type Clock } from '../shared/ports.ts';
+import { createBotApi, type BotApi } from '../shared/telegram/bot-api.ts';
+import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+
+export interface ControlPlane {
+  config: FleetConfig;
+  aws: AwsClients;
+  clock: Clock;
+  log: Logger;
+  queues: SqsAgentQueues;
+  dedupe: DynamoInboundDedupe;
+  sessions: DynamoSessionRegistry;
+  ledger: DynamoDeliveryLedger;
+  deadLettersOf(agentId: string | undefined): SqsDeadLetters;
+  botToken(accountId: string): Promise<string>;
+  webhookSecret(accountId: string): Promise<string>;
+  botApi(accountId: string): Promise<BotApi>;
+}
+
+/** The fleet config: inline JSON (CLAWFLEET_CONFIG) or a file bundled beside the handler. */
+function readConfig(env: NodeJS.ProcessEnv): FleetConfig {
+  if (env.CLAWFLEET_CONFIG) return parseConfigText(env.CLAWFLEET_CONFIG, 'CLAWFLEET_CONFIG');
+  const path = env.CLAWFLEET_CONFIG_FILE ?? new URL('./clawfleet.json', import.meta.url).pathname;
+  return parseConfigText(readFileSync(path, 'utf8'), path);
+}
+
+export function createControlPlane(env: NodeJS.ProcessEnv = process.env, component = 'control-plane'): ControlPlane {
+  const config = readConfig(env);
+  const aws = createAwsClients();
+  const clock = systemClock;
+  const tables = tableNames(config.fleet);
+  const directory = new SqsQueueDirectory(aws.sqs);
+  const secrets = new CachedSecretStore(new SecretsManagerStore(aws.secrets), clock.now);
+
+  const botToken = async (accountId: string) => {
+    const account = config.channels.telegram?.accounts[accountId];
+    if (!account) throw new ClawfleetError('ACCOUNT_UNKNOWN', `no telegram account "${accountId}"`);
+    const secretId = telegramSecretName(config.fleet);
+    const token = (await secrets.get(secretId))[account.botTokenSecret];
+    if (!token) throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${account.botTokenSecret}"`);
+    return token;
+  };
+  const apis = new Map<string, BotApi>();
+
+  return {
+    config,
+    aws,
+    clock,
+    log: createLogger({ component, fleet: config.fleet }),
+    queues: new SqsAgentQueues(aws.sqs, config.fleet, directory),
+    dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
+    sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),
+    ledger: new DynamoDeliveryLedger(aws.dynamo, tables.deliveries),
+    deadLettersOf: (agentId) =>
+      new SqsDeadLetters(aws.sqs, async () => {
+        if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');
+        return directory.url(outboxDlqName(config.fleet, agentId));
+      }),
+    botToken,
+    webhookSecret: async (accountId) => webhookSecretFor(await botToken(accountId)),
+    async botApi(accountId) {
+      const token = await botToken(accountId);
+      const key = `${accountId}:${token}`;
+      let api = apis.get(key);
+      if (!api) apis.set(key, (api = createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token })));
+      return api;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// λ telegram-webhook: Telegram POSTs each update to the Function URL at /telegram/<accountId>.
+import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
+import { createControlPlane } from './control-plane.ts';
+import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
+
+const cp = createControlPlane(process.env, 'telegram-webhook');
+
+export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {
+  const match = /^\/telegram\/([^/]+)\/?$/.exec(event.rawPath);
+  if (!match || event.requestContext.http.method !== 'POST') {
+    return functionUrlResponse({ status: 404, body: { error: 'POST /telegram/<accountId>' } });
+  }
+  const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+  const result = await handleTelegramWebhook(
+    { accountId: match[1]!, secretToken: event.headers['x-telegram-bot-api-secret-token'], body },
+    cp,
+  );
+  return functionUrlResponse(result);
+}

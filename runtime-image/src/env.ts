@@ -1,0 +1,68 @@
+// Everything the runtime reads from its environment, read and checked in one place.
+// The container's task definition (or the local launcher) sets these.
+import { z } from 'zod';
+import { RuntimeConfigSchema, type RuntimeConfig } from '../../shared/config/resolve.ts';
+import { agentSecretName } from '../../shared/config/names.ts';
+import { ConfigError, formatPath } from '../../shared/errors.ts';
+
+const EnvSchema = z.object({
+  CLAWFLEET_AGENT_ID: z.string().min(1),
+  /** This agent's slice of the fleet config (see runtimeConfigFor), as JSON. */
+  CLAWFLEET_RUNTIME_CONFIG: z.string().min(2),
+  CLAWFLEET_INBOX_URL: z.url(),
+  CLAWFLEET_OUTBOX_URL: z.url(),
+  CLAWFLEET_DLQ_URL: z.url(),
+  /** Defaults to clawfleet/<fleet>/agents/<id>. */
+  CLAWFLEET_SECRET_ID: z.string().min(1).optional(),
+  CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
+  /** How long SIGTERM waits for the turn in flight before releasing its message. */
+  CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
+  CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),
+  CLAWFLEET_WAIT_SECONDS: z.coerce.number().int().min(0).max(20).default(20),
+});
+
+export interface RuntimeEnv {
+  agentId: string;
+  config: RuntimeConfig;
+  inboxUrl: string;
+  outboxUrl: string;
+  dlqUrl: string;
+  secretId: string;
+  workspace: string;
+  drainMs: number;
+  visibilitySeconds: number;
+  waitSeconds: number;
+}
+
+export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), 'runtime environment');
+  }
+  const e = parsed.data;
+  let json: unknown;
+  try {
+    json = JSON.parse(e.CLAWFLEET_RUNTIME_CONFIG);
+  } catch {
+    throw new ConfigError([{ path: 'CLAWFLEET_RUNTIME_CONFIG', message: 'is not JSON' }], 'runtime environment');
+  }
+  const config = RuntimeConfigSchema.safeParse(json);
+  if (!config.success) {
+    throw new ConfigError(config.error.issues.map((i) => ({ path: `CLAWFLEET_RUNTIME_CONFIG.${formatPath(i.path)}`, message: i.message })), 'runtime environment');
+  }
+  if (config.data.agent.id !== e.CLAWFLEET_AGENT_ID) {
+    throw new ConfigError([{ path: 'CLAWFLEET_AGENT_ID', message: `is "${e.CLAWFLEET_AGENT_ID}" but the runtime config is for "${config.data.agent.id}"` }], 'runtime environment');
+  }
+  return {
+    agentId: e.CLAWFLEET_AGENT_ID,
+    config: config.data,
+    inboxUrl: e.CLAWFLEET_INBOX_URL,
+    outboxUrl: e.CLAWFLEET_OUTBOX_URL,
+    dlqUrl: e.CLAWFLEET_DLQ_URL,
+    secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.data.fleet, e.CLAWFLEET_AGENT_ID),
+    workspace: e.CLAWFLEET_WORKSPACE,
+    drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
+    visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
+    waitSeconds: e.CLAWFLEET_WAIT_SECONDS,
+  };
+}

@@ -1,0 +1,60 @@
+// In-memory adapters of the control plane's state ports, for unit tests of the core.
+import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
+import { ClawfleetError } from '../../errors.ts';
+
+export class InMemoryInboundDedupe implements InboundDedupe {
+  readonly keys = new Map<string, number>();
+  constructor(private readonly now: () => number = Date.now) {}
+  async seen(key: string) {
+    const until = this.keys.get(key);
+    return until !== undefined && until > this.now();
+  }
+  async remember(key: string, expiresAt: number) {
+    this.keys.set(key, expiresAt);
+  }
+}
+
+export class InMemorySessionRegistry implements SessionRegistry {
+  readonly records = new Map<string, SessionRecord>();
+  async get(sessionKey: string) {
+    return this.records.get(sessionKey);
+  }
+  async put(record: SessionRecord) {
+    const existing = this.records.get(record.sessionKey);
+    if (existing && existing.agentId !== record.agentId) throw new Error(`session ${record.sessionKey} belongs to ${existing.agentId}`);
+    this.records.set(record.sessionKey, record);
+  }
+}
+
+export class InMemoryDeliveryLedger implements DeliveryLedger {
+  readonly entries = new Map<string, { state: 'sending' | 'delivered'; leaseUntil: number }>();
+  async claim(key: string, now: number, leaseMs: number): Promise<ClaimResult> {
+    const e = this.entries.get(key);
+    if (e?.state === 'delivered') return 'delivered';
+    if (e && e.leaseUntil >= now) return 'in-flight';
+    this.entries.set(key, { state: 'sending', leaseUntil: now + leaseMs });
+    return 'claimed';
+  }
+  async complete(key: string) {
+    this.entries.set(key, { state: 'delivered', leaseUntil: Infinity });
+  }
+  async release(key: string) {
+    if (this.entries.get(key)?.state === 'sending') this.entries.delete(key);
+  }
+}
+
+export class InMemorySecretStore implements SecretStore {
+  constructor(readonly secrets: Record<string, Record<string, string>> = {}) {}
+  async get(secretId: string) {
+    const s = this.secrets[secretId];
+    if (!s) throw new ClawfleetError('SECRET_NOT_FOUND', `cannot read secret "${secretId}": ResourceNotFoundException`);
+    return s;
+  }
+}
+
+export class InMemoryDeadLetters implements DeadLetters {
+  readonly letters: { body: string; reason: string; groupId?: string | undefined }[] = [];
+  async put(body: string, reason: string, groupId?: string) {
+    this.letters.push({ body, reason, groupId });
+  }
+}

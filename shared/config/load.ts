@@ -1,0 +1,98 @@
+// Parsing clawfleet.json: schema first, then the checks that span several keys.
+// All problems are collected and reported together, each with its JSON path.
+import { readFileSync } from 'node:fs';
+import { ConfigError, formatPath, type ConfigIssue } from '../errors.ts';
+import { ConfigSchema, type FleetConfig } from './schema.ts';
+import { fargateSizeProblem, resolveAgent } from './resolve.ts';
+
+export function parseConfig(input: unknown, source = 'config'): FleetConfig {
+  const parsed = ConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })),
+      source,
+    );
+  }
+  const issues = crossChecks(parsed.data);
+  if (issues.length > 0) throw new ConfigError(issues, source);
+  return parsed.data;
+}
+
+export function parseConfigText(text: string, source = 'config'): FleetConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError([{ path: '', message: `not valid JSON: ${(err as Error).message}` }], source);
+  }
+  return parseConfig(json, source);
+}
+
+export function loadConfigFile(path: string): FleetConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ path: '', message: `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}` }], path);
+  }
+  return parseConfigText(text, path);
+}
+
+function crossChecks(config: FleetConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const agents = config.agents.list;
+  const agentIds = new Set<string>();
+  agents.forEach((a, i) => {
+    if (agentIds.has(a.id)) issues.push({ path: `agents.list[${i}].id`, message: `duplicate agent id "${a.id}"` });
+    agentIds.add(a.id);
+  });
+  const defaults = agents.filter((a) => a.default);
+  if (defaults.length > 1) {
+    issues.push({ path: 'agents.list', message: `only one agent may be the default; found ${defaults.map((a) => a.id).join(', ')}` });
+  }
+
+  agents.forEach((agent, i) => {
+    const at = `agents.list[${i}]`;
+    const resolved = resolveAgent(config, agent.id);
+    if (!resolved.model) {
+      issues.push({ path: `${at}.model`, message: 'no model: set one here or in agents.defaults.model' });
+    }
+    for (const ref of resolved.model ? [resolved.model.primary, ...resolved.model.fallbacks] : []) {
+      const provider = ref.slice(0, ref.indexOf('/'));
+      if (!config.models.providers[provider]) {
+        issues.push({ path: `${at}.model`, message: `model "${ref}" names provider "${provider}", which models.providers does not define` });
+      }
+    }
+    const { cpus, memoryMb } = resolved.runtime;
+    if (cpus === undefined || memoryMb === undefined) {
+      issues.push({ path: `${at}.runtime`, message: 'needs cpus and memoryMb (here or in agents.defaults.runtime)' });
+    } else {
+      const problem = fargateSizeProblem(cpus, memoryMb);
+      if (problem) issues.push({ path: `${at}.runtime`, message: problem });
+    }
+  });
+
+  const accounts = config.channels.telegram?.accounts ?? {};
+  config.bindings.forEach((b, i) => {
+    if (!agentIds.has(b.agentId)) issues.push({ path: `bindings[${i}].agentId`, message: `no agent "${b.agentId}"` });
+    if (b.match.channel === 'telegram' && !config.channels.telegram) {
+      issues.push({ path: `bindings[${i}].match.channel`, message: 'channels.telegram is not configured' });
+    }
+    if (b.match.accountId && !accounts[b.match.accountId]) {
+      issues.push({ path: `bindings[${i}].match.accountId`, message: `no telegram account "${b.match.accountId}"` });
+    }
+  });
+
+  config.cron?.jobs.forEach((job, i) => {
+    if (!agentIds.has(job.agentId)) issues.push({ path: `cron.jobs[${i}].agentId`, message: `no agent "${job.agentId}"` });
+  });
+  Object.entries(config.hooks?.mappings ?? {}).forEach(([name, m]) => {
+    if (!agentIds.has(m.agentId)) issues.push({ path: `hooks.mappings.${name}.agentId`, message: `no agent "${m.agentId}"` });
+  });
+  config.agentToAgent?.allow.forEach((pair, i) => {
+    for (const side of ['from', 'to'] as const) {
+      if (!agentIds.has(pair[side])) issues.push({ path: `agentToAgent.allow[${i}].${side}`, message: `no agent "${pair[side]}"` });
+    }
+  });
+  return issues;
+}

@@ -1,0 +1,87 @@
+// What one agent's settings come to once agents.defaults is merged in, and the slice
+// of the fleet config a runtime is given (its own agent and the providers it uses).
+import { z } from 'zod';
+import { ClawfleetError } from '../errors.ts';
+import {
+  AgentSchema,
+  ProviderSchema,
+  RuntimeProfileSchema,
+  type AgentConfig,
+  type FleetConfig,
+  type RuntimeProfile,
+} from './schema.ts';
+
+export interface ModelChoice {
+  primary: string;
+  fallbacks: string[];
+}
+
+export interface ResolvedAgent extends Omit<AgentConfig, 'model' | 'runtime'> {
+  model: ModelChoice | undefined;
+  runtime: Partial<RuntimeProfile>;
+}
+
+export function findAgent(config: FleetConfig, agentId: string): AgentConfig {
+  const agent = config.agents.list.find((a) => a.id === agentId);
+  if (!agent) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in fleet "${config.fleet}"`);
+  return agent;
+}
+
+/** The agent that takes what no binding matches: the one marked default, else the first. */
+export function defaultAgentId(config: FleetConfig): string {
+  return (config.agents.list.find((a) => a.default) ?? config.agents.list[0]!).id;
+}
+
+export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgent {
+  const agent = findAgent(config, agentId);
+  const defaults = config.agents.defaults ?? {};
+  const model = agent.model ?? defaults.model;
+  return {
+    ...agent,
+    model: model === undefined ? undefined : typeof model === 'string' ? { primary: model, fallbacks: [] } : { primary: model.primary, fallbacks: model.fallbacks ?? [] },
+    runtime: { ...defaults.runtime, ...agent.runtime },
+    tools: agent.tools ?? defaults.tools,
+    heartbeat: agent.heartbeat ?? defaults.heartbeat,
+  };
+}
+
+/** Fargate's valid cpu/memory pairs; undefined when the pair is valid. */
+export function fargateSizeProblem(cpus: number, memoryMb: number): string | undefined {
+  const steps: Record<number, [min: number, max: number, step: number]> = {
+    0.25: [512, 2048, 512],
+    0.5: [1024, 4096, 1024],
+    1: [2048, 8192, 1024],
+    2: [4096, 16384, 1024],
+    4: [8192, 30720, 1024],
+    8: [16384, 61440, 4096],
+    16: [32768, 122880, 8192],
+  };
+  const range = steps[cpus];
+  if (!range) return `cpus ${cpus} is not a Fargate size`;
+  const [min, max, step] = range;
+  const ok = memoryMb >= min && memoryMb <= max && (memoryMb - min) % step === 0 && !(cpus === 0.25 && memoryMb === 1536);
+  return ok ? undefined : `Fargate with ${cpus} vCPU takes ${min}–${max} MB in steps of ${step} MB (got ${memoryMb})`;
+}
+
+/** What a runtime is told about itself: no other agent's settings, no secret values. */
+export const RuntimeConfigSchema = z.strictObject({
+  fleet: z.string(),
+  agent: AgentSchema.omit({ model: true, runtime: true }).extend({
+    model: z.strictObject({ primary: z.string(), fallbacks: z.array(z.string()) }),
+    runtime: RuntimeProfileSchema.partial(),
+  }),
+  providers: z.record(z.string(), ProviderSchema),
+});
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+
+export function runtimeConfigFor(config: FleetConfig, agentId: string): RuntimeConfig {
+  const agent = resolveAgent(config, agentId);
+  if (!agent.model) throw new ClawfleetError('AGENT_NO_MODEL', `agent "${agentId}" has no model`);
+  const providers: RuntimeConfig['providers'] = {};
+  for (const ref of [agent.model.primary, ...agent.model.fallbacks]) {
+    const name = ref.slice(0, ref.indexOf('/'));
+    const provider = config.models.providers[name];
+    if (provider) providers[name] = provider;
+  }
+  return { fleet: config.fleet, agent: { ...agent, model: agent.model }, providers };
+}

@@ -1,0 +1,185 @@
+// The clawfleet.json schema: one fleet, its agents, models, channels and bindings.
+// Close to OpenClaw's openclaw.json so its users can move; every object is strict,
+// so an unknown or misspelt key is an error rather than a silently ignored setting.
+import { z } from 'zod';
+
+const id = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter');
+
+/** A secret is referred to by name; its value lives in Secrets Manager or the local secrets file. */
+const secretName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a secret name like GRAPH_TOKEN (letters, digits, "_")');
+
+/** "30s", "15m", "2h", "1d". */
+export const durationPattern = /^(\d+)(s|m|h|d)$/;
+const duration = z.string().regex(durationPattern, 'must be a duration like "30m", "2h" or "1d"');
+
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"');
+
+export const RuntimeProfileSchema = z.strictObject({
+  /** Fargate vCPU: 0.25, 0.5, 1, 2, 4, 8 or 16. */
+  cpus: z.union([0.25, 0.5, 1, 2, 4, 8, 16].map((n) => z.literal(n)) as [z.ZodLiteral<number>, ...z.ZodLiteral<number>[]]),
+  memoryMb: z.number().int().min(512).max(122_880),
+  /** A container image to run instead of the built runtime-image/. */
+  image: z.string().min(1).optional(),
+  /** Never hibernate this agent. */
+  alwaysOn: z.boolean().optional(),
+  idleTimeoutMinutes: z.number().int().min(1).max(10_080).optional(),
+  /** Run on Fargate Spot (cheaper; may be interrupted — the queue keeps the work). */
+  spot: z.boolean().optional(),
+});
+
+const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');
+
+export const ModelSelectionSchema = z.union([
+  ModelRefSchema,
+  z.strictObject({ primary: ModelRefSchema, fallbacks: z.array(ModelRefSchema).optional() }),
+]);
+
+const ToolPolicySchema = z.strictObject({
+  allow: z.array(z.string().min(1)).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+});
+
+const McpServerSchema = z.union([
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    /** Environment variable → secret name; values come from this agent's secrets only. */
+    env: z.record(z.string(), secretName).optional(),
+  }),
+  z.strictObject({
+    url: z.url(),
+    /** Header → secret name. */
+    headers: z.record(z.string(), secretName).optional(),
+  }),
+]);
+
+const HeartbeatSchema = z.strictObject({
+  every: duration,
+  activeHours: z
+    .strictObject({ start: clock, end: clock, timezone: z.string().min(1).optional() })
+    .optional(),
+  /** What the agent is asked on each beat; defaults to reading HEARTBEAT.md. */
+  prompt: z.string().min(1).optional(),
+});
+
+const AgentDefaultsSchema = z.strictObject({
+  model: ModelSelectionSchema.optional(),
+  runtime: RuntimeProfileSchema.partial().optional(),
+  tools: ToolPolicySchema.optional(),
+  heartbeat: HeartbeatSchema.optional(),
+});
+
+export const AgentSchema = z.strictObject({
+  id,
+  name: z.string().min(1).optional(),
+  /** The agent that gets messages no binding matches. */
+  default: z.boolean().optional(),
+  model: ModelSelectionSchema.optional(),
+  runtime: RuntimeProfileSchema.partial().optional(),
+  tools: ToolPolicySchema.optional(),
+  mcp: z.strictObject({ servers: z.record(id, McpServerSchema) }).optional(),
+  heartbeat: HeartbeatSchema.optional(),
+  /** Names of the values in this agent's own secret (model keys, MCP tokens). */
+  secrets: z.array(secretName).optional(),
+});
+
+export const ProviderSchema = z.strictObject({
+  api: z.enum(['anthropic-messages', 'openai-completions', 'bedrock-converse']),
+  baseUrl: z.url().optional(),
+  /** Name of the value in each agent's secret that holds this provider's API key. */
+  apiKeySecret: secretName.optional(),
+});
+
+const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().min(1) });
+
+export const BindingSchema = z.strictObject({
+  agentId: id,
+  match: z.strictObject({
+    channel: z.literal('telegram'),
+    accountId: id.optional(),
+    peer: PeerSchema.optional(),
+  }),
+});
+
+const DmPolicySchema = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
+
+const TelegramAccountSchema = z.strictObject({
+  /** Name of this account's bot token in the control plane's telegram secret. */
+  botTokenSecret: secretName,
+  dmPolicy: DmPolicySchema.optional(),
+  allowFrom: z.array(z.string().min(1)).optional(),
+});
+
+export const TelegramChannelSchema = z.strictObject({
+  /** Bot API root; a local Bot API server or a test fake can stand in for Telegram's. */
+  apiRoot: z.url().default('https://api.telegram.org'),
+  dmPolicy: DmPolicySchema.default('pairing'),
+  /** Telegram user ids (or "*") allowed to message the bots directly. */
+  allowFrom: z.array(z.string().min(1)).optional(),
+  groups: z
+    .record(z.string(), z.strictObject({ requireMention: z.boolean().optional(), allowFrom: z.array(z.string()).optional() }))
+    .optional(),
+  accounts: z.record(id, TelegramAccountSchema).refine((a) => Object.keys(a).length > 0, 'needs at least one account'),
+});
+
+const CronScheduleSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('at'), at: z.iso.datetime({ offset: true }) }),
+  z.strictObject({ kind: z.literal('every'), every: duration }),
+  z.strictObject({ kind: z.literal('cron'), expr: z.string().min(9), tz: z.string().min(1).optional() }),
+]);
+
+export const CronJobSchema = z.strictObject({
+  id,
+  agentId: id,
+  schedule: CronScheduleSchema,
+  sessionTarget: z.enum(['main', 'isolated']).default('main'),
+  payload: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('systemEvent'), text: z.string().min(1) }),
+    z.strictObject({ kind: z.literal('agentTurn'), message: z.string().min(1) }),
+  ]),
+  delivery: z
+    .strictObject({ mode: z.enum(['none', 'announce']), accountId: id.optional(), to: z.string().min(1).optional() })
+    .optional(),
+});
+
+const HookMappingSchema = z.strictObject({
+  agentId: id,
+  /** Text template for the message; `{{body.field}}` reads the request body. */
+  messageTemplate: z.string().min(1),
+  sessionKey: z.string().min(1).optional(),
+});
+
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  /** Names the fleet's AWS resources and secrets: clawfleet/<fleet>/... */
+  fleet: id,
+  agents: z.strictObject({
+    defaults: AgentDefaultsSchema.optional(),
+    list: z.array(AgentSchema).min(1, 'needs at least one agent'),
+  }),
+  models: z.strictObject({ providers: z.record(id, ProviderSchema) }),
+  bindings: z.array(BindingSchema).default([]),
+  session: z
+    .strictObject({ dmScope: z.enum(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer']).default('main') })
+    .optional(),
+  channels: z.strictObject({ telegram: TelegramChannelSchema.optional() }).default({}),
+  cron: z.strictObject({ jobs: z.array(CronJobSchema).default([]) }).optional(),
+  hooks: z
+    .strictObject({ tokenSecret: secretName, mappings: z.record(id, HookMappingSchema).optional() })
+    .optional(),
+  agentToAgent: z
+    .strictObject({ allow: z.array(z.strictObject({ from: id, to: id })).default([]), maxHops: z.number().int().min(1).max(10).default(3) })
+    .optional(),
+});
+
+export type FleetConfig = z.infer<typeof ConfigSchema>;
+export type FleetConfigInput = z.input<typeof ConfigSchema>;
+export type AgentConfig = z.infer<typeof AgentSchema>;
+export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
+export type Binding = z.infer<typeof BindingSchema>;
+export type TelegramChannelConfig = z.infer<typeof TelegramChannelSchema>;

@@ -1,0 +1,133 @@
+// Handles one envelope from an agent's outbox. Runtime output is evidence, not command:
+// the sender is the agent whose outbox queue the record came from, every claim in the
+// envelope is checked against that and the session registry, and only then do we act.
+import type { FleetConfig } from '../config/schema.ts';
+import { agentIdFromOutbox } from '../config/names.ts';
+import { EnvelopeError } from '../errors.ts';
+import { errorFields, type Logger } from '../log.ts';
+import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
+import type { Clock, DeadLetters, DeliveryLedger, SessionRegistry } from '../ports.ts';
+import { TelegramApiError, type BotApi } from '../telegram/bot-api.ts';
+import { chunkText } from '../telegram/chunk.ts';
+
+/** How long one delivery attempt may hold its claim before another may try. */
+export const DELIVERY_LEASE_MS = 60_000;
+
+export interface OutboxRecord {
+  /** The queue the record arrived on (ARN or URL): the sender's identity. */
+  source: string;
+  body: string;
+  messageId: string;
+}
+
+export interface OutboxDeps {
+  config: FleetConfig;
+  sessions: SessionRegistry;
+  ledger: DeliveryLedger;
+  /** Dead letters of the sending agent's outbox. */
+  deadLetters(agentId: string | undefined): DeadLetters;
+  botApi(accountId: string): Promise<BotApi>;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Resolves when the record is done with (delivered, or rejected into the DLQ); throws to retry it. */
+export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps): Promise<void> {
+  const sender = agentIdFromOutbox(deps.config.fleet, record.source);
+  const reject = async (code: string, reason: string, envelope?: OutboundEnvelope) => {
+    deps.log.warn('outbox envelope rejected', {
+      agentId: sender,
+      code,
+      reason,
+      messageId: record.messageId,
+      envelopeId: envelope?.id,
+      sessionKey: envelope && 'sessionKey' in envelope ? envelope.sessionKey : undefined,
+      metric: 'OutboxRejected',
+    });
+    await deps.deadLetters(sender).put(record.body, `${code}: ${reason}`, envelope && 'sessionKey' in envelope ? envelope.sessionKey : undefined);
+  };
+
+  if (!sender || !deps.config.agents.list.some((a) => a.id === sender)) {
+    return reject('UNKNOWN_OUTBOX', `record came from ${record.source}, which is no agent's outbox in fleet "${deps.config.fleet}"`);
+  }
+  let envelope: OutboundEnvelope;
+  try {
+    envelope = parseOutbound(record.body);
+  } catch (err) {
+    if (err instanceof EnvelopeError) return reject(err.code, err.message);
+    throw err;
+  }
+  if (envelope.agentId !== sender) {
+    return reject('AGENT_MISMATCH', `envelope claims agent "${envelope.agentId}" but came from the outbox of "${sender}"`, envelope);
+  }
+
+  switch (envelope.kind) {
+    case 'reply':
+      return deliverReply(envelope, sender, deps, reject);
+    case 'typing':
+      return sendTyping(envelope, sender, deps);
+    case 'status':
+    case 'heartbeat':
+      deps.log.info(`runtime ${envelope.kind}`, { agentId: sender, envelopeId: envelope.id, ...(envelope.kind === 'status' ? { turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error } : {}) });
+      return;
+    case 'agent_send':
+    case 'cron_upsert':
+    case 'cron_delete':
+      // Refused rather than ignored: the runtime learns nothing happened, and the DLQ says why.
+      return reject('NOT_SUPPORTED', `${envelope.kind} is not supported by this control plane yet`, envelope);
+  }
+}
+
+type Reject = (code: string, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
+
+async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
+  const session = await deps.sessions.get(envelope.sessionKey);
+  if (!session) return reject('SESSION_UNKNOWN', `no session "${envelope.sessionKey}"`, envelope);
+  if (session.agentId !== sender) {
+    return reject('SESSION_NOT_OWNED', `session "${envelope.sessionKey}" belongs to "${session.agentId}", not "${sender}"`, envelope);
+  }
+  const api = await deps.botApi(session.target.accountId);
+  const parts = chunkText(envelope.text);
+  const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey };
+
+  for (const [i, text] of parts.entries()) {
+    const key = `${envelope.id}#${i}`;
+    const claim = await deps.ledger.claim(key, deps.clock.now(), DELIVERY_LEASE_MS);
+    if (claim === 'delivered') continue;
+    if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
+    try {
+      await api.call('sendMessage', {
+        chat_id: session.target.chatId,
+        text,
+        ...(session.target.threadId !== undefined ? { message_thread_id: session.target.threadId } : {}),
+      });
+    } catch (err) {
+      if (err instanceof TelegramApiError && !err.retriable) {
+        // Telegram refused for good (blocked bot, bad chat): keep the claim so it is not retried.
+        await deps.ledger.complete(key, deps.clock.now());
+        return reject('DELIVERY_REFUSED', err.message, envelope);
+      }
+      await deps.ledger.release(key);
+      deps.log.warn('reply delivery failed; will retry', { ...ctx, part: i, ...errorFields(err) });
+      throw err;
+    }
+    await deps.ledger.complete(key, deps.clock.now());
+  }
+  deps.log.info('reply delivered', { ...ctx, parts: parts.length });
+}
+
+/** Best effort: a lost typing indicator is harmless, so it is never retried. */
+async function sendTyping(envelope: TypingEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
+  const session = await deps.sessions.get(envelope.sessionKey);
+  if (!session || session.agentId !== sender) return;
+  try {
+    const api = await deps.botApi(session.target.accountId);
+    await api.call('sendChatAction', {
+      chat_id: session.target.chatId,
+      action: 'typing',
+      ...(session.target.threadId !== undefined ? { message_thread_id: session.target.threadId } : {}),
+    });
+  } catch (err) {
+    deps.log.warn('typing indicator not sent', { agentId: sender, sessionKey: envelope.sessionKey, ...errorFields(err) });
+  }
+}

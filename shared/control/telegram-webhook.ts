@@ -1,0 +1,128 @@
+// Admits one Telegram update: authenticate, parse, dedupe, route, record the session's
+// reply target, and queue it for the agent. It answers 200 only once the message is
+// durably queued; any failure after authentication is a 5xx, so Telegram retries.
+import type { FleetConfig } from '../config/schema.ts';
+import { errorFields, type Logger } from '../log.ts';
+import type { MessageEnvelope } from '../protocol/envelopes.ts';
+import { telegramInboundId } from '../protocol/ids.ts';
+import { route } from '../routing/route.ts';
+import type { AgentQueues, Clock, InboundDedupe, SessionRegistry } from '../ports.ts';
+import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
+import { secretTokenMatches } from '../telegram/webhook-secret.ts';
+
+/** Telegram updates are a few KB; anything this large is not one. */
+export const MAX_UPDATE_BYTES = 1024 * 1024;
+/** Telegram retries an unacknowledged update for up to 24 h; remember twice that. */
+export const DEDUPE_TTL_MS = 48 * 3600 * 1000;
+
+export interface WebhookRequest {
+  accountId: string;
+  secretToken: string | undefined;
+  body: string;
+}
+
+export interface HttpResult {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface TelegramWebhookDeps {
+  config: FleetConfig;
+  /** The webhook secret token for an account (derived from its bot token). */
+  webhookSecret(accountId: string): Promise<string>;
+  queues: AgentQueues;
+  dedupe: InboundDedupe;
+  sessions: SessionRegistry;
+  clock: Clock;
+  log: Logger;
+}
+
+export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramWebhookDeps): Promise<HttpResult> {
+  const { config, log } = deps;
+  const account = config.channels.telegram?.accounts[req.accountId];
+  if (!account) return { status: 404, body: { error: `no telegram account "${req.accountId}"` } };
+
+  if (Buffer.byteLength(req.body) > MAX_UPDATE_BYTES) {
+    return { status: 413, body: { error: `update larger than ${MAX_UPDATE_BYTES} bytes` } };
+  }
+  let expected: string;
+  try {
+    expected = await deps.webhookSecret(req.accountId);
+  } catch (err) {
+    log.error('cannot read the webhook secret', { accountId: req.accountId, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
+  if (!secretTokenMatches(expected, req.secretToken)) {
+    log.warn('webhook secret token mismatch', { accountId: req.accountId });
+    return { status: 401, body: { error: 'bad secret token' } };
+  }
+
+  let raw: unknown;
+  try {
+    raw = JSON.parse(req.body);
+  } catch {
+    return { status: 400, body: { error: 'body is not JSON' } };
+  }
+  const parsed = TelegramUpdateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
+  }
+  const update = parsed.data;
+  const message = update.message;
+  const text = message?.text ?? message?.caption;
+  const ctx = { accountId: req.accountId, updateId: update.update_id };
+  if (!message || text === undefined) {
+    log.info('update skipped: not a text message', { ...ctx, kind: updateKind(raw as Record<string, unknown>) });
+    return { status: 200, body: { ok: true, skipped: 'not a text message' } };
+  }
+
+  const id = telegramInboundId(req.accountId, update.update_id);
+  const peer = {
+    channel: 'telegram' as const,
+    accountId: req.accountId,
+    kind: message.chat.type === 'private' ? ('direct' as const) : ('group' as const),
+    id: String(message.chat.id),
+    topicId: message.is_topic_message ? message.message_thread_id : undefined,
+  };
+  const target = route(config, peer);
+  const now = deps.clock.now();
+  const envelope: MessageEnvelope = {
+    v: 1,
+    kind: 'message',
+    id,
+    agentId: target.agentId,
+    sessionKey: target.sessionKey,
+    // From the update, not the clock: a retried update must make a byte-identical envelope.
+    ts: message.date * 1000,
+    text,
+    from: {
+      channel: 'telegram',
+      accountId: req.accountId,
+      ...(message.from ? { peerId: String(message.from.id), displayName: message.from.username ?? message.from.first_name } : {}),
+    },
+  };
+
+  try {
+    if (await deps.dedupe.seen(id)) {
+      log.info('duplicate update ignored', { ...ctx, envelopeId: id });
+      return { status: 200, body: { ok: true, duplicate: true } };
+    }
+    // The reply target is recorded before queueing so a fast reply always finds it.
+    await deps.sessions.put({
+      sessionKey: target.sessionKey,
+      agentId: target.agentId,
+      target: { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId },
+      updatedAt: now,
+    });
+    await deps.queues.send(envelope);
+    // Remembered only after queueing: a crash in between means a retry queues again,
+    // which SQS FIFO deduplication (same id) and the runtime's turn key absorb.
+    await deps.dedupe.remember(id, now + DEDUPE_TTL_MS);
+  } catch (err) {
+    log.error('update not queued; Telegram will retry', { ...ctx, envelopeId: id, agentId: target.agentId, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
+  log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy });
+  return { status: 200, body: { ok: true, envelopeId: id } };
+}

@@ -1,0 +1,89 @@
+// The ports of the core: what it needs from the outside world, named by what it means
+// to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
+// adapters/memory (unit tests), and the local-mode adapters.
+import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** The control plane's way into each agent's inbound queue. */
+export interface AgentQueues {
+  /** Durable once it resolves. FIFO group = session key; dedup id = envelope id. */
+  send(envelope: InboundEnvelope): Promise<void>;
+}
+
+/** Inbound event keys already admitted, so a retried webhook is queued once. */
+export interface InboundDedupe {
+  seen(key: string): Promise<boolean>;
+  remember(key: string, expiresAt: number): Promise<void>;
+}
+
+export interface ChannelTarget {
+  channel: 'telegram';
+  accountId: string;
+  chatId: string;
+  /** Forum topic inside a group. */
+  threadId?: number | undefined;
+}
+
+export interface SessionRecord {
+  sessionKey: string;
+  agentId: string;
+  target: ChannelTarget;
+  updatedAt: number;
+}
+
+/** Session key → the agent that owns it and where its replies go. Written only by the control plane. */
+export interface SessionRegistry {
+  get(sessionKey: string): Promise<SessionRecord | undefined>;
+  put(record: SessionRecord): Promise<void>;
+}
+
+export type ClaimResult = 'claimed' | 'delivered' | 'in-flight';
+
+/** Per-envelope delivery claims: the outbox sends each reply part at most once. */
+export interface DeliveryLedger {
+  /** Claims `key` for `leaseMs`; an expired claim (its sender died) can be claimed again. */
+  claim(key: string, now: number, leaseMs: number): Promise<ClaimResult>;
+  complete(key: string, now: number): Promise<void>;
+  release(key: string): Promise<void>;
+}
+
+/** A named JSON secret: an object of named string values. */
+export interface SecretStore {
+  get(secretId: string): Promise<Record<string, string>>;
+}
+
+/** Where a message that cannot be processed goes, with its reason. Never silently dropped. */
+export interface DeadLetters {
+  put(body: string, reason: string, groupId?: string): Promise<void>;
+}
+
+// ── Runtime side ────────────────────────────────────────────────────────────────
+
+export interface ReceivedMessage {
+  body: string;
+  /** Opaque handle for extend/delete/release. */
+  receipt: string;
+  /** How many times this message has been handed out, this time included. */
+  receiveCount: number;
+}
+
+/** A runtime's own inbound queue. */
+export interface Inbox {
+  receive(waitSeconds: number, signal?: AbortSignal): Promise<ReceivedMessage[]>;
+  /** Keeps the message hidden from other consumers for `seconds` more. */
+  extend(receipt: string, seconds: number): Promise<void>;
+  delete(receipt: string): Promise<void>;
+  /** Makes the message visible again at once, for another consumer. */
+  release(receipt: string): Promise<void>;
+}
+
+/** A runtime's own outbox; the control plane knows the sender by which outbox it is. */
+export interface Outbox {
+  send(envelope: OutboundEnvelope): Promise<void>;
+}

@@ -1,0 +1,175 @@
+// The protocol between the control plane and a runtime: versioned envelopes, one zod
+// schema each, shared by both sides. Anything that does not parse is rejected with its
+// reason (into a DLQ), never guessed at.
+import { z } from 'zod';
+import { EnvelopeError } from '../errors.ts';
+import { formatPath } from '../errors.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+/**
+ * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
+ * the characters SQS allows in a MessageDeduplicationId.
+ */
+export const EnvelopeIdSchema = z.string().regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters');
+const AgentIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,23}$/);
+export const SessionKeySchema = z.string().min(1).max(512);
+
+const base = {
+  v: z.literal(PROTOCOL_VERSION),
+  id: EnvelopeIdSchema,
+  agentId: AgentIdSchema,
+  /** Epoch milliseconds when the envelope was made. */
+  ts: z.number().int().nonnegative(),
+};
+
+/** Where a message came from; the control plane keeps the reply target itself. */
+const SenderSchema = z.strictObject({
+  channel: z.enum(['telegram', 'hook', 'local']),
+  accountId: z.string().optional(),
+  peerId: z.string().optional(),
+  displayName: z.string().max(256).optional(),
+});
+
+// ── To a runtime (its agent queue) ──────────────────────────────────────────────
+export const MessageEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('message'),
+  sessionKey: SessionKeySchema,
+  text: z.string().max(100_000),
+  from: SenderSchema,
+});
+
+export const CronEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('cron'),
+  sessionKey: SessionKeySchema,
+  jobId: z.string().min(1),
+  payload: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('systemEvent'), text: z.string() }),
+    z.strictObject({ kind: z.literal('agentTurn'), message: z.string() }),
+  ]),
+});
+
+export const SystemEventEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('system_event'),
+  sessionKey: SessionKeySchema,
+  text: z.string().max(100_000),
+});
+
+export const AgentMessageEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('agent_message'),
+  sessionKey: SessionKeySchema,
+  fromAgentId: AgentIdSchema,
+  replyTo: z.strictObject({ sessionKey: SessionKeySchema }),
+  text: z.string().max(100_000),
+  hops: z.number().int().min(1),
+});
+
+export const ControlEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('control'),
+  action: z.enum(['drain', 'reload']),
+});
+
+export const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
+  MessageEnvelopeSchema,
+  CronEnvelopeSchema,
+  SystemEventEnvelopeSchema,
+  AgentMessageEnvelopeSchema,
+  ControlEnvelopeSchema,
+]);
+
+// ── From a runtime (its outbox) ─────────────────────────────────────────────────
+export const ReplyEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('reply'),
+  sessionKey: SessionKeySchema,
+  /** The inbound envelope this answers; the reply id derives from it. */
+  inReplyTo: EnvelopeIdSchema,
+  text: z.string().min(1).max(200_000),
+});
+
+export const TypingEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('typing'), sessionKey: SessionKeySchema });
+
+export const StatusEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('status'),
+  sessionKey: SessionKeySchema.optional(),
+  turn: z.enum(['started', 'ended', 'failed']),
+  inboundId: EnvelopeIdSchema,
+  error: z.string().max(2_000).optional(),
+});
+
+export const HeartbeatEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('heartbeat'),
+  version: z.string(),
+  inFlight: z.number().int().nonnegative(),
+});
+
+export const AgentSendEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('agent_send'),
+  sessionKey: SessionKeySchema,
+  toAgentId: AgentIdSchema,
+  text: z.string().min(1).max(100_000),
+});
+
+export const CronUpsertEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('cron_upsert'),
+  jobId: z.string().min(1).max(64),
+  schedule: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('at'), at: z.iso.datetime({ offset: true }) }),
+    z.strictObject({ kind: z.literal('every'), everyMs: z.number().int().positive() }),
+    z.strictObject({ kind: z.literal('cron'), expr: z.string(), tz: z.string().optional() }),
+  ]),
+  sessionTarget: z.enum(['main', 'isolated']),
+  message: z.string().min(1).max(10_000),
+});
+
+export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().min(1).max(64) });
+
+export const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
+  ReplyEnvelopeSchema,
+  TypingEnvelopeSchema,
+  StatusEnvelopeSchema,
+  HeartbeatEnvelopeSchema,
+  AgentSendEnvelopeSchema,
+  CronUpsertEnvelopeSchema,
+  CronDeleteEnvelopeSchema,
+]);
+
+export type InboundEnvelope = z.infer<typeof InboundEnvelopeSchema>;
+export type MessageEnvelope = z.infer<typeof MessageEnvelopeSchema>;
+export type OutboundEnvelope = z.infer<typeof OutboundEnvelopeSchema>;
+export type ReplyEnvelope = z.infer<typeof ReplyEnvelopeSchema>;
+export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
+
+/** Parses an envelope body, with an error that names what was wrong (never the body). */
+function parseWith<T>(schema: z.ZodType<T>, body: string | unknown, direction: string): T {
+  let json: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new EnvelopeError('ENVELOPE_INVALID', `${direction} envelope is not JSON`);
+    }
+  }
+  const v = (json as { v?: unknown } | null)?.v;
+  if (typeof json === 'object' && json !== null && v !== PROTOCOL_VERSION) {
+    throw new EnvelopeError('ENVELOPE_VERSION', `${direction} envelope has protocol version ${JSON.stringify(v)}; this build speaks ${PROTOCOL_VERSION}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues.slice(0, 3).map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`);
+    throw new EnvelopeError('ENVELOPE_INVALID', `${direction} envelope is invalid: ${first.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+export const parseInbound = (body: string | unknown) => parseWith(InboundEnvelopeSchema, body, 'inbound');
+export const parseOutbound = (body: string | unknown) => parseWith(OutboundEnvelopeSchema, body, 'outbound');

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfig, parseConfigText, loadConfigFile } from '../../shared/config/load.ts';
+import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { ConfigError } from '../../shared/errors.ts';
+
+const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
+
+function issuesOf(input: unknown): { path: string; message: string }[] {
+  try {
+    parseConfig(input);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  throw new Error('config was accepted');
+}
+
+describe('config', () => {
+  it('accepts the example fleet: jerry heavy and always on, three light agents that hibernate', () => {
+    const config = loadConfigFile('clawfleet.json');
+    expect(config.agents.list.map((a) => a.id)).toEqual(['jerry', 'fran', 'grif', 'ray']);
+    expect(resolveAgent(config, 'jerry').runtime).toMatchObject({ cpus: 2, memoryMb: 4096, alwaysOn: true });
+    expect(resolveAgent(config, 'ray').runtime).toEqual({ cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 });
+    expect(resolveAgent(config, 'fran').model).toEqual({ primary: 'openai/gpt-4.1-mini', fallbacks: [] });
+  });
+
+  it('reports every problem at once, each with its JSON path', () => {
+    const c = example();
+    c.agents.list[1].runtime = { cpus: 3, memoryMb: 512 };
+    c.agents.list[2].colour = 'blue';
+    c.bindings[0].agentId = 'nobody';
+    c.models.providers.openai.api = 'openai-chat';
+    const issues = issuesOf(c);
+    expect(issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining(['agents.list[1].runtime.cpus', 'agents.list[2]', 'models.providers.openai.api']),
+    );
+    expect(issues.find((i) => i.path === 'agents.list[2]')?.message).toMatch(/colour/);
+  });
+
+  it('checks references across the file once the shape is right', () => {
+    const c = example();
+    c.bindings[0].agentId = 'nobody';
+    c.bindings[1].match.accountId = 'ghost';
+    c.agents.list[3].model = 'mistral/small';
+    c.agents.list.push({ id: 'fran' });
+    c.agents.list[1].default = true;
+    const issues = issuesOf(c);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: 'bindings[0].agentId', message: 'no agent "nobody"' },
+        { path: 'bindings[1].match.accountId', message: 'no telegram account "ghost"' },
+        { path: 'agents.list[3].model', message: expect.stringContaining('provider "mistral"') },
+        { path: 'agents.list[4].id', message: 'duplicate agent id "fran"' },
+        { path: 'agents.list', message: expect.stringContaining('only one agent may be the default') },
+      ]),
+    );
+  });
+
+  it('refuses a Fargate size that does not exist', () => {
+    const c = example();
+    c.agents.list[0].runtime = { cpus: 2, memoryMb: 2048 };
+    expect(issuesOf(c)).toEqual([{ path: 'agents.list[0].runtime', message: expect.stringContaining('4096–16384') }]);
+  });
+
+  it('says where invalid JSON is', () => {
+    expect(() => parseConfigText('{ "fleet": ')).toThrow(/not valid JSON/);
+  });
+
+  it('gives a runtime only its own agent and the providers it uses', () => {
+    const rc = runtimeConfigFor(loadConfigFile('clawfleet.json'), 'fran');
+    expect(rc.agent.id).toBe('fran');
+    expect(Object.keys(rc.providers)).toEqual(['openai']);
+    expect(JSON.stringify(rc)).not.toContain('jerry');
+  });
+});

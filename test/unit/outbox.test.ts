@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { TelegramApiError, type BotApi } from '../../shared/telegram/bot-api.ts';
+
+const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
+
+function setup() {
+  const sent: { method: string; params: Record<string, unknown> }[] = [];
+  let failNext: TelegramApiError | undefined;
+  const api: BotApi = {
+    async call(method, params) {
+      if (failNext) {
+        const err = failNext;
+        failNext = undefined;
+        throw err;
+      }
+      sent.push({ method, params });
+      return {} as never;
+    },
+  };
+  const sessions = new InMemorySessionRegistry();
+  const dlq = new InMemoryDeadLetters();
+  const deps: OutboxDeps & { log: ReturnType<typeof memoryLogger> } = {
+    config: loadConfigFile('clawfleet.json'),
+    sessions,
+    ledger: new InMemoryDeliveryLedger(),
+    deadLetters: () => dlq,
+    botApi: async () => api,
+    clock: { now: () => 5_000 },
+    log: memoryLogger(),
+  };
+  void sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '4242' }, updatedAt: 1 });
+  return { deps, sent, dlq, fail: (e: TelegramApiError) => (failNext = e) };
+}
+
+const reply = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({ v: 1, kind: 'reply', id: 'tg.fran.7.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', ts: 1, text: 'hi Ann', ...over });
+
+const record = (body: string, agent = 'fran') => ({ source: outboxArn(agent), body, messageId: 'm1' });
+
+describe('outbox', () => {
+  it('delivers a reply to the chat the session registry holds', async () => {
+    const { deps, sent } = setup();
+    await processOutboxRecord(record(reply()), deps);
+    expect(sent).toEqual([{ method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann' } }]);
+  });
+
+  it('delivers a redelivered reply only once', async () => {
+    const { deps, sent } = setup();
+    await processOutboxRecord(record(reply()), deps);
+    await processOutboxRecord(record(reply()), deps);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('splits a long reply into parts that arrive in order', async () => {
+    const { deps, sent } = setup();
+    const text = `${'a'.repeat(3000)}\n\n${'b'.repeat(2000)}`;
+    await processOutboxRecord(record(reply({ text })), deps);
+    expect(sent.map((s) => s.params.text)).toEqual(['a'.repeat(3000), 'b'.repeat(2000)]);
+  });
+
+  it('rejects an envelope that claims another agent than the outbox it came from', async () => {
+    const { deps, sent, dlq } = setup();
+    await processOutboxRecord(record(reply(), 'grif'), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters[0]?.reason).toMatch(/^AGENT_MISMATCH/);
+    expect(deps.log.lines.some((l) => l.metric === 'OutboxRejected' && l.agentId === 'grif')).toBe(true);
+  });
+
+  it('rejects a reply into a session another agent owns', async () => {
+    const { deps, sent, dlq } = setup();
+    await processOutboxRecord(record(reply({ agentId: 'grif' }), 'grif'), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters[0]?.reason).toMatch(/^SESSION_NOT_OWNED/);
+  });
+
+  it.each([
+    ['not JSON', '{', /^ENVELOPE_INVALID/],
+    ['an unknown protocol version', reply({ v: 2 }), /^ENVELOPE_VERSION/],
+    ['an unknown kind', reply({ kind: 'shout' }), /^ENVELOPE_INVALID/],
+    ['an unknown session', reply({ sessionKey: 'agent:fran:telegram:group:1' }), /^SESSION_UNKNOWN/],
+  ])('parks %s in the DLQ with its reason', async (_n, body, reason) => {
+    const { deps, sent, dlq } = setup();
+    await processOutboxRecord(record(body), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters).toHaveLength(1);
+    expect(dlq.letters[0]).toMatchObject({ body, reason: expect.stringMatching(reason) });
+  });
+
+  it('retries a reply Telegram could not take right now, and then sends it once', async () => {
+    const { deps, sent, fail } = setup();
+    fail(new TelegramApiError('sendMessage', 429, 'Too Many Requests: retry after 1', 1));
+    await expect(processOutboxRecord(record(reply()), deps)).rejects.toThrow(/429/);
+    await processOutboxRecord(record(reply()), deps);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('parks a reply Telegram refuses for good, without retrying it', async () => {
+    const { deps, sent, dlq, fail } = setup();
+    fail(new TelegramApiError('sendMessage', 403, 'Forbidden: bot was blocked by the user'));
+    await processOutboxRecord(record(reply()), deps);
+    await processOutboxRecord(record(reply()), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters[0]?.reason).toMatch(/^DELIVERY_REFUSED.*403/);
+  });
+});

@@ -2,11 +2,26 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    // Logs of passing tests are noise; a failing test shows its own.
+    silent: 'passed-only',
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // Integration files share one emulator; each isolates itself by account id.
-    pool: 'forks',
+    projects: [
+      // The pure core with in-memory adapters: no emulator, no child processes.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Real wire protocols: the AWS emulator (started by the global setup), fake Telegram
+      // and model servers on 127.0.0.1, runtimes as child processes. Each file isolates
+      // itself in the emulator with its own account id.
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

@@ -11,8 +11,9 @@ import { outboxDlqName, tableNames, telegramSecretName } from '../shared/config/
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
-import { systemClock, type Clock } from '../shared/ports.ts';
-import { createBotApi, type BotApi } from '../shared/telegram/bot-api.ts';
+import { systemClock, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
+import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 
 export interface ControlPlane {
@@ -27,7 +28,7 @@ export interface ControlPlane {
   deadLettersOf(agentId: string | undefined): SqsDeadLetters;
   botToken(accountId: string): Promise<string>;
   webhookSecret(accountId: string): Promise<string>;
-  botApi(accountId: string): Promise<BotApi>;
+  channel(target: ChannelTarget): Promise<ChannelSender>;
 }
 
 /** The fleet config: inline JSON (CLAWFLEET_CONFIG) or a file bundled beside the handler. */
@@ -53,7 +54,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     if (!token) throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${account.botTokenSecret}"`);
     return token;
   };
-  const apis = new Map<string, BotApi>();
+  const senders = new Map<string, ChannelSender>();
 
   return {
     config,
@@ -71,12 +72,14 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
       }),
     botToken,
     webhookSecret: async (accountId) => webhookSecretFor(await botToken(accountId)),
-    async botApi(accountId) {
-      const token = await botToken(accountId);
-      const key = `${accountId}:${token}`;
-      let api = apis.get(key);
-      if (!api) apis.set(key, (api = createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token })));
-      return api;
+    async channel(target) {
+      if (target.channel !== 'telegram') throw new ClawfleetError('CHANNEL_UNSUPPORTED', `the AWS control plane cannot deliver to ${target.channel} chats`);
+      const token = await botToken(target.accountId);
+      // Keyed by token too, so a rotated token gets a fresh client.
+      const key = `${target.accountId}:${token}`;
+      let sender = senders.get(key);
+      if (!sender) senders.set(key, (sender = telegramSender(createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token }))));
+      return sender;
     },
   };
 }

@@ -22,12 +22,28 @@ export interface InboundDedupe {
   remember(key: string, expiresAt: number): Promise<void>;
 }
 
-export interface ChannelTarget {
-  channel: 'telegram';
-  accountId: string;
-  chatId: string;
-  /** Forum topic inside a group. */
-  threadId?: number | undefined;
+export type ChannelTarget =
+  | {
+      channel: 'telegram';
+      accountId: string;
+      chatId: string;
+      /** Forum topic inside a group. */
+      threadId?: number | undefined;
+    }
+  /** The chat box of the local dashboard. */
+  | { channel: 'local'; chatId: string };
+
+/** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help. */
+export interface ChannelSender {
+  /** The longest text one message may carry; longer replies are split. */
+  readonly maxTextLength: number;
+  sendText(target: ChannelTarget, text: string): Promise<void>;
+  sendTyping(target: ChannelTarget): Promise<void>;
+}
+
+/** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
+export class PermanentDeliveryError extends Error {
+  override name = 'PermanentDeliveryError';
 }
 
 export interface SessionRecord {

@@ -9,11 +9,18 @@ const EnvSchema = z.object({
   CLAWFLEET_AGENT_ID: z.string().min(1),
   /** This agent's slice of the fleet config (see runtimeConfigFor), as JSON. */
   CLAWFLEET_RUNTIME_CONFIG: z.string().min(2),
-  CLAWFLEET_INBOX_URL: z.url(),
-  CLAWFLEET_OUTBOX_URL: z.url(),
-  CLAWFLEET_DLQ_URL: z.url(),
+  // On AWS: this agent's own queues.
+  CLAWFLEET_INBOX_URL: z.url().optional(),
+  CLAWFLEET_OUTBOX_URL: z.url().optional(),
+  CLAWFLEET_DLQ_URL: z.url().optional(),
   /** Defaults to clawfleet/<fleet>/agents/<id>. */
   CLAWFLEET_SECRET_ID: z.string().min(1).optional(),
+  // Locally: the control plane's loopback channel, and this agent's secret values.
+  CLAWFLEET_CONTROL_URL: z.url().optional(),
+  CLAWFLEET_RUNTIME_TOKEN: z.string().min(16).optional(),
+  CLAWFLEET_SECRETS: z.string().optional(),
+  /** Set by the local launcher when the agent has no model key: why the offline model is used. */
+  CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
@@ -21,13 +28,16 @@ const EnvSchema = z.object({
   CLAWFLEET_WAIT_SECONDS: z.coerce.number().int().min(0).max(20).default(20),
 });
 
+export type Transport =
+  | { kind: 'aws'; inboxUrl: string; outboxUrl: string; dlqUrl: string }
+  | { kind: 'local'; controlUrl: string; token: string; secrets: Record<string, string> };
+
 export interface RuntimeEnv {
   agentId: string;
   config: RuntimeConfig;
-  inboxUrl: string;
-  outboxUrl: string;
-  dlqUrl: string;
+  transport: Transport;
   secretId: string;
+  offlineModel: string | undefined;
   workspace: string;
   drainMs: number;
   visibilitySeconds: number;
@@ -56,13 +66,33 @@ export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
   return {
     agentId: e.CLAWFLEET_AGENT_ID,
     config: config.data,
-    inboxUrl: e.CLAWFLEET_INBOX_URL,
-    outboxUrl: e.CLAWFLEET_OUTBOX_URL,
-    dlqUrl: e.CLAWFLEET_DLQ_URL,
+    transport: transportOf(e),
+    offlineModel: e.CLAWFLEET_OFFLINE_MODEL,
     secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.data.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,
   };
+}
+
+function transportOf(e: z.infer<typeof EnvSchema>): Transport {
+  const fail = (path: string, message: string) => new ConfigError([{ path, message }], 'runtime environment');
+  if (e.CLAWFLEET_CONTROL_URL) {
+    if (!e.CLAWFLEET_RUNTIME_TOKEN) throw fail('CLAWFLEET_RUNTIME_TOKEN', 'is required with CLAWFLEET_CONTROL_URL');
+    let secrets: Record<string, string> = {};
+    if (e.CLAWFLEET_SECRETS) {
+      try {
+        secrets = z.record(z.string(), z.string()).parse(JSON.parse(e.CLAWFLEET_SECRETS));
+      } catch {
+        throw fail('CLAWFLEET_SECRETS', 'must be a JSON object of named string values');
+      }
+    }
+    return { kind: 'local', controlUrl: e.CLAWFLEET_CONTROL_URL, token: e.CLAWFLEET_RUNTIME_TOKEN, secrets };
+  }
+  const missing = (['CLAWFLEET_INBOX_URL', 'CLAWFLEET_OUTBOX_URL', 'CLAWFLEET_DLQ_URL'] as const).filter((k) => !e[k]);
+  if (missing.length > 0) {
+    throw new ConfigError(missing.map((path) => ({ path, message: 'is required (or set CLAWFLEET_CONTROL_URL for local mode)' })), 'runtime environment');
+  }
+  return { kind: 'aws', inboxUrl: e.CLAWFLEET_INBOX_URL!, outboxUrl: e.CLAWFLEET_OUTBOX_URL!, dlqUrl: e.CLAWFLEET_DLQ_URL! };
 }

@@ -4,10 +4,12 @@ import { createAwsClients } from '../../shared/adapters/aws/clients.ts';
 import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
 import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
 import { CachedSecretStore } from '../../shared/adapters/cached-secret-store.ts';
-import { createLogger, errorFields } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
-import { readRuntimeEnv } from './env.ts';
+import { createLogger, errorFields, processRedactor } from '../../shared/log.ts';
+import { systemClock, type DeadLetters, type Inbox, type Outbox } from '../../shared/ports.ts';
+import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
+import { readRuntimeEnv, type RuntimeEnv } from './env.ts';
 import { modelForAgent } from './model-for-agent.ts';
+import { offlineModel } from './offline-model.ts';
 import { TranscriptStore } from './transcript.ts';
 import { runTurn } from './turn.ts';
 import { Worker } from './worker.ts';
@@ -17,11 +19,8 @@ export const RUNTIME_VERSION = '0.1.0';
 async function main(): Promise<void> {
   const env = readRuntimeEnv(process.env);
   const log = createLogger({ component: 'runtime', agentId: env.agentId });
-  const aws = createAwsClients();
-  const secrets = await new CachedSecretStore(new SecretsManagerStore(aws.secrets), systemClock.now).get(env.secretId);
-  const model = modelForAgent(env.config, secrets, env.secretId);
-  const inbox = new SqsInbox(aws.sqs, env.inboxUrl, env.visibilitySeconds);
-  const outbox = new SqsOutbox(aws.sqs, env.outboxUrl);
+  const { inbox, outbox, deadLetters, secrets } = await connect(env);
+  const model = env.offlineModel ? offlineModel(env.offlineModel) : modelForAgent(env.config, secrets, env.secretId);
   const transcripts = new TranscriptStore(env.workspace);
   const agent = env.config.agent;
 
@@ -29,7 +28,7 @@ async function main(): Promise<void> {
     agentId: env.agentId,
     inbox,
     outbox,
-    deadLetters: new SqsDeadLetters(aws.sqs, async () => env.dlqUrl),
+    deadLetters,
     clock: systemClock,
     log,
     visibilitySeconds: env.visibilitySeconds,
@@ -68,7 +67,24 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   worker.start();
-  log.info('ready', { version: RUNTIME_VERSION, model: model.label, workspace: env.workspace });
+  log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace });
+}
+
+/** This agent's queues and secrets: its own SQS queues and secret on AWS, the local control plane's channel locally. */
+async function connect(env: RuntimeEnv): Promise<{ inbox: Inbox; outbox: Outbox; deadLetters: DeadLetters; secrets: Record<string, string> }> {
+  const t = env.transport;
+  if (t.kind === 'local') {
+    processRedactor.add(...Object.values(t.secrets));
+    const channel = new HttpRuntimeChannel(t.controlUrl, t.token, env.visibilitySeconds);
+    return { inbox: channel, outbox: channel, deadLetters: channel, secrets: t.secrets };
+  }
+  const aws = createAwsClients();
+  return {
+    inbox: new SqsInbox(aws.sqs, t.inboxUrl, env.visibilitySeconds),
+    outbox: new SqsOutbox(aws.sqs, t.outboxUrl),
+    deadLetters: new SqsDeadLetters(aws.sqs, async () => t.dlqUrl),
+    secrets: await new CachedSecretStore(new SecretsManagerStore(aws.secrets), systemClock.now).get(env.secretId),
+  };
 }
 
 main().catch((err) => {

@@ -6,8 +6,7 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import type { Clock, DeadLetters, DeliveryLedger, SessionRegistry } from '../ports.ts';
-import { TelegramApiError, type BotApi } from '../telegram/bot-api.ts';
+import { PermanentDeliveryError, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
@@ -26,7 +25,8 @@ export interface OutboxDeps {
   ledger: DeliveryLedger;
   /** Dead letters of the sending agent's outbox. */
   deadLetters(agentId: string | undefined): DeadLetters;
-  botApi(accountId: string): Promise<BotApi>;
+  /** The sender for a session's channel target. */
+  channel(target: ChannelTarget): Promise<ChannelSender>;
   clock: Clock;
   log: Logger;
 }
@@ -86,8 +86,8 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   if (session.agentId !== sender) {
     return reject('SESSION_NOT_OWNED', `session "${envelope.sessionKey}" belongs to "${session.agentId}", not "${sender}"`, envelope);
   }
-  const api = await deps.botApi(session.target.accountId);
-  const parts = chunkText(envelope.text);
+  const channel = await deps.channel(session.target);
+  const parts = chunkText(envelope.text, channel.maxTextLength);
   const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey };
 
   for (const [i, text] of parts.entries()) {
@@ -96,14 +96,10 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
     try {
-      await api.call('sendMessage', {
-        chat_id: session.target.chatId,
-        text,
-        ...(session.target.threadId !== undefined ? { message_thread_id: session.target.threadId } : {}),
-      });
+      await channel.sendText(session.target, text);
     } catch (err) {
-      if (err instanceof TelegramApiError && !err.retriable) {
-        // Telegram refused for good (blocked bot, bad chat): keep the claim so it is not retried.
+      if (err instanceof PermanentDeliveryError) {
+        // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
         await deps.ledger.complete(key, deps.clock.now());
         return reject('DELIVERY_REFUSED', err.message, envelope);
       }
@@ -121,12 +117,7 @@ async function sendTyping(envelope: TypingEnvelope, sender: string, deps: Outbox
   const session = await deps.sessions.get(envelope.sessionKey);
   if (!session || session.agentId !== sender) return;
   try {
-    const api = await deps.botApi(session.target.accountId);
-    await api.call('sendChatAction', {
-      chat_id: session.target.chatId,
-      action: 'typing',
-      ...(session.target.threadId !== undefined ? { message_thread_id: session.target.threadId } : {}),
-    });
+    await (await deps.channel(session.target)).sendTyping(session.target);
   } catch (err) {
     deps.log.warn('typing indicator not sent', { agentId: sender, sessionKey: envelope.sessionKey, ...errorFields(err) });
   }

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../../shared/config/load.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { TelegramApiError, type BotApi } from '../../shared/telegram/bot-api.ts';
+import { telegramSender } from '../../shared/telegram/telegram-sender.ts';
 
 const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
 
@@ -28,7 +29,7 @@ function setup() {
     sessions,
     ledger: new InMemoryDeliveryLedger(),
     deadLetters: () => dlq,
-    botApi: async () => api,
+    channel: async () => telegramSender(api),
     clock: { now: () => 5_000 },
     log: memoryLogger(),
   };

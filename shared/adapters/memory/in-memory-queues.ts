@@ -40,28 +40,42 @@ export class InMemoryFifoQueue implements Inbox {
     return this.items.map((i) => i.body);
   }
 
-  private take(): ReceivedMessage | undefined {
+  /** Makes every message in flight visible again: its consumer is known to be dead. */
+  releaseInFlight(): number {
+    const now = this.now();
+    const taken = this.items.filter((i) => i.visibleAt > now);
+    for (const i of taken) i.visibleAt = 0;
+    if (taken.length) this.waiters.splice(0).forEach((w) => w());
+    return taken.length;
+  }
+
+  private take(visibilityMs: number): ReceivedMessage | undefined {
     const now = this.now();
     const busy = new Set(this.items.filter((i) => i.visibleAt > now).map((i) => i.group));
     const item = this.items.find((i) => i.visibleAt <= now && !busy.has(i.group));
     if (!item) return undefined;
-    item.visibleAt = now + this.visibilityMs;
+    item.visibleAt = now + visibilityMs;
     item.receiveCount++;
     item.receipt = `${item.seq}:${item.receiveCount}`;
     return { body: item.body, receipt: item.receipt, receiveCount: item.receiveCount };
   }
 
-  async receive(waitSeconds: number, signal?: AbortSignal): Promise<ReceivedMessage[]> {
+  async receive(waitSeconds: number, signal?: AbortSignal, visibilitySeconds?: number): Promise<ReceivedMessage[]> {
     const deadline = this.now() + waitSeconds * 1000;
     for (;;) {
-      const m = this.take();
+      const m = this.take(visibilitySeconds === undefined ? this.visibilityMs : visibilitySeconds * 1000);
       if (m) return [m];
       const left = deadline - this.now();
       if (left <= 0 || signal?.aborted) return [];
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 50));
-        this.waiters.push(() => (clearTimeout(timer), resolve()));
-        signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(left, 50));
+        this.waiters.push(done);
+        signal?.addEventListener('abort', done, { once: true });
       });
     }
   }

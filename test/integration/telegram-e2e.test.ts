@@ -1,0 +1,165 @@
+// The first slice end to end, over real wire protocols: a Telegram update POSTed to the
+// webhook handler, queued in SQS, answered by a runtime child process that calls the
+// (fake) model, and delivered by the outbox handler to the (fake) Bot API.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
+import type { FunctionUrlEvent } from '../../functions/function-url.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startOutboxPump } from '../support/outbox-pump.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+
+const aws = awsTestEnv();
+const TOKENS = { jerry: '1000001:AAjerry-test-token-000000000000000', fran: '1000002:AAfran-test-token-0000000000000000', grif: '1000003:AAgrif-test-token-0000000000000000', ray: '1000004:AAray-test-token-00000000000000000' };
+const FRAN_MODEL_KEY = 'sk-test-fran-model-key-0123456789';
+
+let tg: FakeTelegram;
+let model: FakeModel;
+let fleet: ProvisionedFleet;
+let webhook: (event: FunctionUrlEvent) => Promise<{ statusCode: number; body: string }>;
+let pump: { stop(): Promise<void> };
+let runtimeEnv: Record<string, string>;
+const runtimes: RuntimeProcess[] = [];
+
+function post(accountId: string, body: string, secretToken = webhookSecretFor(TOKENS[accountId as keyof typeof TOKENS])) {
+  return webhook({
+    rawPath: `/telegram/${accountId}`,
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secretToken },
+    body,
+    requestContext: { http: { method: 'POST' } },
+  });
+}
+
+async function queueDepth(url: string): Promise<number> {
+  const { Attributes } = await new SQSClient(aws).send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+  );
+  return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+}
+
+/** Waits for `text` to reach the Bot API, then a little longer to be sure it came only once. */
+async function repliesWith(text: string, timeoutMs = 20_000) {
+  await expect.poll(() => tg.calls('sendMessage').filter((c) => c.params.text === text).length, { timeout: timeoutMs, interval: 100 }).toBeGreaterThan(0);
+  await new Promise((r) => setTimeout(r, 1_500));
+  return tg.calls('sendMessage').filter((c) => c.params.text === text);
+}
+
+function launchFran(): RuntimeProcess {
+  const r = startRuntime(runtimeEnv);
+  runtimes.push(r);
+  return r;
+}
+
+beforeAll(async () => {
+  tg = await startTelegram({ bots: Object.values(TOKENS).map((token) => ({ token })) });
+  model = await startModel({ apiKey: FRAN_MODEL_KEY });
+  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  example.fleet = 'e2e';
+  example.channels.telegram.apiRoot = tg.url;
+  example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  example.models.providers.anthropic.baseUrl = model.baseUrls['anthropic-messages'];
+  const config = parseConfig(example);
+
+  fleet = await provisionFleet(aws, config, {
+    telegram: { JERRY_BOT_TOKEN: TOKENS.jerry, FRAN_BOT_TOKEN: TOKENS.fran, GRIF_BOT_TOKEN: TOKENS.grif, RAY_BOT_TOKEN: TOKENS.ray },
+    agents: { fran: { OPENAI_API_KEY: FRAN_MODEL_KEY }, grif: { OPENAI_API_KEY: 'sk-test-grif-not-for-fran-000000' } },
+  });
+
+  // The Lambda handlers read their environment at module scope, as on AWS.
+  Object.assign(process.env, {
+    CLAWFLEET_CONFIG: JSON.stringify(config),
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    AWS_REGION: aws.region,
+    AWS_ENDPOINT_URL: aws.endpoint,
+  });
+  webhook = (await import('../../functions/telegram-webhook.ts')).handler;
+  const outbox = (await import('../../functions/outbox.ts')).handler;
+  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+
+  runtimeEnv = {
+    CLAWFLEET_AGENT_ID: 'fran',
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+    CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
+    CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
+    CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
+    CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), 'cf-fran-')),
+    CLAWFLEET_VISIBILITY_SECONDS: '4',
+    CLAWFLEET_WAIT_SECONDS: '1',
+    CLAWFLEET_DRAIN_SECONDS: '5',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+  };
+  await launchFran().waitFor((l) => l.msg === 'ready');
+});
+
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.kill('SIGKILL')));
+  await pump?.stop();
+  await tg?.close();
+  await model?.close();
+});
+
+describe('a Telegram message, end to end', () => {
+  it('is answered by the bound agent’s model, exactly once, in the right chat', async () => {
+    const res = await post('fran', JSON.stringify(textUpdate({ updateId: 100, chatId: 5001, fromId: 5001, text: 'hello fran' })));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ok: true, envelopeId: 'tg.fran.100' });
+
+    const replies = await repliesWith('echo: hello fran');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toMatchObject({ token: TOKENS.fran, params: { chat_id: 5001 } });
+    // The model was called with fran's own key, read from fran's own secret.
+    expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${FRAN_MODEL_KEY}`);
+    // "typing…" was shown while the turn ran.
+    expect(tg.calls('sendChatAction').some((c) => c.params.chat_id === 5001 && c.params.action === 'typing')).toBe(true);
+  });
+
+  it('is answered once when Telegram delivers the same update twice', async () => {
+    const body = JSON.stringify(textUpdate({ updateId: 101, chatId: 5001, fromId: 5001, text: 'twice' }));
+    expect((await post('fran', body)).statusCode).toBe(200);
+    const second = await post('fran', body);
+    expect(second.statusCode).toBe(200);
+    expect(JSON.parse(second.body)).toMatchObject({ duplicate: true });
+    expect(await repliesWith('echo: twice')).toHaveLength(1);
+  });
+
+  it('is refused with 401 when the secret token is wrong, and nothing is queued', async () => {
+    const res = await post('grif', JSON.stringify(textUpdate({ updateId: 102, chatId: 6001, fromId: 6001, text: 'sneaky' })), 'not-the-secret');
+    expect(res.statusCode).toBe(401);
+    expect(await queueDepth(fleet.queues.grif!.inbox)).toBe(0);
+  });
+
+  it('is refused with 400 when the body is malformed, and nothing is queued', async () => {
+    const res = await post('grif', '{"update_id": 103, "message": {"chat": ');
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error).toMatch(/not JSON/);
+    expect(await queueDepth(fleet.queues.grif!.inbox)).toBe(0);
+  });
+
+  it('is answered exactly once when the runtime is SIGKILLed after taking it and before replying', async () => {
+    // The first model call hangs long enough for the runtime to be killed mid-turn.
+    model.script({ text: 'never delivered', delayMs: 10_000 });
+    const before = model.requests().length;
+    expect((await post('fran', JSON.stringify(textUpdate({ updateId: 104, chatId: 5001, fromId: 5001, text: 'survive this' })))).statusCode).toBe(200);
+    await model.waitForRequests(before + 1, 15_000);
+
+    const [first] = runtimes.splice(0);
+    await first!.kill('SIGKILL');
+    launchFran();
+
+    const replies = await repliesWith('echo: survive this', 30_000);
+    expect(replies).toHaveLength(1);
+    expect(tg.calls('sendMessage').some((c) => c.params.text === 'never delivered')).toBe(false);
+  });
+});

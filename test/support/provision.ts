@@ -1,0 +1,80 @@
+// Creates a fleet's queues, tables and secrets in the emulator, as the CDK app does on
+// AWS, so integration tests run the real handlers and runtime against real wire protocols.
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  agentDlqName,
+  agentQueueName,
+  agentSecretName,
+  outboxDlqName,
+  outboxQueueName,
+  tableNames,
+  telegramSecretName,
+} from '../../shared/config/names.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import type { AwsTestEnv } from './aws.ts';
+
+export interface AgentQueueUrls {
+  inbox: string;
+  inboxDlq: string;
+  outbox: string;
+  outboxDlq: string;
+  outboxArn: string;
+}
+
+export interface ProvisionedFleet {
+  queues: Record<string, AgentQueueUrls>;
+}
+
+async function fifoQueue(sqs: SQSClient, name: string, opts: { dlqArn?: string; maxReceiveCount?: number; visibility?: number } = {}) {
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        FifoQueue: 'true',
+        VisibilityTimeout: String(opts.visibility ?? 30),
+        ...(opts.dlqArn ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: opts.dlqArn, maxReceiveCount: opts.maxReceiveCount ?? 5 }) } : {}),
+      },
+    }),
+  );
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+  return { url: QueueUrl!, arn: Attributes!.QueueArn! };
+}
+
+export async function provisionFleet(
+  env: AwsTestEnv,
+  config: FleetConfig,
+  secrets: { telegram: Record<string, string>; agents: Record<string, Record<string, string>> },
+  opts: { maxReceiveCount?: number } = {},
+): Promise<ProvisionedFleet> {
+  const sqs = new SQSClient(env);
+  const dynamo = new DynamoDBClient(env);
+  const sm = new SecretsManagerClient(env);
+  const queues: Record<string, AgentQueueUrls> = {};
+
+  for (const { id } of config.agents.list) {
+    const inboxDlq = await fifoQueue(sqs, agentDlqName(config.fleet, id));
+    const inbox = await fifoQueue(sqs, agentQueueName(config.fleet, id), { dlqArn: inboxDlq.arn, maxReceiveCount: opts.maxReceiveCount });
+    const outboxDlq = await fifoQueue(sqs, outboxDlqName(config.fleet, id));
+    const outbox = await fifoQueue(sqs, outboxQueueName(config.fleet, id), { dlqArn: outboxDlq.arn, maxReceiveCount: opts.maxReceiveCount });
+    queues[id] = { inbox: inbox.url, inboxDlq: inboxDlq.url, outbox: outbox.url, outboxDlq: outboxDlq.url, outboxArn: outbox.arn };
+  }
+
+  for (const table of Object.values(tableNames(config.fleet))) {
+    await dynamo.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      }),
+    );
+  }
+
+  await sm.send(new CreateSecretCommand({ Name: telegramSecretName(config.fleet), SecretString: JSON.stringify(secrets.telegram) }));
+  for (const [agentId, values] of Object.entries(secrets.agents)) {
+    await sm.send(new CreateSecretCommand({ Name: agentSecretName(config.fleet, agentId), SecretString: JSON.stringify(values) }));
+  }
+  return { queues };
+}

@@ -1,0 +1,140 @@
+// Local mode's HTTP server on 127.0.0.1: the Telegram webhook path, the chat API and
+// page, and the runtimes' channel (/runtime/*, one bearer token per runtime).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { errorFields, type Logger } from '../shared/log.ts';
+import { chatPage } from './chat-page.ts';
+import type { LocalControlPlane } from './control-plane.ts';
+
+const MAX_BODY = 1024 * 1024;
+
+export interface AgentView {
+  id: string;
+  name: string;
+  model: string;
+  state: string;
+}
+
+export interface ServerDeps {
+  cp: LocalControlPlane;
+  log: Logger;
+  /** The agent a runtime token belongs to. */
+  agentOfToken(token: string): string | undefined;
+  agents(): AgentView[];
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ChatBody = z.strictObject({ text: z.string().min(1).max(100_000) });
+const RuntimeBodies = {
+  receive: z.object({ waitSeconds: z.number().min(0).max(20), visibilitySeconds: z.number().int().min(1).max(43_200).optional() }),
+  extend: z.object({ receipt: z.string(), seconds: z.number().int().min(0).max(43_200) }),
+  delete: z.object({ receipt: z.string() }),
+  release: z.object({ receipt: z.string() }),
+  outbox: z.object({ envelope: z.unknown() }),
+  'dead-letter': z.object({ body: z.string(), reason: z.string() }),
+};
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, `body larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson<T>(schema: z.ZodType<T>, text: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'body is not JSON');
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  return parsed.data;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(type === 'application/json' ? JSON.stringify(body) : String(body));
+}
+
+export function createLocalServer(deps: ServerDeps): Server {
+  const { cp } = deps;
+  const agentIds = new Set(cp.config.agents.list.map((a) => a.id));
+  const knownAgent = (id: string) => {
+    if (!agentIds.has(id)) throw new HttpError(404, `no agent "${id}"`);
+    return id;
+  };
+
+  const runtime = async (req: IncomingMessage, res: ServerResponse, op: string): Promise<unknown> => {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const agentId = token ? deps.agentOfToken(token) : undefined;
+    if (!agentId) throw new HttpError(401, 'unknown runtime token');
+    const schema = RuntimeBodies[op as keyof typeof RuntimeBodies];
+    if (!schema) throw new HttpError(404, `no runtime operation "${op}"`);
+    const body = parseJson(schema as z.ZodType<Record<string, unknown>>, await readBody(req));
+    const inbox = cp.inbox(agentId);
+    switch (op) {
+      case 'receive': {
+        // The runtime may die mid-poll: stop waiting, and hand back anything taken for it.
+        const abort = new AbortController();
+        res.once('close', () => abort.abort());
+        const messages = await inbox.receive(body.waitSeconds as number, abort.signal, body.visibilitySeconds as number | undefined);
+        if (abort.signal.aborted) await Promise.all(messages.map((m) => inbox.release(m.receipt)));
+        return { messages };
+      }
+      case 'extend':
+        return inbox.extend(body.receipt as string, body.seconds as number).then(() => ({}));
+      case 'delete':
+        return inbox.delete(body.receipt as string).then(() => ({}));
+      case 'release':
+        return inbox.release(body.receipt as string).then(() => ({}));
+      case 'outbox':
+        return cp.outbox(agentId, JSON.stringify(body.envelope)).then(() => ({}));
+      default:
+        return cp.dlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
+    }
+  };
+
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const path = url.pathname;
+    const route = async (): Promise<void> => {
+      let m: RegExpExecArray | null;
+      if (req.method === 'GET' && path === '/') return send(res, 200, chatPage(cp.config.fleet), 'text/html; charset=utf-8');
+      if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
+      if (req.method === 'GET' && path === '/api/agents') return send(res, 200, { fleet: cp.config.fleet, agents: deps.agents() });
+      if ((m = /^\/api\/chat\/([^/]+)$/.exec(path)) && req.method === 'POST') {
+        const agentId = knownAgent(m[1]!);
+        const { text } = parseJson(ChatBody, await readBody(req));
+        return send(res, 202, { envelopeId: await cp.chatMessage(agentId, text) });
+      }
+      if ((m = /^\/api\/chat\/([^/]+)\/messages$/.exec(path)) && req.method === 'GET') {
+        return send(res, 200, cp.chat.since(knownAgent(m[1]!), Number(url.searchParams.get('after') ?? 0) || 0));
+      }
+      if ((m = /^\/telegram\/([^/]+)$/.exec(path)) && req.method === 'POST') {
+        const result = await cp.telegramUpdate(m[1]!, req.headers['x-telegram-bot-api-secret-token'] as string | undefined, await readBody(req));
+        return send(res, result.status, result.body);
+      }
+      if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
+      throw new HttpError(404, `no route ${req.method} ${path}`);
+    };
+    route().catch((err) => {
+      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      deps.log.error('request failed', { method: req.method, path, ...errorFields(err) });
+      send(res, 500, { error: 'internal error' });
+    });
+  });
+}

@@ -1,0 +1,35 @@
+// Local mode's Telegram: long polling with getUpdates, so a bot works without a public
+// URL. Each update goes through the same admission as a webhook; the offset moves past an
+// update only once it is queued, so nothing is lost when admission fails.
+import { errorFields, type Logger } from '../shared/log.ts';
+import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+import type { LocalControlPlane } from './control-plane.ts';
+
+export function startTelegramPoller(cp: LocalControlPlane, accountId: string, token: string, log: Logger): { stop(): void } {
+  const api = createBotApi({ apiRoot: cp.config.channels.telegram!.apiRoot, token, timeoutMs: 40_000 });
+  const secret = webhookSecretFor(token);
+  let stopped = false;
+  let offset = 0;
+  const run = async () => {
+    // getUpdates is refused while a webhook is set (say, by an earlier AWS deploy).
+    await api.call('deleteWebhook', {}).catch((err) => log.warn('deleteWebhook failed', { accountId, ...errorFields(err) }));
+    while (!stopped) {
+      try {
+        const updates = await api.call<{ update_id: number }[]>('getUpdates', { offset, timeout: 25 });
+        for (const update of updates) {
+          if (stopped) return;
+          const result = await cp.telegramUpdate(accountId, secret, JSON.stringify(update));
+          if (result.status >= 500) throw new Error(`update ${update.update_id} not admitted (${result.status})`);
+          offset = update.update_id + 1;
+        }
+      } catch (err) {
+        if (stopped) return;
+        log.warn('telegram polling failed; retrying in 5 s', { accountId, ...errorFields(err) });
+        await new Promise((r) => setTimeout(r, 5_000));
+      }
+    }
+  };
+  void run();
+  return { stop: () => void (stopped = true) };
+}

@@ -74,3 +74,10 @@ describe('config', () => {
     expect(JSON.stringify(rc)).not.toContain('jerry');
   });
 });
+
+describe('the committed JSON Schema', () => {
+  it('matches the zod schema (run `npm run schema` after changing it)', async () => {
+    const { configJsonSchema } = await import('../../shared/config/json-schema.ts');
+    expect(readFileSync('docs/clawfleet.schema.json', 'utf8')).toBe(configJsonSchema());
+  });
+});

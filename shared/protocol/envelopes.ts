@@ -45,6 +45,8 @@ export const CronEnvelopeSchema = z.strictObject({
   kind: z.literal('cron'),
   sessionKey: SessionKeySchema,
   jobId: z.string().min(1),
+  /** main: a turn in the agent's main session, with its history; isolated: a fresh session each run. Default main. */
+  sessionTarget: z.enum(['main', 'isolated']).optional(),
   payload: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('systemEvent'), text: z.string() }),
     z.strictObject({ kind: z.literal('agentTurn'), message: z.string() }),
@@ -66,6 +68,8 @@ export const AgentMessageEnvelopeSchema = z.strictObject({
   replyTo: z.strictObject({ sessionKey: SessionKeySchema }),
   text: z.string().max(100_000),
   hops: z.number().int().min(1),
+  /** Set when this relays an answer (an agent_send with inReplyTo): the runtime then reports to its own session instead of answering back. */
+  inReplyTo: EnvelopeIdSchema.optional(),
 });
 
 export const ControlEnvelopeSchema = z.strictObject({
@@ -108,6 +112,8 @@ export const HeartbeatEnvelopeSchema = z.strictObject({
   kind: z.literal('heartbeat'),
   version: z.string(),
   inFlight: z.number().int().nonnegative(),
+  /** Announced on start: what this runtime offers (tool names, MCP servers). */
+  capabilities: z.array(z.string().max(128)).max(512).optional(),
 });
 
 export const AgentSendEnvelopeSchema = z.strictObject({
@@ -116,6 +122,8 @@ export const AgentSendEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   toAgentId: AgentIdSchema,
   text: z.string().min(1).max(100_000),
+  /** The agent_message this answers; the relayed agent_message carries it on, so the exchange stops after the answer. */
+  inReplyTo: EnvelopeIdSchema.optional(),
 });
 
 export const CronUpsertEnvelopeSchema = z.strictObject({

@@ -1,0 +1,80 @@
+// Opens local mode's state database: one SQLite file (WAL) holding the agent queues, their
+// dead letters and the control plane's registry, so nothing queued is lost when `npm start`
+// stops or crashes. Only the local control plane process writes it.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type StateDatabase = Database.Database;
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS queue_messages (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  queue TEXT NOT NULL,
+  group_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  sent_at INTEGER NOT NULL,
+  visible_at INTEGER NOT NULL DEFAULT 0,
+  receive_count INTEGER NOT NULL DEFAULT 0,
+  receipt TEXT UNIQUE
+);
+CREATE INDEX IF NOT EXISTS queue_messages_by_queue ON queue_messages (queue, seq);
+CREATE TABLE IF NOT EXISTS queue_dedup (
+  queue TEXT NOT NULL,
+  dedup_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (queue, dedup_id)
+);
+CREATE TABLE IF NOT EXISTS dead_letters (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  queue TEXT NOT NULL,
+  body TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  group_id TEXT,
+  at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dead_letters_by_queue ON dead_letters (queue, id);
+CREATE TABLE IF NOT EXISTS sessions (
+  session_key TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  target TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS inbound_dedupe (
+  key TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+  key TEXT PRIMARY KEY,
+  state TEXT NOT NULL CHECK (state IN ('sending', 'delivered')),
+  lease_until INTEGER NOT NULL,
+  delivered_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS agent_status (
+  agent_id TEXT PRIMARY KEY,
+  last_heartbeat INTEGER,
+  last_error TEXT,
+  last_error_at INTEGER
+);
+`;
+
+/** Opens (creating if needed) the state database at `path`; ':memory:' for tests. */
+export function openStateDatabase(path: string): StateDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  // WAL: readers (the CLI, a second look) never block the writer; NORMAL is durable
+  // across a process crash, which is what a local fleet needs.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    db.close();
+    throw new Error(`${path} was written by a newer clawfleet (schema ${version}; this build knows ${SCHEMA_VERSION})`);
+  }
+  db.exec(SCHEMA);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  return db;
+}

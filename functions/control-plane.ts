@@ -1,7 +1,9 @@
 // The control plane's adapters, built once per Lambda container from its environment.
 // Handler files stay wiring-only: parse the event, call the core with these, map the result.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
+import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
 import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
@@ -13,6 +15,8 @@ import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { systemClock, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { pairingCode } from '../shared/control/access.ts';
+import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
 import { telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 
@@ -25,6 +29,9 @@ export interface ControlPlane {
   dedupe: DynamoInboundDedupe;
   sessions: DynamoSessionRegistry;
   ledger: DynamoDeliveryLedger;
+  pairings: DynamoPairingStore;
+  newPairingCode(): string;
+  botIdentity(accountId: string): Promise<BotIdentity>;
   deadLettersOf(agentId: string | undefined): SqsDeadLetters;
   botToken(accountId: string): Promise<string>;
   webhookSecret(accountId: string): Promise<string>;
@@ -55,6 +62,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     return token;
   };
   const senders = new Map<string, ChannelSender>();
+  const usernames = new Map<string, Promise<string | undefined>>();
 
   return {
     config,
@@ -65,6 +73,21 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
     sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),
     ledger: new DynamoDeliveryLedger(aws.dynamo, tables.deliveries),
+    pairings: new DynamoPairingStore(aws.dynamo, tables.registry),
+    newPairingCode: () => pairingCode(randomBytes),
+    async botIdentity(accountId) {
+      const token = await botToken(accountId);
+      // The username is asked once per container; the id is part of the token.
+      let username = usernames.get(token);
+      if (!username) {
+        username = createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token })
+          .call<{ username?: string }>('getMe', {})
+          .then((me) => me.username);
+        username.catch(() => usernames.delete(token));
+        usernames.set(token, username);
+      }
+      return { id: botIdFromToken(token), username: await username };
+    },
     deadLettersOf: (agentId) =>
       new SqsDeadLetters(aws.sqs, async () => {
         if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');

@@ -1,16 +1,18 @@
 // Local mode's control plane: the same core as the Lambdas (webhook admission, outbox
 // authority checks and delivery), with embedded adapters. Queues and registry are kept
 // in memory by this first version: a restart of `npm start` forgets what was queued.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { InMemoryAgentQueues, InMemoryFifoQueue } from '../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemorySessionRegistry } from '../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../shared/adapters/memory/in-memory-state.ts';
 import { outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import type { ChannelSender, Clock, SecretStore } from '../shared/ports.ts';
+import type { ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
+import { pairingCode } from '../shared/control/access.ts';
+import { botIdFromToken } from '../shared/telegram/mention.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
@@ -21,6 +23,7 @@ export class LocalControlPlane {
   readonly sessions = new InMemorySessionRegistry();
   readonly dedupe: InMemoryInboundDedupe;
   readonly ledger = new InMemoryDeliveryLedger();
+  readonly pairings = new InMemoryPairingStore();
   readonly deadLetters = new Map<string, InMemoryDeadLetters>();
   readonly chat: LocalChat;
   private readonly senders = new Map<string, ChannelSender>();
@@ -76,10 +79,28 @@ export class LocalControlPlane {
         queues: this.queues,
         dedupe: this.dedupe,
         sessions: this.sessions,
+        pairings: this.pairings,
+        newPairingCode: () => pairingCode(randomBytes),
+        botIdentity: async (id) => {
+          const token = await this.botToken(id);
+          if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${id}" in the local secrets`);
+          const me = await createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }).call<{ username?: string }>('getMe', {});
+          return { id: botIdFromToken(token), username: me.username };
+        },
+        channel: (target) => this.channel(target),
         clock: this.clock,
         log: this.log,
       },
     );
+  }
+
+  private async channel(target: ChannelTarget): Promise<ChannelSender> {
+    if (target.channel === 'local') return this.chat;
+    const token = await this.botToken(target.accountId);
+    if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${target.accountId}"`);
+    let sender = this.senders.get(token);
+    if (!sender) this.senders.set(token, (sender = telegramSender(createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }))));
+    return sender;
   }
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */
@@ -91,14 +112,7 @@ export class LocalControlPlane {
         sessions: this.sessions,
         ledger: this.ledger,
         deadLetters: (id) => this.dlq(id ?? 'unknown'),
-        channel: async (target) => {
-          if (target.channel === 'local') return this.chat;
-          const token = await this.botToken(target.accountId);
-          if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${target.accountId}"`);
-          let sender = this.senders.get(token);
-          if (!sender) this.senders.set(token, (sender = telegramSender(createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }))));
-          return sender;
-        },
+        channel: (target) => this.channel(target),
         clock: this.clock,
         log: this.log,
       },

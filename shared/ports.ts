@@ -69,6 +69,29 @@ export interface DeliveryLedger {
   release(key: string): Promise<void>;
 }
 
+export interface PairingRecord {
+  channel: 'telegram';
+  accountId: string;
+  /** The sender's Telegram user id. */
+  peerId: string;
+  displayName?: string | undefined;
+  code: string;
+  status: 'pending' | 'approved';
+  createdAt: number;
+  /** When a pending code lapses; approved pairings do not expire. */
+  expiresAt: number;
+}
+
+/** Senders waiting for, or granted, the owner's approval to message a bot. */
+export interface PairingStore {
+  get(accountId: string, peerId: string): Promise<PairingRecord | undefined>;
+  /** Stores a pending pairing; if a live one exists already, returns that instead. */
+  createPending(record: PairingRecord): Promise<PairingRecord>;
+  /** Approves the pending pairing with this code; undefined if there is none (or it lapsed). */
+  approve(code: string, now: number): Promise<PairingRecord | undefined>;
+  listPending(now: number): Promise<PairingRecord[]>;
+}
+
 /** A named JSON secret: an object of named string values. */
 export interface SecretStore {
   get(secretId: string): Promise<Record<string, string>>;

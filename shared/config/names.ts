@@ -18,6 +18,8 @@ export const tableNames = (fleet: string) => ({
   dedupe: `${fleet}-dedupe`,
   /** Outbound delivery claims per envelope id (TTL). */
   deliveries: `${fleet}-deliveries`,
+  /** Agents (state, heartbeat, activity) and pairings, by key prefix. */
+  registry: `${fleet}-registry`,
 });
 
 /** The agent whose outbox a queue URL or ARN names: identity comes from the queue. */
@@ -27,3 +29,15 @@ export function agentIdFromOutbox(fleet: string, queueUrlOrArn: string): string 
   if (!name.startsWith(prefix) || !name.endsWith('.fifo') || name.endsWith('-dlq.fifo')) return undefined;
   return name.slice(prefix.length, -'.fifo'.length);
 }
+
+// Names of the deployed stacks and of the fleet-wide AWS resources the CDK app creates.
+export const controlPlaneStackName = (fleet: string) => `${fleet}-control-plane`;
+export const agentStackName = (fleet: string, agentId: string) => `${fleet}-agent-${agentId}`;
+export const clusterName = (fleet: string) => `clawfleet-${fleet}`;
+/** An agent's ECS service inside the fleet's cluster. */
+export const agentServiceName = (agentId: string) => `agent-${agentId}`;
+export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
+/** A control-plane Lambda function, e.g. `demo-telegram-webhook`. */
+export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
+export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
+export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;

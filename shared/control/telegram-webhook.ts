@@ -6,9 +6,11 @@ import { errorFields, type Logger } from '../log.ts';
 import type { MessageEnvelope } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
-import type { AgentQueues, Clock, InboundDedupe, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, PairingStore, SessionRegistry } from '../ports.ts';
+import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
+import { decideAccess, pairingText } from './access.ts';
 
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
@@ -33,6 +35,12 @@ export interface TelegramWebhookDeps {
   queues: AgentQueues;
   dedupe: InboundDedupe;
   sessions: SessionRegistry;
+  pairings: PairingStore;
+  /** Who the bot of an account is, to tell whether a group message mentions it. */
+  botIdentity(accountId: string): Promise<BotIdentity>;
+  /** For answering a sender directly (pairing codes) without involving an agent. */
+  channel(target: ChannelTarget): Promise<ChannelSender>;
+  newPairingCode(): string;
   clock: Clock;
   log: Logger;
 }
@@ -85,6 +93,37 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     id: String(message.chat.id),
     topicId: message.is_topic_message ? message.message_thread_id : undefined,
   };
+  const senderId = message.from ? String(message.from.id) : undefined;
+
+  let access;
+  try {
+    const mentioned = peer.kind === 'group' && mentionsBot(message, await deps.botIdentity(req.accountId));
+    access = await decideAccess(
+      { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
+      { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
+    );
+  } catch (err) {
+    log.error('access check failed; Telegram will retry', { ...ctx, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
+  if (access.kind === 'ignore') {
+    log.info('update ignored', { ...ctx, reason: access.reason, chatKind: peer.kind });
+    return { status: 200, body: { ok: true, ignored: access.reason } };
+  }
+  if (access.kind === 'pair') {
+    // Best effort: a lost code is re-sent on the sender's next message.
+    try {
+      await (await deps.channel({ channel: 'telegram', accountId: req.accountId, chatId: peer.id })).sendText(
+        { channel: 'telegram', accountId: req.accountId, chatId: peer.id },
+        pairingText(access.code, access.fresh),
+      );
+    } catch (err) {
+      log.warn('pairing code not sent', { ...ctx, ...errorFields(err) });
+    }
+    log.info('pairing requested', { ...ctx, fresh: access.fresh });
+    return { status: 200, body: { ok: true, pairing: 'pending' } };
+  }
+
   const target = route(config, peer);
   const now = deps.clock.now();
   const envelope: MessageEnvelope = {
@@ -99,7 +138,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     from: {
       channel: 'telegram',
       accountId: req.accountId,
-      ...(message.from ? { peerId: String(message.from.id), displayName: message.from.username ?? message.from.first_name } : {}),
+      ...(message.from ? { peerId: senderId, displayName: message.from.username ?? message.from.first_name } : {}),
     },
   };
 

@@ -15,6 +15,13 @@ const ChatSchema = z.object({
   title: z.string().optional(),
 });
 
+const EntitySchema = z.object({
+  type: z.string(),
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().nonnegative(),
+  user: z.object({ id: z.number().int() }).optional(),
+});
+
 export const TelegramMessageSchema = z.object({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
@@ -24,6 +31,9 @@ export const TelegramMessageSchema = z.object({
   date: z.number().int(),
   text: z.string().optional(),
   caption: z.string().optional(),
+  entities: z.array(EntitySchema).optional(),
+  caption_entities: z.array(EntitySchema).optional(),
+  reply_to_message: z.object({ from: z.object({ id: z.number().int() }).optional() }).optional(),
 });
 
 export const TelegramUpdateSchema = z.object({

@@ -64,6 +64,7 @@ beforeAll(async () => {
   const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   example.fleet = 'e2e';
   example.channels.telegram.apiRoot = tg.url;
+  example.channels.telegram.allowFrom = ['5001'];
   example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   example.models.providers.anthropic.baseUrl = model.baseUrls['anthropic-messages'];
   const config = parseConfig(example);

@@ -1,33 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleTelegramWebhook, MAX_UPDATE_BYTES } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import type { AgentQueues } from '../../shared/ports.ts';
+import type { AgentQueues, ChannelTarget } from '../../shared/ports.ts';
 
 const SECRET = 'webhook-secret-for-fran-0123456789';
 
-function setup(overrides: { queues?: AgentQueues } = {}) {
+function setup(overrides: { queues?: AgentQueues; edit?: (c: FleetConfig) => void } = {}) {
   const config = loadConfigFile('clawfleet.json');
+  // Ann (4242) is on the allow list unless a test says otherwise.
+  config.channels.telegram!.allowFrom = ['4242'];
+  overrides.edit?.(config);
   const queues = new InMemoryAgentQueues();
+  const sent: { target: ChannelTarget; text: string }[] = [];
+  let codes = 0;
   const deps = {
     config,
     webhookSecret: async () => SECRET,
     queues: overrides.queues ?? queues,
     dedupe: new InMemoryInboundDedupe(() => 1_000),
     sessions: new InMemorySessionRegistry(),
+    pairings: new InMemoryPairingStore(),
+    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
+    channel: async () => ({ maxTextLength: 4096, sendText: async (target: ChannelTarget, text: string) => void sent.push({ target, text }), sendTyping: async () => {} }),
+    newPairingCode: () => `CODE${++codes}`,
     clock: { now: () => 1_000 },
     log: memoryLogger(),
   };
-  return { deps, queues };
+  return { deps, queues, sent };
 }
 
-const update = (updateId = 7, text = 'hello') =>
+const update = (updateId = 7, text = 'hello', from = 4242, chat: { id: number; type: string } = { id: from, type: 'private' }, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     update_id: updateId,
-    message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private', first_name: 'Ann' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, text },
+    message: { message_id: 3, date: 1_764_000_000, chat, from: { id: from, is_bot: false, first_name: 'Ann' }, text, ...extra },
   });
+
+const post = (deps: ReturnType<typeof setup>['deps'], body: string) => handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body }, deps);
 
 describe('telegram webhook', () => {
   it('queues a text message for the agent bound to the bot account, keyed by account and update id', async () => {
@@ -90,5 +102,58 @@ describe('telegram webhook', () => {
     await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: update() }, deps);
     expect(JSON.stringify(deps.log.lines)).not.toContain(SECRET);
     expect(deps.log.lines.length).toBeGreaterThan(1);
+  });
+
+  describe('who may talk to the agent', () => {
+    it('pairing: gives an unknown sender a code, queues nothing, and lets them in once the owner approves', async () => {
+      const { deps, queues, sent } = setup();
+      expect((await post(deps, update(20, 'hi', 777))).body).toMatchObject({ pairing: 'pending' });
+      expect(sent).toEqual([{ target: { channel: 'telegram', accountId: 'fran', chatId: '777' }, text: expect.stringContaining('Your pairing code: CODE1') }]);
+      // Asking again re-sends the same code rather than issuing a new one.
+      await post(deps, update(21, 'hello?', 777));
+      expect(sent[1]?.text).toContain('CODE1');
+      expect(queues.queues.size).toBe(0);
+
+      expect(await deps.pairings.approve('CODE1', 2_000)).toMatchObject({ peerId: '777', status: 'approved' });
+      expect((await post(deps, update(22, 'now?', 777))).body).toMatchObject({ envelopeId: 'tg.fran.22' });
+    });
+
+    it('pairing: a code that has lapsed cannot be approved', async () => {
+      const { deps } = setup();
+      await post(deps, update(23, 'hi', 778));
+      expect(await deps.pairings.approve('CODE1', 1_000 + 3600_000 + 1)).toBeUndefined();
+    });
+
+    it('allowlist: ignores a sender who is not listed, without answering', async () => {
+      const { deps, queues, sent } = setup({ edit: (c) => void (c.channels.telegram!.dmPolicy = 'allowlist') });
+      expect((await post(deps, update(24, 'hi', 779))).body).toMatchObject({ ignored: 'sender not in allowFrom' });
+      expect(sent).toEqual([]);
+      expect(queues.queues.size).toBe(0);
+      expect((await post(deps, update(25, 'hi', 4242))).body).toMatchObject({ envelopeId: 'tg.fran.25' });
+    });
+
+    it('open: lets anyone in; disabled: lets no one in, not even a listed sender', async () => {
+      const open = setup({ edit: (c) => void (c.channels.telegram!.dmPolicy = 'open') });
+      expect((await post(open.deps, update(26, 'hi', 780))).body).toMatchObject({ envelopeId: 'tg.fran.26' });
+      const disabled = setup({ edit: (c) => void (c.channels.telegram!.accounts.fran!.dmPolicy = 'disabled') });
+      expect((await post(disabled.deps, update(27, 'hi', 4242))).body).toMatchObject({ ignored: 'direct messages disabled' });
+    });
+
+    it('groups: only enabled groups, and only when the bot is mentioned unless requireMention is off', async () => {
+      const group = { id: -100123, type: 'supergroup' };
+      const none = setup();
+      expect((await post(none.deps, update(30, 'hi all', 4242, group))).body).toMatchObject({ ignored: expect.stringContaining('group not enabled') });
+
+      const { deps, queues } = setup({ edit: (c) => void (c.channels.telegram!.groups = { '-100123': {} }) });
+      expect((await post(deps, update(31, 'hi all', 4242, group))).body).toMatchObject({ ignored: 'bot not mentioned' });
+      const mention = { entities: [{ type: 'mention', offset: 3, length: 9 }] };
+      expect((await post(deps, update(32, 'hi @fran_bot', 4242, group, mention))).body).toMatchObject({ envelopeId: 'tg.fran.32' });
+      const reply = { reply_to_message: { from: { id: 1000002 } } };
+      expect((await post(deps, update(33, 'and you?', 4242, group, reply))).body).toMatchObject({ envelopeId: 'tg.fran.33' });
+      expect(JSON.parse(queues.queue('fran').bodies()[0]!).sessionKey).toBe('agent:fran:telegram:group:-100123');
+
+      const relaxed = setup({ edit: (c) => void (c.channels.telegram!.groups = { '*': { requireMention: false } }) });
+      expect((await post(relaxed.deps, update(34, 'hi all', 4242, group))).body).toMatchObject({ envelopeId: 'tg.fran.34' });
+    });
   });
 });

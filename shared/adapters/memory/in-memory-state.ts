@@ -1,5 +1,5 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
-import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, PairingRecord, PairingStore, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export class InMemoryInboundDedupe implements InboundDedupe {
@@ -56,5 +56,27 @@ export class InMemoryDeadLetters implements DeadLetters {
   readonly letters: { body: string; reason: string; groupId?: string | undefined }[] = [];
   async put(body: string, reason: string, groupId?: string) {
     this.letters.push({ body, reason, groupId });
+  }
+}
+
+export class InMemoryPairingStore implements PairingStore {
+  readonly records = new Map<string, PairingRecord>();
+  private key = (accountId: string, peerId: string) => `${accountId}:${peerId}`;
+  async get(accountId: string, peerId: string) {
+    return this.records.get(this.key(accountId, peerId));
+  }
+  async createPending(record: PairingRecord) {
+    const existing = this.records.get(this.key(record.accountId, record.peerId));
+    if (existing && (existing.status === 'approved' || existing.expiresAt > record.createdAt)) return existing;
+    this.records.set(this.key(record.accountId, record.peerId), record);
+    return record;
+  }
+  async approve(code: string, now: number) {
+    const found = [...this.records.values()].find((r) => r.code === code && r.status === 'pending' && r.expiresAt > now);
+    if (found) found.status = 'approved';
+    return found;
+  }
+  async listPending(now: number) {
+    return [...this.records.values()].filter((r) => r.status === 'pending' && r.expiresAt > now);
   }
 }

@@ -1,0 +1,97 @@
+// Pairings in the registry table: `pairing:<account>:<peer>` holds the record and
+// `pairing-code:<code>` points at it, so a code can be approved without a scan.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PairingRecord, PairingStore } from '../../ports.ts';
+
+const recordKey = (accountId: string, peerId: string) => `pairing:telegram:${accountId}:${peerId}`;
+const codeKey = (code: string) => `pairing-code:${code}`;
+const ttl = (ms: number) => Math.floor(ms / 1000);
+
+// The table's TTL attribute is `expiresAt` in epoch seconds (set only while pending);
+// the record's own expiry is kept in milliseconds as `expiresAtMs`.
+function toItem(record: PairingRecord): Record<string, unknown> {
+  const { expiresAt, ...rest } = record;
+  return { pk: recordKey(record.accountId, record.peerId), ...rest, expiresAtMs: expiresAt, expiresAt: ttl(expiresAt) };
+}
+
+function fromItem(item: Record<string, unknown>): PairingRecord {
+  const { pk: _pk, expiresAt: _ttl, expiresAtMs, approvedAt: _a, ...rest } = item;
+  return { ...(rest as Omit<PairingRecord, 'expiresAt'>), expiresAt: expiresAtMs as number };
+}
+
+export class DynamoPairingStore implements PairingStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async get(accountId: string, peerId: string): Promise<PairingRecord | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: recordKey(accountId, peerId) }, ConsistentRead: true }));
+    return Item ? fromItem(Item) : undefined;
+  }
+
+  async createPending(record: PairingRecord): Promise<PairingRecord> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          // A pending record lapses with DynamoDB TTL too; an approved one has none.
+          Item: toItem(record),
+          ConditionExpression: 'attribute_not_exists(pk) OR (#status = :pending AND expiresAtMs <= :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending', ':now': record.createdAt },
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      return (await this.get(record.accountId, record.peerId)) ?? record;
+    }
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: { pk: codeKey(record.code), accountId: record.accountId, peerId: record.peerId, expiresAt: ttl(record.expiresAt) } }),
+    );
+    return record;
+  }
+
+  async approve(code: string, now: number): Promise<PairingRecord | undefined> {
+    const { Item: pointer } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: codeKey(code) }, ConsistentRead: true }));
+    if (!pointer) return undefined;
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: recordKey(pointer.accountId as string, pointer.peerId as string) },
+          UpdateExpression: 'SET #status = :approved, approvedAt = :now REMOVE expiresAt',
+          ConditionExpression: '#status = :pending AND code = :code AND expiresAtMs > :now',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':approved': 'approved', ':pending': 'pending', ':code': code, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: codeKey(code) } }));
+      return Attributes ? fromItem(Attributes) : undefined;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return undefined;
+      throw err;
+    }
+  }
+
+  async listPending(now: number): Promise<PairingRecord[]> {
+    const out: PairingRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'begins_with(pk, :prefix) AND #status = :pending AND expiresAtMs > :now',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':prefix': 'pairing:', ':pending': 'pending', ':now': now },
+          ExclusiveStartKey,
+        }),
+      );
+      out.push(...(page.Items ?? []).map(fromItem));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return out;
+  }
+}

@@ -1,0 +1,84 @@
+// Who may talk to an agent, as OpenClaw decides it. Direct messages follow the account's
+// dmPolicy (pairing | allowlist | open | disabled) and allowFrom; groups must be enabled
+// in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
+// Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it.
+import type { FleetConfig } from '../config/schema.ts';
+import type { PairingRecord, PairingStore } from '../ports.ts';
+
+/** Pairing codes expire after an hour, as OpenClaw's do. */
+export const PAIRING_TTL_MS = 3600 * 1000;
+
+export type AccessDecision =
+  | { kind: 'allow' }
+  /** Not yet paired: tell the sender their code (fresh = newly issued). */
+  | { kind: 'pair'; code: string; fresh: boolean }
+  | { kind: 'ignore'; reason: string };
+
+export interface AccessRequest {
+  accountId: string;
+  chat: { kind: 'direct' | 'group'; id: string };
+  senderId: string | undefined;
+  senderName?: string | undefined;
+  /** The bot was @mentioned, replied to, or addressed with /command@bot. */
+  mentioned: boolean;
+}
+
+export interface AccessDeps {
+  config: FleetConfig;
+  pairings: PairingStore;
+  now: number;
+  newCode(): string;
+}
+
+/** allowFrom entries may be written "123", "tg:123" or "telegram:123"; "*" allows anyone. */
+function listed(allowFrom: readonly string[] | undefined, senderId: string | undefined): boolean {
+  if (!allowFrom) return false;
+  return allowFrom.some((entry) => entry === '*' || (senderId !== undefined && entry.replace(/^(tg|telegram):/, '') === senderId));
+}
+
+export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promise<AccessDecision> {
+  const telegram = deps.config.channels.telegram!;
+  if (req.chat.kind === 'group') {
+    const group = telegram.groups?.[req.chat.id] ?? telegram.groups?.['*'];
+    if (!group) return { kind: 'ignore', reason: 'group not enabled in channels.telegram.groups' };
+    if (group.allowFrom && !listed(group.allowFrom, req.senderId)) return { kind: 'ignore', reason: 'sender not in the group allowFrom' };
+    if ((group.requireMention ?? true) && !req.mentioned) return { kind: 'ignore', reason: 'bot not mentioned' };
+    return { kind: 'allow' };
+  }
+
+  const account = telegram.accounts[req.accountId]!;
+  const policy = account.dmPolicy ?? telegram.dmPolicy;
+  if (policy === 'disabled') return { kind: 'ignore', reason: 'direct messages disabled' };
+  if (policy === 'open' || listed(account.allowFrom ?? telegram.allowFrom, req.senderId)) return { kind: 'allow' };
+  if (policy === 'allowlist' || req.senderId === undefined) return { kind: 'ignore', reason: 'sender not in allowFrom' };
+
+  const existing = await deps.pairings.get(req.accountId, req.senderId);
+  if (existing?.status === 'approved') return { kind: 'allow' };
+  if (existing && existing.expiresAt > deps.now) return { kind: 'pair', code: existing.code, fresh: false };
+  const record: PairingRecord = {
+    channel: 'telegram',
+    accountId: req.accountId,
+    peerId: req.senderId,
+    displayName: req.senderName,
+    code: deps.newCode(),
+    status: 'pending',
+    createdAt: deps.now,
+    expiresAt: deps.now + PAIRING_TTL_MS,
+  };
+  const stored = await deps.pairings.createPending(record);
+  return { kind: 'pair', code: stored.code, fresh: stored.code === record.code };
+}
+
+/** Eight characters without look-alikes (0/O, 1/I/L), easy to read out and type. */
+export function pairingCode(random: (n: number) => Uint8Array): string {
+  const alphabet = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+  return Array.from(random(8), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+export function pairingText(code: string, fresh: boolean): string {
+  return [
+    fresh ? 'Hi! This bot only talks to people its owner has approved.' : 'Still waiting for the owner to approve you.',
+    `Your pairing code: ${code}`,
+    `The owner approves it with: clawfleet pairing approve ${code}`,
+  ].join('\n');
+}

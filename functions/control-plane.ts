@@ -3,7 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
+import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
+import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
+import { SqsQueueDepths } from '../shared/adapters/aws/sqs-queue-depths.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
 import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
@@ -16,6 +19,7 @@ import { createLogger, type Logger } from '../shared/log.ts';
 import { systemClock, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { pairingCode } from '../shared/control/access.ts';
+import type { LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
 import { telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
@@ -30,6 +34,8 @@ export interface ControlPlane {
   sessions: DynamoSessionRegistry;
   ledger: DynamoDeliveryLedger;
   pairings: DynamoPairingStore;
+  registry: DynamoAgentRegistry;
+  lifecycle: LifecycleDeps;
   newPairingCode(): string;
   botIdentity(accountId: string): Promise<BotIdentity>;
   deadLettersOf(agentId: string | undefined): SqsDeadLetters;
@@ -64,11 +70,15 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
   const senders = new Map<string, ChannelSender>();
   const usernames = new Map<string, Promise<string | undefined>>();
 
+  const log = createLogger({ component, fleet: config.fleet });
+  const registry = new DynamoAgentRegistry(aws.dynamo, tables.registry);
   return {
     config,
     aws,
     clock,
-    log: createLogger({ component, fleet: config.fleet }),
+    log,
+    registry,
+    lifecycle: { registry, compute: new EcsAgentCompute(aws.ecs, config.fleet), depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log },
     queues: new SqsAgentQueues(aws.sqs, config.fleet, directory),
     dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
     sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),

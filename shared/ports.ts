@@ -92,6 +92,50 @@ export interface PairingStore {
   listPending(now: number): Promise<PairingRecord[]>;
 }
 
+/**
+ * An agent's life as the control plane sees it. asleep: desired count 0. waking: asked
+ * to start, no heartbeat yet. awake: heartbeating. restarting: replaced after going
+ * silent. unhealthy: did not come up in time.
+ */
+export type AgentState = 'asleep' | 'waking' | 'awake' | 'restarting' | 'unhealthy';
+
+export interface AgentRecord {
+  agentId: string;
+  state: AgentState;
+  stateChangedAt: number;
+  lastHeartbeatAt?: number | undefined;
+  /** Last time the agent had work: a message queued, a turn started or ended. */
+  lastActivityAt?: number | undefined;
+  lastError?: string | undefined;
+  version?: string | undefined;
+  restarts?: number | undefined;
+}
+
+/** The control plane's view of each agent; only the control plane writes it. */
+export interface AgentRegistry {
+  get(agentId: string): Promise<AgentRecord | undefined>;
+  /**
+   * Moves an agent to `to` only if it is now in one of `from` ('absent' = no record yet)
+   * and, when given, its lastActivityAt is still `activityAt`. False if someone else won.
+   */
+  transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean>;
+  recordHeartbeat(agentId: string, now: number, version: string): Promise<void>;
+  recordActivity(agentId: string, now: number): Promise<void>;
+  recordError(agentId: string, now: number, error: string): Promise<void>;
+}
+
+/** Starts and stops agents' compute: an ECS service's desired count on AWS, a child process locally. */
+export interface AgentCompute {
+  setRunning(agentId: string, running: boolean): Promise<void>;
+  /** Replaces the agent's task (ECS force new deployment) without touching any other agent. */
+  restart(agentId: string): Promise<void>;
+}
+
+/** Messages waiting for an agent, visible or in flight. */
+export interface QueueDepths {
+  depth(agentId: string): Promise<number>;
+}
+
 /** A named JSON secret: an object of named string values. */
 export interface SecretStore {
   get(secretId: string): Promise<Record<string, string>>;

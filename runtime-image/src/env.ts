@@ -26,6 +26,16 @@ const EnvSchema = z.object({
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),
   CLAWFLEET_WAIT_SECONDS: z.coerce.number().int().min(0).max(20).default(20),
+  /** Sessions whose turns may run at once. */
+  CLAWFLEET_MAX_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
+  CLAWFLEET_TURN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3_600).default(600),
+  /** How often the runtime tells the control plane it is alive; 0 turns it off. */
+  CLAWFLEET_HEARTBEAT_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),
+  /** The model's context window, in tokens; sessions are compacted at 75 % of it unless CLAWFLEET_COMPACT_AT_TOKENS says otherwise. */
+  CLAWFLEET_CONTEXT_TOKENS: z.coerce.number().int().min(1_000).default(128_000),
+  CLAWFLEET_COMPACT_AT_TOKENS: z.coerce.number().int().min(500).optional(),
+  /** First retry delay after a retriable model error (doubles, capped at 10 s). */
+  CLAWFLEET_MODEL_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 });
 
 export type Transport =
@@ -42,6 +52,12 @@ export interface RuntimeEnv {
   drainMs: number;
   visibilitySeconds: number;
   waitSeconds: number;
+  maxSessions: number;
+  turnTimeoutMs: number;
+  heartbeatMs: number;
+  contextTokens: number;
+  compactAtTokens: number;
+  modelRetryBaseMs: number;
 }
 
 export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
@@ -73,6 +89,12 @@ export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,
+    maxSessions: e.CLAWFLEET_MAX_SESSIONS,
+    turnTimeoutMs: e.CLAWFLEET_TURN_TIMEOUT_SECONDS * 1000,
+    heartbeatMs: e.CLAWFLEET_HEARTBEAT_SECONDS * 1000,
+    contextTokens: e.CLAWFLEET_CONTEXT_TOKENS,
+    compactAtTokens: e.CLAWFLEET_COMPACT_AT_TOKENS ?? Math.floor(e.CLAWFLEET_CONTEXT_TOKENS * 0.75),
+    modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
   };
 }
 

@@ -1,21 +1,39 @@
-// Builds the agent's model client from its config and its own secrets. A provider that
-// names an API key secret which this agent's secret lacks is a startup error naming it.
+// Builds the agent's model from its config and its own secrets: the primary model, then
+// its fallbacks, each behind retries (model-chain.ts). A provider that names an API key
+// secret which this agent's secret lacks is a startup error naming the secret (never a value).
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
+import { modelChain, type ModelAttempt, type RetryPolicy } from './model-chain.ts';
 import { piAiModel, type ModelClient } from './model.ts';
 
-export function modelForAgent(config: RuntimeConfig, secrets: Record<string, string>, secretId: string): ModelClient {
-  const ref = config.agent.model.primary;
-  const slash = ref.indexOf('/');
-  const providerName = ref.slice(0, slash);
-  const provider = config.providers[providerName];
-  if (!provider) throw new ClawfleetError('PROVIDER_UNKNOWN', `model "${ref}" names provider "${providerName}", which the runtime config lacks`);
-  let apiKey: string | undefined;
-  if (provider.apiKeySecret) {
-    apiKey = secrets[provider.apiKeySecret];
-    if (apiKey === undefined) {
-      throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${provider.apiKeySecret}" (the API key of provider "${providerName}")`);
+export interface ModelForAgentOptions {
+  retry?: RetryPolicy;
+  onFailure?: (a: ModelAttempt) => void;
+  contextWindow?: number;
+  timeoutMs?: number;
+}
+
+export function modelForAgent(config: RuntimeConfig, secrets: Record<string, string>, secretId: string, opts: ModelForAgentOptions = {}): ModelClient {
+  const refs = [config.agent.model.primary, ...config.agent.model.fallbacks];
+  const models = refs.map((ref) => {
+    const slash = ref.indexOf('/');
+    const providerName = ref.slice(0, slash);
+    const provider = config.providers[providerName];
+    if (!provider) throw new ClawfleetError('PROVIDER_UNKNOWN', `model "${ref}" names provider "${providerName}", which the runtime config lacks`);
+    let apiKey: string | undefined;
+    if (provider.apiKeySecret) {
+      apiKey = secrets[provider.apiKeySecret];
+      if (apiKey === undefined) {
+        throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${provider.apiKeySecret}" (the API key of provider "${providerName}")`);
+      }
     }
-  }
-  return piAiModel({ providerName, provider, modelId: ref.slice(slash + 1), apiKey });
+    return piAiModel({ providerName, provider, modelId: ref.slice(slash + 1), apiKey, contextWindow: opts.contextWindow, timeoutMs: opts.timeoutMs });
+  });
+  return modelChain(models, opts.retry, { onFailure: opts.onFailure });
+}
+
+/** The provider APIs an agent's models use, to load their modules ahead of the first turn. */
+export function providerApis(config: RuntimeConfig): RuntimeConfig['providers'][string]['api'][] {
+  const refs = [config.agent.model.primary, ...config.agent.model.fallbacks];
+  return [...new Set(refs.flatMap((r) => config.providers[r.slice(0, r.indexOf('/'))]?.api ?? []))];
 }

@@ -1,82 +1,147 @@
-// The model port of the turn loop, and its adapter over pi-ai, which speaks each
-// provider's wire API (openai-completions, anthropic-messages, bedrock-converse).
-import { complete, type AssistantMessage, type Context, type Message, type Model } from '@mariozechner/pi-ai';
+// The model port of the agent loop, and its adapter over pi-ai, which speaks each
+// provider's wire API (openai-completions, anthropic-messages, bedrock-converse-stream).
+// Each provider module is imported on first use, not at start: pi-ai's root module loads
+// every provider and TypeBox's compiler (~0.4 s, ~30 MB here), one provider ~0.1 s.
+import type { AssistantMessage, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
 import type { ProviderConfig } from '../../shared/config/schema.ts';
 
-export interface ChatTurn {
-  role: 'user' | 'assistant';
-  text: string;
+/** What the model is told about one tool: a JSON Schema for its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
 export interface ModelRequest {
   systemPrompt: string;
-  history: ChatTurn[];
-  input: string;
-  signal?: AbortSignal;
+  messages: Message[];
+  tools: ToolSpec[];
+  signal?: AbortSignal | undefined;
 }
 
-export type ModelResult = { ok: true; text: string } | { ok: false; error: string; retriable: boolean };
+export type ModelFailure = {
+  ok: false;
+  error: string;
+  /** Worth asking again (429, 5xx, overloaded, network); false for auth, bad request, abort. */
+  retriable: boolean;
+  /** Seconds the provider asked us to wait, when it said. */
+  retryAfterSeconds?: number | undefined;
+};
+export type ModelResult = { ok: true; message: AssistantMessage } | ModelFailure;
 
 /** Failures are data: a model never throws into the loop. */
 export interface ModelClient {
   readonly label: string;
+  /** Tokens the model can take in; compaction keeps a session well under it. */
+  readonly contextWindow: number;
   complete(req: ModelRequest): Promise<ModelResult>;
 }
 
+type PiApi = 'openai-completions' | 'anthropic-messages' | 'bedrock-converse-stream';
 const piApi = { 'openai-completions': 'openai-completions', 'anthropic-messages': 'anthropic-messages', 'bedrock-converse': 'bedrock-converse-stream' } as const;
 
+// The Anthropic SDK appends /v1/messages itself; OpenAI's base URL carries /v1.
 const defaultBaseUrl: Record<ProviderConfig['api'], string> = {
   'openai-completions': 'https://api.openai.com/v1',
   'anthropic-messages': 'https://api.anthropic.com',
   'bedrock-converse': '',
 };
 
-export function piAiModel(opts: { providerName: string; provider: ProviderConfig; modelId: string; apiKey: string | undefined }): ModelClient {
+const loaders: Record<PiApi, () => Promise<StreamFunction<PiApi, Record<string, unknown>>>> = {
+  'openai-completions': async () => (await import('@mariozechner/pi-ai/openai-completions')).streamOpenAICompletions as never,
+  'anthropic-messages': async () => (await import('@mariozechner/pi-ai/anthropic')).streamAnthropic as never,
+  'bedrock-converse-stream': async () => (await import('@mariozechner/pi-ai/bedrock-provider')).bedrockProviderModule.streamBedrock as never,
+};
+
+/** Loads a provider module ahead of the first turn (after the runtime says ready). */
+export function preloadProvider(api: ProviderConfig['api']): Promise<unknown> {
+  return loaders[piApi[api]]().catch(() => undefined);
+}
+
+export interface PiAiModelOptions {
+  providerName: string;
+  provider: ProviderConfig;
+  modelId: string;
+  /** Passed on every call so pi-ai never falls back to a key from the environment. */
+  apiKey: string | undefined;
+  contextWindow?: number;
+  maxTokens?: number;
+  /** Per request; the SDK's own timeout. */
+  timeoutMs?: number;
+}
+
+export function piAiModel(opts: PiAiModelOptions): ModelClient {
   const { provider, modelId, providerName } = opts;
-  const model: Model<(typeof piApi)[ProviderConfig['api']]> = {
+  const api = piApi[provider.api];
+  const contextWindow = opts.contextWindow ?? 128_000;
+  const model: Model<PiApi> = {
     id: modelId,
     name: modelId,
-    api: piApi[provider.api],
+    api,
     provider: providerName,
     baseUrl: provider.baseUrl ?? defaultBaseUrl[provider.api],
     reasoning: false,
     input: ['text'],
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: 128_000,
-    maxTokens: 8_192,
+    contextWindow,
+    maxTokens: opts.maxTokens ?? 8_192,
   };
+  let stream: Promise<StreamFunction<PiApi, Record<string, unknown>>> | undefined;
   return {
     label: `${providerName}/${modelId}`,
+    contextWindow,
     async complete(req) {
-      const context: Context = {
-        systemPrompt: req.systemPrompt,
-        messages: [...req.history.map((t) => toMessage(t, model)), { role: 'user', content: req.input, timestamp: Date.now() }],
-      };
+      const context: Context = { systemPrompt: req.systemPrompt, messages: req.messages, ...(req.tools.length > 0 ? { tools: req.tools as Context['tools'] } : {}) };
       let reply: AssistantMessage;
       try {
-        reply = await complete(model, context, { apiKey: opts.apiKey ?? '', signal: req.signal });
+        stream ??= loaders[api]();
+        const fn = await stream;
+        // maxRetries 0: the SDKs would otherwise retry 408/409/429/5xx on their own, ignoring
+        // our cap; retries with backoff and fallbacks are the retrying model's job.
+        reply = await fn(model, context, {
+          apiKey: opts.apiKey ?? '',
+          signal: req.signal,
+          maxRetries: 0,
+          ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+        }).result();
       } catch (err) {
+        stream = undefined;
         return { ok: false, error: (err as Error).message, retriable: true };
       }
-      if (reply.stopReason === 'error' || reply.stopReason === 'aborted') {
-        return { ok: false, error: reply.errorMessage ?? reply.stopReason, retriable: reply.stopReason === 'error' };
-      }
-      const text = reply.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
-      return text.trim() ? { ok: true, text } : { ok: false, error: 'the model returned no text', retriable: true };
+      if (reply.stopReason === 'aborted') return { ok: false, error: 'aborted', retriable: false };
+      if (reply.stopReason === 'error') return classifyFailure(reply.errorMessage ?? 'the provider reported an error');
+      return { ok: true, message: reply };
     },
   };
 }
 
-function toMessage(turn: ChatTurn, model: Model<never> | Model<any>): Message {
-  if (turn.role === 'user') return { role: 'user', content: turn.text, timestamp: 0 };
+/** Decides from the provider's message whether asking again can help. */
+export function classifyFailure(error: string): ModelFailure {
+  const status = /^(\d{3})\b/.exec(error)?.[1];
+  const code = status ? Number(status) : undefined;
+  const retryAfter = /retry[- ]after[":\s]+(\d+(?:\.\d+)?)/i.exec(error)?.[1];
+  let retriable: boolean;
+  if (code !== undefined) retriable = code === 408 || code === 409 || code === 429 || code >= 500;
+  else retriable = /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|terminated|premature/i.test(error);
+  return { ok: false, error: error.length > 500 ? `${error.slice(0, 500)}…` : error, retriable, retryAfterSeconds: retryAfter ? Number(retryAfter) : undefined };
+}
+
+/** The text of an assistant message (its text blocks, joined). */
+export function textOf(message: AssistantMessage): string {
+  return message.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
+}
+
+/** An assistant message made by the runtime itself (offline model, scripted tests). */
+export function assistantMessage(label: string, content: AssistantMessage['content'], now = Date.now()): AssistantMessage {
+  const slash = label.indexOf('/');
   return {
     role: 'assistant',
-    content: [{ type: 'text', text: turn.text }],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
+    content,
+    api: 'clawfleet',
+    provider: slash > 0 ? label.slice(0, slash) : label,
+    model: slash > 0 ? label.slice(slash + 1) : label,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: 'stop',
-    timestamp: 0,
+    stopReason: content.some((c) => c.type === 'toolCall') ? 'toolUse' : 'stop',
+    timestamp: now,
   };
 }

@@ -1,16 +1,17 @@
 // The model a local agent uses when it has no API key: it says plainly that it is not an
 // AI and what to do about it, so a fresh clone answers in the browser without pretending.
-import type { ModelClient } from './model.ts';
+import { assistantMessage, type ModelClient } from './model.ts';
 
 export function offlineModel(reason: string): ModelClient {
   return {
     label: 'offline (no model key)',
+    contextWindow: 1_000_000,
     async complete(req) {
-      const quoted = req.input.length > 200 ? `${req.input.slice(0, 200)}…` : req.input;
-      return {
-        ok: true,
-        text: `[offline model — not an AI] ${reason}. I received: "${quoted}". Add the key to clawfleet.secrets.json and restart to talk to the real model.`,
-      };
+      const last = [...req.messages].reverse().find((m) => m.role === 'user');
+      const input = typeof last?.content === 'string' ? last.content : (last?.content ?? []).flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
+      const quoted = input.length > 200 ? `${input.slice(0, 200)}…` : input;
+      const text = `[offline model — not an AI] ${reason}. I received: "${quoted}". Add the key to clawfleet.secrets.json and restart to talk to the real model.`;
+      return { ok: true, message: assistantMessage('offline/none', [{ type: 'text', text }]) };
     },
   };
 }

@@ -1,86 +1,168 @@
-// One turn: an inbound message in, one reply out on the outbox. A turn is keyed by its
-// inbound envelope id: if the transcript already holds that id (the runtime died after
-// answering but before deleting the message), the recorded reply is sent again with the
-// same envelope id instead of asking the model a second time.
+// One turn: an inbound envelope in, at most one answer out on the outbox. A turn is keyed
+// by its inbound envelope id: if the transcript already holds that id (the runtime died
+// after answering but before deleting the message), the recorded answer is sent again,
+// byte-identical, instead of asking the model a second time.
 import type { Logger } from '../../shared/log.ts';
 import { processRedactor } from '../../shared/log.ts';
-import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
-import type { ChatTurn, ModelClient } from './model.ts';
-import type { TranscriptStore, TurnRecord } from './transcript.ts';
+import { runAgentLoop } from './agent-loop.ts';
+import { compactIfNeeded, historyMessages } from './compaction.ts';
+import { derivedId } from './envelope-ids.ts';
+import type { ModelClient } from './model.ts';
+import type { AgentTool } from './tools/tool.ts';
+import type { SessionHistory, TranscriptStore, TurnRecord } from './transcript.ts';
+import type { TurnRequest } from './turn-request.ts';
+import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 
-export type TurnOutcome = 'replied' | 'resent' | 'failed' | 'retry' | 'aborted';
+/** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
+export type TurnOutcome = 'replied' | 'resent' | 'silent' | 'failed' | 'aborted';
+
+export interface TurnLimits {
+  turnTimeoutMs: number;
+  maxToolRounds: number;
+  toolTimeoutMs: number;
+  maxToolResultChars: number;
+  /** Compact a session when its prompt passes this many (estimated) tokens. */
+  compactAtTokens: number;
+  keepTurnsOnCompaction: number;
+}
+
+export const defaultTurnLimits: TurnLimits = {
+  turnTimeoutMs: 10 * 60_000,
+  maxToolRounds: 25,
+  toolTimeoutMs: 120_000,
+  maxToolResultChars: 32_000,
+  compactAtTokens: 96_000,
+  keepTurnsOnCompaction: 4,
+};
 
 export interface TurnDeps {
   agentId: string;
+  agentName: string;
+  workspace: string;
   transcripts: TranscriptStore;
   model: ModelClient;
   outbox: Outbox;
   clock: Clock;
   log: Logger;
-  systemPrompt: string;
-  /** A retriable model failure is retried (by redelivery) until this many attempts. */
-  maxAttempts: number;
-  /** How many earlier turns the model sees. */
-  historyTurns: number;
+  /** The tools offered this turn (policy applied; MCP tools as their servers stand now). */
+  tools(): AgentTool[];
+  limits: TurnLimits;
 }
 
-export async function runTurn(message: MessageEnvelope, attempt: number, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
-  const log = deps.log.child({ envelopeId: message.id, sessionKey: message.sessionKey });
-  const done = deps.transcripts.find(message.sessionKey, message.id);
+export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
+  const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
+  const done = deps.transcripts.find(req.sessionKey, req.inboundId);
   if (done) {
-    await sendReply(message, done, deps);
-    log.info('turn already answered; reply re-sent', { attempt });
+    const sent = await sendAnswer(req, done, deps);
+    log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  await sendStatus(req, deps, 'started');
 
-  const history: ChatTurn[] = deps.transcripts
-    .read(message.sessionKey)
-    .filter((t) => t.reply !== undefined)
-    .slice(-deps.historyTurns)
-    .flatMap((t) => [
-      { role: 'user' as const, text: t.input },
-      { role: 'assistant' as const, text: t.reply! },
-    ]);
+  const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
+  const turnSignal = AbortSignal.any([signal, timeout]);
+  const tools = deps.tools();
+  const prompt = (h: SessionHistory) =>
+    buildSystemPrompt({
+      agentName: deps.agentName,
+      agentId: deps.agentId,
+      workspace: deps.workspace,
+      tools,
+      bootstrap: readBootstrap(deps.workspace),
+      now: new Date(deps.clock.now()).toISOString(),
+      summary: h.summary,
+      situation: req.situation,
+    });
+  let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : deps.transcripts.history(req.sessionKey);
+  history = await compactIfNeeded(
+    req.sessionKey,
+    history,
+    prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
+    { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
+    turnSignal,
+  );
+
   const started = deps.clock.now();
-  const result = await deps.model.complete({ systemPrompt: deps.systemPrompt, history, input: message.text, signal });
+  let requests = 0;
+  const result = await runAgentLoop({
+    model: deps.model,
+    systemPrompt: prompt(history),
+    history: historyMessages(history),
+    input: { role: 'user', content: req.input, timestamp: started },
+    tools,
+    toolContext: {
+      sessionKey: req.sessionKey,
+      inboundId: req.inboundId,
+      request: async (make) => {
+        const envelope = make(derivedId(req.inboundId, `req.${++requests}`));
+        await deps.outbox.send(envelope);
+        return envelope.id;
+      },
+    },
+    signal: turnSignal,
+    clock: deps.clock,
+    maxToolRounds: deps.limits.maxToolRounds,
+    toolTimeoutMs: deps.limits.toolTimeoutMs,
+    maxToolResultChars: deps.limits.maxToolResultChars,
+    onToolCall: (c) => log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError }),
+  });
   if (signal.aborted) return 'aborted';
 
-  const record: TurnRecord = { inboundId: message.id, ts: deps.clock.now(), input: message.text };
-  if (result.ok) {
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
+  if (!result.ok) {
+    record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
+  } else if (result.text === '' && !req.situation) {
+    record.failed = 'the model returned no text';
+  } else if (result.text !== '' && !req.quiet.includes(result.text)) {
     record.reply = result.text;
-  } else if (result.retriable && attempt < deps.maxAttempts) {
-    log.warn('model call failed; will retry', { attempt, model: deps.model.label, error: result.error });
-    return 'retry';
-  } else {
-    record.failed = processRedactor.redact(result.error);
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
-  deps.transcripts.append(message.sessionKey, record);
-  await sendReply(message, record, deps);
+  deps.transcripts.append(req.sessionKey, record);
+  const answered = await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed);
+  const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
-    log.error('turn failed; user told', { attempt, model: deps.model.label, error: record.failed });
+    log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';
   }
-  log.info('turn answered', { model: deps.model.label, modelMs: deps.clock.now() - started, attempt });
-  return 'replied';
+  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
+  return answered ? 'replied' : 'silent';
 }
 
-function failureText(error: string): string {
+export function failureText(error: string): string {
   return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
 }
 
-/** Built only from the record, so a re-sent reply is byte-identical to the first (same SQS dedup id, same body). */
-async function sendReply(message: MessageEnvelope, record: TurnRecord, deps: TurnDeps): Promise<void> {
+/** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
+export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
+  const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
+  if (text === undefined) return undefined;
+  const a = req.answer;
+  if (a.kind === 'reply') {
+    return { v: 1, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+  }
+  return { v: 1, kind: 'agent_send', id: derivedId(req.inboundId, 'answer'), agentId, sessionKey: a.sessionKey, toAgentId: a.toAgentId, inReplyTo: a.inReplyTo, ts: record.ts, text: text.slice(0, 100_000) };
+}
+
+async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps): Promise<boolean> {
+  const envelope = answerEnvelope(req, record, deps.agentId);
+  if (envelope) await deps.outbox.send(envelope);
+  return envelope !== undefined;
+}
+
+async function sendStatus(req: TurnRequest, deps: TurnDeps, turn: 'started' | 'ended' | 'failed', error?: string): Promise<void> {
   await deps.outbox.send({
     v: 1,
-    kind: 'reply',
-    id: replyId(message.id),
+    kind: 'status',
+    id: derivedId(req.inboundId, `status.${turn}`),
     agentId: deps.agentId,
-    sessionKey: message.sessionKey,
-    inReplyTo: message.id,
-    ts: record.ts,
-    text: record.reply ?? failureText(record.failed ?? 'unknown error'),
+    sessionKey: req.answer.sessionKey,
+    turn,
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    ...(error ? { error: error.slice(0, 2_000) } : {}),
   });
 }

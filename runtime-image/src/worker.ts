@@ -1,13 +1,18 @@
-// The runtime's loop over its own queue: receive one message, keep it hidden while its
-// turn runs, and delete it only after the reply is on the outbox. On stop it finishes
-// the turn in flight if it can within the drain time, else releases the message for the
-// next runtime — a message is never deleted unanswered.
+// The runtime's loop over its own queue: receive, keep each message hidden while its turn
+// runs, and delete it only after its answer is on the outbox. Sessions run in parallel
+// up to a limit, one turn at a time per session (the FIFO group already holds a session
+// back while one of its messages is in flight; the per-session chain here is the
+// backstop). On stop it finishes turns in flight within the drain time, else releases
+// their messages for the next runtime: a message is never deleted unanswered.
 import { EnvelopeError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
 import type { TurnOutcome } from './turn.ts';
+
+export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
+export type ControlAction = Extract<InboundEnvelope, { kind: 'control' }>['action'];
 
 export interface WorkerDeps {
   agentId: string;
@@ -16,10 +21,17 @@ export interface WorkerDeps {
   deadLetters: DeadLetters;
   clock: Clock;
   log: Logger;
-  runTurn(envelope: Extract<InboundEnvelope, { kind: 'message' }>, attempt: number, signal: AbortSignal): Promise<TurnOutcome>;
+  handle(envelope: WorkEnvelope, signal: AbortSignal): Promise<TurnOutcome>;
+  /** drain: the worker has stopped taking work; reload: re-read what can change without a restart. */
+  control(action: ControlAction): Promise<void>;
+  /** Errors after which polling cannot succeed (queue gone, access denied): the process should exit non-zero. */
+  isFatal?(err: unknown): boolean;
+  onFatal?(err: unknown): void;
   /** Seconds a received message stays hidden; it is extended at a third of this. */
   visibilitySeconds: number;
   waitSeconds?: number;
+  /** Sessions whose turns may run at once. */
+  maxConcurrent?: number;
 }
 
 const TYPING_EVERY_MS = 4_500; // Telegram shows "typing…" for about 5 s.
@@ -27,21 +39,28 @@ const TYPING_EVERY_MS = 4_500; // Telegram shows "typing…" for about 5 s.
 export class Worker {
   private readonly pollAbort = new AbortController();
   private readonly turnAbort = new AbortController();
-  private inFlight: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly sessions = new Map<string, Promise<unknown>>();
   private loop: Promise<void> | undefined;
+  private slotFreed: (() => void) | undefined;
 
   constructor(private readonly deps: WorkerDeps) {}
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
 
   start(): void {
     this.loop ??= this.run();
   }
 
-  /** Resolves once the loop has stopped; the message in flight is finished or released. */
+  /** Resolves once the loop has stopped; every message in flight is finished or released. */
   async stop(drainMs: number): Promise<void> {
     this.pollAbort.abort();
-    if (this.inFlight) {
+    this.slotFreed?.();
+    if (this.inFlight.size > 0) {
       const timer = setTimeout(() => this.turnAbort.abort(), drainMs);
-      await this.inFlight;
+      await Promise.all([...this.inFlight]);
       clearTimeout(timer);
     }
     await this.loop;
@@ -49,20 +68,37 @@ export class Worker {
 
   private async run(): Promise<void> {
     const { log } = this.deps;
+    const max = this.deps.maxConcurrent ?? 4;
+    let failures = 0;
     while (!this.pollAbort.signal.aborted) {
+      if (this.inFlight.size >= max) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
       let messages: ReceivedMessage[];
       try {
         messages = await this.deps.inbox.receive(this.deps.waitSeconds ?? 20, this.pollAbort.signal);
+        failures = 0;
       } catch (err) {
         if (this.pollAbort.signal.aborted) break;
-        log.error('receive failed; retrying', errorFields(err));
-        await sleep(2_000, this.pollAbort.signal);
+        if (this.deps.isFatal?.(err)) {
+          log.error('cannot receive from the inbox; giving up', errorFields(err));
+          this.deps.onFatal?.(err);
+          break;
+        }
+        failures++;
+        log.error('receive failed; retrying', { ...errorFields(err), failures });
+        await sleep(Math.min(30_000, 1_000 * 2 ** Math.min(failures, 5)), this.pollAbort.signal);
         continue;
       }
       for (const m of messages) {
-        this.inFlight = this.process(m).catch((err) => log.error('message left for redelivery', errorFields(err)));
-        await this.inFlight;
-        this.inFlight = undefined;
+        const p: Promise<void> = this.process(m)
+          .catch((err) => log.error('message left for redelivery', errorFields(err)))
+          .finally(() => {
+            this.inFlight.delete(p);
+            this.slotFreed?.();
+          });
+        this.inFlight.add(p);
       }
     }
   }
@@ -75,9 +111,6 @@ export class Worker {
       if (envelope.agentId !== this.deps.agentId) {
         throw new EnvelopeError('AGENT_MISMATCH', `envelope for agent "${envelope.agentId}" arrived on the queue of "${this.deps.agentId}"`);
       }
-      if (envelope.kind !== 'message') {
-        throw new EnvelopeError('ENVELOPE_INVALID', `this runtime does not handle "${envelope.kind}" envelopes yet`);
-      }
     } catch (err) {
       if (!(err instanceof EnvelopeError)) throw err;
       await this.deps.deadLetters.put(m.body, `${err.code}: ${err.message}`);
@@ -86,40 +119,56 @@ export class Worker {
       return;
     }
 
-    const stopKeepAlive = this.keepAlive(m, envelope);
+    if (envelope.kind === 'control') {
+      // Deleted first: a drain that ends this process must not be redelivered to the next one.
+      await inbox.delete(m.receipt);
+      log.info('control envelope', { action: envelope.action, envelopeId: envelope.id });
+      if (envelope.action === 'drain') this.pollAbort.abort();
+      await this.deps.control(envelope.action);
+      return;
+    }
+
+    const work = envelope;
+    const stopKeepAlive = this.keepAlive(m, work);
     let outcome: TurnOutcome;
     try {
-      outcome = await this.deps.runTurn(envelope, m.receiveCount, this.turnAbort.signal);
+      outcome = await this.inSession(work.sessionKey, () => this.deps.handle(work, this.turnAbort.signal));
     } finally {
       stopKeepAlive();
     }
-    switch (outcome) {
-      case 'replied':
-      case 'resent':
-      case 'failed':
-        await inbox.delete(m.receipt);
-        return;
-      case 'retry':
-        // Stay hidden a while (backing off), then come back for another attempt.
-        await inbox.extend(m.receipt, Math.min(5 * 2 ** m.receiveCount, 300));
-        return;
-      case 'aborted':
-        await inbox.release(m.receipt);
-        log.info('turn aborted by shutdown; message released', { envelopeId: envelope.id });
-        return;
+    if (outcome === 'aborted') {
+      await inbox.release(m.receipt);
+      log.info('turn aborted by shutdown; message released', { envelopeId: work.id });
+      return;
+    }
+    await inbox.delete(m.receipt);
+  }
+
+  /** Runs `fn` after the session's previous turn has finished. */
+  private async inSession<T>(sessionKey: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.sessions.get(sessionKey) ?? Promise.resolve();
+    const mine = before.catch(() => {}).then(fn);
+    this.sessions.set(sessionKey, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.sessions.get(sessionKey) === mine) this.sessions.delete(sessionKey);
     }
   }
 
-  /** Extends the message's visibility and shows "typing…" while the turn runs. */
-  private keepAlive(m: ReceivedMessage, envelope: Extract<InboundEnvelope, { kind: 'message' }>): () => void {
+  /** Extends the message's visibility while its turn runs, and shows "typing…" for user messages. */
+  private keepAlive(m: ReceivedMessage, envelope: WorkEnvelope): () => void {
     const { visibilitySeconds, inbox, outbox, log, clock, agentId } = this.deps;
-    let typingCount = 0;
-    const typing = () =>
-      outbox
-        .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, ts: clock.now() })
-        .catch((err) => log.warn('typing not sent', errorFields(err)));
-    void typing();
-    const typingTimer = setInterval(typing, TYPING_EVERY_MS);
+    let typingTimer: NodeJS.Timeout | undefined;
+    if (envelope.kind === 'message') {
+      let typingCount = 0;
+      const typing = () =>
+        outbox
+          .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, ts: clock.now() })
+          .catch((err) => log.warn('typing not sent', errorFields(err)));
+      void typing();
+      typingTimer = setInterval(typing, TYPING_EVERY_MS);
+    }
     const extendTimer = setInterval(() => {
       inbox.extend(m.receipt, visibilitySeconds).catch((err) => log.warn('visibility not extended', { envelopeId: envelope.id, ...errorFields(err) }));
     }, (visibilitySeconds * 1000) / 3);

@@ -6,7 +6,7 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
@@ -27,6 +27,8 @@ export interface OutboxDeps {
   deadLetters(agentId: string | undefined): DeadLetters;
   /** The sender for a session's channel target. */
   channel(target: ChannelTarget): Promise<ChannelSender>;
+  /** Where heartbeats, activity and errors are recorded; absent where nothing hibernates. */
+  registry?: AgentRegistry;
   clock: Clock;
   log: Logger;
 }
@@ -66,9 +68,14 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       return deliverReply(envelope, sender, deps, reject);
     case 'typing':
       return sendTyping(envelope, sender, deps);
-    case 'status':
     case 'heartbeat':
-      deps.log.info(`runtime ${envelope.kind}`, { agentId: sender, envelopeId: envelope.id, ...(envelope.kind === 'status' ? { turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error } : {}) });
+      await deps.registry?.recordHeartbeat(sender, deps.clock.now(), envelope.version);
+      return;
+    case 'status':
+      // Turns count as activity, so a busy agent is never hibernated mid-conversation.
+      await deps.registry?.recordActivity(sender, deps.clock.now());
+      if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
+      deps.log.info('runtime status', { agentId: sender, envelopeId: envelope.id, turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error });
       return;
     case 'agent_send':
     case 'cron_upsert':

@@ -11,6 +11,7 @@ import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
+import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
@@ -41,6 +42,8 @@ export interface TelegramWebhookDeps {
   /** For answering a sender directly (pairing codes) without involving an agent. */
   channel(target: ChannelTarget): Promise<ChannelSender>;
   newPairingCode(): string;
+  /** Wakes a hibernating agent; absent where agents never sleep. */
+  lifecycle?: LifecycleDeps;
   clock: Clock;
   log: Logger;
 }
@@ -163,5 +166,25 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
   log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy });
+  if (deps.lifecycle) await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
 }
+
+/**
+ * The message is queued, so nothing here may fail the request: if waking fails, the next
+ * health tick wakes the agent because its queue is not empty.
+ */
+async function wakeForMessage(agentId: string, chat: ChannelTarget, deps: TelegramWebhookDeps, lifecycle: LifecycleDeps): Promise<void> {
+  try {
+    await lifecycle.registry.recordActivity(agentId, deps.clock.now());
+    if (!(await wakeIfAsleep(agentId, lifecycle, 'message'))) return;
+    // A cold start takes tens of seconds: show that something is happening.
+    const channel = await deps.channel(chat);
+    await channel.sendTyping(chat);
+    await channel.sendText(chat, WAKING_NOTE);
+  } catch (err) {
+    deps.log.warn('agent not woken now; the health tick will', { agentId, ...errorFields(err) });
+  }
+}
+
+export const WAKING_NOTE = '⏳ Waking up — the first answer after a nap takes a little longer.';

@@ -1,6 +1,9 @@
-// Our model adapter over each provider's real wire format (streamed), against the fake model server.
+// Our model adapter over each provider's real wire format (streamed), against the fake
+// model server: text, tool calls and their results, errors, retries with backoff.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { piAiModel } from '../../runtime-image/src/model.ts';
+import type { Message } from '@mariozechner/pi-ai';
+import { modelChain } from '../../runtime-image/src/model-chain.ts';
+import { assistantMessage, piAiModel, textOf, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { start, type FakeModel } from '../support/fake-model.ts';
 
 const KEY = 'sk-test-provider-key-0123456789';
@@ -8,17 +11,20 @@ let server: FakeModel;
 beforeAll(async () => (server = await start({ apiKey: KEY })));
 afterAll(() => server.close());
 
+const user = (text: string): Message => ({ role: 'user', content: text, timestamp: 0 });
+const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
 describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s provider', (api) => {
-  const client = () => piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey: KEY });
+  const client = (apiKey = KEY) => piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey });
+  const ask = (req: Partial<ModelRequest> & { messages: Message[] }) => client().complete({ systemPrompt: '', tools: [], ...req });
 
   it('sends the system prompt, the history and the new input, and returns the streamed text', async () => {
     server.script({ text: 'The answer is 42.' });
-    const result = await client().complete({
+    const result = await ask({
       systemPrompt: 'You are Fran.',
-      history: [{ role: 'user', text: 'earlier question' }, { role: 'assistant', text: 'earlier answer' }],
-      input: 'what is the answer?',
+      messages: [user('earlier question'), assistantMessage('p/m-1', [{ type: 'text', text: 'earlier answer' }]), user('what is the answer?')],
     });
-    expect(result).toEqual({ ok: true, text: 'The answer is 42.' });
+    expect(result.ok && textOf(result.message)).toBe('The answer is 42.');
     const req = server.requests().at(-1)!;
     expect(req.api).toBe(api);
     expect(req.lastUserText).toBe('what is the answer?');
@@ -27,16 +33,54 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
     expect(JSON.stringify(req.body)).toContain('earlier answer');
   });
 
-  it('turns a server error into a failure result instead of throwing', async () => {
-    server.script({ error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } });
-    const result = await client().complete({ systemPrompt: '', history: [], input: 'hi' });
-    expect(result).toMatchObject({ ok: false, retriable: true, error: expect.any(String) });
+  it('offers tools, parses a streamed tool call, and sends the tool result back in the API’s format', async () => {
+    server.script({ text: 'Let me check.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Lisbon' } }] }, { text: 'Sunny in Lisbon.' });
+    const first = await ask({ messages: [user('weather in Lisbon?')], tools: [weather] });
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    const call = first.message.content.find((c) => c.type === 'toolCall');
+    expect(call).toMatchObject({ type: 'toolCall', name: 'get_weather', arguments: { city: 'Lisbon' } });
+    expect(first.message.stopReason).toBe('toolUse');
+    expect(JSON.stringify(server.requests().at(-1)!.body)).toContain('get_weather');
+
+    const second = await ask({
+      messages: [
+        user('weather in Lisbon?'),
+        first.message,
+        { role: 'toolResult', toolCallId: call!.type === 'toolCall' ? call!.id : '', toolName: 'get_weather', content: [{ type: 'text', text: '22°C, sunny' }], isError: false, timestamp: 0 },
+      ],
+      tools: [weather],
+    });
+    expect(second.ok && textOf(second.message)).toBe('Sunny in Lisbon.');
+    const body = JSON.stringify(server.requests().at(-1)!.body);
+    expect(body).toContain('22°C, sunny');
+    expect(body).toContain(api === 'openai-completions' ? '"role":"tool"' : '"type":"tool_result"');
   });
 
-  it('reports a wrong API key as a failure that names the problem', async () => {
-    const bad = piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey: 'wrong' });
-    const result = await bad.complete({ systemPrompt: '', history: [], input: 'hi' });
-    expect(result.ok).toBe(false);
+  it('turns a server error into a retriable failure instead of throwing, without the SDK retrying on its own', async () => {
+    const before = server.requests().length;
+    server.script({ error: { status: 500 } }, { text: 'not asked for' });
+    const result = await ask({ messages: [user('hi')] });
+    expect(result).toMatchObject({ ok: false, retriable: true, error: expect.stringMatching(/^500\b/) });
+    expect(server.requests().length - before).toBe(1);
+    expect(server.scripted()).toBe(1);
+    await ask({ messages: [user('take the unused reply')] });
+  });
+
+  it('retries a 429 with backoff through the model chain, then answers', async () => {
+    const before = server.requests().length;
+    server.script({ error: { status: 429 } }, { text: 'after the rate limit' });
+    const waits: number[] = [];
+    const chain = modelChain([client()], { attemptsPerModel: 3, baseDelayMs: 10, maxDelayMs: 100 }, { sleep: async (ms) => void waits.push(ms) });
+    const result = await chain.complete({ systemPrompt: '', tools: [], messages: [user('hi')] });
+    expect(result.ok && textOf(result.message)).toBe('after the rate limit');
+    expect(server.requests().length - before).toBe(2);
+    expect(waits).toHaveLength(1);
+  });
+
+  it('reports a wrong API key as a failure that is not retried', async () => {
+    const result = await client('wrong').complete({ systemPrompt: '', tools: [], messages: [user('hi')] });
+    expect(result).toMatchObject({ ok: false, retriable: false });
     expect(JSON.stringify(result)).toMatch(/401|auth|key/i);
   });
 });

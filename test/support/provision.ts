@@ -2,8 +2,12 @@
 // AWS, so integration tests run the real handlers and runtime against real wire protocols.
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateClusterCommand, CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { resolveAgent } from '../../shared/config/resolve.ts';
 import {
+  agentServiceName,
+  clusterName,
   agentDlqName,
   agentQueueName,
   agentSecretName,
@@ -46,7 +50,8 @@ export async function provisionFleet(
   env: AwsTestEnv,
   config: FleetConfig,
   secrets: { telegram: Record<string, string>; agents: Record<string, Record<string, string>> },
-  opts: { maxReceiveCount?: number } = {},
+  /** ecs: also create the cluster and one service per agent (desired count 1 if always on, else 0). */
+  opts: { maxReceiveCount?: number; ecs?: boolean } = {},
 ): Promise<ProvisionedFleet> {
   const sqs = new SQSClient(env);
   const dynamo = new DynamoDBClient(env);
@@ -76,5 +81,33 @@ export async function provisionFleet(
   for (const [agentId, values] of Object.entries(secrets.agents)) {
     await sm.send(new CreateSecretCommand({ Name: agentSecretName(config.fleet, agentId), SecretString: JSON.stringify(values) }));
   }
+  if (opts.ecs) await provisionServices(env, config);
   return { queues };
+}
+
+async function provisionServices(env: AwsTestEnv, config: FleetConfig): Promise<void> {
+  const ecs = new ECSClient(env);
+  const cluster = clusterName(config.fleet);
+  await ecs.send(new CreateClusterCommand({ clusterName: cluster }));
+  for (const { id } of config.agents.list) {
+    const { taskDefinition } = await ecs.send(
+      new RegisterTaskDefinitionCommand({
+        family: `${config.fleet}-agent-${id}`,
+        requiresCompatibilities: ['FARGATE'],
+        networkMode: 'awsvpc',
+        cpu: '256',
+        memory: '512',
+        containerDefinitions: [{ name: 'runtime', image: 'public.ecr.aws/docker/library/node:24-slim', essential: true }],
+      }),
+    );
+    await ecs.send(
+      new CreateServiceCommand({
+        cluster,
+        serviceName: agentServiceName(id),
+        taskDefinition: taskDefinition!.taskDefinitionArn,
+        desiredCount: resolveAgent(config, id).runtime.alwaysOn ? 1 : 0,
+        launchType: 'FARGATE',
+      }),
+    );
+  }
 }

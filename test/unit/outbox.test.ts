@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { memoryLogger } from '../../shared/log.ts';
@@ -30,6 +31,7 @@ function setup() {
     ledger: new InMemoryDeliveryLedger(),
     deadLetters: () => dlq,
     channel: async () => telegramSender(api),
+    registry: new InMemoryAgentRegistry(),
     clock: { now: () => 5_000 },
     log: memoryLogger(),
   };
@@ -106,5 +108,13 @@ describe('outbox', () => {
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toEqual([]);
     expect(dlq.letters[0]?.reason).toMatch(/^DELIVERY_REFUSED.*403/);
+  });
+
+  it('records heartbeats, turn activity and failures in the agent registry', async () => {
+    const { deps } = setup();
+    const base = { v: 1, agentId: 'fran', ts: 1 };
+    await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'heartbeat', id: 'hb1', version: '0.2.0', inFlight: 0 })), deps);
+    await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'status', id: 's1', turn: 'failed', inboundId: 'tg.fran.9', error: 'model down' })), deps);
+    expect(await deps.registry!.get('fran')).toMatchObject({ state: 'awake', lastHeartbeatAt: 5_000, version: '0.2.0', lastActivityAt: 5_000, lastError: 'model down' });
   });
 });

@@ -1,113 +1,322 @@
-import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs';
+// The turn loop with a scripted model: tool calls and their results, bad arguments,
+// unknown tools, provider errors with retries and fallbacks, redelivery, sessions,
+// every kind of inbound envelope, and compaction with its memory note.
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Message } from '@mariozechner/pi-ai';
 import { describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import type { ModelClient, ModelResult } from '../../runtime-image/src/model.ts';
+import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
+import { modelChain } from '../../runtime-image/src/model-chain.ts';
+import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
+import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
+import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
-import { Worker } from '../../runtime-image/src/worker.ts';
+import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
+import { z } from 'zod';
 
-/** A model that answers from a script and counts its calls. */
-function scriptedModel(...script: (ModelResult | ((input: string) => Promise<ModelResult>))[]): ModelClient & { calls: string[] } {
-  const calls: string[] = [];
+type Step = { text?: string; calls?: { name: string; args: unknown }[] } | Extract<ModelResult, { ok: false }> | ((req: ModelRequest) => Promise<ModelResult> | ModelResult);
+
+/** A model that answers from a script (then echoes) and records what it was asked. */
+function scripted(...script: Step[]): ModelClient & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  let n = 0;
   return {
     label: 'scripted/test',
-    calls,
+    contextWindow: 100_000,
+    requests,
     async complete(req) {
-      calls.push(req.input);
-      const next = script.shift() ?? { ok: true, text: `echo: ${req.input}` };
-      return typeof next === 'function' ? next(req.input) : next;
+      requests.push({ ...req, messages: [...req.messages] });
+      const step = script.shift() ?? { text: `echo: ${lastUserText(req.messages)}` };
+      if (typeof step === 'function') return step(req);
+      if ('ok' in step) return step;
+      const content = [
+        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
+        ...(step.calls ?? []).map((c) => ({ type: 'toolCall' as const, id: `call_${++n}`, name: c.name, arguments: c.args as Record<string, unknown> })),
+      ];
+      return { ok: true, message: assistantMessage('scripted/test', content) };
     },
   };
 }
 
-const message = (n = 1, text = 'hello'): MessageEnvelope => ({
-  v: 1, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
-});
-
-function turnDeps(model: ModelClient, workspace = mkdtempSync(join(tmpdir(), 'cf-ws-'))) {
-  const outbox = new InMemoryOutbox();
-  const deps: TurnDeps = {
-    agentId: 'fran', transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => 10 },
-    log: memoryLogger(), systemPrompt: 'test', maxAttempts: 3, historyTurns: 10,
-  };
-  const replies = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
-  return { deps, replies, workspace };
+function lastUserText(messages: Message[]): string {
+  const m = [...messages].reverse().find((x) => x.role === 'user');
+  return typeof m?.content === 'string' ? m.content : '';
 }
 
-const live = new AbortController().signal;
+const toolResults = (req: ModelRequest) => req.messages.filter((m) => m.role === 'toolResult');
 
-describe('a turn', () => {
-  it('answers with the model and records the turn under its inbound id', async () => {
-    const { deps, replies } = turnDeps(scriptedModel({ ok: true, text: 'Hi Ann' }));
-    expect(await runTurn(message(), 1, deps, live)).toBe('replied');
-    expect(replies()).toEqual([expect.objectContaining({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1', text: 'Hi Ann', sessionKey: 'agent:fran:main' })]);
-    expect(deps.transcripts.find('agent:fran:main', 'tg.fran.1')).toMatchObject({ input: 'hello', reply: 'Hi Ann' });
+const message = (n = 1, text = 'hello', sessionKey = 'agent:fran:main'): MessageEnvelope => ({
+  v: 1, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
+});
+
+function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; limits?: Partial<TurnDeps['limits']> } = {}) {
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-ws-'));
+  const outbox = new InMemoryOutbox();
+  const tools = opts.tools?.(workspace) ?? fileTools(workspace);
+  const deps: TurnDeps = {
+    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
+    log: memoryLogger(), tools: () => tools, limits: { ...defaultTurnLimits, ...opts.limits },
+  };
+  const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b));
+  const replies = () => sent().filter((e) => e.kind === 'reply');
+  const turn = (e: WorkEnvelope, signal = new AbortController().signal) => runTurn(turnRequestFor(e), deps, signal);
+  return { deps, sent, replies, workspace, turn };
+}
+
+describe('the agent loop', () => {
+  it('runs a tool the model calls, gives it the result, and sends the final answer', async () => {
+    const model = scripted({ calls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { text: 'Your note says: buy milk' });
+    const { turn, replies, workspace, deps } = setup(model);
+    writeFileSync(join(workspace, 'notes.txt'), 'buy milk');
+    expect(await turn(message())).toBe('replied');
+    expect(toolResults(model.requests[1]!)).toEqual([expect.objectContaining({ toolName: 'read', isError: false, content: [{ type: 'text', text: 'buy milk' }] })]);
+    expect(replies()).toEqual([expect.objectContaining({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1', text: 'Your note says: buy milk' })]);
+    // The whole turn is recorded, tool call and result included.
+    expect(deps.transcripts.find('agent:fran:main', 'tg.fran.1')?.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
   });
 
+  it('offers the tools to the model with JSON Schemas of their arguments', async () => {
+    const model = scripted({ text: 'hi' });
+    await setup(model).turn(message());
+    const read = model.requests[0]!.tools.find((t) => t.name === 'read');
+    expect(read?.parameters).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
+    expect(read?.parameters).not.toHaveProperty('$schema');
+  });
+
+  it('returns arguments that do not parse to the model as an error result, without running the tool', async () => {
+    const model = scripted({ calls: [{ name: 'write', args: { path: 'x.txt' } }] }, { text: 'sorry' });
+    const { turn, workspace } = setup(model);
+    expect(await turn(message())).toBe('replied');
+    expect(toolResults(model.requests[1]!)[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/invalid arguments for write: content/) }] });
+    expect(existsSync(join(workspace, 'x.txt'))).toBe(false);
+  });
+
+  it('answers a call to an unknown tool with an error result naming the tools there are', async () => {
+    const model = scripted({ calls: [{ name: 'launch_rockets', args: {} }] }, { text: 'I cannot do that' });
+    const { turn, replies } = setup(model);
+    await turn(message());
+    expect(toolResults(model.requests[1]!)[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/unknown tool "launch_rockets"; available: read, write, edit, list/) }] });
+    expect(replies()[0].text).toBe('I cannot do that');
+  });
+
+  it('turns a tool that throws or hangs into an error result, and the turn goes on', async () => {
+    const boom = defineTool({ name: 'boom', description: 'throws', schema: z.object({}), run: async () => { throw new Error('disk on fire'); } });
+    const hang = defineTool({ name: 'hang', description: 'never returns', schema: z.object({}), run: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r('late'))) });
+    const model = scripted({ calls: [{ name: 'boom', args: {} }, { name: 'hang', args: {} }] }, { text: 'done anyway' });
+    const { turn } = setup(model, { tools: () => [boom, hang], limits: { toolTimeoutMs: 50 } });
+    expect(await turn(message())).toBe('replied');
+    expect(toolResults(model.requests[1]!).map((r) => [r.toolName, r.isError, (r.content[0] as { text: string }).text])).toEqual([
+      ['boom', true, 'boom failed: disk on fire'],
+      ['hang', true, 'hang did not finish within 0 s'],
+    ]);
+  });
+
+  it('stops a model that keeps calling tools, and tells the user', async () => {
+    const model = scripted(...Array.from({ length: 5 }, () => ({ calls: [{ name: 'list', args: {} }] })));
+    const { turn, replies } = setup(model, { limits: { maxToolRounds: 3 } });
+    expect(await turn(message())).toBe('failed');
+    expect(replies()[0].text).toMatch(/kept calling tools after 3 rounds/);
+  });
+
+  it('ends a turn that runs past its timeout and tells the user', async () => {
+    const model = scripted((req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))));
+    const { turn, replies } = setup(model, { limits: { turnTimeoutMs: 50 } });
+    expect(await turn(message())).toBe('failed');
+    expect(replies()[0].text).toMatch(/took longer than 0 s/);
+  });
+
+  it('sends nothing when the model answers NO_REPLY, and records the turn', async () => {
+    const { turn, sent, deps } = setup(scripted({ text: 'NO_REPLY' }));
+    expect(await turn(message())).toBe('silent');
+    expect(sent().filter((e) => e.kind === 'reply')).toEqual([]);
+    expect(deps.transcripts.find('agent:fran:main', 'tg.fran.1')).toBeDefined();
+  });
+
+  it('reports the turn as started and ended on the outbox', async () => {
+    const { turn, sent } = setup(scripted({ text: 'hi' }));
+    await turn(message());
+    expect(sent().filter((e) => e.kind === 'status').map((e) => [e.turn, e.inboundId])).toEqual([['started', 'tg.fran.1'], ['ended', 'tg.fran.1']]);
+  });
+});
+
+describe('model failures', () => {
+  const noSleep = { sleep: async () => {} };
+  const overloaded = { ok: false as const, error: '529 overloaded', retriable: true };
+
+  it('retries a retriable provider error and answers', async () => {
+    const primary = scripted(overloaded, { text: 'second time lucky' });
+    const { turn, replies } = setup(modelChain([primary], undefined, noSleep));
+    expect(await turn(message())).toBe('replied');
+    expect(primary.requests).toHaveLength(2);
+    expect(replies()[0].text).toBe('second time lucky');
+  });
+
+  it('backs off between retries, honouring retry-after up to the cap', async () => {
+    const waits: number[] = [];
+    const model = modelChain([scripted({ ...overloaded, retryAfterSeconds: 2 }, overloaded, { text: 'ok' })], { attemptsPerModel: 3, baseDelayMs: 100, maxDelayMs: 1_000 }, { sleep: async (ms) => void waits.push(ms), random: () => 1 });
+    await setup(model).turn(message());
+    expect(waits).toEqual([1_000, 200]);
+  });
+
+  it('falls back to the next model when the primary keeps failing, and when it fails for good', async () => {
+    const primary = scripted(overloaded, overloaded, overloaded);
+    const fallback = scripted({ text: 'from the fallback' });
+    const { turn, replies } = setup(modelChain([primary, fallback], undefined, noSleep));
+    await turn(message());
+    expect(primary.requests).toHaveLength(3);
+    expect(replies()[0].text).toBe('from the fallback');
+
+    const unauthorized = scripted({ ok: false, error: '401 invalid x-api-key', retriable: false });
+    const second = scripted({ text: 'fallback again' });
+    const s2 = setup(modelChain([unauthorized, second], undefined, noSleep));
+    await s2.turn(message());
+    expect(unauthorized.requests).toHaveLength(1);
+    expect(s2.replies()[0].text).toBe('fallback again');
+  });
+
+  it('tells the user once every model has failed, with each reason', async () => {
+    const { turn, replies } = setup(modelChain([scripted(overloaded, overloaded, overloaded), scripted({ ok: false, error: '401 bad key', retriable: false })], undefined, noSleep));
+    expect(await turn(message())).toBe('failed');
+    expect(replies()).toEqual([expect.objectContaining({ text: expect.stringMatching(/could not answer that message \(scripted\/test: 529 overloaded; scripted\/test: 401 bad key\)/) })]);
+  });
+});
+
+describe('sessions', () => {
   it('re-sends the recorded reply for a redelivered message instead of asking the model again', async () => {
-    const model = scriptedModel({ ok: true, text: 'first answer' }, { ok: true, text: 'a different answer' });
-    const { deps, replies } = turnDeps(model);
+    const model = scripted({ text: 'first answer' }, { text: 'a different answer' });
+    const { deps, turn, replies } = setup(model);
     const sent: string[] = [];
     const inner = deps.outbox;
-    deps.outbox = { send: async (e) => (sent.push(JSON.stringify(e)), inner.send(e)) };
-    await runTurn(message(), 1, deps, live);
-    expect(await runTurn(message(), 2, deps, live)).toBe('resent');
-    expect(model.calls).toHaveLength(1);
+    deps.outbox = { send: async (e) => (e.kind === 'reply' && sent.push(JSON.stringify(e)), inner.send(e)) };
+    await turn(message());
+    expect(await turn(message())).toBe('resent');
+    expect(model.requests).toHaveLength(1);
     // Same id and a byte-identical body, so the outbox queue's deduplication absorbs it.
     expect(sent).toHaveLength(2);
     expect(sent[1]).toBe(sent[0]);
     expect(replies()).toEqual([expect.objectContaining({ text: 'first answer' })]);
   });
 
-  it('gives the model the earlier turns of the session', async () => {
-    const seen: number[] = [];
-    const model: ModelClient = { label: 'x', complete: async (req) => (seen.push(req.history.length), { ok: true, text: 'ok' }) };
-    const { deps } = turnDeps(model);
-    await runTurn(message(1), 1, deps, live);
-    await runTurn(message(2), 1, deps, live);
-    expect(seen).toEqual([0, 2]);
-  });
-
-  it('asks for a retry when the model fails, and tells the user once attempts run out', async () => {
-    const failure: ModelResult = { ok: false, error: '503 upstream overloaded', retriable: true };
-    const { deps, replies } = turnDeps(scriptedModel(failure, failure, failure));
-    expect(await runTurn(message(), 1, deps, live)).toBe('retry');
-    expect(await runTurn(message(), 2, deps, live)).toBe('retry');
-    expect(await runTurn(message(), 3, deps, live)).toBe('failed');
-    expect(replies()).toEqual([expect.objectContaining({ text: expect.stringContaining('could not answer that message (503 upstream overloaded)') })]);
+  it('gives the model the earlier turns of the session, tool calls included', async () => {
+    const model = scripted({ calls: [{ name: 'list', args: {} }] }, { text: 'listed' });
+    const { turn } = setup(model);
+    await turn(message(1));
+    await turn(message(2, 'again'));
+    expect(model.requests[2]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant', 'user']);
   });
 
   it('ignores a transcript line torn by a crash mid-write, and keeps every earlier turn', async () => {
-    const { deps, workspace } = turnDeps(scriptedModel());
-    await runTurn(message(1), 1, deps, live);
+    const { deps, workspace, turn } = setup(scripted());
+    await turn(message(1));
     const file = join(workspace, 'sessions', readdirSync(join(workspace, 'sessions'))[0]!);
     appendFileSync(file, '{"inboundId":"tg.fran.2","ts":5,"inp');
-    await runTurn(message(3), 1, deps, live);
+    await turn(message(3));
     expect(deps.transcripts.read('agent:fran:main').map((t) => t.inboundId)).toEqual(['tg.fran.1', 'tg.fran.3']);
+  });
+
+  it('feeds the workspace files into the system prompt', async () => {
+    const model = scripted({ text: 'hi' });
+    const { turn, workspace } = setup(model);
+    writeFileSync(join(workspace, 'SOUL.md'), 'You love puns.');
+    writeFileSync(join(workspace, 'USER.md'), 'The user is Ann, in Lisbon.');
+    await turn(message());
+    expect(model.requests[0]!.systemPrompt).toMatch(/You are Fran[\s\S]*## SOUL.md\n\nYou love puns\.[\s\S]*## USER.md\n\nThe user is Ann/);
+  });
+});
+
+describe('compaction', () => {
+  it('flushes durable facts to memory/YYYY-MM-DD.md, then compacts the session into a summary', async () => {
+    const requests: ModelRequest[] = [];
+    const model: ModelClient = {
+      label: 'scripted/test', contextWindow: 100_000,
+      async complete(req) {
+        requests.push(req);
+        const text = req.systemPrompt === FLUSH_PROMPT ? '- The user has a cat called Tom.' : req.systemPrompt === SUMMARY_PROMPT ? 'Ann talked about her cat Tom.' : 'noted';
+        return { ok: true, message: assistantMessage('scripted/test', [{ type: 'text', text }]) };
+      },
+    };
+    const { turn, workspace, deps } = setup(model, { limits: { compactAtTokens: 1_500, keepTurnsOnCompaction: 1 } });
+    for (let i = 1; i <= 6; i++) await turn(message(i, `message ${i}: ${'my cat is called Tom. '.repeat(20)}`));
+    expect(requests.filter((r) => r.systemPrompt === FLUSH_PROMPT)).toHaveLength(1);
+
+    const note = readFileSync(join(workspace, 'memory', '2026-03-01.md'), 'utf8');
+    expect(note).toMatch(/before compacting session agent:fran:main\n\n- The user has a cat called Tom\./);
+    // The turn after the compaction saw the summary instead of the old turns, and the newest turn verbatim.
+    const flushAt = requests.findIndex((r) => r.systemPrompt === FLUSH_PROMPT);
+    expect(requests[flushAt + 1]!.systemPrompt).toBe(SUMMARY_PROMPT);
+    const after = requests[flushAt + 2]!;
+    expect(after.systemPrompt).toMatch(/Earlier in this conversation \(summary\)\n\nAnn talked about her cat Tom\./);
+    expect(after.messages.filter((m) => m.role === 'user')).toHaveLength(2);
+    const compactions = deps.transcripts.entries('agent:fran:main').filter((e) => e.kind === 'compaction');
+    expect(compactions).toHaveLength(1);
+    // Nothing is deleted: every turn is still in the file, for the record and for re-sends.
+    expect(deps.transcripts.read('agent:fran:main')).toHaveLength(6);
+  });
+});
+
+describe('inbound envelopes other than messages', () => {
+  const base = { v: 1 as const, agentId: 'fran', ts: 1 };
+
+  it('runs an isolated cron job in a fresh session and replies into the job’s session', async () => {
+    const model = scripted();
+    const { turn, replies } = setup(model);
+    await turn(message(1));
+    await turn({ ...base, kind: 'cron', id: 'cron.daily.1', sessionKey: 'agent:fran:main', jobId: 'daily', sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Summarize the news' } });
+    expect(model.requests[1]!.messages).toHaveLength(1);
+    expect(replies().at(-1)).toMatchObject({ sessionKey: 'agent:fran:main', inReplyTo: 'cron.daily.1', text: 'echo: Summarize the news' });
+  });
+
+  it('runs a main-session cron system event with the session’s history, and stays quiet on HEARTBEAT_OK', async () => {
+    const model = scripted({ text: 'hi' }, { text: 'HEARTBEAT_OK' });
+    const { turn, replies } = setup(model);
+    await turn(message(1));
+    expect(await turn({ ...base, kind: 'cron', id: 'cron.check.1', sessionKey: 'agent:fran:main', jobId: 'check', payload: { kind: 'systemEvent', text: 'check the inbox' } })).toBe('silent');
+    expect(model.requests[1]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(lastUserText(model.requests[1]!.messages)).toBe('[System event from cron job "check"] check the inbox');
+    expect(replies()).toHaveLength(1);
+  });
+
+  it('asks with the heartbeat prompt for an empty system event', async () => {
+    const model = scripted({ text: 'HEARTBEAT_OK' });
+    await setup(model).turn({ ...base, kind: 'system_event', id: 'hb.1', sessionKey: 'agent:fran:main', text: '' });
+    expect(lastUserText(model.requests[0]!.messages)).toMatch(/HEARTBEAT\.md/);
+  });
+
+  it('answers another agent’s message back to it with agent_send, and reports an answer to its own session', async () => {
+    const { turn, sent } = setup(scripted({ text: 'Tuesday works' }, { text: 'Grif says Tuesday works.' }));
+    await turn({ ...base, kind: 'agent_message', id: 'a2a.1', sessionKey: 'agent:fran:a2a:grif', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Is Tuesday OK?', hops: 1 });
+    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ toAgentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: 'a2a.1', text: 'Tuesday works', id: 'a2a.1.answer' })]);
+    await turn({ ...base, kind: 'agent_message', id: 'a2a.2', sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Tuesday works', hops: 2, inReplyTo: 'a2a.0.answer' });
+    expect(sent().filter((e) => e.kind === 'reply')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', text: 'Grif says Tuesday works.' })]);
   });
 });
 
 describe('the worker', () => {
-  function worker(model: ModelClient) {
+  function worker(model: ModelClient, opts: { maxConcurrent?: number } = {}) {
     const inbox = new InMemoryFifoQueue();
-    const { deps, replies } = turnDeps(model);
+    const s = setup(model);
     const dlq = new InMemoryDeadLetters();
+    const controls: string[] = [];
     const w = new Worker({
-      agentId: 'fran', inbox, outbox: deps.outbox, deadLetters: dlq, clock: deps.clock, log: deps.log,
-      visibilitySeconds: 30, waitSeconds: 1,
-      runTurn: (m, attempt, signal) => runTurn(m, attempt, deps, signal),
+      agentId: 'fran', inbox, outbox: s.deps.outbox, deadLetters: dlq, clock: s.deps.clock, log: s.deps.log,
+      visibilitySeconds: 30, waitSeconds: 1, maxConcurrent: opts.maxConcurrent,
+      handle: (e, signal) => runTurn(turnRequestFor(e), s.deps, signal),
+      control: async (a) => void controls.push(a),
     });
-    return { w, inbox, replies, dlq };
+    const push = (e: InboundEnvelope) => inbox.push(JSON.stringify(e), 'sessionKey' in e ? e.sessionKey : 'control', e.id);
+    return { w, inbox, push, dlq, controls, ...s };
   }
 
   it('deletes a message only after its reply is on the outbox', async () => {
-    const { w, inbox, replies } = worker(scriptedModel());
-    inbox.push(JSON.stringify(message()), 'agent:fran:main', 'tg.fran.1');
+    const { w, inbox, push, replies } = worker(scripted());
+    push(message());
     w.start();
     await expect.poll(() => replies().length).toBe(1);
     await expect.poll(() => inbox.depth).toBe(0);
@@ -115,7 +324,7 @@ describe('the worker', () => {
   });
 
   it('parks an envelope it cannot read in the DLQ with the reason', async () => {
-    const { w, inbox, dlq } = worker(scriptedModel());
+    const { w, inbox, dlq } = worker(scripted());
     inbox.push('{"v":1,"kind":"message"}', 'g', 'bad-1');
     inbox.push(JSON.stringify({ ...message(), agentId: 'grif' }), 'g2', 'bad-2');
     w.start();
@@ -125,18 +334,64 @@ describe('the worker', () => {
     await w.stop(1000);
   });
 
+  it('runs different sessions in parallel and one session’s turns one at a time', async () => {
+    const running: string[] = [];
+    let peak = 0;
+    let open!: () => void;
+    const gate = { promise: new Promise<void>((r) => (open = r)), resolve: () => open() };
+    const model: ModelClient = {
+      label: 'slow', contextWindow: 1e5,
+      async complete(req) {
+        const text = lastUserText(req.messages);
+        running.push(text);
+        peak = Math.max(peak, running.length);
+        await gate.promise;
+        running.splice(running.indexOf(text), 1);
+        return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: `done ${text}` }]) };
+      },
+    };
+    const { w, push, replies } = worker(model, { maxConcurrent: 4 });
+    push(message(1, 'a1', 'agent:fran:a'));
+    push(message(2, 'a2', 'agent:fran:a'));
+    push(message(3, 'b1', 'agent:fran:b'));
+    push(message(4, 'c1', 'agent:fran:c'));
+    w.start();
+    await expect.poll(() => running.length).toBe(3);
+    expect(running.sort()).toEqual(['a1', 'b1', 'c1']);
+    gate.resolve();
+    await expect.poll(() => replies().length).toBe(4);
+    expect(peak).toBe(3);
+    const order = replies().map((r) => r.text);
+    expect(order.indexOf('done a1')).toBeLessThan(order.indexOf('done a2'));
+    await w.stop(1000);
+  });
+
   it('on stop, releases a turn that cannot finish within the drain time, unanswered and not deleted', async () => {
     const slow: ModelClient = {
-      label: 'slow',
+      label: 'slow', contextWindow: 1e5,
       complete: (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))),
     };
-    const { w, inbox, replies } = worker(slow);
-    inbox.push(JSON.stringify(message()), 'agent:fran:main', 'tg.fran.1');
+    const { w, inbox, push, replies } = worker(slow);
+    push(message());
     w.start();
     await expect.poll(async () => (await inbox.receive(0)).length === 0 && inbox.depth === 1).toBe(true);
     await w.stop(50);
     expect(replies()).toEqual([]);
     expect(inbox.depth).toBe(1);
     expect(await inbox.receive(0)).toHaveLength(1);
+  });
+
+  it('acts on control envelopes: reload is passed on; drain stops taking work', async () => {
+    const { w, push, inbox, controls, replies } = worker(scripted());
+    push({ v: 1, kind: 'control', id: 'ctl.1', agentId: 'fran', ts: 1, action: 'reload' });
+    w.start();
+    await expect.poll(() => controls).toEqual(['reload']);
+    push({ v: 1, kind: 'control', id: 'ctl.2', agentId: 'fran', ts: 1, action: 'drain' });
+    await expect.poll(() => controls).toEqual(['reload', 'drain']);
+    push(message(9));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(replies()).toEqual([]);
+    expect(inbox.depth).toBe(1);
+    await w.stop(100);
   });
 });

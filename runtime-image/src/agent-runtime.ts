@@ -1,0 +1,159 @@
+// One agent's runtime, composed: its secrets checked, workspace seeded, model chain,
+// tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
+// and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
+import { join } from 'node:path';
+import type { Logger } from '../../shared/log.ts';
+import { errorFields, processRedactor } from '../../shared/log.ts';
+import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
+import type { RuntimeEnv } from './env.ts';
+import { McpHost } from './mcp/mcp-host.ts';
+import { preloadProvider, type ModelClient } from './model.ts';
+import { modelForAgent, providerApis } from './model-for-agent.ts';
+import { offlineModel } from './offline-model.ts';
+import { checkOwnSecretId, checkSecrets } from './secrets.ts';
+import { execTool } from './tools/exec-tool.ts';
+import { fileTools } from './tools/file-tools.ts';
+import { memoryTools } from './tools/memory-tools.ts';
+import { requestTools } from './tools/request-tools.ts';
+import type { AgentTool } from './tools/tool.ts';
+import { toolAllowed } from './tools/tool-policy.ts';
+import { webFetchTool } from './tools/web-fetch.ts';
+import { TranscriptStore } from './transcript.ts';
+import { defaultTurnLimits, runTurn } from './turn.ts';
+import { turnRequestFor } from './turn-request.ts';
+import { seedWorkspace } from './workspace.ts';
+import { Worker, type ControlAction } from './worker.ts';
+
+export const RUNTIME_VERSION = '0.2.0';
+
+export interface RuntimeParts {
+  env: RuntimeEnv;
+  inbox: Inbox;
+  outbox: Outbox;
+  deadLetters: DeadLetters;
+  secrets: Record<string, string>;
+  clock: Clock;
+  log: Logger;
+  /** For tests: a model instead of the configured providers. */
+  model?: ModelClient;
+  /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
+  exit(code: number): void;
+}
+
+export interface AgentRuntime {
+  mcp: McpHost | undefined;
+  worker: Worker;
+  tools(): AgentTool[];
+  stop(): Promise<void>;
+}
+
+export function builtinTools(env: RuntimeEnv, clock: Clock): AgentTool[] {
+  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool()];
+}
+
+export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {
+  const { env, log, clock, outbox } = parts;
+  const agent = env.config.agent;
+  checkOwnSecretId(env.config, env.secretId);
+  checkSecrets(env.config, env.secretId, parts.secrets, { modelKeys: !env.offlineModel && !parts.model });
+  processRedactor.add(...Object.values(parts.secrets));
+
+  const seeded = seedWorkspace(env.workspace);
+  if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
+
+  const model =
+    parts.model ??
+    (env.offlineModel
+      ? offlineModel(env.offlineModel)
+      : modelForAgent(env.config, parts.secrets, env.secretId, {
+          contextWindow: env.contextTokens,
+          retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
+          onFailure: (a) => log.warn('model call failed', { ...a }),
+        }));
+
+  const allowed = toolAllowed(agent.tools);
+  const builtins = builtinTools(env, clock).filter((t) => allowed(t.name));
+  const servers = agent.mcp?.servers ?? {};
+  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, secrets: parts.secrets, log }) : undefined;
+  await mcp?.start();
+  const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
+
+  const transcripts = new TranscriptStore(env.workspace);
+  const turnDeps = {
+    agentId: env.agentId,
+    agentName: agent.name ?? agent.id,
+    workspace: env.workspace,
+    transcripts,
+    model,
+    outbox,
+    clock,
+    log,
+    tools,
+    limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
+  };
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
+    clearInterval(heartbeatTimer);
+    await worker.stop(env.drainMs);
+    await mcp?.stop();
+  })());
+
+  const control = async (action: ControlAction) => {
+    if (action === 'reload') {
+      await mcp?.restart();
+      log.info('reloaded', { mcp: mcp?.status() });
+      return;
+    }
+    // drain: the worker stopped polling when it saw the envelope; finish the rest and leave.
+    void stop().then(() => parts.exit(0), () => parts.exit(1));
+  };
+
+  const worker = new Worker({
+    agentId: env.agentId,
+    inbox: parts.inbox,
+    outbox,
+    deadLetters: parts.deadLetters,
+    clock,
+    log,
+    visibilitySeconds: env.visibilitySeconds,
+    waitSeconds: env.waitSeconds,
+    maxConcurrent: env.maxSessions,
+    handle: (envelope, signal) => runTurn(turnRequestFor(envelope), turnDeps, signal),
+    control,
+    isFatal: isFatalReceiveError,
+    onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),
+  });
+
+  // Announce: version and capabilities, then a heartbeat every so often.
+  const startedAt = clock.now();
+  let beats = 0;
+  const capabilities = [...tools().map((t) => `tool:${t.name}`), ...Object.keys(servers).map((s) => `mcp:${s}`), `model:${model.label}`].slice(0, 512);
+  const beat = (announce: boolean) =>
+    outbox
+      .send({ v: 1, kind: 'heartbeat', id: `hb.${env.agentId}.${startedAt}.${beats++}`, agentId: env.agentId, ts: clock.now(), version: RUNTIME_VERSION, inFlight: worker.busy, ...(announce ? { capabilities } : {}) })
+      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
+  await beat(true);
+  const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
+  heartbeatTimer?.unref();
+
+  worker.start();
+  log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status() });
+  // The provider modules load after ready, so the first turn does not wait for them.
+  if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
+
+  return { mcp, worker, tools, stop };
+}
+
+/** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */
+export function isFatalReceiveError(err: unknown): boolean {
+  const name = (err as { name?: string } | null)?.name ?? '';
+  const message = err instanceof Error ? err.message : '';
+  return (
+    /QueueDoesNotExist|NonExistentQueue|AccessDenied|InvalidClientTokenId|UnrecognizedClientException|InvalidSecurity/.test(name) ||
+    /control plane receive failed: 401/.test(message)
+  );
+}
+
+/** Where the runtime keeps its own state inside the workspace. */
+export const runtimeStateDir = (workspace: string) => join(workspace, '.clawfleet');

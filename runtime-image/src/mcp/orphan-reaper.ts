@@ -1,0 +1,67 @@
+// A runtime killed with SIGKILL cannot stop its MCP servers' process groups. It records
+// each group here (pgid and the leader's start time, so a reused pid is never mistaken
+// for ours); the next runtime in the same workspace kills any group still alive. In a
+// container the whole PID namespace goes with the task anyway; this covers local mode.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { killGroup } from './process-group-transport.ts';
+
+interface Recorded {
+  pgid: number;
+  startTime: string;
+}
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime) counted after the ")" that closes the command name.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+export class OrphanReaper {
+  private readonly live = new Map<number, Recorded>();
+
+  constructor(private readonly file: string) {}
+
+  /** Kills groups a previous runtime left behind; returns how many. */
+  reap(): number {
+    let recorded: Recorded[] = [];
+    try {
+      recorded = JSON.parse(readFileSync(this.file, 'utf8')) as Recorded[];
+    } catch {
+      return 0;
+    }
+    let killed = 0;
+    for (const r of Array.isArray(recorded) ? recorded : []) {
+      if (typeof r?.pgid === 'number' && startTimeOf(r.pgid) === r.startTime) {
+        killGroup(r.pgid, 'SIGKILL');
+        killed++;
+      }
+    }
+    this.save();
+    return killed;
+  }
+
+  add(pgid: number): void {
+    const startTime = startTimeOf(pgid);
+    if (startTime === undefined) return;
+    this.live.set(pgid, { pgid, startTime });
+    this.save();
+  }
+
+  remove(pgid: number): void {
+    if (this.live.delete(pgid)) this.save();
+  }
+
+  private save(): void {
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      writeFileSync(this.file, JSON.stringify([...this.live.values()]));
+    } catch {
+      // Best effort: reaping is a safety net, not the way servers are stopped.
+    }
+  }
+}

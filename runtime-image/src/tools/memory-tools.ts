@@ -1,0 +1,78 @@
+// memory_search / memory_get over the agent's durable memory: MEMORY.md and memory/*.md
+// in its workspace (OpenClaw's layout). Search is lexical (terms in a paragraph), which
+// needs no embedding model and finds what the memory flush wrote in the user's own words.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { capText, defineTool, type AgentTool } from './tool.ts';
+
+export function memoryFiles(workspace: string): string[] {
+  const files = existsSync(join(workspace, 'MEMORY.md')) ? ['MEMORY.md'] : [];
+  const dir = join(workspace, 'memory');
+  if (existsSync(dir)) {
+    for (const f of readdirSync(dir).sort().reverse()) if (f.endsWith('.md')) files.push(`memory/${f}`);
+  }
+  return files;
+}
+
+interface Hit {
+  path: string;
+  line: number;
+  score: number;
+  text: string;
+}
+
+const terms = (s: string) => [...new Set(s.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
+
+export function searchMemory(workspace: string, query: string, maxResults: number): Hit[] {
+  const wanted = terms(query);
+  if (wanted.length === 0) return [];
+  const hits: Hit[] = [];
+  for (const path of memoryFiles(workspace)) {
+    const lines = readFileSync(join(workspace, path), 'utf8').split('\n');
+    // Paragraphs (runs of non-blank lines) are the unit: a fact and its context together.
+    let start = 0;
+    for (let i = 0; i <= lines.length; i++) {
+      if (i < lines.length && lines[i]!.trim() !== '') continue;
+      const text = lines.slice(start, i).join('\n').trim();
+      if (text) {
+        const have = new Set(terms(text));
+        const matched = wanted.filter((t) => have.has(t) || [...have].some((h) => h.startsWith(t))).length;
+        if (matched > 0) hits.push({ path, line: start + 1, score: matched / wanted.length, text });
+      }
+      start = i + 1;
+    }
+  }
+  // Newer daily files come first among equal scores (the file order above).
+  return hits.sort((a, b) => b.score - a.score).slice(0, maxResults);
+}
+
+export function memoryTools(workspace: string): AgentTool[] {
+  return [
+    defineTool({
+      name: 'memory_search',
+      description: 'Search your long-term memory (MEMORY.md and memory/*.md) before answering questions about earlier conversations, people, preferences, decisions or dates.',
+      schema: z.strictObject({ query: z.string().min(1).max(500), maxResults: z.number().int().min(1).max(20).default(5) }),
+      async run({ query, maxResults }) {
+        const hits = searchMemory(workspace, query, maxResults);
+        if (hits.length === 0) return 'no matching memory';
+        return hits.map((h) => `${h.path}:${h.line} (score ${h.score.toFixed(2)})\n${capText(h.text, 1_000)}`).join('\n\n');
+      },
+    }),
+    defineTool({
+      name: 'memory_get',
+      description: 'Read lines of a memory file (MEMORY.md or memory/<name>.md), e.g. around a memory_search hit.',
+      schema: z.strictObject({
+        path: z.string().regex(/^(MEMORY\.md|memory\/[^/\\]+\.md)$/, 'must be MEMORY.md or memory/<name>.md'),
+        from: z.number().int().min(1).default(1),
+        lines: z.number().int().min(1).max(2_000).default(200),
+      }),
+      async run({ path, from, lines }) {
+        const file = join(workspace, path);
+        if (!existsSync(file)) return { text: `${path} does not exist`, isError: true };
+        const all = readFileSync(file, 'utf8').split('\n');
+        return capText(all.slice(from - 1, from - 1 + lines).join('\n'), 64_000);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,82 @@
+// What each kind of inbound envelope asks of the agent: which session's history the turn
+// builds on, what the model is told, and where the answer goes. Pure mapping, no I/O.
+import type { InboundEnvelope } from '../../shared/protocol/envelopes.ts';
+
+export type Answer =
+  /** A reply into a session this agent owns; the control plane finds the channel. */
+  | { kind: 'reply'; sessionKey: string }
+  /** An answer to another agent's request, relayed by the control plane. */
+  | { kind: 'agent_send'; toAgentId: string; sessionKey: string; inReplyTo: string };
+
+export interface TurnRequest {
+  inboundId: string;
+  /** The transcript session the turn reads and records. */
+  sessionKey: string;
+  /** A fresh session: no earlier turns are loaded. */
+  isolated: boolean;
+  /** The user-role text the model sees. */
+  input: string;
+  /** Told to the model in the system prompt when the turn is not a plain user message. */
+  situation?: string | undefined;
+  answer: Answer;
+  /** Whole answers that mean "send nothing". */
+  quiet: string[];
+}
+
+export const DEFAULT_HEARTBEAT_PROMPT =
+  'Read HEARTBEAT.md from your context and follow it strictly. Do not repeat old tasks from earlier chats. If nothing needs attention, answer HEARTBEAT_OK.';
+
+type Work = Exclude<InboundEnvelope, { kind: 'control' }>;
+
+export function turnRequestFor(e: Work): TurnRequest {
+  const base = { inboundId: e.id, sessionKey: e.sessionKey, isolated: false, quiet: ['NO_REPLY'] };
+  switch (e.kind) {
+    case 'message':
+      return { ...base, input: e.text, answer: { kind: 'reply', sessionKey: e.sessionKey } };
+    case 'system_event': {
+      const text = e.text.trim() || DEFAULT_HEARTBEAT_PROMPT;
+      return {
+        ...base,
+        input: `[System event] ${text}`,
+        situation: 'A system event (a wake-up or heartbeat), not a message from the user. Answer only if the user should hear about it.',
+        answer: { kind: 'reply', sessionKey: e.sessionKey },
+        quiet: ['NO_REPLY', 'HEARTBEAT_OK'],
+      };
+    }
+    case 'cron': {
+      const isolated = e.sessionTarget === 'isolated';
+      const answer = { kind: 'reply' as const, sessionKey: e.sessionKey };
+      // An isolated run gets a session of its own, named after the run so a redelivery finds it.
+      const sessionKey = isolated ? `cron:${e.jobId}:${e.id}` : e.sessionKey;
+      if (e.payload.kind === 'agentTurn') {
+        return { ...base, sessionKey, isolated, input: e.payload.message, situation: `Cron job "${e.jobId}" fired: do what its message asks.`, answer };
+      }
+      return {
+        ...base,
+        sessionKey,
+        isolated,
+        input: `[System event from cron job "${e.jobId}"] ${e.payload.text}`,
+        situation: `A system event from cron job "${e.jobId}", not a message from the user. Answer only if the user should hear about it.`,
+        answer,
+        quiet: ['NO_REPLY', 'HEARTBEAT_OK'],
+      };
+    }
+    case 'agent_message': {
+      if (e.inReplyTo) {
+        // The answer to a request this agent made: report to its own session; the exchange ends here.
+        return {
+          ...base,
+          input: `[Answer from agent ${e.fromAgentId}] ${e.text}`,
+          situation: `Agent "${e.fromAgentId}" answered a message you sent it. Tell the user what matters, or NO_REPLY.`,
+          answer: { kind: 'reply', sessionKey: e.sessionKey },
+        };
+      }
+      return {
+        ...base,
+        input: `[Message from agent ${e.fromAgentId}] ${e.text}`,
+        situation: `Agent "${e.fromAgentId}" sent you this message (hop ${e.hops}). Your answer is sent back to it; answer NO_REPLY to send nothing.`,
+        answer: { kind: 'agent_send', toAgentId: e.fromAgentId, sessionKey: e.replyTo.sessionKey, inReplyTo: e.id },
+      };
+    }
+  }
+}

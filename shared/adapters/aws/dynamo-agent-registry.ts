@@ -1,0 +1,101 @@
+// The agent registry in the registry table, one item per agent (`agent:<id>`). State
+// changes are conditional updates, so concurrent control-plane functions agree on who acts.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AgentRecord, AgentRegistry, AgentState } from '../../ports.ts';
+
+const key = (agentId: string) => ({ pk: `agent:${agentId}` });
+
+export class DynamoAgentRegistry implements AgentRegistry {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async get(agentId: string): Promise<AgentRecord | undefined> {
+    const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: key(agentId), ConsistentRead: true }));
+    if (!Item) return undefined;
+    const { pk: _pk, ...rest } = Item;
+    // Activity can be recorded before any state: such an agent has never been started.
+    return { state: 'asleep', stateChangedAt: 0, ...(rest as Partial<AgentRecord>), agentId };
+  }
+
+  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean> {
+    const states = from.filter((s): s is AgentState => s !== 'absent');
+    const countsRestart = to === 'restarting' || to === 'unhealthy';
+    // DynamoDB refuses values the expressions do not use, so add each only where needed.
+    const values: Record<string, unknown> = { ':to': to, ':now': now, ':agent': agentId, ...(countsRestart ? { ':zero': 0, ':one': 1 } : {}) };
+    states.forEach((s, i) => (values[`:s${i}`] = s));
+    const stateCond = [
+      // 'absent': no state recorded yet (activity or errors may have been).
+      ...(from.includes('absent') ? ['attribute_not_exists(#state)'] : []),
+      ...(states.length ? [`#state IN (${states.map((_, i) => `:s${i}`).join(', ')})`] : []),
+    ].join(' OR ');
+    let cond = `(${stateCond})`;
+    if (guard && 'activityAt' in guard) {
+      if (guard.activityAt === undefined) cond += ' AND attribute_not_exists(lastActivityAt)';
+      else {
+        cond += ' AND lastActivityAt = :activity';
+        values[':activity'] = guard.activityAt;
+      }
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key(agentId),
+          UpdateExpression:
+            'SET #state = :to, stateChangedAt = :now, agentId = :agent' + (countsRestart ? ', restarts = if_not_exists(restarts, :zero) + :one' : ''),
+          ConditionExpression: cond,
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  async recordHeartbeat(agentId: string, now: number, version: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key(agentId),
+        UpdateExpression: 'SET lastHeartbeatAt = :now, version = :version, agentId = :agent, #state = if_not_exists(#state, :awake), stateChangedAt = if_not_exists(stateChangedAt, :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake' },
+      }),
+    );
+    // A heartbeat proves a starting agent is up; a sleeping one is on its way down and stays asleep.
+    await this.transition(agentId, ['waking', 'restarting', 'unhealthy'], 'awake', now);
+  }
+
+  async recordActivity(agentId: string, now: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key(agentId),
+          UpdateExpression: 'SET lastActivityAt = :now, agentId = :agent',
+          ConditionExpression: 'attribute_not_exists(lastActivityAt) OR lastActivityAt < :now',
+          ExpressionAttributeValues: { ':now': now, ':agent': agentId },
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
+  }
+
+  async recordError(agentId: string, now: number, error: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key(agentId),
+        UpdateExpression: 'SET lastError = :error, lastErrorAt = :now, agentId = :agent',
+        ExpressionAttributeValues: { ':error': error.slice(0, 1000), ':now': now, ':agent': agentId },
+      }),
+    );
+  }
+}

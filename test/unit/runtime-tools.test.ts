@@ -162,7 +162,10 @@ describe('web_fetch', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => void server.closeAllConnections() ?? server.close());
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
 
   const tool = webFetchTool({ timeoutMs: 300, maxBytes: 1_000, maxChars: 50_000 });
 

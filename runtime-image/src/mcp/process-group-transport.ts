@@ -34,15 +34,16 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(this.spec.command, this.spec.args, { cwd: this.spec.cwd, env: this.spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
       this.child = child;
-      this.exited = new Promise((done) => child.once('close', () => done()));
+      this.exited = new Promise((done) => child.once('exit', () => done()));
       child.once('error', (err) => {
         reject(err);
         this.onerror?.(err);
       });
       child.once('spawn', () => resolve());
+      // The leader is gone: whatever it left in its group goes too (a grandchild would
+      // otherwise keep the pipes open and the server would never be seen as down).
+      child.once('exit', () => killGroup(child.pid, 'SIGKILL'));
       child.once('close', () => {
-        // The leader is gone; whatever it left in its group goes too.
-        killGroup(child.pid, 'SIGKILL');
         if (this.child === child) this.child = undefined;
         this.onclose?.();
       });

@@ -1,0 +1,149 @@
+// Real MCP servers from npm, started for one agent by the runtime's MCP host: their tools
+// offered under a server prefix and called, only the configured environment passed, one
+// killed mid-session and restarted, and no process left once the host stops.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../shared/log.ts';
+import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
+import type { AgentTool, ToolResult } from '../../runtime-image/src/tools/tool.ts';
+
+const pkg = (name: string) => fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/${name}/dist/index.js`, import.meta.url));
+const EVERYTHING = pkg('server-everything');
+const FILESYSTEM = pkg('server-filesystem');
+const MCP_TOKEN = 'mcp-token-for-fran-0123456789';
+const OTHER = 'not-for-any-mcp-server-0123456789';
+
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-')));
+const log = memoryLogger();
+let host: McpHost;
+
+async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+  const tool: AgentTool | undefined = host.tools().find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}; have ${host.tools().map((t) => t.name).join(', ')}`);
+  const parsed = tool.parse(args);
+  if (!parsed.ok) return { text: parsed.error, isError: true };
+  return tool.run(parsed.value, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' });
+}
+
+/** Pids of live processes whose command line mentions `marker`. */
+function processesMentioning(marker: string): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0];
+      return cmd.includes(marker) && state !== 'Z' && Number(d) !== process.pid ? [Number(d)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Live (not zombie) processes in a process group. */
+function liveInGroup(pgid: number): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    try {
+      const fields = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return fields[0] !== 'Z' && Number(fields[2]) === pgid ? [Number(d)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+beforeAll(async () => {
+  host = new McpHost(
+    {
+      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } },
+      // Through a shell, so the server is a grandchild: stopping must reach it too.
+      filesystem: { command: '/bin/sh', args: ['-c', `"${process.execPath}" "${FILESYSTEM}" "$0"; echo exited`, workspace] },
+    },
+    { workspace, secrets: { MCP_TOKEN, OTHER }, log, backoffMs: 200 },
+  );
+  await host.start();
+}, 60_000);
+
+afterAll(() => host?.stop());
+
+describe('MCP servers of one agent', () => {
+  it('start, and offer their tools to the model under a server prefix', () => {
+    expect(host.status()).toMatchObject({ everything: { state: 'ready' }, filesystem: { state: 'ready' } });
+    const names = host.tools().map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['everything__echo', 'everything__get-sum', 'filesystem__read_file', 'filesystem__write_file']));
+    expect(host.tools().find((t) => t.name === 'everything__echo')?.parameters).toMatchObject({ type: 'object', properties: { message: expect.anything() } });
+  });
+
+  it('answer tool calls, and arguments are checked against the tool’s schema first', async () => {
+    expect(await call('everything__echo', { message: 'hi there' })).toEqual({ text: 'Echo: hi there', isError: false });
+    expect(await call('everything__get-sum', { a: 2, b: 40 })).toMatchObject({ text: expect.stringContaining('42'), isError: false });
+    expect(await call('everything__get-sum', { a: 'two' })).toMatchObject({ isError: true, text: expect.stringMatching(/^a:/) });
+    expect(await call('filesystem__write_file', { path: join(workspace, 'hello.txt'), content: 'from MCP' })).toMatchObject({ isError: false });
+    expect(await call('filesystem__read_text_file', { path: join(workspace, 'hello.txt') })).toEqual({ text: 'from MCP', isError: false });
+    // The filesystem server refuses what is outside the directory it was given, as an error result.
+    expect(await call('filesystem__read_text_file', { path: '/etc/hostname' })).toMatchObject({ isError: true });
+  });
+
+  it('get only the environment their config names, with values from this agent’s secrets', async () => {
+    const { text } = await call('everything__get-env', {});
+    const env = JSON.parse(text) as Record<string, string>;
+    expect(env.EVERYTHING_TOKEN).toBe(MCP_TOKEN);
+    expect(Object.keys(env).sort()).toEqual(['EVERYTHING_TOKEN', 'HOME', 'LANG', 'PATH']);
+    expect(text).not.toContain(OTHER);
+  });
+
+  it('restarts a server killed mid-session; meanwhile its tools answer with an error', async () => {
+    const before = host.status().filesystem!.pgid!;
+    process.kill(-before, 'SIGKILL');
+    await expect.poll(() => host.status().filesystem!.state).toBe('down');
+    expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: true, text: expect.stringMatching(/filesystem" is unavailable .*being restarted/) });
+    // The other server is untouched.
+    expect(await call('everything__echo', { message: 'still here' })).toEqual({ text: 'Echo: still here', isError: false });
+    await expect.poll(() => host.status().filesystem!.state, { timeout: 15_000 }).toBe('ready');
+    expect(host.status().filesystem!.pgid).not.toBe(before);
+    expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: false, text: expect.stringContaining('hello.txt') });
+  });
+
+  it('leaves no process behind once stopped', async () => {
+    const groups = Object.values(host.status()).map((s) => s.pgid!);
+    expect(processesMentioning(FILESYSTEM).length).toBeGreaterThan(0);
+    await host.stop();
+    expect(host.status()).toMatchObject({ everything: { state: 'stopped' }, filesystem: { state: 'stopped' } });
+    // SIGKILL is delivered asynchronously: give the kernel a moment, never more than 2 s.
+    await expect.poll(() => groups.flatMap(liveInGroup), { timeout: 2_000 }).toEqual([]);
+    expect(processesMentioning(EVERYTHING)).toEqual([]);
+    expect(processesMentioning(FILESYSTEM)).toEqual([]);
+  });
+});
+
+describe('an MCP server over streamable HTTP', () => {
+  let server: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve) => server.stderr!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve()));
+    url = `http://127.0.0.1:${port}/mcp`;
+  }, 30_000);
+  afterAll(() => void server?.kill('SIGKILL'));
+
+  it('is connected by URL with headers from this agent’s secrets, and its tools are called', async () => {
+    const http = new McpHost({ remote: { url, headers: { authorization: 'MCP_TOKEN' } } }, { workspace, secrets: { MCP_TOKEN }, log });
+    await http.start();
+    try {
+      expect(http.status().remote).toMatchObject({ state: 'ready' });
+      const echo = http.tools().find((t) => t.name === 'remote__echo')!;
+      expect(await echo.run({ message: 'over http' }, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).toEqual({ text: 'Echo: over http', isError: false });
+    } finally {
+      await http.stop();
+    }
+  });
+});

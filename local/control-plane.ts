@@ -1,52 +1,68 @@
 // Local mode's control plane: the same core as the Lambdas (webhook admission, outbox
-// authority checks and delivery), with embedded adapters. Queues and registry are kept
-// in memory by this first version: a restart of `npm start` forgets what was queued.
+// authority checks and delivery), with embedded adapters. Queues, registry, dead letters
+// and the chat box live in one SQLite file, so what was queued survives a restart.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { InMemoryAgentQueues, InMemoryFifoQueue } from '../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../shared/adapters/memory/in-memory-state.ts';
+import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
+import { localQueueNames, SqliteAgentQueues, type SqliteDeadLetters, type SqliteFifoQueue } from '../shared/adapters/sqlite/sqlite-queues.ts';
+import { SqlitePairingStore } from '../shared/adapters/sqlite/sqlite-pairing-store.ts';
+import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
 import { outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import { pairingCode } from '../shared/control/access.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
+import { parseOutbound, type InboundEnvelope, type OutboundEnvelope } from '../shared/protocol/envelopes.ts';
 import type { ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
-import { pairingCode } from '../shared/control/access.ts';
-import { botIdFromToken } from '../shared/telegram/mention.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
 import { telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import { LocalChat } from './local-chat.ts';
 
+/** As the CDK app's redrive policy: a message handed out this often without success is parked. */
+export const LOCAL_MAX_RECEIVE_COUNT = 5;
+
 export class LocalControlPlane {
-  readonly queues: InMemoryAgentQueues;
-  readonly sessions = new InMemorySessionRegistry();
-  readonly dedupe: InMemoryInboundDedupe;
-  readonly ledger = new InMemoryDeliveryLedger();
-  readonly pairings = new InMemoryPairingStore();
-  readonly deadLetters = new Map<string, InMemoryDeadLetters>();
+  readonly queues: SqliteAgentQueues;
+  readonly sessions: SqliteSessionRegistry;
+  readonly dedupe: SqliteInboundDedupe;
+  readonly ledger: SqliteDeliveryLedger;
+  readonly status: SqliteAgentStatus;
+  readonly pairings: SqlitePairingStore;
   readonly chat: LocalChat;
   private readonly senders = new Map<string, ChannelSender>();
+  private readonly usernames = new Map<string, Promise<string | undefined>>();
 
   constructor(
     readonly config: FleetConfig,
+    readonly db: StateDatabase,
     private readonly secrets: SecretStore,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {
-    this.queues = new InMemoryAgentQueues(clock.now);
-    this.dedupe = new InMemoryInboundDedupe(clock.now);
-    this.chat = new LocalChat(clock.now);
+    this.queues = new SqliteAgentQueues(db, { now: clock.now, maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT });
+    this.sessions = new SqliteSessionRegistry(db);
+    this.dedupe = new SqliteInboundDedupe(db, clock.now);
+    this.ledger = new SqliteDeliveryLedger(db);
+    this.status = new SqliteAgentStatus(db);
+    this.pairings = new SqlitePairingStore(db);
+    this.chat = new LocalChat(db, clock.now);
   }
 
-  inbox(agentId: string): InMemoryFifoQueue {
+  inbox(agentId: string): SqliteFifoQueue {
     return this.queues.queue(agentId);
   }
 
-  dlq(agentId: string): InMemoryDeadLetters {
-    let d = this.deadLetters.get(agentId);
-    if (!d) this.deadLetters.set(agentId, (d = new InMemoryDeadLetters()));
-    return d;
+  /** Inbound envelopes the agent's runtime could not process (its queue's DLQ). */
+  inboxDlq(agentId: string): SqliteDeadLetters {
+    return this.queues.deadLetters(localQueueNames(agentId).inboxDlq);
+  }
+
+  /** Outbound envelopes the control plane refused (the agent's outbox DLQ). */
+  dlq(agentId: string): SqliteDeadLetters {
+    return this.queues.deadLetters(localQueueNames(agentId).outboxDlq);
   }
 
   /** A message typed into the dashboard's chat box, for the agent's main session. */
@@ -58,6 +74,11 @@ export class LocalControlPlane {
     this.chat.add(agentId, 'user', text);
     await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
     return id;
+  }
+
+  /** An envelope an operator asked for (`clawfleet cron run`), already validated. */
+  async enqueue(envelope: InboundEnvelope): Promise<void> {
+    await this.queues.send(envelope);
   }
 
   async botToken(accountId: string): Promise<string | undefined> {
@@ -80,18 +101,28 @@ export class LocalControlPlane {
         dedupe: this.dedupe,
         sessions: this.sessions,
         pairings: this.pairings,
-        newPairingCode: () => pairingCode(randomBytes),
-        botIdentity: async (id) => {
-          const token = await this.botToken(id);
-          if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${id}" in the local secrets`);
-          const me = await createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }).call<{ username?: string }>('getMe', {});
-          return { id: botIdFromToken(token), username: me.username };
-        },
+        botIdentity: (id) => this.botIdentity(id),
         channel: (target) => this.channel(target),
+        newPairingCode: () => pairingCode(randomBytes),
         clock: this.clock,
         log: this.log,
       },
     );
+  }
+
+  private async botIdentity(accountId: string): Promise<BotIdentity> {
+    const token = await this.botToken(accountId);
+    if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${accountId}"`);
+    // The username is asked once per run; the id is part of the token.
+    let username = this.usernames.get(token);
+    if (!username) {
+      username = createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token })
+        .call<{ username?: string }>('getMe', {})
+        .then((me) => me.username);
+      username.catch(() => this.usernames.delete(token));
+      this.usernames.set(token, username);
+    }
+    return { id: botIdFromToken(token), username: await username };
   }
 
   private async channel(target: ChannelTarget): Promise<ChannelSender> {
@@ -117,5 +148,19 @@ export class LocalControlPlane {
         log: this.log,
       },
     );
+    this.noteEvidence(agentId, body);
+  }
+
+  /** What `status` shows: a heartbeat envelope's time, a failed turn's error. Evidence only. */
+  private noteEvidence(agentId: string, body: string): void {
+    let envelope: OutboundEnvelope;
+    try {
+      envelope = parseOutbound(body);
+    } catch {
+      return; // already refused into the DLQ by the core
+    }
+    const now = this.clock.now();
+    if (envelope.kind === 'heartbeat') this.status.heartbeat(agentId, now);
+    if (envelope.kind === 'status' && envelope.turn === 'failed') this.status.error(agentId, `turn failed: ${envelope.error ?? 'no reason given'}`, now);
   }
 }

@@ -1,5 +1,7 @@
 // The chat box of the local dashboard as a channel: messages by chat (one chat per agent),
-// numbered so the page can poll for what is new.
+// numbered so the page can poll for what is new. Lines are kept in the state database,
+// so an answer that arrives after a restart still shows up.
+import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
 import type { ChannelSender, ChannelTarget } from '../shared/ports.ts';
 
 export interface ChatLine {
@@ -11,24 +13,25 @@ export interface ChatLine {
 
 export class LocalChat implements ChannelSender {
   readonly maxTextLength = 100_000;
-  private seq = 0;
-  private readonly lines = new Map<string, ChatLine[]>();
   private readonly typingUntil = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly db: StateDatabase,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   add(chatId: string, role: ChatLine['role'], text: string): ChatLine {
-    const line = { seq: ++this.seq, role, text, ts: this.now() };
-    this.lines.set(chatId, [...(this.lines.get(chatId) ?? []), line]);
+    const ts = this.now();
+    const seq = Number(this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts) VALUES (?, ?, ?, ?)').run(chatId, role, text, ts).lastInsertRowid);
     if (role === 'agent') this.typingUntil.delete(chatId);
-    return line;
+    return { seq, role, text, ts };
   }
 
   since(chatId: string, after: number): { messages: ChatLine[]; typing: boolean } {
-    return {
-      messages: (this.lines.get(chatId) ?? []).filter((l) => l.seq > after),
-      typing: (this.typingUntil.get(chatId) ?? 0) > this.now(),
-    };
+    const messages = this.db
+      .prepare('SELECT seq, role, text, ts FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
+      .all(chatId, after) as ChatLine[];
+    return { messages, typing: (this.typingUntil.get(chatId) ?? 0) > this.now() };
   }
 
   async sendText(target: ChannelTarget, text: string) {

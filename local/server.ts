@@ -1,10 +1,15 @@
 // Local mode's HTTP server on 127.0.0.1: the Telegram webhook path, the chat API and
-// page, and the runtimes' channel (/runtime/*, one bearer token per runtime).
+// page, the runtimes' channel (/runtime/*, one bearer token per runtime), and the admin
+// API the CLI uses (/admin/*, the admin token written to the state dir).
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { EnvelopeError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
+import { parseInbound } from '../shared/protocol/envelopes.ts';
 import { chatPage } from './chat-page.ts';
 import type { LocalControlPlane } from './control-plane.ts';
+import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -21,6 +26,13 @@ export interface ServerDeps {
   /** The agent a runtime token belongs to. */
   agentOfToken(token: string): string | undefined;
   agents(): AgentView[];
+  /** Bearer token of the admin API. */
+  adminToken: string;
+  /** What `clawfleet status` prints. */
+  status(): unknown;
+  act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+  /** Called on every authenticated runtime call: evidence the runtime is alive. */
+  runtimeSeen?(agentId: string): void;
 }
 
 class HttpError extends Error {
@@ -41,6 +53,15 @@ const RuntimeBodies = {
   outbox: z.object({ envelope: z.unknown() }),
   'dead-letter': z.object({ body: z.string(), reason: z.string() }),
 };
+const EnqueueBody = z.strictObject({ envelope: z.unknown() });
+const ApproveBody = z.strictObject({ code: z.string().min(1).max(64) });
+const ACTIONS = new Set<string>(['restart', 'upgrade', 'hibernate', 'wake']);
+
+function bearerMatches(expected: string, header: string | undefined): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
+  const mine = Buffer.from(expected);
+  return given.length === mine.length && timingSafeEqual(given, mine);
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -82,6 +103,7 @@ export function createLocalServer(deps: ServerDeps): Server {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const agentId = token ? deps.agentOfToken(token) : undefined;
     if (!agentId) throw new HttpError(401, 'unknown runtime token');
+    deps.runtimeSeen?.(agentId);
     const schema = RuntimeBodies[op as keyof typeof RuntimeBodies];
     if (!schema) throw new HttpError(404, `no runtime operation "${op}"`);
     const body = parseJson(schema as z.ZodType<Record<string, unknown>>, await readBody(req));
@@ -104,8 +126,41 @@ export function createLocalServer(deps: ServerDeps): Server {
       case 'outbox':
         return cp.outbox(agentId, JSON.stringify(body.envelope)).then(() => ({}));
       default:
-        return cp.dlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
+        // The runtime's own rejects: inbound envelopes it could not process.
+        return cp.inboxDlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
     }
+  };
+
+  const admin = async (req: IncomingMessage, path: string): Promise<unknown> => {
+    if (!bearerMatches(deps.adminToken, req.headers.authorization)) throw new HttpError(401, 'bad admin token');
+    let m: RegExpExecArray | null;
+    if (req.method === 'GET' && path === '/admin/status') return deps.status();
+    if (req.method === 'POST' && (m = /^\/admin\/agents\/([^/]+)\/([a-z]+)$/.exec(path))) {
+      const agentId = knownAgent(m[1]!);
+      if (!ACTIONS.has(m[2]!)) throw new HttpError(404, `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
+      return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
+    }
+    if (req.method === 'POST' && path === '/admin/enqueue') {
+      const { envelope: raw } = parseJson(EnqueueBody, await readBody(req));
+      let envelope;
+      try {
+        envelope = parseInbound(raw);
+      } catch (err) {
+        if (err instanceof EnvelopeError) throw new HttpError(400, err.message);
+        throw err;
+      }
+      knownAgent(envelope.agentId);
+      await cp.enqueue(envelope);
+      return { envelopeId: envelope.id, agentId: envelope.agentId };
+    }
+    if (req.method === 'GET' && path === '/admin/pairings') return { pending: await cp.pairings.listPending(Date.now()) };
+    if (req.method === 'POST' && path === '/admin/pairings/approve') {
+      const { code } = parseJson(ApproveBody, await readBody(req));
+      const approved = await cp.pairings.approve(code.toUpperCase(), Date.now());
+      if (!approved) throw new HttpError(404, `no pending pairing with code ${code} (codes lapse after an hour)`);
+      return { approved };
+    }
+    throw new HttpError(404, `no admin route ${req.method} ${path}`);
   };
 
   return createServer((req, res) => {
@@ -129,6 +184,7 @@ export function createLocalServer(deps: ServerDeps): Server {
         return send(res, result.status, result.body);
       }
       if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
+      if (path.startsWith('/admin/')) return send(res, 200, await admin(req, path));
       throw new HttpError(404, `no route ${req.method} ${path}`);
     };
     route().catch((err) => {

@@ -1,17 +1,22 @@
 // Runs each agent's runtime as its own child process with only its own secrets in its
-// environment, and restarts one that dies (with backoff) without touching the others.
+// environment, restarts one that dies (with backoff) without touching the others, and
+// carries out the operator's lifecycle commands: restart, upgrade, hibernate, wake.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
+import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(REPO, 'runtime-image', 'src', 'main.ts');
+/** How long a stopping runtime may finish its turn before it is killed. */
+const STOP_GRACE_MS = 30_000;
 
-export type RuntimeState = 'starting' | 'running' | 'restarting' | 'stopped';
+export type RuntimeState = 'starting' | 'running' | 'restarting' | 'hibernating' | 'stopped';
+export type LifecycleAction = 'restart' | 'upgrade' | 'hibernate' | 'wake';
 
 export interface AgentRuntimeSpec {
   agentId: string;
@@ -22,14 +27,35 @@ export interface AgentRuntimeSpec {
   offlineReason: string | undefined;
 }
 
+export interface RuntimeInfo {
+  state: RuntimeState;
+  pid: number | undefined;
+  /** Crash restarts since the process last ran a minute. */
+  restarts: number;
+  startedAt: number | undefined;
+  lastExit: { code: number | null; signal: string | null; at: number } | undefined;
+}
+
 interface Managed {
   spec: AgentRuntimeSpec;
   token: string;
   state: RuntimeState;
   child?: ChildProcess;
   restarts: number;
-  startedAt: number;
+  startedAt?: number;
   timer?: NodeJS.Timeout;
+  /** Set while an operator action stops the process, so its exit is not a crash. */
+  held: boolean;
+  lastExit?: RuntimeInfo['lastExit'];
+}
+
+export interface SupervisorEvents {
+  /** Each JSON log line a runtime writes. */
+  onLine(agentId: string, line: Record<string, unknown>): void;
+  /** A runtime process has exited, before any restart. */
+  onExit(agentId: string, code: number | null, signal: string | null, crashed: boolean): void;
+  /** Rebuilds an agent's spec (fresh secrets) before an operator starts it again. */
+  respec?(agentId: string): Promise<AgentRuntimeSpec>;
 }
 
 export class Supervisor {
@@ -40,14 +66,11 @@ export class Supervisor {
     private readonly controlUrl: string,
     private readonly workspaceRoot: string,
     private readonly log: Logger,
-    /** Called with each JSON log line a runtime writes. */
-    private readonly onLine: (agentId: string, line: Record<string, unknown>) => void,
-    /** Called when a runtime process has exited, before any restart. */
-    private readonly onExit: (agentId: string) => void = () => {},
+    private readonly events: SupervisorEvents,
   ) {}
 
   start(spec: AgentRuntimeSpec): void {
-    const managed: Managed = { spec, token: randomBytes(24).toString('hex'), state: 'starting', restarts: 0, startedAt: Date.now() };
+    const managed: Managed = { spec, token: randomBytes(24).toString('hex'), state: 'starting', restarts: 0, held: false };
     this.agents.set(spec.agentId, managed);
     this.spawn(managed);
   }
@@ -63,6 +86,66 @@ export class Supervisor {
 
   state(agentId: string): RuntimeState {
     return this.agents.get(agentId)?.state ?? 'stopped';
+  }
+
+  info(agentId: string): RuntimeInfo {
+    const m = this.agents.get(agentId);
+    return { state: m?.state ?? 'stopped', pid: m?.child?.pid, restarts: m?.restarts ?? 0, startedAt: m?.startedAt, lastExit: m?.lastExit };
+  }
+
+  /** The child process of an agent, for tests and the CLI. */
+  pid(agentId: string): number | undefined {
+    return this.agents.get(agentId)?.child?.pid;
+  }
+
+  /**
+   * An operator's lifecycle command. `restart` and `upgrade` replace the process (an upgrade
+   * runs whatever runtime code is on disk now); `hibernate` stops it until `wake`. Messages
+   * keep queueing meanwhile and are answered once it runs again.
+   */
+  async act(agentId: string, action: LifecycleAction): Promise<RuntimeState> {
+    const m = this.agents.get(agentId);
+    if (!m) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`);
+    if (this.stopping) throw new ClawfleetError('FLEET_STOPPING', 'the fleet is stopping');
+    // A restart is how an operator hands the runtime a new key: read its secrets again.
+    if (action !== 'hibernate' && this.events.respec) m.spec = await this.events.respec(agentId);
+    switch (action) {
+      case 'hibernate':
+        await this.halt(m);
+        m.state = 'hibernating';
+        break;
+      case 'wake':
+        if (m.state === 'hibernating' || m.state === 'stopped') this.spawn(m);
+        break;
+      case 'restart':
+      case 'upgrade':
+        await this.halt(m);
+        m.restarts = 0;
+        this.spawn(m);
+        break;
+    }
+    this.log.info(`runtime ${action}`, { agentId, state: m.state });
+    return m.state;
+  }
+
+  private async halt(m: Managed): Promise<void> {
+    clearTimeout(m.timer);
+    m.held = true;
+    try {
+      await this.kill(m);
+    } finally {
+      m.held = false;
+    }
+  }
+
+  private async kill(m: Managed): Promise<void> {
+    const child = m.child;
+    if (!child) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   private spawn(m: Managed): void {
@@ -101,17 +184,22 @@ export class Supervisor {
         } catch {
           line = { level: 'info', msg: text };
         }
-        if (line.msg === 'ready') m.state = 'running';
-        this.onLine(spec.agentId, line);
+        if (line.msg === 'ready' && m.child === child) m.state = 'running';
+        this.events.onLine(spec.agentId, line);
       }
     });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.onLine(spec.agentId, { level: 'error', msg: chunk.trimEnd() }));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.events.onLine(spec.agentId, { level: 'error', msg: chunk.trimEnd() }));
     child.once('exit', (code, signal) => {
-      m.child = undefined;
-      this.onExit(spec.agentId);
-      if (this.stopping) return void (m.state = 'stopped');
+      if (m.child === child) m.child = undefined;
+      m.lastExit = { code, signal, at: Date.now() };
+      const crashed = !this.stopping && !m.held;
+      this.events.onExit(spec.agentId, code, signal, crashed);
+      if (!crashed) {
+        if (this.stopping) m.state = 'stopped';
+        return;
+      }
       // Back off 1 s, 2 s, 4 s … 30 s; a runtime that ran a minute starts over at 1 s.
-      if (Date.now() - m.startedAt > 60_000) m.restarts = 0;
+      if (Date.now() - (m.startedAt ?? 0) > 60_000) m.restarts = 0;
       const delay = Math.min(30_000, 1000 * 2 ** m.restarts++);
       m.state = 'restarting';
       this.log.warn('runtime exited; restarting', { agentId: spec.agentId, code, signal, inMs: delay });
@@ -119,23 +207,13 @@ export class Supervisor {
     });
   }
 
-  /** The child process of an agent, for tests and the CLI. */
-  pid(agentId: string): number | undefined {
-    return this.agents.get(agentId)?.child?.pid;
-  }
-
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all(
       [...this.agents.values()].map(async (m) => {
         clearTimeout(m.timer);
-        const child = m.child;
-        if (!child) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-        await exited;
-        clearTimeout(timer);
+        await this.kill(m);
+        m.state = 'stopped';
       }),
     );
   }

@@ -1,16 +1,21 @@
 // `npm start`'s fleet, started in-process: the local control plane, a runtime child
-// process per agent, chat over its HTTP API.
+// process per agent, chat over its HTTP API, managed with the `clawfleet` CLI; its state
+// survives a restart.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../local/fleet.ts';
+import { runCli } from '../../cli/main.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { captureIO } from '../unit/cli-io.ts';
 
 const FRAN_KEY = 'sk-test-local-fran-0123456789abcdef';
 let fleet: LocalFleet;
 let model: FakeModel;
+let dir: string;
+let options: LocalFleetOptions;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
 
 async function chat(agentId: string, text: string): Promise<string> {
@@ -36,26 +41,38 @@ async function replyTo(agentId: string, predicate: (text: string) => boolean, ti
 
 beforeAll(async () => {
   model = await startModel({ apiKey: FRAN_KEY });
-  const dir = mkdtempSync(join(tmpdir(), 'cf-local-'));
+  dir = mkdtempSync(join(tmpdir(), 'cf-local-'));
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY } }));
-  fleet = await startLocalFleet({
+  options = {
     configPath: join(dir, 'clawfleet.json'),
     secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'workspaces'),
+    stateDir: join(dir, 'state'),
     port: 0,
     log: memoryLogger(),
     onRuntimeLine: (agentId, line) => runtimeLines.push({ agentId, line }),
-  });
-  // Every runtime says it is ready before the tests talk to it.
-  const deadline = Date.now() + 20_000;
+  };
+  fleet = await startLocalFleet(options);
+  await allRunning();
+});
+
+/** Every runtime says it is ready before the tests talk to it. */
+async function allRunning(): Promise<void> {
+  const deadline = Date.now() + 30_000;
   while (!fleet.cp.config.agents.list.every((a) => fleet.supervisor.state(a.id) === 'running')) {
     if (Date.now() > deadline) throw new Error(`runtimes not ready: ${JSON.stringify(runtimeLines.slice(-10))}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-});
+}
+
+/** Runs a `clawfleet` command against this fleet, as a user in its directory would. */
+async function clawfleet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIO({ cwd: dir });
+  const code = await runCli([...argv, '--state', 'state'], io);
+  return { code, out: io.outText(), err: io.errText() };
+}
 
 afterAll(async () => {
   await fleet?.stop();
@@ -97,5 +114,83 @@ describe('the local fleet', () => {
   it('refuses a runtime call without a valid runtime token', async () => {
     const res = await fetch(`${fleet.url}/runtime/receive`, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{"waitSeconds":0}' });
     expect(res.status).toBe(401);
+  });
+
+  it('shows every agent’s state, model, queue depth and heartbeat in `clawfleet status`', async () => {
+    const { code, out } = await clawfleet('status');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^fran\s+running\s+openai\/gpt-4\.1-mini\s+0\/0\s+0\s+\d+s ago/m);
+    expect(out).toMatch(/^grif\s+running\s+offline \(no key for openai\/gpt-4\.1-mini\)/m);
+    const json = await clawfleet('status', '--json');
+    expect(JSON.parse(json.out).agents).toHaveLength(4);
+  });
+
+  it('hibernates one agent with the CLI, wakes it when a message waits, and answers it', async () => {
+    const franPid = fleet.supervisor.pid('fran');
+    const hibernated = await clawfleet('runtime', 'hibernate', '--agent', 'ray');
+    expect(hibernated).toMatchObject({ code: 0 });
+    expect(hibernated.out).toContain('ray: hibernating');
+    expect(fleet.supervisor.pid('ray')).toBeUndefined();
+    await chat('ray', 'wake up please');
+    expect(await replyTo('ray', (t) => t.includes('wake up please'))).toBeTruthy();
+    expect(fleet.supervisor.pid('fran')).toBe(franPid);
+  });
+
+  it('restarts one agent with the CLI, which reads its secrets again', async () => {
+    const before = fleet.supervisor.pid('grif');
+    writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: FRAN_KEY } }));
+    const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'grif');
+    expect(code).toBe(0);
+    expect(out).toMatch(/grif: (starting|running)/);
+    expect(fleet.supervisor.pid('grif')).not.toBe(before);
+    await chat('grif', 'a real model now?');
+    expect(await replyTo('grif', (t) => t === 'echo: a real model now?')).toBeTruthy();
+  });
+
+  it('prints an agent’s runtime log with `clawfleet logs`, and follows it', async () => {
+    const { code, out } = await clawfleet('logs', '--agent', 'fran', '--lines', '200');
+    expect(code).toBe(0);
+    expect(out).toMatch(/ready/);
+    expect(out).not.toContain(FRAN_KEY);
+
+    const io = captureIO({ cwd: dir });
+    const following = runCli(['logs', '--agent', 'fran', '--follow', '--lines', '0', '--state', 'state'], io);
+    await chat('fran', 'followed?');
+    await expect.poll(() => io.outText(), { timeout: 20_000 }).toMatch(/turn|reply|envelope/i);
+    io.interrupt();
+    expect(await following).toBe(0);
+  });
+
+  it('queues a cron job’s trigger with `clawfleet cron run`', async () => {
+    const config = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
+    config.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+    const { code, out } = await clawfleet('cron', 'run', 'brief');
+    expect(code).toBe(0);
+    expect(out).toMatch(/queued brief for fran: envelope cron\.brief\.manual\./);
+  });
+
+  it('lists pairing requests with `clawfleet pairing list`', async () => {
+    const { code, out } = await clawfleet('pairing', 'list');
+    expect(code).toBe(0);
+    expect(out).toContain('no pending pairing requests');
+    const bad = await clawfleet('pairing', 'approve', 'NOPE1234');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/no pending pairing with code NOPE1234/);
+  });
+
+  it('answers after a restart what was queued before the fleet stopped', async () => {
+    await clawfleet('runtime', 'hibernate', '--agent', 'ray');
+    await chat('ray', 'still there after the restart?');
+    await fleet.stop();
+    const stopped = await clawfleet('status');
+    expect(stopped.code).toBe(1);
+
+    fleet = await startLocalFleet(options);
+    await allRunning();
+    expect(await replyTo('ray', (t) => t.includes('still there after the restart?'))).toBeTruthy();
+    // The chat survived the restart too.
+    const { messages } = (await (await fetch(`${fleet.url}/api/chat/ray/messages?after=0`)).json()) as { messages: { role: string; text: string }[] };
+    expect(messages.some((m) => m.role === 'user' && m.text === 'still there after the restart?')).toBe(true);
   });
 });

@@ -52,6 +52,25 @@ CREATE TABLE IF NOT EXISTS deliveries (
   lease_until INTEGER NOT NULL,
   delivered_at INTEGER
 );
+-- The local dashboard's chat box, so a reply that arrives after a restart is still shown.
+CREATE TABLE IF NOT EXISTS chat_lines (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  chat_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  text TEXT NOT NULL,
+  ts INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_lines_by_chat ON chat_lines (chat_id, seq);
+CREATE TABLE IF NOT EXISTS pairings (
+  account_id TEXT NOT NULL,
+  peer_id TEXT NOT NULL,
+  code TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'approved')),
+  expires_at INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (account_id, peer_id)
+);
+CREATE INDEX IF NOT EXISTS pairings_by_code ON pairings (code);
 CREATE TABLE IF NOT EXISTS agent_status (
   agent_id TEXT PRIMARY KEY,
   last_heartbeat INTEGER,

@@ -1,0 +1,144 @@
+// The deployed fleet as the CLI sees it: ECS services for state and lifecycle, SQS for
+// queue and DLQ depths, the registry table for heartbeats and errors. Every name comes
+// from shared/config/names.ts, as the CDK app uses them.
+import { DescribeServicesCommand, ECSClient, UpdateServiceCommand, type Service } from '@aws-sdk/client-ecs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { agentDlqName, agentQueueName, agentServiceName, clusterName, outboxDlqName, tableNames } from '../shared/config/names.ts';
+import { resolveAgent } from '../shared/config/resolve.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import type { AgentStatus, FleetStatus } from '../local/fleet-status.ts';
+import type { LifecycleAction } from '../local/supervisor.ts';
+import { awsErrorText, type AwsSettings } from './aws-env.ts';
+import { CliError, EXIT } from './command.ts';
+
+/** The registry's agent item, as far as status reads it; unknown fields are ignored. */
+const RegistryAgentSchema = z.object({
+  state: z.string().optional(),
+  lastHeartbeatAt: z.number().optional(),
+  lastError: z.string().optional(),
+});
+export const registryAgentKey = (agentId: string) => `agent:${agentId}`;
+
+export class AwsFleet {
+  private readonly ecs: ECSClient;
+  private readonly sqs: SQSClient;
+  private readonly dynamo: DynamoDBDocumentClient;
+
+  constructor(
+    readonly config: FleetConfig,
+    readonly aws: AwsSettings,
+  ) {
+    this.ecs = new ECSClient(aws);
+    this.sqs = new SQSClient(aws);
+    this.dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+  }
+
+  private async services(): Promise<Map<string, Service>> {
+    const names = this.config.agents.list.map((a) => agentServiceName(a.id));
+    const found = new Map<string, Service>();
+    // DescribeServices takes at most 10 services a call.
+    for (let i = 0; i < names.length; i += 10) {
+      let out;
+      try {
+        out = await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.config.fleet), services: names.slice(i, i + 10) }));
+      } catch (err) {
+        throw new CliError(EXIT.failed, awsErrorText(`cannot describe the services of cluster ${clusterName(this.config.fleet)}`, err));
+      }
+      for (const s of out.services ?? []) if (s.serviceName) found.set(s.serviceName, s);
+    }
+    return found;
+  }
+
+  /** Messages visible and in flight; undefined when the queue does not exist. */
+  private async depth(queueName: string): Promise<{ visible: number; inFlight: number } | undefined> {
+    try {
+      const { QueueUrl } = await this.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
+      const { Attributes } = await this.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      );
+      return { visible: Number(Attributes?.ApproximateNumberOfMessages ?? 0), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) };
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') return undefined;
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read queue ${queueName}`, err));
+    }
+  }
+
+  private async registry(agentId: string): Promise<z.infer<typeof RegistryAgentSchema> | undefined> {
+    try {
+      const { Item } = await this.dynamo.send(
+        new GetCommand({ TableName: tableNames(this.config.fleet).registry, Key: { pk: registryAgentKey(agentId) }, ConsistentRead: true }),
+      );
+      if (!Item) return undefined;
+      const parsed = RegistryAgentSchema.safeParse(Item);
+      return parsed.success ? parsed.data : undefined;
+    } catch (err) {
+      if ((err as Error).name === 'ResourceNotFoundException') return undefined;
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read the registry ${tableNames(this.config.fleet).registry}`, err));
+    }
+  }
+
+  async status(): Promise<FleetStatus> {
+    const { fleet } = this.config;
+    const services = await this.services();
+    const agents: AgentStatus[] = [];
+    for (const agent of this.config.agents.list) {
+      const service = services.get(agentServiceName(agent.id));
+      const [queue, dlq, outboxDlq, record] = await Promise.all([
+        this.depth(agentQueueName(fleet, agent.id)),
+        this.depth(agentDlqName(fleet, agent.id)),
+        this.depth(outboxDlqName(fleet, agent.id)),
+        this.registry(agent.id),
+      ]);
+      const notes: string[] = [];
+      if (!service || service.status === 'INACTIVE') notes.push('no ECS service');
+      if (!queue) notes.push(`no queue ${agentQueueName(fleet, agent.id)}`);
+      agents.push({
+        id: agent.id,
+        name: agent.name ?? agent.id,
+        state: serviceState(service),
+        model: resolveAgent(this.config, agent.id).model?.primary ?? '',
+        queue: queue ?? { visible: 0, inFlight: 0 },
+        dlq: dlq ? dlq.visible + dlq.inFlight : 0,
+        outboxDlq: outboxDlq ? outboxDlq.visible + outboxDlq.inFlight : 0,
+        lastHeartbeat: record?.lastHeartbeatAt ?? null,
+        lastError: record?.lastError ?? null,
+        detail: [service ? `desired ${service.desiredCount ?? 0}, running ${service.runningCount ?? 0}` : '', record?.state ? `registry: ${record.state}` : '', ...notes]
+          .filter(Boolean)
+          .join('; '),
+      });
+    }
+    return { fleet, where: `AWS ${this.aws.region} (cluster ${clusterName(fleet)})`, agents };
+  }
+
+  /** The proposal's independent lifecycle on ECS: only this agent's service changes. */
+  async act(agentId: string, action: LifecycleAction): Promise<string> {
+    const cluster = clusterName(this.config.fleet);
+    const service = agentServiceName(agentId);
+    const input =
+      action === 'hibernate'
+        ? { desiredCount: 0 }
+        : action === 'wake'
+          ? { desiredCount: 1 }
+          : // restart: a fresh task; upgrade: a fresh task that pulls the task definition's image again.
+            { forceNewDeployment: true };
+    try {
+      const out = await this.ecs.send(new UpdateServiceCommand({ cluster, service, ...input }));
+      return serviceState(out.service);
+    } catch (err) {
+      throw new CliError(EXIT.failed, awsErrorText(`cannot ${action} ${service} in cluster ${cluster}`, err));
+    }
+  }
+}
+
+function serviceState(service: Service | undefined): string {
+  if (!service || service.status === 'INACTIVE') return 'not deployed';
+  const desired = service.desiredCount ?? 0;
+  const running = service.runningCount ?? 0;
+  if (desired === 0) return running > 0 ? 'hibernating' : 'asleep';
+  if (running >= desired) return 'running';
+  return 'starting';
+}

@@ -1,0 +1,98 @@
+// What every command shares: its I/O (injectable, so tests run commands in-process), the
+// exit codes, and argument parsing that turns a mistake into a usage error with the help.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export const EXIT = {
+  ok: 0,
+  /** The operation failed (a fleet not running, an AWS call refused, a missing resource). */
+  failed: 1,
+  /** The command line was wrong. */
+  usage: 2,
+  /** An input file (config, OpenClaw config) is invalid; every problem was printed. */
+  invalid: 3,
+} as const;
+
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  /** All of standard input (secret values are read from it, never from arguments). */
+  readStdin(): Promise<string>;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Resolves when the user asks a long-running command to stop (Ctrl-C); only such commands call it. */
+  interrupted(): Promise<void>;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** Hidden from the command list until what it depends on exists. */
+  hidden?: boolean;
+  run(args: string[], io: CliIO): Promise<number>;
+}
+
+/** A failure with the exit code it maps to; its message is printed as is. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string, help: string) => new CliError(EXIT.usage, `${message}\n\n${help}`);
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses `args` strictly; `--help` is always accepted. Undefined means help was printed. */
+export function parse(args: string[], options: Options, help: string, io: CliIO, positionals = { min: 0, max: 0 }): Parsed | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw usageError((err as Error).message, help);
+  }
+  if (parsed.values.help) {
+    io.out(help);
+    return undefined;
+  }
+  if (parsed.positionals.length < positionals.min) throw usageError('missing argument', help);
+  if (parsed.positionals.length > positionals.max) throw usageError(`unexpected argument "${parsed.positionals[positionals.max]}"`, help);
+  return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };
+}
+
+/** A string option's value (parseArgs types them loosely). */
+export const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The options most commands take, with their defaults. */
+export const commonOptions = {
+  config: { type: 'string', default: 'clawfleet.json' },
+  state: { type: 'string', default: '.clawfleet' },
+} as const;
+
+export const COMMON_HELP = `  --config <path>   the fleet config (default clawfleet.json)
+  --state <dir>     local mode's state directory (default .clawfleet)
+  --aws             act on the deployed fleet (AWS credentials and AWS_REGION from the environment)`;
+
+/** Formats epoch ms as a short age ("12s ago"). */
+export function ago(ms: number | null | undefined, now: number): string {
+  if (ms === null || ms === undefined) return '—';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 90) return `${s}s ago`;
+  if (s < 5400) return `${Math.round(s / 60)}m ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86_400)}d ago`;
+}
+
+/** Left-aligned columns for a small table. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}

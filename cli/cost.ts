@@ -1,0 +1,138 @@
+// `clawfleet cost`: a monthly estimate for the fleet in the config — compute per agent
+// (Fargate or Spot, hibernating or always on), plus the control plane's Lambda, SQS,
+// DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
+import { resolveAgent } from '../shared/config/resolve.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { loadFleetConfig } from './fleet-config.ts';
+import { HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
+
+const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2]
+
+Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total:
+  compute  each agent's Fargate size, on-demand vs Spot, always on vs hibernating (awake
+           only --awake-hours-per-day, its idle timeout included; alwaysOn agents never sleep)
+  control  Lambda (webhook, outbox, health each minute), SQS FIFO requests (long polls of
+           awake runtimes included), DynamoDB requests, Secrets Manager (one secret per agent
+           plus the control plane's), CloudWatch Logs
+Assumptions are per agent and printed; prices and their date are printed too.
+
+  --messages-per-day <n>      messages each agent handles a day (default 50)
+  --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)`;
+
+const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
+
+export interface CostEstimate {
+  agents: { id: string; cpus: number; memoryGb: number; hibernates: boolean; spot: boolean; onDemandAlwaysOn: number; spotAlwaysOn: number; configured: number }[];
+  lambda: number;
+  sqs: number;
+  dynamo: number;
+  secrets: number;
+  logs: number;
+  computeConfigured: number;
+  total: number;
+}
+
+export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number): CostEstimate {
+  const P = PRICES;
+  const days = HOURS_PER_MONTH / 24;
+  const agents = config.agents.list.map((a) => {
+    const r = resolveAgent(config, a.id).runtime;
+    const cpus = r.cpus ?? 0.25;
+    const memoryGb = (r.memoryMb ?? 512) / 1024;
+    const onDemandHour = cpus * P.fargateVcpuHour + memoryGb * P.fargateGbHour;
+    const spotHour = cpus * P.fargateSpotVcpuHour + memoryGb * P.fargateSpotGbHour;
+    const hibernates = !r.alwaysOn;
+    const hours = hibernates ? Math.min(24, awakeHoursPerDay) * days : HOURS_PER_MONTH;
+    return {
+      id: a.id,
+      cpus,
+      memoryGb,
+      hibernates,
+      spot: r.spot === true,
+      onDemandAlwaysOn: onDemandHour * HOURS_PER_MONTH,
+      spotAlwaysOn: spotHour * HOURS_PER_MONTH,
+      configured: (r.spot ? spotHour : onDemandHour) * hours,
+      awakeHours: hours,
+    };
+  });
+  const n = agents.length;
+  const messages = n * messagesPerDay * days;
+  const awakeHours = agents.reduce((s, a) => s + a.awakeHours, 0);
+  // Lambda: webhook + outbox (reply, typing, status) per message, health each minute; 512 MB, ~200 ms.
+  const invocations = messages * 4 + HOURS_PER_MONTH * 60;
+  const lambda = invocations * P.lambdaRequest + invocations * 0.5 * 0.2 * P.lambdaGbSecond;
+  // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; long polls of 20 s while awake.
+  const sqsRequests = messages * 10 + awakeHours * 180;
+  const sqs = Math.max(0, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest;
+  // DynamoDB: dedupe read+write, session write+read, 2 delivery writes per message; health reads each minute per agent.
+  const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + HOURS_PER_MONTH * 60 * n * P.dynamoRead;
+  const secretCount = n + 3;
+  // Each runtime start reads its secret; the Lambdas read theirs with a 5-minute cache.
+  const secretCalls = awakeHours + (HOURS_PER_MONTH * 12 * 3);
+  const secrets = secretCount * P.secretMonth + (secretCalls / 10_000) * P.secretPer10kCalls;
+  // ~2 KB of log per message handled, ~50 MB per awake agent-month of idle noise.
+  const logs = ((messages * 2) / 1e6 + (awakeHours / HOURS_PER_MONTH) * 0.05) * P.logsIngestGb;
+  const computeConfigured = agents.reduce((s, a) => s + a.configured, 0);
+  return {
+    agents: agents.map(({ awakeHours: _h, ...a }) => a),
+    lambda,
+    sqs,
+    dynamo,
+    secrets,
+    logs,
+    computeConfigured,
+    total: computeConfigured + lambda + sqs + dynamo + secrets + logs,
+  };
+}
+
+export const costCommand: Command = {
+  name: 'cost',
+  summary: 'monthly AWS estimate for the config, with the prices used and their date',
+  async run(args, io) {
+    const p = parse(
+      args,
+      { config: { type: 'string', default: 'clawfleet.json' }, 'messages-per-day': { type: 'string', default: '50' }, 'awake-hours-per-day': { type: 'string', default: '2' } },
+      HELP,
+      io,
+    );
+    if (!p) return EXIT.ok;
+    const perDay = Number(str(p.values['messages-per-day']));
+    const awake = Number(str(p.values['awake-hours-per-day']));
+    if (!(perDay >= 0)) throw usageError('--messages-per-day must be a number ≥ 0', HELP);
+    if (!(awake >= 0 && awake <= 24)) throw usageError('--awake-hours-per-day must be between 0 and 24', HELP);
+    const config = loadFleetConfig(str(p.values.config)!, io);
+    const e = estimateCost(config, perDay, awake);
+    const P = PRICES;
+
+    const rows = [['AGENT', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
+    for (const a of e.agents) {
+      const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
+      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
+    }
+    io.out(`Monthly estimate for fleet "${config.fleet}" (${e.agents.length} agents, ${perDay} messages per agent per day):\n`);
+    io.out(table(rows));
+    io.out(`\nControl plane and shared services:`);
+    io.out(
+      table([
+        ['Lambda', money(e.lambda)],
+        ['SQS FIFO', money(e.sqs)],
+        ['DynamoDB on-demand', money(e.dynamo)],
+        ['Secrets Manager', `${money(e.secrets)} (${e.agents.length + 3} secrets)`],
+        ['CloudWatch Logs', money(e.logs)],
+      ]),
+    );
+    const allOn = e.agents.reduce((s, a) => s + a.onDemandAlwaysOn, 0);
+    const allSpot = e.agents.reduce((s, a) => s + a.spotAlwaysOn, 0);
+    const shared = e.lambda + e.sqs + e.dynamo + e.secrets + e.logs;
+    io.out(`\nTotal as configured: ${money(e.total)}/month  (everything always on: ${money(allOn + shared)}; always on with Spot: ${money(allSpot + shared)})`);
+    io.out(`Not included: NAT gateways (none by default), data transfer, model API usage.`);
+    io.out(
+      `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/prices.ts): Fargate $${P.fargateVcpuHour}/vCPU-h + $${P.fargateGbHour}/GB-h; ` +
+        `Fargate Spot ~$${P.fargateSpotVcpuHour}/vCPU-h + $${P.fargateSpotGbHour}/GB-h (varies); Lambda $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +
+        `SQS FIFO $0.50/M requests (1M free); DynamoDB $0.625/M writes, $0.125/M reads; Secrets Manager $${P.secretMonth}/secret-month + $${P.secretPer10kCalls}/10k calls; ` +
+        `CloudWatch Logs $${P.logsIngestGb}/GB ingested.`,
+    );
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,85 @@
+// `clawfleet pairing list|approve <code>`: senders waiting for the owner's approval to
+// talk to a bot (dmPolicy "pairing"), through the control plane's PairingStore port:
+// the local fleet's SQLite store, or the registry table on AWS.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
+import { tableNames } from '../shared/config/names.ts';
+import type { PairingRecord } from '../shared/ports.ts';
+import { awsErrorText, awsSettings } from './aws-env.ts';
+import { ago, CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { loadFleetConfig } from './fleet-config.ts';
+import { localAdmin } from './local-admin.ts';
+
+const HELP = `Usage: clawfleet pairing list [--aws]
+       clawfleet pairing approve <CODE> [--aws]
+
+list     pending pairing requests: account, sender, code, when it lapses (codes last an hour)
+approve  lets the sender with this code talk to the account's bot from now on
+
+${COMMON_HELP}`;
+
+const PairingSchema = z.object({
+  channel: z.literal('telegram'),
+  accountId: z.string(),
+  peerId: z.string(),
+  displayName: z.string().optional(),
+  code: z.string(),
+  status: z.enum(['pending', 'approved']),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+export const pairingCommand: Command = {
+  name: 'pairing',
+  summary: 'list pending Telegram pairing requests, or approve one',
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub !== 'list' && sub !== 'approve') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    const p = parse(
+      rest,
+      { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false } },
+      HELP,
+      io,
+      sub === 'approve' ? { min: 1, max: 1 } : { min: 0, max: 0 },
+    );
+    if (!p) return EXIT.ok;
+    const now = Date.now();
+    let aws: DynamoPairingStore | undefined;
+    if (p.values.aws) {
+      const config = loadFleetConfig(str(p.values.config)!, io);
+      aws = new DynamoPairingStore(DynamoDBDocumentClient.from(new DynamoDBClient(awsSettings(io))), tableNames(config.fleet).registry);
+    }
+    const onAws = async <T>(what: string, fn: (store: DynamoPairingStore) => Promise<T>): Promise<T> => {
+      try {
+        return await fn(aws!);
+      } catch (err) {
+        throw new CliError(EXIT.failed, awsErrorText(what, err));
+      }
+    };
+
+    if (sub === 'list') {
+      const pending: PairingRecord[] = aws
+        ? await onAws('cannot list pairings', (s) => s.listPending(now))
+        : (await localAdmin(str(p.values.state)!, io).get('/admin/pairings', z.object({ pending: z.array(PairingSchema) }))).pending;
+      if (!pending.length) return io.out('no pending pairing requests'), EXIT.ok;
+      const rows = [['ACCOUNT', 'SENDER', 'NAME', 'CODE', 'ASKED', 'LAPSES IN']];
+      for (const r of pending) rows.push([r.accountId, r.peerId, r.displayName ?? '—', r.code, ago(r.createdAt, now), `${Math.max(0, Math.round((r.expiresAt - now) / 60_000))}m`]);
+      io.out(table(rows));
+      return EXIT.ok;
+    }
+
+    const code = p.positionals[0]!.toUpperCase();
+    let approved: PairingRecord | undefined;
+    if (aws) {
+      approved = await onAws(`cannot approve ${code}`, (s) => s.approve(code, now));
+      if (!approved) throw new CliError(EXIT.failed, `no pending pairing with code ${code} (codes lapse after an hour)`);
+    } else {
+      approved = (await localAdmin(str(p.values.state)!, io).post('/admin/pairings/approve', { code }, z.object({ approved: PairingSchema }))).approved;
+    }
+    io.out(`approved ${approved.displayName ?? approved.peerId} (telegram user ${approved.peerId}) for account ${approved.accountId}`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,31 @@
+// The AWS prices `clawfleet cost` uses: us-east-1, on-demand list prices as published on
+// aws.amazon.com/<service>/pricing, as of PRICES_DATE. Kept in this one module so updating
+// them is one edit; the command prints them with their date. Spot varies by the hour: the
+// figure here is a typical recent discount, not a quote.
+export const PRICES_DATE = '2025-06-01';
+export const PRICES_REGION = 'us-east-1';
+
+export const PRICES = {
+  /** Fargate, Linux/x86, per vCPU-hour and per GB-hour. */
+  fargateVcpuHour: 0.04048,
+  fargateGbHour: 0.004445,
+  /** Fargate Spot, Linux/x86 (about 70% off on-demand; varies). */
+  fargateSpotVcpuHour: 0.01244,
+  fargateSpotGbHour: 0.00137,
+  /** Lambda, x86: per request and per GB-second. */
+  lambdaRequest: 0.2 / 1e6,
+  lambdaGbSecond: 0.0000166667,
+  /** SQS FIFO, per request (64 KB chunks); the first million requests a month are free. */
+  sqsFifoRequest: 0.5 / 1e6,
+  sqsFreeRequests: 1_000_000,
+  /** DynamoDB on-demand: per write and read request unit; storage per GB-month. */
+  dynamoWrite: 0.625 / 1e6,
+  dynamoRead: 0.125 / 1e6,
+  /** Secrets Manager: per secret-month, per 10,000 API calls. */
+  secretMonth: 0.4,
+  secretPer10kCalls: 0.05,
+  /** CloudWatch Logs ingestion per GB. */
+  logsIngestGb: 0.5,
+} as const;
+
+export const HOURS_PER_MONTH = 730;

@@ -1,0 +1,106 @@
+// `clawfleet secrets set|list`: an agent's (or the control plane's) named secret values.
+// A value is read from standard input, never from the command line, and never printed.
+import { resolve } from 'node:path';
+import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
+import { resolveAgent } from '../shared/config/resolve.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { awsSettings } from './aws-env.ts';
+import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { loadFleetConfig, requireAgent } from './fleet-config.ts';
+import { awsSecretTarget, fileSecretTarget } from './secret-targets.ts';
+
+const HELP = `Usage: clawfleet secrets set <NAME> (--agent <id> | --control telegram|hooks|dashboard) [--aws] < value
+       clawfleet secrets list (--agent <id> | --control telegram|hooks|dashboard) [--aws]
+
+set   stores one named value, read from standard input (a trailing newline is dropped), in
+      the agent's own secret clawfleet/<fleet>/agents/<id>, or a control-plane secret
+      (telegram holds the bot tokens). Locally: clawfleet.secrets.json (--secrets); with
+      --aws: AWS Secrets Manager, creating the secret if needed.
+list  prints the names held, and the names the config expects that are missing.
+      Values are never printed.
+
+  --config <path>    the fleet config (default clawfleet.json)
+  --secrets <path>   the local secrets file (default clawfleet.secrets.json)
+  --aws              use AWS Secrets Manager (credentials and AWS_REGION from the environment)`;
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
+
+/** The names the config says this secret should hold. */
+function expectedNames(config: FleetConfig, agentId: string | undefined, control: string | undefined): string[] {
+  if (agentId) {
+    const agent = resolveAgent(config, agentId);
+    const names = new Set(agent.secrets ?? []);
+    for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
+      const key = config.models.providers[ref.slice(0, ref.indexOf('/'))]?.apiKeySecret;
+      if (key) names.add(key);
+    }
+    for (const server of Object.values(agent.mcp?.servers ?? {})) {
+      const refs: Record<string, string> = ('command' in server ? server.env : server.headers) ?? {};
+      for (const name of Object.values(refs)) names.add(name);
+    }
+    return [...names].sort();
+  }
+  if (control === 'telegram') return Object.values(config.channels.telegram?.accounts ?? {}).map((a) => a.botTokenSecret).sort();
+  if (control === 'hooks' && config.hooks) return [config.hooks.tokenSecret];
+  return [];
+}
+
+export const secretsCommand: Command = {
+  name: 'secrets',
+  summary: 'set or list an agent’s secret values (names only in output)',
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub !== 'set' && sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    const p = parse(
+      rest,
+      {
+        config: { type: 'string', default: 'clawfleet.json' },
+        secrets: { type: 'string', default: 'clawfleet.secrets.json' },
+        agent: { type: 'string' },
+        control: { type: 'string' },
+        aws: { type: 'boolean', default: false },
+      },
+      HELP,
+      io,
+      sub === 'set' ? { min: 1, max: 1 } : { min: 0, max: 0 },
+    );
+    if (!p) return EXIT.ok;
+    const config = loadFleetConfig(str(p.values.config)!, io);
+    const control = str(p.values.control);
+    let secretId: string;
+    let agentId: string | undefined;
+    if (control !== undefined) {
+      if (p.values.agent !== undefined) throw usageError('give either --agent or --control, not both', HELP);
+      if (!(control in CONTROL)) throw usageError(`--control must be one of ${Object.keys(CONTROL).join(', ')}`, HELP);
+      secretId = CONTROL[control as keyof typeof CONTROL](config.fleet);
+    } else {
+      agentId = requireAgent(config, str(p.values.agent), HELP);
+      secretId = agentSecretName(config.fleet, agentId);
+    }
+    const target = p.values.aws ? awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
+    const expected = expectedNames(config, agentId, control);
+
+    if (sub === 'list') {
+      const held = Object.keys(await target.read(secretId)).sort();
+      io.out(`${secretId} in ${target.where}:`);
+      io.out(held.length ? held.map((n) => `  ${n}`).join('\n') : '  (no values)');
+      const missing = expected.filter((n) => !held.includes(n));
+      if (missing.length) io.out(`expected by the config but missing: ${missing.join(', ')}`);
+      return EXIT.ok;
+    }
+
+    const name = p.positionals[0]!;
+    if (!NAME.test(name)) throw usageError(`"${name}" is not a secret name: letters, digits and "_", starting with a letter or "_"`, HELP);
+    const value = (await io.readStdin()).replace(/\r?\n$/, '');
+    if (value === '') throw new CliError(EXIT.usage, 'no value on standard input; pipe it in, e.g. `printf %s "$KEY" | clawfleet secrets set NAME --agent <id>`');
+    const values = await target.read(secretId);
+    const replaced = name in values;
+    await target.write(secretId, { ...values, [name]: value });
+    io.out(`${replaced ? 'replaced' : 'stored'} ${name} in ${secretId} (${target.where})`);
+    if (expected.length && !expected.includes(name)) io.out(`note: the config does not refer to ${name} for this secret`);
+    if (agentId) io.out(`the agent reads it when its runtime starts: clawfleet runtime restart --agent ${agentId}${p.values.aws ? ' --aws' : ''}`);
+    return EXIT.ok;
+  },
+};

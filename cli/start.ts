@@ -1,0 +1,82 @@
+// `clawfleet start` (= `npm start`): runs the fleet on this machine until Ctrl-C, printing
+// where the dashboard is and, as it goes, what each agent is doing.
+import { resolve } from 'node:path';
+import { createLogger } from '../shared/log.ts';
+import { startLocalFleet } from '../local/fleet.ts';
+import { prettyLine } from '../local/pretty-log.ts';
+import { CliError, EXIT, parse, str, type CliIO, type Command } from './command.ts';
+import { loadFleetConfig } from './fleet-config.ts';
+
+const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--verbose]
+
+Runs the fleet on this machine: the control plane on 127.0.0.1 (webhooks, dashboard with a
+chat box, the admin API the other commands use), each agent's runtime as its own process
+with only its own secrets, Telegram by long polling for accounts with a bot token.
+Queues, registry and chat survive a restart in <state>/state.db; runtime logs go to
+<state>/logs/<agent>.log. Agents without a model key answer with a clearly labelled
+offline model. Ctrl-C stops the fleet.
+
+  --port <n>      HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
+  --verbose       print whole JSON log lines`;
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run the whole fleet on this machine (= npm start)',
+  async run(args, io) {
+    const p = parse(
+      args,
+      {
+        config: { type: 'string', default: 'clawfleet.json' },
+        secrets: { type: 'string', default: 'clawfleet.secrets.json' },
+        port: { type: 'string', default: io.env.PORT ?? '8787' },
+        state: { type: 'string', default: '.clawfleet' },
+        verbose: { type: 'boolean', default: false },
+      },
+      HELP,
+      io,
+    );
+    if (!p) return EXIT.ok;
+    const port = Number(str(p.values.port));
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(EXIT.usage, `--port must be a port number, got "${str(p.values.port)}"`);
+    const configPath = str(p.values.config)!;
+    loadFleetConfig(configPath, io); // every config problem, before anything starts
+
+    const print = (prefix: string, line: Record<string, unknown>) =>
+      io.out(p.values.verbose ? `[${prefix}] ${JSON.stringify(line)}` : prettyLine(prefix, line));
+    const log = createLogger({ component: 'local' }, (json) => print('control', JSON.parse(json) as Record<string, unknown>));
+    io.out('clawfleet: starting the control plane and the agents…');
+    let fleet;
+    try {
+      fleet = await startLocalFleet({
+        configPath: resolve(io.cwd, configPath),
+        secretsPath: resolve(io.cwd, str(p.values.secrets)!),
+        stateDir: resolve(io.cwd, str(p.values.state)!),
+        port,
+        log,
+        onRuntimeLine: print,
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError(EXIT.failed, `port ${port} is in use (another \`clawfleet start\`?); pick another with --port`);
+      }
+      throw err;
+    }
+
+    const agents = fleet.cp.config.agents.list;
+    io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${agents.length} agents (${agents.map((a) => a.id).join(', ')})`);
+    io.out(`  dashboard and chat: ${fleet.url}/`);
+    for (const [agentId, reason] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason} (see README, "Add a model key")`);
+    io.out(
+      fleet.pollingAccounts.length
+        ? `  telegram: polling for ${fleet.pollingAccounts.join(', ')}`
+        : '  telegram: no bot tokens in the secrets file; chat in the browser instead',
+    );
+    io.out(`  manage it: clawfleet status | runtime restart --agent <id> | logs --agent <id> --follow`);
+    io.out('  Ctrl-C stops the fleet.\n');
+
+    await io.interrupted();
+    io.out('\nclawfleet: stopping agents…');
+    await fleet.stop();
+    return EXIT.ok;
+  },
+};

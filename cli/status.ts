@@ -1,0 +1,57 @@
+// `clawfleet status`: each agent's state, model, queue and DLQ depth, last heartbeat and
+// last error — from the running local fleet, or from AWS with --aws.
+import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
+import { awsSettings } from './aws-env.ts';
+import { AwsFleet } from './aws-fleet.ts';
+import { ago, COMMON_HELP, EXIT, parse, str, table, type Command } from './command.ts';
+import { loadFleetConfig } from './fleet-config.ts';
+import { localAdmin } from './local-admin.ts';
+
+const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
+
+Shows every agent: state, model, queue depth (waiting / in flight), DLQ depth (inbound +
+outbound), last heartbeat and last error. Locally it asks the running fleet; with --aws it
+reads ECS DescribeServices, SQS GetQueueAttributes and the registry table.
+
+${COMMON_HELP}
+  --json            print the status as JSON`;
+
+export function formatStatus(status: FleetStatus, now: number): string {
+  const rows = [['AGENT', 'STATE', 'MODEL', 'QUEUE', 'DLQ', 'HEARTBEAT', 'LAST ERROR']];
+  for (const a of status.agents) {
+    rows.push([
+      a.id,
+      a.state,
+      a.model,
+      `${a.queue.visible}/${a.queue.inFlight}`,
+      String(a.dlq + a.outboxDlq),
+      ago(a.lastHeartbeat, now),
+      a.lastError ? (a.lastError.length > 60 ? `${a.lastError.slice(0, 59)}…` : a.lastError) : '—',
+    ]);
+  }
+  const details = status.agents.filter((a) => a.detail).map((a) => `  ${a.id}: ${a.detail}`);
+  return `fleet "${status.fleet}" — ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
+}
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error',
+  async run(args, io) {
+    const p = parse(
+      args,
+      { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      HELP,
+      io,
+    );
+    if (!p) return EXIT.ok;
+    let status: FleetStatus;
+    if (p.values.aws) {
+      const config = loadFleetConfig(str(p.values.config)!, io);
+      status = await new AwsFleet(config, awsSettings(io)).status();
+    } else {
+      status = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);
+    }
+    io.out(p.values.json ? JSON.stringify(status, null, 2) : formatStatus(status, Date.now()));
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,115 @@
+// The CLI's commands that need no running fleet: help and exit codes, config validate,
+// secrets in the local file (names only in output), cron list, cost.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS, runCli } from '../../cli/main.ts';
+import { PRICES_DATE } from '../../cli/prices.ts';
+import { captureIO } from './cli-io.ts';
+
+const demo = readFileSync('clawfleet.json', 'utf8');
+
+function workdir(config: unknown = JSON.parse(demo)): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cf-cli-'));
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  return dir;
+}
+
+describe('clawfleet', () => {
+  it('lists its commands, and answers --help on every one of them with exit 0', async () => {
+    const io = captureIO();
+    expect(await runCli(['--help'], io)).toBe(0);
+    for (const c of COMMANDS.filter((c) => !c.hidden)) expect(io.outText()).toContain(`  ${c.name}`);
+    for (const c of COMMANDS) {
+      const each = captureIO();
+      expect(await runCli([c.name, '--help'], each), c.name).toBe(0);
+      expect(each.outText(), c.name).toMatch(/^Usage: clawfleet /);
+    }
+  });
+
+  it('exits 2 with the help on an unknown command, subcommand or option', async () => {
+    for (const argv of [['nope'], ['runtime', 'explode', '--agent', 'jerry'], ['status', '--colour'], ['secrets'], []]) {
+      const io = captureIO({ cwd: workdir() });
+      expect(await runCli(argv, io), argv.join(' ')).toBe(2);
+    }
+  });
+
+  it('validates a config, printing every problem with its path (exit 3)', async () => {
+    const ok = captureIO({ cwd: workdir() });
+    expect(await runCli(['config', 'validate'], ok)).toBe(0);
+    expect(ok.outText()).toMatch(/clawfleet.json is valid: fleet "demo", 4 agents/);
+
+    const broken = JSON.parse(demo);
+    broken.agents.list[1].runtime = { cpus: 3 };
+    broken.agents.list[2].colour = 'red';
+    const bad = captureIO({ cwd: workdir(broken) });
+    expect(await runCli(['config', 'validate'], bad)).toBe(3);
+    expect(bad.errText()).toContain('agents.list[1].runtime.cpus');
+    expect(bad.errText()).toMatch(/agents\.list\[2\]: Unrecognized key: "colour"/);
+
+    const missing = captureIO({ cwd: workdir() });
+    expect(await runCli(['config', 'validate', '--config', 'absent.json'], missing)).toBe(3);
+    expect(missing.errText()).toMatch(/cannot read .*absent.json: ENOENT/);
+  });
+
+  it('stores a secret from standard input in the local file and lists names, never values', async () => {
+    const dir = workdir();
+    const value = 'sk-test-never-printed-0123456789';
+    const set = captureIO({ cwd: dir, stdin: `${value}\n` });
+    expect(await runCli(['secrets', 'set', 'OPENAI_API_KEY', '--agent', 'fran'], set)).toBe(0);
+    expect(set.outText()).toContain('stored OPENAI_API_KEY in clawfleet/demo/agents/fran');
+    const file = join(dir, 'clawfleet.secrets.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: value } });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const list = captureIO({ cwd: dir });
+    expect(await runCli(['secrets', 'list', '--agent', 'jerry'], list)).toBe(0);
+    expect(list.outText()).toContain('expected by the config but missing: ANTHROPIC_API_KEY');
+    const listFran = captureIO({ cwd: dir });
+    await runCli(['secrets', 'list', '--agent', 'fran'], listFran);
+    expect(listFran.outText()).toContain('  OPENAI_API_KEY');
+    expect(listFran.outText() + set.outText() + set.errText()).not.toContain(value);
+
+    const token = captureIO({ cwd: dir, stdin: '123:bot-token-value' });
+    expect(await runCli(['secrets', 'set', 'JERRY_BOT_TOKEN', '--control', 'telegram'], token)).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))['clawfleet/demo/control/telegram']).toEqual({ JERRY_BOT_TOKEN: '123:bot-token-value' });
+  });
+
+  it('refuses an empty value, a bad name and an unknown agent', async () => {
+    const dir = workdir();
+    expect(await runCli(['secrets', 'set', 'X_KEY', '--agent', 'fran'], captureIO({ cwd: dir, stdin: '' }))).toBe(2);
+    expect(await runCli(['secrets', 'set', 'not-a-name', '--agent', 'fran'], captureIO({ cwd: dir, stdin: 'v' }))).toBe(2);
+    const unknown = captureIO({ cwd: dir, stdin: 'v' });
+    expect(await runCli(['secrets', 'set', 'X_KEY', '--agent', 'zed'], unknown)).toBe(2);
+    expect(unknown.errText()).toMatch(/no agent "zed" in fleet "demo"; agents: jerry, fran, grif, ray/);
+  });
+
+  it('lists cron jobs from the config', async () => {
+    const config = JSON.parse(demo);
+    config.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Berlin' }, sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
+    const io = captureIO({ cwd: workdir(config) });
+    expect(await runCli(['cron', 'list'], io)).toBe(0);
+    expect(io.outText()).toMatch(/brief\s+fran\s+cron "0 7 \* \* \*" \(Europe\/Berlin\)\s+isolated\s+agent turn: Morning brief/);
+    const none = captureIO({ cwd: workdir() });
+    await runCli(['cron', 'run', 'brief'], none);
+    expect(none.errText()).toMatch(/no cron job "brief"/);
+  });
+
+  it('estimates the monthly cost, printing the prices it used and their date', async () => {
+    const io = captureIO({ cwd: workdir() });
+    expect(await runCli(['cost', '--messages-per-day', '100'], io)).toBe(0);
+    const text = io.outText();
+    expect(text).toMatch(/jerry\s+2 vCPU \/ 4 GB\s+\$72\s+\$22\s+\$72 \(always on\)/);
+    expect(text).toMatch(/fran .*hibernating, 2h\/day awake/);
+    expect(text).toContain(`as of ${PRICES_DATE}`);
+    expect(text).toMatch(/Secrets Manager\s+\$2\.\d\d \(7 secrets\)/);
+    expect(await runCli(['cost', '--awake-hours-per-day', '25'], captureIO({ cwd: workdir() }))).toBe(2);
+  });
+
+  it('says how to start a fleet when none is running', async () => {
+    const io = captureIO({ cwd: workdir() });
+    expect(await runCli(['status'], io)).toBe(1);
+    expect(io.errText()).toMatch(/no local fleet is running .*clawfleet start/s);
+  });
+});

@@ -3,7 +3,7 @@
 // for the turns before them. Appends are fsynced; a line cut short by a crash mid-write
 // is ignored on read (and healed on the next append), so an interrupted write never
 // corrupts earlier turns. Lines are parsed with a schema, never cast.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Message } from '@mariozechner/pi-ai';
@@ -134,8 +134,9 @@ export class TranscriptStore {
     const fd = openSync(path, 'a+');
     try {
       // If a crash left a torn line, start on a fresh line so this record parses.
-      const existing = readFileSync(path, 'utf8');
-      const prefix = existing.length > 0 && !existing.endsWith('\n') ? '\n' : '';
+      const size = fstatSync(fd).size;
+      const last = Buffer.alloc(1);
+      const prefix = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a ? '\n' : '';
       writeSync(fd, `${prefix}${JSON.stringify(entry)}\n`);
       fsyncSync(fd);
     } finally {

@@ -1,0 +1,141 @@
+// The runtime as a real process (the container's entry point) in the AWS emulator, next
+// to two agents' secrets: it reads only its own, refuses another's, names a missing value
+// without showing any, announces itself, answers, and drains on SIGTERM with its MCP
+// server gone.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { agentSecretName } from '../../shared/config/names.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+
+const aws = awsTestEnv();
+const sqs = new SQSClient(aws);
+const FRAN_KEY = 'sk-test-fran-only-0123456789abcdef';
+const GRIF_KEY = 'sk-test-grif-only-0123456789abcdef';
+const FRAN_MCP = 'mcp-fran-token-0123456789abcdef';
+const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+
+let model: FakeModel;
+let fleet: ProvisionedFleet;
+let config: FleetConfig;
+const runtimes: RuntimeProcess[] = [];
+
+function envFor(agentId: string, cfg: FleetConfig, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    CLAWFLEET_AGENT_ID: agentId,
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(cfg, agentId)),
+    CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
+    CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
+    CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
+    CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), `cf-${agentId}-`)),
+    CLAWFLEET_VISIBILITY_SECONDS: '6',
+    CLAWFLEET_WAIT_SECONDS: '1',
+    CLAWFLEET_DRAIN_SECONDS: '10',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    ...extra,
+  };
+}
+
+function launch(env: Record<string, string>): RuntimeProcess {
+  const r = startRuntime(env);
+  runtimes.push(r);
+  return r;
+}
+
+async function outboxEnvelopes(agentId: string, want: (e: Record<string, unknown>) => boolean, timeoutMs = 15_000): Promise<Record<string, unknown>[]> {
+  const seen: Record<string, unknown>[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !seen.some(want)) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues[agentId]!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    for (const m of Messages) {
+      seen.push(JSON.parse(m.Body!));
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues[agentId]!.outbox, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+  return seen;
+}
+
+const message = (id: string, text: string): MessageEnvelope => ({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' } });
+const send = (e: MessageEnvelope) => sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues[e.agentId]!.inbox, MessageBody: JSON.stringify(e), MessageGroupId: e.sessionKey, MessageDeduplicationId: e.id }));
+
+const startError = (r: RuntimeProcess) => String(r.lines.find((l) => l.msg === 'runtime failed to start')?.error);
+
+beforeAll(async () => {
+  model = await startModel({ apiKey: FRAN_KEY });
+  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  example.fleet = 'rt';
+  example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  const fran = example.agents.list.find((a: { id: string }) => a.id === 'fran');
+  fran.mcp = { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } } } };
+  config = parseConfig(example);
+  fleet = await provisionFleet(aws, config, {
+    telegram: {},
+    agents: { fran: { OPENAI_API_KEY: FRAN_KEY, MCP_TOKEN: FRAN_MCP }, grif: { OPENAI_API_KEY: GRIF_KEY } },
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.kill('SIGKILL')));
+  await model?.close();
+});
+
+describe('a runtime next to two agents’ secrets', () => {
+  it('reads its own secret, announces itself, answers with its own key, drains on SIGTERM and leaves no MCP process', async () => {
+    const fran = launch(envFor('fran', config));
+    const ready = await fran.waitFor((l) => l.msg === 'ready');
+    expect(ready).toMatchObject({ mcp: { everything: { state: 'ready' } } });
+    const hello = await outboxEnvelopes('fran', (e) => e.kind === 'heartbeat');
+    expect(hello.find((e) => e.kind === 'heartbeat')).toMatchObject({ agentId: 'fran', version: expect.any(String), capabilities: expect.arrayContaining(['tool:exec', 'tool:everything__echo', 'mcp:everything']) });
+
+    // A turn still running when SIGTERM arrives is finished before the runtime exits.
+    model.script({ text: 'answered while draining', delayMs: 1_500 });
+    await send(message('rt.1', 'hello'));
+    await model.waitForRequests(1, 15_000);
+    expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${FRAN_KEY}`);
+    const code = fran.kill('SIGTERM');
+    const out = await outboxEnvelopes('fran', (e) => e.kind === 'reply');
+    expect(out.find((e) => e.kind === 'reply')).toMatchObject({ inReplyTo: 'rt.1', text: 'answered while draining' });
+    expect(await code).toBe(0);
+    expect(fran.output()).toContain('"msg":"stopping"');
+    // Its MCP server went with it.
+    const left = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(EVERYTHING) && !readFileSync(`/proc/${d}/stat`, 'utf8').includes(') Z ');
+      } catch {
+        return false;
+      }
+    });
+    expect(left).toEqual([]);
+    // No secret value ever reached a log line.
+    for (const value of [FRAN_KEY, GRIF_KEY, FRAN_MCP]) expect(fran.output()).not.toContain(value);
+  });
+
+  it('refuses to read another agent’s secret', async () => {
+    const r = launch(envFor('fran', config, { CLAWFLEET_SECRET_ID: agentSecretName('rt', 'grif') }));
+    expect(await r.exited).toBe(1);
+    expect(startError(r)).toMatch(/CLAWFLEET_SECRET_ID: names "clawfleet\/rt\/agents\/grif", which is not this agent's secret "clawfleet\/rt\/agents\/fran"/);
+    expect(r.output()).not.toContain(GRIF_KEY);
+  });
+
+  it('fails to start, naming the secret and the missing value but no value, when a configured secret is absent', async () => {
+    const example = JSON.parse(JSON.stringify(config));
+    example.agents.list.find((a: { id: string }) => a.id === 'fran').secrets = ['GRAPH_TOKEN'];
+    const r = launch(envFor('fran', parseConfig(example)));
+    expect(await r.exited).toBe(1);
+    expect(startError(r)).toMatch(/^secret "clawfleet\/rt\/agents\/fran" is invalid:\n  - GRAPH_TOKEN: is missing from secret "clawfleet\/rt\/agents\/fran" \(needed by agents.list\[\].secrets\)$/);
+    for (const value of [FRAN_KEY, GRIF_KEY, FRAN_MCP]) expect(r.output()).not.toContain(value);
+  });
+});

@@ -1,0 +1,139 @@
+// The CLI against a deployed fleet, over the real AWS wire protocols (the emulator): the
+// resources each command reads are created as the CDK app names them.
+import { readFileSync } from 'node:fs';
+import { CloudWatchLogsClient, CreateLogGroupCommand, CreateLogStreamCommand, PutLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { CreateClusterCommand, CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
+import { registryAgentKey } from '../../cli/aws-fleet.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { agentLogGroupName, agentServiceName, clusterName, tableNames } from '../../shared/config/names.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { captureIO } from '../unit/cli-io.ts';
+
+const aws = awsTestEnv();
+const configJson = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+configJson.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
+const config = parseConfig(configJson);
+const dir = mkdtempSync(join(tmpdir(), 'cf-cli-aws-'));
+writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(configJson));
+let fleet: ProvisionedFleet;
+const ecs = new ECSClient(aws);
+
+async function clawfleet(...argv: string[]) {
+  const io = captureIO({
+    cwd: dir,
+    env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey },
+  });
+  const code = await runCli([...argv, '--aws'], io);
+  return { code, out: io.outText(), err: io.errText() };
+}
+
+beforeAll(async () => {
+  fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-test-aws-fran-0123456789' } } });
+  await ecs.send(new CreateClusterCommand({ clusterName: clusterName(config.fleet) }));
+  const { taskDefinition } = await ecs.send(
+    new RegisterTaskDefinitionCommand({ family: 'agent', requiresCompatibilities: ['FARGATE'], networkMode: 'awsvpc', cpu: '256', memory: '512', containerDefinitions: [{ name: 'runtime', image: 'public.ecr.aws/docker/library/node:24' }] }),
+  );
+  for (const { id } of config.agents.list) {
+    await ecs.send(new CreateServiceCommand({ cluster: clusterName(config.fleet), serviceName: agentServiceName(id), taskDefinition: taskDefinition!.taskDefinitionArn, desiredCount: id === 'jerry' ? 1 : 0, launchType: 'FARGATE' }));
+  }
+  const sqs = new SQSClient(aws);
+  await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inbox, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'waiting-1' }));
+  await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inboxDlq, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'parked-1' }));
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: registryAgentKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out' } }));
+});
+
+describe('clawfleet --aws', () => {
+  it('reports each agent from ECS, SQS and the registry', async () => {
+    const { code, out } = await clawfleet('status');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^jerry\s+running\s+anthropic\/claude-sonnet-4-5\s+0\/0\s+0\s+3\ds ago\s+model timed out/m);
+    expect(out).toMatch(/^ray\s+asleep\s+\S+\s+1\/0\s+1\s+—/m);
+    expect(out).toContain('jerry: desired 1, running 1; registry: awake');
+  });
+
+  it('hibernates, wakes and restarts one agent’s ECS service only', async () => {
+    expect((await clawfleet('runtime', 'wake', '--agent', 'fran')).out).toContain('fran: ');
+    const services = async () =>
+      new Map(((await ecs.send(new DescribeServicesCommand({ cluster: clusterName(config.fleet), services: config.agents.list.map((a) => agentServiceName(a.id)) }))).services ?? []).map((s) => [s.serviceName, s.desiredCount]));
+    expect((await services()).get('agent-fran')).toBe(1);
+    expect((await clawfleet('runtime', 'hibernate', '--agent', 'jerry')).code).toBe(0);
+    const after = await services();
+    expect(after.get('agent-jerry')).toBe(0);
+    expect(after.get('agent-fran')).toBe(1);
+    expect(after.get('agent-grif')).toBe(0);
+    expect((await clawfleet('runtime', 'restart', '--agent', 'fran')).code).toBe(0);
+    expect((await clawfleet('runtime', 'upgrade', '--agent', 'fran')).code).toBe(0);
+  });
+
+  it('fails clearly when the agent’s service is missing', async () => {
+    const other = awsTestEnv('123123123123');
+    const io = captureIO({ cwd: dir, env: { AWS_ENDPOINT_URL: other.endpoint, AWS_REGION: other.region, AWS_ACCESS_KEY_ID: other.accountId, AWS_SECRET_ACCESS_KEY: 'test' } });
+    expect(await runCli(['runtime', 'restart', '--agent', 'fran', '--aws'], io)).toBe(1);
+    expect(io.errText()).toMatch(/cannot restart agent-fran in cluster clawfleet-demo: \w+/);
+  });
+
+  it('sets and lists secrets in Secrets Manager, names only', async () => {
+    const io = captureIO({
+      cwd: dir,
+      stdin: 'graph-token-value-0123456789\n',
+      env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.accountId, AWS_SECRET_ACCESS_KEY: 'test' },
+    });
+    expect(await runCli(['secrets', 'set', 'GRAPH_TOKEN', '--agent', 'fran', '--aws'], io)).toBe(0);
+    const sm = new SecretsManagerClient(aws);
+    const stored = JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/fran' }))).SecretString!);
+    expect(stored).toEqual({ OPENAI_API_KEY: 'sk-test-aws-fran-0123456789', GRAPH_TOKEN: 'graph-token-value-0123456789' });
+    const list = await clawfleet('secrets', 'list', '--agent', 'fran');
+    expect(list.out).toContain('  GRAPH_TOKEN');
+    expect(list.out).not.toContain('graph-token-value');
+    // A secret that does not exist yet is created.
+    const create = captureIO({ cwd: dir, stdin: 'abc-0123456789', env: io.env });
+    expect(await runCli(['secrets', 'set', 'ANTHROPIC_API_KEY', '--agent', 'jerry', '--aws'], create)).toBe(0);
+    expect(JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/jerry' }))).SecretString!)).toEqual({ ANTHROPIC_API_KEY: 'abc-0123456789' });
+  });
+
+  it('queues a cron job’s trigger on the agent’s SQS queue', async () => {
+    const { code, out } = await clawfleet('cron', 'run', 'brief');
+    expect(code).toBe(0);
+    const { Messages } = await new SQSClient(aws).send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.inbox, WaitTimeSeconds: 1 }));
+    const envelope = JSON.parse(Messages![0]!.Body!);
+    expect(envelope).toMatchObject({ v: 1, kind: 'cron', agentId: 'fran', jobId: 'brief', sessionKey: 'agent:fran:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
+    expect(out).toContain(envelope.id);
+  });
+
+  it('prints an agent’s CloudWatch log events', async () => {
+    const logs = new CloudWatchLogsClient(aws);
+    const logGroupName = agentLogGroupName(config.fleet, 'grif');
+    await logs.send(new CreateLogGroupCommand({ logGroupName }));
+    await logs.send(new CreateLogStreamCommand({ logGroupName, logStreamName: 'runtime/1' }));
+    await logs.send(
+      new PutLogEventsCommand({
+        logGroupName,
+        logStreamName: 'runtime/1',
+        logEvents: [
+          { timestamp: Date.now() - 2_000, message: JSON.stringify({ level: 'info', msg: 'ready', agentId: 'grif' }) },
+          { timestamp: Date.now() - 1_000, message: JSON.stringify({ level: 'error', msg: 'turn failed', agentId: 'grif' }) },
+        ],
+      }),
+    );
+    const { code, out } = await clawfleet('logs', '--agent', 'grif');
+    expect(code).toBe(0);
+    expect(out).toMatch(/ready[\s\S]*✖ turn failed/);
+  });
+
+  it('lists pending pairings from the registry table', async () => {
+    const { code, out } = await clawfleet('pairing', 'list');
+    expect(code).toBe(0);
+    expect(out).toContain('no pending pairing requests');
+  });
+});

@@ -1,0 +1,69 @@
+// Local mode's Telegram: long polling getUpdates against the fake Bot API, through the
+// same admission core as the webhook, answered by the agent's runtime with sendMessage;
+// a sender the owner has not approved gets a pairing code, approved with the CLI.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
+import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { captureIO } from '../unit/cli-io.ts';
+
+const TOKEN = '7000000001:AAlocal-polling-test-token-0123456789';
+let tg: FakeTelegram;
+let fleet: LocalFleet;
+let dir: string;
+
+beforeAll(async () => {
+  tg = await startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
+  dir = mkdtempSync(join(tmpdir(), 'cf-poll-'));
+  const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  // One agent is enough here; Telegram by polling, pairing for unknown senders.
+  config.agents.list = [{ id: 'fran', name: 'Fran', default: true }];
+  config.bindings = [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }];
+  config.channels.telegram = { apiRoot: tg.url, dmPolicy: 'pairing', allowFrom: ['42'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } };
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN } }));
+  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  expect(fleet.pollingAccounts).toEqual(['fran']);
+});
+
+afterAll(async () => {
+  await fleet?.stop();
+  await tg?.close();
+});
+
+describe('local Telegram by long polling', () => {
+  it('takes updates from getUpdates and answers with sendMessage', async () => {
+    await tg.waitForCalls('getUpdates', 1, 20_000);
+    expect(tg.calls('deleteWebhook')).toHaveLength(1);
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 100, chatId: 42, fromId: 42, text: 'hello over polling' }));
+    const [sent] = await tg.waitForCalls('sendMessage', 1, 30_000);
+    expect(sent!.params.chat_id).toBe(42);
+    expect(String(sent!.params.text)).toContain('hello over polling');
+    // The offset moved past the update: it is asked for once, never again.
+    const offsets = tg.calls('getUpdates').map((c) => Number(c.params.offset ?? 0));
+    expect(Math.max(...offsets)).toBe(101);
+  });
+
+  it('sends a stranger a pairing code, and answers them once the owner approves it with the CLI', async () => {
+    const before = tg.calls('sendMessage').length;
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 101, chatId: 77, fromId: 77, text: 'let me in', firstName: 'Bob' }));
+    const calls = await tg.waitForCalls('sendMessage', before + 1, 20_000);
+    const code = /\b([A-Z2-9]{8})\b/.exec(String(calls.at(-1)!.params.text))?.[1];
+    expect(code).toBeDefined();
+
+    const list = captureIO({ cwd: dir });
+    expect(await runCli(['pairing', 'list', '--state', 'state'], list)).toBe(0);
+    expect(list.outText()).toMatch(new RegExp(`fran\\s+77\\s+Bob\\s+${code}`));
+    const approve = captureIO({ cwd: dir });
+    expect(await runCli(['pairing', 'approve', code!.toLowerCase(), '--state', 'state'], approve)).toBe(0);
+    expect(approve.outText()).toContain('approved Bob (telegram user 77) for account fran');
+
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 102, chatId: 77, fromId: 77, text: 'now?', firstName: 'Bob' }));
+    const after = await tg.waitForCalls('sendMessage', before + 2, 30_000);
+    expect(String(after.at(-1)!.params.text)).toContain('now?');
+  });
+});

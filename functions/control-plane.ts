@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
+import { DynamoRelayLog } from '../shared/adapters/aws/dynamo-relay-log.ts';
 import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
 import { SqsQueueDepths } from '../shared/adapters/aws/sqs-queue-depths.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
@@ -12,7 +13,7 @@ import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-stor
 import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
 import { CachedSecretStore } from '../shared/adapters/cached-secret-store.ts';
 import { parseConfigText } from '../shared/config/load.ts';
-import { outboxDlqName, tableNames, telegramSecretName } from '../shared/config/names.ts';
+import { hooksSecretName, outboxDlqName, tableNames, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
@@ -36,11 +37,14 @@ export interface ControlPlane {
   pairings: DynamoPairingStore;
   registry: DynamoAgentRegistry;
   lifecycle: LifecycleDeps;
+  relay: { queues: SqsAgentQueues; relays: DynamoRelayLog; lifecycle: LifecycleDeps };
   newPairingCode(): string;
   botIdentity(accountId: string): Promise<BotIdentity>;
   deadLettersOf(agentId: string | undefined): SqsDeadLetters;
   botToken(accountId: string): Promise<string>;
   webhookSecret(accountId: string): Promise<string>;
+  /** The token HTTP hook callers present (config.hooks.tokenSecret in the hooks secret). */
+  hooksToken(): Promise<string>;
   channel(target: ChannelTarget): Promise<ChannelSender>;
 }
 
@@ -72,14 +76,17 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
 
   const log = createLogger({ component, fleet: config.fleet });
   const registry = new DynamoAgentRegistry(aws.dynamo, tables.registry);
+  const queues = new SqsAgentQueues(aws.sqs, config.fleet, directory);
+  const lifecycle: LifecycleDeps = { registry, compute: new EcsAgentCompute(aws.ecs, config.fleet), depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log };
   return {
     config,
     aws,
     clock,
     log,
     registry,
-    lifecycle: { registry, compute: new EcsAgentCompute(aws.ecs, config.fleet), depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log },
-    queues: new SqsAgentQueues(aws.sqs, config.fleet, directory),
+    lifecycle,
+    relay: { queues, relays: new DynamoRelayLog(aws.dynamo, tables.registry), lifecycle },
+    queues,
     dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
     sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),
     ledger: new DynamoDeliveryLedger(aws.dynamo, tables.deliveries),
@@ -105,6 +112,13 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
       }),
     botToken,
     webhookSecret: async (accountId) => webhookSecretFor(await botToken(accountId)),
+    async hooksToken() {
+      if (!config.hooks) throw new ClawfleetError('HOOKS_DISABLED', 'this fleet has no "hooks" in its config');
+      const secretId = hooksSecretName(config.fleet);
+      const token = (await secrets.get(secretId))[config.hooks.tokenSecret];
+      if (!token) throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${config.hooks.tokenSecret}"`);
+      return token;
+    },
     async channel(target) {
       if (target.channel !== 'telegram') throw new ClawfleetError('CHANNEL_UNSUPPORTED', `the AWS control plane cannot deliver to ${target.channel} chats`);
       const token = await botToken(target.accountId);

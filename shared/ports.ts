@@ -33,6 +33,9 @@ export type ChannelTarget =
   /** The chat box of the local dashboard. */
   | { channel: 'local'; chatId: string };
 
+/** Where a session's replies go: a chat, or nowhere (a hook, a cron job with delivery "none"), in which case they are logged only. */
+export type SessionTarget = ChannelTarget | { channel: 'none' };
+
 /** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help. */
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
@@ -49,7 +52,7 @@ export class PermanentDeliveryError extends Error {
 export interface SessionRecord {
   sessionKey: string;
   agentId: string;
-  target: ChannelTarget;
+  target: SessionTarget;
   updatedAt: number;
 }
 
@@ -134,6 +137,23 @@ export interface AgentCompute {
 /** Messages waiting for an agent, visible or in flight. */
 export interface QueueDepths {
   depth(agentId: string): Promise<number>;
+}
+
+/** One relayed agent_message: who asked whom, where the answer goes, and how deep the exchange is. */
+export interface RelayRecord {
+  /** The relayed agent_message's envelope id. */
+  id: string;
+  fromAgentId: string;
+  toAgentId: string;
+  /** The asking agent's session, where an answer is delivered. */
+  replyToSessionKey: string;
+  hops: number;
+  at: number;
+}
+
+export interface RelayLog {
+  get(id: string): Promise<RelayRecord | undefined>;
+  put(record: RelayRecord): Promise<void>;
 }
 
 /** A named JSON secret: an object of named string values. */

@@ -8,6 +8,7 @@ import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
 import { PermanentDeliveryError, type AgentRegistry, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
+import { relayAgentSend, type RelayDeps } from './relay.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -29,6 +30,8 @@ export interface OutboxDeps {
   channel(target: ChannelTarget): Promise<ChannelSender>;
   /** Where heartbeats, activity and errors are recorded; absent where nothing hibernates. */
   registry?: AgentRegistry;
+  /** Agent-to-agent relay; absent where it is not wired, and agent_send is then refused. */
+  relay?: Omit<RelayDeps, 'config' | 'clock' | 'log'>;
   clock: Clock;
   log: Logger;
 }
@@ -77,7 +80,12 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
       deps.log.info('runtime status', { agentId: sender, envelopeId: envelope.id, turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error });
       return;
-    case 'agent_send':
+    case 'agent_send': {
+      if (!deps.relay) return reject('NOT_SUPPORTED', 'agent_send is not wired in this control plane', envelope);
+      const outcome = await relayAgentSend(envelope, sender, { ...deps.relay, config: deps.config, clock: deps.clock, log: deps.log });
+      if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
+      return;
+    }
     case 'cron_upsert':
     case 'cron_delete':
       // Refused rather than ignored: the runtime learns nothing happened, and the DLQ says why.
@@ -92,6 +100,14 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   if (!session) return reject('SESSION_UNKNOWN', `no session "${envelope.sessionKey}"`, envelope);
   if (session.agentId !== sender) {
     return reject('SESSION_NOT_OWNED', `session "${envelope.sessionKey}" belongs to "${session.agentId}", not "${sender}"`, envelope);
+  }
+  if (session.target.channel === 'none') {
+    deps.log.info('reply not delivered: the session has no channel', { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, chars: envelope.text.length });
+    return;
+  }
+  if (isHeartbeatOk(envelope.text)) {
+    deps.log.info('heartbeat answered HEARTBEAT_OK; nothing to deliver', { agentId: sender, envelopeId: envelope.id });
+    return;
   }
   const channel = await deps.channel(session.target);
   const parts = chunkText(envelope.text, channel.maxTextLength);
@@ -120,9 +136,14 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
 }
 
 /** Best effort: a lost typing indicator is harmless, so it is never retried. */
+/** OpenClaw's convention: a heartbeat turn with nothing to say answers HEARTBEAT_OK, which is not sent. */
+export function isHeartbeatOk(text: string): boolean {
+  return text.trim().replace(/[.!]$/, '') === 'HEARTBEAT_OK';
+}
+
 async function sendTyping(envelope: TypingEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
   const session = await deps.sessions.get(envelope.sessionKey);
-  if (!session || session.agentId !== sender) return;
+  if (!session || session.agentId !== sender || session.target.channel === 'none') return;
   try {
     await (await deps.channel(session.target)).sendTyping(session.target);
   } catch (err) {

@@ -156,6 +156,9 @@ export type MessageEnvelope = z.infer<typeof MessageEnvelopeSchema>;
 export type OutboundEnvelope = z.infer<typeof OutboundEnvelopeSchema>;
 export type ReplyEnvelope = z.infer<typeof ReplyEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
+export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
+export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
+export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;
 
 /** Parses an envelope body, with an error that names what was wrong (never the body). */
 function parseWith<T>(schema: z.ZodType<T>, body: string | unknown, direction: string): T {

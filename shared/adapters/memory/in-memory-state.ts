@@ -1,5 +1,5 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
-import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, PairingRecord, PairingStore, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, PairingRecord, PairingStore, RelayLog, RelayRecord, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export class InMemoryInboundDedupe implements InboundDedupe {
@@ -78,5 +78,15 @@ export class InMemoryPairingStore implements PairingStore {
   }
   async listPending(now: number) {
     return [...this.records.values()].filter((r) => r.status === 'pending' && r.expiresAt > now);
+  }
+}
+
+export class InMemoryRelayLog implements RelayLog {
+  readonly records = new Map<string, RelayRecord>();
+  async get(id: string) {
+    return this.records.get(id);
+  }
+  async put(record: RelayRecord) {
+    this.records.set(record.id, record);
   }
 }

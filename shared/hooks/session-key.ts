@@ -1,0 +1,56 @@
+// Which session a hook's turn runs in, and the id of the envelope that carries it.
+import { createHash } from 'node:crypto';
+import { agentOfSessionKey } from '../routing/session-key.ts';
+
+/**
+ * A session key is also the SQS FIFO message group: at most 128 characters of the
+ * printable ASCII SQS allows there (no spaces).
+ */
+const SQS_GROUP_SAFE = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+
+export type SessionKeyResult = { ok: true; sessionKey: string } | { ok: false; problem: string };
+
+/** "GitHub PR" → "github-pr": a hook name made fit for a session key. */
+export function hookNameSlug(name: string | undefined): string {
+  const slug = (name ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48);
+  return slug || 'default';
+}
+
+/**
+ * The session of a hook turn for `agentId`. Without a requested key: `agent:<id>:hook:<name>`.
+ * A requested `agent:<id>:...` key must name this agent; any other key (OpenClaw's
+ * examples use `hook:email:msg-123`) is scoped under the agent, as OpenClaw scopes it.
+ */
+export function hookSessionKey(agentId: string, requested: string | undefined, name: string | undefined): SessionKeyResult {
+  if (requested === undefined) return { ok: true, sessionKey: `agent:${agentId}:hook:${hookNameSlug(name)}` };
+  let sessionKey = requested;
+  if (requested.startsWith('agent:')) {
+    const owner = agentOfSessionKey(requested);
+    if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested)} is not a session key (agent:<agentId>:<rest>)` };
+    if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };
+  } else {
+    sessionKey = `agent:${agentId}:${requested}`;
+  }
+  if (!SQS_GROUP_SAFE.test(sessionKey)) {
+    return { ok: false, problem: `sessionKey ${JSON.stringify(sessionKey)} must be at most 128 printable ASCII characters without spaces` };
+  }
+  return { ok: true, sessionKey };
+}
+
+/**
+ * The envelope id of a hook request. With an Idempotency-Key header every retry gets the
+ * same id (so it is queued once); the endpoint is part of it, so one key on two
+ * endpoints names two requests. Without a key, each request is new.
+ */
+export function hookEnvelopeId(endpoint: string, idempotencyKey: string | undefined, newId: () => string): string {
+  if (idempotencyKey === undefined) return `hook.${newId()}`;
+  const digest = createHash('sha256').update(`${endpoint}\n${idempotencyKey}`).digest('hex').slice(0, 40);
+  return `hook.${endpoint}.${digest}`;
+}
+
+/** IETF draft-ietf-httpapi-idempotency-key-header: a client-chosen string; we take 1–255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -9,6 +9,9 @@ export default defineConfig({
     projects: [
       // The pure core with in-memory adapters: no emulator, no child processes.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
+      // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
+      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       // Real wire protocols: the AWS emulator (started by the global setup), fake Telegram
       // and model servers on 127.0.0.1, runtimes as child processes. Each file isolates
       // itself in the emulator with its own account id.

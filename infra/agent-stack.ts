@@ -1,0 +1,85 @@
+// One agent's stack: its queues, its secret, its runtime (task definition, service, roles,
+// workspace, logs, alarms) and the event source mapping that feeds its outbox to the
+// control plane's outbox function. `cdk deploy <fleet>-agent-<id>` touches only this.
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { agentSecretName, functionName } from '../shared/config/names.ts';
+import { resolveAgent } from '../shared/config/resolve.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { ClawfleetError } from '../shared/errors.ts';
+import type { FleetAppOptions } from './app-options.ts';
+import { AgentQueues } from './constructs/agent-queues.ts';
+import { AgentRuntime } from './constructs/agent-runtime.ts';
+import { EmptySecret } from './constructs/empty-secret.ts';
+import type { ControlPlaneStack } from './control-plane-stack.ts';
+
+export interface AgentStackProps extends StackProps {
+  config: FleetConfig;
+  agentId: string;
+  options: FleetAppOptions;
+  controlPlane: ControlPlaneStack;
+  /** The runtime image shared by agents that do not name their own. */
+  defaultImage: ecs.ContainerImage;
+  imageFromRegistry: (image: string) => ecs.ContainerImage;
+}
+
+export class AgentStack extends Stack {
+  readonly queues: AgentQueues;
+  readonly secret: EmptySecret;
+  readonly runtime: AgentRuntime;
+
+  constructor(scope: Construct, id: string, props: AgentStackProps) {
+    super(scope, id, props);
+    const { config, agentId, controlPlane } = props;
+    const fleet = config.fleet;
+    const agent = resolveAgent(config, agentId);
+    this.addStackDependency(controlPlane);
+
+    const outboxFunction = controlPlane.functions.functions.get('outbox');
+    if (!outboxFunction) throw new ClawfleetError('INFRA_INCOMPLETE', 'the control plane has no outbox function; agents could never be heard');
+    this.queues = new AgentQueues(this, 'Queues', {
+      fleet,
+      agentId,
+      maxReceiveCount: props.options.maxReceiveCount,
+      outboxConsumerTimeout: outboxFunction.timeout ?? Duration.seconds(30),
+    });
+
+    this.secret = new EmptySecret(this, 'Secret', {
+      secretName: agentSecretName(fleet, agentId),
+      description: `clawfleet ${fleet}: values of agent ${agentId} by name${agent.secrets?.length ? ` (${agent.secrets.join(', ')})` : ''}`,
+    });
+
+    const network = controlPlane.network;
+    this.runtime = new AgentRuntime(this, 'Runtime', {
+      config,
+      agentId,
+      queues: this.queues,
+      secret: this.secret,
+      cluster: network.cluster,
+      securityGroup: network.runtimeSecurityGroup,
+      fileSystem: network.fileSystem,
+      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage,
+      logRetention: props.options.logRetentionDays as logs.RetentionDays,
+      metricNamespace: `Clawfleet/${fleet}`,
+    });
+
+    // By name, not by reference: the function's deterministic name keeps the control
+    // plane's template free of anything per agent.
+    new lambda.CfnEventSourceMapping(this, 'OutboxToControlPlane', {
+      functionName: functionName(fleet, 'outbox'),
+      eventSourceArn: this.queues.outbox.queueArn,
+      batchSize: 10,
+      functionResponseTypes: ['ReportBatchItemFailures'],
+    });
+
+    const out = (key: string, value: string, description: string) => new CfnOutput(this, key, { key, value, description });
+    out('InboxUrl', this.queues.inbox.queueUrl, 'CLAWFLEET_INBOX_URL');
+    out('OutboxUrl', this.queues.outbox.queueUrl, 'CLAWFLEET_OUTBOX_URL');
+    out('InboxDlqUrl', this.queues.inboxDlq.queueUrl, 'CLAWFLEET_DLQ_URL');
+    out('SecretName', this.secret.secretName, 'Fill with infra/scripts/set-secret.ts');
+    out('ServiceName', this.runtime.service.serviceName, 'ECS service of this agent');
+  }
+}

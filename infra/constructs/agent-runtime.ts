@@ -1,0 +1,213 @@
+// One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
+// Bedrock models, its own workspace — nothing else), its execution role, its workspace
+// (an EFS access point with IAM authorization), its log group, the task definition sized
+// from its runtime profile, the service (desired 0 or 1, circuit breaker), and alarms.
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { agentLogGroupName, agentServiceName, agentStackName } from '../../shared/config/names.ts';
+import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
+import type { AgentQueues } from './agent-queues.ts';
+import type { EmptySecret } from './empty-secret.ts';
+
+/** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
+export const WORKSPACE_PATH = '/workspace';
+/** The image's non-root user (node images: uid/gid 1000); owns the workspace directory. */
+const RUNTIME_UID = '1000';
+/** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
+const DRAIN_SECONDS = 25;
+
+export interface AgentRuntimeProps {
+  config: FleetConfig;
+  agentId: string;
+  queues: AgentQueues;
+  secret: EmptySecret;
+  cluster: ecs.ICluster;
+  securityGroup: ec2.ISecurityGroup;
+  fileSystem: efs.IFileSystem;
+  image: ecs.ContainerImage;
+  logRetention: logs.RetentionDays;
+  /** Namespace of the fleet's custom metrics (runtime starts). */
+  metricNamespace: string;
+}
+
+export class AgentRuntime extends Construct {
+  readonly taskRole: iam.Role;
+  readonly executionRole: iam.Role;
+  readonly logGroup: logs.LogGroup;
+  readonly accessPoint: efs.AccessPoint;
+  readonly taskDefinition: ecs.FargateTaskDefinition;
+  readonly service: ecs.FargateService;
+
+  constructor(scope: Construct, id: string, props: AgentRuntimeProps) {
+    super(scope, id);
+    const { config, agentId, queues, secret } = props;
+    const fleet = config.fleet;
+    const agent = resolveAgent(config, agentId);
+    const { cpus, memoryMb } = agent.runtime;
+    // parseConfig guarantees both (cross-checks); this guards a config that skipped it.
+    if (cpus === undefined || memoryMb === undefined) throw new Error(`agent "${agentId}" has no runtime size; parse the config with parseConfig`);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      logGroupName: agentLogGroupName(fleet, agentId),
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.accessPoint = new efs.AccessPoint(this, 'Workspace', {
+      fileSystem: props.fileSystem,
+      path: `/agents/${agentId}`,
+      createAcl: { ownerUid: RUNTIME_UID, ownerGid: RUNTIME_UID, permissions: '750' },
+      // Every client of this access point acts as the runtime user, whatever the image says.
+      posixUser: { uid: RUNTIME_UID, gid: RUNTIME_UID },
+    });
+
+    this.taskRole = new iam.Role(this, 'TaskRole', {
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: `clawfleet ${fleet}: the runtime of agent ${agentId} (its own secret, queues, models and workspace only)`,
+    });
+    const stack = Stack.of(this);
+    const statements = [
+      new iam.PolicyStatement({ sid: 'OwnSecret', actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+      new iam.PolicyStatement({
+        sid: 'OwnInbox',
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+        resources: [queues.inbox.queueArn],
+      }),
+      new iam.PolicyStatement({ sid: 'OwnOutboxAndDeadLetters', actions: ['sqs:SendMessage'], resources: [queues.outbox.queueArn, queues.inboxDlq.queueArn] }),
+      new iam.PolicyStatement({
+        sid: 'OwnWorkspace',
+        actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+        resources: [props.fileSystem.fileSystemArn],
+        conditions: { StringEquals: { 'elasticfilesystem:AccessPointArn': this.accessPoint.accessPointArn } },
+      }),
+    ];
+    const modelArns = bedrockModelIds(config, agentId).flatMap((m) => bedrockModelArns(m, { partition: stack.partition, region: stack.region, account: stack.account }));
+    if (modelArns.length > 0) {
+      statements.push(new iam.PolicyStatement({ sid: 'OwnModels', actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: modelArns }));
+    }
+    for (const s of statements) this.taskRole.addToPolicy(s);
+    for (const arn of modelArns.filter((a) => a.includes(':bedrock:*:'))) {
+      Validations.of(this.taskRole).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
+        reason: 'A cross-region inference profile routes to its model in any of its regions; the wildcard is the region of this one named foundation model.',
+      });
+    }
+
+    this.executionRole = new iam.Role(this, 'ExecutionRole', {
+      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: `clawfleet ${fleet}: pulls the image and ships the logs of agent ${agentId}`,
+    });
+    if (props.image instanceof ecs.AssetImage) {
+      Validations.of(this.executionRole).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
+      });
+    }
+
+    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      family: agentStackName(fleet, agentId),
+      cpu: cpus * 1024,
+      memoryLimitMiB: memoryMb,
+      taskRole: this.taskRole,
+      executionRole: this.executionRole,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      volumes: [
+        {
+          name: 'workspace',
+          efsVolumeConfiguration: {
+            fileSystemId: props.fileSystem.fileSystemId,
+            transitEncryption: 'ENABLED',
+            authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' },
+          },
+        },
+      ],
+    });
+    const container = this.taskDefinition.addContainer('Runtime', {
+      image: props.image,
+      essential: true,
+      logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
+      stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
+      // Names and this agent's own config slice only; secret values are read at start-up
+      // from Secrets Manager by the runtime itself, never put into the task definition.
+      environment: {
+        CLAWFLEET_AGENT_ID: agentId,
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, agentId)),
+        CLAWFLEET_INBOX_URL: queues.inbox.queueUrl,
+        CLAWFLEET_OUTBOX_URL: queues.outbox.queueUrl,
+        CLAWFLEET_DLQ_URL: queues.inboxDlq.queueUrl,
+        CLAWFLEET_SECRET_ID: secret.secretName,
+        CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
+        CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
+      },
+    });
+    container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });
+    Validations.of(this.taskDefinition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason: 'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
+    });
+
+    this.service = new ecs.FargateService(this, 'Service', {
+      serviceName: agentServiceName(agentId),
+      cluster: props.cluster,
+      taskDefinition: this.taskDefinition,
+      // Hibernating agents start at 0; the control plane wakes them (desired 0 → 1).
+      desiredCount: agent.runtime.alwaysOn ? 1 : 0,
+      assignPublicIp: true,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      securityGroups: [props.securityGroup],
+      capacityProviderStrategies: [{ capacityProvider: agent.runtime.spot ? 'FARGATE_SPOT' : 'FARGATE', weight: 1 }],
+      circuitBreaker: { rollback: true },
+      // One runtime per agent at a time: two would share a workspace. A deploy stops the
+      // old task (it drains its turn) before starting the new one; the queue holds the work.
+      minHealthyPercent: 0,
+      maxHealthyPercent: 100,
+    });
+
+    this.addAlarms(props);
+  }
+
+  private addAlarms(props: AgentRuntimeProps): void {
+    const { agentId, queues } = props;
+    const fleet = props.config.fleet;
+    const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) =>
+      new cloudwatch.Alarm(this, id, {
+        alarmName: `${agentStackName(fleet, agentId)}-${what}-dlq`,
+        alarmDescription: `Messages in ${queue.queueName}: see their "reason" attribute`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    dlqAlarm('InboxDlqAlarm', queues.inboxDlq, 'inbox');
+    dlqAlarm('OutboxDlqAlarm', queues.outboxDlq, 'outbox');
+
+    // Every start logs {"msg":"ready"}; several in a short time is a crash loop (the
+    // deployment circuit breaker only watches deployments, not a running service).
+    const starts = new logs.MetricFilter(this, 'StartsMetric', {
+      logGroup: this.logGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.msg', '=', 'ready'),
+      metricNamespace: props.metricNamespace,
+      metricName: 'RuntimeStarts',
+      dimensions: { Agent: '$.agentId' },
+      metricValue: '1',
+    });
+    new cloudwatch.Alarm(this, 'RestartsAlarm', {
+      alarmName: `${agentStackName(fleet, agentId)}-restarts`,
+      alarmDescription: `The runtime of ${agentId} started 3 or more times in 15 minutes: it is crashing (see ${this.logGroup.logGroupName})`,
+      metric: starts.metric({ dimensionsMap: { Agent: agentId }, period: Duration.minutes(15), statistic: 'Sum' }),
+      threshold: 3,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

@@ -1,0 +1,188 @@
+// The control plane's Lambda functions: one per handler file in functions/, each bundled
+// by esbuild (ESM, Node 24, arm64, AWS SDK included) with the fleet config copied beside
+// it, with its own role holding only the grants it lists, its own log group, and alarms.
+// Adding a handler is one line in CONTROL_FUNCTIONS.
+import { join } from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import { functionLogGroupName, functionName } from '../../shared/config/names.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import { ClawfleetError } from '../../shared/errors.ts';
+import { REPO_ROOT } from '../app-options.ts';
+import { functionAssetHash } from '../config-bundle.ts';
+import { ecsServiceWildcardFinding, GRANT_WILDCARDS, GRANTS, sqsWildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
+
+export interface ControlFunctionSpec {
+  /** The handler file functions/<name>.ts; also the function's name after the fleet's. */
+  name: string;
+  /** Serve a Function URL (authenticated by the handler itself, e.g. Telegram's secret token). */
+  url?: boolean;
+  timeoutSeconds: number;
+  memoryMb?: number;
+  /** Invoke on this EventBridge Scheduler expression (in the fleet's schedule group). */
+  schedule?: string;
+  grants: readonly GrantName[];
+}
+
+const WAKE = ['registryReadWrite', 'wakeAgents', 'readInboxDepths'] as const;
+
+export const CONTROL_FUNCTIONS = [
+  { name: 'telegram-webhook', url: true, timeoutSeconds: 10, grants: ['readTelegramSecret', 'admitInbound', 'recordSessions', 'sendToAgentInboxes', ...WAKE] },
+  {
+    name: 'outbox',
+    timeoutSeconds: 30,
+    grants: ['readTelegramSecret', 'readSessions', 'claimDeliveries', 'consumeOutboxes', 'sendToOutboxDeadLetters', 'sendToAgentInboxes', ...WAKE],
+  },
+  { name: 'health', timeoutSeconds: 50, schedule: 'rate(1 minute)', grants: [...WAKE] },
+] as const satisfies readonly ControlFunctionSpec[];
+
+export type ControlFunctionName = (typeof CONTROL_FUNCTIONS)[number]['name'];
+
+/** ESM needs `require` for the CommonJS dependencies esbuild inlines. */
+const ESM_REQUIRE_BANNER = "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);";
+
+export const BUILD_SETTINGS = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: false,
+  banner: ESM_REQUIRE_BANNER,
+  // Bundled, not taken from the runtime: a pinned SDK version, one file to load, and the
+  // emulator's Lambda (the host's node) has no SDK to offer.
+  bundleAwsSDK: true,
+  mainFields: ['module', 'main'],
+} as const;
+
+export interface ControlFunctionsProps {
+  config: FleetConfig;
+  /**
+   * The clawfleet.json copied into every bundle (config-bundle.ts); it must hold `config`.
+   * Optional only where bundling is skipped (infra tests synthesize in-memory configs).
+   */
+  configFile: string | undefined;
+  grantContext: GrantContext;
+  logRetention: logs.RetentionDays;
+  scheduleGroupName: string;
+  specs?: readonly ControlFunctionSpec[];
+}
+
+export class ControlFunctions extends Construct {
+  readonly functions = new Map<string, NodejsFunction>();
+  readonly urls = new Map<string, lambda.FunctionUrl>();
+
+  constructor(scope: Construct, id: string, props: ControlFunctionsProps) {
+    super(scope, id);
+    for (const spec of props.specs ?? CONTROL_FUNCTIONS) this.add(spec, props);
+  }
+
+  private add(spec: ControlFunctionSpec, props: ControlFunctionsProps): void {
+    const fleet = props.config.fleet;
+    const configFile = props.configFile ?? (Stack.of(this).bundlingRequired ? undefined : '(bundling skipped)');
+    if (!configFile) throw new ClawfleetError('CONFIG_FILE_REQUIRED', 'bundling the control-plane functions needs the fleet config as a file (context "config")');
+    const scope = new Construct(this, pascal(spec.name));
+    const logGroup = new logs.LogGroup(scope, 'Logs', {
+      logGroupName: functionLogGroupName(fleet, spec.name),
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new iam.Role(scope, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `clawfleet ${fleet}: the ${spec.name} function`,
+    });
+    for (const grant of spec.grants) for (const statement of GRANTS[grant](props.grantContext)) role.addToPolicy(statement);
+    logGroup.grantWrite(role);
+    for (const grant of spec.grants) {
+      for (const { pattern, reason } of GRANT_WILDCARDS[grant] ?? []) Validations.of(role).acknowledge({ id: sqsWildcardFinding(pattern(fleet)), reason });
+    }
+    if (spec.grants.includes('wakeAgents')) {
+      Validations.of(role).acknowledge({
+        id: ecsServiceWildcardFinding(fleet),
+        reason: 'Waking and hibernating any agent of this fleet: its agent services in its own cluster, matched by deterministic name so agents come and go without rewriting this role.',
+      });
+    }
+
+    const fn = new NodejsFunction(scope, 'Function', {
+      functionName: functionName(fleet, spec.name),
+      entry: join(REPO_ROOT, 'functions', `${spec.name}.ts`),
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: spec.memoryMb ?? 256,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      role,
+      logGroup,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        ...BUILD_SETTINGS,
+        mainFields: [...BUILD_SETTINGS.mainFields],
+        assetHash: functionAssetHash(props.config, spec.name, BUILD_SETTINGS),
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // control-plane.ts reads ./clawfleet.json beside the handler.
+          afterBundling: (_inputDir: string, outputDir: string) => [`cp ${shellQuote(configFile)} ${shellQuote(join(outputDir, 'clawfleet.json'))}`],
+        },
+      },
+    });
+    this.functions.set(spec.name, fn);
+
+    new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
+      alarmName: `${functionName(fleet, spec.name)}-errors`,
+      alarmDescription: `The ${spec.name} function threw (see ${functionLogGroupName(fleet, spec.name)})`,
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+
+    if (spec.schedule) {
+      const invoker = new iam.Role(scope, 'ScheduleRole', {
+        assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
+        description: `clawfleet ${fleet}: EventBridge Scheduler invoking ${spec.name}`,
+      });
+      // The function itself, not its versions (grantInvoke would add `<arn>:*`).
+      invoker.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+      new scheduler.CfnSchedule(scope, 'Schedule', {
+        name: functionName(fleet, spec.name),
+        groupName: props.scheduleGroupName,
+        scheduleExpression: spec.schedule,
+        flexibleTimeWindow: { mode: 'OFF' },
+        target: { arn: fn.functionArn, roleArn: invoker.roleArn, retryPolicy: { maximumRetryAttempts: 0 } },
+      });
+    }
+
+    if (spec.url) {
+      const url = fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+      this.urls.set(spec.name, url);
+      new CfnOutput(scope, 'Url', { key: `${pascal(spec.name)}Url`, value: url.url, description: `Function URL of ${spec.name}` });
+      // A 5xx makes Telegram retry; several in a row mean updates are piling up.
+      new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
+        alarmName: `${functionName(fleet, spec.name)}-5xx`,
+        alarmDescription: `The ${spec.name} Function URL answered 5xx: callers are retrying`,
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/Lambda',
+          metricName: 'Url5xxCount',
+          dimensionsMap: { FunctionName: fn.functionName },
+          period: Duration.minutes(5),
+          statistic: 'Sum',
+        }),
+        threshold: 3,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+  }
+}
+
+export const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -1,0 +1,90 @@
+// The fleet's network and shared compute: a VPC with public subnets only (runtimes reach
+// SQS, Secrets Manager, Telegram and model APIs through an internet gateway, so there is
+// no NAT gateway to pay for), the ECS cluster, the runtimes' security group, and the
+// encrypted EFS file system that holds every agent's workspace behind its access point.
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { clusterName } from '../../shared/config/names.ts';
+
+export interface FleetNetworkProps {
+  fleet: string;
+  emulator: boolean;
+  logRetention: logs.RetentionDays;
+}
+
+export class FleetNetwork extends Construct {
+  readonly vpc: ec2.Vpc;
+  readonly cluster: ecs.Cluster;
+  /** Egress only: nothing connects to a runtime. */
+  readonly runtimeSecurityGroup: ec2.SecurityGroup;
+  readonly fileSystem: efs.FileSystem;
+
+  constructor(scope: Construct, id: string, props: FleetNetworkProps) {
+    super(scope, id);
+    this.vpc = new ec2.Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
+      // The emulator cannot run the custom resource that strips the default group's rules.
+      restrictDefaultSecurityGroup: !props.emulator,
+    });
+    if (!props.emulator) {
+      // Rejected traffic only: the record a security review needs, at a fraction of the volume.
+      const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+      this.vpc.addFlowLog('FlowLog', { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: ec2.FlowLogTrafficType.REJECT });
+    } else {
+      Validations.of(this.vpc).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-VPC7',
+        reason: 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.',
+      });
+    }
+
+    this.runtimeSecurityGroup = new ec2.SecurityGroup(this, 'RuntimeSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Agent runtimes: outbound HTTPS to AWS APIs, Telegram and model providers; no inbound',
+      allowAllOutbound: true,
+    });
+
+    this.fileSystem = new efs.FileSystem(this, 'Workspaces', {
+      vpc: this.vpc,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      encrypted: true,
+      performanceMode: efs.PerformanceMode.GENERAL_PURPOSE,
+      throughputMode: efs.ThroughputMode.ELASTIC,
+      lifecyclePolicy: efs.LifecyclePolicy.AFTER_30_DAYS,
+      // Transcripts and memory outlive a teardown unless the user deletes them (docs/deploy.md).
+      removalPolicy: RemovalPolicy.RETAIN,
+      allowAnonymousAccess: false,
+    });
+    this.fileSystem.connections.allowDefaultPortFrom(this.runtimeSecurityGroup, 'NFS from agent runtimes');
+    // Clients must use TLS; who may mount which directory is decided by each task role's
+    // access-point condition (IAM authorization on the mount).
+    this.fileSystem.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyInsecureTransport',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['*'],
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+
+    this.cluster = new ecs.Cluster(this, 'Cluster', {
+      clusterName: clusterName(props.fleet),
+      vpc: this.vpc,
+      enableFargateCapacityProviders: true,
+      containerInsightsV2: ecs.ContainerInsights.DISABLED,
+    });
+    Validations.of(this.cluster).acknowledge({
+      id: 'AwsSolutions-ECS4',
+      reason:
+        'Container Insights bills ~11 custom metrics per service (~$3/agent/month), more than a hibernating agent costs; ' +
+        'runtime restarts are alarmed from each runtime log group by a metric filter instead.',
+    });
+  }
+}

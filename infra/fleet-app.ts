@@ -1,0 +1,105 @@
+// Builds the whole CDK app from a parsed fleet config: the control-plane stack, one stack
+// per agent, and the cdk-nag AwsSolutions checks over all of them.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validations, type App } from 'aws-cdk-lib';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
+import { resolveAgent } from '../shared/config/resolve.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { ClawfleetError, ConfigError, type ConfigIssue } from '../shared/errors.ts';
+import { AgentStack } from './agent-stack.ts';
+import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
+import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/control-functions.ts';
+import { ControlPlaneStack } from './control-plane-stack.ts';
+
+export interface FleetStacks {
+  controlPlane: ControlPlaneStack;
+  agents: Map<string, AgentStack>;
+}
+
+export interface BuildFleetExtras {
+  /**
+   * The file `config` was parsed from (copied into the function bundles). Defaults to
+   * options.configPath; pass `null` for an in-memory config where bundling is skipped.
+   */
+  configFile?: string | null;
+  /** Override the control-plane function list (tests). */
+  functions?: readonly ControlFunctionSpec[];
+  /** Run cdk-nag's AwsSolutions checks at synth (default true). */
+  nag?: boolean;
+}
+
+/** The runtime image's build context: the repository, minus all the runtime does not need. */
+const RUNTIME_IMAGE_CONTEXT = ['*', '!runtime-image', '!shared', '!package.json', '!package-lock.json', '!tsconfig.json', 'runtime-image/dist', '**/node_modules'];
+export const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
+
+export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
+  const functions = extras.functions ?? CONTROL_FUNCTIONS;
+  checkDeployable(config, functions);
+  const fleet = config.fleet;
+
+  const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
+    stackName: controlPlaneStackName(fleet),
+    description: `clawfleet ${fleet}: control plane (tables, functions, cluster, network)`,
+    config,
+    options,
+    configFile: extras.configFile === null ? undefined : (extras.configFile ?? options.configPath),
+    functions,
+  });
+
+  const defaultImage = runtimeImage(options);
+  const agents = new Map<string, AgentStack>();
+  for (const agent of config.agents.list) {
+    const name = agentStackName(fleet, agent.id);
+    agents.set(
+      agent.id,
+      new AgentStack(app, name, {
+        stackName: name,
+        description: `clawfleet ${fleet}: agent ${agent.id} (queues, secret, runtime, workspace, logs)`,
+        config,
+        agentId: agent.id,
+        options,
+        controlPlane,
+        defaultImage,
+        imageFromRegistry: (image) => ecs.ContainerImage.fromRegistry(image),
+      }),
+    );
+  }
+
+  if (extras.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { controlPlane, agents };
+}
+
+/**
+ * The runtime image: built from runtime-image/ (a Docker image asset: synth only hashes
+ * the context, `cdk deploy` builds and pushes it), or a registry image where Docker image
+ * assets are unavailable (the emulator).
+ */
+function runtimeImage(options: FleetAppOptions): ecs.ContainerImage {
+  if (options.runtimeImage) return ecs.ContainerImage.fromRegistry(options.runtimeImage);
+  if (!existsSync(join(REPO_ROOT, RUNTIME_DOCKERFILE))) {
+    throw new ClawfleetError('RUNTIME_IMAGE_MISSING', `${RUNTIME_DOCKERFILE} not found; build it, or pass -c runtimeImage=<registry image>`);
+  }
+  return ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: Platform.LINUX_AMD64 });
+}
+
+/** What the schema accepts but this deployment cannot honour, all reported at once. */
+function checkDeployable(config: FleetConfig, functions: readonly ControlFunctionSpec[]): void {
+  const issues: ConfigIssue[] = [];
+  const has = (name: string) => functions.some((f) => f.name === name);
+  config.agents.list.forEach((agent, i) => {
+    // agent "x"'s DLQ is <fleet>-agent-x-dlq.fifo, which would be agent "x-dlq"'s inbox.
+    if (agent.id.endsWith('-dlq')) issues.push({ path: `agents.list[${i}].id`, message: 'must not end in "-dlq": its queue names would collide with another agent\'s dead-letter queue' });
+    if (resolveAgent(config, agent.id).heartbeat && !has('cron-dispatch')) {
+      issues.push({ path: `agents.list[${i}].heartbeat`, message: 'heartbeats need the cron-dispatch function, which this build does not deploy yet' });
+    }
+  });
+  if ((config.cron?.jobs.length ?? 0) > 0 && !has('cron-dispatch')) {
+    issues.push({ path: 'cron.jobs', message: 'cron jobs need the cron-dispatch function, which this build does not deploy yet' });
+  }
+  if (config.hooks && !has('hooks')) issues.push({ path: 'hooks', message: 'hooks need the hooks function, which this build does not deploy yet' });
+  if (issues.length > 0) throw new ConfigError(issues, 'clawfleet.json (for deployment)');
+}

@@ -1,0 +1,41 @@
+// Fills a clawfleet secret from stdin, so values never enter a shell history, a template
+// or a log:
+//   npx tsx infra/scripts/set-secret.ts telegram JERRY_BOT_TOKEN     (stdin: the raw value)
+//   npx tsx infra/scripts/set-secret.ts agent:fran < values.json      (stdin: {"NAME": "value"})
+// Options: --config <clawfleet.json> (default ./clawfleet.json), --replace (drop values
+// not given; the default merges). Uses the usual AWS credentials, region and endpoint.
+import { parseArgs } from 'node:util';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { parseSecretValues, putSecretValues, secretIdFor } from '../secrets.ts';
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Paste the value, then press Enter and Ctrl-D:\n');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function main(): Promise<void> {
+  const { values: flags, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { config: { type: 'string', default: 'clawfleet.json' }, replace: { type: 'boolean', default: false } },
+  });
+  const [target, key] = positionals;
+  if (!target || positionals.length > 2) {
+    throw new Error('usage: set-secret.ts <telegram|hooks|dashboard|agent:<id>|secret name> [NAME] [--replace] [--config clawfleet.json]');
+  }
+  const config = loadConfigFile(flags.config);
+  const secretId = secretIdFor(config.fleet, target);
+  const input = await readStdin();
+  // A single named value is taken as typed, minus the newline that ends the line.
+  const values = key ? parseSecretValues(JSON.stringify({ [key]: input.replace(/\r?\n$/, '') })) : parseSecretValues(input);
+  if (key && !values[key]) throw new Error('stdin was empty');
+  const result = await putSecretValues(new SecretsManagerClient({}), secretId, values, { merge: !flags.replace });
+  process.stdout.write(`${result.secretId} now holds: ${result.names.join(', ')}\n`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`set-secret: ${err.message}\n`);
+  process.exit(1);
+});

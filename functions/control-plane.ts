@@ -7,13 +7,15 @@ import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registr
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoRelayLog } from '../shared/adapters/aws/dynamo-relay-log.ts';
 import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
+import { EventBridgeCronScheduler } from '../shared/adapters/aws/eventbridge-cron-scheduler.ts';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SqsQueueDepths } from '../shared/adapters/aws/sqs-queue-depths.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
 import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
 import { CachedSecretStore } from '../shared/adapters/cached-secret-store.ts';
 import { parseConfigText } from '../shared/config/load.ts';
-import { hooksSecretName, outboxDlqName, tableNames, telegramSecretName } from '../shared/config/names.ts';
+import { hooksSecretName, outboxDlqName, scheduleGroupName, tableNames, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
@@ -38,6 +40,8 @@ export interface ControlPlane {
   registry: DynamoAgentRegistry;
   lifecycle: LifecycleDeps;
   relay: { queues: SqsAgentQueues; relays: DynamoRelayLog; lifecycle: LifecycleDeps };
+  /** Agents' own cron jobs; only where λ cron-dispatch's ARN is configured (the outbox function). */
+  scheduler: EventBridgeCronScheduler | undefined;
   newPairingCode(): string;
   botIdentity(accountId: string): Promise<BotIdentity>;
   deadLettersOf(agentId: string | undefined): SqsDeadLetters;
@@ -86,6 +90,14 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     registry,
     lifecycle,
     relay: { queues, relays: new DynamoRelayLog(aws.dynamo, tables.registry), lifecycle },
+    scheduler:
+      env.CLAWFLEET_CRON_FUNCTION_ARN && env.CLAWFLEET_SCHEDULER_ROLE_ARN
+        ? new EventBridgeCronScheduler(new SchedulerClient({ maxAttempts: 3 }), {
+            group: scheduleGroupName(config.fleet),
+            functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
+            roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
+          })
+        : undefined,
     queues,
     dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
     sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),

@@ -60,6 +60,8 @@ export interface SessionRecord {
 export interface SessionRegistry {
   get(sessionKey: string): Promise<SessionRecord | undefined>;
   put(record: SessionRecord): Promise<void>;
+  /** An agent's sessions, most recently updated first (the dashboard's agent page). */
+  list(agentId: string, limit: number): Promise<SessionRecord[]>;
 }
 
 export type ClaimResult = 'claimed' | 'delivered' | 'in-flight';
@@ -134,6 +136,43 @@ export interface AgentCompute {
   restart(agentId: string): Promise<void>;
 }
 
+/** How long one turn spent where: waiting in the queue, in the model, in tools. */
+export interface TurnTiming {
+  queueWaitMs?: number | undefined;
+  modelMs?: number | undefined;
+  toolMs?: number | undefined;
+}
+
+/** One finished turn, as the outbox learned it from a status envelope. */
+export interface TurnEvent {
+  agentId: string;
+  inboundId: string;
+  sessionKey?: string | undefined;
+  outcome: 'ended' | 'failed';
+  at: number;
+  timing?: TurnTiming | undefined;
+  error?: string | undefined;
+}
+
+/** A time bucket of one agent's activity: finished turns, failed ones, the deepest queue seen. */
+export interface ActivityBucket {
+  start: number;
+  turns: number;
+  errors: number;
+  maxQueueDepth?: number | undefined;
+}
+
+/** Time-bucketed per-agent figures for the dashboard's charts; the outbox writes turns. */
+export interface AgentMetrics {
+  /** Counted once per inbound id and outcome, so a redelivered status envelope is not counted twice. */
+  recordTurn(event: TurnEvent): Promise<void>;
+  recordQueueDepth(agentId: string, at: number, depth: number): Promise<void>;
+  /** The buckets of [from, to) that hold anything, oldest first. */
+  activity(agentId: string, from: number, to: number): Promise<ActivityBucket[]>;
+  /** The latest finished turns since `from`, newest first. */
+  recentTurns(agentId: string, from: number, limit: number): Promise<TurnEvent[]>;
+}
+
 /** Messages waiting for an agent, visible or in flight. */
 export interface QueueDepths {
   depth(agentId: string): Promise<number>;
@@ -154,6 +193,24 @@ export interface RelayRecord {
 export interface RelayLog {
   get(id: string): Promise<RelayRecord | undefined>;
   put(record: RelayRecord): Promise<void>;
+}
+
+/** One schedule: when, and what to pass to λ cron-dispatch. */
+export interface Schedule {
+  name: string;
+  expression: string;
+  timezone?: string | undefined;
+  /** The trigger JSON (shared/cron/trigger.ts). */
+  input: string;
+}
+
+/** The fleet's schedule group: EventBridge Scheduler on AWS, a timer loop locally. */
+export interface CronScheduler {
+  put(schedule: Schedule): Promise<void>;
+  /** False if there was no such schedule. */
+  delete(name: string): Promise<boolean>;
+  /** Names of the schedules whose name starts with `prefix`. */
+  list(prefix: string): Promise<string[]>;
 }
 
 /** A named JSON secret: an object of named string values. */

@@ -6,9 +6,12 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps } from './relay.ts';
+import type { AgentMetrics } from '../ports.ts';
+import { turnEventFrom } from '../dashboard/metrics.ts';
+import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -30,8 +33,12 @@ export interface OutboxDeps {
   channel(target: ChannelTarget): Promise<ChannelSender>;
   /** Where heartbeats, activity and errors are recorded; absent where nothing hibernates. */
   registry?: AgentRegistry;
+  /** Per-agent turn counts and timings for the dashboard's charts; absent where nothing shows them. */
+  metrics?: AgentMetrics;
   /** Agent-to-agent relay; absent where it is not wired, and agent_send is then refused. */
   relay?: Omit<RelayDeps, 'config' | 'clock' | 'log'>;
+  /** Where agents' own cron jobs are scheduled; absent where it is not wired, and cron requests are then refused. */
+  scheduler?: CronScheduler;
   clock: Clock;
   log: Logger;
 }
@@ -78,6 +85,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       // Turns count as activity, so a busy agent is never hibernated mid-conversation.
       await deps.registry?.recordActivity(sender, deps.clock.now());
       if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
+      if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
       deps.log.info('runtime status', { agentId: sender, envelopeId: envelope.id, turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error });
       return;
     case 'agent_send': {
@@ -87,9 +95,14 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       return;
     }
     case 'cron_upsert':
-    case 'cron_delete':
-      // Refused rather than ignored: the runtime learns nothing happened, and the DLQ says why.
-      return reject('NOT_SUPPORTED', `${envelope.kind} is not supported by this control plane yet`, envelope);
+    case 'cron_delete': {
+      if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
+      const outcome =
+        envelope.kind === 'cron_upsert' ? await applyCronUpsert(envelope, sender, deps.scheduler, deps.clock) : await applyCronDelete(envelope, sender, deps.scheduler);
+      if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
+      deps.log.info(`agent ${envelope.kind === 'cron_upsert' ? 'scheduled' : 'removed'} a cron job`, { agentId: sender, jobId: envelope.jobId, schedule: outcome.schedule });
+      return;
+    }
   }
 }
 
@@ -149,4 +162,10 @@ async function sendTyping(envelope: TypingEnvelope, sender: string, deps: Outbox
   } catch (err) {
     deps.log.warn('typing indicator not sent', { agentId: sender, sessionKey: envelope.sessionKey, ...errorFields(err) });
   }
+}
+
+/** Counted once per inbound id and outcome by the store, so a redelivered status is harmless. */
+async function recordTurnMetrics(metrics: AgentMetrics, envelope: OutboundEnvelope, sender: string, now: number): Promise<void> {
+  const turn = turnEventFrom(envelope, sender, now);
+  if (turn) await metrics.recordTurn(turn);
 }

@@ -1,0 +1,88 @@
+// λ cron-dispatch's core: a schedule fired, so turn its trigger into an envelope on the
+// agent's queue (a cron job, or a heartbeat inside the agent's active hours), give the
+// session somewhere to deliver its answer, and wake the agent if it sleeps.
+import type { FleetConfig } from '../config/schema.ts';
+import { resolveAgent } from '../config/resolve.ts';
+import type { CronTrigger } from '../cron/trigger.ts';
+import type { Logger } from '../log.ts';
+import type { InboundEnvelope } from '../protocol/envelopes.ts';
+import type { AgentQueues, Clock, SessionRegistry, SessionTarget } from '../ports.ts';
+import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+
+export const DEFAULT_HEARTBEAT_PROMPT =
+  'Heartbeat: read HEARTBEAT.md in your workspace if it exists and do what it asks. If nothing needs the user’s attention, reply exactly HEARTBEAT_OK.';
+
+export interface CronDispatchDeps {
+  config: FleetConfig;
+  queues: AgentQueues;
+  sessions: SessionRegistry;
+  lifecycle?: LifecycleDeps | undefined;
+  clock: Clock;
+  log: Logger;
+}
+
+export type DispatchOutcome = { queued: string } | { skipped: string };
+
+/** `scheduledAt` (ms) names the firing, so a schedule invoked twice for one time queues once. */
+export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number, deps: CronDispatchDeps): Promise<DispatchOutcome> {
+  const { config, log } = deps;
+  if (!config.agents.list.some((a) => a.id === trigger.agentId)) return { skipped: `no agent "${trigger.agentId}"` };
+  const minute = Math.floor(scheduledAt / 60_000);
+  const mainSession = `agent:${trigger.agentId}:main`;
+  let envelope: InboundEnvelope;
+  let target: SessionTarget | undefined;
+
+  if (trigger.kind === 'heartbeat') {
+    const heartbeat = resolveAgent(config, trigger.agentId).heartbeat;
+    if (!heartbeat) return { skipped: 'the agent has no heartbeat configured' };
+    if (heartbeat.activeHours && !withinHours(scheduledAt, heartbeat.activeHours)) return { skipped: 'outside active hours' };
+    envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${minute}`, agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
+  } else {
+    const sessionKey = trigger.sessionTarget === 'main' ? mainSession : `agent:${trigger.agentId}:cron:${trigger.jobId}`;
+    envelope = {
+      v: 1,
+      kind: 'cron',
+      id: `cron.${trigger.agentId}.${trigger.jobId}.${minute}`.slice(0, 128),
+      agentId: trigger.agentId,
+      sessionKey,
+      ts: scheduledAt,
+      jobId: trigger.jobId,
+      sessionTarget: trigger.sessionTarget,
+      payload: trigger.payload,
+    };
+    if (trigger.sessionTarget === 'isolated') target = await isolatedTarget(trigger, mainSession, deps);
+  }
+
+  // A session that has never had a chat answers nowhere until someone talks to it.
+  if (target) await deps.sessions.put({ sessionKey: envelope.sessionKey!, agentId: trigger.agentId, target, updatedAt: deps.clock.now() });
+  else if (!(await deps.sessions.get(envelope.sessionKey!))) {
+    await deps.sessions.put({ sessionKey: envelope.sessionKey!, agentId: trigger.agentId, target: { channel: 'none' }, updatedAt: deps.clock.now() });
+  }
+  await deps.queues.send(envelope);
+  if (deps.lifecycle) {
+    // Cron and heartbeat work count as activity, and a sleeping agent is woken for it.
+    await deps.lifecycle.registry.recordActivity(trigger.agentId, deps.clock.now());
+    await wakeIfAsleep(trigger.agentId, deps.lifecycle, trigger.kind).catch((err) => log.warn('agent not woken now; the health tick will', { agentId: trigger.agentId, error: String(err) }));
+  }
+  log.info('schedule fired', { agentId: trigger.agentId, kind: trigger.kind, jobId: trigger.kind === 'job' ? trigger.jobId : undefined, envelopeId: envelope.id });
+  return { queued: envelope.id };
+}
+
+/** Where an isolated job's answer goes: its delivery target, else the main session's chat, else nowhere. */
+async function isolatedTarget(trigger: Extract<CronTrigger, { kind: 'job' }>, mainSession: string, deps: CronDispatchDeps): Promise<SessionTarget> {
+  const delivery = trigger.delivery;
+  if (!delivery || delivery.mode === 'none') return { channel: 'none' };
+  if (delivery.to) {
+    const accountId = delivery.accountId ?? Object.keys(deps.config.channels.telegram?.accounts ?? {})[0];
+    if (accountId) return { channel: 'telegram', accountId, chatId: delivery.to };
+  }
+  return (await deps.sessions.get(mainSession))?.target ?? { channel: 'none' };
+}
+
+/** Whether `at` falls within start–end ("08:00"–"22:00") in the timezone (default UTC); an end before the start wraps midnight. */
+export function withinHours(at: number, hours: { start: string; end: string; timezone?: string | undefined }): boolean {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: hours.timezone ?? 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at));
+  const now = parts.replace(/\D/g, '').padStart(4, '0');
+  const [start, end] = [hours.start.replace(':', ''), hours.end.replace(':', '')];
+  return start <= end ? now >= start && now < end : now >= start || now < end;
+}

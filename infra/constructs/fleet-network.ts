@@ -11,6 +11,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { clusterName } from '../../shared/config/names.ts';
 
+const VPC_CIDR = '10.0.0.0/16';
+
 export interface FleetNetworkProps {
   fleet: string;
   emulator: boolean;
@@ -27,6 +29,7 @@ export class FleetNetwork extends Construct {
   constructor(scope: Construct, id: string, props: FleetNetworkProps) {
     super(scope, id);
     this.vpc = new ec2.Vpc(this, 'Vpc', {
+      ipAddresses: ec2.IpAddresses.cidr(VPC_CIDR),
       maxAzs: 2,
       natGateways: 0,
       subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
@@ -61,7 +64,10 @@ export class FleetNetwork extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       allowAnonymousAccess: false,
     });
-    this.fileSystem.connections.allowDefaultPortFrom(this.runtimeSecurityGroup, 'NFS from agent runtimes');
+    // NFS from inside the VPC, which holds nothing but agent runtimes; who may mount what
+    // is decided by IAM on each mount. (An inline CIDR rule, not a separate ingress
+    // resource, which the emulator lacks.)
+    this.fileSystem.connections.allowFrom(ec2.Peer.ipv4(VPC_CIDR), ec2.Port.tcp(2049), 'NFS from agent runtimes in this VPC');
     // Clients must use TLS; who may mount which directory is decided by each task role's
     // access-point condition (IAM authorization on the mount).
     this.fileSystem.addToResourcePolicy(
@@ -77,9 +83,11 @@ export class FleetNetwork extends Construct {
     this.cluster = new ecs.Cluster(this, 'Cluster', {
       clusterName: clusterName(props.fleet),
       vpc: this.vpc,
-      enableFargateCapacityProviders: true,
       containerInsightsV2: ecs.ContainerInsights.DISABLED,
     });
+    // Fargate and Fargate Spot, set on the cluster itself rather than through the separate
+    // association resource CDK would add (which the emulator lacks; AWS takes either).
+    (this.cluster.node.defaultChild as ecs.CfnCluster).capacityProviders = ['FARGATE', 'FARGATE_SPOT'];
     Validations.of(this.cluster).acknowledge({
       id: 'AwsSolutions-ECS4',
       reason:

@@ -114,19 +114,7 @@ export class TranscriptStore {
 
   /** What the next turn builds on: the latest summary and the turns after it. */
   history(sessionKey: string): SessionHistory {
-    const entries = this.entries(sessionKey);
-    let summary: string | undefined;
-    let turns: TurnRecord[] = [];
-    for (const e of entries) {
-      if (e.kind === 'compaction') {
-        summary = e.summary;
-        const cut = turns.findIndex((t) => t.inboundId === e.throughInboundId);
-        turns = cut >= 0 ? turns.slice(cut + 1) : [];
-      } else {
-        turns.push(e);
-      }
-    }
-    return { summary, turns };
+    return historyOf(this.entries(sessionKey));
   }
 
   append(sessionKey: string, entry: TranscriptEntry): void {
@@ -143,6 +131,21 @@ export class TranscriptStore {
       closeSync(fd);
     }
   }
+}
+
+export function historyOf(entries: TranscriptEntry[]): SessionHistory {
+  let summary: string | undefined;
+  let turns: TurnRecord[] = [];
+  for (const e of entries) {
+    if (e.kind === 'compaction') {
+      summary = e.summary;
+      const cut = turns.findIndex((t) => t.inboundId === e.throughInboundId);
+      turns = cut >= 0 ? turns.slice(cut + 1) : [];
+    } else {
+      turns.push(e);
+    }
+  }
+  return { summary, turns };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

@@ -2,8 +2,7 @@
 // by its inbound envelope id: if the transcript already holds that id (the runtime died
 // after answering but before deleting the message), the recorded answer is sent again,
 // byte-identical, instead of asking the model a second time.
-import type { Logger } from '../../shared/log.ts';
-import { processRedactor } from '../../shared/log.ts';
+import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
@@ -12,7 +11,7 @@ import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
 import type { AgentTool } from './tools/tool.ts';
-import type { SessionHistory, TranscriptStore, TurnRecord } from './transcript.ts';
+import { historyOf, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 
@@ -54,13 +53,15 @@ export interface TurnDeps {
 
 export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
-  const done = deps.transcripts.find(req.sessionKey, req.inboundId);
+  const entries = deps.transcripts.entries(req.sessionKey);
+  const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
   if (done) {
     const sent = await sendAnswer(req, done, deps);
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
-  await sendStatus(req, deps, 'started');
+  // Status is information for the control plane: never waited on, never a reason to fail.
+  void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err)));
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
@@ -76,7 +77,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       summary: h.summary,
       situation: req.situation,
     });
-  let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : deps.transcripts.history(req.sessionKey);
+  let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   history = await compactIfNeeded(
     req.sessionKey,
     history,
@@ -122,7 +123,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed);
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed).catch((err) => log.warn('status not sent', errorFields(err)));
   const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });

@@ -37,6 +37,10 @@ export interface WorkerDeps {
 const TYPING_EVERY_MS = 4_500; // Telegram shows "typing…" for about 5 s.
 
 export class Worker {
+  /** Set on stop: no new receive starts; a receive already waiting is let finish (see stop). */
+  private stopping = false;
+  private readonly stopSignal = new AbortController();
+  /** Aborts a receive that overstays its wait (a safety net only). */
   private readonly pollAbort = new AbortController();
   private readonly turnAbort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
@@ -54,23 +58,31 @@ export class Worker {
     this.loop ??= this.run();
   }
 
-  /** Resolves once the loop has stopped; every message in flight is finished or released. */
+  /**
+   * Resolves once the loop has stopped; every message in flight is finished or released.
+   * A long poll already waiting is not aborted: the queue would still hand it a message
+   * that nobody reads, hidden (and its FIFO group blocked) for the visibility timeout.
+   * It is let finish, and whatever it brings is released at once.
+   */
   async stop(drainMs: number): Promise<void> {
-    this.pollAbort.abort();
+    this.stopping = true;
+    this.stopSignal.abort();
     this.slotFreed?.();
+    const overstay = setTimeout(() => this.pollAbort.abort(), ((this.deps.waitSeconds ?? 20) + 5) * 1000);
     if (this.inFlight.size > 0) {
       const timer = setTimeout(() => this.turnAbort.abort(), drainMs);
       await Promise.all([...this.inFlight]);
       clearTimeout(timer);
     }
     await this.loop;
+    clearTimeout(overstay);
   }
 
   private async run(): Promise<void> {
     const { log } = this.deps;
     const max = this.deps.maxConcurrent ?? 4;
     let failures = 0;
-    while (!this.pollAbort.signal.aborted) {
+    while (!this.stopping) {
       if (this.inFlight.size >= max) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
@@ -80,7 +92,7 @@ export class Worker {
         messages = await this.deps.inbox.receive(this.deps.waitSeconds ?? 20, this.pollAbort.signal);
         failures = 0;
       } catch (err) {
-        if (this.pollAbort.signal.aborted) break;
+        if (this.stopping) break;
         if (this.deps.isFatal?.(err)) {
           log.error('cannot receive from the inbox; giving up', errorFields(err));
           this.deps.onFatal?.(err);
@@ -88,8 +100,12 @@ export class Worker {
         }
         failures++;
         log.error('receive failed; retrying', { ...errorFields(err), failures });
-        await sleep(Math.min(30_000, 1_000 * 2 ** Math.min(failures, 5)), this.pollAbort.signal);
+        await sleep(Math.min(30_000, 1_000 * 2 ** Math.min(failures, 5)), this.stopSignal.signal);
         continue;
+      }
+      if (this.stopping) {
+        await Promise.all(messages.map((m) => this.deps.inbox.release(m.receipt).catch((err) => log.warn('message not released', errorFields(err)))));
+        break;
       }
       for (const m of messages) {
         const p: Promise<void> = this.process(m)
@@ -123,7 +139,7 @@ export class Worker {
       // Deleted first: a drain that ends this process must not be redelivered to the next one.
       await inbox.delete(m.receipt);
       log.info('control envelope', { action: envelope.action, envelopeId: envelope.id });
-      if (envelope.action === 'drain') this.pollAbort.abort();
+      if (envelope.action === 'drain') this.stopping = true;
       await this.deps.control(envelope.action);
       return;
     }

@@ -1,0 +1,158 @@
+// Orchestration overhead of one turn: from the inbound message sent to the agent's SQS
+// queue to its reply on the outbox (the reply's SentTimestamp), through the real runtime
+// process and the AWS emulator, with an instant model — the offline model (in-process)
+// and the fake OpenAI server on loopback (real HTTP, SSE and the provider adapter).
+// Uses AWS_ENDPOINT_URL if set, else starts MiniStack from .cache/ministack-venv (run
+// `npm test` once to install it).
+//   npx tsx bench/runtime-turn.ts [turns]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { parseConfig } from '../shared/config/load.ts';
+import { runtimeConfigFor } from '../shared/config/resolve.ts';
+import { provisionFleet } from '../test/support/provision.ts';
+import { startRuntime } from '../test/support/runtime-process.ts';
+import { start as startModel } from '../test/support/fake-model.ts';
+import { InMemoryFifoQueue, InMemoryOutbox } from '../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../shared/adapters/memory/in-memory-state.ts';
+import { memoryLogger } from '../shared/log.ts';
+import { systemClock } from '../shared/ports.ts';
+import { offlineModel } from '../runtime-image/src/offline-model.ts';
+import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
+import { readRuntimeEnv } from '../runtime-image/src/env.ts';
+import { TranscriptStore } from '../runtime-image/src/transcript.ts';
+import { defaultTurnLimits, runTurn } from '../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
+import { Worker } from '../runtime-image/src/worker.ts';
+import { seedWorkspace } from '../runtime-image/src/workspace.ts';
+
+const TURNS = Number(process.argv[2] ?? 40);
+const WARMUP = 5;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function emulator(): Promise<{ endpoint: string; proc?: ChildProcess }> {
+  if (process.env.AWS_ENDPOINT_URL) return { endpoint: process.env.AWS_ENDPOINT_URL };
+  const python = join(root, '.cache/ministack-venv/bin/python');
+  if (!existsSync(python)) throw new Error('MiniStack is not installed: run `npm test` once, or set AWS_ENDPOINT_URL');
+  const port = await freePort();
+  const tmp = mkdtempSync(join(tmpdir(), 'cf-bench-emu-'));
+  const proc = spawn(python, ['-m', 'ministack'], {
+    env: { PATH: process.env.PATH, GATEWAY_PORT: String(port), BIND_HOST: '127.0.0.1', MINISTACK_HOST: '127.0.0.1', PERSIST_STATE: '0', S3_PERSIST: '0', TMPDIR: tmp, STATE_DIR: tmp, S3_DATA_DIR: tmp },
+    stdio: 'ignore',
+    detached: true,
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${endpoint}/_ministack/health`).then((r) => r.ok, () => false)) return { endpoint, proc };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('MiniStack did not start');
+}
+
+/** The runtime's own share: the same worker and turn code over in-memory queues (no queue service). */
+async function inMemory(): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-bench-mem-'));
+  seedWorkspace(workspace);
+  const cfg = runtimeConfigFor(parseConfig(JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'))), 'fran');
+  const env = readRuntimeEnv({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg), CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1', CLAWFLEET_RUNTIME_TOKEN: 'x'.repeat(16), CLAWFLEET_WORKSPACE: workspace });
+  const inbox = new InMemoryFifoQueue();
+  const replies = new Map<string, number>();
+  const outbox = new InMemoryOutbox();
+  const tools = builtinTools(env, systemClock);
+  const deps = { agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model: offlineModel('bench'), outbox: { send: async (e: Parameters<InMemoryOutbox['send']>[0]) => { if (e.kind === 'reply') replies.set(e.inReplyTo, performance.now()); await outbox.send(e); } }, clock: systemClock, log: memoryLogger(), tools: () => tools, limits: defaultTurnLimits };
+  const w = new Worker({ agentId: 'fran', inbox, outbox: deps.outbox, deadLetters: new InMemoryDeadLetters(), clock: systemClock, log: deps.log, visibilitySeconds: 60, waitSeconds: 1, handle: (e, signal) => runTurn(turnRequestFor(e), deps, signal), control: async () => {} });
+  w.start();
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + TURNS; i++) {
+    const id = `mem.${i}`;
+    const sent = performance.now();
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `turn ${i}`, from: { channel: 'local' } }), 'agent:fran:main', id);
+    while (!replies.has(id)) await new Promise((r) => setImmediate(r));
+    if (i >= WARMUP) samples.push(replies.get(id)! - sent);
+    while (inbox.depth > 0) await new Promise((r) => setTimeout(r, 1));
+  }
+  await w.stop(1000);
+  samples.sort((a, b) => a - b);
+  console.log(`${'runtime code only (in-memory queues, offline)'.padEnd(44)} median ${samples[samples.length >> 1]!.toFixed(1)} ms   p90 ${samples[Math.floor(samples.length * 0.9)]!.toFixed(1)} ms   (${TURNS} turns, the session growing)`);
+}
+
+await inMemory();
+const emu = await emulator();
+const aws = { endpoint: emu.endpoint, region: 'us-east-1', credentials: { accessKeyId: '123456789012', secretAccessKey: 'test' }, accountId: '123456789012' };
+const sqs = new SQSClient(aws);
+const model = await startModel({ apiKey: 'sk-bench-0123456789abcdef' });
+const example = JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'));
+example.fleet = 'bench';
+example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+const config = parseConfig(example);
+const fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-bench-0123456789abcdef' } } });
+const q = fleet.queues.fran!;
+
+async function measure(label: string, extraEnv: Record<string, string>): Promise<void> {
+  const runtime = startRuntime({
+    CLAWFLEET_AGENT_ID: 'fran',
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+    CLAWFLEET_INBOX_URL: q.inbox,
+    CLAWFLEET_OUTBOX_URL: q.outbox,
+    CLAWFLEET_DLQ_URL: q.inboxDlq,
+    CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), 'cf-bench-ws-')),
+    CLAWFLEET_HEARTBEAT_SECONDS: '0',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    ...extraEnv,
+  });
+  await runtime.waitFor((l) => l.msg === 'ready');
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + TURNS; i++) {
+    // A pause between turns, as between a person's messages: the previous turn's
+    // bookkeeping (status, delete) is done before the next message arrives.
+    await new Promise((r) => setTimeout(r, 150));
+    const id = `bench.${label.length}.${i}`;
+    const sent = Date.now();
+    await sqs.send(new SendMessageCommand({
+      QueueUrl: q.inbox,
+      MessageGroupId: 'agent:fran:main',
+      MessageDeduplicationId: id,
+      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: sent, text: `turn ${i}`, from: { channel: 'local' } }),
+    }));
+    for (let found = false; !found; ) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: q.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['SentTimestamp'] }));
+      for (const m of Messages) {
+        const e = JSON.parse(m.Body!) as { kind: string; inReplyTo?: string };
+        if (e.kind === 'reply' && e.inReplyTo === id) {
+          found = true;
+          if (i >= WARMUP) samples.push(Number(m.Attributes!.SentTimestamp) - sent);
+        }
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: q.outbox, ReceiptHandle: m.ReceiptHandle! }));
+      }
+    }
+  }
+  await runtime.kill('SIGTERM');
+  samples.sort((a, b) => a - b);
+  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor(p * samples.length))]!;
+  const received = runtime.lines.filter((l) => l.msg === 'turn answered').length;
+  void received;
+  console.log(`${label.padEnd(44)} median ${pct(0.5)} ms   p90 ${pct(0.9)} ms   min ${samples[0]} ms   max ${samples.at(-1)} ms   (${TURNS} turns)`);
+}
+
+console.log(`Inbound message → reply on the outbox, one session, sequential turns, MiniStack at ${aws.endpoint}, Node ${process.version}`);
+await measure('offline model (in-process, instant)', { CLAWFLEET_OFFLINE_MODEL: 'bench' });
+await measure('fake OpenAI server on loopback (streamed)', {});
+await measure('offline model, runtime short-polling', { CLAWFLEET_OFFLINE_MODEL: 'bench', CLAWFLEET_WAIT_SECONDS: '0' });
+await model.close();
+if (emu.proc) process.kill(-emu.proc.pid!, 'SIGTERM');

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
+import { DynamoAgentMetrics } from '../shared/adapters/aws/dynamo-agent-metrics.ts';
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoRelayLog } from '../shared/adapters/aws/dynamo-relay-log.ts';
 import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
@@ -38,6 +39,8 @@ export interface ControlPlane {
   ledger: DynamoDeliveryLedger;
   pairings: DynamoPairingStore;
   registry: DynamoAgentRegistry;
+  /** Turn counts, timings and queue samples for the dashboard (the outbox writes turns). */
+  metrics: DynamoAgentMetrics;
   lifecycle: LifecycleDeps;
   relay: { queues: SqsAgentQueues; relays: DynamoRelayLog; lifecycle: LifecycleDeps };
   /** Agents' own cron jobs; only where λ cron-dispatch's ARN is configured (the outbox function). */
@@ -88,6 +91,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     clock,
     log,
     registry,
+    metrics: new DynamoAgentMetrics(aws.dynamo, tables.registry, clock.now),
     lifecycle,
     relay: { queues, relays: new DynamoRelayLog(aws.dynamo, tables.registry), lifecycle },
     scheduler:

@@ -5,8 +5,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
 import { localQueueNames, SqliteAgentQueues, type SqliteDeadLetters, type SqliteFifoQueue } from '../shared/adapters/sqlite/sqlite-queues.ts';
 import { SqlitePairingStore } from '../shared/adapters/sqlite/sqlite-pairing-store.ts';
+import { SqliteAgentMetrics } from '../shared/adapters/sqlite/sqlite-agent-metrics.ts';
+import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
-import { outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
+import { dashboardSecretName, outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
@@ -32,6 +34,8 @@ export class LocalControlPlane {
   readonly status: SqliteAgentStatus;
   readonly pairings: SqlitePairingStore;
   readonly chat: LocalChat;
+  /** Turn counts, timings and queue samples for the dashboard's charts. */
+  readonly metrics: SqliteAgentMetrics;
   private readonly senders = new Map<string, ChannelSender>();
   private readonly usernames = new Map<string, Promise<string | undefined>>();
 
@@ -49,6 +53,7 @@ export class LocalControlPlane {
     this.status = new SqliteAgentStatus(db);
     this.pairings = new SqlitePairingStore(db);
     this.chat = new LocalChat(db, clock.now);
+    this.metrics = new SqliteAgentMetrics(db, clock.now);
   }
 
   inbox(agentId: string): SqliteFifoQueue {
@@ -79,6 +84,11 @@ export class LocalControlPlane {
   /** An envelope an operator asked for (`clawfleet cron run`), already validated. */
   async enqueue(envelope: InboundEnvelope): Promise<void> {
     await this.queues.send(envelope);
+  }
+
+  /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the server uses the admin token). */
+  async dashboardToken(): Promise<string | undefined> {
+    return (await this.secrets.get(dashboardSecretName(this.config.fleet)))[DASHBOARD_TOKEN_NAME];
   }
 
   async botToken(accountId: string): Promise<string | undefined> {
@@ -144,6 +154,7 @@ export class LocalControlPlane {
         ledger: this.ledger,
         deadLetters: (id) => this.dlq(id ?? 'unknown'),
         channel: (target) => this.channel(target),
+        metrics: this.metrics,
         clock: this.clock,
         log: this.log,
       },

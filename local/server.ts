@@ -1,5 +1,6 @@
-// Local mode's HTTP server on 127.0.0.1: the Telegram webhook path, the chat API and
-// page, the runtimes' channel (/runtime/*, one bearer token per runtime), and the admin
+// Local mode's HTTP server on 127.0.0.1: the dashboard (dashboard/handler.ts, with a chat
+// box per agent), the chat API, the Telegram webhook path, the runtimes' channel
+// (/runtime/*, one bearer token per runtime), and the admin
 // API the CLI uses (/admin/*, the admin token written to the state dir).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -7,8 +8,10 @@ import { z } from 'zod';
 import { EnvelopeError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { parseInbound } from '../shared/protocol/envelopes.ts';
-import { chatPage } from './chat-page.ts';
+import { handleDashboard, isDashboardPath } from '../dashboard/handler.ts';
+import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './control-plane.ts';
+import type { FleetStatus } from './fleet-status.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -28,8 +31,8 @@ export interface ServerDeps {
   agents(): AgentView[];
   /** Bearer token of the admin API. */
   adminToken: string;
-  /** What `clawfleet status` prints. */
-  status(): unknown;
+  /** What `clawfleet status` prints; the dashboard reads it too. */
+  status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
@@ -163,16 +166,35 @@ export function createLocalServer(deps: ServerDeps): Server {
     throw new HttpError(404, `no admin route ${req.method} ${path}`);
   };
 
-  return createServer((req, res) => {
+  const dashboard = localDashboard(deps);
+  const dashboardRequest = async (req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> => {
+    const out = await handleDashboard(
+      {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.search.slice(1),
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])),
+        cookies: req.headers.cookie ? [req.headers.cookie] : [],
+        body: req.method === 'POST' ? await readBody(req) : '',
+      },
+      dashboard.deps,
+    );
+    res.writeHead(out.status, { ...out.headers, ...(out.cookies.length ? { 'set-cookie': out.cookies } : {}) });
+    res.end(out.body);
+  };
+
+  const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const path = url.pathname;
     const route = async (): Promise<void> => {
       let m: RegExpExecArray | null;
-      if (req.method === 'GET' && path === '/') return send(res, 200, chatPage(cp.config.fleet), 'text/html; charset=utf-8');
+      if (isDashboardPath(path)) return dashboardRequest(req, url, res);
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
       if (req.method === 'GET' && path === '/api/agents') return send(res, 200, { fleet: cp.config.fleet, agents: deps.agents() });
       if ((m = /^\/api\/chat\/([^/]+)$/.exec(path)) && req.method === 'POST') {
         const agentId = knownAgent(m[1]!);
+        // JSON only: another site's page cannot send that to 127.0.0.1 without a CORS preflight, which is never granted.
+        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
         const { text } = parseJson(ChatBody, await readBody(req));
         return send(res, 202, { envelopeId: await cp.chatMessage(agentId, text) });
       }
@@ -193,4 +215,10 @@ export function createLocalServer(deps: ServerDeps): Server {
       send(res, 500, { error: 'internal error' });
     });
   });
+  // The queue chart's samples: every agent's depth every 30 s while the fleet runs.
+  const sampler = setInterval(() => void dashboard.sample(), LOCAL_QUEUE_SAMPLE_MS);
+  sampler.unref();
+  server.once('close', () => clearInterval(sampler));
+  void dashboard.sample();
+  return server;
 }

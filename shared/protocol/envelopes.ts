@@ -105,6 +105,15 @@ export const StatusEnvelopeSchema = z.strictObject({
   turn: z.enum(['started', 'ended', 'failed']),
   inboundId: EnvelopeIdSchema,
   error: z.string().max(2_000).optional(),
+  /** On ended/failed: where the turn's time went (the dashboard shows it per turn). */
+  timing: z
+    .strictObject({
+      /** From the inbound envelope's ts to the turn's start. */
+      queueWaitMs: z.number().int().nonnegative().optional(),
+      modelMs: z.number().int().nonnegative().optional(),
+      toolMs: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 export const HeartbeatEnvelopeSchema = z.strictObject({

@@ -2,7 +2,7 @@
 // and expires items through the `expiresAt` TTL attribute (epoch seconds). DynamoDB reaps
 // expired items lazily, so reads also treat an expired item as absent.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimResult, DeliveryLedger, InboundDedupe, SessionRecord, SessionRegistry } from '../../ports.ts';
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
@@ -49,6 +49,25 @@ export class DynamoSessionRegistry implements SessionRegistry {
         ExpressionAttributeValues: { ':agent': record.agentId },
       }),
     );
+  }
+
+  /**
+   * A filtered scan: the table is keyed by session key only. Fine for the dashboard of a
+   * personal fleet (hundreds of sessions); a GSI on agentId would be the next step.
+   */
+  async list(agentId: string, limit: number): Promise<SessionRecord[]> {
+    const out: SessionRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({ TableName: this.table, FilterExpression: 'agentId = :agent', ExpressionAttributeValues: { ':agent': agentId }, ExclusiveStartKey }),
+      );
+      for (const Item of page.Items ?? []) {
+        out.push({ sessionKey: Item.pk as string, agentId, target: Item.target as SessionRecord['target'], updatedAt: Item.updatedAt as number });
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
   }
 }
 

@@ -24,6 +24,9 @@ export class InMemorySessionRegistry implements SessionRegistry {
     if (existing && existing.agentId !== record.agentId) throw new Error(`session ${record.sessionKey} belongs to ${existing.agentId}`);
     this.records.set(record.sessionKey, record);
   }
+  async list(agentId: string, limit: number) {
+    return [...this.records.values()].filter((r) => r.agentId === agentId).sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
+  }
 }
 
 export class InMemoryDeliveryLedger implements DeliveryLedger {

@@ -47,6 +47,13 @@ export class SqliteSessionRegistry implements SessionRegistry {
     }
   }
 
+  async list(agentId: string, limit: number): Promise<SessionRecord[]> {
+    const rows = this.db
+      .prepare('SELECT session_key, target, updated_at FROM sessions WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?')
+      .all(agentId, limit) as { session_key: string; target: string; updated_at: number }[];
+    return rows.map((r) => ({ sessionKey: r.session_key, agentId, target: JSON.parse(r.target) as ChannelTarget, updatedAt: r.updated_at }));
+  }
+
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
   }

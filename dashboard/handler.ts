@@ -1,0 +1,231 @@
+// The dashboard over HTTP, one implementation for both places: the local server and
+// λ dashboard (Function URL) translate their requests into DashboardRequest and write the
+// DashboardResponse back. Pages and fragments are rendered here from the read model;
+// the same data is served as JSON under /api/.
+import { z } from 'zod';
+import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from '../shared/dashboard/actions.ts';
+import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
+import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
+import { ClawfleetError } from '../shared/errors.ts';
+import { errorFields } from '../shared/log.ts';
+import { agentFragment, chatPanel } from './agent-page.ts';
+import { DASHBOARD_JS } from './client-script.ts';
+import { html } from './html.ts';
+import { loginPage, pageShell } from './layout.ts';
+import { overviewFragment } from './overview.ts';
+import { DASHBOARD_CSS } from './styles.ts';
+
+export interface DashboardRequest {
+  method: string;
+  path: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  /** Cookie header values (Function URLs hand them over as a list). */
+  cookies: string[];
+  body: string;
+}
+
+export interface DashboardResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Set-Cookie values. */
+  cookies: string[];
+  body: string;
+}
+
+export interface ChatLineView {
+  seq: number;
+  role: 'user' | 'agent';
+  text: string;
+  ts: number;
+}
+
+/** Local mode's chat box; absent on AWS, where people chat on Telegram. */
+export interface DashboardChat {
+  send(agentId: string, text: string): Promise<string>;
+  since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean };
+}
+
+export interface DashboardDeps {
+  sources: DashboardSources;
+  actions: FleetActions;
+  /** The dashboard token, or undefined when none is configured (then nothing is served but the login page saying so). */
+  token(): Promise<string | undefined>;
+  chat?: DashboardChat | undefined;
+  /** Secure cookies need https: on for the Function URL, off for http://127.0.0.1. */
+  secureCookie: boolean;
+  /** Where the token comes from, shown on the login page (never the token). */
+  loginHint: string;
+  refreshMs: number;
+}
+
+const PREFIXES = ['/agents/', '/fragments/', '/assets/', '/api/fleet', '/api/pairings/'];
+/** The paths the dashboard answers; the local server keeps its other routes. */
+export function isDashboardPath(path: string): boolean {
+  return path === '/' || path === '/login' || path === '/logout' || PREFIXES.some((p) => path.startsWith(p));
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+const respond = (status: number, type: string, body: string, extra: Partial<DashboardResponse> = {}): DashboardResponse => ({
+  status,
+  headers: { ...SECURITY_HEADERS, 'content-type': type, ...extra.headers },
+  cookies: extra.cookies ?? [],
+  body,
+});
+const json = (status: number, body: unknown) => respond(status, 'application/json', JSON.stringify(body));
+const page = (status: number, body: { toString(): string }, extra?: Partial<DashboardResponse>) => respond(status, 'text/html; charset=utf-8', String(body), extra);
+const redirect = (to: string, cookies: string[] = []) => respond(303, 'text/plain; charset=utf-8', `see ${to}`, { headers: { location: to }, cookies });
+
+const ChatBody = z.strictObject({ text: z.string().trim().min(1).max(100_000) });
+
+function parseJsonBody<T>(schema: z.ZodType<T>, req: DashboardRequest): T {
+  // Only JSON: a cross-site form cannot send it without a CORS preflight, which we never grant.
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
+  let value: unknown;
+  try {
+    value = req.body.trim() ? JSON.parse(req.body) : {};
+  } catch {
+    throw new HttpError(400, 'body is not JSON');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  return parsed.data;
+}
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+export async function handleDashboard(req: DashboardRequest, deps: DashboardDeps): Promise<DashboardResponse> {
+  try {
+    return await route(req, deps);
+  } catch (err) {
+    if (err instanceof HttpError) return json(err.status, { error: err.message });
+    if (err instanceof ClawfleetError) {
+      const status = { AGENT_UNKNOWN: 404, PAIRING_UNKNOWN: 404, ACTION_NOT_AVAILABLE: 409, ACTION_RACED: 409, FLEET_STOPPING: 503 }[err.code];
+      if (status) return json(status, { error: err.message, code: err.code });
+    }
+    deps.sources.log.error('dashboard request failed', { method: req.method, path: req.path, ...errorFields(err) });
+    return json(500, { error: 'internal error' });
+  }
+}
+
+async function route(req: DashboardRequest, deps: DashboardDeps): Promise<DashboardResponse> {
+  const { sources: src } = deps;
+  const fleet = src.config.fleet;
+  const { method, path } = req;
+
+  if (method === 'GET' && path === '/assets/dashboard.css') return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
+  if (method === 'GET' && path === '/assets/dashboard.js') return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
+
+  const token = await deps.token();
+  if (token === undefined || token.length < MIN_DASHBOARD_TOKEN_CHARS) {
+    const why = token === undefined ? 'No dashboard token is configured.' : `The dashboard token is shorter than ${MIN_DASHBOARD_TOKEN_CHARS} characters and is refused.`;
+    return page(503, loginPage({ fleet, error: why, hint: deps.loginHint }));
+  }
+
+  if (path === '/login') {
+    if (method === 'GET') return page(200, loginPage({ fleet, hint: deps.loginHint }));
+    if (method !== 'POST') throw new HttpError(405, 'GET or POST');
+    const given = new URLSearchParams(req.body).get('token') ?? undefined;
+    if (!tokenMatches(token, given)) {
+      src.log.warn('dashboard sign-in refused', { reason: given ? 'bad token' : 'no token' });
+      return page(401, loginPage({ fleet, error: 'That token is not right.', hint: deps.loginHint }));
+    }
+    return redirect('/', [sessionCookie(sessionCookieValue(token, fleet, src.clock.now()), Math.floor(SESSION_MAX_AGE_MS / 1000), deps.secureCookie)]);
+  }
+  if (path === '/logout') {
+    if (method !== 'POST') throw new HttpError(405, 'POST');
+    return redirect('/login', [sessionCookie('', 0, deps.secureCookie)]);
+  }
+
+  const auth = authenticate(token, fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, src.clock.now());
+  if (!auth.ok) {
+    if (method === 'GET' && (path === '/' || path.startsWith('/agents/'))) return redirect('/login');
+    return json(401, { error: auth.reason });
+  }
+
+  const agentIds = new Set(src.config.agents.list.map((a) => a.id));
+  const agentOf = (id: string) => {
+    const agentId = decodeURIComponent(id);
+    if (!agentIds.has(agentId)) throw new HttpError(404, `no agent "${agentId}" in fleet "${fleet}"`);
+    return agentId;
+  };
+  let m: RegExpExecArray | null;
+
+  if (method === 'GET') {
+    if (path === '/') {
+      const view = await buildFleetView(src);
+      return page(200, pageShell({ fleet, where: src.where, title: 'Fleet', liveSrc: '/fragments/overview', refreshMs: deps.refreshMs, live: overviewFragment(view) }));
+    }
+    if ((m = /^\/agents\/([^/]+)$/.exec(path))) {
+      const detail = await buildAgentDetail(agentOf(m[1]!), src);
+      const a = detail.agent;
+      return page(
+        200,
+        pageShell({
+          fleet,
+          where: src.where,
+          title: a.name,
+          liveSrc: `/fragments/agents/${encodeURIComponent(a.id)}`,
+          refreshMs: deps.refreshMs,
+          live: agentFragment(detail),
+          extra: deps.chat ? chatPanel(a.id, a.name) : undefined,
+          breadcrumb: html`<span>›</span><span>${a.name}</span>`,
+        }),
+      );
+    }
+    if (path === '/fragments/overview') return page(200, overviewFragment(await buildFleetView(src)));
+    if ((m = /^\/fragments\/agents\/([^/]+)$/.exec(path))) return page(200, agentFragment(await buildAgentDetail(agentOf(m[1]!), src)));
+    if (path === '/api/fleet') return json(200, await buildFleetView(src));
+    if ((m = /^\/api\/fleet\/([^/]+)$/.exec(path))) return json(200, await buildAgentDetail(agentOf(m[1]!), src));
+    if ((m = /^\/api\/fleet\/([^/]+)\/chat$/.exec(path))) {
+      if (!deps.chat) throw new HttpError(404, 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
+      const after = Number(new URLSearchParams(req.query).get('after') ?? 0);
+      return json(200, deps.chat.since(agentOf(m[1]!), Number.isFinite(after) ? after : 0));
+    }
+  }
+
+  if (method === 'POST') {
+    if ((m = /^\/api\/fleet\/([^/]+)\/chat$/.exec(path))) {
+      if (!deps.chat) throw new HttpError(404, 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
+      const agentId = agentOf(m[1]!);
+      const { text } = parseJsonBody(ChatBody, req);
+      return json(202, { envelopeId: await deps.chat.send(agentId, text) });
+    }
+    if ((m = /^\/api\/fleet\/([^/]+)\/([a-z]+)$/.exec(path))) {
+      const agentId = agentOf(m[1]!);
+      const action = FleetActionSchema.safeParse(m[2]);
+      if (!action.success) throw new HttpError(404, `no action "${m[2]}"; one of ${FleetActionSchema.options.join(', ')}`);
+      parseJsonBody(z.strictObject({}), req);
+      const state = await deps.actions.act(agentId, action.data);
+      src.log.info('dashboard action', { agentId, action: action.data, state, via: auth.via });
+      return json(200, { agentId, action: action.data, state });
+    }
+    if (path === '/api/pairings/approve') {
+      const { code } = parseJsonBody(ApprovePairingSchema, req);
+      const approved = await approvePairing(src.pairings, code, src.clock.now());
+      src.log.info('dashboard approved a pairing', { accountId: approved.accountId, peerId: approved.peerId, via: auth.via });
+      return json(200, { approved: { accountId: approved.accountId, peerId: approved.peerId, displayName: approved.displayName } });
+    }
+  }
+  throw new HttpError(404, `no dashboard route ${method} ${path}`);
+}

@@ -1,0 +1,76 @@
+// The dashboard in local mode: the same handler as λ dashboard, fed from the local
+// control plane (SQLite) and the process supervisor. Process states map onto the
+// registry's: running → awake, starting → waking, hibernating/stopped → asleep.
+import type { FleetActions } from '../shared/dashboard/actions.ts';
+import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
+import type { Logger } from '../shared/log.ts';
+import { systemClock, type AgentRecord, type AgentState } from '../shared/ports.ts';
+import type { DashboardDeps } from '../dashboard/handler.ts';
+import type { LocalControlPlane } from './control-plane.ts';
+import type { AgentStatus, FleetStatus } from './fleet-status.ts';
+import type { LifecycleAction, RuntimeState } from './supervisor.ts';
+
+const STATE: Record<string, AgentState> = { running: 'awake', starting: 'waking', restarting: 'restarting', hibernating: 'asleep', stopped: 'asleep' };
+export const localAgentState = (s: RuntimeState | string): AgentState => STATE[s] ?? 'unhealthy';
+
+export interface LocalDashboardInputs {
+  cp: LocalControlPlane;
+  log: Logger;
+  adminToken: string;
+  status(): FleetStatus;
+  act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+}
+
+export const LOCAL_QUEUE_SAMPLE_MS = 30_000;
+
+export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardDeps; sample(): Promise<void> } {
+  const { cp } = inputs;
+  const agentStatus = (agentId: string): AgentStatus | undefined => inputs.status().agents.find((a) => a.id === agentId);
+  const sources: DashboardSources = {
+    config: cp.config,
+    where: 'local',
+    registry: {
+      async get(agentId): Promise<AgentRecord | undefined> {
+        const s = agentStatus(agentId);
+        if (!s) return undefined;
+        return { agentId, state: localAgentState(s.state), stateChangedAt: 0, lastHeartbeatAt: s.lastHeartbeat ?? undefined, lastError: s.lastError ?? undefined };
+      },
+    },
+    queues: {
+      async stats(agentId) {
+        const s = agentStatus(agentId);
+        return { depth: (s?.queue.visible ?? 0) + (s?.queue.inFlight ?? 0), dlq: s?.dlq ?? 0, outboxDlq: s?.outboxDlq ?? 0 };
+      },
+    },
+    sessions: cp.sessions,
+    pairings: cp.pairings,
+    metrics: cp.metrics,
+    clock: systemClock,
+    log: inputs.log,
+    describe(agentId) {
+      const s = agentStatus(agentId);
+      return { model: s?.model, detail: s?.detail };
+    },
+    chat: true,
+  };
+  const actions: FleetActions = {
+    async act(agentId, action) {
+      return localAgentState(await inputs.act(agentId, action));
+    },
+  };
+  return {
+    deps: {
+      sources,
+      actions,
+      token: async () => (await cp.dashboardToken()) ?? inputs.adminToken,
+      chat: {
+        send: (agentId, text) => cp.chatMessage(agentId, text),
+        since: (agentId, after) => cp.chat.since(agentId, after),
+      },
+      secureCookie: false,
+      loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, or else the "token" in the state directory's admin.json (.clawfleet/admin.json by default; new at every start).`,
+      refreshMs: 2_000,
+    },
+    sample: () => sampleQueueDepths(sources),
+  };
+}

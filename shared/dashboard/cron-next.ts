@@ -1,0 +1,73 @@
+// When a configured cron job runs next, from the config alone: `at` is its time, a
+// 5-field cron expression is matched minute by minute in its time zone for up to eight
+// days (enough for daily and weekly jobs), and `every` is anchored where the scheduler
+// created it, which the config does not know.
+import type { FleetConfig } from '../config/schema.ts';
+
+type Schedule = NonNullable<FleetConfig['cron']>['jobs'][number]['schedule'];
+
+const SEARCH_MINUTES = 8 * 24 * 60;
+const FIELDS: [min: number, max: number][] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+];
+
+/** The set of values one cron field allows, or undefined when it is not a form we read. */
+function field(text: string, [min, max]: [number, number]): Set<number> | undefined {
+  const out = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(part);
+    if (!m) return undefined;
+    const from = m[1] === '*' ? min : Number(m[2]);
+    const to = m[1] === '*' ? max : m[3] !== undefined ? Number(m[3]) : m[4] ? max : from;
+    const step = m[4] ? Number(m[4]) : 1;
+    if (from < min || to > max || from > to || step < 1) return undefined;
+    for (let v = from; v <= to; v += step) out.add(v);
+  }
+  return out;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function partsIn(tz: string, at: number) {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', weekday: 'short' });
+    formatters.set(tz, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+  return { minute: Number(p.minute), hour: Number(p.hour), day: Number(p.day), month: Number(p.month), weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(p.weekday!) };
+}
+
+export function nextRun(schedule: Schedule, now: number): { at: number | undefined; note: string | undefined } {
+  if (schedule.kind === 'at') {
+    const at = Date.parse(schedule.at);
+    return at > now ? { at, note: undefined } : { at: undefined, note: 'ran (one-shot in the past)' };
+  }
+  if (schedule.kind === 'every') return { at: undefined, note: 'counted from when the schedule was created' };
+  const tz = schedule.tz ?? 'UTC';
+  const texts = schedule.expr.trim().split(/\s+/);
+  const sets = texts.length === 5 ? texts.map((t, i) => field(t, FIELDS[i]!)) : [];
+  if (sets.length !== 5 || sets.some((s) => !s)) return { at: undefined, note: 'expression not read here' };
+  const [minutes, hours, days, months, weekdays] = sets as Set<number>[];
+  if (weekdays!.has(7)) weekdays!.add(0);
+  // Classic cron: when both day fields are restricted, either may match.
+  const domAny = texts[2] === '*';
+  const dowAny = texts[4] === '*';
+  try {
+    partsIn(tz, now);
+  } catch {
+    return { at: undefined, note: `unknown time zone ${tz}` };
+  }
+  let t = Math.floor(now / 60_000) * 60_000 + 60_000;
+  for (let i = 0; i < SEARCH_MINUTES; i++, t += 60_000) {
+    const p = partsIn(tz, t);
+    if (!minutes!.has(p.minute) || !hours!.has(p.hour) || !months!.has(p.month)) continue;
+    const dom = days!.has(p.day);
+    const dow = weekdays!.has(p.weekday);
+    if (domAny && dowAny ? true : domAny ? dow : dowAny ? dom : dom || dow) return { at: t, note: undefined };
+  }
+  return { at: undefined, note: 'more than a week away' };
+}

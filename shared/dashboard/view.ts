@@ -1,0 +1,99 @@
+// The dashboard's read model: what a person needs to understand the fleet at a glance,
+// as plain data. Built by fleet-view.ts from the ports; rendered by dashboard/ and served
+// as JSON. It holds names, states and counts only: never a secret value.
+import type { ActivityBucket, AgentState, TurnEvent } from '../ports.ts';
+
+export type FleetAction = 'wake' | 'hibernate' | 'restart';
+
+export interface QueueFigures {
+  /** Messages waiting for the agent, visible or in flight. */
+  depth: number;
+  /** Inbound messages the runtime could not process. */
+  dlq: number;
+  /** Outbound envelopes the control plane refused. */
+  outboxDlq: number;
+}
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  state: AgentState;
+  stateSince: number | undefined;
+  model: string | undefined;
+  fallbacks: string[];
+  profile: { cpus: number | undefined; memoryMb: number | undefined; alwaysOn: boolean; idleTimeoutMinutes: number | undefined; spot: boolean };
+  lastHeartbeatAt: number | undefined;
+  lastActivityAt: number | undefined;
+  lastError: string | undefined;
+  version: string | undefined;
+  restarts: number | undefined;
+  /** Undefined when the queues could not be read; `queueError` says why. */
+  queue: QueueFigures | undefined;
+  queueError?: string | undefined;
+  /** The last 24 h in 15-minute buckets, oldest first. */
+  activity: ActivityBucket[];
+  /** What the operator may do in this state. */
+  actions: FleetAction[];
+  /** Local mode: the process id and crash restarts. */
+  detail?: string | undefined;
+}
+
+export interface PairingView {
+  accountId: string;
+  peerId: string;
+  displayName: string | undefined;
+  code: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The agent the account is bound to, when a binding names one. */
+  agentId: string | undefined;
+}
+
+export interface FleetView {
+  fleet: string;
+  where: 'aws' | 'local';
+  now: number;
+  agents: AgentSummary[];
+  totals: { agents: number; byState: Record<AgentState, number>; queued: number; deadLetters: number; pendingPairings: number; turns24h: number; errors24h: number };
+  pairings: PairingView[];
+  /** Local mode has a chat box per agent. */
+  chat: boolean;
+}
+
+export interface SessionView {
+  sessionKey: string;
+  channel: string;
+  updatedAt: number;
+}
+
+export interface CronJobView {
+  id: string;
+  schedule: string;
+  /** Epoch ms of the next run, when it can be known from the config alone. */
+  nextRunAt: number | undefined;
+  /** Why there is no next run (past one-shot, rate anchored at deploy, too far away). */
+  nextRunNote: string | undefined;
+  sessionTarget: 'main' | 'isolated';
+  payload: string;
+}
+
+export interface McpServerView {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** The command or URL, as configured (no secret values: env and headers hold names). */
+  target: string;
+  secrets: string[];
+}
+
+export interface AgentDetail {
+  fleet: string;
+  where: 'aws' | 'local';
+  now: number;
+  agent: AgentSummary;
+  sessions: SessionView[];
+  turns: TurnEvent[];
+  cron: CronJobView[];
+  mcp: McpServerView[];
+  pairings: PairingView[];
+  chat: boolean;
+}

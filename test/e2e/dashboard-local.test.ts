@@ -148,6 +148,10 @@ describe('the dashboard in a browser (local mode)', () => {
     await expect.poll(() => page.locator('table.list >> text=answered').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator('section.card >> text=agent:grif:main').count()).toBeGreaterThan(0);
     await shot('agent-grif');
+    // The overview now has a turn in Grif's 24 h chart.
+    await page.goto(`${fleet.url}/`);
+    await expect.poll(() => rowOf('grif').locator('svg.activity rect.ok').count()).toBeGreaterThan(0);
+    await shot('overview-after-chat');
   });
 
   it('never sends a secret value in any page, fragment, script or JSON', async () => {

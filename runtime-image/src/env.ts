@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   /** The model's context window, in tokens; sessions are compacted at 75 % of it unless CLAWFLEET_COMPACT_AT_TOKENS says otherwise. */
   CLAWFLEET_CONTEXT_TOKENS: z.coerce.number().int().min(1_000).default(128_000),
   CLAWFLEET_COMPACT_AT_TOKENS: z.coerce.number().int().min(500).optional(),
+  /** Touched while the poll loop runs; the container's health check reads its age. */
+  CLAWFLEET_HEALTH_FILE: z.string().min(1).optional(),
   /** First retry delay after a retriable model error (doubles, capped at 10 s). */
   CLAWFLEET_MODEL_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 });
@@ -58,6 +60,7 @@ export interface RuntimeEnv {
   contextTokens: number;
   compactAtTokens: number;
   modelRetryBaseMs: number;
+  healthFile: string | undefined;
 }
 
 export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
@@ -95,6 +98,7 @@ export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
     contextTokens: e.CLAWFLEET_CONTEXT_TOKENS,
     compactAtTokens: e.CLAWFLEET_COMPACT_AT_TOKENS ?? Math.floor(e.CLAWFLEET_CONTEXT_TOKENS * 0.75),
     modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
+    healthFile: e.CLAWFLEET_HEALTH_FILE,
   };
 }
 

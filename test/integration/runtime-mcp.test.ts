@@ -119,6 +119,29 @@ describe('MCP servers of one agent', () => {
   });
 });
 
+describe('after a runtime was killed with its MCP servers running', () => {
+  it('the next runtime in the same workspace kills the process groups it left', async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-orphan-')));
+    const config = { orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
+    // The first host is never stopped, as if its runtime had died with SIGKILL.
+    const crashed = new McpHost(config, { workspace: ws, secrets: {}, log });
+    await crashed.start();
+    const orphanGroup = crashed.status().orphaned!.pgid!;
+    expect(liveInGroup(orphanGroup).length).toBeGreaterThan(0);
+
+    const next = new McpHost(config, { workspace: ws, secrets: {}, log });
+    await next.start();
+    try {
+      await expect.poll(() => liveInGroup(orphanGroup), { timeout: 2_000 }).toEqual([]);
+      expect(next.status().orphaned).toMatchObject({ state: 'ready' });
+      expect(log.lines.some((l) => l.msg === 'killed MCP process groups left by a previous runtime' && l.groups === 1)).toBe(true);
+    } finally {
+      await next.stop();
+      await crashed.stop();
+    }
+  });
+});
+
 describe('an MCP server over streamable HTTP', () => {
   let server: ChildProcess;
   let url: string;

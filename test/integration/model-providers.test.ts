@@ -1,5 +1,9 @@
 // Our model adapter over each provider's real wire format (streamed), against the fake
-// model server: text, tool calls and their results, errors, retries with backoff.
+// model server: text, tool calls and their results, errors, retries with backoff. Bedrock's
+// ConverseStream (an AWS event stream) has a small fake of its own below.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@mariozechner/pi-ai';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
@@ -82,5 +86,108 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
     const result = await client('wrong').complete({ systemPrompt: '', tools: [], messages: [user('hi')] });
     expect(result).toMatchObject({ ok: false, retriable: false });
     expect(JSON.stringify(result)).toMatch(/401|auth|key/i);
+  });
+});
+
+// ── Bedrock ConverseStream ──────────────────────────────────────────────────────
+// The AWS event stream framing: prelude (total length, headers length, CRC32), string
+// headers, a JSON payload, and a CRC32 of the whole message.
+function eventMessage(eventType: string, payload: unknown): Buffer {
+  const header = (name: string, value: string) => {
+    const n = Buffer.from(name);
+    const v = Buffer.from(value);
+    const len = Buffer.alloc(2);
+    len.writeUInt16BE(v.length);
+    return Buffer.concat([Buffer.from([n.length]), n, Buffer.from([7]), len, v]);
+  };
+  const headers = Buffer.concat([header(':event-type', eventType), header(':content-type', 'application/json'), header(':message-type', 'event')]);
+  const body = Buffer.from(JSON.stringify(payload));
+  const prelude = Buffer.alloc(8);
+  prelude.writeUInt32BE(16 + headers.length + body.length, 0);
+  prelude.writeUInt32BE(headers.length, 4);
+  const preludeCrc = Buffer.alloc(4);
+  preludeCrc.writeUInt32BE(crc32(prelude));
+  const withoutCrc = Buffer.concat([prelude, preludeCrc, headers, body]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(withoutCrc));
+  return Buffer.concat([withoutCrc, crc]);
+}
+
+interface BedrockCall { path: string; authorization: string | undefined; body: Record<string, unknown> }
+
+describe('the bedrock-converse provider', () => {
+  let bedrock: Server;
+  let baseUrl: string;
+  const calls: BedrockCall[] = [];
+  const replies: ({ text?: string; tool?: { id: string; name: string; input: object } } | { status: number; type: string })[] = [];
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    // The Bedrock client speaks HTTP/2 by default; pi-ai's switch makes it use HTTP/1.1 for this fake.
+    process.env.AWS_BEDROCK_FORCE_HTTP1 = '1';
+    // Task-role credentials on AWS; here the SDK's default chain finds these.
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDBEDROCKTEST', AWS_SECRET_ACCESS_KEY: 'bedrock-test-secret', AWS_REGION: 'us-east-1' });
+    bedrock = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        calls.push({ path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) as Record<string, unknown> });
+        const reply = replies.shift() ?? { text: 'echo' };
+        if ('status' in reply) {
+          res.writeHead(reply.status, { 'content-type': 'application/json', 'x-amzn-errortype': reply.type }).end(JSON.stringify({ message: `${reply.type}: slow down` }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+        res.write(eventMessage('messageStart', { role: 'assistant' }));
+        let index = 0;
+        if (reply.text) {
+          for (const piece of reply.text.split(/(?<= )/)) res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text: piece } }));
+          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index++ }));
+        }
+        if (reply.tool) {
+          res.write(eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: reply.tool.id, name: reply.tool.name } } }));
+          const json = JSON.stringify(reply.tool.input);
+          for (let i = 0; i < json.length; i += 6) res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(i, i + 6) } } }));
+          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index }));
+        }
+        res.write(eventMessage('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }));
+        res.end(eventMessage('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, metrics: { latencyMs: 1 } }));
+      });
+    });
+    await new Promise<void>((r) => bedrock.listen(0, '127.0.0.1', r));
+    baseUrl = `http://127.0.0.1:${(bedrock.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    process.env = saved;
+    bedrock.close();
+  });
+
+  const client = () => piAiModel({ providerName: 'bedrock', provider: { api: 'bedrock-converse', baseUrl }, modelId: 'anthropic.claude-test-v1:0', apiKey: undefined });
+
+  it('streams text and a tool call from ConverseStream, signed with the task role’s credentials (no API key)', async () => {
+    replies.push({ text: 'Checking the weather.', tool: { id: 'tooluse_1', name: 'get_weather', input: { city: 'Porto' } } }, { text: 'Rainy in Porto.' });
+    const first = await client().complete({ systemPrompt: 'You are Fran.', messages: [user('weather in Porto?')], tools: [weather] });
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    expect(textOf(first.message)).toBe('Checking the weather.');
+    expect(first.message.content.find((c) => c.type === 'toolCall')).toMatchObject({ id: 'tooluse_1', name: 'get_weather', arguments: { city: 'Porto' } });
+    expect(calls[0]!.path).toBe(`/model/${encodeURIComponent('anthropic.claude-test-v1:0')}/converse-stream`);
+    expect(calls[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDBEDROCKTEST\//);
+    expect(calls[0]!.body).toMatchObject({ system: [{ text: 'You are Fran.' }], toolConfig: { tools: [{ toolSpec: { name: 'get_weather' } }] } });
+
+    const second = await client().complete({
+      systemPrompt: '',
+      messages: [user('weather in Porto?'), first.message, { role: 'toolResult', toolCallId: 'tooluse_1', toolName: 'get_weather', content: [{ type: 'text', text: '14°C, rain' }], isError: false, timestamp: 0 }],
+      tools: [weather],
+    });
+    expect(second.ok && textOf(second.message)).toBe('Rainy in Porto.');
+    expect(JSON.stringify(calls[1]!.body)).toMatch(/"toolResult":\{"toolUseId":"tooluse_1".*14°C, rain/);
+  });
+
+  it('reports throttling as a retriable failure', async () => {
+    replies.push({ status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' });
+    const result = await client().complete({ systemPrompt: '', messages: [user('hi')], tools: [] });
+    expect(result).toMatchObject({ ok: false, retriable: true });
+    replies.length = 0;
   });
 });

@@ -31,6 +31,7 @@ import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 export interface ControlPlane {
   config: FleetConfig;
   aws: AwsClients;
+  directory: SqsQueueDirectory;
   clock: Clock;
   log: Logger;
   queues: SqsAgentQueues;
@@ -88,6 +89,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
   return {
     config,
     aws,
+    directory,
     clock,
     log,
     registry,

@@ -54,6 +54,8 @@ export interface SessionRecord {
   agentId: string;
   target: SessionTarget;
   updatedAt: number;
+  /** The user blocked the bot: replies are dropped until they write again. */
+  blockedAt?: number | undefined;
 }
 
 /** Session key → the agent that owns it and where its replies go. Written only by the control plane. */

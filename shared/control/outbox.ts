@@ -114,6 +114,10 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   if (session.agentId !== sender) {
     return reject('SESSION_NOT_OWNED', `session "${envelope.sessionKey}" belongs to "${session.agentId}", not "${sender}"`, envelope);
   }
+  if (session.blockedAt !== undefined) {
+    deps.log.info('reply dropped: the user blocked the bot', { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey });
+    return;
+  }
   if (session.target.channel === 'none') {
     deps.log.info('reply not delivered: the session has no channel', { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, chars: envelope.text.length });
     return;
@@ -137,10 +141,15 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
         await deps.ledger.complete(key, deps.clock.now());
+        if (/\b403\b|blocked/i.test(err.message)) {
+          await deps.sessions.put({ ...session, blockedAt: deps.clock.now() });
+          deps.log.warn('the user blocked the bot; replies to this session are dropped until they write again', { ...ctx });
+          return;
+        }
         return reject('DELIVERY_REFUSED', err.message, envelope);
       }
       await deps.ledger.release(key);
-      deps.log.warn('reply delivery failed; will retry', { ...ctx, part: i, ...errorFields(err) });
+      // The edge logs it once, with the record's ids, and has it retried.
       throw err;
     }
     await deps.ledger.complete(key, deps.clock.now());

@@ -2,6 +2,18 @@
 import { PermanentDeliveryError, type ChannelSender, type ChannelTarget } from '../ports.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
 import { TELEGRAM_MAX_TEXT } from './chunk.ts';
+import { markdownToTelegramHtml } from './markdown-html.ts';
+
+/** Telegram asked us to slow down: try again after this many seconds, not before. */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+  constructor(
+    readonly seconds: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export function telegramSender(api: BotApi): ChannelSender {
   const where = (target: ChannelTarget) => {
@@ -12,13 +24,23 @@ export function telegramSender(api: BotApi): ChannelSender {
     try {
       await api.call(method, params);
     } catch (err) {
+      if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message);
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
       throw err;
     }
   };
+  // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
+  const sendText = async (target: ChannelTarget, text: string) => {
+    try {
+      await call('sendMessage', { ...where(target), text: markdownToTelegramHtml(text), parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    } catch (err) {
+      if (!(err instanceof PermanentDeliveryError) || !/can't parse entities/i.test(err.message)) throw err;
+      await call('sendMessage', { ...where(target), text });
+    }
+  };
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,
-    sendText: (target, text) => call('sendMessage', { ...where(target), text }),
+    sendText,
     sendTyping: (target) => call('sendChatAction', { ...where(target), action: 'typing' }),
   };
 }

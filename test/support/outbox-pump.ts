@@ -31,6 +31,7 @@ export function startOutboxPump(env: AwsTestEnv, sources: { url: string; arn: st
       if (!messages?.length) continue;
       const records: SqsRecord[] = messages.map((m) => ({
         messageId: m.MessageId!,
+        receiptHandle: m.ReceiptHandle!,
         body: m.Body ?? '',
         eventSourceARN: source.arn,
         attributes: { MessageGroupId: m.Attributes?.MessageGroupId },
@@ -40,6 +41,7 @@ export function startOutboxPump(env: AwsTestEnv, sources: { url: string; arn: st
       for (const m of messages) {
         if (!failed.has(m.MessageId!)) await sqs.send(new DeleteMessageCommand({ QueueUrl: source.url, ReceiptHandle: m.ReceiptHandle! }));
       }
+      // As Lambda's event source mapping does, failed records wait out their visibility timeout.
     }
   };
   const running = Promise.allSettled(sources.map(pump));

@@ -48,7 +48,7 @@ describe('outbox', () => {
   it('delivers a reply to the chat the session registry holds', async () => {
     const { deps, sent } = setup();
     await processOutboxRecord(record(reply()), deps);
-    expect(sent).toEqual([{ method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann' } }]);
+    expect(sent).toEqual([{ method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann', parse_mode: 'HTML', link_preview_options: { is_disabled: true } } }]);
   });
 
   it('delivers a redelivered reply only once', async () => {
@@ -96,18 +96,43 @@ describe('outbox', () => {
   it('retries a reply Telegram could not take right now, and then sends it once', async () => {
     const { deps, sent, fail } = setup();
     fail(new TelegramApiError('sendMessage', 429, 'Too Many Requests: retry after 1', 1));
-    await expect(processOutboxRecord(record(reply()), deps)).rejects.toThrow(/429/);
+    await expect(processOutboxRecord(record(reply()), deps)).rejects.toThrow(/429|retry after/);
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toHaveLength(1);
   });
 
-  it('parks a reply Telegram refuses for good, without retrying it', async () => {
+  it('stops replying into a session whose user blocked the bot, until they write again', async () => {
     const { deps, sent, dlq, fail } = setup();
     fail(new TelegramApiError('sendMessage', 403, 'Forbidden: bot was blocked by the user'));
     await processOutboxRecord(record(reply()), deps);
+    await processOutboxRecord(record(reply({ id: 'tg.fran.8.reply.0', inReplyTo: 'tg.fran.8', text: 'second' })), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters).toEqual([]);
+    expect((await deps.sessions.get('agent:fran:main'))?.blockedAt).toBe(5_000);
+  });
+
+  it('parks a reply Telegram refuses for another lasting reason', async () => {
+    const { deps, sent, dlq, fail } = setup();
+    fail(new TelegramApiError('sendMessage', 400, 'Bad Request: chat not found'));
+    await processOutboxRecord(record(reply()), deps);
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toEqual([]);
-    expect(dlq.letters[0]?.reason).toMatch(/^DELIVERY_REFUSED.*403/);
+    expect(dlq.letters[0]?.reason).toMatch(/^DELIVERY_REFUSED.*chat not found/);
+  });
+
+  it('sends Markdown as Telegram HTML, and as plain text when Telegram cannot parse it', async () => {
+    const { deps, sent, fail } = setup();
+    await processOutboxRecord(record(reply({ text: '**Done** — see `notes.md`' })), deps);
+    expect(sent[0]?.params).toMatchObject({ text: '<b>Done</b> — see <code>notes.md</code>', parse_mode: 'HTML' });
+    fail(new TelegramApiError('sendMessage', 400, "Bad Request: can't parse entities: unexpected end tag"));
+    await processOutboxRecord(record(reply({ id: 'tg.fran.9.reply.0', inReplyTo: 'tg.fran.9', text: '**odd** <markup>' })), deps);
+    expect(sent[1]?.params).toEqual({ chat_id: '4242', text: '**odd** <markup>' });
+  });
+
+  it('asks to be retried no sooner than Telegram’s retry_after', async () => {
+    const { deps, fail } = setup();
+    fail(new TelegramApiError('sendMessage', 429, 'Too Many Requests: retry after 7', 7));
+    await expect(processOutboxRecord(record(reply()), deps)).rejects.toMatchObject({ name: 'RetryLaterError', seconds: 7 });
   });
 
   it('records heartbeats, turn activity and failures in the agent registry', async () => {

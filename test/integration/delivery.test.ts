@@ -1,0 +1,91 @@
+// Delivery through λ outbox over real SQS and DynamoDB: long replies split in order,
+// Telegram's 429 honoured, and a reply into another agent's session refused.
+import { readFileSync } from 'node:fs';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { tableNames } from '../../shared/config/names.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { faults, start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startOutboxPump } from '../support/outbox-pump.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+
+const aws = awsTestEnv();
+const FRAN = '3000002:AAfran-delivery-token-0000000000000';
+const sqs = new SQSClient(aws);
+let tg: FakeTelegram;
+let fleet: ProvisionedFleet;
+let pump: { stop(): Promise<void> };
+
+function reply(agent: string, id: string, sessionKey: string, text: string) {
+  return sqs.send(
+    new SendMessageCommand({
+      QueueUrl: fleet.queues[agent]!.outbox,
+      MessageBody: JSON.stringify({ v: 1, kind: 'reply', id, agentId: agent, sessionKey, inReplyTo: id.replace(/\.reply\.0$/, ''), ts: 1, text }),
+      MessageGroupId: sessionKey,
+      MessageDeduplicationId: id,
+    }),
+  );
+}
+
+beforeAll(async () => {
+  tg = await startTelegram({ bots: [{ token: FRAN }] });
+  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  example.fleet = 'deliv';
+  example.channels.telegram.apiRoot = tg.url;
+  const config = parseConfig(example);
+  fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: FRAN }, agents: {} });
+  const sessions = new DynamoSessionRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames('deliv').sessions);
+  await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '8001' }, updatedAt: 1 });
+  Object.assign(process.env, {
+    CLAWFLEET_CONFIG: JSON.stringify(config),
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    AWS_REGION: aws.region,
+    AWS_ENDPOINT_URL: aws.endpoint,
+  });
+  const outbox = (await import('../../functions/outbox.ts')).handler;
+  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+});
+
+afterAll(async () => {
+  await pump?.stop();
+  await tg?.close();
+});
+
+describe('delivery', () => {
+  it('delivers a 5,000-character reply as two messages, in order', async () => {
+    const text = `${'first part. '.repeat(300)}\n\n${'second part. '.repeat(100)}`;
+    await reply('fran', 'tg.fran.1.reply.0', 'agent:fran:main', text);
+    const calls = await tg.waitForCalls('sendMessage', 2, 15_000);
+    expect(calls.map((c) => String(c.params.text).slice(0, 12))).toEqual(['first part. ', 'second part.']);
+    expect(calls.every((c) => String(c.params.text).length <= 4096)).toBe(true);
+  });
+
+  it('retries a reply after Telegram’s retry_after, and delivers it once', async () => {
+    tg.failNext('sendMessage', faults.tooManyRequests(2));
+    const before = tg.calls('sendMessage').length;
+    await reply('fran', 'tg.fran.2.reply.0', 'agent:fran:main', 'after the rate limit');
+    const calls = (await tg.waitForCalls('sendMessage', before + 2, 20_000)).slice(before);
+    expect(calls.map((c) => c.params.text)).toEqual(['after the rate limit', 'after the rate limit']);
+    // The first was refused with 429; the retry came no sooner than 2 s later.
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(2_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(tg.calls('sendMessage').filter((c) => c.params.text === 'after the rate limit')).toHaveLength(2);
+  });
+
+  it('refuses a runtime replying into another agent’s session, into its outbox DLQ with the reason', async () => {
+    const before = tg.calls('sendMessage').length;
+    await reply('grif', 'tg.grif.3.reply.0', 'agent:fran:main', 'not my session');
+    let reason: string | undefined;
+    for (let i = 0; i < 20 && !reason; i++) {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.outboxDlq, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+      reason = Messages?.[0]?.MessageAttributes?.reason?.StringValue;
+    }
+    expect(reason).toMatch(/^SESSION_NOT_OWNED/);
+    expect(tg.calls('sendMessage')).toHaveLength(before);
+  });
+});

@@ -44,6 +44,8 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
   const agentIds = new Set<string>();
   agents.forEach((a, i) => {
     if (agentIds.has(a.id)) issues.push({ path: `agents.list[${i}].id`, message: `duplicate agent id "${a.id}"` });
+    // Agent x's DLQ is named <fleet>-agent-x-dlq.fifo, which would be agent "x-dlq"'s queue.
+    if (a.id.endsWith('-dlq')) issues.push({ path: `agents.list[${i}].id`, message: 'must not end in "-dlq" (that suffix names dead-letter queues)' });
     agentIds.add(a.id);
   });
   const defaults = agents.filter((a) => a.default);
@@ -88,6 +90,7 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
   });
   Object.entries(config.hooks?.mappings ?? {}).forEach(([name, m]) => {
     if (!agentIds.has(m.agentId)) issues.push({ path: `hooks.mappings.${name}.agentId`, message: `no agent "${m.agentId}"` });
+    if (name === 'agent' || name === 'wake') issues.push({ path: `hooks.mappings.${name}`, message: `"${name}" is a built-in hook (/hooks/${name}); choose another name` });
   });
   config.agentToAgent?.allow.forEach((pair, i) => {
     for (const side of ['from', 'to'] as const) {

@@ -57,6 +57,14 @@ describe('config', () => {
     );
   });
 
+  it('refuses names that would collide with built-in names', () => {
+    const c = example();
+    c.agents.list[3].id = 'ray-dlq';
+    c.bindings[3].agentId = 'ray-dlq';
+    c.hooks = { tokenSecret: 'HOOKS_TOKEN', mappings: { wake: { agentId: 'fran', messageTemplate: 'x' } } };
+    expect(issuesOf(c).map((i) => i.path)).toEqual(['agents.list[3].id', 'hooks.mappings.wake']);
+  });
+
   it('refuses a Fargate size that does not exist', () => {
     const c = example();
     c.agents.list[0].runtime = { cpus: 2, memoryMb: 2048 };

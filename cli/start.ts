@@ -1,6 +1,6 @@
 // `clawfleet start` (= `npm start`): runs the fleet on this machine until Ctrl-C, printing
 // where the dashboard is and, as it goes, what each agent is doing.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
 import { prettyLine } from '../local/pretty-log.ts';
@@ -65,6 +65,8 @@ export const startCommand: Command = {
     const agents = fleet.cp.config.agents.list;
     io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${agents.length} agents (${agents.map((a) => a.id).join(', ')})`);
     io.out(`  dashboard and chat: ${fleet.url}/`);
+    // The token itself stays off the terminal (and out of scrollback and logs): say where it is.
+    io.out(`  sign in with the "token" in ${join(str(p.values.state)!, 'admin.json')} (new at every start), or DASHBOARD_TOKEN in your secrets file`);
     for (const [agentId, reason] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason} (see README, "Add a model key")`);
     io.out(
       fleet.pollingAccounts.length

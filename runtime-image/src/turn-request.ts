@@ -10,6 +10,8 @@ export type Answer =
 
 export interface TurnRequest {
   inboundId: string;
+  /** When the inbound envelope was made: the start of its wait in the queue. */
+  enqueuedAt?: number | undefined;
   /** The transcript session the turn reads and records. */
   sessionKey: string;
   /** A fresh session: no earlier turns are loaded. */
@@ -29,7 +31,7 @@ export const DEFAULT_HEARTBEAT_PROMPT =
 type Work = Exclude<InboundEnvelope, { kind: 'control' }>;
 
 export function turnRequestFor(e: Work): TurnRequest {
-  const base = { inboundId: e.id, sessionKey: e.sessionKey, isolated: false, quiet: ['NO_REPLY'] };
+  const base = { inboundId: e.id, enqueuedAt: e.ts, sessionKey: e.sessionKey, isolated: false, quiet: ['NO_REPLY'] };
   switch (e.kind) {
     case 'message':
       return { ...base, input: e.text, answer: { kind: 'reply', sessionKey: e.sessionKey } };

@@ -88,6 +88,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
 
   const started = deps.clock.now();
   let requests = 0;
+  let toolMs = 0;
   const result = await runAgentLoop({
     model: deps.model,
     systemPrompt: prompt(history),
@@ -108,8 +109,18 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     maxToolRounds: deps.limits.maxToolRounds,
     toolTimeoutMs: deps.limits.toolTimeoutMs,
     maxToolResultChars: deps.limits.maxToolResultChars,
-    onToolCall: (c) => log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError }),
+    onToolCall: (c) => {
+      toolMs += c.ms;
+      log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
+    },
   });
+  const loopMs = deps.clock.now() - started;
+  // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
+  const timing = {
+    ...(req.enqueuedAt !== undefined ? { queueWaitMs: Math.max(0, Math.round(started - req.enqueuedAt)) } : {}),
+    modelMs: Math.max(0, Math.round(loopMs - toolMs)),
+    toolMs: Math.round(toolMs),
+  };
   if (signal.aborted) return 'aborted';
 
   const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
@@ -123,7 +134,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed).catch((err) => log.warn('status not sent', errorFields(err)));
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing).catch((err) => log.warn('status not sent', errorFields(err)));
   const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
@@ -154,7 +165,13 @@ async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps):
   return envelope !== undefined;
 }
 
-async function sendStatus(req: TurnRequest, deps: TurnDeps, turn: 'started' | 'ended' | 'failed', error?: string): Promise<void> {
+async function sendStatus(
+  req: TurnRequest,
+  deps: TurnDeps,
+  turn: 'started' | 'ended' | 'failed',
+  error?: string,
+  timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
+): Promise<void> {
   await deps.outbox.send({
     v: 1,
     kind: 'status',
@@ -165,5 +182,6 @@ async function sendStatus(req: TurnRequest, deps: TurnDeps, turn: 'started' | 'e
     inboundId: req.inboundId,
     ts: deps.clock.now(),
     ...(error ? { error: error.slice(0, 2_000) } : {}),
+    ...(timing ? { timing } : {}),
   });
 }

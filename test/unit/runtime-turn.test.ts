@@ -144,6 +144,20 @@ describe('the agent loop', () => {
     await turn(message());
     expect(sent().filter((e) => e.kind === 'status').map((e) => [e.turn, e.inboundId])).toEqual([['started', 'tg.fran.1'], ['ended', 'tg.fran.1']]);
   });
+
+  it('reports where the turn’s time went: queue wait, model and tools', async () => {
+    let t = Date.parse('2026-03-01T10:00:00Z');
+    const model = scripted({ calls: [{ name: 'read', args: { path: 'n.txt' } }] }, { text: 'done' });
+    const { deps, sent, workspace } = setup(model);
+    writeFileSync(join(workspace, 'n.txt'), 'x');
+    // Each clock reading advances 10 ms, so every phase takes measurable time.
+    deps.clock = { now: () => (t += 10) };
+    await runTurn(turnRequestFor({ ...message(), ts: Date.parse('2026-03-01T09:59:59Z') }), deps, new AbortController().signal);
+    const ended = sent().find((e) => e.kind === 'status' && e.turn === 'ended');
+    expect(ended.timing).toEqual({ queueWaitMs: expect.any(Number), modelMs: expect.any(Number), toolMs: expect.any(Number) });
+    expect(ended.timing.queueWaitMs).toBeGreaterThanOrEqual(1_000);
+    expect(ended.timing.toolMs).toBeGreaterThan(0);
+  });
 });
 
 describe('model failures', () => {

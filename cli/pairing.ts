@@ -1,6 +1,7 @@
 // `clawfleet pairing list|approve <code>`: senders waiting for the owner's approval to
 // talk to a bot (dmPolicy "pairing"), through the control plane's PairingStore port:
 // the local fleet's SQLite store, or the registry table on AWS.
+import { PairingRecordSchema } from '../shared/control/access.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
@@ -20,16 +21,6 @@ approve  lets the sender with this code talk to the account's bot from now on
 
 ${COMMON_HELP}`;
 
-const PairingSchema = z.object({
-  channel: z.literal('telegram'),
-  accountId: z.string(),
-  peerId: z.string(),
-  displayName: z.string().optional(),
-  code: z.string(),
-  status: z.enum(['pending', 'approved']),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
 
 export const pairingCommand: Command = {
   name: 'pairing',
@@ -63,7 +54,7 @@ export const pairingCommand: Command = {
     if (sub === 'list') {
       const pending: PairingRecord[] = aws
         ? await onAws('cannot list pairings', (s) => s.listPending(now))
-        : (await localAdmin(str(p.values.state)!, io).get('/admin/pairings', z.object({ pending: z.array(PairingSchema) }))).pending;
+        : (await localAdmin(str(p.values.state)!, io).get('/admin/pairings', z.object({ pending: z.array(PairingRecordSchema) }))).pending;
       if (!pending.length) return io.out('no pending pairing requests'), EXIT.ok;
       const rows = [['ACCOUNT', 'SENDER', 'NAME', 'CODE', 'ASKED', 'LAPSES IN']];
       for (const r of pending) rows.push([r.accountId, r.peerId, r.displayName ?? '—', r.code, ago(r.createdAt, now), `${Math.max(0, Math.round((r.expiresAt - now) / 60_000))}m`]);
@@ -77,7 +68,7 @@ export const pairingCommand: Command = {
       approved = await onAws(`cannot approve ${code}`, (s) => s.approve(code, now));
       if (!approved) throw new CliError(EXIT.failed, `no pending pairing with code ${code} (codes lapse after an hour)`);
     } else {
-      approved = (await localAdmin(str(p.values.state)!, io).post('/admin/pairings/approve', { code }, z.object({ approved: PairingSchema }))).approved;
+      approved = (await localAdmin(str(p.values.state)!, io).post('/admin/pairings/approve', { code }, z.object({ approved: PairingRecordSchema }))).approved;
     }
     io.out(`approved ${approved.displayName ?? approved.peerId} (telegram user ${approved.peerId}) for account ${approved.accountId}`);
     return EXIT.ok;

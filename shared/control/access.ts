@@ -2,8 +2,21 @@
 // dmPolicy (pairing | allowlist | open | disabled) and allowFrom; groups must be enabled
 // in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
 // Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it.
+import { z } from 'zod';
 import type { FleetConfig } from '../config/schema.ts';
 import type { PairingRecord, PairingStore } from '../ports.ts';
+
+/** A stored or transmitted PairingRecord (shared/ports.ts), checked on the way in. */
+export const PairingRecordSchema = z.object({
+  channel: z.literal('telegram'),
+  accountId: z.string(),
+  peerId: z.string(),
+  displayName: z.string().optional(),
+  code: z.string(),
+  status: z.enum(['pending', 'approved']),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
 
 /** Pairing codes expire after an hour, as OpenClaw's do. */
 export const PAIRING_TTL_MS = 3600 * 1000;

@@ -115,18 +115,21 @@ describe('the dashboard in a browser (local mode)', () => {
 
     // Watch every state the row passes through until the runtime is up again.
     const states = new Set<string>();
+    // The confirmation note fades after a few seconds, so it is watched in the same loop:
+    // on a slow machine the runtime may take longer than that to come up.
+    let noted = false;
     await rowOf('ray').locator('button[data-action=wake]').click();
     await confirm();
     await expect
       .poll(
         async () => {
           states.add((await rowOf('ray').getAttribute('data-state')) ?? '');
-          return fleet.supervisor.state('ray') === 'running' && states.has('awake');
+          noted ||= /Ray is (waking|awake)/.test((await page.locator('#events').textContent()) ?? '');
+          return fleet.supervisor.state('ray') === 'running' && states.has('awake') && noted;
         },
         { timeout: 40_000, interval: 100 },
       )
       .toBe(true);
-    await expect.poll(() => page.locator('#events').textContent()).toMatch(/Ray is (waking|awake)/);
     expect([...states].filter((s) => s !== 'awake')).not.toContain('unhealthy');
   });
 

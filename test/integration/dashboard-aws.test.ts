@@ -14,7 +14,7 @@ import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.t
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentServiceName, clusterName, dashboardSecretName, tableNames } from '../../shared/config/names.ts';
 import type { DashboardUrlEvent, DashboardUrlResult } from '../../functions/dashboard.ts';
-import { awsTestEnv } from '../support/aws.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { provisionFleet } from '../support/provision.ts';
 
 const aws = awsTestEnv();
@@ -54,13 +54,7 @@ beforeAll(async () => {
   const config = parseConfig(example);
   await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: BOT }, agents: {} }, { ecs: true });
   await new SecretsManagerClient(aws).send(new CreateSecretCommand({ Name: dashboardSecretName(FLEET), SecretString: JSON.stringify({ DASHBOARD_TOKEN: TOKEN }) }));
-  Object.assign(process.env, {
-    CLAWFLEET_CONFIG: JSON.stringify(config),
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    AWS_ENDPOINT_URL: aws.endpoint,
-  });
+  setHandlerEnv(aws, config);
   handler = (await import('../../functions/dashboard.ts')).handler;
 });
 

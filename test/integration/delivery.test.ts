@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { tableNames } from '../../shared/config/names.ts';
-import { awsTestEnv } from '../support/aws.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { faults, start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
@@ -40,13 +40,7 @@ beforeAll(async () => {
   fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: FRAN }, agents: {} });
   const sessions = new DynamoSessionRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames('deliv').sessions);
   await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '8001' }, updatedAt: 1 });
-  Object.assign(process.env, {
-    CLAWFLEET_CONFIG: JSON.stringify(config),
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    AWS_ENDPOINT_URL: aws.endpoint,
-  });
+  setHandlerEnv(aws, config);
   const outbox = (await import('../../functions/outbox.ts')).handler;
   pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
 });

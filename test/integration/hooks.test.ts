@@ -14,7 +14,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { agentServiceName, clusterName, hooksSecretName, tableNames } from '../../shared/config/names.ts';
 import { parseInbound } from '../../shared/protocol/envelopes.ts';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
-import { awsTestEnv } from '../support/aws.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 
 const aws = awsTestEnv();
@@ -56,14 +56,7 @@ beforeAll(async () => {
   const config = parseConfig(example);
   fleet = await provisionFleet(aws, config, { telegram: {}, agents: {} }, { ecs: true });
   await new SecretsManagerClient(aws).send(new CreateSecretCommand({ Name: hooksSecretName(FLEET), SecretString: JSON.stringify({ HOOKS_TOKEN: TOKEN }) }));
-  // The Lambda handlers read their environment at module scope, as on AWS.
-  Object.assign(process.env, {
-    CLAWFLEET_CONFIG: JSON.stringify(config),
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    AWS_ENDPOINT_URL: aws.endpoint,
-  });
+  setHandlerEnv(aws, config);
   hooks = (await import('../../functions/hooks.ts')).handler;
 });
 

@@ -11,7 +11,7 @@ import { agentServiceName, clusterName, tableNames } from '../../shared/config/n
 import { parseConfig } from '../../shared/config/load.ts';
 import { WAKING_NOTE } from '../../shared/control/telegram-webhook.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
-import { awsTestEnv } from '../support/aws.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { provisionFleet } from '../support/provision.ts';
 
@@ -36,13 +36,7 @@ beforeAll(async () => {
   example.channels.telegram.allowFrom = ['7001'];
   const config = parseConfig(example);
   await provisionFleet(aws, config, { telegram: { GRIF_BOT_TOKEN: GRIF }, agents: {} }, { ecs: true });
-  Object.assign(process.env, {
-    CLAWFLEET_CONFIG: JSON.stringify(config),
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    AWS_ENDPOINT_URL: aws.endpoint,
-  });
+  setHandlerEnv(aws, config);
   webhook = (await import('../../functions/telegram-webhook.ts')).handler;
   health = (await import('../../functions/health.ts')).handler;
 });

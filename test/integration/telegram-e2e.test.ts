@@ -10,7 +10,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
-import { awsTestEnv } from '../support/aws.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
@@ -74,14 +74,7 @@ beforeAll(async () => {
     agents: { fran: { OPENAI_API_KEY: FRAN_MODEL_KEY }, grif: { OPENAI_API_KEY: 'sk-test-grif-not-for-fran-000000' } },
   });
 
-  // The Lambda handlers read their environment at module scope, as on AWS.
-  Object.assign(process.env, {
-    CLAWFLEET_CONFIG: JSON.stringify(config),
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    AWS_ENDPOINT_URL: aws.endpoint,
-  });
+  setHandlerEnv(aws, config);
   webhook = (await import('../../functions/telegram-webhook.ts')).handler;
   const outbox = (await import('../../functions/outbox.ts')).handler;
   pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);

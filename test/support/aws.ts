@@ -85,3 +85,17 @@ export async function resetEmulator(): Promise<void> {
   const text = await res.text();
   if (!res.ok) throw new Error(`POST ${endpoint}/_ministack/reset: HTTP ${res.status} ${text}`);
 }
+
+/**
+ * Points the Lambda handlers at this test file's account and fleet config. They read their
+ * environment at module scope, as on AWS, so call this before importing a handler.
+ */
+export function setHandlerEnv(env: AwsTestEnv, config: unknown): void {
+  Object.assign(process.env, {
+    CLAWFLEET_CONFIG: JSON.stringify(config),
+    AWS_ACCESS_KEY_ID: env.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: env.credentials.secretAccessKey,
+    AWS_REGION: env.region,
+    AWS_ENDPOINT_URL: env.endpoint,
+  });
+}

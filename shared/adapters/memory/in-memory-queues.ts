@@ -1,6 +1,7 @@
 // An in-memory FIFO queue with SQS's semantics that matter to us: deduplication by id,
 // visibility timeouts, receive counts, and one in-flight message per group at a time.
 // Unit tests use it; so can local mode until its queues are durable.
+import { longPoll } from '../long-poll.ts';
 import type { InboundEnvelope, OutboundEnvelope } from '../../protocol/envelopes.ts';
 import { fifoGroup } from '../../protocol/ids.ts';
 import type { AgentQueues, Inbox, Outbox, ReceivedMessage } from '../../ports.ts';
@@ -61,23 +62,9 @@ export class InMemoryFifoQueue implements Inbox {
   }
 
   async receive(waitSeconds: number, signal?: AbortSignal, visibilitySeconds?: number): Promise<ReceivedMessage[]> {
-    const deadline = this.now() + waitSeconds * 1000;
-    for (;;) {
-      const m = this.take(visibilitySeconds === undefined ? this.visibilityMs : visibilitySeconds * 1000);
-      if (m) return [m];
-      const left = deadline - this.now();
-      if (left <= 0 || signal?.aborted) return [];
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(left, 50));
-        this.waiters.push(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
+    const visibilityMs = visibilitySeconds === undefined ? this.visibilityMs : visibilitySeconds * 1000;
+    const m = await longPoll(() => this.take(visibilityMs), { waitSeconds, now: this.now, signal, onWake: (w) => this.waiters.push(w), tickMs: 50 });
+    return m ? [m] : [];
   }
 
   private byReceipt(receipt: string): Item | undefined {

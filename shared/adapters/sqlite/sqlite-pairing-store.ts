@@ -1,19 +1,9 @@
 // Pairings for local mode, with the DynamoDB store's semantics: one record per sender and
 // account; a live pending code is kept rather than replaced; approval needs a live code.
-import { z } from 'zod';
+import { PairingRecordSchema } from '../../control/access.ts';
 import type { PairingRecord, PairingStore } from '../../ports.ts';
 import type { StateDatabase } from './sqlite-database.ts';
 
-const PairingRecordSchema = z.object({
-  channel: z.literal('telegram'),
-  accountId: z.string(),
-  peerId: z.string(),
-  displayName: z.string().optional(),
-  code: z.string(),
-  status: z.enum(['pending', 'approved']),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
 
 const read = (row: { record: string } | undefined): PairingRecord | undefined =>
   row ? PairingRecordSchema.parse(JSON.parse(row.record)) : undefined;

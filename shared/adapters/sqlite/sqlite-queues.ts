@@ -2,6 +2,7 @@
 // one in-flight message per group (so a session stays in order), visibility timeouts,
 // receive counts, and a dead-letter queue after `maxReceiveCount` receives, with the
 // reason recorded. Messages survive a restart of the process that holds them.
+import { longPoll } from '../long-poll.ts';
 import { randomBytes } from 'node:crypto';
 import type { InboundEnvelope } from '../../protocol/envelopes.ts';
 import { fifoGroup } from '../../protocol/ids.ts';
@@ -165,25 +166,9 @@ export class SqliteFifoQueue implements Inbox {
   }
 
   async receive(waitSeconds: number, signal?: AbortSignal, visibilitySeconds?: number): Promise<ReceivedMessage[]> {
-    const deadline = this.now() + waitSeconds * 1000;
-    for (;;) {
-      const m = this.take(visibilitySeconds === undefined ? this.visibilityMs : visibilitySeconds * 1000);
-      if (m) return [m];
-      const left = deadline - this.now();
-      if (left <= 0 || signal?.aborted) return [];
-      // Woken at once by a push or release in this process; the short timer notices
-      // visibility timeouts running out.
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(left, 250));
-        this.waiters.push(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    }
+    const visibilityMs = visibilitySeconds === undefined ? this.visibilityMs : visibilitySeconds * 1000;
+    const m = await longPoll(() => this.take(visibilityMs), { waitSeconds, now: this.now, signal, onWake: (w) => this.waiters.push(w), tickMs: 250 });
+    return m ? [m] : [];
   }
 
   async extend(receipt: string, seconds: number): Promise<void> {

@@ -28,6 +28,22 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      // Faults and attacks against the real system (docs/reliability.md): runtimes killed,
+      // poison messages, a crashing MCP server, a failing model, the emulator unreachable,
+      // hostile envelopes and auth; each file ends with a scan for leaked secret values.
+      {
+        test: {
+          name: 'fault',
+          include: ['test/fault/**/*.test.ts', 'test/security/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          pool: 'forks',
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
+      // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
+      { test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], pool: 'forks', testTimeout: 300_000 } },
     ],
   },
 });

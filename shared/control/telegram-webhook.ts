@@ -3,7 +3,7 @@
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import type { MessageEnvelope } from '../protocol/envelopes.ts';
+import { MessageEnvelopeSchema, type MessageEnvelope } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, PairingStore, SessionRegistry } from '../ports.ts';
@@ -144,6 +144,16 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       ...(message.from ? { peerId: senderId, displayName: message.from.username ?? message.from.first_name } : {}),
     },
   };
+
+  // An update Telegram could send always fits; one that does not (text past the protocol's
+  // limit, a date before 1970) is refused here rather than queued for the runtime to reject.
+  const checked = MessageEnvelopeSchema.safeParse(envelope);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const problem = `${issue.path.join('.') || '(root)'}: ${issue.message}`;
+    log.warn('update refused: it does not make a valid message envelope', { ...ctx, problem });
+    return { status: 400, body: { error: `update cannot be queued: ${problem}` } };
+  }
 
   try {
     if (await deps.dedupe.seen(id)) {

@@ -1,6 +1,7 @@
 // One agent's stack: its queues, its secret, its runtime (task definition, service, roles,
-// workspace, logs, alarms) and the event source mapping that feeds its outbox to the
-// control plane's outbox function. `cdk deploy <fleet>-agent-<id>` touches only this.
+// workspace, logs, alarms), its schedules (cron jobs and heartbeat from the config) and
+// the event source mapping that feeds its outbox to the control plane's outbox function.
+// `cdk deploy <fleet>-agent-<id>` touches only this.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -10,7 +11,11 @@ import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { configSchedules } from '../shared/cron/config-schedules.ts';
 import type { FleetAppOptions } from './app-options.ts';
+import { AgentSchedules } from './constructs/agent-schedules.ts';
+import { cronDispatchArn } from './constructs/control-functions.ts';
+import { importCronInvoker } from './constructs/cron-invoker.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
@@ -30,6 +35,7 @@ export class AgentStack extends Stack {
   readonly queues: AgentQueues;
   readonly secret: EmptySecret;
   readonly runtime: AgentRuntime;
+  readonly schedules: AgentSchedules | undefined;
 
   constructor(scope: Construct, id: string, props: AgentStackProps) {
     super(scope, id, props);
@@ -74,6 +80,12 @@ export class AgentStack extends Stack {
       batchSize: 10,
       functionResponseTypes: ['ReportBatchItemFailures'],
     });
+
+    const schedules = configSchedules(config).filter((s) => s.trigger.agentId === agentId);
+    this.schedules =
+      schedules.length > 0
+        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), ...importCronInvoker(fleet) })
+        : undefined;
 
     const out = (key: string, value: string, description: string) => new CfnOutput(this, key, { key, value, description });
     out('InboxUrl', this.queues.inbox.queueUrl, 'CLAWFLEET_INBOX_URL');

@@ -1,15 +1,18 @@
 // The fleet's control-plane stack: network and cluster, the workspaces file system, the
 // DynamoDB tables, the control-plane secrets, the Lambda functions with their Function
-// URLs and alarms, and the schedule group. Nothing in it names an agent, so agents come
-// and go without touching it (except through the config the functions route by).
+// URLs and alarms, the schedule group and what schedules invoke through. Nothing in it
+// names an agent, so agents come and go without touching it (except through the config
+// the functions route by).
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { clusterName, scheduleGroupName, telegramSecretName } from '../shared/config/names.ts';
+import { clusterName, dashboardSecretName, hooksSecretName, scheduleGroupName, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import type { FleetAppOptions } from './app-options.ts';
-import { ControlFunctions, type ControlFunctionSpec } from './constructs/control-functions.ts';
+import { ControlFunctions, cronDispatchArn, type ControlFunctionSpec } from './constructs/control-functions.ts';
+import { CronInvoker } from './constructs/cron-invoker.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { FleetNetwork } from './constructs/fleet-network.ts';
 import { FleetTables } from './constructs/fleet-tables.ts';
@@ -26,6 +29,9 @@ export class ControlPlaneStack extends Stack {
   readonly network: FleetNetwork;
   readonly tables: FleetTables;
   readonly telegramSecret: EmptySecret | undefined;
+  readonly hooksSecret: EmptySecret | undefined;
+  readonly dashboardSecret: EmptySecret;
+  readonly cronInvoker: CronInvoker;
   readonly functions: ControlFunctions;
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
 
@@ -43,15 +49,28 @@ export class ControlPlaneStack extends Stack {
           description: `clawfleet ${fleet}: Telegram bot tokens by name (${listed(Object.values(config.channels.telegram.accounts).map((a) => a.botTokenSecret))})`,
         })
       : undefined;
+    this.hooksSecret = config.hooks
+      ? new EmptySecret(this, 'HooksSecret', { secretName: hooksSecretName(fleet), description: `clawfleet ${fleet}: the token HTTP hook callers present (${config.hooks.tokenSecret})` })
+      : undefined;
+    this.dashboardSecret = new EmptySecret(this, 'DashboardSecret', { secretName: dashboardSecretName(fleet), description: `clawfleet ${fleet}: the dashboard's login token (${DASHBOARD_TOKEN_NAME})` });
 
     // Cron jobs and heartbeats become schedules in this group, as do scheduled functions.
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'Schedules', { name: scheduleGroupName(fleet) });
+    this.cronInvoker = new CronInvoker(this, 'CronInvoker', { fleet, functionArn: cronDispatchArn(this, fleet) });
 
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,
       config,
       configFile: props.configFile,
-      grantContext: { fleet, stack: this, tables: this.tables.tables, telegramSecret: this.telegramSecret },
+      grantContext: {
+        fleet,
+        stack: this,
+        tables: this.tables.tables,
+        telegramSecret: this.telegramSecret,
+        hooksSecret: this.hooksSecret,
+        dashboardSecret: this.dashboardSecret,
+        schedulerRole: this.cronInvoker.role,
+      },
       logRetention,
       ...(props.functions ? { specs: props.functions } : {}),
     });

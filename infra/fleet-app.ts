@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import { durationMs, toScheduleExpression, type JobSchedule } from '../shared/cron/expression.ts';
 import { ClawfleetError, ConfigError, type ConfigIssue } from '../shared/errors.ts';
 import { AgentStack } from './agent-stack.ts';
 import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
@@ -38,7 +39,7 @@ export const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
-  checkDeployable(config, functions);
+  checkDeployable(config);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
@@ -87,19 +88,25 @@ function runtimeImage(options: FleetAppOptions): ecs.ContainerImage {
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once. */
-function checkDeployable(config: FleetConfig, functions: readonly ControlFunctionSpec[]): void {
+function checkDeployable(config: FleetConfig): void {
   const issues: ConfigIssue[] = [];
-  const has = (name: string) => functions.some((f) => f.name === name);
+  // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
-    // agent "x"'s DLQ is <fleet>-agent-x-dlq.fifo, which would be agent "x-dlq"'s inbox.
-    if (agent.id.endsWith('-dlq')) issues.push({ path: `agents.list[${i}].id`, message: 'must not end in "-dlq": its queue names would collide with another agent\'s dead-letter queue' });
-    if (resolveAgent(config, agent.id).heartbeat && !has('cron-dispatch')) {
-      issues.push({ path: `agents.list[${i}].heartbeat`, message: 'heartbeats need the cron-dispatch function, which this build does not deploy yet' });
-    }
+    const heartbeat = resolveAgent(config, agent.id).heartbeat;
+    if (heartbeat) expressible(issues, `agents.list[${i}].heartbeat.every`, { kind: 'every', everyMs: durationMs(heartbeat.every) });
   });
-  if ((config.cron?.jobs.length ?? 0) > 0 && !has('cron-dispatch')) {
-    issues.push({ path: 'cron.jobs', message: 'cron jobs need the cron-dispatch function, which this build does not deploy yet' });
-  }
-  if (config.hooks && !has('hooks')) issues.push({ path: 'hooks', message: 'hooks need the hooks function, which this build does not deploy yet' });
+  config.cron?.jobs.forEach((job, i) => {
+    expressible(issues, `cron.jobs[${i}].schedule`, job.schedule.kind === 'every' ? { kind: 'every', everyMs: durationMs(job.schedule.every) } : job.schedule);
+  });
   if (issues.length > 0) throw new ConfigError(issues, 'clawfleet.json (for deployment)');
+}
+
+/** A schedule EventBridge Scheduler cannot express is reported with its path, beside every other problem. */
+function expressible(issues: ConfigIssue[], path: string, schedule: JobSchedule): void {
+  try {
+    toScheduleExpression(schedule);
+  } catch (err) {
+    if (!(err instanceof ClawfleetError)) throw err;
+    issues.push({ path, message: err.message });
+  }
 }

@@ -1,20 +1,25 @@
 // What each control-plane function may touch, one named grant per capability. A function
 // lists the grants it needs (control-functions.ts); each grant is the narrowest set of
-// statements for that capability. Per-agent queues are matched by their deterministic
-// name patterns, so adding an agent never rewrites a control-plane role.
+// statements for that capability, read off the adapter calls it stands for. Per-agent
+// queues, services and schedules are matched by their deterministic name patterns, so
+// adding an agent never rewrites a control-plane role.
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { EmptySecret } from './empty-secret.ts';
-import { clusterName } from '../../shared/config/names.ts';
+import { clusterName, scheduleGroupName } from '../../shared/config/names.ts';
 import type { TableRole } from './fleet-tables.ts';
 
 export interface GrantContext {
   fleet: string;
   stack: Stack;
   tables: Record<TableRole, dynamodb.Table>;
-  /** Absent when the fleet has no Telegram channel. */
+  /** Each absent when the fleet does not use it (no Telegram channel, no hooks). */
   telegramSecret: EmptySecret | undefined;
+  hooksSecret: EmptySecret | undefined;
+  dashboardSecret: EmptySecret;
+  /** The role EventBridge Scheduler assumes to invoke λ cron-dispatch. */
+  schedulerRole: iam.IRole;
 }
 
 const queueArn = (ctx: GrantContext, namePattern: string) =>
@@ -26,83 +31,152 @@ const tableAccess = (ctx: GrantContext, table: TableRole, actions: string[]) => 
   new iam.PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [ctx.tables[table].tableArn] }),
 ];
 
+const readSecret = (secret: EmptySecret | undefined) =>
+  secret ? [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] })] : [];
+
+/** Agents' own schedules: `agent-<id>-<job>` in the fleet's group (shared/cron/trigger.ts). */
+const agentSchedulesArn = (ctx: GrantContext) =>
+  ctx.stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${scheduleGroupName(ctx.fleet)}/agent-*` });
+
 export const GRANTS = {
   /** Bot tokens, to verify webhooks (their derived secret token) and to call the Bot API. */
-  readTelegramSecret: (ctx: GrantContext) =>
-    ctx.telegramSecret ? [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [ctx.telegramSecret.secretArn] })] : [],
+  readTelegramSecret: (ctx: GrantContext) => readSecret(ctx.telegramSecret),
+  /** The token HTTP hook callers present. */
+  readHooksSecret: (ctx: GrantContext) => readSecret(ctx.hooksSecret),
+  /** The dashboard's login token. */
+  readDashboardSecret: (ctx: GrantContext) => readSecret(ctx.dashboardSecret),
   /** Inbound dedupe: was this update admitted, remember that it was. */
   admitInbound: (ctx: GrantContext) => tableAccess(ctx, 'dedupe', ['GetItem', 'PutItem']),
   /** Record a session's owner and reply target (a conditional put). */
   recordSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['PutItem']),
   readSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['GetItem']),
+  /** An agent's sessions for the dashboard: a filtered scan (the table is keyed by session only). */
+  listSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['Scan']),
   /** Delivery claims: claim, complete, release. */
   claimDeliveries: (ctx: GrantContext) => tableAccess(ctx, 'deliveries', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
-  /** Agent states, heartbeats, pairings and relay records (keyed by prefix in one table). */
-  registryReadWrite: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
-  /** Wake, hibernate and restart agents: desired count 0 ↔ 1 on the fleet's agent services. */
+  // The registry table holds agents, pairings, relay records and metrics by key prefix;
+  // the grants below split it by what each caller does there.
+  /** Agent records: state transitions, activity, heartbeats, errors, metric counters — all conditional updates. */
+  trackAgents: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['UpdateItem']),
+  /** Read an agent's record (health decisions, the dashboard). */
+  readAgents: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem']),
+  /** Look a sender's pairing up and issue a pending code (conditional puts). */
+  requestPairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem']),
+  /** List pending pairings (a filtered scan) and approve one by its code. */
+  approvePairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'Scan', 'UpdateItem', 'DeleteItem']),
+  /** Relayed agent messages: who asked whom, so only answers go back. */
+  logRelays: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem']),
+  /** A day of an agent's 15-minute metric buckets, by key. */
+  readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
+  /** Wake, hibernate and restart agents: desired count 0 ↔ 1 (and force a new deployment) on the fleet's agent services. */
   wakeAgents: (ctx: GrantContext) => [
     new iam.PolicyStatement({
       actions: ['ecs:UpdateService'],
       resources: [ctx.stack.formatArn({ service: 'ecs', resource: 'service', resourceName: `${clusterName(ctx.fleet)}/agent-*` })],
     }),
   ],
-  /** How much work waits for an agent (wake and hibernate decisions). */
+  /** How much work waits for an agent (hibernate decisions, waking an agent with work). */
   readInboxDepths: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueAttributes'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
+  ],
+  /** The dashboard's queue figures: each agent's inbound queue, its DLQ and its outbox's DLQ. */
+  readQueueFigures: (ctx: GrantContext) => [
+    new iam.PolicyStatement({
+      actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+      resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`), queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)],
+    }),
   ],
   /** Queue inbound envelopes for any agent of this fleet, never into a dead-letter queue. */
   sendToAgentInboxes: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
   ],
-  /** The outbox event source: read every agent's outbox, never a dead-letter queue. */
+  /** The outbox event source: read every agent's outbox (and find it by name to delay a retry), never a dead-letter queue. */
   consumeOutboxes: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: CONSUME, resources: [queueArn(ctx, `${ctx.fleet}-outbox-*.fifo`)] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', ...CONSUME], resources: [queueArn(ctx, `${ctx.fleet}-outbox-*.fifo`)] }),
     new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: CONSUME, resources: [queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)] }),
   ],
   /** Park a rejected outbox envelope, with its reason, in its outbox's DLQ. */
   sendToOutboxDeadLetters: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)] }),
   ],
+  /**
+   * Agents' own cron jobs (cron_upsert / cron_delete): only schedules named `agent-*` in
+   * the fleet's group, each invoking λ cron-dispatch through the scheduler role, which is
+   * the one role this function may pass, and only to EventBridge Scheduler.
+   */
+  manageAgentSchedules: (ctx: GrantContext) => [
+    new iam.PolicyStatement({ actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], resources: [agentSchedulesArn(ctx)] }),
+    // ListSchedules has no resource type: it can only be granted on "*".
+    new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }),
+    new iam.PolicyStatement({
+      actions: ['iam:PassRole'],
+      resources: [ctx.schedulerRole.roleArn],
+      conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    }),
+  ],
 } satisfies Record<string, (ctx: GrantContext) => iam.PolicyStatement[]>;
 
 export type GrantName = keyof typeof GRANTS;
 
+/** How cdk-nag names a wildcard resource finding (AwsSolutions-IAM5) of a stack without a fixed env. */
+export const wildcardFinding = (resource: string) => `AwsSolutions::AwsSolutions-IAM5[Resource::${resource}]`;
+const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>:${rest}`;
+
 /**
- * The queue-name patterns each grant allows, with the reason a reviewer needs: they are
+ * The wildcard resources each grant holds, with the reason a reviewer needs: they are
  * acknowledged (cdk-nag AwsSolutions-IAM5) finding by finding on the role that has them.
  */
-export const GRANT_WILDCARDS: Partial<Record<GrantName, { pattern: (fleet: string) => string; reason: string }[]>> = {
+export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: string) => string; reason: string }[]>> = {
   sendToAgentInboxes: [
     {
-      pattern: (fleet) => `${fleet}-agent-*.fifo`,
+      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
       reason: 'Any agent of this fleet may be routed to; matching inbound queues by their deterministic name lets agents be added without rewriting this role. DLQs are denied explicitly.',
     },
   ],
   consumeOutboxes: [
     {
-      pattern: (fleet) => `${fleet}-outbox-*.fifo`,
+      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*.fifo`),
       reason: 'The outbox function is the event source of every agent\'s outbox, matched by deterministic name so agents come and go without rewriting this role. DLQs are denied explicitly.',
     },
   ],
   readInboxDepths: [
     {
-      pattern: (fleet) => `${fleet}-agent-*.fifo`,
+      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
       reason: 'Wake and hibernate decisions read the depth of any agent\'s inbound queue, matched by deterministic name so agents come and go without rewriting this role.',
+    },
+  ],
+  readQueueFigures: [
+    {
+      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
+      reason: 'The dashboard shows every agent\'s inbound queue and DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
+    },
+    {
+      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*-dlq.fifo`),
+      reason: 'The dashboard shows every agent\'s outbox DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
     },
   ],
   sendToOutboxDeadLetters: [
     {
-      pattern: (fleet) => `${fleet}-outbox-*-dlq.fifo`,
+      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*-dlq.fifo`),
       reason: 'A rejected envelope is parked in the DLQ of the outbox it came from, which can be any agent\'s.',
     },
   ],
+  wakeAgents: [
+    {
+      resource: (fleet) => inRegion('ecs', `service/${clusterName(fleet)}/agent-*`),
+      reason: 'Waking and hibernating any agent of this fleet: its agent services in its own cluster, matched by deterministic name so agents come and go without rewriting this role.',
+    },
+  ],
+  manageAgentSchedules: [
+    {
+      resource: (fleet) => inRegion('scheduler', `schedule/${scheduleGroupName(fleet)}/agent-*`),
+      reason: 'Agents add and remove their own cron jobs at run time; only schedules named agent-* in this fleet\'s group, never the config\'s or the heartbeats\' (the outbox also checks each request names the sending agent).',
+    },
+    {
+      resource: () => '*',
+      reason: 'scheduler:ListSchedules has no resource type and can only be granted on "*" (it lists names, the function filters to the sending agent\'s own prefix); every other statement of this role names its resources.',
+    },
+  ],
 };
-
-/** The ECS services wakeAgents may update, as cdk-nag names the wildcard finding. */
-export const ecsServiceWildcardFinding = (fleet: string) =>
-  `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:service/${clusterName(fleet)}/agent-*]`;
-
-/** How cdk-nag names a wildcard SQS resource finding of a stack without a fixed env. */
-export const sqsWildcardFinding = (pattern: string) => `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:${pattern}]`;

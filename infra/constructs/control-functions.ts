@@ -3,7 +3,7 @@
 // it, with its own role holding only the grants it lists, its own log group, and alarms.
 // Adding a handler is one line in CONTROL_FUNCTIONS.
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,7 +16,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
-import { ecsServiceWildcardFinding, GRANT_WILDCARDS, GRANTS, sqsWildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
+import { GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
   /** The handler file functions/<name>.ts; also the function's name after the fleet's. */
@@ -27,20 +27,64 @@ export interface ControlFunctionSpec {
   memoryMb?: number;
   /** Invoke on this EventBridge Scheduler expression (in the fleet's schedule group). */
   schedule?: string;
+  /** Deploy only for fleets that use it (default: always). */
+  when?: (config: FleetConfig) => boolean;
+  /** Environment beyond the config file (what control-plane.ts reads). */
+  environment?: (ctx: GrantContext) => Record<string, string>;
   grants: readonly GrantName[];
 }
 
-const WAKE = ['registryReadWrite', 'wakeAgents', 'readInboxDepths'] as const;
+/** Telling a sleeping agent it has work: record the activity, then desired count 0 → 1. */
+const WAKE = ['trackAgents', 'wakeAgents'] as const;
 
 export const CONTROL_FUNCTIONS = [
-  { name: 'telegram-webhook', url: true, timeoutSeconds: 10, grants: ['readTelegramSecret', 'admitInbound', 'recordSessions', 'sendToAgentInboxes', ...WAKE] },
+  {
+    name: 'telegram-webhook',
+    url: true,
+    timeoutSeconds: 10,
+    when: (config) => config.channels.telegram !== undefined,
+    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'sendToAgentInboxes', ...WAKE],
+  },
+  {
+    name: 'hooks',
+    url: true,
+    timeoutSeconds: 10,
+    when: (config) => config.hooks !== undefined,
+    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'sendToAgentInboxes', ...WAKE],
+  },
   {
     name: 'outbox',
     timeoutSeconds: 30,
-    grants: ['readTelegramSecret', 'readSessions', 'claimDeliveries', 'consumeOutboxes', 'sendToOutboxDeadLetters', 'sendToAgentInboxes', ...WAKE],
+    // Agents' own cron jobs become schedules invoking λ cron-dispatch through the scheduler role.
+    environment: (ctx) => ({ CLAWFLEET_CRON_FUNCTION_ARN: cronDispatchArn(ctx.stack, ctx.fleet), CLAWFLEET_SCHEDULER_ROLE_ARN: ctx.schedulerRole.roleArn }),
+    grants: [
+      'readTelegramSecret',
+      // A reply's target; a session whose user blocked the bot is marked so.
+      'readSessions',
+      'recordSessions',
+      'claimDeliveries',
+      'consumeOutboxes',
+      'sendToOutboxDeadLetters',
+      // agent_send relayed into the target agent's inbound queue.
+      'sendToAgentInboxes',
+      'logRelays',
+      'manageAgentSchedules',
+      ...WAKE,
+    ],
   },
-  { name: 'health', timeoutSeconds: 50, schedule: 'rate(1 minute)', grants: [...WAKE] },
+  { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'sendToAgentInboxes', ...WAKE] },
+  { name: 'health', timeoutSeconds: 50, schedule: 'rate(1 minute)', grants: ['readAgents', 'readInboxDepths', ...WAKE] },
+  {
+    name: 'dashboard',
+    url: true,
+    timeoutSeconds: 20,
+    grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', ...WAKE],
+  },
 ] as const satisfies readonly ControlFunctionSpec[];
+
+/** λ cron-dispatch's ARN, from its deterministic name: what every schedule invokes. */
+export const cronDispatchArn = (stack: Stack, fleet: string) =>
+  stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'cron-dispatch'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
 export type ControlFunctionName = (typeof CONTROL_FUNCTIONS)[number]['name'];
 
@@ -78,7 +122,8 @@ export class ControlFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: ControlFunctionsProps) {
     super(scope, id);
-    for (const spec of props.specs ?? CONTROL_FUNCTIONS) this.add(spec, props);
+    const specs: readonly ControlFunctionSpec[] = props.specs ?? CONTROL_FUNCTIONS;
+    for (const spec of specs) if (spec.when?.(props.config) ?? true) this.add(spec, props);
   }
 
   private add(spec: ControlFunctionSpec, props: ControlFunctionsProps): void {
@@ -97,14 +142,15 @@ export class ControlFunctions extends Construct {
     });
     for (const grant of spec.grants) for (const statement of GRANTS[grant](props.grantContext)) role.addToPolicy(statement);
     logGroup.grantWrite(role);
+    const acknowledged = new Set<string>();
     for (const grant of spec.grants) {
-      for (const { pattern, reason } of GRANT_WILDCARDS[grant] ?? []) Validations.of(role).acknowledge({ id: sqsWildcardFinding(pattern(fleet)), reason });
-    }
-    if (spec.grants.includes('wakeAgents')) {
-      Validations.of(role).acknowledge({
-        id: ecsServiceWildcardFinding(fleet),
-        reason: 'Waking and hibernating any agent of this fleet: its agent services in its own cluster, matched by deterministic name so agents come and go without rewriting this role.',
-      });
+      for (const { resource, reason } of GRANT_WILDCARDS[grant] ?? []) {
+        const id = wildcardFinding(resource(fleet));
+        // Two grants may share a pattern (e.g. inbound queues, for depth and for sending): one reason is enough.
+        if (acknowledged.has(id)) continue;
+        acknowledged.add(id);
+        Validations.of(role).acknowledge({ id, reason });
+      }
     }
 
     const fn = new NodejsFunction(scope, 'Function', {
@@ -117,6 +163,7 @@ export class ControlFunctions extends Construct {
       timeout: Duration.seconds(spec.timeoutSeconds),
       role,
       logGroup,
+      ...(spec.environment ? { environment: spec.environment(props.grantContext) } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {

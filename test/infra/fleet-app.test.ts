@@ -5,15 +5,27 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { parseConfig } from '../../shared/config/load.ts';
+import { configSchedules } from '../../shared/cron/config-schedules.ts';
+import { scheduleInput } from '../../shared/cron/trigger.ts';
 import { ConfigError } from '../../shared/errors.ts';
+import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
+
+/** The example, with ray on Spot, fran beating every 30 minutes and a weekday job, and hooks. */
+const CONFIG: FleetConfigInput = {
+  ...EXAMPLE_CONFIG,
+  agents: {
+    ...EXAMPLE_CONFIG.agents,
+    list: EXAMPLE_CONFIG.agents.list.map((a) => (a.id === 'ray' ? { ...a, runtime: { spot: true } } : a.id === 'fran' ? { ...a, heartbeat: { every: '30m' } } : a)),
+  },
+  cron: { jobs: [{ id: 'standup', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'plan the day' } }] },
+  hooks: { tokenSecret: 'HOOKS_TOKEN' },
+};
+const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard'];
 
 let fleet: SynthedFleet;
 beforeAll(() => {
-  fleet = synthFleet({
-    ...EXAMPLE_CONFIG,
-    agents: { ...EXAMPLE_CONFIG.agents, list: EXAMPLE_CONFIG.agents.list.map((a) => (a.id === 'ray' ? { ...a, runtime: { spot: true } } : a)) },
-  });
+  fleet = synthFleet(CONFIG);
 });
 
 describe('the stacks', () => {
@@ -49,7 +61,7 @@ describe('the control-plane stack', () => {
   });
 
   it('runs every handler on Node 24, arm64, with its own role and log group', () => {
-    for (const name of ['telegram-webhook', 'outbox', 'health']) {
+    for (const name of HANDLERS) {
       cp().hasResourceProperties('AWS::Lambda::Function', {
         FunctionName: `demo-${name}`,
         Runtime: 'nodejs24.x',
@@ -66,13 +78,42 @@ describe('the control-plane stack', () => {
     for (const id of roleIds) expect(cp().toJSON().Resources[id].Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('serves the Telegram webhook on a Function URL, and outputs it', () => {
-    cp().hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
-    expect(cp().toJSON().Outputs.TelegramWebhookUrl).toBeDefined();
+  it('serves the Telegram webhook, hooks and the dashboard on Function URLs (each authenticating in its handler), and outputs each', () => {
+    const urls = Object.values(cp().findResources('AWS::Lambda::Url'));
+    expect(urls.map((u) => u.Properties.TargetFunctionArn['Fn::GetAtt'][0]).sort()).toEqual([
+      expect.stringMatching(/^FunctionsDashboardFunction/),
+      expect.stringMatching(/^FunctionsHooksFunction/),
+      expect.stringMatching(/^FunctionsTelegramWebhookFunction/),
+    ]);
+    for (const url of urls) expect(url.Properties.AuthType).toBe('NONE');
+    const outputs = cp().toJSON().Outputs;
+    for (const key of ['TelegramWebhookUrl', 'HooksUrl', 'DashboardUrl']) expect(outputs[key].Value['Fn::GetAtt'][1]).toBe('FunctionUrl');
   });
 
-  it('creates the Telegram secret without a value', () => {
-    cp().hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'clawfleet/demo/control/telegram', SecretString: Match.absent(), GenerateSecretString: Match.absent() });
+  it('deploys the hooks function only for a fleet with hooks', () => {
+    const plain = synthFleet(EXAMPLE_CONFIG, {}, { nag: false });
+    expect([...plain.stacks.controlPlane.functions.functions.keys()]).not.toContain('hooks');
+    expect(plain.template('demo-control-plane').toJSON().Outputs.HooksUrl).toBeUndefined();
+  });
+
+  it('creates the Telegram, hooks and dashboard secrets without a value', () => {
+    for (const name of ['telegram', 'hooks', 'dashboard']) {
+      cp().hasResourceProperties('AWS::SecretsManager::Secret', { Name: `clawfleet/demo/control/${name}`, SecretString: Match.absent(), GenerateSecretString: Match.absent() });
+    }
+  });
+
+  it('tells the outbox which function and role agents’ own schedules use', () => {
+    const [outbox] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-outbox' } }));
+    const env = outbox!.Properties.Environment.Variables;
+    expect(JSON.stringify(env.CLAWFLEET_CRON_FUNCTION_ARN)).toContain(':function:demo-cron-dispatch');
+    expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
+  });
+
+  it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed and exported for the agent stacks', () => {
+    cp().hasResourceProperties('AWS::SQS::Queue', { QueueName: 'demo-schedules-dlq', SqsManagedSseEnabled: true });
+    cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-schedules-dlq', MetricName: 'ApproximateNumberOfMessagesVisible' });
+    const exports = Object.values(cp().toJSON().Outputs).map((o: any) => o.Export?.Name);
+    expect(exports).toEqual(expect.arrayContaining(['demo-cron-invoker-role-arn', 'demo-schedules-dlq-arn']));
   });
 
   it('has a public-subnet VPC with no NAT gateway, an ECS cluster with Fargate and Fargate Spot, and flow logs', () => {
@@ -101,6 +142,8 @@ describe('the control-plane stack', () => {
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-telegram-webhook-errors', MetricName: 'Errors' });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-telegram-webhook-5xx', MetricName: 'Url5xxCount' });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-outbox-errors' });
+    for (const name of ['hooks', 'dashboard']) cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-5xx` });
+    for (const name of ['cron-dispatch', 'dashboard']) cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-errors` });
   });
 });
 
@@ -132,6 +175,32 @@ describe('an agent stack', () => {
     });
   });
 
+  it('schedules its cron jobs and heartbeat in the fleet’s group, each invoking cron-dispatch with its trigger, retried, then dead-lettered', () => {
+    const expected = configSchedules(parseConfig(CONFIG)).filter((s) => s.trigger.agentId === 'fran');
+    expect(expected.map((s) => s.name).sort()).toEqual(['config-fran-standup', 'heartbeat-fran']);
+    for (const spec of expected) {
+      fran().hasResourceProperties('AWS::Scheduler::Schedule', {
+        Name: spec.name,
+        GroupName: 'clawfleet-demo',
+        ScheduleExpression: spec.expression,
+        ScheduleExpressionTimezone: spec.timezone ?? Match.absent(),
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: { 'Fn::Join': ['', Match.arrayWith([':function:demo-cron-dispatch'])] },
+          RoleArn: { 'Fn::ImportValue': 'demo-cron-invoker-role-arn' },
+          Input: scheduleInput(spec.trigger),
+          RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 3600 },
+          DeadLetterConfig: { Arn: { 'Fn::ImportValue': 'demo-schedules-dlq-arn' } },
+        },
+      });
+    }
+    fran().hasResourceProperties('AWS::Scheduler::Schedule', { Name: 'config-fran-standup', ScheduleExpression: 'cron(0 9 ? * 2-6 *)', ScheduleExpressionTimezone: 'Europe/Berlin' });
+    fran().hasResourceProperties('AWS::Scheduler::Schedule', { Name: 'heartbeat-fran', ScheduleExpression: 'rate(30 minutes)' });
+    // Nobody else's schedules: they live in their own agents' stacks.
+    jerry().resourceCountIs('AWS::Scheduler::Schedule', 0);
+    fleet.template('demo-control-plane').resourceCountIs('AWS::Scheduler::Schedule', 1); // the health tick
+  });
+
   it('creates the agent’s secret without a value', () => {
     fran().hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'clawfleet/demo/agents/fran', SecretString: Match.absent(), GenerateSecretString: Match.absent() });
   });
@@ -141,7 +210,7 @@ describe('an agent stack', () => {
     fran().hasResourceProperties('AWS::ECS::TaskDefinition', { Cpu: '256', Memory: '512' });
     const task = Object.values(fran().findResources('AWS::ECS::TaskDefinition'))[0]!;
     const env = Object.fromEntries(task.Properties.ContainerDefinitions[0].Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
-    const config = parseConfig(EXAMPLE_CONFIG);
+    const config = parseConfig(CONFIG);
     expect(RuntimeConfigSchema.parse(JSON.parse(env.CLAWFLEET_RUNTIME_CONFIG))).toEqual(runtimeConfigFor(config, 'fran'));
     expect(env).toMatchObject({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_SECRET_ID: 'clawfleet/demo/agents/fran', CLAWFLEET_WORKSPACE: '/workspace' });
     expect(env.CLAWFLEET_INBOX_URL.Ref).toMatch(/^QueuesInbox[0-9A-F]+$/);
@@ -191,11 +260,16 @@ describe('context and config checks', () => {
     expect(() => synthFleet(EXAMPLE_CONFIG, { logRetentionDays: '8' })).toThrow(/context.logRetentionDays: must be one of/);
   });
 
-  it('refuses what it cannot deploy yet, with every problem at once', () => {
+  it('refuses what it cannot deploy, with every problem at once', () => {
     const config = {
       ...EXAMPLE_CONFIG,
-      agents: { ...EXAMPLE_CONFIG.agents, list: [...EXAMPLE_CONFIG.agents.list, { id: 'fran-dlq', heartbeat: { every: '30m' } }] },
-      cron: { jobs: [{ id: 'daily', agentId: 'fran', schedule: { kind: 'every' as const, every: '1d' }, payload: { kind: 'systemEvent' as const, text: 'hi' } }] },
+      agents: { ...EXAMPLE_CONFIG.agents, list: [...EXAMPLE_CONFIG.agents.list, { id: 'eve', heartbeat: { every: '90s' } }] },
+      cron: {
+        jobs: [
+          { id: 'fine', agentId: 'fran', schedule: { kind: 'every' as const, every: '1d' }, payload: { kind: 'systemEvent' as const, text: 'hi' } },
+          { id: 'both-days', agentId: 'fran', schedule: { kind: 'cron' as const, expr: '0 9 1 * 1' }, payload: { kind: 'systemEvent' as const, text: 'hi' } },
+        ],
+      },
     };
     let error: unknown;
     try {
@@ -204,6 +278,8 @@ describe('context and config checks', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['agents.list[4].id', 'agents.list[4].heartbeat', 'cron.jobs']);
+    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['agents.list[4].heartbeat.every', 'cron.jobs[1].schedule']);
+    expect((error as ConfigError).issues[0]!.message).toMatch(/whole minutes/);
+    expect((error as ConfigError).issues[1]!.message).toMatch(/cannot restrict both day-of-month and day-of-week/);
   });
 });

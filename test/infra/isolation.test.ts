@@ -10,9 +10,11 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { ACCOUNT, TemplateResolver } from './resolve-template.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example fleet, with two agents on Bedrock (one through an inference profile). */
+/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat and a cron job. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
+  hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  cron: { jobs: [{ id: 'daily', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'systemEvent', text: 'plan the day' } }] },
   models: { providers: { ...EXAMPLE_CONFIG.models.providers, bedrock: { api: 'bedrock-converse' } } },
   agents: {
     ...EXAMPLE_CONFIG.agents,
@@ -21,7 +23,9 @@ const CONFIG: FleetConfigInput = {
         ? { ...a, model: 'bedrock/anthropic.claude-3-haiku-20240307-v1:0' }
         : a.id === 'ray'
           ? { ...a, model: { primary: 'bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0', fallbacks: ['openai/gpt-4.1-mini'] } }
-          : a,
+          : a.id === 'fran'
+            ? { ...a, heartbeat: { every: '30m' } }
+            : a,
     ),
   },
 };
@@ -43,6 +47,10 @@ let resolver: TemplateResolver;
 let res: Record<string, { secret: string; inbox: string; inboxDlq: string; outbox: string; outboxDlq: string; accessPoint: string }>;
 let tables: Record<string, string>;
 let telegramSecret: string;
+let hooksSecret: string;
+let dashboardSecret: string;
+let schedulerRole: string;
+let schedulesDlq: string;
 let fileSystem: string;
 let fileSystemPolicy: unknown;
 
@@ -93,7 +101,7 @@ async function expectMatrix(p: Principal, checks: Check[]): Promise<void> {
 }
 
 const SQS_ACTIONS = ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:PurgeQueue'];
-const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Scan'];
+const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Scan', 'dynamodb:Query'];
 
 beforeAll(() => {
   fleet = synthFleet(CONFIG);
@@ -118,6 +126,10 @@ beforeAll(() => {
   );
   tables = Object.fromEntries(Object.entries(cp.tables.tables).map(([k, t]) => [k, resolveIn(cp, cp.resolve(t.tableArn))]));
   telegramSecret = resolveIn(cp, cp.resolve(cp.telegramSecret!.secretArn));
+  hooksSecret = resolveIn(cp, cp.resolve(cp.hooksSecret!.secretArn));
+  dashboardSecret = resolveIn(cp, cp.resolve(cp.dashboardSecret.secretArn));
+  schedulerRole = resolveIn(cp, cp.resolve(cp.cronInvoker.role.roleArn));
+  schedulesDlq = resolveIn(cp, cp.resolve(cp.cronInvoker.deadLetters.queueArn));
   fileSystem = resolveIn(cp, cp.resolve(cp.network.fileSystem.fileSystemArn));
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
 });
@@ -149,6 +161,8 @@ describe('each agent’s task role', () => {
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
+    // Nothing of the control plane's: its secrets, schedules, the scheduler's role and queue, its functions.
+    checks.push(...controlPlaneOnly().map((p) => ({ ...p, expected: 'Denied' as const })));
     await expectMatrix(role, checks);
   });
 
@@ -169,14 +183,80 @@ const serviceChecks = (agentId: string, expected: Decision): Check[] => [
   { action: 'ecs:DeleteService', resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${agentId}`, expected: 'Denied' },
 ];
 
-/** Another fleet in the same account: its queues, services and secrets. */
+/** Another fleet in the same account: its queues, services, secrets and schedules. */
 const otherFleetDenied = (): Check[] => [
   { action: 'sqs:SendMessage', resource: `arn:aws:sqs:us-east-1:${ACCOUNT}:prod-agent-jerry.fifo`, expected: 'Denied' },
   { action: 'sqs:ReceiveMessage', resource: `arn:aws:sqs:us-east-1:${ACCOUNT}:prod-outbox-jerry.fifo`, expected: 'Denied' },
   { action: 'ecs:UpdateService', resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-prod/agent-jerry`, expected: 'Denied' },
   { action: 'ecs:UpdateService', resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/not-an-agent`, expected: 'Denied' },
   { action: 'secretsmanager:GetSecretValue', resource: `arn:aws:secretsmanager:us-east-1:${ACCOUNT}:secret:clawfleet/prod/control/telegram-AbC123`, expected: 'Denied' },
+  { action: 'scheduler:CreateSchedule', resource: `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/clawfleet-prod/agent-jerry-x`, expected: 'Denied' },
+  { action: 'scheduler:CreateSchedule', resource: `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/default/agent-jerry-x`, expected: 'Denied' },
 ];
+
+/**
+ * What one probe touches, so each principal's expectation reads as a rule over the whole
+ * universe of probes: every one not allowed by the rule must be denied.
+ */
+type Probe = Omit<Check, 'expected'> & {
+  kind:
+    | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
+    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq';
+  /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
+  name?: string;
+  agent?: string;
+};
+
+const SCHEDULE_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'];
+const schedule = (name: string) => `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/clawfleet-demo/${name}`;
+const lambdaArn = (name: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:function:demo-${name}`;
+
+/** Probes only the control plane's functions may ever pass: its secrets, schedules, the scheduler role and queue, its functions. */
+function controlPlaneOnly(): Probe[] {
+  const probes: Probe[] = [];
+  for (const [name, resource] of [['telegram', telegramSecret], ['hooks', hooksSecret], ['dashboard', dashboardSecret]] as const) {
+    probes.push({ kind: 'controlSecret', name, action: 'secretsmanager:GetSecretValue', resource }, { kind: 'controlSecret', name, action: 'secretsmanager:PutSecretValue', resource });
+  }
+  for (const [owner, name] of [['agent', 'agent-fran-tidy'], ['config', 'config-fran-daily'], ['heartbeat', 'heartbeat-fran']] as const) {
+    for (const action of SCHEDULE_ACTIONS) probes.push({ kind: 'schedule', name: owner, action, resource: schedule(name) });
+  }
+  probes.push({ kind: 'listSchedules', action: 'scheduler:ListSchedules', resource: '*' });
+  for (const service of ['scheduler.amazonaws.com', 'lambda.amazonaws.com']) {
+    probes.push({ kind: 'passRole', name: 'scheduler', action: 'iam:PassRole', resource: schedulerRole, context: { 'iam:PassedToService': service } });
+  }
+  probes.push({ kind: 'passRole', name: 'other', action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/demo-agent-fran-RuntimeTaskRole`, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'schedulesDlq', action, resource: schedulesDlq });
+  return probes;
+}
+
+/** Every probe: every agent's secret, queues and service, every table, and the control plane's own. */
+function universe(): Probe[] {
+  const probes: Probe[] = [];
+  for (const agent of AGENTS) {
+    const r = res[agent]!;
+    probes.push({ kind: 'agentSecret', agent, action: 'secretsmanager:GetSecretValue', resource: r.secret });
+    for (const kind of ['inbox', 'outbox', 'inboxDlq', 'outboxDlq'] as const) {
+      for (const action of [...SQS_ACTIONS, 'sqs:GetQueueUrl']) probes.push({ kind, agent, action, resource: r[kind] });
+    }
+    for (const action of ['ecs:UpdateService', 'ecs:DeleteService']) {
+      probes.push({ kind: 'service', agent, action, resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${agent}` });
+    }
+  }
+  for (const [name, arn] of Object.entries(tables)) for (const action of TABLE_ACTIONS) probes.push({ kind: 'table', name, action, resource: arn });
+  return [...probes, ...controlPlaneOnly()];
+}
+
+type Rule = (p: Probe) => boolean;
+const sqs = (kind: Probe['kind'], ...actions: string[]): Rule => (p) => p.kind === kind && actions.includes(p.action.replace('sqs:', ''));
+const table = (name: string, ...actions: string[]): Rule => (p) => p.kind === 'table' && p.name === name && actions.includes(p.action.replace('dynamodb:', ''));
+const secret = (name: string): Rule => (p) => p.kind === 'controlSecret' && p.name === name && p.action === 'secretsmanager:GetSecretValue';
+const wake: Rule = (p) => p.kind === 'service' && p.action === 'ecs:UpdateService';
+const any = (...rules: Rule[]): Rule => (p) => rules.some((r) => r(p));
+
+async function expectOnly(principal: Principal, allowed: Rule): Promise<void> {
+  await expectMatrix(principal, [...universe().map(({ kind: _k, name: _n, agent: _a, ...c }) => ({ ...c, expected: allowed({ kind: _k, name: _n, agent: _a, ...c }) ? ('Allowed' as const) : ('Denied' as const) })), ...otherFleetDenied()]);
+}
 
 describe('each control-plane function’s role', () => {
   const fn = (name: string) => {
@@ -185,68 +265,64 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('telegram-webhook reads the bot tokens, admits and records, queues into and wakes any agent — nothing else', async () => {
-    const checks: Check[] = [{ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Allowed' }, ...otherFleetDenied()];
-    for (const id of AGENTS) {
-      const r = res[id]!;
-      checks.push({ action: 'secretsmanager:GetSecretValue', resource: r.secret, expected: 'Denied' });
-      for (const action of SQS_ACTIONS) {
-        checks.push({ action, resource: r.inbox, expected: ['sqs:SendMessage', 'sqs:GetQueueAttributes'].includes(action) ? 'Allowed' : 'Denied' });
-        for (const q of [r.outbox, r.inboxDlq, r.outboxDlq]) checks.push({ action, resource: q, expected: 'Denied' });
-      }
-      checks.push({ action: 'sqs:GetQueueUrl', resource: r.inbox, expected: 'Allowed' }, ...serviceChecks(id, 'Allowed'));
-    }
-    for (const [table, arn] of Object.entries(tables)) {
-      for (const action of TABLE_ACTIONS) {
-        const allowed =
-          (table === 'dedupe' && ['dynamodb:GetItem', 'dynamodb:PutItem'].includes(action)) ||
-          (table === 'sessions' && action === 'dynamodb:PutItem') ||
-          (table === 'registry' && action !== 'dynamodb:Scan');
-        checks.push({ action, resource: arn, expected: allowed ? 'Allowed' : 'Denied' });
-      }
-    }
-    await expectMatrix(fn('telegram-webhook'), checks);
+  it('deploys the six handlers, one role each', () => {
+    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
   });
 
-  it('health reads inbound depths, keeps the registry and wakes, hibernates or restarts agents — nothing else', async () => {
-    const checks: Check[] = [{ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' }, ...otherFleetDenied()];
-    for (const id of AGENTS) {
-      const r = res[id]!;
-      checks.push({ action: 'secretsmanager:GetSecretValue', resource: r.secret, expected: 'Denied' }, ...serviceChecks(id, 'Allowed'));
-      for (const action of SQS_ACTIONS) {
-        checks.push({ action, resource: r.inbox, expected: action === 'sqs:GetQueueAttributes' ? 'Allowed' : 'Denied' });
-        for (const q of [r.outbox, r.inboxDlq, r.outboxDlq]) checks.push({ action, resource: q, expected: 'Denied' });
-      }
-    }
-    for (const [table, arn] of Object.entries(tables)) {
-      for (const action of TABLE_ACTIONS) checks.push({ action, resource: arn, expected: table === 'registry' && action !== 'dynamodb:Scan' ? 'Allowed' : 'Denied' });
-    }
-    await expectMatrix(fn('health'), checks);
+  it('telegram-webhook reads the bot tokens, admits, pairs and records, queues into and wakes any agent — nothing else', async () => {
+    await expectOnly(
+      fn('telegram-webhook'),
+      any(secret('telegram'), sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('dedupe', 'GetItem', 'PutItem'), table('sessions', 'PutItem'), table('registry', 'GetItem', 'PutItem', 'UpdateItem')),
+    );
   });
 
-  it('outbox consumes every agent’s outbox, parks rejects in outbox DLQs, delivers, and relays to and wakes agents — nothing else', async () => {
-    const checks: Check[] = [{ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Allowed' }, ...otherFleetDenied()];
-    const consume = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'];
-    for (const id of AGENTS) {
-      const r = res[id]!;
-      checks.push({ action: 'secretsmanager:GetSecretValue', resource: r.secret, expected: 'Denied' });
-      for (const action of SQS_ACTIONS) {
-        checks.push({ action, resource: r.outbox, expected: consume.includes(action) ? 'Allowed' : 'Denied' });
-        checks.push({ action, resource: r.outboxDlq, expected: action === 'sqs:SendMessage' ? 'Allowed' : 'Denied' });
-        // agent_send is relayed into the target's inbound queue.
-        checks.push({ action, resource: r.inbox, expected: ['sqs:SendMessage', 'sqs:GetQueueAttributes'].includes(action) ? 'Allowed' : 'Denied' });
-        checks.push({ action, resource: r.inboxDlq, expected: 'Denied' });
-      }
-      checks.push(...serviceChecks(id, 'Allowed'));
-    }
-    for (const [table, arn] of Object.entries(tables)) {
-      for (const action of TABLE_ACTIONS) {
-        const allowed =
-          (table === 'sessions' && action === 'dynamodb:GetItem') || (['deliveries', 'registry'].includes(table) && action !== 'dynamodb:Scan');
-        checks.push({ action, resource: arn, expected: allowed ? 'Allowed' : 'Denied' });
-      }
-    }
-    await expectMatrix(fn('outbox'), checks);
+  it('hooks reads the hooks token, admits and records, queues into and wakes any agent — nothing else', async () => {
+    await expectOnly(
+      fn('hooks'),
+      any(secret('hooks'), sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('dedupe', 'GetItem', 'PutItem'), table('sessions', 'GetItem', 'PutItem'), table('registry', 'UpdateItem')),
+    );
+  });
+
+  it('outbox consumes every outbox, parks rejects, delivers, relays to and wakes agents, and keeps only agents’ own schedules — nothing else', async () => {
+    await expectOnly(
+      fn('outbox'),
+      any(
+        secret('telegram'),
+        sqs('outbox', 'ReceiveMessage', 'DeleteMessage', 'ChangeMessageVisibility', 'GetQueueAttributes', 'GetQueueUrl'),
+        sqs('outboxDlq', 'SendMessage', 'GetQueueUrl'),
+        sqs('inbox', 'SendMessage', 'GetQueueUrl'),
+        wake,
+        table('sessions', 'GetItem', 'PutItem'),
+        table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
+        table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+        (p) => p.kind === 'schedule' && p.name === 'agent' && p.action !== 'scheduler:GetSchedule',
+        (p) => p.kind === 'listSchedules',
+        (p) => p.kind === 'passRole' && p.name === 'scheduler' && p.context?.['iam:PassedToService'] === 'scheduler.amazonaws.com',
+      ),
+    );
+  });
+
+  it('cron-dispatch queues into, records sessions for and wakes any agent — nothing else', async () => {
+    await expectOnly(fn('cron-dispatch'), any(sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('sessions', 'GetItem', 'PutItem'), table('registry', 'UpdateItem')));
+  });
+
+  it('health reads inbound depths and agent records, and wakes, hibernates or restarts agents — nothing else', async () => {
+    await expectOnly(fn('health'), any(sqs('inbox', 'GetQueueAttributes', 'GetQueueUrl'), wake, table('registry', 'GetItem', 'UpdateItem')));
+  });
+
+  it('dashboard reads its token, queue figures, sessions, agents and metrics, acts on agents and approves pairings — nothing else', async () => {
+    await expectOnly(
+      fn('dashboard'),
+      any(
+        secret('dashboard'),
+        sqs('inbox', 'GetQueueAttributes', 'GetQueueUrl'),
+        sqs('inboxDlq', 'GetQueueAttributes', 'GetQueueUrl'),
+        sqs('outboxDlq', 'GetQueueAttributes', 'GetQueueUrl'),
+        wake,
+        table('sessions', 'Scan'),
+        table('registry', 'GetItem', 'BatchGetItem', 'Scan', 'UpdateItem', 'DeleteItem'),
+      ),
+    );
   });
 
   it('no control-plane function may read any agent’s secret or touch its workspace', async () => {
@@ -257,5 +333,20 @@ describe('each control-plane function’s role', () => {
       ]);
       await expectMatrix(fn(name), checks);
     }
+  });
+});
+
+describe('the scheduler’s role', () => {
+  it('invokes cron-dispatch and parks failed invocations in the schedules DLQ — nothing else', async () => {
+    const role = principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role);
+    await expectOnly(role, any((p) => p.kind === 'invoke' && p.name === 'cron-dispatch', (p) => p.kind === 'schedulesDlq' && p.action === 'sqs:SendMessage'));
+  });
+
+  it('may be assumed only by EventBridge Scheduler for this account', () => {
+    const cp = fleet.stacks.controlPlane;
+    const role = resolver.resource(cp.stackName, logicalId(cp.cronInvoker.role));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
+    ]);
   });
 });

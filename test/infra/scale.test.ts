@@ -8,6 +8,10 @@ describe('fleet size', () => {
   it.each([1, 20, 200])('a fleet of %i agents synthesizes to one stack per agent, each far under 500 resources', (n) => {
     const fleet = synthFleet(fleetOf(n), {}, { nag: n <= 20 });
     expect(fleet.templates.size).toBe(n + 1);
+    // Each agent's heartbeat is a schedule in its own stack.
+    for (const [name, t] of fleet.templates) {
+      if (name !== 'big-control-plane') expect(Object.values<any>(t.Resources).filter((r) => r.Type === 'AWS::Scheduler::Schedule').length, name).toBe(1);
+    }
     for (const [name, t] of fleet.templates) {
       expect(Object.keys(t.Resources).length, name).toBeLessThan(100);
       // CloudFormation's template body limit for a template uploaded to S3 is 1 MB.
@@ -36,6 +40,12 @@ describe('one agent’s change', () => {
     const before = synthFleet(EXAMPLE_CONFIG, {}, { nag: false }).templates;
     const after = synthFleet(changed(edit), {}, { nag: false }).templates;
     expect(differing(before, after)).toEqual(['demo-agent-fran']);
+  });
+
+  it('to its heartbeat changes its stack (the schedule) and the control plane (cron-dispatch reads the heartbeat settings), no other agent’s', () => {
+    const before = synthFleet(EXAMPLE_CONFIG, {}, { nag: false }).templates;
+    const after = synthFleet(changed(() => ({ heartbeat: { every: '1h' } })), {}, { nag: false }).templates;
+    expect(differing(before, after).sort()).toEqual(['demo-agent-fran', 'demo-control-plane']);
   });
 
   it('to its binding reaches the control plane, which routes by it', () => {

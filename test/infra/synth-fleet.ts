@@ -46,13 +46,13 @@ export function synthFleet(config: FleetConfig | FleetConfigInput, context: Reco
   };
 }
 
-/** A fleet of `n` agents built from the example's shape. */
+/** A fleet of `n` agents built from the example's shape, each with a heartbeat (a schedule in its own stack). */
 export function fleetOf(n: number, fleet = 'big'): FleetConfigInput {
   const ids = Array.from({ length: n }, (_, i) => `a${i}`);
   return {
     fleet,
     agents: {
-      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
+      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 }, heartbeat: { every: '30m' } },
       list: ids.map((id) => ({ id })),
     },
     models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY' } } },

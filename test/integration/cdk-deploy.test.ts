@@ -1,0 +1,230 @@
+// The CDK app deployed to the emulator with `cdklocal` and driven end to end: a real-format
+// Telegram update POSTed to the deployed webhook's Function URL, queued by the deployed
+// λ telegram-webhook, answered by a runtime process configured from the stack outputs,
+// and delivered to the (fake) Bot API by the deployed λ outbox through the emulator's SQS
+// event source mapping. Everything AWS-side is what `cdk deploy` created in this file's
+// own account; nothing is provisioned by hand except the secrets' values.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { agentStackName, controlPlaneStackName, functionName, scheduleGroupName, tableNames } from '../../shared/config/names.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+
+const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
+const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
+const aws = awsTestEnv();
+const FLEET = 'cdkdep';
+const BOT_TOKEN = '1000002:AAfran-deploy-token-00000000000000000';
+const MODEL_KEY = 'sk-test-fran-deployed-0123456789';
+const HOOKS_TOKEN = 'hooks-deployed-token-0123456789abcdef';
+const DASHBOARD_TOKEN = 'dashboard-deployed-token-0123456789abcdef';
+const RUNTIME_IMAGE = 'public.ecr.aws/docker/library/node:24-slim';
+
+const OutputsSchema = z.record(z.string(), z.record(z.string(), z.string()));
+
+let tg: FakeTelegram;
+let model: FakeModel;
+let config: FleetConfig;
+let workDir: string;
+let outputs: z.infer<typeof OutputsSchema>;
+let runtime: RuntimeProcess | undefined;
+const timings: Record<string, number> = {};
+
+/** The emulator serves a Function URL under its own endpoint, by the URL id AWS would put in the host name. */
+function localUrl(output: string): string {
+  const id = new URL(output).hostname.split('.')[0];
+  return `${aws.endpoint}/_aws/lambda-url/${id}`;
+}
+
+/** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
+function cdklocal(args: string[], cwd: string): Promise<void> {
+  const env = {
+    ...process.env,
+    // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
+    AWS_ENVAR_ALLOWLIST: 'AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_REGION',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_ENDPOINT_URL_S3: aws.endpoint,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    AWS_REGION: aws.region,
+    // Outside the repository (its package.json says "type": "module").
+    TMPDIR: join(workDir, 'tmp'),
+    CDK_DISABLE_CLI_TELEMETRY: 'true',
+    CI: 'true',
+  };
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
+      else resolve();
+    });
+  });
+}
+
+async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[label] = Math.round(performance.now() - t0);
+  }
+}
+
+const output = (stack: string, key: string) => {
+  const value = outputs[stack]?.[key];
+  if (!value) throw new Error(`no output ${stack}.${key}; have ${JSON.stringify(outputs)}`);
+  return value;
+};
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'cf-cdk-deploy-'));
+  if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
+  mkdirSync(join(workDir, 'tmp'));
+
+  tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
+  model = await startModel({ apiKey: MODEL_KEY });
+  config = parseConfig({
+    fleet: FLEET,
+    agents: {
+      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
+      // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
+      list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' } }],
+    },
+    models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
+    bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
+    channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
+    cron: { jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }] },
+    hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  });
+  const configFile = join(workDir, 'clawfleet.json');
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+
+  const context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
+  // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
+  await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
+  const outputsFile = join(workDir, 'outputs.json');
+  await timed('deploy', () =>
+    cdklocal(['deploy', '--all', ...context, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never', '--outputs-file', outputsFile], REPO),
+  );
+  outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
+
+  // Secret values go in after the deploy, as docs/deploy.md says, through the same function the script uses.
+  const secrets = new SecretsManagerClient(aws);
+  await putSecretValues(secrets, secretIdFor(FLEET, 'telegram'), { FRAN_BOT_TOKEN: BOT_TOKEN });
+  await putSecretValues(secrets, secretIdFor(FLEET, 'agent:fran'), { OPENAI_API_KEY: MODEL_KEY });
+  await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
+  await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
+
+  // The runtime as its container would run, configured from the agent stack's outputs.
+  const fran = agentStackName(FLEET, 'fran');
+  runtime = startRuntime({
+    CLAWFLEET_AGENT_ID: 'fran',
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+    CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
+    CLAWFLEET_OUTBOX_URL: output(fran, 'OutboxUrl'),
+    CLAWFLEET_DLQ_URL: output(fran, 'InboxDlqUrl'),
+    CLAWFLEET_SECRET_ID: output(fran, 'SecretName'),
+    CLAWFLEET_WORKSPACE: mkdtempSync(join(workDir, 'fran-')),
+    CLAWFLEET_VISIBILITY_SECONDS: '10',
+    CLAWFLEET_WAIT_SECONDS: '1',
+    CLAWFLEET_DRAIN_SECONDS: '2',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+  });
+  await runtime.waitFor((l) => l.msg === 'ready', 30_000);
+}, 300_000);
+
+afterAll(async () => {
+  await runtime?.kill('SIGKILL');
+  await tg?.close();
+  await model?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  if (Object.keys(timings).length > 0) console.log(`[cdk-deploy] ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+});
+
+describe('the CDK app deployed to the emulator', () => {
+  it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
+    const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
+    const started = performance.now();
+    const res = await fetch(`${webhook}/telegram/fran`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
+      body: JSON.stringify(textUpdate({ updateId: 700, chatId: 5001, fromId: 5001, text: 'hello from the deployed stack' })),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, envelopeId: 'tg.fran.700' });
+
+    await expect
+      .poll(() => tg.calls('sendMessage').filter((c) => c.params.text === 'echo: hello from the deployed stack').length, { timeout: 45_000, interval: 250 })
+      .toBe(1);
+    timings.reply = Math.round(performance.now() - started);
+    const reply = tg.calls('sendMessage').find((c) => c.params.text === 'echo: hello from the deployed stack')!;
+    expect(reply).toMatchObject({ token: BOT_TOKEN, params: { chat_id: 5001 } });
+    // fran's model key, read by the runtime from fran's own deployed secret.
+    expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+    // The registry as the deployed functions wrote it: the webhook recorded the activity, the
+    // outbox the runtime's heartbeat (so the agent counts as awake and was not woken again).
+    const fran = await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran');
+    expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
+  });
+
+  it('refuses a webhook call without the secret token', async () => {
+    const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
+    const res = await fetch(`${webhook}/telegram/fran`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'wrong' },
+      body: JSON.stringify(textUpdate({ updateId: 701, chatId: 5001, fromId: 5001, text: 'sneaky' })),
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('serves hooks and the dashboard on their own Function URLs, each asking for its token', async () => {
+    const hooks = localUrl(output(controlPlaneStackName(FLEET), 'HooksUrl'));
+    const wake = (token: string) =>
+      fetch(`${hooks}/hooks/wake`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ text: 'deployed hook' }) });
+    expect((await wake('wrong')).status).toBe(401);
+    expect((await wake(HOOKS_TOKEN)).status).toBeLessThan(300);
+
+    const dashboard = localUrl(output(controlPlaneStackName(FLEET), 'DashboardUrl'));
+    const fleetView = (token: string) => fetch(`${dashboard}/api/fleet`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await fleetView('wrong')).status).toBe(401);
+    const view = await fleetView(DASHBOARD_TOKEN);
+    expect(view.status).toBe(200);
+    // Read from the registry, SQS and the metrics table by the deployed function.
+    expect(await view.json()).toMatchObject({ fleet: FLEET, where: 'aws', agents: [{ id: 'fran', state: 'awake', queue: { dlq: 0, outboxDlq: 0 } }] });
+  });
+
+  it('deploys the config’s cron job and heartbeat as schedules invoking cron-dispatch, and tells the outbox how agents schedule their own', async () => {
+    const scheduler = new SchedulerClient(aws);
+    const { Schedules = [] } = await scheduler.send(new ListSchedulesCommand({ GroupName: scheduleGroupName(FLEET) }));
+    expect(Schedules.map((s) => s.Name).sort()).toEqual(['cdkdep-health', 'config-fran-weekly', 'heartbeat-fran']);
+    const weekly = await scheduler.send(new GetScheduleCommand({ GroupName: scheduleGroupName(FLEET), Name: 'config-fran-weekly' }));
+    expect(weekly.ScheduleExpression).toBe('cron(0 9 ? * 2 *)');
+    expect(weekly.Target?.Arn).toBe(`arn:aws:lambda:${aws.region}:${aws.accountId}:function:${functionName(FLEET, 'cron-dispatch')}`);
+
+    const outbox = await new LambdaClient(aws).send(new GetFunctionConfigurationCommand({ FunctionName: functionName(FLEET, 'outbox') }));
+    expect(outbox.Environment?.Variables).toMatchObject({
+      CLAWFLEET_CRON_FUNCTION_ARN: weekly.Target?.Arn,
+      CLAWFLEET_SCHEDULER_ROLE_ARN: weekly.Target?.RoleArn,
+    });
+  });
+});

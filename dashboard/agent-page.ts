@@ -61,11 +61,17 @@ function cronTable(d: AgentDetail): Html {
   )}</tbody></table>`;
 }
 
+function mcpState(m: AgentDetail['mcp'][number]): Html {
+  if (!m.live) return html`<span class="muted">not reported</span>`;
+  const cls = m.live.state === 'ready' ? 'good' : m.live.state === 'starting' ? 'muted' : 'bad';
+  return html`<span class="${cls}" title="${m.live.error ?? ''}">${m.live.state}${m.live.state === 'ready' ? ` · ${m.live.tools} tools` : ''}</span>`;
+}
+
 function mcpTable(d: AgentDetail): Html {
   if (!d.mcp.length) return html`<p class="muted">No MCP servers configured.</p>`;
-  return html`<table class="list"><thead><tr><th>server</th><th>transport</th><th>runs</th><th>secrets it gets</th></tr></thead><tbody>${d.mcp.map(
-    (m) => html`<tr><td><code>${m.name}</code></td><td>${m.transport}</td><td class="clip"><code>${m.target}</code></td><td>${m.secrets.join(', ') || '—'}</td></tr>`,
-  )}</tbody></table><p class="muted small">Live state (ready / down) is known to the runtime only; runtimes do not report it to the control plane yet.</p>`;
+  return html`<table class="list"><thead><tr><th>server</th><th>state</th><th>transport</th><th>runs</th><th>secrets it gets</th></tr></thead><tbody>${d.mcp.map(
+    (m) => html`<tr><td><code>${m.name}</code></td><td>${mcpState(m)}</td><td>${m.transport}</td><td class="clip"><code>${m.target}</code></td><td>${m.secrets.join(', ') || '—'}</td></tr>`,
+  )}</tbody></table><p class="muted small">State as of the runtime's last heartbeat.</p>`;
 }
 
 export function agentFragment(d: AgentDetail): Html {

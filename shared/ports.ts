@@ -106,6 +106,13 @@ export interface PairingStore {
  */
 export type AgentState = 'asleep' | 'waking' | 'awake' | 'restarting' | 'unhealthy';
 
+/** An MCP server of a runtime, as its last heartbeat reported it. */
+export interface McpServerState {
+  state: 'starting' | 'ready' | 'down' | 'stopped';
+  tools: number;
+  error?: string | undefined;
+}
+
 export interface AgentRecord {
   agentId: string;
   state: AgentState;
@@ -116,6 +123,8 @@ export interface AgentRecord {
   lastError?: string | undefined;
   version?: string | undefined;
   restarts?: number | undefined;
+  /** The runtime's MCP servers at its last heartbeat. */
+  mcp?: Record<string, McpServerState> | undefined;
 }
 
 /** The control plane's view of each agent; only the control plane writes it. */
@@ -126,7 +135,7 @@ export interface AgentRegistry {
    * and, when given, its lastActivityAt is still `activityAt`. False if someone else won.
    */
   transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean>;
-  recordHeartbeat(agentId: string, now: number, version: string): Promise<void>;
+  recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>): Promise<void>;
   recordActivity(agentId: string, now: number): Promise<void>;
   recordError(agentId: string, now: number, error: string): Promise<void>;
 }

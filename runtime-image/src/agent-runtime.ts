@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
-import { McpHost } from './mcp/mcp-host.ts';
+import { McpHost, type McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
@@ -132,7 +132,17 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const capabilities = [...tools().map((t) => `tool:${t.name}`), ...Object.keys(servers).map((s) => `mcp:${s}`), `model:${model.label}`].slice(0, 512);
   const beat = (announce: boolean) =>
     outbox
-      .send({ v: 1, kind: 'heartbeat', id: `hb.${env.agentId}.${startedAt}.${beats++}`, agentId: env.agentId, ts: clock.now(), version: RUNTIME_VERSION, inFlight: worker.busy, ...(announce ? { capabilities } : {}) })
+      .send({
+        v: 1,
+        kind: 'heartbeat',
+        id: `hb.${env.agentId}.${startedAt}.${beats++}`,
+        agentId: env.agentId,
+        ts: clock.now(),
+        version: RUNTIME_VERSION,
+        inFlight: worker.busy,
+        ...(announce ? { capabilities } : {}),
+        ...(mcp ? { mcp: mcpReport(mcp) } : {}),
+      })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   await beat(true);
   const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
@@ -170,4 +180,14 @@ function keepHealthFile(file: string): NodeJS.Timeout {
   const timer = setInterval(touch, 10_000);
   timer.unref();
   return timer;
+}
+
+/** Each MCP server's state for the heartbeat; an error text is redacted, as log lines are. */
+function mcpReport(host: McpHost): Record<string, { state: McpState; tools: number; error?: string }> {
+  return Object.fromEntries(
+    Object.entries(host.status()).map(([name, s]) => [
+      name.slice(0, 64),
+      { state: s.state, tools: s.tools, ...(s.lastError && s.state !== 'ready' ? { error: processRedactor.redact(s.lastError).slice(0, 500) } : {}) },
+    ]),
+  );
 }

@@ -4,7 +4,7 @@
 import { resolveAgent } from '../config/resolve.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, SessionRegistry } from '../ports.ts';
+import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, SessionRegistry, McpServerState } from '../ports.ts';
 import { nextRun } from './cron-next.ts';
 import { DAY_MS, fillDay } from './metrics.ts';
 import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, QueueFigures } from './view.ts';
@@ -135,19 +135,22 @@ function cronJobs(config: FleetConfig, agentId: string, now: number): CronJobVie
     });
 }
 
-function mcpServers(config: FleetConfig, agentId: string): McpServerView[] {
+function mcpServers(config: FleetConfig, agentId: string, live: Record<string, McpServerState> = {}): McpServerView[] {
   const servers = resolveAgent(config, agentId).mcp?.servers ?? {};
-  return Object.entries(servers).map(([name, s]) =>
-    'command' in s
-      ? { name, transport: 'stdio' as const, target: [s.command, ...(s.args ?? [])].join(' '), secrets: Object.values(s.env ?? {}) }
-      : { name, transport: 'http' as const, target: s.url, secrets: Object.values(s.headers ?? {}) },
-  );
+  return Object.entries(servers).map(([name, s]) => ({
+    name,
+    ...('command' in s
+      ? { transport: 'stdio' as const, target: [s.command, ...(s.args ?? [])].join(' '), secrets: Object.values(s.env ?? {}) }
+      : { transport: 'http' as const, target: s.url, secrets: Object.values(s.headers ?? {}) }),
+    live: live[name],
+  }));
 }
 
 export async function buildAgentDetail(agentId: string, src: DashboardSources): Promise<AgentDetail> {
   const now = src.clock.now();
-  const [agent, sessions, turns, pairings] = await Promise.all([
+  const [agent, record, sessions, turns, pairings] = await Promise.all([
     summarize(agentId, src, now),
+    src.registry.get(agentId),
     src.sessions.list(agentId, SESSIONS_SHOWN),
     src.metrics.recentTurns(agentId, now - DAY_MS, TURNS_SHOWN),
     pendingPairings(src, now),
@@ -160,7 +163,7 @@ export async function buildAgentDetail(agentId: string, src: DashboardSources): 
     sessions: sessions.map((s) => ({ sessionKey: s.sessionKey, channel: s.target.channel, updatedAt: s.updatedAt })),
     turns,
     cron: cronJobs(src.config, agentId, now),
-    mcp: mcpServers(src.config, agentId),
+    mcp: mcpServers(src.config, agentId, record?.mcp),
     pairings: pairings.filter((p) => p.agentId === agentId),
     chat: src.chat,
   };

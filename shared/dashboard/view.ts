@@ -1,6 +1,7 @@
 // The dashboard's read model: what a person needs to understand the fleet at a glance,
 // as plain data. Built by fleet-view.ts from the ports; rendered by dashboard/ and served
 // as JSON. It holds names, states and counts only: never a secret value.
+import type { McpServerState } from '../ports.ts';
 import type { ActivityBucket, AgentState, TurnEvent } from '../ports.ts';
 
 export type FleetAction = 'wake' | 'hibernate' | 'restart';
@@ -83,6 +84,8 @@ export interface McpServerView {
   /** The command or URL, as configured (no secret values: env and headers hold names). */
   target: string;
   secrets: string[];
+  /** As the runtime's last heartbeat reported it; absent while no runtime has reported. */
+  live?: McpServerState | undefined;
 }
 
 export interface AgentDetail {

@@ -121,6 +121,13 @@ export const HeartbeatEnvelopeSchema = z.strictObject({
   kind: z.literal('heartbeat'),
   version: z.string(),
   inFlight: z.number().int().nonnegative(),
+  /** Each MCP server's state now, so the dashboard can show it. */
+  mcp: z
+    .record(
+      z.string().max(64),
+      z.strictObject({ state: z.enum(['starting', 'ready', 'down', 'stopped']), tools: z.number().int().nonnegative(), error: z.string().max(500).optional() }),
+    )
+    .optional(),
   /** Announced on start: what this runtime offers (tool names, MCP servers). */
   capabilities: z.array(z.string().max(128)).max(512).optional(),
 });

@@ -15,7 +15,7 @@ const TOKENS = { main: '4000001:AAmain-routing-token-000000000000000', biz: '400
 let tg: FakeTelegram;
 let updateId = 0;
 
-function fleetConfig(telegram: Partial<NonNullable<FleetConfigInput['channels']['telegram']>>, bindings: FleetConfigInput['bindings']) {
+function fleetConfig(telegram: Partial<NonNullable<NonNullable<FleetConfigInput['channels']>['telegram']>>, bindings: FleetConfigInput['bindings']) {
   return parseConfig({
     fleet: 'route',
     agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'home', default: true }, { id: 'work' }, { id: 'vip' }, { id: 'any' }] },

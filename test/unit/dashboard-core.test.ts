@@ -12,6 +12,7 @@ import { buildAgentDetail, buildFleetView, type DashboardSources } from '../../s
 import { BUCKET_MS } from '../../shared/dashboard/metrics.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { overviewFragment } from '../../dashboard/overview.ts';
+import { agentFragment } from '../../dashboard/agent-page.ts';
 
 const TOKEN = 'unit-dashboard-token-000000000000';
 const NOW = Date.parse('2026-03-02T10:07:00Z');
@@ -21,7 +22,7 @@ function fixture() {
     fleet: 'demo',
     agents: {
       defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
-      list: [{ id: 'jerry', name: 'Jerry <b>', runtime: { alwaysOn: true } }, { id: 'ray' }],
+      list: [{ id: 'jerry', name: 'Jerry <b>', runtime: { alwaysOn: true } }, { id: 'ray', mcp: { servers: { files: { command: 'npx', args: ['server-filesystem'] }, web: { url: 'https://mcp.example.com/mcp' } } } }],
     },
     models: { providers: { openai: { api: 'openai-completions' } } },
     bindings: [{ agentId: 'ray', match: { channel: 'telegram', accountId: 'ray' } }],
@@ -113,6 +114,16 @@ describe('dashboard read model and actions', () => {
     // Monday 2 March 2026, 10:07 UTC: the next 07:30 Berlin (06:30 UTC) on a weekday is Tuesday.
     expect(d.cron).toMatchObject([{ id: 'morning', nextRunAt: Date.parse('2026-03-03T06:30:00Z') }]);
     expect(d.sessions).toEqual([{ sessionKey: 'agent:ray:main', channel: 'none', updatedAt: NOW }]);
+  });
+
+  it('shows each MCP server’s state as the runtime’s last heartbeat reported it', async () => {
+    const f = fixture();
+    await f.registry.recordHeartbeat('ray', NOW, '1.0.0', { files: { state: 'ready', tools: 11 }, web: { state: 'down', tools: 0, error: 'connection refused' } });
+    const d = await buildAgentDetail('ray', f.sources);
+    expect(d.mcp.map((m) => [m.name, m.live?.state])).toEqual([['files', 'ready'], ['web', 'down']]);
+    const page = agentFragment(d).text;
+    expect(page).toContain('ready · 11 tools');
+    expect(page).toContain('title="connection refused">down');
   });
 
   it('reads one-shot and fixed-rate schedules honestly', () => {

@@ -2,7 +2,7 @@
 // changes are conditional updates, so concurrent control-plane functions agree on who acts.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AgentRecord, AgentRegistry, AgentState } from '../../ports.ts';
+import type { AgentRecord, AgentRegistry, AgentState, McpServerState } from '../../ports.ts';
 
 const key = (agentId: string) => ({ pk: `agent:${agentId}` });
 
@@ -58,14 +58,16 @@ export class DynamoAgentRegistry implements AgentRegistry {
     }
   }
 
-  async recordHeartbeat(agentId: string, now: number, version: string): Promise<void> {
+  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: key(agentId),
-        UpdateExpression: 'SET lastHeartbeatAt = :now, version = :version, agentId = :agent, #state = if_not_exists(#state, :awake), stateChangedAt = if_not_exists(stateChangedAt, :now)',
+        UpdateExpression:
+          'SET lastHeartbeatAt = :now, version = :version, agentId = :agent, #state = if_not_exists(#state, :awake), stateChangedAt = if_not_exists(stateChangedAt, :now)' +
+          (mcp ? ', mcp = :mcp' : ''),
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake' },
+        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake', ...(mcp ? { ':mcp': mcp } : {}) },
       }),
     );
     // A heartbeat proves a starting agent is up; a sleeping one is on its way down and stays asleep.

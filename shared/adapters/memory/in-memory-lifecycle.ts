@@ -1,5 +1,5 @@
 // In-memory adapters of the lifecycle ports, for unit tests of wake, hibernate and health.
-import type { AgentCompute, AgentRecord, AgentRegistry, AgentState, QueueDepths } from '../../ports.ts';
+import type { AgentCompute, AgentRecord, AgentRegistry, AgentState, McpServerState, QueueDepths } from '../../ports.ts';
 
 export class InMemoryAgentRegistry implements AgentRegistry {
   readonly records = new Map<string, AgentRecord>();
@@ -18,9 +18,9 @@ export class InMemoryAgentRegistry implements AgentRegistry {
     return true;
   }
 
-  async recordHeartbeat(agentId: string, now: number, version: string) {
+  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>) {
     const r = this.records.get(agentId) ?? { agentId, state: 'awake' as const, stateChangedAt: now };
-    this.records.set(agentId, { ...r, lastHeartbeatAt: now, version });
+    this.records.set(agentId, { ...r, lastHeartbeatAt: now, version, ...(mcp ? { mcp } : {}) });
     await this.transition(agentId, ['waking', 'restarting', 'unhealthy'], 'awake', now);
   }
 

@@ -48,6 +48,11 @@ export class SecretScan {
     };
   }
 
+  /** The text of a source or recording by name, as it stands now (e.g. to read captured log lines). */
+  read(name: string): string {
+    return this.all().filter((s) => s.name === name).map((s) => s.text).join('\n');
+  }
+
   /** What was scanned: sources, lines and bytes (for the figures in docs/reliability.md). */
   stats(): { sources: number; lines: number; bytes: number; secrets: number } {
     const all = this.all();

@@ -1,5 +1,5 @@
 // Synth time of the CDK app for fleets of 4, 20 and 200 agents: in-process, bundling
-// skipped (the two function bundles are a constant, measured by bench/lambda-bundles.ts),
+// skipped (the function bundles are a constant, measured by bench/lambda-bundles.ts),
 // cdk-nag AwsSolutions on. Prints one line per fleet size.
 //   npx tsx bench/synth.ts [sizes...]
 import { mkdtempSync, rmSync } from 'node:fs';

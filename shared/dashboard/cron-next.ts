@@ -1,7 +1,7 @@
 // When a configured cron job runs next, from the config alone: `at` is its time, a
-// 5-field cron expression is matched minute by minute in its time zone for up to eight
-// days (enough for daily and weekly jobs), and `every` is anchored where the scheduler
-// created it, which the config does not know.
+// 5-field cron expression is matched in its time zone for up to eight days (enough for
+// daily and weekly jobs), and `every` is anchored where the scheduler created it, which
+// the config does not know. Local mode's scheduler uses the same matcher, further ahead.
 import type { FleetConfig } from '../config/schema.ts';
 
 type Schedule = NonNullable<FleetConfig['cron']>['jobs'][number]['schedule'];
@@ -47,8 +47,18 @@ export function nextRun(schedule: Schedule, now: number): { at: number | undefin
     return at > now ? { at, note: undefined } : { at: undefined, note: 'ran (one-shot in the past)' };
   }
   if (schedule.kind === 'every') return { at: undefined, note: 'counted from when the schedule was created' };
-  const tz = schedule.tz ?? 'UTC';
-  const texts = schedule.expr.trim().split(/\s+/);
+  return nextCronMatch(schedule.expr, schedule.tz ?? 'UTC', now);
+}
+
+/**
+ * The first whole minute after `after` that a five-field cron expression matches in `tz`,
+ * looking `searchMinutes` ahead. Days, hours and minutes that cannot match are skipped
+ * rather than stepped through, never past a minute that could: a jump towards midnight
+ * stops an hour short (a clock change moves midnight by at most that), and time zones
+ * change their offset only on the hour.
+ */
+export function nextCronMatch(expr: string, tz: string, after: number, searchMinutes = SEARCH_MINUTES): { at: number | undefined; note: string | undefined } {
+  const texts = expr.trim().split(/\s+/);
   const sets = texts.length === 5 ? texts.map((t, i) => field(t, FIELDS[i]!)) : [];
   if (sets.length !== 5 || sets.some((s) => !s)) return { at: undefined, note: 'expression not read here' };
   const [minutes, hours, days, months, weekdays] = sets as Set<number>[];
@@ -57,17 +67,30 @@ export function nextRun(schedule: Schedule, now: number): { at: number | undefin
   const domAny = texts[2] === '*';
   const dowAny = texts[4] === '*';
   try {
-    partsIn(tz, now);
+    partsIn(tz, after);
   } catch {
     return { at: undefined, note: `unknown time zone ${tz}` };
   }
-  let t = Math.floor(now / 60_000) * 60_000 + 60_000;
-  for (let i = 0; i < SEARCH_MINUTES; i++, t += 60_000) {
+  const minuteList = [...minutes!].sort((a, b) => a - b);
+  let t = Math.floor(after / 60_000) * 60_000 + 60_000;
+  const end = t + searchMinutes * 60_000;
+  while (t < end) {
     const p = partsIn(tz, t);
-    if (!minutes!.has(p.minute) || !hours!.has(p.hour) || !months!.has(p.month)) continue;
     const dom = days!.has(p.day);
     const dow = weekdays!.has(p.weekday);
-    if (domAny && dowAny ? true : domAny ? dow : dowAny ? dom : dom || dow) return { at: t, note: undefined };
+    const dayMatches = months!.has(p.month) && (domAny && dowAny ? true : domAny ? dow : dowAny ? dom : dom || dow);
+    const toNextHour = 60 - p.minute;
+    if (!dayMatches) {
+      const toMidnight = (23 - p.hour) * 60 + toNextHour;
+      t += (toMidnight > 120 ? toMidnight - 60 : toNextHour) * 60_000;
+    } else if (!hours!.has(p.hour)) {
+      t += toNextHour * 60_000;
+    } else if (!minutes!.has(p.minute)) {
+      const next = minuteList.find((m) => m > p.minute);
+      t += (next === undefined ? toNextHour : next - p.minute) * 60_000;
+    } else {
+      return { at: t, note: undefined };
+    }
   }
-  return { at: undefined, note: 'more than a week away' };
+  return { at: undefined, note: searchMinutes === SEARCH_MINUTES ? 'more than a week away' : `not within ${Math.round(searchMinutes / 1440)} days` };
 }

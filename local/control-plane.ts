@@ -1,22 +1,29 @@
-// Local mode's control plane: the same core as the Lambdas (webhook admission, outbox
-// authority checks and delivery), with embedded adapters. Queues, registry, dead letters
-// and the chat box live in one SQLite file, so what was queued survives a restart.
+// Local mode's control plane: the same core as the Lambdas (webhook and hook admission,
+// outbox authority checks and delivery, agent-to-agent relay, agents' own cron jobs, cron
+// dispatch, wake and hibernate), with embedded adapters. Queues, registry, schedules,
+// dead letters and the chat box live in one SQLite file, so what was queued survives a restart.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
 import { localQueueNames, SqliteAgentQueues, type SqliteDeadLetters, type SqliteFifoQueue } from '../shared/adapters/sqlite/sqlite-queues.ts';
 import { SqlitePairingStore } from '../shared/adapters/sqlite/sqlite-pairing-store.ts';
 import { SqliteAgentMetrics } from '../shared/adapters/sqlite/sqlite-agent-metrics.ts';
+import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-registry.ts';
+import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
+import { SqliteRelayLog } from '../shared/adapters/sqlite/sqlite-relay-log.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
-import { dashboardSecretName, outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
+import { dashboardSecretName, hooksSecretName, outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
+import type { CronDispatchDeps } from '../shared/control/cron-dispatch.ts';
+import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
+import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
-import type { Logger } from '../shared/log.ts';
-import { parseOutbound, type InboundEnvelope, type OutboundEnvelope } from '../shared/protocol/envelopes.ts';
-import type { ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
+import { errorFields, type Logger } from '../shared/log.ts';
+import type { InboundEnvelope } from '../shared/protocol/envelopes.ts';
+import type { AgentCompute, ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
 import { telegramSender } from '../shared/telegram/telegram-sender.ts';
@@ -26,12 +33,27 @@ import { LocalChat } from './local-chat.ts';
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
 
+export interface LocalControlPlaneOptions {
+  /** Starts and stops runtimes (the supervisor); without it, nothing is woken or hibernated. */
+  compute?: AgentCompute;
+  /** What time it is for schedules; the control plane's clock unless a test moves it ahead. */
+  scheduleClock?: Clock;
+}
+
 export class LocalControlPlane {
   readonly queues: SqliteAgentQueues;
   readonly sessions: SqliteSessionRegistry;
   readonly dedupe: SqliteInboundDedupe;
   readonly ledger: SqliteDeliveryLedger;
+  /** Last heartbeat and error, as `clawfleet status` shows them. */
   readonly status: SqliteAgentStatus;
+  /** The same table as the registry the lifecycle cores use: state, heartbeat, activity, errors. */
+  readonly registry: SqliteAgentRegistry;
+  readonly relays: SqliteRelayLog;
+  /** The fleet's schedule group: the config's jobs and heartbeats, and agents' own jobs. */
+  readonly scheduler: SqliteCronScheduler;
+  /** Wake and hibernate, wired as on AWS; absent without a compute. */
+  readonly lifecycle: LifecycleDeps | undefined;
   readonly pairings: SqlitePairingStore;
   readonly chat: LocalChat;
   /** Turn counts, timings and queue samples for the dashboard's charts. */
@@ -45,12 +67,20 @@ export class LocalControlPlane {
     private readonly secrets: SecretStore,
     private readonly clock: Clock,
     private readonly log: Logger,
+    opts: LocalControlPlaneOptions = {},
   ) {
     this.queues = new SqliteAgentQueues(db, { now: clock.now, maxReceiveCount: LOCAL_MAX_RECEIVE_COUNT });
     this.sessions = new SqliteSessionRegistry(db);
     this.dedupe = new SqliteInboundDedupe(db, clock.now);
     this.ledger = new SqliteDeliveryLedger(db);
     this.status = new SqliteAgentStatus(db);
+    this.registry = new SqliteAgentRegistry(db);
+    this.relays = new SqliteRelayLog(db, clock.now);
+    const scheduleClock = opts.scheduleClock ?? clock;
+    this.scheduler = new SqliteCronScheduler(db, () => scheduleClock.now());
+    this.lifecycle = opts.compute
+      ? { registry: this.registry, compute: opts.compute, depths: { depth: async (agentId) => this.inbox(agentId).depth }, clock, log }
+      : undefined;
     this.pairings = new SqlitePairingStore(db);
     this.chat = new LocalChat(db, clock.now);
     this.metrics = new SqliteAgentMetrics(db, clock.now);
@@ -78,12 +108,59 @@ export class LocalControlPlane {
     await this.sessions.put({ sessionKey, agentId, target: { channel: 'local', chatId: agentId }, updatedAt: now });
     this.chat.add(agentId, 'user', text);
     await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
+    if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });
     return id;
   }
 
   /** An envelope an operator asked for (`clawfleet cron run`), already validated. */
   async enqueue(envelope: InboundEnvelope): Promise<void> {
     await this.queues.send(envelope);
+    await this.wake(envelope.agentId, envelope.kind);
+  }
+
+  /**
+   * Work was queued for the agent: as the webhook core does, count it as activity and wake
+   * the agent if it sleeps. Never fails the caller: the health loop wakes an agent with a
+   * waiting message anyway. True if this call woke it.
+   */
+  private async wake(agentId: string, reason: string): Promise<boolean> {
+    if (!this.lifecycle) return false;
+    try {
+      await this.registry.recordActivity(agentId, this.clock.now());
+      return await wakeIfAsleep(agentId, this.lifecycle, reason);
+    } catch (err) {
+      this.log.warn('agent not woken now; the health loop will', { agentId, ...errorFields(err) });
+      return false;
+    }
+  }
+
+  /** POST /hooks/agent, /hooks/wake, /hooks/<mapping>: λ hooks' core. */
+  hook(req: HookRequest): Promise<HttpResult> {
+    return handleHook(req, {
+      config: this.config,
+      hooksToken: () => this.hooksToken(),
+      queues: this.queues,
+      dedupe: this.dedupe,
+      sessions: this.sessions,
+      lifecycle: this.lifecycle,
+      newId: () => randomUUID(),
+      clock: this.clock,
+      log: this.log,
+    });
+  }
+
+  /** The token hook callers present: config.hooks.tokenSecret in the local secret clawfleet/<fleet>/control/hooks. */
+  async hooksToken(): Promise<string> {
+    if (!this.config.hooks) throw new ClawfleetError('HOOKS_DISABLED', 'this fleet has no "hooks" in its config');
+    const secretId = hooksSecretName(this.config.fleet);
+    const token = (await this.secrets.get(secretId))[this.config.hooks.tokenSecret];
+    if (!token) throw new ClawfleetError('SECRET_MISSING', `no "${this.config.hooks.tokenSecret}" under "${secretId}" in the local secrets file`);
+    return token;
+  }
+
+  /** What λ cron-dispatch's core needs; local/cron-loop.ts fires schedules with it. */
+  get cronDispatch(): CronDispatchDeps {
+    return { config: this.config, queues: this.queues, sessions: this.sessions, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
   }
 
   /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the server uses the admin token). */
@@ -111,6 +188,7 @@ export class LocalControlPlane {
         dedupe: this.dedupe,
         sessions: this.sessions,
         pairings: this.pairings,
+        lifecycle: this.lifecycle,
         botIdentity: (id) => this.botIdentity(id),
         channel: (target) => this.channel(target),
         newPairingCode: () => pairingCode(randomBytes),
@@ -146,32 +224,30 @@ export class LocalControlPlane {
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */
   async outbox(agentId: string, body: string): Promise<void> {
-    await processOutboxRecord(
-      { source: outboxQueueName(this.config.fleet, agentId), body, messageId: randomUUID() },
-      {
-        config: this.config,
-        sessions: this.sessions,
-        ledger: this.ledger,
-        deadLetters: (id) => this.dlq(id ?? 'unknown'),
-        channel: (target) => this.channel(target),
-        metrics: this.metrics,
-        clock: this.clock,
-        log: this.log,
-      },
-    );
-    this.noteEvidence(agentId, body);
-  }
-
-  /** What `status` shows: a heartbeat envelope's time, a failed turn's error. Evidence only. */
-  private noteEvidence(agentId: string, body: string): void {
-    let envelope: OutboundEnvelope;
+    const deadLetters = (id: string | undefined) => this.dlq(id ?? 'unknown');
     try {
-      envelope = parseOutbound(body);
-    } catch {
-      return; // already refused into the DLQ by the core
+      await processOutboxRecord(
+        { source: outboxQueueName(this.config.fleet, agentId), body, messageId: randomUUID() },
+        {
+          config: this.config,
+          sessions: this.sessions,
+          ledger: this.ledger,
+          deadLetters,
+          channel: (target) => this.channel(target),
+          registry: this.registry,
+          metrics: this.metrics,
+          relay: { queues: this.queues, relays: this.relays, lifecycle: this.lifecycle },
+          scheduler: this.scheduler,
+          clock: this.clock,
+          log: this.log,
+        },
+      );
+    } catch (err) {
+      // An expression this scheduler cannot evaluate (EventBridge would refuse it too):
+      // refused like any other request, never retried into success.
+      if (!(err instanceof ClawfleetError && err.code === 'SCHEDULE_INVALID')) throw err;
+      this.log.warn('outbox envelope rejected', { agentId, code: err.code, reason: err.message, metric: 'OutboxRejected' });
+      await deadLetters(agentId).put(body, `${err.code}: ${err.message}`);
     }
-    const now = this.clock.now();
-    if (envelope.kind === 'heartbeat') this.status.heartbeat(agentId, now);
-    if (envelope.kind === 'status' && envelope.turn === 'failed') this.status.error(agentId, `turn failed: ${envelope.error ?? 'no reason given'}`, now);
   }
 }

@@ -1,22 +1,31 @@
 // `npm start`: the whole fleet on one machine — the control plane as one HTTP server,
-// each agent's runtime as its own child process, Telegram by long polling, and the
-// durable state (queues, registry, chat) in <state>/state.db.
+// each agent's runtime as its own child process, Telegram by long polling, schedules on
+// a timer, wake and hibernate through the registry as on AWS, and the durable state
+// (queues, registry, schedules, chat) in <state>/state.db.
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { parseSchedulerExpression } from '../shared/adapters/local/scheduler-expression.ts';
 import { openStateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
-import { agentSecretName } from '../shared/config/names.ts';
+import { agentSecretName, hooksSecretName } from '../shared/config/names.ts';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../shared/config/resolve.ts';
-import { createLogger, processRedactor, type Logger } from '../shared/log.ts';
-import { systemClock } from '../shared/ports.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { configSchedules } from '../shared/cron/config-schedules.ts';
+import { scheduleInput } from '../shared/cron/trigger.ts';
+import { ClawfleetError } from '../shared/errors.ts';
+import { createLogger, errorFields, processRedactor, type Logger } from '../shared/log.ts';
+import { systemClock, type AgentState, type Clock, type Schedule } from '../shared/ports.ts';
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
 import { LocalControlPlane } from './control-plane.ts';
+import { startCronLoop } from './cron-loop.ts';
 import type { FleetStatus } from './fleet-status.ts';
+import { startHealthLoop } from './health-loop.ts';
 import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
 import { createLocalServer } from './server.ts';
-import { Supervisor, type AgentRuntimeSpec } from './supervisor.ts';
+import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
+import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
 
 export interface LocalFleetOptions {
@@ -27,6 +36,8 @@ export interface LocalFleetOptions {
   port: number;
   log?: Logger;
   onRuntimeLine?: (agentId: string, line: Record<string, unknown>) => void;
+  /** What time it is for schedules (default: the system clock); tests move it ahead to fire a job without waiting for it. */
+  scheduleClock?: Clock;
 }
 
 export interface LocalFleet {
@@ -40,8 +51,9 @@ export interface LocalFleet {
   stop(): Promise<void>;
 }
 
-/** How often hibernating agents with waiting messages are woken, as the health Lambda does on AWS. */
-const WAKE_CHECK_MS = 2_000;
+const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy'];
+/** Schedules the config owns (its jobs and heartbeats), replaced at every start; agents' own (`agent-…`) are kept. */
+const CONFIG_SCHEDULE_PREFIXES = ['config-', 'heartbeat-'];
 
 export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFleet> {
   const log = opts.log ?? createLogger({ component: 'local' });
@@ -49,9 +61,20 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const secrets = new FileSecretStore(opts.secretsPath);
   mkdirSync(opts.stateDir, { recursive: true });
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
-  const cp = new LocalControlPlane(config, db, secrets, systemClock, log);
+  let supervisor: Supervisor | undefined;
+  const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
   const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'));
   const adminToken = newAdminToken();
+
+  // The config's cron jobs and heartbeats, as the CDK app makes them on AWS; before anything
+  // starts, so a schedule this machine cannot evaluate stops the start with its name.
+  try {
+    const { removed } = cp.scheduler.replace(CONFIG_SCHEDULE_PREFIXES, configScheduleList(config));
+    if (removed.length) log.info('schedules no longer in the config removed', { removed });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
 
   // No runtime is alive yet: whatever was in flight when the last run stopped is due again.
   for (const agent of config.agents.list) {
@@ -60,7 +83,6 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     if (waiting) log.info('messages waiting from the last run', { agentId: agent.id, waiting, released });
   }
 
-  let supervisor: Supervisor | undefined;
   const offline = new Map<string, string>();
   const modelOf = (agentId: string) => {
     const primary = resolveAgent(config, agentId).model?.primary ?? '';
@@ -88,6 +110,19 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     }),
   });
 
+  /**
+   * An operator's command (CLI, dashboard): the registry says what the agent should be,
+   * then the supervisor makes it so, as on AWS the registry write precedes the ECS call.
+   */
+  const act = async (agentId: string, action: LifecycleAction): Promise<RuntimeState> => {
+    if (!config.agents.list.some((a) => a.id === agentId)) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`);
+    const now = systemClock.now();
+    if (action === 'hibernate') await cp.registry.transition(agentId, ALL_STATES, 'asleep', now);
+    else if (action === 'wake') await cp.registry.transition(agentId, ['absent', 'asleep'], 'waking', now);
+    else await cp.registry.transition(agentId, ALL_STATES, 'waking', now);
+    return supervisor!.act(agentId, action);
+  };
+
   let lastSeenWrite = new Map<string, number>();
   const server = createLocalServer({
     cp,
@@ -96,7 +131,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     agentOfToken: (token) => supervisor?.agentOfToken(token),
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,
-    act: (agentId, action) => supervisor!.act(agentId, action),
+    act,
     runtimeSeen: (agentId) => {
       // A runtime polling its queue is alive; written at most every few seconds.
       const now = systemClock.now();
@@ -126,6 +161,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
 
   supervisor = new Supervisor(url, join(opts.stateDir, 'workspaces'), log, {
     respec: specFor,
+    onStopping: (agentId, stopping) => server.draining(agentId, stopping),
     onLine: (agentId, line) => {
       const safe = JSON.parse(processRedactor.redact(JSON.stringify(line))) as Record<string, unknown>;
       logs.write(agentId, safe);
@@ -138,23 +174,30 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       // A dead runtime's messages need not wait out their visibility timeout.
       const released = cp.inbox(agentId).releaseInFlight();
       if (released) log.info('released messages of an exited runtime', { agentId, released });
-      if (crashed) cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now());
+      if (crashed) {
+        cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now());
+        // The supervisor starts it again; its first heartbeat marks it awake.
+        cp.registry.transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now()).catch((err) => log.warn('registry not updated', { agentId, ...errorFields(err) }));
+      }
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },
   });
-  for (const agent of config.agents.list) supervisor.start(await specFor(agent.id));
 
-  const wakeTimer = setInterval(() => {
-    for (const agent of config.agents.list) {
-      if (supervisor!.state(agent.id) === 'hibernating' && cp.inbox(agent.id).counts().visible > 0) {
-        log.info('waking a hibernating agent: messages are waiting', { agentId: agent.id });
-        supervisor!.act(agent.id, 'wake').catch(() => {});
-      }
-    }
-  }, WAKE_CHECK_MS);
+  // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
+  for (const agent of config.agents.list) {
+    await cp.registry.transition(agent.id, ALL_STATES, 'waking', systemClock.now());
+    supervisor.start(await specFor(agent.id));
+  }
+  const health = startHealthLoop(config, cp.lifecycle!);
+  const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
 
   const pollers: { stop(): void }[] = [];
   const pollingAccounts: string[] = [];
+  if (config.hooks) {
+    const hooksToken = await cp.hooksToken().catch(() => undefined);
+    if (hooksToken) processRedactor.add(hooksToken);
+    else log.warn(`hooks are refused until ${config.hooks.tokenSecret} is set under "${hooksSecretName(config.fleet)}" in the secrets file`);
+  }
   for (const accountId of Object.keys(config.channels.telegram?.accounts ?? {})) {
     const token = await cp.botToken(accountId);
     if (!token) continue;
@@ -173,7 +216,8 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     pollingAccounts,
     status,
     async stop() {
-      clearInterval(wakeTimer);
+      await cron.stop();
+      await health.stop();
       pollers.forEach((p) => p.stop());
       await supervisor!.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -183,4 +227,17 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       db.close();
     },
   };
+}
+
+/** The config's schedules as the scheduler stores them; a schedule it cannot evaluate is named in the error. */
+function configScheduleList(config: FleetConfig): Schedule[] {
+  return configSchedules(config).map((s) => {
+    try {
+      parseSchedulerExpression(s.expression, s.timezone);
+    } catch (err) {
+      if (err instanceof ClawfleetError) throw new ClawfleetError(err.code, `schedule "${s.name}": ${err.message}`);
+      throw err;
+    }
+    return { name: s.name, expression: s.expression, timezone: s.timezone, input: scheduleInput(s.trigger) };
+  });
 }

@@ -1,5 +1,6 @@
 // Local mode's HTTP server on 127.0.0.1: the dashboard (dashboard/handler.ts, with a chat
-// box per agent), the chat API, the Telegram webhook path, the runtimes' channel
+// box per agent), the chat API, the Telegram webhook path, HTTP hooks (/hooks/*, λ hooks'
+// core), the runtimes' channel
 // (/runtime/*, one bearer token per runtime), and the admin
 // API the CLI uses (/admin/*, the admin token written to the state dir).
 import { timingSafeEqual } from 'node:crypto';
@@ -36,6 +37,15 @@ export interface ServerDeps {
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
+}
+
+/** The local server, and how the supervisor tells it that a runtime is stopping. */
+export interface LocalServer extends Server {
+  /**
+   * The agent's runtime was told to stop: its waiting long polls are answered at once (it
+   * lets a waiting poll finish before it exits), and so are any it starts until `false`.
+   */
+  draining(agentId: string, on: boolean): void;
 }
 
 class HttpError extends Error {
@@ -89,13 +99,15 @@ function parseJson<T>(schema: z.ZodType<T>, text: string): T {
   return parsed.data;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+function send(res: ServerResponse, status: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
   res.end(type === 'application/json' ? JSON.stringify(body) : String(body));
 }
 
-export function createLocalServer(deps: ServerDeps): Server {
+export function createLocalServer(deps: ServerDeps): LocalServer {
   const { cp } = deps;
+  const draining = new Set<string>();
+  const polls = new Map<string, Set<AbortController>>();
   const agentIds = new Set(cp.config.agents.list.map((a) => a.id));
   const knownAgent = (id: string) => {
     if (!agentIds.has(id)) throw new HttpError(404, `no agent "${id}"`);
@@ -116,9 +128,18 @@ export function createLocalServer(deps: ServerDeps): Server {
         // The runtime may die mid-poll: stop waiting, and hand back anything taken for it.
         const abort = new AbortController();
         res.once('close', () => abort.abort());
-        const messages = await inbox.receive(body.waitSeconds as number, abort.signal, body.visibilitySeconds as number | undefined);
-        if (abort.signal.aborted) await Promise.all(messages.map((m) => inbox.release(m.receipt)));
-        return { messages };
+        // A stopping runtime waits for its poll: end the wait (an empty answer) so it exits now.
+        const drain = new AbortController();
+        const agentPolls = polls.get(agentId) ?? new Set<AbortController>();
+        polls.set(agentId, agentPolls.add(drain));
+        const wait = draining.has(agentId) ? 0 : (body.waitSeconds as number);
+        try {
+          const messages = await inbox.receive(wait, AbortSignal.any([abort.signal, drain.signal]), body.visibilitySeconds as number | undefined);
+          if (abort.signal.aborted) await Promise.all(messages.map((m) => inbox.release(m.receipt)));
+          return { messages };
+        } finally {
+          agentPolls.delete(drain);
+        }
       }
       case 'extend':
         return inbox.extend(body.receipt as string, body.seconds as number).then(() => ({}));
@@ -205,6 +226,13 @@ export function createLocalServer(deps: ServerDeps): Server {
         const result = await cp.telegramUpdate(m[1]!, req.headers['x-telegram-bot-api-secret-token'] as string | undefined, await readBody(req));
         return send(res, result.status, result.body);
       }
+      if (path.startsWith('/hooks/')) {
+        // The body is read first whatever the method: the core answers 405 itself.
+        const body = await readBody(req);
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v[0] : v]));
+        const result = await cp.hook({ method: req.method ?? 'GET', path, query: url.search.slice(1), headers, body });
+        return send(res, result.status, result.body, 'application/json', result.status === 405 ? { allow: 'POST' } : {});
+      }
       if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
       if (path.startsWith('/admin/')) return send(res, 200, await admin(req, path));
       throw new HttpError(404, `no route ${req.method} ${path}`);
@@ -215,10 +243,17 @@ export function createLocalServer(deps: ServerDeps): Server {
       send(res, 500, { error: 'internal error' });
     });
   });
+  const local = Object.assign(server, {
+    draining(agentId: string, on: boolean) {
+      if (!on) return void draining.delete(agentId);
+      draining.add(agentId);
+      for (const poll of polls.get(agentId) ?? []) poll.abort();
+    },
+  });
   // The queue chart's samples: every agent's depth every 30 s while the fleet runs.
   const sampler = setInterval(() => void dashboard.sample(), LOCAL_QUEUE_SAMPLE_MS);
   sampler.unref();
   server.once('close', () => clearInterval(sampler));
   void dashboard.sample();
-  return server;
+  return local;
 }

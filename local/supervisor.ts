@@ -46,6 +46,8 @@ interface Managed {
   timer?: NodeJS.Timeout;
   /** Set while an operator action stops the process, so its exit is not a crash. */
   held: boolean;
+  /** The action in progress, which the next one waits for. */
+  acting: Promise<unknown>;
   lastExit?: RuntimeInfo['lastExit'];
 }
 
@@ -56,6 +58,8 @@ export interface SupervisorEvents {
   onExit(agentId: string, code: number | null, signal: string | null, crashed: boolean): void;
   /** Rebuilds an agent's spec (fresh secrets) before an operator starts it again. */
   respec?(agentId: string): Promise<AgentRuntimeSpec>;
+  /** A runtime was told to stop (SIGTERM sent); `false` once its next process starts. */
+  onStopping?(agentId: string, stopping: boolean): void;
 }
 
 export class Supervisor {
@@ -70,7 +74,7 @@ export class Supervisor {
   ) {}
 
   start(spec: AgentRuntimeSpec): void {
-    const managed: Managed = { spec, token: randomBytes(24).toString('hex'), state: 'starting', restarts: 0, held: false };
+    const managed: Managed = { spec, token: randomBytes(24).toString('hex'), state: 'starting', restarts: 0, held: false, acting: Promise.resolve() };
     this.agents.set(spec.agentId, managed);
     this.spawn(managed);
   }
@@ -103,19 +107,29 @@ export class Supervisor {
    * runs whatever runtime code is on disk now); `hibernate` stops it until `wake`. Messages
    * keep queueing meanwhile and are answered once it runs again.
    */
-  async act(agentId: string, action: LifecycleAction): Promise<RuntimeState> {
+  act(agentId: string, action: LifecycleAction): Promise<RuntimeState> {
     const m = this.agents.get(agentId);
-    if (!m) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`);
+    if (!m) return Promise.reject(new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`));
+    // One action at a time per agent: a wake that arrives while a hibernation is still
+    // stopping the process runs after it, so it finds the process stopped and starts it.
+    const next = m.acting.catch(() => undefined).then(() => this.actNow(m, action));
+    m.acting = next;
+    return next;
+  }
+
+  private async actNow(m: Managed, action: LifecycleAction): Promise<RuntimeState> {
+    const agentId = m.spec.agentId;
     if (this.stopping) throw new ClawfleetError('FLEET_STOPPING', 'the fleet is stopping');
+    const starts = action === 'restart' || action === 'upgrade' || (action === 'wake' && (m.state === 'hibernating' || m.state === 'stopped'));
     // A restart is how an operator hands the runtime a new key: read its secrets again.
-    if (action !== 'hibernate' && this.events.respec) m.spec = await this.events.respec(agentId);
+    if (starts && this.events.respec) m.spec = await this.events.respec(agentId);
     switch (action) {
       case 'hibernate':
         await this.halt(m);
         m.state = 'hibernating';
         break;
       case 'wake':
-        if (m.state === 'hibernating' || m.state === 'stopped') this.spawn(m);
+        if (starts) this.spawn(m);
         break;
       case 'restart':
       case 'upgrade':
@@ -143,6 +157,7 @@ export class Supervisor {
     if (!child) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    this.events.onStopping?.(m.spec.agentId, true);
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
@@ -152,6 +167,7 @@ export class Supervisor {
     const { spec } = m;
     const workspace = join(this.workspaceRoot, spec.agentId);
     mkdirSync(workspace, { recursive: true });
+    this.events.onStopping?.(spec.agentId, false);
     m.state = 'starting';
     m.startedAt = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {

@@ -26,6 +26,7 @@ function responder(request: ModelRequest): ModelReply {
   const messages = (request.body as { messages?: { role: string; content?: unknown }[] }).messages ?? [];
   if (messages.at(-1)?.role === 'tool') return { text: `tool said: ${JSON.stringify(messages.at(-1)!.content).slice(0, 200)}` };
   const text = request.lastUserText;
+  if (text.includes('heartbeat check')) return { text: 'HEARTBEAT_OK' };
   let m: RegExpExecArray | null;
   if ((m = /^ask (\w+): (.+)$/.exec(text))) return { toolCalls: [{ name: 'sessions_send', arguments: { agentId: m[1], message: m[2] } }] };
   if ((m = /^remind me at (\S+) to (.+)$/.exec(text))) {
@@ -39,7 +40,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cf-local-cp-'));
   const config = {
     fleet: 'lcp',
-    agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'ray' }, { id: 'grif' }] },
+    agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'ray' }, { id: 'grif', heartbeat: { every: '1m', prompt: 'heartbeat check' } }] },
     models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
     agentToAgent: { allow: [{ from: 'fran', to: 'ray' }] },
@@ -191,7 +192,7 @@ describe('cron in local mode', () => {
     expect(await fleet.cp.scheduler.list('agent-fran-')).toEqual([]);
   });
 
-  it('fires a config job with a short `every` when its time comes, and the agent’s turn runs', async () => {
+  it('fires a config job with a short `every` and the agent’s heartbeat when their time comes, and the turns run', async () => {
     await chat('grif', 'hi grif');
     await agentSaid('grif', 'echo: hi grif');
     const schedule = fleet.cp.scheduler.get('config-grif-tick')!;
@@ -202,6 +203,11 @@ describe('cron in local mode', () => {
     await agentSaid('grif', 'echo: cron says hello', 30_000);
     expect(fleet.cp.scheduler.get('config-grif-tick')).toMatchObject({ lastFiredAt: schedule.nextAt, nextAt: schedule.createdAt + 120_000 });
     expect(model.requests().filter((r) => r.lastUserText === 'cron says hello')).toHaveLength(1);
+    // The heartbeat fired too; its HEARTBEAT_OK is not delivered.
+    await until(() => model.requests().some((r) => r.lastUserText === '[System event] heartbeat check'), 'the heartbeat turn');
+    expect(fleet.cp.scheduler.get('heartbeat-grif')).toMatchObject({ expression: 'rate(1 minute)', lastFiredAt: expect.any(Number) });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await chatLines('grif')).some((m) => m.text.includes('HEARTBEAT_OK'))).toBe(false);
   });
 });
 
@@ -218,6 +224,7 @@ describe('the state that outlives a run', () => {
     await new SqliteCronScheduler(db).put({ name: 'agent-ray-weekly', expression: 'cron(0 9 ? * 2 *)', timezone: 'Europe/Berlin', input: '{}' });
     db.close();
     fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log });
-    expect(await fleet.cp.scheduler.list('')).toEqual(['agent-ray-weekly']);
+    expect(await fleet.cp.scheduler.list('')).toEqual(['agent-ray-weekly', 'heartbeat-grif']);
+    expect(log.lines.some((l) => l.msg === 'schedules no longer in the config removed' && JSON.stringify(l.removed) === '["config-grif-tick"]')).toBe(true);
   });
 });

@@ -45,7 +45,15 @@ function unixCronToScheduler(expr: string): { expression: string; minIntervalMs:
   if (dow === '*') dow = '?';
   else {
     dom = '?';
-    dow = dow.replace(/\d+/g, (d) => String((Number(d) % 7) + 1));
+    // Renumber the days (Unix 0–6 from Sunday → 1–7), never a step's count after "/".
+    dow = dow
+      .split(',')
+      .map((part) => {
+        const [range, step] = part.split('/');
+        const days = range!.replace(/\d+/g, (d) => String((Number(d) % 7) + 1));
+        return step === undefined ? days : `${days}/${step}`;
+      })
+      .join(',');
   }
   return { expression: `cron(${minute} ${hour} ${dom} ${month} ${dow} *)`, minIntervalMs: minInterval(minute, hour) };
 }

@@ -36,6 +36,9 @@ describe('schedule expressions', () => {
   it('converts OpenClaw schedules to EventBridge Scheduler expressions', () => {
     expect(toScheduleExpression({ kind: 'cron', expr: '0 7 * * 1-5', tz: 'Europe/Berlin' })).toEqual({ expression: 'cron(0 7 ? * 2-6 *)', timezone: 'Europe/Berlin', minIntervalMs: 24 * 3600_000 });
     expect(toScheduleExpression({ kind: 'cron', expr: '*/15 * 1 * *' }).expression).toBe('cron(*/15 * 1 * ? *)');
+    // Days are renumbered (Sunday 0 → 1), a step's count is not.
+    expect(toScheduleExpression({ kind: 'cron', expr: '0 9 * * 1-5/2,0' }).expression).toBe('cron(0 9 ? * 2-6/2,1 *)');
+    expect(toScheduleExpression({ kind: 'cron', expr: '0 9 * * */2' }).expression).toBe('cron(0 9 ? * */2 *)');
     expect(toScheduleExpression({ kind: 'every', everyMs: 2 * 3600_000 }).expression).toBe('rate(2 hours)');
     expect(toScheduleExpression({ kind: 'every', everyMs: 60_000 }).expression).toBe('rate(1 minute)');
     expect(toScheduleExpression({ kind: 'at', at: '2026-12-01T09:30:00+01:00' })).toMatchObject({ expression: 'at(2026-12-01T08:30:00)', timezone: 'UTC' });

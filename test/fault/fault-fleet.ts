@@ -19,6 +19,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
 /** The fleet's bot tokens and fran's model key: made up, but shaped like real ones. */
@@ -184,10 +185,11 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
 }
 
 /** The last test of every fault and security file: nothing it wrote holds a secret value. */
-export function expectNoSecretsIn(scan: SecretScan): void {
+export function expectNoSecretsIn(scan: SecretScan, file: string): void {
   const stats = scan.stats();
   expect(stats.secrets).toBeGreaterThan(0);
   expect(stats.lines).toBeGreaterThan(0);
-  expect(scan.hits()).toEqual([]);
-  console.log(`secret scan: ${stats.secrets} secret values, ${stats.sources} sources, ${stats.lines} lines, ${stats.bytes} bytes, 0 hits`);
+  const hits = scan.hits();
+  expect(hits).toEqual([]);
+  writeFigures(`secret-scan-${file}`, { ...stats, hits: hits.length });
 }

@@ -61,5 +61,5 @@ describe('an MCP server that crashes on every call', () => {
     expect(r.lines.some((l) => l.msg === 'MCP server stderr' && String(l.line).includes('token=[redacted]'))).toBe(true);
   });
 
-  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan));
+  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan, 'mcp-crash'));
 });

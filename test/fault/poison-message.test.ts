@@ -85,5 +85,5 @@ describe('a message that crashes the runtime every time', () => {
   // (infra/constructs/agent-runtime.ts InboxDlqAlarm) and the dashboard/CLI counts.
   it.todo('tells the user that their message could not be processed');
 
-  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan));
+  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan, 'poison-message'));
 });

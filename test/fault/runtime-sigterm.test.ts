@@ -84,5 +84,5 @@ describe('a runtime sent SIGTERM mid-turn', () => {
     });
   });
 
-  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan));
+  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan, 'runtime-sigterm'));
 });

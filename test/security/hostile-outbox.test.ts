@@ -75,5 +75,5 @@ describe('hostile envelopes on an agent’s outbox', () => {
     expect(f.tg.calls('sendMessage').every((c) => c.params.chat_id === 7601)).toBe(true);
   });
 
-  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan));
+  it('wrote no secret value to any log line, response or message', () => expectNoSecretsIn(f.scan, 'hostile-outbox'));
 });

@@ -102,6 +102,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
             group: scheduleGroupName(config.fleet),
             functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
             roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
+            deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN,
           })
         : undefined,
     queues,

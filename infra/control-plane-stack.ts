@@ -70,6 +70,7 @@ export class ControlPlaneStack extends Stack {
         hooksSecret: this.hooksSecret,
         dashboardSecret: this.dashboardSecret,
         schedulerRole: this.cronInvoker.role,
+        schedulesDeadLetterArn: this.cronInvoker.deadLetters.queueArn,
       },
       logRetention,
       ...(props.functions ? { specs: props.functions } : {}),

@@ -20,6 +20,8 @@ export interface GrantContext {
   dashboardSecret: EmptySecret;
   /** The role EventBridge Scheduler assumes to invoke λ cron-dispatch. */
   schedulerRole: iam.IRole;
+  /** Where a schedule's failed invocations go (agents' own jobs too). */
+  schedulesDeadLetterArn: string;
 }
 
 const queueArn = (ctx: GrantContext, namePattern: string) =>

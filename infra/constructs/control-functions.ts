@@ -56,7 +56,11 @@ export const CONTROL_FUNCTIONS = [
     name: 'outbox',
     timeoutSeconds: 30,
     // Agents' own cron jobs become schedules invoking λ cron-dispatch through the scheduler role.
-    environment: (ctx) => ({ CLAWFLEET_CRON_FUNCTION_ARN: cronDispatchArn(ctx.stack, ctx.fleet), CLAWFLEET_SCHEDULER_ROLE_ARN: ctx.schedulerRole.roleArn }),
+    environment: (ctx) => ({
+      CLAWFLEET_CRON_FUNCTION_ARN: cronDispatchArn(ctx.stack, ctx.fleet),
+      CLAWFLEET_SCHEDULER_ROLE_ARN: ctx.schedulerRole.roleArn,
+      CLAWFLEET_SCHEDULES_DLQ_ARN: ctx.schedulesDeadLetterArn,
+    }),
     grants: [
       'readTelegramSecret',
       // A reply's target; a session whose user blocked the bot is marked so.

@@ -106,6 +106,8 @@ describe('the control-plane stack', () => {
     const [outbox] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-outbox' } }));
     const env = outbox!.Properties.Environment.Variables;
     expect(JSON.stringify(env.CLAWFLEET_CRON_FUNCTION_ARN)).toContain(':function:demo-cron-dispatch');
+    // Agents' own jobs get the same dead-letter queue as the config's.
+    expect(JSON.stringify(env.CLAWFLEET_SCHEDULES_DLQ_ARN)).toContain('CronInvokerDeadLetters');
     expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
   });
 

@@ -15,6 +15,8 @@ export interface SchedulerTarget {
   /** λ cron-dispatch's ARN, and the role Scheduler assumes to invoke it. */
   functionArn: string;
   roleArn: string;
+  /** Where Scheduler puts an invocation that failed all its retries. */
+  deadLetterArn?: string | undefined;
 }
 
 export class EventBridgeCronScheduler implements CronScheduler {
@@ -30,7 +32,13 @@ export class EventBridgeCronScheduler implements CronScheduler {
       ScheduleExpression: s.expression,
       ScheduleExpressionTimezone: s.timezone,
       FlexibleTimeWindow: { Mode: 'OFF' as const },
-      Target: { Arn: this.target.functionArn, RoleArn: this.target.roleArn, Input: s.input, RetryPolicy: { MaximumRetryAttempts: 5 } },
+      Target: {
+        Arn: this.target.functionArn,
+        RoleArn: this.target.roleArn,
+        Input: s.input,
+        RetryPolicy: { MaximumRetryAttempts: 5 },
+        ...(this.target.deadLetterArn ? { DeadLetterConfig: { Arn: this.target.deadLetterArn } } : {}),
+      },
       ActionAfterCompletion: s.expression.startsWith('at(') ? ('DELETE' as const) : ('NONE' as const),
     };
     try {

@@ -32,6 +32,11 @@ export interface ControlFunctionSpec {
   /** Environment beyond the config file (what control-plane.ts reads). */
   environment?: (ctx: GrantContext) => Record<string, string>;
   grants: readonly GrantName[];
+  /**
+   * Log lines carrying `"metric": "<name>"` become CloudWatch metrics (per agent); an alarm
+   * fires at `alarmAt` or more in 5 minutes where one is given.
+   */
+  logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
 
 /** Telling a sleeping agent it has work: record the activity, then desired count 0 → 1. */
@@ -55,6 +60,9 @@ export const CONTROL_FUNCTIONS = [
   {
     name: 'outbox',
     timeoutSeconds: 30,
+    // Every refused envelope (another agent's session, a forbidden relay, a forged sender…)
+    // is counted; any at all is worth a look, since a correct runtime never sends one.
+    logMetrics: [{ name: 'OutboxRejected', alarmAt: 1, description: 'A runtime sent an envelope the control plane refused' }],
     // Agents' own cron jobs become schedules invoking λ cron-dispatch through the scheduler role.
     environment: (ctx) => ({
       CLAWFLEET_CRON_FUNCTION_ARN: cronDispatchArn(ctx.stack, ctx.fleet),
@@ -77,7 +85,13 @@ export const CONTROL_FUNCTIONS = [
     ],
   },
   { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'sendToAgentInboxes', ...WAKE] },
-  { name: 'health', timeoutSeconds: 50, schedule: 'rate(1 minute)', grants: ['readAgents', 'readInboxDepths', ...WAKE] },
+  {
+    name: 'health',
+    timeoutSeconds: 50,
+    schedule: 'rate(1 minute)',
+    grants: ['readAgents', 'readInboxDepths', ...WAKE],
+    logMetrics: [{ name: 'RuntimeRestarts' }, { name: 'AgentHibernated' }, { name: 'AgentWoken' }],
+  },
   {
     name: 'dashboard',
     url: true,
@@ -193,6 +207,32 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+
+    for (const m of spec.logMetrics ?? []) {
+      const filter = (id: string, dimensions?: Record<string, string>) =>
+        new logs.MetricFilter(scope, id, {
+          logGroup,
+          filterPattern: logs.FilterPattern.stringValue('$.metric', '=', m.name),
+          metricNamespace: `Clawfleet/${fleet}`,
+          metricName: m.name,
+          ...(dimensions ? { dimensions } : {}),
+          metricValue: '1',
+        });
+      // Per agent; and a fleet total where an alarm watches it (alarms cannot search dimensions).
+      filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
+      if (m.alarmAt !== undefined) {
+        const total = filter(`${m.name}Metric`);
+        new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
+          alarmName: `${functionName(fleet, spec.name)}-${m.name}`,
+          alarmDescription: `${m.description ?? m.name} (see ${functionLogGroupName(fleet, spec.name)})`,
+          metric: total.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
+          threshold: m.alarmAt,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        });
+      }
+    }
 
     if (spec.schedule) {
       const invoker = new iam.Role(scope, 'ScheduleRole', {

@@ -102,6 +102,16 @@ describe('the control-plane stack', () => {
     }
   });
 
+  it('counts refused outbox envelopes from the log, per agent and in total, and alarms on any', () => {
+    const filters = Object.values(cp().findResources('AWS::Logs::MetricFilter')).map((r) => r.Properties);
+    expect(filters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ FilterPattern: '{ $.metric = "OutboxRejected" }', MetricTransformations: [expect.objectContaining({ MetricName: 'OutboxRejected', Dimensions: [{ Key: 'Agent', Value: '$.agentId' }] })] }),
+      ]),
+    );
+    cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-outbox-OutboxRejected', MetricName: 'OutboxRejected', Threshold: 1 });
+  });
+
   it('tells the outbox which function and role agents’ own schedules use', () => {
     const [outbox] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-outbox' } }));
     const env = outbox!.Properties.Environment.Variables;

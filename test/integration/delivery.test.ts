@@ -1,5 +1,6 @@
 // Delivery through λ outbox over real SQS and DynamoDB: long replies split in order,
-// Telegram's 429 honoured, and a reply into another agent's session refused.
+// Telegram's 429 honoured, a reply into another agent's session refused, and
+// agent-to-agent messages relayed or refused by agentToAgent.allow.
 import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -36,6 +37,7 @@ beforeAll(async () => {
   const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   example.fleet = 'deliv';
   example.channels.telegram.apiRoot = tg.url;
+  example.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }] };
   const config = parseConfig(example);
   fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: FRAN }, agents: {} });
   const sessions = new DynamoSessionRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames('deliv').sessions);
@@ -81,5 +83,38 @@ describe('delivery', () => {
     }
     expect(reason).toMatch(/^SESSION_NOT_OWNED/);
     expect(tg.calls('sendMessage')).toHaveLength(before);
+  });
+});
+
+describe('agent-to-agent relay through λ outbox', () => {
+  function send(from: string, body: Record<string, unknown>) {
+    const sessionKey = `agent:${from}:main`;
+    return sqs.send(
+      new SendMessageCommand({
+        QueueUrl: fleet.queues[from]!.outbox,
+        MessageBody: JSON.stringify({ v: 1, kind: 'agent_send', agentId: from, sessionKey, ts: 1, ...body }),
+        MessageGroupId: sessionKey,
+        MessageDeduplicationId: String(body.id),
+      }),
+    );
+  }
+
+  async function next(url: string, attributes = false) {
+    for (let i = 0; i < 20; i++) {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MessageAttributeNames: attributes ? ['All'] : undefined }));
+      if (Messages?.[0]) return Messages[0];
+    }
+    return undefined;
+  }
+
+  it('relays a permitted message into the target’s queue, and refuses a forbidden one with its reason', async () => {
+    // The example fleet allows fran → grif (see beforeAll) and nothing else.
+    await send('fran', { id: 'ask.1', toAgentId: 'grif', text: 'what is on the calendar?' });
+    const relayed = await next(fleet.queues.grif!.inbox);
+    expect(JSON.parse(relayed!.Body!)).toMatchObject({ kind: 'agent_message', id: 'am.ask.1', agentId: 'grif', fromAgentId: 'fran', replyTo: { sessionKey: 'agent:fran:main' }, hops: 1 });
+
+    await send('grif', { id: 'ask.2', toAgentId: 'ray', text: 'psst' });
+    const refused = await next(fleet.queues.grif!.outboxDlq, true);
+    expect(refused?.MessageAttributes?.reason?.StringValue).toMatch(/^RELAY_NOT_ALLOWED/);
   });
 });

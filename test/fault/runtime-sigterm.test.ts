@@ -31,7 +31,8 @@ describe('a runtime sent SIGTERM mid-turn', () => {
     await f.model.waitForRequests(before + 1, 15_000);
 
     expect(await r.kill('SIGTERM')).toBe(0);
-    expect(f.sent('finished while draining', 7101)).toBe(1);
+    // The answer was on the outbox before the process exited; delivery follows.
+    await expect.poll(() => f.sent('finished while draining', 7101), { timeout: 20_000 }).toBe(1);
     // The next runtime finds nothing left to redo.
     const next = f.launch();
     await next.waitFor((l) => l.msg === 'ready', 30_000);

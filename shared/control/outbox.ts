@@ -152,9 +152,26 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
       // The edge logs it once, with the record's ids, and has it retried.
       throw err;
     }
-    await deps.ledger.complete(key, deps.clock.now());
+    await completeSoon(deps, key);
   }
   deps.log.info('reply delivered', { ...ctx, parts: parts.length });
+}
+
+/**
+ * Marks a sent part delivered. This is the one write whose loss can double a message (the
+ * claim would lapse and the part be sent again), so a passing failure is retried a few
+ * times before the record is handed back for redelivery.
+ */
+async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.ledger.complete(key, deps.clock.now());
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      deps.log.warn('delivery not recorded yet; retrying', { key, attempt, ...errorFields(err) });
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
+  }
 }
 
 /** Best effort: a lost typing indicator is harmless, so it is never retried. */

@@ -143,3 +143,15 @@ describe('outbox', () => {
     expect(await deps.registry!.get('fran')).toMatchObject({ state: 'awake', lastHeartbeatAt: 5_000, version: '0.2.0', lastActivityAt: 5_000, lastError: 'model down' });
   });
 });
+
+describe('recording a delivery', () => {
+  it('retries a failed write of the delivered mark, so a passing fault does not send the part twice', async () => {
+    const { deps, sent } = setup();
+    const ledger = deps.ledger;
+    let failures = 2;
+    deps.ledger = { claim: (...a) => ledger.claim(...a), release: (k) => ledger.release(k), complete: async (k, n) => (failures-- > 0 ? Promise.reject(new Error('throttled')) : ledger.complete(k, n)) };
+    await processOutboxRecord(record(reply()), deps);
+    await processOutboxRecord(record(reply()), deps);
+    expect(sent).toHaveLength(1);
+  });
+});

@@ -1,6 +1,7 @@
 // Runs each agent's runtime as its own child process with only its own secrets in its
 // environment, restarts one that dies (with backoff) without touching the others, and
 // carries out the operator's lifecycle commands: restart, upgrade, hibernate, wake.
+import { LOCAL_MAX_RECEIVE_COUNT } from './control-plane.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -182,6 +183,7 @@ export class Supervisor {
         CLAWFLEET_RUNTIME_TOKEN: m.token,
         CLAWFLEET_SECRETS: JSON.stringify(spec.secrets),
         CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

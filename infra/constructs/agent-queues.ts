@@ -15,6 +15,7 @@ export interface AgentQueuesProps {
 }
 
 export class AgentQueues extends Construct {
+  readonly maxReceiveCount: number;
   readonly inbox: sqs.Queue;
   readonly inboxDlq: sqs.Queue;
   readonly outbox: sqs.Queue;
@@ -22,6 +23,7 @@ export class AgentQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: AgentQueuesProps) {
     super(scope, id);
+    this.maxReceiveCount = props.maxReceiveCount;
     const { fleet, agentId } = props;
     const fifo = (construct: string, queueName: string, extra: Partial<sqs.QueueProps> = {}) =>
       new sqs.Queue(this, construct, {

@@ -146,6 +146,8 @@ export class AgentRuntime extends Construct {
         CLAWFLEET_SECRET_ID: secret.secretName,
         CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
         CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
+        // Its queue's redrive count: the last receive tells the user instead of retrying.
+        CLAWFLEET_MAX_RECEIVE_COUNT: String(queues.maxReceiveCount),
       },
     });
     container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });

@@ -19,7 +19,7 @@ import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
 import { TranscriptStore } from './transcript.ts';
-import { defaultTurnLimits, runTurn } from './turn.ts';
+import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
 import { Worker, type ControlAction } from './worker.ts';
@@ -121,6 +121,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     waitSeconds: env.waitSeconds,
     maxConcurrent: env.maxSessions,
     handle: (envelope, signal) => runTurn(turnRequestFor(envelope), turnDeps, signal),
+    maxReceiveCount: env.maxReceiveCount,
+    giveUp: (envelope, attempts) => giveUpTurn(turnRequestFor(envelope), turnDeps, attempts),
     control,
     isFatal: isFatalReceiveError,
     onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),

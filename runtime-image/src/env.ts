@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),
   CLAWFLEET_WAIT_SECONDS: z.coerce.number().int().min(0).max(20).default(20),
+  /** The inbound queue's maxReceiveCount (its redrive policy): the last receive tells the asker. */
+  CLAWFLEET_MAX_RECEIVE_COUNT: z.coerce.number().int().min(2).max(1000).optional(),
   /** Sessions whose turns may run at once. */
   CLAWFLEET_MAX_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
   CLAWFLEET_TURN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3_600).default(600),
@@ -54,6 +56,7 @@ export interface RuntimeEnv {
   drainMs: number;
   visibilitySeconds: number;
   waitSeconds: number;
+  maxReceiveCount: number | undefined;
   maxSessions: number;
   turnTimeoutMs: number;
   heartbeatMs: number;
@@ -92,6 +95,7 @@ export function readRuntimeEnv(env: NodeJS.ProcessEnv): RuntimeEnv {
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,
+    maxReceiveCount: e.CLAWFLEET_MAX_RECEIVE_COUNT,
     maxSessions: e.CLAWFLEET_MAX_SESSIONS,
     turnTimeoutMs: e.CLAWFLEET_TURN_TIMEOUT_SECONDS * 1000,
     heartbeatMs: e.CLAWFLEET_HEARTBEAT_SECONDS * 1000,

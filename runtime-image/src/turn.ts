@@ -144,6 +144,30 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   return answered ? 'replied' : 'silent';
 }
 
+/**
+ * The last receive of a message that never got through (every earlier attempt died with
+ * the process): answer with what happened instead of trying again, so the asker is told
+ * rather than the message vanishing into the DLQ. A turn that did complete is re-sent.
+ */
+export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: number): Promise<'resent' | 'failed'> {
+  const done = deps.transcripts.entries(req.sessionKey).find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
+  if (done) {
+    await sendAnswer(req, done, deps);
+    return 'resent';
+  }
+  const record: TurnRecord = {
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    input: req.input,
+    messages: [],
+    failed: `working on it stopped this agent ${attempts - 1} times, so it was set aside`,
+  };
+  deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, 'failed', record.failed).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  return 'failed';
+}
+
 export function failureText(error: string): string {
   return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
 }

@@ -22,6 +22,10 @@ export interface WorkerDeps {
   clock: Clock;
   log: Logger;
   handle(envelope: WorkEnvelope, signal: AbortSignal): Promise<TurnOutcome>;
+  /** The queue's maxReceiveCount: its last receive is spent telling the asker, not retrying. */
+  maxReceiveCount?: number | undefined;
+  /** Answers a message that failed every attempt (see giveUpTurn). */
+  giveUp?(envelope: WorkEnvelope, attempts: number): Promise<'resent' | 'failed'>;
   /** drain: the worker has stopped taking work; reload: re-read what can change without a restart. */
   control(action: ControlAction): Promise<void>;
   /** Errors after which polling cannot succeed (queue gone, access denied): the process should exit non-zero. */
@@ -145,6 +149,17 @@ export class Worker {
     }
 
     const work = envelope;
+    const { maxReceiveCount, giveUp } = this.deps;
+    if (maxReceiveCount !== undefined && giveUp && m.receiveCount >= maxReceiveCount) {
+      // Every earlier attempt died with its process (a finished turn would have deleted
+      // it): tell the asker and park it with the reason, rather than let the queue's
+      // redrive move it away unannounced on the next receive.
+      const outcome = await this.inSession(work.sessionKey, () => giveUp(work, m.receiveCount));
+      if (outcome === 'failed') await this.deps.deadLetters.put(m.body, `GAVE_UP: received ${m.receiveCount} times without a finished turn`, work.sessionKey);
+      await inbox.delete(m.receipt);
+      log.warn('message set aside after repeated failures; the asker was told', { envelopeId: work.id, receiveCount: m.receiveCount, outcome });
+      return;
+    }
     const stopKeepAlive = this.keepAlive(m, work);
     let outcome: TurnOutcome;
     try {

@@ -123,6 +123,8 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
     CLAWFLEET_WAIT_SECONDS: '1',
     CLAWFLEET_DRAIN_SECONDS: '5',
     CLAWFLEET_MODEL_RETRY_BASE_MS: '100',
+    // As the CDK app does: the runtime knows its queue's redrive count.
+    ...(opts.maxReceiveCount ? { CLAWFLEET_MAX_RECEIVE_COUNT: String(opts.maxReceiveCount) } : {}),
     AWS_ENDPOINT_URL: aws.endpoint,
     AWS_REGION: aws.region,
     AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,

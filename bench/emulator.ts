@@ -1,0 +1,38 @@
+// The emulator for benchmarks: the one at AWS_ENDPOINT_URL, or MiniStack from the test
+// harness's venv started on a free port (run `npm test` once to install it).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+export async function emulator(): Promise<{ endpoint: string; proc?: ChildProcess }> {
+  if (process.env.AWS_ENDPOINT_URL) return { endpoint: process.env.AWS_ENDPOINT_URL };
+  const python = join(root, '.cache/ministack-venv/bin/python');
+  if (!existsSync(python)) throw new Error('MiniStack is not installed: run `npm test` once, or set AWS_ENDPOINT_URL');
+  const port = await freePort();
+  const tmp = mkdtempSync(join(tmpdir(), 'cf-bench-emu-'));
+  const proc = spawn(python, ['-m', 'ministack'], {
+    env: { PATH: process.env.PATH, GATEWAY_PORT: String(port), BIND_HOST: '127.0.0.1', MINISTACK_HOST: '127.0.0.1', PERSIST_STATE: '0', S3_PERSIST: '0', TMPDIR: tmp, STATE_DIR: tmp, S3_DATA_DIR: tmp },
+    stdio: 'ignore',
+    detached: true,
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${endpoint}/_ministack/health`).then((r) => r.ok, () => false)) return { endpoint, proc };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('MiniStack did not start');
+}

@@ -29,8 +29,12 @@ export interface CostEstimate {
   dynamo: number;
   secrets: number;
   logs: number;
+  /** Public IPv4 addresses of the running tasks. */
+  ipv4: number;
   computeConfigured: number;
   total: number;
+  /** The single VM the fleet replaces. */
+  vm: number;
 }
 
 export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number): CostEstimate {
@@ -74,6 +78,7 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   // ~2 KB of log per message handled, ~50 MB per awake agent-month of idle noise.
   const logs = ((messages * 2) / 1e6 + (awakeHours / HOURS_PER_MONTH) * 0.05) * P.logsIngestGb;
   const computeConfigured = agents.reduce((s, a) => s + a.configured, 0);
+  const ipv4 = awakeHours * P.publicIpv4Hour;
   return {
     agents: agents.map(({ awakeHours: _h, ...a }) => a),
     lambda,
@@ -81,8 +86,11 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     dynamo,
     secrets,
     logs,
+    ipv4,
     computeConfigured,
-    total: computeConfigured + lambda + sqs + dynamo + secrets + logs,
+    total: computeConfigured + lambda + sqs + dynamo + secrets + logs + ipv4,
+    /** The single VM the fleet replaces, for comparison: t3.large, 30 GB gp3, one public IPv4. */
+    vm: HOURS_PER_MONTH * (P.t3LargeHour + P.publicIpv4Hour) + 30 * P.gp3GbMonth,
   };
 }
 
@@ -120,18 +128,23 @@ export const costCommand: Command = {
         ['DynamoDB on-demand', money(e.dynamo)],
         ['Secrets Manager', `${money(e.secrets)} (${e.agents.length + 3} secrets)`],
         ['CloudWatch Logs', money(e.logs)],
+        ['Public IPv4', `${money(e.ipv4)} (one per running task)`],
       ]),
     );
     const allOn = e.agents.reduce((s, a) => s + a.onDemandAlwaysOn, 0);
     const allSpot = e.agents.reduce((s, a) => s + a.spotAlwaysOn, 0);
     const shared = e.lambda + e.sqs + e.dynamo + e.secrets + e.logs;
-    io.out(`\nTotal as configured: ${money(e.total)}/month  (everything always on: ${money(allOn + shared)}; always on with Spot: ${money(allSpot + shared)})`);
+    const allIpv4 = e.agents.length * HOURS_PER_MONTH * P.publicIpv4Hour;
+    io.out(
+      `\nTotal as configured: ${money(e.total)}/month  (everything always on: ${money(allOn + shared + allIpv4)}; always on with Spot: ${money(allSpot + shared + allIpv4)})`,
+    );
+    io.out(`For comparison, the one VM a single OpenClaw gateway runs on (t3.large on demand, 30 GB gp3, public IPv4): ${money(e.vm)}/month.`);
     io.out(`Not included: NAT gateways (none by default), data transfer, model API usage.`);
     io.out(
       `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/prices.ts): Fargate $${P.fargateVcpuHour}/vCPU-h + $${P.fargateGbHour}/GB-h; ` +
         `Fargate Spot ~$${P.fargateSpotVcpuHour}/vCPU-h + $${P.fargateSpotGbHour}/GB-h (varies); Lambda $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +
         `SQS FIFO $0.50/M requests (1M free); DynamoDB $0.625/M writes, $0.125/M reads; Secrets Manager $${P.secretMonth}/secret-month + $${P.secretPer10kCalls}/10k calls; ` +
-        `CloudWatch Logs $${P.logsIngestGb}/GB ingested.`,
+        `CloudWatch Logs $${P.logsIngestGb}/GB ingested; public IPv4 $${P.publicIpv4Hour}/h; t3.large $${P.t3LargeHour}/h, gp3 $${P.gp3GbMonth}/GB-month.`,
     );
     return EXIT.ok;
   },

@@ -26,6 +26,11 @@ export const PRICES = {
   secretPer10kCalls: 0.05,
   /** CloudWatch Logs ingestion per GB. */
   logsIngestGb: 0.5,
+  /** A public IPv4 address per hour: each running task has one (public subnets, no NAT). */
+  publicIpv4Hour: 0.005,
+  /** What the fleet replaces: one OpenClaw gateway VM, a t3.large on demand with a 30 GB gp3 disk. */
+  t3LargeHour: 0.0832,
+  gp3GbMonth: 0.08,
 } as const;
 
 export const HOURS_PER_MONTH = 730;

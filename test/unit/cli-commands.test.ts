@@ -104,6 +104,9 @@ describe('clawfleet', () => {
     expect(text).toMatch(/fran .*hibernating, 2h\/day awake/);
     expect(text).toContain(`as of ${PRICES_DATE}`);
     expect(text).toMatch(/Secrets Manager\s+\$2\.\d\d \(7 secrets\)/);
+    // Four tasks' addresses: jerry all month, three light agents 2 h a day.
+    expect(text).toMatch(/Public IPv4\s+\$4\.\d\d \(one per running task\)/);
+    expect(text).toMatch(/t3\.large on demand, 30 GB gp3, public IPv4\): \$67\/month/);
     expect(await runCli(['cost', '--awake-hours-per-day', '25'], captureIO({ cwd: workdir() }))).toBe(2);
   });
 

@@ -4,6 +4,7 @@
 // every provider and TypeBox's compiler (~0.4 s, ~30 MB here), one provider ~0.1 s.
 import type { AssistantMessage, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
 import type { ProviderConfig } from '../../shared/config/schema.ts';
+import { noteRetryAfter, type ResponseNotes } from './retry-after.ts';
 
 /** What the model is told about one tool: a JSON Schema for its arguments. */
 export interface ToolSpec {
@@ -93,37 +94,44 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
     async complete(req) {
       const context: Context = { systemPrompt: req.systemPrompt, messages: req.messages, ...(req.tools.length > 0 ? { tools: req.tools as Context['tools'] } : {}) };
       let reply: AssistantMessage;
+      const notes: ResponseNotes = {};
       try {
         stream ??= loaders[api]();
         const fn = await stream;
         // maxRetries 0: the SDKs would otherwise retry 408/409/429/5xx on their own, ignoring
         // our cap; retries with backoff and fallbacks are the retrying model's job.
-        reply = await fn(model, context, {
-          apiKey: opts.apiKey ?? '',
-          signal: req.signal,
-          maxRetries: 0,
-          ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-        }).result();
+        reply = await noteRetryAfter(notes, () =>
+          fn(model, context, {
+            apiKey: opts.apiKey ?? '',
+            signal: req.signal,
+            maxRetries: 0,
+            ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+          }).result(),
+        );
       } catch (err) {
         stream = undefined;
         return { ok: false, error: (err as Error).message, retriable: true };
       }
       if (reply.stopReason === 'aborted') return { ok: false, error: 'aborted', retriable: false };
-      if (reply.stopReason === 'error') return classifyFailure(reply.errorMessage ?? 'the provider reported an error');
+      if (reply.stopReason === 'error') return classifyFailure(reply.errorMessage ?? 'the provider reported an error', notes.retryAfterSeconds);
       return { ok: true, message: reply };
     },
   };
 }
 
-/** Decides from the provider's message whether asking again can help. */
-export function classifyFailure(error: string): ModelFailure {
+/**
+ * Decides from the provider's message whether asking again can help. The wait the
+ * provider asked for comes from its response headers when they were seen (retry-after.ts),
+ * else from the message text.
+ */
+export function classifyFailure(error: string, retryAfterHeader?: number): ModelFailure {
   const status = /^(\d{3})\b/.exec(error)?.[1];
   const code = status ? Number(status) : undefined;
   const retryAfter = /retry[- ]after[":\s]+(\d+(?:\.\d+)?)/i.exec(error)?.[1];
   let retriable: boolean;
   if (code !== undefined) retriable = code === 408 || code === 409 || code === 429 || code >= 500;
   else retriable = /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|terminated|premature/i.test(error);
-  return { ok: false, error: error.length > 500 ? `${error.slice(0, 500)}…` : error, retriable, retryAfterSeconds: retryAfter ? Number(retryAfter) : undefined };
+  return { ok: false, error: error.length > 500 ? `${error.slice(0, 500)}…` : error, retriable, retryAfterSeconds: retryAfterHeader ?? (retryAfter ? Number(retryAfter) : undefined) };
 }
 
 /** The text of an assistant message (its text blocks, joined). */

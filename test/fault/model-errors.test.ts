@@ -16,7 +16,7 @@ const requestsFor = (text: string) => f.model.requests().filter((q) => q.lastUse
 const failureNotes = (chat: number) => f.tg.calls('sendMessage').filter((c) => c.params.chat_id === chat && String(c.params.text).startsWith('⚠️ I could not answer that message'));
 
 beforeAll(async () => {
-  f = await startFaultFleet({ fleet: 'model', senders: [7201, 7202, 7203, 7204] });
+  f = await startFaultFleet({ fleet: 'model', senders: [7201, 7202, 7203, 7204, 7205] });
   await f.launch().waitFor((l) => l.msg === 'ready', 30_000);
 });
 
@@ -39,9 +39,14 @@ describe('a model API that fails', () => {
     expect(failureNotes(7202)).toHaveLength(0);
   });
 
-  // Not so today: pi-ai's error carries the status and body text but no response headers,
-  // and classifyFailure (runtime-image/src/model.ts) reads a retry-after only from that text.
-  it.todo('waits at least the Retry-After header of a 429 before asking again');
+  it('waits at least the Retry-After header of a 429 before asking again', async () => {
+    // 3 s: longer than the first backoff (at most 1 s), so only the header can explain the wait.
+    f.model.script({ error: { status: 429, headers: { 'retry-after': '3' } } });
+    await ask(7205, 'after a 429 asking for 3 s');
+    await expect.poll(() => f.sent('echo: after a 429 asking for 3 s', 7205), { timeout: 20_000 }).toBe(1);
+    const [first, second] = requestsFor('after a 429 asking for 3 s');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(2_990);
+  });
 
   it('that keeps answering 500 ends the turn with one clear failure note to the user', async () => {
     f.model.script(...Array.from({ length: 3 }, () => ({ error: { status: 500 } })));

@@ -102,7 +102,9 @@ async function measure(label: string, extraEnv: Record<string, string>): Promise
       MessageDeduplicationId: id,
       MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: sent, text: `turn ${i}`, from: { channel: 'local' } }),
     }));
+    const deadline = Date.now() + 30_000;
     for (let found = false; !found; ) {
+      if (Date.now() > deadline) throw new Error(`no reply to ${id} within 30 s; the runtime said:\n${runtime.output().slice(-3000)}`);
       const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: q.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['SentTimestamp'] }));
       for (const m of Messages) {
         const e = JSON.parse(m.Body!) as { kind: string; inReplyTo?: string };

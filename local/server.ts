@@ -46,6 +46,12 @@ export interface LocalServer extends Server {
    * lets a waiting poll finish before it exits), and so are any it starts until `false`.
    */
   draining(agentId: string, on: boolean): void;
+  /**
+   * The agent's runtime process has exited: its waiting long polls are answered (empty) at
+   * once, so none of them takes a message for a reader that is gone — their sockets' close
+   * may reach us after a message has arrived, which would hide it for the visibility timeout.
+   */
+  runtimeGone(agentId: string): void;
 }
 
 class HttpError extends Error {
@@ -128,6 +134,8 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         // The runtime may die mid-poll: stop waiting, and hand back anything taken for it.
         const abort = new AbortController();
         res.once('close', () => abort.abort());
+        // Gone already while its body was read: 'close' came before the listener above.
+        if (req.socket.destroyed) abort.abort();
         // A stopping runtime waits for its poll: end the wait (an empty answer) so it exits now.
         const drain = new AbortController();
         const agentPolls = polls.get(agentId) ?? new Set<AbortController>();
@@ -247,6 +255,9 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
     draining(agentId: string, on: boolean) {
       if (!on) return void draining.delete(agentId);
       draining.add(agentId);
+      for (const poll of polls.get(agentId) ?? []) poll.abort();
+    },
+    runtimeGone(agentId: string) {
       for (const poll of polls.get(agentId) ?? []) poll.abort();
     },
   });

@@ -14,10 +14,13 @@ export interface LongPollOptions {
 export async function longPoll<T>(take: () => T | undefined, opts: LongPollOptions): Promise<T | undefined> {
   const deadline = opts.now() + opts.waitSeconds * 1000;
   for (;;) {
+    // Checked before taking: a caller that gave up (its reader gone) must not be handed a
+    // message, which would stay hidden for its visibility timeout with nobody working on it.
+    if (opts.signal?.aborted) return undefined;
     const item = take();
     if (item !== undefined) return item;
     const left = deadline - opts.now();
-    if (left <= 0 || opts.signal?.aborted) return undefined;
+    if (left <= 0) return undefined;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);

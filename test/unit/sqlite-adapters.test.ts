@@ -115,6 +115,17 @@ describe.each(queueImpls)('%s', (_name, make) => {
     expect((await polled)[0]!.body).toBe('late');
     expect(Date.now() - started).toBeLessThan(2_000);
   });
+
+  it('hands nothing to a long poll whose caller gave up, even when the abort and a message come together', async () => {
+    const q = make(Date.now);
+    const gaveUp = new AbortController();
+    const polled = q.receive(5, gaveUp.signal);
+    // A dead runtime: its poll is aborted, then its messages are released (which wakes polls).
+    gaveUp.abort();
+    q.push('for the next runtime', 'g', 'next-id');
+    expect(await polled).toEqual([]);
+    expect((await q.receive(0))[0]!.body).toBe('for the next runtime');
+  });
 });
 
 const dedupeImpls: [string, (now: () => number) => InboundDedupe][] = [

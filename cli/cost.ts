@@ -66,8 +66,9 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   // Lambda: webhook + outbox (reply, typing, status) per message, health each minute; 512 MB, ~200 ms.
   const invocations = messages * 4 + HOURS_PER_MONTH * 60;
   const lambda = invocations * P.lambdaRequest + invocations * 0.5 * 0.2 * P.lambdaGbSecond;
-  // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; long polls of 20 s while awake.
-  const sqsRequests = messages * 10 + awakeHours * 180;
+  // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; while
+  // awake, a 20 s long poll per session slot (4, CLAWFLEET_MAX_SESSIONS' default).
+  const sqsRequests = messages * 10 + awakeHours * 180 * 4;
   const sqs = Math.max(0, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest;
   // DynamoDB: dedupe read+write, session write+read, 2 delivery writes per message; health reads each minute per agent.
   const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + HOURS_PER_MONTH * 60 * n * P.dynamoRead;

@@ -4,6 +4,12 @@
 // back while one of its messages is in flight; the per-session chain here is the
 // backstop). On stop it finishes turns in flight within the drain time, else releases
 // their messages for the next runtime: a message is never deleted unanswered.
+//
+// Each session slot is its own loop: a long poll for one message, its turn, the next poll.
+// FIFO hides a group while its message is in flight, so every idle slot's poll brings
+// another session's message and turns of different sessions start together, not one
+// receive round trip apart (as Lambda's SQS pollers do). The price is a few more empty
+// long polls while idle: three a minute per slot.
 import { EnvelopeError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelopes.ts';
@@ -50,7 +56,7 @@ export class Worker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sessions = new Map<string, Promise<unknown>>();
   private loop: Promise<void> | undefined;
-  private slotFreed: (() => void) | undefined;
+  private fatal = false;
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -71,7 +77,6 @@ export class Worker {
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
     this.stopSignal.abort();
-    this.slotFreed?.();
     const overstay = setTimeout(() => this.pollAbort.abort(), ((this.deps.waitSeconds ?? 20) + 5) * 1000);
     if (this.inFlight.size > 0) {
       const timer = setTimeout(() => this.turnAbort.abort(), drainMs);
@@ -83,14 +88,15 @@ export class Worker {
   }
 
   private async run(): Promise<void> {
+    const slots = Math.max(1, this.deps.maxConcurrent ?? 4);
+    await Promise.all(Array.from({ length: slots }, () => this.slot()));
+  }
+
+  /** One session slot: receive a message, see its turn through, receive the next. */
+  private async slot(): Promise<void> {
     const { log } = this.deps;
-    const max = this.deps.maxConcurrent ?? 4;
     let failures = 0;
     while (!this.stopping) {
-      if (this.inFlight.size >= max) {
-        await new Promise<void>((resolve) => (this.slotFreed = resolve));
-        continue;
-      }
       let messages: ReceivedMessage[];
       try {
         messages = await this.deps.inbox.receive(this.deps.waitSeconds ?? 20, this.pollAbort.signal);
@@ -98,8 +104,13 @@ export class Worker {
       } catch (err) {
         if (this.stopping) break;
         if (this.deps.isFatal?.(err)) {
-          log.error('cannot receive from the inbox; giving up', errorFields(err));
-          this.deps.onFatal?.(err);
+          // Every slot sees the same error; the process is told once.
+          this.stopping = true;
+          if (!this.fatal) {
+            this.fatal = true;
+            log.error('cannot receive from the inbox; giving up', errorFields(err));
+            this.deps.onFatal?.(err);
+          }
           break;
         }
         failures++;
@@ -114,11 +125,9 @@ export class Worker {
       for (const m of messages) {
         const p: Promise<void> = this.process(m)
           .catch((err) => log.error('message left for redelivery', errorFields(err)))
-          .finally(() => {
-            this.inFlight.delete(p);
-            this.slotFreed?.();
-          });
+          .finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
+        await p;
       }
     }
   }

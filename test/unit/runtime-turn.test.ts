@@ -380,6 +380,38 @@ describe('the worker', () => {
     await w.stop(1000);
   });
 
+  it('keeps a long poll waiting for every free session slot, so a second session never waits for a receive round trip', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const model: ModelClient = {
+      label: 'gated', contextWindow: 1e5,
+      async complete() {
+        await gate;
+        return { ok: true, message: assistantMessage('gated/x', [{ type: 'text', text: 'done' }]) };
+      },
+    };
+    const { w, inbox, push, replies } = worker(model, { maxConcurrent: 3 });
+    let polling = 0;
+    const receive = inbox.receive.bind(inbox);
+    inbox.receive = async (...args: Parameters<typeof receive>) => {
+      polling++;
+      try {
+        return await receive(...args);
+      } finally {
+        polling--;
+      }
+    };
+    w.start();
+    await expect.poll(() => polling).toBe(3);
+    push(message(1, 'a1', 'agent:fran:a'));
+    await expect.poll(() => w.busy).toBe(1);
+    await expect.poll(() => polling).toBe(2);
+    open();
+    await expect.poll(() => replies().length).toBe(1);
+    await expect.poll(() => polling).toBe(3);
+    await w.stop(1000);
+  });
+
   it('on stop, releases a turn that cannot finish within the drain time, unanswered and not deleted', async () => {
     const slow: ModelClient = {
       label: 'slow', contextWindow: 1e5,

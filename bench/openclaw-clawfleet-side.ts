@@ -6,10 +6,7 @@
 //   runtime process per agent, with a state directory and secrets file of its own.
 // Model providers point at the bench's fake model server, with a key per agent, so each
 // runtime loads its real provider module as it would with a real key.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSecretName } from '../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../shared/config/resolve.ts';
@@ -33,38 +30,6 @@ export function fakeKeys(fleet: FleetConfig, agentId: string): Record<string, st
   const primary = resolveAgent(fleet, agentId).model?.primary ?? '';
   const secret = fleet.models.providers[primary.slice(0, primary.indexOf('/'))]?.apiKeySecret;
   return secret ? { [secret]: `sk-clawfleet-bench-${agentId}-not-a-real-key` } : {};
-}
-
-/** The runtime channel reduced to "nothing to do": a receive waits as long as asked and returns no message. */
-export async function idleControlChannel(): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const reply = () => res.writeHead(200, { 'content-type': 'application/json' }).end(req.url === '/runtime/receive' ? '{"messages":[]}' : '{}');
-      if (req.url !== '/runtime/receive') return reply();
-      let waitSeconds = 1;
-      try {
-        waitSeconds = Number((JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { waitSeconds?: number }).waitSeconds ?? 1);
-      } catch {
-        // a malformed body waits the default
-      }
-      const timer = setTimeout(reply, waitSeconds * 1000);
-      res.on('close', () => clearTimeout(timer));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
-
-/** Builds the image's bundle into `dir`/dist, with the workspace template at `dir`/templates where the bundle looks for it. */
-export function buildRuntimeBundle(repo: string, dir: string): string {
-  execFileSync(process.execPath, [join(repo, 'runtime-image/build.mjs'), join(dir, 'dist')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  cpSync(join(repo, 'runtime-image/templates'), join(dir, 'templates'), { recursive: true });
-  return join(dir, 'dist', 'main.mjs');
 }
 
 const readyLine = (line: string) => line.includes('"msg":"ready"');

@@ -16,10 +16,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { start as startModel } from '../test/support/fake-model.ts';
-import { buildRuntimeBundle, idleControlChannel, localFleetSpec, runtimeSpec, withFakeModel } from './openclaw-clawfleet-side.ts';
+import { freePort } from './emulator.ts';
+import { localFleetSpec, runtimeSpec, withFakeModel } from './openclaw-clawfleet-side.ts';
 import { assertGatewayReady, gatewaySpec } from './openclaw-gateway.ts';
 import { ensureOpenclaw, type OpenclawInstall } from './openclaw-install.ts';
-import { freePort, loadAverage, measureGroup, median, type GroupSample, type ProcessSpec } from './openclaw-measure.ts';
+import { loadAverage, measureGroup, median, type GroupSample, type ProcessSpec } from './openclaw-measure.ts';
+import { buildRuntimeBundle, idleControlChannel } from './runtime-harness.ts';
 
 const RUNS = Number(process.argv[2] ?? 5);
 if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 50) {

@@ -5,8 +5,8 @@
 // the CPU time they used, which on a shared machine varies less with load than wall time.
 // Then stop them all, their children included.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { processTree, treeUsage } from './proc-usage.ts';
 
 export interface ProcessSpec {
   name: string;
@@ -30,73 +30,6 @@ export interface GroupSample {
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-function descendants(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name in field 2 may hold spaces or parentheses: the fields after the last ')' are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return children;
-}
-
-/** The pid and every process below it. */
-export function processTree(pid: number): number[] {
-  const children = descendants();
-  const out: number[] = [];
-  const walk = (p: number) => {
-    out.push(p);
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
-  return out;
-}
-
-function readKb(file: string, field: string): number {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(file, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-const CLOCK_TICKS = 100; // USER_HZ on Linux
-
-/** utime + stime + cutime + cstime, in seconds. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields.slice(11, 15).reduce((s, f) => s + Number(f), 0) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-export function treeUsage(pid: number): { rssKb: number; pssKb: number; cpuSeconds: number; processes: number } {
-  const pids = processTree(pid);
-  return {
-    rssKb: pids.reduce((s, p) => s + readKb(`/proc/${p}/status`, 'VmRSS'), 0),
-    pssKb: pids.reduce((s, p) => s + readKb(`/proc/${p}/smaps_rollup`, 'Pss'), 0),
-    cpuSeconds: pids.reduce((s, p) => s + cpuSeconds(p), 0),
-    processes: pids.length,
-  };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 interface Running {
   spec: ProcessSpec;

@@ -4,58 +4,18 @@
 // to a stub of the local control plane's channel that never has work, so it stays idle.
 //   npx tsx bench/runtime-start.ts [runs]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
 import { parseConfig } from '../shared/config/load.ts';
 import { runtimeConfigFor } from '../shared/config/resolve.ts';
+import { readKb, treeUsage } from './proc-usage.ts';
+import { buildRuntimeBundle, idleControlChannel } from './runtime-harness.ts';
 
 const RUNS = Number(process.argv[2] ?? 5);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const mcpPkg = (n: string) => join(root, 'node_modules/@modelcontextprotocol', n, 'dist/index.js');
-
-/** The local control plane's runtime channel, reduced to "no work": receive waits and returns nothing. */
-async function stubControlPlane(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      if (req.url === '/runtime/receive') {
-        const { waitSeconds } = JSON.parse(body || '{}') as { waitSeconds?: number };
-        const t = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"messages":[]}'), (waitSeconds ?? 1) * 1000);
-        req.on('close', () => clearTimeout(t));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
-}
-
-/** RSS of a process and all its descendants. */
-function treeRssKb(pid: number): number {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      // gone
-    }
-  }
-  const walk = (p: number): number => rssKb(p) + (children.get(p) ?? []).reduce((s, c) => s + walk(c), 0);
-  return walk(pid);
-}
 
 async function once(cmd: string[], env: Record<string, string>): Promise<{ readyMs: number; rssMb: number; treeMb: number }> {
   const started = performance.now();
@@ -72,8 +32,8 @@ async function once(cmd: string[], env: Record<string, string>): Promise<{ ready
   });
   // Idle: the provider modules load just after ready; let that and GC settle.
   await new Promise((r) => setTimeout(r, 3_000));
-  const rssMb = rssKb(child.pid!) / 1024;
-  const treeMb = treeRssKb(child.pid!) / 1024;
+  const rssMb = readKb(`/proc/${child.pid}/status`, 'VmRSS') / 1024;
+  const treeMb = treeUsage(child.pid!).rssKb / 1024;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
@@ -82,11 +42,9 @@ async function once(cmd: string[], env: Record<string, string>): Promise<{ ready
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const cp = await stubControlPlane();
+const cp = await idleControlChannel();
 const dist = mkdtempSync(join(tmpdir(), 'cf-bench-dist-'));
-execFileSync(process.execPath, [join(root, 'runtime-image/build.mjs'), join(dist, 'dist')]);
-// The bundle finds the workspace template at ../templates, as in the image.
-execFileSync('cp', ['-r', join(root, 'runtime-image/templates'), join(dist, 'templates')]);
+buildRuntimeBundle(root, dist);
 
 const example = JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'));
 const plain = runtimeConfigFor(parseConfig(example), 'fran');
@@ -129,5 +87,5 @@ for (const [name, cmd] of Object.entries(entries)) {
     console.log(`${name.padEnd(46)} ${label.padEnd(16)} ready ${r('readyMs').toFixed(0).padStart(5)} ms   idle RSS ${r('rssMb').toFixed(0).padStart(4)} MB (runtime)  ${r('treeMb').toFixed(0).padStart(4)} MB (with children)`);
   }
 }
-cp.server.close();
+await cp.close();
 rmSync(dist, { recursive: true, force: true });

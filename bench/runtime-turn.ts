@@ -3,17 +3,21 @@
 // process and the AWS emulator, with an instant model — the offline model (in-process)
 // and the fake OpenAI server on loopback (real HTTP, SSE and the provider adapter).
 // Uses AWS_ENDPOINT_URL if set, else starts MiniStack from .cache/ministack-venv (run
-// `npm test` once to install it).
+// `npm test` once to install it). Then the same with SQS on ElasticMQ (bench/elasticmq.ts,
+// installed on demand; rows skipped if it cannot be) and the rest on MiniStack: MiniStack
+// re-checks a waiting long poll every 100 ms, ElasticMQ answers it when a message arrives.
 //   npx tsx bench/runtime-turn.ts [turns]
 import { emulator } from './emulator.ts';
+import { elasticmq, ELASTICMQ_VERSION } from './elasticmq.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseConfig } from '../shared/config/load.ts';
 import { runtimeConfigFor } from '../shared/config/resolve.ts';
-import { provisionFleet } from '../test/support/provision.ts';
+import { provisionFleet, type AgentQueueUrls } from '../test/support/provision.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
 import { startRuntime } from '../test/support/runtime-process.ts';
 import { start as startModel } from '../test/support/fake-model.ts';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../shared/adapters/memory/in-memory-queues.ts';
@@ -70,10 +74,14 @@ const example = JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'));
 example.fleet = 'bench';
 example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
 const config = parseConfig(example);
-const fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-bench-0123456789abcdef' } } });
-const q = fleet.queues.fran!;
+const secrets = { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-bench-0123456789abcdef' } } };
+const fleet = await provisionFleet(aws, config, secrets);
 
-async function measure(label: string, extraEnv: Record<string, string>): Promise<void> {
+/** Where a row's queues live: the SQS client the bench sends and reads with, and the fleet whose queues they are. */
+interface SqsTarget { sqs: SQSClient; config: FleetConfig; q: AgentQueueUrls }
+const ministack: SqsTarget = { sqs, config, q: fleet.queues.fran! };
+
+async function measure(label: string, extraEnv: Record<string, string>, { sqs, config, q }: SqsTarget = ministack): Promise<void> {
   const runtime = startRuntime({
     CLAWFLEET_AGENT_ID: 'fran',
     CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
@@ -128,5 +136,32 @@ console.log(`Inbound message → reply on the outbox, one session, sequential tu
 await measure('offline model (in-process, instant)', { CLAWFLEET_OFFLINE_MODEL: 'bench' });
 await measure('fake OpenAI server on loopback (streamed)', {});
 await measure('offline model, runtime short-polling', { CLAWFLEET_OFFLINE_MODEL: 'bench', CLAWFLEET_WAIT_SECONDS: '0' });
+
+/** JIT-compiles ElasticMQ's request path first, so its rows measure a warm JVM (MiniStack is CPython: nothing to warm). */
+async function warmUp(client: SQSClient): Promise<void> {
+  const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'bench-warmup.fifo', Attributes: { FifoQueue: 'true' } }));
+  for (let i = 0; i < 300; i++) {
+    await client.send(new SendMessageCommand({ QueueUrl, MessageGroupId: 'g', MessageDeduplicationId: `w${i}`, MessageBody: 'warm-up' }));
+    const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
+    for (const m of Messages) await client.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: m.ReceiptHandle! }));
+  }
+}
+
+const emq = await elasticmq({ region: aws.region, accountId: aws.accountId }).catch((e: Error) => {
+  console.log(`ElasticMQ rows skipped: ${e.message}`);
+  return undefined;
+});
+if (emq) {
+  // A fleet of its own name: its secret and tables go to MiniStack beside the first one's, its queues to ElasticMQ.
+  const emqConfig = parseConfig({ ...example, fleet: 'bench-emq' });
+  const emqFleet = await provisionFleet(aws, emqConfig, secrets, { sqsEndpoint: emq.endpoint });
+  const target: SqsTarget = { sqs: new SQSClient({ ...aws, endpoint: emq.endpoint }), config: emqConfig, q: emqFleet.queues.fran! };
+  await warmUp(target.sqs);
+  console.log(`SQS on ElasticMQ ${ELASTICMQ_VERSION} at ${emq.endpoint} (AWS_ENDPOINT_URL_SQS), Secrets Manager on MiniStack`);
+  const onElasticmq = { CLAWFLEET_OFFLINE_MODEL: 'bench', AWS_ENDPOINT_URL_SQS: emq.endpoint };
+  await measure('ElasticMQ for SQS, runtime long-polling (20 s), offline model', onElasticmq, target);
+  await measure('ElasticMQ for SQS, short-polling', { ...onElasticmq, CLAWFLEET_WAIT_SECONDS: '0' }, target);
+  emq.stop();
+}
 await model.close();
 if (emu.proc) process.kill(-emu.proc.pid!, 'SIGTERM');

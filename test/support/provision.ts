@@ -50,10 +50,13 @@ export async function provisionFleet(
   env: AwsTestEnv,
   config: FleetConfig,
   secrets: { telegram: Record<string, string>; agents: Record<string, Record<string, string>> },
-  /** ecs: also create the cluster and one service per agent (desired count 1 if always on, else 0). */
-  opts: { maxReceiveCount?: number; ecs?: boolean } = {},
+  /**
+   * ecs: also create the cluster and one service per agent (desired count 1 if always on, else 0).
+   * sqsEndpoint: create the queues in another SQS emulator than the rest (as AWS_ENDPOINT_URL_SQS points a runtime).
+   */
+  opts: { maxReceiveCount?: number; ecs?: boolean; sqsEndpoint?: string } = {},
 ): Promise<ProvisionedFleet> {
-  const sqs = new SQSClient(env);
+  const sqs = new SQSClient(opts.sqsEndpoint ? { ...env, endpoint: opts.sqsEndpoint } : env);
   const dynamo = new DynamoDBClient(env);
   const sm = new SecretsManagerClient(env);
   const queues: Record<string, AgentQueueUrls> = {};

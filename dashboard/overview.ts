@@ -27,10 +27,10 @@ function heartbeatCell(a: AgentSummary, now: number): Html {
   return html`<td class="${stale ? 'warn' : ''}" title="${isoTime(a.lastHeartbeatAt)}">${a.state === 'asleep' && !a.lastHeartbeatAt ? '—' : ago(a.lastHeartbeatAt, now)}</td>`;
 }
 
-function agentRow(a: AgentSummary, now: number): Html {
+function agentRow(a: AgentSummary, now: number, chat: boolean): Html {
   return html`<tr class="agent-row r-${a.state}" data-agent="${a.id}" data-state="${a.state}">
 <td class="st">${stateBadge(a, now)}</td>
-<td class="who"><a href="/agents/${a.id}"><strong>${a.name}</strong></a> <small>${a.id}</small></td>
+<td class="who"><a href="/agents/${a.id}"><strong>${a.name}</strong></a> <small>${a.id}</small>${chat ? html` <a class="chat-link" href="/agents/${a.id}#chat">chat</a>` : ''}</td>
 <td class="model"><span>${a.model ?? '—'}</span><small>${profileLabel(a.profile)}</small></td>
 ${heartbeatCell(a, now)}
 ${queueCell(a)}
@@ -65,7 +65,7 @@ export function overviewFragment(view: FleetView): Html {
   return html`${summary(view)}
 <table class="fleet">
 <thead><tr><th>state</th><th>agent</th><th>model · compute</th><th>heartbeat</th><th class="num">queue</th><th class="num">DLQ</th><th>turns · 24 h</th><th>queue · 24 h</th><th>last error</th><th></th></tr></thead>
-<tbody>${view.agents.map((a) => agentRow(a, view.now))}</tbody>
+<tbody>${view.agents.map((a) => agentRow(a, view.now, view.chat))}</tbody>
 </table>
 ${pairingList(view.pairings, view.now)}`;
 }

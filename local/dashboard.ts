@@ -16,7 +16,8 @@ export const localAgentState = (s: RuntimeState | string): AgentState => STATE[s
 export interface LocalDashboardInputs {
   cp: LocalControlPlane;
   log: Logger;
-  adminToken: string;
+  /** The sign-in token when the secrets file sets no DASHBOARD_TOKEN (local/dashboard-token.ts). */
+  dashboardToken: string;
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
 }
@@ -33,7 +34,17 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
       async get(agentId): Promise<AgentRecord | undefined> {
         const s = agentStatus(agentId);
         if (!s) return undefined;
-        return { agentId, state: localAgentState(s.state), stateChangedAt: 0, lastHeartbeatAt: s.lastHeartbeat ?? undefined, lastError: s.lastError ?? undefined };
+        // The registry row has what the runtime reported (activity, version, MCP, restarts);
+        // the process state is the supervisor's, which knows first.
+        const record = await cp.registry.get(agentId);
+        return {
+          ...record,
+          agentId,
+          state: localAgentState(s.state),
+          stateChangedAt: record?.stateChangedAt ?? 0,
+          lastHeartbeatAt: s.lastHeartbeat ?? record?.lastHeartbeatAt,
+          lastError: s.lastError ?? record?.lastError,
+        };
       },
     },
     queues: {
@@ -62,13 +73,13 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
     deps: {
       sources,
       actions,
-      token: async () => (await cp.dashboardToken()) ?? inputs.adminToken,
+      token: async () => (await cp.dashboardToken()) ?? inputs.dashboardToken,
       chat: {
         send: (agentId, text) => cp.chatMessage(agentId, text),
         since: (agentId, after) => cp.chat.since(agentId, after),
       },
       secureCookie: false,
-      loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, or else the "token" in the state directory's admin.json (.clawfleet/admin.json by default; new at every start).`,
+      loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, or else the token in the state directory's dashboard-token file (.clawfleet/dashboard-token by default; kept across restarts).`,
       refreshMs: 2_000,
     },
     sample: () => sampleQueueDepths(sources),

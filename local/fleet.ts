@@ -23,6 +23,7 @@ import type { FleetStatus } from './fleet-status.ts';
 import { startHealthLoop } from './health-loop.ts';
 import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
+import { localDashboardToken } from './dashboard-token.ts';
 import { createLocalServer } from './server.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
@@ -128,6 +129,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     cp,
     log,
     adminToken,
+    dashboardToken: localDashboardToken(opts.stateDir),
     agentOfToken: (token) => supervisor?.agentOfToken(token),
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,

@@ -32,6 +32,8 @@ export interface ServerDeps {
   agents(): AgentView[];
   /** Bearer token of the admin API. */
   adminToken: string;
+  /** The dashboard's sign-in token unless the secrets file sets DASHBOARD_TOKEN. */
+  dashboardToken: string;
   /** What `clawfleet status` prints; the dashboard reads it too. */
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;

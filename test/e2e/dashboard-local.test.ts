@@ -140,9 +140,10 @@ describe('the dashboard in a browser (local mode)', () => {
     await expect.poll(() => page.locator('.pairings').count()).toBe(0);
   });
 
-  it('chats with an agent from its page and shows the reply, then the turn in the agent’s activity', async () => {
-    await page.click('tr.agent-row[data-agent="grif"] td.who a');
-    await page.waitForURL(/\/agents\/grif$/);
+  it('chats with an agent from its page (one click from the overview) and shows the reply, then the turn in the agent’s activity', async () => {
+    await page.click('tr.agent-row[data-agent="grif"] td.who a.chat-link');
+    await page.waitForURL(/\/agents\/grif#chat$/);
+    expect(await page.locator('#chat .chat-form input').isVisible()).toBe(true);
     await page.fill('.chat-form input', 'hello from the dashboard');
     await page.press('.chat-form input', 'Enter');
     await expect.poll(() => page.locator('.chat-log .msg.agent').first().textContent(), { timeout: 30_000 }).toContain('hello from the dashboard');

@@ -1,11 +1,12 @@
 // `npm start`'s fleet, started in-process: the local control plane, a runtime child
 // process per agent, chat over its HTTP API, managed with the `clawfleet` CLI; its state
 // survives a restart.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
+import { readAdminFile } from '../../local/admin-file.ts';
 import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
@@ -179,7 +180,12 @@ describe('the local fleet', () => {
     expect(bad.err).toMatch(/no pending pairing with code NOPE1234/);
   });
 
-  it('answers after a restart what was queued before the fleet stopped', async () => {
+  it('answers after a restart what was queued before the fleet stopped, and keeps the dashboard signed in', async () => {
+    const token = readFileSync(join(options.stateDir, 'dashboard-token'), 'utf8').trim();
+    expect(statSync(join(options.stateDir, 'dashboard-token')).mode & 0o077).toBe(0);
+    const signedIn = async (t: string) => (await fetch(`${fleet.url}/api/fleet`, { headers: { authorization: `Bearer ${t}` } })).status;
+    expect(await signedIn(token)).toBe(200);
+    expect(await signedIn(readAdminFile(options.stateDir)!.token)).toBe(401);
     await clawfleet('runtime', 'hibernate', '--agent', 'ray');
     await chat('ray', 'still there after the restart?');
     await fleet.stop();
@@ -192,5 +198,7 @@ describe('the local fleet', () => {
     // The chat survived the restart too.
     const { messages } = (await (await fetch(`${fleet.url}/api/chat/ray/messages?after=0`)).json()) as { messages: { role: string; text: string }[] };
     expect(messages.some((m) => m.role === 'user' && m.text === 'still there after the restart?')).toBe(true);
+    // The same dashboard token still signs in: a restart does not sign the browser out.
+    expect(await signedIn(token)).toBe(200);
   });
 });

@@ -66,19 +66,20 @@ export const startCommand: Command = {
     io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${agents.length} agents (${agents.map((a) => a.id).join(', ')})`);
     io.out(`  dashboard and chat: ${fleet.url}/`);
     // The token itself stays off the terminal (and out of scrollback and logs): say where it is.
-    io.out(`  sign in with the "token" in ${join(str(p.values.state)!, 'admin.json')} (new at every start), or DASHBOARD_TOKEN in your secrets file`);
+    io.out(`  sign in with the token in ${join(str(p.values.state)!, 'dashboard-token')} (kept across restarts), or DASHBOARD_TOKEN in your secrets file`);
     for (const [agentId, reason] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason} (see README, "Add a model key")`);
     io.out(
       fleet.pollingAccounts.length
         ? `  telegram: polling for ${fleet.pollingAccounts.join(', ')}`
         : '  telegram: no bot tokens in the secrets file; chat in the browser instead',
     );
-    io.out(`  manage it: clawfleet status | runtime restart --agent <id> | logs --agent <id> --follow`);
+    io.out(`  manage it: npx clawfleet status | runtime restart --agent <id> | logs --agent <id> --follow`);
     io.out('  Ctrl-C stops the fleet.\n');
 
     await io.interrupted();
     io.out('\nclawfleet: stopping agents…');
     await fleet.stop();
+    io.out('clawfleet: stopped.');
     return EXIT.ok;
   },
 };

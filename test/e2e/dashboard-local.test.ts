@@ -151,6 +151,9 @@ describe('the dashboard in a browser (local mode)', () => {
     // The turn's status envelopes reach the metrics store; the refreshed page shows it.
     await expect.poll(() => page.locator('table.list >> text=answered').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator('section.card >> text=agent:grif:main').count()).toBeGreaterThan(0);
+    // The registry's record reaches the page: when Grif last worked, and its runtime version.
+    await expect.poll(() => page.locator('dt:text-is("last work") + dd').textContent()).not.toBe('never');
+    expect(await page.locator('dt:text-is("heartbeat") + dd').textContent()).toMatch(/runtime \d+\.\d+\.\d+/);
     await shot('agent-grif');
     // The overview now has a turn in Grif's 24 h chart.
     await page.goto(`${fleet.url}/`);

@@ -3,7 +3,7 @@
 import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
-import { prettyLine } from '../local/pretty-log.ts';
+import { prettyLine, shownByDefault } from '../local/pretty-log.ts';
 import { CliError, EXIT, parse, str, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
@@ -17,7 +17,8 @@ Queues, registry and chat survive a restart in <state>/state.db; runtime logs go
 offline model. Ctrl-C stops the fleet.
 
   --port <n>      HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
-  --verbose       print whole JSON log lines`;
+  --verbose       print whole JSON log lines, every one (without it, a chat turn is one
+                  line: the runtime's "turn answered"; warnings and errors always show)`;
 
 export const startCommand: Command = {
   name: 'start',
@@ -41,8 +42,10 @@ export const startCommand: Command = {
     const configPath = str(p.values.config)!;
     loadFleetConfig(configPath, io); // every config problem, before anything starts
 
-    const print = (prefix: string, line: Record<string, unknown>) =>
-      io.out(p.values.verbose ? `[${prefix}] ${JSON.stringify(line)}` : prettyLine(prefix, line));
+    const print = (prefix: string, line: Record<string, unknown>) => {
+      if (p.values.verbose) io.out(`[${prefix}] ${JSON.stringify(line)}`);
+      else if (shownByDefault(line)) io.out(prettyLine(prefix, line));
+    };
     const log = createLogger({ component: 'local' }, (json) => print('control', JSON.parse(json) as Record<string, unknown>));
     io.out('clawfleet: starting the control plane and the agents…');
     let fleet;

@@ -7,6 +7,7 @@ import { MessageEnvelopeSchema, type MessageEnvelope } from '../protocol/envelop
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, PairingStore, SessionRegistry } from '../ports.ts';
+import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
@@ -81,11 +82,14 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   }
   const update = parsed.data;
   const message = update.message;
-  const text = message?.text ?? message?.caption;
+  // A photo, voice message or file arrives as a note saying so (with its caption), so the
+  // agent can tell the user it cannot see it rather than the user hearing nothing.
+  const note = message && message.text === undefined ? mediaNote((raw as { message?: unknown }).message) : undefined;
+  const text = message?.text ?? ([note, message?.caption].filter((t) => t !== undefined).join('\n') || undefined);
   const ctx = { accountId: req.accountId, updateId: update.update_id };
   if (!message || text === undefined) {
-    log.info('update skipped: not a text message', { ...ctx, kind: updateKind(raw as Record<string, unknown>) });
-    return { status: 200, body: { ok: true, skipped: 'not a text message' } };
+    log.info('update skipped: nothing for an agent in it', { ...ctx, kind: updateKind(raw as Record<string, unknown>) });
+    return { status: 200, body: { ok: true, skipped: 'nothing for an agent in it' } };
   }
 
   const id = telegramInboundId(req.accountId, update.update_id);

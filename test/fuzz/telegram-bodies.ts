@@ -59,6 +59,20 @@ export function validUpdate(r: Prng, updateId: number, senders: readonly number[
   if (r.chance(0.3)) message.entities = Array.from({ length: r.int(1, 4) }, () => ({ type: r.pick(['mention', 'bot_command', 'text_mention', 'bold', 'url']), offset: r.int(0, 400), length: r.int(0, 400), ...(r.chance(0.3) ? { user: { id: r.int(1, 1e9) } } : {}) }));
   if (group && r.chance(0.3)) Object.assign(message, { is_topic_message: true, message_thread_id: r.int(1, 1e6) });
   if (r.chance(0.1)) message.reply_to_message = { message_id: 1, from: { id: r.int(1, 1e10), is_bot: true, first_name: 'B' }, chat: message.chat, date: 1 };
+  // Media without text: the control plane turns it into a note for the agent (shared/telegram/media-note.ts).
+  if (r.chance(0.15)) {
+    if (r.chance(0.5)) delete message.text;
+    const media = r.pick([
+      () => ({ photo: Array.from({ length: r.int(1, 4) }, () => ({ file_id: oddText(r, 20) || 'f', width: r.int(1, 5000), height: r.int(1, 5000) })) }),
+      () => ({ voice: { file_id: 'v', duration: r.int(0, 3600) } }),
+      () => ({ document: { file_id: 'd', file_name: oddText(r, 300), mime_type: oddText(r, 40), file_size: r.int(0, 2 ** 31) } }),
+      () => ({ sticker: { file_id: 's', emoji: oddText(r, 4) } }),
+      () => ({ location: { latitude: r.int(-90, 90) + r.next(), longitude: r.int(-180, 180) + r.next() } }),
+      () => ({ contact: { first_name: oddText(r, 64) || 'C', phone_number: oddText(r, 20) } }),
+      () => ({ poll: { question: oddText(r, 300), options: Array.from({ length: r.int(0, 10) }, () => ({ text: oddText(r, 100) })) } }),
+    ]);
+    Object.assign(message, media());
+  }
   const kind = r.chance(0.9) ? 'message' : r.pick(['edited_message', 'channel_post', 'callback_query', 'my_chat_member']);
   return { update_id: updateId, [kind]: message };
 }

@@ -39,6 +39,10 @@ const update = (updateId = 7, text = 'hello', from = 4242, chat: { id: number; t
     message: { message_id: 3, date: 1_764_000_000, chat, from: { id: from, is_bot: false, first_name: 'Ann' }, text, ...extra },
   });
 
+/** A message without text from Ann, carrying `extra` (a photo, a location, a service field). */
+const noText = (updateId: number, extra: Record<string, unknown>) =>
+  JSON.stringify({ update_id: updateId, message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...extra } });
+
 const post = (deps: ReturnType<typeof setup>['deps'], body: string) => handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body }, deps);
 
 describe('telegram webhook', () => {
@@ -78,12 +82,38 @@ describe('telegram webhook', () => {
     expect((await handleTelegramWebhook({ accountId: 'zed', secretToken: SECRET, body: update() }, deps)).status).toBe(404);
   });
 
-  it('acknowledges an update that carries no text, and queues nothing', async () => {
+  it('acknowledges an update that carries nothing for an agent, and queues nothing', async () => {
     const { deps, queues } = setup();
     const body = JSON.stringify({ update_id: 9, my_chat_member: { chat: { id: 1, type: 'private' } } });
     const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body }, deps);
-    expect(res).toEqual({ status: 200, body: { ok: true, skipped: 'not a text message' } });
+    expect(res).toEqual({ status: 200, body: { ok: true, skipped: 'nothing for an agent in it' } });
+    // A service message in a chat (someone joined) is not for the agent either.
+    const joined = noText(10, { new_chat_members: [{ id: 5, is_bot: false, first_name: 'Bo' }] });
+    expect((await post(deps, joined)).body).toMatchObject({ skipped: 'nothing for an agent in it' });
     expect(queues.queues.size).toBe(0);
+  });
+
+  it.each([
+    ['a photo', { photo: [{ file_id: 'a', width: 90, height: 68 }, { file_id: 'b', width: 1280, height: 960 }] }, /^\[The user sent a photo \(1280×960\)\. Attachments do not reach you yet/],
+    ['a voice message', { voice: { file_id: 'v', duration: 7 } }, /^\[The user sent a voice message \(7 s\)\./],
+    ['a file', { document: { file_id: 'd', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 52_000 } }, /^\[The user sent a file "plan\.pdf" \(application\/pdf, 52000 bytes\)\./],
+    ['a sticker', { sticker: { file_id: 's', emoji: '👍', width: 512, height: 512 } }, /^\[The user sent a sticker 👍\./],
+    ['a location', { location: { latitude: 48.8584, longitude: 2.2945 } }, /^\[The user shared a location: latitude 48\.8584, longitude 2\.2945\.\]$/],
+    ['a place', { venue: { title: 'Tour Eiffel', address: 'Champ de Mars', location: { latitude: 48.8584, longitude: 2.2945 } }, location: { latitude: 48.8584, longitude: 2.2945 } }, /^\[The user shared a place: Tour Eiffel, Champ de Mars/],
+  ])('queues %s as a note the agent can answer, instead of dropping it', async (_name, extra, note) => {
+    const { deps, queues } = setup();
+    const res = await post(deps, noText(11, extra));
+    expect(res.body).toMatchObject({ ok: true, envelopeId: 'tg.fran.11' });
+    expect(JSON.parse(queues.queue('fran').bodies()[0]!).text).toMatch(note);
+  });
+
+  it('puts a photo’s caption after the note, and reads odd media fields leniently', async () => {
+    const { deps, queues } = setup();
+    await post(deps, noText(12, { photo: [{ file_id: 'b', width: 800, height: 600 }], caption: 'what is this?' }));
+    expect(JSON.parse(queues.queue('fran').bodies()[0]!).text).toMatch(/^\[The user sent a photo \(800×600\)\.[^\n]*\]\nwhat is this\?$/);
+    // A photo field that is not what Telegram sends is no note, and the caption alone still goes.
+    await post(deps, noText(13, { photo: 'nonsense', caption: 'only the caption' }));
+    expect(JSON.parse(queues.queue('fran').bodies()[1]!).text).toBe('only the caption');
   });
 
   it('answers 503 when the queue is down, and a retry then goes through', async () => {

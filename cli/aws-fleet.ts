@@ -134,11 +134,12 @@ export class AwsFleet {
   }
 }
 
+/** The ECS service's counts in the registry's (and the dashboard's) words; the counts themselves go in the detail line. */
 function serviceState(service: Service | undefined): string {
   if (!service || service.status === 'INACTIVE') return 'not deployed';
   const desired = service.desiredCount ?? 0;
   const running = service.runningCount ?? 0;
-  if (desired === 0) return running > 0 ? 'hibernating' : 'asleep';
-  if (running >= desired) return 'running';
-  return 'starting';
+  if (desired === 0) return 'asleep'; // a task still stopping shows as "desired 0, running 1"
+  if (running >= desired) return 'awake';
+  return 'waking';
 }

@@ -3,6 +3,7 @@
 // ECS service on AWS).
 import { z } from 'zod';
 import type { LifecycleAction } from '../local/supervisor.ts';
+import { localAgentState } from '../local/dashboard.ts';
 import { awsSettings } from './aws-env.ts';
 import { AwsFleet } from './aws-fleet.ts';
 import { COMMON_HELP, EXIT, parse, str, usageError, type Command } from './command.ts';
@@ -42,7 +43,7 @@ export const runtimeCommand: Command = {
     io.out(`${action} ${agentId}…`);
     const state = p.values.aws
       ? await new AwsFleet(config, awsSettings(io)).act(agentId, action as LifecycleAction)
-      : (await localAdmin(str(p.values.state)!, io).post(`/admin/agents/${agentId}/${action}`, {}, z.object({ state: z.string() }))).state;
+      : localAgentState((await localAdmin(str(p.values.state)!, io).post(`/admin/agents/${agentId}/${action}`, {}, z.object({ state: z.string() }))).state);
     io.out(`${agentId}: ${state}`);
     return EXIT.ok;
   },

@@ -1,5 +1,6 @@
 // `clawfleet status`: each agent's state, model, queue and DLQ depth, last heartbeat and
 // last error — from the running local fleet, or from AWS with --aws.
+import { localAgentState } from '../local/dashboard.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
 import { awsSettings } from './aws-env.ts';
 import { AwsFleet } from './aws-fleet.ts';
@@ -9,9 +10,10 @@ import { localAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
 
-Shows every agent: state, model, queue depth (waiting / in flight), DLQ depth (inbound +
-outbound), last heartbeat and last error. Locally it asks the running fleet; with --aws it
-reads ECS DescribeServices, SQS GetQueueAttributes and the registry table.
+Shows every agent: state (awake, waking, restarting, asleep, as the dashboard says),
+model, queue depth (waiting / in flight), DLQ depth (inbound + outbound), last heartbeat
+and last error. Locally it asks the running fleet; with --aws it reads ECS
+DescribeServices, SQS GetQueueAttributes and the registry table.
 
 ${COMMON_HELP}
   --json            print the status as JSON`;
@@ -49,7 +51,9 @@ export const statusCommand: Command = {
       const config = loadFleetConfig(str(p.values.config)!, io);
       status = await new AwsFleet(config, awsSettings(io)).status();
     } else {
-      status = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);
+      const local = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);
+      // The admin API reports the supervisor's process states; say them in the dashboard's words.
+      status = { ...local, agents: local.agents.map((a) => ({ ...a, state: localAgentState(a.state) })) };
     }
     io.out(p.values.json ? JSON.stringify(status, null, 2) : formatStatus(status, Date.now()));
     return EXIT.ok;

@@ -57,7 +57,7 @@ describe('clawfleet --aws', () => {
   it('reports each agent from ECS, SQS and the registry', async () => {
     const { code, out } = await clawfleet('status');
     expect(code).toBe(0);
-    expect(out).toMatch(/^jerry\s+running\s+anthropic\/claude-sonnet-4-5\s+0\/0\s+0\s+3\ds ago\s+model timed out/m);
+    expect(out).toMatch(/^jerry\s+awake\s+anthropic\/claude-sonnet-4-5\s+0\/0\s+0\s+3\ds ago\s+model timed out/m);
     expect(out).toMatch(/^ray\s+asleep\s+\S+\s+1\/0\s+1\s+—/m);
     expect(out).toContain('jerry: desired 1, running 1; registry: awake');
   });

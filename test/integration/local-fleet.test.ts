@@ -120,8 +120,8 @@ describe('the local fleet', () => {
   it('shows every agent’s state, model, queue depth and heartbeat in `clawfleet status`', async () => {
     const { code, out } = await clawfleet('status');
     expect(code).toBe(0);
-    expect(out).toMatch(/^fran\s+running\s+openai\/gpt-4\.1-mini\s+0\/0\s+0\s+\d+s ago/m);
-    expect(out).toMatch(/^grif\s+running\s+offline \(no key for openai\/gpt-4\.1-mini\)/m);
+    expect(out).toMatch(/^fran\s+awake\s+openai\/gpt-4\.1-mini\s+0\/0\s+0\s+\d+s ago/m);
+    expect(out).toMatch(/^grif\s+awake\s+offline \(no key for openai\/gpt-4\.1-mini\)/m);
     const json = await clawfleet('status', '--json');
     expect(JSON.parse(json.out).agents).toHaveLength(4);
   });
@@ -130,7 +130,7 @@ describe('the local fleet', () => {
     const franPid = fleet.supervisor.pid('fran');
     const hibernated = await clawfleet('runtime', 'hibernate', '--agent', 'ray');
     expect(hibernated).toMatchObject({ code: 0 });
-    expect(hibernated.out).toContain('ray: hibernating');
+    expect(hibernated.out).toContain('ray: asleep');
     expect(fleet.supervisor.pid('ray')).toBeUndefined();
     await chat('ray', 'wake up please');
     expect(await replyTo('ray', (t) => t.includes('wake up please'))).toBeTruthy();
@@ -142,7 +142,7 @@ describe('the local fleet', () => {
     writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: FRAN_KEY } }));
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'grif');
     expect(code).toBe(0);
-    expect(out).toMatch(/grif: (starting|running)/);
+    expect(out).toMatch(/grif: (waking|awake)/);
     expect(fleet.supervisor.pid('grif')).not.toBe(before);
     await chat('grif', 'a real model now?');
     expect(await replyTo('grif', (t) => t === 'echo: a real model now?')).toBeTruthy();

@@ -31,6 +31,13 @@ function turnsTable(d: AgentDetail): Html {
   )}</tbody></table>`;
 }
 
+/** The key to the split bars, only when some turn has one to explain. */
+function splitLegend(d: AgentDetail): Html {
+  const drawn = d.turns.some((t) => t.timing && (t.timing.queueWaitMs || t.timing.modelMs || t.timing.toolMs));
+  if (!drawn) return html``;
+  return html`<p class="legend"><span class="seg seg-wait"></span>queue wait <span class="seg seg-model"></span>model <span class="seg seg-tools"></span>tools</p>`;
+}
+
 function facts(d: AgentDetail): Html {
   const a = d.agent;
   const row = (k: string, v: Html | string) => html`<dt>${k}</dt><dd>${v}</dd>`;
@@ -83,7 +90,7 @@ export function agentFragment(d: AgentDetail): Html {
 <h3>Queue depth, last 24 h</h3>${queueChart(a.activity, 'lg')}<div class="axis"><span>24 h ago</span><span>12 h</span><span>now</span></div></section>
 </div>
 ${pairingList(d.pairings, d.now)}
-<section class="card"><h3>Recent turns</h3>${turnsTable(d)}<p class="legend"><span class="seg seg-wait"></span>queue wait <span class="seg seg-model"></span>model <span class="seg seg-tools"></span>tools</p></section>
+<section class="card"><h3>Recent turns</h3>${turnsTable(d)}${splitLegend(d)}</section>
 <section class="card"><h3>Sessions</h3>${sessionsTable(d)}</section>
 <section class="card"><h3>Cron jobs</h3>${cronTable(d)}</section>
 <section class="card"><h3>MCP servers</h3>${mcpTable(d)}</section>`;

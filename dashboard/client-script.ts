@@ -1,5 +1,6 @@
 // The dashboard's only script, served as /assets/dashboard.js: it refreshes the live part
-// of the page from a server-rendered fragment, asks before every action and reports each
+// of the page from a server-rendered fragment (and says plainly when it cannot, so an
+// unreachable fleet never looks healthy), asks before every action and reports each
 // as it happens, and runs the local chat box. Plain ES2020, no dependencies.
 export const DASHBOARD_JS = String.raw`(() => {
   'use strict';
@@ -22,19 +23,79 @@ export const DASHBOARD_JS = String.raw`(() => {
     setTimeout(() => li.remove(), kind === 'failed' ? 15000 : 8000);
   }
 
+  // Refresh the live part. When a refresh fails, a banner says since when the page has
+  // been out of contact and the live part is dimmed, so a stopped fleet never looks healthy;
+  // both go at the next refresh that works. Signed out (401) says so and links to sign-in.
+  const banner = $('#stale');
+  const every = live ? Number(live.dataset.every || 3000) : 0;
+  let lostAt = 0, lostKind = '', inFlight = false, again = false;
+  const pad = (n) => String(n).padStart(2, '0');
+  const hms = (t) => { const d = new Date(t); return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()); };
+
+  function markStale(why, signedOut) {
+    // Since when this kind of trouble: reachable but signed out is news of its own.
+    const kind = signedOut ? 'signed out' : 'lost';
+    if (!lostAt || lostKind !== kind) lostAt = Date.now();
+    lostKind = kind;
+    document.body.classList.add('stale');
+    // Rebuilt only when it says something new, so a screen reader hears it once.
+    const said = lostAt + ' ' + why;
+    if (banner.dataset.said === said) return;
+    banner.dataset.said = said;
+    banner.replaceChildren();
+    banner.classList.toggle('signed-out', signedOut);
+    if (signedOut) {
+      banner.append('Signed out at ' + hms(lostAt) + ' (the dashboard token may have changed, or the session ran out) — what you see may be out of date. ');
+      const a = document.createElement('a');
+      a.href = '/login';
+      a.textContent = 'Sign in again';
+      banner.append(a);
+    } else {
+      banner.append('Lost contact with the fleet at ' + hms(lostAt) + ' — what you see may be out of date; retrying… ');
+      const small = document.createElement('small');
+      small.textContent = '(' + why + ')';
+      banner.append(small);
+    }
+    banner.hidden = false;
+    fresh.textContent = signedOut ? 'signed out' : 'out of contact since ' + hms(lostAt);
+  }
+
+  function markFresh() {
+    lostAt = 0;
+    document.body.classList.remove('stale');
+    banner.hidden = true;
+    banner.replaceChildren();
+    delete banner.dataset.said;
+    fresh.textContent = 'updated ' + hms(Date.now());
+  }
+
   async function refresh() {
     if (!live) return;
+    // One refresh at a time; one asked for meanwhile (after an action) runs right after.
+    if (inFlight) { again = true; return; }
+    inFlight = true;
+    // A fleet that hangs rather than refuses must look stale too.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), Math.max(10000, every * 3));
     try {
-      const res = await fetch(live.dataset.src, { headers: { accept: 'text/html' }, cache: 'no-store', credentials: 'same-origin' });
-      if (res.status === 401) { location.href = '/login'; return; }
-      if (!res.ok) { fresh.textContent = 'refresh failed (' + res.status + ')'; return; }
-      live.innerHTML = await res.text();
-      fresh.textContent = 'updated ' + new Date().toLocaleTimeString();
+      const res = await fetch(live.dataset.src, { headers: { accept: 'text/html' }, cache: 'no-store', credentials: 'same-origin', signal: abort.signal });
+      if (res.status === 401) markStale('signed out', true);
+      else if (!res.ok) {
+        const body = await res.json().catch(() => ({}));
+        markStale('HTTP ' + res.status + (body.error ? ': ' + body.error : ''), false);
+      } else {
+        live.innerHTML = await res.text();
+        markFresh();
+      }
     } catch (err) {
-      fresh.textContent = 'offline? ' + err.message;
+      markStale(abort.signal.aborted ? 'no answer in ' + Math.round(Math.max(10000, every * 3) / 1000) + ' s' : err.message, false);
+    } finally {
+      clearTimeout(timer);
+      inFlight = false;
+      if (again) { again = false; refresh(); }
     }
   }
-  if (live) setInterval(refresh, Number(live.dataset.every || 3000));
+  if (live) setInterval(refresh, every);
 
   function confirmAction(title, text, ok) {
     $('#confirm-title').textContent = title;

@@ -1,6 +1,7 @@
-// The page shells: the signed-in page (top bar, the live part that refreshes itself, the
-// action log and the confirmation dialog) and the login page. Styles and script are
-// separate files from our own origin, so the Content-Security-Policy allows nothing else.
+// The page shells: the signed-in page (top bar, the banner shown when refreshing fails,
+// the live part that refreshes itself, the action log and the confirmation dialog) and
+// the login page. Styles and script are separate files from our own origin, so the
+// Content-Security-Policy allows nothing else.
 import { html, type Html } from './html.ts';
 
 export interface ShellOptions {
@@ -23,6 +24,7 @@ export function pageShell(o: ShellOptions): Html {
 <body>
 <header class="top"><h1><a href="/">clawfleet · ${o.fleet}</a></h1><span class="where">${o.where === 'aws' ? 'AWS' : 'local'}</span>${o.breadcrumb ?? ''}<span class="fresh" id="fresh">live</span>
 <form method="post" action="/logout"><button type="submit">sign out</button></form></header>
+<div id="stale" class="stale-banner" role="alert" hidden></div>
 <main>
 <div id="live" data-src="${o.liveSrc}" data-every="${o.refreshMs}">${o.live}</div>
 ${o.extra ?? ''}

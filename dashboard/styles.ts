@@ -1,5 +1,6 @@
 // The dashboard's stylesheet, served as /assets/dashboard.css. State colours carry the
-// meaning: green awake, amber waking, orange restarting, red unhealthy, grey asleep.
+// meaning: green awake, amber waking, orange restarting, red unhealthy, grey asleep; a page
+// that has lost contact with the fleet loses its colours until a refresh works again.
 const widths = Array.from({ length: 20 }, (_, i) => `.tbar .w${i + 1}{flex-grow:${i + 1}}`).join('');
 
 export const DASHBOARD_CSS = `
@@ -13,6 +14,10 @@ header.top .where{font-size:12px;padding:2px 8px;border-radius:10px;background:#
 header.top .fresh{margin-left:auto;font-size:12px;color:#cbd5e1}
 header.top form{margin:0}header.top button{background:none;border:1px solid #4b5563;color:#e5e7eb;border-radius:6px;padding:3px 10px;cursor:pointer}
 main{padding:16px 20px;max-width:1500px}
+.stale-banner{position:sticky;top:0;z-index:5;padding:10px 20px;background:#fff4e5;border-bottom:2px solid var(--restarting);color:#7a3300;font-weight:600}
+.stale-banner small{font-weight:400;color:#8a5a2b}.stale-banner a{text-decoration:underline}
+.stale-banner.signed-out{background:#fdecec;border-color:var(--unhealthy);color:#8a1c16}
+body.stale main{filter:grayscale(1);opacity:.5;transition:opacity .3s}body.stale header.top .fresh{color:#fbbf24}
 .summary{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 14px}
 .summary .total{font-size:16px;margin-right:6px}
 .chip{display:inline-flex;align-items:center;gap:5px;padding:4px 10px;border-radius:14px;background:var(--card);border:1px solid var(--line)}
@@ -26,6 +31,7 @@ b.bad,.bad{color:var(--unhealthy)}.good{color:var(--awake)}.warn{color:#a86400}.
 @keyframes pulse{50%{opacity:.35}}
 table.fleet{width:100%;border-collapse:separate;border-spacing:0;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}
 table.fleet th{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);text-align:left;padding:8px 10px;border-bottom:1px solid var(--line);font-weight:600}
+table.fleet th.num,table.list th.num{text-align:right}
 table.fleet td{padding:9px 10px;border-bottom:1px solid var(--line);vertical-align:middle}
 table.fleet tr:last-child td{border-bottom:0}
 tr.agent-row td.st{border-left:4px solid var(--asleep);width:110px}
@@ -73,5 +79,5 @@ dialog menu{display:flex;gap:8px;justify-content:flex-end;padding:0;margin:14px 
 .login{max-width:380px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:12px;padding:24px}
 .login h1{font-size:18px;margin:0 0 12px}.login input{width:100%;padding:8px;font:inherit;margin:6px 0 12px;border:1px solid var(--line);border-radius:6px}.login button{padding:8px 18px;font:inherit;background:var(--accent);color:#fff;border:0;border-radius:6px;cursor:pointer}
 .login .error{color:var(--unhealthy);margin:0 0 10px}.login .hint{color:var(--muted);font-size:12px;margin-top:14px}
-@media (max-width:1100px){td.chart:nth-of-type(7),th:nth-of-type(8),td.err-cell,th:nth-of-type(9){display:none}.grid{grid-template-columns:1fr}}
+@media (max-width:1100px){table.fleet td:nth-of-type(8),table.fleet th:nth-of-type(8),table.fleet td:nth-of-type(9),table.fleet th:nth-of-type(9){display:none}.grid{grid-template-columns:1fr}}
 `;

@@ -1,6 +1,7 @@
 // The dashboard in a real browser (Debian's Chromium via playwright-core) against
 // `npm start`'s fleet run in-process: sign-in, the overview with every agent of the
-// example fleet, hibernate and wake with confirmation, approving a pairing, the chat box.
+// example fleet, hibernate and wake with confirmation, approving a pairing, the chat box,
+// and a page that loses contact (banner, greyed content, gone when refreshes work again).
 // Every response the browser saw is scanned for every secret value the test knows.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,6 +145,9 @@ describe('the dashboard in a browser (local mode)', () => {
     await page.click('tr.agent-row[data-agent="grif"] td.who a.chat-link');
     await page.waitForURL(/\/agents\/grif#chat$/);
     expect(await page.locator('#chat .chat-form input').isVisible()).toBe(true);
+    // No turns yet, so no key to the split bars.
+    expect(await page.locator('table.list').count()).toBe(0);
+    expect(await page.locator('p.legend').count()).toBe(0);
     await page.fill('.chat-form input', 'hello from the dashboard');
     await page.press('.chat-form input', 'Enter');
     await expect.poll(() => page.locator('.chat-log .msg.agent').first().textContent(), { timeout: 30_000 }).toContain('hello from the dashboard');
@@ -151,6 +155,14 @@ describe('the dashboard in a browser (local mode)', () => {
     // The turn's status envelopes reach the metrics store; the refreshed page shows it.
     await expect.poll(() => page.locator('table.list >> text=answered').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator('section.card >> text=agent:grif:main').count()).toBeGreaterThan(0);
+    // Number columns: the header sits over its right-aligned numbers; the split bars have their key.
+    const aligns = await page.locator('table.list').first().evaluate((t) =>
+      [...t.querySelectorAll('thead th')].map((th, i) => [th.textContent, getComputedStyle(th).textAlign, getComputedStyle(t.querySelectorAll('tbody tr:first-child td')[i]!).textAlign]),
+    );
+    const right = (align: string | null | undefined) => align === 'right';
+    for (const [name, th, td] of aligns) expect(right(th), `header "${name}" aligned like its cells`).toBe(right(td));
+    expect(aligns.filter(([, th]) => th === 'right').map(([name]) => name)).toEqual(['queue wait', 'model', 'tools']);
+    await expect.poll(() => page.locator('p.legend').count()).toBe(1);
     // The registry's record reaches the page: when Grif last worked, and its runtime version.
     await expect.poll(() => page.locator('dt:text-is("last work") + dd').textContent()).not.toBe('never');
     expect(await page.locator('dt:text-is("heartbeat") + dd').textContent()).toMatch(/runtime \d+\.\d+\.\d+/);
@@ -159,6 +171,43 @@ describe('the dashboard in a browser (local mode)', () => {
     await page.goto(`${fleet.url}/`);
     await expect.poll(() => rowOf('grif').locator('svg.activity rect.ok').count()).toBeGreaterThan(0);
     await shot('overview-after-chat');
+  });
+
+  it('says plainly when it loses contact with the fleet, greys what it shows, and recovers', async () => {
+    const banner = page.locator('#stale');
+    const stale = () => page.evaluate(() => document.body.classList.contains('stale'));
+    await page.goto(`${fleet.url}/`);
+    await expect.poll(() => rowOf('jerry').getAttribute('data-state')).toBe('awake');
+    expect(await banner.isVisible()).toBe(false);
+    expect(await stale()).toBe(false);
+
+    // The fleet stops answering: every refresh of the live part fails on the network.
+    await page.route('**/fragments/**', (route) => route.abort('connectionrefused'));
+    await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/^Lost contact with the fleet at \d\d:\d\d:\d\d — what you see may be out of date; retrying…/);
+    expect(await banner.isVisible()).toBe(true);
+    expect(await stale()).toBe(true);
+    expect(await page.locator('main').evaluate((el) => getComputedStyle(el).filter)).toContain('grayscale');
+    expect(await page.locator('#fresh').textContent()).toMatch(/^out of contact since \d\d:\d\d:\d\d$/);
+    await shot('lost-contact');
+
+    // It answers again: the banner and the grey go at the next refresh.
+    await page.unroute('**/fragments/**');
+    await expect.poll(() => banner.isVisible(), { timeout: 10_000 }).toBe(false);
+    expect(await stale()).toBe(false);
+    expect(await page.locator('#fresh').textContent()).toMatch(/^updated \d\d:\d\d:\d\d$/);
+
+    // Signed out (as when the token changes): it says so and links to sign-in, which brings it back.
+    await browser.context.clearCookies();
+    await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/^Signed out at \d\d:\d\d:\d\d .*Sign in again$/);
+    expect(await stale()).toBe(true);
+    await shot('signed-out');
+    await banner.locator('a', { hasText: 'Sign in again' }).click();
+    await page.waitForURL(/\/login$/);
+    await page.fill('#token', DASHBOARD_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${fleet.url}/`);
+    expect(await banner.isVisible()).toBe(false);
+    expect(await stale()).toBe(false);
   });
 
   it('never sends a secret value in any page, fragment, script or JSON', async () => {

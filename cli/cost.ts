@@ -1,6 +1,7 @@
 // `clawfleet cost`: a monthly estimate for the fleet in the config — compute per agent
 // (Fargate or Spot, hibernating or always on), plus the control plane's Lambda, SQS,
 // DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
+import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { EXIT, parse, str, table, usageError, type Command } from './command.ts';
@@ -67,8 +68,8 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const invocations = messages * 4 + HOURS_PER_MONTH * 60;
   const lambda = invocations * P.lambdaRequest + invocations * 0.5 * 0.2 * P.lambdaGbSecond;
   // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; while
-  // awake, a 20 s long poll per session slot (4, CLAWFLEET_MAX_SESSIONS' default).
-  const sqsRequests = messages * 10 + awakeHours * 180 * 4;
+  // awake, a 20 s long poll per session slot.
+  const sqsRequests = messages * 10 + awakeHours * 180 * DEFAULT_MAX_SESSIONS;
   const sqs = Math.max(0, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest;
   // DynamoDB: dedupe read+write, session write+read, 2 delivery writes per message; health reads each minute per agent.
   const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + HOURS_PER_MONTH * 60 * n * P.dynamoRead;

@@ -1,5 +1,6 @@
 // Everything the runtime reads from its environment, read and checked in one place.
 // The container's task definition (or the local launcher) sets these.
+import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
 import { z } from 'zod';
 import { RuntimeConfigSchema, type RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
@@ -29,7 +30,7 @@ const EnvSchema = z.object({
   /** The inbound queue's maxReceiveCount (its redrive policy): the last receive tells the asker. */
   CLAWFLEET_MAX_RECEIVE_COUNT: z.coerce.number().int().min(2).max(1000).optional(),
   /** Sessions whose turns may run at once. */
-  CLAWFLEET_MAX_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
+  CLAWFLEET_MAX_SESSIONS: z.coerce.number().int().min(1).max(64).default(DEFAULT_MAX_SESSIONS),
   CLAWFLEET_TURN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3_600).default(600),
   /** How often the runtime tells the control plane it is alive; 0 turns it off. */
   CLAWFLEET_HEARTBEAT_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),

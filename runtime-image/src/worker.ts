@@ -15,6 +15,7 @@ import { errorFields, type Logger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
+import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
 import type { TurnOutcome } from './turn.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
@@ -57,6 +58,12 @@ export class Worker {
   private readonly sessions = new Map<string, Promise<unknown>>();
   private loop: Promise<void> | undefined;
   private fatal = false;
+  /**
+   * Receipts of messages a poll brought after stopping began. Released only once every
+   * slot's poll has ended: released at once, the next slot still waiting would take the
+   * same message, and each such receive counts toward the queue's maxReceiveCount.
+   */
+  private readonly held: string[] = [];
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -88,8 +95,10 @@ export class Worker {
   }
 
   private async run(): Promise<void> {
-    const slots = Math.max(1, this.deps.maxConcurrent ?? 4);
+    const slots = Math.max(1, this.deps.maxConcurrent ?? DEFAULT_MAX_SESSIONS);
     await Promise.all(Array.from({ length: slots }, () => this.slot()));
+    const { inbox, log } = this.deps;
+    await Promise.all(this.held.splice(0).map((receipt) => inbox.release(receipt).catch((err) => log.warn('message not released', errorFields(err)))));
   }
 
   /** One session slot: receive a message, see its turn through, receive the next. */
@@ -119,7 +128,7 @@ export class Worker {
         continue;
       }
       if (this.stopping) {
-        await Promise.all(messages.map((m) => this.deps.inbox.release(m.receipt).catch((err) => log.warn('message not released', errorFields(err)))));
+        this.held.push(...messages.map((m) => m.receipt));
         break;
       }
       for (const m of messages) {

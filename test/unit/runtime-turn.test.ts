@@ -412,6 +412,19 @@ describe('the worker', () => {
     await w.stop(1000);
   });
 
+  it('on stop, a message that lands while the slots’ polls still wait is received once and released once', async () => {
+    const { w, inbox, push, replies } = worker(scripted(), { maxConcurrent: 4 });
+    w.start();
+    await new Promise((r) => setTimeout(r, 50)); // every slot is waiting in its poll
+    const stopped = w.stop(1000);
+    push(message(5, 'arrived during the stop'));
+    await stopped;
+    expect(replies()).toEqual([]);
+    // One receive spent by the stopping worker (a release that woke the other polls would
+    // have spent one per slot), and this one: the next runtime sees it as a second try.
+    expect((await inbox.receive(0))[0]!.receiveCount).toBe(2);
+  });
+
   it('on stop, releases a turn that cannot finish within the drain time, unanswered and not deleted', async () => {
     const slow: ModelClient = {
       label: 'slow', contextWindow: 1e5,

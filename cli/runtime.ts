@@ -3,7 +3,7 @@
 // ECS service on AWS).
 import { z } from 'zod';
 import type { LifecycleAction } from '../local/supervisor.ts';
-import { localAgentState } from '../local/dashboard.ts';
+import { localAgentState } from '../local/agent-state.ts';
 import { awsSettings } from './aws-env.ts';
 import { AwsFleet } from './aws-fleet.ts';
 import { COMMON_HELP, EXIT, parse, str, usageError, type Command } from './command.ts';

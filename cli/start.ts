@@ -69,7 +69,11 @@ export const startCommand: Command = {
     io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${agents.length} agents (${agents.map((a) => a.id).join(', ')})`);
     io.out(`  dashboard and chat: ${fleet.url}/`);
     // The token itself stays off the terminal (and out of scrollback and logs): say where it is.
-    io.out(`  sign in with the token in ${join(str(p.values.state)!, 'dashboard-token')} (kept across restarts), or DASHBOARD_TOKEN in your secrets file`);
+    io.out(
+      (await fleet.cp.dashboardToken())
+        ? '  sign in with DASHBOARD_TOKEN from your secrets file'
+        : `  sign in with the token in ${join(str(p.values.state)!, 'dashboard-token')} (kept across restarts; DASHBOARD_TOKEN in your secrets file replaces it)`,
+    );
     for (const [agentId, reason] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason} (see README, "Add a model key")`);
     io.out(
       fleet.pollingAccounts.length

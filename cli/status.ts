@@ -1,6 +1,6 @@
 // `clawfleet status`: each agent's state, model, queue and DLQ depth, last heartbeat and
 // last error — from the running local fleet, or from AWS with --aws.
-import { localAgentState } from '../local/dashboard.ts';
+import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
 import { awsSettings } from './aws-env.ts';
 import { AwsFleet } from './aws-fleet.ts';

@@ -163,7 +163,7 @@ export class LocalControlPlane {
     return { config: this.config, queues: this.queues, sessions: this.sessions, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
   }
 
-  /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the server uses the admin token). */
+  /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the kept token of local/dashboard-token.ts). */
   async dashboardToken(): Promise<string | undefined> {
     return (await this.secrets.get(dashboardSecretName(this.config.fleet)))[DASHBOARD_TOKEN_NAME];
   }

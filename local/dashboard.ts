@@ -1,17 +1,16 @@
 // The dashboard in local mode: the same handler as λ dashboard, fed from the local
-// control plane (SQLite) and the process supervisor. Process states map onto the
-// registry's: running → awake, starting → waking, hibernating/stopped → asleep.
+// control plane (SQLite) and the process supervisor (process states in the registry's
+// words: local/agent-state.ts).
 import type { FleetActions } from '../shared/dashboard/actions.ts';
 import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
 import type { Logger } from '../shared/log.ts';
-import { systemClock, type AgentRecord, type AgentState } from '../shared/ports.ts';
+import { systemClock, type AgentRecord } from '../shared/ports.ts';
 import type { DashboardDeps } from '../dashboard/handler.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { AgentStatus, FleetStatus } from './fleet-status.ts';
+import { localAgentState } from './agent-state.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
-const STATE: Record<string, AgentState> = { running: 'awake', starting: 'waking', restarting: 'restarting', hibernating: 'asleep', stopped: 'asleep' };
-export const localAgentState = (s: RuntimeState | string): AgentState => STATE[s] ?? 'unhealthy';
 
 export interface LocalDashboardInputs {
   cp: LocalControlPlane;
@@ -79,7 +78,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
         since: (agentId, after) => cp.chat.since(agentId, after),
       },
       secureCookie: false,
-      loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, or else the token in the state directory's dashboard-token file (.clawfleet/dashboard-token by default; kept across restarts).`,
+      loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, if it is set there; otherwise the token in the state directory's dashboard-token file (.clawfleet/dashboard-token by default; kept across restarts).`,
       refreshMs: 2_000,
     },
     sample: () => sampleQueueDepths(sources),

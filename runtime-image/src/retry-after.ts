@@ -40,11 +40,12 @@ function installFetchObserver(): void {
  * seconds or an HTTP date (RFC 9110 §10.2.3). Anything else means the provider did not say.
  */
 export function retryAfterSeconds(headers: Headers, now: number): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const number = /^\d+(\.\d+)?$/;
+  const ms = headers.get('retry-after-ms')?.trim();
+  if (ms && number.test(ms)) return Number(ms) / 1000;
   const value = headers.get('retry-after')?.trim();
   if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (number.test(value)) return Number(value);
   // An HTTP date starts with the day's name; Date.parse would take "-5" as a year.
   const date = /^[A-Za-z]/.test(value) ? Date.parse(value) : NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);

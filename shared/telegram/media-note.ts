@@ -3,38 +3,98 @@
 // token and the runtime must not. Rather than drop such a message — the user would hear
 // nothing back — the agent gets a note saying what arrived, so it can answer in its own
 // voice ("I can't see photos yet…"). What is fully said in words (a location, a contact,
-// a poll) reaches it whole. Fields are read leniently: an odd one is left out, never refused.
+// a poll) reaches it whole. Fields are read leniently: a detail that is odd (too long, the
+// wrong type) is left out of the note, never a reason to drop the note.
 import { z } from 'zod';
 
-const num = z.number().finite();
-const str = z.string().max(300);
+/** A detail worth saying, or nothing: never fails the object it sits in. */
+const num = z.number().finite().optional().catch(undefined);
+const str = z.string().max(300).optional().catch(undefined);
+const object = <T extends z.ZodRawShape>(shape: T) => z.object(shape).catch(() => ({}) as z.infer<z.ZodObject<T>>);
+
+const PhotoSizes = z
+  .array(z.unknown())
+  .max(50)
+  .transform((sizes) => sizes.flatMap((s) => z.object({ width: z.number().finite(), height: z.number().finite() }).safeParse(s).data ?? []))
+  .catch([]);
+
+const Audio = object({ duration: num, title: str, performer: str });
+const Video = object({ duration: num, width: num, height: num });
+const Document = object({ file_name: str, mime_type: str, file_size: num });
+const seconds = (d: number | undefined) => (d !== undefined ? ` (${d} s)` : '');
 
 /** Each kind of content Telegram may put on a message instead of text, and how to say it. */
-const KINDS: [string, z.ZodType, (v: never) => string][] = [
-  ['photo', z.array(z.object({ width: num, height: num })).min(1), (sizes: { width: number; height: number }[]) => {
-    const largest = sizes.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
-    return `a photo (${largest.width}×${largest.height})`;
-  }],
-  ['voice', z.object({ duration: num }), (v: { duration: number }) => `a voice message (${v.duration} s)`],
-  ['video_note', z.object({ duration: num }), (v: { duration: number }) => `a round video message (${v.duration} s)`],
-  ['audio', z.object({ duration: num, title: str.optional(), performer: str.optional() }), (v: { duration: number; title?: string; performer?: string }) =>
-    `an audio file${v.title ? ` "${v.title}"` : ''}${v.performer ? ` by ${v.performer}` : ''} (${v.duration} s)`],
-  ['video', z.object({ duration: num, width: num, height: num }), (v: { duration: number; width: number; height: number }) => `a video (${v.width}×${v.height}, ${v.duration} s)`],
-  ['animation', z.object({}), () => 'an animation (GIF)'],
-  ['document', z.object({ file_name: str.optional(), mime_type: str.optional(), file_size: num.optional() }), (v: { file_name?: string; mime_type?: string; file_size?: number }) =>
-    `a file${v.file_name ? ` "${v.file_name}"` : ''}${v.mime_type ? ` (${v.mime_type}${v.file_size !== undefined ? `, ${v.file_size} bytes` : ''})` : ''}`],
-  ['sticker', z.object({ emoji: str.optional() }), (v: { emoji?: string }) => `a sticker${v.emoji ? ` ${v.emoji}` : ''}`],
+const KINDS: { field: string; say(value: unknown): string }[] = [
+  {
+    field: 'photo',
+    say: (v) => {
+      const sizes = PhotoSizes.parse(v);
+      const largest = sizes.reduce<{ width: number; height: number } | undefined>((a, b) => (!a || b.width * b.height > a.width * a.height ? b : a), undefined);
+      return `a photo${largest ? ` (${largest.width}×${largest.height})` : ''}`;
+    },
+  },
+  { field: 'voice', say: (v) => `a voice message${seconds(Audio.parse(v).duration)}` },
+  { field: 'video_note', say: (v) => `a round video message${seconds(Video.parse(v).duration)}` },
+  {
+    field: 'audio',
+    say: (v) => {
+      const a = Audio.parse(v);
+      return `an audio file${a.title ? ` "${a.title}"` : ''}${a.performer ? ` by ${a.performer}` : ''}${seconds(a.duration)}`;
+    },
+  },
+  {
+    field: 'video',
+    say: (v) => {
+      const m = Video.parse(v);
+      const parts = [m.width !== undefined && m.height !== undefined ? `${m.width}×${m.height}` : undefined, m.duration !== undefined ? `${m.duration} s` : undefined].filter(Boolean);
+      return `a video${parts.length ? ` (${parts.join(', ')})` : ''}`;
+    },
+  },
+  { field: 'animation', say: () => 'an animation (GIF)' },
+  {
+    field: 'document',
+    say: (v) => {
+      const d = Document.parse(v);
+      const about = [d.mime_type, d.file_size !== undefined ? `${d.file_size} bytes` : undefined].filter(Boolean);
+      return `a file${d.file_name ? ` "${d.file_name}"` : ''}${about.length ? ` (${about.join(', ')})` : ''}`;
+    },
+  },
+  {
+    field: 'sticker',
+    say: (v) => {
+      const { emoji } = object({ emoji: str }).parse(v);
+      return `a sticker${emoji ? ` ${emoji}` : ''}`;
+    },
+  },
+  // What words would carry whole (below), when it came too odd to repeat.
+  { field: 'venue', say: () => 'a place' },
+  { field: 'location', say: () => 'a location' },
+  { field: 'contact', say: () => 'a contact' },
+  { field: 'poll', say: () => 'a poll' },
 ];
 
-/** Content that words carry whole: the agent gets it, not a note that it is missing. */
-const WHOLE: [string, z.ZodType, (v: never) => string][] = [
-  ['venue', z.object({ title: str, address: str, location: z.object({ latitude: num, longitude: num }) }), (v: { title: string; address: string; location: { latitude: number; longitude: number } }) =>
-    `[The user shared a place: ${v.title}, ${v.address} (latitude ${v.location.latitude}, longitude ${v.location.longitude}).]`],
-  ['location', z.object({ latitude: num, longitude: num }), (v: { latitude: number; longitude: number }) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]`],
-  ['contact', z.object({ first_name: str, last_name: str.optional(), phone_number: str }), (v: { first_name: string; last_name?: string; phone_number: string }) =>
-    `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`],
-  ['poll', z.object({ question: str, options: z.array(z.object({ text: str })) }), (v: { question: string; options: { text: string }[] }) =>
-    `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`],
+const Coordinates = z.object({ latitude: z.number().finite(), longitude: z.number().finite() });
+const words = z.string().max(300);
+
+/** Content that words carry whole: the agent gets it, not a note that it is missing. Only when it is all there. */
+const WHOLE: { field: string; schema: z.ZodType; say(value: never): string }[] = [
+  {
+    field: 'venue',
+    schema: z.object({ title: words, address: words, location: Coordinates }),
+    say: (v: { title: string; address: string; location: z.infer<typeof Coordinates> }) =>
+      `[The user shared a place: ${v.title}, ${v.address} (latitude ${v.location.latitude}, longitude ${v.location.longitude}).]`,
+  },
+  { field: 'location', schema: Coordinates, say: (v: z.infer<typeof Coordinates>) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]` },
+  {
+    field: 'contact',
+    schema: z.object({ first_name: words, last_name: words.optional(), phone_number: words }),
+    say: (v: { first_name: string; last_name?: string; phone_number: string }) => `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`,
+  },
+  {
+    field: 'poll',
+    schema: z.object({ question: words, options: z.array(z.object({ text: words })).max(20) }),
+    say: (v: { question: string; options: { text: string }[] }) => `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`,
+  },
 ];
 
 /**
@@ -44,13 +104,12 @@ const WHOLE: [string, z.ZodType, (v: never) => string][] = [
 export function mediaNote(message: unknown): string | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const fields = message as Record<string, unknown>;
-  for (const [field, schema, say] of WHOLE) {
+  for (const { field, schema, say } of WHOLE) {
     const parsed = schema.safeParse(fields[field]);
     if (parsed.success) return say(parsed.data as never);
   }
-  for (const [field, schema, say] of KINDS) {
-    const parsed = schema.safeParse(fields[field]);
-    if (parsed.success) return `[The user sent ${say(parsed.data as never)}. Attachments do not reach you yet, so you cannot see or hear it; say so if it matters.]`;
+  for (const { field, say } of KINDS) {
+    if (fields[field] !== undefined && fields[field] !== null) return `[The user sent ${say(fields[field])}. Attachments do not reach you yet, so you cannot see or hear it; say so if it matters.]`;
   }
   return undefined;
 }

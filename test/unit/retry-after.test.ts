@@ -20,6 +20,9 @@ describe('retryAfterSeconds', () => {
     expect(retryAfterSeconds(h({}), NOW)).toBeUndefined();
     expect(retryAfterSeconds(h({ 'retry-after': 'soon' }), NOW)).toBeUndefined();
     expect(retryAfterSeconds(h({ 'retry-after': '-5' }), NOW)).toBeUndefined();
+    // An empty or odd retry-after-ms does not hide a good retry-after.
+    expect(retryAfterSeconds(h({ 'retry-after-ms': '', 'retry-after': '30' }), NOW)).toBe(30);
+    expect(retryAfterSeconds(h({ 'retry-after-ms': 'soon', 'retry-after': '30' }), NOW)).toBe(30);
   });
 });
 

@@ -111,9 +111,20 @@ describe('telegram webhook', () => {
     const { deps, queues } = setup();
     await post(deps, noText(12, { photo: [{ file_id: 'b', width: 800, height: 600 }], caption: 'what is this?' }));
     expect(JSON.parse(queues.queue('fran').bodies()[0]!).text).toMatch(/^\[The user sent a photo \(800×600\)\.[^\n]*\]\nwhat is this\?$/);
-    // A photo field that is not what Telegram sends is no note, and the caption alone still goes.
-    await post(deps, noText(13, { photo: 'nonsense', caption: 'only the caption' }));
-    expect(JSON.parse(queues.queue('fran').bodies()[1]!).text).toBe('only the caption');
+    // Odd details are left out of the note; the note itself is never dropped.
+    const odd: [Record<string, unknown>, string][] = [
+      [{ photo: 'nonsense', caption: 'and a caption' }, 'a photo'],
+      [{ photo: [{ width: 'wide' }, { width: 640, height: 480 }] }, 'a photo (640×480)'],
+      [{ document: { file_name: 'x'.repeat(301), mime_type: 'text/plain' } }, 'a file (text/plain)'],
+      [{ audio: { duration: 'long', title: 't'.repeat(400), performer: 'Bo' } }, 'an audio file by Bo'],
+      [{ voice: null, video: { duration: 3 } }, 'a video (3 s)'],
+      [{ poll: { question: 'q'.repeat(400), options: [] } }, 'a poll'],
+    ];
+    for (const [i, [extra, said]] of odd.entries()) {
+      await post(deps, noText(20 + i, extra));
+      expect(JSON.parse(queues.queue('fran').bodies().at(-1)!).text).toContain(`[The user sent ${said}. Attachments do not reach you yet`);
+    }
+    expect(JSON.parse(queues.queue('fran').bodies()[1]!).text).toMatch(/\]\nand a caption$/);
   });
 
   it('answers 503 when the queue is down, and a retry then goes through', async () => {

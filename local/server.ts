@@ -146,6 +146,13 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         try {
           const messages = await inbox.receive(wait, AbortSignal.any([abort.signal, drain.signal]), body.visibilitySeconds as number | undefined);
           if (abort.signal.aborted) await Promise.all(messages.map((m) => inbox.release(m.receipt)));
+          // The reader may die between our check and the answer: an answer that never
+          // left this process is released rather than hidden for the visibility timeout.
+          else if (messages.length) {
+            res.once('close', () => {
+              if (!res.writableFinished) void Promise.all(messages.map((m) => inbox.release(m.receipt))).catch((err) => deps.log.warn('message not released', errorFields(err)));
+            });
+          }
           return { messages };
         } finally {
           agentPolls.delete(drain);

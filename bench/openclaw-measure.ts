@@ -6,7 +6,7 @@
 // Then stop them all, their children included.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { processTree, treeUsage } from './proc-usage.ts';
+import { processTree, startTime, treeUsage } from './proc-usage.ts';
 
 export interface ProcessSpec {
   name: string;
@@ -75,10 +75,14 @@ function startOne(spec: ProcessSpec, t0: number, timeoutMs: number): Running {
 
 /** SIGTERM to each root, then SIGKILL to whatever of its tree is left after `graceMs`. */
 async function stopAll(group: Running[], graceMs: number): Promise<void> {
-  const trees = group.map((r) => (r.child.pid ? processTree(r.child.pid) : []));
+  // Taken before SIGTERM: children that outlive their parent are re-parented and could not
+  // be found from the roots afterwards. Each with its start time, so a pid the system has
+  // since given to an unrelated process is left alone.
+  const trees = group.flatMap((r) => (r.child.pid ? processTree(r.child.pid) : [])).map((pid) => ({ pid, started: startTime(pid) }));
   for (const r of group) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
   await Promise.race([Promise.all(group.map((r) => r.exited)), new Promise((r) => setTimeout(r, graceMs))]);
-  for (const pid of trees.flat()) {
+  for (const { pid, started } of trees) {
+    if (started === undefined || startTime(pid) !== started) continue;
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

@@ -10,7 +10,7 @@ import { localAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
 
-Shows every agent: state (awake, waking, restarting, asleep, as the dashboard says),
+Shows every agent: state (awake, waking, asleep, and locally restarting, as the dashboard says),
 model, queue depth (waiting / in flight), DLQ depth (inbound + outbound), last heartbeat
 and last error. Locally it asks the running fleet; with --aws it reads ECS
 DescribeServices, SQS GetQueueAttributes and the registry table.

@@ -51,6 +51,14 @@ export interface TurnDeps {
   limits: TurnLimits;
 }
 
+/**
+ * A turn answered sooner than this sends neither "typing…" nor a started status: nobody
+ * would see the one, the ended status follows at once anyway, and each is an outbox
+ * envelope (an SQS send and a λ outbox record on AWS) spent on nothing. A real model turn
+ * takes longer and shows both this much later, which nobody notices.
+ */
+export const SHOW_WORK_AFTER_MS = 300;
+
 export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
   const entries = deps.transcripts.entries(req.sessionKey);
@@ -60,8 +68,9 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
-  // Status is information for the control plane: never waited on, never a reason to fail.
-  void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err)));
+  // Status is information for the control plane: never waited on, never a reason to fail,
+  // and sent only for a turn still working after SHOW_WORK_AFTER_MS.
+  const startedStatus = setTimeout(() => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))), SHOW_WORK_AFTER_MS);
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
@@ -78,42 +87,49 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       situation: req.situation,
     });
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
-  history = await compactIfNeeded(
-    req.sessionKey,
-    history,
-    prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
-    { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
-    turnSignal,
-  );
-
-  const started = deps.clock.now();
+  let started = 0;
   let requests = 0;
   let toolMs = 0;
-  const result = await runAgentLoop({
-    model: deps.model,
-    systemPrompt: prompt(history),
-    history: historyMessages(history),
-    input: { role: 'user', content: req.input, timestamp: started },
-    tools,
-    toolContext: {
-      sessionKey: req.sessionKey,
-      inboundId: req.inboundId,
-      request: async (make) => {
-        const envelope = make(derivedId(req.inboundId, `req.${++requests}`));
-        await deps.outbox.send(envelope);
-        return envelope.id;
+  let result: Awaited<ReturnType<typeof runAgentLoop>>;
+  try {
+    history = await compactIfNeeded(
+      req.sessionKey,
+      history,
+      prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
+      { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
+      turnSignal,
+    );
+
+    started = deps.clock.now();
+    result = await runAgentLoop({
+      model: deps.model,
+      systemPrompt: prompt(history),
+      history: historyMessages(history),
+      input: { role: 'user', content: req.input, timestamp: started },
+      tools,
+      toolContext: {
+        sessionKey: req.sessionKey,
+        inboundId: req.inboundId,
+        request: async (make) => {
+          const envelope = make(derivedId(req.inboundId, `req.${++requests}`));
+          await deps.outbox.send(envelope);
+          return envelope.id;
+        },
       },
-    },
-    signal: turnSignal,
-    clock: deps.clock,
-    maxToolRounds: deps.limits.maxToolRounds,
-    toolTimeoutMs: deps.limits.toolTimeoutMs,
-    maxToolResultChars: deps.limits.maxToolResultChars,
-    onToolCall: (c) => {
-      toolMs += c.ms;
-      log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
-    },
-  });
+      signal: turnSignal,
+      clock: deps.clock,
+      maxToolRounds: deps.limits.maxToolRounds,
+      toolTimeoutMs: deps.limits.toolTimeoutMs,
+      maxToolResultChars: deps.limits.maxToolResultChars,
+      onToolCall: (c) => {
+        toolMs += c.ms;
+        log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
+      },
+    });
+  } finally {
+    // From here on the answer is going out: a started status would only trail it.
+    clearTimeout(startedStatus);
+  }
   const loopMs = deps.clock.now() - started;
   // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
   const timing = {

@@ -16,7 +16,7 @@ import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelo
 import { typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
-import type { TurnOutcome } from './turn.ts';
+import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
 export type ControlAction = Extract<InboundEnvelope, { kind: 'control' }>['action'];
@@ -215,14 +215,17 @@ export class Worker {
         outbox
           .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, ts: clock.now() })
           .catch((err) => log.warn('typing not sent', errorFields(err)));
-      void typing();
-      typingTimer = setInterval(typing, TYPING_EVERY_MS);
+      // Not for a turn answered within SHOW_WORK_AFTER_MS: nobody would see it.
+      typingTimer = setTimeout(() => {
+        void typing();
+        typingTimer = setInterval(typing, TYPING_EVERY_MS);
+      }, SHOW_WORK_AFTER_MS);
     }
     const extendTimer = setInterval(() => {
       inbox.extend(m.receipt, visibilitySeconds).catch((err) => log.warn('visibility not extended', { envelopeId: envelope.id, ...errorFields(err) }));
     }, (visibilitySeconds * 1000) / 3);
     return () => {
-      clearInterval(typingTimer);
+      clearTimeout(typingTimer); // the first wait, or the interval after it (Node clears either)
       clearInterval(extendTimer);
     };
   }

@@ -106,6 +106,8 @@ afterAll(async () => {
 
 describe('a Telegram message, end to end', () => {
   it('is answered by the bound agent’s model, exactly once, in the right chat', async () => {
+    // A model that takes a moment, as real ones do, so the user sees "typing…" meanwhile.
+    model.script({ text: 'echo: hello fran', delayMs: 1_000 });
     const res = await post('fran', JSON.stringify(textUpdate({ updateId: 100, chatId: 5001, fromId: 5001, text: 'hello fran' })));
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toEqual({ ok: true, envelopeId: 'tg.fran.100' });

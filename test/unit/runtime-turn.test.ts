@@ -16,7 +16,7 @@ import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { defaultTurnLimits, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
 import { z } from 'zod';
@@ -139,10 +139,19 @@ describe('the agent loop', () => {
     expect(deps.transcripts.find('agent:fran:main', 'tg.fran.1')).toBeDefined();
   });
 
-  it('reports the turn as started and ended on the outbox', async () => {
-    const { turn, sent } = setup(scripted({ text: 'hi' }));
-    await turn(message());
-    expect(sent().filter((e) => e.kind === 'status').map((e) => [e.turn, e.inboundId])).toEqual([['started', 'tg.fran.1'], ['ended', 'tg.fran.1']]);
+  it('reports a turn that takes a while as started and ended on the outbox, and a quick one as ended only', async () => {
+    const slow = async (): Promise<ModelResult> => {
+      await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
+      return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'hi' }]) };
+    };
+    const a = setup(scripted(slow));
+    await a.turn(message());
+    expect(a.sent().filter((e) => e.kind === 'status').map((e) => [e.turn, e.inboundId])).toEqual([['started', 'tg.fran.1'], ['ended', 'tg.fran.1']]);
+
+    const b = setup(scripted({ text: 'hi' }));
+    await b.turn(message());
+    await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
+    expect(b.sent().filter((e) => e.kind === 'status').map((e) => e.turn)).toEqual(['ended']);
   });
 
   it('reports where the turn’s time went: queue wait, model and tools', async () => {
@@ -377,6 +386,25 @@ describe('the worker', () => {
     expect(peak).toBe(3);
     const order = replies().map((r) => r.text);
     expect(order.indexOf('done a1')).toBeLessThan(order.indexOf('done a2'));
+    await w.stop(1000);
+  });
+
+  it('shows "typing…" for a user message whose turn takes a while, and not for one answered at once', async () => {
+    const slow: ModelClient = {
+      label: 'slow', contextWindow: 1e5,
+      async complete(req) {
+        if (lastUserText(req.messages) === 'slow') await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 150));
+        return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'ok' }]) };
+      },
+    };
+    const { w, push, replies, sent } = worker(slow);
+    w.start();
+    push(message(1, 'quick', 'agent:fran:a'));
+    await expect.poll(() => replies().length).toBe(1);
+    push(message(2, 'slow', 'agent:fran:b'));
+    await expect.poll(() => replies().length).toBe(2);
+    await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
+    expect(sent().filter((e) => e.kind === 'typing').map((e) => e.sessionKey)).toEqual(['agent:fran:b']);
     await w.stop(1000);
   });
 

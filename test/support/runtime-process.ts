@@ -15,8 +15,9 @@ export interface RuntimeProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startRuntime(env: Record<string, string>): RuntimeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+/** `command` defaults to the source entry through tsx; the image's bundle is `[node, <dir>/dist/main.mjs]`. */
+export function startRuntime(env: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', ENTRY]): RuntimeProcess {
+  const child = spawn(command[0]!, command.slice(1), {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,91 @@
+// The runtime as the image runs it. The Dockerfile cannot be built here (no Docker engine),
+// so this does what its stages do: bundle runtime-image/src/main.ts with build.mjs, put the
+// workspace template beside it, and run `node dist/main.mjs` from a directory with no
+// node_modules anywhere above it — proving that the bundle carries everything it imports
+// (the provider SDK and MCP client chunks it loads later included) — against the emulator.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+
+const aws = awsTestEnv();
+const sqs = new SQSClient(aws);
+const KEY = 'sk-test-bundle-fran-0123456789abcdef';
+let model: FakeModel;
+let fleet: ProvisionedFleet;
+let app: string;
+let runtime: RuntimeProcess | undefined;
+
+beforeAll(async () => {
+  app = join(mkdtempSync(join(tmpdir(), 'cf-image-')), 'app');
+  execFileSync(process.execPath, ['runtime-image/build.mjs', join(app, 'dist')], { stdio: 'ignore' });
+  cpSync('runtime-image/templates', join(app, 'templates'), { recursive: true });
+  model = await startModel({ apiKey: KEY });
+  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  example.fleet = 'img';
+  example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  const config = parseConfig(example);
+  fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: KEY } } });
+  runtime = startRuntime(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+      CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
+      CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
+      CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
+      CLAWFLEET_WORKSPACE: join(app, '..', 'workspace'),
+      CLAWFLEET_WAIT_SECONDS: '1',
+      NODE_ENV: 'production',
+      AWS_ENDPOINT_URL: aws.endpoint,
+      AWS_REGION: aws.region,
+      AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    },
+    [process.execPath, '--enable-source-maps', join(app, 'dist/main.mjs')],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await runtime?.kill('SIGKILL');
+  await model?.close();
+});
+
+describe('the image’s bundle', () => {
+  it('has no node_modules to lean on', () => {
+    for (let dir = app; dir !== dirname(dir); dir = dirname(dir)) expect(existsSync(join(dir, 'node_modules')), dir).toBe(false);
+  });
+
+  it('starts, seeds the workspace from the template beside it, answers through the provider it loads on demand, and drains on SIGTERM', async () => {
+    await runtime!.waitFor((l) => l.msg === 'ready', 30_000);
+    expect(existsSync(join(app, '..', 'workspace', 'SOUL.md'))).toBe(true);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: fleet.queues.fran!.inbox,
+        MessageGroupId: 'agent:fran:main',
+        MessageDeduplicationId: 'img.1',
+        MessageBody: JSON.stringify({ v: 1, kind: 'message', id: 'img.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hello from the image', from: { channel: 'local' } }),
+      }),
+    );
+    let reply: Record<string, unknown> | undefined;
+    for (const deadline = Date.now() + 20_000; !reply && Date.now() < deadline; ) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      for (const m of Messages) {
+        const e = JSON.parse(m.Body!) as Record<string, unknown>;
+        if (e.kind === 'reply') reply = e;
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, ReceiptHandle: m.ReceiptHandle! }));
+      }
+    }
+    expect(reply).toMatchObject({ inReplyTo: 'img.1', text: 'echo: hello from the image' });
+    expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(await runtime!.kill('SIGTERM')).toBe(0);
+    expect(runtime!.output()).not.toContain(KEY);
+  });
+});

@@ -249,6 +249,16 @@ async function main(): Promise<void> {
   const cpuLine = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>) =>
     `CPU used: this process (handlers, pump, fake Bot API) ${(b.bench - a.bench).toFixed(1)} s, MiniStack ${(b.ministack - a.ministack).toFixed(1)} s, runtimes ${(b.runtimes - a.runtimes).toFixed(1)} s`;
   let runtimes: RuntimeProcess[] = [];
+  /** How every run ends: the outbox, the runtimes' slots, CPU, then every answer counted at the fake Bot API. */
+  const printRunTail = async (r: { answers: Awaited<ReturnType<typeof awaitAnswers>>; outbox: typeof outboxStats; elapsedMs: number; cpu0: ReturnType<typeof cpu>; callsBefore: number; slots: string }) => {
+    print(`  ${outboxLine(r.outbox, r.elapsedMs)}`);
+    print(`  runtimes' ${r.slots} (mean of inbox in-flight samples, of ${SESSIONS}): ${agents.map((id, i) => `${id} ${r.answers.meanInFlight[i]!.toFixed(2)}`).join(', ')}; outbox backlog (all four, mean) ${r.answers.meanOutboxBacklog.toFixed(1)}`);
+    print(`  ${cpuLine(r.cpu0, cpu())}`);
+    const left = await quiesce(sqs, everyQueue);
+    const a = reportAnswers(tg, r.callsBefore, agentOfJob);
+    print(`  answers: ${a.answered} distinct of ${JOBS}, duplicates ${a.duplicates}, lost ${a.lost}, wrong bot or text ${a.wrongBot}, to other chats ${a.strangers}; left on queues ${left}, dead letters ${total(await depths(sqs, deadLetterQueues))}`);
+    return a;
+  };
 
   // Run 1: agents asleep. The whole storm queues; then the runtimes start and drain it.
   print('\nRun 1 — agents asleep during the storm: queue everything, then start the four runtimes');
@@ -291,12 +301,7 @@ async function main(): Promise<void> {
   const end1 = a1.allAt ?? Date.now();
   print(`  from starting the runtimes: all ready ${secs(readyAt - startedAt)}, first answer ${a1.firstAt ? secs(a1.firstAt - startedAt) : '—'}, runtimes' queues empty ${a1.inboxesEmptyAt ? secs(a1.inboxesEmptyAt - startedAt) : 'not by then'}`);
   print(`  all answered: ${a1.allAt ? `${secs(end1 - startedAt)} after starting the runtimes (${secs(end1 - readyAt)} after all were ready: ${(JOBS / ((end1 - readyAt) / 1000)).toFixed(1)} answers/s)` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`);
-  print(`  ${outboxLine(outbox1, end1 - startedAt)}`);
-  print(`  runtimes' slots in use while draining (mean of inbox in-flight samples, of ${SESSIONS}): ${agents.map((id, i) => `${id} ${a1.meanInFlight[i]!.toFixed(2)}`).join(', ')}; outbox backlog (all four, mean) ${a1.meanOutboxBacklog.toFixed(1)}`);
-  print(`  ${cpuLine(cpu0, cpu())}`);
-  const left1 = await quiesce(sqs, everyQueue);
-  const r1 = reportAnswers(tg, callsBefore1, agentOfJob);
-  print(`  answers: ${r1.answered} distinct of ${JOBS}, duplicates ${r1.duplicates}, lost ${r1.lost}, wrong bot or text ${r1.wrongBot}, to other chats ${r1.strangers}; left on queues ${left1}, dead letters ${total(await depths(sqs, deadLetterQueues))}`);
+  const r1 = await printRunTail({ answers: a1, outbox: outbox1, elapsedMs: end1 - startedAt, cpu0, callsBefore: callsBefore1, slots: 'slots in use while draining' });
 
   // Run 2: agents awake. The same jobs fire a day later, onto queues the runtimes are polling.
   print('\nRun 2 — agents awake: the runtimes consume while the storm lands (the same jobs, the next day)');
@@ -313,12 +318,7 @@ async function main(): Promise<void> {
   const end2 = a2.allAt ?? Date.now();
   print(`  from the first invocation: first answer ${a2.firstAt ? secs(a2.firstAt - storm2Start) : '—'}, runtimes' queues empty ${a2.inboxesEmptyAt ? secs(a2.inboxesEmptyAt - storm2Start) : 'not by then'}`);
   print(`  all answered: ${a2.allAt ? `${secs(end2 - storm2Start)} after the first invocation, ${(JOBS / ((end2 - storm2Start) / 1000)).toFixed(1)} answers/s` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`);
-  print(`  ${outboxLine(outbox2, end2 - storm2Start)}`);
-  print(`  runtimes' slots in use (mean of inbox in-flight samples, of ${SESSIONS}): ${agents.map((id, i) => `${id} ${a2.meanInFlight[i]!.toFixed(2)}`).join(', ')}; outbox backlog (all four, mean) ${a2.meanOutboxBacklog.toFixed(1)}`);
-  print(`  ${cpuLine(cpu0, cpu())}`);
-  const left2 = await quiesce(sqs, everyQueue);
-  const r2 = reportAnswers(tg, callsBefore2, agentOfJob);
-  print(`  answers: ${r2.answered} distinct of ${JOBS}, duplicates ${r2.duplicates}, lost ${r2.lost}, wrong bot or text ${r2.wrongBot}, to other chats ${r2.strangers}; left on queues ${left2}, dead letters ${total(await depths(sqs, deadLetterQueues))}`);
+  const r2 = await printRunTail({ answers: a2, outbox: outbox2, elapsedMs: end2 - storm2Start, cpu0, callsBefore: callsBefore2, slots: 'slots in use' });
 
   await Promise.all(runtimes.map((r) => r.kill('SIGTERM')));
   await Promise.all(pumps.map((p) => p.stop()));

@@ -60,7 +60,9 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const log = opts.log ?? createLogger({ component: 'local' });
   const config = loadConfigFile(opts.configPath);
   const secrets = new FileSecretStore(opts.secretsPath);
-  mkdirSync(opts.stateDir, { recursive: true });
+  // Conversations, transcripts and memory live here: made readable by its owner only (an
+  // existing directory keeps the mode its owner gave it).
+  mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   let supervisor: Supervisor | undefined;
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });

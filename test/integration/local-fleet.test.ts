@@ -183,6 +183,8 @@ describe('the local fleet', () => {
   it('answers after a restart what was queued before the fleet stopped, and keeps the dashboard signed in', async () => {
     const token = readFileSync(join(options.stateDir, 'dashboard-token'), 'utf8').trim();
     expect(statSync(join(options.stateDir, 'dashboard-token')).mode & 0o077).toBe(0);
+    // The state directory the fleet made (transcripts, chats, memory) is its owner's alone.
+    expect(statSync(options.stateDir).mode & 0o077).toBe(0);
     const signedIn = async (t: string) => (await fetch(`${fleet.url}/api/fleet`, { headers: { authorization: `Bearer ${t}` } })).status;
     expect(await signedIn(token)).toBe(200);
     expect(await signedIn(readAdminFile(options.stateDir)!.token)).toBe(401);

@@ -2,7 +2,7 @@
 // web_fetch, and the allow/deny policy that decides which of them the model sees.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,12 +84,27 @@ describe('exec', () => {
   it('kills the command and everything it started after the timeout', async () => {
     const dir = ws();
     const started = Date.now();
-    const r = await call([execTool(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', { command: '(sleep 30; touch late.txt) & sleep 30' });
+    // The shell notes its pid, which is also its process group's id (the tool starts it detached).
+    const r = await call([execTool(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', { command: 'echo $$ > group.pid; (sleep 30; touch late.txt) & sleep 30' });
     expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/^killed after 1 s/) });
     expect(Date.now() - started).toBeLessThan(5_000);
-    await new Promise((res) => setTimeout(res, 200));
-    const pids = (await call([execTool(dir)], 'exec', { command: 'pgrep -f "sleep 3[0]" || true' })).text;
-    expect(pids.trim()).toBe('exit code 0');
+    const group = Number(readFileSync(join(dir, 'group.pid'), 'utf8'));
+    // Nothing of that group is left running (a zombie waiting to be reaped is dead already).
+    // Looked up by group, not by name: another `sleep 30` on the machine is not ours.
+    const living = () =>
+      readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .flatMap((d) => {
+          try {
+            const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+            const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+            return Number(pgrp) === group && state !== 'Z' ? [Number(d)] : [];
+          } catch {
+            return []; // gone while we looked
+          }
+        });
+    await expect.poll(living, { timeout: 2_000 }).toEqual([]);
+    expect(existsSync(join(dir, 'late.txt'))).toBe(false);
   });
 
   it('caps the output it returns', async () => {

@@ -28,6 +28,8 @@ export const DASHBOARD_JS = String.raw`(() => {
   // both go at the next refresh that works. Signed out (401) says so and links to sign-in.
   const banner = $('#stale');
   const every = live ? Number(live.dataset.every || 3000) : 0;
+  // A fleet that hangs rather than refuses must look stale too: this long without an answer.
+  const patienceMs = Math.max(10000, every * 3);
   let lostAt = 0, lostKind = '', inFlight = false, again = false;
   const pad = (n) => String(n).padStart(2, '0');
   const hms = (t) => { const d = new Date(t); return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()); };
@@ -74,9 +76,8 @@ export const DASHBOARD_JS = String.raw`(() => {
     // One refresh at a time; one asked for meanwhile (after an action) runs right after.
     if (inFlight) { again = true; return; }
     inFlight = true;
-    // A fleet that hangs rather than refuses must look stale too.
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), Math.max(10000, every * 3));
+    const timer = setTimeout(() => abort.abort(), patienceMs);
     try {
       const res = await fetch(live.dataset.src, { headers: { accept: 'text/html' }, cache: 'no-store', credentials: 'same-origin', signal: abort.signal });
       if (res.status === 401) markStale('signed out', true);
@@ -88,7 +89,7 @@ export const DASHBOARD_JS = String.raw`(() => {
         markFresh();
       }
     } catch (err) {
-      markStale(abort.signal.aborted ? 'no answer in ' + Math.round(Math.max(10000, every * 3) / 1000) + ' s' : err.message, false);
+      markStale(abort.signal.aborted ? 'no answer in ' + Math.round(patienceMs / 1000) + ' s' : err.message, false);
     } finally {
       clearTimeout(timer);
       inFlight = false;

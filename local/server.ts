@@ -260,15 +260,17 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       send(res, 500, { error: 'internal error' });
     });
   });
+  /** Answers every waiting long poll of the agent's runtime at once (empty). */
+  const endPolls = (agentId: string) => {
+    for (const poll of polls.get(agentId) ?? []) poll.abort();
+  };
   const local = Object.assign(server, {
     draining(agentId: string, on: boolean) {
       if (!on) return void draining.delete(agentId);
       draining.add(agentId);
-      for (const poll of polls.get(agentId) ?? []) poll.abort();
+      endPolls(agentId);
     },
-    runtimeGone(agentId: string) {
-      for (const poll of polls.get(agentId) ?? []) poll.abort();
-    },
+    runtimeGone: endPolls,
   });
   // The queue chart's samples: every agent's depth every 30 s while the fleet runs.
   const sampler = setInterval(() => void dashboard.sample(), LOCAL_QUEUE_SAMPLE_MS);

@@ -92,8 +92,12 @@ export interface PairingRecord {
 /** Senders waiting for, or granted, the owner's approval to message a bot. */
 export interface PairingStore {
   get(accountId: string, peerId: string): Promise<PairingRecord | undefined>;
-  /** Stores a pending pairing; if a live one exists already, returns that instead. */
-  createPending(record: PairingRecord): Promise<PairingRecord>;
+  /**
+   * Stores a pending pairing; if this sender has a live one already, returns that instead.
+   * With `maxPerAccount`, answers 'full' (storing nothing) while the account already has
+   * that many live pending pairings of other senders.
+   */
+  createPending(record: PairingRecord, opts?: { maxPerAccount?: number }): Promise<PairingRecord | 'full'>;
   /** Approves the pending pairing with this code; undefined if there is none (or it lapsed). */
   approve(code: string, now: number): Promise<PairingRecord | undefined>;
   listPending(now: number): Promise<PairingRecord[]>;

@@ -165,6 +165,20 @@ describe('telegram webhook', () => {
       expect(await deps.pairings.approve('CODE1', 1_000 + 3600_000 + 1)).toBeUndefined();
     });
 
+    it('pairing: holds at most 3 senders waiting per account; a fourth is ignored without a word until one lapses or is approved', async () => {
+      const { deps, queues, sent } = setup();
+      for (const [i, peer] of [801, 802, 803].entries()) expect((await post(deps, update(40 + i, 'hi', peer))).body).toMatchObject({ pairing: 'pending' });
+      expect((await post(deps, update(43, 'me too', 804))).body).toMatchObject({ ignored: expect.stringMatching(/at their cap \(3 pending\)/) });
+      expect(sent.map((m) => m.target.chatId)).toEqual(['801', '802', '803']);
+      expect(deps.log.lines.some((l) => l.msg === 'update ignored' && String(l.reason).includes('cap'))).toBe(true);
+      // A sender already waiting still gets their code again.
+      expect((await post(deps, update(44, 'still me', 802))).body).toMatchObject({ pairing: 'pending' });
+      await deps.pairings.approve('CODE1', 1_500);
+      expect((await post(deps, update(45, 'now?', 804))).body).toMatchObject({ pairing: 'pending' });
+      expect(sent.at(-1)).toMatchObject({ target: { chatId: '804' }, text: expect.stringMatching(/^Hi! .*\nYour pairing code: CODE\d/) });
+      expect(queues.queues.size).toBe(0);
+    });
+
     it('allowlist: ignores a sender who is not listed, without answering', async () => {
       const { deps, queues, sent } = setup({ edit: (c) => void (c.channels.telegram!.dmPolicy = 'allowlist') });
       expect((await post(deps, update(24, 'hi', 779))).body).toMatchObject({ ignored: 'sender not in allowFrom' });

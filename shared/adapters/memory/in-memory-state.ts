@@ -68,9 +68,11 @@ export class InMemoryPairingStore implements PairingStore {
   async get(accountId: string, peerId: string) {
     return this.records.get(this.key(accountId, peerId));
   }
-  async createPending(record: PairingRecord) {
+  async createPending(record: PairingRecord, opts: { maxPerAccount?: number } = {}): Promise<PairingRecord | 'full'> {
     const existing = this.records.get(this.key(record.accountId, record.peerId));
     if (existing && (existing.status === 'approved' || existing.expiresAt > record.createdAt)) return existing;
+    const waiting = [...this.records.values()].filter((r) => r.accountId === record.accountId && r.status === 'pending' && r.expiresAt > record.createdAt).length;
+    if (opts.maxPerAccount !== undefined && waiting >= opts.maxPerAccount) return 'full';
     this.records.set(this.key(record.accountId, record.peerId), record);
     return record;
   }

@@ -169,7 +169,17 @@ export const ConfigSchema = z.strictObject({
   channels: z.strictObject({ telegram: TelegramChannelSchema.optional() }).default({}),
   cron: z.strictObject({ jobs: z.array(CronJobSchema).default([]) }).optional(),
   hooks: z
-    .strictObject({ tokenSecret: secretName, mappings: z.record(id, HookMappingSchema).optional() })
+    .strictObject({
+      tokenSecret: secretName,
+      mappings: z.record(id, HookMappingSchema).optional(),
+      /** Let a /hooks/agent body name its `sessionKey` (default false: such a body is refused with 400). */
+      allowRequestSessionKey: z.boolean().optional(),
+      /**
+       * What a session key chosen by a caller (a body's `sessionKey`, or a mapping's `sessionKey`
+       * template filled from the body) may start with, after its `agent:<id>:` scope; default ["hook:"].
+       */
+      allowedSessionKeyPrefixes: z.array(z.string().min(1).max(128)).min(1).optional(),
+    })
     .optional(),
   agentToAgent: z
     .strictObject({ allow: z.array(z.strictObject({ from: id, to: id })).default([]), maxHops: z.number().int().min(1).max(10).default(3) })

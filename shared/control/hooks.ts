@@ -9,8 +9,8 @@ import type { InboundEnvelope } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundDedupe, SessionRegistry } from '../ports.ts';
 import { authenticateHook, MIN_HOOK_TOKEN_CHARS, queryStringProblem } from '../hooks/auth.ts';
 import { parseAgentHookBody, parseWakeHookBody } from '../hooks/bodies.ts';
-import { hookEnvelopeId, hookSessionKey, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
-import { renderTemplate } from '../hooks/template.ts';
+import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
+import { renderTemplate, templateReadsBody } from '../hooks/template.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import type { HttpResult } from './telegram-webhook.ts';
 
@@ -144,7 +144,11 @@ function agentHook(json: unknown, id: string, now: number, config: FleetConfig):
   if (body.message.length > MAX_HOOK_TEXT_CHARS) return tooLong('message', body.message.length);
   const agentId = body.agentId ?? defaultAgentId(config);
   if (!config.agents.list.some((a) => a.id === agentId)) return fail(404, `no agent "${agentId}" in this fleet`);
-  const session = hookSessionKey(agentId, body.sessionKey, body.name);
+  const policy = hookSessionPolicy(config.hooks);
+  if (body.sessionKey !== undefined && !policy.allowRequestSessionKey) {
+    return fail(400, 'sessionKey: this fleet does not let hook callers choose the session; omit it (the hook gets a session of its own), or set hooks.allowRequestSessionKey (with hooks.allowedSessionKeyPrefixes) in clawfleet.json');
+  }
+  const session = hookSessionKey(agentId, body.sessionKey === undefined ? undefined : { key: body.sessionKey, chosenBy: 'caller' }, body.name, policy);
   if (!session.ok) return fail(400, session.problem);
   return {
     endpoint: 'agent',
@@ -185,8 +189,10 @@ function mappedHook(name: string, mapping: Mapping, json: unknown, id: string, n
     return fail(400, `hook mapping "${name}" rendered an empty message: the body lacks the fields its messageTemplate reads`);
   }
   // A session key template that renders empty (its fields missing) falls back to the mapping's own session.
-  const requested = mapping.sessionKey === undefined ? undefined : renderTemplate(mapping.sessionKey, json, 512).text.trim() || undefined;
-  const session = hookSessionKey(mapping.agentId, requested, name);
+  const rendered = mapping.sessionKey === undefined ? undefined : renderTemplate(mapping.sessionKey, json, 512).text.trim() || undefined;
+  // A fixed key is the operator's choice; one filled from the body is the caller's, and bounded like one.
+  const chosenBy = mapping.sessionKey !== undefined && templateReadsBody(mapping.sessionKey) ? 'caller' : 'operator';
+  const session = hookSessionKey(mapping.agentId, rendered === undefined ? undefined : { key: rendered, chosenBy }, name, hookSessionPolicy(config.hooks));
   if (!session.ok) return fail(400, `hook mapping "${name}": ${session.problem}`);
   return {
     endpoint: name,

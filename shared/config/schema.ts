@@ -182,7 +182,13 @@ export const ConfigSchema = z.strictObject({
     })
     .optional(),
   agentToAgent: z
-    .strictObject({ allow: z.array(z.strictObject({ from: id, to: id })).default([]), maxHops: z.number().int().min(1).max(10).default(3) })
+    .strictObject({
+      allow: z.array(z.strictObject({ from: id, to: id })).default([]),
+      /** Relays one conversation may take in all, whoever started it. */
+      maxHops: z.number().int().min(1).max(10).default(3),
+      /** Relays per ordered pair of agents (from → to) in each window of `perMinutes`; default 20 per 10 minutes. */
+      rateLimit: z.strictObject({ max: z.number().int().min(1).max(10_000), perMinutes: z.number().int().min(1).max(1_440) }).optional(),
+    })
     .optional(),
 });
 

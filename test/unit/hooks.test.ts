@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleHook, MAX_HOOK_BODY_BYTES, MAX_HOOK_TEXT_CHARS, type HookRequest, type HooksDeps } from '../../shared/control/hooks.ts';
@@ -32,6 +32,7 @@ function setup(overrides: { queues?: AgentQueues; token?: () => Promise<string>;
     queues: overrides.queues ?? queues,
     dedupe: new InMemoryInboundDedupe(clock.now),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(clock.now),
     newId: () => `id-${++ids}`,
     clock,
     log,
@@ -63,6 +64,7 @@ describe('POST /hooks/agent', () => {
     ]);
     // Nobody to answer in a hook session: the outbox logs its replies.
     expect(await deps.sessions.get('agent:jerry:hook:email')).toEqual({ sessionKey: 'agent:jerry:hook:email', agentId: 'jerry', target: { channel: 'none' }, updatedAt: 1_000 });
+    expect(await deps.origins.get('hook.id-1')).toMatchObject({ agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', target: { channel: 'none' } });
   });
 
   it('names the session "default" when the hook has no name', async () => {
@@ -120,6 +122,7 @@ describe('POST /hooks/agent', () => {
     const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'agent:jerry:main' }), deps);
     expect(res.status).toBe(202);
     expect((await deps.sessions.get('agent:jerry:main'))?.target).toEqual(chat);
+    expect((await deps.origins.get('hook.id-1'))?.target).toEqual(chat);
   });
 
   it('refuses unknown fields by name, with every problem at once', async () => {
@@ -175,6 +178,7 @@ describe('which sessions a hook caller may choose (hooks.allowRequestSessionKey,
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^sessionKey: this fleet does not let hook callers choose the session; .*hooks\.allowRequestSessionKey/);
     expect(totalQueued(queues)).toBe(0);
+    expect((deps.origins as InMemoryInboundOrigins).records.size).toBe(0);
   });
 
   it('lets an allowed caller choose only hook: sessions by default, matched after the agent scope', async () => {

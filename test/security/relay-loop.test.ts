@@ -51,6 +51,7 @@ describe('"forward this to the other agent" between two agents allowed both ways
 
     // Alice → fran (hop 0) → grif (1) → fran (2, a question and an answer) → grif (3) … and no further.
     expect(turns).toBeLessThan(200);
+    expect(turns).toBe(7); // Alice's message and the 6 relayed ones
     expect(Math.max(...relayed.map((r) => r.hops))).toBe(3);
     expect(relayed).toHaveLength(6);
     const refusals = [...p.refused('fran'), ...p.refused('grif')];

@@ -1,6 +1,6 @@
 // λ telegram-webhook's acknowledge latency and throughput: from the handler being called
 // with a Function URL event to its 200 (the update durably queued: secret check, dedupe
-// read, session write, SQS send, dedupe write, activity write), against MiniStack, and the
+// read, origin write, session write, SQS send, dedupe write, activity write), against MiniStack, and the
 // same core over in-memory adapters for the handler's own share. Also CPU time per request,
 // which bounds requests per second on one core (Lambda gives a function at most that).
 // Uses AWS_ENDPOINT_URL if set, else starts MiniStack from .cache/ministack-venv (run

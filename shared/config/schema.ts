@@ -178,7 +178,17 @@ export const ConfigSchema = z.strictObject({
        * What a session key chosen by a caller (a body's `sessionKey`, or a mapping's `sessionKey`
        * template filled from the body) may start with, after its `agent:<id>:` scope; default ["hook:"].
        */
-      allowedSessionKeyPrefixes: z.array(z.string().min(1).max(128)).min(1).optional(),
+      allowedSessionKeyPrefixes: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .max(128)
+            // Matched after the scope, so a scoped prefix would never match anything.
+            .refine((p) => !p.startsWith('agent:'), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
+        )
+        .min(1)
+        .optional(),
     })
     .optional(),
   agentToAgent: z

@@ -1,6 +1,6 @@
 // λ telegram-webhook's acknowledge latency and throughput: from the handler being called
 // with a Function URL event to its 200 (the update durably queued: secret check, dedupe
-// read, session write, SQS send, dedupe write, activity write), against MiniStack, and the
+// read, origin write, session write, SQS send, dedupe write, activity write), against MiniStack, and the
 // same core over in-memory adapters for the handler's own share. Also CPU time per request,
 // which bounds requests per second on one core (Lambda gives a function at most that).
 // Uses AWS_ENDPOINT_URL if set, else starts MiniStack from .cache/ministack-venv (run
@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InMemoryAgentQueues } from '../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../shared/adapters/memory/in-memory-state.ts';
 import { parseConfig } from '../shared/config/load.ts';
 import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
 import { createLogger } from '../shared/log.ts';
@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     queues: new InMemoryAgentQueues(),
     dedupe: new InMemoryInboundDedupe(Date.now),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(Date.now),
     pairings: new InMemoryPairingStore(),
     botIdentity: async () => ({ id: 3000002, username: 'fran_bot' }),
     channel: async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {} }),

@@ -1,8 +1,16 @@
 // `clawfleet cron list|run <job>`: the fleet's cron jobs from the config, and a manual run
-// that queues the job's cron envelope for its agent (locally or on AWS).
+// that queues the job's cron envelope for its agent (locally or on AWS), with the origin its
+// answer is delivered to recorded first, as λ cron-dispatch records it.
 import { z } from 'zod';
-import { SqsAgentQueues } from '../shared/adapters/aws/sqs-queues.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoInboundOrigins } from '../shared/adapters/aws/dynamo-inbound-origins.ts';
+import { DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
+import { SqsAgentQueues } from '../shared/adapters/aws/sqs-queues.ts';
+import { tableNames } from '../shared/config/names.ts';
+import { enqueueForOperator } from '../shared/control/operator-enqueue.ts';
+import { systemClock } from '../shared/ports.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
 import { CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { describeSchedule, manualCronEnvelope } from './cron-envelope.ts';
@@ -53,7 +61,16 @@ export const cronCommand: Command = {
     const envelope = manualCronEnvelope(job, Date.now());
     if (p.values.aws) {
       try {
-        await new SqsAgentQueues(new SQSClient(awsSettings(io)), config.fleet).send(envelope);
+        const settings = awsSettings(io);
+        const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(settings));
+        const tables = tableNames(config.fleet);
+        await enqueueForOperator(envelope, {
+          config,
+          queues: new SqsAgentQueues(new SQSClient(settings), config.fleet),
+          sessions: new DynamoSessionRegistry(dynamo, tables.sessions),
+          origins: new DynamoInboundOrigins(dynamo, tables.origins),
+          clock: systemClock,
+        });
       } catch (err) {
         throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err));
       }

@@ -6,7 +6,8 @@ import { createAwsClients, type AwsClients } from '../shared/adapters/aws/client
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoAgentMetrics } from '../shared/adapters/aws/dynamo-agent-metrics.ts';
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
-import { DynamoRelayLog } from '../shared/adapters/aws/dynamo-relay-log.ts';
+import { DynamoInboundOrigins } from '../shared/adapters/aws/dynamo-inbound-origins.ts';
+import { DynamoRelayRates } from '../shared/adapters/aws/dynamo-relay-rates.ts';
 import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
 import { EventBridgeCronScheduler } from '../shared/adapters/aws/eventbridge-cron-scheduler.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -37,13 +38,15 @@ export interface ControlPlane {
   queues: SqsAgentQueues;
   dedupe: DynamoInboundDedupe;
   sessions: DynamoSessionRegistry;
+  /** Each inbound's origin: admitters record it, the outbox delivers and relays by it. */
+  origins: DynamoInboundOrigins;
   ledger: DynamoDeliveryLedger;
   pairings: DynamoPairingStore;
   registry: DynamoAgentRegistry;
   /** Turn counts, timings and queue samples for the dashboard (the outbox writes turns). */
   metrics: DynamoAgentMetrics;
   lifecycle: LifecycleDeps;
-  relay: { queues: SqsAgentQueues; relays: DynamoRelayLog; lifecycle: LifecycleDeps };
+  relay: { queues: SqsAgentQueues; rates: DynamoRelayRates; lifecycle: LifecycleDeps };
   /** Agents' own cron jobs; only where λ cron-dispatch's ARN is configured (the outbox function). */
   scheduler: EventBridgeCronScheduler | undefined;
   newPairingCode(): string;
@@ -95,7 +98,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     registry,
     metrics: new DynamoAgentMetrics(aws.dynamo, tables.registry, clock.now),
     lifecycle,
-    relay: { queues, relays: new DynamoRelayLog(aws.dynamo, tables.registry), lifecycle },
+    relay: { queues, rates: new DynamoRelayRates(aws.dynamo, tables.origins), lifecycle },
     scheduler:
       env.CLAWFLEET_CRON_FUNCTION_ARN && env.CLAWFLEET_SCHEDULER_ROLE_ARN
         ? new EventBridgeCronScheduler(new SchedulerClient({ maxAttempts: 3 }), {
@@ -108,6 +111,7 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
     queues,
     dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
     sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),
+    origins: new DynamoInboundOrigins(aws.dynamo, tables.origins, clock.now),
     ledger: new DynamoDeliveryLedger(aws.dynamo, tables.deliveries),
     pairings: new DynamoPairingStore(aws.dynamo, tables.registry),
     newPairingCode: () => pairingCode(randomBytes),

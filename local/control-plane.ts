@@ -9,7 +9,8 @@ import { SqlitePairingStore } from '../shared/adapters/sqlite/sqlite-pairing-sto
 import { SqliteAgentMetrics } from '../shared/adapters/sqlite/sqlite-agent-metrics.ts';
 import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-registry.ts';
 import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
-import { SqliteRelayLog } from '../shared/adapters/sqlite/sqlite-relay-log.ts';
+import { SqliteInboundOrigins } from '../shared/adapters/sqlite/sqlite-inbound-origins.ts';
+import { SqliteRelayRates } from '../shared/adapters/sqlite/sqlite-relay-rates.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
 import { dashboardSecretName, hooksSecretName, outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
@@ -18,6 +19,8 @@ import { pairingCode } from '../shared/control/access.ts';
 import type { CronDispatchDeps } from '../shared/control/cron-dispatch.ts';
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
+import { enqueueForOperator } from '../shared/control/operator-enqueue.ts';
+import { newOrigin } from '../shared/control/origins.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
@@ -49,7 +52,10 @@ export class LocalControlPlane {
   readonly status: SqliteAgentStatus;
   /** The same table as the registry the lifecycle cores use: state, heartbeat, activity, errors. */
   readonly registry: SqliteAgentRegistry;
-  readonly relays: SqliteRelayLog;
+  /** Where each inbound came from: the only place its answer goes. */
+  readonly origins: SqliteInboundOrigins;
+  /** The per-pair agent-to-agent rate limit. */
+  readonly relayRates: SqliteRelayRates;
   /** The fleet's schedule group: the config's jobs and heartbeats, and agents' own jobs. */
   readonly scheduler: SqliteCronScheduler;
   /** Wake and hibernate, wired as on AWS; absent without a compute. */
@@ -75,7 +81,8 @@ export class LocalControlPlane {
     this.ledger = new SqliteDeliveryLedger(db);
     this.status = new SqliteAgentStatus(db);
     this.registry = new SqliteAgentRegistry(db);
-    this.relays = new SqliteRelayLog(db, clock.now);
+    this.origins = new SqliteInboundOrigins(db, clock.now);
+    this.relayRates = new SqliteRelayRates(db);
     const scheduleClock = opts.scheduleClock ?? clock;
     this.scheduler = new SqliteCronScheduler(db, () => scheduleClock.now());
     this.lifecycle = opts.compute
@@ -100,21 +107,26 @@ export class LocalControlPlane {
     return this.queues.deadLetters(localQueueNames(agentId).outboxDlq);
   }
 
-  /** A message typed into the dashboard's chat box, for the agent's main session. */
+  /**
+   * A message typed into the dashboard's chat box, for the agent's main session. Its answer
+   * comes back to the chat box only, even if a Telegram user writes to the same session meanwhile.
+   */
   async chatMessage(agentId: string, text: string): Promise<string> {
     const sessionKey = `agent:${agentId}:main`;
     const id = `local.${agentId}.${randomUUID()}`;
     const now = this.clock.now();
-    await this.sessions.put({ sessionKey, agentId, target: { channel: 'local', chatId: agentId }, updatedAt: now });
+    const chat: ChannelTarget = { channel: 'local', chatId: agentId };
+    await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
+    await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
     this.chat.add(agentId, 'user', text);
     await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });
     return id;
   }
 
-  /** An envelope an operator asked for (`clawfleet cron run`), already validated. */
+  /** An envelope an operator asked for (`clawfleet cron run`), already validated; queued with its origin. */
   async enqueue(envelope: InboundEnvelope): Promise<void> {
-    await this.queues.send(envelope);
+    await enqueueForOperator(envelope, { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, clock: this.clock });
     await this.wake(envelope.agentId, envelope.kind);
   }
 
@@ -142,6 +154,7 @@ export class LocalControlPlane {
       queues: this.queues,
       dedupe: this.dedupe,
       sessions: this.sessions,
+      origins: this.origins,
       lifecycle: this.lifecycle,
       newId: () => randomUUID(),
       clock: this.clock,
@@ -160,7 +173,7 @@ export class LocalControlPlane {
 
   /** What λ cron-dispatch's core needs; local/cron-loop.ts fires schedules with it. */
   get cronDispatch(): CronDispatchDeps {
-    return { config: this.config, queues: this.queues, sessions: this.sessions, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
+    return { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
   }
 
   /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the kept token of local/dashboard-token.ts). */
@@ -187,6 +200,7 @@ export class LocalControlPlane {
         queues: this.queues,
         dedupe: this.dedupe,
         sessions: this.sessions,
+        origins: this.origins,
         pairings: this.pairings,
         lifecycle: this.lifecycle,
         botIdentity: (id) => this.botIdentity(id),
@@ -230,13 +244,14 @@ export class LocalControlPlane {
         { source: outboxQueueName(this.config.fleet, agentId), body, messageId: randomUUID() },
         {
           config: this.config,
+          origins: this.origins,
           sessions: this.sessions,
           ledger: this.ledger,
           deadLetters,
           channel: (target) => this.channel(target),
           registry: this.registry,
           metrics: this.metrics,
-          relay: { queues: this.queues, relays: this.relays, lifecycle: this.lifecycle },
+          relay: { queues: this.queues, rates: this.relayRates, lifecycle: this.lifecycle },
           scheduler: this.scheduler,
           clock: this.clock,
           log: this.log,

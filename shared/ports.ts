@@ -92,8 +92,12 @@ export interface PairingRecord {
 /** Senders waiting for, or granted, the owner's approval to message a bot. */
 export interface PairingStore {
   get(accountId: string, peerId: string): Promise<PairingRecord | undefined>;
-  /** Stores a pending pairing; if a live one exists already, returns that instead. */
-  createPending(record: PairingRecord): Promise<PairingRecord>;
+  /**
+   * Stores a pending pairing; if this sender has a live one already, returns that instead.
+   * With `maxPerAccount`, answers 'full' (storing nothing) while the account already has
+   * that many live pending pairings of other senders.
+   */
+  createPending(record: PairingRecord, opts?: { maxPerAccount?: number }): Promise<PairingRecord | 'full'>;
   /** Approves the pending pairing with this code; undefined if there is none (or it lapsed). */
   approve(code: string, now: number): Promise<PairingRecord | undefined>;
   listPending(now: number): Promise<PairingRecord[]>;
@@ -189,21 +193,52 @@ export interface QueueDepths {
   depth(agentId: string): Promise<number>;
 }
 
-/** One relayed agent_message: who asked whom, where the answer goes, and how deep the exchange is. */
-export interface RelayRecord {
-  /** The relayed agent_message's envelope id. */
+/**
+ * Where one inbound envelope came from, recorded by the control plane before it queues the
+ * envelope: which agent and session may answer it, and whom the answer reaches. A reply
+ * is delivered to the origin of the inbound it names, never to whoever wrote to the
+ * session last (DESIGN.md, "A reply answers one message").
+ */
+export interface InboundOrigin {
+  /** The inbound envelope's id. */
   id: string;
-  fromAgentId: string;
-  toAgentId: string;
-  /** The asking agent's session, where an answer is delivered. */
-  replyToSessionKey: string;
-  hops: number;
-  at: number;
+  /** The agent whose queue it went to: the only one that may answer it. */
+  agentId: string;
+  /** The session it was queued into: an answer must name the same session. */
+  sessionKey: string;
+  /** Whom a reply to it reaches: the person who wrote, the dashboard chat, a cron job's delivery, or nobody. */
+  target: SessionTarget;
+  createdAt: number;
+  /** Epoch ms after which the record is gone (it outlives the queue's retention). */
+  expiresAt: number;
+  /** Agent-to-agent hops the conversation had reached with this inbound: 0 (or absent) for a person, a hook or a schedule. */
+  hops?: number | undefined;
+  /** The inbound that started the conversation; absent when this one did. */
+  conversationId?: string | undefined;
+  /** On a relayed question: the agent that asked, the session its answer goes into and whom that answer is for. */
+  askedBy?: { agentId: string; sessionKey: string; target: SessionTarget } | undefined;
 }
 
-export interface RelayLog {
-  get(id: string): Promise<RelayRecord | undefined>;
-  put(record: RelayRecord): Promise<void>;
+/** Inbound envelope id → its origin. Written only by the control plane. */
+export interface InboundOrigins {
+  get(id: string): Promise<InboundOrigin | undefined>;
+  /** Records (or, for a retried event, records again) an inbound envelope's origin. */
+  put(origin: InboundOrigin): Promise<void>;
+  /**
+   * Counts one agent-to-agent relay started from inbound `id`: false, counting nothing,
+   * once `max` have been (or the origin is gone). Bounds how often one inbound can be
+   * named as the cause of a relay.
+   */
+  takeRelay(id: string, max: number): Promise<boolean>;
+}
+
+/** Agent-to-agent relays counted per ordered pair of agents in fixed windows: the per-pair rate limit. */
+export interface RelayRates {
+  /**
+   * Counts one relay from `fromAgentId` to `toAgentId` in the window that starts at
+   * `windowStart` and lasts `windowMs`: false, counting nothing, if it holds `max` already.
+   */
+  take(fromAgentId: string, toAgentId: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
 }
 
 /** One schedule: when, and what to pass to λ cron-dispatch. */

@@ -56,8 +56,15 @@ export const GRANTS = {
   listSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['Scan']),
   /** Delivery claims: claim, complete, release. */
   claimDeliveries: (ctx: GrantContext) => tableAccess(ctx, 'deliveries', ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']),
-  // The registry table holds agents, pairings, relay records and metrics by key prefix;
-  // the grants below split it by what each caller does there.
+  /** Record whom an admitted inbound's answer reaches (an update that keeps the item's relay count). */
+  recordOrigins: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['UpdateItem']),
+  /**
+   * The outbox: read the origin of the inbound a reply, typing or relay names; record a
+   * relayed message's origin and count relays (per inbound, per pair of agents).
+   */
+  answerByOrigins: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['GetItem', 'UpdateItem']),
+  // The registry table holds agents, pairings and metrics by key prefix; the grants below
+  // split it by what each caller does there.
   /** Agent records: state transitions, activity, heartbeats, errors, metric counters — all conditional updates. */
   trackAgents: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['UpdateItem']),
   /** Read an agent's record (health decisions, the dashboard). */
@@ -66,8 +73,6 @@ export const GRANTS = {
   requestPairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem']),
   /** List pending pairings (a filtered scan) and approve one by its code. */
   approvePairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'Scan', 'UpdateItem', 'DeleteItem']),
-  /** Relayed agent messages: who asked whom, so only answers go back. */
-  logRelays: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem']),
   /** A day of an agent's 15-minute metric buckets, by key. */
   readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
   /** Wake, hibernate and restart agents: desired count 0 ↔ 1 (and force a new deployment) on the fleet's agent services. */

@@ -48,14 +48,14 @@ export const CONTROL_FUNCTIONS = [
     url: true,
     timeoutSeconds: 10,
     when: (config) => config.channels.telegram !== undefined,
-    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'sendToAgentInboxes', ...WAKE],
+    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
   },
   {
     name: 'hooks',
     url: true,
     timeoutSeconds: 10,
     when: (config) => config.hooks !== undefined,
-    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'sendToAgentInboxes', ...WAKE],
+    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
   },
   {
     name: 'outbox',
@@ -71,7 +71,9 @@ export const CONTROL_FUNCTIONS = [
     }),
     grants: [
       'readTelegramSecret',
-      // A reply's target; a session whose user blocked the bot is marked so.
+      // A reply goes to the origin of the inbound it answers; a relay carries that origin on.
+      'answerByOrigins',
+      // A session's last direct route: one whose user blocked the bot is marked so.
       'readSessions',
       'recordSessions',
       'claimDeliveries',
@@ -79,12 +81,11 @@ export const CONTROL_FUNCTIONS = [
       'sendToOutboxDeadLetters',
       // agent_send relayed into the target agent's inbound queue.
       'sendToAgentInboxes',
-      'logRelays',
       'manageAgentSchedules',
       ...WAKE,
     ],
   },
-  { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'sendToAgentInboxes', ...WAKE] },
+  { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE] },
   {
     name: 'health',
     timeoutSeconds: 50,

@@ -30,6 +30,10 @@ export class FleetTables extends Construct {
       dedupe: table('Dedupe', names.dedupe),
       deliveries: table('Deliveries', names.deliveries),
       registry: table('Registry', names.registry),
+      // Its own table rather than a key prefix: one item per inbound message, kept two weeks,
+      // read by the outbox alone; in the registry it would swell the pairing scans, and only
+      // the functions that admit or answer messages may see whom each came from.
+      origins: table('Origins', names.origins),
     };
   }
 }

@@ -108,7 +108,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       input: { role: 'user', content: req.input, timestamp: started },
       tools,
       toolContext: {
-        sessionKey: req.sessionKey,
+        sessionKey: agentSession(req),
         inboundId: req.inboundId,
         request: async (make) => {
           const envelope = make(derivedId(req.inboundId, `req.${++requests}`));
@@ -196,7 +196,27 @@ export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: st
   if (a.kind === 'reply') {
     return { v: 1, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
   }
-  return { v: 1, kind: 'agent_send', id: derivedId(req.inboundId, 'answer'), agentId, sessionKey: a.sessionKey, toAgentId: a.toAgentId, inReplyTo: a.inReplyTo, ts: record.ts, text: text.slice(0, 100_000) };
+  return {
+    v: 1,
+    kind: 'agent_send',
+    id: derivedId(req.inboundId, 'answer'),
+    agentId,
+    sessionKey: a.sessionKey,
+    inboundId: req.inboundId,
+    toAgentId: a.toAgentId,
+    inReplyTo: a.inReplyTo,
+    ts: record.ts,
+    text: text.slice(0, 100_000),
+  };
+}
+
+/**
+ * The session of the agent's that the turn belongs to, as the control plane queued it: an
+ * isolated cron run records its transcript under a session of its own, but a request it
+ * makes (sessions_send) comes from the job's session, which is what its inbound names.
+ */
+function agentSession(req: TurnRequest): string {
+  return req.answer.kind === 'reply' ? req.answer.sessionKey : req.sessionKey;
 }
 
 async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps): Promise<boolean> {

@@ -213,7 +213,7 @@ export class Worker {
       let typingCount = 0;
       const typing = () =>
         outbox
-          .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, ts: clock.now() })
+          .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
           .catch((err) => log.warn('typing not sent', errorFields(err)));
       // Not for a turn answered within SHOW_WORK_AFTER_MS: nobody would see it.
       typingTimer = setTimeout(() => {

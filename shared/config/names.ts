@@ -18,8 +18,10 @@ export const tableNames = (fleet: string) => ({
   dedupe: `${fleet}-dedupe`,
   /** Outbound delivery claims per envelope id (TTL). */
   deliveries: `${fleet}-deliveries`,
-  /** Agents (state, heartbeat, activity) and pairings, by key prefix. */
+  /** Agents (state, heartbeat, activity), pairings and metrics, by key prefix. */
   registry: `${fleet}-registry`,
+  /** Each inbound envelope's origin (whom its answer reaches; TTL) and the agent-to-agent rate counters. */
+  origins: `${fleet}-origins`,
 });
 
 /** The agent whose outbox a queue URL or ARN names: identity comes from the queue. */

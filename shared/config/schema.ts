@@ -169,10 +169,36 @@ export const ConfigSchema = z.strictObject({
   channels: z.strictObject({ telegram: TelegramChannelSchema.optional() }).default({}),
   cron: z.strictObject({ jobs: z.array(CronJobSchema).default([]) }).optional(),
   hooks: z
-    .strictObject({ tokenSecret: secretName, mappings: z.record(id, HookMappingSchema).optional() })
+    .strictObject({
+      tokenSecret: secretName,
+      mappings: z.record(id, HookMappingSchema).optional(),
+      /** Let a /hooks/agent body name its `sessionKey` (default false: such a body is refused with 400). */
+      allowRequestSessionKey: z.boolean().optional(),
+      /**
+       * What a session key chosen by a caller (a body's `sessionKey`, or a mapping's `sessionKey`
+       * template filled from the body) may start with, after its `agent:<id>:` scope; default ["hook:"].
+       */
+      allowedSessionKeyPrefixes: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .max(128)
+            // Matched after the scope, so a scoped prefix would never match anything.
+            .refine((p) => !p.startsWith('agent:'), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
+        )
+        .min(1)
+        .optional(),
+    })
     .optional(),
   agentToAgent: z
-    .strictObject({ allow: z.array(z.strictObject({ from: id, to: id })).default([]), maxHops: z.number().int().min(1).max(10).default(3) })
+    .strictObject({
+      allow: z.array(z.strictObject({ from: id, to: id })).default([]),
+      /** Relays one conversation may take in all, whoever started it. */
+      maxHops: z.number().int().min(1).max(10).default(3),
+      /** Relays per ordered pair of agents (from → to) in each window of `perMinutes`; default 20 per 10 minutes. */
+      rateLimit: z.strictObject({ max: z.number().int().min(1).max(10_000), perMinutes: z.number().int().min(1).max(1_440) }).optional(),
+    })
     .optional(),
 });
 

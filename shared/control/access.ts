@@ -1,7 +1,8 @@
 // Who may talk to an agent, as OpenClaw decides it. Direct messages follow the account's
 // dmPolicy (pairing | allowlist | open | disabled) and allowFrom; groups must be enabled
 // in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
-// Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it.
+// Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it;
+// at most MAX_PENDING_PAIRINGS senders per account wait at once, as OpenClaw caps them.
 import { z } from 'zod';
 import type { FleetConfig } from '../config/schema.ts';
 import type { PairingRecord, PairingStore } from '../ports.ts';
@@ -20,6 +21,13 @@ export const PairingRecordSchema = z.object({
 
 /** Pairing codes expire after an hour, as OpenClaw's do. */
 export const PAIRING_TTL_MS = 3600 * 1000;
+
+/**
+ * Pending pairing requests per bot account, as OpenClaw's cap: a stranger flooding the bot
+ * from many accounts fills the owner's approval list with at most this many, and every
+ * sender beyond it is ignored (no code, no message) until one lapses or is approved.
+ */
+export const MAX_PENDING_PAIRINGS = 3;
 
 export type AccessDecision =
   | { kind: 'allow' }
@@ -78,7 +86,8 @@ export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promis
     createdAt: deps.now,
     expiresAt: deps.now + PAIRING_TTL_MS,
   };
-  const stored = await deps.pairings.createPending(record);
+  const stored = await deps.pairings.createPending(record, { maxPerAccount: MAX_PENDING_PAIRINGS });
+  if (stored === 'full') return { kind: 'ignore', reason: `pairing requests for this account are at their cap (${MAX_PENDING_PAIRINGS} pending); the sender is told nothing until one lapses or is approved` };
   return { kind: 'pair', code: stored.code, fresh: stored.code === record.code };
 }
 

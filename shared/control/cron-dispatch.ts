@@ -1,13 +1,15 @@
 // λ cron-dispatch's core: a schedule fired, so turn its trigger into an envelope on the
-// agent's queue (a cron job, or a heartbeat inside the agent's active hours), give the
-// session somewhere to deliver its answer, and wake the agent if it sleeps.
+// agent's queue (a cron job, or a heartbeat inside the agent's active hours), record whom
+// its answer reaches (the job's delivery target, else the main session's last direct
+// route), and wake the agent if it sleeps.
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
 import type { CronTrigger } from '../cron/trigger.ts';
 import type { Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
-import type { AgentQueues, Clock, SessionRegistry, SessionTarget } from '../ports.ts';
+import type { AgentQueues, Clock, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+import { lastDirectRoute, newOrigin } from './origins.ts';
 
 export const DEFAULT_HEARTBEAT_PROMPT =
   'Heartbeat: read HEARTBEAT.md in your workspace if it exists and do what it asks. If nothing needs the user’s attention, reply exactly HEARTBEAT_OK.';
@@ -16,6 +18,7 @@ export interface CronDispatchDeps {
   config: FleetConfig;
   queues: AgentQueues;
   sessions: SessionRegistry;
+  origins: InboundOrigins;
   lifecycle?: LifecycleDeps | undefined;
   clock: Clock;
   log: Logger;
@@ -29,14 +32,15 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
   if (!config.agents.list.some((a) => a.id === trigger.agentId)) return { skipped: `no agent "${trigger.agentId}"` };
   const minute = Math.floor(scheduledAt / 60_000);
   const mainSession = `agent:${trigger.agentId}:main`;
-  let envelope: InboundEnvelope;
-  let target: SessionTarget | undefined;
+  let envelope: InboundEnvelope & { sessionKey: string };
+  let target: SessionTarget;
 
   if (trigger.kind === 'heartbeat') {
     const heartbeat = resolveAgent(config, trigger.agentId).heartbeat;
     if (!heartbeat) return { skipped: 'the agent has no heartbeat configured' };
     if (heartbeat.activeHours && !withinHours(scheduledAt, heartbeat.activeHours)) return { skipped: 'outside active hours' };
     envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${minute}`, agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
+    target = await lastDirectRoute(deps.sessions, mainSession);
   } else {
     const sessionKey = trigger.sessionTarget === 'main' ? mainSession : `agent:${trigger.agentId}:cron:${trigger.jobId}`;
     envelope = {
@@ -50,14 +54,19 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
       sessionTarget: trigger.sessionTarget,
       payload: trigger.payload,
     };
-    if (trigger.sessionTarget === 'isolated') target = await isolatedTarget(trigger, mainSession, deps);
+    target = await cronJobTarget(trigger.agentId, trigger.sessionTarget, trigger.delivery, deps);
   }
 
-  // A session that has never had a chat answers nowhere until someone talks to it.
-  if (target) await deps.sessions.put({ sessionKey: envelope.sessionKey!, agentId: trigger.agentId, target, updatedAt: deps.clock.now() });
-  else if (!(await deps.sessions.get(envelope.sessionKey!))) {
-    await deps.sessions.put({ sessionKey: envelope.sessionKey!, agentId: trigger.agentId, target: { channel: 'none' }, updatedAt: deps.clock.now() });
+  const now = deps.clock.now();
+  // An isolated job's session is where its deliveries go; any other session keeps its last
+  // direct route, and one that has never had a chat is created without one.
+  if (envelope.kind === 'cron' && trigger.kind === 'job' && trigger.sessionTarget === 'isolated') {
+    await deps.sessions.put({ sessionKey: envelope.sessionKey, agentId: trigger.agentId, target, updatedAt: now });
+  } else if (!(await deps.sessions.get(envelope.sessionKey))) {
+    await deps.sessions.put({ sessionKey: envelope.sessionKey, agentId: trigger.agentId, target: { channel: 'none' }, updatedAt: now });
   }
+  // Fixed now, at firing: the answer goes there even if someone else writes to the session meanwhile.
+  await deps.origins.put(newOrigin({ id: envelope.id, agentId: trigger.agentId, sessionKey: envelope.sessionKey, target, createdAt: now }));
   await deps.queues.send(envelope);
   if (deps.lifecycle) {
     // Cron and heartbeat work count as activity, and a sleeping agent is woken for it.
@@ -68,15 +77,25 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
   return { queued: envelope.id };
 }
 
-/** Where an isolated job's answer goes: its delivery target, else the main session's chat, else nowhere. */
-async function isolatedTarget(trigger: Extract<CronTrigger, { kind: 'job' }>, mainSession: string, deps: CronDispatchDeps): Promise<SessionTarget> {
-  const delivery = trigger.delivery;
-  if (!delivery || delivery.mode === 'none') return { channel: 'none' };
-  if (delivery.to) {
+type JobTrigger = Extract<CronTrigger, { kind: 'job' }>;
+
+/**
+ * Where a cron job's answer goes: nowhere with delivery "none"; the chat its delivery names;
+ * else the main session's last direct route — except an isolated job without a delivery,
+ * whose answer is logged only (a run of its own speaks only when asked to announce).
+ */
+export async function cronJobTarget(
+  agentId: string,
+  sessionTarget: JobTrigger['sessionTarget'],
+  delivery: JobTrigger['delivery'],
+  deps: Pick<CronDispatchDeps, 'config' | 'sessions'>,
+): Promise<SessionTarget> {
+  if (delivery?.mode === 'none' || (!delivery && sessionTarget === 'isolated')) return { channel: 'none' };
+  if (delivery?.to) {
     const accountId = delivery.accountId ?? Object.keys(deps.config.channels.telegram?.accounts ?? {})[0];
     if (accountId) return { channel: 'telegram', accountId, chatId: delivery.to };
   }
-  return (await deps.sessions.get(mainSession))?.target ?? { channel: 'none' };
+  return lastDirectRoute(deps.sessions, `agent:${agentId}:main`);
 }
 
 /** Whether `at` falls within start–end ("08:00"–"22:00") in the timezone (default UTC); an end before the start wraps midnight. */

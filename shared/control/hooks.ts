@@ -6,12 +6,13 @@ import type { FleetConfig } from '../config/schema.ts';
 import { defaultAgentId } from '../config/resolve.ts';
 import { errorFields, type Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
-import type { AgentQueues, Clock, InboundDedupe, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, Clock, InboundDedupe, InboundOrigins, SessionRegistry } from '../ports.ts';
 import { authenticateHook, MIN_HOOK_TOKEN_CHARS, queryStringProblem } from '../hooks/auth.ts';
 import { parseAgentHookBody, parseWakeHookBody } from '../hooks/bodies.ts';
-import { hookEnvelopeId, hookSessionKey, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
-import { renderTemplate } from '../hooks/template.ts';
+import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
+import { renderTemplate, templateReadsBody } from '../hooks/template.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+import { newOrigin } from './origins.ts';
 import type { HttpResult } from './telegram-webhook.ts';
 
 /** Hook payloads are events, not uploads. */
@@ -39,6 +40,8 @@ export interface HooksDeps {
   queues: AgentQueues;
   dedupe: InboundDedupe;
   sessions: SessionRegistry;
+  /** Each queued envelope's origin: whom the turn's answer reaches. */
+  origins: InboundOrigins;
   /** Wakes a hibernating agent; absent where agents never sleep. */
   lifecycle?: LifecycleDeps;
   /** A fresh unique id, for requests without an Idempotency-Key. */
@@ -144,7 +147,11 @@ function agentHook(json: unknown, id: string, now: number, config: FleetConfig):
   if (body.message.length > MAX_HOOK_TEXT_CHARS) return tooLong('message', body.message.length);
   const agentId = body.agentId ?? defaultAgentId(config);
   if (!config.agents.list.some((a) => a.id === agentId)) return fail(404, `no agent "${agentId}" in this fleet`);
-  const session = hookSessionKey(agentId, body.sessionKey, body.name);
+  const policy = hookSessionPolicy(config.hooks);
+  if (body.sessionKey !== undefined && !policy.allowRequestSessionKey) {
+    return fail(400, 'sessionKey: this fleet does not let hook callers choose the session; omit it (the hook gets a session of its own), or set hooks.allowRequestSessionKey (with hooks.allowedSessionKeyPrefixes) in clawfleet.json');
+  }
+  const session = hookSessionKey(agentId, body.sessionKey === undefined ? undefined : { key: body.sessionKey, chosenBy: 'caller' }, body.name, policy);
   if (!session.ok) return fail(400, session.problem);
   return {
     endpoint: 'agent',
@@ -185,8 +192,10 @@ function mappedHook(name: string, mapping: Mapping, json: unknown, id: string, n
     return fail(400, `hook mapping "${name}" rendered an empty message: the body lacks the fields its messageTemplate reads`);
   }
   // A session key template that renders empty (its fields missing) falls back to the mapping's own session.
-  const requested = mapping.sessionKey === undefined ? undefined : renderTemplate(mapping.sessionKey, json, 512).text.trim() || undefined;
-  const session = hookSessionKey(mapping.agentId, requested, name);
+  const rendered = mapping.sessionKey === undefined ? undefined : renderTemplate(mapping.sessionKey, json, 512).text.trim() || undefined;
+  // A fixed key is the operator's choice; one filled from the body is the caller's, and bounded like one.
+  const chosenBy = mapping.sessionKey !== undefined && templateReadsBody(mapping.sessionKey) ? 'caller' : 'operator';
+  const session = hookSessionKey(mapping.agentId, rendered === undefined ? undefined : { key: rendered, chosenBy }, name, hookSessionPolicy(config.hooks));
   if (!session.ok) return fail(400, `hook mapping "${name}": ${session.problem}`);
   return {
     endpoint: name,
@@ -195,7 +204,7 @@ function mappedHook(name: string, mapping: Mapping, json: unknown, id: string, n
   };
 }
 
-/** The steps every admitted hook shares: dedupe, session record, queue, wake. */
+/** The steps every admitted hook shares: dedupe, session and origin records, queue, wake. */
 async function queue(admission: Admission, idempotent: boolean, deps: HooksDeps): Promise<HttpResult> {
   const { envelope, endpoint } = admission;
   const { agentId, sessionKey, id } = envelope;
@@ -212,9 +221,11 @@ async function queue(admission: Admission, idempotent: boolean, deps: HooksDeps)
       deps.log.error('hook session belongs to another agent', { ...ctx, owner: existing.agentId });
       return fail(409, `session "${sessionKey}" belongs to another agent`);
     }
-    // A hook's own session has nobody to answer: its replies are logged. A session that
-    // already has a chat (an agent's main session) keeps it, so replies still reach the user.
+    // A hook's own session has nobody to answer: its replies are logged. In a session that
+    // already has a chat (an agent's main session, where the config lets a hook in), the
+    // answer goes to that chat's last direct route, as OpenClaw's channel "last" does.
     if (!existing) await deps.sessions.put({ sessionKey, agentId, target: { channel: 'none' }, updatedAt: now });
+    await deps.origins.put(newOrigin({ id, agentId, sessionKey, target: existing?.target ?? { channel: 'none' }, createdAt: now }));
     await deps.queues.send(envelope);
     // Remembered only after queueing: a crash in between means the retry queues again,
     // which SQS FIFO deduplication (same id) and the runtime's turn key absorb.

@@ -1,17 +1,19 @@
 // Handles one envelope from an agent's outbox. Runtime output is evidence, not command:
 // the sender is the agent whose outbox queue the record came from, every claim in the
-// envelope is checked against that and the session registry, and only then do we act.
+// envelope is checked against that and the inbound origins, and only then do we act. A
+// reply reaches the origin of the inbound it answers, never the session's latest sender.
 import type { FleetConfig } from '../config/schema.ts';
 import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigins, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../dashboard/metrics.ts';
 import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
+import { answerableOrigin, sameTarget } from './origins.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -25,6 +27,9 @@ export interface OutboxRecord {
 
 export interface OutboxDeps {
   config: FleetConfig;
+  /** Where each inbound came from: replies, typing and relays are checked against it. */
+  origins: InboundOrigins;
+  /** A session's last direct route, and whether its user blocked the bot. */
   sessions: SessionRegistry;
   ledger: DeliveryLedger;
   /** Dead letters of the sending agent's outbox. */
@@ -36,7 +41,7 @@ export interface OutboxDeps {
   /** Per-agent turn counts and timings for the dashboard's charts; absent where nothing shows them. */
   metrics?: AgentMetrics;
   /** Agent-to-agent relay; absent where it is not wired, and agent_send is then refused. */
-  relay?: Omit<RelayDeps, 'config' | 'clock' | 'log'>;
+  relay?: Omit<RelayDeps, 'config' | 'origins' | 'clock' | 'log'>;
   /** Where agents' own cron jobs are scheduled; absent where it is not wired, and cron requests are then refused. */
   scheduler?: CronScheduler;
   clock: Clock;
@@ -77,7 +82,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     case 'reply':
       return deliverReply(envelope, sender, deps, reject);
     case 'typing':
-      return sendTyping(envelope, sender, deps);
+      return sendTyping(envelope, sender, deps, reject);
     case 'heartbeat':
       await deps.registry?.recordHeartbeat(sender, deps.clock.now(), envelope.version, envelope.mcp);
       return;
@@ -90,7 +95,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       return;
     case 'agent_send': {
       if (!deps.relay) return reject('NOT_SUPPORTED', 'agent_send is not wired in this control plane', envelope);
-      const outcome = await relayAgentSend(envelope, sender, { ...deps.relay, config: deps.config, clock: deps.clock, log: deps.log });
+      const outcome = await relayAgentSend(envelope, sender, { ...deps.relay, origins: deps.origins, config: deps.config, clock: deps.clock, log: deps.log });
       if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
       return;
     }
@@ -109,26 +114,27 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
 type Reject = (code: string, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
 async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
-  const session = await deps.sessions.get(envelope.sessionKey);
-  if (!session) return reject('SESSION_UNKNOWN', `no session "${envelope.sessionKey}"`, envelope);
-  if (session.agentId !== sender) {
-    return reject('SESSION_NOT_OWNED', `session "${envelope.sessionKey}" belongs to "${session.agentId}", not "${sender}"`, envelope);
-  }
-  if (session.blockedAt !== undefined) {
-    deps.log.info('reply dropped: the user blocked the bot', { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey });
+  // Where the inbound it answers came from: the one place this reply may go.
+  const checked = await answerableOrigin(deps.origins, envelope.inReplyTo, sender, envelope.sessionKey);
+  if (!checked.ok) return reject(checked.code, checked.reason, envelope);
+  const { target } = checked.origin;
+  const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, inReplyTo: envelope.inReplyTo };
+  if (target.channel === 'none') {
+    deps.log.info('reply not delivered: its inbound has nobody to answer', { ...ctx, chars: envelope.text.length });
     return;
   }
-  if (session.target.channel === 'none') {
-    deps.log.info('reply not delivered: the session has no channel', { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, chars: envelope.text.length });
+  // A chat that blocked the bot is the session's last direct route until its user writes again.
+  const session = await deps.sessions.get(envelope.sessionKey);
+  if (session?.blockedAt !== undefined && sameTarget(session.target, target)) {
+    deps.log.info('reply dropped: the user blocked the bot', ctx);
     return;
   }
   if (isHeartbeatOk(envelope.text)) {
-    deps.log.info('heartbeat answered HEARTBEAT_OK; nothing to deliver', { agentId: sender, envelopeId: envelope.id });
+    deps.log.info('heartbeat answered HEARTBEAT_OK; nothing to deliver', ctx);
     return;
   }
-  const channel = await deps.channel(session.target);
+  const channel = await deps.channel(target);
   const parts = chunkText(envelope.text, channel.maxTextLength);
-  const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey };
 
   for (const [i, text] of parts.entries()) {
     const key = `${envelope.id}#${i}`;
@@ -136,14 +142,14 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
     try {
-      await channel.sendText(session.target, text);
+      await channel.sendText(target, text);
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
         await deps.ledger.complete(key, deps.clock.now());
         if (/\b403\b|blocked/i.test(err.message)) {
-          await deps.sessions.put({ ...session, blockedAt: deps.clock.now() });
-          deps.log.warn('the user blocked the bot; replies to this session are dropped until they write again', { ...ctx });
+          if (session && sameTarget(session.target, target)) await deps.sessions.put({ ...session, blockedAt: deps.clock.now() });
+          deps.log.warn('the user blocked the bot; replies to this chat are dropped until they write again', ctx);
           return;
         }
         return reject('DELIVERY_REFUSED', err.message, envelope);
@@ -174,17 +180,19 @@ async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
   }
 }
 
-/** Best effort: a lost typing indicator is harmless, so it is never retried. */
 /** OpenClaw's convention: a heartbeat turn with nothing to say answers HEARTBEAT_OK, which is not sent. */
 export function isHeartbeatOk(text: string): boolean {
   return text.trim().replace(/[.!]$/, '') === 'HEARTBEAT_OK';
 }
 
-async function sendTyping(envelope: TypingEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
-  const session = await deps.sessions.get(envelope.sessionKey);
-  if (!session || session.agentId !== sender || session.target.channel === 'none') return;
+/** Best effort: a lost typing indicator is harmless, so it is never retried; one for an inbound the agent was not given is refused like a reply. */
+async function sendTyping(envelope: TypingEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
+  const checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
+  if (!checked.ok) return reject(checked.code, checked.reason, envelope);
+  const { target } = checked.origin;
+  if (target.channel === 'none') return;
   try {
-    await (await deps.channel(session.target)).sendTyping(session.target);
+    await (await deps.channel(target)).sendTyping(target);
   } catch (err) {
     deps.log.warn('typing indicator not sent', { agentId: sender, sessionKey: envelope.sessionKey, ...errorFields(err) });
   }

@@ -1,18 +1,22 @@
-// Agent-to-agent messages (sessions_send). A runtime asks with agent_send; the control
-// plane relays an agent_message to the target's queue only if agentToAgent.allow permits
-// the pair. The target answers with an agent_send carrying inReplyTo, which may go only
-// back to the asker, into the asker's session; every exchange is bounded by maxHops.
+// Agent-to-agent messages (sessions_send). A runtime asks with agent_send, naming the
+// inbound of the turn that sends it; the control plane relays an agent_message to the
+// target's queue only if agentToAgent.allow permits the pair. The target answers with an
+// agent_send carrying inReplyTo, which may go only back to the asker, into the asker's
+// session. A conversation carries its hop count from inbound to inbound, so maxHops bounds
+// all of it; each inbound may start only a few relays, and each pair is rate-limited.
+import { createHash } from 'node:crypto';
 import type { FleetConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
 import type { AgentSendEnvelope } from '../protocol/envelopes.ts';
-import { agentOfSessionKey } from '../routing/session-key.ts';
-import type { AgentQueues, Clock, RelayLog } from '../ports.ts';
+import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+import { answerableOrigin, newOrigin } from './origins.ts';
 
 export interface RelayDeps {
   config: FleetConfig;
   queues: AgentQueues;
-  relays: RelayLog;
+  origins: InboundOrigins;
+  rates: RelayRates;
   lifecycle?: LifecycleDeps | undefined;
   clock: Clock;
   log: Logger;
@@ -20,54 +24,81 @@ export interface RelayDeps {
 
 export type RelayOutcome = { ok: true; relayedId: string } | { ok: false; code: string; reason: string };
 
-/** The relayed message's id, derived from the request's, so a redelivered request relays once. */
-export const relayedId = (sendId: string) => `am.${sendId}`.slice(0, 128);
+/** agentToAgent.rateLimit when the config gives none: per ordered pair of agents. */
+export const DEFAULT_RELAY_RATE_LIMIT = { max: 20, perMinutes: 10 };
+
+/**
+ * How many relays one inbound may cause (questions and answers alike). An honest turn asks
+ * a few agents; a runtime that names an old inbound again and again to restart its hop
+ * count gets this many out of each, and no more.
+ */
+export const MAX_RELAYS_PER_INBOUND = 10;
+
+/**
+ * The relayed message's id, derived from the sender and its request's id, so a redelivered
+ * request relays once and no agent can choose an id that lands on another agent's relay.
+ */
+export function relayedId(sender: string, sendId: string): string {
+  const id = `am.${sender}.${sendId}`;
+  return id.length <= 128 ? id : `am.${sender}.${createHash('sha256').update(sendId).digest('hex').slice(0, 40)}`;
+}
+
+type Refusal = Extract<RelayOutcome, { ok: false }>;
+const refuse = (code: string, reason: string): Refusal => ({ ok: false, code, reason });
 
 export async function relayAgentSend(send: AgentSendEnvelope, sender: string, deps: RelayDeps): Promise<RelayOutcome> {
-  const maxHops = deps.config.agentToAgent?.maxHops ?? 3;
-  const known = (id: string) => deps.config.agents.list.some((a) => a.id === id);
-  if (!known(send.toAgentId)) return { ok: false, code: 'AGENT_UNKNOWN', reason: `no agent "${send.toAgentId}"` };
-  if (send.toAgentId === sender) return { ok: false, code: 'RELAY_TO_SELF', reason: 'an agent cannot message itself' };
+  const a2a = deps.config.agentToAgent;
+  const maxHops = a2a?.maxHops ?? 3;
+  if (!deps.config.agents.list.some((a) => a.id === send.toAgentId)) return refuse('AGENT_UNKNOWN', `no agent "${send.toAgentId}"`);
+  if (send.toAgentId === sender) return refuse('RELAY_TO_SELF', 'an agent cannot message itself');
 
-  let hops: number;
-  let targetSession: string;
-  let replyTo: string;
-  if (send.inReplyTo) {
-    // An answer: only to the agent that asked, only into the session it asked from.
-    const asked = await deps.relays.get(send.inReplyTo);
-    if (!asked) return { ok: false, code: 'RELAY_UNKNOWN', reason: `no relayed message "${send.inReplyTo}" to answer` };
-    if (asked.toAgentId !== sender || asked.fromAgentId !== send.toAgentId) {
-      return { ok: false, code: 'RELAY_NOT_OWNED', reason: `"${sender}" was not asked by "${send.toAgentId}" in ${send.inReplyTo}` };
-    }
-    if (send.sessionKey !== asked.replyToSessionKey) {
-      return { ok: false, code: 'SESSION_NOT_OWNED', reason: `an answer to ${send.inReplyTo} must go to ${asked.replyToSessionKey}` };
-    }
-    hops = asked.hops + 1;
-    targetSession = asked.replyToSessionKey;
-    replyTo = `agent:${sender}:main`;
-  } else {
-    const allowed = deps.config.agentToAgent?.allow.some((p) => p.from === sender && p.to === send.toAgentId) ?? false;
-    if (!allowed) return { ok: false, code: 'RELAY_NOT_ALLOWED', reason: `agentToAgent.allow does not let "${sender}" message "${send.toAgentId}"` };
-    if (agentOfSessionKey(send.sessionKey) !== sender) {
-      return { ok: false, code: 'SESSION_NOT_OWNED', reason: `session "${send.sessionKey}" does not belong to "${sender}"` };
-    }
-    hops = 1;
-    targetSession = `agent:${send.toAgentId}:main`;
-    replyTo = send.sessionKey;
+  // The turn that sends this must be one this agent was given; a question must come from
+  // that turn's session (an answer names the asker's session instead, checked below).
+  const cause = await answerableOrigin(deps.origins, send.inboundId, sender, send.inReplyTo ? undefined : send.sessionKey);
+  if (!cause.ok) return cause;
+  const plan = send.inReplyTo ? planAnswer(send, cause.origin) : planQuestion(send, sender, cause.origin, deps.config);
+  if (!plan.ok) return plan;
+
+  const hops = (cause.origin.hops ?? 0) + 1;
+  if (hops > maxHops) {
+    return refuse('RELAY_TOO_DEEP', `the conversation ${conversationOf(cause.origin)} would reach ${hops} hops; agentToAgent.maxHops is ${maxHops}`);
   }
-  if (hops > maxHops) return { ok: false, code: 'RELAY_TOO_DEEP', reason: `the exchange would reach ${hops} hops; agentToAgent.maxHops is ${maxHops}` };
 
-  const id = relayedId(send.id);
+  const id = relayedId(sender, send.id);
   const now = deps.clock.now();
-  await deps.relays.put({ id, fromAgentId: sender, toAgentId: send.toAgentId, replyToSessionKey: replyTo, hops, at: now });
+  const origin = newOrigin({
+    id,
+    agentId: send.toAgentId,
+    sessionKey: plan.sessionKey,
+    target: plan.target,
+    createdAt: now,
+    hops,
+    conversationId: conversationOf(cause.origin),
+    askedBy: plan.askedBy,
+  });
+  const earlier = await deps.origins.get(id);
+  if (earlier) {
+    // A redelivered request: relayed (and counted) before, so it is sent again as it was.
+    if (earlier.agentId !== origin.agentId || earlier.sessionKey !== origin.sessionKey) {
+      return refuse('RELAY_ID_REUSED', `request id "${send.id}" was already used for a message to "${earlier.agentId}"`);
+    }
+  } else {
+    const limited = await takeBudgets(send, sender, now, deps);
+    if (limited) return limited;
+  }
+
+  // Recorded before queueing, so the target's answer always finds it. The budgets are
+  // taken first: recorded first, a refused relay would pass as a redelivery next time.
+  if (!earlier) await deps.origins.put(origin);
   await deps.queues.send({
     v: 1,
     kind: 'agent_message',
     id,
     agentId: send.toAgentId,
-    sessionKey: targetSession,
+    sessionKey: plan.sessionKey,
     fromAgentId: sender,
-    replyTo: { sessionKey: replyTo },
+    // Where the target's own answer would go: the asker's session; an answer names the session of the question it answers.
+    replyTo: { sessionKey: send.inReplyTo ? cause.origin.sessionKey : send.sessionKey },
     text: send.text,
     hops,
     // Deterministic, so a redelivered request makes a byte-identical message.
@@ -80,6 +111,49 @@ export async function relayAgentSend(send: AgentSendEnvelope, sender: string, de
       deps.log.warn('target not woken now; the health tick will', { agentId: send.toAgentId, error: String(err) }),
     );
   }
-  deps.log.info('agent message relayed', { agentId: sender, toAgentId: send.toAgentId, envelopeId: send.id, relayedId: id, hops });
+  deps.log.info('agent message relayed', { agentId: sender, toAgentId: send.toAgentId, envelopeId: send.id, relayedId: id, hops, conversationId: origin.conversationId });
   return { ok: true, relayedId: id };
+}
+
+type Plan = { ok: true; sessionKey: string; target: InboundOrigin['target']; askedBy: InboundOrigin['askedBy'] } | Refusal;
+
+/**
+ * An answer: only to the question the turn itself is answering, only to the agent that
+ * asked, into the session it asked from; it reaches whomever that agent's question was for.
+ */
+function planAnswer(send: AgentSendEnvelope, question: InboundOrigin): Plan {
+  if (send.inReplyTo !== send.inboundId) return refuse('RELAY_NOT_OWNED', `an answer answers the turn's own inbound "${send.inboundId}", not "${send.inReplyTo}"`);
+  const asker = question.askedBy;
+  if (!asker) return refuse('RELAY_UNKNOWN', `inbound "${send.inboundId}" is not a question from another agent`);
+  if (asker.agentId !== send.toAgentId) return refuse('RELAY_NOT_OWNED', `"${send.toAgentId}" did not ask "${send.inboundId}"; "${asker.agentId}" did`);
+  if (send.sessionKey !== asker.sessionKey) return refuse('SESSION_NOT_OWNED', `an answer to "${send.inboundId}" must go to ${asker.sessionKey}`);
+  return { ok: true, sessionKey: asker.sessionKey, target: asker.target, askedBy: undefined };
+}
+
+/** A question: to an agent the config lets this one message, into its main session; nobody hears the target's turn except the asker. */
+function planQuestion(send: AgentSendEnvelope, sender: string, cause: InboundOrigin, config: FleetConfig): Plan {
+  const allowed = config.agentToAgent?.allow.some((p) => p.from === sender && p.to === send.toAgentId) ?? false;
+  if (!allowed) return refuse('RELAY_NOT_ALLOWED', `agentToAgent.allow does not let "${sender}" message "${send.toAgentId}"`);
+  return {
+    ok: true,
+    sessionKey: `agent:${send.toAgentId}:main`,
+    target: { channel: 'none' },
+    askedBy: { agentId: sender, sessionKey: send.sessionKey, target: cause.target },
+  };
+}
+
+const conversationOf = (origin: InboundOrigin) => origin.conversationId ?? origin.id;
+
+/** The per-inbound budget first, so a runtime replaying one old inbound never eats the pair's rate. */
+async function takeBudgets(send: AgentSendEnvelope, sender: string, now: number, deps: RelayDeps): Promise<Refusal | undefined> {
+  if (!(await deps.origins.takeRelay(send.inboundId, MAX_RELAYS_PER_INBOUND))) {
+    return refuse('RELAY_FANOUT_LIMIT', `inbound "${send.inboundId}" has already caused ${MAX_RELAYS_PER_INBOUND} agent messages, the most one inbound may`);
+  }
+  const limit = deps.config.agentToAgent?.rateLimit ?? DEFAULT_RELAY_RATE_LIMIT;
+  const windowMs = limit.perMinutes * 60_000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  if (!(await deps.rates.take(sender, send.toAgentId, windowStart, windowMs, limit.max))) {
+    return refuse('RELAY_RATE_LIMITED', `"${sender}" has sent "${send.toAgentId}" ${limit.max} messages in the current ${limit.perMinutes}-minute window (agentToAgent.rateLimit)`);
+  }
+  return undefined;
 }

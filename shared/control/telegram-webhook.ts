@@ -1,18 +1,19 @@
-// Admits one Telegram update: authenticate, parse, dedupe, route, record the session's
-// reply target, and queue it for the agent. It answers 200 only once the message is
+// Admits one Telegram update: authenticate, parse, dedupe, route, record the message's
+// origin (whom its answer reaches) and the session's last direct route, and queue it. It answers 200 only once the message is
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { MessageEnvelopeSchema, type MessageEnvelope } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
-import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, PairingStore, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, SessionRegistry } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+import { newOrigin } from './origins.ts';
 
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
@@ -37,6 +38,8 @@ export interface TelegramWebhookDeps {
   queues: AgentQueues;
   dedupe: InboundDedupe;
   sessions: SessionRegistry;
+  /** Each queued message's origin: its answer goes to this sender's chat and no other. */
+  origins: InboundOrigins;
   pairings: PairingStore;
   /** Who the bot of an account is, to tell whether a group message mentions it. */
   botIdentity(accountId: string): Promise<BotIdentity>;
@@ -164,13 +167,12 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       log.info('duplicate update ignored', { ...ctx, envelopeId: id });
       return { status: 200, body: { ok: true, duplicate: true } };
     }
-    // The reply target is recorded before queueing so a fast reply always finds it.
-    await deps.sessions.put({
-      sessionKey: target.sessionKey,
-      agentId: target.agentId,
-      target: { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId },
-      updatedAt: now,
-    });
+    // Both recorded before queueing, so a fast reply always finds them. The origin is where
+    // the answer to this message goes; the session's target is only its last direct route
+    // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
+    const chat: ChannelTarget = { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId };
+    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now }));
+    await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
     await deps.queues.send(envelope);
     // Remembered only after queueing: a crash in between means a retry queues again,
     // which SQS FIFO deduplication (same id) and the runtime's turn key absorb.

@@ -20,23 +20,58 @@ export function hookNameSlug(name: string | undefined): string {
   return slug || 'default';
 }
 
+/** Which session keys a hook caller may choose (config `hooks.allowRequestSessionKey`, `hooks.allowedSessionKeyPrefixes`). */
+export interface HookSessionPolicy {
+  /** Whether a /hooks/agent body may name a `sessionKey` at all. */
+  allowRequestSessionKey: boolean;
+  /** What a caller-chosen key may start with, after its `agent:<id>:` scope. */
+  allowedPrefixes: readonly string[];
+}
+
+/** A caller may choose only hook sessions unless the config says otherwise: never the main session or a chat's. */
+export const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
+
+export function hookSessionPolicy(hooks: { allowRequestSessionKey?: boolean | undefined; allowedSessionKeyPrefixes?: string[] | undefined } | undefined): HookSessionPolicy {
+  return { allowRequestSessionKey: hooks?.allowRequestSessionKey ?? false, allowedPrefixes: hooks?.allowedSessionKeyPrefixes ?? DEFAULT_HOOK_SESSION_PREFIXES };
+}
+
+/**
+ * A requested session key and who chose it: `caller` for a body's `sessionKey` or a
+ * mapping template filled from the body, `operator` for a mapping's fixed key.
+ */
+export interface RequestedSessionKey {
+  key: string;
+  chosenBy: 'caller' | 'operator';
+}
+
 /**
  * The session of a hook turn for `agentId`. Without a requested key: `agent:<id>:hook:<name>`.
  * A requested `agent:<id>:...` key must name this agent; any other key (OpenClaw's
- * examples use `hook:email:msg-123`) is scoped under the agent, as OpenClaw scopes it.
+ * examples use `hook:email:msg-123`) is scoped under the agent, as OpenClaw scopes it. A key
+ * the caller chose must then start, after `agent:<id>:`, with one of the policy's prefixes
+ * (case-sensitive): with the default ["hook:"] a request can never steer a message into
+ * the agent's main session or a chat's session, whose answers reach people.
  */
-export function hookSessionKey(agentId: string, requested: string | undefined, name: string | undefined): SessionKeyResult {
+export function hookSessionKey(agentId: string, requested: RequestedSessionKey | undefined, name: string | undefined, policy: HookSessionPolicy): SessionKeyResult {
   if (requested === undefined) return { ok: true, sessionKey: `agent:${agentId}:hook:${hookNameSlug(name)}` };
-  let sessionKey = requested;
-  if (requested.startsWith('agent:')) {
-    const owner = agentOfSessionKey(requested);
-    if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested)} is not a session key (agent:<agentId>:<rest>)` };
-    if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };
+  const scope = `agent:${agentId}:`;
+  let sessionKey = requested.key;
+  if (requested.key.startsWith('agent:')) {
+    const owner = agentOfSessionKey(requested.key);
+    if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} is not a session key (agent:<agentId>:<rest>)` };
+    if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };
   } else {
-    sessionKey = `agent:${agentId}:${requested}`;
+    sessionKey = `${scope}${requested.key}`;
   }
   if (!SQS_GROUP_SAFE.test(sessionKey)) {
     return { ok: false, problem: `sessionKey ${JSON.stringify(sessionKey)} must be at most 128 printable ASCII characters without spaces` };
+  }
+  const rest = sessionKey.slice(scope.length);
+  if (requested.chosenBy === 'caller' && !policy.allowedPrefixes.some((prefix) => rest.startsWith(prefix))) {
+    return {
+      ok: false,
+      problem: `sessionKey ${JSON.stringify(requested.key)} is not one a hook caller may choose: after "${scope}" it must start with ${policy.allowedPrefixes.map((p) => JSON.stringify(p)).join(' or ')} (hooks.allowedSessionKeyPrefixes)`,
+    };
   }
   return { ok: true, sessionKey };
 }

@@ -57,3 +57,8 @@ export function renderTemplate(template: string, body: unknown, maxChars: number
   text += template.slice(last);
   return text.length > maxChars ? { text: text.slice(0, maxChars), tooLong: true } : { text, tooLong: false };
 }
+
+/** Whether a template reads the request body at all: a key rendered from one is the caller's choice, not the operator's. */
+export function templateReadsBody(template: string): boolean {
+  return [...template.matchAll(PLACEHOLDER)].length > 0;
+}

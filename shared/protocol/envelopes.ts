@@ -96,7 +96,13 @@ export const ReplyEnvelopeSchema = z.strictObject({
   text: z.string().min(1).max(200_000),
 });
 
-export const TypingEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('typing'), sessionKey: SessionKeySchema });
+export const TypingEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('typing'),
+  sessionKey: SessionKeySchema,
+  /** The inbound whose turn is under way: "typing…" is shown to that inbound's origin only. */
+  inboundId: EnvelopeIdSchema,
+});
 
 export const StatusEnvelopeSchema = z.strictObject({
   ...base,
@@ -138,7 +144,13 @@ export const AgentSendEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   toAgentId: AgentIdSchema,
   text: z.string().min(1).max(100_000),
-  /** The agent_message this answers; the relayed agent_message carries it on, so the exchange stops after the answer. */
+  /**
+   * The inbound envelope of the turn that sends this: the control plane checks it was this
+   * agent's, in this session, and carries its conversation on (hop count, whom the answer
+   * is for), so maxHops bounds the whole conversation rather than each request.
+   */
+  inboundId: EnvelopeIdSchema,
+  /** The agent_message this answers (then equal to inboundId); the relayed agent_message carries it on, so the exchange stops after the answer. */
   inReplyTo: EnvelopeIdSchema.optional(),
 });
 

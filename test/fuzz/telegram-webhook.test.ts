@@ -4,7 +4,7 @@
 // envelope parses with the protocol schema. FUZZ_SEED replays a run.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
@@ -41,6 +41,7 @@ function memoryPlane() {
     queues,
     dedupe: new InMemoryInboundDedupe(() => 1_000),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1_000),
     pairings: new InMemoryPairingStore(),
     botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
     channel: async () => ({ maxTextLength: 4096, sendText: async (_t: ChannelTarget, _s: string) => {}, sendTyping: async () => {} }),
@@ -51,14 +52,16 @@ function memoryPlane() {
   return { deps, queues, log };
 }
 
-/** Every envelope in every agent queue, checked against the protocol schema and its queue. */
-function malformedQueued(queues: InMemoryAgentQueues): string[] {
+/** Every envelope in every agent queue, checked against the protocol schema, its queue and the origin recorded for it. */
+async function malformedQueued(queues: InMemoryAgentQueues, origins: InMemoryInboundOrigins): Promise<string[]> {
   const problems: string[] = [];
   for (const [agentId, queue] of queues.queues) {
     for (const body of queue.bodies()) {
       try {
         const e = parseInbound(body);
         if (e.agentId !== agentId) problems.push(`${e.id} for ${e.agentId} in the queue of ${agentId}`);
+        const origin = await origins.get(e.id);
+        if (!origin || origin.agentId !== e.agentId || origin.sessionKey !== ('sessionKey' in e ? e.sessionKey : undefined)) problems.push(`${e.id} queued without its own origin`);
       } catch (err) {
         problems.push(`${(err as Error).message} — ${body.slice(0, 200)}`);
       }
@@ -101,7 +104,7 @@ describe(`the Telegram webhook core, fuzzed with ${BODIES} bodies (seed ${SEED})
       if (!CLIENT_ANSWERS.has(res.status)) failures.push(`#${i} ${kind}: status ${res.status} ${JSON.stringify(res.body)} for ${body.slice(0, 300)}`);
       if (res.status !== 200 && depthAfter !== depthBefore) failures.push(`#${i} ${kind}: ${res.status} but something was queued`);
       if (JSON.stringify(res.body).length > 1_000) failures.push(`#${i} ${kind}: a ${JSON.stringify(res.body).length}-character answer echoes the input`);
-      const bad = malformedQueued(queues);
+      const bad = await malformedQueued(queues, deps.origins as InMemoryInboundOrigins);
       if (bad.length > 0) failures.push(`#${i} ${kind}: queued a malformed envelope: ${bad[0]}`);
       figures.core.queued += depthAfter;
       queues.queues.clear();
@@ -158,7 +161,7 @@ describe(`λ telegram-webhook’s event parsing, fuzzed with ${BODIES} Function 
       } catch {
         failures.push(`#${i} ${kind}: the answer is not JSON: ${res.body.slice(0, 100)}`);
       }
-      const bad = malformedQueued(memory.queues);
+      const bad = await malformedQueued(memory.queues, memory.deps.origins as InMemoryInboundOrigins);
       if (bad.length > 0) failures.push(`#${i} ${kind}: queued a malformed envelope: ${bad[0]}`);
       figures.handler.queued += [...memory.queues.queues.values()].reduce((n, q) => n + q.depth, 0);
       memory.queues.queues.clear();

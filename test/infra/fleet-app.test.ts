@@ -48,8 +48,8 @@ describe('the stacks', () => {
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
 
-  it('has the session, dedupe, delivery and registry tables keyed by pk with the expiresAt TTL, billed per request', () => {
-    for (const name of ['demo-sessions', 'demo-dedupe', 'demo-deliveries', 'demo-registry']) {
+  it('has the session, dedupe, delivery, registry and origins tables keyed by pk with the expiresAt TTL, billed per request', () => {
+    for (const name of ['demo-sessions', 'demo-dedupe', 'demo-deliveries', 'demo-registry', 'demo-origins']) {
       cp().hasResourceProperties('AWS::DynamoDB::Table', {
         TableName: name,
         KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],

@@ -269,21 +269,37 @@ describe('each control-plane function’s role', () => {
     expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
   });
 
-  it('telegram-webhook reads the bot tokens, admits, pairs and records, queues into and wakes any agent — nothing else', async () => {
+  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, queues into and wakes any agent — nothing else', async () => {
     await expectOnly(
       fn('telegram-webhook'),
-      any(secret('telegram'), sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('dedupe', 'GetItem', 'PutItem'), table('sessions', 'PutItem'), table('registry', 'GetItem', 'PutItem', 'UpdateItem')),
+      any(
+        secret('telegram'),
+        sqs('inbox', 'SendMessage', 'GetQueueUrl'),
+        wake,
+        table('dedupe', 'GetItem', 'PutItem'),
+        table('sessions', 'PutItem'),
+        table('origins', 'UpdateItem'),
+        table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+      ),
     );
   });
 
-  it('hooks reads the hooks token, admits and records, queues into and wakes any agent — nothing else', async () => {
+  it('hooks reads the hooks token, admits, records sessions and origins, queues into and wakes any agent — nothing else', async () => {
     await expectOnly(
       fn('hooks'),
-      any(secret('hooks'), sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('dedupe', 'GetItem', 'PutItem'), table('sessions', 'GetItem', 'PutItem'), table('registry', 'UpdateItem')),
+      any(
+        secret('hooks'),
+        sqs('inbox', 'SendMessage', 'GetQueueUrl'),
+        wake,
+        table('dedupe', 'GetItem', 'PutItem'),
+        table('sessions', 'GetItem', 'PutItem'),
+        table('origins', 'UpdateItem'),
+        table('registry', 'UpdateItem'),
+      ),
     );
   });
 
-  it('outbox consumes every outbox, parks rejects, delivers, relays to and wakes agents, and keeps only agents’ own schedules — nothing else', async () => {
+  it('outbox consumes every outbox, parks rejects, delivers and relays by origin, wakes agents, and keeps only agents’ own schedules — nothing else', async () => {
     await expectOnly(
       fn('outbox'),
       any(
@@ -294,7 +310,8 @@ describe('each control-plane function’s role', () => {
         wake,
         table('sessions', 'GetItem', 'PutItem'),
         table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
-        table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+        table('origins', 'GetItem', 'UpdateItem'),
+        table('registry', 'UpdateItem'),
         (p) => p.kind === 'schedule' && p.name === 'agent' && p.action !== 'scheduler:GetSchedule',
         (p) => p.kind === 'listSchedules',
         (p) => p.kind === 'passRole' && p.name === 'scheduler' && p.context?.['iam:PassedToService'] === 'scheduler.amazonaws.com',
@@ -302,8 +319,8 @@ describe('each control-plane function’s role', () => {
     );
   });
 
-  it('cron-dispatch queues into, records sessions for and wakes any agent — nothing else', async () => {
-    await expectOnly(fn('cron-dispatch'), any(sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('sessions', 'GetItem', 'PutItem'), table('registry', 'UpdateItem')));
+  it('cron-dispatch queues into, records sessions and origins for and wakes any agent — nothing else', async () => {
+    await expectOnly(fn('cron-dispatch'), any(sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('sessions', 'GetItem', 'PutItem'), table('origins', 'UpdateItem'), table('registry', 'UpdateItem')));
   });
 
   it('health reads inbound depths and agent records, and wakes, hibernates or restarts agents — nothing else', async () => {

@@ -1,11 +1,12 @@
-// Delivery through λ outbox over real SQS and DynamoDB: long replies split in order,
-// Telegram's 429 honoured, a reply into another agent's session refused, and
-// agent-to-agent messages relayed or refused by agentToAgent.allow.
+// Delivery through λ outbox over real SQS and DynamoDB: long replies split in order to the
+// origin of the inbound they answer, Telegram's 429 honoured, a reply to another agent's
+// inbound refused, and agent-to-agent messages relayed or refused by agentToAgent.allow.
 import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { tableNames } from '../../shared/config/names.ts';
@@ -40,8 +41,13 @@ beforeAll(async () => {
   example.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }] };
   const config = parseConfig(example);
   fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: FRAN }, agents: {} });
-  const sessions = new DynamoSessionRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames('deliv').sessions);
-  await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '8001' }, updatedAt: 1 });
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+  const sessions = new DynamoSessionRegistry(doc, tableNames('deliv').sessions);
+  const chat = { channel: 'telegram' as const, accountId: 'fran', chatId: '8001' };
+  await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: chat, updatedAt: 1 });
+  // The inbounds the replies below answer, as the webhook records them before queueing.
+  const origins = new DynamoInboundOrigins(doc, tableNames('deliv').origins);
+  for (const n of [1, 2, 3]) await origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', target: chat, createdAt: Date.now(), expiresAt: Date.now() + 3600_000 });
   setHandlerEnv(aws, config);
   const outbox = (await import('../../functions/outbox.ts')).handler;
   pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
@@ -73,15 +79,15 @@ describe('delivery', () => {
     expect(tg.calls('sendMessage').filter((c) => c.params.text === 'after the rate limit')).toHaveLength(2);
   });
 
-  it('refuses a runtime replying into another agent’s session, into its outbox DLQ with the reason', async () => {
+  it('refuses a runtime replying to another agent’s inbound, into its outbox DLQ with the reason', async () => {
     const before = tg.calls('sendMessage').length;
-    await reply('grif', 'tg.grif.3.reply.0', 'agent:fran:main', 'not my session');
+    await reply('grif', 'tg.fran.3.reply.0', 'agent:fran:main', 'not my session');
     let reason: string | undefined;
     for (let i = 0; i < 20 && !reason; i++) {
       const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.outboxDlq, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
       reason = Messages?.[0]?.MessageAttributes?.reason?.StringValue;
     }
-    expect(reason).toMatch(/^SESSION_NOT_OWNED/);
+    expect(reason).toMatch(/^ORIGIN_NOT_OWNED: inbound "tg\.fran\.3" was queued for another agent/);
     expect(tg.calls('sendMessage')).toHaveLength(before);
   });
 });
@@ -108,12 +114,12 @@ describe('agent-to-agent relay through λ outbox', () => {
   }
 
   it('relays a permitted message into the target’s queue, and refuses a forbidden one with its reason', async () => {
-    // The example fleet allows fran → grif (see beforeAll) and nothing else.
-    await send('fran', { id: 'ask.1', toAgentId: 'grif', text: 'what is on the calendar?' });
+    // The example fleet allows fran → grif (see beforeAll) and nothing else; fran asks from its turn on tg.fran.1.
+    await send('fran', { id: 'ask.1', inboundId: 'tg.fran.1', toAgentId: 'grif', text: 'what is on the calendar?' });
     const relayed = await next(fleet.queues.grif!.inbox);
-    expect(JSON.parse(relayed!.Body!)).toMatchObject({ kind: 'agent_message', id: 'am.ask.1', agentId: 'grif', fromAgentId: 'fran', replyTo: { sessionKey: 'agent:fran:main' }, hops: 1 });
+    expect(JSON.parse(relayed!.Body!)).toMatchObject({ kind: 'agent_message', id: 'am.fran.ask.1', agentId: 'grif', fromAgentId: 'fran', replyTo: { sessionKey: 'agent:fran:main' }, hops: 1 });
 
-    await send('grif', { id: 'ask.2', toAgentId: 'ray', text: 'psst' });
+    await send('grif', { id: 'ask.2', inboundId: 'am.fran.ask.1', toAgentId: 'ray', text: 'psst' });
     const refused = await next(fleet.queues.grif!.outboxDlq, true);
     expect(refused?.MessageAttributes?.reason?.StringValue).toMatch(/^RELAY_NOT_ALLOWED/);
   });

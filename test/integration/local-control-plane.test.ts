@@ -42,7 +42,8 @@ beforeAll(async () => {
     fleet: 'lcp',
     agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'ray' }, { id: 'grif', heartbeat: { every: '1m', prompt: 'heartbeat check' } }] },
     models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
-    hooks: { tokenSecret: 'HOOKS_TOKEN' },
+    // Callers may choose hook sessions and, as this operator allows, the main session.
+    hooks: { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] },
     agentToAgent: { allow: [{ from: 'fran', to: 'ray' }] },
     cron: { jobs: [{ id: 'tick', agentId: 'grif', schedule: { kind: 'every', every: '1m' }, payload: { kind: 'agentTurn', message: 'cron says hello' } }] },
   };
@@ -121,7 +122,7 @@ describe('hooks in local mode', () => {
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ sessionKey: 'agent:fran:hook:default' });
     await until(
-      () => log.lines.some((l) => l.msg === 'reply not delivered: the session has no channel' && l.sessionKey === 'agent:fran:hook:default'),
+      () => log.lines.some((l) => l.msg === 'reply not delivered: its inbound has nobody to answer' && l.sessionKey === 'agent:fran:hook:default'),
       'the hook session’s reply logged',
     );
     expect(modelSaw('log this one')).toBe(true);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { handleHook } from '../../shared/control/hooks.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
@@ -66,6 +66,7 @@ describe('the Telegram webhook secret token', () => {
     queues: new InMemoryAgentQueues(),
     dedupe: new InMemoryInboundDedupe(() => 1),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1),
     pairings: new InMemoryPairingStore(),
     botIdentity: async () => ({ id: 1, username: 'fran_bot' }),
     channel: async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {} }),
@@ -89,7 +90,7 @@ describe('the hooks token', () => {
   const config = loadConfigFile('clawfleet.json');
   config.hooks = { tokenSecret: 'HOOKS_TOKEN' };
   const queues = new InMemoryAgentQueues();
-  const deps = { config, hooksToken: async () => HOOKS_TOKEN, queues, dedupe: new InMemoryInboundDedupe(() => 1), sessions: new InMemorySessionRegistry(), newId: () => 'id', clock: { now: () => 1 }, log };
+  const deps = { config, hooksToken: async () => HOOKS_TOKEN, queues, dedupe: new InMemoryInboundDedupe(() => 1), sessions: new InMemorySessionRegistry(), origins: new InMemoryInboundOrigins(() => 1), newId: () => 'id', clock: { now: () => 1 }, log };
   const call = (headers: Record<string, string | undefined>) => handleHook({ method: 'POST', path: '/hooks/agent', query: undefined, headers: { 'content-type': 'application/json', ...headers }, body: '{"message":"hi"}' }, deps);
 
   it.each(wrongTokens(HOOKS_TOKEN).filter((t) => t !== undefined && t.trim() === t && t !== '').map((t) => [JSON.stringify(t), t!]))('refuses %s as a bearer or x-openclaw-token with 401 through the constant-time helper', async (_n, token) => {

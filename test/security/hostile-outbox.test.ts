@@ -1,6 +1,6 @@
 // A compromised runtime writing hostile envelopes onto its own outbox (the only queue IAM
-// lets it send to): claiming another agent, replying into another agent's session or one
-// that does not exist, oversized, of an unknown kind or version, or not JSON at all. Each
+// lets it send to): claiming another agent, replying to another agent's inbound or one it
+// never received or into another session, oversized, of an unknown kind or version, or not JSON at all. Each
 // is refused by λ outbox into the sender's outbox DLQ with the reason attached, logged
 // with a metric name, and nothing reaches Telegram. A well-formed reply still goes out.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -10,16 +10,18 @@ import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from '../fault/fa
 let f: FaultFleet;
 const base = { v: 1, agentId: 'fran', ts: 1_764_000_000_000 };
 
+// At most 10: the fleet's deadLetters() sees one receive of 10 messages from the FIFO DLQ.
 const HOSTILE: Array<{ name: string; body: string; code: RegExp }> = [
   { name: 'an envelope claiming to be another agent', body: JSON.stringify({ ...base, agentId: 'grif', kind: 'reply', id: 'h.1', sessionKey: 'agent:grif:dm:7602', inReplyTo: 'x', text: 'I am grif' }), code: /^AGENT_MISMATCH: / },
-  { name: 'a reply into another agent’s session', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.2', sessionKey: 'agent:grif:dm:7602', inReplyTo: 'x', text: 'hello from fran in grif’s chat' }), code: /^SESSION_NOT_OWNED: / },
-  { name: 'a reply into a session that does not exist', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.3', sessionKey: 'agent:fran:dm:99999', inReplyTo: 'x', text: 'to nobody' }), code: /^SESSION_UNKNOWN: / },
+  { name: 'a reply to another agent’s inbound, in its session', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.2', sessionKey: 'agent:grif:dm:7602', inReplyTo: 'tg.grif.8001', text: 'hello from fran in grif’s chat' }), code: /^ORIGIN_NOT_OWNED: / },
+  { name: 'a reply to an inbound it never received', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.3', sessionKey: 'agent:fran:dm:99999', inReplyTo: 'tg.fran.99999', text: 'to nobody' }), code: /^ORIGIN_UNKNOWN: / },
+  { name: 'a reply to its own inbound, into another session', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.10', sessionKey: 'agent:fran:telegram:group:-1', inReplyTo: 'tg.fran.8000', text: 'into a group' }), code: /^ORIGIN_NOT_OWNED: / },
   { name: 'an oversized reply', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.4', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'x'.repeat(200_001) }), code: /^ENVELOPE_INVALID: .*text/ },
   { name: 'an unknown kind', body: JSON.stringify({ ...base, kind: 'read_secrets', id: 'h.5', target: 'grif' }), code: /^ENVELOPE_INVALID: / },
   { name: 'an unknown protocol version', body: JSON.stringify({ ...base, v: 2, kind: 'reply', id: 'h.6', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'v2' }), code: /^ENVELOPE_VERSION: / },
   { name: 'garbage', body: '<not json>{"v":1 \u00ff\ufffd', code: /^ENVELOPE_INVALID: .*not JSON/ },
   { name: 'extra fields smuggled into a reply', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.8', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'hi', chatId: 7602 }), code: /^ENVELOPE_INVALID: / },
-  { name: 'a message to an agent it may not talk to', body: JSON.stringify({ ...base, kind: 'agent_send', id: 'h.9', sessionKey: 'agent:fran:dm:7601', toAgentId: 'grif', text: 'psst' }), code: /^[A-Z_]+: / },
+  { name: 'a message to an agent it may not talk to', body: JSON.stringify({ ...base, kind: 'agent_send', id: 'h.9', sessionKey: 'agent:fran:dm:7601', inboundId: 'tg.fran.8000', toAgentId: 'grif', text: 'psst' }), code: /^RELAY_NOT_ALLOWED: / },
 ];
 
 async function allDeadLetters(url: string, n: number): Promise<Map<string, string | undefined>> {

@@ -57,6 +57,21 @@ describe('config', () => {
     );
   });
 
+  it('takes the hook session and relay limits, and refuses a prefix that could never match', () => {
+    const c = example();
+    c.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'agent:fran:main'] };
+    c.agentToAgent = { allow: [], rateLimit: { max: 0, perMinutes: 10 } };
+    expect(issuesOf(c)).toEqual(
+      expect.arrayContaining([
+        { path: 'hooks.allowedSessionKeyPrefixes[1]', message: expect.stringContaining('is matched after "agent:<id>:"') },
+        { path: 'agentToAgent.rateLimit.max', message: expect.stringMatching(/>=1/) },
+      ]),
+    );
+    c.hooks.allowedSessionKeyPrefixes = ['hook:', 'main'];
+    c.agentToAgent.rateLimit.max = 30;
+    expect(parseConfig(c)).toMatchObject({ hooks: { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] }, agentToAgent: { rateLimit: { max: 30, perMinutes: 10 } } });
+  });
+
   it('refuses names that would collide with built-in names', () => {
     const c = example();
     c.agents.list[3].id = 'ray-dlq';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryCronScheduler } from '../../shared/adapters/memory/in-memory-cron-scheduler.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { configSchedules } from '../../shared/cron/config-schedules.ts';
@@ -68,7 +68,7 @@ describe('cron dispatch', () => {
     const compute = new InMemoryAgentCompute();
     const log = memoryLogger();
     const clock = { now: () => NOW };
-    return { config: c, queues, sessions: new InMemorySessionRegistry(), lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock, log }, clock, log };
+    return { config: c, queues, sessions: new InMemorySessionRegistry(), origins: new InMemoryInboundOrigins(clock.now), lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock, log }, clock, log };
   }
   const [morning, tidy, heartbeat] = configSchedules(config()).map((s) => s.trigger);
 
@@ -79,15 +79,32 @@ describe('cron dispatch', () => {
     const queued = d.queues.queue('jerry').bodies().map((b) => JSON.parse(b));
     expect(queued).toEqual([expect.objectContaining({ kind: 'cron', sessionKey: 'agent:jerry:cron:morning', sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Brief me' } })]);
     expect((await d.sessions.get('agent:jerry:cron:morning'))?.target).toEqual({ channel: 'telegram', accountId: 'jerry', chatId: '4242' });
+    expect(await d.origins.get(queued[0].id)).toMatchObject({ agentId: 'jerry', sessionKey: 'agent:jerry:cron:morning', target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' } });
     expect(d.lifecycle.compute.calls).toEqual([{ agentId: 'jerry', action: 'start' }]);
   });
 
   it('runs a main-session job in the main session without taking over its chat', async () => {
     const d = deps();
     await d.sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'jerry', chatId: '9' }, updatedAt: 1 });
-    await dispatchTrigger(tidy!, NOW, d);
+    const { queued } = (await dispatchTrigger(tidy!, NOW, d)) as { queued: string };
     expect(JSON.parse(d.queues.queue('fran').bodies()[0]!)).toMatchObject({ sessionKey: 'agent:fran:main', payload: { kind: 'systemEvent', text: 'tidy up' } });
     expect((await d.sessions.get('agent:fran:main'))?.target).toMatchObject({ chatId: '9' });
+    // Its answer goes to the session's last direct route as it was when the job fired.
+    expect((await d.origins.get(queued))?.target).toEqual({ channel: 'telegram', accountId: 'jerry', chatId: '9' });
+  });
+
+  it('answers a job with delivery "none" nowhere, and one that names a chat there, wherever the session last heard from', async () => {
+    const c = config();
+    c.cron!.jobs[1]!.delivery = { mode: 'none' };
+    const silent = configSchedules(c)[1]!.trigger;
+    c.cron!.jobs[1]!.delivery = { mode: 'announce', to: '777' };
+    const announced = configSchedules(c)[1]!.trigger;
+    const d = deps(c);
+    await d.sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'jerry', chatId: '9' }, updatedAt: 1 });
+    const first = (await dispatchTrigger(silent, NOW, d)) as { queued: string };
+    const second = (await dispatchTrigger(announced, NOW + 60_000, d)) as { queued: string };
+    expect((await d.origins.get(first.queued))?.target).toEqual({ channel: 'none' });
+    expect((await d.origins.get(second.queued))?.target).toEqual({ channel: 'telegram', accountId: 'jerry', chatId: '777' });
   });
 
   it('sends a heartbeat inside active hours only, in the agent’s timezone', async () => {
@@ -95,6 +112,8 @@ describe('cron dispatch', () => {
     expect(await dispatchTrigger(heartbeat!, Date.parse('2026-11-29T06:30:00Z'), d)).toEqual({ skipped: 'outside active hours' }); // 07:30 in Berlin
     expect(await dispatchTrigger(heartbeat!, NOW, d)).toMatchObject({ queued: expect.stringMatching(/^hb\.jerry\./) }); // 11:00 in Berlin
     expect(JSON.parse(d.queues.queue('jerry').bodies()[0]!)).toMatchObject({ kind: 'system_event', sessionKey: 'agent:jerry:main', text: expect.stringContaining('HEARTBEAT_OK') });
+    // A session nobody has written to yet: the heartbeat's answer has nobody to reach.
+    expect((await d.origins.get(JSON.parse(d.queues.queue('jerry').bodies()[0]!).id))?.target).toEqual({ channel: 'none' });
     expect(withinHours(Date.parse('2026-11-29T23:30:00Z'), { start: '22:00', end: '06:00' })).toBe(true);
   });
 });
@@ -105,6 +124,7 @@ describe('an agent managing its own cron jobs', () => {
     const dlq = new InMemoryDeadLetters();
     const deps = {
       config: config(),
+      origins: new InMemoryInboundOrigins(),
       sessions: new InMemorySessionRegistry(),
       ledger: new InMemoryDeliveryLedger(),
       deadLetters: () => dlq,

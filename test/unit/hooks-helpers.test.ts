@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authenticateHook, queryStringProblem } from '../../shared/hooks/auth.ts';
-import { hookEnvelopeId, hookNameSlug, hookSessionKey } from '../../shared/hooks/session-key.ts';
+import { hookEnvelopeId, hookNameSlug, hookSessionKey, hookSessionPolicy } from '../../shared/hooks/session-key.ts';
 import { renderTemplate } from '../../shared/hooks/template.ts';
 
 describe('hook templates', () => {
@@ -49,11 +49,26 @@ describe('hook session keys', () => {
   });
 
   it('keeps an agent’s own key, scopes a bare one and refuses a foreign or malformed one', () => {
-    expect(hookSessionKey('fran', 'agent:fran:x', undefined)).toEqual({ ok: true, sessionKey: 'agent:fran:x' });
-    expect(hookSessionKey('fran', 'hook:mail:1', undefined)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:mail:1' });
-    expect(hookSessionKey('fran', 'agent:grif:x', undefined)).toMatchObject({ ok: false });
-    expect(hookSessionKey('fran', 'agent:', undefined)).toMatchObject({ ok: false, problem: expect.stringContaining('is not a session key') });
-    expect(hookSessionKey('fran', 'x'.repeat(200), undefined)).toMatchObject({ ok: false });
+    const policy = hookSessionPolicy(undefined);
+    const op = (key: string) => ({ key, chosenBy: 'operator' as const });
+    expect(hookSessionKey('fran', op('agent:fran:x'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:x' });
+    expect(hookSessionKey('fran', op('hook:mail:1'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:mail:1' });
+    expect(hookSessionKey('fran', op('agent:grif:x'), undefined, policy)).toMatchObject({ ok: false });
+    expect(hookSessionKey('fran', op('agent:'), undefined, policy)).toMatchObject({ ok: false, problem: expect.stringContaining('is not a session key') });
+    expect(hookSessionKey('fran', op('x'.repeat(200)), undefined, policy)).toMatchObject({ ok: false });
+  });
+
+  it('lets a caller choose only keys whose part after agent:<id>: starts with an allowed prefix (default "hook:")', () => {
+    const caller = (key: string) => ({ key, chosenBy: 'caller' as const });
+    expect(hookSessionPolicy(undefined)).toEqual({ allowRequestSessionKey: false, allowedPrefixes: ['hook:'] });
+    const policy = hookSessionPolicy({ allowRequestSessionKey: true });
+    expect(hookSessionKey('fran', caller('hook:mail:1'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:mail:1' });
+    expect(hookSessionKey('fran', caller('agent:fran:hook:x'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:x' });
+    for (const key of ['main', 'agent:fran:main', 'telegram:dm:7', 'HOOK:x', 'agent:fran:agent:fran:hook:x']) expect(hookSessionKey('fran', caller(key), undefined, policy).ok, key).toBe(false);
+    // The operator's own fixed key is not the caller's choice.
+    expect(hookSessionKey('fran', { key: 'main', chosenBy: 'operator' }, undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:main' });
+    const custom = hookSessionPolicy({ allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] });
+    expect(hookSessionKey('fran', caller('agent:fran:main'), undefined, custom)).toEqual({ ok: true, sessionKey: 'agent:fran:main' });
   });
 
   it('derives one envelope id per endpoint and Idempotency-Key, and a fresh one without a key', () => {

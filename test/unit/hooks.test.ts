@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleHook, MAX_HOOK_BODY_BYTES, MAX_HOOK_TEXT_CHARS, type HookRequest, type HooksDeps } from '../../shared/control/hooks.ts';
@@ -32,6 +32,7 @@ function setup(overrides: { queues?: AgentQueues; token?: () => Promise<string>;
     queues: overrides.queues ?? queues,
     dedupe: new InMemoryInboundDedupe(clock.now),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(clock.now),
     newId: () => `id-${++ids}`,
     clock,
     log,
@@ -63,6 +64,7 @@ describe('POST /hooks/agent', () => {
     ]);
     // Nobody to answer in a hook session: the outbox logs its replies.
     expect(await deps.sessions.get('agent:jerry:hook:email')).toEqual({ sessionKey: 'agent:jerry:hook:email', agentId: 'jerry', target: { channel: 'none' }, updatedAt: 1_000 });
+    expect(await deps.origins.get('hook.id-1')).toMatchObject({ agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', target: { channel: 'none' } });
   });
 
   it('names the session "default" when the hook has no name', async () => {
@@ -85,21 +87,21 @@ describe('POST /hooks/agent', () => {
     expect(totalQueued(queues)).toBe(0);
   });
 
-  it('uses a session key of the target agent as given', async () => {
-    const { deps, queues } = setup();
+  it('uses a session key of the target agent as given, where the config lets callers choose', async () => {
+    const { deps, queues } = setup({ edit: (c) => (c.hooks!.allowRequestSessionKey = true) });
     const res = await handleHook(request('/hooks/agent', { message: 'hi', agentId: 'fran', sessionKey: 'agent:fran:hook:email:msg-123' }), deps);
     expect(res.body.sessionKey).toBe('agent:fran:hook:email:msg-123');
     expect(queued(queues, 'fran')[0]).toMatchObject({ sessionKey: 'agent:fran:hook:email:msg-123' });
   });
 
   it('scopes an OpenClaw-style session key ("hook:email:msg-123") under the agent', async () => {
-    const { deps } = setup();
+    const { deps } = setup({ edit: (c) => (c.hooks!.allowRequestSessionKey = true) });
     const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'hook:email:msg-123' }), deps);
     expect(res.body.sessionKey).toBe('agent:jerry:hook:email:msg-123');
   });
 
   it('refuses a session key of another agent with 400', async () => {
-    const { deps, queues } = setup();
+    const { deps, queues } = setup({ edit: (c) => (c.hooks!.allowRequestSessionKey = true) });
     const res = await handleHook(request('/hooks/agent', { message: 'hi', agentId: 'fran', sessionKey: 'agent:grif:main' }), deps);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('sessionKey "agent:grif:main" belongs to agent "grif", not to "fran" who takes this hook');
@@ -107,18 +109,20 @@ describe('POST /hooks/agent', () => {
   });
 
   it('refuses a session key that cannot be a queue message group', async () => {
-    const { deps } = setup();
+    const { deps } = setup({ edit: (c) => (c.hooks!.allowRequestSessionKey = true) });
     const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'has spaces in it' }), deps);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/at most 128 printable ASCII characters without spaces/);
   });
 
-  it('keeps the chat of an existing session, so replies into it still reach the user', async () => {
-    const { deps } = setup();
+  it('keeps the chat of an existing session the config lets it into, and answers there', async () => {
+    const { deps } = setup({ edit: (c) => Object.assign(c.hooks!, { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] }) });
     const chat = { channel: 'telegram' as const, accountId: 'jerry', chatId: '42' };
     await deps.sessions.put({ sessionKey: 'agent:jerry:main', agentId: 'jerry', target: chat, updatedAt: 1 });
-    await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'agent:jerry:main' }), deps);
+    const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'agent:jerry:main' }), deps);
+    expect(res.status).toBe(202);
     expect((await deps.sessions.get('agent:jerry:main'))?.target).toEqual(chat);
+    expect((await deps.origins.get('hook.id-1'))?.target).toEqual(chat);
   });
 
   it('refuses unknown fields by name, with every problem at once', async () => {
@@ -164,6 +168,48 @@ describe('POST /hooks/agent', () => {
     expect(res.status).toBe(413);
     expect(res.body.error).toBe(`message is ${MAX_HOOK_TEXT_CHARS + 1} characters; an agent turn takes at most ${MAX_HOOK_TEXT_CHARS}`);
     expect(totalQueued(queues)).toBe(0);
+  });
+});
+
+describe('which sessions a hook caller may choose (hooks.allowRequestSessionKey, hooks.allowedSessionKeyPrefixes)', () => {
+  it('refuses a body that names a session with 400 unless the config allows it, and queues nothing', async () => {
+    const { deps, queues } = setup();
+    const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'hook:email:1' }), deps);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^sessionKey: this fleet does not let hook callers choose the session; .*hooks\.allowRequestSessionKey/);
+    expect(totalQueued(queues)).toBe(0);
+    expect((deps.origins as InMemoryInboundOrigins).records.size).toBe(0);
+  });
+
+  it('lets an allowed caller choose only hook: sessions by default, matched after the agent scope', async () => {
+    const { deps } = setup({ edit: (c) => (c.hooks!.allowRequestSessionKey = true) });
+    for (const key of ['main', 'agent:jerry:main', 'telegram:dm:42', 'dm:42', 'agent:jerry:telegram:group:-100', 'Hook:x', 'xhook:1']) {
+      const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: key }), deps);
+      expect(res.status, key).toBe(400);
+      expect(res.body.error, key).toMatch(/is not one a hook caller may choose: after "agent:jerry:" it must start with "hook:" \(hooks\.allowedSessionKeyPrefixes\)/);
+    }
+    for (const key of ['hook:x', 'agent:jerry:hook:y']) expect((await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: key }), deps)).status, key).toBe(202);
+  });
+
+  it('takes the prefixes the config lists instead', async () => {
+    const { deps } = setup({ edit: (c) => Object.assign(c.hooks!, { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['ci:'] }) });
+    expect((await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'ci:build-7' }), deps)).body.sessionKey).toBe('agent:jerry:ci:build-7');
+    expect((await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: 'hook:x' }), deps)).status).toBe(400);
+  });
+
+  it('bounds a mapping’s session key template filled from the body like a caller’s choice', async () => {
+    const { deps, queues } = setup({ edit: (c) => (c.hooks!.mappings!.steer = { agentId: 'fran', messageTemplate: 'x {{body.t}}', sessionKey: '{{body.session}}' }) });
+    const res = await handleHook(request('/hooks/steer', { t: 'hi', session: 'main' }), deps);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^hook mapping "steer": sessionKey "main" is not one a hook caller may choose/);
+    expect(totalQueued(queues)).toBe(0);
+    expect((await handleHook(request('/hooks/steer', { t: 'hi', session: 'hook:ok' }), deps)).body.sessionKey).toBe('agent:fran:hook:ok');
+  });
+
+  it('leaves a mapping’s fixed session key to the operator who wrote it', async () => {
+    const { deps } = setup({ edit: (c) => (c.hooks!.mappings!.fixed = { agentId: 'fran', messageTemplate: 'x {{body.t}}', sessionKey: 'main' }) });
+    const res = await handleHook(request('/hooks/fixed', { t: 'hi' }), deps);
+    expect(res).toMatchObject({ status: 202, body: { sessionKey: 'agent:fran:main' } });
   });
 });
 

@@ -6,6 +6,7 @@ import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.
 import { SqliteCronScheduler } from '../../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
 import { SqliteAgentQueues } from '../../shared/adapters/sqlite/sqlite-queues.ts';
 import { SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
+import { SqliteInboundOrigins } from '../../shared/adapters/sqlite/sqlite-inbound-origins.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { applyCronUpsert } from '../../shared/control/cron-requests.ts';
 import { scheduleInput, type CronTrigger } from '../../shared/cron/trigger.ts';
@@ -104,7 +105,7 @@ function loopFixture(start = START) {
     models: { providers: { openai: { api: 'openai-completions' } } },
   });
   const log = memoryLogger();
-  const dispatch = { config, queues: recording, sessions: new SqliteSessionRegistry(db), clock: c, log };
+  const dispatch = { config, queues: recording, sessions: new SqliteSessionRegistry(db), origins: new SqliteInboundOrigins(db, c.now), clock: c, log };
   return { c, db, scheduler, queues, sent, log, dispatch, loop: () => startCronLoop({ scheduler, dispatch, clock: c, log }, 3_600_000) };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
@@ -24,9 +24,11 @@ function setup() {
     },
   };
   const sessions = new InMemorySessionRegistry();
+  const origins = new InMemoryInboundOrigins(() => 5_000);
   const dlq = new InMemoryDeadLetters();
   const deps: OutboxDeps & { log: ReturnType<typeof memoryLogger> } = {
     config: loadConfigFile('clawfleet.json'),
+    origins,
     sessions,
     ledger: new InMemoryDeliveryLedger(),
     deadLetters: () => dlq,
@@ -35,8 +37,11 @@ function setup() {
     clock: { now: () => 5_000 },
     log: memoryLogger(),
   };
-  void sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '4242' }, updatedAt: 1 });
-  return { deps, sent, dlq, fail: (e: TelegramApiError) => (failNext = e) };
+  const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
+  void sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: ann, updatedAt: 1 });
+  // Ann's messages 7–9 were admitted for fran's main session, as the webhook records them.
+  for (const n of [7, 8, 9]) void origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', target: ann, createdAt: 1, expiresAt: 1_000_000 });
+  return { deps, sent, dlq, origins, fail: (e: TelegramApiError) => (failNext = e) };
 }
 
 const reply = (over: Record<string, unknown> = {}) =>
@@ -45,10 +50,48 @@ const reply = (over: Record<string, unknown> = {}) =>
 const record = (body: string, agent = 'fran') => ({ source: outboxArn(agent), body, messageId: 'm1' });
 
 describe('outbox', () => {
-  it('delivers a reply to the chat the session registry holds', async () => {
+  it('delivers a reply to the origin of the inbound it answers', async () => {
     const { deps, sent } = setup();
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toEqual([{ method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann', parse_mode: 'HTML', link_preview_options: { is_disabled: true } } }]);
+  });
+
+  it('delivers to that origin even after someone else wrote to the session', async () => {
+    const { deps, sent, origins } = setup();
+    const bo = { channel: 'telegram' as const, accountId: 'fran', chatId: '5151' };
+    await deps.sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: bo, updatedAt: 2 });
+    await origins.put({ id: 'tg.fran.10', agentId: 'fran', sessionKey: 'agent:fran:main', target: bo, createdAt: 2, expiresAt: 1_000_000 });
+    await processOutboxRecord(record(reply()), deps);
+    await processOutboxRecord(record(reply({ id: 'tg.fran.10.reply.0', inReplyTo: 'tg.fran.10', text: 'hi Bo' })), deps);
+    expect(sent.map((c) => [c.params.chat_id, c.params.text])).toEqual([['4242', 'hi Ann'], ['5151', 'hi Bo']]);
+  });
+
+  it('logs, and delivers nowhere, a reply to an inbound that has nobody to answer', async () => {
+    const { deps, sent, dlq, origins } = setup();
+    await origins.put({ id: 'hook.h1', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'none' }, createdAt: 1, expiresAt: 1_000_000 });
+    await processOutboxRecord(record(reply({ id: 'hook.h1.reply.0', inReplyTo: 'hook.h1', text: 'done' })), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters).toEqual([]);
+    expect(deps.log.lines.some((l) => l.msg === 'reply not delivered: its inbound has nobody to answer' && l.inReplyTo === 'hook.h1')).toBe(true);
+  });
+
+  it('refuses a reply to an inbound its agent never received, or whose origin has expired', async () => {
+    const { deps, sent, dlq, origins } = setup();
+    await processOutboxRecord(record(reply({ id: 'tg.fran.99.reply.0', inReplyTo: 'tg.fran.99' })), deps);
+    await origins.put({ id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId: '4242' }, createdAt: 1, expiresAt: 4_000 });
+    await processOutboxRecord(record(reply({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1' })), deps);
+    expect(sent).toEqual([]);
+    expect(dlq.letters.map((l) => l.reason)).toEqual([expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.99"/), expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.1"/)]);
+  });
+
+  it('shows "typing…" to the origin of the turn’s inbound only, and refuses one for an inbound of another agent', async () => {
+    const { deps, sent, dlq } = setup();
+    const typing = (over: Record<string, unknown>) => JSON.stringify({ v: 1, kind: 'typing', id: 't1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, ...over });
+    await processOutboxRecord(record(typing({})), deps);
+    expect(sent).toEqual([{ method: 'sendChatAction', params: { chat_id: '4242', action: 'typing' } }]);
+    await processOutboxRecord(record(typing({ agentId: 'grif', sessionKey: 'agent:grif:main' }), 'grif'), deps);
+    expect(sent).toHaveLength(1);
+    expect(dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED: inbound "tg\.fran\.7" was queued for another agent/);
   });
 
   it('delivers a redelivered reply only once', async () => {
@@ -73,18 +116,19 @@ describe('outbox', () => {
     expect(deps.log.lines.some((l) => l.metric === 'OutboxRejected' && l.agentId === 'grif')).toBe(true);
   });
 
-  it('rejects a reply into a session another agent owns', async () => {
+  it('rejects a reply to another agent’s inbound, into that agent’s session or its own', async () => {
     const { deps, sent, dlq } = setup();
     await processOutboxRecord(record(reply({ agentId: 'grif' }), 'grif'), deps);
+    await processOutboxRecord(record(reply({ agentId: 'grif', sessionKey: 'agent:grif:main' }), 'grif'), deps);
     expect(sent).toEqual([]);
-    expect(dlq.letters[0]?.reason).toMatch(/^SESSION_NOT_OWNED/);
+    expect(dlq.letters.map((l) => l.reason.split(':')[0])).toEqual(['ORIGIN_NOT_OWNED', 'ORIGIN_NOT_OWNED']);
   });
 
   it.each([
     ['not JSON', '{', /^ENVELOPE_INVALID/],
     ['an unknown protocol version', reply({ v: 2 }), /^ENVELOPE_VERSION/],
     ['an unknown kind', reply({ kind: 'shout' }), /^ENVELOPE_INVALID/],
-    ['an unknown session', reply({ sessionKey: 'agent:fran:telegram:group:1' }), /^SESSION_UNKNOWN/],
+    ['a reply into another session than its inbound’s', reply({ sessionKey: 'agent:fran:telegram:group:1' }), /^ORIGIN_NOT_OWNED: inbound "tg\.fran\.7" belongs to session "agent:fran:main"/],
   ])('parks %s in the DLQ with its reason', async (_n, body, reason) => {
     const { deps, sent, dlq } = setup();
     await processOutboxRecord(record(body), deps);

@@ -149,7 +149,7 @@ describe('sessions_send and cron', () => {
     await call(tools, 'cron', { action: 'add', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, message: 'Post the standup' }, c);
     await call(tools, 'cron', { action: 'remove', jobId: 'old-job' }, c);
     expect(sent).toEqual([
-      { v: 1, kind: 'agent_send', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', toAgentId: 'grif', text: 'Is Tuesday OK?', ts: 5 },
+      { v: 1, kind: 'agent_send', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'Is Tuesday OK?', ts: 5 },
       { v: 1, kind: 'cron_upsert', id: 'tg.fran.7.req.2', agentId: 'fran', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, sessionTarget: 'main', message: 'Post the standup', ts: 5 },
       { v: 1, kind: 'cron_delete', id: 'tg.fran.7.req.3', agentId: 'fran', jobId: 'old-job', ts: 5 },
     ]);

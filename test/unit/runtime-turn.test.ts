@@ -15,6 +15,7 @@ import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
+import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
@@ -315,9 +316,30 @@ describe('inbound envelopes other than messages', () => {
   it('answers another agent’s message back to it with agent_send, and reports an answer to its own session', async () => {
     const { turn, sent } = setup(scripted({ text: 'Tuesday works' }, { text: 'Grif says Tuesday works.' }));
     await turn({ ...base, kind: 'agent_message', id: 'a2a.1', sessionKey: 'agent:fran:a2a:grif', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Is Tuesday OK?', hops: 1 });
-    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ toAgentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: 'a2a.1', text: 'Tuesday works', id: 'a2a.1.answer' })]);
+    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ toAgentId: 'grif', sessionKey: 'agent:grif:main', inboundId: 'a2a.1', inReplyTo: 'a2a.1', text: 'Tuesday works', id: 'a2a.1.answer' })]);
     await turn({ ...base, kind: 'agent_message', id: 'a2a.2', sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Tuesday works', hops: 2, inReplyTo: 'a2a.0.answer' });
     expect(sent().filter((e) => e.kind === 'reply')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', text: 'Grif says Tuesday works.' })]);
+  });
+});
+
+describe('requests a turn makes', () => {
+  const sessionsSend = (ws: string) => [...fileTools(ws), ...requestTools('fran', { now: () => 5 })];
+
+  it('name the turn’s inbound and the agent’s session, even from an isolated cron run (whose transcript is its own)', async () => {
+    const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'grif', message: 'status?' } }] }, { text: 'asked' });
+    const { turn, sent, deps } = setup(model, { tools: sessionsSend });
+    const cron = { v: 1 as const, kind: 'cron' as const, id: 'cron.fran.daily.1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:cron:daily', jobId: 'daily', sessionTarget: 'isolated' as const, payload: { kind: 'agentTurn' as const, message: 'check' } };
+    await turn(cron);
+    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:cron:daily', inboundId: 'cron.fran.daily.1', toAgentId: 'grif' })]);
+    // The run's transcript is still its own.
+    expect(deps.transcripts.find('cron:daily:cron.fran.daily.1', 'cron.fran.daily.1')).toBeDefined();
+  });
+
+  it('carry a relayed message’s id as their inbound, so the control plane can continue its conversation', async () => {
+    const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'ray', message: 'forward' } }] }, { text: 'NO_REPLY' });
+    const { turn, sent } = setup(model, { tools: sessionsSend });
+    await turn({ v: 1, kind: 'agent_message', id: 'am.grif.q1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'forward this to ray', hops: 1 });
+    expect(sent().filter((e) => e.kind === 'agent_send' && e.toAgentId === 'ray')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', inboundId: 'am.grif.q1' })]);
   });
 });
 
@@ -404,7 +426,7 @@ describe('the worker', () => {
     push(message(2, 'slow', 'agent:fran:b'));
     await expect.poll(() => replies().length).toBe(2);
     await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
-    expect(sent().filter((e) => e.kind === 'typing').map((e) => e.sessionKey)).toEqual(['agent:fran:b']);
+    expect(sent().filter((e) => e.kind === 'typing').map((e) => [e.sessionKey, e.inboundId])).toEqual([['agent:fran:b', 'tg.fran.2']]);
     await w.stop(1000);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleTelegramWebhook, MAX_UPDATE_BYTES } from '../../shared/control/telegram-webhook.ts';
@@ -23,6 +23,7 @@ function setup(overrides: { queues?: AgentQueues; edit?: (c: FleetConfig) => voi
     queues: overrides.queues ?? queues,
     dedupe: new InMemoryInboundDedupe(() => 1_000),
     sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1_000),
     pairings: new InMemoryPairingStore(),
     botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
     channel: async () => ({ maxTextLength: 4096, sendText: async (target: ChannelTarget, text: string) => void sent.push({ target, text }), sendTyping: async () => {} }),
@@ -53,6 +54,22 @@ describe('telegram webhook', () => {
     const [body] = queues.queue('fran').bodies();
     expect(JSON.parse(body!)).toMatchObject({ v: 1, kind: 'message', id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', text: 'hello' });
     expect(await deps.sessions.get('agent:fran:main')).toMatchObject({ agentId: 'fran', target: { accountId: 'fran', chatId: '4242' } });
+    // Its answer goes to this sender's chat, for as long as the queue could hold the message.
+    expect(await deps.origins.get('tg.fran.7')).toEqual({
+      id: 'tg.fran.7',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: { channel: 'telegram', accountId: 'fran', chatId: '4242', threadId: undefined },
+      createdAt: 1_000,
+      expiresAt: 1_000 + 15 * 24 * 3600_000,
+    });
+  });
+
+  it('answers 503 and queues nothing when the origin cannot be recorded', async () => {
+    const { deps, queues } = setup();
+    deps.origins = Object.assign(new InMemoryInboundOrigins(), { put: async () => Promise.reject(new Error('ProvisionedThroughputExceeded')) });
+    expect((await post(deps, update())).status).toBe(503);
+    expect(queues.queues.size).toBe(0);
   });
 
   it('queues the same update once when Telegram delivers it twice', async () => {
@@ -163,6 +180,20 @@ describe('telegram webhook', () => {
       const { deps } = setup();
       await post(deps, update(23, 'hi', 778));
       expect(await deps.pairings.approve('CODE1', 1_000 + 3600_000 + 1)).toBeUndefined();
+    });
+
+    it('pairing: holds at most 3 senders waiting per account; a fourth is ignored without a word until one lapses or is approved', async () => {
+      const { deps, queues, sent } = setup();
+      for (const [i, peer] of [801, 802, 803].entries()) expect((await post(deps, update(40 + i, 'hi', peer))).body).toMatchObject({ pairing: 'pending' });
+      expect((await post(deps, update(43, 'me too', 804))).body).toMatchObject({ ignored: expect.stringMatching(/at their cap \(3 pending\)/) });
+      expect(sent.map((m) => m.target.chatId)).toEqual(['801', '802', '803']);
+      expect(deps.log.lines.some((l) => l.msg === 'update ignored' && String(l.reason).includes('cap'))).toBe(true);
+      // A sender already waiting still gets their code again.
+      expect((await post(deps, update(44, 'still me', 802))).body).toMatchObject({ pairing: 'pending' });
+      await deps.pairings.approve('CODE1', 1_500);
+      expect((await post(deps, update(45, 'now?', 804))).body).toMatchObject({ pairing: 'pending' });
+      expect(sent.at(-1)).toMatchObject({ target: { chatId: '804' }, text: expect.stringMatching(/^Hi! .*\nYour pairing code: CODE\d/) });
+      expect(queues.queues.size).toBe(0);
     });
 
     it('allowlist: ignores a sender who is not listed, without answering', async () => {

@@ -17,7 +17,8 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
       schema: z.strictObject({ agentId: AgentId, message: z.string().min(1).max(100_000) }),
       async run({ agentId: to, message }, ctx) {
         if (to === agentId) return { text: 'you cannot message yourself', isError: true };
-        const id = await ctx.request((id) => ({ v: 1, kind: 'agent_send', id, agentId, sessionKey: ctx.sessionKey, toAgentId: to, text: message, ts: clock.now() }));
+        // The turn's own inbound: the control plane carries its conversation (and hop count) on.
+        const id = await ctx.request((id) => ({ v: 1, kind: 'agent_send', id, agentId, sessionKey: ctx.sessionKey, inboundId: ctx.inboundId, toAgentId: to, text: message, ts: clock.now() }));
         return `message to ${to} requested (${id}); its answer will arrive in this session`;
       },
     }),

@@ -13,6 +13,7 @@ export interface ToolResult {
 /** What a tool call knows about the turn it runs in. */
 export interface ToolCallContext {
   signal: AbortSignal;
+  /** The agent's session the turn answers in (an isolated cron run's job session, not its transcript's). */
   sessionKey: string;
   /** The inbound envelope of the turn: envelopes a tool sends derive their ids from it. */
   inboundId: string;

@@ -1,5 +1,5 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
-import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, PairingRecord, PairingStore, RelayLog, RelayRecord, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export class InMemoryInboundDedupe implements InboundDedupe {
@@ -68,9 +68,11 @@ export class InMemoryPairingStore implements PairingStore {
   async get(accountId: string, peerId: string) {
     return this.records.get(this.key(accountId, peerId));
   }
-  async createPending(record: PairingRecord) {
+  async createPending(record: PairingRecord, opts: { maxPerAccount?: number } = {}): Promise<PairingRecord | 'full'> {
     const existing = this.records.get(this.key(record.accountId, record.peerId));
     if (existing && (existing.status === 'approved' || existing.expiresAt > record.createdAt)) return existing;
+    const waiting = [...this.records.values()].filter((r) => r.accountId === record.accountId && r.status === 'pending' && r.expiresAt > record.createdAt).length;
+    if (opts.maxPerAccount !== undefined && waiting >= opts.maxPerAccount) return 'full';
     this.records.set(this.key(record.accountId, record.peerId), record);
     return record;
   }
@@ -84,12 +86,33 @@ export class InMemoryPairingStore implements PairingStore {
   }
 }
 
-export class InMemoryRelayLog implements RelayLog {
-  readonly records = new Map<string, RelayRecord>();
+export class InMemoryInboundOrigins implements InboundOrigins {
+  readonly records = new Map<string, InboundOrigin & { relays?: number }>();
+  constructor(private readonly now: () => number = Date.now) {}
   async get(id: string) {
-    return this.records.get(id);
+    const found = this.records.get(id);
+    if (!found || found.expiresAt <= this.now()) return undefined;
+    const { relays: _r, ...origin } = found;
+    return origin;
   }
-  async put(record: RelayRecord) {
-    this.records.set(record.id, record);
+  async put(origin: InboundOrigin) {
+    this.records.set(origin.id, { ...origin, relays: this.records.get(origin.id)?.relays });
+  }
+  async takeRelay(id: string, max: number) {
+    const found = this.records.get(id);
+    if (!found || found.expiresAt <= this.now() || (found.relays ?? 0) >= max) return false;
+    found.relays = (found.relays ?? 0) + 1;
+    return true;
+  }
+}
+
+export class InMemoryRelayRates implements RelayRates {
+  readonly counts = new Map<string, number>();
+  async take(fromAgentId: string, toAgentId: string, windowStart: number, _windowMs: number, max: number) {
+    const key = `${fromAgentId}>${toAgentId}@${windowStart}`;
+    const n = this.counts.get(key) ?? 0;
+    if (n >= max) return false;
+    this.counts.set(key, n + 1);
+    return true;
   }
 }

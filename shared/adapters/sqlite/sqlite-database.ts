@@ -71,6 +71,24 @@ CREATE TABLE IF NOT EXISTS pairings (
   PRIMARY KEY (account_id, peer_id)
 );
 CREATE INDEX IF NOT EXISTS pairings_by_code ON pairings (code);
+-- Where each inbound envelope came from (shared/control/origins.ts): whom its answer
+-- reaches, and how many agent-to-agent relays it has caused.
+CREATE TABLE IF NOT EXISTS inbound_origins (
+  id TEXT PRIMARY KEY,
+  record TEXT NOT NULL,
+  relays INTEGER NOT NULL DEFAULT 0,
+  expires_at INTEGER NOT NULL
+);
+-- Agent-to-agent relays per ordered pair and fixed window: the per-pair rate limit.
+CREATE TABLE IF NOT EXISTS relay_rates (
+  pair TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (pair, window_start)
+);
+-- Relayed messages are origins now; the old relay log goes.
+DROP TABLE IF EXISTS relays;
 CREATE TABLE IF NOT EXISTS agent_status (
   agent_id TEXT PRIMARY KEY,
   last_heartbeat INTEGER,

@@ -1,5 +1,6 @@
 // Pairings for local mode, with the DynamoDB store's semantics: one record per sender and
-// account; a live pending code is kept rather than replaced; approval needs a live code.
+// account; a live pending code is kept rather than replaced; approval needs a live code;
+// at most the given number of live pending senders per account (counted in the transaction).
 import { PairingRecordSchema } from '../../control/access.ts';
 import type { PairingRecord, PairingStore } from '../../ports.ts';
 import type { StateDatabase } from './sqlite-database.ts';
@@ -15,10 +16,14 @@ export class SqlitePairingStore implements PairingStore {
     return read(this.db.prepare('SELECT record FROM pairings WHERE account_id = ? AND peer_id = ?').get(accountId, peerId) as { record: string } | undefined);
   }
 
-  async createPending(record: PairingRecord): Promise<PairingRecord> {
-    return this.db.transaction((): PairingRecord => {
+  async createPending(record: PairingRecord, opts: { maxPerAccount?: number } = {}): Promise<PairingRecord | 'full'> {
+    return this.db.transaction((): PairingRecord | 'full' => {
       const existing = read(this.db.prepare('SELECT record FROM pairings WHERE account_id = ? AND peer_id = ?').get(record.accountId, record.peerId) as { record: string } | undefined);
       if (existing && (existing.status === 'approved' || existing.expiresAt > record.createdAt)) return existing;
+      if (opts.maxPerAccount !== undefined) {
+        const waiting = (this.db.prepare("SELECT count(*) AS n FROM pairings WHERE account_id = ? AND status = 'pending' AND expires_at > ?").get(record.accountId, record.createdAt) as { n: number }).n;
+        if (waiting >= opts.maxPerAccount) return 'full';
+      }
       this.db
         .prepare('INSERT OR REPLACE INTO pairings (account_id, peer_id, code, status, expires_at, record) VALUES (?, ?, ?, ?, ?, ?)')
         .run(record.accountId, record.peerId, record.code, record.status, record.expiresAt, JSON.stringify(record));

@@ -1,0 +1,29 @@
+// The DynamoDB adapters of the authority ports — inbound origins, the per-pair relay rate
+// and the pending-pairing cap — over the real AWS SDK against the emulator, with the same
+// behaviour cases as the in-memory and SQLite adapters (test/support/authority-port-cases.ts):
+// conditional updates that never count past a limit, TTL honoured on read.
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { describe } from 'vitest';
+import { createAwsClients } from '../../shared/adapters/aws/clients.ts';
+import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
+import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
+import { DynamoRelayRates } from '../../shared/adapters/aws/dynamo-relay-rates.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { inboundOriginsCases, pairingCapCases, relayRatesCases } from '../support/authority-port-cases.ts';
+
+const aws = awsTestEnv();
+const { dynamo } = createAwsClients(aws);
+let tables = 0;
+
+/** A fresh table per case, shaped as infra/constructs/fleet-tables.ts makes them (pk, TTL expiresAt). */
+async function table(): Promise<string> {
+  const name = `auth-${++tables}`;
+  await new DynamoDBClient(aws).send(
+    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+  );
+  return name;
+}
+
+describe('DynamoInboundOrigins', () => inboundOriginsCases(async (clock) => new DynamoInboundOrigins(dynamo, await table(), clock.now)));
+describe('DynamoRelayRates', () => relayRatesCases(async () => new DynamoRelayRates(dynamo, await table())));
+describe('DynamoPairingStore (the cap)', () => pairingCapCases(async () => new DynamoPairingStore(dynamo, await table())));

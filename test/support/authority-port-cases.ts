@@ -1,0 +1,151 @@
+// The behaviour every adapter of the authority ports must have — inbound origins, the
+// per-pair relay rate and the pending-pairing cap — as one set of cases, run against the
+// in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
+// DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
+import { expect, it } from 'vitest';
+import type { InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates } from '../../shared/ports.ts';
+
+/** A clock the cases move; adapters that read the time are built on it. */
+export interface CaseClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export const caseClock = (start = 1_800_000_000_000): CaseClock => {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+};
+
+const origin = (id: string, at: number, over: Partial<InboundOrigin> = {}): InboundOrigin => ({
+  id,
+  agentId: 'fran',
+  sessionKey: 'agent:fran:main',
+  target: { channel: 'telegram', accountId: 'fran', chatId: '4242', threadId: 7 },
+  createdAt: at,
+  expiresAt: at + 60_000,
+  ...over,
+});
+
+export function inboundOriginsCases(make: (clock: CaseClock) => InboundOrigins | Promise<InboundOrigins>): void {
+  it('gives back the origin recorded for an inbound, and nothing for one never recorded', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    const relayed = origin('am.grif.q1', clock.now(), {
+      agentId: 'grif',
+      sessionKey: 'agent:grif:main',
+      target: { channel: 'none' },
+      hops: 2,
+      conversationId: 'tg.fran.7',
+      askedBy: { agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'local', chatId: 'fran' } },
+    });
+    await origins.put(origin('tg.fran.7', clock.now()));
+    await origins.put(relayed);
+    expect(await origins.get('tg.fran.7')).toEqual(origin('tg.fran.7', clock.now()));
+    expect(await origins.get('am.grif.q1')).toEqual(relayed);
+    expect(await origins.get('tg.fran.8')).toBeUndefined();
+  });
+
+  it('reads an expired origin as absent, and counts no relay on it', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.1', clock.now()));
+    clock.advance(60_000);
+    expect(await origins.get('tg.fran.1')).toBeUndefined();
+    expect(await origins.takeRelay('tg.fran.1', 5)).toBe(false);
+  });
+
+  it('counts relays caused by an inbound up to the most allowed, and none for an unknown inbound', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.2', clock.now()));
+    const taken = [];
+    for (let i = 0; i < 4; i++) taken.push(await origins.takeRelay('tg.fran.2', 3));
+    expect(taken).toEqual([true, true, true, false]);
+    expect(await origins.takeRelay('tg.fran.nope', 3)).toBe(false);
+  });
+
+  it('keeps the relay count when an origin is recorded again (a retried event)', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.3', clock.now()));
+    expect(await origins.takeRelay('tg.fran.3', 1)).toBe(true);
+    await origins.put(origin('tg.fran.3', clock.now()));
+    expect(await origins.get('tg.fran.3')).toEqual(origin('tg.fran.3', clock.now()));
+    expect(await origins.takeRelay('tg.fran.3', 1)).toBe(false);
+  });
+
+  it('never counts past the most allowed when relays race', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.4', clock.now()));
+    const results = await Promise.all(Array.from({ length: 8 }, () => origins.takeRelay('tg.fran.4', 3)));
+    expect(results.filter(Boolean)).toHaveLength(3);
+  });
+}
+
+export function relayRatesCases(make: () => RelayRates | Promise<RelayRates>): void {
+  const W = 600_000;
+  it('counts relays per ordered pair and window, up to the most allowed', async () => {
+    const rates = await make();
+    const taken = [];
+    for (let i = 0; i < 3; i++) taken.push(await rates.take('fran', 'grif', 0, W, 2));
+    expect(taken).toEqual([true, true, false]);
+    // The other direction and another window have counts of their own.
+    expect(await rates.take('grif', 'fran', 0, W, 2)).toBe(true);
+    expect(await rates.take('fran', 'grif', W, W, 2)).toBe(true);
+  });
+
+  it('never counts past the most allowed when relays race', async () => {
+    const rates = await make();
+    const results = await Promise.all(Array.from({ length: 7 }, () => rates.take('fran', 'ray', 2 * W, W, 4)));
+    expect(results.filter(Boolean)).toHaveLength(4);
+  });
+}
+
+const pending = (peerId: string, at: number, code = `CODE${peerId}`): PairingRecord => ({
+  channel: 'telegram',
+  accountId: 'fran',
+  peerId,
+  code,
+  status: 'pending',
+  createdAt: at,
+  expiresAt: at + 3_600_000,
+});
+
+export function pairingCapCases(make: () => PairingStore | Promise<PairingStore>): void {
+  it('holds at most the given number of senders waiting per account; a sender already waiting keeps their code', async () => {
+    const store = await make();
+    const t = 1_000;
+    for (const peer of ['1', '2', '3']) expect(await store.createPending(pending(peer, t), { maxPerAccount: 3 })).toMatchObject({ peerId: peer });
+    expect(await store.createPending(pending('4', t), { maxPerAccount: 3 })).toBe('full');
+    expect(await store.createPending(pending('2', t + 1, 'OTHER'), { maxPerAccount: 3 })).toMatchObject({ peerId: '2', code: 'CODE2' });
+    // Another account has a cap of its own.
+    expect(await store.createPending({ ...pending('4', t), accountId: 'grif' }, { maxPerAccount: 3 })).toMatchObject({ peerId: '4' });
+    expect((await store.listPending(t)).map((p) => p.peerId).sort()).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('seats the next sender once one is approved or lapses', async () => {
+    const store = await make();
+    const t = 1_000;
+    await store.createPending(pending('1', t), { maxPerAccount: 2 });
+    await store.createPending(pending('2', t + 10), { maxPerAccount: 2 });
+    expect(await store.createPending(pending('3', t + 20), { maxPerAccount: 2 })).toBe('full');
+    expect(await store.approve('CODE1', t + 30)).toMatchObject({ peerId: '1', status: 'approved' });
+    expect(await store.createPending(pending('3', t + 40), { maxPerAccount: 2 })).toMatchObject({ peerId: '3' });
+    expect(await store.createPending(pending('4', t + 50), { maxPerAccount: 2 })).toBe('full');
+    // Sender 2's code lapses an hour after it was issued.
+    expect(await store.createPending(pending('4', t + 10 + 3_600_000), { maxPerAccount: 2 })).toMatchObject({ peerId: '4' });
+  });
+
+  it('never seats more than the cap when senders race', async () => {
+    const store = await make();
+    const results = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((peer) => store.createPending(pending(peer, 5_000), { maxPerAccount: 3 })));
+    expect(results.filter((r) => r !== 'full')).toHaveLength(3);
+    expect(await store.listPending(5_000)).toHaveLength(3);
+  });
+
+  it('has no cap when none is given', async () => {
+    const store = await make();
+    for (const peer of ['1', '2', '3', '4', '5']) expect(await store.createPending(pending(peer, 1_000))).not.toBe('full');
+  });
+}

@@ -1,0 +1,16 @@
+// The authority ports' behaviour cases (test/support/authority-port-cases.ts) against the
+// in-memory fakes the cores are tested with and the SQLite adapters local mode runs on.
+import { describe } from 'vitest';
+import { InMemoryInboundOrigins, InMemoryPairingStore, InMemoryRelayRates } from '../../shared/adapters/memory/in-memory-state.ts';
+import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
+import { SqliteInboundOrigins } from '../../shared/adapters/sqlite/sqlite-inbound-origins.ts';
+import { SqlitePairingStore } from '../../shared/adapters/sqlite/sqlite-pairing-store.ts';
+import { SqliteRelayRates } from '../../shared/adapters/sqlite/sqlite-relay-rates.ts';
+import { inboundOriginsCases, pairingCapCases, relayRatesCases } from '../support/authority-port-cases.ts';
+
+describe('InMemoryInboundOrigins', () => inboundOriginsCases((clock) => new InMemoryInboundOrigins(clock.now)));
+describe('SqliteInboundOrigins', () => inboundOriginsCases((clock) => new SqliteInboundOrigins(openStateDatabase(':memory:'), clock.now)));
+describe('InMemoryRelayRates', () => relayRatesCases(() => new InMemoryRelayRates()));
+describe('SqliteRelayRates', () => relayRatesCases(() => new SqliteRelayRates(openStateDatabase(':memory:'))));
+describe('InMemoryPairingStore (the cap)', () => pairingCapCases(() => new InMemoryPairingStore()));
+describe('SqlitePairingStore (the cap)', () => pairingCapCases(() => new SqlitePairingStore(openStateDatabase(':memory:'))));

@@ -48,7 +48,8 @@ export interface AgentRuntime {
 }
 
 export function builtinTools(env: RuntimeEnv, clock: Clock): AgentTool[] {
-  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool()];
+  const allowPrivateHosts = env.config.agent.tools?.web?.fetch?.allowPrivateHosts;
+  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts })];
 }
 
 export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {

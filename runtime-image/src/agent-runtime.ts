@@ -10,6 +10,7 @@ import { McpHost, type McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
+import { secretMasker } from './secret-mask.ts';
 import { checkOwnSecretId, checkSecrets } from './secrets.ts';
 import { execTool } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
@@ -90,6 +91,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
+    masker: secretMasker(Object.values(parts.secrets)),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
   };
 

@@ -10,6 +10,7 @@ import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
+import type { SecretMasker } from './secret-mask.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
@@ -48,6 +49,8 @@ export interface TurnDeps {
   log: Logger;
   /** The tools offered this turn (policy applied; MCP tools as their servers stand now). */
   tools(): AgentTool[];
+  /** Masks this agent's own secret values in tool results and answers. */
+  masker: SecretMasker;
   limits: TurnLimits;
 }
 
@@ -121,6 +124,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       maxToolRounds: deps.limits.maxToolRounds,
       toolTimeoutMs: deps.limits.toolTimeoutMs,
       maxToolResultChars: deps.limits.maxToolResultChars,
+      masker: deps.masker,
       onToolCall: (c) => {
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });

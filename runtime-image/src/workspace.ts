@@ -4,6 +4,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
@@ -65,6 +66,7 @@ export function buildSystemPrompt(p: PromptInput): string {
   ];
   if (p.tools.length > 0) parts.push(`## Tools\n${p.tools.map((t) => `- ${t.name}: ${t.description.split('\n')[0]}`).join('\n')}`);
   parts.push('Answer NO_REPLY (and nothing else) when no message should be sent.');
+  parts.push(UNTRUSTED_CONTENT_RULE);
   if (p.situation) parts.push(`## This turn\n${p.situation}`);
   if (p.bootstrap.length > 0) parts.push(`# Project context\n\n${p.bootstrap.map((f) => `## ${f.name}\n\n${f.content.trim()}`).join('\n\n')}`);
   if (p.summary) parts.push(`## Earlier in this conversation (summary)\n\n${p.summary}`);

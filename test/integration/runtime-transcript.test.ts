@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
@@ -62,7 +63,7 @@ describe('a transcript killed mid-write', () => {
     await runTurn(
       turnRequestFor({ v: 1, kind: 'message', id: 'tg.fran.next', agentId: 'fran', sessionKey: SESSION, ts: 1, text: 'still there?', from: { channel: 'telegram' } }),
       {
-        agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [],
+        agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [], masker: secretMasker([]),
         limits: { ...defaultTurnLimits, compactAtTokens: 1e12 },
         model: { label: 't/t', contextWindow: 1e9, complete: async (req) => (seen.push(req), { ok: true, message: assistantMessage('t/t', [{ type: 'text', text: 'yes' }]) }) },
       },

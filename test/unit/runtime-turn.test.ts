@@ -13,6 +13,7 @@ import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/env
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
@@ -62,7 +63,7 @@ function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; 
   const tools = opts.tools?.(workspace) ?? fileTools(workspace);
   const deps: TurnDeps = {
     agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
-    log: memoryLogger(), tools: () => tools, limits: { ...defaultTurnLimits, ...opts.limits },
+    log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: { ...defaultTurnLimits, ...opts.limits },
   };
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b));
   const replies = () => sent().filter((e) => e.kind === 'reply');

@@ -128,10 +128,10 @@ export class TranscriptStore {
 
   async append(sessionKey: string, entry: TranscriptEntry): Promise<void> {
     const rel = this.relative(sessionKey);
-    const handle = await openRegular(insideWorkspace(this.workspace, rel), 'read+append', rel);
+    const { handle, stat } = await openRegular(insideWorkspace(this.workspace, rel), 'read+append', rel);
     try {
       // If a crash left a torn line, start on a fresh line so this record parses.
-      const { size } = await handle.stat();
+      const { size } = stat;
       const last = Buffer.alloc(1);
       const prefix = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a ? '\n' : '';
       await handle.appendFile(`${prefix}${JSON.stringify(entry)}\n`);

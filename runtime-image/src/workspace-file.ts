@@ -38,7 +38,7 @@ const MODES = {
  * O_NOFOLLOW (nor a symlink swapped in for the last component); then fstat, which must
  * show a regular file, the same one lstat saw.
  */
-export async function openRegular(path: string, mode: keyof typeof MODES, shownAs = path): Promise<FileHandle> {
+export async function openRegular(path: string, mode: keyof typeof MODES, shownAs = path): Promise<{ handle: FileHandle; stat: Stats }> {
   let before: Stats | undefined;
   try {
     before = await fs.lstat(path);
@@ -61,7 +61,7 @@ export async function openRegular(path: string, mode: keyof typeof MODES, shownA
     await handle.close();
     throw new NotRegularFileError(shownAs, after.isFile() ? 'a file that was swapped while it was opened' : kindOf(after));
   }
-  return handle;
+  return { handle, stat: after };
 }
 
 export interface CappedText {
@@ -80,9 +80,9 @@ const CHUNK = 1 << 20;
  * whose newest part matters.
  */
 export async function readRegularFile(path: string, opts: { maxBytes: number; from?: 'start' | 'end' | undefined; shownAs?: string | undefined }): Promise<CappedText> {
-  const handle = await openRegular(path, 'read', opts.shownAs);
+  const { handle, stat } = await openRegular(path, 'read', opts.shownAs);
   try {
-    const { size } = await handle.stat();
+    const { size } = stat;
     const fromEnd = opts.from === 'end' && size > opts.maxBytes;
     // From the end, one byte more: if it is a newline, the window starts on a whole line.
     const start = fromEnd ? size - opts.maxBytes - 1 : 0;
@@ -109,7 +109,7 @@ export async function readWorkspaceFile(workspace: string, rel: string, opts: { 
 
 /** Appends to a regular file inside the workspace, creating it if missing; fsync when asked. */
 export async function appendWorkspaceFile(workspace: string, rel: string, text: string, opts: { sync?: boolean } = {}): Promise<void> {
-  const handle = await openRegular(insideWorkspace(workspace, rel), 'append', rel);
+  const { handle } = await openRegular(insideWorkspace(workspace, rel), 'append', rel);
   try {
     await handle.appendFile(text);
     if (opts.sync) await handle.sync();

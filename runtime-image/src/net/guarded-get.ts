@@ -85,7 +85,8 @@ function requestOnce(url: URL, opts: GuardedGetOptions, lookup: ReturnType<typeo
     // agent: false, so no pooled socket (connected under another lookup) is reused.
     const tls = opts.ca ? { ca: [...rootCertificates, opts.ca] } : {};
     const req = request(url, { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...opts.headers }, lookup, agent: false, signal: opts.signal, ...tls }, resolve);
-    req.once('error', reject);
+    // on, not once: an error after the response (a reset mid-body) must not go unhandled; the body reader sees it.
+    req.on('error', reject);
     req.end();
   });
 }

@@ -8,15 +8,12 @@
 // use what a user has — a host listed in tools.web.fetch.allowPrivateHosts — with a
 // resolver injected in code that maps the test's names to 127.0.0.1. No config can list
 // its way to a metadata, link-local or unspecified address (see the allowlist cases).
-import { execFileSync } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPolicy, type Resolve } from '../../runtime-image/src/net/fetch-guard.ts';
 import { guardedGet } from '../../runtime-image/src/net/guarded-get.ts';
@@ -194,11 +191,11 @@ describe('DNS rebinding', () => {
   });
 
   it('keeps the name for TLS: SNI and certificate checks use the host, while the socket goes to the pinned address', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=secure.rebind.test', '-addext', 'subjectAltName=DNS:secure.rebind.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    // A self-signed certificate for secure.rebind.test (test/fixtures/tls, valid until 2126).
+    const cert = readFileSync(new URL('../fixtures/tls/secure-rebind-test.cert.pem', import.meta.url), 'utf8');
+    const key = readFileSync(new URL('../fixtures/tls/secure-rebind-test.key.pem', import.meta.url), 'utf8');
     const servernames: Array<string | false | null> = [];
-    const server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+    const server = createTlsServer({ key, cert }, (req, res) => {
       servernames.push((req.socket as TLSSocket).servername);
       res.end('secure page');
     });

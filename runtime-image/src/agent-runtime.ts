@@ -91,7 +91,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
-    masker: secretMasker(Object.values(parts.secrets)),
+    // The runtime's own token to the local control plane is a secret of this agent too.
+    masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
   };
 

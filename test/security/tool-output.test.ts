@@ -28,7 +28,9 @@ import { SecretScan } from '../support/secret-scan.ts';
 const OPENAI_API_KEY = 'sk-fran-model-key-7d1e9a0c4b2f';
 const GRAPH_TOKEN = 'graph-token-fran-5c8e2b7a9d1f3e6';
 const SECRETS = { OPENAI_API_KEY, GRAPH_TOKEN };
-const DOTENV = `OPENAI_API_KEY=${OPENAI_API_KEY}\nGRAPH_TOKEN=${GRAPH_TOKEN}\n`;
+/** The runtime's own token to the local control plane: not in the agent's secret, a secret all the same. */
+const RUNTIME_TOKEN = 'runtime-token-fran-4e9d2c7b1a';
+const DOTENV = `OPENAI_API_KEY=${OPENAI_API_KEY}\nGRAPH_TOKEN=${GRAPH_TOKEN}\nCLAWFLEET_RUNTIME_TOKEN=${RUNTIME_TOKEN}\n`;
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 /** A page written by an attacker: instructions, a forged end marker (as entities, so it survives the tag stripping), and a key it got from somewhere. */
@@ -96,7 +98,7 @@ beforeAll(async () => {
     CLAWFLEET_AGENT_ID: 'fran',
     CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
     CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:9',
-    CLAWFLEET_RUNTIME_TOKEN: 'unused-in-this-test-0123',
+    CLAWFLEET_RUNTIME_TOKEN: RUNTIME_TOKEN,
     CLAWFLEET_WORKSPACE: workspace,
     CLAWFLEET_WAIT_SECONDS: '1',
     CLAWFLEET_HEARTBEAT_SECONDS: '0',
@@ -112,13 +114,13 @@ afterAll(async () => {
 });
 
 describe('tool output on its way to the model provider', () => {
-  it('masks the agent’s own keys printed by a file read (raw and base64) and by an MCP server, and wraps outside content', async () => {
+  it('masks the agent’s own keys and runtime token printed by a file read (raw and base64) and by an MCP server, and wraps outside content', async () => {
     push({ v: 1, kind: 'message', id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: 'set me up', from: { channel: 'telegram', accountId: 'fran', peerId: '7601' } });
     await untilReply('tg.fran.1');
     const results = toolRound().filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(results).toHaveLength(4);
     const [dotenv, b64, mcpEnv, web] = results as [string, string, string, string];
-    expect(dotenv).toBe('OPENAI_API_KEY=[redacted]\nGRAPH_TOKEN=[redacted]\n');
+    expect(dotenv).toBe('OPENAI_API_KEY=[redacted]\nGRAPH_TOKEN=[redacted]\nCLAWFLEET_RUNTIME_TOKEN=[redacted]\n');
     expect(b64).toContain('[redacted]');
     // The MCP server's environment, as it printed it: the token it was given is masked; the result is marked as the server's.
     expect(mcpEnv).toMatch(/^<<<UNTRUSTED_CONTENT id=([0-9a-f]{16}) source=mcp>>>\ntool: everything\/get-env\n---\n[\s\S]*"EVERYTHING_TOKEN": "\[redacted\]"[\s\S]*\n<<<END_UNTRUSTED_CONTENT id=\1>>>$/);
@@ -146,7 +148,7 @@ describe('tool output on its way to the model provider', () => {
 
   it('leaves no key value in any model request body, any reply, or the transcript on disk', () => {
     const scan = new SecretScan();
-    scan.addSecrets(OPENAI_API_KEY, GRAPH_TOKEN, Buffer.from(DOTENV).toString('base64').slice(8, 40));
+    scan.addSecrets(OPENAI_API_KEY, GRAPH_TOKEN, RUNTIME_TOKEN, Buffer.from(DOTENV).toString('base64').slice(8, 40));
     // Bodies only: the provider key travels, as it must, in the request's Authorization header.
     for (const [i, r] of model.requests().entries()) scan.record(`model request ${i} body`, JSON.stringify(r.body));
     scan.record('replies', JSON.stringify(replies()));

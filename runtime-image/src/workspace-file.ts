@@ -1,9 +1,9 @@
 // Every read and append of a workspace file by the runtime goes through here, because the
-// agent can put anything at a path: only a regular file inside the workspace is opened
-// (a FIFO, socket or device planted as MEMORY.md or a transcript is refused without ever
-// being opened blocking), and reads are asynchronous and capped in bytes, so neither a
-// pipe with no writer nor a 10 GB file stops the event loop.
-import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fs, readSync, writeFileSync, type Stats } from 'node:fs';
+// agent can put anything at a path: only a regular file inside the workspace is read or
+// written (a FIFO, socket or device planted as MEMORY.md or a transcript is refused, and is
+// never opened in a way that could block), and reads are asynchronous and capped in bytes,
+// so neither a pipe with no writer nor a 10 GB file stops the event loop.
+import { closeSync, constants, fstatSync, openSync, promises as fs, readSync, writeFileSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { insideWorkspace } from './tools/workspace-path.ts';
@@ -12,7 +12,7 @@ import { insideWorkspace } from './tools/workspace-path.ts';
 export class NotRegularFileError extends ClawfleetError {
   override name = 'NotRegularFileError';
   constructor(readonly path: string, what: string) {
-    super('NOT_REGULAR_FILE', `${path} is ${what}, not a regular file; it was not opened`);
+    super('NOT_REGULAR_FILE', `${path} is ${what}, not a regular file, so it was left alone`);
   }
 }
 
@@ -33,35 +33,37 @@ const MODES = {
 } as const;
 
 /**
- * Opens a regular file. lstat first, so a FIFO or device is refused without being opened;
- * then open with O_NONBLOCK (a FIFO swapped in meanwhile cannot block the open) and
- * O_NOFOLLOW (nor a symlink swapped in for the last component); then fstat, which must
- * show a regular file, the same one lstat saw.
+ * Opens a regular file: O_NONBLOCK, so opening a FIFO returns at once instead of waiting for
+ * a writer (or reader), and O_NOFOLLOW, so a symlink swapped in for the last component is
+ * not followed; then fstat on what was opened must show a regular file, or it is closed
+ * unread. One open and one fstat: the check is on the descriptor itself, so nothing can be
+ * swapped between the check and the read.
  */
 export async function openRegular(path: string, mode: keyof typeof MODES, shownAs = path): Promise<{ handle: FileHandle; stat: Stats }> {
-  let before: Stats | undefined;
-  try {
-    before = await fs.lstat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || mode === 'read') throw err;
-  }
-  if (before && !before.isFile()) throw new NotRegularFileError(shownAs, kindOf(before));
   let handle: FileHandle;
   try {
     handle = await fs.open(path, MODES[mode] | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o666);
   } catch (err) {
-    // ENXIO: a FIFO with no reader, opened for writing; ELOOP: the last component became a symlink.
+    // ENXIO: a socket, or a FIFO opened for writing with no reader; ELOOP: a symlink.
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENXIO') throw new NotRegularFileError(shownAs, 'a FIFO (named pipe)');
-    if (code === 'ELOOP') throw new NotRegularFileError(shownAs, 'a symbolic link');
+    if (code === 'ENXIO' || code === 'ELOOP') throw new NotRegularFileError(shownAs, await kindAt(path, code));
     throw err;
   }
-  const after = await handle.stat();
-  if (!after.isFile() || (before && (after.ino !== before.ino || after.dev !== before.dev))) {
+  const stat = await handle.stat();
+  if (!stat.isFile()) {
     await handle.close();
-    throw new NotRegularFileError(shownAs, after.isFile() ? 'a file that was swapped while it was opened' : kindOf(after));
+    throw new NotRegularFileError(shownAs, kindOf(stat));
   }
-  return { handle, stat: after };
+  return { handle, stat };
+}
+
+/** What is at a path that could not be opened, for the message. */
+async function kindAt(path: string, code: string): Promise<string> {
+  try {
+    return kindOf(await fs.lstat(path));
+  } catch {
+    return code === 'ELOOP' ? 'a symbolic link' : 'a FIFO (named pipe) or socket';
+  }
 }
 
 export interface CappedText {
@@ -124,13 +126,11 @@ export async function appendWorkspaceFile(workspace: string, rel: string, text: 
  * regular file is read, and a regular file's read returns.
  */
 export function readSmallRegularFileSync(path: string, maxBytes: number): string {
-  const before = lstatSync(path);
-  if (!before.isFile()) throw new NotRegularFileError(path, kindOf(before));
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
-    const after = fstatSync(fd);
-    if (!after.isFile() || after.ino !== before.ino) throw new NotRegularFileError(path, kindOf(after));
-    const buf = Buffer.alloc(Math.min(after.size, maxBytes));
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFileError(path, kindOf(stat));
+    const buf = Buffer.alloc(Math.min(stat.size, maxBytes));
     const got = buf.length > 0 ? readSync(fd, buf, 0, buf.length, 0) : 0;
     return buf.subarray(0, got).toString('utf8');
   } finally {

@@ -108,14 +108,14 @@ describe('FIFOs planted in the workspace', () => {
     expect(await turn(message(1, 'what do my notes say?'))).toBe('replied');
     expect(loopTurnedBeforeModel).toBe(true);
     const [first, second] = requests;
-    expect(first!.systemPrompt).toContain('## AGENTS.md\n\n[AGENTS.md was not read: AGENTS.md is a FIFO (named pipe), not a regular file; it was not opened]');
-    expect(first!.systemPrompt).toContain('## MEMORY.md\n\n[MEMORY.md was not read: MEMORY.md is a FIFO (named pipe), not a regular file; it was not opened]');
+    expect(first!.systemPrompt).toContain('## AGENTS.md\n\n[AGENTS.md was not read: AGENTS.md is a FIFO (named pipe), not a regular file, so it was left alone]');
+    expect(first!.systemPrompt).toContain('## MEMORY.md\n\n[MEMORY.md was not read: MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone]');
     expect(first!.systemPrompt).toContain('## SOUL.md\n\nYou love puns.');
-    expect(toolText(second!, 'read')).toBe('read failed: notes.txt is a FIFO (named pipe), not a regular file; it was not opened');
-    expect(toolText(second!, 'memory_get')).toBe('memory_get failed: MEMORY.md is a FIFO (named pipe), not a regular file; it was not opened');
+    expect(toolText(second!, 'read')).toBe('read failed: notes.txt is a FIFO (named pipe), not a regular file, so it was left alone');
+    expect(toolText(second!, 'memory_get')).toBe('memory_get failed: MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone');
     const search = toolText(second!, 'memory_search')!;
     expect(search).toMatch(/^memory\/2026-02-27\.md:1 \(score 1\.00\)\n- Ann likes tea\./);
-    expect(search).toContain('[skipped: memory/2026-02-28.md is a FIFO (named pipe), not a regular file; it was not opened]');
+    expect(search).toContain('[skipped: memory/2026-02-28.md is a FIFO (named pipe), not a regular file, so it was left alone]');
     expect(log.lines.filter((l) => l.msg === 'workspace file left out of the prompt').map((l) => l.file)).toEqual(['AGENTS.md', 'MEMORY.md']);
   });
 
@@ -132,7 +132,7 @@ describe('FIFOs planted in the workspace', () => {
     expect(await turn(message(6, 'hello?', 'agent:fran:dm:7602'))).toBe('failed');
     expect(requests).toHaveLength(asked);
     const reply = replies().find((r) => r.sessionKey === 'agent:fran:dm:7602')!;
-    expect(reply.text).toMatch(/^⚠️ I could not answer that message \(this session's transcript cannot be used: sessions\/agent_fran_dm_7602\.[0-9a-f]{10}\.jsonl is a FIFO \(named pipe\), not a regular file; it was not opened\)/);
+    expect(reply.text).toMatch(/^⚠️ I could not answer that message \(this session's transcript cannot be used: sessions\/agent_fran_dm_7602\.[0-9a-f]{10}\.jsonl is a FIFO \(named pipe\), not a regular file, so it was left alone\)/);
   });
 
   it('leave the runtime answering other sessions, and nothing a FIFO could carry ever reaches the model', async () => {

@@ -30,7 +30,7 @@ describe('opening workspace files', () => {
   it('refuses a FIFO for reading and for appending, at once, saying what it is', async () => {
     const dir = ws();
     mkfifo(join(dir, 'MEMORY.md'));
-    expect((await refusal(readWorkspaceFile(dir, 'MEMORY.md', { maxBytes: 100 }))).message).toBe('MEMORY.md is a FIFO (named pipe), not a regular file; it was not opened');
+    expect((await refusal(readWorkspaceFile(dir, 'MEMORY.md', { maxBytes: 100 }))).message).toBe('MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone');
     expect((await refusal(appendWorkspaceFile(dir, 'MEMORY.md', 'x'))).code).toBe('NOT_REGULAR_FILE');
     expect(() => readSmallRegularFileSync(join(dir, 'MEMORY.md'), 100)).toThrow(NotRegularFileError);
     expect(() => writeSmallFileSync(join(dir, 'MEMORY.md'), 'x')).toThrow(/ENXIO|not a regular file/);

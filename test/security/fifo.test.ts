@@ -6,8 +6,9 @@
 //
 // A watchdog process writes into (and drains) every FIFO after a few seconds: code that
 // blocks on one is unblocked by it and then fails these assertions (the watchdog's text
-// reaches the model), instead of hanging the test run. Code that never opens a FIFO
-// never sees the watchdog at all.
+// reaches the model), instead of hanging the test run. Code that never reads or writes a
+// FIFO (it may open one non-blocking, see it is not a regular file and close it) never
+// sees the watchdog's text at all, however slow the machine.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -27,6 +27,7 @@ import { systemClock } from '../shared/ports.ts';
 import { offlineModel } from '../runtime-image/src/offline-model.ts';
 import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
+import { secretMasker } from '../runtime-image/src/secret-mask.ts';
 import { TranscriptStore } from '../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
@@ -48,7 +49,7 @@ async function inMemory(): Promise<void> {
   const replies = new Map<string, number>();
   const outbox = new InMemoryOutbox();
   const tools = builtinTools(env, systemClock);
-  const deps = { agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model: offlineModel('bench'), outbox: { send: async (e: Parameters<InMemoryOutbox['send']>[0]) => { if (e.kind === 'reply') replies.set(e.inReplyTo, performance.now()); await outbox.send(e); } }, clock: systemClock, log: memoryLogger(), tools: () => tools, limits: defaultTurnLimits };
+  const deps = { agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model: offlineModel('bench'), outbox: { send: async (e: Parameters<InMemoryOutbox['send']>[0]) => { if (e.kind === 'reply') replies.set(e.inReplyTo, performance.now()); await outbox.send(e); } }, clock: systemClock, log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: defaultTurnLimits };
   const w = new Worker({ agentId: 'fran', inbox, outbox: deps.outbox, deadLetters: new InMemoryDeadLetters(), clock: systemClock, log: deps.log, visibilitySeconds: 60, waitSeconds: 1, handle: (e, signal) => runTurn(turnRequestFor(e), deps, signal), control: async () => {} });
   w.start();
   const samples: number[] = [];

@@ -2,10 +2,14 @@
 // until it answers without calling a tool. Failures are data: an unknown tool, arguments
 // that do not parse, a tool that throws or times out all become error results the model
 // sees; only a model that fails for good (after retries and fallbacks) fails the loop.
+// Every tool result enters here, so here it is made safe to show: the agent's own secret
+// values masked, cut to size, and content from outside wrapped as untrusted data.
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import type { Clock } from '../../shared/ports.ts';
 import { textOf, type ModelClient } from './model.ts';
+import type { SecretMasker } from './secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
+import { wrapUntrusted } from './untrusted-content.ts';
 
 export interface LoopInput {
   model: ModelClient;
@@ -21,6 +25,8 @@ export interface LoopInput {
   toolTimeoutMs: number;
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: number;
+  /** Masks this agent's secret values in tool results and in what the model says. */
+  masker: SecretMasker;
   onToolCall?: (call: { name: string; ms: number; isError: boolean }) => void;
 }
 
@@ -36,7 +42,8 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal });
     if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
     if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false };
-    const reply: AssistantMessage = result.message;
+    // Masked too (defence in depth): a value the model got hold of some other way is not repeated.
+    const reply = maskedReply(result.message, input.masker);
     added.push(reply);
     const calls = reply.content.filter((c): c is ToolCall => c.type === 'toolCall');
     if (calls.length === 0) return { ok: true, messages: added, text: textOf(reply).trim() };
@@ -51,7 +58,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
         role: 'toolResult',
         toolCallId: call.id,
         toolName: call.name,
-        content: [{ type: 'text', text: capText(out.text, input.maxToolResultChars) || '(no output)' }],
+        content: [{ type: 'text', text: resultText(out, input) }],
         isError: out.isError === true,
         timestamp: input.clock.now(),
       };
@@ -59,6 +66,18 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
     }
   }
+}
+
+/** Mask first (a value cut in half by the cap would slip through), then cut, then wrap (so the end marker is never cut off). */
+function resultText(out: ToolResult, input: LoopInput): string {
+  const text = capText(input.masker.mask(out.text), input.maxToolResultChars);
+  if (!out.untrusted) return text || '(no output)';
+  const meta = Object.fromEntries(Object.entries(out.untrusted.meta ?? {}).map(([k, v]) => [k, input.masker.mask(v)]));
+  return wrapUntrusted(text, { source: out.untrusted.source, meta });
+}
+
+function maskedReply(message: AssistantMessage, masker: SecretMasker): AssistantMessage {
+  return { ...message, content: message.content.map((c) => (c.type === 'text' ? { ...c, text: masker.mask(c.text) } : c)) };
 }
 
 async function callTool(tool: AgentTool | undefined, call: ToolCall, input: LoopInput): Promise<ToolResult> {

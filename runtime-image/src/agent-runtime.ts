@@ -10,6 +10,7 @@ import { McpHost, type McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
+import { secretMasker } from './secret-mask.ts';
 import { checkOwnSecretId, checkSecrets } from './secrets.ts';
 import { execTool } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
@@ -48,7 +49,8 @@ export interface AgentRuntime {
 }
 
 export function builtinTools(env: RuntimeEnv, clock: Clock): AgentTool[] {
-  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool()];
+  const allowPrivateHosts = env.config.agent.tools?.web?.fetch?.allowPrivateHosts;
+  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts })];
 }
 
 export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {
@@ -89,6 +91,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
+    // The runtime's own token to the local control plane is a secret of this agent too.
+    masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
   };
 

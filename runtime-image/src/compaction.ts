@@ -3,13 +3,14 @@
 // appended to memory/YYYY-MM-DD.md), then a summary that stands in for those turns in
 // the transcript. The newest turns stay verbatim. A failed flush or summary never fails
 // the turn: the session is then trimmed to fit instead, and the next turn tries again.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import type { Logger } from '../../shared/log.ts';
 import type { Clock } from '../../shared/ports.ts';
 import { textOf, type ModelClient } from './model.ts';
 import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
+import { appendWorkspaceFile } from './workspace-file.ts';
 
 export interface CompactionDeps {
   model: ModelClient;
@@ -77,23 +78,30 @@ export async function compactIfNeeded(
   if (!flush.ok) return trimmed(history, deps, log, `memory flush failed: ${flush.error}`);
   const facts = textOf(flush.message).trim();
   let note: string | undefined;
-  if (facts && facts !== 'NO_REPLY') note = writeMemoryNote(deps.workspace, sessionKey, facts, deps.clock.now());
+  if (facts && facts !== 'NO_REPLY') {
+    try {
+      note = await writeMemoryNote(deps.workspace, sessionKey, facts, deps.clock.now());
+    } catch (err) {
+      // The facts are lost for the memory file, not for the turn: the summary still stands in for the turns.
+      log.warn('memory note not written', { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
 
   const previous = history.summary ? `Summary of what came before:\n${history.summary}\n\nThen:\n` : '';
   const summary = await deps.model.complete({ systemPrompt: SUMMARY_PROMPT, messages: [userText(previous + text, deps.clock)], tools: [], signal });
   if (!summary.ok) return trimmed(history, deps, log, `summary failed: ${summary.error}`);
   const summaryText = textOf(summary.message).trim() || history.summary || '(no summary)';
-  deps.transcripts.append(sessionKey, { kind: 'compaction', ts: deps.clock.now(), summary: summaryText, throughInboundId: old.at(-1)!.inboundId });
+  await deps.transcripts.append(sessionKey, { kind: 'compaction', ts: deps.clock.now(), summary: summaryText, throughInboundId: old.at(-1)!.inboundId });
   log.info('session compacted', { compactedTurns: old.length, keptTurns: kept.length, memoryNote: note });
   return { summary: summaryText, turns: kept };
 }
 
 /** Appends facts to today's daily memory file (UTC date) and returns its workspace path. */
-export function writeMemoryNote(workspace: string, sessionKey: string, facts: string, now: number): string {
+export async function writeMemoryNote(workspace: string, sessionKey: string, facts: string, now: number): Promise<string> {
   const iso = new Date(now).toISOString();
   const rel = `memory/${iso.slice(0, 10)}.md`;
   mkdirSync(join(workspace, 'memory'), { recursive: true });
-  appendFileSync(join(workspace, rel), `\n## ${iso.slice(11, 16)} UTC — before compacting session ${sessionKey}\n\n${facts}\n`);
+  await appendWorkspaceFile(workspace, rel, `\n## ${iso.slice(11, 16)} UTC — before compacting session ${sessionKey}\n\n${facts}\n`);
   return rel;
 }
 

@@ -2,12 +2,24 @@
 // keyed by the inbound envelope id that started it, plus compaction lines that stand in
 // for the turns before them. Appends are fsynced; a line cut short by a crash mid-write
 // is ignored on read (and healed on the next append), so an interrupted write never
-// corrupts earlier turns. Lines are parsed with a schema, never cast.
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+// corrupts earlier turns. Lines are parsed with a schema, never cast. Reads are of the
+// file's tail only, asynchronous and capped (workspace-file.ts): a transcript replaced by a
+// FIFO is refused, and one grown huge is not read whole.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
+import { insideWorkspace } from './tools/workspace-path.ts';
+import { openRegular, readWorkspaceFile } from './workspace-file.ts';
+
+/**
+ * How much of a transcript's tail is read: the first window, grown fourfold while it holds
+ * no compaction line, up to the last. What the next turn needs (the latest summary and the
+ * turns after it, a redelivered turn) is near the end; compaction keeps it under the model's
+ * context, far below the first window.
+ */
+export const TRANSCRIPT_WINDOWS = [4 << 20, 16 << 20, 64 << 20] as const;
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
 const Image = z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() });
@@ -75,62 +87,75 @@ export class TranscriptStore {
 
   /** File names from session keys: readable, but safe for any key. */
   path(sessionKey: string): string {
+    return join(this.workspace, this.relative(sessionKey));
+  }
+
+  private relative(sessionKey: string): string {
     const readable = sessionKey.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80);
     const hash = createHash('sha256').update(sessionKey).digest('hex').slice(0, 10);
-    return join(this.workspace, 'sessions', `${readable}.${hash}.jsonl`);
+    return join('sessions', `${readable}.${hash}.jsonl`);
   }
 
-  entries(sessionKey: string): TranscriptEntry[] {
-    let text: string;
-    try {
-      text = readFileSync(this.path(sessionKey), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    const out: TranscriptEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      let json: unknown;
+  /** The session's entries, from the tail of its file (see TRANSCRIPT_WINDOWS). */
+  async entries(sessionKey: string): Promise<TranscriptEntry[]> {
+    for (const window of TRANSCRIPT_WINDOWS) {
+      let read: { text: string; truncated: boolean };
       try {
-        json = JSON.parse(line);
-      } catch {
-        continue; // A torn line from a crash mid-append: that turn never completed.
+        read = await readWorkspaceFile(this.workspace, this.relative(sessionKey), { maxBytes: window, from: 'end' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw err;
       }
-      const parsed = EntrySchema.safeParse(json);
-      if (parsed.success) out.push(parsed.data as TranscriptEntry);
+      const entries = parseEntries(read.text);
+      if (!read.truncated || entries.some((e) => e.kind === 'compaction') || window === TRANSCRIPT_WINDOWS.at(-1)) return entries;
     }
-    return out;
+    return [];
   }
 
-  /** Every turn, compacted or not (for re-sending a recorded reply). */
-  read(sessionKey: string): TurnRecord[] {
-    return this.entries(sessionKey).filter((e): e is TurnRecord => e.kind !== 'compaction');
+  /** Every turn, compacted or not, within the tail read (for re-sending a recorded reply). */
+  async read(sessionKey: string): Promise<TurnRecord[]> {
+    return (await this.entries(sessionKey)).filter((e): e is TurnRecord => e.kind !== 'compaction');
   }
 
-  find(sessionKey: string, inboundId: string): TurnRecord | undefined {
-    return this.read(sessionKey).find((t) => t.inboundId === inboundId);
+  async find(sessionKey: string, inboundId: string): Promise<TurnRecord | undefined> {
+    return (await this.read(sessionKey)).find((t) => t.inboundId === inboundId);
   }
 
   /** What the next turn builds on: the latest summary and the turns after it. */
-  history(sessionKey: string): SessionHistory {
-    return historyOf(this.entries(sessionKey));
+  async history(sessionKey: string): Promise<SessionHistory> {
+    return historyOf(await this.entries(sessionKey));
   }
 
-  append(sessionKey: string, entry: TranscriptEntry): void {
-    const path = this.path(sessionKey);
-    const fd = openSync(path, 'a+');
+  async append(sessionKey: string, entry: TranscriptEntry): Promise<void> {
+    const rel = this.relative(sessionKey);
+    const { handle, stat } = await openRegular(insideWorkspace(this.workspace, rel), 'read+append', rel);
     try {
       // If a crash left a torn line, start on a fresh line so this record parses.
-      const size = fstatSync(fd).size;
+      const { size } = stat;
       const last = Buffer.alloc(1);
-      const prefix = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a ? '\n' : '';
-      writeSync(fd, `${prefix}${JSON.stringify(entry)}\n`);
-      fsyncSync(fd);
+      const prefix = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a ? '\n' : '';
+      await handle.appendFile(`${prefix}${JSON.stringify(entry)}\n`);
+      await handle.sync();
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
   }
+}
+
+function parseEntries(text: string): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue; // A torn line from a crash mid-append: that turn never completed.
+    }
+    const parsed = EntrySchema.safeParse(json);
+    if (parsed.success) out.push(parsed.data as TranscriptEntry);
+  }
+  return out;
 }
 
 export function historyOf(entries: TranscriptEntry[]): SessionHistory {

@@ -10,10 +10,12 @@ import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
+import type { SecretMasker } from './secret-mask.ts';
 import type { AgentTool } from './tools/tool.ts';
-import { historyOf, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
+import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
+import { NotRegularFileError } from './workspace-file.ts';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
 export type TurnOutcome = 'replied' | 'resent' | 'silent' | 'failed' | 'aborted';
@@ -48,6 +50,8 @@ export interface TurnDeps {
   log: Logger;
   /** The tools offered this turn (policy applied; MCP tools as their servers stand now). */
   tools(): AgentTool[];
+  /** Masks this agent's own secret values in tool results and answers. */
+  masker: SecretMasker;
   limits: TurnLimits;
 }
 
@@ -61,7 +65,13 @@ export const SHOW_WORK_AFTER_MS = 300;
 
 export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
-  const entries = deps.transcripts.entries(req.sessionKey);
+  let entries: TranscriptEntry[];
+  try {
+    entries = await deps.transcripts.entries(req.sessionKey);
+  } catch (err) {
+    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    throw err;
+  }
   const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
   if (done) {
     const sent = await sendAnswer(req, done, deps);
@@ -75,13 +85,15 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
   const tools = deps.tools();
+  const bootstrap = await readBootstrap(deps.workspace);
+  for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
   const prompt = (h: SessionHistory) =>
     buildSystemPrompt({
       agentName: deps.agentName,
       agentId: deps.agentId,
       workspace: deps.workspace,
       tools,
-      bootstrap: readBootstrap(deps.workspace),
+      bootstrap,
       now: new Date(deps.clock.now()).toISOString(),
       summary: h.summary,
       situation: req.situation,
@@ -121,6 +133,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       maxToolRounds: deps.limits.maxToolRounds,
       toolTimeoutMs: deps.limits.toolTimeoutMs,
       maxToolResultChars: deps.limits.maxToolResultChars,
+      masker: deps.masker,
       onToolCall: (c) => {
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
@@ -148,7 +161,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     record.reply = result.text;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
-  deps.transcripts.append(req.sessionKey, record);
+  await deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
   await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing).catch((err) => log.warn('status not sent', errorFields(err)));
   const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
@@ -166,7 +179,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
  * rather than the message vanishing into the DLQ. A turn that did complete is re-sent.
  */
 export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: number): Promise<'resent' | 'failed'> {
-  const done = deps.transcripts.entries(req.sessionKey).find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
+  let entries: TranscriptEntry[];
+  try {
+    entries = await deps.transcripts.entries(req.sessionKey);
+  } catch (err) {
+    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    throw err;
+  }
+  const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
   if (done) {
     await sendAnswer(req, done, deps);
     return 'resent';
@@ -178,9 +198,22 @@ export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: num
     messages: [],
     failed: `working on it stopped this agent ${attempts - 1} times, so it was set aside`,
   };
-  deps.transcripts.append(req.sessionKey, record);
+  await deps.transcripts.append(req.sessionKey, record);
   await sendAnswer(req, record, deps);
   await sendStatus(req, deps, 'failed', record.failed).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  return 'failed';
+}
+
+/**
+ * A turn that cannot even be recorded (its transcript is not a regular file): the asker is
+ * told why, and nothing is written. The message is then done with, so no redelivery needs
+ * the record that would have recognised it.
+ */
+async function unrecordedFailure(req: TurnRequest, deps: TurnDeps, why: string): Promise<'failed'> {
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, failed: why };
+  await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, 'failed', why).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  deps.log.error('turn failed before it started; told the asker', { envelopeId: req.inboundId, sessionKey: req.sessionKey, error: why });
   return 'failed';
 }
 

@@ -1,12 +1,16 @@
 // The agent's workspace: seeded from the template on first start (never overwriting a
 // file the agent or user changed), and the bootstrap files that feed the system prompt
 // as in OpenClaw: AGENTS.md, SOUL.md, IDENTITY.md, USER.md, HEARTBEAT.md, MEMORY.md.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { constants, copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
+import { readWorkspaceFile } from './workspace-file.ts';
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
+/** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
+const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;
 
 /** runtime-image/templates/workspace, from src/ when run from source and from dist/ when bundled. */
 export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../templates/workspace/', import.meta.url));
@@ -14,13 +18,22 @@ export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../templates/workspace/',
 /** Copies template files the workspace lacks; returns their names. */
 export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): string[] {
   mkdirSync(join(workspace, 'memory'), { recursive: true });
-  if (!existsSync(template)) return [];
+  let names: string[];
+  try {
+    names = readdirSync(template);
+  } catch {
+    return [];
+  }
   const seeded: string[] = [];
-  for (const name of readdirSync(template)) {
-    const to = join(workspace, name);
-    if (existsSync(to)) continue;
-    copyFileSync(join(template, name), to);
-    seeded.push(name);
+  for (const name of names) {
+    try {
+      // EXCL: never over anything already there, a dangling symlink included (copying
+      // through one would write outside the workspace).
+      copyFileSync(join(template, name), join(workspace, name), constants.COPYFILE_EXCL);
+      seeded.push(name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
   return seeded;
 }
@@ -28,20 +41,28 @@ export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): s
 export interface BootstrapFile {
   name: string;
   content: string;
+  /** Set when the file is there but was not read (a FIFO, a link out of the workspace): why. */
+  skipped?: string | undefined;
 }
 
-export function readBootstrap(workspace: string): BootstrapFile[] {
-  return BOOTSTRAP_FILES.flatMap((name) => {
-    let content: string;
-    try {
-      content = readFileSync(join(workspace, name), 'utf8');
-    } catch {
-      return [];
-    }
-    if (!content.trim()) return [];
-    if (content.length > MAX_FILE_CHARS) content = `${content.slice(0, MAX_FILE_CHARS)}\n… [${name} cut at ${MAX_FILE_CHARS} characters; read the file for the rest]`;
-    return [{ name, content }];
-  });
+/** The bootstrap files for the system prompt; one that cannot be read safely is named with the reason instead. */
+export async function readBootstrap(workspace: string): Promise<BootstrapFile[]> {
+  const files = await Promise.all(
+    BOOTSTRAP_FILES.map(async (name): Promise<BootstrapFile | undefined> => {
+      let content: string;
+      try {
+        content = (await readWorkspaceFile(workspace, name, { maxBytes: MAX_FILE_BYTES })).text;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        const why = err instanceof Error ? err.message : String(err);
+        return { name, content: `[${name} was not read: ${why}]`, skipped: why };
+      }
+      if (!content.trim()) return undefined;
+      if (content.length > MAX_FILE_CHARS) content = `${content.slice(0, MAX_FILE_CHARS)}\n… [${name} cut at ${MAX_FILE_CHARS} characters; read the file for the rest]`;
+      return { name, content };
+    }),
+  );
+  return files.filter((f): f is BootstrapFile => f !== undefined);
 }
 
 export interface PromptInput {
@@ -65,6 +86,7 @@ export function buildSystemPrompt(p: PromptInput): string {
   ];
   if (p.tools.length > 0) parts.push(`## Tools\n${p.tools.map((t) => `- ${t.name}: ${t.description.split('\n')[0]}`).join('\n')}`);
   parts.push('Answer NO_REPLY (and nothing else) when no message should be sent.');
+  parts.push(UNTRUSTED_CONTENT_RULE);
   if (p.situation) parts.push(`## This turn\n${p.situation}`);
   if (p.bootstrap.length > 0) parts.push(`# Project context\n\n${p.bootstrap.map((f) => `## ${f.name}\n\n${f.content.trim()}`).join('\n\n')}`);
   if (p.summary) parts.push(`## Earlier in this conversation (summary)\n\n${p.summary}`);

@@ -38,9 +38,29 @@ export const ModelSelectionSchema = z.union([
   z.strictObject({ primary: ModelRefSchema, fallbacks: z.array(ModelRefSchema).optional() }),
 ]);
 
+/** A host as it appears in a URL: a name (letters, digits, "-", "_", dots), an IPv4 address or a bracketed IPv6 one; no scheme, port, path or wildcard. */
+const hostName = z
+  .string()
+  .max(253)
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/, 'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)');
+
 const ToolPolicySchema = z.strictObject({
   allow: z.array(z.string().min(1)).optional(),
   deny: z.array(z.string().min(1)).optional(),
+  web: z
+    .strictObject({
+      fetch: z
+        .strictObject({
+          /**
+           * Intranet hosts web_fetch may reach although they resolve to loopback or private
+           * addresses (RFC 1918, CGNAT, IPv6 unique local). Exact names; metadata, link-local
+           * and other special addresses stay refused whatever is listed.
+           */
+          allowPrivateHosts: z.array(hostName).max(100).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 const McpServerSchema = z.union([

@@ -21,11 +21,15 @@ const log = memoryLogger();
 /** The schedules' clock runs this far ahead of the real one; a test moves it to fire a job now. */
 let scheduleSkewMs = 0;
 
+/** A hook's message reaches the model wrapped as untrusted content; the fake model reads the text inside. */
+const HOOK_BLOCK = /^<<<UNTRUSTED_CONTENT id=([0-9a-f]{16}) source=hook>>>\n(?:.*\n)*?---\n([\s\S]*)\n<<<END_UNTRUSTED_CONTENT id=\1>>>$/;
+const hookText = (text: string) => HOOK_BLOCK.exec(text)?.[2] ?? text;
+
 /** The fake model: echoes, except where a user message asks for a tool; after a tool result it says so. */
 function responder(request: ModelRequest): ModelReply {
   const messages = (request.body as { messages?: { role: string; content?: unknown }[] }).messages ?? [];
   if (messages.at(-1)?.role === 'tool') return { text: `tool said: ${JSON.stringify(messages.at(-1)!.content).slice(0, 200)}` };
-  const text = request.lastUserText;
+  const text = hookText(request.lastUserText);
   if (text.includes('heartbeat check')) return { text: 'HEARTBEAT_OK' };
   let m: RegExpExecArray | null;
   if ((m = /^ask (\w+): (.+)$/.exec(text))) return { toolCalls: [{ name: 'sessions_send', arguments: { agentId: m[1], message: m[2] } }] };
@@ -103,7 +107,7 @@ function hook(path: string, body: unknown, headers: Record<string, string> = {})
   });
 }
 
-const modelSaw = (text: string) => model.requests().some((r) => r.lastUserText === text);
+const modelSaw = (text: string) => model.requests().some((r) => hookText(r.lastUserText) === text);
 
 describe('hooks in local mode', () => {
   it('queues POST /hooks/agent for the agent, and its answer reaches the session’s chat', async () => {
@@ -115,6 +119,7 @@ describe('hooks in local mode', () => {
     expect(body).toMatchObject({ ok: true, sessionKey: 'agent:fran:main' });
     expect(body.envelopeId).toMatch(/^hook\./);
     await agentSaid('fran', 'echo: a hook says hi');
+    expect(model.requests().some((r) => HOOK_BLOCK.test(r.lastUserText) && hookText(r.lastUserText) === 'a hook says hi')).toBe(true);
   });
 
   it('answers a hook in its own session without delivering it anywhere', async () => {

@@ -78,11 +78,12 @@ describe('MCP servers of one agent', () => {
   });
 
   it('answer tool calls, and arguments are checked against the tool’s schema first', async () => {
-    expect(await call('everything__echo', { message: 'hi there' })).toEqual({ text: 'Echo: hi there', isError: false });
+    // What a server returns is marked as untrusted content from that server's tool (the agent loop wraps it).
+    expect(await call('everything__echo', { message: 'hi there' })).toEqual({ text: 'Echo: hi there', isError: false, untrusted: { source: 'mcp', meta: { tool: 'everything/echo' } } });
     expect(await call('everything__get-sum', { a: 2, b: 40 })).toMatchObject({ text: expect.stringContaining('42'), isError: false });
     expect(await call('everything__get-sum', { a: 'two' })).toMatchObject({ isError: true, text: expect.stringMatching(/^a:/) });
     expect(await call('filesystem__write_file', { path: join(workspace, 'hello.txt'), content: 'from MCP' })).toMatchObject({ isError: false });
-    expect(await call('filesystem__read_text_file', { path: join(workspace, 'hello.txt') })).toEqual({ text: 'from MCP', isError: false });
+    expect(await call('filesystem__read_text_file', { path: join(workspace, 'hello.txt') })).toMatchObject({ text: 'from MCP', isError: false });
     // The filesystem server refuses what is outside the directory it was given, as an error result.
     expect(await call('filesystem__read_text_file', { path: '/etc/hostname' })).toMatchObject({ isError: true });
   });
@@ -101,7 +102,7 @@ describe('MCP servers of one agent', () => {
     await expect.poll(() => host.status().filesystem!.state).toBe('down');
     expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: true, text: expect.stringMatching(/filesystem" is unavailable .*being restarted/) });
     // The other server is untouched.
-    expect(await call('everything__echo', { message: 'still here' })).toEqual({ text: 'Echo: still here', isError: false });
+    expect(await call('everything__echo', { message: 'still here' })).toMatchObject({ text: 'Echo: still here', isError: false });
     await expect.poll(() => host.status().filesystem!.state, { timeout: 15_000 }).toBe('ready');
     expect(host.status().filesystem!.pgid).not.toBe(before);
     expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: false, text: expect.stringContaining('hello.txt') });
@@ -164,7 +165,7 @@ describe('an MCP server over streamable HTTP', () => {
     try {
       expect(http.status().remote).toMatchObject({ state: 'ready' });
       const echo = http.tools().find((t) => t.name === 'remote__echo')!;
-      expect(await echo.run({ message: 'over http' }, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).toEqual({ text: 'Echo: over http', isError: false });
+      expect(await echo.run({ message: 'over http' }, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).toMatchObject({ text: 'Echo: over http', isError: false, untrusted: { source: 'mcp', meta: { tool: 'remote/echo' } } });
     } finally {
       await http.stop();
     }

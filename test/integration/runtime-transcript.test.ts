@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
@@ -23,7 +24,7 @@ function writer(workspace: string) {
     import { TranscriptStore } from ${JSON.stringify(STORE)};
     const store = new TranscriptStore(${JSON.stringify(workspace)});
     const big = 'x'.repeat(4_000_000);
-    for (let i = 1; ; i++) store.append(${JSON.stringify(SESSION)}, { inboundId: 'in.' + i, ts: i, input: 'turn ' + i, reply: big });
+    for (let i = 1; ; i++) await store.append(${JSON.stringify(SESSION)}, { inboundId: 'in.' + i, ts: i, input: 'turn ' + i, reply: big });
   `;
   return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: 'ignore' });
 }
@@ -44,7 +45,7 @@ describe('a transcript killed mid-write', () => {
       child.kill('SIGKILL');
       await exited;
       if (!readFileSync(file, 'utf8').endsWith('\n')) torn++;
-      const turns = store.read(SESSION);
+      const turns = await store.read(SESSION);
       // Whole turns only, in order, each exactly as written.
       expect(turns.length).toBeGreaterThan(0);
       expect(turns.every((t) => t.reply?.length === 4_000_000 && t.input === `turn ${t.ts}`)).toBe(true);
@@ -53,16 +54,16 @@ describe('a transcript killed mid-write', () => {
     // or around writes. A write cut short (power loss, a full disk, a network file system)
     // leaves part of a line: make one, as the last thing in the file.
     if (torn === 0) truncateSync(file, statSync(file).size - 1_000_000);
-    const whole = store.read(SESSION);
+    const whole = await store.read(SESSION);
     expect(whole.every((t) => t.reply?.length === 4_000_000)).toBe(true);
 
-    const before = store.read(SESSION).length;
+    const before = (await store.read(SESSION)).length;
     const seen: ModelRequest[] = [];
     const outbox = new InMemoryOutbox();
     await runTurn(
       turnRequestFor({ v: 1, kind: 'message', id: 'tg.fran.next', agentId: 'fran', sessionKey: SESSION, ts: 1, text: 'still there?', from: { channel: 'telegram' } }),
       {
-        agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [],
+        agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [], masker: secretMasker([]),
         limits: { ...defaultTurnLimits, compactAtTokens: 1e12 },
         model: { label: 't/t', contextWindow: 1e9, complete: async (req) => (seen.push(req), { ok: true, message: assistantMessage('t/t', [{ type: 'text', text: 'yes' }]) }) },
       },
@@ -70,7 +71,7 @@ describe('a transcript killed mid-write', () => {
     );
     // The model saw every surviving turn, and the new turn is on record after them.
     expect(seen[0]!.messages.filter((m) => m.role === 'user')).toHaveLength(before + 1);
-    expect(store.read(SESSION).map((t) => t.inboundId).slice(-1)).toEqual(['tg.fran.next']);
-    expect(store.read(SESSION)).toHaveLength(before + 1);
+    expect((await store.read(SESSION)).map((t) => t.inboundId).slice(-1)).toEqual(['tg.fran.next']);
+    expect(await store.read(SESSION)).toHaveLength(before + 1);
   }, 120_000);
 });

@@ -21,6 +21,7 @@ import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn, type TurnOutcome } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };
 export const HOOKS_TOKEN = 'authority-hooks-token-0123456789abcdef';
@@ -100,6 +101,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
         clock,
         log,
         tools: () => opts.tools ?? requestTools(agentId, clock),
+        masker: secretMasker([]),
         limits: defaultTurnLimits,
       };
       const take = async () => {

@@ -13,6 +13,7 @@ import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/env
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
@@ -63,7 +64,7 @@ function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; 
   const tools = opts.tools?.(workspace) ?? fileTools(workspace);
   const deps: TurnDeps = {
     agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
-    log: memoryLogger(), tools: () => tools, limits: { ...defaultTurnLimits, ...opts.limits },
+    log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: { ...defaultTurnLimits, ...opts.limits },
   };
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b));
   const replies = () => sent().filter((e) => e.kind === 'reply');
@@ -80,7 +81,7 @@ describe('the agent loop', () => {
     expect(toolResults(model.requests[1]!)).toEqual([expect.objectContaining({ toolName: 'read', isError: false, content: [{ type: 'text', text: 'buy milk' }] })]);
     expect(replies()).toEqual([expect.objectContaining({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1', text: 'Your note says: buy milk' })]);
     // The whole turn is recorded, tool call and result included.
-    expect(deps.transcripts.find('agent:fran:main', 'tg.fran.1')?.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
+    expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.1'))?.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
   });
 
   it('offers the tools to the model with JSON Schemas of their arguments', async () => {
@@ -242,7 +243,7 @@ describe('sessions', () => {
     const file = join(workspace, 'sessions', readdirSync(join(workspace, 'sessions'))[0]!);
     appendFileSync(file, '{"inboundId":"tg.fran.2","ts":5,"inp');
     await turn(message(3));
-    expect(deps.transcripts.read('agent:fran:main').map((t) => t.inboundId)).toEqual(['tg.fran.1', 'tg.fran.3']);
+    expect((await deps.transcripts.read('agent:fran:main')).map((t) => t.inboundId)).toEqual(['tg.fran.1', 'tg.fran.3']);
   });
 
   it('feeds the workspace files into the system prompt', async () => {
@@ -278,10 +279,10 @@ describe('compaction', () => {
     const after = requests[flushAt + 2]!;
     expect(after.systemPrompt).toMatch(/Earlier in this conversation \(summary\)\n\nAnn talked about her cat Tom\./);
     expect(after.messages.filter((m) => m.role === 'user')).toHaveLength(2);
-    const compactions = deps.transcripts.entries('agent:fran:main').filter((e) => e.kind === 'compaction');
+    const compactions = (await deps.transcripts.entries('agent:fran:main')).filter((e) => e.kind === 'compaction');
     expect(compactions).toHaveLength(1);
     // Nothing is deleted: every turn is still in the file, for the record and for re-sends.
-    expect(deps.transcripts.read('agent:fran:main')).toHaveLength(6);
+    expect(await deps.transcripts.read('agent:fran:main')).toHaveLength(6);
   });
 });
 

@@ -139,7 +139,9 @@ class McpServer {
     }
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.opts.callTimeoutMs ?? 120_000 });
-      return { text: contentText(result.content), isError: result.isError === true };
+      // What a server returns is outside content (it may relay a web page, a mail, an issue):
+      // the agent loop wraps it as untrusted data.
+      return { text: contentText(result.content), isError: result.isError === true, untrusted: { source: 'mcp', meta: { tool: `${this.id}/${name}` } } };
     } catch (err) {
       return { text: `MCP server "${this.id}" failed the call: ${(err as Error).message}`, isError: true };
     }

@@ -2,8 +2,9 @@
 // each group here (pgid and the leader's start time, so a reused pid is never mistaken
 // for ours); the next runtime in the same workspace kills any group still alive. In a
 // container the whole PID namespace goes with the task anyway; this covers local mode.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readSmallRegularFileSync, writeSmallFileSync } from '../workspace-file.ts';
 import { killGroup } from './process-group-transport.ts';
 
 interface Recorded {
@@ -30,7 +31,8 @@ export class OrphanReaper {
   reap(): number {
     let recorded: Recorded[] = [];
     try {
-      recorded = JSON.parse(readFileSync(this.file, 'utf8')) as Recorded[];
+      // The record lives in the agent's workspace: whatever is there must not block the start.
+      recorded = JSON.parse(readSmallRegularFileSync(this.file, 1 << 20)) as Recorded[];
     } catch {
       return 0;
     }
@@ -59,7 +61,7 @@ export class OrphanReaper {
   private save(): void {
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      writeFileSync(this.file, JSON.stringify([...this.live.values()]));
+      writeSmallFileSync(this.file, JSON.stringify([...this.live.values()]));
     } catch {
       // Best effort: reaping is a safety net, not the way servers are stopped.
     }

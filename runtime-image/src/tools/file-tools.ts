@@ -1,20 +1,27 @@
 // Workspace file tools: read, write, edit, list. Paths are relative to the workspace and
-// never leave it; writes are atomic (temp file + rename) so a crash never leaves half a file.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+// never leave it; only regular files are read, asynchronously and up to a byte limit
+// (workspace-file.ts); writes are atomic (temp file + rename) so a crash never leaves half a file.
+import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
+import { readRegularFile } from '../workspace-file.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 import { insideWorkspace } from './workspace-path.ts';
 
 const MAX_READ_CHARS = 64_000;
 const MAX_LIST_ENTRIES = 500;
+/** Bytes of a file read and edit look at: a bigger file is read in part and not edited. */
+export const MAX_FILE_BYTES = 8 << 20;
 
 export function atomicWrite(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, content);
+  // wx: never through something already at the temp name (a FIFO planted there would block).
+  writeFileSync(tmp, content, { flag: 'wx' });
   renameSync(tmp, path);
 }
+
+const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 
 export function fileTools(workspace: string): AgentTool[] {
   const at = (p: string) => insideWorkspace(workspace, p);
@@ -28,11 +35,14 @@ export function fileTools(workspace: string): AgentTool[] {
         limit: z.number().int().min(1).max(5000).optional().describe('How many lines to read'),
       }),
       async run({ path, offset, limit }) {
-        const lines = readFileSync(at(path), 'utf8').split('\n');
+        const file = await readRegularFile(at(path), { maxBytes: MAX_FILE_BYTES, shownAs: path });
+        const lines = file.text.split('\n');
+        if (file.truncated) lines.pop(); // the last line read is cut short
         const from = (offset ?? 1) - 1;
         const slice = lines.slice(from, limit ? from + limit : undefined);
         const more = from + slice.length < lines.length ? `\n[${lines.length - from - slice.length} more lines; use offset=${from + slice.length + 1}]` : '';
-        return capText(slice.join('\n'), MAX_READ_CHARS) + more;
+        const cut = file.truncated ? `\n[${path} is ${file.size} bytes; only its first ${mb(MAX_FILE_BYTES)} can be read with this tool]` : '';
+        return capText(slice.join('\n'), MAX_READ_CHARS) + more + cut;
       },
     }),
     defineTool({
@@ -50,7 +60,9 @@ export function fileTools(workspace: string): AgentTool[] {
       schema: z.strictObject({ path: z.string().min(1), oldText: z.string().min(1), newText: z.string() }),
       async run({ path, oldText, newText }) {
         const file = at(path);
-        const text = readFileSync(file, 'utf8');
+        const current = await readRegularFile(file, { maxBytes: MAX_FILE_BYTES, shownAs: path });
+        if (current.truncated) return { text: `${path} is ${current.size} bytes, over the ${mb(MAX_FILE_BYTES)} this tool edits`, isError: true };
+        const text = current.text;
         const count = text.split(oldText).length - 1;
         if (count === 0) return { text: `oldText was not found in ${path}`, isError: true };
         if (count > 1) return { text: `oldText occurs ${count} times in ${path}; include more context so it is unique`, isError: true };

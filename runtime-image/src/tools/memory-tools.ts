@@ -1,10 +1,15 @@
 // memory_search / memory_get over the agent's durable memory: MEMORY.md and memory/*.md
 // in its workspace (OpenClaw's layout). Search is lexical (terms in a paragraph), which
 // needs no embedding model and finds what the memory flush wrote in the user's own words.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// Files are read as every workspace file is (workspace-file.ts): regular files only, capped.
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readWorkspaceFile } from '../workspace-file.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
+
+/** Bytes of one memory file that are read (memory is notes; a bigger file is searched in part). */
+export const MAX_MEMORY_FILE_BYTES = 4 << 20;
 
 export function memoryFiles(workspace: string): string[] {
   const files = existsSync(join(workspace, 'MEMORY.md')) ? ['MEMORY.md'] : [];
@@ -24,12 +29,26 @@ interface Hit {
 
 const terms = (s: string) => [...new Set(s.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
 
-export function searchMemory(workspace: string, query: string, maxResults: number): Hit[] {
+export interface MemorySearch {
+  hits: Hit[];
+  /** Memory files that were not read, with why (a FIFO, a link out of the workspace). */
+  skipped: string[];
+}
+
+export async function searchMemory(workspace: string, query: string, maxResults: number): Promise<MemorySearch> {
   const wanted = terms(query);
-  if (wanted.length === 0) return [];
+  if (wanted.length === 0) return { hits: [], skipped: [] };
   const hits: Hit[] = [];
+  const skipped: string[] = [];
   for (const path of memoryFiles(workspace)) {
-    const lines = readFileSync(join(workspace, path), 'utf8').split('\n');
+    let text: string;
+    try {
+      text = (await readWorkspaceFile(workspace, path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push(err instanceof Error ? err.message : String(err));
+      continue;
+    }
+    const lines = text.split('\n');
     // Paragraphs (runs of non-blank lines) are the unit: a fact and its context together.
     let start = 0;
     for (let i = 0; i <= lines.length; i++) {
@@ -44,7 +63,7 @@ export function searchMemory(workspace: string, query: string, maxResults: numbe
     }
   }
   // Newer daily files come first among equal scores (the file order above).
-  return hits.sort((a, b) => b.score - a.score).slice(0, maxResults);
+  return { hits: hits.sort((a, b) => b.score - a.score).slice(0, maxResults), skipped };
 }
 
 export function memoryTools(workspace: string): AgentTool[] {
@@ -54,9 +73,10 @@ export function memoryTools(workspace: string): AgentTool[] {
       description: 'Search your long-term memory (MEMORY.md and memory/*.md) before answering questions about earlier conversations, people, preferences, decisions or dates.',
       schema: z.strictObject({ query: z.string().min(1).max(500), maxResults: z.number().int().min(1).max(20).default(5) }),
       async run({ query, maxResults }) {
-        const hits = searchMemory(workspace, query, maxResults);
-        if (hits.length === 0) return 'no matching memory';
-        return hits.map((h) => `${h.path}:${h.line} (score ${h.score.toFixed(2)})\n${capText(h.text, 1_000)}`).join('\n\n');
+        const { hits, skipped } = await searchMemory(workspace, query, maxResults);
+        const notes = skipped.map((s) => `\n[skipped: ${s}]`).join('');
+        if (hits.length === 0) return `no matching memory${notes}`;
+        return hits.map((h) => `${h.path}:${h.line} (score ${h.score.toFixed(2)})\n${capText(h.text, 1_000)}`).join('\n\n') + notes;
       },
     }),
     defineTool({
@@ -68,10 +88,14 @@ export function memoryTools(workspace: string): AgentTool[] {
         lines: z.number().int().min(1).max(2_000).default(200),
       }),
       async run({ path, from, lines }) {
-        const file = join(workspace, path);
-        if (!existsSync(file)) return { text: `${path} does not exist`, isError: true };
-        const all = readFileSync(file, 'utf8').split('\n');
-        return capText(all.slice(from - 1, from - 1 + lines).join('\n'), 64_000);
+        let text: string;
+        try {
+          text = (await readWorkspaceFile(workspace, path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: `${path} does not exist`, isError: true };
+          throw err;
+        }
+        return capText(text.split('\n').slice(from - 1, from - 1 + lines).join('\n'), 64_000);
       },
     }),
   ];

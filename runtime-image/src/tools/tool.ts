@@ -4,10 +4,16 @@
 import { z } from 'zod';
 import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
 import type { ToolSpec } from '../model.ts';
+import type { Provenance } from '../untrusted-content.ts';
 
 export interface ToolResult {
   text: string;
   isError?: boolean;
+  /**
+   * Set when the text came from outside (a web page, an MCP server): the agent loop
+   * masks, cuts and then wraps it as untrusted data, so the end marker is never cut off.
+   */
+  untrusted?: Provenance | undefined;
 }
 
 /** What a tool call knows about the turn it runs in. */

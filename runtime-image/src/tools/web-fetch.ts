@@ -1,6 +1,10 @@
 // web_fetch: GET an http(s) URL with a time limit and a size limit, and return its text
-// (HTML reduced to readable text). Bodies past the limit are not downloaded.
+// (HTML reduced to readable text). Only public addresses are reached, on every redirect
+// hop (net/fetch-guard.ts); the page comes back marked as untrusted content.
 import { z } from 'zod';
+import { ClawfleetError } from '../../../shared/errors.ts';
+import { fetchPolicy, type Resolve } from '../net/fetch-guard.ts';
+import { guardedGet, type GuardedResponse } from '../net/guarded-get.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 
 export interface WebFetchLimits {
@@ -11,58 +15,51 @@ export interface WebFetchLimits {
 
 export const defaultWebFetchLimits: WebFetchLimits = { timeoutMs: 15_000, maxBytes: 2_000_000, maxChars: 50_000 };
 
-export function webFetchTool(limits: WebFetchLimits = defaultWebFetchLimits, fetchFn: typeof fetch = fetch): AgentTool {
+export interface WebFetchOptions {
+  limits?: WebFetchLimits | undefined;
+  /** tools.web.fetch.allowPrivateHosts: host names that may resolve to loopback or private addresses. */
+  allowPrivateHosts?: readonly string[] | undefined;
+  /** The resolver (the system's by default); tests pass one that answers for their own names. */
+  resolve?: Resolve | undefined;
+}
+
+export function webFetchTool(opts: WebFetchOptions = {}): AgentTool {
+  const limits = opts.limits ?? defaultWebFetchLimits;
+  const policy = fetchPolicy(opts.allowPrivateHosts);
   return defineTool({
     name: 'web_fetch',
-    description: `Fetch a web page or text resource (http/https) and return its readable text. Stops after ${limits.timeoutMs / 1000} s or ${limits.maxBytes} bytes.`,
+    description: `Fetch a web page or text resource (http/https, public addresses only) and return its readable text. Stops after ${limits.timeoutMs / 1000} s or ${limits.maxBytes} bytes.`,
     schema: z.strictObject({
       url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
       maxChars: z.number().int().min(100).max(limits.maxChars).default(limits.maxChars),
     }),
     async run({ url, maxChars }, ctx) {
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(limits.timeoutMs)]);
-      let res: Response;
+      let res: GuardedResponse;
       try {
-        res = await fetchFn(url, { signal, redirect: 'follow', headers: { 'user-agent': 'clawfleet-agent/0.1', accept: 'text/html,text/plain,application/json,*/*;q=0.5' } });
+        res = await guardedGet(url, {
+          policy,
+          resolve: opts.resolve,
+          signal,
+          maxBytes: limits.maxBytes,
+          headers: { 'user-agent': 'clawfleet-agent/0.1', accept: 'text/html,text/plain,application/json,*/*;q=0.5' },
+        });
       } catch (err) {
+        // Refusals, redirect loops, oversized bodies: our own words, said as they are.
+        if (err instanceof ClawfleetError) return { text: err.message, isError: true };
         const timedOut = !ctx.signal.aborted && signal.aborted;
         return { text: timedOut ? `no answer within ${limits.timeoutMs / 1000} s` : `fetch failed: ${(err as Error).message}`, isError: true };
       }
-      const declared = Number(res.headers.get('content-length') ?? NaN);
-      if (declared > limits.maxBytes) {
-        await res.body?.cancel();
-        return { text: `${url} is ${declared} bytes, over the ${limits.maxBytes}-byte limit`, isError: true };
-      }
-      let body: string;
-      let truncated = false;
-      try {
-        ({ body, truncated } = await readCapped(res, limits.maxBytes));
-      } catch (err) {
-        return { text: `reading ${url} failed: ${signal.aborted && !ctx.signal.aborted ? `no complete answer within ${limits.timeoutMs / 1000} s` : (err as Error).message}`, isError: true };
-      }
-      const type = res.headers.get('content-type') ?? '';
-      const text = /html/i.test(type) ? htmlToText(body) : body;
-      const head = `${res.status} ${res.statusText} ${type}`.trim();
-      return { text: `${head}${truncated ? ` (first ${limits.maxBytes} bytes)` : ''}\n\n${capText(text, maxChars)}`, isError: !res.ok };
+      const body = res.body.toString('utf8');
+      const text = /html/.test(res.contentType) ? htmlToText(body) : body;
+      const status = `${res.status} ${res.statusText}${res.contentType ? ` ${res.contentType}` : ''}${res.truncated ? ` (first ${limits.maxBytes} bytes)` : ''}`;
+      return {
+        text: capText(text, maxChars),
+        isError: res.status < 200 || res.status > 299,
+        untrusted: { source: 'web_fetch', meta: { url: res.url, ...(res.redirects.length > 0 ? { 'redirected from': url } : {}), status } },
+      };
     },
   });
-}
-
-async function readCapped(res: Response, maxBytes: number): Promise<{ body: string; truncated: boolean }> {
-  if (!res.body) return { body: '', truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { body: Buffer.concat(chunks).toString('utf8'), truncated: false };
-    chunks.push(value);
-    size += value.length;
-    if (size >= maxBytes) {
-      await reader.cancel();
-      return { body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), truncated: true };
-    }
-  }
 }
 
 /** Readable text from HTML: scripts and styles dropped, tags removed, entities decoded, blank runs squeezed. */

@@ -114,6 +114,8 @@ export function sandboxMounts(setup: BwrapSetup): string[] {
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
   args.push('--bind', setup.workspace, setup.workspace, '--chdir', setup.workspace);
+  // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
+  args.push('--remount-ro', '/');
   return args;
 }
 

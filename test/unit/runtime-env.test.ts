@@ -100,6 +100,18 @@ describe('the sandbox settings', () => {
     expect(env.sandbox).toEqual({ mode: 'uid-pool', bwrap: '/opt/bwrap', toolUids: [20001, 20002, 20003, 20004], toolGid: 20000, hide: ['/srv/state', '/srv/secrets.json'] });
   });
 
+  it('are what the image sets: the uid pool, 32 tool uids and their group (runtime-image/Dockerfile, ENV)', async () => {
+    const dockerfile = readFileSync('runtime-image/Dockerfile', 'utf8');
+    const image = Object.fromEntries([...dockerfile.matchAll(/^\s*(CLAWFLEET_[A-Z_]+)=(\S+?)(?:\s*\\)?$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect(image).toMatchObject({ CLAWFLEET_SANDBOX: 'uid-pool', CLAWFLEET_TOOL_UIDS: '20001-20032', CLAWFLEET_TOOL_GID: '20000' });
+    const env = await readRuntimeEnv({ ...aws, ...image });
+    expect(env.sandbox).toMatchObject({ mode: 'uid-pool', toolGid: 20000 });
+    expect(env.sandbox.toolUids).toHaveLength(32);
+    // The users the image creates are exactly that pool, in that group.
+    expect(dockerfile).toContain('groupadd --gid 20000 clawfleet-tools');
+    expect(dockerfile).toContain('for uid in $(seq 20001 20032)');
+  });
+
   it('refuse a mode, a uid range or a hide list they cannot read', async () => {
     expect((await issues({ ...aws, CLAWFLEET_SANDBOX: 'chroot' })).map((i) => i.path)).toEqual(['CLAWFLEET_SANDBOX']);
     expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: '0-10' }))[0]).toEqual({ path: 'CLAWFLEET_TOOL_UIDS', message: expect.stringContaining('from 1000 up') });

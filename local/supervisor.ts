@@ -205,9 +205,9 @@ export class Supervisor {
     // Only what this agent may know: its own token and secrets, no other agent's, no bot
     // token. The runtime reads the pipe to its end at start and closes it, so nothing it
     // runs inherits it. A child that dies first makes the write fail: its exit says why.
-    const inputs = child.stdio[SECRETS_FD] as Writable;
-    inputs.on('error', () => {});
-    inputs.end(JSON.stringify({ token: m.token, secrets: spec.secrets }));
+    const inputs = child.stdio[SECRETS_FD] as Writable | null;
+    inputs?.on('error', () => {});
+    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets }));
     let buffer = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;

@@ -21,6 +21,9 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { SecretScan } from '../support/secret-scan.ts';
+import { writeFigures } from '../support/figures.ts';
+import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 
 const ROOT = process.getuid?.() === 0;
 const TITLE = ROOT
@@ -38,6 +41,7 @@ let model: FakeModel;
 let fleet: ProvisionedFleet;
 let workspace: string;
 let runtime: RuntimeProcess | undefined;
+const figures: Record<string, unknown> = {};
 
 function responder(req: ModelRequest) {
   const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
@@ -152,6 +156,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     const env = saw.slice(saw.indexOf('== env'));
     expect(env).not.toMatch(/^(AWS|ECS)_/m);
     expect(env).toMatch(/^HOME=.*workspace$/m);
+    Object.assign(figures, { toolUid: uid, refusedReads: (saw.match(/Permission denied/g) ?? []).length, credentialsUriSeen: saw.includes(CREDENTIALS_URI) });
   });
 
   it('keeps the workspace writable for the tool uid, and the runtime reads what it wrote', async () => {
@@ -168,5 +173,13 @@ describe.skipIf(!ROOT)(TITLE, () => {
     await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
     for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(processesOf(uid)).toEqual([]);
     expect(existsSync(join('/tmp', `clawfleet-tool-${UIDS.first}`))).toBe(false);
+  });
+
+  it('wrote no secret value and not the credentials URI into its own output', () => {
+    const scan = new SecretScan();
+    scan.addSecrets(KEY, CREDENTIALS_URI, METADATA_URI);
+    scan.addSource('runtime stdout and stderr', () => runtime!.output());
+    expectNoSecretsIn(scan, 'container-credentials');
+    writeFigures('container-credentials', { command: 'npx vitest run test/security/container-credentials.test.ts', ...figures });
   });
 });

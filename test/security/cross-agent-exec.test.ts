@@ -18,7 +18,9 @@ import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const KEYS = { alpha: 'sk-sec-alpha-model-key-0123456789abcdef', beta: 'sk-sec-beta-model-key-0123456789abcdef0', gamma: 'sk-sec-gamma-model-key-0123456789abcdef' };
@@ -28,6 +30,9 @@ let model: FakeModel;
 let dir: string;
 let state: string;
 let secretsPath: string;
+const runtimeLines: string[] = [];
+const log = memoryLogger();
+const figures: Record<string, unknown> = {};
 
 /** The fake model: `run: <command>` → an exec call; the exec's result → a reply that carries it, so the test can read it. */
 function responder(req: ModelRequest) {
@@ -78,7 +83,14 @@ beforeAll(async () => {
     }),
     { mode: 0o600 },
   );
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath, stateDir: state, port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath,
+    stateDir: state,
+    port: 0,
+    log,
+    onRuntimeLine: (agentId, line) => runtimeLines.push(`${agentId} ${JSON.stringify(line)}`),
+  });
   const deadline = Date.now() + 30_000;
   while (!['alpha', 'beta', 'gamma'].every((a) => fleet.supervisor.state(a) === 'running')) {
     if (Date.now() > deadline) throw new Error('runtimes not ready');
@@ -152,6 +164,7 @@ describe('an agent’s exec, in the sandbox', () => {
     expect(alphaSaw).toMatch(/== beta workspace\n.*No such file or directory/);
     expect(alphaSaw).not.toMatch(/CLAWFLEET_|AWS_/);
     expect(alphaSaw).not.toContain('beta’s private notes');
+    Object.assign(figures, { probeSections: (alphaSaw.match(/^== /gm) ?? []).length - 1, secretValuesLookedFor: secretValues().length, alphaOutputBytes: Buffer.byteLength(alphaSaw), secretHits: scan.hits().length });
   });
 
   it('cannot post as another agent: a forged /runtime/outbox post with anything it found is refused', async () => {
@@ -160,6 +173,7 @@ describe('an agent’s exec, in the sandbox', () => {
     expect(statuses.length).toBeGreaterThan(0);
     expect(new Set(statuses)).toEqual(new Set([401]));
     expect(fleet.cp.dlq('beta').depth).toBe(0);
+    Object.assign(figures, { forgedOutboxPosts: statuses.length, forgedOutboxStatuses: [...new Set(statuses)] });
   });
 });
 
@@ -184,5 +198,18 @@ describe('an agent’s exec with tools.exec.sandbox "off"', () => {
     expect(await runCli(['status', '--state', state], io)).toBe(0);
     expect(io.outText()).toMatch(/^Warnings:\n {2}⚠ gamma: exec runs UNSANDBOXED \(tools\.exec\.sandbox is "off"\)/m);
     expect(io.outText()).not.toMatch(/⚠ (alpha|beta):/);
+  });
+});
+
+describe('what the fleet wrote meanwhile', () => {
+  it('holds no secret value: the runtimes’ and the control plane’s log lines, alpha’s and beta’s chats', () => {
+    const scan = new SecretScan();
+    // gamma's chat is left out on purpose: unsandboxed, its exec printed the admin token (the control above).
+    scan.addSecrets(...Object.values(KEYS), BOT_TOKEN, readFileSync(dashboardTokenPath(state), 'utf8').trim());
+    scan.addSource('runtime log lines', () => runtimeLines.join('\n'));
+    scan.addSource('control plane log lines', () => log.lines.map((l) => JSON.stringify(l)).join('\n'));
+    for (const agent of ['alpha', 'beta']) scan.addSource(`${agent} chat`, () => fleet.cp.chat.since(agent, 0).messages.map((m) => m.text).join('\n'));
+    expectNoSecretsIn(scan, 'cross-agent-exec');
+    writeFigures('cross-agent-exec', { command: 'npx vitest run test/security/cross-agent-exec.test.ts', ...figures });
   });
 });

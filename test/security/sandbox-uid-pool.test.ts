@@ -7,10 +7,13 @@
 // runtime as root only to drop privileges for tools): these tests run as root here and in
 // CI; elsewhere they are skipped, saying so in their name.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../shared/log.ts';
+import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
 import { baseSandboxEnv } from '../../runtime-image/src/sandbox/sandbox.ts';
 import { processesOf, probeUidPool, UidPoolSandbox } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
 import { runSandboxed } from '../../runtime-image/src/tools/exec-tool.ts';
@@ -137,6 +140,26 @@ describe.skipIf(!ROOT)(TITLE, () => {
     busy.abort();
     await holding;
     expect((await next).output).toBe('next\n');
+  });
+
+  it('runs a sandboxed MCP server as a tool uid, and stopping it kills everything of that uid', async () => {
+    copyFileSync(fileURLToPath(new URL('./fixtures/probe-mcp-server.mjs', import.meta.url)), join(workspace, 'server.mjs'));
+    const marker = uniqueSleep();
+    const host = new McpHost(
+      { probe: { command: process.execPath, args: [join(workspace, 'server.mjs'), marker, '/root'], sandbox: true } },
+      { workspace, secrets: {}, log: memoryLogger(), sandbox: { sandbox: pool } },
+    );
+    await host.start();
+    try {
+      const tool = host.tools().find((t) => t.name === 'probe__probe')!;
+      const seen = JSON.parse((await tool.run({}, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).text);
+      expect(UIDS).toContain(seen.uid);
+      expect(seen.parentEnviron).toBe('unreadable: EACCES');
+      await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    } finally {
+      await host.stop();
+    }
+    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
   });
 
   it('leaves nothing of any pool uid running at the end', () => {

@@ -166,23 +166,26 @@ export class BwrapSandbox implements Sandbox {
 
 /**
  * Finds out whether bubblewrap works here (unprivileged user namespaces may be off) by
- * running `sh -c 'echo ok'` through exactly the arguments real calls get. Returns the
- * sandbox, or why not.
+ * running `sh -c 'echo ok'` through exactly the arguments real calls get: first with
+ * --disable-userns, and without it on a bubblewrap older than 0.8 that does not know it.
+ * Returns the sandbox, or why not.
  */
 export async function probeBwrap(bwrap: string, workspace: string, hide: string[]): Promise<{ sandbox: BwrapSandbox } | { unavailable: string }> {
-  const help = await runShort(bwrap, ['--help'], { timeoutMs: 5_000 });
-  const disableUserns = help.stdout.includes('--disable-userns');
-  let sandbox: BwrapSandbox;
+  let real: string;
   try {
-    sandbox = new BwrapSandbox({ bwrap, workspace: realpathSync(workspace), hide, disableUserns });
+    real = realpathSync(workspace);
   } catch (err) {
     return { unavailable: `bubblewrap cannot be set up: ${(err as Error).message}` };
   }
-  const lease = await sandbox.lease({ argv: ['/bin/sh', '-c', 'echo ok'], env: baseSandboxEnv(workspace), network: false });
-  const run = await runShort(lease.launch.file, lease.launch.args, { env: lease.launch.env, cwd: lease.launch.cwd, timeoutMs: 10_000 });
-  if (run.failure) return { unavailable: `bubblewrap at ${bwrap} ${run.failure}` };
-  if (run.code !== 0 || run.stdout.trim() !== 'ok') {
-    return { unavailable: `bubblewrap at ${bwrap} does not work here (exit ${run.code}: ${firstLine(run.stderr) || 'no output'})` };
+  let failure = '';
+  for (const disableUserns of [true, false]) {
+    const sandbox = new BwrapSandbox({ bwrap, workspace: real, hide, disableUserns });
+    const lease = await sandbox.lease({ argv: ['/bin/sh', '-c', 'echo ok'], env: baseSandboxEnv(real), network: false });
+    const run = await runShort(lease.launch.file, lease.launch.args, { env: lease.launch.env, cwd: lease.launch.cwd, timeoutMs: 10_000 });
+    if (run.failure) return { unavailable: `bubblewrap at ${bwrap} ${run.failure}` };
+    if (run.code === 0 && run.stdout.trim() === 'ok') return { sandbox };
+    failure = `exit ${run.code}: ${firstLine(run.stderr) || 'no output'}`;
+    if (!/disable-userns/.test(run.stderr)) break;
   }
-  return { sandbox };
+  return { unavailable: `bubblewrap at ${bwrap} does not work here (${failure})` };
 }

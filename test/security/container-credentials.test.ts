@@ -172,7 +172,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     expect(saw).toContain('started');
     await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
     for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(processesOf(uid)).toEqual([]);
-    expect(existsSync(join('/tmp', `clawfleet-tool-${UIDS.first}`))).toBe(false);
+    for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(existsSync(join('/tmp/clawfleet-tools', String(uid)))).toBe(false);
   });
 
   it('wrote no secret value and not the credentials URI into its own output', () => {

@@ -109,7 +109,10 @@ describe.skipIf(!ROOT)(TITLE, () => {
   it('gives each call a private TMPDIR and removes what its uid left in /tmp', async () => {
     const r = await sh('echo "$TMPDIR"; stat -c "%a %u" "$TMPDIR"; echo x > "$TMPDIR/scratch"; echo y > /tmp/cf-uidpool-left-$$; echo "/tmp/cf-uidpool-left-$$"');
     const [tmp, mode, left] = [r.output.split('\n')[0]!, r.output.split('\n')[1]!, r.output.split('\n')[2]!];
-    expect(tmp).toMatch(/^\/tmp\/clawfleet-tool-\d+$/);
+    expect(tmp).toMatch(/^\/tmp\/clawfleet-tools\/\d+$/);
+    // Its parent is root's, and no tool uid may add to it (no link planted where another call's TMPDIR goes).
+    expect(statSync('/tmp/clawfleet-tools')).toMatchObject({ uid: 0, mode: expect.any(Number) });
+    expect(statSync('/tmp/clawfleet-tools').mode & 0o777).toBe(0o711);
     expect(mode).toMatch(/^700 \d+$/);
     expect(existsSync(tmp)).toBe(false);
     expect(existsSync(left)).toBe(false);
@@ -164,6 +167,6 @@ describe.skipIf(!ROOT)(TITLE, () => {
 
   it('leaves nothing of any pool uid running at the end', () => {
     for (const uid of UIDS) expect(processesOf(uid)).toEqual([]);
-    expect(readdirSync('/tmp').filter((n) => /^clawfleet-tool-2020\d$/.test(n))).toEqual([]);
+    expect(readdirSync('/tmp/clawfleet-tools').filter((n) => UIDS.map(String).includes(n))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { accessSync, constants, lstatSync, readdirSync, readlinkSync, realpathSy
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstLine, runShort } from './run-short.ts';
-import { baseSandboxEnv, SANDBOX_PATH, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
 
 /** Shown read-only (a symlink is recreated as one): the system, never / as a whole. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
@@ -143,7 +143,8 @@ export function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<San
 export class BwrapSandbox implements Sandbox {
   readonly kind = 'bwrap' as const;
   readonly isolatesNetwork = true;
-  readonly path = SANDBOX_PATH;
+  // Node.js's installation is shown read-only wherever it is (sandboxMounts), so it is on the PATH too.
+  readonly path = withNodeOnPath(SANDBOX_PATH, dirname(realOrUndefined(process.execPath) ?? process.execPath));
   readonly description: string;
   private readonly mounts: string[];
 

@@ -3,13 +3,13 @@
 // reports as a warning: a `setsid` child escapes the group, and the command sees all the
 // runtime's user can.
 import type { Sandbox, SandboxLease, SandboxRequest } from './sandbox.ts';
-import { SANDBOX_PATH } from './sandbox.ts';
+import { SANDBOX_PATH, withNodeOnPath } from './sandbox.ts';
 
 export class Unsandboxed implements Sandbox {
   readonly kind = 'none' as const;
   readonly description = 'none: commands run as the runtime itself';
   readonly isolatesNetwork = false;
-  readonly path = SANDBOX_PATH;
+  readonly path = withNodeOnPath(SANDBOX_PATH);
 
   constructor(private readonly workspace: string) {}
 

@@ -1,6 +1,7 @@
 // The vocabulary of sandboxes for code the agent chooses (exec, sandboxed stdio MCP
 // servers): what a sandbox hands its caller to spawn, and the promise that releasing the
 // lease leaves nothing of the call running. One file per kind implements it.
+import { dirname } from 'node:path';
 
 export type SandboxKind = 'bwrap' | 'uid-pool' | 'none';
 
@@ -45,6 +46,11 @@ export interface Sandbox {
 
 /** The PATH inside every sandbox: the system's directories only, never the workspace or $HOME. */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** `path` with Node.js's own directory added when it is elsewhere (nvm, a tarball), so `node` and `npx` are found. */
+export function withNodeOnPath(path: string, nodeBin = dirname(process.execPath)): string {
+  return path.split(':').includes(nodeBin) ? path : `${path}:${nodeBin}`;
+}
 
 /** The environment every sandboxed command starts from; HOME is the workspace, so tools' dotfiles stay in it. */
 export function baseSandboxEnv(workspace: string, path = SANDBOX_PATH): Record<string, string> {

@@ -8,7 +8,7 @@
 import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstLine, runShort } from './run-short.ts';
-import { baseSandboxEnv, SANDBOX_PATH, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
 
 export interface UidPoolSetup {
   uids: number[];
@@ -16,7 +16,7 @@ export interface UidPoolSetup {
   gid: number;
   workspace: string;
   setpriv?: string;
-  /** Where each call gets a private TMPDIR (default /tmp). */
+  /** A root-owned directory (made mode 0711) where each call gets its private TMPDIR (default /tmp/clawfleet-tools). */
   tmpRoot?: string;
   /** World-writable places a call may leave files in; what its uid left there is removed after it. */
   scratchDirs?: string[];
@@ -81,14 +81,20 @@ export function processesOf(uid: number): number[] {
 export class UidPoolSandbox implements Sandbox {
   readonly kind = 'uid-pool' as const;
   readonly isolatesNetwork = false;
-  readonly path = SANDBOX_PATH;
+  readonly path = withNodeOnPath(SANDBOX_PATH);
   readonly description: string;
   private readonly pool: UidPool;
   private readonly setpriv: string;
+  private readonly tmpRoot: string;
 
   constructor(private readonly setup: UidPoolSetup) {
     this.pool = new UidPool(setup.uids);
     this.setpriv = setup.setpriv ?? DEFAULT_SETPRIV;
+    // Tool uids cannot create entries here, so none can plant a link where another call's TMPDIR goes.
+    this.tmpRoot = setup.tmpRoot ?? '/tmp/clawfleet-tools';
+    mkdirSync(this.tmpRoot, { recursive: true, mode: 0o711 });
+    chownSync(this.tmpRoot, 0, 0);
+    chmodSync(this.tmpRoot, 0o711);
     this.description = `tool uids ${setup.uids[0]}–${setup.uids.at(-1)} (group ${setup.gid}), dropped with ${this.setpriv}`;
   }
 
@@ -99,7 +105,7 @@ export class UidPoolSandbox implements Sandbox {
 
   async lease(request: SandboxRequest): Promise<SandboxLease> {
     const uid = await this.pool.acquire(request.signal);
-    const tmp = join(this.setup.tmpRoot ?? '/tmp', `clawfleet-tool-${uid}`);
+    const tmp = join(this.tmpRoot, String(uid));
     try {
       rmSync(tmp, { recursive: true, force: true });
       mkdirSync(tmp, { mode: 0o700 });

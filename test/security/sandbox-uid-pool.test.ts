@@ -82,17 +82,18 @@ describe.skipIf(!ROOT)(TITLE, () => {
     expect(r.output).not.toMatch(/^(AWS|ECS)_/m);
   });
 
-  it('kills every process of the call’s uid when it ends — a setsid grandchild too — and leaves another uid’s call running', async () => {
+  it('kills every process of the call’s uid when it ends — a setsid grandchild too — and leaves another uid’s call running until its turn is cancelled', async () => {
     const theirs = uniqueSleep();
     const mine = uniqueSleep();
-    // A concurrent call of another session: holds its uid while it sleeps.
+    // A concurrent call of another session: holds its uid while it sleeps (and its own setsid child).
     const abort = new AbortController();
-    const other = sh(`sleep ${theirs}`, { signal: abort.signal });
+    const other = sh(`setsid sh -c "sleep ${theirs}" >/dev/null 2>&1 </dev/null & sleep ${theirs}`, { signal: abort.signal });
     await expect.poll(() => livingWith(theirs).length, { timeout: 5_000 }).toBeGreaterThan(0);
     const r = await sh(`setsid sh -c "sleep ${mine}" >/dev/null 2>&1 </dev/null & echo started`);
     expect(r.output).toContain('started');
     await expect.poll(() => livingWith(mine), { timeout: 2_000 }).toEqual([]);
     expect(livingWith(theirs).length).toBeGreaterThan(0);
+    // Its turn is cancelled: everything of its uid goes, the setsid child too.
     abort.abort();
     expect(await other).toMatchObject({ aborted: true });
     await expect.poll(() => livingWith(theirs), { timeout: 2_000 }).toEqual([]);

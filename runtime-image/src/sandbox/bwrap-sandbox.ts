@@ -11,7 +11,7 @@ import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type Sandbo
 
 /** Shown read-only (a symlink is recreated as one): the system, never / as a whole. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
-/** Files under /etc that hold credentials and that no tool needs: shown empty. */
+/** Files under /etc that hold credentials and that no tool needs: bound over with /dev/null (unreadable). */
 const ETC_SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
 const ETC_SECRET_DIRS = ['/etc/sudoers.d', '/etc/ssl/private'];
 

@@ -7,8 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
-      // The pure core with in-memory adapters: no emulator, no child processes.
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // The pure core with in-memory adapters: no emulator; child processes only for exec,
+      // which runs in bubblewrap (installed into .cache/ by the setup when the machine has none).
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/support/bubblewrap-setup.ts'] } },
       // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
       // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },

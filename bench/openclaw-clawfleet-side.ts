@@ -46,10 +46,10 @@ export function runtimeSpec(opts: { node: string; bundle: string; fleet: FleetCo
       CLAWFLEET_AGENT_ID: opts.agentId,
       CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(opts.fleet, opts.agentId)),
       CLAWFLEET_CONTROL_URL: opts.controlUrl,
-      CLAWFLEET_RUNTIME_TOKEN: `bench-runtime-token-${opts.agentId}-0123456789`,
-      CLAWFLEET_SECRETS: JSON.stringify(fakeKeys(opts.fleet, opts.agentId)),
+      CLAWFLEET_SECRETS_FD: '3',
       CLAWFLEET_WORKSPACE: opts.workspace,
     },
+    pipedInputs: JSON.stringify({ token: `bench-runtime-token-${opts.agentId}-0123456789`, secrets: fakeKeys(opts.fleet, opts.agentId) }),
     readiness: () => readyLine,
   };
 }

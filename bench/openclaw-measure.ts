@@ -15,6 +15,8 @@ export interface ProcessSpec {
   cwd: string;
   /** A fresh checker per start: told each output line (ANSI colours removed), true once this process counts as ready. */
   readiness: () => (line: string) => boolean;
+  /** Written to the child's fd 3 and closed: a clawfleet runtime's token and secrets (CLAWFLEET_SECRETS_FD). */
+  pipedInputs?: string;
 }
 
 export interface GroupSample {
@@ -40,7 +42,8 @@ interface Running {
 }
 
 function startOne(spec: ProcessSpec, t0: number, timeoutMs: number): Running {
-  const child = spawn(spec.cmd[0]!, spec.cmd.slice(1), { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(spec.cmd[0]!, spec.cmd.slice(1), { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', spec.pipedInputs === undefined ? 'ignore' : 'pipe'] });
+  if (spec.pipedInputs !== undefined) (child.stdio[3] as NodeJS.WritableStream).end(spec.pipedInputs);
   const isReady = spec.readiness();
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const running: Running = { spec, child, output: '', exited, ready: Promise.resolve(0) };

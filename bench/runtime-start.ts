@@ -19,12 +19,14 @@ const mcpPkg = (n: string) => join(root, 'node_modules/@modelcontextprotocol', n
 
 async function once(cmd: string[], env: Record<string, string>): Promise<{ readyMs: number; rssMb: number; treeMb: number }> {
   const started = performance.now();
-  const child = spawn(cmd[0]!, cmd.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: root });
+  const child = spawn(cmd[0]!, cmd.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], cwd: root });
+  // The token and secrets go on fd 3, as the local supervisor passes them (CLAWFLEET_SECRETS_FD).
+  (child.stdio[3] as NodeJS.WritableStream).end(JSON.stringify({ token: 'bench-token-0123456789', secrets: { OPENAI_API_KEY: 'sk-bench-not-used-000000' } }));
   let err = '';
-  child.stderr.on('data', (d) => (err += d));
+  child.stderr!.on('data', (d) => (err += d));
   const readyMs = await new Promise<number>((resolve, reject) => {
     let buf = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       buf += d;
       if (buf.includes('"msg":"ready"')) resolve(performance.now() - started);
     });
@@ -75,8 +77,7 @@ for (const [name, cmd] of Object.entries(entries)) {
           CLAWFLEET_AGENT_ID: 'fran',
           CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg),
           CLAWFLEET_CONTROL_URL: cp.url,
-          CLAWFLEET_RUNTIME_TOKEN: 'bench-token-0123456789',
-          CLAWFLEET_SECRETS: JSON.stringify({ OPENAI_API_KEY: 'sk-bench-not-used-000000' }),
+          CLAWFLEET_SECRETS_FD: '3',
           CLAWFLEET_WORKSPACE: workspace,
           CLAWFLEET_WAIT_SECONDS: '1',
         }),

@@ -44,7 +44,8 @@ async function inMemory(): Promise<void> {
   const workspace = mkdtempSync(join(tmpdir(), 'cf-bench-mem-'));
   seedWorkspace(workspace);
   const cfg = runtimeConfigFor(parseConfig(JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'))), 'fran');
-  const env = readRuntimeEnv({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg), CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1', CLAWFLEET_RUNTIME_TOKEN: 'x'.repeat(16), CLAWFLEET_WORKSPACE: workspace });
+  // The token and secrets come on a pipe; here the "pipe" is a function that returns them.
+  const env = await readRuntimeEnv({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg), CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1', CLAWFLEET_SECRETS_FD: '3', CLAWFLEET_WORKSPACE: workspace }, async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }));
   const inbox = new InMemoryFifoQueue();
   const replies = new Map<string, number>();
   const outbox = new InMemoryOutbox();

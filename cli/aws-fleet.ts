@@ -19,6 +19,7 @@ const RegistryAgentSchema = z.object({
   state: z.string().optional(),
   lastHeartbeatAt: z.number().optional(),
   lastError: z.string().optional(),
+  warnings: z.array(z.string()).optional(),
 });
 export const registryAgentKey = (agentId: string) => `agent:${agentId}`;
 
@@ -106,6 +107,7 @@ export class AwsFleet {
         outboxDlq: outboxDlq ? outboxDlq.visible + outboxDlq.inFlight : 0,
         lastHeartbeat: record?.lastHeartbeatAt ?? null,
         lastError: record?.lastError ?? null,
+        warnings: record?.warnings ?? [],
         detail: [service ? `desired ${service.desiredCount ?? 0}, running ${service.runningCount ?? 0}` : '', record?.state ? `registry: ${record.state}` : '', ...notes]
           .filter(Boolean)
           .join('; '),

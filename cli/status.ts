@@ -12,7 +12,8 @@ const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfl
 
 Shows every agent: state (awake, waking, asleep, and locally restarting, as the dashboard says),
 model, queue depth (waiting / in flight), DLQ depth (inbound + outbound), last heartbeat
-and last error. Locally it asks the running fleet; with --aws it reads ECS
+and last error, then the warnings each runtime reported (exec unsandboxed, or off for want
+of a sandbox). Locally it asks the running fleet; with --aws it reads ECS
 DescribeServices, SQS GetQueueAttributes and the registry table.
 
 ${COMMON_HELP}
@@ -32,7 +33,8 @@ export function formatStatus(status: FleetStatus, now: number): string {
     ]);
   }
   const details = status.agents.filter((a) => a.detail).map((a) => `  ${a.id}: ${a.detail}`);
-  return `fleet "${status.fleet}" — ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
+  const warnings = status.agents.flatMap((a) => (a.warnings ?? []).map((w) => `  ⚠ ${a.id}: ${w}`));
+  return `fleet "${status.fleet}" — ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}${warnings.length ? `\nWarnings:\n${warnings.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
 }
 
 export const statusCommand: Command = {

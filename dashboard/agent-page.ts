@@ -50,6 +50,7 @@ ${row('last work', html`<span title="${isoTime(a.lastActivityAt)}">${ago(a.lastA
 ${row('queue', a.queue ? `${a.queue.depth} waiting · ${a.queue.dlq} in DLQ · ${a.queue.outboxDlq} refused replies` : `unreadable (${a.queueError ?? 'error'})`)}
 ${a.restarts ? row('restarts', String(a.restarts)) : ''}
 ${row('last error', a.lastError ? html`<span class="bad">${a.lastError}</span>` : html`<span class="muted">none</span>`)}
+${a.warnings.length ? row('warnings', html`<ul class="warnings">${a.warnings.map((w) => html`<li class="warn">⚠ ${w}</li>`)}</ul>`) : ''}
 </dl>`;
 }
 

@@ -27,10 +27,16 @@ function heartbeatCell(a: AgentSummary, now: number): Html {
   return html`<td class="${stale ? 'warn' : ''}" title="${isoTime(a.lastHeartbeatAt)}">${a.state === 'asleep' && !a.lastHeartbeatAt ? '—' : ago(a.lastHeartbeatAt, now)}</td>`;
 }
 
+/** A runtime's warnings (exec without a sandbox, or off for want of one), in full on hover and on the agent page. */
+export function warningMark(a: Pick<AgentSummary, 'id' | 'warnings'>): Html {
+  if (!a.warnings.length) return html``;
+  return html` <a class="warn-mark warn" href="/agents/${a.id}" title="${a.warnings.join('\n')}">⚠ ${a.warnings.length === 1 ? '1 warning' : `${a.warnings.length} warnings`}</a>`;
+}
+
 function agentRow(a: AgentSummary, now: number, chat: boolean): Html {
   return html`<tr class="agent-row r-${a.state}" data-agent="${a.id}" data-state="${a.state}">
 <td class="st">${stateBadge(a, now)}</td>
-<td class="who"><a href="/agents/${a.id}"><strong>${a.name}</strong></a> <small>${a.id}</small>${chat ? html` <a class="chat-link" href="/agents/${a.id}#chat">chat</a>` : ''}</td>
+<td class="who"><a href="/agents/${a.id}"><strong>${a.name}</strong></a> <small>${a.id}</small>${chat ? html` <a class="chat-link" href="/agents/${a.id}#chat">chat</a>` : ''}${warningMark(a)}</td>
 <td class="model"><span>${a.model ?? '—'}</span><small>${profileLabel(a.profile)}</small></td>
 ${heartbeatCell(a, now)}
 ${queueCell(a)}
@@ -58,6 +64,7 @@ ${AGENT_STATES.filter((s) => t.byState[s]).map((s) => html`<span class="chip s-$
 <span class="chip${t.deadLetters ? ' bad' : ' quiet'}"><strong>${t.deadLetters}</strong> dead letters</span>
 <span class="chip quiet"><strong>${t.turns24h}</strong> turns / 24 h${t.errors24h ? html`, <b class="bad">${t.errors24h} failed</b>` : ''}</span>
 ${t.pendingPairings ? html`<span class="chip warn"><strong>${t.pendingPairings}</strong> pairing requests</span>` : ''}
+${t.withWarnings ? html`<span class="chip warn" title="see each agent's page"><strong>${t.withWarnings}</strong> ${t.withWarnings === 1 ? 'agent' : 'agents'} with warnings</span>` : ''}
 </div>`;
 }
 

@@ -39,6 +39,7 @@ tr.r-awake td.st{border-left-color:var(--awake)}tr.r-waking td.st{border-left-co
 tr.r-unhealthy{background:#fff5f5}
 td.who small,td.model small{display:block;color:var(--muted);font-size:12px}
 td.who a.chat-link{font-size:12px}
+td.who a.warn-mark{font-size:12px;text-decoration:none}ul.warnings{margin:0;padding-left:1.1em}
 td.model span{font-family:ui-monospace,monospace;font-size:12px}
 .num{text-align:right;font-variant-numeric:tabular-nums}td.num{font-size:15px;font-weight:600}td.num.quiet{color:#b0b8c6;font-weight:400}td.num.busy{color:#a86400}td.num.bad{color:var(--unhealthy)}
 td.err-cell{max-width:260px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--unhealthy);font-size:12px}

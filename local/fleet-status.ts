@@ -17,6 +17,8 @@ export const AgentStatusSchema = z.object({
   lastHeartbeat: z.number().nullable(),
   lastError: z.string().nullable(),
   detail: z.string().optional(),
+  /** What the runtime warned about at its last heartbeat (exec off for want of a sandbox, exec unsandboxed). */
+  warnings: z.array(z.string()).optional(),
 });
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 

@@ -109,6 +109,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
         lastHeartbeat: recorded.lastHeartbeat ?? null,
         lastError: recorded.lastError ?? null,
         detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restarts` : ''}` : undefined,
+        warnings: cp.registry.record(a.id)?.warnings ?? [],
       };
     }),
   });
@@ -187,7 +188,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       }
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },
-  });
+  }, { hide: [opts.secretsPath] });
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
   for (const agent of config.agents.list) {

@@ -1,11 +1,14 @@
-// Runs each agent's runtime as its own child process with only its own secrets in its
-// environment, restarts one that dies (with backoff) without touching the others, and
-// carries out the operator's lifecycle commands: restart, upgrade, hibernate, wake.
+// Runs each agent's runtime as its own child process, handing it only its own secrets and
+// token — on a pipe it reads at start, never in its environment, which anything running as
+// the same user could read at /proc/<pid>/environ — restarts one that dies (with backoff)
+// without touching the others, and carries out the operator's lifecycle commands: restart,
+// upgrade, hibernate, wake.
 import { LOCAL_MAX_RECEIVE_COUNT } from './control-plane.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
 import { ClawfleetError } from '../shared/errors.ts';
@@ -15,6 +18,8 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(REPO, 'runtime-image', 'src', 'main.ts');
 /** How long a stopping runtime may finish its turn before it is killed. */
 const STOP_GRACE_MS = 30_000;
+/** The child's file descriptor for the pipe that carries its token and secrets (stdio index 3). */
+const SECRETS_FD = 3;
 
 export type RuntimeState = 'starting' | 'running' | 'restarting' | 'hibernating' | 'stopped';
 export type LifecycleAction = 'restart' | 'upgrade' | 'hibernate' | 'wake';
@@ -67,12 +72,20 @@ export class Supervisor {
   private readonly agents = new Map<string, Managed>();
   private stopping = false;
 
+  /** What a runtime's sandbox must never show, even inside a system directory such as /opt. */
+  private readonly hide: string[];
+
   constructor(
     private readonly controlUrl: string,
     private readonly workspaceRoot: string,
     private readonly log: Logger,
     private readonly events: SupervisorEvents,
-  ) {}
+    options: { hide?: string[] } = {},
+  ) {
+    // The state directory (every agent's workspace, the tokens, state.db), the code and the
+    // directory the fleet runs from (the secrets file by default), and the user's home.
+    this.hide = [dirname(workspaceRoot), REPO, process.cwd(), ...(process.env.HOME ? [process.env.HOME] : []), ...(options.hide ?? [])];
+  }
 
   start(spec: AgentRuntimeSpec): void {
     const managed: Managed = { spec, token: randomBytes(24).toString('hex'), state: 'starting', restarts: 0, held: false, acting: Promise.resolve() };
@@ -173,22 +186,28 @@ export class Supervisor {
     m.startedAt = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
       cwd: REPO,
-      // Only what this agent may know: no other agent's secrets, no bot tokens.
+      // Names and settings only; no secret value, no token (those go on the pipe below).
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         CLAWFLEET_AGENT_ID: spec.agentId,
         CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(spec.config),
         CLAWFLEET_CONTROL_URL: this.controlUrl,
-        CLAWFLEET_RUNTIME_TOKEN: m.token,
-        CLAWFLEET_SECRETS: JSON.stringify(spec.secrets),
+        CLAWFLEET_SECRETS_FD: String(SECRETS_FD),
+        CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
         CLAWFLEET_WORKSPACE: workspace,
         CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     m.child = child;
+    // Only what this agent may know: its own token and secrets, no other agent's, no bot
+    // token. The runtime reads the pipe to its end at start and closes it, so nothing it
+    // runs inherits it. A child that dies first makes the write fail: its exit says why.
+    const inputs = child.stdio[SECRETS_FD] as Writable | null;
+    inputs?.on('error', () => {});
+    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets }));
     let buffer = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;

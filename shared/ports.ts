@@ -129,6 +129,8 @@ export interface AgentRecord {
   restarts?: number | undefined;
   /** The runtime's MCP servers at its last heartbeat. */
   mcp?: Record<string, McpServerState> | undefined;
+  /** What the runtime warned about at its last heartbeat (exec off for want of a sandbox, exec unsandboxed). */
+  warnings?: string[] | undefined;
 }
 
 /** The control plane's view of each agent; only the control plane writes it. */
@@ -139,7 +141,8 @@ export interface AgentRegistry {
    * and, when given, its lastActivityAt is still `activityAt`. False if someone else won.
    */
   transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean>;
-  recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>): Promise<void>;
+  /** `warnings` replaces the recorded ones when given (an empty list clears them); a runtime that sends none leaves them. */
+  recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>, warnings?: string[]): Promise<void>;
   recordActivity(agentId: string, now: number): Promise<void>;
   recordError(agentId: string, now: number, error: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
 // Bedrock models, its own workspace — nothing else), its execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
-// from its runtime profile, the service (desired 0 or 1, circuit breaker), and alarms.
+// from its runtime profile (the capabilities the runtime does not need dropped), the
+// service (desired 0 or 1, circuit breaker), and alarms.
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -19,8 +20,32 @@ import type { EmptySecret } from './empty-secret.ts';
 
 /** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
 export const WORKSPACE_PATH = '/workspace';
-/** The image's non-root user (node images: uid/gid 1000); owns the workspace directory. */
+/**
+ * Who the workspace's files belong to on EFS (node images' uid/gid 1000). Every file
+ * operation through the access point — the runtime's (root in its container) and each tool
+ * uid's alike — is performed as this uid and gid: the access point overrides the caller's
+ * identity. So the tool uids the runtime drops to for exec can read and write the
+ * workspace whatever the local modes say, and root in the container is never root on the
+ * file system (ClientRootAccess is not granted either).
+ */
 const RUNTIME_UID = '1000';
+/**
+ * Docker's default capabilities that the runtime does not need, dropped from the task
+ * (Fargate allows drop, and add only SYS_PTRACE). Kept: SETUID, SETGID and SETPCAP (setpriv
+ * drops a tool call to its uid and empties its bounding set), KILL (stopping a sandboxed
+ * MCP server's process group), CHOWN, FOWNER and DAC_OVERRIDE (the runtime prepares each
+ * call's TMPDIR, shares the workspace with the tool group, and removes what a tool uid
+ * left in the sticky /tmp).
+ */
+export const DROPPED_CAPABILITIES = [
+  ecs.Capability.NET_RAW,
+  ecs.Capability.MKNOD,
+  ecs.Capability.SYS_CHROOT,
+  ecs.Capability.AUDIT_WRITE,
+  ecs.Capability.SETFCAP,
+  ecs.Capability.NET_BIND_SERVICE,
+  ecs.Capability.FSETID,
+];
 /** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
 const DRAIN_SECONDS = 25;
 
@@ -130,9 +155,17 @@ export class AgentRuntime extends Construct {
         },
       ],
     });
+    const linuxParameters = new ecs.LinuxParameters(this, 'Linux');
+    linuxParameters.dropCapabilities(...DROPPED_CAPABILITIES);
     const container = this.taskDefinition.addContainer('Runtime', {
       image: props.image,
       essential: true,
+      // Our image runs the runtime as root in its own container, only to run each exec call
+      // (and each sandboxed MCP server) under a tool uid of its own (runtime-image/Dockerfile,
+      // docs/runtime.md). A `runtime.image` of the operator's own runs as its image says:
+      // without root and a tool uid pool, its runtime keeps exec off and says so.
+      ...(agent.runtime.image === undefined ? { user: '0' } : {}),
+      linuxParameters,
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
       stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
       // Names and this agent's own config slice only; secret values are read at start-up

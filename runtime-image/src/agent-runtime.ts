@@ -11,8 +11,9 @@ import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
+import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
 import { checkOwnSecretId, checkSecrets } from './secrets.ts';
-import { execTool } from './tools/exec-tool.ts';
+import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
 import { memoryTools } from './tools/memory-tools.ts';
 import { requestTools } from './tools/request-tools.ts';
@@ -26,6 +27,8 @@ import { seedWorkspace } from './workspace.ts';
 import { Worker, type ControlAction } from './worker.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
+/** A heartbeat warning's length limit (the envelope's schema). */
+const WARNING_MAX = 500;
 
 export interface RuntimeParts {
   env: RuntimeEnv;
@@ -48,9 +51,35 @@ export interface AgentRuntime {
   stop(): Promise<void>;
 }
 
-export function builtinTools(env: RuntimeEnv, clock: Clock): AgentTool[] {
-  const allowPrivateHosts = env.config.agent.tools?.web?.fetch?.allowPrivateHosts;
-  return [...fileTools(env.workspace), execTool(env.workspace), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts })];
+/** The built-in tools; `exec` only when the runtime found a way to run it (see execSetup). */
+export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): AgentTool[] {
+  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
+}
+
+/** The stdio MCP servers whose config asks for the sandbox. */
+function sandboxedServers(agent: RuntimeEnv['config']['agent']): string[] {
+  return Object.entries(agent.mcp?.servers ?? {})
+    .filter(([, s]) => 'command' in s && s.sandbox === true)
+    .map(([id]) => id);
+}
+
+/**
+ * Finds the sandbox when something needs one (exec not denied and not explicitly
+ * unsandboxed, or a sandboxed MCP server), and works out exec and the warnings the operator
+ * must see: exec off for want of a sandbox, exec unsandboxed, an MCP server not started.
+ */
+async function sandboxFor(env: RuntimeEnv, allowed: (name: string) => boolean): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+  const agent = env.config.agent;
+  const policy = agent.tools?.exec;
+  const wantsExec = allowed('exec') && (policy?.security ?? 'full') !== 'deny';
+  const servers = sandboxedServers(agent);
+  const choice = (wantsExec && policy?.sandbox !== 'off') || servers.length > 0 ? await chooseSandbox(env.sandbox, env.workspace) : undefined;
+  const exec = wantsExec ? execSetup(policy, choice, env.workspace) : {};
+  const warnings = [
+    ...(exec.warning ? [exec.warning] : []),
+    ...(choice?.sandbox ? [] : servers.map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
+  ];
+  return { choice, exec: exec.tool, warnings };
 }
 
 export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {
@@ -74,9 +103,13 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         }));
 
   const allowed = toolAllowed(agent.tools);
-  const builtins = builtinTools(env, clock).filter((t) => allowed(t.name));
+  const sandboxing = await sandboxFor(env, allowed);
+  if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
+  // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
+  for (const warning of sandboxing.warnings) log.warn(warning);
+  const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
-  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, secrets: parts.secrets, log }) : undefined;
+  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
@@ -148,6 +181,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
         ...(mcp ? { mcp: mcpReport(mcp) } : {}),
+        warnings: sandboxing.warnings.slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   await beat(true);
@@ -156,7 +190,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
 
   worker.start();
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
-  log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status() });
+  log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
   // The provider modules load after ready, so the first turn does not wait for them.
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
 

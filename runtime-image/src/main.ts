@@ -13,7 +13,7 @@ import { readRuntimeEnv, type RuntimeEnv } from './env.ts';
 import { checkOwnSecretId } from './secrets.ts';
 
 async function main(): Promise<void> {
-  const env = readRuntimeEnv(process.env);
+  const env = await readRuntimeEnv(process.env);
   const log = createLogger({ component: 'runtime', agentId: env.agentId });
   const exit = (code: number) => {
     log.info('exiting', { code });

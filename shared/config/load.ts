@@ -65,6 +65,15 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
         issues.push({ path: `${at}.model`, message: `model "${ref}" names provider "${provider}", which models.providers does not define` });
       }
     }
+    const exec = resolved.tools?.exec;
+    if (exec?.security === 'allowlist' && !exec.allowlist?.length) {
+      issues.push({ path: `${at}.tools.exec.allowlist`, message: 'needs at least one program when tools.exec.security is "allowlist" (here or in agents.defaults.tools.exec)' });
+    }
+    for (const [name, server] of Object.entries(agent.mcp?.servers ?? {})) {
+      if ('url' in server && server.sandbox) {
+        issues.push({ path: `${at}.mcp.servers.${name}.sandbox`, message: 'applies to stdio servers (command) only: a url server does not run here, so there is nothing to sandbox' });
+      }
+    }
     const { cpus, memoryMb } = resolved.runtime;
     if (cpus === undefined || memoryMb === undefined) {
       issues.push({ path: `${at}.runtime`, message: 'needs cpus and memoryMb (here or in agents.defaults.runtime)' });

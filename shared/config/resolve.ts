@@ -40,9 +40,21 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
     ...agent,
     model: model === undefined ? undefined : typeof model === 'string' ? { primary: model, fallbacks: [] } : { primary: model.primary, fallbacks: model.fallbacks ?? [] },
     runtime: { ...defaults.runtime, ...agent.runtime },
-    tools: agent.tools ?? defaults.tools,
+    tools: mergeToolPolicy(defaults.tools, agent.tools),
     heartbeat: agent.heartbeat ?? defaults.heartbeat,
   };
+}
+
+/**
+ * An agent's `tools` replaces the defaults' allow/deny lists as a whole (as before), but
+ * `tools.exec` merges key by key: an agent that only denies a tool keeps the defaults'
+ * exec sandbox and security settings rather than silently falling back to "full".
+ */
+function mergeToolPolicy(defaults: AgentConfig['tools'], own: AgentConfig['tools']): AgentConfig['tools'] {
+  const base = own ?? defaults;
+  const exec = defaults?.exec || own?.exec ? { ...defaults?.exec, ...own?.exec } : undefined;
+  if (!base && !exec) return undefined;
+  return { ...base, ...(exec ? { exec } : {}) };
 }
 
 /** Fargate's valid cpu/memory pairs; undefined when the pair is valid. */

@@ -44,9 +44,27 @@ const hostName = z
   .max(253)
   .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/, 'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)');
 
+/** A program exec may run under `security: "allowlist"`: a name found on the sandbox's PATH, or an absolute path. */
+const allowedProgram = z
+  .string()
+  .regex(/^(?:[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}|(?:\/[A-Za-z0-9_.+-]+)+)$/, 'must be a program name like "git" or an absolute path like "/usr/bin/git"')
+  .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." path segments');
+
+/** `tools.exec`: whether and how the agent may run commands (OpenClaw's tools.exec, plus the sandbox). */
+export const ExecPolicySchema = z.strictObject({
+  /** "required" (default): exec runs only inside a sandbox and is off where none is available; "off": unsandboxed, with a warning. */
+  sandbox: z.enum(['required', 'off']).optional(),
+  /** "full" (default): any shell command; "allowlist": only the programs in `allowlist`, no shell; "deny": no exec tool. */
+  security: z.enum(['deny', 'allowlist', 'full']).optional(),
+  allowlist: z.array(allowedProgram).optional(),
+  /** Whether sandboxed commands may use the network (default true). */
+  network: z.boolean().optional(),
+});
+
 const ToolPolicySchema = z.strictObject({
   allow: z.array(z.string().min(1)).optional(),
   deny: z.array(z.string().min(1)).optional(),
+  exec: ExecPolicySchema.optional(),
   web: z
     .strictObject({
       fetch: z
@@ -69,11 +87,15 @@ const McpServerSchema = z.union([
     args: z.array(z.string()).optional(),
     /** Environment variable → secret name; values come from this agent's secrets only. */
     env: z.record(z.string(), secretName).optional(),
+    /** Run the server in the sandbox exec uses (its own namespaces or tool uid, the workspace writable, the system read-only). */
+    sandbox: z.boolean().optional(),
   }),
   z.strictObject({
     url: z.url(),
     /** Header → secret name. */
     headers: z.record(z.string(), secretName).optional(),
+    /** Only `false` is valid: a url server runs elsewhere, so there is nothing to sandbox (checked with the config's other cross-checks). */
+    sandbox: z.boolean().optional(),
   }),
 ]);
 
@@ -226,6 +248,7 @@ export type FleetConfig = z.infer<typeof ConfigSchema>;
 export type FleetConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;
 export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
+export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type Binding = z.infer<typeof BindingSchema>;
 export type TelegramChannelConfig = z.infer<typeof TelegramChannelSchema>;

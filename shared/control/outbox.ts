@@ -84,7 +84,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     case 'typing':
       return sendTyping(envelope, sender, deps, reject);
     case 'heartbeat':
-      await deps.registry?.recordHeartbeat(sender, deps.clock.now(), envelope.version, envelope.mcp);
+      await deps.registry?.recordHeartbeat(sender, deps.clock.now(), envelope.version, envelope.mcp, envelope.warnings);
       return;
     case 'status':
       // Turns count as activity, so a busy agent is never hibernated mid-conversation.

@@ -26,6 +26,8 @@ export interface AgentSummary {
   lastHeartbeatAt: number | undefined;
   lastActivityAt: number | undefined;
   lastError: string | undefined;
+  /** What the runtime warned about at its last heartbeat (exec off for want of a sandbox, exec unsandboxed). */
+  warnings: string[];
   version: string | undefined;
   restarts: number | undefined;
   /** Undefined when the queues could not be read; `queueError` says why. */
@@ -55,7 +57,7 @@ export interface FleetView {
   where: 'aws' | 'local';
   now: number;
   agents: AgentSummary[];
-  totals: { agents: number; byState: Record<AgentState, number>; queued: number; deadLetters: number; pendingPairings: number; turns24h: number; errors24h: number };
+  totals: { agents: number; byState: Record<AgentState, number>; queued: number; deadLetters: number; pendingPairings: number; turns24h: number; errors24h: number; withWarnings: number };
   pairings: PairingView[];
   /** Local mode has a chat box per agent. */
   chat: boolean;

@@ -136,6 +136,8 @@ export const HeartbeatEnvelopeSchema = z.strictObject({
     .optional(),
   /** Announced on start: what this runtime offers (tool names, MCP servers). */
   capabilities: z.array(z.string().max(128)).max(512).optional(),
+  /** What the operator must know about this runtime now (exec off for want of a sandbox, exec unsandboxed); empty when all is well. */
+  warnings: z.array(z.string().max(500)).max(16).optional(),
 });
 
 export const AgentSendEnvelopeSchema = z.strictObject({

@@ -1,6 +1,7 @@
 // A poison message: one that kills the runtime every time it is worked on (here the model
 // has the agent run `kill -9 $PPID` — any message that crashes the process behaves the
-// same). Each crash returns it to the queue; on its last receive (the queue's
+// same; exec runs unsandboxed here, `tools.exec.sandbox: "off"`, because in its sandbox a
+// command can no longer reach the runtime at all). Each crash returns it to the queue; on its last receive (the queue's
 // maxReceiveCount) the runtime, restarted each time as ECS would, does not try again: it
 // tells the user and parks the message in its DLQ with the reason. Other sessions'
 // messages are answered exactly once meanwhile.
@@ -29,7 +30,12 @@ function supervise(): void {
 }
 
 beforeAll(async () => {
-  f = await startFaultFleet({ fleet: 'poison', senders: [POISONED, ...OTHERS], maxReceiveCount: MAX_RECEIVE_COUNT });
+  f = await startFaultFleet({
+    fleet: 'poison',
+    senders: [POISONED, ...OTHERS],
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+    edit: (raw) => (raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { exec: { sandbox: 'off' } }),
+  });
   f.model.setResponder((q) =>
     q.lastUserText === 'please run the cleanup'
       ? { toolCalls: [{ name: 'exec', arguments: { command: 'kill -9 $PPID' } }], delayMs: 1_000 }

@@ -238,6 +238,32 @@ describe('an agent stack', () => {
     });
   });
 
+  it('runs the runtime as root in its own container (to drop exec to tool uids) with the capabilities it does not need dropped', () => {
+    fran().hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [
+        Match.objectLike({
+          User: '0',
+          LinuxParameters: { Capabilities: { Drop: ['NET_RAW', 'MKNOD', 'SYS_CHROOT', 'AUDIT_WRITE', 'SETFCAP', 'NET_BIND_SERVICE', 'FSETID'] } },
+        }),
+      ],
+    });
+    const task = Object.values(fran().findResources('AWS::ECS::TaskDefinition'))[0]!;
+    const caps = task.Properties.ContainerDefinitions[0].LinuxParameters.Capabilities;
+    // What uid switching and killing need stays; nothing is added.
+    for (const kept of ['SETUID', 'SETGID', 'SETPCAP', 'KILL', 'CHOWN', 'FOWNER', 'DAC_OVERRIDE']) expect(caps.Drop).not.toContain(kept);
+    expect(caps.Add).toBeUndefined();
+  });
+
+  it('runs an operator’s own runtime.image as its USER says (without root and a tool uid pool, its exec stays off)', () => {
+    const config: FleetConfigInput = {
+      ...CONFIG,
+      agents: { ...CONFIG.agents, list: CONFIG.agents.list.map((a) => (a.id === 'fran' ? { ...a, runtime: { ...a.runtime, image: 'registry.example.com/my-runtime:1' } } : a)) },
+    };
+    const task = Object.values(synthFleet(config, {}, { nag: false }).template('demo-agent-fran').findResources('AWS::ECS::TaskDefinition'))[0]!;
+    expect(task.Properties.ContainerDefinitions[0].Image).toBe('registry.example.com/my-runtime:1');
+    expect(task.Properties.ContainerDefinitions[0].User).toBeUndefined();
+  });
+
   it('runs an always-on agent at 1 and a hibernating one at 0, with the circuit breaker, on Fargate or Fargate Spot', () => {
     const service = { DeploymentConfiguration: { DeploymentCircuitBreaker: { Enable: true, Rollback: true }, MinimumHealthyPercent: 0, MaximumPercent: 100 } };
     jerry().hasResourceProperties('AWS::ECS::Service', { ...service, ServiceName: 'agent-jerry', DesiredCount: 1, CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE', Weight: 1 }] });

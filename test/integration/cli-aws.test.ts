@@ -50,7 +50,7 @@ beforeAll(async () => {
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inbox, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'waiting-1' }));
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inboxDlq, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'parked-1' }));
   const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
-  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: registryAgentKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out' } }));
+  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: registryAgentKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
 });
 
 describe('clawfleet --aws', () => {
@@ -60,6 +60,8 @@ describe('clawfleet --aws', () => {
     expect(out).toMatch(/^jerry\s+awake\s+anthropic\/claude-sonnet-4-5\s+0\/0\s+0\s+3\ds ago\s+model timed out/m);
     expect(out).toMatch(/^ray\s+asleep\s+\S+\s+1\/0\s+1\s+—/m);
     expect(out).toContain('jerry: desired 1, running 1; registry: awake');
+    // What the runtime's last heartbeat warned about, from the registry item.
+    expect(out).toMatch(/^Warnings:\n {2}⚠ jerry: exec is off: no sandbox is available \(the tool uid pool does not work here\)$/m);
   });
 
   it('hibernates, wakes and restarts one agent’s ECS service only', async () => {

@@ -81,4 +81,13 @@ describe('wake and hibernate on AWS', () => {
     expect(actions.grif).toBe('woken');
     expect(await desiredCount('grif')).toBe(1);
   });
+
+  it('keeps the warnings a runtime’s heartbeat reports in the registry table, and clears them on an empty list', async () => {
+    await registry.recordHeartbeat('jerry', 1, '0.3.0', undefined, ['exec is off: no sandbox is available (the tool uid pool needs the runtime to run as root)']);
+    expect((await registry.get('jerry'))?.warnings).toEqual(['exec is off: no sandbox is available (the tool uid pool needs the runtime to run as root)']);
+    await registry.recordHeartbeat('jerry', 2, '0.3.0');
+    expect((await registry.get('jerry'))?.warnings).toHaveLength(1);
+    await registry.recordHeartbeat('jerry', 3, '0.3.0', undefined, []);
+    expect((await registry.get('jerry'))?.warnings).toEqual([]);
+  });
 });

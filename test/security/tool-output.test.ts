@@ -94,16 +94,20 @@ beforeAll(async () => {
     bindings: [],
     channels: { telegram: { accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
   });
-  const env = readRuntimeEnv({
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:9',
-    CLAWFLEET_RUNTIME_TOKEN: RUNTIME_TOKEN,
-    CLAWFLEET_WORKSPACE: workspace,
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_HEARTBEAT_SECONDS: '0',
-    CLAWFLEET_MODEL_RETRY_BASE_MS: '0',
-  });
+  // The runtime token arrives on the launcher's pipe (fd 3), as local/supervisor.ts passes it.
+  const env = await readRuntimeEnv(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:9',
+      CLAWFLEET_SECRETS_FD: '3',
+      CLAWFLEET_WORKSPACE: workspace,
+      CLAWFLEET_WAIT_SECONDS: '1',
+      CLAWFLEET_HEARTBEAT_SECONDS: '0',
+      CLAWFLEET_MODEL_RETRY_BASE_MS: '0',
+    },
+    async () => JSON.stringify({ token: RUNTIME_TOKEN, secrets: SECRETS }),
+  );
   runtime = await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: SECRETS, clock: systemClock, log: memoryLogger(), exit: () => {} });
 }, 60_000);
 

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import installBubblewrap from './bubblewrap-setup.ts';
 
 export const MINISTACK_VERSION = '1.5.33';
 
@@ -41,6 +42,8 @@ function log(message: string): void {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Runtimes these tests start run exec in bubblewrap: install it first (no root needed).
+  await installBubblewrap();
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.AWS_ACCESS_KEY_ID ??= 'test';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'test';

@@ -133,6 +133,21 @@ describe('dashboard read model and actions', () => {
     expect(nextRun({ kind: 'cron', expr: '*/15 * * * *' }, NOW).at).toBe(Date.parse('2026-03-02T10:15:00Z'));
   });
 
+  it('shows a runtime’s warnings on the overview (counted, in full on hover) and on the agent page, escaped', async () => {
+    const f = fixture();
+    const warning = 'exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) <script>';
+    await f.registry.recordHeartbeat('ray', NOW, '1.0.0', undefined, [warning]);
+    const view = await buildFleetView(f.sources);
+    expect(view.totals.withWarnings).toBe(1);
+    expect(view.agents.map((a) => [a.id, a.warnings])).toEqual([['jerry', []], ['ray', [warning]]]);
+    const overview = overviewFragment(view).text;
+    expect(overview).toContain('<strong>1</strong> agent with warnings');
+    expect(overview).toContain('title="exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;">⚠ 1 warning</a>');
+    const page = agentFragment(await buildAgentDetail('ray', f.sources)).text;
+    expect(page).toContain('<li class="warn">⚠ exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;</li>');
+    expect(page).not.toContain('<script>');
+  });
+
   it('escapes names from the config in the rendered overview', async () => {
     const html = overviewFragment(await buildFleetView(fixture().sources)).text;
     expect(html).toContain('Jerry &lt;b&gt;');

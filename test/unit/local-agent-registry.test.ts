@@ -51,6 +51,18 @@ describe.each(registries)('%s', (_name, make) => {
     expect(await r.get('fran')).toMatchObject({ state: 'asleep', lastHeartbeatAt: 5 });
   });
 
+  it('records the warnings a heartbeat reports: a later list replaces them, an empty one clears them, none keeps them', async () => {
+    const r = make();
+    await r.recordHeartbeat('fran', 1, '0.3.0', undefined, ['exec is off: no sandbox is available (bubblewrap (bwrap) is not installed)']);
+    expect((await r.get('fran'))?.warnings).toEqual(['exec is off: no sandbox is available (bubblewrap (bwrap) is not installed)']);
+    await r.recordHeartbeat('fran', 2, '0.3.0');
+    expect((await r.get('fran'))?.warnings).toHaveLength(1);
+    await r.recordHeartbeat('fran', 3, '0.3.0', undefined, ['exec runs UNSANDBOXED']);
+    expect((await r.get('fran'))?.warnings).toEqual(['exec runs UNSANDBOXED']);
+    await r.recordHeartbeat('fran', 4, '0.3.0', undefined, []);
+    expect((await r.get('fran'))?.warnings ?? []).toEqual([]);
+  });
+
   it('keeps the latest activity and the last error', async () => {
     const r = make();
     await r.recordActivity('fran', 10);

@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
-import { execTool } from '../../runtime-image/src/tools/exec-tool.ts';
+import { execTool, type ExecLimits } from '../../runtime-image/src/tools/exec-tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../runtime-image/src/tools/tool.ts';
 import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
 import { webFetchTool } from '../../runtime-image/src/tools/web-fetch.ts';
+import { livingWith, uniqueSleep } from '../support/processes.ts';
+import { bwrapSandbox } from '../support/sandbox.ts';
 
 const ws = () => mkdtempSync(join(tmpdir(), 'cf-tools-'));
 
@@ -73,49 +75,39 @@ describe('workspace file tools', () => {
   });
 });
 
-describe('exec', () => {
+describe('exec (in bubblewrap, as the runtime runs it where bwrap works)', () => {
+  /** exec in `dir`, sandboxed as the runtime would sandbox it there. */
+  const sandboxedExec = async (dir: string, limits?: ExecLimits) => execTool({ workspace: dir, sandbox: await bwrapSandbox(dir), limits });
+
   it('runs a command in the workspace and reports its output and exit code', async () => {
     const dir = ws();
     writeFileSync(join(dir, 'hello.txt'), 'hi\n');
-    expect(await call([execTool(dir)], 'exec', { command: 'cat hello.txt; echo err >&2' })).toEqual({ text: 'exit code 0\nhi\nerr\n', isError: false });
-    expect(await call([execTool(dir)], 'exec', { command: 'exit 3' })).toMatchObject({ text: expect.stringMatching(/^exit code 3/), isError: true });
+    expect(await call([await sandboxedExec(dir)], 'exec', { command: 'cat hello.txt; echo err >&2' })).toEqual({ text: 'exit code 0\nhi\nerr\n', isError: false });
+    expect(await call([await sandboxedExec(dir)], 'exec', { command: 'exit 3' })).toMatchObject({ text: expect.stringMatching(/^exit code 3/), isError: true });
   });
 
   it('kills the command and everything it started after the timeout', async () => {
     const dir = ws();
     const started = Date.now();
-    // The shell notes its pid, which is also its process group's id (the tool starts it detached).
-    const r = await call([execTool(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', { command: 'echo $$ > group.pid; (sleep 30; touch late.txt) & sleep 30' });
+    const marker = uniqueSleep(30);
+    const r = await call([await sandboxedExec(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', { command: `(sleep ${marker}; touch late.txt) & sleep ${marker}` });
     expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/^killed after 1 s/) });
     expect(Date.now() - started).toBeLessThan(5_000);
-    const group = Number(readFileSync(join(dir, 'group.pid'), 'utf8'));
-    // Nothing of that group is left running (a zombie waiting to be reaped is dead already).
-    // Looked up by group, not by name: another `sleep 30` on the machine is not ours.
-    const living = () =>
-      readdirSync('/proc')
-        .filter((d) => /^\d+$/.test(d))
-        .flatMap((d) => {
-          try {
-            const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-            const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-            return Number(pgrp) === group && state !== 'Z' ? [Number(d)] : [];
-          } catch {
-            return []; // gone while we looked
-          }
-        });
-    await expect.poll(living, { timeout: 2_000 }).toEqual([]);
+    // Seen from the host (the sandbox has a pid namespace of its own): nothing of the call
+    // is left running (a zombie waiting to be reaped is dead already).
+    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
     expect(existsSync(join(dir, 'late.txt'))).toBe(false);
   });
 
   it('caps the output it returns', async () => {
-    const r = await call([execTool(ws(), { defaultTimeoutSeconds: 5, maxTimeoutSeconds: 5, maxOutputBytes: 100 })], 'exec', { command: 'head -c 5000 /dev/zero | tr "\\0" a' });
+    const r = await call([await sandboxedExec(ws(), { defaultTimeoutSeconds: 5, maxTimeoutSeconds: 5, maxOutputBytes: 100 })], 'exec', { command: 'head -c 5000 /dev/zero | tr "\\0" a' });
     expect(r.text).toMatch(/^exit code 0\na{100}\n\[4900 more bytes of output cut\]$/);
   });
 
   it('does not pass the runtime’s environment (and its secrets) to the command', async () => {
     process.env.CLAWFLEET_SECRETS = '{"OPENAI_API_KEY":"sk-must-not-leak-0000"}';
     try {
-      const r = await call([execTool(ws())], 'exec', { command: 'env' });
+      const r = await call([await sandboxedExec(ws())], 'exec', { command: 'env' });
       expect(r.text).not.toContain('sk-must-not-leak');
       expect(r.text).not.toContain('CLAWFLEET');
     } finally {

@@ -2,12 +2,15 @@
 // environment its config names (values from this agent's own secrets), its tools offered
 // to the model as `<server>__<tool>`. A server that crashes is restarted with backoff;
 // meanwhile its tools answer with an error the model can read. stop() leaves no process.
+// A stdio server with `sandbox: true` runs in the runtime's sandbox, or not at all.
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
 import { errorFields, type Logger } from '../../../shared/log.ts';
+import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
+import { baseSandboxEnv } from '../sandbox/sandbox.ts';
 import type { AgentTool, ToolResult } from '../tools/tool.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
@@ -19,6 +22,8 @@ export interface McpHostOptions {
   workspace: string;
   secrets: Record<string, string>;
   log: Logger;
+  /** The sandbox servers with `sandbox: true` run in (or why there is none, and they stay down). */
+  sandbox?: SandboxChoice | undefined;
   /** First restart delay; doubles up to maxBackoffMs. */
   backoffMs?: number;
   maxBackoffMs?: number;
@@ -57,6 +62,13 @@ class McpServer {
   }
 
   async start(): Promise<void> {
+    if ('command' in this.config && this.config.sandbox && !this.opts.sandbox?.sandbox) {
+      // Fail closed, for good: no restart would find a sandbox that is not there.
+      this.state = 'down';
+      this.lastError = `not started: its config asks for a sandbox and none is available (${this.opts.sandbox?.unavailable ?? 'none was looked for'})`;
+      this.log.warn('MCP server not started', { reason: this.lastError });
+      return;
+    }
     this.state = 'starting';
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: 'clawfleet-runtime', version: '0.1.0' });
@@ -87,7 +99,11 @@ class McpServer {
   private async makeTransport(): Promise<Transport> {
     const secrets = this.opts.secrets;
     if ('command' in this.config) {
-      const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? this.opts.workspace, LANG: 'C.UTF-8' };
+      const sandbox = this.config.sandbox ? this.opts.sandbox?.sandbox : undefined;
+      // Sandboxed, HOME is the workspace (the real one is not there) and PATH the sandbox's.
+      const env: Record<string, string> = sandbox
+        ? baseSandboxEnv(this.opts.workspace, sandbox.path)
+        : { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: process.env.HOME ?? this.opts.workspace, LANG: 'C.UTF-8' };
       for (const [name, secret] of Object.entries(this.config.env ?? {})) env[name] = secrets[secret]!;
       return new ProcessGroupTransport({
         command: this.config.command,
@@ -95,6 +111,7 @@ class McpServer {
         env,
         cwd: this.opts.workspace,
         onStderr: (line) => this.log.info('MCP server stderr', { line }),
+        sandbox,
       });
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');

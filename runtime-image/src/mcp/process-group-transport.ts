@@ -1,11 +1,14 @@
 // MCP over stdio with the server in a process group of its own, so that stopping it (or
 // cleaning up after it crashed) kills everything it started — `npx` wrappers, shells,
 // grandchildren — not just the direct child. The stock StdioClientTransport signals only
-// the child, which is how orphaned MCP servers pile up.
+// the child, which is how orphaned MCP servers pile up. A server configured with
+// `sandbox: true` is launched through the runtime's sandbox, whose lease is released
+// (everything of the server killed) when it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Sandbox, SandboxLease } from '../sandbox/sandbox.ts';
 
 export interface ProcessGroupSpec {
   command: string;
@@ -13,6 +16,8 @@ export interface ProcessGroupSpec {
   env: Record<string, string>;
   cwd: string;
   onStderr?: (line: string) => void;
+  /** Runs the server inside this sandbox (the env is then all it gets, as for exec). */
+  sandbox?: Sandbox | undefined;
 }
 
 export class ProcessGroupTransport implements Transport {
@@ -22,6 +27,7 @@ export class ProcessGroupTransport implements Transport {
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer();
   private exited: Promise<void> = Promise.resolve();
+  private lease: SandboxLease | undefined;
 
   constructor(private readonly spec: ProcessGroupSpec) {}
 
@@ -30,9 +36,12 @@ export class ProcessGroupTransport implements Transport {
     return this.child?.pid;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    const lease = this.spec.sandbox ? await this.spec.sandbox.lease({ argv: [this.spec.command, ...this.spec.args], env: this.spec.env, network: true }) : undefined;
+    this.lease = lease;
+    const launch = lease?.launch ?? { file: this.spec.command, args: this.spec.args, env: this.spec.env, cwd: this.spec.cwd };
     return new Promise((resolve, reject) => {
-      const child = spawn(this.spec.command, this.spec.args, { cwd: this.spec.cwd, env: this.spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      const child = spawn(launch.file, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
       this.child = child;
       this.exited = new Promise((done) => child.once('exit', () => done()));
       child.once('error', (err) => {
@@ -42,7 +51,10 @@ export class ProcessGroupTransport implements Transport {
       child.once('spawn', () => resolve());
       // The leader is gone: whatever it left in its group goes too (a grandchild would
       // otherwise keep the pipes open and the server would never be seen as down).
-      child.once('exit', () => killGroup(child.pid, 'SIGKILL'));
+      child.once('exit', () => {
+        killGroup(child.pid, 'SIGKILL');
+        void lease?.release();
+      });
       child.once('close', () => {
         if (this.child === child) this.child = undefined;
         this.onclose?.();
@@ -88,6 +100,7 @@ export class ProcessGroupTransport implements Transport {
     await this.exited;
     clearTimeout(timer);
     killGroup(child.pid, 'SIGKILL');
+    await this.lease?.release();
   }
 }
 

@@ -58,16 +58,17 @@ export class DynamoAgentRegistry implements AgentRegistry {
     }
   }
 
-  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>): Promise<void> {
+  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>, warnings?: string[]): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: key(agentId),
         UpdateExpression:
           'SET lastHeartbeatAt = :now, version = :version, agentId = :agent, #state = if_not_exists(#state, :awake), stateChangedAt = if_not_exists(stateChangedAt, :now)' +
-          (mcp ? ', mcp = :mcp' : ''),
+          (mcp ? ', mcp = :mcp' : '') +
+          (warnings ? ', warnings = :warnings' : ''),
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake', ...(mcp ? { ':mcp': mcp } : {}) },
+        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake', ...(mcp ? { ':mcp': mcp } : {}), ...(warnings ? { ':warnings': warnings } : {}) },
       }),
     );
     // A heartbeat proves a starting agent is up; a sleeping one is on its way down and stays asleep.

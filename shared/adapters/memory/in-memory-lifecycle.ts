@@ -18,9 +18,9 @@ export class InMemoryAgentRegistry implements AgentRegistry {
     return true;
   }
 
-  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>) {
+  async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>, warnings?: string[]) {
     const r = this.records.get(agentId) ?? { agentId, state: 'awake' as const, stateChangedAt: now };
-    this.records.set(agentId, { ...r, lastHeartbeatAt: now, version, ...(mcp ? { mcp } : {}) });
+    this.records.set(agentId, { ...r, lastHeartbeatAt: now, version, ...(mcp ? { mcp } : {}), ...(warnings ? { warnings } : {}) });
     await this.transition(agentId, ['waking', 'restarting', 'unhealthy'], 'awake', now);
   }
 

@@ -12,6 +12,8 @@ const COLUMNS: Record<string, string> = {
   last_activity_at: 'INTEGER',
   version: 'TEXT',
   restarts: 'INTEGER',
+  /** The runtime's warnings at its last heartbeat, as a JSON list. */
+  warnings: 'TEXT',
 };
 
 interface Row {
@@ -22,6 +24,7 @@ interface Row {
   last_error: string | null;
   version: string | null;
   restarts: number | null;
+  warnings: string | null;
 }
 
 export class SqliteAgentRegistry implements AgentRegistry {
@@ -40,7 +43,7 @@ export class SqliteAgentRegistry implements AgentRegistry {
   /** The registry's record, synchronously (local mode reads it in one process). */
   record(agentId: string): AgentRecord | undefined {
     const row = this.db
-      .prepare('SELECT state, state_changed_at, last_heartbeat, last_activity_at, last_error, version, restarts FROM agent_status WHERE agent_id = ?')
+      .prepare('SELECT state, state_changed_at, last_heartbeat, last_activity_at, last_error, version, restarts, warnings FROM agent_status WHERE agent_id = ?')
       .get(agentId) as Row | undefined;
     if (!row) return undefined;
     // Activity or an error can be recorded before any state: such an agent was never started.
@@ -53,6 +56,7 @@ export class SqliteAgentRegistry implements AgentRegistry {
       lastError: row.last_error ?? undefined,
       version: row.version ?? undefined,
       restarts: row.restarts ?? undefined,
+      warnings: warningsOf(row.warnings),
     };
   }
 
@@ -76,14 +80,15 @@ export class SqliteAgentRegistry implements AgentRegistry {
     }).immediate();
   }
 
-  async recordHeartbeat(agentId: string, now: number, version: string): Promise<void> {
+  async recordHeartbeat(agentId: string, now: number, version: string, _mcp?: unknown, warnings?: string[]): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO agent_status (agent_id, last_heartbeat, version, state, state_changed_at) VALUES (?, ?, ?, 'awake', ?)
+        `INSERT INTO agent_status (agent_id, last_heartbeat, version, state, state_changed_at, warnings) VALUES (?, ?, ?, 'awake', ?, ?)
          ON CONFLICT (agent_id) DO UPDATE SET last_heartbeat = excluded.last_heartbeat, version = excluded.version,
-           state = coalesce(agent_status.state, 'awake'), state_changed_at = coalesce(agent_status.state_changed_at, excluded.state_changed_at)`,
+           state = coalesce(agent_status.state, 'awake'), state_changed_at = coalesce(agent_status.state_changed_at, excluded.state_changed_at),
+           warnings = coalesce(excluded.warnings, agent_status.warnings)`,
       )
-      .run(agentId, now, version, now);
+      .run(agentId, now, version, now, warnings ? JSON.stringify(warnings) : null);
     // A heartbeat proves a starting agent is up; a sleeping one is on its way down and stays asleep.
     await this.transition(agentId, ['waking', 'restarting', 'unhealthy'], 'awake', now);
   }
@@ -104,5 +109,16 @@ export class SqliteAgentRegistry implements AgentRegistry {
          ON CONFLICT (agent_id) DO UPDATE SET last_error = excluded.last_error, last_error_at = excluded.last_error_at`,
       )
       .run(agentId, error.slice(0, 2000), now);
+  }
+}
+
+/** The stored JSON list, or undefined for none or an unreadable value (never a reason to fail a read). */
+function warningsOf(json: string | null): string[] | undefined {
+  if (!json) return undefined;
+  try {
+    const list: unknown = JSON.parse(json);
+    return Array.isArray(list) ? list.filter((w): w is string => typeof w === 'string') : undefined;
+  } catch {
+    return undefined;
   }
 }

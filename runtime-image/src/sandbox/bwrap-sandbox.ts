@@ -1,0 +1,192 @@
+// The sandbox where bubblewrap works (local mode on Linux): each call gets namespaces of its
+// own (user, pid, ipc, uts, cgroup, and the network unless allowed) and a root that shows
+// the system read-only, the agent's workspace read-write and fresh /tmp, /proc and /dev —
+// no $HOME, no state directory, no other agent. The pid namespace dies when the command
+// exits (or bwrap is killed), so a `setsid` grandchild dies with it.
+import { accessSync, constants, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { firstLine, runShort } from './run-short.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+
+/** Shown read-only (a symlink is recreated as one): the system, never / as a whole. */
+export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+/** Files under /etc that hold credentials and that no tool needs: bound over with /dev/null (unreadable). */
+const ETC_SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
+const ETC_SECRET_DIRS = ['/etc/sudoers.d', '/etc/ssl/private'];
+
+/** Where the test harness puts a bubblewrap it installed (test/support/install-bubblewrap.ts), relative to this file in the repository. */
+export const HARNESS_BWRAP = fileURLToPath(new URL('../../../.cache/bubblewrap/bin/bwrap', import.meta.url));
+
+const isExecutable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** bubblewrap: the path the runtime was given, else `bwrap` on PATH, else the copy the test harness installed. */
+export function findBwrap(explicit: string | undefined, path = process.env.PATH ?? ''): string | undefined {
+  if (explicit) return isExecutable(explicit) ? explicit : undefined;
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, 'bwrap');
+    if (isExecutable(candidate)) return candidate;
+  }
+  return isExecutable(HARNESS_BWRAP) ? HARNESS_BWRAP : undefined;
+}
+
+export interface BwrapSetup {
+  bwrap: string;
+  workspace: string;
+  /** Paths never shown, even where they lie inside a system directory (the state directory, the secrets file). */
+  hide?: string[];
+  /** Defaults to SYSTEM_DIRS; tests pass their own. */
+  systemDirs?: string[];
+  /** Whether this bwrap has --disable-userns (0.8+): the sandbox cannot make user namespaces of its own. */
+  disableUserns?: boolean;
+}
+
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The mounts every call gets, worked out once from what exists on this machine. */
+export function sandboxMounts(setup: BwrapSetup): string[] {
+  const args: string[] = [];
+  const bound: string[] = [];
+  for (const dir of setup.systemDirs ?? SYSTEM_DIRS) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else if (st.isDirectory()) {
+      args.push('--ro-bind', dir, dir);
+      bound.push(dir);
+    }
+  }
+  const shown = (p: string) => bound.some((d) => inside(p, d));
+  // Node.js itself, when it is installed outside the system directories (nvm, a tarball):
+  // a sandboxed `node` or `npx` MCP server needs it. Its installation holds no secrets.
+  const nodePrefix = dirname(dirname(realOrUndefined(process.execPath) ?? process.execPath));
+  if (!shown(nodePrefix) && nodePrefix !== '/') args.push('--ro-bind', nodePrefix, nodePrefix);
+  // A resolv.conf that points elsewhere (systemd-resolved's /run/...) is shown where it points, or DNS fails.
+  const resolv = realOrUndefined('/etc/resolv.conf');
+  if (resolv && shown('/etc') && !shown(resolv)) args.push('--ro-bind', resolv, resolv);
+
+  const masks: string[] = [];
+  const mask = (path: string) => {
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink()) return; // a symlink's target is masked (or not shown) on its own
+    if (st.isDirectory()) args.push('--tmpfs', path);
+    else args.push('--ro-bind', '/dev/null', path);
+    masks.push(path);
+  };
+  if (shown('/etc')) {
+    for (const f of ETC_SECRET_FILES) mask(f);
+    for (const d of ETC_SECRET_DIRS) mask(d);
+    try {
+      for (const name of readdirSync('/etc/ssh')) if (/^ssh_host_.*_key$/.test(name)) mask(join('/etc/ssh', name));
+    } catch {
+      // no sshd here
+    }
+  }
+  // Never one of the system directories the sandbox needs itself (a fleet run from /usr).
+  const needed = bound.filter((d) => d !== '/opt');
+  for (const path of setup.hide ?? []) {
+    const real = realOrUndefined(path);
+    if (real && shown(real) && !masks.some((m) => inside(real, m)) && !needed.some((d) => inside(d, real))) mask(real);
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
+  args.push('--bind', setup.workspace, setup.workspace, '--chdir', setup.workspace);
+  // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
+  args.push('--remount-ro', '/');
+  return args;
+}
+
+/** bwrap's arguments for one call (everything but the environment, which bwrap passes on as it gets it). */
+export function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
+  return [
+    // Explicit --unshare-user: without a user namespace the call must fail, not run as us.
+    '--unshare-all',
+    '--unshare-user',
+    ...(request.network ? ['--share-net'] : []),
+    ...(setup.disableUserns ? ['--disable-userns'] : []),
+    '--die-with-parent',
+    '--new-session',
+    // When the runtime runs as root, bwrap would otherwise keep root's capabilities inside.
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
+    ...mounts,
+    '--',
+    ...request.argv,
+  ];
+}
+
+export class BwrapSandbox implements Sandbox {
+  readonly kind = 'bwrap' as const;
+  readonly isolatesNetwork = true;
+  // Node.js's installation is shown read-only wherever it is (sandboxMounts), so it is on the PATH too.
+  readonly path = withNodeOnPath(SANDBOX_PATH, dirname(realOrUndefined(process.execPath) ?? process.execPath));
+  readonly description: string;
+  private readonly mounts: string[];
+
+  constructor(private readonly setup: BwrapSetup) {
+    this.mounts = sandboxMounts(setup);
+    this.description = `bubblewrap (${setup.bwrap}): own namespaces, system read-only, workspace ${setup.workspace} writable`;
+  }
+
+  async lease(request: SandboxRequest): Promise<SandboxLease> {
+    // The environment reaches the command as bwrap's own (spawned with exactly this env),
+    // not as --setenv arguments: an MCP server's secret values would be in bwrap's command
+    // line, which every process of the host can read. So no --clearenv either.
+    return {
+      launch: { file: this.setup.bwrap, args: bwrapArgs(this.setup, this.mounts, request), env: request.env, cwd: this.setup.workspace },
+      // The command's pid namespace is gone once bwrap has exited: nothing is left to kill.
+      release: async () => {},
+    };
+  }
+}
+
+/**
+ * Finds out whether bubblewrap works here (unprivileged user namespaces may be off) by
+ * running `sh -c 'echo ok'` through exactly the arguments real calls get: first with
+ * --disable-userns, and without it on a bubblewrap older than 0.8 that does not know it.
+ * Returns the sandbox, or why not.
+ */
+export async function probeBwrap(bwrap: string, workspace: string, hide: string[]): Promise<{ sandbox: BwrapSandbox } | { unavailable: string }> {
+  let real: string;
+  try {
+    real = realpathSync(workspace);
+  } catch (err) {
+    return { unavailable: `bubblewrap cannot be set up: ${(err as Error).message}` };
+  }
+  let failure = '';
+  for (const disableUserns of [true, false]) {
+    const sandbox = new BwrapSandbox({ bwrap, workspace: real, hide, disableUserns });
+    const lease = await sandbox.lease({ argv: ['/bin/sh', '-c', 'echo ok'], env: baseSandboxEnv(real), network: false });
+    const run = await runShort(lease.launch.file, lease.launch.args, { env: lease.launch.env, cwd: lease.launch.cwd, timeoutMs: 10_000 });
+    if (run.failure) return { unavailable: `bubblewrap at ${bwrap} ${run.failure}` };
+    if (run.code === 0 && run.stdout.trim() === 'ok') return { sandbox };
+    failure = `exit ${run.code}: ${firstLine(run.stderr) || 'no output'}`;
+    if (!/disable-userns/.test(run.stderr)) break;
+  }
+  return { unavailable: `bubblewrap at ${bwrap} does not work here (${failure})` };
+}

@@ -1,0 +1,185 @@
+// Issue #12, "Why" 2: on AWS, exec ran as the runtime's own user, so the runtime's
+// /proc/<pid>/environ gave AWS_CONTAINER_CREDENTIALS_RELATIVE_URI — and one request to
+// 169.254.170.2 the task role's credentials. Here the runtime bundle runs as the image runs
+// it: `node dist/main.mjs` as root, the uid pool configured as the Dockerfile configures
+// it, the URI in its environment as ECS puts it there, against the emulator's queues and
+// secret. The agent's exec (dropped to a tool uid) tries every way to read the URI — its
+// parent's environ, every /proc/*/environ, the runtime's memory — and its own environment
+// has no AWS_* value; a `setsid` child it starts is gone when the call ends. The uid pool
+// needs root: elsewhere this is skipped, saying so in its name.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { processesOf } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
+import { awsTestEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { livingWith, uniqueSleep } from '../support/processes.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { SecretScan } from '../support/secret-scan.ts';
+import { writeFigures } from '../support/figures.ts';
+import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
+
+const ROOT = process.getuid?.() === 0;
+const TITLE = ROOT
+  ? 'the runtime as the container runs it (root, dropping exec to a tool uid)'
+  : 'the runtime as the container runs it — SKIPPED: these tests are not running as root, which dropping to the tool uids needs';
+/** This file's own tool uids (kill -1 as a uid reaches every process of it, so no other test shares them). */
+const UIDS = { first: 20101, last: 20104, gid: 20100 };
+const KEY = 'sk-test-container-fran-0123456789abcdef';
+const CREDENTIALS_URI = `/v2/credentials/${crypto.randomUUID()}`;
+const METADATA_URI = `http://169.254.170.2/v4/${crypto.randomUUID()}`;
+
+const aws = awsTestEnv();
+const sqs = new SQSClient(aws);
+let model: FakeModel;
+let fleet: ProvisionedFleet;
+let workspace: string;
+let runtime: RuntimeProcess | undefined;
+const figures: Record<string, unknown> = {};
+
+function responder(req: ModelRequest) {
+  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+  const last = messages.at(-1);
+  if (last?.role === 'tool') return { text: `RESULT\n${typeof last.content === 'string' ? last.content : JSON.stringify(last.content)}` };
+  const run = /^run: ([\s\S]+)$/.exec(req.lastUserText);
+  return run ? { toolCalls: [{ name: 'exec', arguments: { command: run[1], timeoutSeconds: 30 } }] } : { text: `echo: ${req.lastUserText}` };
+}
+
+let sent = 0;
+/** Sends `run: <command>` to fran's queue and returns the exec result its reply carries. */
+async function exec(command: string): Promise<string> {
+  const id = `ctr.${++sent}`;
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: fleet.queues.fran!.inbox,
+      MessageGroupId: 'agent:fran:main',
+      MessageDeduplicationId: id,
+      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `run: ${command}`, from: { channel: 'local' } }),
+    }),
+  );
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    let found: string | undefined;
+    for (const m of Messages) {
+      const e = JSON.parse(m.Body!) as { kind: string; inReplyTo?: string; text?: string };
+      if (e.kind === 'reply' && e.inReplyTo === id) found = e.text;
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, ReceiptHandle: m.ReceiptHandle! }));
+    }
+    if (found !== undefined) return found.replace(/^RESULT\n/, '');
+  }
+  throw new Error(`no reply to ${id}; runtime output:\n${runtime?.output().slice(-3000)}`);
+}
+
+describe.skipIf(!ROOT)(TITLE, () => {
+  beforeAll(async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cf-container-'));
+    // As in the image: the app and /workspace reachable by the tool uids.
+    chmodSync(root, 0o711);
+    const app = join(root, 'app');
+    execFileSync(process.execPath, ['runtime-image/build.mjs', join(app, 'dist')], { stdio: 'ignore' });
+    cpSync('runtime-image/templates', join(app, 'templates'), { recursive: true });
+    workspace = join(root, 'workspace');
+    model = await startModel({ apiKey: KEY, responder });
+    const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    example.fleet = 'ctr';
+    example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+    const config = parseConfig(example);
+    fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: KEY } } });
+    runtime = startRuntime(
+      {
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+        CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
+        CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
+        CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_WAIT_SECONDS: '1',
+        // What the Dockerfile sets: the uid pool, not bubblewrap.
+        CLAWFLEET_SANDBOX: 'uid-pool',
+        CLAWFLEET_TOOL_UIDS: `${UIDS.first}-${UIDS.last}`,
+        CLAWFLEET_TOOL_GID: String(UIDS.gid),
+        NODE_ENV: 'production',
+        // What ECS puts in every container's environment.
+        AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: CREDENTIALS_URI,
+        ECS_CONTAINER_METADATA_URI_V4: METADATA_URI,
+        AWS_ENDPOINT_URL: aws.endpoint,
+        AWS_REGION: aws.region,
+        AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+      },
+      [process.execPath, '--enable-source-maps', join(app, 'dist/main.mjs')],
+    );
+    await runtime.waitFor((l) => l.msg === 'ready', 30_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await runtime?.kill('SIGKILL');
+    await model?.close();
+  });
+
+  it('starts with the uid pool as its sandbox and exec on, warning about nothing', () => {
+    expect(runtime!.lines).toContainEqual(expect.objectContaining({ msg: 'sandbox for code the agent chooses', sandbox: expect.stringMatching(/^tool uids 20101–20104/) }));
+    expect(runtime!.lines).toContainEqual(expect.objectContaining({ msg: 'ready', sandbox: 'uid-pool' }));
+    expect(runtime!.lines.filter((l) => l.level === 'warn')).toEqual([]);
+  });
+
+  it('runs exec as a tool uid that cannot read the credentials URI from the runtime or anywhere, and has no AWS_* of its own', async () => {
+    // The probe is real: as root, the runtime's environ holds the URI.
+    expect(readFileSync(`/proc/${runtime!.child.pid}/environ`, 'utf8')).toContain(CREDENTIALS_URI);
+    const saw = await exec(
+      [
+        'echo "uid $(id -u) groups $(id -G)"',
+        `tr '\\0' '\\n' </proc/$PPID/environ`,
+        'cat /proc/1/environ',
+        'head -c 64 /proc/$PPID/mem',
+        'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" <"$f"; done',
+        'echo "== env"; env',
+      ]
+        .map((c) => `{ ${c}; } 2>&1`)
+        .join('\n'),
+    );
+    const uid = Number(/^uid (\d+) groups (\d+)$/m.exec(saw)?.[1]);
+    expect(uid).toBeGreaterThanOrEqual(UIDS.first);
+    expect(uid).toBeLessThanOrEqual(UIDS.last);
+    expect(saw).toMatch(/^uid \d+ groups 20100$/m);
+    expect(saw).not.toContain(CREDENTIALS_URI);
+    expect(saw).not.toContain(METADATA_URI);
+    expect(saw).not.toContain(KEY);
+    expect(saw).toMatch(new RegExp(`/proc/${runtime!.child.pid}/environ: Permission denied`));
+    expect(saw).toMatch(new RegExp(`/proc/${runtime!.child.pid}/mem'? for reading: Permission denied`));
+    const env = saw.slice(saw.indexOf('== env'));
+    expect(env).not.toMatch(/^(AWS|ECS)_/m);
+    expect(env).toMatch(/^HOME=.*workspace$/m);
+    Object.assign(figures, { toolUid: uid, refusedReads: (saw.match(/Permission denied/g) ?? []).length, credentialsUriSeen: saw.includes(CREDENTIALS_URI) });
+  });
+
+  it('keeps the workspace writable for the tool uid, and the runtime reads what it wrote', async () => {
+    const saw = await exec('echo from-the-tool > made-by-exec.txt && cat made-by-exec.txt');
+    expect(saw).toContain('from-the-tool');
+    expect(readFileSync(join(workspace, 'made-by-exec.txt'), 'utf8')).toBe('from-the-tool\n');
+    expect(statSync(join(workspace, 'made-by-exec.txt')).gid).toBe(UIDS.gid);
+  });
+
+  it('leaves nothing of the call running: a setsid child is killed with its uid', async () => {
+    const marker = uniqueSleep();
+    const saw = await exec(`setsid sh -c "sleep ${marker}" >/dev/null 2>&1 </dev/null & echo started`);
+    expect(saw).toContain('started');
+    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+    for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(processesOf(uid)).toEqual([]);
+    for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(existsSync(join('/tmp/clawfleet-tools', String(uid)))).toBe(false);
+  });
+
+  it('wrote no secret value and not the credentials URI into its own output', () => {
+    const scan = new SecretScan();
+    scan.addSecrets(KEY, CREDENTIALS_URI, METADATA_URI);
+    scan.addSource('runtime stdout and stderr', () => runtime!.output());
+    expectNoSecretsIn(scan, 'container-credentials');
+    writeFigures('container-credentials', { command: 'npx vitest run test/security/container-credentials.test.ts', ...figures });
+  });
+});

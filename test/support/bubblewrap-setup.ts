@@ -1,0 +1,14 @@
+/**
+ * Vitest globalSetup for projects whose tests run `exec` without the emulator (unit): makes
+ * sure bubblewrap is there (test/support/install-bubblewrap.ts). A machine where it cannot
+ * be installed is reported here once; the tests that need a sandbox then fail saying why.
+ */
+import { ensureBubblewrap } from './install-bubblewrap.ts';
+
+export default async function setup(): Promise<void> {
+  try {
+    await ensureBubblewrap((m) => process.stderr.write(`[bubblewrap] ${m}\n`));
+  } catch (err) {
+    process.stderr.write(`[bubblewrap] not available, sandboxed exec tests will fail: ${(err as Error).message}\n`);
+  }
+}

@@ -1,0 +1,10 @@
+// The sandbox unit tests run exec in: bubblewrap, as the harness installed it
+// (test/support/install-bubblewrap.ts). A machine without one fails the test saying why.
+import { chooseSandbox } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
+import type { Sandbox } from '../../runtime-image/src/sandbox/sandbox.ts';
+
+export async function bwrapSandbox(workspace: string, hide: string[] = []): Promise<Sandbox> {
+  const choice = await chooseSandbox({ mode: 'bwrap', hide }, workspace);
+  if (!choice.sandbox) throw new Error(`this test needs bubblewrap, which the test setup installs: ${choice.unavailable}`);
+  return choice.sandbox;
+}

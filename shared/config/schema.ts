@@ -2,6 +2,7 @@
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
 import { z } from 'zod';
+import { fleetNameProblem } from './names.ts';
 
 const id = z
   .string()
@@ -156,7 +157,10 @@ const HookMappingSchema = z.strictObject({
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   /** Names the fleet's AWS resources and secrets: clawfleet/<fleet>/... */
-  fleet: id,
+  fleet: id.superRefine((fleet, ctx) => {
+    const problem = fleetNameProblem(fleet);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   agents: z.strictObject({
     defaults: AgentDefaultsSchema.optional(),
     list: z.array(AgentSchema).min(1, 'needs at least one agent'),

@@ -56,6 +56,7 @@ export class AgentStack extends Stack {
     this.secret = new EmptySecret(this, 'Secret', {
       secretName: agentSecretName(fleet, agentId),
       description: `clawfleet ${fleet}: values of agent ${agentId} by name${agent.secrets?.length ? ` (${agent.secrets.join(', ')})` : ''}`,
+      rotation: 'agent',
     });
 
     const network = controlPlane.network;

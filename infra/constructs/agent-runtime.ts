@@ -2,7 +2,7 @@
 // Bedrock models, its own workspace — nothing else), its execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
 // from its runtime profile, the service (desired 0 or 1, circuit breaker), and alarms.
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -14,6 +14,7 @@ import { agentLogGroupName, agentServiceName, agentStackName } from '../../share
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
+import { acknowledge } from '../nag.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
@@ -95,10 +96,12 @@ export class AgentRuntime extends Construct {
     }
     for (const s of statements) this.taskRole.addToPolicy(s);
     for (const arn of modelArns.filter((a) => a.includes(':bedrock:*:'))) {
-      Validations.of(this.taskRole).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
-        reason: 'A cross-region inference profile routes to its model in any of its regions; the wildcard is the region of this one named foundation model.',
-      });
+      acknowledge(
+        this.taskRole,
+        'IAM5',
+        'A cross-region inference profile routes to its model in any of its regions; the wildcard is the region of this one named foundation model.',
+        `Resource::${arn.replace(stack.partition, '<AWS::Partition>')}`,
+      );
     }
 
     this.executionRole = new iam.Role(this, 'ExecutionRole', {
@@ -106,10 +109,12 @@ export class AgentRuntime extends Construct {
       description: `clawfleet ${fleet}: pulls the image and ships the logs of agent ${agentId}`,
     });
     if (props.image instanceof ecs.AssetImage) {
-      Validations.of(this.executionRole).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
-      });
+      acknowledge(
+        this.executionRole,
+        'IAM5',
+        'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
+        'Resource::*',
+      );
     }
 
     this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
@@ -151,10 +156,11 @@ export class AgentRuntime extends Construct {
       },
     });
     container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason: 'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
-    });
+    acknowledge(
+      this.taskDefinition,
+      'ECS2',
+      'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
+    );
 
     this.service = new ecs.FargateService(this, 'Service', {
       serviceName: agentServiceName(agentId),

@@ -124,7 +124,7 @@ export const GRANTS = {
 export type GrantName = keyof typeof GRANTS;
 
 /** How cdk-nag names a wildcard resource finding (AwsSolutions-IAM5) of a stack without a fixed env. */
-export const wildcardFinding = (resource: string) => `AwsSolutions::AwsSolutions-IAM5[Resource::${resource}]`;
+export const wildcardFinding = (resource: string) => `Resource::${resource}`;
 const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>:${rest}`;
 
 /**

@@ -3,7 +3,7 @@
 // it, with its own role holding only the grants it lists, its own log group, and alarms.
 // Adding a handler is one line in CONTROL_FUNCTIONS.
 import { join } from 'node:path';
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +16,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
+import { acknowledge } from '../nag.ts';
 import { GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -163,11 +164,11 @@ export class ControlFunctions extends Construct {
     const acknowledged = new Set<string>();
     for (const grant of spec.grants) {
       for (const { resource, reason } of GRANT_WILDCARDS[grant] ?? []) {
-        const id = wildcardFinding(resource(fleet));
+        const finding = wildcardFinding(resource(fleet));
         // Two grants may share a pattern (e.g. inbound queues, for depth and for sending): one reason is enough.
-        if (acknowledged.has(id)) continue;
-        acknowledged.add(id);
-        Validations.of(role).acknowledge({ id, reason });
+        if (acknowledged.has(finding)) continue;
+        acknowledged.add(finding);
+        acknowledge(role, 'IAM5', reason, finding);
       }
     }
 

@@ -3,11 +3,12 @@
 // in the dead-letter queue), that queue, and an alarm on it. Config schedules live in the
 // agent stacks and import the role and queue by export name; agents' own schedules are
 // made at run time by λ outbox, which may pass this role and no other.
-import { Aws, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledge } from '../nag.ts';
 
 /** A standard queue (Scheduler's dead-letter target cannot be FIFO), outside every agent queue pattern. */
 export const schedulesDlqName = (fleet: string) => `${fleet}-schedules-dlq`;
@@ -38,7 +39,7 @@ export class CronInvoker extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (of the fleet\'s cron schedules); its depth is alarmed.' });
+    acknowledge(this.deadLetters, 'SQS3', 'This queue is itself a dead-letter queue (of the fleet\'s cron schedules); its depth is alarmed.');
 
     this.role = new iam.Role(this, 'Role', {
       // Only this account's schedules may use it (the confused-deputy guard AWS recommends).

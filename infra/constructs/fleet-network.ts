@@ -2,7 +2,7 @@
 // SQS, Secrets Manager, Telegram and model APIs through an internet gateway, so there is
 // no NAT gateway to pay for), the ECS cluster, the runtimes' security group, and the
 // encrypted EFS file system that holds every agent's workspace behind its access point.
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { clusterName } from '../../shared/config/names.ts';
+import { acknowledge } from '../nag.ts';
 
 const VPC_CIDR = '10.0.0.0/16';
 
@@ -41,10 +42,7 @@ export class FleetNetwork extends Construct {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
       this.vpc.addFlowLog('FlowLog', { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: ec2.FlowLogTrafficType.REJECT });
     } else {
-      Validations.of(this.vpc).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-VPC7',
-        reason: 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.',
-      });
+      acknowledge(this.vpc, 'VPC7', 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.');
     }
 
     this.runtimeSecurityGroup = new ec2.SecurityGroup(this, 'RuntimeSecurityGroup', {
@@ -88,11 +86,11 @@ export class FleetNetwork extends Construct {
     // Fargate and Fargate Spot, set on the cluster itself rather than through the separate
     // association resource CDK would add (which the emulator lacks; AWS takes either).
     (this.cluster.node.defaultChild as ecs.CfnCluster).capacityProviders = ['FARGATE', 'FARGATE_SPOT'];
-    Validations.of(this.cluster).acknowledge({
-      id: 'AwsSolutions-ECS4',
-      reason:
-        'Container Insights bills ~11 custom metrics per service (~$3/agent/month), more than a hibernating agent costs; ' +
+    acknowledge(
+      this.cluster,
+      'ECS4',
+      'Container Insights bills ~11 custom metrics per service (~$3/agent/month), more than a hibernating agent costs; ' +
         'runtime restarts are alarmed from each runtime log group by a metric filter instead.',
-    });
+    );
   }
 }

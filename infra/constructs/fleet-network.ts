@@ -60,14 +60,27 @@ export class FleetNetwork extends Construct {
       lifecyclePolicy: efs.LifecyclePolicy.AFTER_30_DAYS,
       // Transcripts and memory outlive a teardown unless the user deletes them (docs/deploy.md).
       removalPolicy: RemovalPolicy.RETAIN,
-      allowAnonymousAccess: false,
+      // AWS Backup's daily backups of the whole file system, kept 35 days in the vault EFS
+      // makes for them (aws/efs/automatic-backup-vault), which outlives the stack. A file
+      // system made through the API has them off unless asked for (EFS User Guide, "Backing
+      // up EFS file systems"); restoring one agent's directory: docs/operations.md.
+      enableAutomaticBackups: true,
+      // Not what the name says: it only stops CDK from adding its own statement, which lets
+      // ClientWrite and ClientRootAccess to ANY principal that mounts through a mount target.
+      // Anonymous (non-IAM) clients are still refused: once a file-system policy is in
+      // effect, EFS's default allow-all policy is not, and this policy allows nobody. Each
+      // task role's own grant (ClientMount and ClientWrite through its own access point,
+      // agent-runtime.ts) is then the only way in; ClientRootAccess is granted to nobody.
+      allowAnonymousAccess: true,
     });
     // NFS from inside the VPC, which holds nothing but agent runtimes; who may mount what
     // is decided by IAM on each mount. (An inline CIDR rule, not a separate ingress
     // resource, which the emulator lacks.)
     this.fileSystem.connections.allowFrom(ec2.Peer.ipv4(VPC_CIDR), ec2.Port.tcp(2049), 'NFS from agent runtimes in this VPC');
-    // Clients must use TLS; who may mount which directory is decided by each task role's
-    // access-point condition (IAM authorization on the mount).
+    // Clients must use TLS; who may mount and write which directory is decided by each task
+    // role's access-point condition (IAM authorization on the mount). An allow in either the
+    // identity or this policy grants an action (EFS User Guide, "Using IAM to control access
+    // to file systems"), so this policy allows nothing.
     this.fileSystem.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'DenyInsecureTransport',

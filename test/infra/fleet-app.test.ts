@@ -182,7 +182,17 @@ describe('the control-plane stack', () => {
     cp().hasResource('AWS::EFS::FileSystem', {
       Properties: { Encrypted: true, FileSystemPolicy: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } },
       DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
     });
+  });
+
+  it('backs the workspaces up daily with AWS Backup (EFS automatic backups)', () => {
+    cp().hasResourceProperties('AWS::EFS::FileSystem', { BackupPolicy: { Status: 'ENABLED' } });
+  });
+
+  it('grants nothing in the file-system policy: it only denies clients without TLS', () => {
+    const [fs] = Object.values(cp().findResources('AWS::EFS::FileSystem'));
+    expect(fs!.Properties.FileSystemPolicy.Statement.map((st: { Effect: string }) => st.Effect)).toEqual(['Deny']);
   });
 
   it('has a schedule group, the health tick every minute, and alarms on function errors and webhook 5xx', () => {

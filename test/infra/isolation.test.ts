@@ -100,6 +100,21 @@ async function expectMatrix(p: Principal, checks: Check[]): Promise<void> {
   expect(checks.length).toBeGreaterThan(0);
 }
 
+const EFS_ACTIONS = ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess'];
+
+/**
+ * An NFS client's request as EFS evaluates it: every mount from a runtime comes through a
+ * mount target (AccessedViaMountTarget), over TLS, through an access point or none, with
+ * the file-system policy beside the identity policies.
+ */
+const nfs = (action: string, accessPoint: string | undefined, expected: Decision): Check => ({
+  action,
+  resource: fileSystem,
+  context: { 'elasticfilesystem:AccessedViaMountTarget': 'true', ...(accessPoint ? { 'elasticfilesystem:AccessPointArn': accessPoint } : {}) },
+  resourcePolicy: fileSystemPolicy,
+  expected,
+});
+
 const SQS_ACTIONS = ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:PurgeQueue'];
 const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Scan', 'dynamodb:Query'];
 
@@ -150,14 +165,13 @@ describe('each agent’s task role', () => {
         checks.push({ action, resource: r.inboxDlq, expected: mine && action === 'sqs:SendMessage' ? 'Allowed' : 'Denied' });
         checks.push({ action, resource: r.outboxDlq, expected: 'Denied' });
       }
-      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) {
-        checks.push({ action, resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': r.accessPoint }, resourcePolicy: fileSystemPolicy, expected: mine ? 'Allowed' : 'Denied' });
-      }
+      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) checks.push(nfs(action, r.accessPoint, mine ? 'Allowed' : 'Denied'));
+      // Root on the file system through any access point, its own included: nobody.
+      checks.push(nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'));
       if (MODELS[other]) checks.push({ action: 'bedrock:InvokeModel', resource: MODELS[other]!, expected: mine ? 'Allowed' : 'Denied' });
     }
-    checks.push({ action: 'elasticfilesystem:ClientRootAccess', resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': res[me]!.accessPoint }, resourcePolicy: fileSystemPolicy, expected: 'Denied' });
-    // Mounting the file system's root, outside any access point.
-    checks.push({ action: 'elasticfilesystem:ClientMount', resource: fileSystem, resourcePolicy: fileSystemPolicy, expected: 'Denied' });
+    // The file system's root, outside any access point.
+    for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
@@ -329,10 +343,26 @@ describe('each control-plane function’s role', () => {
     for (const name of fleet.stacks.controlPlane.functions.functions.keys()) {
       const checks: Check[] = AGENTS.flatMap((id) => [
         { action: 'secretsmanager:GetSecretValue', resource: res[id]!.secret, expected: 'Denied' as const },
-        { action: 'elasticfilesystem:ClientMount', resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': res[id]!.accessPoint }, resourcePolicy: fileSystemPolicy, expected: 'Denied' as const },
+        ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.accessPoint, 'Denied')),
       ]);
-      await expectMatrix(fn(name), checks);
+      await expectMatrix(fn(name), [...checks, ...EFS_ACTIONS.map((action) => nfs(action, undefined, 'Denied'))]);
     }
+  });
+});
+
+describe('the workspaces file system', () => {
+  it('lets a principal without an EFS grant of its own do nothing through a mount target, on any directory', async () => {
+    // What the file-system policy alone allows: any role in the account, or a client that
+    // mounts without IAM, gets this and no more. (CDK's default policy allowed ClientWrite
+    // and ClientRootAccess here to every principal.)
+    const stranger: Principal = { label: 'stranger', policies: [] };
+    await expectMatrix(stranger, [...AGENTS.flatMap((id) => EFS_ACTIONS.map((a) => nfs(a, res[id]!.accessPoint, 'Denied'))), ...EFS_ACTIONS.map((a) => nfs(a, undefined, 'Denied'))]);
+  });
+
+  it('refuses clients without TLS, whatever their identity policy allows', async () => {
+    const fran = principalOf('task-fran', fleet.stacks.agents.get('fran')!.runtime.taskRole);
+    const plain = { ...nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Denied'), context: { ...nfs('', res.fran!.accessPoint, 'Denied').context, 'aws:SecureTransport': 'false' } };
+    await expectMatrix(fran, [nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Allowed'), plain]);
   });
 });
 

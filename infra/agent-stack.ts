@@ -15,10 +15,10 @@ import { configSchedules } from '../shared/cron/config-schedules.ts';
 import type { FleetAppOptions } from './app-options.ts';
 import { AgentSchedules } from './constructs/agent-schedules.ts';
 import { cronDispatchArn } from './constructs/control-functions.ts';
-import { importCronInvoker } from './constructs/cron-invoker.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
+import { importSharedResources } from './constructs/shared-resources.ts';
 import type { ControlPlaneStack } from './control-plane-stack.ts';
 
 export interface AgentStackProps extends StackProps {
@@ -59,15 +59,17 @@ export class AgentStack extends Stack {
       rotation: 'agent',
     });
 
-    const network = controlPlane.network;
+    // By SSM parameter and by name, never by export: the control plane stays free to change.
+    const shared = importSharedResources(this, 'Shared', fleet);
     this.runtime = new AgentRuntime(this, 'Runtime', {
       config,
       agentId,
       queues: this.queues,
       secret: this.secret,
-      cluster: network.cluster,
-      securityGroup: network.runtimeSecurityGroup,
-      fileSystem: network.fileSystem,
+      cluster: shared.cluster,
+      subnets: shared.subnets,
+      securityGroup: shared.securityGroup,
+      fileSystem: shared.fileSystem,
       image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage,
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
@@ -85,7 +87,7 @@ export class AgentStack extends Stack {
     const schedules = configSchedules(config).filter((s) => s.trigger.agentId === agentId);
     this.schedules =
       schedules.length > 0
-        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), ...importCronInvoker(fleet) })
+        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), roleArn: shared.schedulerRoleArn(), deadLetterArn: shared.schedulesDeadLetterArn })
         : undefined;
 
     const out = (key: string, value: string, description: string) => new CfnOutput(this, key, { key, value, description });

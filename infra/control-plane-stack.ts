@@ -16,6 +16,7 @@ import { CronInvoker } from './constructs/cron-invoker.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { FleetNetwork } from './constructs/fleet-network.ts';
 import { FleetTables } from './constructs/fleet-tables.ts';
+import { SharedParameters } from './constructs/shared-resources.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -58,6 +59,8 @@ export class ControlPlaneStack extends Stack {
     // Cron jobs and heartbeats become schedules in this group, as do scheduled functions.
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'Schedules', { name: scheduleGroupName(fleet) });
     this.cronInvoker = new CronInvoker(this, 'CronInvoker', { fleet, functionArn: cronDispatchArn(this, fleet) });
+    // The agent stacks find the network, file system and scheduler role through these.
+    new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role });
 
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,

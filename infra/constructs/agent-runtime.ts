@@ -31,6 +31,8 @@ export interface AgentRuntimeProps {
   queues: AgentQueues;
   secret: EmptySecret;
   cluster: ecs.ICluster;
+  /** The public subnets the task runs in (it gets a public IP: no NAT gateway). */
+  subnets: ec2.ISubnet[];
   securityGroup: ec2.ISecurityGroup;
   fileSystem: efs.IFileSystem;
   image: ecs.ContainerImage;
@@ -169,7 +171,7 @@ export class AgentRuntime extends Construct {
       // Hibernating agents start at 0; the control plane wakes them (desired 0 → 1).
       desiredCount: agent.runtime.alwaysOn ? 1 : 0,
       assignPublicIp: true,
-      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      vpcSubnets: { subnets: props.subnets },
       securityGroups: [props.securityGroup],
       capacityProviderStrategies: [{ capacityProvider: agent.runtime.spot ? 'FARGATE_SPOT' : 'FARGATE', weight: 1 }],
       circuitBreaker: { rollback: true },

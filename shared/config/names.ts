@@ -77,3 +77,17 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+
+/**
+ * SSM parameters through which the control plane tells the agent stacks where the shared
+ * network, file system and scheduler role are. A weak reference: unlike a CloudFormation
+ * export, nothing stops the control plane from replacing what a parameter names.
+ */
+export const sharedParameterNames = (fleet: string) => ({
+  /** The public subnets runtimes run in (a StringList). */
+  subnetIds: `/clawfleet/${fleet}/network/subnet-ids`,
+  runtimeSecurityGroupId: `/clawfleet/${fleet}/network/runtime-security-group-id`,
+  fileSystemId: `/clawfleet/${fleet}/workspaces/file-system-id`,
+  /** The role EventBridge Scheduler invokes λ cron-dispatch with. */
+  schedulerRoleArn: `/clawfleet/${fleet}/cron/scheduler-role-arn`,
+});

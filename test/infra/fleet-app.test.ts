@@ -67,6 +67,13 @@ describe('the stacks', () => {
   });
 });
 
+/** The logical id of the template parameter CloudFormation fills from the SSM parameter `name`. */
+function ssmParameter(t: { toJSON(): Record<string, any> }, name: string): string {
+  const [id] = Object.entries<any>(t.toJSON().Parameters ?? {}).find(([, p]) => p.Default === name && String(p.Type).startsWith('AWS::SSM::Parameter::Value<')) ?? [];
+  if (!id) throw new Error(`the template reads no SSM parameter ${name}`);
+  return id;
+}
+
 function nagReport(synthed: SynthedFleet) {
   const report = JSON.parse(readFileSync(join(synthed.assembly.directory, 'validation-report.json'), 'utf8'));
   return report.pluginReports.find((r: { pluginName: string }) => r.pluginName === 'AwsSolutions');
@@ -163,11 +170,21 @@ describe('the control-plane stack', () => {
     expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
   });
 
-  it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed and exported for the agent stacks', () => {
+  it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed, the role published for the agent stacks', () => {
     cp().hasResourceProperties('AWS::SQS::Queue', { QueueName: 'demo-schedules-dlq', SqsManagedSseEnabled: true });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-schedules-dlq', MetricName: 'ApproximateNumberOfMessagesVisible' });
-    const exports = Object.values(cp().toJSON().Outputs).map((o: any) => o.Export?.Name);
-    expect(exports).toEqual(expect.arrayContaining(['demo-cron-invoker-role-arn', 'demo-schedules-dlq-arn']));
+    cp().hasResourceProperties('AWS::SSM::Parameter', { Name: '/clawfleet/demo/cron/scheduler-role-arn', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] } });
+  });
+
+  it('publishes the network, file system and scheduler role in SSM, and exports nothing', () => {
+    const params = Object.values(cp().findResources('AWS::SSM::Parameter')).map((r) => [r.Properties.Name, r.Properties.Type]);
+    expect(params.sort()).toEqual([
+      ['/clawfleet/demo/cron/scheduler-role-arn', 'String'],
+      ['/clawfleet/demo/network/runtime-security-group-id', 'String'],
+      ['/clawfleet/demo/network/subnet-ids', 'StringList'],
+      ['/clawfleet/demo/workspaces/file-system-id', 'String'],
+    ]);
+    for (const [name, t] of fleet.templates) expect(Object.values<any>(t.Outputs ?? {}).filter((o) => o.Export), name).toEqual([]);
   });
 
   it('has a public-subnet VPC with no NAT gateway, an ECS cluster with Fargate and Fargate Spot, and flow logs', () => {
@@ -215,6 +232,27 @@ describe('an agent stack', () => {
   const jerry = () => fleet.template('demo-agent-jerry');
   const fran = () => fleet.template('demo-agent-fran');
 
+  it('finds the control plane’s resources by SSM parameter and by name, never by a reference into its template', () => {
+    const controlPlaneIds = Object.keys(fleet.template('demo-control-plane').toJSON().Resources);
+    for (const [name, t] of fleet.templates) {
+      if (name === 'demo-control-plane') continue;
+      const text = JSON.stringify(t);
+      expect(text, name).not.toContain('Fn::ImportValue');
+      // Not one logical id of the control plane: replacing any of its resources leaves this template as it is.
+      expect(controlPlaneIds.filter((id) => text.includes(`"${id}"`)), name).toEqual([]);
+    }
+    const service = Object.values(fran().findResources('AWS::ECS::Service'))[0]!.Properties;
+    const subnets = ssmParameter(fran(), '/clawfleet/demo/network/subnet-ids');
+    expect(service.Cluster).toBe('clawfleet-demo');
+    expect(service.NetworkConfiguration.AwsvpcConfiguration).toEqual({
+      AssignPublicIp: 'ENABLED',
+      SecurityGroups: [{ Ref: ssmParameter(fran(), '/clawfleet/demo/network/runtime-security-group-id') }],
+      Subnets: [{ 'Fn::Select': [0, { Ref: subnets }] }, { 'Fn::Select': [1, { Ref: subnets }] }],
+    });
+    expect(fran().toJSON().Parameters[subnets].Type).toBe('AWS::SSM::Parameter::Value<List<String>>');
+    fran().hasResourceProperties('AWS::EFS::AccessPoint', { FileSystemId: { Ref: ssmParameter(fran(), '/clawfleet/demo/workspaces/file-system-id') } });
+  });
+
   it('has FIFO inbound and outbox queues named deterministically, each with a FIFO DLQ after maxReceiveCount', () => {
     const t = fran();
     for (const [queue, dlq] of [
@@ -251,10 +289,10 @@ describe('an agent stack', () => {
         FlexibleTimeWindow: { Mode: 'OFF' },
         Target: {
           Arn: { 'Fn::Join': ['', Match.arrayWith([':function:demo-cron-dispatch'])] },
-          RoleArn: { 'Fn::ImportValue': 'demo-cron-invoker-role-arn' },
+          RoleArn: { Ref: ssmParameter(fran(), '/clawfleet/demo/cron/scheduler-role-arn') },
           Input: scheduleInput(spec.trigger),
           RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 3600 },
-          DeadLetterConfig: { Arn: { 'Fn::ImportValue': 'demo-schedules-dlq-arn' } },
+          DeadLetterConfig: { Arn: { 'Fn::Join': ['', Match.arrayWith([':demo-schedules-dlq'])] } },
         },
       });
     }

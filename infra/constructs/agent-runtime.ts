@@ -1,7 +1,8 @@
 // One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
 // Bedrock models, its own workspace — nothing else), its execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
-// from its runtime profile, the service (desired 0 or 1, circuit breaker), and alarms.
+// from its runtime profile with the image's health check, the service (desired 0 or 1,
+// circuit breaker), and alarms.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -15,6 +16,7 @@ import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
+import { HEALTH_FILE, RUNTIME_HEALTH_CHECK } from '../runtime-health-check.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
@@ -142,6 +144,8 @@ export class AgentRuntime extends Construct {
       essential: true,
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
       stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
+      // The image's HEALTHCHECK, which ECS ignores: a hung runtime gets replaced.
+      healthCheck: RUNTIME_HEALTH_CHECK,
       // Names and this agent's own config slice only; secret values are read at start-up
       // from Secrets Manager by the runtime itself, never put into the task definition.
       environment: {
@@ -153,6 +157,8 @@ export class AgentRuntime extends Construct {
         CLAWFLEET_SECRET_ID: secret.secretName,
         CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
         CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
+        // Set here too, so an image of its own (runtime.image) keeps the health check working.
+        CLAWFLEET_HEALTH_FILE: HEALTH_FILE,
         // Its queue's redrive count: the last receive tells the user instead of retrying.
         CLAWFLEET_MAX_RECEIVE_COUNT: String(queues.maxReceiveCount),
       },

@@ -320,6 +320,26 @@ describe('an agent stack', () => {
     expect(JSON.stringify(env)).not.toMatch(/jerry|grif|ray/);
   });
 
+  it('carries the image’s HEALTHCHECK as the container health check, command and timing alike', () => {
+    // The Dockerfile's HEALTHCHECK: options, then a continued line with the exec-form CMD.
+    const dockerfile = readFileSync(new URL('../../runtime-image/Dockerfile', import.meta.url), 'utf8').replace(/\\\n\s*/g, ' ');
+    const m = /^HEALTHCHECK\s+((?:--[a-z-]+=\S+\s+)*)CMD\s+(\[.*\])\s*$/m.exec(dockerfile);
+    expect(m, 'a HEALTHCHECK with options and an exec-form CMD').not.toBeNull();
+    const opts = Object.fromEntries([...m![1]!.matchAll(/--([a-z-]+)=(\d+)s/g)].map(([, k, v]) => [k, Number(v)]));
+    const command = JSON.parse(m![2]!);
+    const [container] = Object.values(fran().findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.ContainerDefinitions;
+    expect(container.HealthCheck).toEqual({
+      Command: ['CMD', ...command],
+      Interval: opts.interval,
+      Timeout: opts.timeout,
+      StartPeriod: opts['start-period'],
+      Retries: Number(/--retries=(\d+)/.exec(m![1]!)![1]),
+    });
+    // The file it reads is named in the task's environment too, whatever the image sets.
+    expect(container.Environment).toEqual(expect.arrayContaining([{ Name: 'CLAWFLEET_HEALTH_FILE', Value: '/tmp/clawfleet-alive' }]));
+    expect(dockerfile).toContain('CLAWFLEET_HEALTH_FILE=/tmp/clawfleet-alive');
+  });
+
   it('mounts its own EFS access point with IAM authorization and encryption in transit', () => {
     fran().hasResourceProperties('AWS::EFS::AccessPoint', { RootDirectory: { Path: '/agents/fran' }, PosixUser: { Uid: '1000', Gid: '1000' } });
     fran().hasResourceProperties('AWS::ECS::TaskDefinition', {

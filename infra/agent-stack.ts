@@ -7,6 +7,7 @@ import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -26,8 +27,8 @@ export interface AgentStackProps extends StackProps {
   agentId: string;
   options: FleetAppOptions;
   controlPlane: ControlPlaneStack;
-  /** The runtime image shared by agents that do not name their own. */
-  defaultImage: ecs.ContainerImage;
+  /** The runtime image, for its architecture, of agents that do not name their own. */
+  defaultImage: (architecture: CpuArchitecture) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
 }
 
@@ -70,7 +71,7 @@ export class AgentStack extends Stack {
       subnets: shared.subnets,
       securityGroup: shared.securityGroup,
       fileSystem: shared.fileSystem,
-      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage,
+      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(runtimeArchitecture(agent.runtime)),
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
     });

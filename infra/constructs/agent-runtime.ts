@@ -11,6 +11,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentLogGroupName, agentServiceName, agentStackName } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
@@ -24,6 +25,7 @@ import type { EmptySecret } from './empty-secret.ts';
 export const WORKSPACE_PATH = '/workspace';
 /** The image's non-root user (node images: uid/gid 1000); owns the workspace directory. */
 const RUNTIME_UID = '1000';
+const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
 /** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
 const DRAIN_SECONDS = 25;
 
@@ -127,7 +129,8 @@ export class AgentRuntime extends Construct {
       memoryLimitMiB: memoryMb,
       taskRole: this.taskRole,
       executionRole: this.executionRole,
-      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      // Graviton unless the agent says otherwise; the image asset is built for the same platform.
+      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[runtimeArchitecture(agent.runtime)], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
       volumes: [
         {
           name: 'workspace',

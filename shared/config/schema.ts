@@ -30,6 +30,8 @@ export const RuntimeProfileSchema = z.strictObject({
   idleTimeoutMinutes: z.number().int().min(1).max(10_080).optional(),
   /** Run on Fargate Spot (cheaper; may be interrupted — the queue keeps the work). */
   spot: z.boolean().optional(),
+  /** The CPU the task runs on: arm64 (Graviton, the default) or x86_64 (the default with spot). */
+  architecture: z.enum(['arm64', 'x86_64']).optional(),
 });
 
 const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');

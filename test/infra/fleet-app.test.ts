@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validations, type App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
@@ -13,12 +14,20 @@ import { ConfigError } from '../../shared/errors.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example, with ray on Spot, fran beating every 30 minutes and a weekday job, and hooks. */
+/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes and a weekday job, and hooks. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   agents: {
     ...EXAMPLE_CONFIG.agents,
-    list: EXAMPLE_CONFIG.agents.list.map((a) => (a.id === 'ray' ? { ...a, runtime: { spot: true } } : a.id === 'fran' ? { ...a, heartbeat: { every: '30m' } } : a)),
+    list: EXAMPLE_CONFIG.agents.list.map((a) =>
+      a.id === 'ray'
+        ? { ...a, runtime: { spot: true } }
+        : a.id === 'fran'
+          ? { ...a, heartbeat: { every: '30m' } }
+          : a.id === 'grif'
+            ? { ...a, runtime: { architecture: 'x86_64' as const } }
+            : a,
+    ),
   },
   cron: { jobs: [{ id: 'standup', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'plan the day' } }] },
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
@@ -338,6 +347,30 @@ describe('an agent stack', () => {
     // The file it reads is named in the task's environment too, whatever the image sets.
     expect(container.Environment).toEqual(expect.arrayContaining([{ Name: 'CLAWFLEET_HEALTH_FILE', Value: '/tmp/clawfleet-alive' }]));
     expect(dockerfile).toContain('CLAWFLEET_HEALTH_FILE=/tmp/clawfleet-alive');
+  });
+
+  it('runs on Graviton unless the agent names x86_64, or is on Spot and names nothing', () => {
+    const platform = (id: string) => Object.values(fleet.template(`demo-agent-${id}`).findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.RuntimePlatform;
+    expect(platform('jerry')).toEqual({ CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('fran')).toEqual({ CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('grif')).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('ray')).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
+  });
+
+  it('builds the runtime image once per architecture in use, for that platform', () => {
+    const built = synthFleet(CONFIG, { runtimeImage: undefined }, { nag: false });
+    // The asset manifest beside each stack lists the images `cdk deploy` builds and pushes.
+    const images = (id: string) => {
+      const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
+      return Object.entries(manifest.contents.dockerImages ?? {}).map(([hash, image]) => ({ id: hash, platform: image.source.platform }));
+    };
+    const [jerry] = images('jerry');
+    expect(jerry!.platform).toBe('linux/arm64');
+    expect(images('fran')).toEqual([jerry]);
+    const [grif] = images('grif');
+    expect(grif!.platform).toBe('linux/amd64');
+    expect(grif!.id).not.toBe(jerry!.id);
+    expect(images('ray')).toEqual([grif]);
   });
 
   it('mounts its own EFS access point with IAM authorization and encryption in transit', () => {

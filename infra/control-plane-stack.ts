@@ -77,6 +77,7 @@ export class ControlPlaneStack extends Stack {
         schedulesDeadLetterArn: this.cronInvoker.deadLetters.queueArn,
       },
       logRetention,
+      reservedConcurrency: options.reservedConcurrency,
       ...(props.functions ? { specs: props.functions } : {}),
     });
 

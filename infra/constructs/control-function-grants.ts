@@ -8,7 +8,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { EmptySecret } from './empty-secret.ts';
-import { clusterName, namePatterns, scheduleGroupName } from '../../shared/config/names.ts';
+import { clusterName, functionName, namePatterns, scheduleGroupName } from '../../shared/config/names.ts';
 import type { TableRole } from './fleet-tables.ts';
 
 export interface GrantContext {
@@ -71,13 +71,19 @@ export const GRANTS = {
   logRelays: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'PutItem']),
   /** A day of an agent's 15-minute metric buckets, by key. */
   readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
-  /** Wake, hibernate and restart agents: desired count 0 ↔ 1 (and force a new deployment) on the fleet's agent services. */
-  wakeAgents: (ctx: GrantContext) => [
+  /**
+   * ECS power, held by λ compute alone: desired count 0 ↔ 1 (and force a new deployment)
+   * on the fleet's agent services. UpdateService could change far more (task definition,
+   * network, ECS Exec), so no function reachable from a public URL holds it.
+   */
+  holdAgentCompute: (ctx: GrantContext) => [
     new iam.PolicyStatement({
       actions: ['ecs:UpdateService'],
       resources: [ctx.stack.formatArn({ service: 'ecs', resource: 'service', resourceName: `${clusterName(ctx.fleet)}/agent-*` })],
     }),
   ],
+  /** Wake, hibernate and restart agents by asking λ compute (an asynchronous invocation of that one function). */
+  askAgentCompute: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [computeFunctionArn(ctx.stack, ctx.fleet)] })],
   /** How much work waits for an agent (hibernate decisions, waking an agent with work). */
   readInboxDepths: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues)] }),
@@ -123,6 +129,15 @@ export const GRANTS = {
 
 export type GrantName = keyof typeof GRANTS;
 
+/** λ compute's ARN, from its deterministic name: what the askers may invoke, and only that. */
+export const computeFunctionArn = (stack: Stack, fleet: string) =>
+  stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'compute'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+
+/** What a function holding a grant is told about where to use it (its environment). */
+export const GRANT_ENVIRONMENT: Partial<Record<GrantName, (ctx: GrantContext) => Record<string, string>>> = {
+  askAgentCompute: (ctx) => ({ CLAWFLEET_COMPUTE_FUNCTION: functionName(ctx.fleet, 'compute') }),
+};
+
 /** How cdk-nag names a wildcard resource finding (AwsSolutions-IAM5) of a stack without a fixed env. */
 export const wildcardFinding = (resource: string) => `Resource::${resource}`;
 const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>:${rest}`;
@@ -166,10 +181,12 @@ export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: stri
       reason: 'A rejected envelope is parked in the DLQ of the outbox it came from, which can be any agent\'s.',
     },
   ],
-  wakeAgents: [
+  holdAgentCompute: [
     {
       resource: (fleet) => inRegion('ecs', `service/${clusterName(fleet)}/agent-*`),
-      reason: 'Waking and hibernating any agent of this fleet: its agent services in its own cluster, matched by deterministic name so agents come and go without rewriting this role.',
+      reason:
+        'The compute function, the one holder of ECS power, sets the desired count of any agent of this fleet: its agent services in its own cluster, ' +
+        'matched by deterministic name so agents come and go without rewriting this role. It is invoked only by the fleet\'s own functions, never by a URL.',
     },
   ],
   manageAgentSchedules: [

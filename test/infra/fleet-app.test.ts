@@ -32,7 +32,7 @@ const CONFIG: FleetConfigInput = {
   cron: { jobs: [{ id: 'standup', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'plan the day' } }] },
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
 };
-const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard'];
+const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard', 'compute'];
 
 let fleet: SynthedFleet;
 beforeAll(() => {
@@ -168,6 +168,48 @@ describe('the control-plane stack', () => {
       ]),
     );
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-outbox-OutboxRejected', MetricName: 'OutboxRejected', Threshold: 1 });
+  });
+
+  it('has compute, the one holder of ECS power, invoked asynchronously: retried twice, dropped after 10 minutes, failures to its own alarmed DLQ', () => {
+    const [dlqId] = Object.keys(cp().findResources('AWS::SQS::Queue', { Properties: { QueueName: 'demo-compute-dlq' } }));
+    expect(dlqId).toBeDefined();
+    cp().hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsComputeFunction') },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+    });
+    cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-compute-dlq', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }] });
+  });
+
+  it('tells every function that wakes agents to ask compute, and compute itself nothing of the kind', () => {
+    const env = (name: string) => Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: `demo-${name}` } }))[0]!.Properties.Environment?.Variables ?? {};
+    for (const name of ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard']) expect(env(name).CLAWFLEET_COMPUTE_FUNCTION, name).toBe('demo-compute');
+    expect(env('compute').CLAWFLEET_COMPUTE_FUNCTION).toBeUndefined();
+  });
+
+  it('reserves concurrency for the public functions, capping a flood, and one for compute; the rest share the account’s pool', () => {
+    const reserved = Object.fromEntries(
+      Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: Match.stringLikeRegexp('^demo-') } })).map((f) => [f.Properties.FunctionName, f.Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual({
+      'demo-telegram-webhook': 10,
+      'demo-hooks': 5,
+      'demo-dashboard': 5,
+      'demo-compute': 1,
+      'demo-outbox': undefined,
+      'demo-cron-dispatch': undefined,
+      'demo-health': undefined,
+    });
+    for (const name of ['telegram-webhook', 'hooks', 'dashboard']) cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
+  });
+
+  it('reserves none with reservedConcurrency=false, for accounts whose quota leaves nothing to reserve', () => {
+    const small = synthFleet(CONFIG, { reservedConcurrency: 'false' }, { nag: false }).template('demo-control-plane');
+    for (const f of Object.values(small.findResources('AWS::Lambda::Function'))) expect(f.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(Object.keys(small.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } }))).toEqual([]);
+    expect(() => synthFleet(EXAMPLE_CONFIG, { reservedConcurrency: 'sometimes' }, { nag: false })).toThrow(/context.reservedConcurrency/);
   });
 
   it('tells the outbox which function and role agents’ own schedules use', () => {

@@ -51,6 +51,7 @@ let hooksSecret: string;
 let dashboardSecret: string;
 let schedulerRole: string;
 let schedulesDlq: string;
+let computeDlq: string;
 let fileSystem: string;
 let fileSystemPolicy: unknown;
 
@@ -145,6 +146,7 @@ beforeAll(() => {
   dashboardSecret = resolveIn(cp, cp.resolve(cp.dashboardSecret.secretArn));
   schedulerRole = resolveIn(cp, cp.resolve(cp.cronInvoker.role.roleArn));
   schedulesDlq = resolveIn(cp, cp.resolve(cp.cronInvoker.deadLetters.queueArn));
+  computeDlq = `arn:aws:sqs:us-east-1:${ACCOUNT}:demo-compute-dlq`;
   fileSystem = resolveIn(cp, cp.resolve(cp.network.fileSystem.fileSystemArn));
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
 });
@@ -215,7 +217,7 @@ const otherFleetDenied = (): Check[] => [
 type Probe = Omit<Check, 'expected'> & {
   kind:
     | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
-    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq';
+    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq';
   /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
   name?: string;
   agent?: string;
@@ -239,8 +241,11 @@ function controlPlaneOnly(): Probe[] {
     probes.push({ kind: 'passRole', name: 'scheduler', action: 'iam:PassRole', resource: schedulerRole, context: { 'iam:PassedToService': service } });
   }
   probes.push({ kind: 'passRole', name: 'other', action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/demo-agent-fran-RuntimeTaskRole`, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
-  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook', 'compute']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  // A version or alias of λ compute is another resource: asking is for the function itself only.
+  probes.push({ kind: 'invoke', name: 'compute:alias', action: 'lambda:InvokeFunction', resource: `${lambdaArn('compute')}:live` });
   for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'schedulesDlq', action, resource: schedulesDlq });
+  for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'computeDlq', action, resource: computeDlq });
   return probes;
 }
 
@@ -265,7 +270,8 @@ type Rule = (p: Probe) => boolean;
 const sqs = (kind: Probe['kind'], ...actions: string[]): Rule => (p) => p.kind === kind && actions.includes(p.action.replace('sqs:', ''));
 const table = (name: string, ...actions: string[]): Rule => (p) => p.kind === 'table' && p.name === name && actions.includes(p.action.replace('dynamodb:', ''));
 const secret = (name: string): Rule => (p) => p.kind === 'controlSecret' && p.name === name && p.action === 'secretsmanager:GetSecretValue';
-const wake: Rule = (p) => p.kind === 'service' && p.action === 'ecs:UpdateService';
+/** Waking, hibernating, restarting: asking λ compute, the one holder of ECS power. */
+const wake: Rule = (p) => p.kind === 'invoke' && p.name === 'compute';
 const any = (...rules: Rule[]): Rule => (p) => rules.some((r) => r(p));
 
 async function expectOnly(principal: Principal, allowed: Rule): Promise<void> {
@@ -279,8 +285,27 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('deploys the six handlers, one role each', () => {
-    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+  it('deploys the seven handlers, one role each', () => {
+    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['compute', 'cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+  });
+
+  it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {
+    await expectOnly(fn('compute'), any((p) => p.kind === 'service' && p.action === 'ecs:UpdateService', table('registry', 'GetItem'), (p) => p.kind === 'computeDlq' && p.action === 'sqs:SendMessage'));
+  });
+
+  it('only compute may call ecs:UpdateService: no other function, role of the scheduler or of any agent', async () => {
+    const cp = fleet.stacks.controlPlane;
+    const principals = [
+      ...[...cp.functions.functions.keys()].map((name) => fn(name)),
+      principalOf('scheduler', cp.cronInvoker.role),
+      ...AGENTS.flatMap((id) => [principalOf(`task-${id}`, fleet.stacks.agents.get(id)!.runtime.taskRole), principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole)]),
+    ];
+    const holders: string[] = [];
+    for (const p of principals) {
+      const decisions = await Promise.all(AGENTS.map((id) => decide(p, 'ecs:UpdateService', `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${id}`)));
+      if (decisions.some((d) => d === 'Allowed')) holders.push(p.label);
+    }
+    expect(holders).toEqual(['fn-compute']);
   });
 
   it('telegram-webhook reads the bot tokens, admits, pairs and records, queues into and wakes any agent — nothing else', async () => {

@@ -399,8 +399,15 @@ describe('an agent stack', () => {
     expect(platform('ray')).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
   });
 
-  it('builds the runtime image once per architecture in use, for that platform', () => {
-    const built = synthFleet(CONFIG, { runtimeImage: undefined }, { nag: false });
+  it('builds the runtime image once per architecture in use, for that platform, and passes cdk-nag that way too', () => {
+    const built = synthFleet(CONFIG, { runtimeImage: undefined });
+    // The image asset gives each execution role an ECR login (Resource::*): acknowledged, and reported.
+    const nag = nagReport(built);
+    expect(nag.violations).toEqual([]);
+    const reported = new Set(nag.suppressedViolations.map((v: { acknowledgedAt: string; acknowledgedId: string }) => `${v.acknowledgedAt} ${v.acknowledgedId}`));
+    const made = acknowledgements(built.app).map((a) => `${a.path} ${a.id}`);
+    expect(made.filter((a) => !reported.has(a))).toEqual([]);
+    expect(made.filter((a) => a.includes('/Runtime/ExecutionRole '))).toHaveLength(4);
     // The asset manifest beside each stack lists the images `cdk deploy` builds and pushes.
     const images = (id: string) => {
       const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;

@@ -12,6 +12,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { clusterName, sharedParameterNames } from '../../shared/config/names.ts';
+import { ClawfleetError } from '../../shared/errors.ts';
 import { schedulesDlqName } from './cron-invoker.ts';
 import type { FleetNetwork } from './fleet-network.ts';
 
@@ -30,7 +31,7 @@ export class SharedParameters extends Construct {
     super(scope, id);
     const names = sharedParameterNames(props.fleet);
     const subnets = props.network.vpc.publicSubnets;
-    if (subnets.length !== RUNTIME_SUBNETS) throw new Error(`the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${RUNTIME_SUBNETS}`);
+    if (subnets.length !== RUNTIME_SUBNETS) throw new ClawfleetError('INFRA_INCOMPLETE', `the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${RUNTIME_SUBNETS}`);
     const param = (cid: string, parameterName: string, stringValue: string, description: string) =>
       new ssm.StringParameter(this, cid, { parameterName, stringValue, description: `clawfleet ${props.fleet}: ${description}` });
     new ssm.StringListParameter(this, 'SubnetIds', {
@@ -65,7 +66,7 @@ export function importSharedResources(scope: Construct, id: string, fleet: strin
   // Should code ever render it, the synth fails here instead of guessing one.
   const vpcId = Lazy.string({
     produce: () => {
-      throw new Error('the agent stacks do not know the fleet VPC\'s id (they are given its subnets); publish it as a shared parameter first');
+      throw new ClawfleetError('INFRA_INCOMPLETE', 'the agent stacks do not know the fleet VPC\'s id (they are given its subnets); publish it as a shared parameter first');
     },
   });
   const availabilityZones = Array.from({ length: RUNTIME_SUBNETS }, (_, i) => Fn.select(i, Fn.getAzs()));

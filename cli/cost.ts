@@ -1,17 +1,19 @@
 // `clawfleet cost`: a monthly estimate for the fleet in the config — compute per agent
-// (Fargate or Spot, hibernating or always on), plus the control plane's Lambda, SQS,
-// DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
+// (Fargate or Spot, Graviton or x86, hibernating or always on), plus the control plane's
+// Lambda, SQS, DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
+import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
 import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
-import { HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
 
 const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2]
 
 Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total:
-  compute  each agent's Fargate size, on-demand vs Spot, always on vs hibernating (awake
+  compute  each agent's Fargate size on its CPU architecture (arm64 unless it says x86_64),
+           on-demand vs Spot, always on vs hibernating (awake
            only --awake-hours-per-day, its idle timeout included; alwaysOn agents never sleep)
   control  Lambda (webhook, outbox, health each minute), SQS FIFO requests (long polls of
            awake runtimes included), DynamoDB requests, Secrets Manager (one secret per agent
@@ -24,7 +26,17 @@ Assumptions are per agent and printed; prices and their date are printed too.
 const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
 
 export interface CostEstimate {
-  agents: { id: string; cpus: number; memoryGb: number; hibernates: boolean; spot: boolean; onDemandAlwaysOn: number; spotAlwaysOn: number; configured: number }[];
+  agents: {
+    id: string;
+    cpus: number;
+    memoryGb: number;
+    architecture: CpuArchitecture;
+    hibernates: boolean;
+    spot: boolean;
+    onDemandAlwaysOn: number;
+    spotAlwaysOn: number;
+    configured: number;
+  }[];
   lambda: number;
   sqs: number;
   dynamo: number;
@@ -45,14 +57,19 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     const r = resolveAgent(config, a.id).runtime;
     const cpus = r.cpus ?? 0.25;
     const memoryGb = (r.memoryMb ?? 512) / 1024;
-    const onDemandHour = cpus * P.fargateVcpuHour + memoryGb * P.fargateGbHour;
-    const spotHour = cpus * P.fargateSpotVcpuHour + memoryGb * P.fargateSpotGbHour;
+    const architecture = runtimeArchitecture(r);
+    const onDemand = FARGATE_PRICES[architecture];
+    // On Spot, priced on the architecture it would have there (x86_64 unless it names one).
+    const spot = FARGATE_PRICES[runtimeArchitecture({ ...r, spot: true })];
+    const onDemandHour = cpus * onDemand.vcpuHour + memoryGb * onDemand.gbHour;
+    const spotHour = cpus * spot.spotVcpuHour + memoryGb * spot.spotGbHour;
     const hibernates = !r.alwaysOn;
     const hours = hibernates ? Math.min(24, awakeHoursPerDay) * days : HOURS_PER_MONTH;
     return {
       id: a.id,
       cpus,
       memoryGb,
+      architecture,
       hibernates,
       spot: r.spot === true,
       onDemandAlwaysOn: onDemandHour * HOURS_PER_MONTH,
@@ -64,7 +81,7 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const n = agents.length;
   const messages = n * messagesPerDay * days;
   const awakeHours = agents.reduce((s, a) => s + a.awakeHours, 0);
-  // Lambda: webhook + outbox (reply, typing, status) per message, health each minute; 512 MB, ~200 ms.
+  // Lambda (arm64): webhook + outbox (reply, typing, status) per message, health each minute; 512 MB, ~200 ms.
   const invocations = messages * 4 + HOURS_PER_MONTH * 60;
   const lambda = invocations * P.lambdaRequest + invocations * 0.5 * 0.2 * P.lambdaGbSecond;
   // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; while
@@ -114,11 +131,12 @@ export const costCommand: Command = {
     const config = loadFleetConfig(str(p.values.config)!, io);
     const e = estimateCost(config, perDay, awake);
     const P = PRICES;
+    const [X, A] = [FARGATE_PRICES.x86_64, FARGATE_PRICES.arm64];
 
     const rows = [['AGENT', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
     for (const a of e.agents) {
       const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
-      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
+      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
     }
     io.out(`Monthly estimate for fleet "${config.fleet}" (${e.agents.length} agents, ${perDay} messages per agent per day):\n`);
     io.out(table(rows));
@@ -143,8 +161,10 @@ export const costCommand: Command = {
     io.out(`For comparison, the one VM a single OpenClaw gateway runs on (t3.large on demand, 30 GB gp3, public IPv4): ${money(e.vm)}/month.`);
     io.out(`Not included: NAT gateways (none by default), data transfer, model API usage.`);
     io.out(
-      `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/prices.ts): Fargate $${P.fargateVcpuHour}/vCPU-h + $${P.fargateGbHour}/GB-h; ` +
-        `Fargate Spot ~$${P.fargateSpotVcpuHour}/vCPU-h + $${P.fargateSpotGbHour}/GB-h (varies); Lambda $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +
+      `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/prices.ts; verify before relying on a total): ` +
+        `Fargate x86_64 $${X.vcpuHour}/vCPU-h + $${X.gbHour}/GB-h, arm64 (Graviton) $${A.vcpuHour}/vCPU-h + $${A.gbHour}/GB-h; ` +
+        `Fargate Spot x86_64 ~$${X.spotVcpuHour}/vCPU-h + $${X.spotGbHour}/GB-h (varies; arm64 Spot estimated with the same discount); ` +
+        `Lambda arm64 $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +
         `SQS FIFO $0.50/M requests (1M free); DynamoDB $0.625/M writes, $0.125/M reads; Secrets Manager $${P.secretMonth}/secret-month + $${P.secretPer10kCalls}/10k calls; ` +
         `CloudWatch Logs $${P.logsIngestGb}/GB ingested; public IPv4 $${P.publicIpv4Hour}/h; t3.large $${P.t3LargeHour}/h, gp3 $${P.gp3GbMonth}/GB-month.`,
     );

@@ -8,7 +8,9 @@ import { DynamoAgentMetrics } from '../shared/adapters/aws/dynamo-agent-metrics.
 import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoInboundOrigins } from '../shared/adapters/aws/dynamo-inbound-origins.ts';
 import { DynamoRelayRates } from '../shared/adapters/aws/dynamo-relay-rates.ts';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
+import { LambdaAgentCompute } from '../shared/adapters/aws/lambda-agent-compute.ts';
 import { EventBridgeCronScheduler } from '../shared/adapters/aws/eventbridge-cron-scheduler.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SqsQueueDepths } from '../shared/adapters/aws/sqs-queue-depths.ts';
@@ -21,7 +23,7 @@ import { hooksSecretName, outboxDlqName, scheduleGroupName, tableNames, telegram
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
-import { systemClock, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
+import { systemClock, type AgentCompute, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import type { LifecycleDeps } from '../shared/control/lifecycle.ts';
@@ -88,7 +90,13 @@ export function createControlPlane(env: NodeJS.ProcessEnv = process.env, compone
   const log = createLogger({ component, fleet: config.fleet });
   const registry = new DynamoAgentRegistry(aws.dynamo, tables.registry);
   const queues = new SqsAgentQueues(aws.sqs, config.fleet, directory);
-  const lifecycle: LifecycleDeps = { registry, compute: new EcsAgentCompute(aws.ecs, config.fleet), depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log };
+  // On AWS only λ compute may call ECS; the deployed functions ask it (CLAWFLEET_COMPUTE_FUNCTION,
+  // set by the CDK app). Without it (λ compute itself, handlers run in-process by tests)
+  // this process calls ECS, which IAM refuses to every deployed function but λ compute.
+  const compute: AgentCompute = env.CLAWFLEET_COMPUTE_FUNCTION
+    ? new LambdaAgentCompute(new LambdaClient({ maxAttempts: 3 }), env.CLAWFLEET_COMPUTE_FUNCTION)
+    : new EcsAgentCompute(aws.ecs, config.fleet);
+  const lifecycle: LifecycleDeps = { registry, compute, depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log };
   return {
     config,
     aws,

@@ -7,6 +7,7 @@ import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -15,10 +16,10 @@ import { configSchedules } from '../shared/cron/config-schedules.ts';
 import type { FleetAppOptions } from './app-options.ts';
 import { AgentSchedules } from './constructs/agent-schedules.ts';
 import { cronDispatchArn } from './constructs/control-functions.ts';
-import { importCronInvoker } from './constructs/cron-invoker.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
+import { importSharedResources } from './constructs/shared-resources.ts';
 import type { ControlPlaneStack } from './control-plane-stack.ts';
 
 export interface AgentStackProps extends StackProps {
@@ -26,8 +27,8 @@ export interface AgentStackProps extends StackProps {
   agentId: string;
   options: FleetAppOptions;
   controlPlane: ControlPlaneStack;
-  /** The runtime image shared by agents that do not name their own. */
-  defaultImage: ecs.ContainerImage;
+  /** The runtime image, for its architecture, of agents that do not name their own. */
+  defaultImage: (architecture: CpuArchitecture) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
 }
 
@@ -56,18 +57,21 @@ export class AgentStack extends Stack {
     this.secret = new EmptySecret(this, 'Secret', {
       secretName: agentSecretName(fleet, agentId),
       description: `clawfleet ${fleet}: values of agent ${agentId} by name${agent.secrets?.length ? ` (${agent.secrets.join(', ')})` : ''}`,
+      rotation: 'agent',
     });
 
-    const network = controlPlane.network;
+    // By SSM parameter and by name, never by export: the control plane stays free to change.
+    const shared = importSharedResources(this, 'Shared', fleet);
     this.runtime = new AgentRuntime(this, 'Runtime', {
       config,
       agentId,
       queues: this.queues,
       secret: this.secret,
-      cluster: network.cluster,
-      securityGroup: network.runtimeSecurityGroup,
-      fileSystem: network.fileSystem,
-      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage,
+      cluster: shared.cluster,
+      subnets: shared.subnets,
+      securityGroup: shared.securityGroup,
+      fileSystem: shared.fileSystem,
+      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(runtimeArchitecture(agent.runtime)),
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
     });
@@ -84,7 +88,7 @@ export class AgentStack extends Stack {
     const schedules = configSchedules(config).filter((s) => s.trigger.agentId === agentId);
     this.schedules =
       schedules.length > 0
-        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), ...importCronInvoker(fleet) })
+        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), roleArn: shared.schedulerRoleArn(), deadLetterArn: shared.schedulesDeadLetterArn })
         : undefined;
 
     const out = (key: string, value: string, description: string) => new CfnOutput(this, key, { key, value, description });

@@ -25,6 +25,13 @@ const ContextSchema = z.object({
   runtimeImage: z.string().min(1).optional(),
   /** Receives before a message moves to its queue's DLQ. */
   maxReceiveCount: z.coerce.number().int().min(1).max(1000).default(5),
+  /**
+   * Reserve concurrency for the public functions and λ compute (control-functions.ts).
+   * Lambda keeps at least 100 of an account's concurrency unreserved, so an account whose
+   * quota is below about 125 (new accounts may start at 10) cannot reserve any: the deploy
+   * fails, and `-c reservedConcurrency=false` deploys without (docs/deploy.md).
+   */
+  reservedConcurrency: flag.default(true),
   /** Days CloudWatch keeps the logs of runtimes and functions. */
   logRetentionDays: z.coerce
     .number()
@@ -37,13 +44,14 @@ export interface FleetAppOptions {
   emulator: boolean;
   runtimeImage: string | undefined;
   maxReceiveCount: number;
+  reservedConcurrency: boolean;
   logRetentionDays: number;
 }
 
 /** Reads the app's options from CDK context; `lookup` is `app.node.tryGetContext`. */
 export function readAppOptions(lookup: (key: string) => unknown): FleetAppOptions {
   const raw = Object.fromEntries(
-    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'logRetentionDays'].map((k) => [k, lookup(k)]).filter(([, v]) => v !== undefined),
+    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'logRetentionDays'].map((k) => [k, lookup(k)]).filter(([, v]) => v !== undefined),
   );
   const parsed = ContextSchema.safeParse(raw);
   if (!parsed.success) {
@@ -58,6 +66,7 @@ export function readAppOptions(lookup: (key: string) => unknown): FleetAppOption
     emulator: c.emulator,
     runtimeImage: c.runtimeImage,
     maxReceiveCount: c.maxReceiveCount,
+    reservedConcurrency: c.reservedConcurrency,
     logRetentionDays: c.logRetentionDays,
   };
 }

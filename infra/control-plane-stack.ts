@@ -16,6 +16,7 @@ import { CronInvoker } from './constructs/cron-invoker.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { FleetNetwork } from './constructs/fleet-network.ts';
 import { FleetTables } from './constructs/fleet-tables.ts';
+import { SharedParameters } from './constructs/shared-resources.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -47,16 +48,19 @@ export class ControlPlaneStack extends Stack {
       ? new EmptySecret(this, 'TelegramSecret', {
           secretName: telegramSecretName(fleet),
           description: `clawfleet ${fleet}: Telegram bot tokens by name (${listed(Object.values(config.channels.telegram.accounts).map((a) => a.botTokenSecret))})`,
+          rotation: 'telegram',
         })
       : undefined;
     this.hooksSecret = config.hooks
-      ? new EmptySecret(this, 'HooksSecret', { secretName: hooksSecretName(fleet), description: `clawfleet ${fleet}: the token HTTP hook callers present (${config.hooks.tokenSecret})` })
+      ? new EmptySecret(this, 'HooksSecret', { secretName: hooksSecretName(fleet), description: `clawfleet ${fleet}: the token HTTP hook callers present (${config.hooks.tokenSecret})`, rotation: 'hooks' })
       : undefined;
-    this.dashboardSecret = new EmptySecret(this, 'DashboardSecret', { secretName: dashboardSecretName(fleet), description: `clawfleet ${fleet}: the dashboard's login token (${DASHBOARD_TOKEN_NAME})` });
+    this.dashboardSecret = new EmptySecret(this, 'DashboardSecret', { secretName: dashboardSecretName(fleet), description: `clawfleet ${fleet}: the dashboard's login token (${DASHBOARD_TOKEN_NAME})`, rotation: 'dashboard' });
 
     // Cron jobs and heartbeats become schedules in this group, as do scheduled functions.
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'Schedules', { name: scheduleGroupName(fleet) });
     this.cronInvoker = new CronInvoker(this, 'CronInvoker', { fleet, functionArn: cronDispatchArn(this, fleet) });
+    // The agent stacks find the network, file system and scheduler role through these.
+    new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role });
 
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,
@@ -73,6 +77,7 @@ export class ControlPlaneStack extends Stack {
         schedulesDeadLetterArn: this.cronInvoker.deadLetters.queueArn,
       },
       logRetention,
+      reservedConcurrency: options.reservedConcurrency,
       ...(props.functions ? { specs: props.functions } : {}),
     });
 

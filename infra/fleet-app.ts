@@ -6,6 +6,7 @@ import { Validations, type App } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -51,7 +52,7 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
     functions,
   });
 
-  const defaultImage = runtimeImage(options);
+  const defaultImage = runtimeImages(options);
   const agents = new Map<string, AgentStack>();
   for (const agent of config.agents.list) {
     const name = agentStackName(fleet, agent.id);
@@ -74,17 +75,32 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
   return { controlPlane, agents };
 }
 
+/** The Docker platform an image is built for, per task architecture. */
+export const IMAGE_PLATFORMS: Record<CpuArchitecture, Platform> = { arm64: Platform.LINUX_ARM64, x86_64: Platform.LINUX_AMD64 };
+
 /**
- * The runtime image: built from runtime-image/ (a Docker image asset: synth only hashes
- * the context, `cdk deploy` builds and pushes it), or a registry image where Docker image
- * assets are unavailable (the emulator).
+ * The runtime image for each architecture agents run on: built from runtime-image/ (a
+ * Docker image asset per platform, made once however many agents use it: synth only
+ * hashes the context, `cdk deploy` builds and pushes it), or a registry image where Docker
+ * image assets are unavailable (the emulator; a multi-architecture image serves both).
  */
-function runtimeImage(options: FleetAppOptions): ecs.ContainerImage {
-  if (options.runtimeImage) return ecs.ContainerImage.fromRegistry(options.runtimeImage);
+function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture) => ecs.ContainerImage {
+  if (options.runtimeImage) {
+    const image = ecs.ContainerImage.fromRegistry(options.runtimeImage);
+    return () => image;
+  }
   if (!existsSync(join(REPO_ROOT, RUNTIME_DOCKERFILE))) {
     throw new ClawfleetError('RUNTIME_IMAGE_MISSING', `${RUNTIME_DOCKERFILE} not found; build it, or pass -c runtimeImage=<registry image>`);
   }
-  return ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: Platform.LINUX_AMD64 });
+  const built = new Map<CpuArchitecture, ecs.ContainerImage>();
+  return (architecture) => {
+    let image = built.get(architecture);
+    if (!image) {
+      image = ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: IMAGE_PLATFORMS[architecture] });
+      built.set(architecture, image);
+    }
+    return image;
+  };
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once. */

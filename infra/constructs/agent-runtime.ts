@@ -1,9 +1,9 @@
 // One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
 // Bedrock models, its own workspace — nothing else), its execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
-// from its runtime profile (the capabilities the runtime does not need dropped), the
-// service (desired 0 or 1, circuit breaker), and alarms.
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+// from its runtime profile with the image's health check (the capabilities the runtime
+// does not need dropped), the service (desired 0 or 1, circuit breaker), and alarms.
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -11,10 +11,13 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentLogGroupName, agentServiceName, agentStackName } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
+import { acknowledge } from '../nag.ts';
+import { HEALTH_FILE, RUNTIME_HEALTH_CHECK } from '../runtime-health-check.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
@@ -46,6 +49,8 @@ export const DROPPED_CAPABILITIES = [
   ecs.Capability.NET_BIND_SERVICE,
   ecs.Capability.FSETID,
 ];
+
+const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
 /** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
 const DRAIN_SECONDS = 25;
 
@@ -55,6 +60,8 @@ export interface AgentRuntimeProps {
   queues: AgentQueues;
   secret: EmptySecret;
   cluster: ecs.ICluster;
+  /** The public subnets the task runs in (it gets a public IP: no NAT gateway). */
+  subnets: ec2.ISubnet[];
   securityGroup: ec2.ISecurityGroup;
   fileSystem: efs.IFileSystem;
   image: ecs.ContainerImage;
@@ -120,10 +127,12 @@ export class AgentRuntime extends Construct {
     }
     for (const s of statements) this.taskRole.addToPolicy(s);
     for (const arn of modelArns.filter((a) => a.includes(':bedrock:*:'))) {
-      Validations.of(this.taskRole).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
-        reason: 'A cross-region inference profile routes to its model in any of its regions; the wildcard is the region of this one named foundation model.',
-      });
+      acknowledge(
+        this.taskRole,
+        'IAM5',
+        'A cross-region inference profile routes to its model in any of its regions; the wildcard is the region of this one named foundation model.',
+        `Resource::${arn.replace(stack.partition, '<AWS::Partition>')}`,
+      );
     }
 
     this.executionRole = new iam.Role(this, 'ExecutionRole', {
@@ -131,10 +140,12 @@ export class AgentRuntime extends Construct {
       description: `clawfleet ${fleet}: pulls the image and ships the logs of agent ${agentId}`,
     });
     if (props.image instanceof ecs.AssetImage) {
-      Validations.of(this.executionRole).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
-      });
+      acknowledge(
+        this.executionRole,
+        'IAM5',
+        'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
+        'Resource::*',
+      );
     }
 
     this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
@@ -143,7 +154,8 @@ export class AgentRuntime extends Construct {
       memoryLimitMiB: memoryMb,
       taskRole: this.taskRole,
       executionRole: this.executionRole,
-      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      // Graviton unless the agent says otherwise; the image asset is built for the same platform.
+      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[runtimeArchitecture(agent.runtime)], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
       volumes: [
         {
           name: 'workspace',
@@ -168,6 +180,8 @@ export class AgentRuntime extends Construct {
       linuxParameters,
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
       stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
+      // The image's HEALTHCHECK, which ECS ignores: a hung runtime gets replaced.
+      healthCheck: RUNTIME_HEALTH_CHECK,
       // Names and this agent's own config slice only; secret values are read at start-up
       // from Secrets Manager by the runtime itself, never put into the task definition.
       environment: {
@@ -179,15 +193,18 @@ export class AgentRuntime extends Construct {
         CLAWFLEET_SECRET_ID: secret.secretName,
         CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
         CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
+        // Set here too, so an image of its own (runtime.image) keeps the health check working.
+        CLAWFLEET_HEALTH_FILE: HEALTH_FILE,
         // Its queue's redrive count: the last receive tells the user instead of retrying.
         CLAWFLEET_MAX_RECEIVE_COUNT: String(queues.maxReceiveCount),
       },
     });
     container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });
-    Validations.of(this.taskDefinition).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason: 'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
-    });
+    acknowledge(
+      this.taskDefinition,
+      'ECS2',
+      'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
+    );
 
     this.service = new ecs.FargateService(this, 'Service', {
       serviceName: agentServiceName(agentId),
@@ -196,7 +213,7 @@ export class AgentRuntime extends Construct {
       // Hibernating agents start at 0; the control plane wakes them (desired 0 → 1).
       desiredCount: agent.runtime.alwaysOn ? 1 : 0,
       assignPublicIp: true,
-      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      vpcSubnets: { subnets: props.subnets },
       securityGroups: [props.securityGroup],
       capacityProviderStrategies: [{ capacityProvider: agent.runtime.spot ? 'FARGATE_SPOT' : 'FARGATE', weight: 1 }],
       circuitBreaker: { rollback: true },

@@ -1,13 +1,14 @@
 // What each control-plane function may touch, one named grant per capability. A function
 // lists the grants it needs (control-functions.ts); each grant is the narrowest set of
 // statements for that capability, read off the adapter calls it stands for. Per-agent
-// queues, services and schedules are matched by their deterministic name patterns, so
-// adding an agent never rewrites a control-plane role.
+// queues, services and schedules are matched by their deterministic name patterns
+// (shared/config/names.ts namePatterns, anchored to the fleet), so adding an agent never
+// rewrites a control-plane role.
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { EmptySecret } from './empty-secret.ts';
-import { clusterName, scheduleGroupName } from '../../shared/config/names.ts';
+import { clusterName, functionName, namePatterns, scheduleGroupName } from '../../shared/config/names.ts';
 import type { TableRole } from './fleet-tables.ts';
 
 export interface GrantContext {
@@ -75,38 +76,44 @@ export const GRANTS = {
   approvePairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'Scan', 'UpdateItem', 'DeleteItem']),
   /** A day of an agent's 15-minute metric buckets, by key. */
   readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
-  /** Wake, hibernate and restart agents: desired count 0 ↔ 1 (and force a new deployment) on the fleet's agent services. */
-  wakeAgents: (ctx: GrantContext) => [
+  /**
+   * ECS power, held by λ compute alone: desired count 0 ↔ 1 (and force a new deployment)
+   * on the fleet's agent services. UpdateService could change far more (task definition,
+   * network, ECS Exec), so no function reachable from a public URL holds it.
+   */
+  holdAgentCompute: (ctx: GrantContext) => [
     new iam.PolicyStatement({
       actions: ['ecs:UpdateService'],
       resources: [ctx.stack.formatArn({ service: 'ecs', resource: 'service', resourceName: `${clusterName(ctx.fleet)}/agent-*` })],
     }),
   ],
+  /** Wake, hibernate and restart agents by asking λ compute (an asynchronous invocation of that one function). */
+  askAgentCompute: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [computeFunctionArn(ctx.stack, ctx.fleet)] })],
   /** How much work waits for an agent (hibernate decisions, waking an agent with work). */
   readInboxDepths: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues)] }),
+    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)] }),
   ],
   /** The dashboard's queue figures: each agent's inbound queue, its DLQ and its outbox's DLQ. */
   readQueueFigures: (ctx: GrantContext) => [
     new iam.PolicyStatement({
       actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
-      resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`), queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)],
+      resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues), queueArn(ctx, namePatterns(ctx.fleet).outboxDlqs)],
     }),
   ],
   /** Queue inbound envelopes for any agent of this fleet, never into a dead-letter queue. */
   sendToAgentInboxes: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*.fifo`)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-agent-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues)] }),
+    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)] }),
   ],
   /** The outbox event source: read every agent's outbox (and find it by name to delay a retry), never a dead-letter queue. */
   consumeOutboxes: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', ...CONSUME], resources: [queueArn(ctx, `${ctx.fleet}-outbox-*.fifo`)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: CONSUME, resources: [queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', ...CONSUME], resources: [queueArn(ctx, namePatterns(ctx.fleet).outboxes)] }),
+    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: CONSUME, resources: [queueArn(ctx, namePatterns(ctx.fleet).outboxDlqs)] }),
   ],
   /** Park a rejected outbox envelope, with its reason, in its outbox's DLQ. */
   sendToOutboxDeadLetters: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, `${ctx.fleet}-outbox-*-dlq.fifo`)] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, namePatterns(ctx.fleet).outboxDlqs)] }),
   ],
   /**
    * Agents' own cron jobs (cron_upsert / cron_delete): only schedules named `agent-*` in
@@ -127,8 +134,17 @@ export const GRANTS = {
 
 export type GrantName = keyof typeof GRANTS;
 
+/** λ compute's ARN, from its deterministic name: what the askers may invoke, and only that. */
+export const computeFunctionArn = (stack: Stack, fleet: string) =>
+  stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'compute'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+
+/** What a function holding a grant is told about where to use it (its environment). */
+export const GRANT_ENVIRONMENT: Partial<Record<GrantName, (ctx: GrantContext) => Record<string, string>>> = {
+  askAgentCompute: (ctx) => ({ CLAWFLEET_COMPUTE_FUNCTION: functionName(ctx.fleet, 'compute') }),
+};
+
 /** How cdk-nag names a wildcard resource finding (AwsSolutions-IAM5) of a stack without a fixed env. */
-export const wildcardFinding = (resource: string) => `AwsSolutions::AwsSolutions-IAM5[Resource::${resource}]`;
+export const wildcardFinding = (resource: string) => `Resource::${resource}`;
 const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>:${rest}`;
 
 /**
@@ -138,42 +154,44 @@ const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${serv
 export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: string) => string; reason: string }[]>> = {
   sendToAgentInboxes: [
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
       reason: 'Any agent of this fleet may be routed to; matching inbound queues by their deterministic name lets agents be added without rewriting this role. DLQs are denied explicitly.',
     },
   ],
   consumeOutboxes: [
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxes),
       reason: 'The outbox function is the event source of every agent\'s outbox, matched by deterministic name so agents come and go without rewriting this role. DLQs are denied explicitly.',
     },
   ],
   readInboxDepths: [
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
       reason: 'Wake and hibernate decisions read the depth of any agent\'s inbound queue, matched by deterministic name so agents come and go without rewriting this role.',
     },
   ],
   readQueueFigures: [
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-agent-*.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
       reason: 'The dashboard shows every agent\'s inbound queue and DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
     },
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*-dlq.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxDlqs),
       reason: 'The dashboard shows every agent\'s outbox DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
     },
   ],
   sendToOutboxDeadLetters: [
     {
-      resource: (fleet) => inRegion('sqs', `${fleet}-outbox-*-dlq.fifo`),
+      resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxDlqs),
       reason: 'A rejected envelope is parked in the DLQ of the outbox it came from, which can be any agent\'s.',
     },
   ],
-  wakeAgents: [
+  holdAgentCompute: [
     {
       resource: (fleet) => inRegion('ecs', `service/${clusterName(fleet)}/agent-*`),
-      reason: 'Waking and hibernating any agent of this fleet: its agent services in its own cluster, matched by deterministic name so agents come and go without rewriting this role.',
+      reason:
+        'The compute function, the one holder of ECS power, sets the desired count of any agent of this fleet: its agent services in its own cluster, ' +
+        'matched by deterministic name so agents come and go without rewriting this role. It is invoked only by the fleet\'s own functions, never by a URL.',
     },
   ],
   manageAgentSchedules: [

@@ -1,22 +1,26 @@
 // The control plane's Lambda functions: one per handler file in functions/, each bundled
 // by esbuild (ESM, Node 24, arm64, AWS SDK included) with the fleet config copied beside
-// it, with its own role holding only the grants it lists, its own log group, and alarms.
-// Adding a handler is one line in CONTROL_FUNCTIONS.
+// it, with its own role holding only the grants it lists, its own log group, alarms, and
+// (where reserved concurrency is on) a concurrency of its own. Adding a handler is one
+// line in CONTROL_FUNCTIONS.
 import { join } from 'node:path';
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionLogGroupName, functionName } from '../../shared/config/names.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
-import { GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
+import { acknowledge } from '../nag.ts';
+import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
   /** The handler file functions/<name>.ts; also the function's name after the fleet's. */
@@ -33,20 +37,36 @@ export interface ControlFunctionSpec {
   environment?: (ctx: GrantContext) => Record<string, string>;
   grants: readonly GrantName[];
   /**
+   * Concurrency reserved for this function (context `reservedConcurrency`): both a floor
+   * and a ceiling. On the public URLs it is the ceiling that matters: a flood of requests
+   * is refused (429) past it instead of taking the account's concurrency from outbox and
+   * cron-dispatch.
+   */
+  reservedConcurrency?: number;
+  /**
+   * Invoked asynchronously by the other functions: Lambda retries a failed event this
+   * often, drops it after this age, and sends what fails, with its error, to a DLQ of the
+   * function's own (`<fleet>-<name>-dlq`, alarmed).
+   */
+  asyncInvoke?: { retryAttempts: number; maxEventAgeSeconds: number };
+  /**
    * Log lines carrying `"metric": "<name>"` become CloudWatch metrics (per agent); an alarm
    * fires at `alarmAt` or more in 5 minutes where one is given.
    */
   logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
 
-/** Telling a sleeping agent it has work: record the activity, then desired count 0 → 1. */
-const WAKE = ['trackAgents', 'wakeAgents'] as const;
+/** Telling a sleeping agent it has work: record the activity, then ask λ compute for desired count 1. */
+const WAKE = ['trackAgents', 'askAgentCompute'] as const;
 
 export const CONTROL_FUNCTIONS = [
   {
     name: 'telegram-webhook',
     url: true,
     timeoutSeconds: 10,
+    // An update takes tens of milliseconds, so 10 instances answer hundreds a second, far
+    // beyond a personal fleet; past that Telegram is told 429 and retries later (for 24 h).
+    reservedConcurrency: 10,
     when: (config) => config.channels.telegram !== undefined,
     grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
   },
@@ -54,6 +74,7 @@ export const CONTROL_FUNCTIONS = [
     name: 'hooks',
     url: true,
     timeoutSeconds: 10,
+    reservedConcurrency: 5,
     when: (config) => config.hooks !== undefined,
     grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
   },
@@ -97,7 +118,20 @@ export const CONTROL_FUNCTIONS = [
     name: 'dashboard',
     url: true,
     timeoutSeconds: 20,
+    // One operator's browser (a page, its refreshes and actions).
+    reservedConcurrency: 5,
     grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', ...WAKE],
+  },
+  {
+    // The one holder of ecs:UpdateService (shared/control/compute-request.ts); the others ask it.
+    name: 'compute',
+    timeoutSeconds: 15,
+    // One ECS change at a time, so asks for one agent rarely cross (when they do, as without
+    // reserved concurrency, each re-reads the registry after its change and follows it).
+    reservedConcurrency: 1,
+    // A wake older than 10 minutes is moot: the health tick has acted on the agent by then.
+    asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 600 },
+    grants: ['readAgents', 'holdAgentCompute'],
   },
 ] as const satisfies readonly ControlFunctionSpec[];
 
@@ -124,6 +158,8 @@ export const BUILD_SETTINGS = {
 
 export interface ControlFunctionsProps {
   config: FleetConfig;
+  /** Give functions their reservedConcurrency (off for accounts whose concurrency quota is too small to reserve any). */
+  reservedConcurrency: boolean;
   /**
    * The clawfleet.json copied into every bundle (config-bundle.ts); it must hold `config`.
    * Optional only where bundling is skipped (infra tests synthesize in-memory configs).
@@ -160,15 +196,16 @@ export class ControlFunctions extends Construct {
       description: `clawfleet ${fleet}: the ${spec.name} function`,
     });
     for (const grant of spec.grants) for (const statement of GRANTS[grant](props.grantContext)) role.addToPolicy(statement);
+    const environment: Record<string, string> = Object.assign({}, ...spec.grants.map((g) => GRANT_ENVIRONMENT[g]?.(props.grantContext) ?? {}), spec.environment?.(props.grantContext));
     logGroup.grantWrite(role);
     const acknowledged = new Set<string>();
     for (const grant of spec.grants) {
       for (const { resource, reason } of GRANT_WILDCARDS[grant] ?? []) {
-        const id = wildcardFinding(resource(fleet));
+        const finding = wildcardFinding(resource(fleet));
         // Two grants may share a pattern (e.g. inbound queues, for depth and for sending): one reason is enough.
-        if (acknowledged.has(id)) continue;
-        acknowledged.add(id);
-        Validations.of(role).acknowledge({ id, reason });
+        if (acknowledged.has(finding)) continue;
+        acknowledged.add(finding);
+        acknowledge(role, 'IAM5', reason, finding);
       }
     }
 
@@ -182,7 +219,8 @@ export class ControlFunctions extends Construct {
       timeout: Duration.seconds(spec.timeoutSeconds),
       role,
       logGroup,
-      ...(spec.environment ? { environment: spec.environment(props.grantContext) } : {}),
+      ...(Object.keys(environment).length > 0 ? { environment } : {}),
+      ...(props.reservedConcurrency && spec.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: spec.reservedConcurrency } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
@@ -208,6 +246,20 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+
+    if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
+    if (props.reservedConcurrency && spec.reservedConcurrency !== undefined && spec.url) {
+      // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
+      new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
+        alarmName: `${functionName(fleet, spec.name)}-throttles`,
+        alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${spec.reservedConcurrency}): a flood, or a fleet that needs more`,
+        metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
 
     for (const m of spec.logMetrics ?? []) {
       const filter = (id: string, dimensions?: Record<string, string>) =>
@@ -273,6 +325,36 @@ export class ControlFunctions extends Construct {
       });
     }
   }
+
+  private deadLetterFailedEvents(scope: Construct, fn: NodejsFunction, spec: ControlFunctionSpec, fleet: string): void {
+    const config = spec.asyncInvoke!;
+    const queue = new sqs.Queue(scope, 'DeadLetters', {
+      queueName: deadLetterQueueName(fleet, spec.name),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(queue, 'SQS3', `This queue is itself a dead-letter queue: the ${spec.name} function's on-failure destination, each message the request and its error; its depth is alarmed.`);
+    fn.configureAsyncInvoke({
+      retryAttempts: config.retryAttempts,
+      maxEventAge: Duration.seconds(config.maxEventAgeSeconds),
+      onFailure: new destinations.SqsDestination(queue),
+    });
+    new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
+      alarmName: deadLetterQueueName(fleet, spec.name),
+      alarmDescription: `A request to the ${spec.name} function failed every retry (see its reason in ${deadLetterQueueName(fleet, spec.name)})`,
+      metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+}
+
+/** Where an asynchronously invoked function's failed events go: a standard queue (a destination cannot be FIFO), alarmed. */
+function deadLetterQueueName(fleet: string, name: string): string {
+  return `${functionName(fleet, name)}-dlq`;
 }
 
 export const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());

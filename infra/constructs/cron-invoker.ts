@@ -1,23 +1,18 @@
 // What every cron schedule of the fleet invokes through: the role EventBridge Scheduler
 // assumes (it may invoke λ cron-dispatch and nothing else, and park a failed invocation
 // in the dead-letter queue), that queue, and an alarm on it. Config schedules live in the
-// agent stacks and import the role and queue by export name; agents' own schedules are
-// made at run time by λ outbox, which may pass this role and no other.
-import { Aws, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+// agent stacks, which find the role through an SSM parameter and the queue by its name
+// (shared-resources.ts); agents' own schedules are made at run time by λ outbox, which
+// may pass this role and no other.
+import { Aws, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledge } from '../nag.ts';
 
 /** A standard queue (Scheduler's dead-letter target cannot be FIFO), outside every agent queue pattern. */
 export const schedulesDlqName = (fleet: string) => `${fleet}-schedules-dlq`;
-const roleExport = (fleet: string) => `${fleet}-cron-invoker-role-arn`;
-const dlqExport = (fleet: string) => `${fleet}-schedules-dlq-arn`;
-
-/** The role and dead-letter queue, as another stack of the fleet imports them. */
-export function importCronInvoker(fleet: string): { roleArn: string; deadLetterArn: string } {
-  return { roleArn: Fn.importValue(roleExport(fleet)), deadLetterArn: Fn.importValue(dlqExport(fleet)) };
-}
 
 export interface CronInvokerProps {
   fleet: string;
@@ -38,7 +33,7 @@ export class CronInvoker extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue (of the fleet\'s cron schedules); its depth is alarmed.' });
+    acknowledge(this.deadLetters, 'SQS3', 'This queue is itself a dead-letter queue (of the fleet\'s cron schedules); its depth is alarmed.');
 
     this.role = new iam.Role(this, 'Role', {
       // Only this account's schedules may use it (the confused-deputy guard AWS recommends).
@@ -58,11 +53,5 @@ export class CronInvoker extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-
-    // Exported whether or not any schedule uses them yet, so removing the last schedule
-    // never blocks on an export still in use.
-    const stack = Stack.of(this);
-    stack.exportValue(this.role.roleArn, { name: roleExport(fleet) });
-    stack.exportValue(this.deadLetters.queueArn, { name: dlqExport(fleet) });
   }
 }

@@ -2,7 +2,7 @@
 // SQS, Secrets Manager, Telegram and model APIs through an internet gateway, so there is
 // no NAT gateway to pay for), the ECS cluster, the runtimes' security group, and the
 // encrypted EFS file system that holds every agent's workspace behind its access point.
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { clusterName } from '../../shared/config/names.ts';
+import { acknowledge } from '../nag.ts';
 
 const VPC_CIDR = '10.0.0.0/16';
 
@@ -41,10 +42,7 @@ export class FleetNetwork extends Construct {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
       this.vpc.addFlowLog('FlowLog', { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: ec2.FlowLogTrafficType.REJECT });
     } else {
-      Validations.of(this.vpc).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-VPC7',
-        reason: 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.',
-      });
+      acknowledge(this.vpc, 'VPC7', 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.');
     }
 
     this.runtimeSecurityGroup = new ec2.SecurityGroup(this, 'RuntimeSecurityGroup', {
@@ -62,14 +60,27 @@ export class FleetNetwork extends Construct {
       lifecyclePolicy: efs.LifecyclePolicy.AFTER_30_DAYS,
       // Transcripts and memory outlive a teardown unless the user deletes them (docs/deploy.md).
       removalPolicy: RemovalPolicy.RETAIN,
-      allowAnonymousAccess: false,
+      // AWS Backup's daily backups of the whole file system, kept 35 days in the vault EFS
+      // makes for them (aws/efs/automatic-backup-vault), which outlives the stack. A file
+      // system made through the API has them off unless asked for (EFS User Guide, "Backing
+      // up EFS file systems"); restoring one agent's directory: docs/operations.md.
+      enableAutomaticBackups: true,
+      // Not what the name says: it only stops CDK from adding its own statement, which lets
+      // ClientWrite and ClientRootAccess to ANY principal that mounts through a mount target.
+      // Anonymous (non-IAM) clients are still refused: once a file-system policy is in
+      // effect, EFS's default allow-all policy is not, and this policy allows nobody. Each
+      // task role's own grant (ClientMount and ClientWrite through its own access point,
+      // agent-runtime.ts) is then the only way in; ClientRootAccess is granted to nobody.
+      allowAnonymousAccess: true,
     });
     // NFS from inside the VPC, which holds nothing but agent runtimes; who may mount what
     // is decided by IAM on each mount. (An inline CIDR rule, not a separate ingress
     // resource, which the emulator lacks.)
     this.fileSystem.connections.allowFrom(ec2.Peer.ipv4(VPC_CIDR), ec2.Port.tcp(2049), 'NFS from agent runtimes in this VPC');
-    // Clients must use TLS; who may mount which directory is decided by each task role's
-    // access-point condition (IAM authorization on the mount).
+    // Clients must use TLS; who may mount and write which directory is decided by each task
+    // role's access-point condition (IAM authorization on the mount). An allow in either the
+    // identity or this policy grants an action (EFS User Guide, "Using IAM to control access
+    // to file systems"), so this policy allows nothing.
     this.fileSystem.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'DenyInsecureTransport',
@@ -88,11 +99,11 @@ export class FleetNetwork extends Construct {
     // Fargate and Fargate Spot, set on the cluster itself rather than through the separate
     // association resource CDK would add (which the emulator lacks; AWS takes either).
     (this.cluster.node.defaultChild as ecs.CfnCluster).capacityProviders = ['FARGATE', 'FARGATE_SPOT'];
-    Validations.of(this.cluster).acknowledge({
-      id: 'AwsSolutions-ECS4',
-      reason:
-        'Container Insights bills ~11 custom metrics per service (~$3/agent/month), more than a hibernating agent costs; ' +
+    acknowledge(
+      this.cluster,
+      'ECS4',
+      'Container Insights bills ~11 custom metrics per service (~$3/agent/month), more than a hibernating agent costs; ' +
         'runtime restarts are alarmed from each runtime log group by a metric filter instead.',
-    });
+    );
   }
 }

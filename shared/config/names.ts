@@ -1,5 +1,23 @@
 // Deterministic names that let the control plane, the runtimes and the CDK app find each
 // other's resources without passing references around (DESIGN.md, "Stacks").
+//
+// IAM grants match an agent's queues by pattern (`<fleet>-agent-*.fifo`). A pattern stays
+// inside its fleet only if no other fleet's names start with `<fleet>-agent-`, so a fleet
+// name may not hold the words these names put after it (fleetNameProblem): the first
+// `agent`/`outbox` word of a name then always ends its fleet, however agent ids are spelt.
+
+/** The words that follow the fleet in per-agent names: queues, outboxes and stacks. */
+export const PER_AGENT_WORDS = ['agent', 'outbox'] as const;
+
+/** Why `fleet` cannot name a fleet, or undefined when it can. */
+export function fleetNameProblem(fleet: string): string | undefined {
+  const word = fleet.split('-').find((w) => (PER_AGENT_WORDS as readonly string[]).includes(w));
+  if (!word) return undefined;
+  return (
+    `must not contain the word "${word}" between hyphens: per-agent names (<fleet>-agent-<id>.fifo, <fleet>-outbox-<id>.fifo) ` +
+    `would then match another fleet's IAM patterns (fleet "x" would reach fleet "x-agent-y"'s queues)`
+  );
+}
 
 export const agentQueueName = (fleet: string, agentId: string) => `${fleet}-agent-${agentId}.fifo`;
 export const agentDlqName = (fleet: string, agentId: string) => `${fleet}-agent-${agentId}-dlq.fifo`;
@@ -24,12 +42,30 @@ export const tableNames = (fleet: string) => ({
   origins: `${fleet}-origins`,
 });
 
+/**
+ * IAM wildcard patterns over the names above (`*` is any run of characters), for grants
+ * that must reach every agent of one fleet, present and future, and no other fleet's.
+ */
+export const namePatterns = (fleet: string) => ({
+  /** Every agent's inbound queue, and (a caveat callers deny explicitly) its DLQ. */
+  agentQueues: `${fleet}-agent-*.fifo`,
+  agentDlqs: `${fleet}-agent-*-dlq.fifo`,
+  /** Every agent's outbox, and (again) its DLQ. */
+  outboxes: `${fleet}-outbox-*.fifo`,
+  outboxDlqs: `${fleet}-outbox-*-dlq.fifo`,
+  agentStacks: `${fleet}-agent-*`,
+});
+
+const AGENT_ID = /^[a-z][a-z0-9-]{0,23}$/;
+
 /** The agent whose outbox a queue URL or ARN names: identity comes from the queue. */
 export function agentIdFromOutbox(fleet: string, queueUrlOrArn: string): string | undefined {
   const name = queueUrlOrArn.split(/[/:]/).pop() ?? '';
   const prefix = `${fleet}-outbox-`;
   if (!name.startsWith(prefix) || !name.endsWith('.fifo') || name.endsWith('-dlq.fifo')) return undefined;
-  return name.slice(prefix.length, -'.fifo'.length);
+  const agentId = name.slice(prefix.length, -'.fifo'.length);
+  // Only a name this fleet could have made: a valid id (fleet names never hold "outbox").
+  return AGENT_ID.test(agentId) ? agentId : undefined;
 }
 
 // Names of the deployed stacks and of the fleet-wide AWS resources the CDK app creates.
@@ -43,3 +79,17 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+
+/**
+ * SSM parameters through which the control plane tells the agent stacks where the shared
+ * network, file system and scheduler role are. A weak reference: unlike a CloudFormation
+ * export, nothing stops the control plane from replacing what a parameter names.
+ */
+export const sharedParameterNames = (fleet: string) => ({
+  /** The public subnets runtimes run in (a StringList). */
+  subnetIds: `/clawfleet/${fleet}/network/subnet-ids`,
+  runtimeSecurityGroupId: `/clawfleet/${fleet}/network/runtime-security-group-id`,
+  fileSystemId: `/clawfleet/${fleet}/workspaces/file-system-id`,
+  /** The role EventBridge Scheduler invokes λ cron-dispatch with. */
+  schedulerRoleArn: `/clawfleet/${fleet}/cron/scheduler-role-arn`,
+});

@@ -2,6 +2,7 @@
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
 import { z } from 'zod';
+import { fleetNameProblem } from './names.ts';
 
 const id = z
   .string()
@@ -29,6 +30,8 @@ export const RuntimeProfileSchema = z.strictObject({
   idleTimeoutMinutes: z.number().int().min(1).max(10_080).optional(),
   /** Run on Fargate Spot (cheaper; may be interrupted — the queue keeps the work). */
   spot: z.boolean().optional(),
+  /** The CPU the task runs on: arm64 (Graviton, the default) or x86_64 (the default with spot). */
+  architecture: z.enum(['arm64', 'x86_64']).optional(),
 });
 
 const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');
@@ -198,7 +201,10 @@ const HookMappingSchema = z.strictObject({
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   /** Names the fleet's AWS resources and secrets: clawfleet/<fleet>/... */
-  fleet: id,
+  fleet: id.superRefine((fleet, ctx) => {
+    const problem = fleetNameProblem(fleet);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   agents: z.strictObject({
     defaults: AgentDefaultsSchema.optional(),
     list: z.array(AgentSchema).min(1, 'needs at least one agent'),

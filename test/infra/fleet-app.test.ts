@@ -1,7 +1,10 @@
 // What the synthesized fleet must contain, item by item (docs/deploy.md, DESIGN.md "Stacks").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Validations, type App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
+import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { parseConfig } from '../../shared/config/load.ts';
@@ -11,17 +14,25 @@ import { ConfigError } from '../../shared/errors.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example, with ray on Spot, fran beating every 30 minutes and a weekday job, and hooks. */
+/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes and a weekday job, and hooks. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   agents: {
     ...EXAMPLE_CONFIG.agents,
-    list: EXAMPLE_CONFIG.agents.list.map((a) => (a.id === 'ray' ? { ...a, runtime: { spot: true } } : a.id === 'fran' ? { ...a, heartbeat: { every: '30m' } } : a)),
+    list: EXAMPLE_CONFIG.agents.list.map((a) =>
+      a.id === 'ray'
+        ? { ...a, runtime: { spot: true } }
+        : a.id === 'fran'
+          ? { ...a, heartbeat: { every: '30m' } }
+          : a.id === 'grif'
+            ? { ...a, runtime: { architecture: 'x86_64' as const } }
+            : a,
+    ),
   },
   cron: { jobs: [{ id: 'standup', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'plan the day' } }] },
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
 };
-const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard'];
+const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard', 'compute'];
 
 let fleet: SynthedFleet;
 beforeAll(() => {
@@ -37,13 +48,60 @@ describe('the stacks', () => {
   });
 
   it('pass cdk-nag AwsSolutions with every acknowledgement carrying a reason', () => {
-    const report = JSON.parse(readFileSync(join(fleet.assembly.directory, 'validation-report.json'), 'utf8'));
-    const nag = report.pluginReports.find((r: { pluginName: string }) => r.pluginName === 'AwsSolutions');
+    const nag = nagReport(fleet);
     expect(nag.conclusion).toBe('success');
     expect(nag.violations).toEqual([]);
     for (const s of nag.suppressedViolations ?? []) expect(s.reason.length).toBeGreaterThan(40);
   });
+
+  it('report every acknowledgement made anywhere in the app, each suppressing a finding where it was made', () => {
+    const made = acknowledgements(fleet.app);
+    // A bare rule id (`AwsSolutions-ECS2`) is dropped by cdk-nag before the report is written: none may be left.
+    expect(made.filter((a) => !a.id.startsWith('AwsSolutions::'))).toEqual([]);
+    const reported = new Set(nagReport(fleet).suppressedViolations.map((s: { acknowledgedAt: string; acknowledgedId: string }) => `${s.acknowledgedAt} ${s.acknowledgedId}`));
+    // Every acknowledgement suppresses a real finding (none is stale), so every one is in the report with its reason.
+    expect(made.map((a) => `${a.path} ${a.id}`).filter((a) => !reported.has(a))).toEqual([]);
+    const rules = new Set(made.map((a) => /AwsSolutions-([A-Z]+\d+)/.exec(a.id)![1]));
+    expect([...rules].sort()).toEqual(['ECS2', 'ECS4', 'IAM5', 'SMG4', 'SQS3']);
+  });
+
+  it('give each secret the rotation reason true for what it holds', () => {
+    const smg4 = Object.fromEntries(acknowledgements(fleet.app).filter((a) => a.id === 'AwsSolutions::AwsSolutions-SMG4').map((a) => [a.path, a.reason]));
+    expect(smg4).toEqual({
+      'demo-control-plane/TelegramSecret': NO_ROTATION.telegram,
+      'demo-control-plane/HooksSecret': NO_ROTATION.hooks,
+      'demo-control-plane/DashboardSecret': NO_ROTATION.dashboard,
+      ...Object.fromEntries(['jerry', 'fran', 'grif', 'ray'].map((id) => [`demo-agent-${id}/Secret`, NO_ROTATION.agent])),
+    });
+  });
 });
+
+/** The logical id of the template parameter CloudFormation fills from the SSM parameter `name`. */
+function ssmParameter(t: { toJSON(): Record<string, any> }, name: string): string {
+  const [id] = Object.entries<any>(t.toJSON().Parameters ?? {}).find(([, p]) => p.Default === name && String(p.Type).startsWith('AWS::SSM::Parameter::Value<')) ?? [];
+  if (!id) throw new Error(`the template reads no SSM parameter ${name}`);
+  return id;
+}
+
+function nagReport(synthed: SynthedFleet) {
+  const report = JSON.parse(readFileSync(join(synthed.assembly.directory, 'validation-report.json'), 'utf8'));
+  return report.pluginReports.find((r: { pluginName: string }) => r.pluginName === 'AwsSolutions');
+}
+
+/**
+ * Every cdk-nag acknowledgement recorded on any construct of the app: where, which finding,
+ * why. (CDK acknowledges findings of its own CloudFormation-Validate plugin too; not ours.)
+ */
+function acknowledgements(app: App): { path: string; id: string; reason: string }[] {
+  return app.node
+    .findAll()
+    .flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ path: c.node.path, id, reason }))),
+    )
+    .filter((a) => a.id.includes('AwsSolutions-'));
+}
 
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
@@ -112,6 +170,48 @@ describe('the control-plane stack', () => {
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-outbox-OutboxRejected', MetricName: 'OutboxRejected', Threshold: 1 });
   });
 
+  it('has compute, the one holder of ECS power, invoked asynchronously: retried twice, dropped after 10 minutes, failures to its own alarmed DLQ', () => {
+    const [dlqId] = Object.keys(cp().findResources('AWS::SQS::Queue', { Properties: { QueueName: 'demo-compute-dlq' } }));
+    expect(dlqId).toBeDefined();
+    cp().hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsComputeFunction') },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+    });
+    cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-compute-dlq', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }] });
+  });
+
+  it('tells every function that wakes agents to ask compute, and compute itself nothing of the kind', () => {
+    const env = (name: string) => Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: `demo-${name}` } }))[0]!.Properties.Environment?.Variables ?? {};
+    for (const name of ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard']) expect(env(name).CLAWFLEET_COMPUTE_FUNCTION, name).toBe('demo-compute');
+    expect(env('compute').CLAWFLEET_COMPUTE_FUNCTION).toBeUndefined();
+  });
+
+  it('reserves concurrency for the public functions, capping a flood, and one for compute; the rest share the account’s pool', () => {
+    const reserved = Object.fromEntries(
+      Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: Match.stringLikeRegexp('^demo-') } })).map((f) => [f.Properties.FunctionName, f.Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual({
+      'demo-telegram-webhook': 10,
+      'demo-hooks': 5,
+      'demo-dashboard': 5,
+      'demo-compute': 1,
+      'demo-outbox': undefined,
+      'demo-cron-dispatch': undefined,
+      'demo-health': undefined,
+    });
+    for (const name of ['telegram-webhook', 'hooks', 'dashboard']) cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
+  });
+
+  it('reserves none with reservedConcurrency=false, for accounts whose quota leaves nothing to reserve', () => {
+    const small = synthFleet(CONFIG, { reservedConcurrency: 'false' }, { nag: false }).template('demo-control-plane');
+    for (const f of Object.values(small.findResources('AWS::Lambda::Function'))) expect(f.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(Object.keys(small.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } }))).toEqual([]);
+    expect(() => synthFleet(EXAMPLE_CONFIG, { reservedConcurrency: 'sometimes' }, { nag: false })).toThrow(/context.reservedConcurrency/);
+  });
+
   it('tells the outbox which function and role agents’ own schedules use', () => {
     const [outbox] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-outbox' } }));
     const env = outbox!.Properties.Environment.Variables;
@@ -121,11 +221,21 @@ describe('the control-plane stack', () => {
     expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
   });
 
-  it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed and exported for the agent stacks', () => {
+  it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed, the role published for the agent stacks', () => {
     cp().hasResourceProperties('AWS::SQS::Queue', { QueueName: 'demo-schedules-dlq', SqsManagedSseEnabled: true });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-schedules-dlq', MetricName: 'ApproximateNumberOfMessagesVisible' });
-    const exports = Object.values(cp().toJSON().Outputs).map((o: any) => o.Export?.Name);
-    expect(exports).toEqual(expect.arrayContaining(['demo-cron-invoker-role-arn', 'demo-schedules-dlq-arn']));
+    cp().hasResourceProperties('AWS::SSM::Parameter', { Name: '/clawfleet/demo/cron/scheduler-role-arn', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] } });
+  });
+
+  it('publishes the network, file system and scheduler role in SSM, and exports nothing', () => {
+    const params = Object.values(cp().findResources('AWS::SSM::Parameter')).map((r) => [r.Properties.Name, r.Properties.Type]);
+    expect(params.sort()).toEqual([
+      ['/clawfleet/demo/cron/scheduler-role-arn', 'String'],
+      ['/clawfleet/demo/network/runtime-security-group-id', 'String'],
+      ['/clawfleet/demo/network/subnet-ids', 'StringList'],
+      ['/clawfleet/demo/workspaces/file-system-id', 'String'],
+    ]);
+    for (const [name, t] of fleet.templates) expect(Object.values<any>(t.Outputs ?? {}).filter((o) => o.Export), name).toEqual([]);
   });
 
   it('has a public-subnet VPC with no NAT gateway, an ECS cluster with Fargate and Fargate Spot, and flow logs', () => {
@@ -140,7 +250,17 @@ describe('the control-plane stack', () => {
     cp().hasResource('AWS::EFS::FileSystem', {
       Properties: { Encrypted: true, FileSystemPolicy: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } },
       DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
     });
+  });
+
+  it('backs the workspaces up daily with AWS Backup (EFS automatic backups)', () => {
+    cp().hasResourceProperties('AWS::EFS::FileSystem', { BackupPolicy: { Status: 'ENABLED' } });
+  });
+
+  it('grants nothing in the file-system policy: it only denies clients without TLS', () => {
+    const [fs] = Object.values(cp().findResources('AWS::EFS::FileSystem'));
+    expect(fs!.Properties.FileSystemPolicy.Statement.map((st: { Effect: string }) => st.Effect)).toEqual(['Deny']);
   });
 
   it('has a schedule group, the health tick every minute, and alarms on function errors and webhook 5xx', () => {
@@ -162,6 +282,27 @@ describe('the control-plane stack', () => {
 describe('an agent stack', () => {
   const jerry = () => fleet.template('demo-agent-jerry');
   const fran = () => fleet.template('demo-agent-fran');
+
+  it('finds the control plane’s resources by SSM parameter and by name, never by a reference into its template', () => {
+    const controlPlaneIds = Object.keys(fleet.template('demo-control-plane').toJSON().Resources);
+    for (const [name, t] of fleet.templates) {
+      if (name === 'demo-control-plane') continue;
+      const text = JSON.stringify(t);
+      expect(text, name).not.toContain('Fn::ImportValue');
+      // Not one logical id of the control plane: replacing any of its resources leaves this template as it is.
+      expect(controlPlaneIds.filter((id) => text.includes(`"${id}"`)), name).toEqual([]);
+    }
+    const service = Object.values(fran().findResources('AWS::ECS::Service'))[0]!.Properties;
+    const subnets = ssmParameter(fran(), '/clawfleet/demo/network/subnet-ids');
+    expect(service.Cluster).toBe('clawfleet-demo');
+    expect(service.NetworkConfiguration.AwsvpcConfiguration).toEqual({
+      AssignPublicIp: 'ENABLED',
+      SecurityGroups: [{ Ref: ssmParameter(fran(), '/clawfleet/demo/network/runtime-security-group-id') }],
+      Subnets: [{ 'Fn::Select': [0, { Ref: subnets }] }, { 'Fn::Select': [1, { Ref: subnets }] }],
+    });
+    expect(fran().toJSON().Parameters[subnets].Type).toBe('AWS::SSM::Parameter::Value<List<String>>');
+    fran().hasResourceProperties('AWS::EFS::AccessPoint', { FileSystemId: { Ref: ssmParameter(fran(), '/clawfleet/demo/workspaces/file-system-id') } });
+  });
 
   it('has FIFO inbound and outbox queues named deterministically, each with a FIFO DLQ after maxReceiveCount', () => {
     const t = fran();
@@ -199,10 +340,10 @@ describe('an agent stack', () => {
         FlexibleTimeWindow: { Mode: 'OFF' },
         Target: {
           Arn: { 'Fn::Join': ['', Match.arrayWith([':function:demo-cron-dispatch'])] },
-          RoleArn: { 'Fn::ImportValue': 'demo-cron-invoker-role-arn' },
+          RoleArn: { Ref: ssmParameter(fran(), '/clawfleet/demo/cron/scheduler-role-arn') },
           Input: scheduleInput(spec.trigger),
           RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 3600 },
-          DeadLetterConfig: { Arn: { 'Fn::ImportValue': 'demo-schedules-dlq-arn' } },
+          DeadLetterConfig: { Arn: { 'Fn::Join': ['', Match.arrayWith([':demo-schedules-dlq'])] } },
         },
       });
     }
@@ -228,6 +369,57 @@ describe('an agent stack', () => {
     expect(env.CLAWFLEET_INBOX_URL.Ref).toMatch(/^QueuesInbox[0-9A-F]+$/);
     expect(env.CLAWFLEET_DLQ_URL.Ref).toMatch(/^QueuesInboxDlq[0-9A-F]+$/);
     expect(JSON.stringify(env)).not.toMatch(/jerry|grif|ray/);
+  });
+
+  it('carries the image’s HEALTHCHECK as the container health check, command and timing alike', () => {
+    // The Dockerfile's HEALTHCHECK: options, then a continued line with the exec-form CMD.
+    const dockerfile = readFileSync(new URL('../../runtime-image/Dockerfile', import.meta.url), 'utf8').replace(/\\\n\s*/g, ' ');
+    const m = /^HEALTHCHECK\s+((?:--[a-z-]+=\S+\s+)*)CMD\s+(\[.*\])\s*$/m.exec(dockerfile);
+    expect(m, 'a HEALTHCHECK with options and an exec-form CMD').not.toBeNull();
+    const opts = Object.fromEntries([...m![1]!.matchAll(/--([a-z-]+)=(\d+)s/g)].map(([, k, v]) => [k, Number(v)]));
+    const command = JSON.parse(m![2]!);
+    const [container] = Object.values(fran().findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.ContainerDefinitions;
+    expect(container.HealthCheck).toEqual({
+      Command: ['CMD', ...command],
+      Interval: opts.interval,
+      Timeout: opts.timeout,
+      StartPeriod: opts['start-period'],
+      Retries: Number(/--retries=(\d+)/.exec(m![1]!)![1]),
+    });
+    // The file it reads is named in the task's environment too, whatever the image sets.
+    expect(container.Environment).toEqual(expect.arrayContaining([{ Name: 'CLAWFLEET_HEALTH_FILE', Value: '/tmp/clawfleet-alive' }]));
+    expect(dockerfile).toContain('CLAWFLEET_HEALTH_FILE=/tmp/clawfleet-alive');
+  });
+
+  it('runs on Graviton unless the agent names x86_64, or is on Spot and names nothing', () => {
+    const platform = (id: string) => Object.values(fleet.template(`demo-agent-${id}`).findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.RuntimePlatform;
+    expect(platform('jerry')).toEqual({ CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('fran')).toEqual({ CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('grif')).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
+    expect(platform('ray')).toEqual({ CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' });
+  });
+
+  it('builds the runtime image once per architecture in use, for that platform, and passes cdk-nag that way too', () => {
+    const built = synthFleet(CONFIG, { runtimeImage: undefined });
+    // The image asset gives each execution role an ECR login (Resource::*): acknowledged, and reported.
+    const nag = nagReport(built);
+    expect(nag.violations).toEqual([]);
+    const reported = new Set(nag.suppressedViolations.map((v: { acknowledgedAt: string; acknowledgedId: string }) => `${v.acknowledgedAt} ${v.acknowledgedId}`));
+    const made = acknowledgements(built.app).map((a) => `${a.path} ${a.id}`);
+    expect(made.filter((a) => !reported.has(a))).toEqual([]);
+    expect(made.filter((a) => a.includes('/Runtime/ExecutionRole '))).toHaveLength(4);
+    // The asset manifest beside each stack lists the images `cdk deploy` builds and pushes.
+    const images = (id: string) => {
+      const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
+      return Object.entries(manifest.contents.dockerImages ?? {}).map(([hash, image]) => ({ id: hash, platform: image.source.platform }));
+    };
+    const [jerry] = images('jerry');
+    expect(jerry!.platform).toBe('linux/arm64');
+    expect(images('fran')).toEqual([jerry]);
+    const [grif] = images('grif');
+    expect(grif!.platform).toBe('linux/amd64');
+    expect(grif!.id).not.toBe(jerry!.id);
+    expect(images('ray')).toEqual([grif]);
   });
 
   it('mounts its own EFS access point with IAM authorization and encryption in transit', () => {

@@ -51,6 +51,7 @@ let hooksSecret: string;
 let dashboardSecret: string;
 let schedulerRole: string;
 let schedulesDlq: string;
+let computeDlq: string;
 let fileSystem: string;
 let fileSystemPolicy: unknown;
 
@@ -100,6 +101,21 @@ async function expectMatrix(p: Principal, checks: Check[]): Promise<void> {
   expect(checks.length).toBeGreaterThan(0);
 }
 
+const EFS_ACTIONS = ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite', 'elasticfilesystem:ClientRootAccess'];
+
+/**
+ * An NFS client's request as EFS evaluates it: every mount from a runtime comes through a
+ * mount target (AccessedViaMountTarget), over TLS, through an access point or none, with
+ * the file-system policy beside the identity policies.
+ */
+const nfs = (action: string, accessPoint: string | undefined, expected: Decision): Check => ({
+  action,
+  resource: fileSystem,
+  context: { 'elasticfilesystem:AccessedViaMountTarget': 'true', ...(accessPoint ? { 'elasticfilesystem:AccessPointArn': accessPoint } : {}) },
+  resourcePolicy: fileSystemPolicy,
+  expected,
+});
+
 const SQS_ACTIONS = ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:PurgeQueue'];
 const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Scan', 'dynamodb:Query'];
 
@@ -130,6 +146,7 @@ beforeAll(() => {
   dashboardSecret = resolveIn(cp, cp.resolve(cp.dashboardSecret.secretArn));
   schedulerRole = resolveIn(cp, cp.resolve(cp.cronInvoker.role.roleArn));
   schedulesDlq = resolveIn(cp, cp.resolve(cp.cronInvoker.deadLetters.queueArn));
+  computeDlq = `arn:aws:sqs:us-east-1:${ACCOUNT}:demo-compute-dlq`;
   fileSystem = resolveIn(cp, cp.resolve(cp.network.fileSystem.fileSystemArn));
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
 });
@@ -150,14 +167,13 @@ describe('each agent’s task role', () => {
         checks.push({ action, resource: r.inboxDlq, expected: mine && action === 'sqs:SendMessage' ? 'Allowed' : 'Denied' });
         checks.push({ action, resource: r.outboxDlq, expected: 'Denied' });
       }
-      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) {
-        checks.push({ action, resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': r.accessPoint }, resourcePolicy: fileSystemPolicy, expected: mine ? 'Allowed' : 'Denied' });
-      }
+      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) checks.push(nfs(action, r.accessPoint, mine ? 'Allowed' : 'Denied'));
+      // Root on the file system through any access point, its own included: nobody.
+      checks.push(nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'));
       if (MODELS[other]) checks.push({ action: 'bedrock:InvokeModel', resource: MODELS[other]!, expected: mine ? 'Allowed' : 'Denied' });
     }
-    checks.push({ action: 'elasticfilesystem:ClientRootAccess', resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': res[me]!.accessPoint }, resourcePolicy: fileSystemPolicy, expected: 'Denied' });
-    // Mounting the file system's root, outside any access point.
-    checks.push({ action: 'elasticfilesystem:ClientMount', resource: fileSystem, resourcePolicy: fileSystemPolicy, expected: 'Denied' });
+    // The file system's root, outside any access point.
+    for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
@@ -201,7 +217,7 @@ const otherFleetDenied = (): Check[] => [
 type Probe = Omit<Check, 'expected'> & {
   kind:
     | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
-    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq';
+    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq';
   /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
   name?: string;
   agent?: string;
@@ -225,8 +241,11 @@ function controlPlaneOnly(): Probe[] {
     probes.push({ kind: 'passRole', name: 'scheduler', action: 'iam:PassRole', resource: schedulerRole, context: { 'iam:PassedToService': service } });
   }
   probes.push({ kind: 'passRole', name: 'other', action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/demo-agent-fran-RuntimeTaskRole`, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
-  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook', 'compute']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  // A version or alias of λ compute is another resource: asking is for the function itself only.
+  probes.push({ kind: 'invoke', name: 'compute:alias', action: 'lambda:InvokeFunction', resource: `${lambdaArn('compute')}:live` });
   for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'schedulesDlq', action, resource: schedulesDlq });
+  for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'computeDlq', action, resource: computeDlq });
   return probes;
 }
 
@@ -251,7 +270,8 @@ type Rule = (p: Probe) => boolean;
 const sqs = (kind: Probe['kind'], ...actions: string[]): Rule => (p) => p.kind === kind && actions.includes(p.action.replace('sqs:', ''));
 const table = (name: string, ...actions: string[]): Rule => (p) => p.kind === 'table' && p.name === name && actions.includes(p.action.replace('dynamodb:', ''));
 const secret = (name: string): Rule => (p) => p.kind === 'controlSecret' && p.name === name && p.action === 'secretsmanager:GetSecretValue';
-const wake: Rule = (p) => p.kind === 'service' && p.action === 'ecs:UpdateService';
+/** Waking, hibernating, restarting: asking λ compute, the one holder of ECS power. */
+const wake: Rule = (p) => p.kind === 'invoke' && p.name === 'compute';
 const any = (...rules: Rule[]): Rule => (p) => rules.some((r) => r(p));
 
 async function expectOnly(principal: Principal, allowed: Rule): Promise<void> {
@@ -265,8 +285,27 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('deploys the six handlers, one role each', () => {
-    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+  it('deploys the seven handlers, one role each', () => {
+    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['compute', 'cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+  });
+
+  it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {
+    await expectOnly(fn('compute'), any((p) => p.kind === 'service' && p.action === 'ecs:UpdateService', table('registry', 'GetItem'), (p) => p.kind === 'computeDlq' && p.action === 'sqs:SendMessage'));
+  });
+
+  it('only compute may call ecs:UpdateService: no other function, role of the scheduler or of any agent', async () => {
+    const cp = fleet.stacks.controlPlane;
+    const principals = [
+      ...[...cp.functions.functions.keys()].map((name) => fn(name)),
+      principalOf('scheduler', cp.cronInvoker.role),
+      ...AGENTS.flatMap((id) => [principalOf(`task-${id}`, fleet.stacks.agents.get(id)!.runtime.taskRole), principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole)]),
+    ];
+    const holders: string[] = [];
+    for (const p of principals) {
+      const decisions = await Promise.all(AGENTS.map((id) => decide(p, 'ecs:UpdateService', `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${id}`)));
+      if (decisions.some((d) => d === 'Allowed')) holders.push(p.label);
+    }
+    expect(holders).toEqual(['fn-compute']);
   });
 
   it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, queues into and wakes any agent — nothing else', async () => {
@@ -346,10 +385,26 @@ describe('each control-plane function’s role', () => {
     for (const name of fleet.stacks.controlPlane.functions.functions.keys()) {
       const checks: Check[] = AGENTS.flatMap((id) => [
         { action: 'secretsmanager:GetSecretValue', resource: res[id]!.secret, expected: 'Denied' as const },
-        { action: 'elasticfilesystem:ClientMount', resource: fileSystem, context: { 'elasticfilesystem:AccessPointArn': res[id]!.accessPoint }, resourcePolicy: fileSystemPolicy, expected: 'Denied' as const },
+        ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.accessPoint, 'Denied')),
       ]);
-      await expectMatrix(fn(name), checks);
+      await expectMatrix(fn(name), [...checks, ...EFS_ACTIONS.map((action) => nfs(action, undefined, 'Denied'))]);
     }
+  });
+});
+
+describe('the workspaces file system', () => {
+  it('lets a principal without an EFS grant of its own do nothing through a mount target, on any directory', async () => {
+    // What the file-system policy alone allows: any role in the account, or a client that
+    // mounts without IAM, gets this and no more. (CDK's default policy allowed ClientWrite
+    // and ClientRootAccess here to every principal.)
+    const stranger: Principal = { label: 'stranger', policies: [] };
+    await expectMatrix(stranger, [...AGENTS.flatMap((id) => EFS_ACTIONS.map((a) => nfs(a, res[id]!.accessPoint, 'Denied'))), ...EFS_ACTIONS.map((a) => nfs(a, undefined, 'Denied'))]);
+  });
+
+  it('refuses clients without TLS, whatever their identity policy allows', async () => {
+    const fran = principalOf('task-fran', fleet.stacks.agents.get('fran')!.runtime.taskRole);
+    const plain = { ...nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Denied'), context: { ...nfs('', res.fran!.accessPoint, 'Denied').context, 'aws:SecureTransport': 'false' } };
+    await expectMatrix(fran, [nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Allowed'), plain]);
   });
 });
 

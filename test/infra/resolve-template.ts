@@ -1,8 +1,9 @@
 // Resolves the intrinsics in synthesized templates to the concrete values AWS would give
 // them in one account and region, so IAM policies can be evaluated offline. Physical
 // names come from the templates (our resources are all named deterministically); ids AWS
-// would invent (file systems, access points) are derived from logical ids. Anything this
-// does not know how to resolve is an error, never a guess.
+// would invent (file systems, access points) are derived from logical ids; a parameter
+// CloudFormation reads from SSM takes the value the app's own SSM parameter holds.
+// Anything this does not know how to resolve is an error, never a guess.
 
 import { createHash } from 'node:crypto';
 
@@ -51,8 +52,10 @@ export class TemplateResolver {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(stack, v)]));
   }
 
-  private ref(stack: string, id: string): string {
+  private ref(stack: string, id: string): string | string[] {
     if (PSEUDO[id]) return PSEUDO[id];
+    const parameter = this.templates.get(stack)?.Parameters?.[id];
+    if (parameter) return this.ssmParameter(stack, id, parameter);
     const r = this.resource(stack, id);
     const p = r.Properties ?? {};
     switch (r.Type) {
@@ -89,21 +92,38 @@ export class TemplateResolver {
         case 'AWS::Logs::LogGroup':
           return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${name(p.LogGroupName)}:*`;
         case 'AWS::EFS::FileSystem':
-          return `arn:aws:elasticfilesystem:${REGION}:${ACCOUNT}:file-system/${this.ref(stack, id)}`;
+          return `arn:aws:elasticfilesystem:${REGION}:${ACCOUNT}:file-system/${this.ref(stack, id) as string}`;
         case 'AWS::EFS::AccessPoint':
-          return `arn:aws:elasticfilesystem:${REGION}:${ACCOUNT}:access-point/${this.ref(stack, id)}`;
+          return `arn:aws:elasticfilesystem:${REGION}:${ACCOUNT}:access-point/${this.ref(stack, id) as string}`;
         case 'AWS::Lambda::Function':
           return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name(p.FunctionName)}`;
         case 'AWS::IAM::Role':
-          return `arn:aws:iam::${ACCOUNT}:role/${this.ref(stack, id)}`;
+          return `arn:aws:iam::${ACCOUNT}:role/${this.ref(stack, id) as string}`;
         case 'AWS::ECS::Cluster':
           return `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${name(p.ClusterName)}`;
       }
     }
     if (attr === 'QueueName' && r.Type === 'AWS::SQS::Queue') return name(p.QueueName);
-    if (attr === 'FileSystemId' && r.Type === 'AWS::EFS::FileSystem') return this.ref(stack, id);
-    if (attr === 'AccessPointId' && r.Type === 'AWS::EFS::AccessPoint') return this.ref(stack, id);
+    if (attr === 'FileSystemId' && r.Type === 'AWS::EFS::FileSystem') return this.ref(stack, id) as string;
+    if (attr === 'AccessPointId' && r.Type === 'AWS::EFS::AccessPoint') return this.ref(stack, id) as string;
     throw new Error(`cannot resolve GetAtt ${id}.${attr} (${r.Type}) in ${stack}`);
+  }
+
+  /**
+   * A template parameter CloudFormation fills from SSM at deploy time: the value the
+   * `AWS::SSM::Parameter` of that name (made by any stack of the app) would hold.
+   */
+  private ssmParameter(stack: string, id: string, parameter: Json): string | string[] {
+    const type = String(parameter.Type);
+    if (!type.startsWith('AWS::SSM::Parameter::Value<')) throw new Error(`cannot resolve Ref to the ${type} parameter ${id} in ${stack}`);
+    for (const [s, t] of this.templates) {
+      for (const r of Object.values<Json>(t.Resources ?? {})) {
+        if (r.Type !== 'AWS::SSM::Parameter' || this.resolve(s, r.Properties.Name) !== parameter.Default) continue;
+        const value = String(this.resolve(s, r.Properties.Value));
+        return type.includes('<List<') ? value.split(',') : value;
+      }
+    }
+    throw new Error(`no stack makes the SSM parameter ${parameter.Default} that ${stack} reads`);
   }
 
   private importValue(exportName: string): Json {
@@ -122,7 +142,7 @@ export class TemplateResolver {
     if (role.Properties?.ManagedPolicyArns?.length) throw new Error(`${roleLogicalId} has managed policies, which this resolver cannot read`);
     const policies = (role.Properties?.Policies ?? []).map((p: Json) => ({ name: p.PolicyName, policy: this.resolve(stack, p.PolicyDocument) }));
     // A policy may attach to a role from any stack (by Ref in its own, by name elsewhere).
-    const roleName = this.ref(stack, roleLogicalId);
+    const roleName = this.ref(stack, roleLogicalId) as string;
     for (const [s, t] of this.templates) {
       for (const [id, r] of Object.entries<Json>(t.Resources ?? {})) {
         if (r.Type !== 'AWS::IAM::Policy' && r.Type !== 'AWS::IAM::ManagedPolicy') continue;

@@ -11,7 +11,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
@@ -19,7 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
-import { agentStackName, controlPlaneStackName, functionName, scheduleGroupName, tableNames } from '../../shared/config/names.ts';
+import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
+import { agentServiceName, agentStackName, clusterName, controlPlaneStackName, functionName, scheduleGroupName, tableNames } from '../../shared/config/names.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
@@ -86,6 +90,12 @@ async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
     timings[label] = Math.round(performance.now() - t0);
   }
 }
+
+/** fran's ECS service as the emulator has it. */
+const desiredCount = async () => {
+  const { services } = await new ECSClient(aws).send(new DescribeServicesCommand({ cluster: clusterName(FLEET), services: [agentServiceName('fran')] }));
+  return services?.[0]?.desiredCount;
+};
 
 const output = (stack: string, key: string) => {
   const value = outputs[stack]?.[key];
@@ -164,6 +174,7 @@ afterAll(async () => {
 describe('the CDK app deployed to the emulator', () => {
   it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
     const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
+    expect(await desiredCount()).toBe(0); // fran hibernates: deployed at 0
     const started = performance.now();
     const res = await fetch(`${webhook}/telegram/fran`, {
       method: 'POST',
@@ -186,6 +197,7 @@ describe('the CDK app deployed to the emulator', () => {
     const fran = await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran');
     expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
   });
+
 
   it('refuses a webhook call without the secret token', async () => {
     const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
@@ -227,4 +239,59 @@ describe('the CDK app deployed to the emulator', () => {
       CLAWFLEET_SCHEDULER_ROLE_ARN: weekly.Target?.RoleArn,
     });
   });
+
+  it('wakes and hibernates an agent by asking the deployed compute function, which alone sets the service’s desired count', async () => {
+    const dashboard = localUrl(output(controlPlaneStackName(FLEET), 'DashboardUrl'));
+    const act = async (action: string) => {
+      const res = await fetch(`${dashboard}/api/fleet/fran/${action}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${DASHBOARD_TOKEN}` },
+        body: '{}',
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { state: string }).state;
+    };
+    // fran answered while awake with no wake needed; its service is still at 0.
+    expect(await desiredCount()).toBe(0);
+    expect(await act('hibernate')).toBe('asleep');
+    expect(await act('wake')).toBe('waking');
+    // The dashboard function asked λ compute (an asynchronous invocation), which set the count…
+    await expect.poll(desiredCount, { timeout: 30_000, interval: 250 }).toBe(1);
+    expect(await act('hibernate')).toBe('asleep');
+    await expect.poll(desiredCount, { timeout: 30_000, interval: 250 }).toBe(0);
+    // …as λ compute's own log says: the dashboard holds no ECS power, it only asks.
+    const computeSaid = async () => {
+      const { events = [] } = await new CloudWatchLogsClient(aws).send(
+        new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }),
+      );
+      return events.map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{')))).map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
+    };
+    // (Which ask did which depends on when the emulator ran them: each follows the registry.)
+    await expect.poll(computeSaid, { timeout: 30_000, interval: 500 }).toEqual(expect.arrayContaining(['fran started', 'fran stopped']));
+    const dashboardFn = await new LambdaClient(aws).send(new GetFunctionConfigurationCommand({ FunctionName: functionName(FLEET, 'dashboard') }));
+    expect(dashboardFn.Environment?.Variables?.CLAWFLEET_COMPUTE_FUNCTION).toBe(functionName(FLEET, 'compute'));
+    // An ask Lambda does not queue is an error for the asker (here: no such function), never a silent no-op.
+    const nowhere = new LambdaAgentCompute(new LambdaClient(aws), functionName(FLEET, 'no-such-holder'));
+    await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({ code: 'COMPUTE_ASK_FAILED', message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/) });
+  }, 90_000);
+
+  it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
+    // A run for fran, were it not for the field no caller may send: refused, fran stays at 0.
+    const forged = { v: 1, agentId: 'fran', action: 'run', cluster: 'clawfleet-elsewhere' };
+    const invoked = await new LambdaClient(aws).send(
+      new InvokeCommand({ FunctionName: functionName(FLEET, 'compute'), InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(forged)) }),
+    );
+    expect(invoked.StatusCode).toBe(202);
+    const sqs = new SQSClient(aws);
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${functionName(FLEET, 'compute')}-dlq` }));
+    let parked: { requestPayload?: unknown; responsePayload?: { errorMessage?: string } } | undefined;
+    const deadline = Date.now() + 45_000;
+    while (!parked && Date.now() < deadline) {
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 5 }));
+      if (Messages?.[0]) parked = JSON.parse(Messages[0].Body!);
+    }
+    // Lambda's on-failure record: the request as sent, and the error λ compute threw for it (after its retries).
+    expect(parked).toMatchObject({ requestPayload: forged, responsePayload: { errorMessage: expect.stringMatching(/^not a compute request: .*cluster/) } });
+    expect(await desiredCount()).toBe(0);
+  }, 60_000);
 });

@@ -1,0 +1,40 @@
+// `clawfleet cost` prices each agent on the CPU its task runs on: Graviton by default,
+// x86_64 where the agent names it, and x86_64 on Spot unless it names arm64.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { estimateCost } from '../../cli/cost.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/prices.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import type { FleetConfigInput } from '../../shared/config/schema.ts';
+
+const EXAMPLE: FleetConfigInput = JSON.parse(readFileSync(new URL('../../clawfleet.json', import.meta.url), 'utf8'));
+const withRuntimes = (runtimes: Record<string, object>) =>
+  parseConfig({ ...EXAMPLE, agents: { ...EXAMPLE.agents, list: EXAMPLE.agents.list.map((a) => (runtimes[a.id] ? { ...a, runtime: { ...a.runtime, ...runtimes[a.id] } } : a)) } });
+const month = (cpus: number, gb: number, p: { vcpuHour: number; gbHour: number }) => (cpus * p.vcpuHour + gb * p.gbHour) * HOURS_PER_MONTH;
+
+describe('the cost estimate', () => {
+  it('prices an agent on Graviton unless it names x86_64', () => {
+    const e = estimateCost(withRuntimes({ grif: { architecture: 'x86_64' } }), 50, 2);
+    const jerry = e.agents.find((a) => a.id === 'jerry')!;
+    expect(jerry).toMatchObject({ architecture: 'arm64', hibernates: false });
+    expect(jerry.onDemandAlwaysOn).toBeCloseTo(month(2, 4, FARGATE_PRICES.arm64), 6);
+    expect(jerry.configured).toBeCloseTo(jerry.onDemandAlwaysOn, 6);
+    const grif = e.agents.find((a) => a.id === 'grif')!;
+    expect(grif.architecture).toBe('x86_64');
+    expect(grif.onDemandAlwaysOn).toBeCloseTo(month(0.25, 0.5, FARGATE_PRICES.x86_64), 6);
+    // Graviton's list prices are about a fifth below x86's.
+    expect(FARGATE_PRICES.arm64.vcpuHour / FARGATE_PRICES.x86_64.vcpuHour).toBeCloseTo(0.8, 2);
+    expect(FARGATE_PRICES.arm64.gbHour / FARGATE_PRICES.x86_64.gbHour).toBeCloseTo(0.8, 2);
+  });
+
+  it('prices a Spot agent on x86_64 Spot, unless it names arm64', () => {
+    const e = estimateCost(withRuntimes({ jerry: { spot: true }, ray: { spot: true, architecture: 'arm64' } }), 50, 2);
+    const jerry = e.agents.find((a) => a.id === 'jerry')!;
+    expect(jerry).toMatchObject({ architecture: 'x86_64', spot: true });
+    expect(jerry.configured).toBeCloseTo(month(2, 4, { vcpuHour: FARGATE_PRICES.x86_64.spotVcpuHour, gbHour: FARGATE_PRICES.x86_64.spotGbHour }), 6);
+    const ray = e.agents.find((a) => a.id === 'ray')!;
+    expect(ray).toMatchObject({ architecture: 'arm64', spot: true });
+    expect(ray.spotAlwaysOn).toBeCloseTo(month(0.25, 0.5, { vcpuHour: FARGATE_PRICES.arm64.spotVcpuHour, gbHour: FARGATE_PRICES.arm64.spotGbHour }), 6);
+    expect(ray.spotAlwaysOn).toBeLessThan(jerry.spotAlwaysOn);
+  });
+});

@@ -118,10 +118,12 @@ export const readPipeToEnd: PipeReader = (fd) =>
       chunks.push(chunk as Buffer);
     });
     stream.once('error', (err: NodeJS.ErrnoException) => fail(`cannot be read (${err.code ?? err.message})`));
-    stream.once('end', () => {
+    // Resolved once the descriptor is closed, not at 'end' (autoClose closes it a tick
+    // later): nothing the runtime starts after this may inherit or reuse an open pipe.
+    stream.once('end', () => stream.once('close', () => {
       clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString('utf8'));
-    });
+    }));
   });
 
 export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReader = readPipeToEnd): Promise<RuntimeEnv> {

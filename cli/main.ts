@@ -11,6 +11,7 @@ import { logsCommand } from './logs.ts';
 import { pairingCommand } from './pairing.ts';
 import { runtimeCommand } from './runtime.ts';
 import { secretsCommand } from './secrets.ts';
+import { securityCommand } from './security-audit.ts';
 import { startCommand } from './start.ts';
 import { statusCommand } from './status.ts';
 
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   pairingCommand,
   configCommand,
   costCommand,
+  securityCommand,
   importOpenclawCommand,
 ];
 

@@ -1,0 +1,114 @@
+// `clawfleet security audit` against a config with every risky setting it knows, a secrets
+// file others can read and a state directory others can enter: each finding is named with
+// its severity and place, the command exits 1 on high findings, prints no secret value, and
+// a careful config of the same fleet gets no high finding.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
+import { auditLocal } from '../../cli/security/local-checks.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import type { FleetConfigInput } from '../../shared/config/schema.ts';
+import { captureIO } from '../unit/cli-io.ts';
+
+const DASHBOARD_TOKEN = 'dash-0123456789abcdef';
+type AgentInput = FleetConfigInput['agents']['list'][number];
+const HOOKS_TOKEN = 'hook-0123456789abcdef';
+const BOT_TOKEN = '123456:AAF-risky-audit-bot-token-value';
+
+const demo = JSON.parse(readFileSync('clawfleet.json', 'utf8')) as FleetConfigInput;
+
+function risky(): FleetConfigInput {
+  const config = structuredClone(demo);
+  const telegram = config.channels!.telegram!;
+  telegram.accounts.fran!.dmPolicy = 'open';
+  telegram.accounts.grif = { ...telegram.accounts.grif!, dmPolicy: 'allowlist', allowFrom: ['700100200', '700100201'] };
+  telegram.groups = { '*': { requireMention: false } };
+  const [jerry, fran, grif, ray] = config.agents.list as [AgentInput, AgentInput, AgentInput, AgentInput];
+  jerry.tools = { exec: { sandbox: 'off' } };
+  fran.tools = { exec: { security: 'allowlist', allowlist: ['git', '/usr/bin/env'] } };
+  grif.mcp = { servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
+  ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } } };
+  config.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] };
+  config.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], rateLimit: { max: 600, perMinutes: 1 } };
+  return config;
+}
+
+function fleetDir(config: unknown, secretsMode: number, stateMode: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cf-audit-'));
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  writeFileSync(
+    join(dir, 'clawfleet.secrets.json'),
+    JSON.stringify({
+      'clawfleet/demo/control/dashboard': { DASHBOARD_TOKEN },
+      'clawfleet/demo/control/hooks': { HOOKS_TOKEN },
+      'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: BOT_TOKEN },
+    }),
+  );
+  chmodSync(join(dir, 'clawfleet.secrets.json'), secretsMode);
+  mkdirSync(join(dir, '.clawfleet'));
+  chmodSync(join(dir, '.clawfleet'), stateMode);
+  return dir;
+}
+
+describe('clawfleet security audit', () => {
+  it('names every risky setting with its severity and place, exits 1, and prints no secret value', async () => {
+    const io = captureIO({ cwd: fleetDir(risky(), 0o644, 0o755) });
+    expect(await runCli(['security', 'audit', '--json'], io)).toBe(1);
+    const report = JSON.parse(io.outText()) as { findings: { id: string; severity: string; where: string }[]; counts: Record<string, number> };
+    const got = report.findings.map((f) => `${f.severity} ${f.id} ${f.where}`);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        'high dm.open channels.telegram.accounts.fran.dmPolicy',
+        'high dm.shared-session session.dmScope', // fran (open) and grif (two people listed)
+        'warn dm.shared-session session.dmScope', // jerry and ray: pairing
+        'high groups.any channels.telegram.groups["*"]',
+        'high exec.unsandboxed agents.list[jerry].tools.exec.sandbox',
+        'warn exec.allowlist-runs-anything agents.list[fran].tools.exec.allowlist',
+        'warn mcp.unsandboxed agents.list[grif].mcp.servers.files',
+        'high web.loopback-allowed agents.list[ray].tools.web.fetch.allowPrivateHosts',
+        'high hooks.caller-chooses-session hooks.allowRequestSessionKey',
+        'warn relay.rate-high agentToAgent.rateLimit',
+        'info relay.both-ways agentToAgent.allow',
+        expect.stringMatching(/^high local\.secrets-file-readable .*clawfleet\.secrets\.json$/),
+        expect.stringMatching(/^warn local\.state-dir-readable .*\.clawfleet$/),
+        expect.stringMatching(/^warn token\.dashboard-short .*DASHBOARD_TOKEN$/),
+        expect.stringMatching(/^warn token\.hooks-short .*HOOKS_TOKEN$/),
+      ]),
+    );
+    expect(got.filter((g) => g.startsWith('high dm.shared-session'))).toHaveLength(2);
+    // Worst first.
+    const order = report.findings.map((f) => f.severity);
+    expect(order).toEqual([...order].sort((a, b) => ['high', 'warn', 'info'].indexOf(a) - ['high', 'warn', 'info'].indexOf(b)));
+    expect(report.counts.high).toBe(order.filter((s) => s === 'high').length);
+    for (const secret of [DASHBOARD_TOKEN, HOOKS_TOKEN, BOT_TOKEN]) expect(io.outText() + io.errText()).not.toContain(secret);
+  });
+
+  it('prints a readable report too, and the same verdict', async () => {
+    const io = captureIO({ cwd: fleetDir(risky(), 0o644, 0o755) });
+    expect(await runCli(['security', 'audit'], io)).toBe(1);
+    expect(io.outText()).toMatch(/^HIGH {2}Anyone on Telegram can talk to agent "fran" through bot "fran"$/m);
+    expect(io.outText()).toMatch(/fix: chmod 600 .*clawfleet\.secrets\.json/);
+    expect(io.outText()).toMatch(/\d+ high, \d+ warn, \d+ info$/);
+  });
+
+  it('finds no high setting in a careful fleet: one session per person, files only their owner reads', async () => {
+    const careful = structuredClone(demo);
+    careful.session = { dmScope: 'per-channel-peer' };
+    const io = captureIO({ cwd: fleetDir(careful, 0o600, 0o700) });
+    expect(await runCli(['security', 'audit', '--json'], io)).toBe(0);
+    const report = JSON.parse(io.outText()) as { findings: { id: string; severity: string }[] };
+    expect(report.findings.filter((f) => f.severity === 'high')).toEqual([]);
+    expect(report.findings.map((f) => f.id)).not.toContain('dm.shared-session');
+  });
+
+  it('says exec stays off where no sandbox works, for the agents that would use one', () => {
+    const config = loadConfigFile('clawfleet.json');
+    const facts = { secretsPath: 's.json', secretsMode: 0o600, statePath: '.clawfleet', stateMode: 0o700, sandboxUnavailable: 'bubblewrap (bwrap) is not installed' };
+    const [finding] = auditLocal(config, facts);
+    expect(finding).toMatchObject({ id: 'local.no-sandbox', severity: 'warn' });
+    expect(finding!.title).toContain('"jerry", "fran", "grif", "ray"');
+    expect(auditLocal(config, { ...facts, sandboxUnavailable: undefined })).toEqual([]);
+  });
+});

@@ -8,6 +8,7 @@ import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AG
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields } from '../shared/log.ts';
+import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { agentFragment, chatPanel } from './agent-page.ts';
 import { DASHBOARD_JS } from './client-script.ts';
 import { html } from './html.ts';
@@ -59,6 +60,11 @@ export interface DashboardDeps {
   /** Where the token comes from, shown on the login page (never the token). */
   loginHint: string;
   refreshMs: number;
+  /**
+   * A request failed because the disk is full (local mode): told here instead of logged
+   * per request; true if it was taken care of. Absent on AWS, where it cannot happen.
+   */
+  storageFull?(err: unknown): boolean;
 }
 
 const PREFIXES = ['/agents/', '/fragments/', '/assets/', '/api/fleet', '/api/pairings/'];
@@ -122,6 +128,9 @@ export async function handleDashboard(req: DashboardRequest, deps: DashboardDeps
     if (err instanceof ClawfleetError) {
       const status = { AGENT_UNKNOWN: 404, PAIRING_UNKNOWN: 404, ACTION_NOT_AVAILABLE: 409, ACTION_RACED: 409, FLEET_STOPPING: 503 }[err.code];
       if (status) return json(status, { error: err.message, code: err.code });
+    }
+    if (isStorageFull(err) && deps.storageFull?.(err)) {
+      return respond(503, 'application/json', JSON.stringify(STORAGE_FULL_ANSWER), { headers: { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) } });
     }
     deps.sources.log.error('dashboard request failed', { method: req.method, path: req.path, ...errorFields(err) });
     return json(500, { error: 'internal error' });

@@ -1,7 +1,8 @@
 // `npm start`: the whole fleet on one machine — the control plane as one HTTP server,
 // each agent's runtime as its own child process, Telegram by long polling, schedules on
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
-// (queues, registry, schedules, chat) in <state>/state.db.
+// (queues, registry, schedules, chat) in <state>/state.db. A full disk fails the requests
+// that need it, not the fleet.
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
 import { localDashboardToken } from './dashboard-token.ts';
 import { createLocalServer } from './server.ts';
+import { StorageWatch } from './storage-watch.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
@@ -66,7 +68,24 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   let supervisor: Supervisor | undefined;
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
-  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'));
+  const storage = new StorageWatch(log, systemClock);
+  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
+  let logFailureSaid = false;
+  function logFailure(err: unknown): boolean {
+    // Any other reason a log line cannot be written (a read-only or deleted directory): said once.
+    if (!logFailureSaid) log.warn('runtime log lines cannot be written; they are dropped', errorFields(err));
+    logFailureSaid = true;
+    return true;
+  }
+  /** A bookkeeping write (status, heartbeat, released messages) that must never take the fleet down. */
+  const stateWrite = (where: string, write: () => void): void => {
+    try {
+      write();
+      storage.wrote();
+    } catch (err) {
+      if (!storage.failed(err, where)) log.warn(`${where} not recorded`, errorFields(err));
+    }
+  };
   const adminToken = newAdminToken();
 
   // The config's cron jobs and heartbeats, as the CDK app makes them on AWS; before anything
@@ -130,6 +149,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const server = createLocalServer({
     cp,
     log,
+    storage,
     adminToken,
     dashboardToken: localDashboardToken(opts.stateDir),
     agentOfToken: (token) => supervisor?.agentOfToken(token),
@@ -141,7 +161,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       const now = systemClock.now();
       if (now - (lastSeenWrite.get(agentId) ?? 0) < 5_000) return;
       lastSeenWrite.set(agentId, now);
-      cp.status.heartbeat(agentId, now);
+      stateWrite('runtime heartbeat', () => cp.status.heartbeat(agentId, now));
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -170,20 +190,26 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       const safe = JSON.parse(processRedactor.redact(JSON.stringify(line))) as Record<string, unknown>;
       logs.write(agentId, safe);
       if (safe.level === 'error' && typeof safe.msg === 'string') {
-        cp.status.error(agentId, typeof safe.error === 'string' ? `${safe.msg}: ${safe.error}` : safe.msg, systemClock.now());
+        const msg = safe.msg;
+        stateWrite('runtime error', () => cp.status.error(agentId, typeof safe.error === 'string' ? `${msg}: ${safe.error}` : msg, systemClock.now()));
       }
       opts.onRuntimeLine?.(agentId, safe);
     },
     onExit: (agentId, code, signal, crashed) => {
       // A dead runtime's messages need not wait out their visibility timeout: its polls are
-      // ended first, so none takes a message after the release.
+      // ended first, so none takes a message after the release. (On a full disk they are
+      // not released now: they come back when their visibility runs out, as on SQS.)
       server.runtimeGone(agentId);
-      const released = cp.inbox(agentId).releaseInFlight();
-      if (released) log.info('released messages of an exited runtime', { agentId, released });
+      stateWrite('release of an exited runtime\'s messages', () => {
+        const released = cp.inbox(agentId).releaseInFlight();
+        if (released) log.info('released messages of an exited runtime', { agentId, released });
+      });
       if (crashed) {
-        cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now());
+        stateWrite('runtime exit', () => cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now()));
         // The supervisor starts it again; its first heartbeat marks it awake.
-        cp.registry.transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now()).catch((err) => log.warn('registry not updated', { agentId, ...errorFields(err) }));
+        cp.registry
+          .transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now())
+          .catch((err) => storage.failed(err, 'registry') || log.warn('registry not updated', { agentId, ...errorFields(err) }));
       }
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },

@@ -9,10 +9,12 @@ import { z } from 'zod';
 import { EnvelopeError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { parseInbound } from '../shared/protocol/envelopes.ts';
+import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { handleDashboard, isDashboardPath } from '../dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
+import type { StorageWatch } from './storage-watch.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -39,6 +41,8 @@ export interface ServerDeps {
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
+  /** Where requests that fail for a full disk are reported (logged once, not per request). */
+  storage: StorageWatch;
 }
 
 /** The local server, and how the supervisor tells it that a runtime is stopping. */
@@ -234,7 +238,9 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         // JSON only: another site's page cannot send that to 127.0.0.1 without a CORS preflight, which is never granted.
         if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
         const { text } = parseJson(ChatBody, await readBody(req));
-        return send(res, 202, { envelopeId: await cp.chatMessage(agentId, text) });
+        const envelopeId = await cp.chatMessage(agentId, text);
+        deps.storage.wrote();
+        return send(res, 202, { envelopeId });
       }
       if ((m = /^\/api\/chat\/([^/]+)\/messages$/.exec(path)) && req.method === 'GET') {
         return send(res, 200, cp.chat.since(knownAgent(m[1]!), Number(url.searchParams.get('after') ?? 0) || 0));
@@ -256,6 +262,10 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
     };
     route().catch((err) => {
       if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      // Nothing was taken: the client may try again once there is space.
+      if (isStorageFull(err) && deps.storage.failed(err, `${req.method} ${path}`)) {
+        return send(res, 503, STORAGE_FULL_ANSWER, 'application/json', { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) });
+      }
       deps.log.error('request failed', { method: req.method, path, ...errorFields(err) });
       send(res, 500, { error: 'internal error' });
     });

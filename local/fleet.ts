@@ -41,6 +41,8 @@ export interface LocalFleetOptions {
   onRuntimeLine?: (agentId: string, line: Record<string, unknown>) => void;
   /** What time it is for schedules (default: the system clock); tests move it ahead to fire a job without waiting for it. */
   scheduleClock?: Clock;
+  /** Host names besides 127.0.0.1, localhost and [::1] that requests may name (a proxy's or tunnel's); see shared/http/request-origin.ts. */
+  allowedHosts?: readonly string[];
 }
 
 export interface LocalFleet {
@@ -50,6 +52,8 @@ export interface LocalFleet {
   /** Agents that run the offline model, with the reason. */
   offline: Map<string, string>;
   pollingAccounts: string[];
+  /** What signs in to the dashboard and the /api/ routes: DASHBOARD_TOKEN from the secrets file, else the kept one in <state>/dashboard-token. */
+  dashboardToken: string;
   status(): FleetStatus;
   stop(): Promise<void>;
 }
@@ -146,12 +150,14 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   };
 
   let lastSeenWrite = new Map<string, number>();
+  const keptDashboardToken = localDashboardToken(opts.stateDir);
   const server = createLocalServer({
     cp,
     log,
     storage,
+    allowedHosts: opts.allowedHosts,
     adminToken,
-    dashboardToken: localDashboardToken(opts.stateDir),
+    dashboardToken: keptDashboardToken,
     agentOfToken: (token) => supervisor?.agentOfToken(token),
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,
@@ -246,6 +252,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     supervisor,
     offline,
     pollingAccounts,
+    dashboardToken: (await cp.dashboardToken()) ?? keptDashboardToken,
     status,
     async stop() {
       await cron.stop();

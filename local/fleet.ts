@@ -1,8 +1,8 @@
 // `npm start`: the whole fleet on one machine — the control plane as one HTTP server,
 // each agent's runtime as its own child process, Telegram by long polling, schedules on
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
-// (queues, registry, schedules, chat) in <state>/state.db. A full disk fails the requests
-// that need it, not the fleet.
+// (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
+// by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { configSchedules } from '../shared/cron/config-schedules.ts';
 import { scheduleInput } from '../shared/cron/trigger.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { isStorageFull } from '../shared/storage-full.ts';
 import { createLogger, errorFields, processRedactor, type Logger } from '../shared/log.ts';
 import { systemClock, type AgentState, type Clock, type Schedule } from '../shared/ports.ts';
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
@@ -25,7 +26,9 @@ import { startHealthLoop } from './health-loop.ts';
 import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
 import { localDashboardToken } from './dashboard-token.ts';
-import { createLocalServer } from './server.ts';
+import { createLocalServer, type LocalServer } from './server.ts';
+import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
+import { holdStateUmask, tightenStateModes } from './state-modes.ts';
 import { StorageWatch } from './storage-watch.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
@@ -66,13 +69,41 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const log = opts.log ?? createLogger({ component: 'local' });
   const config = loadConfigFile(opts.configPath);
   const secrets = new FileSecretStore(opts.secretsPath);
-  // Conversations, transcripts and memory live here: made readable by its owner only (an
-  // existing directory keeps the mode its owner gave it).
-  mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  // Conversations, transcripts, memory and tokens live here: the owner's alone, whoever
+  // writes them (this process, a runtime, a tool a runtime runs), from now on...
+  const undo: (() => void | Promise<void>)[] = [holdStateUmask()];
+  try {
+    mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+    // ...one fleet at a time (the second start stops here, naming the first)...
+    const lock = lockStateDir(opts.stateDir, { pid: process.pid, startedAt: systemClock.now() });
+    undo.push(() => lock.release());
+    // ...and whatever an earlier run or version left readable to others, before a runtime runs.
+    const { tightened, skipped } = tightenStateModes(opts.stateDir, [STATE_LOCK_FILE, `${STATE_LOCK_FILE}-journal`]);
+    if (tightened) log.info('state directory made private: group and other permissions removed', { stateDir: opts.stateDir, entries: tightened, skipped });
+    const fleet = await runLocalFleet(opts, log, config, secrets, undo);
+    const [releaseUmask] = undo;
+    return {
+      ...fleet,
+      async stop() {
+        await fleet.stop();
+        lock.release();
+        releaseUmask!();
+      },
+    };
+  } catch (err) {
+    for (const step of undo.reverse()) await Promise.resolve(step()).catch((e) => log.warn('cleanup after a failed start failed', errorFields(e)));
+    if (isStorageFull(err)) throw new ClawfleetError('STORAGE_FULL', `the state directory ${opts.stateDir} is full (${(err as Error).message}); free some space and start again`, { cause: err });
+    throw err;
+  }
+}
+
+/** The fleet on a state directory this process holds; `undo` collects what a failed start must take back. */
+async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: FleetConfig, secrets: FileSecretStore, undo: (() => void | Promise<void>)[]): Promise<LocalFleet> {
+  const storage = new StorageWatch(log, systemClock);
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
+  undo.push(() => void db.close());
   let supervisor: Supervisor | undefined;
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
-  const storage = new StorageWatch(log, systemClock);
   const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
   let logFailureSaid = false;
   function logFailure(err: unknown): boolean {
@@ -94,13 +125,8 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
 
   // The config's cron jobs and heartbeats, as the CDK app makes them on AWS; before anything
   // starts, so a schedule this machine cannot evaluate stops the start with its name.
-  try {
-    const { removed } = cp.scheduler.replace(CONFIG_SCHEDULE_PREFIXES, configScheduleList(config));
-    if (removed.length) log.info('schedules no longer in the config removed', { removed });
-  } catch (err) {
-    db.close();
-    throw err;
-  }
+  const { removed } = cp.scheduler.replace(CONFIG_SCHEDULE_PREFIXES, configScheduleList(config));
+  if (removed.length) log.info('schedules no longer in the config removed', { removed });
 
   // No runtime is alive yet: whatever was in flight when the last run stopped is due again.
   for (const agent of config.agents.list) {
@@ -151,7 +177,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
 
   let lastSeenWrite = new Map<string, number>();
   const keptDashboardToken = localDashboardToken(opts.stateDir);
-  const server = createLocalServer({
+  const server: LocalServer = createLocalServer({
     cp,
     log,
     storage,
@@ -170,6 +196,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       stateWrite('runtime heartbeat', () => cp.status.heartbeat(agentId, now));
     },
   });
+  undo.push(() => void server.close());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, '127.0.0.1', resolve);
@@ -220,6 +247,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },
   });
+  undo.push(() => supervisor!.stop());
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
   for (const agent of config.agents.list) {
@@ -228,6 +256,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   }
   const health = startHealthLoop(config, cp.lifecycle!);
   const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
+  undo.push(() => health.stop(), () => cron.stop());
 
   const pollers: { stop(): void }[] = [];
   const pollingAccounts: string[] = [];
@@ -243,6 +272,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     pollers.push(startTelegramPoller(cp, accountId, token, log));
     pollingAccounts.push(accountId);
   }
+  undo.push(() => pollers.forEach((p) => p.stop()));
 
   writeAdminFile(opts.stateDir, { url, token: adminToken, pid: process.pid, startedAt: systemClock.now() });
 

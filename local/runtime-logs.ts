@@ -24,7 +24,7 @@ export class RuntimeLogFiles {
     private readonly events: RuntimeLogEvents,
     private readonly maxBytes = MAX_LOG_BYTES,
   ) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
   write(agentId: string, line: Record<string, unknown>): void {

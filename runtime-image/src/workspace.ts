@@ -1,7 +1,7 @@
 // The agent's workspace: seeded from the template on first start (never overwriting a
 // file the agent or user changed), and the bootstrap files that feed the system prompt
 // as in OpenClaw: AGENTS.md, SOUL.md, IDENTITY.md, USER.md, HEARTBEAT.md, MEMORY.md.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,7 +19,9 @@ export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): s
   for (const name of readdirSync(template)) {
     const to = join(workspace, name);
     if (existsSync(to)) continue;
-    copyFileSync(join(template, name), to);
+    // Written, not copied: a copy keeps the template's mode (0644), where a new file takes
+    // the process's umask (local mode's 077 keeps a workspace its owner's alone).
+    writeFileSync(to, readFileSync(join(template, name)), { flag: 'wx' });
     seeded.push(name);
   }
   return seeded;

@@ -26,7 +26,7 @@ import { startHealthLoop } from './health-loop.ts';
 import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
 import { localDashboardToken } from './dashboard-token.ts';
-import { createLocalServer, type LocalServer } from './server.ts';
+import { createLocalServer } from './server.ts';
 import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
 import { holdStateUmask, tightenStateModes } from './state-modes.ts';
 import { StorageWatch } from './storage-watch.ts';
@@ -85,9 +85,12 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     return {
       ...fleet,
       async stop() {
-        await fleet.stop();
-        lock.release();
-        releaseUmask!();
+        try {
+          await fleet.stop();
+        } finally {
+          lock.release();
+          releaseUmask!();
+        }
       },
     };
   } catch (err) {
@@ -177,7 +180,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
 
   let lastSeenWrite = new Map<string, number>();
   const keptDashboardToken = localDashboardToken(opts.stateDir);
-  const server: LocalServer = createLocalServer({
+  const server = createLocalServer({
     cp,
     log,
     storage,

@@ -1,7 +1,11 @@
 // The Host and Origin policy of the local HTTP surface (shared/http/request-origin.ts):
-// which names a request may address the server by, and which writes a browser may send.
+// which names a request may address the server by, and which writes a browser may send;
+// and the same Origin check in the dashboard handler where λ dashboard runs it.
 import { describe, expect, it } from 'vitest';
 import { crossOriginWrite, hostAllowed, parseAllowedHost, parseHostHeader, type RequestSource } from '../../shared/http/request-origin.ts';
+import type { DashboardSources } from '../../shared/dashboard/fleet-view.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { handleDashboard } from '../../dashboard/handler.ts';
 
 describe('the Host header', () => {
   const allowed = new Set(['fleet.example.ts.net']);
@@ -82,5 +86,35 @@ describe('writes from another origin', () => {
     { origin: 'http://evil.example', referer: 'http://127.0.0.1:8787/' },
   ])('refuses a write with %j', (over) => {
     expect(crossOriginWrite(req(over))).toMatch(/refused/);
+  });
+});
+
+describe('the dashboard handler, as λ dashboard runs it behind its Function URL', () => {
+  const host = 'abcdefghij0123456789.lambda-url.us-east-1.on.aws';
+  const token = 'lambda-dashboard-token-0123456789';
+  const acted: string[] = [];
+  const deps = {
+    // Only what these requests touch; anything more would throw and show as a 500.
+    sources: { config: { fleet: 'demo', agents: { list: [{ id: 'jerry' }] } }, clock: { now: () => 1_764_000_000_000 }, log: memoryLogger() } as unknown as DashboardSources,
+    actions: { act: async (agentId: string) => (acted.push(agentId), 'asleep' as const) },
+    token: async () => token,
+    secureCookie: true,
+    loginHint: 'the dashboard secret',
+    refreshMs: 5_000,
+  };
+  const post = (headers: Record<string, string>) =>
+    handleDashboard({ method: 'POST', path: '/api/fleet/jerry/hibernate', query: '', headers: { host, 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, cookies: [], body: '{}' }, deps);
+
+  it('refuses a POST another site’s page sent, before it acts, and serves its own page’s', async () => {
+    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: `https://${host}.evil.example` }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of foreign) {
+      const res = await post(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(JSON.parse(res.body)).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+    }
+    expect(acted).toEqual([]);
+    expect((await post({ origin: `https://${host}` })).status).toBe(200);
+    expect((await post({})).status).toBe(200);
+    expect(acted).toEqual(['jerry', 'jerry']);
   });
 });

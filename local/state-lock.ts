@@ -15,7 +15,7 @@ export const STATE_LOCK_FILE = 'fleet.lock';
 /** Who holds it: written by the holder once it has the lock. */
 export const STATE_PID_FILE = 'fleet.pid';
 /** Racing starts: the loser waits this long for the winner to settle before it reports the directory in use. */
-const LOCK_WAIT_MS = 500;
+const LOCK_WAIT_MS = 1_000;
 
 const HolderSchema = z.object({ pid: z.number().int().positive(), startedAt: z.number() });
 export type LockHolder = z.infer<typeof HolderSchema>;

@@ -75,7 +75,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   try {
     mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
     // ...one fleet at a time (the second start stops here, naming the first)...
-    const lock = lockStateDir(opts.stateDir, { pid: process.pid, startedAt: systemClock.now() });
+    const lock = await lockStateDir(opts.stateDir, { pid: process.pid, startedAt: systemClock.now() });
     undo.push(() => lock.release());
     // ...and whatever an earlier run or version left readable to others, before a runtime runs.
     const { tightened, skipped } = tightenStateModes(opts.stateDir, [STATE_LOCK_FILE, `${STATE_LOCK_FILE}-journal`]);

@@ -25,14 +25,14 @@ export interface StateLock {
 }
 
 /** Takes the state directory for this process, or throws STATE_DIR_IN_USE naming the process that has it. */
-export function lockStateDir(stateDir: string, holder: LockHolder): StateLock {
+export async function lockStateDir(stateDir: string, holder: LockHolder): Promise<StateLock> {
   const db = new Database(join(stateDir, STATE_LOCK_FILE), { timeout: LOCK_WAIT_MS });
   try {
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     db.close();
     if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
-    throw new ClawfleetError('STATE_DIR_IN_USE', inUseMessage(stateDir, readHolder(stateDir)));
+    throw new ClawfleetError('STATE_DIR_IN_USE', inUseMessage(stateDir, await liveHolder(stateDir)));
   }
   const pidFile = join(stateDir, STATE_PID_FILE);
   const tmp = `${pidFile}.${holder.pid}.tmp`;
@@ -66,6 +66,21 @@ export function readHolder(stateDir: string): LockHolder | undefined {
   }
 }
 
+/**
+ * The holder as it recorded itself, once it has: a start that loses a race may be told so
+ * before the winner has written its pid (SQLite gives up at once where waiting could
+ * deadlock), and a pid file left by a crashed run names a process that is gone.
+ */
+async function liveHolder(stateDir: string): Promise<LockHolder | undefined> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const recorded = readHolder(stateDir);
+    if (recorded && alive(recorded.pid)) return recorded;
+    if (Date.now() > deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -75,9 +90,7 @@ function alive(pid: number): boolean {
   }
 }
 
-function inUseMessage(stateDir: string, recorded: LockHolder | undefined): string {
-  // A pid file left by a crashed run names a dead process: the new holder has not written its own yet.
-  const holder = recorded && alive(recorded.pid) ? recorded : undefined;
+function inUseMessage(stateDir: string, holder: LockHolder | undefined): string {
   const who = holder
     ? `clawfleet pid ${holder.pid} (running since ${new Date(holder.startedAt).toISOString()})`
     : 'another clawfleet process (it has not written its pid yet)';

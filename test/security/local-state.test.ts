@@ -177,12 +177,10 @@ describe('starts racing for one state directory', () => {
       `import { lockStateDir } from ${JSON.stringify(join(REPO, 'local', 'state-lock.ts'))};
        process.stdout.write('ready\\n');
        process.stdin.once('data', () => {
-         try {
-           lockStateDir(${JSON.stringify(raced)}, { pid: process.pid, startedAt: Date.now() });
-           process.stdout.write('won\\n');
-         } catch (err) {
-           process.stdout.write('lost ' + err.code + ' ' + err.message + '\\n');
-         }
+         lockStateDir(${JSON.stringify(raced)}, { pid: process.pid, startedAt: Date.now() }).then(
+           () => process.stdout.write('won\\n'),
+           (err) => process.stdout.write('lost ' + err.code + ' ' + err.message + '\\n'),
+         );
        });
        process.stdin.once('end', () => process.exit(0));`,
     );
@@ -199,12 +197,13 @@ describe('starts racing for one state directory', () => {
     for (const r of racers) r.child.stdin!.write('go\n');
     await expect.poll(() => racers.every((r) => /\n(won|lost)/.test(r.out())), { timeout: 30_000, interval: 50 }).toBe(true);
     const winners = racers.filter((r) => r.out().includes('won'));
-    expect(winners).toHaveLength(1);
-    for (const r of racers.filter((x) => x !== winners[0])) expect(r.out()).toMatch(new RegExp(`lost STATE_DIR_IN_USE .*clawfleet pid ${winners[0]!.child.pid}\\b`));
+    const said = racers.map((r) => `${r.child.pid}: ${r.out().trim()}`).join(' | ');
+    expect(winners, said).toHaveLength(1);
+    for (const r of racers.filter((x) => x !== winners[0])) expect(r.out(), said).toMatch(new RegExp(`lost STATE_DIR_IN_USE .*clawfleet pid ${winners[0]!.child.pid}\\b`));
     expect(readHolder(raced)?.pid).toBe(winners[0]!.child.pid);
     await Promise.all(racers.map((r) => new Promise((resolve) => (r.child.once('exit', resolve), r.child.stdin!.end()))));
     // The winner is gone, and its lock with it.
-    lockStateDir(raced, { pid: process.pid, startedAt: Date.now() }).release();
+    (await lockStateDir(raced, { pid: process.pid, startedAt: Date.now() })).release();
     rmSync(bundle, { force: true });
   });
 });

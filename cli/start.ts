@@ -4,10 +4,11 @@ import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
 import { prettyLine, shownByDefault } from '../local/pretty-log.ts';
-import { CliError, EXIT, parse, str, type CliIO, type Command } from './command.ts';
+import { parseAllowedHost } from '../shared/http/request-origin.ts';
+import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
-const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--verbose]
+const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--allow-host <name>]... [--verbose]
 
 Runs the fleet on this machine: the control plane on 127.0.0.1 (webhooks, dashboard with a
 chat box, the admin API the other commands use), each agent's runtime as its own process
@@ -17,6 +18,10 @@ Queues, registry and chat survive a restart in <state>/state.db; runtime logs go
 offline model. Ctrl-C stops the fleet.
 
   --port <n>      HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
+  --allow-host <name>
+                  a name besides 127.0.0.1, localhost and [::1] that requests may
+                  address the server by (a reverse proxy's or tunnel's); repeatable.
+                  Requests naming any other host are refused (DNS rebinding)
   --verbose       print whole JSON log lines, every one (without it, a chat turn is one
                   line: the runtime's "turn answered"; warnings and errors always show)`;
 
@@ -31,6 +36,7 @@ export const startCommand: Command = {
         secrets: { type: 'string', default: 'clawfleet.secrets.json' },
         port: { type: 'string', default: io.env.PORT ?? '8787' },
         state: { type: 'string', default: '.clawfleet' },
+        'allow-host': { type: 'string', multiple: true, default: [] },
         verbose: { type: 'boolean', default: false },
       },
       HELP,
@@ -39,6 +45,14 @@ export const startCommand: Command = {
     if (!p) return EXIT.ok;
     const port = Number(str(p.values.port));
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(EXIT.usage, `--port must be a port number, got "${str(p.values.port)}"`);
+    let allowedHosts: string[];
+    try {
+      // A repeatable option: parseArgs gives a list (Parsed's type knows single values only).
+      const given: unknown = p.values['allow-host'];
+      allowedHosts = (Array.isArray(given) ? (given as string[]) : []).map(parseAllowedHost);
+    } catch (err) {
+      throw usageError(`--allow-host: ${(err as Error).message}`, HELP);
+    }
     const configPath = str(p.values.config)!;
     loadFleetConfig(configPath, io); // every config problem, before anything starts
 
@@ -55,6 +69,7 @@ export const startCommand: Command = {
         secretsPath: resolve(io.cwd, str(p.values.secrets)!),
         stateDir: resolve(io.cwd, str(p.values.state)!),
         port,
+        allowedHosts,
         log,
         onRuntimeLine: print,
       });

@@ -1,13 +1,16 @@
 // The dashboard over HTTP, one implementation for both places: the local server and
 // λ dashboard (Function URL) translate their requests into DashboardRequest and write the
 // DashboardResponse back. Pages and fragments are rendered here from the read model;
-// the same data is served as JSON under /api/.
+// the same data is served as JSON under /api/. Who may use it is decided here too, and
+// the local server's own /api/ routes ask the same function (dashboardSignIn).
 import { z } from 'zod';
 import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from '../shared/dashboard/actions.ts';
 import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { crossOriginWrite } from '../shared/http/request-origin.ts';
 import { errorFields } from '../shared/log.ts';
+import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { agentFragment, chatPanel } from './agent-page.ts';
 import { DASHBOARD_JS } from './client-script.ts';
 import { html } from './html.ts';
@@ -59,6 +62,11 @@ export interface DashboardDeps {
   /** Where the token comes from, shown on the login page (never the token). */
   loginHint: string;
   refreshMs: number;
+  /**
+   * A request failed because the disk is full (local mode): told here instead of logged
+   * per request; true if it was taken care of. Absent on AWS, where it cannot happen.
+   */
+  storageFull?(err: unknown): boolean;
 }
 
 const PREFIXES = ['/agents/', '/fragments/', '/assets/', '/api/fleet', '/api/pairings/'];
@@ -80,7 +88,9 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` with the page's own POSTs,
+  // and the Origin check (refusedCrossOrigin) could no longer tell them from another site's.
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
 };
 
@@ -123,9 +133,36 @@ export async function handleDashboard(req: DashboardRequest, deps: DashboardDeps
       const status = { AGENT_UNKNOWN: 404, PAIRING_UNKNOWN: 404, ACTION_NOT_AVAILABLE: 409, ACTION_RACED: 409, FLEET_STOPPING: 503 }[err.code];
       if (status) return json(status, { error: err.message, code: err.code });
     }
+    if (isStorageFull(err) && deps.storageFull?.(err)) {
+      return respond(503, 'application/json', JSON.stringify(STORAGE_FULL_ANSWER), { headers: { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) } });
+    }
     deps.sources.log.error('dashboard request failed', { method: req.method, path: req.path, ...errorFields(err) });
     return json(500, { error: 'internal error' });
   }
+}
+
+/** The sign-in a request carries, or why it has none: one path for every route that needs it. */
+export type DashboardSignIn = { ok: true; via: 'bearer' | 'cookie' } | { ok: false; status: 401 | 503; reason: string };
+
+/** The dashboard token if one usable is configured (long enough), else why not. */
+async function configuredToken(deps: DashboardDeps): Promise<{ token: string } | { why: string }> {
+  const token = await deps.token();
+  if (token === undefined) return { why: 'No dashboard token is configured.' };
+  if (token.length < MIN_DASHBOARD_TOKEN_CHARS) return { why: `The dashboard token is shorter than ${MIN_DASHBOARD_TOKEN_CHARS} characters and is refused.` };
+  return { token };
+}
+
+/** Whether the request is signed in to the dashboard: its bearer token or its session cookie. */
+export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): Promise<DashboardSignIn> {
+  const configured = await configuredToken(deps);
+  if ('why' in configured) return { ok: false, status: 503, reason: configured.why };
+  const auth = authenticate(configured.token, deps.sources.config.fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, deps.sources.clock.now());
+  return auth.ok ? auth : { ok: false, status: 401, reason: auth.reason };
+}
+
+/** A write (any method but GET, HEAD and OPTIONS) that a page of another origin sent through the browser, refused with why; else undefined. */
+export function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
+  return crossOriginWrite({ method: req.method, host: req.headers['host'], origin: req.headers['origin'], secFetchSite: req.headers['sec-fetch-site'], referer: req.headers['referer'] });
 }
 
 async function route(req: DashboardRequest, deps: DashboardDeps): Promise<DashboardResponse> {
@@ -136,11 +173,13 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
   if (method === 'GET' && path === '/assets/dashboard.css') return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
   if (method === 'GET' && path === '/assets/dashboard.js') return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
 
-  const token = await deps.token();
-  if (token === undefined || token.length < MIN_DASHBOARD_TOKEN_CHARS) {
-    const why = token === undefined ? 'No dashboard token is configured.' : `The dashboard token is shorter than ${MIN_DASHBOARD_TOKEN_CHARS} characters and is refused.`;
-    return page(503, loginPage({ fleet, error: why, hint: deps.loginHint }));
-  }
+  // Signing in and out included: another site must not sign a browser in to this dashboard either.
+  const crossOrigin = refusedCrossOrigin(req);
+  if (crossOrigin) return respond(403, 'application/json', JSON.stringify({ error: crossOrigin, code: 'ORIGIN_NOT_ALLOWED' }));
+
+  const configured = await configuredToken(deps);
+  if ('why' in configured) return page(503, loginPage({ fleet, error: configured.why, hint: deps.loginHint }));
+  const { token } = configured;
 
   if (path === '/login') {
     if (method === 'GET') return page(200, loginPage({ fleet, hint: deps.loginHint }));
@@ -157,7 +196,7 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     return redirect('/login', [sessionCookie('', 0, deps.secureCookie)]);
   }
 
-  const auth = authenticate(token, fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, src.clock.now());
+  const auth = await dashboardSignIn(req, deps);
   if (!auth.ok) {
     if (method === 'GET' && (path === '/' || path.startsWith('/agents/'))) return redirect('/login');
     return json(401, { error: auth.reason });

@@ -1,7 +1,7 @@
 // How the CLI finds a running local fleet: `npm start` writes the admin API's URL and a
 // fresh random token to <state>/admin.json (mode 0600) and removes it on a clean stop.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -15,7 +15,18 @@ export function newAdminToken(): string {
 }
 
 export function writeAdminFile(stateDir: string, file: AdminFile): void {
-  writeFileSync(adminFilePath(stateDir), `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  // A new file renamed over the old: a crashed run's admin.json, whatever its mode, is
+  // replaced rather than rewritten in place (a write keeps an existing file's mode).
+  const path = adminFilePath(stateDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 export function removeAdminFile(stateDir: string, token: string): void {

@@ -9,8 +9,8 @@ import type { DashboardDeps } from '../dashboard/handler.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { AgentStatus, FleetStatus } from './fleet-status.ts';
 import { localAgentState } from './agent-state.ts';
+import type { StorageWatch } from './storage-watch.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
-
 
 export interface LocalDashboardInputs {
   cp: LocalControlPlane;
@@ -19,6 +19,8 @@ export interface LocalDashboardInputs {
   dashboardToken: string;
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+  /** Where writes that fail for a full disk are reported. */
+  storage: StorageWatch;
 }
 
 export const LOCAL_QUEUE_SAMPLE_MS = 30_000;
@@ -54,7 +56,19 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
     },
     sessions: cp.sessions,
     pairings: cp.pairings,
-    metrics: cp.metrics,
+    metrics: {
+      recordTurn: (event) => cp.metrics.recordTurn(event),
+      activity: (agentId, from, to) => cp.metrics.activity(agentId, from, to),
+      recentTurns: (agentId, from, limit) => cp.metrics.recentTurns(agentId, from, limit),
+      // A sample missed on a full disk is a gap in a chart: reported once, not every 30 s per agent.
+      async recordQueueDepth(agentId, at, depth) {
+        try {
+          await cp.metrics.recordQueueDepth(agentId, at, depth);
+        } catch (err) {
+          if (!inputs.storage.failed(err, 'queue depth sample')) throw err;
+        }
+      },
+    },
     clock: systemClock,
     log: inputs.log,
     describe(agentId) {
@@ -78,6 +92,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
         since: (agentId, after) => cp.chat.since(agentId, after),
       },
       secureCookie: false,
+      storageFull: (err) => inputs.storage.failed(err, 'dashboard'),
       loginHint: `Local mode: DASHBOARD_TOKEN under "clawfleet/${cp.config.fleet}/control/dashboard" in your secrets file, if it is set there; otherwise the token in the state directory's dashboard-token file (.clawfleet/dashboard-token by default; kept across restarts).`,
       refreshMs: 2_000,
     },

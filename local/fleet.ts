@@ -1,7 +1,8 @@
 // `npm start`: the whole fleet on one machine — the control plane as one HTTP server,
 // each agent's runtime as its own child process, Telegram by long polling, schedules on
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
-// (queues, registry, schedules, chat) in <state>/state.db.
+// (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
+// by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { configSchedules } from '../shared/cron/config-schedules.ts';
 import { scheduleInput } from '../shared/cron/trigger.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { isStorageFull } from '../shared/storage-full.ts';
 import { createLogger, errorFields, processRedactor, type Logger } from '../shared/log.ts';
 import { systemClock, type AgentState, type Clock, type Schedule } from '../shared/ports.ts';
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
@@ -25,6 +27,9 @@ import { RuntimeLogFiles } from './runtime-logs.ts';
 import { FileSecretStore } from './secrets-file.ts';
 import { localDashboardToken } from './dashboard-token.ts';
 import { createLocalServer } from './server.ts';
+import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
+import { holdStateUmask, tightenStateModes } from './state-modes.ts';
+import { StorageWatch } from './storage-watch.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
@@ -39,6 +44,8 @@ export interface LocalFleetOptions {
   onRuntimeLine?: (agentId: string, line: Record<string, unknown>) => void;
   /** What time it is for schedules (default: the system clock); tests move it ahead to fire a job without waiting for it. */
   scheduleClock?: Clock;
+  /** Host names besides 127.0.0.1, localhost and [::1] that requests may name (a proxy's or tunnel's); see shared/http/request-origin.ts. */
+  allowedHosts?: readonly string[];
 }
 
 export interface LocalFleet {
@@ -48,6 +55,8 @@ export interface LocalFleet {
   /** Agents that run the offline model, with the reason. */
   offline: Map<string, string>;
   pollingAccounts: string[];
+  /** What signs in to the dashboard and the /api/ routes: DASHBOARD_TOKEN from the secrets file, else the kept one in <state>/dashboard-token. */
+  dashboardToken: string;
   status(): FleetStatus;
   stop(): Promise<void>;
 }
@@ -60,24 +69,67 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   const log = opts.log ?? createLogger({ component: 'local' });
   const config = loadConfigFile(opts.configPath);
   const secrets = new FileSecretStore(opts.secretsPath);
-  // Conversations, transcripts and memory live here: made readable by its owner only (an
-  // existing directory keeps the mode its owner gave it).
-  mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+  // Conversations, transcripts, memory and tokens live here: the owner's alone, whoever
+  // writes them (this process, a runtime, a tool a runtime runs), from now on...
+  const undo: (() => void | Promise<void>)[] = [holdStateUmask()];
+  try {
+    mkdirSync(opts.stateDir, { recursive: true, mode: 0o700 });
+    // ...one fleet at a time (the second start stops here, naming the first)...
+    const lock = await lockStateDir(opts.stateDir, { pid: process.pid, startedAt: systemClock.now() });
+    undo.push(() => lock.release());
+    // ...and whatever an earlier run or version left readable to others, before a runtime runs.
+    const { tightened, skipped } = tightenStateModes(opts.stateDir, [STATE_LOCK_FILE, `${STATE_LOCK_FILE}-journal`]);
+    if (tightened) log.info('state directory made private: group and other permissions removed', { stateDir: opts.stateDir, entries: tightened, skipped });
+    const fleet = await runLocalFleet(opts, log, config, secrets, undo);
+    const [releaseUmask] = undo;
+    return {
+      ...fleet,
+      async stop() {
+        try {
+          await fleet.stop();
+        } finally {
+          lock.release();
+          releaseUmask!();
+        }
+      },
+    };
+  } catch (err) {
+    for (const step of undo.reverse()) await Promise.resolve(step()).catch((e) => log.warn('cleanup after a failed start failed', errorFields(e)));
+    if (isStorageFull(err)) throw new ClawfleetError('STORAGE_FULL', `the state directory ${opts.stateDir} is full (${(err as Error).message}); free some space and start again`, { cause: err });
+    throw err;
+  }
+}
+
+/** The fleet on a state directory this process holds; `undo` collects what a failed start must take back. */
+async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: FleetConfig, secrets: FileSecretStore, undo: (() => void | Promise<void>)[]): Promise<LocalFleet> {
+  const storage = new StorageWatch(log, systemClock);
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
+  undo.push(() => void db.close());
   let supervisor: Supervisor | undefined;
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
-  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'));
+  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
+  let logFailureSaid = false;
+  function logFailure(err: unknown): boolean {
+    // Any other reason a log line cannot be written (a read-only or deleted directory): said once.
+    if (!logFailureSaid) log.warn('runtime log lines cannot be written; they are dropped', errorFields(err));
+    logFailureSaid = true;
+    return true;
+  }
+  /** A bookkeeping write (status, heartbeat, released messages) that must never take the fleet down. */
+  const stateWrite = (where: string, write: () => void): void => {
+    try {
+      write();
+      storage.wrote();
+    } catch (err) {
+      if (!storage.failed(err, where)) log.warn(`${where} not recorded`, errorFields(err));
+    }
+  };
   const adminToken = newAdminToken();
 
   // The config's cron jobs and heartbeats, as the CDK app makes them on AWS; before anything
   // starts, so a schedule this machine cannot evaluate stops the start with its name.
-  try {
-    const { removed } = cp.scheduler.replace(CONFIG_SCHEDULE_PREFIXES, configScheduleList(config));
-    if (removed.length) log.info('schedules no longer in the config removed', { removed });
-  } catch (err) {
-    db.close();
-    throw err;
-  }
+  const { removed } = cp.scheduler.replace(CONFIG_SCHEDULE_PREFIXES, configScheduleList(config));
+  if (removed.length) log.info('schedules no longer in the config removed', { removed });
 
   // No runtime is alive yet: whatever was in flight when the last run stopped is due again.
   for (const agent of config.agents.list) {
@@ -128,11 +180,14 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   };
 
   let lastSeenWrite = new Map<string, number>();
+  const keptDashboardToken = localDashboardToken(opts.stateDir);
   const server = createLocalServer({
     cp,
     log,
+    storage,
+    allowedHosts: opts.allowedHosts,
     adminToken,
-    dashboardToken: localDashboardToken(opts.stateDir),
+    dashboardToken: keptDashboardToken,
     agentOfToken: (token) => supervisor?.agentOfToken(token),
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,
@@ -142,9 +197,10 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       const now = systemClock.now();
       if (now - (lastSeenWrite.get(agentId) ?? 0) < 5_000) return;
       lastSeenWrite.set(agentId, now);
-      cp.status.heartbeat(agentId, now);
+      stateWrite('runtime heartbeat', () => cp.status.heartbeat(agentId, now));
     },
   });
+  undo.push(() => void server.close());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, '127.0.0.1', resolve);
@@ -171,24 +227,31 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
       const safe = JSON.parse(processRedactor.redact(JSON.stringify(line))) as Record<string, unknown>;
       logs.write(agentId, safe);
       if (safe.level === 'error' && typeof safe.msg === 'string') {
-        cp.status.error(agentId, typeof safe.error === 'string' ? `${safe.msg}: ${safe.error}` : safe.msg, systemClock.now());
+        const msg = safe.msg;
+        stateWrite('runtime error', () => cp.status.error(agentId, typeof safe.error === 'string' ? `${msg}: ${safe.error}` : msg, systemClock.now()));
       }
       opts.onRuntimeLine?.(agentId, safe);
     },
     onExit: (agentId, code, signal, crashed) => {
       // A dead runtime's messages need not wait out their visibility timeout: its polls are
-      // ended first, so none takes a message after the release.
+      // ended first, so none takes a message after the release. (On a full disk they are
+      // not released now: they come back when their visibility runs out, as on SQS.)
       server.runtimeGone(agentId);
-      const released = cp.inbox(agentId).releaseInFlight();
-      if (released) log.info('released messages of an exited runtime', { agentId, released });
+      stateWrite('release of an exited runtime\'s messages', () => {
+        const released = cp.inbox(agentId).releaseInFlight();
+        if (released) log.info('released messages of an exited runtime', { agentId, released });
+      });
       if (crashed) {
-        cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now());
+        stateWrite('runtime exit', () => cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now()));
         // The supervisor starts it again; its first heartbeat marks it awake.
-        cp.registry.transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now()).catch((err) => log.warn('registry not updated', { agentId, ...errorFields(err) }));
+        cp.registry
+          .transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now())
+          .catch((err) => storage.failed(err, 'registry') || log.warn('registry not updated', { agentId, ...errorFields(err) }));
       }
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },
   }, { hide: [opts.secretsPath] });
+  undo.push(() => supervisor!.stop());
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
   for (const agent of config.agents.list) {
@@ -197,6 +260,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
   }
   const health = startHealthLoop(config, cp.lifecycle!);
   const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
+  undo.push(() => health.stop(), () => cron.stop());
 
   const pollers: { stop(): void }[] = [];
   const pollingAccounts: string[] = [];
@@ -212,6 +276,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     pollers.push(startTelegramPoller(cp, accountId, token, log));
     pollingAccounts.push(accountId);
   }
+  undo.push(() => pollers.forEach((p) => p.stop()));
 
   writeAdminFile(opts.stateDir, { url, token: adminToken, pid: process.pid, startedAt: systemClock.now() });
 
@@ -221,6 +286,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     supervisor,
     offline,
     pollingAccounts,
+    dashboardToken: (await cp.dashboardToken()) ?? keptDashboardToken,
     status,
     async stop() {
       await cron.stop();

@@ -1,18 +1,22 @@
 // Local mode's HTTP server on 127.0.0.1: the dashboard (dashboard/handler.ts, with a chat
 // box per agent), the chat API, the Telegram webhook path, HTTP hooks (/hooks/*, λ hooks'
-// core), the runtimes' channel
-// (/runtime/*, one bearer token per runtime), and the admin
-// API the CLI uses (/admin/*, the admin token written to the state dir).
+// core), the runtimes' channel (/runtime/*, one bearer token per runtime), and the admin
+// API the CLI uses (/admin/*, the admin token written to the state dir). Every request must
+// name this server in its Host header and every write must not come from another site's
+// page (shared/http/request-origin.ts); /api/* needs the dashboard's sign-in.
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { EnvelopeError } from '../shared/errors.ts';
+import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { parseInbound } from '../shared/protocol/envelopes.ts';
-import { handleDashboard, isDashboardPath } from '../dashboard/handler.ts';
+import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
+import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
+import type { StorageWatch } from './storage-watch.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -39,6 +43,10 @@ export interface ServerDeps {
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
+  /** Host names besides the loopback ones that requests may name (`clawfleet start --allow-host`). */
+  allowedHosts?: readonly string[];
+  /** Where requests that fail for a full disk are reported (logged once, not per request). */
+  storage: StorageWatch;
 }
 
 /** The local server, and how the supervisor tells it that a runtime is stopping. */
@@ -60,10 +68,14 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: string,
   ) {
     super(message);
   }
 }
+
+/** Distinct refused Host names logged per run; past this, refusals are only answered. */
+const REFUSED_HOSTS_LOGGED = 20;
 
 const ChatBody = z.strictObject({ text: z.string().min(1).max(100_000) });
 const RuntimeBodies = {
@@ -205,14 +217,17 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
   };
 
   const dashboard = localDashboard(deps);
+  const headersOf = (req: IncomingMessage): DashboardRequest['headers'] =>
+    Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+  const cookiesOf = (req: IncomingMessage): string[] => (req.headers.cookie ? [req.headers.cookie] : []);
   const dashboardRequest = async (req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> => {
     const out = await handleDashboard(
       {
         method: req.method ?? 'GET',
         path: url.pathname,
         query: url.search.slice(1),
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])),
-        cookies: req.headers.cookie ? [req.headers.cookie] : [],
+        headers: headersOf(req),
+        cookies: cookiesOf(req),
         body: req.method === 'POST' ? await readBody(req) : '',
       },
       dashboard.deps,
@@ -220,21 +235,52 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
     res.writeHead(out.status, { ...out.headers, ...(out.cookies.length ? { 'set-cookie': out.cookies } : {}) });
     res.end(out.body);
   };
+  /** The local /api/ routes: signed in as the dashboard is (its token as a bearer, or its session cookie). */
+  const requireSignIn = async (req: IncomingMessage): Promise<void> => {
+    const signIn = await dashboardSignIn({ headers: headersOf(req), cookies: cookiesOf(req) }, dashboard.deps);
+    if (!signIn.ok) throw new HttpError(signIn.status, signIn.reason);
+  };
+
+  const allowedHosts = new Set(deps.allowedHosts ?? []);
+  const refusedHosts = new Set<string>();
+  /** DNS rebinding: a page on another name that resolves to 127.0.0.1 still says its own name. */
+  const checkHost = (req: IncomingMessage): void => {
+    if (hostAllowed(req.headers.host, allowedHosts)) return;
+    const host = (req.headers.host ?? '').slice(0, 100);
+    if (refusedHosts.size < REFUSED_HOSTS_LOGGED && !refusedHosts.has(host)) {
+      refusedHosts.add(host);
+      deps.log.warn('request refused: its Host is not this server (DNS rebinding, or a proxy name to allow with --allow-host)', { host });
+    }
+    // The names allowed besides loopback are the operator's business: not told to whoever asks.
+    throw new HttpError(403, `Host "${host}" is not this server; it answers to ${LOOPBACK_HOST_NAMES.join(', ')} and to names allowed with clawfleet start --allow-host`, 'HOST_NOT_ALLOWED');
+  };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     const path = url.pathname;
     const route = async (): Promise<void> => {
       let m: RegExpExecArray | null;
+      checkHost(req);
+      const crossOrigin = crossOriginWrite({
+        method: req.method ?? 'GET',
+        host: req.headers.host,
+        origin: req.headers.origin,
+        secFetchSite: req.headers['sec-fetch-site'] as string | undefined,
+        referer: req.headers.referer,
+      });
+      if (crossOrigin) throw new HttpError(403, crossOrigin, 'ORIGIN_NOT_ALLOWED');
       if (isDashboardPath(path)) return dashboardRequest(req, url, res);
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
+      if (path.startsWith('/api/')) await requireSignIn(req);
       if (req.method === 'GET' && path === '/api/agents') return send(res, 200, { fleet: cp.config.fleet, agents: deps.agents() });
       if ((m = /^\/api\/chat\/([^/]+)$/.exec(path)) && req.method === 'POST') {
         const agentId = knownAgent(m[1]!);
         // JSON only: another site's page cannot send that to 127.0.0.1 without a CORS preflight, which is never granted.
         if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
         const { text } = parseJson(ChatBody, await readBody(req));
-        return send(res, 202, { envelopeId: await cp.chatMessage(agentId, text) });
+        const envelopeId = await cp.chatMessage(agentId, text);
+        deps.storage.wrote();
+        return send(res, 202, { envelopeId });
       }
       if ((m = /^\/api\/chat\/([^/]+)\/messages$/.exec(path)) && req.method === 'GET') {
         return send(res, 200, cp.chat.since(knownAgent(m[1]!), Number(url.searchParams.get('after') ?? 0) || 0));
@@ -255,7 +301,11 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       throw new HttpError(404, `no route ${req.method} ${path}`);
     };
     route().catch((err) => {
-      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      if (err instanceof HttpError) return send(res, err.status, { error: err.message, ...(err.code ? { code: err.code } : {}) });
+      // Nothing was taken: the client may try again once there is space.
+      if (isStorageFull(err) && deps.storage.failed(err, `${req.method} ${path}`)) {
+        return send(res, 503, STORAGE_FULL_ANSWER, 'application/json', { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) });
+      }
       deps.log.error('request failed', { method: req.method, path, ...errorFields(err) });
       send(res, 500, { error: 'internal error' });
     });

@@ -1,7 +1,7 @@
 // The agent's workspace: seeded from the template on first start (never overwriting a
 // file the agent or user changed), and the bootstrap files that feed the system prompt
 // as in OpenClaw: AGENTS.md, SOUL.md, IDENTITY.md, USER.md, HEARTBEAT.md, MEMORY.md.
-import { constants, copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
@@ -27,9 +27,11 @@ export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): s
   const seeded: string[] = [];
   for (const name of names) {
     try {
-      // EXCL: never over anything already there, a dangling symlink included (copying
-      // through one would write outside the workspace).
-      copyFileSync(join(template, name), join(workspace, name), constants.COPYFILE_EXCL);
+      // Written, not copied: a copy keeps the template's mode (0644), where a new file takes
+      // the process's umask (local mode's 077 keeps a workspace its owner's alone). 'wx'
+      // (O_EXCL): never over anything already there, a dangling symlink included (writing
+      // through one would land outside the workspace).
+      writeFileSync(join(workspace, name), readFileSync(join(template, name)), { flag: 'wx' });
       seeded.push(name);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -11,6 +11,7 @@ import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { chatLines as readChat, dashboardAuth, postChat } from '../support/local-api.ts';
 
 const KEY = 'sk-test-local-cp-0123456789abcdef';
 const HOOKS_TOKEN = 'hooks-token-0123456789abcdef';
@@ -87,12 +88,12 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 }
 
 async function chat(agentId: string, text: string): Promise<void> {
-  const res = await fetch(`${fleet.url}/api/chat/${agentId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  const res = await postChat(fleet, agentId, text);
   expect(res.status).toBe(202);
 }
 
 async function chatLines(agentId: string): Promise<{ role: string; text: string }[]> {
-  return ((await (await fetch(`${fleet.url}/api/chat/${agentId}/messages?after=0`)).json()) as { messages: { role: string; text: string }[] }).messages;
+  return readChat(fleet, agentId);
 }
 
 async function agentSaid(agentId: string, text: string, timeout = 20_000): Promise<void> {
@@ -178,7 +179,7 @@ describe('agent-to-agent messages in local mode', () => {
     await until(() => fleet.cp.dlq('fran').depth > before, 'the refused agent_send parked');
     expect(fleet.cp.dlq('fran').list(1)[0]!.reason).toMatch(/^RELAY_NOT_ALLOWED: agentToAgent.allow does not let "fran" message "grif"/);
     expect(log.lines.some((l) => l.msg === 'outbox envelope rejected' && l.agentId === 'fran' && l.code === 'RELAY_NOT_ALLOWED')).toBe(true);
-    const status = await fetch(`${fleet.url}/api/agents`);
+    const status = await fetch(`${fleet.url}/api/agents`, { headers: dashboardAuth(fleet) });
     expect(status.status).toBe(200);
     // grif never hears of it.
     await new Promise((r) => setTimeout(r, 500));

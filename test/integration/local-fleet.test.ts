@@ -11,6 +11,7 @@ import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../
 import { runCli } from '../../cli/main.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { chatLines, dashboardAuth, postChat } from '../support/local-api.ts';
 
 const FRAN_KEY = 'sk-test-local-fran-0123456789abcdef';
 let fleet: LocalFleet;
@@ -20,7 +21,7 @@ let options: LocalFleetOptions;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
 
 async function chat(agentId: string, text: string): Promise<string> {
-  const res = await fetch(`${fleet.url}/api/chat/${agentId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  const res = await postChat(fleet, agentId, text);
   expect(res.status).toBe(202);
   return text;
 }
@@ -30,7 +31,7 @@ async function replyTo(agentId: string, predicate: (text: string) => boolean, ti
   await expect
     .poll(
       async () => {
-        const { messages } = (await (await fetch(`${fleet.url}/api/chat/${agentId}/messages?after=0`)).json()) as { messages: { role: string; text: string }[] };
+        const messages = await chatLines(fleet, agentId);
         found = messages.find((m) => m.role === 'agent' && predicate(m.text))?.text;
         return found !== undefined;
       },
@@ -91,7 +92,7 @@ describe('the local fleet', () => {
     await chat('grif', 'anyone there?');
     const text = await replyTo('grif', (t) => t.includes('anyone there?'));
     expect(text).toMatch(/^\[offline model — not an AI\] no OPENAI_API_KEY/);
-    const agents = (await (await fetch(`${fleet.url}/api/agents`)).json()) as { agents: { id: string; model: string }[] };
+    const agents = (await (await fetch(`${fleet.url}/api/agents`, { headers: dashboardAuth(fleet) })).json()) as { agents: { id: string; model: string }[] };
     expect(agents.agents.find((a) => a.id === 'grif')?.model).toMatch(/^offline/);
   });
 
@@ -198,7 +199,7 @@ describe('the local fleet', () => {
     await allRunning();
     expect(await replyTo('ray', (t) => t.includes('still there after the restart?'))).toBeTruthy();
     // The chat survived the restart too.
-    const { messages } = (await (await fetch(`${fleet.url}/api/chat/ray/messages?after=0`)).json()) as { messages: { role: string; text: string }[] };
+    const messages = await chatLines(fleet, 'ray');
     expect(messages.some((m) => m.role === 'user' && m.text === 'still there after the restart?')).toBe(true);
     // The same dashboard token still signs in: a restart does not sign the browser out.
     expect(await signedIn(token)).toBe(200);

@@ -118,8 +118,9 @@ export class LocalControlPlane {
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    this.chat.add(agentId, 'user', text);
     await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
+    // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
+    this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });
     return id;
   }

@@ -8,8 +8,9 @@ import { createAwsClients } from '../../shared/adapters/aws/clients.ts';
 import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
 import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoRelayRates } from '../../shared/adapters/aws/dynamo-relay-rates.ts';
+import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { awsTestEnv } from '../support/aws.ts';
-import { inboundOriginsCases, pairingCapCases, relayRatesCases } from '../support/authority-port-cases.ts';
+import { inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
 
 const aws = awsTestEnv();
 const { dynamo } = createAwsClients(aws);
@@ -27,3 +28,4 @@ async function table(): Promise<string> {
 describe('DynamoInboundOrigins', () => inboundOriginsCases(async (clock) => new DynamoInboundOrigins(dynamo, await table(), clock.now)));
 describe('DynamoRelayRates', () => relayRatesCases(async () => new DynamoRelayRates(dynamo, await table())));
 describe('DynamoPairingStore (the cap)', () => pairingCapCases(async () => new DynamoPairingStore(dynamo, await table())));
+describe('DynamoSessionRegistry', () => sessionRegistryCases(async () => new DynamoSessionRegistry(dynamo, await table())));

@@ -1,9 +1,9 @@
 // The behaviour every adapter of the authority ports must have — inbound origins, the
-// per-pair relay rate and the pending-pairing cap — as one set of cases, run against the
+// per-pair relay rate, the pending-pairing cap and the session registry's blocked mark — as one set of cases, run against the
 // in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
 // DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
 import { expect, it } from 'vitest';
-import type { InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates } from '../../shared/ports.ts';
+import type { InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SessionRegistry } from '../../shared/ports.ts';
 
 /** A clock the cases move; adapters that read the time are built on it. */
 export interface CaseClock {
@@ -147,5 +147,20 @@ export function pairingCapCases(make: () => PairingStore | Promise<PairingStore>
   it('has no cap when none is given', async () => {
     const store = await make();
     for (const peer of ['1', '2', '3', '4', '5']) expect(await store.createPending(pending(peer, 1_000))).not.toBe('full');
+  });
+}
+
+export function sessionRegistryCases(make: () => SessionRegistry | Promise<SessionRegistry>): void {
+  it('keeps a session blocked (the user blocked the bot) until a put without blockedAt, and never hands a session to another agent', async () => {
+    const sessions = await make();
+    const target = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 1 });
+    expect((await sessions.get('agent:fran:main'))?.blockedAt).toBeUndefined();
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 2, blockedAt: 2 });
+    expect(await sessions.get('agent:fran:main')).toEqual({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 2, blockedAt: 2 });
+    // The user wrote again: the webhook records the session without the mark.
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
+    expect(await sessions.get('agent:fran:main')).toEqual({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
+    await expect(sessions.put({ sessionKey: 'agent:fran:main', agentId: 'grif', target, updatedAt: 4 })).rejects.toThrow();
   });
 }

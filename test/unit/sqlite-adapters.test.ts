@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
@@ -235,5 +236,20 @@ describe('the SQLite state file', () => {
     expect((await new SqliteSessionRegistry(after).get('agent:ray:main'))?.agentId).toBe('ray');
     expect(await new SqliteInboundDedupe(after).seen('tg.ray.1')).toBe(true);
     expect(after.pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it('opens a state file written before sessions kept the blocked mark, and adds it in place', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cf-sqlite-')), 'state.db');
+    const old = new Database(path);
+    old.exec('CREATE TABLE sessions (session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL, target TEXT NOT NULL, updated_at INTEGER NOT NULL)');
+    old.prepare('INSERT INTO sessions VALUES (?, ?, ?, ?)').run('agent:ray:main', 'ray', JSON.stringify({ channel: 'local', chatId: 'ray' }), 1);
+    old.pragma('user_version = 1');
+    old.close();
+    const db = openStateDatabase(path);
+    const sessions = new SqliteSessionRegistry(db);
+    expect(await sessions.get('agent:ray:main')).toEqual({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 1 });
+    await sessions.put({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 2, blockedAt: 2 });
+    expect((await sessions.get('agent:ray:main'))?.blockedAt).toBe(2);
+    db.close();
   });
 });

@@ -35,14 +35,21 @@ export class DynamoSessionRegistry implements SessionRegistry {
   async get(sessionKey: string): Promise<SessionRecord | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: sessionKey }, ConsistentRead: true }));
     if (!Item) return undefined;
-    return { sessionKey, agentId: Item.agentId as string, target: Item.target as SessionRecord['target'], updatedAt: Item.updatedAt as number };
+    return {
+      sessionKey,
+      agentId: Item.agentId as string,
+      target: Item.target as SessionRecord['target'],
+      updatedAt: Item.updatedAt as number,
+      ...(typeof Item.blockedAt === 'number' ? { blockedAt: Item.blockedAt } : {}),
+    };
   }
 
   async put(record: SessionRecord): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.table,
-        Item: { pk: record.sessionKey, agentId: record.agentId, target: record.target, updatedAt: record.updatedAt },
+        // The whole item is replaced: a put without blockedAt (the user wrote again) clears it.
+        Item: { pk: record.sessionKey, agentId: record.agentId, target: record.target, updatedAt: record.updatedAt, blockedAt: record.blockedAt },
         // A session never changes hands: routing derives the key from the agent id, so a
         // write that would move it to another agent is a bug, refused here as well.
         ConditionExpression: 'attribute_not_exists(pk) OR agentId = :agent',

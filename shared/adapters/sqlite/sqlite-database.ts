@@ -7,7 +7,8 @@ import Database from 'better-sqlite3';
 
 export type StateDatabase = Database.Database;
 
-const SCHEMA_VERSION = 1;
+/** 2: sessions.blocked_at (a user who blocked the bot), added to version-1 files in place. */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue_messages (
@@ -40,7 +41,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   session_key TEXT PRIMARY KEY,
   agent_id TEXT NOT NULL,
   target TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  blocked_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS inbound_dedupe (
   key TEXT PRIMARY KEY,
@@ -112,6 +114,9 @@ export function openStateDatabase(path: string): StateDatabase {
     throw new Error(`${path} was written by a newer clawfleet (schema ${version}; this build knows ${SCHEMA_VERSION})`);
   }
   db.exec(SCHEMA);
+  // A version-1 file has its sessions table already, without the column (CREATE … IF NOT EXISTS left it).
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions') as { name: string }[];
+  if (!columns.some((c) => c.name === 'blocked_at')) db.exec('ALTER TABLE sessions ADD COLUMN blocked_at INTEGER');
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
   return db;
 }

@@ -26,21 +26,21 @@ export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly db: StateDatabase) {}
 
   async get(sessionKey: string): Promise<SessionRecord | undefined> {
-    const row = this.db.prepare('SELECT agent_id, target, updated_at FROM sessions WHERE session_key = ?').get(sessionKey) as
-      | { agent_id: string; target: string; updated_at: number }
+    const row = this.db.prepare('SELECT agent_id, target, updated_at, blocked_at FROM sessions WHERE session_key = ?').get(sessionKey) as
+      | { agent_id: string; target: string; updated_at: number; blocked_at: number | null }
       | undefined;
     if (!row) return undefined;
-    return { sessionKey, agentId: row.agent_id, target: JSON.parse(row.target) as ChannelTarget, updatedAt: row.updated_at };
+    return { sessionKey, agentId: row.agent_id, target: JSON.parse(row.target) as ChannelTarget, updatedAt: row.updated_at, ...(row.blocked_at !== null ? { blockedAt: row.blocked_at } : {}) };
   }
 
   async put(record: SessionRecord): Promise<void> {
     const changed = this.db
       .prepare(
-        `INSERT INTO sessions (session_key, agent_id, target, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (session_key) DO UPDATE SET target = excluded.target, updated_at = excluded.updated_at
+        `INSERT INTO sessions (session_key, agent_id, target, updated_at, blocked_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (session_key) DO UPDATE SET target = excluded.target, updated_at = excluded.updated_at, blocked_at = excluded.blocked_at
          WHERE sessions.agent_id = excluded.agent_id`,
       )
-      .run(record.sessionKey, record.agentId, JSON.stringify(record.target), record.updatedAt).changes;
+      .run(record.sessionKey, record.agentId, JSON.stringify(record.target), record.updatedAt, record.blockedAt ?? null).changes;
     if (!changed) {
       // Routing derives the key from the agent id, so a move to another agent is a bug.
       throw new ClawfleetError('SESSION_NOT_OWNED', `session ${record.sessionKey} belongs to another agent than ${record.agentId}`);

@@ -181,6 +181,10 @@ export class Supervisor {
     const { spec } = m;
     const workspace = join(this.workspaceRoot, spec.agentId);
     mkdirSync(workspace, { recursive: true });
+    // The runtime's own bookkeeping, beside the workspaces rather than in one: the sandbox
+    // hides the state directory, so nothing the agent runs can write it.
+    const runtimeState = join(dirname(this.workspaceRoot), 'runtime', spec.agentId);
+    mkdirSync(runtimeState, { recursive: true, mode: 0o700 });
     this.events.onStopping?.(spec.agentId, false);
     m.state = 'starting';
     m.startedAt = Date.now();
@@ -196,6 +200,7 @@ export class Supervisor {
         CLAWFLEET_SECRETS_FD: String(SECRETS_FD),
         CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
         CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_RUNTIME_STATE: runtimeState,
         CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
       },

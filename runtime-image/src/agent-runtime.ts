@@ -109,7 +109,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   for (const warning of sandboxing.warnings) log.warn(warning);
   const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
-  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
+  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 

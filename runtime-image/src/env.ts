@@ -3,6 +3,7 @@
 // and — in local mode — the pipe on which the launcher passes its token and secrets.
 import { createReadStream } from 'node:fs';
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { RuntimeConfigSchema, type RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
@@ -38,6 +39,13 @@ const EnvSchema = z.object({
   CLAWFLEET_TOOL_GID: z.coerce.number().int().min(1000).max(2 ** 31 - 1).optional(),
   /** A JSON list of absolute paths the sandbox must never show (the local state directory, the secrets file). */
   CLAWFLEET_SANDBOX_HIDE: z.string().optional(),
+  /**
+   * The runtime's own bookkeeping (the MCP process groups a killed runtime left), outside
+   * the workspace that the agent's code may write: locally <state>/runtime/<agent>, hidden
+   * from the sandbox; in the image /var/lib/clawfleet, root's alone. Defaults to
+   * <workspace>/.clawfleet where no launcher says otherwise (tests).
+   */
+  CLAWFLEET_RUNTIME_STATE: z.string().startsWith('/').optional(),
   /** Set by the local launcher when the agent has no model key: why the offline model is used. */
   CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
@@ -72,6 +80,8 @@ export interface RuntimeEnv {
   secretId: string;
   offlineModel: string | undefined;
   workspace: string;
+  /** See CLAWFLEET_RUNTIME_STATE. */
+  runtimeState: string;
   drainMs: number;
   visibilitySeconds: number;
   waitSeconds: number;
@@ -159,6 +169,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     offlineModel: e.CLAWFLEET_OFFLINE_MODEL,
     secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.data.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
+    runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,

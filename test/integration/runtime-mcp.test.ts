@@ -2,7 +2,7 @@
 // offered under a server prefix and called, only the configured environment passed, one
 // killed mid-session and restarted, and no process left once the host stops.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +62,7 @@ beforeAll(async () => {
       // Through a shell, so the server is a grandchild: stopping must reach it too.
       filesystem: { command: '/bin/sh', args: ['-c', `"${process.execPath}" "${FILESYSTEM}" "$0"; echo exited`, workspace] },
     },
-    { workspace, secrets: { MCP_TOKEN, OTHER }, log, backoffMs: 200 },
+    { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { MCP_TOKEN, OTHER }, log, backoffMs: 200 },
   );
   await host.start();
 }, 60_000);
@@ -121,16 +121,17 @@ describe('MCP servers of one agent', () => {
 });
 
 describe('after a runtime was killed with its MCP servers running', () => {
-  it('the next runtime in the same workspace kills the process groups it left', async () => {
+  it('the next runtime of the agent kills the process groups it left', async () => {
     const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-orphan-')));
+    const runtimeState = join(ws, 'runtime-state');
     const config = { orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
     // The first host is never stopped, as if its runtime had died with SIGKILL.
-    const crashed = new McpHost(config, { workspace: ws, secrets: {}, log });
+    const crashed = new McpHost(config, { workspace: ws, runtimeState, secrets: {}, log });
     await crashed.start();
     const orphanGroup = crashed.status().orphaned!.pgid!;
     expect(liveInGroup(orphanGroup).length).toBeGreaterThan(0);
 
-    const next = new McpHost(config, { workspace: ws, secrets: {}, log });
+    const next = new McpHost(config, { workspace: ws, runtimeState, secrets: {}, log });
     await next.start();
     try {
       await expect.poll(() => liveInGroup(orphanGroup), { timeout: 2_000 }).toEqual([]);
@@ -139,6 +140,25 @@ describe('after a runtime was killed with its MCP servers running', () => {
     } finally {
       await next.stop();
       await crashed.stop();
+    }
+  });
+
+  it('never acts on a record planted in the workspace: a forged process group there is left alone', async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-forged-')));
+    // A process that is not the agent's, in a group of its own, and the record an agent's
+    // code could write into its workspace naming it, with its real start time.
+    const victim = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    try {
+      const stat = readFileSync(`/proc/${victim.pid}/stat`, 'utf8');
+      const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      mkdirSync(join(ws, '.clawfleet'));
+      writeFileSync(join(ws, '.clawfleet', 'mcp-process-groups.json'), JSON.stringify([{ pgid: victim.pid, startTime }]));
+      const host = new McpHost({ orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { workspace: ws, runtimeState: join(ws, 'runtime-state'), secrets: {}, log });
+      await host.start();
+      await host.stop();
+      expect(liveInGroup(victim.pid!)).toEqual([victim.pid]);
+    } finally {
+      victim.kill('SIGKILL');
     }
   });
 });
@@ -160,7 +180,7 @@ describe('an MCP server over streamable HTTP', () => {
   afterAll(() => void server?.kill('SIGKILL'));
 
   it('is connected by URL with headers from this agent’s secrets, and its tools are called', async () => {
-    const http = new McpHost({ remote: { url, headers: { authorization: 'MCP_TOKEN' } } }, { workspace, secrets: { MCP_TOKEN }, log });
+    const http = new McpHost({ remote: { url, headers: { authorization: 'MCP_TOKEN' } } }, { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { MCP_TOKEN }, log });
     await http.start();
     try {
       expect(http.status().remote).toMatchObject({ state: 'ready' });

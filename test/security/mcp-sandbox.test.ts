@@ -28,7 +28,7 @@ async function hostWith(sandboxed: boolean, marker: string) {
   const log = memoryLogger();
   const host = new McpHost(
     { probe: { command: process.execPath, args: [join(workspace, 'server.mjs'), marker, process.env.HOME ?? '/root'], env: { PROBE_TOKEN: 'PROBE_TOKEN' }, sandbox: sandboxed } },
-    { workspace, secrets: { PROBE_TOKEN: TOKEN, OPENAI_API_KEY: OTHER_SECRET }, log, sandbox: sandboxed ? { sandbox: await bwrapSandbox(workspace) } : undefined },
+    { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { PROBE_TOKEN: TOKEN, OPENAI_API_KEY: OTHER_SECRET }, log, sandbox: sandboxed ? { sandbox: await bwrapSandbox(workspace) } : undefined },
   );
   await host.start();
   return { host, workspace, log };

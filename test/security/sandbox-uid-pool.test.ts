@@ -151,7 +151,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     const marker = uniqueSleep();
     const host = new McpHost(
       { probe: { command: process.execPath, args: [join(workspace, 'server.mjs'), marker, '/root'], sandbox: true } },
-      { workspace, secrets: {}, log: memoryLogger(), sandbox: { sandbox: pool } },
+      { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: {}, log: memoryLogger(), sandbox: { sandbox: pool } },
     );
     await host.start();
     try {

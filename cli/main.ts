@@ -1,6 +1,7 @@
 // `clawfleet`: one command per file in cli/; this file routes to them, prints the help,
 // and maps failures to exit codes (0 ok, 1 failed, 2 usage, 3 invalid input).
 import { readFileSync } from 'node:fs';
+import { watchParent } from '../shared/adapters/local/parent-watch.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
 import { configCommand } from './config.ts';
@@ -76,8 +77,27 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** The signals by which a terminal (Ctrl-C, hang-up), a service manager or `timeout` asks a program to stop. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves with the reason once the process is asked to stop. The handlers stay installed: a
+ * second signal (npm passes Ctrl-C on to a child that got it from the terminal already) must
+ * not kill the process halfway through stopping. Run through npm (`npm start`, `npx
+ * clawfleet`), the process also stops when npm goes: npm passes on neither SIGHUP nor SIGKILL.
+ */
+function stopRequested(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of STOP_SIGNALS) process.on(signal, () => resolve(signal));
+    if (process.env.npm_execpath) watchParent(() => resolve('npm, which started it, is gone'));
+  });
+}
+
 /** The I/O of the real process. */
 export function processIO(): CliIO {
+  let stop: Promise<string> | undefined;
+  // A closed terminal (the hang-up that stops us) must not turn the goodbye lines into a crash mid-stop.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   return {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
@@ -89,11 +109,7 @@ export function processIO(): CliIO {
     },
     env: process.env,
     cwd: process.cwd(),
-    interrupted: () =>
-      new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      }),
+    interrupted: () => (stop ??= stopRequested()),
   };
 }
 

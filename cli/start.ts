@@ -14,7 +14,8 @@ chat box, the admin API the other commands use), each agent's runtime as its own
 with only its own secrets, Telegram by long polling for accounts with a bot token.
 Queues, registry and chat survive a restart in <state>/state.db; runtime logs go to
 <state>/logs/<agent>.log. Agents without a model key answer with a clearly labelled
-offline model. Ctrl-C stops the fleet.
+offline model. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the fleet and every process it
+started; run through npm, it also stops when npm goes.
 
   --port <n>      HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
   --verbose       print whole JSON log lines, every one (without it, a chat turn is one
@@ -37,6 +38,8 @@ export const startCommand: Command = {
       io,
     );
     if (!p) return EXIT.ok;
+    // Listening from here on: a signal while the agents start stops them once they have.
+    const stopRequested = io.interrupted();
     const port = Number(str(p.values.port));
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(EXIT.usage, `--port must be a port number, got "${str(p.values.port)}"`);
     const configPath = str(p.values.config)!;
@@ -83,8 +86,8 @@ export const startCommand: Command = {
     io.out(`  manage it: npx clawfleet status | runtime restart --agent <id> | logs --agent <id> --follow`);
     io.out('  Ctrl-C stops the fleet.\n');
 
-    await io.interrupted();
-    io.out('\nclawfleet: stopping agents…');
+    const why = await stopRequested;
+    io.out(`\nclawfleet: stopping agents (${why})…`);
     await fleet.stop();
     io.out('clawfleet: stopped.');
     return EXIT.ok;

@@ -187,6 +187,9 @@ export class Supervisor {
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: a Ctrl-C at the terminal reaches the fleet alone, which then
+      // stops each runtime itself (a runtime whose fleet died stops on its own: its parent watch).
+      detached: true,
     });
     m.child = child;
     let buffer = '';

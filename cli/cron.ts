@@ -1,8 +1,6 @@
 // `clawfleet cron list|run <job>`: the fleet's cron jobs from the config, and a manual run
 // that queues the job's cron envelope for its agent (locally or on AWS).
 import { z } from 'zod';
-import { SqsAgentQueues } from '../shared/adapters/aws/sqs-queues.ts';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsErrorText, awsSettings } from './aws-env.ts';
 import { CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { describeSchedule, manualCronEnvelope } from './cron-envelope.ts';
@@ -19,8 +17,6 @@ run   queues the job's trigger for its agent now (a cron envelope on the agent's
 ${COMMON_HELP}`;
 
 export const cronCommand: Command = {
-  name: 'cron',
-  summary: 'list the cron jobs, or run one now',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
@@ -53,6 +49,8 @@ export const cronCommand: Command = {
     const envelope = manualCronEnvelope(job, Date.now());
     if (p.values.aws) {
       try {
+        // The AWS SDK loads only for --aws.
+        const [{ SqsAgentQueues }, { SQSClient }] = await Promise.all([import('../shared/adapters/aws/sqs-queues.ts'), import('@aws-sdk/client-sqs')]);
         await new SqsAgentQueues(new SQSClient(awsSettings(io)), config.fleet).send(envelope);
       } catch (err) {
         throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err));

@@ -4,28 +4,27 @@ import { readFileSync } from 'node:fs';
 import { watchParent } from '../shared/adapters/local/parent-watch.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
-import { configCommand } from './config.ts';
-import { costCommand } from './cost.ts';
-import { cronCommand } from './cron.ts';
-import { importOpenclawCommand } from './import-openclaw.ts';
-import { logsCommand } from './logs.ts';
-import { pairingCommand } from './pairing.ts';
-import { runtimeCommand } from './runtime.ts';
-import { secretsCommand } from './secrets.ts';
-import { startCommand } from './start.ts';
-import { statusCommand } from './status.ts';
 
-export const COMMANDS: Command[] = [
-  startCommand,
-  statusCommand,
-  runtimeCommand,
-  logsCommand,
-  secretsCommand,
-  cronCommand,
-  pairingCommand,
-  configCommand,
-  costCommand,
-  importOpenclawCommand,
+/** A command as the list shows it; its code is loaded only when it runs, so each start loads one command. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Hidden from the command list until what it depends on exists. */
+  hidden?: boolean;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: 'start', summary: 'run the whole fleet on this machine (= npm start)', load: async () => (await import('./start.ts')).startCommand },
+  { name: 'status', summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error', load: async () => (await import('./status.ts')).statusCommand },
+  { name: 'runtime', summary: 'restart, upgrade, hibernate or wake one agent’s runtime', load: async () => (await import('./runtime.ts')).runtimeCommand },
+  { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
+  { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
+  { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
+  { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
+  { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
+  { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
+  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
 ];
 
 function version(): string {
@@ -62,7 +61,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load()).run(rest, io);
   } catch (err) {
     if (err instanceof CliError) {
       io.err(`clawfleet ${name}: ${err.message}`);

@@ -4,8 +4,6 @@
 import { z } from 'zod';
 import type { LifecycleAction } from '../local/supervisor.ts';
 import { localAgentState } from '../local/agent-state.ts';
-import { awsSettings } from './aws-env.ts';
-import { AwsFleet } from './aws-fleet.ts';
 import { COMMON_HELP, EXIT, parse, str, usageError, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
@@ -25,8 +23,6 @@ ${COMMON_HELP}`;
 const ACTIONS: LifecycleAction[] = ['restart', 'upgrade', 'hibernate', 'wake'];
 
 export const runtimeCommand: Command = {
-  name: 'runtime',
-  summary: 'restart, upgrade, hibernate or wake one agent’s runtime',
   async run(args, io) {
     const [action, ...rest] = args;
     if (action === '--help' || action === '-h') return io.out(HELP), EXIT.ok;
@@ -41,8 +37,13 @@ export const runtimeCommand: Command = {
     const config = loadFleetConfig(str(p.values.config)!, io);
     const agentId = requireAgent(config, str(p.values.agent), HELP);
     io.out(`${action} ${agentId}…`);
+    // The AWS SDK loads only for --aws.
+    const aws = async () => {
+      const [{ AwsFleet }, { awsSettings }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts')]);
+      return new AwsFleet(config, awsSettings(io));
+    };
     const state = p.values.aws
-      ? await new AwsFleet(config, awsSettings(io)).act(agentId, action as LifecycleAction)
+      ? await (await aws()).act(agentId, action as LifecycleAction)
       : localAgentState((await localAdmin(str(p.values.state)!, io).post(`/admin/agents/${agentId}/${action}`, {}, z.object({ state: z.string() }))).state);
     io.out(`${agentId}: ${state}`);
     return EXIT.ok;

@@ -2,8 +2,6 @@
 // last error — from the running local fleet, or from AWS with --aws.
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
-import { awsSettings } from './aws-env.ts';
-import { AwsFleet } from './aws-fleet.ts';
 import { ago, COMMON_HELP, EXIT, parse, str, table, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
@@ -36,8 +34,6 @@ export function formatStatus(status: FleetStatus, now: number): string {
 }
 
 export const statusCommand: Command = {
-  name: 'status',
-  summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error',
   async run(args, io) {
     const p = parse(
       args,
@@ -49,6 +45,8 @@ export const statusCommand: Command = {
     let status: FleetStatus;
     if (p.values.aws) {
       const config = loadFleetConfig(str(p.values.config)!, io);
+      // The AWS SDK loads only for --aws, so a local status starts fast.
+      const [{ AwsFleet }, { awsSettings }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts')]);
       status = await new AwsFleet(config, awsSettings(io)).status();
     } else {
       const local = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);

@@ -108,7 +108,7 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
         outboxDlq: cp.dlq(a.id).depth,
         lastHeartbeat: recorded.lastHeartbeat ?? null,
         lastError: recorded.lastError ?? null,
-        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restarts` : ''}` : undefined,
+        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
       };
     }),
   });

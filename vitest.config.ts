@@ -19,7 +19,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/install-chromium.ts'],
+          globalSetup: ['test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -32,7 +32,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -45,7 +45,7 @@ export default defineConfig({
         test: {
           name: 'fault',
           include: ['test/fault/**/*.test.ts', 'test/security/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -1,20 +1,14 @@
 #!/usr/bin/env node
 // The `clawfleet` bin (and `npm start`): runs the CLI from its bundle in dist/ when that was
-// built from the sources as they are now (bin/cli-bundle.js), rebuilding it first when they
+// built from the sources as they are now (bin/bundles.js), rebuilding it first when they
 // changed; where it cannot be built, runs the TypeScript sources through tsx (slower to start).
-import { buildBundle, freshBundle } from './cli-bundle.js';
+import { ensureBundle } from './bundles.js';
 
-let entry = freshBundle();
-if (!entry) {
-  try {
-    entry = await buildBundle();
-  } catch (err) {
-    process.stderr.write(`clawfleet: running from the TypeScript sources (the CLI bundle could not be built: ${err.message.split('\n')[0]})\n`);
-  }
-}
+const entry = await ensureBundle('cli');
 let main;
 if (entry) ({ main } = await import(entry));
 else {
+  process.stderr.write('clawfleet: running from the TypeScript sources (the CLI bundle could not be built: `npm run build` says why)\n');
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import('../cli/main.ts'));

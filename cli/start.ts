@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
 import { prettyLine, shownByDefault } from '../local/pretty-log.ts';
+import { ensureRuntimeBundle } from '../local/runtime-entry.ts';
 import { CliError, EXIT, parse, plural, str, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
@@ -59,6 +60,8 @@ export const startCommand: Command = {
     };
     const log = createLogger({ component: 'local' }, (json) => print('control', JSON.parse(json) as Record<string, unknown>));
     io.out('clawfleet: starting the control plane and the agents…');
+    // Runtimes start from the runtime bundle; rebuilt first if the sources changed since.
+    await ensureRuntimeBundle();
     let fleet;
     try {
       fleet = await startLocalFleet({

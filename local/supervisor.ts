@@ -8,11 +8,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
+import { runtimeCommand } from './runtime-entry.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = join(REPO, 'runtime-image', 'src', 'main.ts');
 /** How long a stopping runtime may finish its turn before it is killed. */
 const STOP_GRACE_MS = 30_000;
 
@@ -171,7 +171,8 @@ export class Supervisor {
     this.events.onStopping?.(spec.agentId, false);
     m.state = 'starting';
     m.startedAt = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    const [node, ...args] = runtimeCommand();
+    const child = spawn(node!, args, {
       cwd: REPO,
       // Only what this agent may know: no other agent's secrets, no bot tokens.
       env: {

@@ -103,7 +103,8 @@ function fleetTree(s: NpmStart): { all: ProcessInfo[]; fleet: ProcessInfo; runti
   const all = tree(s.npm.pid!);
   const fleet = all.find((p) => p.ppid === s.npm.pid && p.command.includes('bin/clawfleet.js start'));
   if (!fleet) throw new Error(`no fleet process under npm (pid ${s.npm.pid}): ${JSON.stringify(all)}`);
-  return { all, fleet, runtimes: all.filter((p) => p.ppid === fleet.pid && p.command.includes('runtime-image/src/main.ts')) };
+  // A runtime runs from its bundle, or from the sources where the bundle is out of date.
+  return { all, fleet, runtimes: all.filter((p) => p.ppid === fleet.pid && /runtime-image\/(dist\/main\.mjs|src\/main\.ts)/.test(p.command)) };
 }
 
 /** Every process of this start is gone (those seen under npm, and any naming its directory), and the port is closed. */

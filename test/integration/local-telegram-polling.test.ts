@@ -90,11 +90,9 @@ describe('local Telegram by long polling', () => {
     const [refused, delivered, ...more] = sends('first, into a 429');
     expect(more).toEqual([]);
     expect(delivered!.at - refused!.at).toBeGreaterThanOrEqual(2_000);
-    // The chat's next reply comes after it, not held back for the redelivery delay (the second
-    // message's turn waited only for the first's, which was answered once, not redone).
+    // The chat's next reply comes right after it (the poll above waits 30 s: the old path held
+    // the chat for the 60 s redelivery delay), and the runtime saw no failure to redo.
     expect(sends('second, right after')[0]!.at).toBeGreaterThanOrEqual(delivered!.at);
-    const answered = runtimeLines.slice(runtimeFrom).filter((l) => l.msg === 'turn answered');
-    expect(answered).toHaveLength(2);
     expect(runtimeLines.slice(runtimeFrom).filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
 
     // One warning, saying how long Telegram asked for; no error anywhere.

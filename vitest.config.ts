@@ -1,9 +1,15 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
     silent: 'passed-only',
+    // Most files wait far more than they compute (runtimes starting, queues long-polling,
+    // a browser): vitest's default of one worker per core but one (a single worker on 2
+    // cores) ran them one after another. Three at least, so waits overlap; each file
+    // isolates itself (its own emulator account, temp dirs, ports 0).
+    maxWorkers: Math.max(3, availableParallelism()),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [

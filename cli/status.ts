@@ -3,7 +3,6 @@
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
 import { ago, COMMON_HELP, EXIT, parse, str, table, type Command } from './command.ts';
-import { loadFleetConfig } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
@@ -44,9 +43,9 @@ export const statusCommand: Command = {
     if (!p) return EXIT.ok;
     let status: FleetStatus;
     if (p.values.aws) {
+      // The config and the AWS SDK load only for --aws, so a local status starts fast.
+      const [{ AwsFleet }, { awsSettings }, { loadFleetConfig }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts'), import('./fleet-config.ts')]);
       const config = loadFleetConfig(str(p.values.config)!, io);
-      // The AWS SDK loads only for --aws, so a local status starts fast.
-      const [{ AwsFleet }, { awsSettings }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts')]);
       status = await new AwsFleet(config, awsSettings(io)).status();
     } else {
       const local = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);

@@ -1,9 +1,15 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
     silent: 'passed-only',
+    // Most files wait far more than they compute (runtimes starting, queues long-polling,
+    // a browser): vitest's default of one worker per core but one (a single worker on 2
+    // cores) ran them one after another. Three at least, so waits overlap; each file
+    // isolates itself (its own emulator account, temp dirs, ports 0).
+    maxWorkers: Math.max(3, availableParallelism()),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
@@ -13,9 +19,19 @@ export default defineConfig({
       // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
       // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
-      // A real browser (Debian's Chromium via playwright-core) against the local fleet: the
-      // dashboard end to end. Screenshots go to test-artifacts/.
-      { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks', testTimeout: 60_000, hookTimeout: 180_000 } },
+      // A real browser (playwright-core) against the local fleet: the dashboard end to end.
+      // The global setup finds Chromium (CHROMIUM_PATH, Debian's) or unpacks one from npm
+      // into .cache/. Screenshots go to test-artifacts/.
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
       // Real wire protocols: the AWS emulator (started by the global setup), fake Telegram
       // and model servers on 127.0.0.1, runtimes as child processes. Each file isolates
       // itself in the emulator with its own account id.
@@ -23,7 +39,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -36,7 +52,7 @@ export default defineConfig({
         test: {
           name: 'fault',
           include: ['test/fault/**/*.test.ts', 'test/security/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -134,6 +134,26 @@ export class AwsFleet {
       throw new CliError(EXIT.failed, awsErrorText(`cannot ${action} ${service} in cluster ${cluster}`, err));
     }
   }
+
+  /**
+   * Waits until the agent's ECS service is stable, as `aws ecs wait services-stable` means it:
+   * one deployment (the new one; the old tasks gone), with as many tasks running as desired.
+   */
+  async waitUntilStable(agentId: string, deadline: number, pollMs: number): Promise<{ ok: boolean; state: string; detail: string }> {
+    const service = agentServiceName(agentId);
+    for (;;) {
+      const found = (await this.services()).get(service);
+      const deployments = found?.deployments ?? [];
+      const detail = found
+        ? `desired ${found.desiredCount ?? 0}, running ${found.runningCount ?? 0}, ${deployments.length} deployment${deployments.length === 1 ? '' : 's'}${deployments[0]?.rolloutState ? ` (${deployments[0].rolloutState})` : ''}`
+        : 'no ECS service';
+      if (!found || found.status === 'INACTIVE') throw new CliError(EXIT.failed, `${service}: ${detail}`);
+      const rolledOut = deployments.length <= 1 && (deployments[0]?.rolloutState ?? 'COMPLETED') === 'COMPLETED';
+      if (rolledOut && (found.runningCount ?? 0) === (found.desiredCount ?? 0)) return { ok: true, state: serviceState(found), detail };
+      if (Date.now() >= deadline) return { ok: false, state: serviceState(found), detail };
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
 }
 
 /** The ECS service's counts in the registry's (and the dashboard's) words; the counts themselves go in the detail line. */

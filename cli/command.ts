@@ -19,15 +19,12 @@ export interface CliIO {
   readStdin(): Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Resolves when the user asks a long-running command to stop (Ctrl-C); only such commands call it. */
-  interrupted(): Promise<void>;
+  /** Resolves, saying why, when a long-running command is asked to stop (Ctrl-C, SIGTERM…); only such commands call it. */
+  interrupted(): Promise<string>;
 }
 
+/** What a command file exports; its name and summary live in cli/main.ts's list, which loads it. */
 export interface Command {
-  name: string;
-  summary: string;
-  /** Hidden from the command list until what it depends on exists. */
-  hidden?: boolean;
   run(args: string[], io: CliIO): Promise<number>;
 }
 
@@ -80,6 +77,9 @@ export const commonOptions = {
 export const COMMON_HELP = `  --config <path>   the fleet config (default clawfleet.json)
   --state <dir>     local mode's state directory (default .clawfleet)
   --aws             act on the deployed fleet (AWS credentials and AWS_REGION from the environment)`;
+
+/** A count and its noun, "1 agent" or "4 agents"; `many` for nouns that do not just add an s. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** Formats epoch ms as a short age ("12s ago"). */
 export function ago(ms: number | null | undefined, now: number): string {

@@ -1,15 +1,15 @@
 // `clawfleet config validate`: every problem in the fleet config, each with its JSON path.
-import { EXIT, parse, str, usageError, type Command } from './command.ts';
+import { EXIT, parse, plural, str, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet config validate [--config clawfleet.json]
 
 Checks the fleet config against the schema and the rules that span several keys, and
-prints every problem at once with its path (exit 3), or a summary when it is valid.`;
+prints every problem at once with its path (exit 3), or a summary when it is valid.
+
+  --config <path>   the fleet config (default clawfleet.json)`;
 
 export const configCommand: Command = {
-  name: 'config',
-  summary: 'validate the fleet config (every problem with its path)',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h' || sub === undefined) {
@@ -24,8 +24,8 @@ export const configCommand: Command = {
     const config = loadFleetConfig(path, io);
     const accounts = Object.keys(config.channels.telegram?.accounts ?? {}).length;
     io.out(
-      `${path} is valid: fleet "${config.fleet}", ${config.agents.list.length} agents (${config.agents.list.map((a) => a.id).join(', ')}), ` +
-        `${config.bindings.length} bindings, ${accounts} telegram accounts, ${config.cron?.jobs.length ?? 0} cron jobs`,
+      `${path} is valid: fleet "${config.fleet}", ${plural(config.agents.list.length, 'agent')} (${config.agents.list.map((a) => a.id).join(', ')}), ` +
+        `${plural(config.bindings.length, 'binding')}, ${plural(accounts, 'telegram account')}, ${plural(config.cron?.jobs.length ?? 0, 'cron job')}`,
     );
     return EXIT.ok;
   },

@@ -5,7 +5,7 @@ import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/arch
 import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
-import { EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { EXIT, parse, plural, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
 
@@ -20,6 +20,7 @@ Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total
            plus the control plane's), CloudWatch Logs
 Assumptions are per agent and printed; prices and their date are printed too.
 
+  --config <path>             the fleet config (default clawfleet.json)
   --messages-per-day <n>      messages each agent handles a day (default 50)
   --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)`;
 
@@ -114,8 +115,6 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
 }
 
 export const costCommand: Command = {
-  name: 'cost',
-  summary: 'monthly AWS estimate for the config, with the prices used and their date',
   async run(args, io) {
     const p = parse(
       args,
@@ -138,7 +137,7 @@ export const costCommand: Command = {
       const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
       rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
     }
-    io.out(`Monthly estimate for fleet "${config.fleet}" (${e.agents.length} agents, ${perDay} messages per agent per day):\n`);
+    io.out(`Monthly estimate for fleet "${config.fleet}" (${plural(e.agents.length, 'agent')}, ${plural(perDay, 'message')} per agent per day):\n`);
     io.out(table(rows));
     io.out(`\nControl plane and shared services:`);
     io.out(

@@ -2,15 +2,6 @@
 // that queues the job's cron envelope for its agent (locally or on AWS), with the origin its
 // answer is delivered to recorded first, as λ cron-dispatch records it.
 import { z } from 'zod';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoInboundOrigins } from '../shared/adapters/aws/dynamo-inbound-origins.ts';
-import { DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
-import { SqsAgentQueues } from '../shared/adapters/aws/sqs-queues.ts';
-import { tableNames } from '../shared/config/names.ts';
-import { enqueueForOperator } from '../shared/control/operator-enqueue.ts';
-import { systemClock } from '../shared/ports.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
 import { CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { describeSchedule, manualCronEnvelope } from './cron-envelope.ts';
@@ -27,8 +18,6 @@ run   queues the job's trigger for its agent now (a cron envelope on the agent's
 ${COMMON_HELP}`;
 
 export const cronCommand: Command = {
-  name: 'cron',
-  summary: 'list the cron jobs, or run one now',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
@@ -61,6 +50,20 @@ export const cronCommand: Command = {
     const envelope = manualCronEnvelope(job, Date.now());
     if (p.values.aws) {
       try {
+        // The AWS SDK loads only for --aws. Queued as local mode's enqueue does: the origin and
+        // session recorded first, so the turn's reply is delivered.
+        const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { SQSClient }, { DynamoInboundOrigins }, { DynamoSessionRegistry }, { SqsAgentQueues }, { tableNames }, { enqueueForOperator }, { systemClock }] =
+          await Promise.all([
+            import('@aws-sdk/client-dynamodb'),
+            import('@aws-sdk/lib-dynamodb'),
+            import('@aws-sdk/client-sqs'),
+            import('../shared/adapters/aws/dynamo-inbound-origins.ts'),
+            import('../shared/adapters/aws/dynamo-tables.ts'),
+            import('../shared/adapters/aws/sqs-queues.ts'),
+            import('../shared/config/names.ts'),
+            import('../shared/control/operator-enqueue.ts'),
+            import('../shared/ports.ts'),
+          ]);
         const settings = awsSettings(io);
         const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(settings));
         const tables = tableNames(config.fleet);

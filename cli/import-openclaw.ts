@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { parseConfig } from '../shared/config/load.ts';
 import { ConfigError } from '../shared/errors.ts';
-import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { convertOpenclaw, FALLBACK_MODEL, sanitizeId } from './openclaw/convert.ts';
 
 const HELP = `Usage: clawfleet import-openclaw <openclaw.json> [--fleet <name>] [--out clawfleet.json] [--cron-jobs <jobs.json>] [--force]
@@ -54,7 +54,7 @@ export function importOpenclaw(configPath: string, opts: { fleet: string; cronJo
   const { config, secrets, notConverted, notes } = conversion;
   const report: string[] = [];
   const agents = (config.agents as { list: { id: string }[] }).list;
-  report.push(`converted ${configPath}: ${agents.length} agents (${agents.map((a) => a.id).join(', ')})${cronJobs !== undefined ? `, cron jobs from ${cronPath}` : ''}`);
+  report.push(`converted ${configPath}: ${plural(agents.length, 'agent')} (${agents.map((a) => a.id).join(', ')})${cronJobs !== undefined ? `, cron jobs from ${cronPath}` : ''}`);
   for (const n of notes) report.push(`note: ${n}`);
   if (secrets.length) {
     report.push('\nsecrets to set (values were not copied; read from standard input):');
@@ -81,8 +81,6 @@ export function importOpenclaw(configPath: string, opts: { fleet: string; cronJo
 }
 
 export const importOpenclawCommand: Command = {
-  name: 'import-openclaw',
-  summary: 'convert an OpenClaw config (JSON5) into clawfleet.json',
   async run(args, io) {
     const p = parse(
       args,

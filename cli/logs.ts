@@ -2,7 +2,6 @@
 // file (<state>/logs/<agent>.log), or from the agent's CloudWatch Logs group with --aws.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { agentLogGroupName } from '../shared/config/names.ts';
 import { prettyLine } from '../local/pretty-log.ts';
 import { runtimeLogPath } from '../local/runtime-logs.ts';
@@ -92,6 +91,8 @@ async function localLogs(path: string, lines: number, follow: boolean, json: boo
 }
 
 async function awsLogs(logGroupName: string, lines: number, sinceMs: number, follow: boolean, json: boolean, io: CliIO): Promise<void> {
+  // The AWS SDK loads only for --aws.
+  const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
   const logs = new CloudWatchLogsClient(awsSettings(io));
   const fetchSince = async (startTime: number) => {
     const events: { id: string; ts: number; message: string }[] = [];
@@ -127,8 +128,6 @@ async function awsLogs(logGroupName: string, lines: number, sinceMs: number, fol
 }
 
 export const logsCommand: Command = {
-  name: 'logs',
-  summary: 'print (and follow) one agent’s runtime log',
   async run(args, io) {
     const p = parse(
       args,

@@ -1,32 +1,31 @@
 // `clawfleet`: one command per file in cli/; this file routes to them, prints the help,
 // and maps failures to exit codes (0 ok, 1 failed, 2 usage, 3 invalid input).
 import { readFileSync } from 'node:fs';
+import { watchParent } from '../shared/adapters/local/parent-watch.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
-import { configCommand } from './config.ts';
-import { costCommand } from './cost.ts';
-import { cronCommand } from './cron.ts';
-import { importOpenclawCommand } from './import-openclaw.ts';
-import { logsCommand } from './logs.ts';
-import { pairingCommand } from './pairing.ts';
-import { runtimeCommand } from './runtime.ts';
-import { secretsCommand } from './secrets.ts';
-import { securityCommand } from './security-audit.ts';
-import { startCommand } from './start.ts';
-import { statusCommand } from './status.ts';
 
-export const COMMANDS: Command[] = [
-  startCommand,
-  statusCommand,
-  runtimeCommand,
-  logsCommand,
-  secretsCommand,
-  cronCommand,
-  pairingCommand,
-  configCommand,
-  costCommand,
-  securityCommand,
-  importOpenclawCommand,
+/** A command as the list shows it; its code is loaded only when it runs, so each start loads one command. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Hidden from the command list until what it depends on exists. */
+  hidden?: boolean;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: CommandEntry[] = [
+  { name: 'start', summary: 'run the whole fleet on this machine (= npm start)', load: async () => (await import('./start.ts')).startCommand },
+  { name: 'status', summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error', load: async () => (await import('./status.ts')).statusCommand },
+  { name: 'runtime', summary: 'restart, upgrade, hibernate or wake one agent’s runtime', load: async () => (await import('./runtime.ts')).runtimeCommand },
+  { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
+  { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
+  { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
+  { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
+  { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
+  { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
+  { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
+  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
 ];
 
 function version(): string {
@@ -63,7 +62,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load()).run(rest, io);
   } catch (err) {
     if (err instanceof CliError) {
       io.err(`clawfleet ${name}: ${err.message}`);
@@ -78,8 +77,27 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** The signals by which a terminal (Ctrl-C, hang-up), a service manager or `timeout` asks a program to stop. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves with the reason once the process is asked to stop. The handlers stay installed: a
+ * second signal (npm passes Ctrl-C on to a child that got it from the terminal already) must
+ * not kill the process halfway through stopping. Run through npm (`npm start`, `npx
+ * clawfleet`), the process also stops when npm goes: npm passes on neither SIGHUP nor SIGKILL.
+ */
+function stopRequested(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of STOP_SIGNALS) process.on(signal, () => resolve(signal));
+    if (process.env.npm_execpath) watchParent(() => resolve('npm, which started it, is gone'));
+  });
+}
+
 /** The I/O of the real process. */
 export function processIO(): CliIO {
+  let stop: Promise<string> | undefined;
+  // A closed terminal (the hang-up that stops us) must not turn the goodbye lines into a crash mid-stop.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   return {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
@@ -91,11 +109,7 @@ export function processIO(): CliIO {
     },
     env: process.env,
     cwd: process.cwd(),
-    interrupted: () =>
-      new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      }),
+    interrupted: () => (stop ??= stopRequested()),
   };
 }
 

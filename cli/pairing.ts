@@ -2,10 +2,8 @@
 // talk to a bot (dmPolicy "pairing"), through the control plane's PairingStore port:
 // the local fleet's SQLite store, or the registry table on AWS.
 import { PairingRecordSchema } from '../shared/control/access.ts';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
+import type { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
 import { tableNames } from '../shared/config/names.ts';
 import type { PairingRecord } from '../shared/ports.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
@@ -23,8 +21,6 @@ ${COMMON_HELP}`;
 
 
 export const pairingCommand: Command = {
-  name: 'pairing',
-  summary: 'list pending Telegram pairing requests, or approve one',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
@@ -41,6 +37,12 @@ export const pairingCommand: Command = {
     let aws: DynamoPairingStore | undefined;
     if (p.values.aws) {
       const config = loadFleetConfig(str(p.values.config)!, io);
+      // The AWS SDK loads only for --aws.
+      const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { DynamoPairingStore }] = await Promise.all([
+        import('@aws-sdk/client-dynamodb'),
+        import('@aws-sdk/lib-dynamodb'),
+        import('../shared/adapters/aws/dynamo-pairing-store.ts'),
+      ]);
       aws = new DynamoPairingStore(DynamoDBDocumentClient.from(new DynamoDBClient(awsSettings(io))), tableNames(config.fleet).registry);
     }
     const onAws = async <T>(what: string, fn: (store: DynamoPairingStore) => Promise<T>): Promise<T> => {

@@ -7,7 +7,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
-import { awsSecretTarget, fileSecretTarget } from './secret-targets.ts';
+import { fileSecretTarget } from './secret-targets.ts';
 
 const HELP = `Usage: clawfleet secrets set <NAME> (--agent <id> | --control telegram|hooks|dashboard) [--aws] < value
        clawfleet secrets list (--agent <id> | --control telegram|hooks|dashboard) [--aws]
@@ -19,6 +19,8 @@ set   stores one named value, read from standard input (a trailing newline is dr
 list  prints the names held, and the names the config expects that are missing.
       Values are never printed.
 
+  --agent <id>       the agent whose own secret this is
+  --control <part>   a control-plane secret instead: telegram, hooks or dashboard
   --config <path>    the fleet config (default clawfleet.json)
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)
   --aws              use AWS Secrets Manager (credentials and AWS_REGION from the environment)`;
@@ -47,8 +49,6 @@ function expectedNames(config: FleetConfig, agentId: string | undefined, control
 }
 
 export const secretsCommand: Command = {
-  name: 'secrets',
-  summary: 'set or list an agent’s secret values (names only in output)',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
@@ -79,7 +79,8 @@ export const secretsCommand: Command = {
       agentId = requireAgent(config, str(p.values.agent), HELP);
       secretId = agentSecretName(config.fleet, agentId);
     }
-    const target = p.values.aws ? awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
+    // The AWS SDK loads only for --aws.
+    const target = p.values.aws ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
     const expected = expectedNames(config, agentId, control);
 
     if (sub === 'list') {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { awsSettings } from './aws-env.ts';
 import { EXIT, parse, str, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
-import { awsSecretTarget, fileSecretTarget } from './secret-targets.ts';
+import { fileSecretTarget } from './secret-targets.ts';
 import { auditConfig } from './security/config-checks.ts';
 import { countBySeverity, formatFindings, sortFindings } from './security/findings.ts';
 import { auditLocal, gatherLocalFacts } from './security/local-checks.ts';
@@ -29,8 +29,6 @@ no working sandbox (exec stays off), and short tokens. Values are never printed.
 Exit codes: 0 no high finding, 1 at least one high finding, 2 usage, 3 invalid config.`;
 
 export const securityCommand: Command = {
-  name: 'security',
-  summary: 'audit the fleet for risky settings (exit 1 on high findings)',
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') {
@@ -56,6 +54,8 @@ export const securityCommand: Command = {
     const secretsPath = resolve(io.cwd, str(p.values.secrets)!);
     const findings = [...auditConfig(config)];
     if (aws) {
+      // The AWS SDK loads only for --aws.
+      const { awsSecretTarget } = await import('./aws-secret-target.ts');
       findings.push(...auditTokens(config, await gatherTokenFacts(config, awsSecretTarget(awsSettings(io))), { aws: true }));
     } else {
       findings.push(...auditLocal(config, await gatherLocalFacts({ secrets: secretsPath, state: resolve(io.cwd, str(p.values.state)!) })));

@@ -5,30 +5,40 @@ import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
 import { prettyLine, shownByDefault } from '../local/pretty-log.ts';
 import { parseAllowedHost } from '../shared/http/request-origin.ts';
-import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { ensureRuntimeBundle } from '../local/runtime-entry.ts';
+import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--allow-host <name>]... [--verbose]
+       npm start -- [the same options]
 
 Runs the fleet on this machine: the control plane on 127.0.0.1 (webhooks, dashboard with a
 chat box, the admin API the other commands use), each agent's runtime as its own process
 with only its own secrets, Telegram by long polling for accounts with a bot token.
 Queues, registry and chat survive a restart in <state>/state.db; runtime logs go to
 <state>/logs/<agent>.log. Agents without a model key answer with a clearly labelled
-offline model. Ctrl-C stops the fleet.
+offline model. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the fleet and every process it
+started; run through npm, it also stops when npm goes.
 
-  --port <n>      HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
+  --config <path>   the fleet config (default clawfleet.json)
+  --secrets <path>  the local secrets file: model keys, bot tokens, DASHBOARD_TOKEN
+                    (default clawfleet.secrets.json)
+  --port <n>        HTTP port on 127.0.0.1 (default 8787, or $PORT; 0 picks a free one)
+  --state <dir>     where the fleet keeps its state.db, workspaces, logs and tokens
+                    (default .clawfleet)
   --allow-host <name>
-                  a name besides 127.0.0.1, localhost and [::1] that requests may
-                  address the server by (a reverse proxy's or tunnel's); repeatable.
-                  Requests naming any other host are refused (DNS rebinding)
-  --verbose       print whole JSON log lines, every one (without it, a chat turn is one
-                  line: the runtime's "turn answered"; warnings and errors always show)`;
+                    a name besides 127.0.0.1, localhost and [::1] that requests may
+                    address the server by (a reverse proxy's or tunnel's); repeatable.
+                    Requests naming any other host are refused (DNS rebinding)
+  --verbose         print whole JSON log lines, every one (without it, a chat turn is one
+                    line: the runtime's "turn answered"; warnings and errors always show)`;
+
+/** The options npm takes for itself when they come before `--` in `npm start --port 8788`. */
+const NPM_SWALLOWED = ['config', 'secrets', 'port', 'state', 'allow-host'] as const;
 
 export const startCommand: Command = {
-  name: 'start',
-  summary: 'run the whole fleet on this machine (= npm start)',
   async run(args, io) {
+    npmSwallowed(args, io);
     const p = parse(
       args,
       {
@@ -43,6 +53,8 @@ export const startCommand: Command = {
       io,
     );
     if (!p) return EXIT.ok;
+    // Listening from here on: a signal while the agents start stops them once they have.
+    const stopRequested = io.interrupted();
     const port = Number(str(p.values.port));
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(EXIT.usage, `--port must be a port number, got "${str(p.values.port)}"`);
     let allowedHosts: string[];
@@ -62,6 +74,8 @@ export const startCommand: Command = {
     };
     const log = createLogger({ component: 'local' }, (json) => print('control', JSON.parse(json) as Record<string, unknown>));
     io.out('clawfleet: starting the control plane and the agents…');
+    // Runtimes start from the runtime bundle; rebuilt first if the sources changed since.
+    await ensureRuntimeBundle();
     let fleet;
     try {
       fleet = await startLocalFleet({
@@ -75,13 +89,13 @@ export const startCommand: Command = {
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new CliError(EXIT.failed, `port ${port} is in use (another \`clawfleet start\`?); pick another with --port`);
+        throw new CliError(EXIT.failed, `port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`);
       }
       throw err;
     }
 
     const agents = fleet.cp.config.agents.list;
-    io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${agents.length} agents (${agents.map((a) => a.id).join(', ')})`);
+    io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${plural(agents.length, 'agent')} (${agents.map((a) => a.id).join(', ')})`);
     io.out(`  dashboard and chat: ${fleet.url}/`);
     // The token itself stays off the terminal (and out of scrollback and logs): say where it is.
     io.out(
@@ -98,10 +112,27 @@ export const startCommand: Command = {
     io.out(`  manage it: npx clawfleet status | runtime restart --agent <id> | logs --agent <id> --follow`);
     io.out('  Ctrl-C stops the fleet.\n');
 
-    await io.interrupted();
-    io.out('\nclawfleet: stopping agents…');
+    const why = await stopRequested;
+    io.out(`\nclawfleet: stopping agents (${why})…`);
     await fleet.stop();
     io.out('clawfleet: stopped.');
     return EXIT.ok;
   },
 };
+
+/**
+ * `npm start --port 8788` hands npm the option (as its config `port`, the 8788 becoming an
+ * argument), not us: say how to pass it rather than start with a setting the user did not ask for.
+ */
+function npmSwallowed(args: string[], io: CliIO): void {
+  if (io.env.npm_lifecycle_event !== 'start') return;
+  const taken = NPM_SWALLOWED.filter((name) => io.env[`npm_config_${name.replace('-', '_')}`] !== undefined);
+  if (!taken.length) return;
+  // `--port 8788` reaches npm as port=true, and 8788 reaches us as an argument.
+  const loose = args.filter((a) => !a.startsWith('-'));
+  const example = taken.map((name) => {
+    const value = io.env[`npm_config_${name.replace('-', '_')}`];
+    return `--${name} ${value && value !== 'true' ? value : (loose.shift() ?? '…')}`;
+  });
+  throw new CliError(EXIT.usage, `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: npm passes on only what follows \`--\`. Run: npm start -- ${example.join(' ')}`);
+}

@@ -2,10 +2,7 @@
 // last error — from the running local fleet, or from AWS with --aws.
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
-import { awsSettings } from './aws-env.ts';
-import { AwsFleet } from './aws-fleet.ts';
 import { ago, COMMON_HELP, EXIT, parse, str, table, type Command } from './command.ts';
-import { loadFleetConfig } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
@@ -38,8 +35,6 @@ export function formatStatus(status: FleetStatus, now: number): string {
 }
 
 export const statusCommand: Command = {
-  name: 'status',
-  summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error',
   async run(args, io) {
     const p = parse(
       args,
@@ -50,6 +45,8 @@ export const statusCommand: Command = {
     if (!p) return EXIT.ok;
     let status: FleetStatus;
     if (p.values.aws) {
+      // The config and the AWS SDK load only for --aws, so a local status starts fast.
+      const [{ AwsFleet }, { awsSettings }, { loadFleetConfig }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts'), import('./fleet-config.ts')]);
       const config = loadFleetConfig(str(p.values.config)!, io);
       status = await new AwsFleet(config, awsSettings(io)).status();
     } else {

@@ -3,6 +3,7 @@
 // dispatch, wake and hibernate), with embedded adapters. Queues, registry, schedules,
 // dead letters and the chat box live in one SQLite file, so what was queued survives a restart.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
 import { localQueueNames, SqliteAgentQueues, type SqliteDeadLetters, type SqliteFifoQueue } from '../shared/adapters/sqlite/sqlite-queues.ts';
 import { SqlitePairingStore } from '../shared/adapters/sqlite/sqlite-pairing-store.ts';
@@ -29,12 +30,18 @@ import type { InboundEnvelope } from '../shared/protocol/envelopes.ts';
 import type { AgentCompute, ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
 import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
-import { telegramSender } from '../shared/telegram/telegram-sender.ts';
+import { RetryLaterError, telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import { LocalChat } from './local-chat.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
+/**
+ * The longest Telegram `retry_after` a runtime's outbox call is held for: well inside the
+ * runtime's HTTP patience (its fetch gives up on headers after 300 s). Longer waits fail the
+ * call as before, and the message is redelivered.
+ */
+const MAX_RETRY_AFTER_HOLD_SECONDS = 120;
 
 export interface LocalControlPlaneOptions {
   /** Starts and stops runtimes (the supervisor); without it, nothing is woken or hibernated. */
@@ -235,6 +242,31 @@ export class LocalControlPlane {
     let sender = this.senders.get(token);
     if (!sender) this.senders.set(token, (sender = telegramSender(createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }))));
     return sender;
+  }
+
+  /**
+   * What a runtime's outbox call does: `outbox`, and on Telegram's 429 the same again after
+   * its retry_after, as λ outbox hides the record that long (the delivery ledger skips parts
+   * already sent). Failing the call instead would hold the message, and the chat's later
+   * ones, for the redelivery delay (the visibility timeout, 60 s), whatever Telegram asked.
+   * `runtimeGone` aborts the wait when the runtime that asked has gone.
+   */
+  async outboxFromRuntime(agentId: string, body: string, runtimeGone?: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.outbox(agentId, body);
+      } catch (err) {
+        if (!(err instanceof RetryLaterError) || attempt >= LOCAL_MAX_RECEIVE_COUNT || err.seconds > MAX_RETRY_AFTER_HOLD_SECONDS) throw err;
+        this.log.warn('telegram asked to slow down; sending again after its retry_after', { agentId, retryAfterSeconds: err.seconds, attempt });
+        try {
+          await sleep(err.seconds * 1000, undefined, runtimeGone ? { signal: runtimeGone } : {});
+        } catch {
+          // The runtime is gone: its message is redelivered to the next one, which sends the reply again.
+          this.log.warn('runtime gone while its reply waited for telegram; it is sent on redelivery', { agentId });
+          return;
+        }
+      }
+    }
   }
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */

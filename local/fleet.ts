@@ -160,7 +160,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
         outboxDlq: cp.dlq(a.id).depth,
         lastHeartbeat: recorded.lastHeartbeat ?? null,
         lastError: recorded.lastError ?? null,
-        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restarts` : ''}` : undefined,
+        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
         warnings: cp.registry.record(a.id)?.warnings ?? [],
       };
     }),

@@ -176,8 +176,12 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         return inbox.delete(body.receipt as string).then(() => ({}));
       case 'release':
         return inbox.release(body.receipt as string).then(() => ({}));
-      case 'outbox':
-        return cp.outbox(agentId, JSON.stringify(body.envelope)).then(() => ({}));
+      case 'outbox': {
+        // A reply may wait for Telegram's retry_after: no longer than its runtime is there.
+        const gone = new AbortController();
+        res.once('close', () => gone.abort());
+        return cp.outboxFromRuntime(agentId, JSON.stringify(body.envelope), gone.signal).then(() => ({}));
+      }
       default:
         // The runtime's own rejects: inbound envelopes it could not process.
         return cp.inboxDlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));

@@ -11,11 +11,11 @@ import { dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
+import { runtimeCommand } from './runtime-entry.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = join(REPO, 'runtime-image', 'src', 'main.ts');
 /** How long a stopping runtime may finish its turn before it is killed. */
 const STOP_GRACE_MS = 30_000;
 /** The child's file descriptor for the pipe that carries its token and secrets (stdio index 3). */
@@ -188,7 +188,8 @@ export class Supervisor {
     this.events.onStopping?.(spec.agentId, false);
     m.state = 'starting';
     m.startedAt = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    const [node, ...args] = runtimeCommand();
+    const child = spawn(node!, args, {
       cwd: REPO,
       // Names and settings only; no secret value, no token (those go on the pipe below).
       env: {
@@ -205,6 +206,9 @@ export class Supervisor {
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // Its own process group: a Ctrl-C at the terminal reaches the fleet alone, which then
+      // stops each runtime itself (a runtime whose fleet died stops on its own: its parent watch).
+      detached: true,
     });
     m.child = child;
     // Only what this agent may know: its own token and secrets, no other agent's, no bot

@@ -48,7 +48,8 @@ export interface AgentRuntime {
   mcp: McpHost | undefined;
   worker: Worker;
   tools(): AgentTool[];
-  stop(): Promise<void>;
+  /** Stops polling, lets turns in flight finish for `drainMs` (default: the environment's), then aborts them. */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** The built-in tools; `exec` only when the runtime found a way to run it (see execSetup). */
@@ -130,10 +131,10 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   };
 
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= (async () => {
+  const stop = (drainMs = env.drainMs) => (stopping ??= (async () => {
     clearInterval(heartbeatTimer);
     clearInterval(healthTimer);
-    await worker.stop(env.drainMs);
+    await worker.stop(drainMs);
     await mcp?.stop();
   })());
 

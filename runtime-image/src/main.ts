@@ -6,6 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
 import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
 import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
+import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields, processRedactor } from '../../shared/log.ts';
 import { systemClock, type DeadLetters, type Inbox, type Outbox } from '../../shared/ports.ts';
 import { startAgentRuntime } from './agent-runtime.ts';
@@ -19,14 +20,24 @@ async function main(): Promise<void> {
     log.info('exiting', { code });
     process.exit(code);
   };
+  // Locally the fleet that started this runtime is its control plane: once it is gone there is
+  // nothing to drain to, so the runtime stops at once (turns aborted, their commands killed)
+  // rather than outlive it. Watched from the start, so a fleet that dies meanwhile is seen too.
+  let parentGone: () => void = () => exit(1);
+  if (env.transport.kind === 'local') {
+    watchParent(() => parentGone());
+    // Its log lines go to the fleet: once that is gone, writing one (EPIPE) must not crash the
+    // runtime before it has stopped what it started.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  }
   const runtime = await startAgentRuntime({ env, ...(await connect(env)), clock: systemClock, log, exit });
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: string, drainMs = env.drainMs) => {
     if (stopping) return;
     stopping = true;
-    log.info('stopping', { signal, drainMs: env.drainMs });
-    runtime.stop().then(
+    log.info('stopping', { signal, drainMs });
+    runtime.stop(drainMs).then(
       () => exit(0),
       (err) => {
         log.error('stop failed', errorFields(err));
@@ -36,6 +47,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  parentGone = () => stop('the fleet that started this runtime is gone', 0);
 }
 
 /** This agent's queues and secrets: its own SQS queues and secret on AWS, the local control plane's channel locally. */

@@ -152,11 +152,17 @@ export const BindingSchema = z.strictObject({
 
 const DmPolicySchema = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 
+/**
+ * Telegram user ids (or "*" for anyone). OpenClaw writes ids as numbers (`allowFrom:
+ * [700100200]`); a number is taken and kept as its string, the form every check compares.
+ */
+const AllowFromSchema = z.array(z.union([z.string().min(1), z.int().transform(String)]));
+
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
   botTokenSecret: secretName,
   dmPolicy: DmPolicySchema.optional(),
-  allowFrom: z.array(z.string().min(1)).optional(),
+  allowFrom: AllowFromSchema.optional(),
 });
 
 export const TelegramChannelSchema = z.strictObject({
@@ -164,9 +170,9 @@ export const TelegramChannelSchema = z.strictObject({
   apiRoot: z.url().default('https://api.telegram.org'),
   dmPolicy: DmPolicySchema.default('pairing'),
   /** Telegram user ids (or "*") allowed to message the bots directly. */
-  allowFrom: z.array(z.string().min(1)).optional(),
+  allowFrom: AllowFromSchema.optional(),
   groups: z
-    .record(z.string(), z.strictObject({ requireMention: z.boolean().optional(), allowFrom: z.array(z.string()).optional() }))
+    .record(z.string(), z.strictObject({ requireMention: z.boolean().optional(), allowFrom: AllowFromSchema.optional() }))
     .optional(),
   accounts: z.record(id, TelegramAccountSchema).refine((a) => Object.keys(a).length > 0, 'needs at least one account'),
 });

@@ -1,21 +1,20 @@
-// Debian's Chromium driven by playwright-core, for the dashboard's browser tests. CI
-// installs it (.ci/run); a machine without it gets a clear error, not a skipped suite.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// The Chromium the e2e project's global setup chose (test/support/install-chromium.ts:
+// CHROMIUM_PATH, Debian's, or the one it unpacked from npm), driven by playwright-core.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { inject } from 'vitest';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
 /** A fresh profile each time (Playwright takes it as the persistent context's user data dir). */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install it (apt-get install -y --no-install-recommends chromium) or set CHROMIUM_PATH`);
-  }
+export async function launchChromium(): Promise<{ context: BrowserContext; source: string; close(): Promise<void> }> {
+  const choice = inject('chromium');
   const profile = mkdtempSync(join(tmpdir(), 'cf-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: choice.executablePath,
+    env: { ...process.env, ...choice.env },
     headless: true,
     viewport: { width: 1440, height: 900 },
     args: [
@@ -32,6 +31,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
   mkdirSync(ARTIFACTS, { recursive: true });
   return {
     context,
+    source: choice.source,
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -65,6 +65,14 @@ export interface FaultFleet {
   /** sendMessage calls to a chat whose text is `text`. */
   sent(text: string, chatId?: number): number;
   queueDepth(url: string): Promise<number>;
+  /**
+   * Resolves once nothing more can reach a user: fran's inbox and outbox hold no message
+   * waiting, in flight or delayed. An inbound message in flight (its runtime killed) could
+   * still be redelivered and answered again, and an outbox record still sent; once both are
+   * empty, every send there will be has happened. The event the tests used to wait a fixed
+   * few seconds for ("nothing else arrives"), waited for until it is true.
+   */
+  settled(timeoutMs?: number): Promise<void>;
   /** Bodies and reasons of what sits in a DLQ (received once, left in place for later reads). */
   deadLetters(url: string): Promise<{ body: string; reason: string | undefined }[]>;
   close(): Promise<void>;
@@ -133,6 +141,12 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
   };
 
   const sqs = new SQSClient(aws);
+  const queueDepth = async (url: string) => {
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    );
+    return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible) + Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+  };
   const runtimes: RuntimeProcess[] = [];
   scan.addSource('runtime processes (stdout and stderr)', () => runtimes.map((r) => r.output()).join('\n'));
   scan.addSource('messages sent to users (fake Bot API)', () => tg.calls().map((c) => JSON.stringify(c.params)).join('\n'));
@@ -164,11 +178,15 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
       return r;
     },
     sent: (text, chatId) => tg.calls('sendMessage').filter((c) => c.params.text === text && (chatId === undefined || c.params.chat_id === chatId)).length,
-    async queueDepth(url) {
-      const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
-      );
-      return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible) + Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+    queueDepth,
+    async settled(timeoutMs = 90_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const [inbox, outbox] = await Promise.all([queueDepth(provisioned.queues.fran!.inbox), queueDepth(provisioned.queues.fran!.outbox)]);
+        if (inbox === 0 && outbox === 0) return;
+        if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${inbox} inbound and ${outbox} outbound message(s) still queued or in flight`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
     async deadLetters(url) {
       const { Messages = [] } = await sqs.send(

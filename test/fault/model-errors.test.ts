@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from './fault-fleet.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let f: FaultFleet;
 let updateId = 3_000;
 
@@ -57,7 +56,7 @@ describe('a model API that fails', () => {
     expect(note).toMatch(/try again/);
     expect(requestsFor('never answered (500)')).toHaveLength(3);
     // Done with: not redelivered (visibility is 3 s) and not parked.
-    await sleep(5_000);
+    await f.settled();
     expect(failureNotes(7203)).toHaveLength(1);
     expect(requestsFor('never answered (500)')).toHaveLength(3);
     expect(await f.queueDepth(f.queues.fran!.inbox)).toBe(0);

@@ -72,7 +72,7 @@ describe('a message that crashes the runtime every time', () => {
       .toBe(1);
 
     await expect.poll(() => others.filter(({ from, text }) => f.sent(`echo: ${text}`, from) === 0).length, { timeout: 30_000 }).toBe(0);
-    await new Promise((r) => setTimeout(r, 5_000));
+    await f.settled();
     expect(others.filter(({ from, text }) => f.sent(`echo: ${text}`, from) !== 1)).toEqual([]);
     // The runtime is up and takes new work once the poison is parked.
     expect(crashes).toBe(MAX_RECEIVE_COUNT - 1);

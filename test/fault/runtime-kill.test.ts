@@ -109,8 +109,9 @@ describe(`a runtime SIGKILLed ${TURNS} times at random points while ${TURNS} mes
       const asked = unanswered().map((t) => `${t}: ${f.model.requests().filter((q) => q.lastUserText === t).length} model requests`);
       expect.fail(`unanswered: ${asked.join('; ')}; inbound DLQ: ${JSON.stringify(parked)}; inbox depth ${await f.queueDepth(f.queues.fran!.inbox)}`);
     }
-    // Long enough for any redelivery (visibility 3 s) to show up as a duplicate.
-    await sleep(8_000);
+    // Until nothing is left that could still be redelivered (visibility 3 s) or sent, so a
+    // duplicate, if there were one, has shown up.
+    await f.settled();
 
     const duplicates = texts.filter(({ text, chat }) => f.sent(`echo: ${text}`, chat) > 1).length;
     const lost = texts.filter(({ text, chat }) => f.sent(`echo: ${text}`, chat) === 0).length;

@@ -36,7 +36,7 @@ describe('a runtime sent SIGTERM mid-turn', () => {
     // The next runtime finds nothing left to redo.
     const next = f.launch();
     await next.waitFor((l) => l.msg === 'ready', 30_000);
-    await sleep(5_000);
+    await f.settled();
     expect(f.sent('finished while draining', 7101)).toBe(1);
     expect(f.model.requests().filter((q) => q.lastUserText === 'take your time')).toHaveLength(1);
     await next.kill('SIGTERM');
@@ -57,7 +57,7 @@ describe('a runtime sent SIGTERM mid-turn', () => {
 
     f.launch();
     await expect.poll(() => f.sent('echo: a long one', 7102), { timeout: 30_000, interval: 200 }).toBe(1);
-    await sleep(5_000);
+    await f.settled();
     expect(f.sent('echo: a long one', 7102)).toBe(1);
     expect(f.tg.calls('sendMessage').some((c) => c.params.text === 'too late to be sent')).toBe(false);
   });
@@ -72,7 +72,7 @@ describe('a runtime sent SIGTERM mid-turn', () => {
     expect(await live.kill('SIGTERM')).toBe(0);
     f.launch();
     await expect.poll(() => texts.filter(({ from, text }) => f.sent(`echo: ${text}`, from) !== 1).length, { timeout: 60_000, interval: 250 }).toBe(0);
-    await sleep(5_000);
+    await f.settled();
     const duplicates = texts.filter(({ from, text }) => f.sent(`echo: ${text}`, from) > 1).length;
     expect(duplicates).toBe(0);
     expect(await f.deadLetters(f.queues.fran!.inboxDlq)).toEqual([]);

@@ -74,8 +74,11 @@ describe('clawfleet --aws', () => {
     expect(after.get('agent-jerry')).toBe(0);
     expect(after.get('agent-fran')).toBe(1);
     expect(after.get('agent-grif')).toBe(0);
-    expect((await clawfleet('runtime', 'restart', '--agent', 'fran')).code).toBe(0);
-    expect((await clawfleet('runtime', 'upgrade', '--agent', 'fran')).code).toBe(0);
+    const restarted = await clawfleet('runtime', 'restart', '--agent', 'fran');
+    expect(restarted.code).toBe(0);
+    // It waits for ECS to call the service stable (the emulator runs its one task at once).
+    expect(restarted.out).toMatch(/^restart fran…\nfran: waiting until its ECS service is stable \(--no-wait skips this\)…\nfran: awake \(after \d+\.\d s\)$/);
+    expect((await clawfleet('runtime', 'upgrade', '--agent', 'fran', '--no-wait')).out).toBe('upgrade fran…\nfran: awake');
   });
 
   it('fails clearly when the agent’s service is missing', async () => {

@@ -2,7 +2,7 @@
 // origin of the inbound they answer, Telegram's 429 honoured, a reply to another agent's
 // inbound refused, and agent-to-agent messages relayed or refused by agentToAgent.allow.
 import { readFileSync } from 'node:fs';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,14 @@ describe('delivery', () => {
     expect(calls.map((c) => c.params.text)).toEqual(['after the rate limit', 'after the rate limit']);
     // The first was refused with 429; the retry came no sooner than 2 s later.
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(2_000);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Until the record has left the outbox (nothing waiting or in flight could send it again).
+    const outboxDepth = async () => {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: fleet.queues.fran!.outbox, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      );
+      return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+    };
+    await expect.poll(outboxDepth, { timeout: 20_000, interval: 100 }).toBe(0);
     expect(tg.calls('sendMessage').filter((c) => c.params.text === 'after the rate limit')).toHaveLength(2);
   });
 

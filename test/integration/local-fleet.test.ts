@@ -143,10 +143,19 @@ describe('the local fleet', () => {
     writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: FRAN_KEY } }));
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'grif');
     expect(code).toBe(0);
-    expect(out).toMatch(/grif: (waking|awake)/);
+    // It waits, saying so, until the new runtime is ready: the agent answers at once.
+    expect(out).toMatch(/^restart grif…\ngrif: waiting until its runtime is ready \(--no-wait skips this\)…\ngrif: awake \(ready after \d+\.\d s\)$/);
+    expect(fleet.supervisor.state('grif')).toBe('running');
     expect(fleet.supervisor.pid('grif')).not.toBe(before);
     await chat('grif', 'a real model now?');
     expect(await replyTo('grif', (t) => t === 'echo: a real model now?')).toBeTruthy();
+  });
+
+  it('returns at once from a restart with --no-wait, before the runtime is ready', async () => {
+    const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'ray', '--no-wait');
+    expect(code).toBe(0);
+    expect(out).toBe('restart ray…\nray: waking');
+    await allRunning();
   });
 
   it('prints an agent’s runtime log with `clawfleet logs`, and follows it', async () => {

@@ -1,6 +1,7 @@
 // Local mode's Telegram: long polling getUpdates against the fake Bot API, through the
 // same admission core as the webhook, answered by the agent's runtime with sendMessage;
-// a sender the owner has not approved gets a pairing code, approved with the CLI.
+// a sender the owner has not approved gets a pairing code, approved with the CLI; a 429 from
+// Telegram is waited out as long as it asks, and the chat goes on.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,13 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { faults, start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const TOKEN = '7000000001:AAlocal-polling-test-token-0123456789';
 let tg: FakeTelegram;
 let fleet: LocalFleet;
 let dir: string;
+const log = memoryLogger();
+const runtimeLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
@@ -26,7 +29,14 @@ beforeAll(async () => {
   config.channels.telegram = { apiRoot: tg.url, dmPolicy: 'pairing', allowFrom: ['42'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN } }));
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log,
+    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
+  });
   expect(fleet.pollingAccounts).toEqual(['fran']);
 });
 
@@ -65,5 +75,31 @@ describe('local Telegram by long polling', () => {
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 102, chatId: 77, fromId: 77, text: 'now?', firstName: 'Bob' }));
     const after = await tg.waitForCalls('sendMessage', before + 2, 30_000);
     expect(String(after.at(-1)!.params.text)).toContain('now?');
+  });
+
+  it('waits out a 429 as long as Telegram asks, with one warning, and answers the chat’s next message after it', async () => {
+    const sends = (text: string) => tg.calls('sendMessage').filter((c) => String(c.params.text).includes(text));
+    const logFrom = log.lines.length;
+    const runtimeFrom = runtimeLines.length;
+    tg.failNext('sendMessage', faults.tooManyRequests(2));
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 103, chatId: 42, fromId: 42, text: 'first, into a 429' }));
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 104, chatId: 42, fromId: 42, text: 'second, right after' }));
+    await expect.poll(() => sends('second, right after').length, { timeout: 30_000 }).toBe(1);
+
+    // The first reply: refused once with retry_after 2, sent again no sooner than that, once.
+    const [refused, delivered, ...more] = sends('first, into a 429');
+    expect(more).toEqual([]);
+    expect(delivered!.at - refused!.at).toBeGreaterThanOrEqual(2_000);
+    // The chat's next reply comes right after it (the poll above waits 30 s: the old path held
+    // the chat for the 60 s redelivery delay), and the runtime saw no failure to redo.
+    expect(sends('second, right after')[0]!.at).toBeGreaterThanOrEqual(delivered!.at);
+    expect(runtimeLines.slice(runtimeFrom).filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
+
+    // One warning, saying how long Telegram asked for; no error anywhere.
+    const lines = log.lines.slice(logFrom);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([
+      expect.objectContaining({ msg: 'telegram asked to slow down; sending again after its retry_after', agentId: 'fran', retryAfterSeconds: 2, attempt: 1 }),
+    ]);
   });
 });

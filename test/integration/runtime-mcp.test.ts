@@ -2,7 +2,7 @@
 // offered under a server prefix and called, only the configured environment passed, one
 // killed mid-session and restarted, and no process left once the host stops.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,13 +30,17 @@ async function call(name: string, args: Record<string, unknown>): Promise<ToolRe
   return tool.run(parsed.value, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' });
 }
 
-/** Pids of live processes whose command line mentions `marker`. */
+/**
+ * Pids of live processes whose command line mentions `marker` and that run in this file's
+ * workspace (other test files may run the same servers at the same time).
+ */
 function processesMentioning(marker: string): number[] {
   return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
       const state = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0];
-      return cmd.includes(marker) && state !== 'Z' && Number(d) !== process.pid ? [Number(d)] : [];
+      const here = readlinkSync(`/proc/${d}/cwd`) === workspace;
+      return cmd.includes(marker) && here && state !== 'Z' && Number(d) !== process.pid ? [Number(d)] : [];
     } catch {
       return [];
     }

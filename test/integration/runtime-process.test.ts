@@ -2,7 +2,7 @@
 // to two agents' secrets: it reads only its own, refuses another's, names a missing value
 // without showing any, announces itself, answers, and drains on SIGTERM with its MCP
 // server gone.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +94,8 @@ afterAll(async () => {
 
 describe('a runtime next to two agents’ secrets', () => {
   it('reads its own secret, announces itself, answers with its own key, drains on SIGTERM and leaves no MCP process', async () => {
-    const fran = launch(envFor('fran', config));
+    const franEnv = envFor('fran', config);
+    const fran = launch(franEnv);
     const ready = await fran.waitFor((l) => l.msg === 'ready');
     expect(ready).toMatchObject({ mcp: { everything: { state: 'ready' } } });
     const hello = await outboxEnvelopes('fran', (e) => e.kind === 'heartbeat');
@@ -110,10 +111,15 @@ describe('a runtime next to two agents’ secrets', () => {
     expect(out.find((e) => e.kind === 'reply')).toMatchObject({ inReplyTo: 'rt.1', text: 'answered while draining' });
     expect(await code).toBe(0);
     expect(fran.output()).toContain('"msg":"stopping"');
-    // Its MCP server went with it.
+    // Its MCP server went with it (this runtime's: it runs in fran's workspace; other test
+    // files may run the same server at the same time).
     const left = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
       try {
-        return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(EVERYTHING) && !readFileSync(`/proc/${d}/stat`, 'utf8').includes(') Z ');
+        return (
+          readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(EVERYTHING) &&
+          readlinkSync(`/proc/${d}/cwd`) === franEnv.CLAWFLEET_WORKSPACE &&
+          !readFileSync(`/proc/${d}/stat`, 'utf8').includes(') Z ')
+        );
       } catch {
         return false;
       }

@@ -45,10 +45,14 @@ async function queueDepth(url: string): Promise<number> {
   return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
 }
 
-/** Waits for `text` to reach the Bot API, then a little longer to be sure it came only once. */
+/**
+ * Waits for `text` to reach the Bot API, then until fran's inbox and outbox are empty (nothing
+ * waiting or in flight that could still be delivered), so a second copy would have come.
+ */
 async function repliesWith(text: string, timeoutMs = 20_000) {
   await expect.poll(() => tg.calls('sendMessage').filter((c) => c.params.text === text).length, { timeout: timeoutMs, interval: 100 }).toBeGreaterThan(0);
-  await new Promise((r) => setTimeout(r, 1_500));
+  const fran = fleet.queues.fran!;
+  await expect.poll(async () => (await queueDepth(fran.inbox)) + (await queueDepth(fran.outbox)), { timeout: timeoutMs, interval: 100 }).toBe(0);
   return tg.calls('sendMessage').filter((c) => c.params.text === text);
 }
 

@@ -24,7 +24,6 @@ export const MINISTACK_VERSION = '1.5.33';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const CACHE_DIR = join(REPO_ROOT, '.cache');
-const VENV_DIR = join(CACHE_DIR, 'ministack-venv');
 const LOG_FILE = join(CACHE_DIR, 'ministack.log');
 const HEALTH_TIMEOUT_MS = 30_000;
 const NO_PYTHON =
@@ -126,32 +125,55 @@ async function installedVersion(python: string): Promise<string | undefined> {
   return r.code === 0 ? r.stdout.trim() : undefined;
 }
 
+/**
+ * A failure of this machine's set-up, not of the code: said in its message alone, since a
+ * stack trace would only bury the line that says what to install.
+ */
+export function setupError(message: string): Error {
+  const err = new Error(message);
+  err.stack = `Error: ${message}`;
+  return err;
+}
+
+/**
+ * What to do when `python3 -m venv` failed. Debian and Ubuntu ship venv's pip bootstrap
+ * (ensurepip) apart, as python3-venv: that case gets one line naming the package to install.
+ */
+export function venvFailure(output: string): string {
+  if (/ensurepip is not\s+available|No module named ensurepip|No module named venv/i.test(output)) {
+    const pkg = /apt(?:-get)? install (python3[\w.]*-venv)/.exec(output)?.[1] ?? 'python3-venv';
+    return `Cannot start MiniStack: python3 cannot make a venv here (no ensurepip). Install it: apt-get install ${pkg} (or set AWS_ENDPOINT_URL to a running LocalStack-compatible emulator)`;
+  }
+  return `Cannot start MiniStack: \`python3 -m venv\` failed (${NO_PYTHON}; on Debian: apt-get install python3-venv):\n${tail(output)}`;
+}
+
 /** Returns the venv's python, installing MiniStack first if it is missing or another version. */
-async function ensureVenv(): Promise<string> {
-  const venvPython = join(VENV_DIR, 'bin', 'python');
+export async function ensureVenv(cacheDir = CACHE_DIR): Promise<string> {
+  const venvDir = join(cacheDir, 'ministack-venv');
+  const venvPython = join(venvDir, 'bin', 'python');
   if ((await installedVersion(venvPython)) === MINISTACK_VERSION) return venvPython;
 
   const probe = await run('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']);
   if (probe.code !== 0) {
     const why = probe.error?.code === 'ENOENT' ? 'python3 is not on PATH' : `python3 failed: ${tail(probe.stderr, 5)}`;
-    throw new Error(`Cannot start MiniStack (${why}): ${NO_PYTHON}.`);
+    throw setupError(`Cannot start MiniStack (${why}): ${NO_PYTHON}.`);
   }
   const [major, minor] = probe.stdout.trim().split('.').map(Number);
   if (major !== 3 || (minor ?? 0) < 10) {
-    throw new Error(`Cannot start MiniStack (python3 is ${probe.stdout.trim()}): ${NO_PYTHON}.`);
+    throw setupError(`Cannot start MiniStack (python3 is ${probe.stdout.trim()}): ${NO_PYTHON}.`);
   }
 
-  log(`installing MiniStack ${MINISTACK_VERSION} into ${relative(REPO_ROOT, VENV_DIR)} (once per version, ~15 s)`);
+  log(`installing MiniStack ${MINISTACK_VERSION} into ${relative(REPO_ROOT, venvDir)} (once per version, ~15 s)`);
   const installStarted = Date.now();
-  mkdirSync(CACHE_DIR, { recursive: true });
+  mkdirSync(cacheDir, { recursive: true });
   // Build in a sibling directory and rename into place, so an interrupted install or a
   // concurrent run never leaves a half-built venv behind (a moved venv works when it is
   // started as `<venv>/bin/python -m ministack`, which is how we start it).
-  const staging = await mkdtemp(join(CACHE_DIR, 'ministack-venv.tmp-'));
+  const staging = await mkdtemp(join(cacheDir, 'ministack-venv.tmp-'));
   try {
     const venv = await run('python3', ['-m', 'venv', staging], 120_000);
     if (venv.code !== 0) {
-      throw new Error(`Cannot start MiniStack: \`python3 -m venv\` failed (${NO_PYTHON}; on Debian: apt-get install python3-venv):\n${tail(venv.stderr || venv.stdout)}`);
+      throw setupError(venvFailure(`${venv.stderr}\n${venv.stdout}`));
     }
     const pip = await run(
       join(staging, 'bin', 'python'),
@@ -159,23 +181,23 @@ async function ensureVenv(): Promise<string> {
       600_000,
     );
     if (pip.code !== 0) {
-      throw new Error(`Cannot start MiniStack: pip install ministack==${MINISTACK_VERSION} failed:\n${tail(pip.stderr || pip.stdout)}`);
+      throw setupError(`Cannot start MiniStack: pip install ministack==${MINISTACK_VERSION} failed:\n${tail(pip.stderr || pip.stdout)}`);
     }
     // A concurrent run may have finished first: keep its venv (it may be running from it).
     if ((await installedVersion(venvPython)) !== MINISTACK_VERSION) {
-      if (existsSync(VENV_DIR)) {
+      if (existsSync(venvDir)) {
         const old = `${staging}.old`;
-        await rename(VENV_DIR, old);
+        await rename(venvDir, old);
         await rm(old, { recursive: true, force: true });
       }
-      await rename(staging, VENV_DIR);
+      await rename(staging, venvDir);
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
   const version = await installedVersion(venvPython);
   if (version !== MINISTACK_VERSION) {
-    throw new Error(`MiniStack install in ${VENV_DIR} reports version ${version ?? '(none)'}, expected ${MINISTACK_VERSION}`);
+    throw new Error(`MiniStack install in ${venvDir} reports version ${version ?? '(none)'}, expected ${MINISTACK_VERSION}`);
   }
   log(`installed MiniStack ${MINISTACK_VERSION} in ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
   return venvPython;

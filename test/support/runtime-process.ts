@@ -1,9 +1,7 @@
 // Starts the agent runtime as a real child process — the same entry point the container
 // runs — and collects its JSON log lines so tests can wait on what it says.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const ENTRY = fileURLToPath(new URL('../../runtime-image/src/main.ts', import.meta.url));
+import { runtimeCommand } from '../../local/runtime-entry.ts';
 
 export interface RuntimeProcess {
   child: ChildProcess;
@@ -15,8 +13,8 @@ export interface RuntimeProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `command` defaults to the source entry through tsx; the image's bundle is `[node, <dir>/dist/main.mjs]`. */
-export function startRuntime(env: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', ENTRY]): RuntimeProcess {
+/** `command` defaults to local mode's (the runtime bundle while it matches the sources, else the sources through tsx). */
+export function startRuntime(env: Record<string, string>, command: string[] = runtimeCommand()): RuntimeProcess {
   const child = spawn(command[0]!, command.slice(1), {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

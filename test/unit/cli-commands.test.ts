@@ -1,6 +1,7 @@
 // The CLI's commands that need no running fleet: help and exit codes, config validate,
 // secrets in the local file (names only in output), cron list, cost.
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,6 +110,44 @@ describe('clawfleet', () => {
     expect(text).toMatch(/Public IPv4\s+\$4\.\d\d \(one per running task\)/);
     expect(text).toMatch(/t3\.large on demand, 30 GB gp3, public IPv4\): \$67\/month/);
     expect(await runCli(['cost', '--awake-hours-per-day', '25'], captureIO({ cwd: workdir() }))).toBe(2);
+  });
+
+  it('counts in words that agree with the number ("1 agent", "4 agents")', async () => {
+    const one = JSON.parse(demo);
+    one.agents.list = [{ id: 'fran', default: true }];
+    one.bindings = [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }];
+    one.channels.telegram.accounts = { fran: one.channels.telegram.accounts.fran };
+    one.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'hi' } }] };
+    const validate = captureIO({ cwd: workdir(one) });
+    expect(await runCli(['config', 'validate'], validate)).toBe(0);
+    expect(validate.outText()).toMatch(/fleet "demo", 1 agent \(fran\), 1 binding, 1 telegram account, 1 cron job$/);
+    const cost = captureIO({ cwd: workdir(one) });
+    expect(await runCli(['cost', '--messages-per-day', '1'], cost)).toBe(0);
+    expect(cost.outText()).toContain('(1 agent, 1 message per agent per day)');
+    const four = captureIO({ cwd: workdir() });
+    await runCli(['config', 'validate'], four);
+    expect(four.outText()).toMatch(/4 agents \(jerry, fran, grif, ray\), 4 bindings, 4 telegram accounts, 0 cron jobs$/);
+  });
+
+  it('says how to pass options through `npm start` when npm took them for itself', async () => {
+    // `npm start --port 8788 --state /tmp/s`: npm keeps --port and --state as its config and passes "8788" on.
+    const io = captureIO({ cwd: workdir(), env: { npm_lifecycle_event: 'start', npm_config_port: 'true', npm_config_state: '/tmp/s' } });
+    expect(await runCli(['start', '8788'], io)).toBe(2);
+    expect(io.errText()).toContain('npm took --port, --state for itself: npm passes on only what follows `--`. Run: npm start -- --port 8788 --state /tmp/s');
+  });
+
+  it('says how to pick another port when its port is in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const dir = workdir();
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(['start', '--port', String(port), '--state', 'state', '--secrets', 'none.json'], io)).toBe(1);
+      expect(io.errText()).toContain(`port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('says how to start a fleet when none is running', async () => {

@@ -12,7 +12,7 @@ export function captureIO(opts: { cwd?: string; stdin?: string; env?: NodeJS.Pro
   const out: string[] = [];
   const err: string[] = [];
   let interrupt!: () => void;
-  const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+  const interrupted = new Promise<string>((resolve) => (interrupt = () => resolve('interrupted by the test')));
   return {
     out: (t) => void out.push(t),
     err: (t) => void err.push(t),

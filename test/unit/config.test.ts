@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig, parseConfigText, loadConfigFile } from '../../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
+import { decideAccess } from '../../shared/control/access.ts';
 
 const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
 
@@ -88,6 +89,38 @@ describe('config', () => {
 
   it('says where invalid JSON is', () => {
     expect(() => parseConfigText('{ "fleet": ')).toThrow(/not valid JSON/);
+  });
+
+  it('takes numeric Telegram ids in every allowFrom, as OpenClaw writes them, and keeps them as strings', async () => {
+    const c = example();
+    c.channels.telegram.allowFrom = [700100200, '42', 'tg:43', '*'];
+    c.channels.telegram.accounts.fran.allowFrom = [700100201];
+    c.channels.telegram.groups = { '-1001234567890': { allowFrom: [700100202, '44'] } };
+    const telegram = parseConfig(c).channels.telegram!;
+    expect(telegram.allowFrom).toEqual(['700100200', '42', 'tg:43', '*']);
+    expect(telegram.accounts.fran!.allowFrom).toEqual(['700100201']);
+    expect(telegram.groups!['-1001234567890']!.allowFrom).toEqual(['700100202', '44']);
+
+    // And the id lets that sender in where only listed senders may talk.
+    c.channels.telegram.dmPolicy = 'allowlist';
+    c.channels.telegram.allowFrom = [700100200];
+    delete c.channels.telegram.accounts.fran.allowFrom;
+    const deps = { config: parseConfig(c), pairings: undefined as never, now: 0, newCode: () => 'X' };
+    const dm = (senderId: string) => decideAccess({ accountId: 'fran', chat: { kind: 'direct', id: senderId }, senderId, mentioned: false }, deps);
+    expect(await dm('700100200')).toEqual({ kind: 'allow' });
+    expect(await dm('700100299')).toMatchObject({ kind: 'ignore' });
+  });
+
+  it('refuses an allowFrom entry that is neither an id nor a string, with its path', () => {
+    const c = example();
+    c.channels.telegram.allowFrom = [1.5, true, ''];
+    c.channels.telegram.accounts.fran.allowFrom = [{ id: 1 }];
+    expect(issuesOf(c).map((i) => i.path)).toEqual([
+      'channels.telegram.allowFrom[0]',
+      'channels.telegram.allowFrom[1]',
+      'channels.telegram.allowFrom[2]',
+      'channels.telegram.accounts.fran.allowFrom[0]',
+    ]);
   });
 
   it('gives a runtime only its own agent and the providers it uses', () => {

@@ -175,7 +175,9 @@ describe('web_fetch', () => {
   });
 
   // The test server is on loopback: allowed by its address, as a user would allow an intranet host.
-  const tool = webFetchTool({ limits: { timeoutMs: 300, maxBytes: 1_000, maxChars: 50_000 }, allowPrivateHosts: ['127.0.0.1'] });
+  const tool = webFetchTool({ limits: { timeoutMs: 10_000, maxBytes: 1_000, maxChars: 50_000 }, allowPrivateHosts: ['127.0.0.1'] });
+  // Its own short time limit, so the fetches that must succeed do not race it on a busy machine.
+  const impatient = webFetchTool({ limits: { timeoutMs: 300, maxBytes: 1_000, maxChars: 50_000 }, allowPrivateHosts: ['127.0.0.1'] });
 
   it('returns a page’s readable text, marked as untrusted content from that URL', async () => {
     expect(await call([tool], 'web_fetch', { url: `${url}/page` })).toEqual({
@@ -189,7 +191,7 @@ describe('web_fetch', () => {
     expect(await call([tool], 'web_fetch', { url: `${url}/big` })).toMatchObject({ text: expect.stringMatching(/is 5000 bytes, over the 1000-byte limit/), isError: true });
     // Without a declared length, reading stops at the limit.
     expect(await call([tool], 'web_fetch', { url: `${url}/stream` })).toMatchObject({ text: 's'.repeat(1_000), isError: false, untrusted: { meta: { status: '200 OK text/plain (first 1000 bytes)' } } });
-    expect(await call([tool], 'web_fetch', { url: `${url}/slow` })).toEqual({ text: 'no answer within 0.3 s', isError: true });
+    expect(await call([impatient], 'web_fetch', { url: `${url}/slow` })).toEqual({ text: 'no answer within 0.3 s', isError: true });
     expect(await call([tool], 'web_fetch', { url: `${url}/missing` })).toMatchObject({ text: 'nope', isError: true, untrusted: { meta: { status: '404 Not Found' } } });
     expect(await call([tool], 'web_fetch', { url: 'file:///etc/passwd' })).toMatchObject({ isError: true });
   });

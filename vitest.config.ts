@@ -26,7 +26,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
+          // bubblewrap too: npm start's runtimes offer exec only inside a sandbox.
+          globalSetup: ['test/support/install-chromium.ts', 'test/support/bubblewrap-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -52,7 +53,8 @@ export default defineConfig({
         test: {
           name: 'fault',
           include: ['test/fault/**/*.test.ts', 'test/security/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
+          // Chromium too: test/security/browser-attacks.test.ts drives a page against the dashboard.
+          globalSetup: ['test/support/global-setup.ts', 'test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 120_000,
           hookTimeout: 180_000,

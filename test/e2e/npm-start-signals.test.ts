@@ -11,6 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { alive, mentioning, tree, type ProcessInfo } from '../support/process-tree.ts';
+import { dashboardTokenPath } from '../../local/dashboard-token.ts';
+import { postChat } from '../support/local-api.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FRAN_KEY = 'sk-test-signals-fran-0123456789abcdef';
@@ -154,7 +156,8 @@ describe('the fleet process killed outright (SIGKILL)', () => {
     const s = await npmStart();
     // Fran runs a long command for the user; the fleet dies while it runs.
     model.script({ toolCalls: [{ name: 'exec', arguments: { command: 'sleep 300', timeoutSeconds: 600 } }] }, { text: 'done' });
-    const res = await fetch(`${s.url}/api/chat/fran`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'please run the long job' }) });
+    // Signed in as the dashboard is: the token the fleet keeps in its state directory.
+    const res = await postChat({ url: s.url, dashboardToken: readFileSync(dashboardTokenPath(s.state), 'utf8').trim() }, 'fran', 'please run the long job');
     expect(res.status).toBe(202);
     const workspace = join(s.state, 'workspaces', 'fran');
     await until(() => mentioning(workspace).some((p) => p.command === 'sleep 300'), 30_000, () => `fran's command to start:\n${s.output()}`);

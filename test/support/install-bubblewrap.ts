@@ -3,7 +3,7 @@
  * a `bwrap` already on PATH (or installed here before) is used as it is; otherwise Debian
  * 12's own package, pinned by version and sha256, is downloaded from Debian's pool and its
  * `bwrap` extracted into the git-ignored `.cache/bubblewrap/bin/bwrap`, which is where the
- * runtime looks after PATH (runtime-image/src/sandbox/bwrap-sandbox.ts HARNESS_BWRAP).
+ * runtime looks after PATH (runtime-image/src/sandbox/bwrap-sandbox.ts harnessBwrap).
  * Whether the kernel lets it make namespaces is the runtime's probe's business.
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +11,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findBwrap, HARNESS_BWRAP } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { fileURLToPath } from 'node:url';
+import { findBwrap } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
+
+/** Where the runtime's harnessBwrap() finds it: .cache/ at the repository's root. */
+const HARNESS_BWRAP = fileURLToPath(new URL('../../.cache/bubblewrap/bin/bwrap', import.meta.url));
 
 /** Debian 12 (bookworm) bubblewrap, the version `apt-get install bubblewrap` gives there. */
 export const BUBBLEWRAP_VERSION = '0.8.0-2+deb12u1';

@@ -35,6 +35,7 @@ const INVOCATIONS = [
   ['pairing', 'approve'],
   ['config', 'validate'],
   ['cost'],
+  ['security', 'audit'],
   ['import-openclaw'],
 ];
 

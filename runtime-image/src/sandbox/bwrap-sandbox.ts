@@ -15,8 +15,21 @@ export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
 const ETC_SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
 const ETC_SECRET_DIRS = ['/etc/sudoers.d', '/etc/ssl/private'];
 
-/** Where the test harness puts a bubblewrap it installed (test/support/install-bubblewrap.ts), relative to this file in the repository. */
-export const HARNESS_BWRAP = fileURLToPath(new URL('../../../.cache/bubblewrap/bin/bwrap', import.meta.url));
+/** Where the test harness puts a bubblewrap it installed (test/support/install-bubblewrap.ts), under the repository. */
+const HARNESS_BWRAP_IN_REPO = join('.cache', 'bubblewrap', 'bin', 'bwrap');
+
+/**
+ * The harness's bubblewrap, found by walking up from this module: it runs from its source
+ * (runtime-image/src/sandbox/) and from the bundle (runtime-image/dist/, or a chunk below
+ * it), which sit at different depths in the repository.
+ */
+export function harnessBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, HARNESS_BWRAP_IN_REPO);
+    if (isExecutable(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
 const isExecutable = (file: string) => {
   try {
@@ -34,7 +47,7 @@ export function findBwrap(explicit: string | undefined, path = process.env.PATH 
     const candidate = join(dir, 'bwrap');
     if (isExecutable(candidate)) return candidate;
   }
-  return isExecutable(HARNESS_BWRAP) ? HARNESS_BWRAP : undefined;
+  return harnessBwrap();
 }
 
 export interface BwrapSetup {

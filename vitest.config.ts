@@ -15,7 +15,9 @@ export default defineConfig({
     projects: [
       // The pure core with in-memory adapters: no emulator; child processes only for exec,
       // which runs in bubblewrap (installed into .cache/ by the setup when the machine has none).
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/support/bubblewrap-setup.ts'] } },
+      // A project does not inherit the root's testTimeout: without its own, a test that builds a
+      // bundle or waits on a worker's drain timed out at vitest's 5 s on a loaded machine.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/support/bubblewrap-setup.ts'], testTimeout: 30_000 } },
       // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
       // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
       { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },

@@ -73,7 +73,9 @@ function realOrUndefined(path: string): string | undefined {
 
 /** The mounts every call gets, worked out once from what exists on this machine. */
 export function sandboxMounts(setup: BwrapSetup): string[] {
-  const args: string[] = [];
+  // Fresh /proc, /dev, /tmp and /var/tmp first: what is bound after them (a system directory,
+  // Node's prefix or the workspace that lies under /tmp) is then shown on top, not hidden.
+  const args: string[] = ['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
   const bound: string[] = [];
   for (const dir of setup.systemDirs ?? SYSTEM_DIRS) {
     let st;
@@ -125,7 +127,6 @@ export function sandboxMounts(setup: BwrapSetup): string[] {
     const real = realOrUndefined(path);
     if (real && shown(real) && !masks.some((m) => inside(real, m)) && !needed.some((d) => inside(d, real))) mask(real);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
   args.push('--bind', setup.workspace, setup.workspace, '--chdir', setup.workspace);
   // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
   args.push('--remount-ro', '/');

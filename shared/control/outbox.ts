@@ -11,7 +11,7 @@ import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type Ch
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
-import { turnEventFrom } from '../dashboard/metrics.ts';
+import { turnEventFrom } from '../metrics/turn-event.ts';
 import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
 import { answerableOrigin, sameTarget } from './origins.ts';
 

@@ -11,6 +11,7 @@ import type { AgentSendEnvelope } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { answerableOrigin, newOrigin } from './origins.ts';
+import { mainSessionKey } from '../routing/session-key.ts';
 
 export interface RelayDeps {
   config: FleetConfig;
@@ -136,7 +137,7 @@ function planQuestion(send: AgentSendEnvelope, sender: string, cause: InboundOri
   if (!allowed) return refuse('RELAY_NOT_ALLOWED', `agentToAgent.allow does not let "${sender}" message "${send.toAgentId}"`);
   return {
     ok: true,
-    sessionKey: `agent:${send.toAgentId}:main`,
+    sessionKey: mainSessionKey(send.toAgentId),
     target: { channel: 'none' },
     askedBy: { agentId: sender, sessionKey: send.sessionKey, target: cause.target },
   };

@@ -1,6 +1,6 @@
 // Which session a hook's turn runs in, and the id of the envelope that carries it.
 import { createHash } from 'node:crypto';
-import { agentOfSessionKey } from '../routing/session-key.ts';
+import { agentOfSessionKey, hookSessionKeyOf, sessionScope } from '../routing/session-key.ts';
 
 /**
  * A session key is also the SQS FIFO message group: at most 128 characters of the
@@ -53,8 +53,8 @@ export interface RequestedSessionKey {
  * the agent's main session or a chat's session, whose answers reach people.
  */
 export function hookSessionKey(agentId: string, requested: RequestedSessionKey | undefined, name: string | undefined, policy: HookSessionPolicy): SessionKeyResult {
-  if (requested === undefined) return { ok: true, sessionKey: `agent:${agentId}:hook:${hookNameSlug(name)}` };
-  const scope = `agent:${agentId}:`;
+  if (requested === undefined) return { ok: true, sessionKey: hookSessionKeyOf(agentId, hookNameSlug(name)) };
+  const scope = sessionScope(agentId);
   let sessionKey = requested.key;
   if (requested.key.startsWith('agent:')) {
     const owner = agentOfSessionKey(requested.key);

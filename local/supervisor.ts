@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
 import { runtimeCommand } from './runtime-entry.ts';
 import { ClawfleetError } from '../shared/errors.ts';
-import { runtimeEnvironment } from '../shared/runtime-env.ts';
+import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
 import type { Logger } from '../shared/log.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -215,7 +215,7 @@ export class Supervisor {
     // runs inherits it. A child that dies first makes the write fail: its exit says why.
     const inputs = child.stdio[SECRETS_FD] as Writable | null;
     inputs?.on('error', () => {});
-    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets }));
+    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets } satisfies RuntimePipeInputs));
     let buffer = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { RuntimeConfig } from './config/resolve.ts';
 import { DEFAULT_MAX_SESSIONS } from './runtime-limits.ts';
+import { SecretObjectSchema } from './secrets/secret-values.ts';
 
 export const RuntimeEnvSchema = z.object({
   CLAWFLEET_AGENT_ID: z.string().min(1),
@@ -74,6 +75,16 @@ export const RUNTIME_ENV_NAMES = Object.keys(RuntimeEnvSchema.shape) as RuntimeE
 
 /** Secrets never travel in the environment: a launcher that still puts them there is refused, naming the variable only. */
 export const FORBIDDEN_RUNTIME_ENV = ['CLAWFLEET_SECRETS', 'CLAWFLEET_RUNTIME_TOKEN'] as const;
+
+/**
+ * What a local launcher writes, once, as JSON on the pipe CLAWFLEET_SECRETS_FD names: the
+ * runtime's token for the control plane's channel and its own secret values.
+ */
+export const RuntimePipeSchema = z.strictObject({
+  token: z.string().min(16),
+  secrets: SecretObjectSchema,
+});
+export type RuntimePipeInputs = z.infer<typeof RuntimePipeSchema>;
 
 /** How the runtime reaches the control plane: its own SQS queues on AWS, the loopback channel locally. */
 export type RuntimeTransportEnv =

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { RuntimeConfigSchema, type RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
 import { ConfigError, formatPath } from '../../shared/errors.ts';
-import { FORBIDDEN_RUNTIME_ENV, RuntimeEnvSchema } from '../../shared/runtime-env.ts';
+import { parseJsonAs } from '../../shared/json.ts';
+import { FORBIDDEN_RUNTIME_ENV, RuntimeEnvSchema, RuntimePipeSchema } from '../../shared/runtime-env.ts';
 import type { SandboxSettings } from './sandbox/choose-sandbox.ts';
 
 export type Transport =
@@ -37,12 +38,6 @@ export interface RuntimeEnv {
   healthFile: string | undefined;
   sandbox: SandboxSettings;
 }
-
-/** What the local launcher writes on the pipe, once, as JSON. */
-const PipedInputsSchema = z.strictObject({
-  token: z.string().min(16),
-  secrets: z.record(z.string(), z.string()),
-});
 
 /** Reads a pipe to its end (a launcher closes its end after writing) and closes it, so no child of the runtime inherits it. */
 export type PipeReader = (fd: number) => Promise<string>;
@@ -88,25 +83,24 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     throw new ConfigError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), 'runtime environment');
   }
   const e = parsed.data;
-  let json: unknown;
-  try {
-    json = JSON.parse(e.CLAWFLEET_RUNTIME_CONFIG);
-  } catch {
-    throw new ConfigError([{ path: 'CLAWFLEET_RUNTIME_CONFIG', message: 'is not JSON' }], 'runtime environment');
+  const config = parseJsonAs(RuntimeConfigSchema, e.CLAWFLEET_RUNTIME_CONFIG);
+  if (!config.ok) {
+    throw new ConfigError(
+      config.notJson
+        ? [{ path: 'CLAWFLEET_RUNTIME_CONFIG', message: 'is not JSON' }]
+        : config.issues.map((i) => ({ path: `CLAWFLEET_RUNTIME_CONFIG.${formatPath(i.path)}`, message: i.message })),
+      'runtime environment',
+    );
   }
-  const config = RuntimeConfigSchema.safeParse(json);
-  if (!config.success) {
-    throw new ConfigError(config.error.issues.map((i) => ({ path: `CLAWFLEET_RUNTIME_CONFIG.${formatPath(i.path)}`, message: i.message })), 'runtime environment');
-  }
-  if (config.data.agent.id !== e.CLAWFLEET_AGENT_ID) {
-    throw new ConfigError([{ path: 'CLAWFLEET_AGENT_ID', message: `is "${e.CLAWFLEET_AGENT_ID}" but the runtime config is for "${config.data.agent.id}"` }], 'runtime environment');
+  if (config.value.agent.id !== e.CLAWFLEET_AGENT_ID) {
+    throw new ConfigError([{ path: 'CLAWFLEET_AGENT_ID', message: `is "${e.CLAWFLEET_AGENT_ID}" but the runtime config is for "${config.value.agent.id}"` }], 'runtime environment');
   }
   return {
     agentId: e.CLAWFLEET_AGENT_ID,
-    config: config.data,
+    config: config.value,
     transport: await transportOf(e, readPipe),
     offlineModel: e.CLAWFLEET_OFFLINE_MODEL,
-    secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.data.fleet, e.CLAWFLEET_AGENT_ID),
+    secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.value.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
     runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
@@ -127,15 +121,9 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
 function sandboxSettingsOf(e: z.infer<typeof RuntimeEnvSchema>): SandboxSettings {
   let hide: string[] = [];
   if (e.CLAWFLEET_SANDBOX_HIDE) {
-    let json: unknown;
-    try {
-      json = JSON.parse(e.CLAWFLEET_SANDBOX_HIDE);
-    } catch {
-      json = undefined;
-    }
-    const paths = z.array(z.string().startsWith('/')).max(64).safeParse(json);
-    if (!paths.success) throw new ConfigError([{ path: 'CLAWFLEET_SANDBOX_HIDE', message: 'must be a JSON list of absolute paths' }], 'runtime environment');
-    hide = paths.data;
+    const paths = parseJsonAs(z.array(z.string().startsWith('/')).max(64), e.CLAWFLEET_SANDBOX_HIDE);
+    if (!paths.ok) throw new ConfigError([{ path: 'CLAWFLEET_SANDBOX_HIDE', message: 'must be a JSON list of absolute paths' }], 'runtime environment');
+    hide = paths.value;
   }
   const [first, last] = e.CLAWFLEET_TOOL_UIDS ?? [0, -1];
   return {
@@ -158,19 +146,14 @@ async function transportOf(e: z.infer<typeof RuntimeEnvSchema>, readPipe: PipeRe
     } catch (err) {
       throw fail('CLAWFLEET_SECRETS_FD', `names pipe ${fd}, which ${(err as Error).message}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw fail('CLAWFLEET_SECRETS_FD', `names pipe ${fd}, which did not carry JSON (${text.length} bytes; empty means the launcher wrote nothing)`);
-    }
-    const inputs = PipedInputsSchema.safeParse(json);
-    if (!inputs.success) {
+    const inputs = parseJsonAs(RuntimePipeSchema, text);
+    if (!inputs.ok) {
+      if (inputs.notJson) throw fail('CLAWFLEET_SECRETS_FD', `names pipe ${fd}, which did not carry JSON (${text.length} bytes; empty means the launcher wrote nothing)`);
       // Paths and messages only: an issue's input could be a secret value.
       const pathOf = (p: PropertyKey[]) => (p.length ? `CLAWFLEET_SECRETS_FD.${formatPath(p)}` : 'CLAWFLEET_SECRETS_FD');
-      throw new ConfigError(inputs.error.issues.map((i) => ({ path: pathOf(i.path), message: i.code === 'invalid_type' ? `must be ${i.expected}` : i.message })), 'runtime environment');
+      throw new ConfigError(inputs.issues.map((i) => ({ path: pathOf(i.path), message: i.code === 'invalid_type' ? `must be ${i.expected}` : i.message })), 'runtime environment');
     }
-    return { kind: 'local', controlUrl: e.CLAWFLEET_CONTROL_URL, token: inputs.data.token, secrets: inputs.data.secrets };
+    return { kind: 'local', controlUrl: e.CLAWFLEET_CONTROL_URL, token: inputs.value.token, secrets: inputs.value.secrets };
   }
   const missing = (['CLAWFLEET_INBOX_URL', 'CLAWFLEET_OUTBOX_URL', 'CLAWFLEET_DLQ_URL'] as const).filter((k) => !e[k]);
   if (missing.length > 0) {

@@ -2,6 +2,7 @@
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
 import { z } from 'zod';
+import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 
 const id = z
@@ -9,9 +10,7 @@ const id = z
   .regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter');
 
 /** A secret is referred to by name; its value lives in Secrets Manager or the local secrets file. */
-const secretName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a secret name like GRAPH_TOKEN (letters, digits, "_")');
+const secretName = SecretNameSchema;
 
 /** "30s", "15m", "2h", "1d". */
 export const durationPattern = /^(\d+)(s|m|h|d)$/;

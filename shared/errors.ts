@@ -96,7 +96,8 @@ export class ConfigError extends ClawfleetError {
 /** An envelope failed its schema, or claims something its transport contradicts. */
 export class EnvelopeError extends ClawfleetError {
   override name = 'EnvelopeError';
-  constructor(code: 'ENVELOPE_INVALID' | 'ENVELOPE_VERSION' | 'AGENT_MISMATCH', message: string) {
+  declare readonly code: 'ENVELOPE_INVALID' | 'ENVELOPE_VERSION' | 'AGENT_MISMATCH';
+  constructor(code: EnvelopeError['code'], message: string) {
     super(code, message);
   }
 }

@@ -16,7 +16,7 @@ DescribeServices, SQS GetQueueAttributes and the registry table.
 ${COMMON_HELP}
   --json            print the status as JSON`;
 
-export function formatStatus(status: FleetStatus, now: number): string {
+function formatStatus(status: FleetStatus, now: number): string {
   const rows = [['AGENT', 'STATE', 'MODEL', 'QUEUE', 'DLQ', 'HEARTBEAT', 'LAST ERROR']];
   for (const a of status.agents) {
     rows.push([

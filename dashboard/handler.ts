@@ -143,7 +143,7 @@ export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'c
 }
 
 /** A write (any method but GET, HEAD and OPTIONS) that a page of another origin sent through the browser, refused with why; else undefined. */
-export function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
+function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
   return crossOriginWrite({ method: req.method, host: req.headers['host'], origin: req.headers['origin'], secFetchSite: req.headers['sec-fetch-site'], referer: req.headers['referer'] });
 }
 

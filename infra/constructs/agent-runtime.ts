@@ -23,7 +23,7 @@ import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
 /** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
-export const WORKSPACE_PATH = '/workspace';
+const WORKSPACE_PATH = '/workspace';
 /**
  * Who the workspace's files belong to on EFS (node images' uid/gid 1000). Every file
  * operation through the access point — the runtime's (root in its container) and each tool
@@ -41,7 +41,7 @@ const RUNTIME_UID = '1000';
  * call's TMPDIR, shares the workspace with the tool group, and removes what a tool uid
  * left in the sticky /tmp).
  */
-export const DROPPED_CAPABILITIES = [
+const DROPPED_CAPABILITIES = [
   ecs.Capability.NET_RAW,
   ecs.Capability.MKNOD,
   ecs.Capability.SYS_CHROOT,

@@ -13,7 +13,7 @@ const id = z
 const secretName = SecretNameSchema;
 
 /** "30s", "15m", "2h", "1d". */
-export const durationPattern = /^(\d+)(s|m|h|d)$/;
+const durationPattern = /^(\d+)(s|m|h|d)$/;
 const duration = z.string().regex(durationPattern, 'must be a duration like "30m", "2h" or "1d"');
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"');
@@ -35,7 +35,7 @@ export const RuntimeProfileSchema = z.strictObject({
 
 const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');
 
-export const ModelSelectionSchema = z.union([
+const ModelSelectionSchema = z.union([
   ModelRefSchema,
   z.strictObject({ primary: ModelRefSchema, fallbacks: z.array(ModelRefSchema).optional() }),
 ]);
@@ -53,7 +53,7 @@ const allowedProgram = z
   .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." path segments');
 
 /** `tools.exec`: whether and how the agent may run commands (OpenClaw's tools.exec, plus the sandbox). */
-export const ExecPolicySchema = z.strictObject({
+const ExecPolicySchema = z.strictObject({
   /** "required" (default): exec runs only inside a sandbox and is off where none is available; "off": unsandboxed, with a warning. */
   sandbox: z.enum(['required', 'off']).optional(),
   /** "full" (default): any shell command; "allowlist": only the programs in `allowlist`, no shell; "deny": no exec tool. */
@@ -140,7 +140,7 @@ export const ProviderSchema = z.strictObject({
 
 const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().min(1) });
 
-export const BindingSchema = z.strictObject({
+const BindingSchema = z.strictObject({
   agentId: id,
   match: z.strictObject({
     channel: z.literal('telegram'),
@@ -164,7 +164,7 @@ const TelegramAccountSchema = z.strictObject({
   allowFrom: AllowFromSchema.optional(),
 });
 
-export const TelegramChannelSchema = z.strictObject({
+const TelegramChannelSchema = z.strictObject({
   /** Bot API root; a local Bot API server or a test fake can stand in for Telegram's. */
   apiRoot: z.url().default('https://api.telegram.org'),
   dmPolicy: DmPolicySchema.default('pairing'),
@@ -262,4 +262,3 @@ export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
 export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type Binding = z.infer<typeof BindingSchema>;
-export type TelegramChannelConfig = z.infer<typeof TelegramChannelSchema>;

@@ -7,7 +7,7 @@ import { ClawfleetError } from '../errors.ts';
 import type { CronDeleteEnvelope, CronUpsertEnvelope } from '../protocol/envelopes.ts';
 import type { Clock, CronScheduler } from '../ports.ts';
 
-export const AGENT_CRON_LIMITS = { maxJobs: 20, minIntervalMs: 5 * 60_000 };
+const AGENT_CRON_LIMITS = { maxJobs: 20, minIntervalMs: 5 * 60_000 };
 
 /** Why an agent's cron request is refused: its outbox DLQ reason starts with it. */
 export type CronRefusalCode = 'CRON_INVALID' | 'CRON_TOO_FREQUENT' | 'CRON_LIMIT' | 'CRON_UNKNOWN';

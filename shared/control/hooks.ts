@@ -21,7 +21,7 @@ export const MAX_HOOK_BODY_BYTES = 256 * 1024;
 /** The longest text one agent turn is given (the envelope's limit). */
 export const MAX_HOOK_TEXT_CHARS = 100_000;
 /** How long an Idempotency-Key is remembered: callers retry within hours, not days. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 export interface HookRequest {
   method: string;

@@ -16,7 +16,7 @@ import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-r
 import { answerableOrigin, sameTarget, type OriginCheck } from './origins.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
-export const DELIVERY_LEASE_MS = 60_000;
+const DELIVERY_LEASE_MS = 60_000;
 
 export interface OutboxRecord {
   /** The queue the record arrived on (ARN or URL): the sender's identity. */
@@ -115,7 +115,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
  * Why the outbox refuses an envelope: the DLQ reason starts with it (`ORIGIN_NOT_OWNED: …`),
  * and the log line and metric carry it.
  */
-export type OutboxRejectCode =
+type OutboxRejectCode =
   | 'UNKNOWN_OUTBOX'
   | EnvelopeError['code']
   | 'NOT_SUPPORTED'
@@ -194,7 +194,7 @@ async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
 }
 
 /** OpenClaw's convention: a heartbeat turn with nothing to say answers HEARTBEAT_OK, which is not sent. */
-export function isHeartbeatOk(text: string): boolean {
+function isHeartbeatOk(text: string): boolean {
   return text.trim().replace(/[.!]$/, '') === 'HEARTBEAT_OK';
 }
 

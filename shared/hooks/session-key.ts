@@ -29,7 +29,7 @@ export interface HookSessionPolicy {
 }
 
 /** A caller may choose only hook sessions unless the config says otherwise: never the main session or a chat's. */
-export const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
+const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
 
 export function hookSessionPolicy(hooks: { allowRequestSessionKey?: boolean | undefined; allowedSessionKeyPrefixes?: string[] | undefined } | undefined): HookSessionPolicy {
   return { allowRequestSessionKey: hooks?.allowRequestSessionKey ?? false, allowedPrefixes: hooks?.allowedSessionKeyPrefixes ?? DEFAULT_HOOK_SESSION_PREFIXES };

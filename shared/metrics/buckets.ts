@@ -13,7 +13,7 @@ export const TURNS_PER_BUCKET = 20;
 export const bucketStart = (at: number) => Math.floor(at / BUCKET_MS) * BUCKET_MS;
 
 /** The bucket starts of the 24 h that end with the bucket holding `now`, oldest first. */
-export function dayBuckets(now: number): number[] {
+function dayBuckets(now: number): number[] {
   const last = bucketStart(now);
   const count = DAY_MS / BUCKET_MS;
   return Array.from({ length: count }, (_, i) => last - (count - 1 - i) * BUCKET_MS);

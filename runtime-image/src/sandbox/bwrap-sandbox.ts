@@ -60,7 +60,7 @@ function realOrUndefined(path: string): string | undefined {
 }
 
 /** The mounts every call gets, worked out once from what exists on this machine. */
-export function sandboxMounts(setup: BwrapSetup): string[] {
+function sandboxMounts(setup: BwrapSetup): string[] {
   const args: string[] = [];
   const bound: string[] = [];
   for (const dir of setup.systemDirs ?? SYSTEM_DIRS) {
@@ -121,7 +121,7 @@ export function sandboxMounts(setup: BwrapSetup): string[] {
 }
 
 /** bwrap's arguments for one call (everything but the environment, which bwrap passes on as it gets it). */
-export function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
+function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
   return [
     // Explicit --unshare-user: without a user namespace the call must fail, not run as us.
     '--unshare-all',

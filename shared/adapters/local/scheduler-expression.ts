@@ -14,7 +14,7 @@ export type ParsedSchedule =
   | { kind: 'cron'; expr: string; tz: string };
 
 /** How far ahead a cron expression is searched: a yearly job on 29 February fires within five years. */
-export const CRON_SEARCH_MINUTES = 5 * 366 * 24 * 60;
+const CRON_SEARCH_MINUTES = 5 * 366 * 24 * 60;
 
 const bad = (message: string) => new ClawfleetError('SCHEDULE_INVALID', message);
 

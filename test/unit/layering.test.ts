@@ -1,7 +1,8 @@
 // The layering DESIGN.md promises, read from the sources' import lines: the core in shared/
 // (everything but shared/adapters/) holds no AWS SDK, no SQLite, no adapter and no
 // environment; adapters implement ports and import no feature's module (cron and metrics
-// math live in shared/cron/ and shared/metrics/, never under shared/dashboard/).
+// math live in shared/cron/ and shared/metrics/, never under shared/dashboard/); and no
+// product code leans on the test harness.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +43,13 @@ describe('the adapters', () => {
     const offending = adapters.flatMap((f) => importsOf(f).filter((i) => i.startsWith('shared/dashboard/')).map((i) => `${f} → ${i}`));
     expect(adapters.length).toBeGreaterThan(20);
     expect(offending).toEqual([]);
+  });
+});
+
+describe('the product code', () => {
+  it('imports nothing from test/ (only the benchmarks borrow its harness)', () => {
+    const product = ['shared', 'local', 'cli', 'runtime-image/src', 'dashboard', 'functions', 'infra', 'scripts'].flatMap(sources);
+    expect(product.length).toBeGreaterThan(150);
+    expect(product.flatMap((f) => importsOf(f).filter((i) => i.startsWith('test/')).map((i) => `${f} → ${i}`))).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
 import { z } from 'zod';
+import { isScopedSessionKey } from '../routing/session-key.ts';
 import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 
@@ -238,7 +239,7 @@ export const ConfigSchema = z.strictObject({
             .min(1)
             .max(128)
             // Matched after the scope, so a scoped prefix would never match anything.
-            .refine((p) => !p.startsWith('agent:'), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
+            .refine((p) => !isScopedSessionKey(p), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
         )
         .min(1)
         .optional(),

@@ -1,6 +1,6 @@
 // Which session a hook's turn runs in, and the id of the envelope that carries it.
 import { createHash } from 'node:crypto';
-import { agentOfSessionKey, hookSessionKeyOf, sessionScope } from '../routing/session-key.ts';
+import { agentOfSessionKey, hookSessionKeyOf, isScopedSessionKey, sessionScope } from '../routing/session-key.ts';
 
 /**
  * A session key is also the SQS FIFO message group: at most 128 characters of the
@@ -56,7 +56,7 @@ export function hookSessionKey(agentId: string, requested: RequestedSessionKey |
   if (requested === undefined) return { ok: true, sessionKey: hookSessionKeyOf(agentId, hookNameSlug(name)) };
   const scope = sessionScope(agentId);
   let sessionKey = requested.key;
-  if (requested.key.startsWith('agent:')) {
+  if (isScopedSessionKey(requested.key)) {
     const owner = agentOfSessionKey(requested.key);
     if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} is not a session key (agent:<agentId>:<rest>)` };
     if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };

@@ -19,6 +19,9 @@ export interface Peer {
  */
 export const sessionScope = (agentId: string) => `agent:${agentId}:`;
 
+/** Whether a key is already scoped to an agent (`agent:…`), rather than one to be scoped under the agent that takes it. */
+export const isScopedSessionKey = (key: string) => key.startsWith('agent:');
+
 /**
  * The agent's main session: direct messages under dmScope "main", heartbeats and wake
  * hooks, cron jobs that run in the main session, messages relayed from other agents.

@@ -6,7 +6,8 @@
 // Then stop them all, their children included.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { processTree, startTime, treeUsage } from './proc-usage.ts';
+import { startTimeOf as startTime } from '../runtime-image/src/mcp/orphan-reaper.ts';
+import { processTree, treeUsage } from './proc-usage.ts';
 
 export interface ProcessSpec {
   name: string;

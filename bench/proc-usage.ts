@@ -62,13 +62,3 @@ export function treeUsage(pid: number): { rssKb: number; pssKb: number; cpuSecon
     processes: pids.length,
   };
 }
-
-/** When the process started (clock ticks since boot), to tell a pid from a later one that reuses it; undefined once gone. */
-export function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}

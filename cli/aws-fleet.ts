@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import { registryAgentKey } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { agentDlqName, agentQueueName, agentServiceName, clusterName, outboxDlqName, tableNames } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -21,7 +22,6 @@ const RegistryAgentSchema = z.object({
   lastError: z.string().optional(),
   warnings: z.array(z.string()).optional(),
 });
-export const registryAgentKey = (agentId: string) => `agent:${agentId}`;
 
 export class AwsFleet {
   private readonly ecs: ECSClient;

@@ -1,7 +1,7 @@
 // Where `clawfleet secrets --aws` reads and writes: AWS Secrets Manager, under the same secret
 // names as the local file (its own module, so the SDK loads only for --aws).
 import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { parseSecretObject } from '../shared/adapters/secret-object.ts';
+import { parseSecretObject } from '../shared/secrets/secret-values.ts';
 import { awsErrorText, type AwsSettings } from './aws-env.ts';
 import { CliError, EXIT } from './command.ts';
 import type { SecretTarget } from './secret-targets.ts';

@@ -68,10 +68,11 @@ export function parse(args: string[], options: Options, help: string, io: CliIO,
 /** A string option's value (parseArgs types them loosely). */
 export const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The options most commands take, with their defaults. */
+/** The options of the commands that act on a fleet, local or deployed, with their defaults; COMMON_HELP describes them. */
 export const commonOptions = {
   config: { type: 'string', default: 'clawfleet.json' },
   state: { type: 'string', default: '.clawfleet' },
+  aws: { type: 'boolean', default: false },
 } as const;
 
 export const COMMON_HELP = `  --config <path>   the fleet config (default clawfleet.json)

@@ -2,12 +2,10 @@
 // cron run`) gets an id of its own, so it never collides with a scheduled run's dedup id.
 import { randomUUID } from 'node:crypto';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import { cronSessionKey } from '../shared/routing/session-key.ts';
 import { CronEnvelopeSchema, type InboundEnvelope } from '../shared/protocol/envelopes.ts';
 
 type CronJob = NonNullable<FleetConfig['cron']>['jobs'][number];
-
-/** main: the agent's main session, with its history; isolated: the job's own session, as OpenClaw's `cron:<jobId>`. */
-export const cronSessionKey = (job: CronJob) => (job.sessionTarget === 'isolated' ? `agent:${job.agentId}:cron:${job.id}` : `agent:${job.agentId}:main`);
 
 export function manualCronEnvelope(job: CronJob, now: number): InboundEnvelope {
   return CronEnvelopeSchema.parse({
@@ -16,7 +14,7 @@ export function manualCronEnvelope(job: CronJob, now: number): InboundEnvelope {
     id: `cron.${job.id}.manual.${randomUUID()}`,
     agentId: job.agentId,
     ts: now,
-    sessionKey: cronSessionKey(job),
+    sessionKey: cronSessionKey(job.agentId, job.id, job.sessionTarget),
     jobId: job.id,
     sessionTarget: job.sessionTarget,
     payload: job.payload,

@@ -6,7 +6,7 @@ import { agentLogGroupName } from '../shared/config/names.ts';
 import { prettyLine } from '../local/pretty-log.ts';
 import { runtimeLogPath } from '../local/runtime-logs.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
-import { CliError, COMMON_HELP, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet logs --agent <id> [--follow] [--lines 50] [--since 1h] [--json] [--aws]
@@ -132,9 +132,7 @@ export const logsCommand: Command = {
     const p = parse(
       args,
       {
-        config: { type: 'string', default: 'clawfleet.json' },
-        state: { type: 'string', default: '.clawfleet' },
-        aws: { type: 'boolean', default: false },
+        ...commonOptions,
         agent: { type: 'string' },
         follow: { type: 'boolean', short: 'f', default: false },
         lines: { type: 'string', default: '50' },

@@ -33,7 +33,7 @@ function version(): string {
   return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : 'unknown';
 }
 
-export function mainHelp(): string {
+function mainHelp(): string {
   const shown = COMMANDS.filter((c) => !c.hidden);
   const width = Math.max(...shown.map((c) => c.name.length));
   return `Usage: clawfleet <command> [options]
@@ -94,7 +94,7 @@ function stopRequested(): Promise<string> {
 }
 
 /** The I/O of the real process. */
-export function processIO(): CliIO {
+function processIO(): CliIO {
   let stop: Promise<string> | undefined;
   // A closed terminal (the hang-up that stops us) must not turn the goodbye lines into a crash mid-stop.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});

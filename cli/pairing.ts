@@ -7,7 +7,7 @@ import type { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-s
 import { tableNames } from '../shared/config/names.ts';
 import type { PairingRecord } from '../shared/ports.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
-import { ago, CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { ago, CliError, COMMON_HELP, commonOptions, EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
 
@@ -27,7 +27,7 @@ export const pairingCommand: Command = {
     if (sub !== 'list' && sub !== 'approve') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
     const p = parse(
       rest,
-      { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false } },
+      commonOptions,
       HELP,
       io,
       sub === 'approve' ? { min: 1, max: 1 } : { min: 0, max: 0 },

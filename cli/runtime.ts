@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { LifecycleAction } from '../local/supervisor.ts';
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema } from '../local/fleet-status.ts';
-import { CliError, COMMON_HELP, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { localAdmin, type LocalAdmin } from './local-admin.ts';
 
@@ -39,9 +39,7 @@ export const runtimeCommand: Command = {
     const p = parse(
       rest,
       {
-        config: { type: 'string', default: 'clawfleet.json' },
-        state: { type: 'string', default: '.clawfleet' },
-        aws: { type: 'boolean', default: false },
+        ...commonOptions,
         agent: { type: 'string' },
         'no-wait': { type: 'boolean', default: false },
       },

@@ -1,7 +1,7 @@
 // Where `clawfleet secrets` reads and writes: the local secrets file here, Secrets Manager in
 // aws-secret-target.ts, under the same secret names (clawfleet/<fleet>/agents/<id>, .../control/<part>).
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { parseSecretObject } from '../shared/adapters/secret-object.ts';
+import { parseSecretsFile, secretInFile } from '../shared/secrets/secret-values.ts';
 import { CliError, EXIT } from './command.ts';
 
 export interface SecretTarget {
@@ -20,20 +20,14 @@ export function fileSecretTarget(path: string): SecretTarget {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw err;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new CliError(EXIT.invalid, `${path} is not JSON; fix or remove it`);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CliError(EXIT.invalid, `${path} must be an object of secrets by name`);
-    return json as Record<string, unknown>;
+    const file = parseSecretsFile(path, text);
+    if (!file.ok) throw new CliError(EXIT.invalid, file.notJson ? `${file.problem}; fix or remove it` : file.problem);
+    return file.secrets;
   };
   return {
     where: path,
     async read(secretId) {
-      const all = readAll();
-      return all[secretId] === undefined ? {} : parseSecretObject(`${path}: ${secretId}`, JSON.stringify(all[secretId]));
+      return secretInFile(path, readAll(), secretId);
     },
     async write(secretId, values) {
       const all = { ...readAll(), [secretId]: values };

@@ -2,7 +2,9 @@
 // A value is read from standard input, never from the command line, and never printed.
 import { resolve } from 'node:path';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
-import { resolveAgent } from '../shared/config/resolve.ts';
+import { runtimeConfigFor } from '../shared/config/resolve.ts';
+import { secretsNeeded } from '../shared/secrets/agent-secrets.ts';
+import { SECRET_NAME } from '../shared/secrets/secret-values.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
@@ -25,24 +27,11 @@ list  prints the names held, and the names the config expects that are missing.
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)
   --aws              use AWS Secrets Manager (credentials and AWS_REGION from the environment)`;
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
 
 /** The names the config says this secret should hold. */
 function expectedNames(config: FleetConfig, agentId: string | undefined, control: string | undefined): string[] {
-  if (agentId) {
-    const agent = resolveAgent(config, agentId);
-    const names = new Set(agent.secrets ?? []);
-    for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
-      const key = config.models.providers[ref.slice(0, ref.indexOf('/'))]?.apiKeySecret;
-      if (key) names.add(key);
-    }
-    for (const server of Object.values(agent.mcp?.servers ?? {})) {
-      const refs: Record<string, string> = ('command' in server ? server.env : server.headers) ?? {};
-      for (const name of Object.values(refs)) names.add(name);
-    }
-    return [...names].sort();
-  }
+  if (agentId) return [...new Set(secretsNeeded(runtimeConfigFor(config, agentId), { modelKeys: true }).map((n) => n.name))].sort();
   if (control === 'telegram') return Object.values(config.channels.telegram?.accounts ?? {}).map((a) => a.botTokenSecret).sort();
   if (control === 'hooks' && config.hooks) return [config.hooks.tokenSecret];
   return [];
@@ -93,7 +82,7 @@ export const secretsCommand: Command = {
     }
 
     const name = p.positionals[0]!;
-    if (!NAME.test(name)) throw usageError(`"${name}" is not a secret name: letters, digits and "_", starting with a letter or "_"`, HELP);
+    if (!SECRET_NAME.test(name)) throw usageError(`"${name}" is not a secret name: letters, digits and "_", starting with a letter or "_"`, HELP);
     const value = (await io.readStdin()).replace(/\r?\n$/, '');
     if (value === '') throw new CliError(EXIT.usage, 'no value on standard input; pipe it in, e.g. `printf %s "$KEY" | clawfleet secrets set NAME --agent <id>`');
     const values = await target.read(secretId);

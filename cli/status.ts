@@ -2,7 +2,7 @@
 // last error — from the running local fleet, or from AWS with --aws.
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
-import { ago, COMMON_HELP, EXIT, parse, str, table, type Command } from './command.ts';
+import { ago, COMMON_HELP, commonOptions, EXIT, parse, str, table, type Command } from './command.ts';
 import { localAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfleet] [--aws] [--json]
@@ -16,7 +16,7 @@ DescribeServices, SQS GetQueueAttributes and the registry table.
 ${COMMON_HELP}
   --json            print the status as JSON`;
 
-export function formatStatus(status: FleetStatus, now: number): string {
+function formatStatus(status: FleetStatus, now: number): string {
   const rows = [['AGENT', 'STATE', 'MODEL', 'QUEUE', 'DLQ', 'HEARTBEAT', 'LAST ERROR']];
   for (const a of status.agents) {
     rows.push([
@@ -38,7 +38,7 @@ export const statusCommand: Command = {
   async run(args, io) {
     const p = parse(
       args,
-      { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      { ...commonOptions, json: { type: 'boolean', default: false } },
       HELP,
       io,
     );

@@ -8,6 +8,8 @@ import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActi
 import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { errorAnswer } from '../shared/http/error-status.ts';
+import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
 import { crossOriginWrite } from '../shared/http/request-origin.ts';
 import { errorFields } from '../shared/log.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
@@ -75,15 +77,6 @@ export function isDashboardPath(path: string): boolean {
   return path === '/' || path === '/login' || path === '/logout' || PREFIXES.some((p) => path.startsWith(p));
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const SECURITY_HEADERS = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -106,18 +99,10 @@ const redirect = (to: string, cookies: string[] = []) => respond(303, 'text/plai
 
 const ChatBody = z.strictObject({ text: z.string().trim().min(1).max(100_000) });
 
-function parseJsonBody<T>(schema: z.ZodType<T>, req: DashboardRequest): T {
-  // Only JSON: a cross-site form cannot send it without a CORS preflight, which we never grant.
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
-  let value: unknown;
-  try {
-    value = req.body.trim() ? JSON.parse(req.body) : {};
-  } catch {
-    throw new HttpError(400, 'body is not JSON');
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
-  return parsed.data;
+/** A JSON body (an empty one is `{}`: the action buttons post nothing). */
+function jsonBodyOf<T>(schema: z.ZodType<T>, req: DashboardRequest): T {
+  requireJsonContentType(req.headers['content-type']);
+  return parseJsonBody(schema, req.body.trim() ? req.body : '{}');
 }
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
@@ -128,11 +113,8 @@ export async function handleDashboard(req: DashboardRequest, deps: DashboardDeps
   try {
     return await route(req, deps);
   } catch (err) {
-    if (err instanceof HttpError) return json(err.status, { error: err.message });
-    if (err instanceof ClawfleetError) {
-      const status = { AGENT_UNKNOWN: 404, PAIRING_UNKNOWN: 404, ACTION_NOT_AVAILABLE: 409, ACTION_RACED: 409, FLEET_STOPPING: 503 }[err.code];
-      if (status) return json(status, { error: err.message, code: err.code });
-    }
+    const answer = errorAnswer(err);
+    if (answer) return json(answer.status, answer.body);
     if (isStorageFull(err) && deps.storageFull?.(err)) {
       return respond(503, 'application/json', JSON.stringify(STORAGE_FULL_ANSWER), { headers: { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) } });
     }
@@ -142,7 +124,7 @@ export async function handleDashboard(req: DashboardRequest, deps: DashboardDeps
 }
 
 /** The sign-in a request carries, or why it has none: one path for every route that needs it. */
-export type DashboardSignIn = { ok: true; via: 'bearer' | 'cookie' } | { ok: false; status: 401 | 503; reason: string };
+export type DashboardSignIn = { ok: true; via: 'bearer' | 'cookie' } | { ok: false; code: 'SIGN_IN_REQUIRED' | 'DASHBOARD_TOKEN_UNSET'; reason: string };
 
 /** The dashboard token if one usable is configured (long enough), else why not. */
 async function configuredToken(deps: DashboardDeps): Promise<{ token: string } | { why: string }> {
@@ -155,13 +137,13 @@ async function configuredToken(deps: DashboardDeps): Promise<{ token: string } |
 /** Whether the request is signed in to the dashboard: its bearer token or its session cookie. */
 export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): Promise<DashboardSignIn> {
   const configured = await configuredToken(deps);
-  if ('why' in configured) return { ok: false, status: 503, reason: configured.why };
+  if ('why' in configured) return { ok: false, code: 'DASHBOARD_TOKEN_UNSET', reason: configured.why };
   const auth = authenticate(configured.token, deps.sources.config.fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, deps.sources.clock.now());
-  return auth.ok ? auth : { ok: false, status: 401, reason: auth.reason };
+  return auth.ok ? auth : { ok: false, code: 'SIGN_IN_REQUIRED', reason: auth.reason };
 }
 
 /** A write (any method but GET, HEAD and OPTIONS) that a page of another origin sent through the browser, refused with why; else undefined. */
-export function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
+function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
   return crossOriginWrite({ method: req.method, host: req.headers['host'], origin: req.headers['origin'], secFetchSite: req.headers['sec-fetch-site'], referer: req.headers['referer'] });
 }
 
@@ -175,7 +157,7 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
 
   // Signing in and out included: another site must not sign a browser in to this dashboard either.
   const crossOrigin = refusedCrossOrigin(req);
-  if (crossOrigin) return respond(403, 'application/json', JSON.stringify({ error: crossOrigin, code: 'ORIGIN_NOT_ALLOWED' }));
+  if (crossOrigin) throw new ClawfleetError('ORIGIN_NOT_ALLOWED', crossOrigin);
 
   const configured = await configuredToken(deps);
   if ('why' in configured) return page(503, loginPage({ fleet, error: configured.why, hint: deps.loginHint }));
@@ -183,7 +165,7 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
 
   if (path === '/login') {
     if (method === 'GET') return page(200, loginPage({ fleet, hint: deps.loginHint }));
-    if (method !== 'POST') throw new HttpError(405, 'GET or POST');
+    if (method !== 'POST') throw new ClawfleetError('METHOD_NOT_ALLOWED', 'GET or POST');
     const given = new URLSearchParams(req.body).get('token') ?? undefined;
     if (!tokenMatches(token, given)) {
       src.log.warn('dashboard sign-in refused', { reason: given ? 'bad token' : 'no token' });
@@ -192,20 +174,20 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     return redirect('/', [sessionCookie(sessionCookieValue(token, fleet, src.clock.now()), Math.floor(SESSION_MAX_AGE_MS / 1000), deps.secureCookie)]);
   }
   if (path === '/logout') {
-    if (method !== 'POST') throw new HttpError(405, 'POST');
+    if (method !== 'POST') throw new ClawfleetError('METHOD_NOT_ALLOWED', 'POST');
     return redirect('/login', [sessionCookie('', 0, deps.secureCookie)]);
   }
 
   const auth = await dashboardSignIn(req, deps);
   if (!auth.ok) {
     if (method === 'GET' && (path === '/' || path.startsWith('/agents/'))) return redirect('/login');
-    return json(401, { error: auth.reason });
+    throw new ClawfleetError('SIGN_IN_REQUIRED', auth.reason);
   }
 
   const agentIds = new Set(src.config.agents.list.map((a) => a.id));
   const agentOf = (id: string) => {
     const agentId = decodeURIComponent(id);
-    if (!agentIds.has(agentId)) throw new HttpError(404, `no agent "${agentId}" in fleet "${fleet}"`);
+    if (!agentIds.has(agentId)) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in fleet "${fleet}"`);
     return agentId;
   };
   let m: RegExpExecArray | null;
@@ -237,7 +219,7 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     if (path === '/api/fleet') return json(200, await buildFleetView(src));
     if ((m = /^\/api\/fleet\/([^/]+)$/.exec(path))) return json(200, await buildAgentDetail(agentOf(m[1]!), src));
     if ((m = /^\/api\/fleet\/([^/]+)\/chat$/.exec(path))) {
-      if (!deps.chat) throw new HttpError(404, 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
+      if (!deps.chat) throw new ClawfleetError('ROUTE_UNKNOWN', 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
       const after = Number(new URLSearchParams(req.query).get('after') ?? 0);
       return json(200, deps.chat.since(agentOf(m[1]!), Number.isFinite(after) ? after : 0));
     }
@@ -245,26 +227,26 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
 
   if (method === 'POST') {
     if ((m = /^\/api\/fleet\/([^/]+)\/chat$/.exec(path))) {
-      if (!deps.chat) throw new HttpError(404, 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
+      if (!deps.chat) throw new ClawfleetError('ROUTE_UNKNOWN', 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
       const agentId = agentOf(m[1]!);
-      const { text } = parseJsonBody(ChatBody, req);
+      const { text } = jsonBodyOf(ChatBody, req);
       return json(202, { envelopeId: await deps.chat.send(agentId, text) });
     }
     if ((m = /^\/api\/fleet\/([^/]+)\/([a-z]+)$/.exec(path))) {
       const agentId = agentOf(m[1]!);
       const action = FleetActionSchema.safeParse(m[2]);
-      if (!action.success) throw new HttpError(404, `no action "${m[2]}"; one of ${FleetActionSchema.options.join(', ')}`);
-      parseJsonBody(z.strictObject({}), req);
+      if (!action.success) throw new ClawfleetError('ROUTE_UNKNOWN', `no action "${m[2]}"; one of ${FleetActionSchema.options.join(', ')}`);
+      jsonBodyOf(z.strictObject({}), req);
       const state = await deps.actions.act(agentId, action.data);
       src.log.info('dashboard action', { agentId, action: action.data, state, via: auth.via });
       return json(200, { agentId, action: action.data, state });
     }
     if (path === '/api/pairings/approve') {
-      const { code } = parseJsonBody(ApprovePairingSchema, req);
+      const { code } = jsonBodyOf(ApprovePairingSchema, req);
       const approved = await approvePairing(src.pairings, code, src.clock.now());
       src.log.info('dashboard approved a pairing', { accountId: approved.accountId, peerId: approved.peerId, via: auth.via });
       return json(200, { approved: { accountId: approved.accountId, peerId: approved.peerId, displayName: approved.displayName } });
     }
   }
-  throw new HttpError(404, `no dashboard route ${method} ${path}`);
+  throw new ClawfleetError('ROUTE_UNKNOWN', `no dashboard route ${method} ${path}`);
 }

@@ -11,7 +11,7 @@ export class Html {
 
 export type HtmlValue = string | number | undefined | null | false | Html | readonly HtmlValue[];
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 

@@ -28,7 +28,7 @@ function heartbeatCell(a: AgentSummary, now: number): Html {
 }
 
 /** A runtime's warnings (exec without a sandbox, or off for want of one), in full on hover and on the agent page. */
-export function warningMark(a: Pick<AgentSummary, 'id' | 'warnings'>): Html {
+function warningMark(a: Pick<AgentSummary, 'id' | 'warnings'>): Html {
   if (!a.warnings.length) return html``;
   return html` <a class="warn-mark warn" href="/agents/${a.id}" title="${a.warnings.join('\n')}">⚠ ${a.warnings.length === 1 ? '1 warning' : `${a.warnings.length} warnings`}</a>`;
 }

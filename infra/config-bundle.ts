@@ -16,7 +16,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { REPO_ROOT } from './app-options.ts';
 
 /** What the control plane reads of the config; a change here redeploys its functions. */
-export function controlPlaneView(config: FleetConfig): unknown {
+function controlPlaneView(config: FleetConfig): unknown {
   const { agents, models: _models, ...rest } = config;
   return {
     ...rest,
@@ -32,7 +32,7 @@ const SOURCE_ROOTS = ['functions', 'shared', 'package-lock.json'];
 let sourceFingerprint: string | undefined;
 
 /** A hash of the handlers' sources, computed once per process (a few hundred small files). */
-export function handlerSourceFingerprint(): string {
+function handlerSourceFingerprint(): string {
   if (sourceFingerprint) return sourceFingerprint;
   const hash = createHash('sha256');
   const visit = (path: string) => {

@@ -36,7 +36,7 @@ export interface BuildFleetExtras {
 
 /** The runtime image's build context: the repository, minus all the runtime does not need. */
 const RUNTIME_IMAGE_CONTEXT = ['*', '!runtime-image', '!shared', '!package.json', '!package-lock.json', '!tsconfig.json', 'runtime-image/dist', '**/node_modules'];
-export const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
+const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
@@ -76,7 +76,7 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
 }
 
 /** The Docker platform an image is built for, per task architecture. */
-export const IMAGE_PLATFORMS: Record<CpuArchitecture, Platform> = { arm64: Platform.LINUX_ARM64, x86_64: Platform.LINUX_AMD64 };
+const IMAGE_PLATFORMS: Record<CpuArchitecture, Platform> = { arm64: Platform.LINUX_ARM64, x86_64: Platform.LINUX_AMD64 };
 
 /**
  * The runtime image for each architecture agents run on: built from runtime-image/ (a

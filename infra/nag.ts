@@ -6,10 +6,10 @@
 import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
-export const NAG_PACK = 'AwsSolutions';
+const NAG_PACK = 'AwsSolutions';
 
 /** The acknowledgement id of a rule (`ECS2`), or of one finding of it (`IAM5`, `Resource::*`). */
-export const nagFinding = (rule: string, finding?: string) => `${NAG_PACK}::${NAG_PACK}-${rule}${finding === undefined ? '' : `[${finding}]`}`;
+const nagFinding = (rule: string, finding?: string) => `${NAG_PACK}::${NAG_PACK}-${rule}${finding === undefined ? '' : `[${finding}]`}`;
 
 /** Acknowledges a cdk-nag finding on the construct that has it, with the reason a reviewer reads. */
 export function acknowledge(scope: IConstruct, rule: string, reason: string, finding?: string): void {

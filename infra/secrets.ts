@@ -2,11 +2,11 @@
 // (the set-secret script reads them from stdin), go straight to PutSecretValue, and are
 // never logged, echoed or put in an error: results and errors name keys only.
 import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { issuesText, parseJsonAs } from '../shared/json.ts';
+import { SecretValuesSchema } from '../shared/secrets/secret-values.ts';
 
-const SecretObjectSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a name like GRAPH_TOKEN'), z.string());
 
 /** `telegram`, `hooks`, `dashboard`, `agent:<id>` or a full secret name. */
 export function secretIdFor(fleet: string, target: string): string {
@@ -20,17 +20,10 @@ export function secretIdFor(fleet: string, target: string): string {
 
 /** Parses a JSON object of named string values; the error never quotes the input. */
 export function parseSecretValues(text: string): Record<string, string> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ClawfleetError('SECRET_VALUES_INVALID', 'stdin is not a JSON object (expected {"NAME": "value", ...})');
-  }
-  const parsed = SecretObjectSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ClawfleetError('SECRET_VALUES_INVALID', `stdin is not an object of named string values: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-  }
-  return parsed.data;
+  const parsed = parseJsonAs(SecretValuesSchema, text);
+  if (parsed.ok) return parsed.value;
+  if (parsed.notJson) throw new ClawfleetError('SECRET_VALUES_INVALID', 'stdin is not a JSON object (expected {"NAME": "value", ...})');
+  throw new ClawfleetError('SECRET_VALUES_INVALID', `stdin is not an object of named string values: ${issuesText(parsed.issues)}`);
 }
 
 export interface PutSecretResult {
@@ -44,7 +37,7 @@ export interface PutSecretResult {
  * values already there; otherwise they replace the whole secret.
  */
 export async function putSecretValues(client: SecretsManagerClient, secretId: string, values: Record<string, string>, opts: { merge?: boolean } = {}): Promise<PutSecretResult> {
-  const checked = SecretObjectSchema.parse(values);
+  const checked = SecretValuesSchema.parse(values);
   let current: Record<string, string> = {};
   if (opts.merge ?? true) current = await readCurrent(client, secretId);
   const next = { ...current, ...checked };

@@ -18,7 +18,7 @@ export interface RegisterWebhooksOptions {
   fetch?: typeof fetch;
 }
 
-export function webhookUrlFor(functionUrl: string, accountId: string): string {
+function webhookUrlFor(functionUrl: string, accountId: string): string {
   return `${functionUrl.replace(/\/+$/, '')}/telegram/${encodeURIComponent(accountId)}`;
 }
 

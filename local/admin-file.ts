@@ -5,7 +5,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export const AdminFileSchema = z.object({ url: z.url(), token: z.string().min(32), pid: z.number().int(), startedAt: z.number() });
+const AdminFileSchema = z.object({ url: z.url(), token: z.string().min(32), pid: z.number().int(), startedAt: z.number() });
 export type AdminFile = z.infer<typeof AdminFileSchema>;
 
 export const adminFilePath = (stateDir: string) => join(stateDir, 'admin.json');

@@ -33,6 +33,7 @@ import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts'
 import { RetryLaterError, telegramSender } from '../shared/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import { LocalChat } from './local-chat.ts';
+import { mainSessionKey } from '../shared/routing/session-key.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
@@ -119,7 +120,7 @@ export class LocalControlPlane {
    * comes back to the chat box only, even if a Telegram user writes to the same session meanwhile.
    */
   async chatMessage(agentId: string, text: string): Promise<string> {
-    const sessionKey = `agent:${agentId}:main`;
+    const sessionKey = mainSessionKey(agentId);
     const id = `local.${agentId}.${randomUUID()}`;
     const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };

@@ -10,9 +10,9 @@ import { errorFields, type Logger } from '../shared/log.ts';
 import type { Clock } from '../shared/ports.ts';
 
 /** How often due schedules are looked for; schedules are minute-grained, so this is plenty. */
-export const CRON_TICK_MS = 1_000;
+const CRON_TICK_MS = 1_000;
 /** After a dispatch fails, how long before the same schedule is tried again. */
-export const CRON_RETRY_MS = 30_000;
+const CRON_RETRY_MS = 30_000;
 /** A firing later than this is logged as missed (the fleet was down or the machine slept). */
 const LATE_MS = 60_000;
 

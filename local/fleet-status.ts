@@ -2,7 +2,7 @@
 // admin API) and a deployed one (from ECS, SQS and the registry).
 import { z } from 'zod';
 
-export const AgentStatusSchema = z.object({
+const AgentStatusSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** running | starting | restarting | hibernating | stopped (locally); from ECS counts on AWS. */

@@ -8,7 +8,7 @@ import { HEALTH_DEFAULTS, healthTick } from '../shared/control/health.ts';
 import type { LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { errorFields } from '../shared/log.ts';
 
-export const LOCAL_HEALTH_TICK_MS = 2_000;
+const LOCAL_HEALTH_TICK_MS = 2_000;
 export const LOCAL_HEALTH = { ...HEALTH_DEFAULTS, idleTimeoutMinutes: Infinity };
 /** A tick this much later than planned means the machine slept: heartbeats are judged on the next one. */
 const SLEPT_MS = 30_000;

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const MAX_LOG_BYTES = 10 * 1024 * 1024;
+const MAX_LOG_BYTES = 10 * 1024 * 1024;
 
 export const runtimeLogPath = (logDir: string, agentId: string) => join(logDir, `${agentId}.log`);
 

@@ -3,7 +3,7 @@
 // named values. A missing file is an empty store: a fresh clone runs without keys.
 import { readFileSync } from 'node:fs';
 import { ClawfleetError } from '../shared/errors.ts';
-import { parseSecretObject } from '../shared/adapters/secret-object.ts';
+import { parseSecretsFile, secretInFile } from '../shared/secrets/secret-values.ts';
 import type { SecretStore } from '../shared/ports.ts';
 
 export class FileSecretStore implements SecretStore {
@@ -17,16 +17,10 @@ export class FileSecretStore implements SecretStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       text = '{}';
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new ClawfleetError('SECRET_MALFORMED', `${path} is not JSON`);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      throw new ClawfleetError('SECRET_MALFORMED', `${path} must be an object of secrets by name`);
-    }
-    this.secrets = Object.fromEntries(Object.entries(json).map(([id, v]) => [id, parseSecretObject(`${path}: ${id}`, JSON.stringify(v))]));
+    const file = parseSecretsFile(path, text);
+    if (!file.ok) throw new ClawfleetError('SECRET_MALFORMED', file.problem);
+    // Every secret checked now: a bad one stops the start rather than one agent later.
+    this.secrets = Object.fromEntries(Object.keys(file.secrets).map((id) => [id, secretInFile(path, file.secrets, id)]));
   }
 
   /** A secret that is not in the file is empty, as a freshly created secret container is. */

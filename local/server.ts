@@ -7,7 +7,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { EnvelopeError } from '../shared/errors.ts';
+import { ClawfleetError } from '../shared/errors.ts';
+import { errorAnswer } from '../shared/http/error-status.ts';
+import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { parseInbound } from '../shared/protocol/envelopes.ts';
@@ -64,16 +66,6 @@ export interface LocalServer extends Server {
   runtimeGone(agentId: string): void;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Distinct refused Host names logged per run; past this, refusals are only answered. */
 const REFUSED_HOSTS_LOGGED = 20;
 
@@ -101,22 +93,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `body larger than ${MAX_BODY} bytes`);
+    if (size > MAX_BODY) throw new ClawfleetError('BODY_TOO_LARGE', `body larger than ${MAX_BODY} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson<T>(schema: z.ZodType<T>, text: string): T {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'body is not JSON');
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
-  return parsed.data;
 }
 
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}): void {
@@ -130,18 +110,18 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
   const polls = new Map<string, Set<AbortController>>();
   const agentIds = new Set(cp.config.agents.list.map((a) => a.id));
   const knownAgent = (id: string) => {
-    if (!agentIds.has(id)) throw new HttpError(404, `no agent "${id}"`);
+    if (!agentIds.has(id)) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${id}"`);
     return id;
   };
 
   const runtime = async (req: IncomingMessage, res: ServerResponse, op: string): Promise<unknown> => {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const agentId = token ? deps.agentOfToken(token) : undefined;
-    if (!agentId) throw new HttpError(401, 'unknown runtime token');
+    if (!agentId) throw new ClawfleetError('TOKEN_INVALID', 'unknown runtime token');
     deps.runtimeSeen?.(agentId);
     const schema = RuntimeBodies[op as keyof typeof RuntimeBodies];
-    if (!schema) throw new HttpError(404, `no runtime operation "${op}"`);
-    const body = parseJson(schema as z.ZodType<Record<string, unknown>>, await readBody(req));
+    if (!schema) throw new ClawfleetError('ROUTE_UNKNOWN', `no runtime operation "${op}"`);
+    const body = parseJsonBody(schema as z.ZodType<Record<string, unknown>>, await readBody(req));
     const inbox = cp.inbox(agentId);
     switch (op) {
       case 'receive': {
@@ -189,35 +169,30 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
   };
 
   const admin = async (req: IncomingMessage, path: string): Promise<unknown> => {
-    if (!bearerMatches(deps.adminToken, req.headers.authorization)) throw new HttpError(401, 'bad admin token');
+    if (!bearerMatches(deps.adminToken, req.headers.authorization)) throw new ClawfleetError('TOKEN_INVALID', 'bad admin token');
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && path === '/admin/status') return deps.status();
     if (req.method === 'POST' && (m = /^\/admin\/agents\/([^/]+)\/([a-z]+)$/.exec(path))) {
       const agentId = knownAgent(m[1]!);
-      if (!ACTIONS.has(m[2]!)) throw new HttpError(404, `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
+      if (!ACTIONS.has(m[2]!)) throw new ClawfleetError('ROUTE_UNKNOWN', `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
       return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
     }
     if (req.method === 'POST' && path === '/admin/enqueue') {
-      const { envelope: raw } = parseJson(EnqueueBody, await readBody(req));
-      let envelope;
-      try {
-        envelope = parseInbound(raw);
-      } catch (err) {
-        if (err instanceof EnvelopeError) throw new HttpError(400, err.message);
-        throw err;
-      }
+      const { envelope: raw } = parseJsonBody(EnqueueBody, await readBody(req));
+      // A bad envelope is an EnvelopeError: answered 400 with its code.
+      const envelope = parseInbound(raw);
       knownAgent(envelope.agentId);
       await cp.enqueue(envelope);
       return { envelopeId: envelope.id, agentId: envelope.agentId };
     }
     if (req.method === 'GET' && path === '/admin/pairings') return { pending: await cp.pairings.listPending(Date.now()) };
     if (req.method === 'POST' && path === '/admin/pairings/approve') {
-      const { code } = parseJson(ApproveBody, await readBody(req));
+      const { code } = parseJsonBody(ApproveBody, await readBody(req));
       const approved = await cp.pairings.approve(code.toUpperCase(), Date.now());
-      if (!approved) throw new HttpError(404, `no pending pairing with code ${code} (codes lapse after an hour)`);
+      if (!approved) throw new ClawfleetError('PAIRING_UNKNOWN', `no pending pairing with code ${code} (codes lapse after an hour)`);
       return { approved };
     }
-    throw new HttpError(404, `no admin route ${req.method} ${path}`);
+    throw new ClawfleetError('ROUTE_UNKNOWN', `no admin route ${req.method} ${path}`);
   };
 
   const dashboard = localDashboard(deps);
@@ -242,7 +217,7 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
   /** The local /api/ routes: signed in as the dashboard is (its token as a bearer, or its session cookie). */
   const requireSignIn = async (req: IncomingMessage): Promise<void> => {
     const signIn = await dashboardSignIn({ headers: headersOf(req), cookies: cookiesOf(req) }, dashboard.deps);
-    if (!signIn.ok) throw new HttpError(signIn.status, signIn.reason);
+    if (!signIn.ok) throw new ClawfleetError(signIn.code, signIn.reason);
   };
 
   const allowedHosts = new Set(deps.allowedHosts ?? []);
@@ -256,7 +231,7 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       deps.log.warn('request refused: its Host is not this server (DNS rebinding, or a proxy name to allow with --allow-host)', { host });
     }
     // The names allowed besides loopback are the operator's business: not told to whoever asks.
-    throw new HttpError(403, `Host "${host}" is not this server; it answers to ${LOOPBACK_HOST_NAMES.join(', ')} and to names allowed with clawfleet start --allow-host`, 'HOST_NOT_ALLOWED');
+    throw new ClawfleetError('HOST_NOT_ALLOWED', `Host "${host}" is not this server; it answers to ${LOOPBACK_HOST_NAMES.join(', ')} and to names allowed with clawfleet start --allow-host`);
   };
 
   const server = createServer((req, res) => {
@@ -272,16 +247,15 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         secFetchSite: req.headers['sec-fetch-site'] as string | undefined,
         referer: req.headers.referer,
       });
-      if (crossOrigin) throw new HttpError(403, crossOrigin, 'ORIGIN_NOT_ALLOWED');
+      if (crossOrigin) throw new ClawfleetError('ORIGIN_NOT_ALLOWED', crossOrigin);
       if (isDashboardPath(path)) return dashboardRequest(req, url, res);
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
       if (path.startsWith('/api/')) await requireSignIn(req);
       if (req.method === 'GET' && path === '/api/agents') return send(res, 200, { fleet: cp.config.fleet, agents: deps.agents() });
       if ((m = /^\/api\/chat\/([^/]+)$/.exec(path)) && req.method === 'POST') {
         const agentId = knownAgent(m[1]!);
-        // JSON only: another site's page cannot send that to 127.0.0.1 without a CORS preflight, which is never granted.
-        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send JSON (content-type: application/json)');
-        const { text } = parseJson(ChatBody, await readBody(req));
+        requireJsonContentType(req.headers['content-type']);
+        const { text } = parseJsonBody(ChatBody, await readBody(req));
         const envelopeId = await cp.chatMessage(agentId, text);
         deps.storage.wrote();
         return send(res, 202, { envelopeId });
@@ -302,10 +276,11 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       }
       if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
       if (path.startsWith('/admin/')) return send(res, 200, await admin(req, path));
-      throw new HttpError(404, `no route ${req.method} ${path}`);
+      throw new ClawfleetError('ROUTE_UNKNOWN', `no route ${req.method} ${path}`);
     };
     route().catch((err) => {
-      if (err instanceof HttpError) return send(res, err.status, { error: err.message, ...(err.code ? { code: err.code } : {}) });
+      const answer = errorAnswer(err);
+      if (answer) return send(res, answer.status, answer.body);
       // Nothing was taken: the client may try again once there is space.
       if (isStorageFull(err) && deps.storage.failed(err, `${req.method} ${path}`)) {
         return send(res, 503, STORAGE_FULL_ANSWER, 'application/json', { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_S) });

@@ -13,7 +13,7 @@ import { ClawfleetError } from '../shared/errors.ts';
 /** The lock itself; never read or written by anything but SQLite (closing any other descriptor of it would drop the lock). */
 export const STATE_LOCK_FILE = 'fleet.lock';
 /** Who holds it: written by the holder once it has the lock. */
-export const STATE_PID_FILE = 'fleet.pid';
+const STATE_PID_FILE = 'fleet.pid';
 /** Racing starts: the loser waits this long for the winner to settle before it reports the directory in use. */
 const LOCK_WAIT_MS = 1_000;
 

@@ -8,7 +8,7 @@ import { chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, lst
 import { join } from 'node:path';
 
 /** No permission for group or others on anything the fleet or its runtimes create. */
-export const STATE_UMASK = 0o077;
+const STATE_UMASK = 0o077;
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /**

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
 import { runtimeCommand } from './runtime-entry.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
 import type { Logger } from '../shared/log.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -195,15 +196,13 @@ export class Supervisor {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
-        CLAWFLEET_AGENT_ID: spec.agentId,
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(spec.config),
-        CLAWFLEET_CONTROL_URL: this.controlUrl,
-        CLAWFLEET_SECRETS_FD: String(SECRETS_FD),
-        CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
-        CLAWFLEET_WORKSPACE: workspace,
-        CLAWFLEET_RUNTIME_STATE: runtimeState,
-        CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
-        ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
+        ...runtimeEnvironment(spec.agentId, spec.config, { kind: 'local', controlUrl: this.controlUrl, secretsFd: SECRETS_FD }, {
+          CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
+          CLAWFLEET_WORKSPACE: workspace,
+          CLAWFLEET_RUNTIME_STATE: runtimeState,
+          CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
+          CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
+        }),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C at the terminal reaches the fleet alone, which then
@@ -216,7 +215,7 @@ export class Supervisor {
     // runs inherits it. A child that dies first makes the write fail: its exit says why.
     const inputs = child.stdio[SECRETS_FD] as Writable | null;
     inputs?.on('error', () => {});
-    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets }));
+    inputs?.end(JSON.stringify({ token: m.token, secrets: spec.secrets } satisfies RuntimePipeInputs));
     let buffer = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffer += chunk;

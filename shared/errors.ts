@@ -1,10 +1,74 @@
-// The error family of the pure core. Each error has a stable string code so edges can
-// map it to an HTTP status, a DLQ reason or a tool result without parsing messages.
+// The error family of the pure core. Each error has a stable code from one closed list, so
+// edges map it to an HTTP status (shared/http/error-status.ts, exhaustive), a DLQ reason or a
+// tool result without parsing messages.
+
+/** Every code a ClawfleetError carries. A new one needs its HTTP status too: the compiler asks for it. */
+export type ErrorCode =
+  // The fleet's config, and what it must name to deploy or start.
+  | 'CONFIG_INVALID'
+  | 'CONFIG_FILE_REQUIRED'
+  | 'AGENT_NO_MODEL'
+  | 'PROVIDER_UNKNOWN'
+  | 'CHANNEL_UNSUPPORTED'
+  | 'ACCOUNT_UNKNOWN'
+  | 'HOOKS_DISABLED'
+  | 'TELEGRAM_NOT_CONFIGURED'
+  | 'INFRA_INCOMPLETE'
+  | 'RUNTIME_IMAGE_MISSING'
+  | 'HOST_INVALID'
+  | 'UNKNOWN_OUTBOX'
+  | 'TRIGGER_INVALID'
+  | 'SCHEDULE_INVALID'
+  // The local fleet's process and state directory.
+  | 'STATE_DIR_IN_USE'
+  | 'STORAGE_FULL'
+  | 'FLEET_STARTING'
+  | 'FLEET_STOPPING'
+  // Agents, their lifecycle and pairings.
+  | 'AGENT_UNKNOWN'
+  | 'ACTION_NOT_AVAILABLE'
+  | 'ACTION_RACED'
+  | 'PAIRING_UNKNOWN'
+  | 'COMPUTE_REQUEST_INVALID'
+  | 'COMPUTE_UNSETTLED'
+  | 'COMPUTE_ASK_FAILED'
+  // The protocol between the control plane and the runtimes, and the session registry.
+  | 'ENVELOPE_INVALID'
+  | 'ENVELOPE_VERSION'
+  | 'AGENT_MISMATCH'
+  | 'SESSION_NOT_OWNED'
+  // Secrets.
+  | 'SECRET_MISSING'
+  | 'SECRET_MALFORMED'
+  | 'SECRET_NOT_FOUND'
+  | 'SECRET_UNREADABLE'
+  | 'SECRET_PUT_FAILED'
+  | 'SECRET_TARGET_UNKNOWN'
+  | 'SECRET_VALUES_INVALID'
+  // The runtime's tools: web_fetch's guard, workspace files.
+  | 'FETCH_REFUSED'
+  | 'FETCH_UNRESOLVED'
+  | 'FETCH_REDIRECTS'
+  | 'FETCH_TOO_LARGE'
+  | 'FETCH_ENCODING'
+  | 'NOT_REGULAR_FILE'
+  // A request to one of our HTTP surfaces (the local server, the dashboard).
+  | 'ROUTE_UNKNOWN'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONTENT_TYPE_UNSUPPORTED'
+  | 'BODY_TOO_LARGE'
+  | 'BODY_NOT_JSON'
+  | 'BODY_INVALID'
+  | 'TOKEN_INVALID'
+  | 'SIGN_IN_REQUIRED'
+  | 'DASHBOARD_TOKEN_UNSET'
+  | 'HOST_NOT_ALLOWED'
+  | 'ORIGIN_NOT_ALLOWED';
 
 export class ClawfleetError extends Error {
   override name = 'ClawfleetError';
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -32,7 +96,8 @@ export class ConfigError extends ClawfleetError {
 /** An envelope failed its schema, or claims something its transport contradicts. */
 export class EnvelopeError extends ClawfleetError {
   override name = 'EnvelopeError';
-  constructor(code: 'ENVELOPE_INVALID' | 'ENVELOPE_VERSION' | 'AGENT_MISMATCH' | 'SESSION_NOT_OWNED' | 'SESSION_UNKNOWN', message: string) {
+  declare readonly code: 'ENVELOPE_INVALID' | 'ENVELOPE_VERSION' | 'AGENT_MISMATCH';
+  constructor(code: EnvelopeError['code'], message: string) {
     super(code, message);
   }
 }

@@ -196,6 +196,21 @@ export interface QueueDepths {
   depth(agentId: string): Promise<number>;
 }
 
+/** One agent's queue figures, as the dashboard shows them. */
+export interface QueueFigures {
+  /** Messages waiting for the agent, visible or in flight. */
+  depth: number;
+  /** Inbound messages the runtime could not process. */
+  dlq: number;
+  /** Outbound envelopes the control plane refused. */
+  outboxDlq: number;
+}
+
+/** Queue figures of one agent: its inbound queue, its DLQ and its outbox's DLQ. */
+export interface QueueStats {
+  stats(agentId: string): Promise<QueueFigures>;
+}
+
 /**
  * Where one inbound envelope came from, recorded by the control plane before it queues the
  * envelope: which agent and session may answer it, and whom the answer reaches. A reply

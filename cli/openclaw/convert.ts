@@ -2,6 +2,7 @@
 // store into a clawfleet config. Secret values are never carried over: a bot token, an API
 // key or an MCP credential becomes a secret *name*, listed for `clawfleet secrets set`.
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
+import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 
 export interface SecretToSet {
   /** The secret container: clawfleet/<fleet>/agents/<id> or clawfleet/<fleet>/control/<part>. */
@@ -27,8 +28,6 @@ export interface Conversion {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
-
-const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Known providers and the wire API and key name clawfleet uses for them. */
 const BUILTIN_PROVIDERS: Record<string, { api: string; apiKeySecret?: string }> = {

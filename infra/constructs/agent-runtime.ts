@@ -15,6 +15,7 @@ import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/a
 import { agentLogGroupName, agentServiceName, agentStackName } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
+import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, RUNTIME_HEALTH_CHECK } from '../runtime-health-check.ts';
@@ -22,7 +23,7 @@ import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
 /** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
-export const WORKSPACE_PATH = '/workspace';
+const WORKSPACE_PATH = '/workspace';
 /**
  * Who the workspace's files belong to on EFS (node images' uid/gid 1000). Every file
  * operation through the access point — the runtime's (root in its container) and each tool
@@ -40,7 +41,7 @@ const RUNTIME_UID = '1000';
  * call's TMPDIR, shares the workspace with the tool group, and removes what a tool uid
  * left in the sticky /tmp).
  */
-export const DROPPED_CAPABILITIES = [
+const DROPPED_CAPABILITIES = [
   ecs.Capability.NET_RAW,
   ecs.Capability.MKNOD,
   ecs.Capability.SYS_CHROOT,
@@ -184,20 +185,19 @@ export class AgentRuntime extends Construct {
       healthCheck: RUNTIME_HEALTH_CHECK,
       // Names and this agent's own config slice only; secret values are read at start-up
       // from Secrets Manager by the runtime itself, never put into the task definition.
-      environment: {
-        CLAWFLEET_AGENT_ID: agentId,
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, agentId)),
-        CLAWFLEET_INBOX_URL: queues.inbox.queueUrl,
-        CLAWFLEET_OUTBOX_URL: queues.outbox.queueUrl,
-        CLAWFLEET_DLQ_URL: queues.inboxDlq.queueUrl,
-        CLAWFLEET_SECRET_ID: secret.secretName,
-        CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
-        CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
-        // Set here too, so an image of its own (runtime.image) keeps the health check working.
-        CLAWFLEET_HEALTH_FILE: HEALTH_FILE,
-        // Its queue's redrive count: the last receive tells the user instead of retrying.
-        CLAWFLEET_MAX_RECEIVE_COUNT: String(queues.maxReceiveCount),
-      },
+      environment: runtimeEnvironment(
+        agentId,
+        runtimeConfigFor(config, agentId),
+        { kind: 'aws', inboxUrl: queues.inbox.queueUrl, outboxUrl: queues.outbox.queueUrl, dlqUrl: queues.inboxDlq.queueUrl, secretId: secret.secretName },
+        {
+          CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
+          CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
+          // Set here too, so an image of its own (runtime.image) keeps the health check working.
+          CLAWFLEET_HEALTH_FILE: HEALTH_FILE,
+          // Its queue's redrive count: the last receive tells the user instead of retrying.
+          CLAWFLEET_MAX_RECEIVE_COUNT: String(queues.maxReceiveCount),
+        },
+      ),
     });
     container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });
     acknowledge(

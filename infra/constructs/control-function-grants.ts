@@ -135,7 +135,7 @@ export const GRANTS = {
 export type GrantName = keyof typeof GRANTS;
 
 /** λ compute's ARN, from its deterministic name: what the askers may invoke, and only that. */
-export const computeFunctionArn = (stack: Stack, fleet: string) =>
+const computeFunctionArn = (stack: Stack, fleet: string) =>
   stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'compute'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
 /** What a function holding a grant is told about where to use it (its environment). */

@@ -139,8 +139,6 @@ export const CONTROL_FUNCTIONS = [
 export const cronDispatchArn = (stack: Stack, fleet: string) =>
   stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'cron-dispatch'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
-export type ControlFunctionName = (typeof CONTROL_FUNCTIONS)[number]['name'];
-
 /** ESM needs `require` for the CommonJS dependencies esbuild inlines. */
 const ESM_REQUIRE_BANNER = "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);";
 
@@ -357,6 +355,6 @@ function deadLetterQueueName(fleet: string, name: string): string {
   return `${functionName(fleet, name)}-dlq`;
 }
 
-export const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

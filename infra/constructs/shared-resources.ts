@@ -17,7 +17,7 @@ import { schedulesDlqName } from './cron-invoker.ts';
 import type { FleetNetwork } from './fleet-network.ts';
 
 /** Runtimes run in this many public subnets (one per availability zone the VPC spans). */
-export const RUNTIME_SUBNETS = 2;
+const RUNTIME_SUBNETS = 2;
 
 export interface SharedParametersProps {
   fleet: string;

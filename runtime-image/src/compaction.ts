@@ -45,7 +45,7 @@ export function historyMessages(h: SessionHistory): Message[] {
 }
 
 /** Plain text of turns, for the flush and summary prompts. */
-export function renderTurns(turns: TurnRecord[], maxChars: number): string {
+function renderTurns(turns: TurnRecord[], maxChars: number): string {
   const lines: string[] = [];
   for (const m of turns.flatMap(turnMessages)) {
     if (m.role === 'user') lines.push(`User: ${typeof m.content === 'string' ? m.content : m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ')}`);
@@ -97,7 +97,7 @@ export async function compactIfNeeded(
 }
 
 /** Appends facts to today's daily memory file (UTC date) and returns its workspace path. */
-export async function writeMemoryNote(workspace: string, sessionKey: string, facts: string, now: number): Promise<string> {
+async function writeMemoryNote(workspace: string, sessionKey: string, facts: string, now: number): Promise<string> {
   const iso = new Date(now).toISOString();
   const rel = `memory/${iso.slice(0, 10)}.md`;
   mkdirSync(join(workspace, 'memory'), { recursive: true });

@@ -7,7 +7,7 @@
 export const MASK = '[redacted]';
 
 /** Values shorter than this are not masked: they would hide ordinary words and numbers, and are no real key. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 export interface SecretMasker {
   mask(text: string): string;

@@ -19,7 +19,7 @@ import { openRegular, readWorkspaceFile } from './workspace-file.ts';
  * turns after it, a redelivered turn) is near the end; compaction keeps it under the model's
  * context, far below the first window.
  */
-export const TRANSCRIPT_WINDOWS = [4 << 20, 16 << 20, 64 << 20] as const;
+const TRANSCRIPT_WINDOWS = [4 << 20, 16 << 20, 64 << 20] as const;
 
 const Text = z.looseObject({ type: z.literal('text'), text: z.string() });
 const Image = z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() });
@@ -29,7 +29,7 @@ const Usage = z.looseObject({
   input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), totalTokens: z.number(),
   cost: z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), total: z.number() }),
 });
-export const MessageSchema = z.discriminatedUnion('role', [
+const MessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(z.union([Text, Image]))]), timestamp: z.number() }),
   z.looseObject({
     role: z.literal('assistant'),

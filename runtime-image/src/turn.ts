@@ -217,12 +217,12 @@ async function unrecordedFailure(req: TurnRequest, deps: TurnDeps, why: string):
   return 'failed';
 }
 
-export function failureText(error: string): string {
+function failureText(error: string): string {
   return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
 }
 
 /** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
-export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
+function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
   const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
   if (text === undefined) return undefined;
   const a = req.answer;

@@ -16,7 +16,7 @@ export class NotRegularFileError extends ClawfleetError {
   }
 }
 
-export function kindOf(st: Stats): string {
+function kindOf(st: Stats): string {
   if (st.isFIFO()) return 'a FIFO (named pipe)';
   if (st.isSocket()) return 'a socket';
   if (st.isCharacterDevice()) return 'a character device';

@@ -7,13 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
 import { readWorkspaceFile } from './workspace-file.ts';
 
-export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
+const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
 const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;
 
 /** runtime-image/templates/workspace, from src/ when run from source and from dist/ when bundled. */
-export const DEFAULT_TEMPLATE = fileURLToPath(new URL('../templates/workspace/', import.meta.url));
+const DEFAULT_TEMPLATE = fileURLToPath(new URL('../templates/workspace/', import.meta.url));
 
 /** Copies template files the workspace lacks; returns their names. */
 export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): string[] {

@@ -7,7 +7,7 @@
 // `agent`/`outbox` word of a name then always ends its fleet, however agent ids are spelt.
 
 /** The words that follow the fleet in per-agent names: queues, outboxes and stacks. */
-export const PER_AGENT_WORDS = ['agent', 'outbox'] as const;
+const PER_AGENT_WORDS = ['agent', 'outbox'] as const;
 
 /** Why `fleet` cannot name a fleet, or undefined when it can. */
 export function fleetNameProblem(fleet: string): string | undefined {

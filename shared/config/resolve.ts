@@ -21,7 +21,7 @@ export interface ResolvedAgent extends Omit<AgentConfig, 'model' | 'runtime'> {
   runtime: Partial<RuntimeProfile>;
 }
 
-export function findAgent(config: FleetConfig, agentId: string): AgentConfig {
+function findAgent(config: FleetConfig, agentId: string): AgentConfig {
   const agent = config.agents.list.find((a) => a.id === agentId);
   if (!agent) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in fleet "${config.fleet}"`);
   return agent;

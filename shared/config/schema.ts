@@ -2,6 +2,8 @@
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
 import { z } from 'zod';
+import { isScopedSessionKey } from '../routing/session-key.ts';
+import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 
 const id = z
@@ -9,12 +11,10 @@ const id = z
   .regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter');
 
 /** A secret is referred to by name; its value lives in Secrets Manager or the local secrets file. */
-const secretName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a secret name like GRAPH_TOKEN (letters, digits, "_")');
+const secretName = SecretNameSchema;
 
 /** "30s", "15m", "2h", "1d". */
-export const durationPattern = /^(\d+)(s|m|h|d)$/;
+const durationPattern = /^(\d+)(s|m|h|d)$/;
 const duration = z.string().regex(durationPattern, 'must be a duration like "30m", "2h" or "1d"');
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"');
@@ -36,7 +36,7 @@ export const RuntimeProfileSchema = z.strictObject({
 
 const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');
 
-export const ModelSelectionSchema = z.union([
+const ModelSelectionSchema = z.union([
   ModelRefSchema,
   z.strictObject({ primary: ModelRefSchema, fallbacks: z.array(ModelRefSchema).optional() }),
 ]);
@@ -54,7 +54,7 @@ const allowedProgram = z
   .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." path segments');
 
 /** `tools.exec`: whether and how the agent may run commands (OpenClaw's tools.exec, plus the sandbox). */
-export const ExecPolicySchema = z.strictObject({
+const ExecPolicySchema = z.strictObject({
   /** "required" (default): exec runs only inside a sandbox and is off where none is available; "off": unsandboxed, with a warning. */
   sandbox: z.enum(['required', 'off']).optional(),
   /** "full" (default): any shell command; "allowlist": only the programs in `allowlist`, no shell; "deny": no exec tool. */
@@ -141,7 +141,7 @@ export const ProviderSchema = z.strictObject({
 
 const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().min(1) });
 
-export const BindingSchema = z.strictObject({
+const BindingSchema = z.strictObject({
   agentId: id,
   match: z.strictObject({
     channel: z.literal('telegram'),
@@ -165,7 +165,7 @@ const TelegramAccountSchema = z.strictObject({
   allowFrom: AllowFromSchema.optional(),
 });
 
-export const TelegramChannelSchema = z.strictObject({
+const TelegramChannelSchema = z.strictObject({
   /** Bot API root; a local Bot API server or a test fake can stand in for Telegram's. */
   apiRoot: z.url().default('https://api.telegram.org'),
   dmPolicy: DmPolicySchema.default('pairing'),
@@ -239,7 +239,7 @@ export const ConfigSchema = z.strictObject({
             .min(1)
             .max(128)
             // Matched after the scope, so a scoped prefix would never match anything.
-            .refine((p) => !p.startsWith('agent:'), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
+            .refine((p) => !isScopedSessionKey(p), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
         )
         .min(1)
         .optional(),
@@ -263,4 +263,3 @@ export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
 export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type Binding = z.infer<typeof BindingSchema>;
-export type TelegramChannelConfig = z.infer<typeof TelegramChannelSchema>;

@@ -20,7 +20,7 @@ export const PairingRecordSchema = z.object({
 });
 
 /** Pairing codes expire after an hour, as OpenClaw's do. */
-export const PAIRING_TTL_MS = 3600 * 1000;
+const PAIRING_TTL_MS = 3600 * 1000;
 
 /**
  * Pending pairing requests per bot account, as OpenClaw's cap: a stranger flooding the bot

@@ -45,7 +45,7 @@ export interface ComputeHolderDeps {
 }
 
 /** Parses a request; anything but a well-formed request for an agent of this fleet is refused. */
-export function parseComputeRequest(input: unknown, config: FleetConfig): ComputeRequest {
+function parseComputeRequest(input: unknown, config: FleetConfig): ComputeRequest {
   const parsed = ComputeRequestSchema.safeParse(input);
   if (!parsed.success) {
     const reason = parsed.error.issues.map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`).join('; ');

@@ -10,6 +10,7 @@ import type { InboundEnvelope } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { lastDirectRoute, newOrigin } from './origins.ts';
+import { cronSessionKey, mainSessionKey } from '../routing/session-key.ts';
 
 export const DEFAULT_HEARTBEAT_PROMPT =
   'Heartbeat: read HEARTBEAT.md in your workspace if it exists and do what it asks. If nothing needs the user’s attention, reply exactly HEARTBEAT_OK.';
@@ -31,7 +32,7 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
   const { config, log } = deps;
   if (!config.agents.list.some((a) => a.id === trigger.agentId)) return { skipped: `no agent "${trigger.agentId}"` };
   const minute = Math.floor(scheduledAt / 60_000);
-  const mainSession = `agent:${trigger.agentId}:main`;
+  const mainSession = mainSessionKey(trigger.agentId);
   let envelope: InboundEnvelope & { sessionKey: string };
   let target: SessionTarget;
 
@@ -42,7 +43,7 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
     envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${minute}`, agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
     target = await lastDirectRoute(deps.sessions, mainSession);
   } else {
-    const sessionKey = trigger.sessionTarget === 'main' ? mainSession : `agent:${trigger.agentId}:cron:${trigger.jobId}`;
+    const sessionKey = cronSessionKey(trigger.agentId, trigger.jobId, trigger.sessionTarget);
     envelope = {
       v: 1,
       kind: 'cron',
@@ -95,7 +96,7 @@ export async function cronJobTarget(
     const accountId = delivery.accountId ?? Object.keys(deps.config.channels.telegram?.accounts ?? {})[0];
     if (accountId) return { channel: 'telegram', accountId, chatId: delivery.to };
   }
-  return lastDirectRoute(deps.sessions, `agent:${agentId}:main`);
+  return lastDirectRoute(deps.sessions, mainSessionKey(agentId));
 }
 
 /** Whether `at` falls within start–end ("08:00"–"22:00") in the timezone (default UTC); an end before the start wraps midnight. */

@@ -7,9 +7,12 @@ import { ClawfleetError } from '../errors.ts';
 import type { CronDeleteEnvelope, CronUpsertEnvelope } from '../protocol/envelopes.ts';
 import type { Clock, CronScheduler } from '../ports.ts';
 
-export const AGENT_CRON_LIMITS = { maxJobs: 20, minIntervalMs: 5 * 60_000 };
+const AGENT_CRON_LIMITS = { maxJobs: 20, minIntervalMs: 5 * 60_000 };
 
-export type CronRequestOutcome = { ok: true; schedule: string } | { ok: false; code: string; reason: string };
+/** Why an agent's cron request is refused: its outbox DLQ reason starts with it. */
+export type CronRefusalCode = 'CRON_INVALID' | 'CRON_TOO_FREQUENT' | 'CRON_LIMIT' | 'CRON_UNKNOWN';
+
+export type CronRequestOutcome = { ok: true; schedule: string } | { ok: false; code: CronRefusalCode; reason: string };
 
 export async function applyCronUpsert(env: CronUpsertEnvelope, sender: string, scheduler: CronScheduler, clock: Clock, limits = AGENT_CRON_LIMITS): Promise<CronRequestOutcome> {
   if (!/^[A-Za-z0-9_-]+$/.test(env.jobId)) return { ok: false, code: 'CRON_INVALID', reason: `job id "${env.jobId}" may use letters, digits, "_" and "-" only` };

@@ -14,13 +14,14 @@ import { renderTemplate, templateReadsBody } from '../hooks/template.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
 import type { HttpResult } from './telegram-webhook.ts';
+import { mainSessionKey } from '../routing/session-key.ts';
 
 /** Hook payloads are events, not uploads. */
 export const MAX_HOOK_BODY_BYTES = 256 * 1024;
 /** The longest text one agent turn is given (the envelope's limit). */
 export const MAX_HOOK_TEXT_CHARS = 100_000;
 /** How long an Idempotency-Key is remembered: callers retry within hours, not days. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 export interface HookRequest {
   method: string;
@@ -175,7 +176,7 @@ function wakeHook(json: unknown, id: string, now: number, config: FleetConfig): 
   if (!parsed.ok) return bodyProblems(parsed.problems);
   if (parsed.value.text.length > MAX_HOOK_TEXT_CHARS) return tooLong('text', parsed.value.text.length);
   const agentId = defaultAgentId(config);
-  return { endpoint: 'wake', status: 200, envelope: { v: 1, kind: 'system_event', id, agentId, sessionKey: `agent:${agentId}:main`, ts: now, text: parsed.value.text } };
+  return { endpoint: 'wake', status: 200, envelope: { v: 1, kind: 'system_event', id, agentId, sessionKey: mainSessionKey(agentId), ts: now, text: parsed.value.text } };
 }
 
 type Mapping = NonNullable<NonNullable<FleetConfig['hooks']>['mappings']>[string];

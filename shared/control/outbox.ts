@@ -9,14 +9,14 @@ import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
 import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigins, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
-import { relayAgentSend, type RelayDeps } from './relay.ts';
+import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
-import { turnEventFrom } from '../dashboard/metrics.ts';
-import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
-import { answerableOrigin, sameTarget } from './origins.ts';
+import { turnEventFrom } from '../metrics/turn-event.ts';
+import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
+import { answerableOrigin, sameTarget, type OriginCheck } from './origins.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
-export const DELIVERY_LEASE_MS = 60_000;
+const DELIVERY_LEASE_MS = 60_000;
 
 export interface OutboxRecord {
   /** The queue the record arrived on (ARN or URL): the sender's identity. */
@@ -51,7 +51,7 @@ export interface OutboxDeps {
 /** Resolves when the record is done with (delivered, or rejected into the DLQ); throws to retry it. */
 export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps): Promise<void> {
   const sender = agentIdFromOutbox(deps.config.fleet, record.source);
-  const reject = async (code: string, reason: string, envelope?: OutboundEnvelope) => {
+  const reject: Reject = async (code, reason, envelope) => {
     deps.log.warn('outbox envelope rejected', {
       agentId: sender,
       code,
@@ -111,7 +111,20 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
   }
 }
 
-type Reject = (code: string, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
+/**
+ * Why the outbox refuses an envelope: the DLQ reason starts with it (`ORIGIN_NOT_OWNED: …`),
+ * and the log line and metric carry it.
+ */
+type OutboxRejectCode =
+  | 'UNKNOWN_OUTBOX'
+  | EnvelopeError['code']
+  | 'NOT_SUPPORTED'
+  | 'DELIVERY_REFUSED'
+  | Extract<OriginCheck, { ok: false }>['code']
+  | RelayRefusalCode
+  | CronRefusalCode;
+
+type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
 async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
   // Where the inbound it answers came from: the one place this reply may go.
@@ -181,7 +194,7 @@ async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
 }
 
 /** OpenClaw's convention: a heartbeat turn with nothing to say answers HEARTBEAT_OK, which is not sent. */
-export function isHeartbeatOk(text: string): boolean {
+function isHeartbeatOk(text: string): boolean {
   return text.trim().replace(/[.!]$/, '') === 'HEARTBEAT_OK';
 }
 

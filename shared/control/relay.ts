@@ -10,7 +10,8 @@ import type { Logger } from '../log.ts';
 import type { AgentSendEnvelope } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
-import { answerableOrigin, newOrigin } from './origins.ts';
+import { answerableOrigin, newOrigin, type OriginCheck } from './origins.ts';
+import { mainSessionKey } from '../routing/session-key.ts';
 
 export interface RelayDeps {
   config: FleetConfig;
@@ -22,7 +23,21 @@ export interface RelayDeps {
   log: Logger;
 }
 
-export type RelayOutcome = { ok: true; relayedId: string } | { ok: false; code: string; reason: string };
+/** Why a relay is refused: the sender's outbox DLQ reason starts with it. */
+export type RelayRefusalCode =
+  | 'AGENT_UNKNOWN'
+  | 'RELAY_TO_SELF'
+  | 'RELAY_TOO_DEEP'
+  | 'RELAY_ID_REUSED'
+  | 'RELAY_NOT_OWNED'
+  | 'RELAY_UNKNOWN'
+  | 'SESSION_NOT_OWNED'
+  | 'RELAY_NOT_ALLOWED'
+  | 'RELAY_FANOUT_LIMIT'
+  | 'RELAY_RATE_LIMITED'
+  | Extract<OriginCheck, { ok: false }>['code'];
+
+export type RelayOutcome = { ok: true; relayedId: string } | { ok: false; code: RelayRefusalCode; reason: string };
 
 /** agentToAgent.rateLimit when the config gives none: per ordered pair of agents. */
 export const DEFAULT_RELAY_RATE_LIMIT = { max: 20, perMinutes: 10 };
@@ -44,7 +59,7 @@ export function relayedId(sender: string, sendId: string): string {
 }
 
 type Refusal = Extract<RelayOutcome, { ok: false }>;
-const refuse = (code: string, reason: string): Refusal => ({ ok: false, code, reason });
+const refuse = (code: RelayRefusalCode, reason: string): Refusal => ({ ok: false, code, reason });
 
 export async function relayAgentSend(send: AgentSendEnvelope, sender: string, deps: RelayDeps): Promise<RelayOutcome> {
   const a2a = deps.config.agentToAgent;
@@ -136,7 +151,7 @@ function planQuestion(send: AgentSendEnvelope, sender: string, cause: InboundOri
   if (!allowed) return refuse('RELAY_NOT_ALLOWED', `agentToAgent.allow does not let "${sender}" message "${send.toAgentId}"`);
   return {
     ok: true,
-    sessionKey: `agent:${send.toAgentId}:main`,
+    sessionKey: mainSessionKey(send.toAgentId),
     target: { channel: 'none' },
     askedBy: { agentId: sender, sessionKey: send.sessionKey, target: cause.target },
   };

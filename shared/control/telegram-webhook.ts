@@ -18,7 +18,7 @@ import { newOrigin } from './origins.ts';
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
 /** Telegram retries an unacknowledged update for up to 24 h; remember twice that. */
-export const DEDUPE_TTL_MS = 48 * 3600 * 1000;
+const DEDUPE_TTL_MS = 48 * 3600 * 1000;
 
 export interface WebhookRequest {
   accountId: string;

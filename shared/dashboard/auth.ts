@@ -30,7 +30,7 @@ export function sessionCookieValid(token: string, fleet: string, value: string |
 }
 
 /** One cookie's value from Cookie headers (Function URLs hand them over as a list). */
-export function cookieValue(cookies: readonly string[], name: string): string | undefined {
+function cookieValue(cookies: readonly string[], name: string): string | undefined {
   for (const header of cookies) {
     for (const pair of header.split(';')) {
       const eq = pair.indexOf('=');

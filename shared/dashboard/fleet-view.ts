@@ -4,15 +4,10 @@
 import { resolveAgent } from '../config/resolve.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, SessionRegistry, McpServerState } from '../ports.ts';
-import { nextRun } from './cron-next.ts';
-import { DAY_MS, fillDay } from './metrics.ts';
-import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, QueueFigures } from './view.ts';
-
-/** Queue figures of one agent: its inbound queue, its DLQ and its outbox's DLQ. */
-export interface QueueStats {
-  stats(agentId: string): Promise<QueueFigures>;
-}
+import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, QueueStats, SessionRegistry, McpServerState } from '../ports.ts';
+import { nextRun } from '../cron/next-run.ts';
+import { DAY_MS, fillDay } from '../metrics/buckets.ts';
+import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView } from './view.ts';
 
 export interface DashboardSources {
   config: FleetConfig;

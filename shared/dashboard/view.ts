@@ -2,18 +2,9 @@
 // as plain data. Built by fleet-view.ts from the ports; rendered by dashboard/ and served
 // as JSON. It holds names, states and counts only: never a secret value.
 import type { McpServerState } from '../ports.ts';
-import type { ActivityBucket, AgentState, TurnEvent } from '../ports.ts';
+import type { ActivityBucket, AgentState, QueueFigures, TurnEvent } from '../ports.ts';
 
 export type FleetAction = 'wake' | 'hibernate' | 'restart';
-
-export interface QueueFigures {
-  /** Messages waiting for the agent, visible or in flight. */
-  depth: number;
-  /** Inbound messages the runtime could not process. */
-  dlq: number;
-  /** Outbound envelopes the control plane refused. */
-  outboxDlq: number;
-}
 
 export interface AgentSummary {
   id: string;

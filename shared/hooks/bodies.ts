@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { formatPath } from '../errors.ts';
 
-export const AgentHookBodySchema = z.strictObject({
+const AgentHookBodySchema = z.strictObject({
   /** The prompt for the agent turn. */
   message: z.string().min(1, 'must not be empty'),
   /** A human-readable name for the hook ("GitHub"); names the default session. */
@@ -20,7 +20,7 @@ export const AgentHookBodySchema = z.strictObject({
 });
 export type AgentHookBody = z.infer<typeof AgentHookBodySchema>;
 
-export const WakeHookBodySchema = z.strictObject({
+const WakeHookBodySchema = z.strictObject({
   /** The system event, e.g. "New email received". */
   text: z.string().min(1, 'must not be empty'),
   mode: z.literal('now').optional(),
@@ -47,7 +47,7 @@ const WAKE_UNSUPPORTED: Unsupported = {
   mode: (v) => (v === 'next-heartbeat' ? `mode="next-heartbeat": ${QUEUED_AT_ONCE}` : undefined),
 };
 
-export type BodyResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+type BodyResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 function parseBody<T>(json: unknown, schema: z.ZodObject, unsupported: Unsupported): BodyResult<T> {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { ok: false, problems: ['the body must be a JSON object'] };

@@ -1,6 +1,6 @@
 // Which session a hook's turn runs in, and the id of the envelope that carries it.
 import { createHash } from 'node:crypto';
-import { agentOfSessionKey } from '../routing/session-key.ts';
+import { agentOfSessionKey, hookSessionKeyOf, isScopedSessionKey, sessionScope } from '../routing/session-key.ts';
 
 /**
  * A session key is also the SQS FIFO message group: at most 128 characters of the
@@ -29,7 +29,7 @@ export interface HookSessionPolicy {
 }
 
 /** A caller may choose only hook sessions unless the config says otherwise: never the main session or a chat's. */
-export const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
+const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
 
 export function hookSessionPolicy(hooks: { allowRequestSessionKey?: boolean | undefined; allowedSessionKeyPrefixes?: string[] | undefined } | undefined): HookSessionPolicy {
   return { allowRequestSessionKey: hooks?.allowRequestSessionKey ?? false, allowedPrefixes: hooks?.allowedSessionKeyPrefixes ?? DEFAULT_HOOK_SESSION_PREFIXES };
@@ -53,10 +53,10 @@ export interface RequestedSessionKey {
  * the agent's main session or a chat's session, whose answers reach people.
  */
 export function hookSessionKey(agentId: string, requested: RequestedSessionKey | undefined, name: string | undefined, policy: HookSessionPolicy): SessionKeyResult {
-  if (requested === undefined) return { ok: true, sessionKey: `agent:${agentId}:hook:${hookNameSlug(name)}` };
-  const scope = `agent:${agentId}:`;
+  if (requested === undefined) return { ok: true, sessionKey: hookSessionKeyOf(agentId, hookNameSlug(name)) };
+  const scope = sessionScope(agentId);
   let sessionKey = requested.key;
-  if (requested.key.startsWith('agent:')) {
+  if (isScopedSessionKey(requested.key)) {
     const owner = agentOfSessionKey(requested.key);
     if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} is not a session key (agent:<agentId>:<rest>)` };
     if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };

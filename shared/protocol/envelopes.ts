@@ -5,15 +5,15 @@ import { z } from 'zod';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
  * the characters SQS allows in a MessageDeduplicationId.
  */
-export const EnvelopeIdSchema = z.string().regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters');
+const EnvelopeIdSchema = z.string().regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters');
 const AgentIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,23}$/);
-export const SessionKeySchema = z.string().min(1).max(512);
+const SessionKeySchema = z.string().min(1).max(512);
 
 const base = {
   v: z.literal(PROTOCOL_VERSION),
@@ -53,14 +53,14 @@ export const CronEnvelopeSchema = z.strictObject({
   ]),
 });
 
-export const SystemEventEnvelopeSchema = z.strictObject({
+const SystemEventEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('system_event'),
   sessionKey: SessionKeySchema,
   text: z.string().max(100_000),
 });
 
-export const AgentMessageEnvelopeSchema = z.strictObject({
+const AgentMessageEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('agent_message'),
   sessionKey: SessionKeySchema,
@@ -72,13 +72,13 @@ export const AgentMessageEnvelopeSchema = z.strictObject({
   inReplyTo: EnvelopeIdSchema.optional(),
 });
 
-export const ControlEnvelopeSchema = z.strictObject({
+const ControlEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('control'),
   action: z.enum(['drain', 'reload']),
 });
 
-export const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
+const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
   MessageEnvelopeSchema,
   CronEnvelopeSchema,
   SystemEventEnvelopeSchema,
@@ -87,7 +87,7 @@ export const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
 ]);
 
 // ── From a runtime (its outbox) ─────────────────────────────────────────────────
-export const ReplyEnvelopeSchema = z.strictObject({
+const ReplyEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('reply'),
   sessionKey: SessionKeySchema,
@@ -96,7 +96,7 @@ export const ReplyEnvelopeSchema = z.strictObject({
   text: z.string().min(1).max(200_000),
 });
 
-export const TypingEnvelopeSchema = z.strictObject({
+const TypingEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('typing'),
   sessionKey: SessionKeySchema,
@@ -104,7 +104,7 @@ export const TypingEnvelopeSchema = z.strictObject({
   inboundId: EnvelopeIdSchema,
 });
 
-export const StatusEnvelopeSchema = z.strictObject({
+const StatusEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('status'),
   sessionKey: SessionKeySchema.optional(),
@@ -122,7 +122,7 @@ export const StatusEnvelopeSchema = z.strictObject({
     .optional(),
 });
 
-export const HeartbeatEnvelopeSchema = z.strictObject({
+const HeartbeatEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('heartbeat'),
   version: z.string(),
@@ -140,7 +140,7 @@ export const HeartbeatEnvelopeSchema = z.strictObject({
   warnings: z.array(z.string().max(500)).max(16).optional(),
 });
 
-export const AgentSendEnvelopeSchema = z.strictObject({
+const AgentSendEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('agent_send'),
   sessionKey: SessionKeySchema,
@@ -169,9 +169,9 @@ export const CronUpsertEnvelopeSchema = z.strictObject({
   message: z.string().min(1).max(10_000),
 });
 
-export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().min(1).max(64) });
+const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().min(1).max(64) });
 
-export const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
+const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
   TypingEnvelopeSchema,
   StatusEnvelopeSchema,

@@ -2,6 +2,8 @@
 // what lets each step dedupe: SQS FIFO deduplication, the runtime's transcript and the
 // outbox's delivery claims are all keyed by these.
 
+import { controlGroupOf } from '../routing/session-key.ts';
+
 /** A Telegram update, unique per bot account. */
 export const telegramInboundId = (accountId: string, updateId: number) => `tg.${accountId}.${updateId}`;
 
@@ -14,4 +16,4 @@ export const typingId = (inboundId: string, n: string) => `${inboundId}.typing.$
  * The SQS FIFO message group of an envelope: its session, so one session's messages stay
  * in order while sessions run in parallel; session-less envelopes share a control group.
  */
-export const fifoGroup = (e: { agentId: string; sessionKey?: string | undefined }) => e.sessionKey ?? `agent:${e.agentId}:control`;
+export const fifoGroup = (e: { agentId: string; sessionKey?: string | undefined }) => e.sessionKey ?? controlGroupOf(e.agentId);

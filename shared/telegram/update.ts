@@ -22,7 +22,7 @@ const EntitySchema = z.object({
   user: z.object({ id: z.number().int() }).optional(),
 });
 
-export const TelegramMessageSchema = z.object({
+const TelegramMessageSchema = z.object({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
   is_topic_message: z.boolean().optional(),
@@ -41,7 +41,6 @@ export const TelegramUpdateSchema = z.object({
   message: TelegramMessageSchema.optional(),
 });
 
-export type TelegramUpdate = z.infer<typeof TelegramUpdateSchema>;
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
 
 /** The update's kind as Telegram names it (the one optional field it carries). */

@@ -11,6 +11,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { configSchedules } from '../../shared/cron/config-schedules.ts';
 import { scheduleInput } from '../../shared/cron/trigger.ts';
 import { ConfigError } from '../../shared/errors.ts';
+import { RUNTIME_ENV_NAMES } from '../../shared/runtime-env.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
@@ -369,6 +370,8 @@ describe('an agent stack', () => {
     expect(env.CLAWFLEET_INBOX_URL.Ref).toMatch(/^QueuesInbox[0-9A-F]+$/);
     expect(env.CLAWFLEET_DLQ_URL.Ref).toMatch(/^QueuesInboxDlq[0-9A-F]+$/);
     expect(JSON.stringify(env)).not.toMatch(/jerry|grif|ray/);
+    // Only names the runtime reads (shared/runtime-env.ts): a misspelt one would be ignored silently.
+    expect(Object.keys(env).filter((name) => !(RUNTIME_ENV_NAMES as string[]).includes(name))).toEqual([]);
   });
 
   it('carries the image’s HEALTHCHECK as the container health check, command and timing alike', () => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { registryAgentKey } from '../../cli/aws-fleet.ts';
+import { registryAgentKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentLogGroupName, agentServiceName, clusterName, tableNames } from '../../shared/config/names.ts';
 import { awsTestEnv } from '../support/aws.ts';

@@ -10,6 +10,7 @@ import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-o
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { tableNames } from '../../shared/config/names.ts';
+import { mainSessionKey } from '../../shared/routing/session-key.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { faults, start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
@@ -101,7 +102,7 @@ describe('delivery', () => {
 
 describe('agent-to-agent relay through λ outbox', () => {
   function send(from: string, body: Record<string, unknown>) {
-    const sessionKey = `agent:${from}:main`;
+    const sessionKey = mainSessionKey(from);
     return sqs.send(
       new SendMessageCommand({
         QueueUrl: fleet.queues[from]!.outbox,

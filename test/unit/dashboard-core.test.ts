@@ -7,9 +7,9 @@ import { InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adap
 import { parseConfig } from '../../shared/config/load.ts';
 import { lifecycleActions } from '../../shared/dashboard/actions.ts';
 import { authenticate, sessionCookieValid, sessionCookieValue } from '../../shared/dashboard/auth.ts';
-import { nextRun } from '../../shared/dashboard/cron-next.ts';
+import { nextRun } from '../../shared/cron/next-run.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../../shared/dashboard/fleet-view.ts';
-import { BUCKET_MS } from '../../shared/dashboard/metrics.ts';
+import { BUCKET_MS } from '../../shared/metrics/buckets.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { overviewFragment } from '../../dashboard/overview.ts';
 import { agentFragment } from '../../dashboard/agent-page.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { nextFiring, parseSchedulerExpression } from '../../shared/adapters/local/scheduler-expression.ts';
 import { toScheduleExpression } from '../../shared/cron/expression.ts';
-import { nextCronMatch } from '../../shared/dashboard/cron-next.ts';
+import { nextCronMatch } from '../../shared/cron/next-run.ts';
 
 const T = Date.parse('2026-03-02T10:00:30Z'); // a Monday
 const utc = (iso: string) => Date.parse(iso);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { route } from '../../shared/routing/route.ts';
-import { agentOfSessionKey, sessionKeyFor, type Peer } from '../../shared/routing/session-key.ts';
+import { agentOfSessionKey, controlGroupOf, cronSessionKey, hookSessionKeyOf, mainSessionKey, sessionKeyFor, sessionScope, type Peer } from '../../shared/routing/session-key.ts';
 
 const config = (over: Record<string, unknown> = {}) =>
   parseConfig({
@@ -45,6 +45,29 @@ describe('routing', () => {
     const group: Peer = { channel: 'telegram', accountId: 'main', kind: 'group', id: '-1001', topicId: 5 };
     expect(sessionKeyFor('home', group)).toBe('agent:home:telegram:group:-1001:topic:5');
     expect(agentOfSessionKey('agent:home:telegram:group:-1001')).toBe('home');
+  });
+
+  it('forms every other session key in the one module, each read back to its agent', () => {
+    const keys = {
+      main: mainSessionKey('home'),
+      isolatedCron: cronSessionKey('home', 'digest', 'isolated'),
+      mainCron: cronSessionKey('home', 'digest', 'main'),
+      hook: hookSessionKeyOf('home', 'github-pr'),
+      control: controlGroupOf('home'),
+    };
+    expect(keys).toEqual({
+      main: 'agent:home:main',
+      isolatedCron: 'agent:home:cron:digest',
+      mainCron: 'agent:home:main',
+      hook: 'agent:home:hook:github-pr',
+      control: 'agent:home:control',
+    });
+    for (const key of Object.values(keys)) {
+      expect(key.startsWith(sessionScope('home'))).toBe(true);
+      expect(agentOfSessionKey(key)).toBe('home');
+    }
+    // The scope ends at its colon: agent "home" never owns agent "homer"'s sessions.
+    expect(mainSessionKey('homer').startsWith(sessionScope('home'))).toBe(false);
   });
 
   it('honours session.dmScope from the config', () => {

@@ -11,6 +11,7 @@ import { readPipeToEnd, readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
+import { FORBIDDEN_RUNTIME_ENV, RUNTIME_ENV_NAMES, runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { readFileSync } from 'node:fs';
 
 const TOKEN = 'runtime-token-for-the-env-test-0001';
@@ -104,6 +105,10 @@ describe('the sandbox settings', () => {
     const dockerfile = readFileSync('runtime-image/Dockerfile', 'utf8');
     const image = Object.fromEntries([...dockerfile.matchAll(/^\s*(CLAWFLEET_[A-Z_]+)=(\S+?)(?:\s*\\)?$/gm)].map((m) => [m[1]!, m[2]!]));
     expect(image).toMatchObject({ CLAWFLEET_SANDBOX: 'uid-pool', CLAWFLEET_TOOL_UIDS: '20001-20032', CLAWFLEET_TOOL_GID: '20000' });
+    // Every CLAWFLEET_ name the image sets or its health check reads is one of the contract's (shared/runtime-env.ts).
+    const named = [...dockerfile.matchAll(/\bCLAWFLEET_[A-Z_]+/g)].map((m) => m[0]);
+    expect(named.length).toBeGreaterThan(5);
+    expect(named.filter((n) => !(RUNTIME_ENV_NAMES as string[]).includes(n))).toEqual([]);
     const env = await readRuntimeEnv({ ...aws, ...image });
     expect(env.sandbox).toMatchObject({ mode: 'uid-pool', toolGid: 20000 });
     expect(env.sandbox.toolUids).toHaveLength(32);
@@ -118,5 +123,52 @@ describe('the sandbox settings', () => {
     expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: '20010-20001' }))[0]?.path).toBe('CLAWFLEET_TOOL_UIDS');
     expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: 'root' }))[0]?.path).toBe('CLAWFLEET_TOOL_UIDS');
     expect(await issues({ ...aws, CLAWFLEET_SANDBOX_HIDE: '["relative/path"]' })).toEqual([{ path: 'CLAWFLEET_SANDBOX_HIDE', message: 'must be a JSON list of absolute paths' }]);
+  });
+});
+
+describe('the environment contract (shared/runtime-env.ts)', () => {
+  const runtimeConfig = JSON.parse(config);
+
+  it('is what a local launcher writes and the runtime reads back: identity, config, channel, settings', async () => {
+    const vars = runtimeEnvironment('fran', runtimeConfig, { kind: 'local', controlUrl: 'http://127.0.0.1:4100', secretsFd: 3 }, {
+      CLAWFLEET_WORKSPACE: '/srv/ws/fran',
+      CLAWFLEET_RUNTIME_STATE: '/srv/runtime/fran',
+      CLAWFLEET_SANDBOX_HIDE: JSON.stringify(['/srv/state']),
+      CLAWFLEET_MAX_RECEIVE_COUNT: '5',
+      CLAWFLEET_OFFLINE_MODEL: undefined,
+    });
+    expect(Object.keys(vars).sort()).toEqual(
+      ['CLAWFLEET_AGENT_ID', 'CLAWFLEET_CONTROL_URL', 'CLAWFLEET_MAX_RECEIVE_COUNT', 'CLAWFLEET_RUNTIME_CONFIG', 'CLAWFLEET_RUNTIME_STATE', 'CLAWFLEET_SANDBOX_HIDE', 'CLAWFLEET_SECRETS_FD', 'CLAWFLEET_WORKSPACE'],
+    );
+    const env = await readRuntimeEnv(vars, async (fd) => (fd === 3 ? JSON.stringify({ token: TOKEN, secrets: {} }) : ''));
+    expect(env).toMatchObject({
+      agentId: 'fran',
+      config: runtimeConfig,
+      transport: { kind: 'local', controlUrl: 'http://127.0.0.1:4100', token: TOKEN, secrets: {} },
+      workspace: '/srv/ws/fran',
+      runtimeState: '/srv/runtime/fran',
+      maxReceiveCount: 5,
+      offlineModel: undefined,
+    });
+    expect(env.sandbox.hide).toEqual(['/srv/state']);
+  });
+
+  it('is what the task definition writes and the runtime reads back on AWS: its own queues and its own secret', async () => {
+    const vars = runtimeEnvironment('fran', runtimeConfig, { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq', secretId: 'clawfleet/demo/agents/fran' }, {
+      CLAWFLEET_DRAIN_SECONDS: '25',
+      CLAWFLEET_HEALTH_FILE: '/tmp/alive',
+    });
+    const env = await readRuntimeEnv(vars, () => Promise.reject(new Error('no pipe on AWS')));
+    expect(env).toMatchObject({
+      transport: { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq' },
+      secretId: 'clawfleet/demo/agents/fran',
+      drainMs: 25_000,
+      healthFile: '/tmp/alive',
+    });
+  });
+
+  it('names no secret: the refused names are not the contract’s', () => {
+    expect(RUNTIME_ENV_NAMES).toContain('CLAWFLEET_SECRETS_FD');
+    expect(RUNTIME_ENV_NAMES.filter((n) => (FORBIDDEN_RUNTIME_ENV as readonly string[]).includes(n))).toEqual([]);
   });
 });

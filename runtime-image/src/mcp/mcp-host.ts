@@ -33,11 +33,6 @@ export interface McpHostOptions {
   callTimeoutMs?: number;
 }
 
-/** The secret names an MCP server's config refers to (env values, headers). */
-export function mcpSecretNames(servers: Record<string, McpServerConfig>): string[] {
-  return Object.values(servers).flatMap((s) => Object.values('command' in s ? (s.env ?? {}) : (s.headers ?? {})));
-}
-
 const toolName = (server: string, tool: string) => `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 
 class McpServer {

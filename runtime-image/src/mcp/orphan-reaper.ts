@@ -14,7 +14,8 @@ interface Recorded {
   startTime: string;
 }
 
-function startTimeOf(pid: number): string | undefined {
+/** When a process started (clock ticks since boot), to tell a pid from a later one that reuses it; undefined once gone. */
+export function startTimeOf(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Field 22 (starttime) counted after the ")" that closes the command name.

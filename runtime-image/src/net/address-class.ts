@@ -127,7 +127,7 @@ function matches(bytes: Bytes, r: { prefix: Bytes; bits: number }): boolean {
 }
 
 /** Strict dotted decimal, the only IPv4 spelling a parsed URL or a resolver gives: four parts 0–255, no leading zeros. */
-export function parseIPv4(text: string): number[] | undefined {
+function parseIPv4(text: string): number[] | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
   const bytes: number[] = [];

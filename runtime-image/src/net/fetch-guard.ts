@@ -8,7 +8,7 @@ import { ClawfleetError } from '../../../shared/errors.ts';
 import { classifyAddress, type AddressClass } from './address-class.ts';
 
 /** The config key an intranet host is allowed by; named in refusals so the user knows where to look. */
-export const ALLOW_PRIVATE_HOSTS_KEY = 'tools.web.fetch.allowPrivateHosts';
+const ALLOW_PRIVATE_HOSTS_KEY = 'tools.web.fetch.allowPrivateHosts';
 
 const ONLY_PUBLIC = `web_fetch reaches only public addresses; an intranet host can be allowed by name in ${ALLOW_PRIVATE_HOSTS_KEY}.`;
 const NEVER = 'web_fetch never reaches such addresses, whatever the config says.';

@@ -34,7 +34,7 @@ export interface GuardedResponse {
   redirects: string[];
 }
 
-export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export async function guardedGet(url: string, opts: GuardedGetOptions): Promise<GuardedResponse> {

@@ -3,9 +3,10 @@
 // the system read-only, the agent's workspace read-write and fresh /tmp, /proc and /dev —
 // no $HOME, no state directory, no other agent. The pid namespace dies when the command
 // exits (or bwrap is killed), so a `setsid` grandchild dies with it.
-import { accessSync, constants, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findOnPath, isExecutableFile } from '../path-lookup.ts';
 import { firstLine, runShort } from './run-short.ts';
 import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
 
@@ -23,31 +24,18 @@ const HARNESS_BWRAP_IN_REPO = join('.cache', 'bubblewrap', 'bin', 'bwrap');
  * (runtime-image/src/sandbox/) and from the bundle (runtime-image/dist/, or a chunk below
  * it), which sit at different depths in the repository.
  */
-export function harnessBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+function harnessBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, HARNESS_BWRAP_IN_REPO);
-    if (isExecutable(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return candidate;
     if (dirname(dir) === dir) return undefined;
   }
 }
 
-const isExecutable = (file: string) => {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-};
-
 /** bubblewrap: the path the runtime was given, else `bwrap` on PATH, else the copy the test harness installed. */
 export function findBwrap(explicit: string | undefined, path = process.env.PATH ?? ''): string | undefined {
-  if (explicit) return isExecutable(explicit) ? explicit : undefined;
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, 'bwrap');
-    if (isExecutable(candidate)) return candidate;
-  }
-  return harnessBwrap();
+  if (explicit) return isExecutableFile(explicit) ? explicit : undefined;
+  return findOnPath('bwrap', path) ?? harnessBwrap();
 }
 
 export interface BwrapSetup {
@@ -72,7 +60,7 @@ function realOrUndefined(path: string): string | undefined {
 }
 
 /** The mounts every call gets, worked out once from what exists on this machine. */
-export function sandboxMounts(setup: BwrapSetup): string[] {
+function sandboxMounts(setup: BwrapSetup): string[] {
   // Fresh /proc, /dev, /tmp and /var/tmp first: what is bound after them (a system directory,
   // Node's prefix or the workspace that lies under /tmp) is then shown on top, not hidden.
   const args: string[] = ['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
@@ -134,7 +122,7 @@ export function sandboxMounts(setup: BwrapSetup): string[] {
 }
 
 /** bwrap's arguments for one call (everything but the environment, which bwrap passes on as it gets it). */
-export function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
+function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
   return [
     // Explicit --unshare-user: without a user namespace the call must fail, not run as us.
     '--unshare-all',

@@ -177,7 +177,7 @@ function removeOwned(dir: string, uid: number): void {
  * mapped to the access point's POSIX user anyway, so a tool uid can write the workspace
  * there whatever the modes say; the first chown that the file system refuses ends the walk.
  */
-export function shareWorkspaceWithGroup(workspace: string, gid: number): void {
+function shareWorkspaceWithGroup(workspace: string, gid: number): void {
   process.umask(0o007);
   const root = statSync(workspace);
   if (root.gid === gid && (root.mode & 0o2070) === 0o2070) return; // done by an earlier start

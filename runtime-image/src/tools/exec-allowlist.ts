@@ -3,8 +3,8 @@
 // program, looked up on the sandbox's PATH, is on the allowlist. The words are then run
 // directly (no shell), so what was checked is exactly what runs. Anything this parser
 // cannot read plainly is refused rather than guessed at.
-import { accessSync, constants, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { findOnPath, isExecutableFile } from '../path-lookup.ts';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -49,24 +49,6 @@ export function parseSimpleCommand(text: string): Checked<string[]> {
   return { ok: true, value: words };
 }
 
-const executable = (file: string) => {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-};
-
-/** The program on `path` (the sandbox's PATH), as the shell would find it. */
-export function lookUp(name: string, path: string): string | undefined {
-  for (const dir of path.split(':').filter(Boolean)) {
-    const file = join(dir, name);
-    if (executable(file)) return file;
-  }
-  return undefined;
-}
-
 /**
  * The file to run for `program` if the allowlist allows it: a bare name found on `path`,
  * listed by name or by the path it resolves to; an absolute path listed as such (or by a
@@ -76,11 +58,11 @@ export function allowedProgram(program: string, allowlist: string[], path: strin
   const refuse = (why: string): Checked<string> => ({ ok: false, error: `refused by the exec allowlist: ${why} (allowed: ${allowlist.join(', ')})` });
   if (program.includes('/')) {
     if (!program.startsWith('/') || program.split('/').some((p) => p === '.' || p === '..')) return refuse(`"${program}" is a relative path`);
-    const listed = allowlist.includes(program) || (allowlist.includes(basename(program)) && lookUp(basename(program), path) === program);
+    const listed = allowlist.includes(program) || (allowlist.includes(basename(program)) && findOnPath(basename(program), path) === program);
     if (!listed) return refuse(`"${program}" is not on the allowlist`);
-    return executable(program) ? { ok: true, value: program } : refuse(`"${program}" is not an executable file`);
+    return isExecutableFile(program) ? { ok: true, value: program } : refuse(`"${program}" is not an executable file`);
   }
-  const file = lookUp(program, path);
+  const file = findOnPath(program, path);
   if (!allowlist.includes(program) && !(file && allowlist.includes(file))) return refuse(`"${program}" is not on the allowlist`);
   return file ? { ok: true, value: file } : refuse(`"${program}" is not found on the sandbox's PATH (${path})`);
 }

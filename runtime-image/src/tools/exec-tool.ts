@@ -17,7 +17,7 @@ export interface ExecLimits {
   maxOutputBytes: number;
 }
 
-export const defaultExecLimits: ExecLimits = { defaultTimeoutSeconds: 60, maxTimeoutSeconds: 600, maxOutputBytes: 32_000 };
+const defaultExecLimits: ExecLimits = { defaultTimeoutSeconds: 60, maxTimeoutSeconds: 600, maxOutputBytes: 32_000 };
 
 export interface ExecToolOptions {
   workspace: string;

@@ -13,7 +13,7 @@ const MAX_LIST_ENTRIES = 500;
 /** Bytes of a file read and edit look at: a bigger file is read in part and not edited. */
 export const MAX_FILE_BYTES = 8 << 20;
 
-export function atomicWrite(path: string, content: string): void {
+function atomicWrite(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   // wx: never through something already at the temp name (a FIFO planted there would block).

@@ -9,9 +9,9 @@ import { readWorkspaceFile } from '../workspace-file.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 
 /** Bytes of one memory file that are read (memory is notes; a bigger file is searched in part). */
-export const MAX_MEMORY_FILE_BYTES = 4 << 20;
+const MAX_MEMORY_FILE_BYTES = 4 << 20;
 
-export function memoryFiles(workspace: string): string[] {
+function memoryFiles(workspace: string): string[] {
   const files = existsSync(join(workspace, 'MEMORY.md')) ? ['MEMORY.md'] : [];
   const dir = join(workspace, 'memory');
   if (existsSync(dir)) {
@@ -35,7 +35,7 @@ export interface MemorySearch {
   skipped: string[];
 }
 
-export async function searchMemory(workspace: string, query: string, maxResults: number): Promise<MemorySearch> {
+async function searchMemory(workspace: string, query: string, maxResults: number): Promise<MemorySearch> {
   const wanted = terms(query);
   if (wanted.length === 0) return { hits: [], skipped: [] };
   const hits: Hit[] = [];

@@ -2,7 +2,7 @@
 // ("github__*") and groups as in OpenClaw ("group:fs"). Deny wins; no allow list means
 // every tool not denied. A tool the policy hides is never offered to the model, and a
 // call to it anyway is answered as an unknown tool.
-export const TOOL_GROUPS: Record<string, string[]> = {
+const TOOL_GROUPS: Record<string, string[]> = {
   'group:fs': ['read', 'write', 'edit', 'list'],
   'group:runtime': ['exec'],
   'group:memory': ['memory_search', 'memory_get'],

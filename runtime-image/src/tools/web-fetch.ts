@@ -13,7 +13,7 @@ export interface WebFetchLimits {
   maxChars: number;
 }
 
-export const defaultWebFetchLimits: WebFetchLimits = { timeoutMs: 15_000, maxBytes: 2_000_000, maxChars: 50_000 };
+const defaultWebFetchLimits: WebFetchLimits = { timeoutMs: 15_000, maxBytes: 2_000_000, maxChars: 50_000 };
 
 export interface WebFetchOptions {
   limits?: WebFetchLimits | undefined;
@@ -63,7 +63,7 @@ export function webFetchTool(opts: WebFetchOptions = {}): AgentTool {
 }
 
 /** Readable text from HTML: scripts and styles dropped, tags removed, entities decoded, blank runs squeezed. */
-export function htmlToText(html: string): string {
+function htmlToText(html: string): string {
   return html
     .replace(/<(script|style|noscript|svg)[\s\S]*?<\/\1>/gi, '')
     .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6]|tr|section|article)>/gi, '\n')

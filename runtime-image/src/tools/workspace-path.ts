@@ -3,7 +3,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
-export class WorkspacePathError extends Error {
+class WorkspacePathError extends Error {
   override name = 'WorkspacePathError';
 }
 

@@ -5,7 +5,7 @@
 // lazily. Bucket keys are deterministic, so a day is one BatchGet of 96 keys per agent.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_MS, bucketStart, METRICS_RETENTION_MS, TURNS_PER_BUCKET } from '../../dashboard/metrics.ts';
+import { BUCKET_MS, bucketStart, METRICS_RETENTION_MS, TURNS_PER_BUCKET } from '../../metrics/buckets.ts';
 import type { ActivityBucket, AgentMetrics, TurnEvent } from '../../ports.ts';
 
 const key = (agentId: string, start: number) => ({ pk: `metrics:${agentId}:${start}` });

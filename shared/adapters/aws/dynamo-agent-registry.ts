@@ -4,7 +4,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AgentRecord, AgentRegistry, AgentState, McpServerState } from '../../ports.ts';
 
-const key = (agentId: string) => ({ pk: `agent:${agentId}` });
+/** The registry item of an agent: the CLI's --aws status reads it by this key too. */
+export const registryAgentKey = (agentId: string) => `agent:${agentId}`;
+const key = (agentId: string) => ({ pk: registryAgentKey(agentId) });
 
 export class DynamoAgentRegistry implements AgentRegistry {
   constructor(

@@ -3,7 +3,7 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ClawfleetError } from '../../errors.ts';
 import type { SecretStore } from '../../ports.ts';
-import { parseSecretObject } from '../secret-object.ts';
+import { parseSecretObject } from '../../secrets/secret-values.ts';
 
 export class SecretsManagerStore implements SecretStore {
   constructor(private readonly client: SecretsManagerClient) {}

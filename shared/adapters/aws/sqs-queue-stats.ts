@@ -2,8 +2,7 @@
 // delayed), its DLQ and its outbox's DLQ, from SQS's approximate counters.
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { agentDlqName, agentQueueName, outboxDlqName } from '../../config/names.ts';
-import type { QueueStats } from '../../dashboard/fleet-view.ts';
-import type { QueueFigures } from '../../dashboard/view.ts';
+import type { QueueFigures, QueueStats } from '../../ports.ts';
 import type { SqsQueueDirectory } from './sqs-queues.ts';
 
 const COUNTS = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;

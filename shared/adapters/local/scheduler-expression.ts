@@ -1,10 +1,10 @@
 // Local mode's reading of EventBridge Scheduler expressions, so a schedule made for AWS
 // (shared/cron/expression.ts) fires at the same times on one machine: `at(...)` wall-clock
 // time in its time zone, `rate(N unit)` counted from when the schedule was made, and
-// six-field `cron(...)` matched by the dashboard's five-field matcher after translating
+// six-field `cron(...)` matched by the core's five-field matcher (shared/cron/next-run.ts) after translating
 // EventBridge's day-of-week numbering (Sunday = 1) and names. Forms it cannot evaluate
 // (L, W, #, a year) are refused when the schedule is put, never silently never fired.
-import { nextCronMatch } from '../../dashboard/cron-next.ts';
+import { nextCronMatch } from '../../cron/next-run.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export type ParsedSchedule =
@@ -14,7 +14,7 @@ export type ParsedSchedule =
   | { kind: 'cron'; expr: string; tz: string };
 
 /** How far ahead a cron expression is searched: a yearly job on 29 February fires within five years. */
-export const CRON_SEARCH_MINUTES = 5 * 366 * 24 * 60;
+const CRON_SEARCH_MINUTES = 5 * 366 * 24 * 60;
 
 const bad = (message: string) => new ClawfleetError('SCHEDULE_INVALID', message);
 

@@ -1,5 +1,5 @@
 // In-memory AgentMetrics for unit tests of the outbox and the dashboard read model.
-import { bucketStart, TURNS_PER_BUCKET } from '../../dashboard/metrics.ts';
+import { bucketStart, TURNS_PER_BUCKET } from '../../metrics/buckets.ts';
 import type { ActivityBucket, AgentMetrics, TurnEvent } from '../../ports.ts';
 
 export class InMemoryAgentMetrics implements AgentMetrics {

@@ -1,7 +1,7 @@
 // AgentMetrics on local mode's SQLite file: a counter row per agent and 15-minute bucket,
 // and one row per finished turn (keyed by inbound id and outcome, so a redelivered status
 // envelope counts once). Rows older than the retention are pruned by the writer.
-import { bucketStart, METRICS_RETENTION_MS } from '../../dashboard/metrics.ts';
+import { bucketStart, METRICS_RETENTION_MS } from '../../metrics/buckets.ts';
 import type { ActivityBucket, AgentMetrics, TurnEvent, TurnTiming } from '../../ports.ts';
 import type { StateDatabase } from './sqlite-database.ts';
 

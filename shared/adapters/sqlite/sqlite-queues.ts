@@ -10,7 +10,7 @@ import type { AgentQueues, DeadLetters, Inbox, ReceivedMessage } from '../../por
 import type { StateDatabase } from './sqlite-database.ts';
 
 /** SQS FIFO's deduplication interval. */
-export const DEDUP_WINDOW_MS = 5 * 60_000;
+const DEDUP_WINDOW_MS = 5 * 60_000;
 
 export interface DeadLetter {
   id: number;

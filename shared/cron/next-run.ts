@@ -1,7 +1,8 @@
-// When a configured cron job runs next, from the config alone: `at` is its time, a
-// 5-field cron expression is matched in its time zone for up to eight days (enough for
-// daily and weekly jobs), and `every` is anchored where the scheduler created it, which
-// the config does not know. Local mode's scheduler uses the same matcher, further ahead.
+// When a cron job runs next. The five-field cron matcher (nextCronMatch) serves local mode's
+// scheduler and the dashboard alike; nextRun answers for a configured job from the config
+// alone: `at` is its time, a cron expression is matched in its time zone for up to eight
+// days (enough for daily and weekly jobs), and `every` is anchored where the scheduler
+// created it, which the config does not know.
 import type { FleetConfig } from '../config/schema.ts';
 
 type Schedule = NonNullable<FleetConfig['cron']>['jobs'][number]['schedule'];

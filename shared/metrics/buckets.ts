@@ -1,8 +1,7 @@
-// The time grid of the dashboard's charts and how a status envelope becomes a turn event.
-// Buckets are fixed 15-minute slots of epoch time, so every store and every reader agrees
-// on the keys without coordination (DynamoDB reads them with one BatchGet per agent).
-import type { ActivityBucket, TurnEvent } from '../ports.ts';
-import type { OutboundEnvelope } from '../protocol/envelopes.ts';
+// The time grid of an agent's activity metrics (the dashboard's charts, the stores behind
+// them): fixed 15-minute slots of epoch time, so every store and every reader agrees on the
+// keys without coordination (DynamoDB reads them with one BatchGet per agent).
+import type { ActivityBucket } from '../ports.ts';
 
 export const BUCKET_MS = 15 * 60_000;
 export const DAY_MS = 24 * 3600_000;
@@ -14,7 +13,7 @@ export const TURNS_PER_BUCKET = 20;
 export const bucketStart = (at: number) => Math.floor(at / BUCKET_MS) * BUCKET_MS;
 
 /** The bucket starts of the 24 h that end with the bucket holding `now`, oldest first. */
-export function dayBuckets(now: number): number[] {
+function dayBuckets(now: number): number[] {
   const last = bucketStart(now);
   const count = DAY_MS / BUCKET_MS;
   return Array.from({ length: count }, (_, i) => last - (count - 1 - i) * BUCKET_MS);
@@ -24,18 +23,4 @@ export function dayBuckets(now: number): number[] {
 export function fillDay(now: number, stored: ActivityBucket[]): ActivityBucket[] {
   const byStart = new Map(stored.map((b) => [b.start, b]));
   return dayBuckets(now).map((start) => byStart.get(start) ?? { start, turns: 0, errors: 0 });
-}
-
-/** A finished turn from a status envelope; undefined for `started`, which only counts as activity. */
-export function turnEventFrom(envelope: OutboundEnvelope, agentId: string, now: number): TurnEvent | undefined {
-  if (envelope.kind !== 'status' || envelope.turn === 'started') return undefined;
-  return {
-    agentId,
-    inboundId: envelope.inboundId,
-    sessionKey: envelope.sessionKey,
-    outcome: envelope.turn,
-    at: now,
-    timing: envelope.timing,
-    error: envelope.error,
-  };
 }

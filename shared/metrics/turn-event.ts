@@ -1,0 +1,18 @@
+// How a runtime's status envelope becomes a turn in the metrics: the outbox records each
+// finished turn (its outcome and timing) for the dashboard's charts and turn table.
+import type { TurnEvent } from '../ports.ts';
+import type { OutboundEnvelope } from '../protocol/envelopes.ts';
+
+/** A finished turn from a status envelope; undefined for `started`, which only counts as activity. */
+export function turnEventFrom(envelope: OutboundEnvelope, agentId: string, now: number): TurnEvent | undefined {
+  if (envelope.kind !== 'status' || envelope.turn === 'started') return undefined;
+  return {
+    agentId,
+    inboundId: envelope.inboundId,
+    sessionKey: envelope.sessionKey,
+    outcome: envelope.turn,
+    at: now,
+    timing: envelope.timing,
+    error: envelope.error,
+  };
+}

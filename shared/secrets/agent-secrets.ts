@@ -1,0 +1,38 @@
+// Which secret values an agent needs, from its config alone: the names its own secret
+// (clawfleet/<fleet>/agents/<id>) must hold. The runtime refuses to start without them;
+// `clawfleet secrets list` reports the ones missing.
+import type { RuntimeConfig } from '../config/resolve.ts';
+
+type McpServers = NonNullable<RuntimeConfig['agent']['mcp']>['servers'];
+
+/** The secret names MCP servers' configs refer to: a stdio server's env values, a URL server's headers. */
+export function mcpSecretNames(servers: McpServers): string[] {
+  return Object.values(servers).flatMap((s) => Object.values('command' in s ? (s.env ?? {}) : (s.headers ?? {})));
+}
+
+export interface SecretNeed {
+  name: string;
+  /** What needs it, for the error that says it is missing. */
+  usedBy: string;
+}
+
+/**
+ * Every secret name the agent's config refers to, with what needs it: its own `secrets`,
+ * the API keys of the providers its models use (unless `modelKeys` is off: the offline
+ * model, or a model the caller supplies), its MCP servers' credentials. A name may repeat.
+ */
+export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): SecretNeed[] {
+  const out: SecretNeed[] = [];
+  for (const name of config.agent.secrets ?? []) out.push({ name, usedBy: 'agents.list[].secrets' });
+  if (opts.modelKeys) {
+    for (const ref of [config.agent.model.primary, ...config.agent.model.fallbacks]) {
+      const providerName = ref.slice(0, ref.indexOf('/'));
+      const key = config.providers[providerName]?.apiKeySecret;
+      if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
+    }
+  }
+  for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
+    for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
+  }
+  return out;
+}

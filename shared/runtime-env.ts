@@ -50,7 +50,7 @@ export const RuntimeEnvSchema = z.object({
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),
   CLAWFLEET_WAIT_SECONDS: z.coerce.number().int().min(0).max(20).default(20),
-  /** The inbound queue's maxReceiveCount (its redrive policy): the last receive tells the asker. */
+  /** The inbound queue's maxReceiveCount (its redrive policy): the last receive tells the asker, whatever the attempt count. */
   CLAWFLEET_MAX_RECEIVE_COUNT: z.coerce.number().int().min(2).max(1000).optional(),
   /** Sessions whose turns may run at once. */
   CLAWFLEET_MAX_SESSIONS: z.coerce.number().int().min(1).max(64).default(DEFAULT_MAX_SESSIONS),

@@ -21,6 +21,7 @@ import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
 import { TranscriptStore } from './transcript.ts';
+import { WorkspaceAttemptLog } from './attempt-log.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
@@ -161,6 +162,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     handle: (envelope, signal) => runTurn(turnRequestFor(envelope), turnDeps, signal),
     maxReceiveCount: env.maxReceiveCount,
     giveUp: (envelope, attempts) => giveUpTurn(turnRequestFor(envelope), turnDeps, attempts),
+    attempts: new WorkspaceAttemptLog(env.workspace),
     control,
     isFatal: isFatalReceiveError,
     onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),

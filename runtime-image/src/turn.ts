@@ -174,9 +174,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
 }
 
 /**
- * The last receive of a message that never got through (every earlier attempt died with
- * the process): answer with what happened instead of trying again, so the asker is told
- * rather than the message vanishing into the DLQ. A turn that did complete is re-sent.
+ * A message that never got through (`attempts` earlier attempts died with the process, or
+ * this is the queue's last receive): answer with what happened instead of trying again, so
+ * the asker is told rather than the message vanishing into the DLQ. A turn that did
+ * complete is re-sent.
  */
 export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: number): Promise<'resent' | 'failed'> {
   let entries: TranscriptEntry[];
@@ -196,7 +197,10 @@ export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: num
     ts: deps.clock.now(),
     input: req.input,
     messages: [],
-    failed: `working on it stopped this agent ${attempts - 1} times, so it was set aside`,
+    failed:
+      attempts > 0
+        ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside`
+        : 'it was handed out too often without a turn finishing, so it was set aside',
   };
   await deps.transcripts.append(req.sessionKey, record);
   await sendAnswer(req, record, deps);

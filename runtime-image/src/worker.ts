@@ -16,6 +16,8 @@ import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelo
 import { typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
+import type { AttemptLog } from './attempt-log.ts';
+import { TurnLock } from './turn-lock.ts';
 import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
@@ -33,6 +35,8 @@ export interface WorkerDeps {
   maxReceiveCount?: number | undefined;
   /** Answers a message that failed every attempt (see giveUpTurn). */
   giveUp?(envelope: WorkEnvelope, attempts: number): Promise<'resent' | 'failed'>;
+  /** Attempts that died with their runtime, per inbound message (attempt-log.ts); without it, receives are counted instead. */
+  attempts?: AttemptLog | undefined;
   /** drain: the worker has stopped taking work; reload: re-read what can change without a restart. */
   control(action: ControlAction): Promise<void>;
   /** Errors after which polling cannot succeed (queue gone, access denied): the process should exit non-zero. */
@@ -46,6 +50,8 @@ export interface WorkerDeps {
 }
 
 const TYPING_EVERY_MS = 4_500; // Telegram shows "typing…" for about 5 s.
+/** Attempts cut off by a crash after which a message is set aside (the asker told): a poison message. */
+export const MAX_TURN_ATTEMPTS = 2;
 
 export class Worker {
   /** Set on stop: no new receive starts; a receive already waiting is let finish (see stop). */
@@ -56,6 +62,7 @@ export class Worker {
   private readonly turnAbort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sessions = new Map<string, Promise<unknown>>();
+  private readonly turns = new TurnLock();
   private loop: Promise<void> | undefined;
   private fatal = false;
   /**
@@ -106,6 +113,12 @@ export class Worker {
     const { log } = this.deps;
     let failures = 0;
     while (!this.stopping) {
+      // While a suspect turn runs alone (or waits to), take nothing more from the queue: a
+      // message taken now would only wait, and a crash would count against it.
+      if (!this.turns.quiet()) {
+        await Promise.race([this.turns.whenQuiet(), abortable(this.stopSignal.signal)]);
+        if (this.stopping) break;
+      }
       let messages: ReceivedMessage[];
       try {
         messages = await this.deps.inbox.receive(this.deps.waitSeconds ?? 20, this.pollAbort.signal);
@@ -168,29 +181,61 @@ export class Worker {
 
     const work = envelope;
     const { maxReceiveCount, giveUp } = this.deps;
-    if (maxReceiveCount !== undefined && giveUp && m.receiveCount >= maxReceiveCount) {
+    // Attempts cut off by a crash, where the runtime keeps them; else every earlier receive
+    // (each hand-out but this one), which also counts a message that only waited in a turn's shadow.
+    const died = this.deps.attempts ? await this.attemptsOf(work.id) : m.receiveCount - 1;
+    const lastReceive = maxReceiveCount !== undefined && m.receiveCount >= maxReceiveCount;
+    if (giveUp && (died >= MAX_TURN_ATTEMPTS || lastReceive)) {
       // Every earlier attempt died with its process (a finished turn would have deleted
       // it): tell the asker and park it with the reason, rather than let the queue's
       // redrive move it away unannounced on the next receive.
-      const outcome = await this.inSession(work.sessionKey, () => giveUp(work, m.receiveCount));
-      if (outcome === 'failed') await this.deps.deadLetters.put(m.body, `GAVE_UP: received ${m.receiveCount} times without a finished turn`, work.sessionKey);
+      const outcome = await this.inSession(work.sessionKey, () => giveUp(work, died));
+      if (outcome === 'failed') await this.deps.deadLetters.put(m.body, `GAVE_UP: ${died} attempts died with the runtime (received ${m.receiveCount} times)`, work.sessionKey);
       await inbox.delete(m.receipt);
-      log.warn('message set aside after repeated failures; the asker was told', { envelopeId: work.id, receiveCount: m.receiveCount, outcome });
+      await this.deps.attempts?.clear(work.id).catch(() => {});
+      log.warn('message set aside after repeated failures; the asker was told', { envelopeId: work.id, attempts: died, receiveCount: m.receiveCount, outcome });
       return;
     }
     const stopKeepAlive = this.keepAlive(m, work);
     let outcome: TurnOutcome;
+    // Cause or bystander of a crash: alone, it can take down only its own attempt
+    // (turn-lock.ts). The lock is taken inside the session's chain, so no turn holds it
+    // while waiting for another turn.
+    const turn = async () => {
+      await this.noteAttempt(work.id);
+      return this.deps.handle(work, this.turnAbort.signal);
+    };
     try {
-      outcome = await this.inSession(work.sessionKey, () => this.deps.handle(work, this.turnAbort.signal));
+      outcome = await this.inSession(work.sessionKey, () => (died > 0 ? this.turns.runAlone(turn) : this.turns.runShared(turn)));
     } finally {
       stopKeepAlive();
     }
     if (outcome === 'aborted') {
+      // Stopped by a drain, not a crash: this attempt does not count against it.
+      await this.deps.attempts?.takeBack(work.id).catch((err) => log.warn('attempt not taken back', { envelopeId: work.id, ...errorFields(err) }));
       await inbox.release(m.receipt);
       log.info('turn aborted by shutdown; message released', { envelopeId: work.id });
       return;
     }
     await inbox.delete(m.receipt);
+    await this.deps.attempts?.clear(work.id).catch((err) => log.warn('attempt record not cleared', { envelopeId: work.id, ...errorFields(err) }));
+  }
+
+  private async attemptsOf(inboundId: string): Promise<number> {
+    try {
+      return await this.deps.attempts!.count(inboundId);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Best effort: without the record, the queue's receive count still bounds a poison message. */
+  private async noteAttempt(inboundId: string): Promise<void> {
+    try {
+      await this.deps.attempts?.start(inboundId);
+    } catch (err) {
+      this.deps.log.warn('attempt not recorded', { envelopeId: inboundId, ...errorFields(err) });
+    }
   }
 
   /** Runs `fn` after the session's previous turn has finished. */
@@ -229,6 +274,11 @@ export class Worker {
       clearInterval(extendTimer);
     };
   }
+}
+
+/** Resolves when the signal aborts (never rejects). */
+function abortable(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -18,10 +18,11 @@ import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.t
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { defaultTurnLimits, giveUpTurn, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
 import { z } from 'zod';
+import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
 
 type Step = { text?: string; calls?: { name: string; args: unknown }[] } | Extract<ModelResult, { ok: false }> | ((req: ModelRequest) => Promise<ModelResult> | ModelResult);
 
@@ -345,20 +346,86 @@ describe('requests a turn makes', () => {
 });
 
 describe('the worker', () => {
-  function worker(model: ModelClient, opts: { maxConcurrent?: number } = {}) {
+  function worker(model: ModelClient, opts: { maxConcurrent?: number; attempts?: boolean } = {}) {
     const inbox = new InMemoryFifoQueue();
     const s = setup(model);
     const dlq = new InMemoryDeadLetters();
     const controls: string[] = [];
+    const attempts = opts.attempts ? new WorkspaceAttemptLog(s.deps.workspace) : undefined;
     const w = new Worker({
       agentId: 'fran', inbox, outbox: s.deps.outbox, deadLetters: dlq, clock: s.deps.clock, log: s.deps.log,
       visibilitySeconds: 30, waitSeconds: 1, maxConcurrent: opts.maxConcurrent,
       handle: (e, signal) => runTurn(turnRequestFor(e), s.deps, signal),
       control: async (a) => void controls.push(a),
+      ...(attempts ? { attempts, maxReceiveCount: 5, giveUp: (e, n) => giveUpTurn(turnRequestFor(e), s.deps, n) } : {}),
     });
     const push = (e: InboundEnvelope) => inbox.push(JSON.stringify(e), 'sessionKey' in e ? e.sessionKey : 'control', e.id);
-    return { w, inbox, push, dlq, controls, ...s };
+    return { w, inbox, push, dlq, controls, attempts, ...s };
   }
+
+  /** A model whose calls report how many ran at once, per user text. */
+  function countingModel(ms = 150) {
+    let running = 0;
+    const overlaps: Record<string, number> = {};
+    const model: ModelClient = {
+      label: 'counting', contextWindow: 1e5,
+      complete: async (req) => {
+        const text = lastUserText(req.messages);
+        running++;
+        overlaps[text] = Math.max(overlaps[text] ?? 0, running);
+        await new Promise((r) => setTimeout(r, ms));
+        overlaps[text] = Math.max(overlaps[text] ?? 0, running);
+        running--;
+        return scripted({ text: `re: ${text}` }).complete(req);
+      },
+    };
+    return { model, overlaps };
+  }
+
+  it('sets a message aside, telling the asker and asking no model, once two attempts at it died with the runtime', async () => {
+    const model = scripted();
+    const { w, push, attempts, replies, dlq } = worker(model, { attempts: true });
+    await attempts!.start('tg.fran.1');
+    await attempts!.start('tg.fran.1');
+    push(message(1, 'poison'));
+    w.start();
+    await expect.poll(() => replies().length).toBe(1);
+    await w.stop(1000);
+    expect(replies()[0].text).toContain('working on it stopped this agent 2 times');
+    expect(model.requests).toHaveLength(0);
+    expect(dlq.letters.map((d) => d.reason)).toEqual([expect.stringMatching(/^GAVE_UP: 2 attempts died with the runtime/)]);
+    expect(await attempts!.count('tg.fran.1')).toBe(0);
+  });
+
+  it('runs a message whose earlier attempt died alone — no other turn overlaps it — and clears its record once answered', async () => {
+    const { model, overlaps } = countingModel();
+    const { w, push, attempts, replies } = worker(model, { maxConcurrent: 4, attempts: true });
+    await attempts!.start('tg.fran.1');
+    push(message(1, 'suspect', 'agent:fran:dm:1'));
+    for (const n of [2, 3, 4]) push(message(n, `plain ${n}`, `agent:fran:dm:${n}`));
+    w.start();
+    await expect.poll(() => replies().length, { timeout: 10_000 }).toBe(4);
+    await w.stop(1000);
+    expect(overlaps.suspect).toBe(1);
+    // The others still ran side by side.
+    expect(Math.max(overlaps['plain 2']!, overlaps['plain 3']!, overlaps['plain 4']!)).toBeGreaterThan(1);
+    for (const n of [1, 2, 3, 4]) expect(await attempts!.count(`tg.fran.${n}`)).toBe(0);
+  });
+
+  it('does not count an attempt a drain stopped: it is taken back with the message released', async () => {
+    const slow: ModelClient = {
+      label: 'slow', contextWindow: 1e5,
+      complete: (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))),
+    };
+    const { w, inbox, push, attempts } = worker(slow, { attempts: true });
+    await attempts!.start('tg.fran.1');
+    push(message(1, 'long job'));
+    w.start();
+    await expect.poll(async () => attempts!.count('tg.fran.1')).toBe(2);
+    await w.stop(50);
+    expect(await attempts!.count('tg.fran.1')).toBe(1);
+    expect(inbox.depth).toBe(1);
+  });
 
   it('deletes a message only after its reply is on the outbox', async () => {
     const { w, inbox, push, replies } = worker(scripted());
@@ -484,7 +551,8 @@ describe('the worker', () => {
     const { w, inbox, push, replies } = worker(slow);
     push(message());
     w.start();
-    await expect.poll(async () => (await inbox.receive(0)).length === 0 && inbox.depth === 1).toBe(true);
+    // The worker has it (a receive of our own here would take it from the worker).
+    await expect.poll(() => w.busy).toBe(1);
     await w.stop(50);
     expect(replies()).toEqual([]);
     expect(inbox.depth).toBe(1);

@@ -1,0 +1,74 @@
+// How many times work on an inbound message started and died with its runtime. A finished
+// turn clears its count, a turn stopped by a drain takes its attempt back, so what remains
+// counts only attempts that were cut off by a crash. It is what tells a poison message (it
+// crashes the runtime each time it runs) from a bystander (in flight when someone else's
+// turn crashed it): the queue's receive count cannot, as it counts every hand-out. Kept in
+// the workspace (on EFS on AWS), so it outlives the task a crash takes down. The agent's own
+// exec can write there: at worst it sets aside or retries its own messages, and the queue's
+// receive count still bounds every message.
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { insideWorkspace } from './tools/workspace-path.ts';
+import { readWorkspaceFile } from './workspace-file.ts';
+
+const DIR = join('.clawfleet', 'attempts');
+
+export interface AttemptLog {
+  /** Attempts recorded for this inbound and not taken back. */
+  count(inboundId: string): Promise<number>;
+  /** Notes that an attempt starts; returns the count including it. */
+  start(inboundId: string): Promise<number>;
+  /** The attempt ended without a crash (a drain stopped it): it does not count. */
+  takeBack(inboundId: string): Promise<void>;
+  /** The turn is done: its record goes. */
+  clear(inboundId: string): Promise<void>;
+}
+
+export class WorkspaceAttemptLog implements AttemptLog {
+  constructor(private readonly workspace: string) {}
+
+  private relative(inboundId: string): string {
+    return join(DIR, createHash('sha256').update(inboundId).digest('hex').slice(0, 40));
+  }
+
+  async count(inboundId: string): Promise<number> {
+    try {
+      const { text } = await readWorkspaceFile(this.workspace, this.relative(inboundId), { maxBytes: 64 });
+      const n = Number(text.trim());
+      return Number.isInteger(n) && n > 0 ? n : 0;
+    } catch {
+      // Absent is the common case; anything planted there (a FIFO, a folder) counts as nothing.
+      return 0;
+    }
+  }
+
+  async start(inboundId: string): Promise<number> {
+    const n = (await this.count(inboundId)) + 1;
+    await this.write(inboundId, n);
+    return n;
+  }
+
+  async takeBack(inboundId: string): Promise<void> {
+    const n = await this.count(inboundId);
+    if (n <= 1) await this.clear(inboundId);
+    else await this.write(inboundId, n - 1);
+  }
+
+  async clear(inboundId: string): Promise<void> {
+    await rm(insideWorkspace(this.workspace, this.relative(inboundId)), { force: true, recursive: true });
+  }
+
+  /**
+   * Written to a fresh temp file and renamed over, at a path resolved inside the workspace:
+   * never through a link the agent's code planted at the name or in place of the folder.
+   */
+  private async write(inboundId: string, n: number): Promise<void> {
+    await mkdir(insideWorkspace(this.workspace, DIR), { recursive: true });
+    const path = insideWorkspace(this.workspace, this.relative(inboundId));
+    const tmp = `${path}.${process.pid}.tmp`;
+    await rm(tmp, { force: true, recursive: true });
+    await writeFile(tmp, `${n}\n`, { flag: 'wx' });
+    await rename(tmp, path);
+  }
+}

@@ -3,7 +3,7 @@
 // DashboardResponse back. Pages and fragments are rendered here from the read model;
 // the same data is served as JSON under /api/. Who may use it is decided here too, and
 // the local server's own /api/ routes ask the same function (dashboardSignIn).
-import { z } from 'zod';
+import * as z from 'zod';
 import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from '../shared/dashboard/actions.ts';
 import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';

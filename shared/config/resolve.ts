@@ -1,6 +1,6 @@
 // What one agent's settings come to once agents.defaults is merged in, and the slice
 // of the fleet config a runtime is given (its own agent and the providers it uses).
-import { z } from 'zod';
+import * as z from 'zod';
 import { ClawfleetError } from '../errors.ts';
 import {
   AgentSchema,

@@ -1,7 +1,7 @@
 // The clawfleet.json schema: one fleet, its agents, models, channels and bindings.
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
-import { z } from 'zod';
+import * as z from 'zod';
 import { fleetNameProblem } from './names.ts';
 
 const id = z

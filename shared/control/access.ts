@@ -3,7 +3,7 @@
 // in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
 // Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it;
 // at most MAX_PENDING_PAIRINGS senders per account wait at once, as OpenClaw caps them.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FleetConfig } from '../config/schema.ts';
 import type { PairingRecord, PairingStore } from '../ports.ts';
 

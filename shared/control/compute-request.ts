@@ -8,7 +8,7 @@
 // else). After each change it reads the registry again and follows it until the two
 // agree, so an ask whose change landed after a newer one puts the newer one back: the
 // service ends where the last transition left the agent, whatever the order.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError, formatPath } from '../errors.ts';
 import type { Logger } from '../log.ts';

@@ -1,7 +1,7 @@
 // The origin of each inbound envelope, and the one check every answer passes: an agent may
 // answer (reply, show "typing…", relay to another agent) only an inbound that was queued
 // for it, in the session it was queued into; the answer reaches that inbound's origin.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InboundOrigin, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
 
 /**

@@ -1,6 +1,6 @@
 // What every schedule passes to λ cron-dispatch: one versioned schema, so a schedule
 // made by the CDK app from the config and one made for an agent's own job look alike.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CronJobSchema } from '../config/schema.ts';
 
 /**

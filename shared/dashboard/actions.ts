@@ -2,7 +2,7 @@
 // the agent registry (shared/control/lifecycle.ts), so a button racing the health tick
 // never acts twice; the compute call follows only the write that won. Locally the
 // process supervisor carries the same actions out.
-import { z } from 'zod';
+import * as z from 'zod';
 import { hibernate, wakeIfAsleep, type LifecycleDeps } from '../control/lifecycle.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { AgentState, PairingRecord, PairingStore } from '../ports.ts';

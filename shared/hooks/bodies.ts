@@ -3,7 +3,7 @@
 // in the openclaw repository). Fields that map onto our protocol are accepted; OpenClaw
 // fields we cannot honour yet are refused with the reason, never silently ignored; any
 // other field is refused by name. Every problem is reported at once.
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatPath } from '../errors.ts';
 
 export const AgentHookBodySchema = z.strictObject({

@@ -1,7 +1,7 @@
 // The protocol between the control plane and a runtime: versioned envelopes, one zod
 // schema each, shared by both sides. Anything that does not parse is rejected with its
 // reason (into a DLQ), never guessed at.
-import { z } from 'zod';
+import * as z from 'zod';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 

@@ -5,7 +5,7 @@
 // voice ("I can't see photos yet…"). What is fully said in words (a location, a contact,
 // a poll) reaches it whole. Fields are read leniently: a detail that is odd (too long, the
 // wrong type) is left out of the note, never a reason to drop the note.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A detail worth saying, or nothing: never fails the object it sits in. */
 const num = z.number().finite().optional().catch(undefined);

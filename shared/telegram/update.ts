@@ -1,6 +1,6 @@
 // The parts of a Telegram Update the control plane reads. Objects are not strict:
 // Telegram adds fields over time, and an update we do not understand is skipped, not refused.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const UserSchema = z.object({
   id: z.number().int(),

@@ -24,11 +24,11 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { createLogger, type Logger } from '../shared/log.ts';
 import { systemClock, type AgentCompute, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import type { LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
-import { telegramSender } from '../shared/telegram/telegram-sender.ts';
+import { telegramSender } from '../shared/adapters/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 
 export interface ControlPlane {

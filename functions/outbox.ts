@@ -3,8 +3,8 @@
 // failure are failed too, so a session's replies never overtake each other.
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
-import { RetryLaterError } from '../shared/telegram/telegram-sender.ts';
 import { errorFields } from '../shared/log.ts';
+import { RetryLaterError } from '../shared/ports.ts';
 import { createControlPlane } from './control-plane.ts';
 
 export interface SqsRecord {

@@ -27,10 +27,10 @@ import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegr
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import type { InboundEnvelope } from '../shared/protocol/envelopes.ts';
-import type { AgentCompute, ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { RetryLaterError, type AgentCompute, type ChannelSender, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
+import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
 import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
-import { RetryLaterError, telegramSender } from '../shared/telegram/telegram-sender.ts';
+import { telegramSender } from '../shared/adapters/telegram/telegram-sender.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import { LocalChat } from './local-chat.ts';
 

@@ -2,7 +2,7 @@
 // URL. Each update goes through the same admission as a webhook; the offset moves past an
 // update only once it is queued, so nothing is lost when admission fails.
 import { errorFields, type Logger } from '../shared/log.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 

@@ -36,7 +36,7 @@ export type ChannelTarget =
 /** Where a session's replies go: a chat, or nowhere (a hook, a cron job with delivery "none"), in which case they are logged only. */
 export type SessionTarget = ChannelTarget | { channel: 'none' };
 
-/** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help. */
+/** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help, RetryLaterError when told when to retry. */
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
@@ -47,6 +47,18 @@ export interface ChannelSender {
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
 export class PermanentDeliveryError extends Error {
   override name = 'PermanentDeliveryError';
+}
+
+/** The channel asked us to slow down (Telegram's 429 retry_after): try again after this many seconds, not before. */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+  constructor(
+    readonly seconds: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 export interface SessionRecord {

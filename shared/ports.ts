@@ -2,6 +2,7 @@
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
 import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
+import type { BotIdentity } from './telegram/mention.ts';
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -59,6 +60,28 @@ export class RetryLaterError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/** The control plane's Telegram bots, one per account; their tokens never leave it. */
+export interface TelegramBots {
+  /** The secret token Telegram echoes on each of the account's webhook calls. */
+  webhookSecret(accountId: string): Promise<string>;
+  /** Who the account's bot is, to tell whether a group message mentions it. */
+  botIdentity(accountId: string): Promise<BotIdentity>;
+  /** Sends through the account's bot. */
+  sender(accountId: string): Promise<ChannelSender>;
+}
+
+/** A queue record received and not done with, as a retry needs it: where it came from and its receipt. */
+export interface ReceivedRecord {
+  /** The queue it arrived on (ARN or URL). */
+  source: string;
+  receipt: string;
+}
+
+/** Hands a received record back to its queue to be tried again no sooner than `seconds` from now (a channel's retry_after). */
+export interface DelayedRetry {
+  retryAfter(record: ReceivedRecord, seconds: number): Promise<void>;
 }
 
 export interface SessionRecord {

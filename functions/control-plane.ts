@@ -3,7 +3,7 @@
 // port groups the handler names, so the handler's bundle holds only the SDK clients it uses.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import * as z from 'zod';
+import * as z from '../shared/zod.ts';
 import { ecsComputePorts, lambdaComputePorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
 import { parseConfigText } from '../shared/config/load.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -13,17 +13,20 @@ import { ClawfleetError, formatPath } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 import { systemClock } from '../shared/ports.ts';
 
+/** A variable the CDK app sets or leaves out, never sets empty. */
+const setting = z.optional(z.string().check(z.minLength(1)));
+
 /** What the CDK app (infra/constructs/control-functions.ts) puts in a function's environment. */
 const LambdaEnvSchema = z.object({
   /** The fleet config inline (tests); otherwise the file bundled beside the handler. */
-  CLAWFLEET_CONFIG: z.string().min(1).optional(),
-  CLAWFLEET_CONFIG_FILE: z.string().min(1).optional(),
+  CLAWFLEET_CONFIG: setting,
+  CLAWFLEET_CONFIG_FILE: setting,
   /** λ compute's name: the one function that may change agents' ECS services. */
-  CLAWFLEET_COMPUTE_FUNCTION: z.string().min(1).optional(),
+  CLAWFLEET_COMPUTE_FUNCTION: setting,
   /** λ outbox: where agents' own cron jobs are scheduled, and the role Scheduler invokes with. */
-  CLAWFLEET_CRON_FUNCTION_ARN: z.string().min(1).optional(),
-  CLAWFLEET_SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
-  CLAWFLEET_SCHEDULES_DLQ_ARN: z.string().min(1).optional(),
+  CLAWFLEET_CRON_FUNCTION_ARN: setting,
+  CLAWFLEET_SCHEDULER_ROLE_ARN: setting,
+  CLAWFLEET_SCHEDULES_DLQ_ARN: setting,
 });
 export type LambdaEnv = z.infer<typeof LambdaEnvSchema>;
 

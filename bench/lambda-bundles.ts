@@ -25,7 +25,7 @@ interface Side {
   label: string;
   root: string;
   specs: { name: string; grants: readonly string[]; environment?: unknown }[];
-  settings: { target: string; minify: boolean; sourceMap: boolean; banner: string; mainFields: readonly string[] };
+  settings: { target: string; minify: boolean; sourceMap: boolean; banner: string; mainFields: readonly string[]; externalModules?: readonly string[] };
 }
 
 /** What one side of the comparison builds from: its CONTROL_FUNCTIONS and BUILD_SETTINGS, as the CDK app there would. */
@@ -90,6 +90,7 @@ async function bundle(side: Side, name: string): Promise<Built | undefined> {
     minify: s.minify,
     sourcemap: s.sourceMap,
     mainFields: [...s.mainFields],
+    external: [...(s.externalModules ?? [])],
     banner: { js: s.banner },
     logLevel: 'error',
   });

@@ -2,7 +2,6 @@
 // file names the groups its core uses, so its bundle holds only those clients, and each
 // client is built once, when the first of its ports is.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { outboxDlqName, scheduleGroupName, tableNames } from '../../config/names.ts';
 import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
@@ -19,6 +18,7 @@ import { EcsAgentCompute } from './ecs-agent-compute.ts';
 import { EventBridgeCronScheduler, type SchedulerTarget } from './eventbridge-cron-scheduler.ts';
 import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { SecretsManagerStore } from './secrets-manager-store.ts';
+import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
 import { SqsQueueDepths } from './sqs-queue-depths.ts';
 import { SqsQueueStats } from './sqs-queue-stats.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
@@ -65,8 +65,8 @@ export function secretsManagerPorts(config: AwsClientConfig = {}): PortFactories
 }
 
 /** Asks λ compute, the one holder of ECS power, by asynchronous invocation. */
-export function lambdaComputePorts(holder: string): PortFactories {
-  return { compute: () => new LambdaAgentCompute(new LambdaClient({ maxAttempts: 3 }), holder) };
+export function lambdaComputePorts(holder: string, config: AwsClientConfig = {}): PortFactories {
+  return { compute: () => new LambdaAgentCompute(new SignedLambdaInvoker(config), holder) };
 }
 
 /** Sets agents' ECS services itself: λ compute only (IAM refuses every other deployed function). */

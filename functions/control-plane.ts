@@ -4,14 +4,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as z from '../shared/zod.ts';
-import { ecsComputePorts, lambdaComputePorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { lambdaComputePorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
 import { parseConfigText } from '../shared/config/load.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import { ControlPlane, type PortFactories } from '../shared/control/control-plane.ts';
 import { ClawfleetError, formatPath } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
-import { systemClock } from '../shared/ports.ts';
+import { systemClock, type AgentCompute } from '../shared/ports.ts';
 
 /** A variable the CDK app sets or leaves out, never sets empty. */
 const setting = z.optional(z.string().check(z.minLength(1)));
@@ -63,13 +63,37 @@ export function awsControlPlane(component: string, ports: (env: LambdaEnv) => Po
 }
 
 /**
- * How a function that may wake or hibernate agents does it: on AWS it asks λ compute, the
- * one holder of ECS power (CLAWFLEET_COMPUTE_FUNCTION, set by the CDK app). Without it
- * (handlers run in-process by tests) it calls ECS itself, which IAM refuses to every
- * deployed function but λ compute.
+ * How a function that may wake or hibernate agents does it: it asks λ compute, the one
+ * holder of ECS power (CLAWFLEET_COMPUTE_FUNCTION, which the CDK app sets on every such function).
  */
 export function askingCompute(env: LambdaEnv): PortFactories {
-  return env.CLAWFLEET_COMPUTE_FUNCTION ? lambdaComputePorts(env.CLAWFLEET_COMPUTE_FUNCTION) : ecsComputePorts();
+  return env.CLAWFLEET_COMPUTE_FUNCTION ? lambdaComputePorts(env.CLAWFLEET_COMPUTE_FUNCTION) : inProcessCompute();
+}
+
+/**
+ * Handlers run in-process from their sources (tests, benches) have no λ compute to ask, so
+ * they set ECS themselves, as λ compute would. The ECS adapter is imported by a path esbuild
+ * does not follow: no deployed bundle carries an ECS client, and a deployed function that
+ * lacks CLAWFLEET_COMPUTE_FUNCTION says so at its first wake instead of calling ECS.
+ */
+function inProcessCompute(): PortFactories {
+  return {
+    compute: (cp) => {
+      let loaded: Promise<AgentCompute> | undefined;
+      const compute = () =>
+        (loaded ??= import(new URL('../shared/adapters/aws/control-ports.ts', import.meta.url).href).then(
+          (ports: { ecsComputePorts(): PortFactories }) => ports.ecsComputePorts().compute!(cp)!,
+          (err: unknown) => {
+            loaded = undefined;
+            throw new ClawfleetError('COMPUTE_NOT_CONFIGURED', 'CLAWFLEET_COMPUTE_FUNCTION is not set: a deployed function asks λ compute and never calls ECS itself', { cause: err });
+          },
+        ));
+      return {
+        setRunning: async (agentId, running) => (await compute()).setRunning(agentId, running),
+        restart: async (agentId) => (await compute()).restart(agentId),
+      };
+    },
+  };
 }
 
 /** Agents' own cron jobs, where the CDK app gave this function λ cron-dispatch's ARN and the scheduler's role (λ outbox). */

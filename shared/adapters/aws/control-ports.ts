@@ -6,6 +6,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { outboxDlqName, scheduleGroupName, tableNames } from '../../config/names.ts';
 import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
 import { ClawfleetError } from '../../errors.ts';
+import type { CronScheduler } from '../../ports.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
 import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
@@ -74,7 +75,17 @@ export function ecsComputePorts(config: AwsClientConfig = {}): PortFactories {
   return { compute: (cp) => new EcsAgentCompute(ecsClient(config), cp.config.fleet) };
 }
 
-/** Agents' own cron jobs as schedules in the fleet's EventBridge Scheduler group, invoking λ cron-dispatch. */
+/**
+ * Agents' own cron jobs as schedules in the fleet's EventBridge Scheduler group, invoking
+ * λ cron-dispatch. Its client is built at the first cron request, not with λ outbox: most
+ * outbox records are replies, and the scheduler's client is a tenth of the function's start-up.
+ */
 export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: AwsClientConfig = {}): PortFactories {
-  return { scheduler: (cp) => new EventBridgeCronScheduler(schedulerClient(config), { group: scheduleGroupName(cp.config.fleet), ...target }) };
+  return {
+    scheduler: (cp) => {
+      let built: CronScheduler | undefined;
+      const scheduler = () => (built ??= new EventBridgeCronScheduler(schedulerClient(config), { group: scheduleGroupName(cp.config.fleet), ...target }));
+      return { put: (s) => scheduler().put(s), delete: (name) => scheduler().delete(name), list: (prefix) => scheduler().list(prefix) };
+    },
+  };
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { registryAgentKey } from '../../cli/aws-fleet.ts';
+import { agentRegistryKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentLogGroupName, agentServiceName, clusterName, tableNames } from '../../shared/config/names.ts';
 import { awsTestEnv } from '../support/aws.ts';
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inbox, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'waiting-1' }));
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inboxDlq, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'parked-1' }));
   const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
-  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: registryAgentKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
+  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: agentRegistryKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
 });
 
 describe('clawfleet --aws', () => {

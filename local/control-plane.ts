@@ -19,16 +19,15 @@ import { outboxQueueName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import { ControlPlane } from '../shared/control/control-plane.ts';
-import type { CronDispatchDeps } from '../shared/control/cron-dispatch.ts';
+import { dispatchTrigger, type CronDispatchDeps, type DispatchOutcome } from '../shared/control/cron-dispatch.ts';
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
-import { enqueueForOperator } from '../shared/control/operator-enqueue.ts';
 import { newOrigin } from '../shared/control/origins.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
-import type { InboundEnvelope } from '../shared/protocol/envelopes.ts';
+import type { CronTrigger } from '../shared/cron/trigger.ts';
 import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 
@@ -153,10 +152,12 @@ export class LocalControlPlane {
     return id;
   }
 
-  /** An envelope an operator asked for (`clawfleet cron run`), already validated; queued with its origin. */
-  async enqueue(envelope: InboundEnvelope): Promise<void> {
-    await enqueueForOperator(envelope, { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, clock: this.clock });
-    await this.wake(envelope.agentId, envelope.kind);
+  /**
+   * A trigger an operator fires now (`clawfleet cron run`): the same dispatch as a schedule's
+   * firing (the session and the answer's origin recorded, the agent woken), under a run id of its own.
+   */
+  runTrigger(trigger: CronTrigger): Promise<DispatchOutcome> {
+    return dispatchTrigger(trigger, this.clock.now(), this.plane.cronDispatchDeps(), { id: randomUUID() });
   }
 
   /**

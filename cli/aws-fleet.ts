@@ -1,81 +1,56 @@
 // The deployed fleet as the CLI sees it: ECS services for state and lifecycle, SQS for
-// queue and DLQ depths, the registry table for heartbeats and errors. Every name comes
-// from shared/config/names.ts, as the CDK app uses them.
-import { DescribeServicesCommand, ECSClient, UpdateServiceCommand, type Service } from '@aws-sdk/client-ecs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
-import { registryAgentKey } from '../shared/adapters/aws/dynamo-agent-registry.ts';
+// queue and DLQ depths, the registry table for heartbeats and errors, each read through the
+// control plane's own AWS adapters (shared/adapters/aws/), so names and keys are the CDK app's.
+import type { Service } from '@aws-sdk/client-ecs';
+import { dynamoDocumentClient, ecsClient, sqsClient } from '../shared/adapters/aws/clients.ts';
+import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
+import { EcsAgentServices, type ServiceChange } from '../shared/adapters/aws/ecs-agent-services.ts';
+import { SqsQueueStats, type QueueCounts } from '../shared/adapters/aws/sqs-queue-stats.ts';
+import { SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
 import { agentDlqName, agentQueueName, agentServiceName, clusterName, outboxDlqName, tableNames } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import type { AgentRecord } from '../shared/ports.ts';
 import type { AgentStatus, FleetStatus } from '../local/fleet-status.ts';
 import type { LifecycleAction } from '../local/supervisor.ts';
 import { awsErrorText, type AwsSettings } from './aws-env.ts';
 import { CliError, EXIT } from './command.ts';
 
-/** The registry's agent item, as far as status reads it; unknown fields are ignored. */
-const RegistryAgentSchema = z.object({
-  state: z.string().optional(),
-  lastHeartbeatAt: z.number().optional(),
-  lastError: z.string().optional(),
-  warnings: z.array(z.string()).optional(),
-});
-
 export class AwsFleet {
-  private readonly ecs: ECSClient;
-  private readonly sqs: SQSClient;
-  private readonly dynamo: DynamoDBDocumentClient;
+  private readonly services: EcsAgentServices;
+  private readonly queues: SqsQueueStats;
+  private readonly registry: DynamoAgentRegistry;
 
   constructor(
     readonly config: FleetConfig,
     readonly aws: AwsSettings,
   ) {
-    this.ecs = new ECSClient(aws);
-    this.sqs = new SQSClient(aws);
-    this.dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+    const sqs = sqsClient(aws);
+    this.services = new EcsAgentServices(ecsClient(aws), config.fleet);
+    this.queues = new SqsQueueStats(sqs, config.fleet, new SqsQueueDirectory(sqs));
+    this.registry = new DynamoAgentRegistry(dynamoDocumentClient(aws), tableNames(config.fleet).registry);
   }
 
-  private async services(): Promise<Map<string, Service>> {
-    const names = this.config.agents.list.map((a) => agentServiceName(a.id));
-    const found = new Map<string, Service>();
-    // DescribeServices takes at most 10 services a call.
-    for (let i = 0; i < names.length; i += 10) {
-      let out;
-      try {
-        out = await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.config.fleet), services: names.slice(i, i + 10) }));
-      } catch (err) {
-        throw new CliError(EXIT.failed, awsErrorText(`cannot describe the services of cluster ${clusterName(this.config.fleet)}`, err));
-      }
-      for (const s of out.services ?? []) if (s.serviceName) found.set(s.serviceName, s);
+  private async describe(agentIds: readonly string[]): Promise<Map<string, Service>> {
+    try {
+      return await this.services.describe(agentIds);
+    } catch (err) {
+      throw new CliError(EXIT.failed, awsErrorText(`cannot describe the services of cluster ${clusterName(this.config.fleet)}`, err));
     }
-    return found;
   }
 
   /** Messages visible and in flight; undefined when the queue does not exist. */
-  private async depth(queueName: string): Promise<{ visible: number; inFlight: number } | undefined> {
+  private async depth(queueName: string): Promise<QueueCounts | undefined> {
     try {
-      const { QueueUrl } = await this.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
-      const { Attributes } = await this.sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-      );
-      return { visible: Number(Attributes?.ApproximateNumberOfMessages ?? 0), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) };
+      return await this.queues.counts(queueName);
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') return undefined;
       throw new CliError(EXIT.failed, awsErrorText(`cannot read queue ${queueName}`, err));
     }
   }
 
-  private async registry(agentId: string): Promise<z.infer<typeof RegistryAgentSchema> | undefined> {
+  private async record(agentId: string): Promise<AgentRecord | undefined> {
     try {
-      const { Item } = await this.dynamo.send(
-        new GetCommand({ TableName: tableNames(this.config.fleet).registry, Key: { pk: registryAgentKey(agentId) }, ConsistentRead: true }),
-      );
-      if (!Item) return undefined;
-      const parsed = RegistryAgentSchema.safeParse(Item);
-      return parsed.success ? parsed.data : undefined;
+      return await this.registry.get(agentId);
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return undefined;
       throw new CliError(EXIT.failed, awsErrorText(`cannot read the registry ${tableNames(this.config.fleet).registry}`, err));
@@ -84,15 +59,15 @@ export class AwsFleet {
 
   async status(): Promise<FleetStatus> {
     const { fleet } = this.config;
-    const services = await this.services();
+    const services = await this.describe(this.config.agents.list.map((a) => a.id));
     const agents: AgentStatus[] = [];
     for (const agent of this.config.agents.list) {
-      const service = services.get(agentServiceName(agent.id));
+      const service = services.get(agent.id);
       const [queue, dlq, outboxDlq, record] = await Promise.all([
         this.depth(agentQueueName(fleet, agent.id)),
         this.depth(agentDlqName(fleet, agent.id)),
         this.depth(outboxDlqName(fleet, agent.id)),
-        this.registry(agent.id),
+        this.record(agent.id),
       ]);
       const notes: string[] = [];
       if (!service || service.status === 'INACTIVE') notes.push('no ECS service');
@@ -102,7 +77,7 @@ export class AwsFleet {
         name: agent.name ?? agent.id,
         state: serviceState(service),
         model: resolveAgent(this.config, agent.id).model?.primary ?? '',
-        queue: queue ?? { visible: 0, inFlight: 0 },
+        queue: queue ? { visible: queue.visible, inFlight: queue.inFlight } : { visible: 0, inFlight: 0 },
         dlq: dlq ? dlq.visible + dlq.inFlight : 0,
         outboxDlq: outboxDlq ? outboxDlq.visible + outboxDlq.inFlight : 0,
         lastHeartbeat: record?.lastHeartbeatAt ?? null,
@@ -118,9 +93,7 @@ export class AwsFleet {
 
   /** The proposal's independent lifecycle on ECS: only this agent's service changes. */
   async act(agentId: string, action: LifecycleAction): Promise<string> {
-    const cluster = clusterName(this.config.fleet);
-    const service = agentServiceName(agentId);
-    const input =
+    const change: ServiceChange =
       action === 'hibernate'
         ? { desiredCount: 0 }
         : action === 'wake'
@@ -128,10 +101,9 @@ export class AwsFleet {
           : // restart: a fresh task; upgrade: a fresh task that pulls the task definition's image again.
             { forceNewDeployment: true };
     try {
-      const out = await this.ecs.send(new UpdateServiceCommand({ cluster, service, ...input }));
-      return serviceState(out.service);
+      return serviceState(await this.services.update(agentId, change));
     } catch (err) {
-      throw new CliError(EXIT.failed, awsErrorText(`cannot ${action} ${service} in cluster ${cluster}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot ${action} ${agentServiceName(agentId)} in cluster ${clusterName(this.config.fleet)}`, err));
     }
   }
 
@@ -142,7 +114,7 @@ export class AwsFleet {
   async waitUntilStable(agentId: string, deadline: number, pollMs: number): Promise<{ ok: boolean; state: string; detail: string }> {
     const service = agentServiceName(agentId);
     for (;;) {
-      const found = (await this.services()).get(service);
+      const found = (await this.describe([agentId])).get(agentId);
       const deployments = found?.deployments ?? [];
       const detail = found
         ? `desired ${found.desiredCount ?? 0}, running ${found.runningCount ?? 0}, ${deployments.length} deployment${deployments.length === 1 ? '' : 's'}${deployments[0]?.rolloutState ? ` (${deployments[0].rolloutState})` : ''}`

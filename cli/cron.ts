@@ -1,10 +1,11 @@
 // `clawfleet cron list|run <job>`: the fleet's cron jobs from the config, and a manual run
-// that queues the job's cron envelope for its agent (locally or on AWS), with the origin its
-// answer is delivered to recorded first, as λ cron-dispatch records it.
+// that fires the job's trigger now through the same dispatch as its schedule (λ cron-dispatch's
+// core, locally or on AWS): the session and the answer's origin recorded, the agent woken.
 import { z } from 'zod';
+import type { FleetConfig } from '../shared/config/schema.ts';
+import { configJobTrigger } from '../shared/cron/config-schedules.ts';
 import { awsErrorText, awsSettings } from './aws-env.ts';
 import { CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
-import { describeSchedule, manualCronEnvelope } from './cron-envelope.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { localAdmin } from './local-admin.ts';
 
@@ -12,8 +13,9 @@ const HELP = `Usage: clawfleet cron list [--config clawfleet.json]
        clawfleet cron run <job-id> [--aws]
 
 list  the cron jobs in the config: id, agent, schedule, session, what it does
-run   queues the job's trigger for its agent now (a cron envelope on the agent's queue),
-      whatever its schedule; prints the envelope id
+run   fires the job now, whatever its schedule, as its schedule would (a cron envelope on
+      the agent's queue, its answer delivered as the job says, the agent woken if it
+      sleeps); prints the envelope id
 
 ${COMMON_HELP}`;
 
@@ -47,40 +49,34 @@ export const cronCommand: Command = {
     const jobId = p.positionals[0]!;
     const job = jobs.find((j) => j.id === jobId);
     if (!job) throw new CliError(EXIT.usage, `no cron job "${jobId}"; jobs: ${jobs.map((j) => j.id).join(', ') || '(none)'}`);
-    const envelope = manualCronEnvelope(job, Date.now());
+    const trigger = configJobTrigger(job);
+    let outcome: { queued?: string | undefined; skipped?: string | undefined };
     if (p.values.aws) {
       try {
-        // The AWS SDK loads only for --aws. Queued as local mode's enqueue does: the origin and
-        // session recorded first, so the turn's reply is delivered.
-        const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { SQSClient }, { DynamoInboundOrigins }, { DynamoSessionRegistry }, { SqsAgentQueues }, { tableNames }, { enqueueForOperator }, { systemClock }] =
-          await Promise.all([
-            import('@aws-sdk/client-dynamodb'),
-            import('@aws-sdk/lib-dynamodb'),
-            import('@aws-sdk/client-sqs'),
-            import('../shared/adapters/aws/dynamo-inbound-origins.ts'),
-            import('../shared/adapters/aws/dynamo-tables.ts'),
-            import('../shared/adapters/aws/sqs-queues.ts'),
-            import('../shared/config/names.ts'),
-            import('../shared/control/operator-enqueue.ts'),
-            import('../shared/ports.ts'),
-          ]);
-        const settings = awsSettings(io);
-        const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(settings));
-        const tables = tableNames(config.fleet);
-        await enqueueForOperator(envelope, {
-          config,
-          queues: new SqsAgentQueues(new SQSClient(settings), config.fleet),
-          sessions: new DynamoSessionRegistry(dynamo, tables.sessions),
-          origins: new DynamoInboundOrigins(dynamo, tables.origins),
-          clock: systemClock,
-        });
+        // The AWS SDK loads only for --aws.
+        const [{ randomUUID }, { awsOperatorControlPlane }, { dispatchTrigger }] = await Promise.all([
+          import('node:crypto'),
+          import('./aws-control-plane.ts'),
+          import('../shared/control/cron-dispatch.ts'),
+        ]);
+        const cp = awsOperatorControlPlane(config, awsSettings(io), io);
+        outcome = await dispatchTrigger(trigger, Date.now(), cp.cronDispatchDeps(), { id: randomUUID() });
       } catch (err) {
         throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err));
       }
     } else {
-      await localAdmin(str(p.values.state)!, io).post('/admin/enqueue', { envelope }, z.object({ envelopeId: z.string() }));
+      outcome = await localAdmin(str(p.values.state)!, io).post('/admin/cron/run', { trigger }, z.object({ queued: z.string().optional(), skipped: z.string().optional() }));
     }
-    io.out(`queued ${jobId} for ${job.agentId}: envelope ${envelope.id}`);
+    if (!outcome.queued) throw new CliError(EXIT.failed, `${jobId} not queued: ${outcome.skipped ?? 'no reason given'}`);
+    io.out(`queued ${jobId} for ${job.agentId}: envelope ${outcome.queued}`);
     return EXIT.ok;
   },
 };
+
+/** How a job's schedule reads in the list. */
+function describeSchedule(job: NonNullable<FleetConfig['cron']>['jobs'][number]): string {
+  const s = job.schedule;
+  if (s.kind === 'at') return `at ${s.at}`;
+  if (s.kind === 'every') return `every ${s.every}`;
+  return `cron "${s.expr}"${s.tz ? ` (${s.tz})` : ''}`;
+}

@@ -3,7 +3,7 @@
 // DashboardResponse back. Pages and fragments are rendered here from the read model;
 // the same data is served as JSON under /api/. Who may use it is decided here too, and
 // the local server's own /api/ routes ask the same function (dashboardSignIn).
-import { z } from 'zod';
+import * as z from '../shared/zod.ts';
 import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from '../shared/dashboard/actions.ts';
 import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
@@ -97,10 +97,10 @@ const json = (status: number, body: unknown) => respond(status, 'application/jso
 const page = (status: number, body: { toString(): string }, extra?: Partial<DashboardResponse>) => respond(status, 'text/html; charset=utf-8', String(body), extra);
 const redirect = (to: string, cookies: string[] = []) => respond(303, 'text/plain; charset=utf-8', `see ${to}`, { headers: { location: to }, cookies });
 
-const ChatBody = z.strictObject({ text: z.string().trim().min(1).max(100_000) });
+const ChatBody = z.strictObject({ text: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)) });
 
 /** A JSON body (an empty one is `{}`: the action buttons post nothing). */
-function jsonBodyOf<T>(schema: z.ZodType<T>, req: DashboardRequest): T {
+function jsonBodyOf<T>(schema: z.core.$ZodType<T>, req: DashboardRequest): T {
   requireJsonContentType(req.headers['content-type']);
   return parseJsonBody(schema, req.body.trim() ? req.body : '{}');
 }

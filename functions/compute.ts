@@ -3,14 +3,14 @@
 // desired count, or forces a new deployment, as the registry says now. A request it
 // refuses or cannot carry out is thrown: Lambda retries it, then sends it with the error
 // to the function's dead-letter queue (its on-failure destination, alarmed).
-import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
+import { dynamoPorts, ecsComputePorts } from '../shared/adapters/aws/control-ports.ts';
 import { handleComputeRequest, type ComputeOutcome } from '../shared/control/compute-request.ts';
 import { errorFields } from '../shared/log.ts';
-import { createControlPlane } from './control-plane.ts';
+import { awsControlPlane } from './control-plane.ts';
 
-const cp = createControlPlane(process.env, 'compute');
 // Its own ECS adapter, never the asking one: the holder must not ask itself.
-const deps = { config: cp.config, registry: cp.registry, compute: new EcsAgentCompute(cp.aws.ecs, cp.config.fleet), log: cp.log };
+const cp = awsControlPlane('compute', () => [dynamoPorts(), ecsComputePorts()]);
+const deps = { config: cp.config, registry: cp.registry, compute: cp.required('compute'), log: cp.log };
 
 export async function handler(event: unknown): Promise<{ agentId: string; outcome: ComputeOutcome }> {
   try {

@@ -1,163 +1,103 @@
-// The control plane's adapters, built once per Lambda container from its environment.
-// Handler files stay wiring-only: parse the event, call the core with these, map the result.
-import { randomBytes } from 'node:crypto';
+// The control plane of one Lambda container: its environment read and checked once, the fleet
+// config parsed, and the shared composition (shared/control/control-plane.ts) over the AWS
+// port groups the handler names, so the handler's bundle holds only the SDK clients it uses.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createAwsClients, type AwsClients } from '../shared/adapters/aws/clients.ts';
-import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
-import { DynamoAgentMetrics } from '../shared/adapters/aws/dynamo-agent-metrics.ts';
-import { DynamoPairingStore } from '../shared/adapters/aws/dynamo-pairing-store.ts';
-import { DynamoInboundOrigins } from '../shared/adapters/aws/dynamo-inbound-origins.ts';
-import { DynamoRelayRates } from '../shared/adapters/aws/dynamo-relay-rates.ts';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { EcsAgentCompute } from '../shared/adapters/aws/ecs-agent-compute.ts';
-import { LambdaAgentCompute } from '../shared/adapters/aws/lambda-agent-compute.ts';
-import { EventBridgeCronScheduler } from '../shared/adapters/aws/eventbridge-cron-scheduler.ts';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SqsQueueDepths } from '../shared/adapters/aws/sqs-queue-depths.ts';
-import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from '../shared/adapters/aws/dynamo-tables.ts';
-import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
-import { SqsAgentQueues, SqsDeadLetters, SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
-import { CachedSecretStore } from '../shared/adapters/cached-secret-store.ts';
+import * as z from '../shared/zod.ts';
+import { lambdaComputePorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
 import { parseConfigText } from '../shared/config/load.ts';
-import { hooksSecretName, outboxDlqName, scheduleGroupName, tableNames, telegramSecretName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
-import { ClawfleetError } from '../shared/errors.ts';
-import { createLogger, type Logger } from '../shared/log.ts';
-import { systemClock, type AgentCompute, type ChannelSender, type ChannelTarget, type Clock } from '../shared/ports.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { pairingCode } from '../shared/control/access.ts';
-import type { LifecycleDeps } from '../shared/control/lifecycle.ts';
-import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
-import { telegramSender } from '../shared/telegram/telegram-sender.ts';
-import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+import { ControlPlane, type PortFactories } from '../shared/control/control-plane.ts';
+import { ClawfleetError, formatPath } from '../shared/errors.ts';
+import { createLogger } from '../shared/log.ts';
+import { systemClock, type AgentCompute } from '../shared/ports.ts';
 
-export interface ControlPlane {
-  config: FleetConfig;
-  aws: AwsClients;
-  directory: SqsQueueDirectory;
-  clock: Clock;
-  log: Logger;
-  queues: SqsAgentQueues;
-  dedupe: DynamoInboundDedupe;
-  sessions: DynamoSessionRegistry;
-  /** Each inbound's origin: admitters record it, the outbox delivers and relays by it. */
-  origins: DynamoInboundOrigins;
-  ledger: DynamoDeliveryLedger;
-  pairings: DynamoPairingStore;
-  registry: DynamoAgentRegistry;
-  /** Turn counts, timings and queue samples for the dashboard (the outbox writes turns). */
-  metrics: DynamoAgentMetrics;
-  lifecycle: LifecycleDeps;
-  relay: { queues: SqsAgentQueues; rates: DynamoRelayRates; lifecycle: LifecycleDeps };
-  /** Agents' own cron jobs; only where λ cron-dispatch's ARN is configured (the outbox function). */
-  scheduler: EventBridgeCronScheduler | undefined;
-  newPairingCode(): string;
-  botIdentity(accountId: string): Promise<BotIdentity>;
-  deadLettersOf(agentId: string | undefined): SqsDeadLetters;
-  botToken(accountId: string): Promise<string>;
-  webhookSecret(accountId: string): Promise<string>;
-  /** The token HTTP hook callers present (config.hooks.tokenSecret in the hooks secret). */
-  hooksToken(): Promise<string>;
-  channel(target: ChannelTarget): Promise<ChannelSender>;
+/** A variable the CDK app sets or leaves out, never sets empty. */
+const setting = z.optional(z.string().check(z.minLength(1)));
+
+/** What the CDK app (infra/constructs/control-functions.ts) puts in a function's environment. */
+const LambdaEnvSchema = z.object({
+  /** The fleet config inline (tests); otherwise the file bundled beside the handler. */
+  CLAWFLEET_CONFIG: setting,
+  CLAWFLEET_CONFIG_FILE: setting,
+  /** λ compute's name: the one function that may change agents' ECS services. */
+  CLAWFLEET_COMPUTE_FUNCTION: setting,
+  /** λ outbox: where agents' own cron jobs are scheduled, and the role Scheduler invokes with. */
+  CLAWFLEET_CRON_FUNCTION_ARN: setting,
+  CLAWFLEET_SCHEDULER_ROLE_ARN: setting,
+  CLAWFLEET_SCHEDULES_DLQ_ARN: setting,
+});
+export type LambdaEnv = z.infer<typeof LambdaEnvSchema>;
+
+export function lambdaEnv(env: NodeJS.ProcessEnv): LambdaEnv {
+  const parsed = LambdaEnvSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const reason = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ');
+  throw new ClawfleetError('LAMBDA_ENV_INVALID', `the function's environment is not what the CDK app sets: ${reason}`);
 }
 
 /** The fleet config: inline JSON (CLAWFLEET_CONFIG) or a file bundled beside the handler. */
-function readConfig(env: NodeJS.ProcessEnv): FleetConfig {
+function readConfig(env: LambdaEnv): FleetConfig {
   if (env.CLAWFLEET_CONFIG) return parseConfigText(env.CLAWFLEET_CONFIG, 'CLAWFLEET_CONFIG');
   const path = env.CLAWFLEET_CONFIG_FILE ?? new URL('./clawfleet.json', import.meta.url).pathname;
   return parseConfigText(readFileSync(path, 'utf8'), path);
 }
 
-export function createControlPlane(env: NodeJS.ProcessEnv = process.env, component = 'control-plane'): ControlPlane {
+/** The control plane of the Lambda `component`, over the port groups `ports` names for this environment. */
+export function awsControlPlane(component: string, ports: (env: LambdaEnv) => PortFactories[], rawEnv: NodeJS.ProcessEnv = process.env): ControlPlane {
+  const env = lambdaEnv(rawEnv);
   const config = readConfig(env);
-  const aws = createAwsClients();
-  const clock = systemClock;
-  const tables = tableNames(config.fleet);
-  const directory = new SqsQueueDirectory(aws.sqs);
-  const secrets = new CachedSecretStore(new SecretsManagerStore(aws.secrets), clock.now);
+  return new ControlPlane(
+    {
+      config,
+      clock: systemClock,
+      log: createLogger({ component, fleet: config.fleet }),
+      component,
+      newId: () => randomUUID(),
+      newPairingCode: () => pairingCode(randomBytes),
+      secretsWhere: 'in Secrets Manager',
+    },
+    Object.assign({}, ...ports(env)),
+  );
+}
 
-  const botToken = async (accountId: string) => {
-    const account = config.channels.telegram?.accounts[accountId];
-    if (!account) throw new ClawfleetError('ACCOUNT_UNKNOWN', `no telegram account "${accountId}"`);
-    const secretId = telegramSecretName(config.fleet);
-    const token = (await secrets.get(secretId))[account.botTokenSecret];
-    if (!token) throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${account.botTokenSecret}"`);
-    return token;
-  };
-  const senders = new Map<string, ChannelSender>();
-  const usernames = new Map<string, Promise<string | undefined>>();
+/**
+ * How a function that may wake or hibernate agents does it: it asks λ compute, the one
+ * holder of ECS power (CLAWFLEET_COMPUTE_FUNCTION, which the CDK app sets on every such function).
+ */
+export function askingCompute(env: LambdaEnv): PortFactories {
+  return env.CLAWFLEET_COMPUTE_FUNCTION ? lambdaComputePorts(env.CLAWFLEET_COMPUTE_FUNCTION) : inProcessCompute();
+}
 
-  const log = createLogger({ component, fleet: config.fleet });
-  const registry = new DynamoAgentRegistry(aws.dynamo, tables.registry);
-  const queues = new SqsAgentQueues(aws.sqs, config.fleet, directory);
-  // On AWS only λ compute may call ECS; the deployed functions ask it (CLAWFLEET_COMPUTE_FUNCTION,
-  // set by the CDK app). Without it (λ compute itself, handlers run in-process by tests)
-  // this process calls ECS, which IAM refuses to every deployed function but λ compute.
-  const compute: AgentCompute = env.CLAWFLEET_COMPUTE_FUNCTION
-    ? new LambdaAgentCompute(new LambdaClient({ maxAttempts: 3 }), env.CLAWFLEET_COMPUTE_FUNCTION)
-    : new EcsAgentCompute(aws.ecs, config.fleet);
-  const lifecycle: LifecycleDeps = { registry, compute, depths: new SqsQueueDepths(aws.sqs, config.fleet, directory), clock, log };
+/**
+ * Handlers run in-process from their sources (tests, benches) have no λ compute to ask, so
+ * they set ECS themselves, as λ compute would. The ECS adapter is imported by a path esbuild
+ * does not follow: no deployed bundle carries an ECS client, and a deployed function that
+ * lacks CLAWFLEET_COMPUTE_FUNCTION says so at its first wake instead of calling ECS.
+ */
+function inProcessCompute(): PortFactories {
   return {
-    config,
-    aws,
-    directory,
-    clock,
-    log,
-    registry,
-    metrics: new DynamoAgentMetrics(aws.dynamo, tables.registry, clock.now),
-    lifecycle,
-    relay: { queues, rates: new DynamoRelayRates(aws.dynamo, tables.origins), lifecycle },
-    scheduler:
-      env.CLAWFLEET_CRON_FUNCTION_ARN && env.CLAWFLEET_SCHEDULER_ROLE_ARN
-        ? new EventBridgeCronScheduler(new SchedulerClient({ maxAttempts: 3 }), {
-            group: scheduleGroupName(config.fleet),
-            functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
-            roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
-            deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN,
-          })
-        : undefined,
-    queues,
-    dedupe: new DynamoInboundDedupe(aws.dynamo, tables.dedupe, clock.now),
-    sessions: new DynamoSessionRegistry(aws.dynamo, tables.sessions),
-    origins: new DynamoInboundOrigins(aws.dynamo, tables.origins, clock.now),
-    ledger: new DynamoDeliveryLedger(aws.dynamo, tables.deliveries),
-    pairings: new DynamoPairingStore(aws.dynamo, tables.registry),
-    newPairingCode: () => pairingCode(randomBytes),
-    async botIdentity(accountId) {
-      const token = await botToken(accountId);
-      // The username is asked once per container; the id is part of the token.
-      let username = usernames.get(token);
-      if (!username) {
-        username = createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token })
-          .call<{ username?: string }>('getMe', {})
-          .then((me) => me.username);
-        username.catch(() => usernames.delete(token));
-        usernames.set(token, username);
-      }
-      return { id: botIdFromToken(token), username: await username };
-    },
-    deadLettersOf: (agentId) =>
-      new SqsDeadLetters(aws.sqs, async () => {
-        if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');
-        return directory.url(outboxDlqName(config.fleet, agentId));
-      }),
-    botToken,
-    webhookSecret: async (accountId) => webhookSecretFor(await botToken(accountId)),
-    async hooksToken() {
-      if (!config.hooks) throw new ClawfleetError('HOOKS_DISABLED', 'this fleet has no "hooks" in its config');
-      const secretId = hooksSecretName(config.fleet);
-      const token = (await secrets.get(secretId))[config.hooks.tokenSecret];
-      if (!token) throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${config.hooks.tokenSecret}"`);
-      return token;
-    },
-    async channel(target) {
-      if (target.channel !== 'telegram') throw new ClawfleetError('CHANNEL_UNSUPPORTED', `the AWS control plane cannot deliver to ${target.channel} chats`);
-      const token = await botToken(target.accountId);
-      // Keyed by token too, so a rotated token gets a fresh client.
-      const key = `${target.accountId}:${token}`;
-      let sender = senders.get(key);
-      if (!sender) senders.set(key, (sender = telegramSender(createBotApi({ apiRoot: config.channels.telegram!.apiRoot, token }))));
-      return sender;
+    compute: (cp) => {
+      let loaded: Promise<AgentCompute> | undefined;
+      const compute = () =>
+        (loaded ??= import(new URL('../shared/adapters/aws/control-ports.ts', import.meta.url).href).then(
+          (ports: { ecsComputePorts(): PortFactories }) => ports.ecsComputePorts().compute!(cp)!,
+          (err: unknown) => {
+            loaded = undefined;
+            throw new ClawfleetError('COMPUTE_NOT_CONFIGURED', 'CLAWFLEET_COMPUTE_FUNCTION is not set: a deployed function asks λ compute and never calls ECS itself', { cause: err });
+          },
+        ));
+      return {
+        setRunning: async (agentId, running) => (await compute()).setRunning(agentId, running),
+        restart: async (agentId) => (await compute()).restart(agentId),
+      };
     },
   };
+}
+
+/** Agents' own cron jobs, where the CDK app gave this function λ cron-dispatch's ARN and the scheduler's role (λ outbox). */
+export function agentSchedules(env: LambdaEnv): PortFactories {
+  if (!env.CLAWFLEET_CRON_FUNCTION_ARN || !env.CLAWFLEET_SCHEDULER_ROLE_ARN) return {};
+  return schedulerPorts({ functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN, roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN, deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN });
 }

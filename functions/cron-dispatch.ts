@@ -1,12 +1,14 @@
 // λ cron-dispatch: EventBridge Scheduler invokes it with a schedule's trigger as the event.
 // A malformed trigger is an error (Scheduler retries, then its DLQ keeps it); an unknown
 // agent is logged and skipped, since retrying would never help.
-import { CronTriggerSchema } from '../shared/cron/trigger.ts';
+import { dynamoPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
 import { dispatchTrigger } from '../shared/control/cron-dispatch.ts';
+import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { ClawfleetError, formatPath } from '../shared/errors.ts';
-import { createControlPlane } from './control-plane.ts';
+import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = createControlPlane(process.env, 'cron-dispatch');
+const cp = awsControlPlane('cron-dispatch', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const deps = cp.cronDispatchDeps();
 
 export async function handler(event: unknown): Promise<{ queued?: string; skipped?: string }> {
   const parsed = CronTriggerSchema.safeParse(event);
@@ -16,7 +18,7 @@ export async function handler(event: unknown): Promise<{ queued?: string; skippe
     throw new ClawfleetError('TRIGGER_INVALID', `schedule input is not a cron trigger: ${reason}`);
   }
   const at = Date.parse(parsed.data.scheduledTime ?? '');
-  const outcome = await dispatchTrigger(parsed.data, Number.isNaN(at) ? cp.clock.now() : at, cp);
+  const outcome = await dispatchTrigger(parsed.data, Number.isNaN(at) ? cp.clock.now() : at, deps);
   if ('skipped' in outcome) cp.log.info('schedule skipped', { agentId: parsed.data.agentId, reason: outcome.skipped });
   return outcome;
 }

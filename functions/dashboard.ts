@@ -1,17 +1,13 @@
 // λ dashboard: the fleet dashboard behind a Function URL — the same pages and JSON as
 // local mode (dashboard/handler.ts), fed from DynamoDB, SQS and ECS. The token is
 // DASHBOARD_TOKEN in the secret clawfleet/<fleet>/control/dashboard.
-import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
-import { SqsQueueStats } from '../shared/adapters/aws/sqs-queue-stats.ts';
-import { SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
-import { CachedSecretStore } from '../shared/adapters/cached-secret-store.ts';
+import { dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
 import { dashboardSecretName } from '../shared/config/names.ts';
 import { lifecycleActions } from '../shared/dashboard/actions.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
-import { ClawfleetError } from '../shared/errors.ts';
 import { handleDashboard, type DashboardDeps } from '../dashboard/handler.ts';
-import { createControlPlane } from './control-plane.ts';
+import { askingCompute, awsControlPlane } from './control-plane.ts';
 import type { FunctionUrlEvent, FunctionUrlResult } from './function-url.ts';
 
 /** Payload 2.0 hands cookies over apart from the headers, and takes Set-Cookie values back the same way. */
@@ -25,14 +21,13 @@ export interface DashboardUrlResult extends FunctionUrlResult {
 /** The queue chart's samples: taken when the overview is read, at most once a minute per container. */
 const SAMPLE_EVERY_MS = 60_000;
 
-const cp = createControlPlane(process.env, 'dashboard');
-const secrets = new CachedSecretStore(new SecretsManagerStore(cp.aws.secrets), cp.clock.now);
+const cp = awsControlPlane('dashboard', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
 const secretId = dashboardSecretName(cp.config.fleet);
 const sources: DashboardSources = {
   config: cp.config,
   where: 'aws',
   registry: cp.registry,
-  queues: new SqsQueueStats(cp.aws.sqs, cp.config.fleet, new SqsQueueDirectory(cp.aws.sqs)),
+  queues: cp.queueStats,
   sessions: cp.sessions,
   pairings: cp.pairings,
   metrics: cp.metrics,
@@ -42,15 +37,8 @@ const sources: DashboardSources = {
 };
 const deps: DashboardDeps = {
   sources,
-  actions: lifecycleActions(cp.lifecycle),
-  async token() {
-    try {
-      return (await secrets.get(secretId))[DASHBOARD_TOKEN_NAME];
-    } catch (err) {
-      if (err instanceof ClawfleetError && err.code === 'SECRET_NOT_FOUND') return undefined;
-      throw err;
-    }
-  },
+  actions: lifecycleActions(cp.requireLifecycle()),
+  token: () => cp.dashboardSecret(DASHBOARD_TOKEN_NAME),
   secureCookie: true,
   loginHint: `The token is ${DASHBOARD_TOKEN_NAME} in the Secrets Manager secret ${secretId} (clawfleet secrets set ${DASHBOARD_TOKEN_NAME} --control dashboard --aws).`,
   refreshMs: 5_000,

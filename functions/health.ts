@@ -1,16 +1,17 @@
 // λ health: an EventBridge schedule invokes it every minute; it wakes sleeping agents
 // with work waiting, restarts silent ones and hibernates idle ones, and samples each
 // agent's queue depth for the dashboard's queue chart.
-import { SqsQueueStats } from '../shared/adapters/aws/sqs-queue-stats.ts';
+import { dynamoPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
 import { healthTick } from '../shared/control/health.ts';
 import { sampleQueueDepths } from '../shared/dashboard/fleet-view.ts';
-import { createControlPlane } from './control-plane.ts';
+import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = createControlPlane(process.env, 'health');
-const queues = new SqsQueueStats(cp.aws.sqs, cp.config.fleet, cp.directory);
+const cp = awsControlPlane('health', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const lifecycle = cp.requireLifecycle();
+const sampling = cp.queueSampleDeps();
 
 export async function handler(): Promise<Record<string, string>> {
-  const [actions] = await Promise.all([healthTick(cp.config, cp.lifecycle), sampleQueueDepths({ config: cp.config, queues, metrics: cp.metrics, clock: cp.clock, log: cp.log })]);
+  const [actions] = await Promise.all([healthTick(cp.config, lifecycle), sampleQueueDepths(sampling)]);
   const acted = Object.fromEntries(Object.entries(actions).filter(([, a]) => a !== 'none'));
   cp.log.info('health tick', { acted });
   return actions;

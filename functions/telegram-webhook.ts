@@ -1,9 +1,12 @@
 // λ telegram-webhook: Telegram POSTs each update to the Function URL at /telegram/<accountId>.
+import { dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
-import { createControlPlane } from './control-plane.ts';
+import { askingCompute, awsControlPlane } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = createControlPlane(process.env, 'telegram-webhook');
+const cp = awsControlPlane('telegram-webhook', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), telegramPorts, askingCompute(env)]);
+const deps = cp.telegramWebhookDeps();
 
 export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {
   const match = /^\/telegram\/([^/]+)\/?$/.exec(event.rawPath);
@@ -11,9 +14,6 @@ export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResul
     return functionUrlResponse({ status: 404, body: { error: 'POST /telegram/<accountId>' } });
   }
   const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-  const result = await handleTelegramWebhook(
-    { accountId: match[1]!, secretToken: event.headers['x-telegram-bot-api-secret-token'], body },
-    cp,
-  );
+  const result = await handleTelegramWebhook({ accountId: match[1]!, secretToken: event.headers['x-telegram-bot-api-secret-token'], body }, deps);
   return functionUrlResponse(result);
 }

@@ -3,7 +3,7 @@
 // it in X-Telegram-Bot-Api-Secret-Token), and only the updates the control plane reads.
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { ClawfleetError } from '../shared/errors.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
+import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 
 /** The updates the webhook handler acts on; Telegram sends nothing else. */

@@ -12,26 +12,23 @@ import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-regi
 import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
 import { SqliteInboundOrigins } from '../shared/adapters/sqlite/sqlite-inbound-origins.ts';
 import { SqliteRelayRates } from '../shared/adapters/sqlite/sqlite-relay-rates.ts';
+import { TelegramAccounts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
-import { dashboardSecretName, hooksSecretName, outboxQueueName, telegramSecretName } from '../shared/config/names.ts';
+import { outboxQueueName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
-import type { CronDispatchDeps } from '../shared/control/cron-dispatch.ts';
+import { ControlPlane } from '../shared/control/control-plane.ts';
+import { dispatchTrigger, type CronDispatchDeps, type DispatchOutcome } from '../shared/control/cron-dispatch.ts';
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
-import { enqueueForOperator } from '../shared/control/operator-enqueue.ts';
 import { newOrigin } from '../shared/control/origins.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
-import type { InboundEnvelope } from '../shared/protocol/envelopes.ts';
-import type { AgentCompute, ChannelSender, ChannelTarget, Clock, SecretStore } from '../shared/ports.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
-import { botIdFromToken, type BotIdentity } from '../shared/telegram/mention.ts';
-import { RetryLaterError, telegramSender } from '../shared/telegram/telegram-sender.ts';
-import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+import type { CronTrigger } from '../shared/cron/trigger.ts';
+import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
 
@@ -72,13 +69,15 @@ export class LocalControlPlane {
   readonly chat: LocalChat;
   /** Turn counts, timings and queue samples for the dashboard's charts. */
   readonly metrics: SqliteAgentMetrics;
-  private readonly senders = new Map<string, ChannelSender>();
-  private readonly usernames = new Map<string, Promise<string | undefined>>();
+  /** The bots of the config's Telegram accounts, their tokens from the local secrets file. */
+  readonly telegram: TelegramAccounts;
+  /** The same composition as every Lambda's (shared/control/control-plane.ts), over the adapters above. */
+  private readonly plane: ControlPlane;
 
   constructor(
     readonly config: FleetConfig,
     readonly db: StateDatabase,
-    private readonly secrets: SecretStore,
+    secrets: SecretStore,
     private readonly clock: Clock,
     private readonly log: Logger,
     opts: LocalControlPlaneOptions = {},
@@ -93,12 +92,33 @@ export class LocalControlPlane {
     this.relayRates = new SqliteRelayRates(db);
     const scheduleClock = opts.scheduleClock ?? clock;
     this.scheduler = new SqliteCronScheduler(db, () => scheduleClock.now());
-    this.lifecycle = opts.compute
-      ? { registry: this.registry, compute: opts.compute, depths: { depth: async (agentId) => this.inbox(agentId).depth }, clock, log }
-      : undefined;
     this.pairings = new SqlitePairingStore(db);
     this.chat = new LocalChat(db, clock.now);
     this.metrics = new SqliteAgentMetrics(db, clock.now);
+    const secretsWhere = 'in the local secrets file';
+    this.telegram = new TelegramAccounts({ config, secrets, where: secretsWhere });
+    this.plane = new ControlPlane(
+      { config, clock, log, component: 'local', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere },
+      {
+        queues: () => this.queues,
+        dedupe: () => this.dedupe,
+        sessions: () => this.sessions,
+        origins: () => this.origins,
+        ledger: () => this.ledger,
+        pairings: () => this.pairings,
+        registry: () => this.registry,
+        metrics: () => this.metrics,
+        depths: () => ({ depth: async (agentId) => this.inbox(agentId).depth }),
+        relayRates: () => this.relayRates,
+        secrets: () => secrets,
+        telegram: () => this.telegram,
+        outboxDeadLetters: () => (agentId) => this.dlq(agentId ?? 'unknown'),
+        compute: () => opts.compute,
+        scheduler: () => this.scheduler,
+        localChat: () => this.chat,
+      },
+    );
+    this.lifecycle = this.plane.lifecycle;
   }
 
   inbox(agentId: string): SqliteFifoQueue {
@@ -133,10 +153,12 @@ export class LocalControlPlane {
     return id;
   }
 
-  /** An envelope an operator asked for (`clawfleet cron run`), already validated; queued with its origin. */
-  async enqueue(envelope: InboundEnvelope): Promise<void> {
-    await enqueueForOperator(envelope, { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, clock: this.clock });
-    await this.wake(envelope.agentId, envelope.kind);
+  /**
+   * A trigger an operator fires now (`clawfleet cron run`): the same dispatch as a schedule's
+   * firing (the session and the answer's origin recorded, the agent woken), under a run id of its own.
+   */
+  runTrigger(trigger: CronTrigger): Promise<DispatchOutcome> {
+    return dispatchTrigger(trigger, this.clock.now(), this.plane.cronDispatchDeps(), { id: randomUUID() });
   }
 
   /**
@@ -157,92 +179,32 @@ export class LocalControlPlane {
 
   /** POST /hooks/agent, /hooks/wake, /hooks/<mapping>: λ hooks' core. */
   hook(req: HookRequest): Promise<HttpResult> {
-    return handleHook(req, {
-      config: this.config,
-      hooksToken: () => this.hooksToken(),
-      queues: this.queues,
-      dedupe: this.dedupe,
-      sessions: this.sessions,
-      origins: this.origins,
-      lifecycle: this.lifecycle,
-      newId: () => randomUUID(),
-      clock: this.clock,
-      log: this.log,
-    });
+    return handleHook(req, this.plane.hooksDeps());
   }
 
   /** The token hook callers present: config.hooks.tokenSecret in the local secret clawfleet/<fleet>/control/hooks. */
-  async hooksToken(): Promise<string> {
-    if (!this.config.hooks) throw new ClawfleetError('HOOKS_DISABLED', 'this fleet has no "hooks" in its config');
-    const secretId = hooksSecretName(this.config.fleet);
-    const token = (await this.secrets.get(secretId))[this.config.hooks.tokenSecret];
-    if (!token) throw new ClawfleetError('SECRET_MISSING', `no "${this.config.hooks.tokenSecret}" under "${secretId}" in the local secrets file`);
-    return token;
+  hooksToken(): Promise<string> {
+    return this.plane.hooksToken();
   }
 
   /** What λ cron-dispatch's core needs; local/cron-loop.ts fires schedules with it. */
   get cronDispatch(): CronDispatchDeps {
-    return { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
+    return this.plane.cronDispatchDeps();
   }
 
   /** DASHBOARD_TOKEN from the local secrets file, if the owner set one (else the kept token of local/dashboard-token.ts). */
-  async dashboardToken(): Promise<string | undefined> {
-    return (await this.secrets.get(dashboardSecretName(this.config.fleet)))[DASHBOARD_TOKEN_NAME];
+  dashboardToken(): Promise<string | undefined> {
+    return this.plane.dashboardSecret(DASHBOARD_TOKEN_NAME);
   }
 
-  async botToken(accountId: string): Promise<string | undefined> {
-    const account = this.config.channels.telegram?.accounts[accountId];
-    if (!account) return undefined;
-    return (await this.secrets.get(telegramSecretName(this.config.fleet)))[account.botTokenSecret];
+  /** The account's bot token, or undefined while the secrets file has none (its account is not polled). */
+  botToken(accountId: string): Promise<string | undefined> {
+    return this.telegram.token(accountId);
   }
 
+  /** An update from the account's long polling (or a test's POST): λ telegram-webhook's core. */
   telegramUpdate(accountId: string, secretToken: string | undefined, body: string): Promise<HttpResult> {
-    return handleTelegramWebhook(
-      { accountId, secretToken, body },
-      {
-        config: this.config,
-        webhookSecret: async (id) => {
-          const token = await this.botToken(id);
-          if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${id}" in the local secrets`);
-          return webhookSecretFor(token);
-        },
-        queues: this.queues,
-        dedupe: this.dedupe,
-        sessions: this.sessions,
-        origins: this.origins,
-        pairings: this.pairings,
-        lifecycle: this.lifecycle,
-        botIdentity: (id) => this.botIdentity(id),
-        channel: (target) => this.channel(target),
-        newPairingCode: () => pairingCode(randomBytes),
-        clock: this.clock,
-        log: this.log,
-      },
-    );
-  }
-
-  private async botIdentity(accountId: string): Promise<BotIdentity> {
-    const token = await this.botToken(accountId);
-    if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${accountId}"`);
-    // The username is asked once per run; the id is part of the token.
-    let username = this.usernames.get(token);
-    if (!username) {
-      username = createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token })
-        .call<{ username?: string }>('getMe', {})
-        .then((me) => me.username);
-      username.catch(() => this.usernames.delete(token));
-      this.usernames.set(token, username);
-    }
-    return { id: botIdFromToken(token), username: await username };
-  }
-
-  private async channel(target: ChannelTarget): Promise<ChannelSender> {
-    if (target.channel === 'local') return this.chat;
-    const token = await this.botToken(target.accountId);
-    if (!token) throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${target.accountId}"`);
-    let sender = this.senders.get(token);
-    if (!sender) this.senders.set(token, (sender = telegramSender(createBotApi({ apiRoot: this.config.channels.telegram!.apiRoot, token }))));
-    return sender;
+    return handleTelegramWebhook({ accountId, secretToken, body }, this.plane.telegramWebhookDeps());
   }
 
   /**
@@ -272,31 +234,14 @@ export class LocalControlPlane {
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */
   async outbox(agentId: string, body: string): Promise<void> {
-    const deadLetters = (id: string | undefined) => this.dlq(id ?? 'unknown');
     try {
-      await processOutboxRecord(
-        { source: outboxQueueName(this.config.fleet, agentId), body, messageId: randomUUID() },
-        {
-          config: this.config,
-          origins: this.origins,
-          sessions: this.sessions,
-          ledger: this.ledger,
-          deadLetters,
-          channel: (target) => this.channel(target),
-          registry: this.registry,
-          metrics: this.metrics,
-          relay: { queues: this.queues, rates: this.relayRates, lifecycle: this.lifecycle },
-          scheduler: this.scheduler,
-          clock: this.clock,
-          log: this.log,
-        },
-      );
+      await processOutboxRecord({ source: outboxQueueName(this.config.fleet, agentId), body, messageId: randomUUID() }, this.plane.outboxDeps());
     } catch (err) {
       // An expression this scheduler cannot evaluate (EventBridge would refuse it too):
       // refused like any other request, never retried into success.
       if (!(err instanceof ClawfleetError && err.code === 'SCHEDULE_INVALID')) throw err;
       this.log.warn('outbox envelope rejected', { agentId, code: err.code, reason: err.message, metric: 'OutboxRejected' });
-      await deadLetters(agentId).put(body, `${err.code}: ${err.message}`);
+      await this.dlq(agentId).put(body, `${err.code}: ${err.message}`);
     }
   }
 }

@@ -12,7 +12,7 @@ import { errorAnswer } from '../shared/http/error-status.ts';
 import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
-import { parseInbound } from '../shared/protocol/envelopes.ts';
+import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
@@ -78,7 +78,8 @@ const RuntimeBodies = {
   outbox: z.object({ envelope: z.unknown() }),
   'dead-letter': z.object({ body: z.string(), reason: z.string() }),
 };
-const EnqueueBody = z.strictObject({ envelope: z.unknown() });
+/** `clawfleet cron run`: a config job's trigger, fired now through the same dispatch as its schedule. */
+const CronRunBody = z.strictObject({ trigger: CronTriggerSchema });
 const ApproveBody = z.strictObject({ code: z.string().min(1).max(64) });
 const ACTIONS = new Set<string>(['restart', 'upgrade', 'hibernate', 'wake']);
 
@@ -177,13 +178,10 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       if (!ACTIONS.has(m[2]!)) throw new ClawfleetError('ROUTE_UNKNOWN', `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
       return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
     }
-    if (req.method === 'POST' && path === '/admin/enqueue') {
-      const { envelope: raw } = parseJsonBody(EnqueueBody, await readBody(req));
-      // A bad envelope is an EnvelopeError: answered 400 with its code.
-      const envelope = parseInbound(raw);
-      knownAgent(envelope.agentId);
-      await cp.enqueue(envelope);
-      return { envelopeId: envelope.id, agentId: envelope.agentId };
+    if (req.method === 'POST' && path === '/admin/cron/run') {
+      const { trigger } = parseJsonBody(CronRunBody, await readBody(req));
+      knownAgent(trigger.agentId);
+      return { agentId: trigger.agentId, ...(await cp.runTrigger(trigger)) };
     }
     if (req.method === 'GET' && path === '/admin/pairings') return { pending: await cp.pairings.listPending(Date.now()) };
     if (req.method === 'POST' && path === '/admin/pairings/approve') {

@@ -2,12 +2,14 @@
 // URL. Each update goes through the same admission as a webhook; the offset moves past an
 // update only once it is queued, so nothing is lost when admission fails.
 import { errorFields, type Logger } from '../shared/log.ts';
-import { createBotApi } from '../shared/telegram/bot-api.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 
+/** getUpdates holds the request up to its 25 s timeout; the client waits longer than that. */
+const POLL_REQUEST_TIMEOUT_MS = 40_000;
+
 export function startTelegramPoller(cp: LocalControlPlane, accountId: string, token: string, log: Logger): { stop(): void } {
-  const api = createBotApi({ apiRoot: cp.config.channels.telegram!.apiRoot, token, timeoutMs: 40_000 });
+  const api = cp.telegram.api(token, POLL_REQUEST_TIMEOUT_MS);
   const secret = webhookSecretFor(token);
   let stopped = false;
   let offset = 0;

@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'UNKNOWN_OUTBOX'
   | 'TRIGGER_INVALID'
   | 'SCHEDULE_INVALID'
+  | 'LAMBDA_ENV_INVALID'
+  | 'PORT_NOT_WIRED'
   // The local fleet's process and state directory.
   | 'STATE_DIR_IN_USE'
   | 'STORAGE_FULL'
@@ -32,6 +34,7 @@ export type ErrorCode =
   | 'COMPUTE_REQUEST_INVALID'
   | 'COMPUTE_UNSETTLED'
   | 'COMPUTE_ASK_FAILED'
+  | 'COMPUTE_NOT_CONFIGURED'
   // The protocol between the control plane and the runtimes, and the session registry.
   | 'ENVELOPE_INVALID'
   | 'ENVELOPE_VERSION'

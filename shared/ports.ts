@@ -2,6 +2,7 @@
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
 import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
+import type { BotIdentity } from './telegram/mention.ts';
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -36,7 +37,7 @@ export type ChannelTarget =
 /** Where a session's replies go: a chat, or nowhere (a hook, a cron job with delivery "none"), in which case they are logged only. */
 export type SessionTarget = ChannelTarget | { channel: 'none' };
 
-/** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help. */
+/** Sends to a user on one channel. Throws PermanentDeliveryError when retrying cannot help, RetryLaterError when told when to retry. */
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
@@ -47,6 +48,40 @@ export interface ChannelSender {
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
 export class PermanentDeliveryError extends Error {
   override name = 'PermanentDeliveryError';
+}
+
+/** The channel asked us to slow down (Telegram's 429 retry_after): try again after this many seconds, not before. */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+  constructor(
+    readonly seconds: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The control plane's Telegram bots, one per account; their tokens never leave it. */
+export interface TelegramBots {
+  /** The secret token Telegram echoes on each of the account's webhook calls. */
+  webhookSecret(accountId: string): Promise<string>;
+  /** Who the account's bot is, to tell whether a group message mentions it. */
+  botIdentity(accountId: string): Promise<BotIdentity>;
+  /** Sends through the account's bot. */
+  sender(accountId: string): Promise<ChannelSender>;
+}
+
+/** A queue record received and not done with, as a retry needs it: where it came from and its receipt. */
+export interface ReceivedRecord {
+  /** The queue it arrived on (ARN or URL). */
+  source: string;
+  receipt: string;
+}
+
+/** Hands a received record back to its queue to be tried again no sooner than `seconds` from now (a channel's retry_after). */
+export interface DelayedRetry {
+  retryAfter(record: ReceivedRecord, seconds: number): Promise<void>;
 }
 
 export interface SessionRecord {

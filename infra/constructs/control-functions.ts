@@ -9,7 +9,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -20,6 +20,7 @@ import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
+import { BUILD_SETTINGS } from './function-bundling.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -139,20 +140,8 @@ export const CONTROL_FUNCTIONS = [
 export const cronDispatchArn = (stack: Stack, fleet: string) =>
   stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'cron-dispatch'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
-/** ESM needs `require` for the CommonJS dependencies esbuild inlines. */
-const ESM_REQUIRE_BANNER = "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);";
 
-export const BUILD_SETTINGS = {
-  format: OutputFormat.ESM,
-  target: 'node24',
-  minify: true,
-  sourceMap: false,
-  banner: ESM_REQUIRE_BANNER,
-  // Bundled, not taken from the runtime: a pinned SDK version, one file to load, and the
-  // emulator's Lambda (the host's node) has no SDK to offer.
-  bundleAwsSDK: true,
-  mainFields: ['module', 'main'],
-} as const;
+export { BUILD_SETTINGS } from './function-bundling.ts';
 
 export interface ControlFunctionsProps {
   config: FleetConfig;
@@ -223,6 +212,7 @@ export class ControlFunctions extends Construct {
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         ...BUILD_SETTINGS,
+        externalModules: [...BUILD_SETTINGS.externalModules],
         mainFields: [...BUILD_SETTINGS.mainFields],
         assetHash: functionAssetHash(props.config, spec.name, BUILD_SETTINGS),
         commandHooks: {

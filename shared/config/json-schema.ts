@@ -1,6 +1,6 @@
 // The JSON Schema of clawfleet.json, generated from the zod schema so editors can
 // complete and check the file; docs/clawfleet.schema.json is its committed copy.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { ConfigSchema } from './schema.ts';
 
 export function configJsonSchema(): string {

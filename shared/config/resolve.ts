@@ -1,6 +1,6 @@
 // What one agent's settings come to once agents.defaults is merged in, and the slice
 // of the fleet config a runtime is given (its own agent and the providers it uses).
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
 import {
   AgentSchema,
@@ -78,9 +78,9 @@ export function fargateSizeProblem(cpus: number, memoryMb: number): string | und
 /** What a runtime is told about itself: no other agent's settings, no secret values. */
 export const RuntimeConfigSchema = z.strictObject({
   fleet: z.string(),
-  agent: AgentSchema.omit({ model: true, runtime: true }).extend({
+  agent: z.extend(z.omit(AgentSchema, { model: true, runtime: true }), {
     model: z.strictObject({ primary: z.string(), fallbacks: z.array(z.string()) }),
-    runtime: RuntimeProfileSchema.partial(),
+    runtime: z.partial(RuntimeProfileSchema),
   }),
   providers: z.record(z.string(), ProviderSchema),
 });

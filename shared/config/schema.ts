@@ -1,152 +1,148 @@
 // The clawfleet.json schema: one fleet, its agents, models, channels and bindings.
 // Close to OpenClaw's openclaw.json so its users can move; every object is strict,
 // so an unknown or misspelt key is an error rather than a silently ignored setting.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { isScopedSessionKey } from '../routing/session-key.ts';
 import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 
-const id = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter');
+const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
 /** A secret is referred to by name; its value lives in Secrets Manager or the local secrets file. */
 const secretName = SecretNameSchema;
 
 /** "30s", "15m", "2h", "1d". */
-const durationPattern = /^(\d+)(s|m|h|d)$/;
-const duration = z.string().regex(durationPattern, 'must be a duration like "30m", "2h" or "1d"');
+export const durationPattern = /^(\d+)(s|m|h|d)$/;
+const duration = z.string().check(z.regex(durationPattern, 'must be a duration like "30m", "2h" or "1d"'));
 
-const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"');
+const clock = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"'));
 
 export const RuntimeProfileSchema = z.strictObject({
   /** Fargate vCPU: 0.25, 0.5, 1, 2, 4, 8 or 16. */
-  cpus: z.union([0.25, 0.5, 1, 2, 4, 8, 16].map((n) => z.literal(n)) as [z.ZodLiteral<number>, ...z.ZodLiteral<number>[]]),
-  memoryMb: z.number().int().min(512).max(122_880),
+  cpus: z.union([0.25, 0.5, 1, 2, 4, 8, 16].map((n) => z.literal(n)) as [z.ZodMiniLiteral<number>, ...z.ZodMiniLiteral<number>[]]),
+  memoryMb: z.number().check(z.int(), z.gte(512), z.lte(122_880)),
   /** A container image to run instead of the built runtime-image/. */
-  image: z.string().min(1).optional(),
+  image: z.optional(z.string().check(z.minLength(1))),
   /** Never hibernate this agent. */
-  alwaysOn: z.boolean().optional(),
-  idleTimeoutMinutes: z.number().int().min(1).max(10_080).optional(),
+  alwaysOn: z.optional(z.boolean()),
+  idleTimeoutMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10_080))),
   /** Run on Fargate Spot (cheaper; may be interrupted — the queue keeps the work). */
-  spot: z.boolean().optional(),
+  spot: z.optional(z.boolean()),
   /** The CPU the task runs on: arm64 (Graviton, the default) or x86_64 (the default with spot). */
-  architecture: z.enum(['arm64', 'x86_64']).optional(),
+  architecture: z.optional(z.enum(['arm64', 'x86_64'])),
 });
 
-const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"');
+const ModelRefSchema = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"'));
 
 const ModelSelectionSchema = z.union([
   ModelRefSchema,
-  z.strictObject({ primary: ModelRefSchema, fallbacks: z.array(ModelRefSchema).optional() }),
+  z.strictObject({ primary: ModelRefSchema, fallbacks: z.optional(z.array(ModelRefSchema)) }),
 ]);
 
 /** A host as it appears in a URL: a name (letters, digits, "-", "_", dots), an IPv4 address or a bracketed IPv6 one; no scheme, port, path or wildcard. */
-const hostName = z
-  .string()
-  .max(253)
-  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/, 'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)');
+const hostName = z.string().check(
+  z.maxLength(253),
+  z.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/, 'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)'),
+);
 
 /** A program exec may run under `security: "allowlist"`: a name found on the sandbox's PATH, or an absolute path. */
-const allowedProgram = z
-  .string()
-  .regex(/^(?:[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}|(?:\/[A-Za-z0-9_.+-]+)+)$/, 'must be a program name like "git" or an absolute path like "/usr/bin/git"')
-  .refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." path segments');
+const allowedProgram = z.string().check(
+  z.regex(/^(?:[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}|(?:\/[A-Za-z0-9_.+-]+)+)$/, 'must be a program name like "git" or an absolute path like "/usr/bin/git"'),
+  z.refine((p) => !p.split('/').some((part) => part === '.' || part === '..'), 'must not contain "." or ".." path segments'),
+);
 
 /** `tools.exec`: whether and how the agent may run commands (OpenClaw's tools.exec, plus the sandbox). */
 const ExecPolicySchema = z.strictObject({
   /** "required" (default): exec runs only inside a sandbox and is off where none is available; "off": unsandboxed, with a warning. */
-  sandbox: z.enum(['required', 'off']).optional(),
+  sandbox: z.optional(z.enum(['required', 'off'])),
   /** "full" (default): any shell command; "allowlist": only the programs in `allowlist`, no shell; "deny": no exec tool. */
-  security: z.enum(['deny', 'allowlist', 'full']).optional(),
-  allowlist: z.array(allowedProgram).optional(),
+  security: z.optional(z.enum(['deny', 'allowlist', 'full'])),
+  allowlist: z.optional(z.array(allowedProgram)),
   /** Whether sandboxed commands may use the network (default true). */
-  network: z.boolean().optional(),
+  network: z.optional(z.boolean()),
 });
 
 const ToolPolicySchema = z.strictObject({
-  allow: z.array(z.string().min(1)).optional(),
-  deny: z.array(z.string().min(1)).optional(),
-  exec: ExecPolicySchema.optional(),
-  web: z
-    .strictObject({
-      fetch: z
-        .strictObject({
+  allow: z.optional(z.array(z.string().check(z.minLength(1)))),
+  deny: z.optional(z.array(z.string().check(z.minLength(1)))),
+  exec: z.optional(ExecPolicySchema),
+  web: z.optional(
+    z.strictObject({
+      fetch: z.optional(
+        z.strictObject({
           /**
            * Intranet hosts web_fetch may reach although they resolve to loopback or private
            * addresses (RFC 1918, CGNAT, IPv6 unique local). Exact names; metadata, link-local
            * and other special addresses stay refused whatever is listed.
            */
-          allowPrivateHosts: z.array(hostName).max(100).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
+          allowPrivateHosts: z.optional(z.array(hostName).check(z.maxLength(100))),
+        }),
+      ),
+    }),
+  ),
 });
 
 const McpServerSchema = z.union([
   z.strictObject({
-    command: z.string().min(1),
-    args: z.array(z.string()).optional(),
+    command: z.string().check(z.minLength(1)),
+    args: z.optional(z.array(z.string())),
     /** Environment variable → secret name; values come from this agent's secrets only. */
-    env: z.record(z.string(), secretName).optional(),
+    env: z.optional(z.record(z.string(), secretName)),
     /** Run the server in the sandbox exec uses (its own namespaces or tool uid, the workspace writable, the system read-only). */
-    sandbox: z.boolean().optional(),
+    sandbox: z.optional(z.boolean()),
   }),
   z.strictObject({
     url: z.url(),
     /** Header → secret name. */
-    headers: z.record(z.string(), secretName).optional(),
+    headers: z.optional(z.record(z.string(), secretName)),
     /** Only `false` is valid: a url server runs elsewhere, so there is nothing to sandbox (checked with the config's other cross-checks). */
-    sandbox: z.boolean().optional(),
+    sandbox: z.optional(z.boolean()),
   }),
 ]);
 
 const HeartbeatSchema = z.strictObject({
   every: duration,
-  activeHours: z
-    .strictObject({ start: clock, end: clock, timezone: z.string().min(1).optional() })
-    .optional(),
+  activeHours: z.optional(z.strictObject({ start: clock, end: clock, timezone: z.optional(z.string().check(z.minLength(1))) })),
   /** What the agent is asked on each beat; defaults to reading HEARTBEAT.md. */
-  prompt: z.string().min(1).optional(),
+  prompt: z.optional(z.string().check(z.minLength(1))),
 });
 
 const AgentDefaultsSchema = z.strictObject({
-  model: ModelSelectionSchema.optional(),
-  runtime: RuntimeProfileSchema.partial().optional(),
-  tools: ToolPolicySchema.optional(),
-  heartbeat: HeartbeatSchema.optional(),
+  model: z.optional(ModelSelectionSchema),
+  runtime: z.optional(z.partial(RuntimeProfileSchema)),
+  tools: z.optional(ToolPolicySchema),
+  heartbeat: z.optional(HeartbeatSchema),
 });
 
 export const AgentSchema = z.strictObject({
   id,
-  name: z.string().min(1).optional(),
+  name: z.optional(z.string().check(z.minLength(1))),
   /** The agent that gets messages no binding matches. */
-  default: z.boolean().optional(),
-  model: ModelSelectionSchema.optional(),
-  runtime: RuntimeProfileSchema.partial().optional(),
-  tools: ToolPolicySchema.optional(),
-  mcp: z.strictObject({ servers: z.record(id, McpServerSchema) }).optional(),
-  heartbeat: HeartbeatSchema.optional(),
+  default: z.optional(z.boolean()),
+  model: z.optional(ModelSelectionSchema),
+  runtime: z.optional(z.partial(RuntimeProfileSchema)),
+  tools: z.optional(ToolPolicySchema),
+  mcp: z.optional(z.strictObject({ servers: z.record(id, McpServerSchema) })),
+  heartbeat: z.optional(HeartbeatSchema),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
-  secrets: z.array(secretName).optional(),
+  secrets: z.optional(z.array(secretName)),
 });
 
 export const ProviderSchema = z.strictObject({
   api: z.enum(['anthropic-messages', 'openai-completions', 'bedrock-converse']),
-  baseUrl: z.url().optional(),
+  baseUrl: z.optional(z.url()),
   /** Name of the value in each agent's secret that holds this provider's API key. */
-  apiKeySecret: secretName.optional(),
+  apiKeySecret: z.optional(secretName),
 });
 
-const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().min(1) });
+const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().check(z.minLength(1)) });
 
 const BindingSchema = z.strictObject({
   agentId: id,
   match: z.strictObject({
     channel: z.literal('telegram'),
-    accountId: id.optional(),
-    peer: PeerSchema.optional(),
+    accountId: z.optional(id),
+    peer: z.optional(PeerSchema),
   }),
 });
 
@@ -156,104 +152,101 @@ const DmPolicySchema = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
  * Telegram user ids (or "*" for anyone). OpenClaw writes ids as numbers (`allowFrom:
  * [700100200]`); a number is taken and kept as its string, the form every check compares.
  */
-const AllowFromSchema = z.array(z.union([z.string().min(1), z.int().transform(String)]));
+const AllowFromSchema = z.array(z.union([z.string().check(z.minLength(1)), z.pipe(z.int(), z.transform(String))]));
 
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
   botTokenSecret: secretName,
-  dmPolicy: DmPolicySchema.optional(),
-  allowFrom: AllowFromSchema.optional(),
+  dmPolicy: z.optional(DmPolicySchema),
+  allowFrom: z.optional(AllowFromSchema),
 });
 
 const TelegramChannelSchema = z.strictObject({
   /** Bot API root; a local Bot API server or a test fake can stand in for Telegram's. */
-  apiRoot: z.url().default('https://api.telegram.org'),
-  dmPolicy: DmPolicySchema.default('pairing'),
+  apiRoot: z._default(z.url(), 'https://api.telegram.org'),
+  dmPolicy: z._default(DmPolicySchema, 'pairing'),
   /** Telegram user ids (or "*") allowed to message the bots directly. */
-  allowFrom: AllowFromSchema.optional(),
-  groups: z
-    .record(z.string(), z.strictObject({ requireMention: z.boolean().optional(), allowFrom: AllowFromSchema.optional() }))
-    .optional(),
-  accounts: z.record(id, TelegramAccountSchema).refine((a) => Object.keys(a).length > 0, 'needs at least one account'),
+  allowFrom: z.optional(AllowFromSchema),
+  groups: z.optional(z.record(z.string(), z.strictObject({ requireMention: z.optional(z.boolean()), allowFrom: z.optional(AllowFromSchema) }))),
+  accounts: z.record(id, TelegramAccountSchema).check(z.refine((a) => Object.keys(a).length > 0, 'needs at least one account')),
 });
 
 const CronScheduleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('at'), at: z.iso.datetime({ offset: true }) }),
   z.strictObject({ kind: z.literal('every'), every: duration }),
-  z.strictObject({ kind: z.literal('cron'), expr: z.string().min(9), tz: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('cron'), expr: z.string().check(z.minLength(9)), tz: z.optional(z.string().check(z.minLength(1))) }),
 ]);
 
 export const CronJobSchema = z.strictObject({
   id,
   agentId: id,
   schedule: CronScheduleSchema,
-  sessionTarget: z.enum(['main', 'isolated']).default('main'),
+  sessionTarget: z._default(z.enum(['main', 'isolated']), 'main'),
   payload: z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('systemEvent'), text: z.string().min(1) }),
-    z.strictObject({ kind: z.literal('agentTurn'), message: z.string().min(1) }),
+    z.strictObject({ kind: z.literal('systemEvent'), text: z.string().check(z.minLength(1)) }),
+    z.strictObject({ kind: z.literal('agentTurn'), message: z.string().check(z.minLength(1)) }),
   ]),
-  delivery: z
-    .strictObject({ mode: z.enum(['none', 'announce']), accountId: id.optional(), to: z.string().min(1).optional() })
-    .optional(),
+  delivery: z.optional(z.strictObject({ mode: z.enum(['none', 'announce']), accountId: z.optional(id), to: z.optional(z.string().check(z.minLength(1))) })),
 });
 
 const HookMappingSchema = z.strictObject({
   agentId: id,
   /** Text template for the message; `{{body.field}}` reads the request body. */
-  messageTemplate: z.string().min(1),
-  sessionKey: z.string().min(1).optional(),
+  messageTemplate: z.string().check(z.minLength(1)),
+  sessionKey: z.optional(z.string().check(z.minLength(1))),
 });
 
 export const ConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   /** Names the fleet's AWS resources and secrets: clawfleet/<fleet>/... */
-  fleet: id.superRefine((fleet, ctx) => {
-    const problem = fleetNameProblem(fleet);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }),
+  fleet: id.check(
+    z.superRefine((fleet, ctx) => {
+      const problem = fleetNameProblem(fleet);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
   agents: z.strictObject({
-    defaults: AgentDefaultsSchema.optional(),
-    list: z.array(AgentSchema).min(1, 'needs at least one agent'),
+    defaults: z.optional(AgentDefaultsSchema),
+    list: z.array(AgentSchema).check(z.minLength(1, 'needs at least one agent')),
   }),
   models: z.strictObject({ providers: z.record(id, ProviderSchema) }),
-  bindings: z.array(BindingSchema).default([]),
-  session: z
-    .strictObject({ dmScope: z.enum(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer']).default('main') })
-    .optional(),
-  channels: z.strictObject({ telegram: TelegramChannelSchema.optional() }).default({}),
-  cron: z.strictObject({ jobs: z.array(CronJobSchema).default([]) }).optional(),
-  hooks: z
-    .strictObject({
+  bindings: z._default(z.array(BindingSchema), []),
+  session: z.optional(z.strictObject({ dmScope: z._default(z.enum(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer']), 'main') })),
+  channels: z._default(z.strictObject({ telegram: z.optional(TelegramChannelSchema) }), {}),
+  cron: z.optional(z.strictObject({ jobs: z._default(z.array(CronJobSchema), []) })),
+  hooks: z.optional(
+    z.strictObject({
       tokenSecret: secretName,
-      mappings: z.record(id, HookMappingSchema).optional(),
+      mappings: z.optional(z.record(id, HookMappingSchema)),
       /** Let a /hooks/agent body name its `sessionKey` (default false: such a body is refused with 400). */
-      allowRequestSessionKey: z.boolean().optional(),
+      allowRequestSessionKey: z.optional(z.boolean()),
       /**
        * What a session key chosen by a caller (a body's `sessionKey`, or a mapping's `sessionKey`
        * template filled from the body) may start with, after its `agent:<id>:` scope; default ["hook:"].
        */
-      allowedSessionKeyPrefixes: z
-        .array(
-          z
-            .string()
-            .min(1)
-            .max(128)
-            // Matched after the scope, so a scoped prefix would never match anything.
-            .refine((p) => !isScopedSessionKey(p), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
-        )
-        .min(1)
-        .optional(),
-    })
-    .optional(),
-  agentToAgent: z
-    .strictObject({
-      allow: z.array(z.strictObject({ from: id, to: id })).default([]),
+      allowedSessionKeyPrefixes: z.optional(
+        z
+          .array(
+            z.string().check(
+              z.minLength(1),
+              z.maxLength(128),
+              // Matched after the scope, so a scoped prefix would never match anything.
+              z.refine((p) => !isScopedSessionKey(p), 'is matched after "agent:<id>:", so write "hook:" rather than "agent:<id>:hook:"'),
+            ),
+          )
+          .check(z.minLength(1)),
+      ),
+    }),
+  ),
+  agentToAgent: z.optional(
+    z.strictObject({
+      allow: z._default(z.array(z.strictObject({ from: id, to: id })), []),
       /** Relays one conversation may take in all, whoever started it. */
-      maxHops: z.number().int().min(1).max(10).default(3),
+      maxHops: z._default(z.number().check(z.int(), z.gte(1), z.lte(10)), 3),
       /** Relays per ordered pair of agents (from → to) in each window of `perMinutes`; default 20 per 10 minutes. */
-      rateLimit: z.strictObject({ max: z.number().int().min(1).max(10_000), perMinutes: z.number().int().min(1).max(1_440) }).optional(),
-    })
-    .optional(),
+      rateLimit: z.optional(z.strictObject({ max: z.number().check(z.int(), z.gte(1), z.lte(10_000)), perMinutes: z.number().check(z.int(), z.gte(1), z.lte(1_440)) })),
+    }),
+  ),
 });
 
 export type FleetConfig = z.infer<typeof ConfigSchema>;

@@ -3,7 +3,7 @@
 // in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
 // Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it;
 // at most MAX_PENDING_PAIRINGS senders per account wait at once, as OpenClaw caps them.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import type { PairingRecord, PairingStore } from '../ports.ts';
 
@@ -12,7 +12,7 @@ export const PairingRecordSchema = z.object({
   channel: z.literal('telegram'),
   accountId: z.string(),
   peerId: z.string(),
-  displayName: z.string().optional(),
+  displayName: z.optional(z.string()),
   code: z.string(),
   status: z.enum(['pending', 'approved']),
   createdAt: z.number(),

@@ -8,7 +8,7 @@
 // else). After each change it reads the registry again and follows it until the two
 // agree, so an ask whose change landed after a newer one puts the newer one back: the
 // service ends where the last transition left the agent, whatever the order.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError, formatPath } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -16,7 +16,7 @@ import type { AgentCompute, AgentRegistry, AgentState } from '../ports.ts';
 
 export const ComputeRequestSchema = z.strictObject({
   v: z.literal(1),
-  agentId: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be an agent id'),
+  agentId: z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be an agent id')),
   /** What the caller's registry transition wanted: run (wake), stop (hibernate) or restart. */
   action: z.enum(['run', 'stop', 'restart']),
 });

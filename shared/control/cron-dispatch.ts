@@ -1,5 +1,6 @@
-// λ cron-dispatch's core: a schedule fired, so turn its trigger into an envelope on the
-// agent's queue (a cron job, or a heartbeat inside the agent's active hours), record whom
+// λ cron-dispatch's core, and every other trigger's: a schedule fired (or an operator ran a
+// job now, `clawfleet cron run`), so turn its trigger into an envelope on the agent's queue
+// (a cron job, or a heartbeat inside the agent's active hours), record the session and whom
 // its answer reaches (the job's delivery target, else the main session's last direct
 // route), and wake the agent if it sleeps.
 import type { FleetConfig } from '../config/schema.ts';
@@ -27,11 +28,19 @@ export interface CronDispatchDeps {
 
 export type DispatchOutcome = { queued: string } | { skipped: string };
 
-/** `scheduledAt` (ms) names the firing, so a schedule invoked twice for one time queues once. */
-export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number, deps: CronDispatchDeps): Promise<DispatchOutcome> {
+/** A run an operator asked for now, named by its own id: never taken for a scheduled firing of the same minute, nor for another run. */
+export interface OperatorRun {
+  id: string;
+}
+
+/**
+ * `scheduledAt` (ms) names the firing, so a schedule invoked twice for one time queues once;
+ * an operator's `run` is named by its id instead.
+ */
+export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number, deps: CronDispatchDeps, run?: OperatorRun): Promise<DispatchOutcome> {
   const { config, log } = deps;
   if (!config.agents.list.some((a) => a.id === trigger.agentId)) return { skipped: `no agent "${trigger.agentId}"` };
-  const minute = Math.floor(scheduledAt / 60_000);
+  const firing = run ? `manual.${run.id}` : String(Math.floor(scheduledAt / 60_000));
   const mainSession = mainSessionKey(trigger.agentId);
   let envelope: InboundEnvelope & { sessionKey: string };
   let target: SessionTarget;
@@ -40,14 +49,14 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
     const heartbeat = resolveAgent(config, trigger.agentId).heartbeat;
     if (!heartbeat) return { skipped: 'the agent has no heartbeat configured' };
     if (heartbeat.activeHours && !withinHours(scheduledAt, heartbeat.activeHours)) return { skipped: 'outside active hours' };
-    envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${minute}`, agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
+    envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${firing}`.slice(0, 128), agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
     target = await lastDirectRoute(deps.sessions, mainSession);
   } else {
     const sessionKey = cronSessionKey(trigger.agentId, trigger.jobId, trigger.sessionTarget);
     envelope = {
       v: 1,
       kind: 'cron',
-      id: `cron.${trigger.agentId}.${trigger.jobId}.${minute}`.slice(0, 128),
+      id: `cron.${trigger.agentId}.${trigger.jobId}.${firing}`.slice(0, 128),
       agentId: trigger.agentId,
       sessionKey,
       ts: scheduledAt,
@@ -74,7 +83,7 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
     await deps.lifecycle.registry.recordActivity(trigger.agentId, deps.clock.now());
     await wakeIfAsleep(trigger.agentId, deps.lifecycle, trigger.kind).catch((err) => log.warn('agent not woken now; the health tick will', { agentId: trigger.agentId, error: String(err) }));
   }
-  log.info('schedule fired', { agentId: trigger.agentId, kind: trigger.kind, jobId: trigger.kind === 'job' ? trigger.jobId : undefined, envelopeId: envelope.id });
+  log.info(run ? 'cron job run by the operator' : 'schedule fired', { agentId: trigger.agentId, kind: trigger.kind, jobId: trigger.kind === 'job' ? trigger.jobId : undefined, envelopeId: envelope.id });
   return { queued: envelope.id };
 }
 

@@ -1,7 +1,7 @@
 // The origin of each inbound envelope, and the one check every answer passes: an agent may
 // answer (reply, show "typing…", relay to another agent) only an inbound that was queued
 // for it, in the session it was queued into; the answer reaches that inbound's origin.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import type { InboundOrigin, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { InboundOrigin, InboundOrigins, SessionRegistry, SessionTarget } fr
 const ORIGIN_TTL_MS = 15 * 24 * 3600 * 1000;
 
 const TargetSchema = z.discriminatedUnion('channel', [
-  z.object({ channel: z.literal('telegram'), accountId: z.string(), chatId: z.string(), threadId: z.number().int().optional() }),
+  z.object({ channel: z.literal('telegram'), accountId: z.string(), chatId: z.string(), threadId: z.optional(z.number().check(z.int())) }),
   z.object({ channel: z.literal('local'), chatId: z.string() }),
   z.object({ channel: z.literal('none') }),
 ]);
@@ -25,10 +25,10 @@ export const InboundOriginSchema = z.object({
   target: TargetSchema,
   createdAt: z.number(),
   expiresAt: z.number(),
-  hops: z.number().int().nonnegative().optional(),
-  conversationId: z.string().optional(),
-  askedBy: z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema }).optional(),
-}) satisfies z.ZodType<InboundOrigin>;
+  hops: z.optional(z.number().check(z.int(), z.nonnegative())),
+  conversationId: z.optional(z.string()),
+  askedBy: z.optional(z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema })),
+}) satisfies z.ZodMiniType<InboundOrigin>;
 
 export type OriginCheck = { ok: true; origin: InboundOrigin } | { ok: false; code: 'ORIGIN_UNKNOWN' | 'ORIGIN_NOT_OWNED'; reason: string };
 

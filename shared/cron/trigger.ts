@@ -1,13 +1,13 @@
 // What every schedule passes to λ cron-dispatch: one versioned schema, so a schedule
 // made by the CDK app from the config and one made for an agent's own job look alike.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { CronJobSchema } from '../config/schema.ts';
 
 /**
  * EventBridge Scheduler fills `<aws.scheduler.scheduled-time>` in a schedule's input, so each
  * firing carries its own time; it names the envelope, making a doubled invocation harmless.
  */
-const scheduledTime = z.string().optional();
+const scheduledTime = z.optional(z.string());
 
 export const CronTriggerSchema = z.discriminatedUnion('kind', [
   z.strictObject({

@@ -2,7 +2,7 @@
 // the agent registry (shared/control/lifecycle.ts), so a button racing the health tick
 // never acts twice; the compute call follows only the write that won. Locally the
 // process supervisor carries the same actions out.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { hibernate, wakeIfAsleep, type LifecycleDeps } from '../control/lifecycle.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { AgentState, PairingRecord, PairingStore } from '../ports.ts';
@@ -10,7 +10,7 @@ import { actionsFor } from './fleet-view.ts';
 import type { FleetAction } from './view.ts';
 
 export const FleetActionSchema = z.enum(['wake', 'hibernate', 'restart']);
-export const ApprovePairingSchema = z.strictObject({ code: z.string().trim().min(1).max(64) });
+export const ApprovePairingSchema = z.strictObject({ code: z.string().check(z.trim(), z.minLength(1), z.maxLength(64)) });
 
 export interface FleetActions {
   /** Carries the action out; resolves with the agent's state right after. */

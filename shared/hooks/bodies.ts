@@ -3,27 +3,27 @@
 // in the openclaw repository). Fields that map onto our protocol are accepted; OpenClaw
 // fields we cannot honour yet are refused with the reason, never silently ignored; any
 // other field is refused by name. Every problem is reported at once.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { formatPath } from '../errors.ts';
 
 const AgentHookBodySchema = z.strictObject({
   /** The prompt for the agent turn. */
-  message: z.string().min(1, 'must not be empty'),
+  message: z.string().check(z.minLength(1, 'must not be empty')),
   /** A human-readable name for the hook ("GitHub"); names the default session. */
-  name: z.string().min(1).max(256).optional(),
-  agentId: z.string().min(1).optional(),
-  sessionKey: z.string().min(1).optional(),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  agentId: z.optional(z.string().check(z.minLength(1))),
+  sessionKey: z.optional(z.string().check(z.minLength(1))),
   /** We queue and wake at once: "now" is what we do. */
-  wakeMode: z.literal('now').optional(),
+  wakeMode: z.optional(z.literal('now')),
   /** Replies to a hook's own session are logged, not delivered: false is what we do. */
-  deliver: z.literal(false).optional(),
+  deliver: z.optional(z.literal(false)),
 });
 export type AgentHookBody = z.infer<typeof AgentHookBodySchema>;
 
 const WakeHookBodySchema = z.strictObject({
   /** The system event, e.g. "New email received". */
-  text: z.string().min(1, 'must not be empty'),
-  mode: z.literal('now').optional(),
+  text: z.string().check(z.minLength(1, 'must not be empty')),
+  mode: z.optional(z.literal('now')),
 });
 export type WakeHookBody = z.infer<typeof WakeHookBodySchema>;
 
@@ -49,7 +49,7 @@ const WAKE_UNSUPPORTED: Unsupported = {
 
 type BodyResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-function parseBody<T>(json: unknown, schema: z.ZodObject, unsupported: Unsupported): BodyResult<T> {
+function parseBody<T>(json: unknown, schema: z.ZodMiniObject, unsupported: Unsupported): BodyResult<T> {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { ok: false, problems: ['the body must be a JSON object'] };
   const fields = json as Record<string, unknown>;
   const known = new Set([...Object.keys(schema.shape), ...Object.keys(unsupported)]);

@@ -1,7 +1,7 @@
 // The protocol between the control plane and a runtime: versioned envelopes, one zod
 // schema each, shared by both sides. Anything that does not parse is rejected with its
 // reason (into a DLQ), never guessed at.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 
@@ -11,24 +11,24 @@ const PROTOCOL_VERSION = 1;
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
  * the characters SQS allows in a MessageDeduplicationId.
  */
-const EnvelopeIdSchema = z.string().regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters');
-const AgentIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,23}$/);
-const SessionKeySchema = z.string().min(1).max(512);
+export const EnvelopeIdSchema = z.string().check(z.regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters'));
+const AgentIdSchema = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/));
+export const SessionKeySchema = z.string().check(z.minLength(1), z.maxLength(512));
 
 const base = {
   v: z.literal(PROTOCOL_VERSION),
   id: EnvelopeIdSchema,
   agentId: AgentIdSchema,
   /** Epoch milliseconds when the envelope was made. */
-  ts: z.number().int().nonnegative(),
+  ts: z.number().check(z.int(), z.nonnegative()),
 };
 
 /** Where a message came from; the control plane keeps the reply target itself. */
 const SenderSchema = z.strictObject({
   channel: z.enum(['telegram', 'hook', 'local']),
-  accountId: z.string().optional(),
-  peerId: z.string().optional(),
-  displayName: z.string().max(256).optional(),
+  accountId: z.optional(z.string()),
+  peerId: z.optional(z.string()),
+  displayName: z.optional(z.string().check(z.maxLength(256))),
 });
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -36,7 +36,7 @@ export const MessageEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('message'),
   sessionKey: SessionKeySchema,
-  text: z.string().max(100_000),
+  text: z.string().check(z.maxLength(100_000)),
   from: SenderSchema,
 });
 
@@ -44,9 +44,9 @@ export const CronEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('cron'),
   sessionKey: SessionKeySchema,
-  jobId: z.string().min(1),
+  jobId: z.string().check(z.minLength(1)),
   /** main: a turn in the agent's main session, with its history; isolated: a fresh session each run. Default main. */
-  sessionTarget: z.enum(['main', 'isolated']).optional(),
+  sessionTarget: z.optional(z.enum(['main', 'isolated'])),
   payload: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('systemEvent'), text: z.string() }),
     z.strictObject({ kind: z.literal('agentTurn'), message: z.string() }),
@@ -57,7 +57,7 @@ const SystemEventEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('system_event'),
   sessionKey: SessionKeySchema,
-  text: z.string().max(100_000),
+  text: z.string().check(z.maxLength(100_000)),
 });
 
 const AgentMessageEnvelopeSchema = z.strictObject({
@@ -66,10 +66,10 @@ const AgentMessageEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   fromAgentId: AgentIdSchema,
   replyTo: z.strictObject({ sessionKey: SessionKeySchema }),
-  text: z.string().max(100_000),
-  hops: z.number().int().min(1),
+  text: z.string().check(z.maxLength(100_000)),
+  hops: z.number().check(z.int(), z.gte(1)),
   /** Set when this relays an answer (an agent_send with inReplyTo): the runtime then reports to its own session instead of answering back. */
-  inReplyTo: EnvelopeIdSchema.optional(),
+  inReplyTo: z.optional(EnvelopeIdSchema),
 });
 
 const ControlEnvelopeSchema = z.strictObject({
@@ -93,7 +93,7 @@ const ReplyEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   /** The inbound envelope this answers; the reply id derives from it. */
   inReplyTo: EnvelopeIdSchema,
-  text: z.string().min(1).max(200_000),
+  text: z.string().check(z.minLength(1), z.maxLength(200_000)),
 });
 
 const TypingEnvelopeSchema = z.strictObject({
@@ -107,37 +107,41 @@ const TypingEnvelopeSchema = z.strictObject({
 const StatusEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('status'),
-  sessionKey: SessionKeySchema.optional(),
+  sessionKey: z.optional(SessionKeySchema),
   turn: z.enum(['started', 'ended', 'failed']),
   inboundId: EnvelopeIdSchema,
-  error: z.string().max(2_000).optional(),
+  error: z.optional(z.string().check(z.maxLength(2_000))),
   /** On ended/failed: where the turn's time went (the dashboard shows it per turn). */
-  timing: z
-    .strictObject({
+  timing: z.optional(
+    z.strictObject({
       /** From the inbound envelope's ts to the turn's start. */
-      queueWaitMs: z.number().int().nonnegative().optional(),
-      modelMs: z.number().int().nonnegative().optional(),
-      toolMs: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
+      queueWaitMs: z.optional(z.number().check(z.int(), z.nonnegative())),
+      modelMs: z.optional(z.number().check(z.int(), z.nonnegative())),
+      toolMs: z.optional(z.number().check(z.int(), z.nonnegative())),
+    }),
+  ),
 });
 
 const HeartbeatEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('heartbeat'),
   version: z.string(),
-  inFlight: z.number().int().nonnegative(),
+  inFlight: z.number().check(z.int(), z.nonnegative()),
   /** Each MCP server's state now, so the dashboard can show it. */
-  mcp: z
-    .record(
-      z.string().max(64),
-      z.strictObject({ state: z.enum(['starting', 'ready', 'down', 'stopped']), tools: z.number().int().nonnegative(), error: z.string().max(500).optional() }),
-    )
-    .optional(),
+  mcp: z.optional(
+    z.record(
+      z.string().check(z.maxLength(64)),
+      z.strictObject({
+        state: z.enum(['starting', 'ready', 'down', 'stopped']),
+        tools: z.number().check(z.int(), z.nonnegative()),
+        error: z.optional(z.string().check(z.maxLength(500))),
+      }),
+    ),
+  ),
   /** Announced on start: what this runtime offers (tool names, MCP servers). */
-  capabilities: z.array(z.string().max(128)).max(512).optional(),
+  capabilities: z.optional(z.array(z.string().check(z.maxLength(128))).check(z.maxLength(512))),
   /** What the operator must know about this runtime now (exec off for want of a sandbox, exec unsandboxed); empty when all is well. */
-  warnings: z.array(z.string().max(500)).max(16).optional(),
+  warnings: z.optional(z.array(z.string().check(z.maxLength(500))).check(z.maxLength(16))),
 });
 
 const AgentSendEnvelopeSchema = z.strictObject({
@@ -145,7 +149,7 @@ const AgentSendEnvelopeSchema = z.strictObject({
   kind: z.literal('agent_send'),
   sessionKey: SessionKeySchema,
   toAgentId: AgentIdSchema,
-  text: z.string().min(1).max(100_000),
+  text: z.string().check(z.minLength(1), z.maxLength(100_000)),
   /**
    * The inbound envelope of the turn that sends this: the control plane checks it was this
    * agent's, in this session, and carries its conversation on (hop count, whom the answer
@@ -153,23 +157,23 @@ const AgentSendEnvelopeSchema = z.strictObject({
    */
   inboundId: EnvelopeIdSchema,
   /** The agent_message this answers (then equal to inboundId); the relayed agent_message carries it on, so the exchange stops after the answer. */
-  inReplyTo: EnvelopeIdSchema.optional(),
+  inReplyTo: z.optional(EnvelopeIdSchema),
 });
 
 export const CronUpsertEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('cron_upsert'),
-  jobId: z.string().min(1).max(64),
+  jobId: z.string().check(z.minLength(1), z.maxLength(64)),
   schedule: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('at'), at: z.iso.datetime({ offset: true }) }),
-    z.strictObject({ kind: z.literal('every'), everyMs: z.number().int().positive() }),
-    z.strictObject({ kind: z.literal('cron'), expr: z.string(), tz: z.string().optional() }),
+    z.strictObject({ kind: z.literal('every'), everyMs: z.number().check(z.int(), z.positive()) }),
+    z.strictObject({ kind: z.literal('cron'), expr: z.string(), tz: z.optional(z.string()) }),
   ]),
   sessionTarget: z.enum(['main', 'isolated']),
-  message: z.string().min(1).max(10_000),
+  message: z.string().check(z.minLength(1), z.maxLength(10_000)),
 });
 
-const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().min(1).max(64) });
+export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
@@ -191,7 +195,7 @@ export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;
 
 /** Parses an envelope body, with an error that names what was wrong (never the body). */
-function parseWith<T>(schema: z.ZodType<T>, body: string | unknown, direction: string): T {
+function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, direction: string): T {
   let json: unknown = body;
   if (typeof body === 'string') {
     try {

@@ -1,13 +1,13 @@
 // The shape of every clawfleet secret, wherever it is stored (Secrets Manager, the local
 // secrets file, the pipe to a local runtime): a JSON object of named string values, each
 // name as the config spells it. Errors name the secret and never quote a value.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
 import { parseJsonAs } from '../json.ts';
 
 /** A secret value's name: what config keys like `apiKeySecret` and `agents.list[].secrets` hold. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-export const SecretNameSchema = z.string().regex(SECRET_NAME, 'must be a secret name like GRAPH_TOKEN (letters, digits, "_")');
+export const SecretNameSchema = z.string().check(z.regex(SECRET_NAME, 'must be a secret name like GRAPH_TOKEN (letters, digits, "_")'));
 
 /** Named string values, as read: the names are whatever the store holds. */
 export const SecretObjectSchema = z.record(z.string(), z.string());

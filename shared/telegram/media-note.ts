@@ -5,18 +5,22 @@
 // voice ("I can't see photos yet…"). What is fully said in words (a location, a contact,
 // a poll) reaches it whole. Fields are read leniently: a detail that is odd (too long, the
 // wrong type) is left out of the note, never a reason to drop the note.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 
 /** A detail worth saying, or nothing: never fails the object it sits in. */
-const num = z.number().finite().optional().catch(undefined);
-const str = z.string().max(300).optional().catch(undefined);
-const object = <T extends z.ZodRawShape>(shape: T) => z.object(shape).catch(() => ({}) as z.infer<z.ZodObject<T>>);
+const num = z.catch(z.optional(z.number()), undefined);
+const str = z.catch(z.optional(z.string().check(z.maxLength(300))), undefined);
+const object = <T extends z.core.$ZodShape>(shape: T) => z.catch(z.object(shape), () => ({}) as z.infer<z.ZodMiniObject<T>>);
 
-const PhotoSizes = z
-  .array(z.unknown())
-  .max(50)
-  .transform((sizes) => sizes.flatMap((s) => z.object({ width: z.number().finite(), height: z.number().finite() }).safeParse(s).data ?? []))
-  .catch([]);
+// (zod's numbers are finite: Infinity and NaN fail like any other non-number.)
+const PhotoSize = z.object({ width: z.number(), height: z.number() });
+const PhotoSizes = z.catch(
+  z.pipe(
+    z.array(z.unknown()).check(z.maxLength(50)),
+    z.transform((sizes) => sizes.flatMap((s) => PhotoSize.safeParse(s).data ?? [])),
+  ),
+  [],
+);
 
 const Audio = object({ duration: num, title: str, performer: str });
 const Video = object({ duration: num, width: num, height: num });
@@ -73,11 +77,11 @@ const KINDS: { field: string; say(value: unknown): string }[] = [
   { field: 'poll', say: () => 'a poll' },
 ];
 
-const Coordinates = z.object({ latitude: z.number().finite(), longitude: z.number().finite() });
-const words = z.string().max(300);
+const Coordinates = z.object({ latitude: z.number(), longitude: z.number() });
+const words = z.string().check(z.maxLength(300));
 
 /** Content that words carry whole: the agent gets it, not a note that it is missing. Only when it is all there. */
-const WHOLE: { field: string; schema: z.ZodType; say(value: never): string }[] = [
+const WHOLE: { field: string; schema: z.ZodMiniType; say(value: never): string }[] = [
   {
     field: 'venue',
     schema: z.object({ title: words, address: words, location: Coordinates }),
@@ -87,12 +91,12 @@ const WHOLE: { field: string; schema: z.ZodType; say(value: never): string }[] =
   { field: 'location', schema: Coordinates, say: (v: z.infer<typeof Coordinates>) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]` },
   {
     field: 'contact',
-    schema: z.object({ first_name: words, last_name: words.optional(), phone_number: words }),
+    schema: z.object({ first_name: words, last_name: z.optional(words), phone_number: words }),
     say: (v: { first_name: string; last_name?: string; phone_number: string }) => `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`,
   },
   {
     field: 'poll',
-    schema: z.object({ question: words, options: z.array(z.object({ text: words })).max(20) }),
+    schema: z.object({ question: words, options: z.array(z.object({ text: words })).check(z.maxLength(20)) }),
     say: (v: { question: string; options: { text: string }[] }) => `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`,
   },
 ];

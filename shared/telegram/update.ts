@@ -1,44 +1,44 @@
 // The parts of a Telegram Update the control plane reads. Objects are not strict:
 // Telegram adds fields over time, and an update we do not understand is skipped, not refused.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 
 const UserSchema = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   is_bot: z.boolean(),
   first_name: z.string(),
-  username: z.string().optional(),
+  username: z.optional(z.string()),
 });
 
 const ChatSchema = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   type: z.enum(['private', 'group', 'supergroup', 'channel']),
-  title: z.string().optional(),
+  title: z.optional(z.string()),
 });
 
 const EntitySchema = z.object({
   type: z.string(),
-  offset: z.number().int().nonnegative(),
-  length: z.number().int().nonnegative(),
-  user: z.object({ id: z.number().int() }).optional(),
+  offset: z.number().check(z.int(), z.nonnegative()),
+  length: z.number().check(z.int(), z.nonnegative()),
+  user: z.optional(z.object({ id: z.number().check(z.int()) })),
 });
 
-const TelegramMessageSchema = z.object({
-  message_id: z.number().int(),
-  message_thread_id: z.number().int().optional(),
-  is_topic_message: z.boolean().optional(),
-  from: UserSchema.optional(),
+export const TelegramMessageSchema = z.object({
+  message_id: z.number().check(z.int()),
+  message_thread_id: z.optional(z.number().check(z.int())),
+  is_topic_message: z.optional(z.boolean()),
+  from: z.optional(UserSchema),
   chat: ChatSchema,
-  date: z.number().int(),
-  text: z.string().optional(),
-  caption: z.string().optional(),
-  entities: z.array(EntitySchema).optional(),
-  caption_entities: z.array(EntitySchema).optional(),
-  reply_to_message: z.object({ from: z.object({ id: z.number().int() }).optional() }).optional(),
+  date: z.number().check(z.int()),
+  text: z.optional(z.string()),
+  caption: z.optional(z.string()),
+  entities: z.optional(z.array(EntitySchema)),
+  caption_entities: z.optional(z.array(EntitySchema)),
+  reply_to_message: z.optional(z.object({ from: z.optional(z.object({ id: z.number().check(z.int()) })) })),
 });
 
 export const TelegramUpdateSchema = z.object({
-  update_id: z.number().int().nonnegative(),
-  message: TelegramMessageSchema.optional(),
+  update_id: z.number().check(z.int(), z.nonnegative()),
+  message: z.optional(TelegramMessageSchema),
 });
 
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;

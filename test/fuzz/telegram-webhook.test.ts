@@ -23,9 +23,9 @@ const SENDERS = [4242, 4343];
 /** What a sender's mistake may get; anything else (a 5xx above all) is a bug. */
 const CLIENT_ANSWERS = new Set([200, 400, 401, 404, 405, 413]);
 
-// λ telegram-webhook builds its control plane at module scope; here it gets in-memory adapters.
+// λ telegram-webhook builds its control plane at module scope; here its core gets in-memory adapters.
 const plane = vi.hoisted(() => ({ deps: undefined as unknown }));
-vi.mock('../../functions/control-plane.ts', () => ({ createControlPlane: () => plane.deps }));
+vi.mock('../../functions/control-plane.ts', () => ({ awsControlPlane: () => ({ telegramWebhookDeps: () => plane.deps }), askingCompute: () => ({}) }));
 
 function memoryPlane() {
   const raw = structuredClone(exampleConfig) as Record<string, any>;

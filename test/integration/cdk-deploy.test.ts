@@ -23,6 +23,7 @@ import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
+import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { agentServiceName, agentStackName, clusterName, controlPlaneStackName, functionName, scheduleGroupName, tableNames } from '../../shared/config/names.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
@@ -271,7 +272,7 @@ describe('the CDK app deployed to the emulator', () => {
     const dashboardFn = await new LambdaClient(aws).send(new GetFunctionConfigurationCommand({ FunctionName: functionName(FLEET, 'dashboard') }));
     expect(dashboardFn.Environment?.Variables?.CLAWFLEET_COMPUTE_FUNCTION).toBe(functionName(FLEET, 'compute'));
     // An ask Lambda does not queue is an error for the asker (here: no such function), never a silent no-op.
-    const nowhere = new LambdaAgentCompute(new LambdaClient(aws), functionName(FLEET, 'no-such-holder'));
+    const nowhere = new LambdaAgentCompute(new SignedLambdaInvoker(aws), functionName(FLEET, 'no-such-holder'));
     await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({ code: 'COMPUTE_ASK_FAILED', message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/) });
   }, 90_000);
 

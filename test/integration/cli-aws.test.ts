@@ -10,22 +10,29 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { registryAgentKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { agentRegistryKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentLogGroupName, agentServiceName, clusterName, tableNames } from '../../shared/config/names.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { setHandlerEnv } from '../support/aws.ts';
+import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
+import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
 
 const aws = awsTestEnv();
 const configJson = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-configJson.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
-const config = parseConfig(configJson);
+configJson.cron = {
+  jobs: [{ id: 'brief', agentId: 'grif', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' }, delivery: { mode: 'announce', accountId: 'grif', to: '5151' } }],
+};
+const GRIF_BOT = '2000003:AAgrif-cli-cron-token-00000000000000';
+let config: ReturnType<typeof parseConfig>;
 const dir = mkdtempSync(join(tmpdir(), 'cf-cli-aws-'));
-writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(configJson));
 let fleet: ProvisionedFleet;
+let tg: FakeTelegram;
 const ecs = new ECSClient(aws);
 
 async function clawfleet(...argv: string[]) {
@@ -38,7 +45,11 @@ async function clawfleet(...argv: string[]) {
 }
 
 beforeAll(async () => {
-  fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-test-aws-fran-0123456789' } } });
+  tg = await startTelegram({ bots: [{ token: GRIF_BOT }] });
+  configJson.channels.telegram.apiRoot = tg.url;
+  config = parseConfig(configJson);
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(configJson));
+  fleet = await provisionFleet(aws, config, { telegram: { GRIF_BOT_TOKEN: GRIF_BOT }, agents: { fran: { OPENAI_API_KEY: 'sk-test-aws-fran-0123456789' } } });
   await ecs.send(new CreateClusterCommand({ clusterName: clusterName(config.fleet) }));
   const { taskDefinition } = await ecs.send(
     new RegisterTaskDefinitionCommand({ family: 'agent', requiresCompatibilities: ['FARGATE'], networkMode: 'awsvpc', cpu: '256', memory: '512', containerDefinitions: [{ name: 'runtime', image: 'public.ecr.aws/docker/library/node:24' }] }),
@@ -50,8 +61,10 @@ beforeAll(async () => {
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inbox, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'waiting-1' }));
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inboxDlq, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'parked-1' }));
   const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
-  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: registryAgentKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
+  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: agentRegistryKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
 });
+
+afterAll(() => tg?.close());
 
 describe('clawfleet --aws', () => {
   it('reports each agent from ECS, SQS and the registry', async () => {
@@ -107,13 +120,26 @@ describe('clawfleet --aws', () => {
     expect(JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/jerry' }))).SecretString!)).toEqual({ ANTHROPIC_API_KEY: 'abc-0123456789' });
   });
 
-  it('queues a cron job’s trigger on the agent’s SQS queue', async () => {
+  it('runs a cron job now as its schedule would: queued, the sleeping agent woken, and the turn’s answer delivered to the job’s chat', async () => {
     const { code, out } = await clawfleet('cron', 'run', 'brief');
     expect(code).toBe(0);
-    const { Messages } = await new SQSClient(aws).send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.inbox, WaitTimeSeconds: 1 }));
+    const { Messages } = await new SQSClient(aws).send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.inbox, WaitTimeSeconds: 1 }));
     const envelope = JSON.parse(Messages![0]!.Body!);
-    expect(envelope).toMatchObject({ v: 1, kind: 'cron', agentId: 'fran', jobId: 'brief', sessionKey: 'agent:fran:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
+    expect(envelope).toMatchObject({ v: 1, kind: 'cron', id: expect.stringMatching(/^cron\.grif\.brief\.manual\./), agentId: 'grif', jobId: 'brief', sessionKey: 'agent:grif:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
     expect(out).toContain(envelope.id);
+    // Woken as a schedule's firing wakes it: the registry's transition, then the service.
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+    expect(await new DynamoAgentRegistry(db, tableNames(config.fleet).registry).get('grif')).toMatchObject({ state: 'waking' });
+    const { services } = await ecs.send(new DescribeServicesCommand({ cluster: clusterName(config.fleet), services: [agentServiceName('grif')] }));
+    expect(services?.[0]?.desiredCount).toBe(1);
+    // Its answer goes to the chat the job names, through λ outbox, as any answer does.
+    expect(await new DynamoInboundOrigins(db, tableNames(config.fleet).origins).get(envelope.id)).toMatchObject({ target: { channel: 'telegram', accountId: 'grif', chatId: '5151' } });
+    setHandlerEnv(aws, config);
+    const { handler: outbox } = await import('../../functions/outbox.ts');
+    const reply = { v: 1, kind: 'reply', id: `${envelope.id}.reply.0`.slice(0, 128), agentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: envelope.id, ts: Date.now(), text: 'Your morning brief' };
+    const result = await outbox({ Records: [{ messageId: 'm1', receiptHandle: 'r1', body: JSON.stringify(reply), eventSourceARN: fleet.queues.grif!.outboxArn, attributes: { MessageGroupId: reply.sessionKey } }] });
+    expect(result.batchItemFailures).toEqual([]);
+    expect(tg.calls('sendMessage').map((c) => [String(c.params.chat_id), c.params.text])).toEqual([['5151', 'Your morning brief']]);
   });
 
   it('prints an agent’s CloudWatch log events', async () => {

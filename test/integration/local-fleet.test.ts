@@ -172,13 +172,24 @@ describe('the local fleet', () => {
     expect(await following).toBe(0);
   });
 
-  it('queues a cron job’s trigger with `clawfleet cron run`', async () => {
+  it('runs a cron job now with `clawfleet cron run`, and its turn’s answer reaches the main session’s chat', async () => {
     const config = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
     config.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+    // fran's main session last heard from the dashboard's chat box.
+    await chat('fran', 'brief me when the job runs');
+    await replyTo('fran', (t) => t === 'echo: brief me when the job runs');
     const { code, out } = await clawfleet('cron', 'run', 'brief');
     expect(code).toBe(0);
-    expect(out).toMatch(/queued brief for fran: envelope cron\.brief\.manual\./);
+    expect(out).toMatch(/queued brief for fran: envelope cron\.fran\.brief\.manual\./);
+    // Dispatched as its schedule would be: the answer goes where the main session last heard
+    // from someone, not refused for want of an origin.
+    expect(await replyTo('fran', (t) => t === 'echo: Morning brief')).toBeTruthy();
+    const id = /envelope (\S+)/.exec(out)![1]!;
+    expect(await fleet.cp.origins.get(id)).toMatchObject({ agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'local', chatId: 'fran' } });
+    // A second run in the same minute is a run of its own, not a repeat of the first.
+    const again = await clawfleet('cron', 'run', 'brief');
+    expect(/envelope (\S+)/.exec(again.out)![1]).not.toBe(id);
   });
 
   it('lists pairing requests with `clawfleet pairing list`', async () => {

@@ -80,6 +80,9 @@ const queued = (agentId: string) => cp.inbox(agentId).depth;
 const chatLines = (agentId: string) => cp.chat.since(agentId, 0).messages.length;
 
 /** One request of each route family, each with the credentials it needs: only the Host (or Origin) can make it fail. */
+/** What `clawfleet cron run` posts: a config job's trigger. */
+const cronTrigger = (agentId: string) => ({ v: 1, kind: 'job', agentId, jobId: 'tidy', owner: 'config', sessionTarget: 'main', payload: { kind: 'agentTurn', message: 'run exec: id' } });
+
 const ROUTES: Array<{ family: string; method: string; path: string; headers: Record<string, string>; body?: string }> = [
   { family: 'dashboard page', method: 'GET', path: '/', headers: sessionCookie() },
   { family: 'sign-in', method: 'POST', path: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${DASHBOARD_TOKEN}` },
@@ -97,6 +100,7 @@ const ROUTES: Array<{ family: string; method: string; path: string; headers: Rec
   { family: 'runtime channel', method: 'POST', path: '/runtime/receive', headers: json(runtimeBearer('alpha')), body: '{"waitSeconds":0}' },
   { family: 'admin API', method: 'GET', path: '/admin/status', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
   { family: 'admin action', method: 'POST', path: '/admin/agents/alpha/restart', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: '{}' },
+  { family: 'admin cron run', method: 'POST', path: '/admin/cron/run', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: JSON.stringify({ trigger: cronTrigger('alpha') }) },
   { family: 'no such route', method: 'GET', path: '/nothing-here', headers: {} },
 ];
 
@@ -240,6 +244,8 @@ describe('/api/* without the dashboard’s sign-in', () => {
     expect((await call('GET', '/api/fleet', alpha)).status).toBe(401);
     expect((await call('GET', '/admin/status', alpha)).status).toBe(401);
     expect((await call('POST', '/admin/agents/beta/restart', json(alpha), '{}')).status).toBe(401);
+    // An agent cannot fire another agent's cron job (nor its own) through the operator's route.
+    expect((await call('POST', '/admin/cron/run', json(alpha), JSON.stringify({ trigger: cronTrigger('beta') }))).status).toBe(401);
     expect(queued('beta')).toBe(0);
     expect(acted).toEqual([]);
   });
@@ -290,6 +296,20 @@ describe('the legitimate callers', () => {
   it('hooks with the hooks token', async () => {
     const res = await call('POST', '/hooks/agent', json({ authorization: `Bearer ${HOOKS_TOKEN}` }), '{"message":"from a hook","agentId":"beta"}');
     expect(res.status).toBe(202);
+  });
+
+  it('the CLI’s cron run with the admin token: a job fired now; a malformed trigger or an unknown agent refused, nothing queued', async () => {
+    const admin = json({ authorization: `Bearer ${ADMIN_TOKEN}` });
+    const before = queued('beta');
+    const bad = await call('POST', '/admin/cron/run', admin, JSON.stringify({ trigger: { ...cronTrigger('beta'), owner: 'someone' } }));
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatch(/trigger\.owner/);
+    expect((await call('POST', '/admin/cron/run', admin, JSON.stringify({ trigger: cronTrigger('nobody') }))).status).toBe(404);
+    expect(queued('beta')).toBe(before);
+    const ran = await call('POST', '/admin/cron/run', admin, JSON.stringify({ trigger: cronTrigger('beta') }));
+    expect(ran.status).toBe(200);
+    expect(ran.json).toMatchObject({ agentId: 'beta', queued: expect.stringMatching(/^cron\.beta\.tidy\.manual\./) });
+    expect(queued('beta')).toBe(before + 1);
   });
 });
 

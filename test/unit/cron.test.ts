@@ -107,6 +107,17 @@ describe('cron dispatch', () => {
     expect((await d.origins.get(second.queued))?.target).toEqual({ channel: 'telegram', accountId: 'jerry', chatId: '777' });
   });
 
+  it('runs a job an operator fires now under its own id: beside the schedule’s firing of that minute, and again', async () => {
+    const d = deps();
+    await dispatchTrigger(morning!, NOW, d);
+    expect(await dispatchTrigger(morning!, NOW, d, { id: 'run-1' })).toEqual({ queued: 'cron.jerry.morning.manual.run-1' });
+    expect(await dispatchTrigger(morning!, NOW, d, { id: 'run-2' })).toEqual({ queued: 'cron.jerry.morning.manual.run-2' });
+    expect(d.queues.queue('jerry').bodies().map((b) => JSON.parse(b).id)).toEqual([`cron.jerry.morning.${NOW / 60_000}`, 'cron.jerry.morning.manual.run-1', 'cron.jerry.morning.manual.run-2']);
+    // Recorded and woken as a firing is: its answer reaches the job's chat.
+    expect(await d.origins.get('cron.jerry.morning.manual.run-2')).toMatchObject({ sessionKey: 'agent:jerry:cron:morning', target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' } });
+    expect(d.log.lines.filter((l) => l.msg === 'cron job run by the operator').map((l) => l.envelopeId)).toEqual(['cron.jerry.morning.manual.run-1', 'cron.jerry.morning.manual.run-2']);
+  });
+
   it('sends a heartbeat inside active hours only, in the agent’s timezone', async () => {
     const d = deps();
     expect(await dispatchTrigger(heartbeat!, Date.parse('2026-11-29T06:30:00Z'), d)).toEqual({ skipped: 'outside active hours' }); // 07:30 in Berlin

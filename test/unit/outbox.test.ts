@@ -4,8 +4,8 @@ import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-li
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { TelegramApiError, type BotApi } from '../../shared/telegram/bot-api.ts';
-import { telegramSender } from '../../shared/telegram/telegram-sender.ts';
+import { TelegramApiError, type BotApi } from '../../shared/adapters/telegram/bot-api.ts';
+import { telegramSender } from '../../shared/adapters/telegram/telegram-sender.ts';
 
 const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
 

@@ -29,9 +29,10 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
       schema: z.discriminatedUnion('action', [
         z.strictObject({
           action: z.enum(['add', 'update']),
-          jobId: CronUpsertEnvelopeSchema.shape.jobId.regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-"'),
+          // The envelope's own schemas (shared/protocol, zod/mini), narrowed for a tool call.
+          jobId: CronUpsertEnvelopeSchema.shape.jobId.check(z.regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" and "-"')),
           schedule: CronUpsertEnvelopeSchema.shape.schedule,
-          sessionTarget: CronUpsertEnvelopeSchema.shape.sessionTarget.default('main'),
+          sessionTarget: z._default(CronUpsertEnvelopeSchema.shape.sessionTarget, 'main'),
           message: CronUpsertEnvelopeSchema.shape.message,
         }),
         z.strictObject({ action: z.literal('remove'), jobId: z.string().min(1).max(64) }),

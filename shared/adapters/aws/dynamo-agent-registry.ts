@@ -4,9 +4,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AgentRecord, AgentRegistry, AgentState, McpServerState } from '../../ports.ts';
 
-/** The registry item of an agent: the CLI's --aws status reads it by this key too. */
-export const registryAgentKey = (agentId: string) => `agent:${agentId}`;
-const key = (agentId: string) => ({ pk: registryAgentKey(agentId) });
+/** The registry table's key of an agent's item. */
+export const agentRegistryKey = (agentId: string) => `agent:${agentId}`;
+const key = (agentId: string) => ({ pk: agentRegistryKey(agentId) });
 
 export class DynamoAgentRegistry implements AgentRegistry {
   constructor(

@@ -2,14 +2,14 @@
 // asks λ compute (the one function that may call ecs:UpdateService) with an asynchronous
 // invocation carrying a minimal request. Lambda queues the event and answers 202 at once;
 // the holder retries on its own and parks what it cannot do in its dead-letter queue.
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { ComputeRequestSchema, type ComputeRequest } from '../../control/compute-request.ts';
 import { ClawfleetError } from '../../errors.ts';
 import type { AgentCompute } from '../../ports.ts';
+import type { EventInvoker } from './signed-lambda-invoker.ts';
 
 export class LambdaAgentCompute implements AgentCompute {
   constructor(
-    private readonly lambda: LambdaClient,
+    private readonly lambda: EventInvoker,
     /** λ compute's name (or ARN). */
     private readonly holder: string,
   ) {}
@@ -27,7 +27,7 @@ export class LambdaAgentCompute implements AgentCompute {
     const payload = new TextEncoder().encode(JSON.stringify(ComputeRequestSchema.parse(request)));
     let status: number | undefined;
     try {
-      ({ StatusCode: status } = await this.lambda.send(new InvokeCommand({ FunctionName: this.holder, InvocationType: 'Event', Payload: payload })));
+      ({ statusCode: status } = await this.lambda.invokeEvent(this.holder, payload));
     } catch (err) {
       throw new ClawfleetError('COMPUTE_ASK_FAILED', `could not ask ${this.holder} to ${request.action} agent ${request.agentId}: ${(err as Error).name}`, { cause: err });
     }

@@ -13,7 +13,7 @@ import {
 import { agentQueueName } from '../../config/names.ts';
 import type { InboundEnvelope, OutboundEnvelope } from '../../protocol/envelopes.ts';
 import { fifoGroup } from '../../protocol/ids.ts';
-import type { AgentQueues, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../ports.ts';
+import type { AgentQueues, DeadLetters, DelayedRetry, Inbox, Outbox, ReceivedMessage, ReceivedRecord } from '../../ports.ts';
 
 /** Queue URLs by name, looked up once. */
 export class SqsQueueDirectory {
@@ -126,6 +126,25 @@ export class SqsDeadLetters implements DeadLetters {
         MessageDeduplicationId: createHash('sha256').update(body + reason).digest('hex'),
         MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
       }),
+    );
+  }
+}
+
+/** SQS keeps a received message hidden for at most 12 hours. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+/** λ outbox's delayed retry: the record stays hidden as long as the channel asked, plus a second. */
+export class SqsDelayedRetry implements DelayedRetry {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly directory: SqsQueueDirectory,
+  ) {}
+
+  async retryAfter(record: ReceivedRecord, seconds: number): Promise<void> {
+    // An event source mapping names the queue by ARN; its URL is looked up by name.
+    const QueueUrl = /^https?:/.test(record.source) ? record.source : await this.directory.url(record.source.split(':').pop()!);
+    await this.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: record.receipt, VisibilityTimeout: Math.min(Math.ceil(seconds) + 1, MAX_VISIBILITY_SECONDS) }),
     );
   }
 }

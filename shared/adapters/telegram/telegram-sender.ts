@@ -1,19 +1,8 @@
 // Delivers to Telegram chats through the Bot API: the ChannelSender for telegram targets.
-import { PermanentDeliveryError, type ChannelSender, type ChannelTarget } from '../ports.ts';
+import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
+import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
+import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
-import { TELEGRAM_MAX_TEXT } from './chunk.ts';
-import { markdownToTelegramHtml } from './markdown-html.ts';
-
-/** Telegram asked us to slow down: try again after this many seconds, not before. */
-export class RetryLaterError extends Error {
-  override name = 'RetryLaterError';
-  constructor(
-    readonly seconds: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export function telegramSender(api: BotApi): ChannelSender {
   const where = (target: ChannelTarget) => {
@@ -24,7 +13,7 @@ export function telegramSender(api: BotApi): ChannelSender {
     try {
       await api.call(method, params);
     } catch (err) {
-      if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message);
+      if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
       throw err;
     }

@@ -1,0 +1,91 @@
+// The control plane's ports on AWS, grouped by the SDK client they share: a Lambda's handler
+// file names the groups its core uses, so its bundle holds only those clients, and each
+// client is built once, when the first of its ports is.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { outboxDlqName, scheduleGroupName, tableNames } from '../../config/names.ts';
+import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
+import { ClawfleetError } from '../../errors.ts';
+import type { CronScheduler } from '../../ports.ts';
+import { CachedSecretStore } from '../cached-secret-store.ts';
+import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
+import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
+import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
+import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
+import { DynamoPairingStore } from './dynamo-pairing-store.ts';
+import { DynamoRelayRates } from './dynamo-relay-rates.ts';
+import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from './dynamo-tables.ts';
+import { EcsAgentCompute } from './ecs-agent-compute.ts';
+import { EventBridgeCronScheduler, type SchedulerTarget } from './eventbridge-cron-scheduler.ts';
+import { LambdaAgentCompute } from './lambda-agent-compute.ts';
+import { SecretsManagerStore } from './secrets-manager-store.ts';
+import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
+import { SqsQueueDepths } from './sqs-queue-depths.ts';
+import { SqsQueueStats } from './sqs-queue-stats.ts';
+import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
+
+/** The control plane's tables (shared/config/names.ts), on one DynamoDB client. */
+export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
+  let client: DynamoDBDocumentClient | undefined;
+  const dynamo = () => (client ??= dynamoDocumentClient(config));
+  const tables = (cp: ControlPlane) => tableNames(cp.config.fleet);
+  return {
+    dedupe: (cp) => new DynamoInboundDedupe(dynamo(), tables(cp).dedupe, cp.clock.now),
+    sessions: (cp) => new DynamoSessionRegistry(dynamo(), tables(cp).sessions),
+    origins: (cp) => new DynamoInboundOrigins(dynamo(), tables(cp).origins, cp.clock.now),
+    ledger: (cp) => new DynamoDeliveryLedger(dynamo(), tables(cp).deliveries),
+    pairings: (cp) => new DynamoPairingStore(dynamo(), tables(cp).registry),
+    registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
+    metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
+    relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
+  };
+}
+
+/** The agents' queues, their depths and DLQs, on one SQS client and one cache of queue URLs. */
+export function sqsPorts(config: AwsClientConfig = {}): PortFactories {
+  let client: SQSClient | undefined;
+  let urls: SqsQueueDirectory | undefined;
+  const sqs = () => (client ??= sqsClient(config));
+  const directory = () => (urls ??= new SqsQueueDirectory(sqs()));
+  return {
+    queues: (cp) => new SqsAgentQueues(sqs(), cp.config.fleet, directory()),
+    depths: (cp) => new SqsQueueDepths(sqs(), cp.config.fleet, directory()),
+    queueStats: (cp) => new SqsQueueStats(sqs(), cp.config.fleet, directory()),
+    outboxDeadLetters: (cp) => (agentId) =>
+      new SqsDeadLetters(sqs(), async () => {
+        if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');
+        return directory().url(outboxDlqName(cp.config.fleet, agentId));
+      }),
+    delayedRetry: () => new SqsDelayedRetry(sqs(), directory()),
+  };
+}
+
+/** The control plane's secrets in Secrets Manager, each read about once per five minutes. */
+export function secretsManagerPorts(config: AwsClientConfig = {}): PortFactories {
+  return { secrets: (cp) => new CachedSecretStore(new SecretsManagerStore(secretsManagerClient(config)), cp.clock.now) };
+}
+
+/** Asks λ compute, the one holder of ECS power, by asynchronous invocation. */
+export function lambdaComputePorts(holder: string, config: AwsClientConfig = {}): PortFactories {
+  return { compute: () => new LambdaAgentCompute(new SignedLambdaInvoker(config), holder) };
+}
+
+/** Sets agents' ECS services itself: λ compute only (IAM refuses every other deployed function). */
+export function ecsComputePorts(config: AwsClientConfig = {}): PortFactories {
+  return { compute: (cp) => new EcsAgentCompute(ecsClient(config), cp.config.fleet) };
+}
+
+/**
+ * Agents' own cron jobs as schedules in the fleet's EventBridge Scheduler group, invoking
+ * λ cron-dispatch. Its client is built at the first cron request, not with λ outbox: most
+ * outbox records are replies, and the scheduler's client is a tenth of the function's start-up.
+ */
+export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: AwsClientConfig = {}): PortFactories {
+  return {
+    scheduler: (cp) => {
+      let built: CronScheduler | undefined;
+      const scheduler = () => (built ??= new EventBridgeCronScheduler(schedulerClient(config), { group: scheduleGroupName(cp.config.fleet), ...target }));
+      return { put: (s) => scheduler().put(s), delete: (name) => scheduler().delete(name), list: (prefix) => scheduler().list(prefix) };
+    },
+  };
+}

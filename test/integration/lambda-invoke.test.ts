@@ -1,0 +1,125 @@
+// The control plane's asynchronous Lambda invocations (shared/adapters/aws/signed-lambda-invoker.ts,
+// how every function asks λ compute) against an emulator that checks SigV4 signatures and IAM:
+// its own MiniStack started with AUTH=true, where an IAM user's request is verified against
+// the user's secret and its policy. A queued event reaches the function; a wrong secret is
+// refused as AWS refuses it; an unknown function is named as Lambda names it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { CreateFunctionCommand, GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
+import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
+import { freePort } from '../../bench/emulator.ts';
+
+const ACCOUNT = '246813579024';
+const SECRET = 'test';
+let emulator: ChildProcess;
+let aws: { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+/** An IAM user allowed lambda:InvokeFunction and nothing else: its requests' signatures are checked (a root key's are not). */
+let asker: typeof aws;
+
+beforeAll(async () => {
+  const port = await freePort();
+  const tmp = mkdtempSync(join(tmpdir(), 'cf-auth-emu-'));
+  emulator = spawn(join(process.cwd(), '.cache/ministack-venv/bin/python'), ['-m', 'ministack'], {
+    env: {
+      PATH: process.env.PATH,
+      GATEWAY_PORT: String(port),
+      BIND_HOST: '127.0.0.1',
+      MINISTACK_HOST: '127.0.0.1',
+      // Every request's signature is checked against the account's secret.
+      AUTH: 'true',
+      AWS_SECRET_ACCESS_KEY: SECRET,
+      PERSIST_STATE: '0',
+      S3_PERSIST: '0',
+      TMPDIR: tmp,
+      STATE_DIR: tmp,
+      S3_DATA_DIR: tmp,
+    },
+    stdio: 'ignore',
+    detached: true,
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${endpoint}/_ministack/health`).then((r) => r.ok, () => false)); i++) {
+    if (i > 300) throw new Error('the AUTH=true emulator did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  aws = { endpoint, region: 'us-east-1', credentials: { accessKeyId: ACCOUNT, secretAccessKey: SECRET } };
+
+  // Under AUTH a function's role must exist: IAM's Query API, signed as the SDK signs it.
+  await iamQuery({ Action: 'CreateRole', RoleName: 'probe', AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] }) });
+  await iamQuery({ Action: 'CreateUser', UserName: 'asker' });
+  await iamQuery({ Action: 'PutUserPolicy', UserName: 'asker', PolicyName: 'invoke', PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }] }) });
+  const key = await iamQuery({ Action: 'CreateAccessKey', UserName: 'asker' });
+  const field = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(key)![1]!;
+  asker = { ...aws, credentials: { accessKeyId: field('AccessKeyId'), secretAccessKey: field('SecretAccessKey') } };
+  // A function that logs the event it was invoked with.
+  writeFileSync(join(tmp, 'index.mjs'), "export const handler = async (event) => { console.log('INVOKED ' + JSON.stringify(event)); return 'ok'; };\n");
+  execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w"); z.write(sys.argv[2], "index.mjs"); z.close()', join(tmp, 'fn.zip'), join(tmp, 'index.mjs')]);
+  const lambda = new LambdaClient(aws);
+  await lambda.send(
+    new CreateFunctionCommand({ FunctionName: 'probe', Runtime: 'nodejs20.x', Handler: 'index.handler', Role: `arn:aws:iam::${ACCOUNT}:role/probe`, Code: { ZipFile: readFileSync(join(tmp, 'fn.zip')) } }),
+  );
+  for (let i = 0; (await lambda.send(new GetFunctionCommand({ FunctionName: 'probe' }))).Configuration?.State === 'Pending' && i < 50; i++) await new Promise((r) => setTimeout(r, 100));
+}, 60_000);
+
+/** One IAM Query API call (there is no IAM client among the project's SDK packages). */
+async function iamQuery(params: Record<string, string>): Promise<string> {
+  const url = new URL(aws.endpoint);
+  const body = new URLSearchParams({ ...params, Version: '2010-05-08' }).toString();
+  const signer = new SignatureV4({ service: 'iam', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
+  const signed = await signer.sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: '/', query: {}, headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' }, body });
+  const res = await fetch(aws.endpoint, { method: 'POST', headers: Object.fromEntries(Object.entries(signed.headers).filter(([k]) => k !== 'host')), body });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`IAM ${params.Action}: HTTP ${res.status} ${text}`);
+  return text;
+}
+
+afterAll(() => {
+  if (emulator?.pid) process.kill(-emulator.pid, 'SIGTERM');
+});
+
+const invoked = async () => {
+  const { events = [] } = await new CloudWatchLogsClient(aws).send(new FilterLogEventsCommand({ logGroupName: '/aws/lambda/probe', filterPattern: '"INVOKED"' }));
+  return events.map((e) => e.message!.slice(e.message!.indexOf('INVOKED ') + 8).trim());
+};
+
+describe('an asynchronous invocation signed with the SDK’s SigV4 signer', () => {
+  it('is accepted by an emulator that checks signatures, queued (202), and run with its payload', async () => {
+    const payload = new TextEncoder().encode(JSON.stringify({ v: 1, agentId: 'fran', action: 'run' }));
+    expect(await new SignedLambdaInvoker(asker).invokeEvent('probe', payload)).toEqual({ statusCode: 202 });
+    await expect.poll(invoked, { timeout: 30_000, interval: 250 }).toContain('{"v":1,"agentId":"fran","action":"run"}');
+  });
+
+  it('takes its credentials from the environment, as on Lambda (the SDK’s default chain)', async () => {
+    const env = { AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: aws.endpoint };
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: asker.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: asker.credentials.secretAccessKey });
+    try {
+      const compute = new LambdaAgentCompute(new SignedLambdaInvoker({ env }), 'probe');
+      await compute.setRunning('grif', false);
+    } finally {
+      Object.assign(process.env, { AWS_ACCESS_KEY_ID: saved.id, AWS_SECRET_ACCESS_KEY: saved.secret });
+    }
+    await expect.poll(invoked, { timeout: 30_000, interval: 250 }).toContain('{"v":1,"agentId":"grif","action":"stop"}');
+  });
+
+  it('is refused with a wrong secret, as AWS refuses it, and not retried into success', async () => {
+    const forged = new SignedLambdaInvoker({ ...asker, credentials: { ...asker.credentials, secretAccessKey: 'not-the-secret' } });
+    await expect(forged.invokeEvent('probe', new Uint8Array([123, 125]))).rejects.toMatchObject({ name: 'InvalidSignatureException', statusCode: 403 });
+  });
+
+  it('names a function that does not exist as Lambda does, and λ compute’s asker says whom it could not ask', async () => {
+    await expect(new SignedLambdaInvoker(asker).invokeEvent('nobody', new Uint8Array())).rejects.toMatchObject({ name: 'ResourceNotFoundException', statusCode: 404 });
+    await expect(new LambdaAgentCompute(new SignedLambdaInvoker(asker), 'nobody').setRunning('fran', true)).rejects.toMatchObject({
+      code: 'COMPUTE_ASK_FAILED',
+      message: 'could not ask nobody to run agent fran: ResourceNotFoundException',
+    });
+  });
+});

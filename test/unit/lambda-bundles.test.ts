@@ -1,0 +1,57 @@
+// Each control-plane function bundled as the CDK app bundles it (infra/constructs/function-bundling.ts):
+// within the size target of issue #18, holding only the AWS SDK clients its handler uses, no
+// ECS client but λ compute's, no Lambda client at all (the ask is one signed request), no zod
+// locale but English and no credential source a function never has. Start-up time is the
+// benchmark's to measure (bench/lambda-bundles.ts), not a test's.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptions } from '../../infra/constructs/function-bundling.ts';
+
+const MAX_BUNDLE_BYTES = 400 * 1000;
+
+/** The SDK clients each handler's core calls: the port groups its file names. */
+const CLIENTS: Record<string, string[]> = {
+  'telegram-webhook': ['dynamodb', 'secrets-manager', 'sqs'],
+  hooks: ['dynamodb', 'secrets-manager', 'sqs'],
+  outbox: ['dynamodb', 'scheduler', 'secrets-manager', 'sqs'],
+  'cron-dispatch': ['dynamodb', 'sqs'],
+  health: ['dynamodb', 'sqs'],
+  dashboard: ['dynamodb', 'secrets-manager', 'sqs'],
+  compute: ['dynamodb', 'ecs'],
+};
+
+const handlers = readdirSync('functions')
+  .filter((f) => /export async function handler\b/.test(readFileSync(join('functions', f), 'utf8')))
+  .map((f) => f.replace(/\.ts$/, ''));
+
+/** Every handler's bundle, built in one esbuild run (each entry on its own, as the CDK app builds them). */
+let bundles: Map<string, { bytes: number; inputs: string[] }>;
+
+beforeAll(async () => {
+  const { entryPoints: _, ...options } = esbuildOptions('');
+  const result = await build({ ...options, entryPoints: handlers.map((h) => join('functions', `${h}.ts`)), outdir: 'out', outExtension: { '.js': '.mjs' }, write: false, metafile: true });
+  bundles = new Map(
+    Object.entries((result.metafile as Metafile).outputs).map(([file, output]) => [
+      file.replace(/^out\/|\.mjs$/g, ''),
+      { bytes: result.outputFiles.find((f) => f.path.endsWith(file))!.contents.length, inputs: Object.keys(output.inputs) },
+    ]),
+  );
+}, 120_000);
+
+describe('the Lambda bundles', () => {
+  it('cover every handler', () => {
+    expect(handlers.sort()).toEqual(Object.keys(CLIENTS).sort());
+  });
+
+  it.each(Object.keys(CLIENTS))('%s is at most 400 KB and holds only the SDK clients its core calls', (name) => {
+    const { bytes, inputs } = bundles.get(name)!;
+    expect(bytes).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+    const clients = [...new Set(inputs.flatMap((i) => /node_modules\/@aws-sdk\/client-([a-z-]+)\//.exec(i)?.[1] ?? []))].sort();
+    expect(clients).toEqual(CLIENTS[name]);
+    // One locale (English, for the same messages everywhere), and no credential source Lambda never uses.
+    expect(inputs.filter((i) => /zod\/v4\/locales\/(?!en\.)/.test(i))).toEqual([]);
+    expect(inputs.filter((i) => /@aws-sdk\/(nested-clients|credential-provider-(sso|ini|process|web-identity|login))\//.test(i))).toEqual([]);
+  });
+});

@@ -1,9 +1,9 @@
 // The runtime's own secrets: read from its own secret only (clawfleet/<fleet>/agents/<id>),
-// and every value its config names must be there. A missing one is a startup error that
-// names the secret and the value's name, never a value.
+// and every value its config names must be there before it takes work: a missing one is
+// waited for (secret-wait.ts), named with its secret, never shown.
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
-import { ConfigError, type ConfigIssue } from '../../shared/errors.ts';
+import { ConfigError } from '../../shared/errors.ts';
 import { mcpSecretNames } from './mcp/mcp-host.ts';
 
 /** The secret id must name this agent's own secret, by name or by ARN. */
@@ -29,15 +29,4 @@ export function requiredSecrets(config: RuntimeConfig, opts: { modelKeys: boolea
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }
   return out;
-}
-
-export function checkSecrets(config: RuntimeConfig, secretId: string, values: Record<string, string>, opts: { modelKeys: boolean }): void {
-  const issues: ConfigIssue[] = [];
-  const seen = new Set<string>();
-  for (const { name, usedBy } of requiredSecrets(config, opts)) {
-    if (seen.has(name) || values[name] !== undefined) continue;
-    seen.add(name);
-    issues.push({ path: name, message: `is missing from secret "${secretId}" (needed by ${usedBy})` });
-  }
-  if (issues.length > 0) throw new ConfigError(issues, `secret "${secretId}"`);
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { watchParent } from '../shared/adapters/local/parent-watch.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
+import { terminalPrompt } from './prompt.ts';
 
 /** A command as the list shows it; its code is loaded only when it runs, so each start loads one command. */
 export interface CommandEntry {
@@ -20,6 +21,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'runtime', summary: 'restart, upgrade, hibernate or wake one agent’s runtime', load: async () => (await import('./runtime.ts')).runtimeCommand },
   { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
   { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
+  { name: 'agents', summary: 'remove an agent that left the config, its workspace archived; or prune every such agent', load: async () => (await import('./agents.ts')).agentsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
@@ -110,6 +112,7 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     interrupted: () => (stop ??= stopRequested()),
+    ...(process.stdin.isTTY ? { prompt: terminalPrompt } : {}),
   };
 }
 

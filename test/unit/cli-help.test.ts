@@ -29,6 +29,8 @@ const INVOCATIONS = [
   ['logs'],
   ['secrets', 'set'],
   ['secrets', 'list'],
+  ['agents', 'remove'],
+  ['agents', 'prune'],
   ['cron', 'list'],
   ['cron', 'run'],
   ['pairing', 'list'],

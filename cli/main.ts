@@ -25,6 +25,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
+  { name: 'deploy', summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links', load: async () => (await import('./deploy.ts')).deployCommand },
   { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
   { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
   { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },

@@ -3,7 +3,7 @@
 // setting an agent's value restarts the agent (secret-restart.ts).
 import { resolve } from 'node:path';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
-import { resolveAgent } from '../shared/config/resolve.ts';
+import { fleetSecretNeeds } from '../shared/config/secret-names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
@@ -35,24 +35,9 @@ list  prints the names held, and the names the config expects that are missing.
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
 
-/** The names the config says this secret should hold. */
-function expectedNames(config: FleetConfig, agentId: string | undefined, control: string | undefined): string[] {
-  if (agentId) {
-    const agent = resolveAgent(config, agentId);
-    const names = new Set(agent.secrets ?? []);
-    for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
-      const key = config.models.providers[ref.slice(0, ref.indexOf('/'))]?.apiKeySecret;
-      if (key) names.add(key);
-    }
-    for (const server of Object.values(agent.mcp?.servers ?? {})) {
-      const refs: Record<string, string> = ('command' in server ? server.env : server.headers) ?? {};
-      for (const name of Object.values(refs)) names.add(name);
-    }
-    return [...names].sort();
-  }
-  if (control === 'telegram') return Object.values(config.channels.telegram?.accounts ?? {}).map((a) => a.botTokenSecret).sort();
-  if (control === 'hooks' && config.hooks) return [config.hooks.tokenSecret];
-  return [];
+/** The names the config says this secret should hold (shared/config/secret-names.ts). */
+function expectedNames(config: FleetConfig, secretId: string): string[] {
+  return (fleetSecretNeeds(config).find((n) => n.secretId === secretId)?.values ?? []).map((v) => v.name).sort();
 }
 
 export const secretsCommand: Command = {
@@ -90,7 +75,7 @@ export const secretsCommand: Command = {
     }
     // The AWS SDK loads only for --aws.
     const target = p.values.aws ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
-    const expected = expectedNames(config, agentId, control);
+    const expected = expectedNames(config, secretId);
 
     if (sub === 'list') {
       const held = Object.keys(await target.read(secretId)).sort();

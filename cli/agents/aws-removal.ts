@@ -77,12 +77,14 @@ export class AwsAgentRemoval {
   // ── Finding what an agent left ────────────────────────────────────────────────
 
   /** The agent's stack, or undefined once it is gone. */
-  async stack(agentId: string): Promise<{ name: string; status: StackStatus | string; description: string } | undefined> {
+  async stack(agentId: string): Promise<{ name: string; status: StackStatus | string; ours: boolean; description: string } | undefined> {
     const name = agentStackName(this.fleet, agentId);
     try {
       const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
       if (!s || s.StackStatus === 'DELETE_COMPLETE') return undefined;
-      return { name, status: s.StackStatus ?? 'UNKNOWN', description: s.Description ?? '' };
+      // The app describes it, and outputs this agent's own secret name (which the emulator keeps where it drops the description).
+      const ours = (s.Description ?? '').startsWith(`clawfleet ${this.fleet}: agent ${agentId} (`) || s.Outputs?.some((o) => o.OutputKey === 'SecretName' && o.OutputValue === agentSecretName(this.fleet, agentId)) === true;
+      return { name, status: s.StackStatus ?? 'UNKNOWN', ours, description: s.Description ?? '' };
     } catch (err) {
       if (/does not exist/.test((err as Error).message)) return undefined;
       throw new CliError(EXIT.failed, awsErrorText(`cannot describe stack ${name}`, err));
@@ -115,9 +117,8 @@ export class AwsAgentRemoval {
   /** What removing `agentId` will do, step by step, with what the operator must know first. */
   async plan(agentId: string): Promise<RemovalPlan> {
     const stack = await this.stack(agentId);
-    const expected = `clawfleet ${this.fleet}: agent ${agentId} (`;
-    if (stack && !stack.description.startsWith(expected)) {
-      throw new CliError(EXIT.failed, `stack ${stack.name} was not made by clawfleet for agent ${agentId} (its description is "${stack.description}"): left alone`);
+    if (stack && !stack.ours) {
+      throw new CliError(EXIT.failed, `stack ${stack.name} was not made by clawfleet for agent ${agentId} (neither its description "${stack.description}" nor its outputs say so): left alone`);
     }
     if (stack && BUSY.test(stack.status) && stack.status !== 'DELETE_IN_PROGRESS') {
       throw new CliError(EXIT.failed, `stack ${stack.name} is ${stack.status}: wait until CloudFormation has finished, then run this again`);

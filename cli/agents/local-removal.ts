@@ -10,7 +10,8 @@ import { localQueueNames } from '../../shared/adapters/sqlite/sqlite-queues.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { lockStateDir, type StateLock } from '../../local/state-lock.ts';
 import { CliError, EXIT } from '../command.ts';
-import type { RemovalPlan, StepResult } from './removal.ts';
+import type { RemovalPlan } from './removal.ts';
+import type { StepResult } from '../steps.ts';
 
 /** Where an agent's files live in the state directory, as local/supervisor.ts and local/runtime-logs.ts put them. */
 const agentPaths = (stateDir: string, agentId: string) => ({

@@ -4,27 +4,10 @@
 // again, so running a removal again resumes where it stopped.
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { CliError, EXIT, type CliIO } from '../command.ts';
+import { runSteps, type Step } from '../steps.ts';
 
-export type StepResult = { status: 'done' | 'skipped'; detail: string };
-
-export interface RemovalStep {
-  /** A short name: stop, archive, schedules, stack, records. */
-  name: string;
-  /** What it will do, for the plan and --dry-run. */
-  plan: string;
-  run(): Promise<StepResult>;
-}
-
-/** A step that could not finish: what went wrong, and what the operator can do. */
-export class StepFailed extends Error {
-  override name = 'StepFailed';
-  constructor(
-    message: string,
-    readonly hint: string,
-  ) {
-    super(message);
-  }
-}
+export { StepFailed, type StepResult } from '../steps.ts';
+export type RemovalStep = Step;
 
 export interface RemovalPlan {
   agentId: string;
@@ -55,21 +38,9 @@ export function printPlan(plan: RemovalPlan, io: CliIO): void {
   for (const note of plan.notes) io.out(`  ! ${note}`);
 }
 
-/** Runs the steps in order; true if all finished. A failure is printed with its hint, and the steps after it are not run. */
+/** Runs the steps in order; true if all finished (cli/steps.ts). */
 export async function runRemoval(plan: RemovalPlan, io: CliIO): Promise<boolean> {
-  for (const [i, step] of plan.steps.entries()) {
-    let result: StepResult;
-    try {
-      result = await step.run();
-    } catch (err) {
-      const hint = err instanceof StepFailed ? err.hint : 'fix what the error says, then run the same command again: finished steps are skipped';
-      io.err(`  ✗ ${step.name}: ${(err as Error).message}\n    ${hint}`);
-      const left = plan.steps.slice(i + 1).map((s) => s.name);
-      if (left.length) io.err(`    not done: ${left.join(', ')}`);
-      return false;
-    }
-    io.out(`  ${result.status === 'done' ? '✓' : '–'} ${step.name}: ${result.detail}`);
-  }
+  if (!(await runSteps(plan.steps, io))) return false;
   io.out(`agent ${plan.agentId} removed`);
   return true;
 }

@@ -4,7 +4,7 @@
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
 import { ConfigError } from '../../shared/errors.ts';
-import { mcpSecretNames } from './mcp/mcp-host.ts';
+import { agentSecretValues } from '../../shared/config/secret-names.ts';
 
 /** The secret id must name this agent's own secret, by name or by ARN. */
 export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void {
@@ -14,19 +14,7 @@ export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void 
   throw new ConfigError([{ path: 'CLAWFLEET_SECRET_ID', message: `names "${secretId}", which is not this agent's secret "${own}"` }], 'runtime environment');
 }
 
-/** Every secret name the agent's config refers to, with what needs it. */
+/** Every secret name the agent's config refers to, with what needs it (shared/config/secret-names.ts). */
 export function requiredSecrets(config: RuntimeConfig, opts: { modelKeys: boolean }): { name: string; usedBy: string }[] {
-  const out: { name: string; usedBy: string }[] = [];
-  for (const name of config.agent.secrets ?? []) out.push({ name, usedBy: 'agents.list[].secrets' });
-  if (opts.modelKeys) {
-    for (const ref of [config.agent.model.primary, ...config.agent.model.fallbacks]) {
-      const providerName = ref.slice(0, ref.indexOf('/'));
-      const key = config.providers[providerName]?.apiKeySecret;
-      if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
-    }
-  }
-  for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
-    for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
-  }
-  return out;
+  return agentSecretValues(config, opts);
 }

@@ -37,6 +37,7 @@ const INVOCATIONS = [
   ['pairing', 'approve'],
   ['config', 'validate'],
   ['cost'],
+  ['deploy'],
   ['security', 'audit'],
   ['import-openclaw'],
 ];

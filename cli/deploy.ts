@@ -20,7 +20,8 @@ import { loadFleetConfig } from './fleet-config.ts';
 import { runSteps, StepFailed, type Step, type StepResult } from './steps.ts';
 
 const HELP = `Usage: clawfleet deploy [--config clawfleet.json] [--secrets-file <path>|-] [--non-interactive]
-                        [--context key=value]… [--cdk <path>] [--outputs-file cdk-outputs.json] [--plan]
+                        [--context key=value]… [--cdk <path>] [--outputs-file cdk-outputs.json]
+                        [--no-webhooks] [--plan]
 
 Deploys the fleet to the AWS account of your credentials (AWS_REGION, default us-east-1), step
 by step; running it again skips what is done, and a failed step says what to do:
@@ -48,6 +49,8 @@ starts when they are set: \`clawfleet secrets set <NAME> --agent <id> --aws\`.
                          reservedConcurrency=false; repeatable
   --cdk <path>           another CDK CLI, e.g. node_modules/.bin/cdklocal for the emulator
   --outputs-file <path>  where \`cdk deploy\` writes the stack outputs (default cdk-outputs.json)
+  --no-webhooks          leave the bots' webhooks (and Telegram) alone: steps 6 and 7 call no
+                         Bot API (a fleet whose bots still answer elsewhere, a smoke test)
   --plan                 print the steps for this config and the values it needs; no AWS call
   --config <path>        the fleet config (default clawfleet.json)`;
 
@@ -66,6 +69,8 @@ interface DeployContext {
   outputsFile: string;
   secretsFile: string | undefined;
   interactive: boolean;
+  /** --no-webhooks: no Bot API call. */
+  telegramCalls: boolean;
   account(): Promise<DeployAccountPort>;
   assemblyDir: string;
   cdk(): Promise<CdkRunner>;
@@ -92,6 +97,7 @@ export async function runDeploy(args: string[], io: CliIO, deps: DeployDeps = {}
       cdk: { type: 'string' },
       'outputs-file': { type: 'string', default: 'cdk-outputs.json' },
       plan: { type: 'boolean', default: false },
+      'no-webhooks': { type: 'boolean', default: false },
     },
     HELP,
     io,
@@ -114,6 +120,7 @@ export async function runDeploy(args: string[], io: CliIO, deps: DeployDeps = {}
     outputsFile: resolve(io.cwd, str(p.values['outputs-file'])!),
     secretsFile: str(p.values['secrets-file']),
     interactive,
+    telegramCalls: p.values['no-webhooks'] !== true,
     assemblyDir: deps.assemblyDir ?? join(REPO_ROOT, 'cdk.out'),
     account: async () => {
       if (account) return account;
@@ -321,6 +328,7 @@ function deploySteps(ctx: DeployContext): Step[] {
       async run(): Promise<StepResult> {
         const telegram = config.channels.telegram;
         if (!telegram || accounts.length === 0) return { status: 'skipped', detail: 'no Telegram accounts in the config' };
+        if (!ctx.telegramCalls) return { status: 'skipped', detail: '--no-webhooks: the bots are left as they are' };
         const account = await ctx.account();
         const url = (await account.outputs(controlPlaneStackName(fleet))).TelegramWebhookUrl;
         if (!url) throw new StepFailed(`${controlPlaneStackName(fleet)} has no TelegramWebhookUrl output`, 'deploy again (clawfleet deploy); the control plane must be deployed first');
@@ -352,7 +360,7 @@ function deploySteps(ctx: DeployContext): Step[] {
         const account = await ctx.account();
         const outputs = await account.outputs(controlPlaneStackName(fleet));
         const lines: string[] = [];
-        const telegram = config.channels.telegram;
+        const telegram = ctx.telegramCalls ? config.channels.telegram : undefined;
         if (telegram) {
           const { createBotApi } = await import('../shared/telegram/bot-api.ts');
           const { telegramSecretName } = await import('../shared/config/names.ts');

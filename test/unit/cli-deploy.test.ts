@@ -221,6 +221,16 @@ describe('clawfleet deploy', () => {
     expect(io2.outText()).not.toContain(KEY);
   });
 
+  it('calls no Bot API with --no-webhooks (a fleet whose bots answer elsewhere, the smoke test)', async () => {
+    const { dir, deps } = setup();
+    const before = tg.calls().length;
+    const io = captureIO({ cwd: dir, stdin: JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g' } }) });
+    expect(await runDeploy(['--secrets-file', '-', '--no-webhooks'], io, deps), io.errText()).toBe(0);
+    expect(io.outText()).toContain('  – [6/7] webhooks: --no-webhooks: the bots are left as they are');
+    expect(io.outText()).toContain('  ✓ [7/7] links: \n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)');
+    expect(tg.calls().length).toBe(before);
+  });
+
   it('stops at credentials it cannot use, saying how to sign in, and runs nothing after', async () => {
     const { dir, account, cdk, deps } = setup();
     account.signedIn = false;

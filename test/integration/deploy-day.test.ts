@@ -184,6 +184,11 @@ describe('an agent whose secret lacks a value, deployed', () => {
       .toMatch(/⚠ fran: waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN \(agents\.list\[\]\.secrets\)\. Set with: clawfleet secrets set <NAME> --agent fran --aws/);
     expect(status.out).toMatch(/^fran\s+/m);
     expect(runtime.child.exitCode).toBeNull();
+    // The deployed dashboard says it too, signed in with the token the deploy generated.
+    const token = JSON.parse((await new SecretsManagerClient(aws).send(new GetSecretValueCommand({ SecretId: `clawfleet/${FLEET}/control/dashboard` }))).SecretString!).DASHBOARD_TOKEN as string;
+    const dashboardId = new URL(outputs()[controlPlaneStackName(FLEET)]!.DashboardUrl!).hostname.split('.')[0];
+    const view = (await (await fetch(`${aws.endpoint}/_aws/lambda-url/${dashboardId}/api/fleet`, { headers: { authorization: `Bearer ${token}` } })).json()) as { agents: { id: string; warnings: string[] }[] };
+    expect(view.agents.find((a) => a.id === 'fran')?.warnings).toEqual([expect.stringMatching(/^waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN/)]);
     // Nothing rolled back: the agent's stack is deployed and its secret is there.
     const stack = (await new CloudFormationClient(aws).send(new DescribeStacksCommand({ StackName: agentStackName(FLEET, 'fran') }))).Stacks![0]!;
     expect(stack.StackStatus).toMatch(/^(CREATE|UPDATE)_COMPLETE$/);

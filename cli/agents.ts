@@ -67,17 +67,26 @@ export async function runAgents(args: string[], io: CliIO, deps: AgentsDeps = {}
     const [{ AwsAgentRemoval }, { awsSettings }] = await Promise.all([import('./agents/aws-removal.ts'), import('./aws-env.ts')]);
     const aws = awsSettings(io);
     const removal = deps.awsRemoval?.(config.fleet, aws) ?? new AwsAgentRemoval(config.fleet, aws);
-    const ids = requested ? [requested] : strays(config, await removal.found(), io);
+    const found = await removal.found();
+    const ids = requested ? present(requested, found, `fleet "${config.fleet}" on AWS ${aws.region}`, io) : strays(config, found, io);
     return removeAll(ids, (id) => removal.plan(id), io, opts);
   }
   const { LocalAgentRemoval } = await import('./agents/local-removal.ts');
-  const local = await LocalAgentRemoval.open(resolve(io.cwd, str(p.values.state)!));
+  const stateDir = resolve(io.cwd, str(p.values.state)!);
+  const local = await LocalAgentRemoval.open(stateDir);
   try {
-    const ids = requested ? [requested] : strays(config, local.found(), io);
+    const ids = requested ? present(requested, local.found(), stateDir, io) : strays(config, local.found(), io);
     return await removeAll(ids, async (id) => local.plan(id), io, opts);
   } finally {
     local.close();
   }
+}
+
+/** The agent to remove, if anything of it is there; else says so (removed already, or another region or state directory). */
+function present(agentId: string, found: { id: string }[], where: string, io: CliIO): string[] {
+  if (found.some((f) => f.id === agentId)) return [agentId];
+  io.out(`nothing of agent "${agentId}" is left in ${where}: removed already (or look elsewhere: another region, account or --state)`);
+  return [];
 }
 
 function strays(config: FleetConfig, found: { id: string; where: string }[], io: CliIO): string[] {

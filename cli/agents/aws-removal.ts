@@ -283,11 +283,24 @@ export class AwsAgentRemoval {
     }
   }
 
-  /** Tasks of the agent's service not yet stopped. */
+  /**
+   * Tasks of the agent's service not yet stopped. A task told to stop is listed as desired
+   * STOPPED at once but runs on while it drains its turn (up to its stop timeout), still
+   * writing the workspace: it counts until its last status is STOPPED.
+   */
   private async serviceTasks(agentId: string): Promise<string[]> {
+    const cluster = clusterName(this.fleet);
     try {
-      const out = await this.ecs.send(new ListTasksCommand({ cluster: clusterName(this.fleet), serviceName: agentServiceName(agentId), desiredStatus: 'RUNNING' }));
-      return out.taskArns ?? [];
+      const arns: string[] = [];
+      for (const desiredStatus of ['RUNNING', 'STOPPED'] as const) {
+        arns.push(...((await this.ecs.send(new ListTasksCommand({ cluster, serviceName: agentServiceName(agentId), desiredStatus }))).taskArns ?? []));
+      }
+      const live: string[] = [];
+      for (let i = 0; i < arns.length; i += 100) {
+        const { tasks = [] } = await this.ecs.send(new DescribeTasksCommand({ cluster, tasks: arns.slice(i, i + 100) }));
+        live.push(...tasks.filter((t) => t.lastStatus !== 'STOPPED').map((t) => t.taskArn!));
+      }
+      return live;
     } catch (err) {
       if (/ServiceNotFound|ClusterNotFound/.test((err as Error).name)) return [];
       throw new StepFailed(awsErrorText(`cannot list the tasks of ${agentServiceName(agentId)}`, err), 'run this again');

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeStacksCommand, CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeServicesCommand, DescribeTaskDefinitionCommand, DescribeTasksCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, DescribeTaskDefinitionCommand, DescribeTasksCommand, ECSClient, ListTasksCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -223,7 +223,7 @@ describe('an agent that leaves the config', () => {
   const tables = tableNames(FLEET);
   const db = () => DynamoDBDocumentClient.from(new DynamoDBClient(aws));
 
-  it('is removed with `clawfleet agents remove --aws`: service stopped, archive task issued, its own schedules, stack and records gone', async () => {
+  it('is removed with `clawfleet agents remove --aws`: its task stopped, archive task issued, its own schedules, stack and records gone', async () => {
     // What a running `old` left: its registry, metrics, a session, an origin, a job it made
     // itself — and a neighbour's job whose name `agent-old-` also starts.
     const client = db();
@@ -237,6 +237,13 @@ describe('an agent that leaves the config', () => {
     await scheduler.put({ name: 'agent-old-tidy', expression: 'rate(1 day)', input: JSON.stringify({ v: 1, kind: 'cron', agentId: 'old', jobId: 'tidy' }) });
     await scheduler.put({ name: 'agent-old-2-report', expression: 'rate(1 day)', input: JSON.stringify({ v: 1, kind: 'cron', agentId: 'old-2', jobId: 'report' }) });
 
+    // It was awake: its service at 1, a task running (as far as the emulator runs one).
+    const ecs = new ECSClient(aws);
+    await ecs.send(new UpdateServiceCommand({ cluster: clusterName(FLEET), service: 'agent-old', desiredCount: 1 }));
+    const oldTasks = async () => (await ecs.send(new ListTasksCommand({ cluster: clusterName(FLEET), serviceName: 'agent-old' }))).taskArns ?? [];
+    await expect.poll(async () => (await oldTasks()).length, { timeout: 30_000 }).toBe(1);
+    const [oldTask] = await oldTasks();
+
     // The config without `old` (its control plane would be deployed now; this file skips that minute).
     config = { ...config, agents: { ...config.agents!, list: config.agents!.list.filter((a) => a.id !== 'old') } };
     writeFileSync(join(workDir, 'clawfleet.json'), JSON.stringify(config, null, 2));
@@ -246,7 +253,6 @@ describe('an agent that leaves the config', () => {
     expect(dry.out).toMatch(/^remove agent old \(AWS us-east-1\):\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/);
 
     // The emulator starts no container: this stands in for ECS saying the archive task ended, after checking what it was asked to run.
-    const ecs = new ECSClient(aws);
     const archived: string[] = [];
     const waitForTask = async (taskArn: string): Promise<TaskEnd> => {
       const task = (await ecs.send(new DescribeTasksCommand({ cluster: clusterName(FLEET), tasks: [taskArn] }))).tasks![0]!;
@@ -266,6 +272,8 @@ describe('an agent that leaves the config', () => {
     expect(archived).toHaveLength(1);
     const out = io.outText();
     expect(out).toContain('  ✓ stop: agent-old at 0, no task running');
+    // Its task had stopped before the archive task was run.
+    expect((await ecs.send(new DescribeTasksCommand({ cluster: clusterName(FLEET), tasks: [oldTask!] }))).tasks?.[0]?.lastStatus).toBe('STOPPED');
     expect(out).toMatch(/ {2}✓ archive: task [\w-]+ copied the workspace to \/archive\/old\/<date>\/ and emptied it/);
     expect(out).toContain('  ✓ schedules: deleted agent-old-tidy');
     expect(out).toContain('  ✓ stack: dday-agent-old deleted');

@@ -175,13 +175,20 @@ describe('clawfleet agents (local)', () => {
     expect(again.outText()).toBe('nothing to prune: every agent found is in the config (jerry, fran, grif, ray, old-timer)');
   });
 
-  it('removes one agent by id, resuming harmlessly when run twice', async () => {
+  it('removes one agent by id; run again it finds nothing left, and after a half-done run it does the rest', async () => {
     const { dir, state } = await localState();
     expect(await runCli(['agents', 'remove', 'old', '--yes'], captureIO({ cwd: dir }))).toBe(0);
     const again = captureIO({ cwd: dir });
     expect(await runCli(['agents', 'remove', 'old', '--yes'], again)).toBe(0);
-    expect(again.outText()).toContain('  – archive: no workspace, runtime state or log\n  – schedules: none\n  – records: none left\nagent old removed');
+    expect(again.outText()).toBe(`nothing of agent "old" is left in ${state}: removed already (or look elsewhere: another region, account or --state)`);
     expect(readdirSync(join(state, 'archive'))).toHaveLength(1);
+    // Stopped half-way (only its records were left): the rest is done, the finished steps finding nothing.
+    const db = openStateDatabase(join(state, 'state.db'));
+    db.prepare("INSERT INTO sessions (session_key, agent_id, target, updated_at) VALUES ('agent:old:main', 'old', '{}', 1)").run();
+    db.close();
+    const resumed = captureIO({ cwd: dir });
+    expect(await runCli(['agents', 'remove', 'old', '--yes'], resumed)).toBe(0);
+    expect(resumed.outText()).toContain('  – archive: no workspace, runtime state or log\n  – schedules: none\n  ✓ records: deleted 1 sessions\nagent old removed');
   });
 
   it('refuses while a fleet runs on the state directory, naming it, and changes nothing', async () => {

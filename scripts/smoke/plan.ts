@@ -5,7 +5,6 @@ import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } f
 import {
   agentArchivePath,
   agentLogGroupName,
-  agentSecretName,
   agentStackName,
   agentWorkspacePath,
   controlPlaneStackName,

@@ -89,8 +89,9 @@ function present(agentId: string, found: { id: string }[], where: string, io: Cl
   return [];
 }
 
-function strays(config: FleetConfig, found: { id: string; where: string }[], io: CliIO): string[] {
-  const stray = strayAgents(config, found);
+function strays(config: FleetConfig, found: { id: string; where: string; foreign?: boolean }[], io: CliIO): string[] {
+  for (const f of found.filter((x) => x.foreign)) io.out(`left alone: ${f.where}, which clawfleet did not make for an agent "${f.id}"`);
+  const stray = strayAgents(config, found.filter((x) => !x.foreign));
   if (stray.length === 0) io.out(`nothing to prune: every agent found is in the config (${config.agents.list.map((a) => a.id).join(', ')})`);
   else io.out(`not in the config: ${stray.map((s) => `${s.id} (${s.found.join(', ')})`).join('; ')}`);
   return stray.map((s) => s.id);

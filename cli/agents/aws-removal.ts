@@ -84,16 +84,22 @@ export class AwsAgentRemoval {
     }
   }
 
-  /** Agents of this fleet found deployed or recorded: stacks named `<fleet>-agent-*`, registry items, schedules agents made. */
-  async found(): Promise<{ id: string; where: string }[]> {
-    const out: { id: string; where: string }[] = [];
+  /**
+   * Agents of this fleet found deployed or recorded: stacks named `<fleet>-agent-*`, registry
+   * items, schedules agents made. A stack of that name that clawfleet did not make for an
+   * agent comes back marked `foreign`: nothing may remove it.
+   */
+  async found(): Promise<{ id: string; where: string; foreign?: boolean }[]> {
+    const out: { id: string; where: string; foreign?: boolean }[] = [];
     const prefix = `${this.fleet}-agent-`;
     let NextToken: string | undefined;
     do {
       const page = await this.call('list the stacks', () => this.cfn.send(new ListStacksCommand({ NextToken })));
       for (const s of page.StackSummaries ?? []) {
         if (s.StackStatus === 'DELETE_COMPLETE' || !s.StackName?.startsWith(prefix)) continue;
-        out.push({ id: s.StackName.slice(prefix.length), where: `stack ${s.StackName}` });
+        const id = s.StackName.slice(prefix.length);
+        const stack = /^[a-z][a-z0-9-]{0,23}$/.test(id) ? await this.stack(id) : undefined;
+        out.push({ id, where: `stack ${s.StackName}`, ...(stack?.ours ? {} : { foreign: true }) });
       }
       NextToken = page.NextToken;
     } while (NextToken);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { DescribeStacksCommand, CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, DescribeTasksCommand, ECSClient, ListTasksCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -294,14 +294,25 @@ describe('an agent that leaves the config', () => {
     expect(services[0]?.status).toBe('ACTIVE');
   }, 240_000);
 
-  it('is found by `agents prune --aws` wherever it is left, here as a schedule alone, and pruned', async () => {
+  it('is found by `agents prune --aws` wherever it is left, here as a schedule alone, and pruned — and a stack clawfleet did not make is left alone', async () => {
+    // Someone else's stack under a name of the fleet's pattern: never removed.
+    const cfn = new CloudFormationClient(aws);
+    await cfn.send(new CreateStackCommand({ StackName: `${FLEET}-agent-visitor`, TemplateBody: JSON.stringify({ Description: 'not clawfleet', Resources: { Queue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: `${FLEET}-visitor-queue` } } } }) }));
+    await expect.poll(async () => (await cfn.send(new DescribeStacksCommand({ StackName: `${FLEET}-agent-visitor` }))).Stacks?.[0]?.StackStatus, { timeout: 30_000 }).toBe('CREATE_COMPLETE');
+    const refused = await clawfleet(['agents', 'remove', 'visitor', '--aws', '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('stack dday-agent-visitor was not made by clawfleet for agent visitor');
+
     const dry = await clawfleet(['agents', 'prune', '--aws', '--dry-run']);
     expect(dry.code, dry.err).toBe(0);
+    expect(dry.out).toContain('left alone: stack dday-agent-visitor, which clawfleet did not make for an agent "visitor"');
     expect(dry.out).toContain('not in the config: old-2 (schedule agent-old-2-report)');
+    expect(dry.out).not.toContain('remove agent visitor');
     expect(dry.out).toMatch(/remove agent old-2 \(AWS us-east-1\):\n {2}1\. schedules: .*\n {2}2\. records: .*\n {2}! no stack dday-agent-old-2/);
     const pruned = await clawfleet(['agents', 'prune', '--aws', '--yes']);
     expect(pruned.code, pruned.err).toBe(0);
     expect(pruned.out).toContain('  ✓ schedules: deleted agent-old-2-report');
-    expect((await clawfleet(['agents', 'prune', '--aws', '--dry-run'])).out).toBe('nothing to prune: every agent found is in the config (fran)');
+    expect((await clawfleet(['agents', 'prune', '--aws', '--dry-run'])).out).toMatch(/nothing to prune: every agent found is in the config \(fran\)$/);
+    expect((await cfn.send(new DescribeStacksCommand({ StackName: `${FLEET}-agent-visitor` }))).Stacks?.[0]?.StackStatus).toBe('CREATE_COMPLETE');
   }, 120_000);
 });

@@ -21,6 +21,12 @@ export interface CliIO {
   cwd: string;
   /** Resolves, saying why, when a long-running command is asked to stop (Ctrl-C, SIGTERM…); only such commands call it. */
   interrupted(): Promise<string>;
+  /**
+   * Asks one question on the terminal and reads one line (a `secret` answer is not echoed).
+   * Absent when standard input is not a terminal: a command then needs its --yes or
+   * --non-interactive way, and says so.
+   */
+  prompt?(question: string, opts?: { secret?: boolean }): Promise<string>;
 }
 
 /** What a command file exports; its name and summary live in cli/main.ts's list, which loads it. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { watchParent } from '../shared/adapters/local/parent-watch.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
+import { terminalPrompt } from './prompt.ts';
 
 /** A command as the list shows it; its code is loaded only when it runs, so each start loads one command. */
 export interface CommandEntry {
@@ -20,9 +21,11 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'runtime', summary: 'restart, upgrade, hibernate or wake one agent’s runtime', load: async () => (await import('./runtime.ts')).runtimeCommand },
   { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
   { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
+  { name: 'agents', summary: 'remove an agent that left the config, its workspace archived; or prune every such agent', load: async () => (await import('./agents.ts')).agentsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
+  { name: 'deploy', summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links', load: async () => (await import('./deploy.ts')).deployCommand },
   { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
   { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
   { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
@@ -93,8 +96,8 @@ function stopRequested(): Promise<string> {
   });
 }
 
-/** The I/O of the real process. */
-function processIO(): CliIO {
+/** The real process's I/O (also the smoke test's, scripts/smoke-aws.ts). */
+export function processIO(): CliIO {
   let stop: Promise<string> | undefined;
   // A closed terminal (the hang-up that stops us) must not turn the goodbye lines into a crash mid-stop.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
@@ -110,6 +113,7 @@ function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     interrupted: () => (stop ??= stopRequested()),
+    ...(process.stdin.isTTY ? { prompt: terminalPrompt } : {}),
   };
 }
 

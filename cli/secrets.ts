@@ -1,9 +1,9 @@
 // `clawfleet secrets set|list`: an agent's (or the control plane's) named secret values.
-// A value is read from standard input, never from the command line, and never printed.
+// A value is read from standard input, never from the command line, and never printed;
+// setting an agent's value restarts the agent (secret-restart.ts).
 import { resolve } from 'node:path';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
-import { runtimeConfigFor } from '../shared/config/resolve.ts';
-import { secretsNeeded } from '../shared/secrets/agent-secrets.ts';
+import { fleetSecretNeeds } from '../shared/secrets/fleet-secrets.ts';
 import { SECRET_NAME } from '../shared/secrets/secret-values.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
@@ -11,30 +11,33 @@ import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 
-const HELP = `Usage: clawfleet secrets set <NAME> (--agent <id> | --control telegram|hooks|dashboard) [--aws] < value
+const HELP = `Usage: clawfleet secrets set <NAME> (--agent <id> | --control telegram|hooks|dashboard) [--aws] [--no-restart] < value
        clawfleet secrets list (--agent <id> | --control telegram|hooks|dashboard) [--aws]
 
 set   stores one named value, read from standard input (a trailing newline is dropped), in
       the agent's own secret clawfleet/<fleet>/agents/<id>, or a control-plane secret
       (telegram holds the bot tokens). Locally: clawfleet.secrets.json (--secrets); with
       --aws: AWS Secrets Manager, creating the secret if needed.
+      An agent's value then restarts the agent, so its runtime reads it now (one waiting
+      for the value starts at once): with --aws by asking its fleet's compute function
+      (a sleeping agent stays asleep and reads it when it wakes); locally in the fleet
+      running on --state, if one is.
 list  prints the names held, and the names the config expects that are missing.
       Values are never printed.
 
   --agent <id>       the agent whose own secret this is
   --control <part>   a control-plane secret instead: telegram, hooks or dashboard
+  --no-restart       store the value only; the agent reads it when it next starts
   --config <path>    the fleet config (default clawfleet.json)
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)
+  --state <dir>      the running local fleet's state directory (default .clawfleet)
   --aws              use AWS Secrets Manager (credentials and AWS_REGION from the environment)`;
 
 const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
 
-/** The names the config says this secret should hold. */
-function expectedNames(config: FleetConfig, agentId: string | undefined, control: string | undefined): string[] {
-  if (agentId) return [...new Set(secretsNeeded(runtimeConfigFor(config, agentId), { modelKeys: true }).map((n) => n.name))].sort();
-  if (control === 'telegram') return Object.values(config.channels.telegram?.accounts ?? {}).map((a) => a.botTokenSecret).sort();
-  if (control === 'hooks' && config.hooks) return [config.hooks.tokenSecret];
-  return [];
+/** The names the config says this secret should hold (shared/secrets/fleet-secrets.ts). */
+function expectedNames(config: FleetConfig, secretId: string): string[] {
+  return [...new Set((fleetSecretNeeds(config).find((n) => n.secretId === secretId)?.values ?? []).map((v) => v.name))].sort();
 }
 
 export const secretsCommand: Command = {
@@ -50,6 +53,8 @@ export const secretsCommand: Command = {
         agent: { type: 'string' },
         control: { type: 'string' },
         aws: { type: 'boolean', default: false },
+        'no-restart': { type: 'boolean', default: false },
+        state: { type: 'string', default: '.clawfleet' },
       },
       HELP,
       io,
@@ -70,7 +75,7 @@ export const secretsCommand: Command = {
     }
     // The AWS SDK loads only for --aws.
     const target = p.values.aws ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
-    const expected = expectedNames(config, agentId, control);
+    const expected = expectedNames(config, secretId);
 
     if (sub === 'list') {
       const held = Object.keys(await target.read(secretId)).sort();
@@ -90,7 +95,11 @@ export const secretsCommand: Command = {
     await target.write(secretId, { ...values, [name]: value });
     io.out(`${replaced ? 'replaced' : 'stored'} ${name} in ${secretId} (${target.where})`);
     if (expected.length && !expected.includes(name)) io.out(`note: the config does not refer to ${name} for this secret`);
-    if (agentId) io.out(`the agent reads it when its runtime starts: clawfleet runtime restart --agent ${agentId}${p.values.aws ? ' --aws' : ''}`);
+    if (agentId && p.values['no-restart']) io.out(`the agent reads it when its runtime starts: clawfleet runtime restart --agent ${agentId}${p.values.aws ? ' --aws' : ''}`);
+    else if (agentId) {
+      const { restartAfterSecretSet } = await import('./secret-restart.ts');
+      await restartAfterSecretSet(config.fleet, agentId, p.values.aws ? { aws: awsSettings(io) } : { stateDir: str(p.values.state)! }, io);
+    }
     return EXIT.ok;
   },
 };

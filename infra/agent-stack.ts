@@ -1,6 +1,7 @@
 // One agent's stack: its queues, its secret, its runtime (task definition, service, roles,
-// workspace, logs, alarms), its schedules (cron jobs and heartbeat from the config) and
-// the event source mapping that feeds its outbox to the control plane's outbox function.
+// workspace, logs, alarms), its workspace archive task, its schedules (cron jobs and
+// heartbeat from the config) and the event source mapping that feeds its outbox to the
+// control plane's outbox function.
 // `cdk deploy <fleet>-agent-<id>` touches only this.
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -19,6 +20,7 @@ import { cronDispatchArn } from './constructs/control-functions.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
+import { WorkspaceArchive } from './constructs/workspace-archive.ts';
 import { importSharedResources } from './constructs/shared-resources.ts';
 import type { ControlPlaneStack } from './control-plane-stack.ts';
 
@@ -36,6 +38,7 @@ export class AgentStack extends Stack {
   readonly queues: AgentQueues;
   readonly secret: EmptySecret;
   readonly runtime: AgentRuntime;
+  readonly archive: WorkspaceArchive;
   readonly schedules: AgentSchedules | undefined;
 
   constructor(scope: Construct, id: string, props: AgentStackProps) {
@@ -62,6 +65,9 @@ export class AgentStack extends Stack {
 
     // By SSM parameter and by name, never by export: the control plane stays free to change.
     const shared = importSharedResources(this, 'Shared', fleet);
+    const architecture = runtimeArchitecture(agent.runtime);
+    const fleetImage = props.defaultImage(architecture);
+    const image = agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : fleetImage;
     this.runtime = new AgentRuntime(this, 'Runtime', {
       config,
       agentId,
@@ -71,10 +77,12 @@ export class AgentStack extends Stack {
       subnets: shared.subnets,
       securityGroup: shared.securityGroup,
       fileSystem: shared.fileSystem,
-      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(runtimeArchitecture(agent.runtime)),
+      image,
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
     });
+    // Run by `clawfleet agents remove` before the stack goes: the workspace is archived, not lost.
+    this.archive = new WorkspaceArchive(this, 'Archive', { fleet, agentId, runtime: this.runtime, fileSystem: shared.fileSystem, image: fleetImage, runtimeImage: image, architecture });
 
     // By name, not by reference: the function's deterministic name keeps the control
     // plane's template free of anything per agent.
@@ -97,5 +105,6 @@ export class AgentStack extends Stack {
     out('InboxDlqUrl', this.queues.inboxDlq.queueUrl, 'CLAWFLEET_DLQ_URL');
     out('SecretName', this.secret.secretName, 'Fill with infra/scripts/set-secret.ts');
     out('ServiceName', this.runtime.service.serviceName, 'ECS service of this agent');
+    out('ArchiveTaskFamily', this.archive.taskDefinition.family, 'One-off task that archives the workspace (clawfleet agents remove)');
   }
 }

@@ -48,6 +48,7 @@ export type ErrorCode =
   | 'SECRET_PUT_FAILED'
   | 'SECRET_TARGET_UNKNOWN'
   | 'SECRET_VALUES_INVALID'
+  | 'STOPPED_WAITING_FOR_SECRET'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'
   | 'FETCH_UNRESOLVED'

@@ -12,7 +12,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
-import { agentLogGroupName, agentServiceName, agentStackName } from '../../shared/config/names.ts';
+import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
@@ -32,7 +32,7 @@ const WORKSPACE_PATH = '/workspace';
  * workspace whatever the local modes say, and root in the container is never root on the
  * file system (ClientRootAccess is not granted either).
  */
-const RUNTIME_UID = '1000';
+export const RUNTIME_UID = '1000';
 /**
  * Docker's default capabilities that the runtime does not need, dropped from the task
  * (Fargate allows drop, and add only SYS_PTRACE). Kept: SETUID, SETGID and SETPCAP (setpriv
@@ -51,7 +51,7 @@ const DROPPED_CAPABILITIES = [
   ecs.Capability.FSETID,
 ];
 
-const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
+export const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
 /** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
 const DRAIN_SECONDS = 25;
 
@@ -96,7 +96,7 @@ export class AgentRuntime extends Construct {
 
     this.accessPoint = new efs.AccessPoint(this, 'Workspace', {
       fileSystem: props.fileSystem,
-      path: `/agents/${agentId}`,
+      path: agentWorkspacePath(agentId),
       createAcl: { ownerUid: RUNTIME_UID, ownerGid: RUNTIME_UID, permissions: '750' },
       // Every client of this access point acts as the runtime user, whatever the image says.
       posixUser: { uid: RUNTIME_UID, gid: RUNTIME_UID },

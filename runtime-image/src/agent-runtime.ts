@@ -1,4 +1,4 @@
-// One agent's runtime, composed: its secrets checked, workspace seeded, model chain,
+// One agent's runtime, composed: its secrets awaited (secret-wait.ts), workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
 import { writeFileSync } from 'node:fs';
@@ -12,7 +12,8 @@ import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
 import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
-import { checkOwnSecretId, checkSecrets } from './secrets.ts';
+import { checkOwnSecretId } from './secrets.ts';
+import { awaitSecrets } from './secret-wait.ts';
 import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
 import { memoryTools } from './tools/memory-tools.ts';
@@ -36,7 +37,12 @@ export interface RuntimeParts {
   inbox: Inbox;
   outbox: Outbox;
   deadLetters: DeadLetters;
+  /** This agent's secret values as the launcher gave them (locally: the pipe). */
   secrets: Record<string, string>;
+  /** Reads the agent's own secret (AWS): then `secrets` is ignored, and a value still missing is read again until it is set. */
+  readSecrets?: () => Promise<Record<string, string>>;
+  /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
+  stopSignal?: AbortSignal;
   clock: Clock;
   log: Logger;
   /** For tests: a model instead of the configured providers. */
@@ -88,8 +94,28 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
-  checkSecrets(env.config, env.secretId, parts.secrets, { modelKeys: !env.offlineModel && !parts.model });
-  processRedactor.add(...Object.values(parts.secrets));
+  // Fresh from the first moment: a runtime waiting for its secret is alive, and must not be replaced.
+  const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
+  let secrets: Record<string, string>;
+  try {
+    secrets = await awaitSecrets({
+      config: env.config,
+      secretId: env.secretId,
+      modelKeys: !env.offlineModel && !parts.model,
+      read: parts.readSecrets ?? (async () => parts.secrets),
+      howToSet: `clawfleet secrets set <NAME> --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`,
+      outbox,
+      clock,
+      log,
+      version: RUNTIME_VERSION,
+      heartbeatMs: env.heartbeatMs,
+      signal: parts.stopSignal,
+    });
+  } catch (err) {
+    clearInterval(healthTimer);
+    throw err;
+  }
+  processRedactor.add(...Object.values(secrets));
 
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
@@ -98,7 +124,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     parts.model ??
     (env.offlineModel
       ? offlineModel(env.offlineModel)
-      : modelForAgent(env.config, parts.secrets, env.secretId, {
+      : modelForAgent(env.config, secrets, env.secretId, {
           contextWindow: env.contextTokens,
           retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
           onFailure: (a) => log.warn('model call failed', { ...a }),
@@ -111,7 +137,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   for (const warning of sandboxing.warnings) log.warn(warning);
   const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
-  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
+  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
@@ -127,7 +153,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     log,
     tools,
     // The runtime's own token to the local control plane is a secret of this agent too.
-    masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
+    masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
   };
 
@@ -192,7 +218,6 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   heartbeatTimer?.unref();
 
   worker.start();
-  const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
   log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
   // The provider modules load after ready, so the first turn does not wait for them.
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);

@@ -8,8 +8,8 @@ import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/s
 import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields, processRedactor } from '../../shared/log.ts';
-import { systemClock, type DeadLetters, type Inbox, type Outbox } from '../../shared/ports.ts';
-import { startAgentRuntime } from './agent-runtime.ts';
+import { systemClock } from '../../shared/ports.ts';
+import { startAgentRuntime, type AgentRuntime, type RuntimeParts } from './agent-runtime.ts';
 import { readRuntimeEnv, type RuntimeEnv } from './env.ts';
 import { checkOwnSecretId } from './secrets.ts';
 
@@ -30,28 +30,40 @@ async function main(): Promise<void> {
     // runtime before it has stopped what it started.
     for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   }
-  const runtime = await startAgentRuntime({ env, ...(await connect(env)), clock: systemClock, log, exit });
-
-  let stopping = false;
+  // Signals are heard from the start: a runtime still waiting for its secret stops at once.
+  const stopRequested = new AbortController();
+  let runtime: AgentRuntime | undefined;
+  let stopping: { signal: string; drainMs: number } | undefined;
   const stop = (signal: string, drainMs = env.drainMs) => {
     if (stopping) return;
-    stopping = true;
+    stopping = { signal, drainMs };
     log.info('stopping', { signal, drainMs });
-    runtime.stop(drainMs).then(
+    stopRequested.abort();
+    if (runtime) drain(runtime, drainMs);
+  };
+  const drain = (r: AgentRuntime, drainMs: number) =>
+    r.stop(drainMs).then(
       () => exit(0),
       (err) => {
         log.error('stop failed', errorFields(err));
         exit(1);
       },
     );
-  };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
+
+  try {
+    runtime = await startAgentRuntime({ env, ...connect(env), clock: systemClock, log, exit, stopSignal: stopRequested.signal });
+  } catch (err) {
+    if (stopping && (err as { code?: unknown }).code === 'STOPPED_WAITING_FOR_SECRET') return exit(0);
+    throw err;
+  }
+  if (stopping) drain(runtime, stopping.drainMs);
 }
 
-/** This agent's queues and secrets: its own SQS queues and secret on AWS, the local control plane's channel locally. */
-async function connect(env: RuntimeEnv): Promise<{ inbox: Inbox; outbox: Outbox; deadLetters: DeadLetters; secrets: Record<string, string> }> {
+/** This agent's queues and secrets: its own SQS queues and secret on AWS (read by the runtime, again while a value is missing), the local control plane's channel locally. */
+function connect(env: RuntimeEnv): Pick<RuntimeParts, 'inbox' | 'outbox' | 'deadLetters' | 'secrets' | 'readSecrets'> {
   const t = env.transport;
   if (t.kind === 'local') {
     processRedactor.add(...Object.values(t.secrets));
@@ -61,12 +73,13 @@ async function connect(env: RuntimeEnv): Promise<{ inbox: Inbox; outbox: Outbox;
   // Checked before the read: this runtime asks for its own secret and no other.
   checkOwnSecretId(env.config, env.secretId);
   const sqs = new SQSClient({ maxAttempts: 3 });
-  const secrets = await new SecretsManagerStore(new SecretsManagerClient({ maxAttempts: 3 })).get(env.secretId);
+  const store = new SecretsManagerStore(new SecretsManagerClient({ maxAttempts: 3 }));
   return {
     inbox: new SqsInbox(sqs, t.inboxUrl, env.visibilitySeconds),
     outbox: new SqsOutbox(sqs, t.outboxUrl),
     deadLetters: new SqsDeadLetters(sqs, async () => t.dlqUrl),
-    secrets,
+    secrets: {},
+    readSecrets: () => store.get(env.secretId),
   };
 }
 

@@ -79,6 +79,11 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+/** The task definition family of an agent's one-off workspace archive task (`clawfleet agents remove`). */
+export const agentArchiveTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-archive`;
+/** Where on the fleet's file system an agent's workspace lives, and where its archived copies are kept. */
+export const agentWorkspacePath = (agentId: string) => `/agents/${agentId}`;
+export const agentArchivePath = (agentId: string) => `/archive/${agentId}`;
 
 /**
  * SSM parameters through which the control plane tells the agent stacks where the shared

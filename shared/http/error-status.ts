@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   // Not now: the same request may succeed later.
   FLEET_STARTING: 503,
   FLEET_STOPPING: 503,
+  STOPPED_WAITING_FOR_SECRET: 503,
   STORAGE_FULL: 503,
   DASHBOARD_TOKEN_UNSET: 503,
   // Faults of ours (config, infrastructure, secrets, internals): never the caller's to fix.

@@ -1,6 +1,7 @@
 // Which secret values an agent needs, from its config alone: the names its own secret
-// (clawfleet/<fleet>/agents/<id>) must hold. The runtime refuses to start without them;
-// `clawfleet secrets list` reports the ones missing.
+// (clawfleet/<fleet>/agents/<id>) must hold. The runtime waits for them before it takes
+// work (runtime-image/src/secret-wait.ts); `clawfleet secrets list` and `clawfleet deploy`
+// report the ones missing (fleet-secrets.ts).
 import type { RuntimeConfig } from '../config/resolve.ts';
 
 type McpServers = NonNullable<RuntimeConfig['agent']['mcp']>['servers'];
@@ -10,10 +11,12 @@ export function mcpSecretNames(servers: McpServers): string[] {
   return Object.values(servers).flatMap((s) => Object.values('command' in s ? (s.env ?? {}) : (s.headers ?? {})));
 }
 
-export interface SecretNeed {
+export interface NeededValue {
   name: string;
-  /** What needs it, for the error that says it is missing. */
+  /** What reads it, for messages: `the API key of provider "openai"`, `MCP server "graph"`. */
   usedBy: string;
+  /** A random token clawfleet may make itself (the hooks and dashboard tokens); the rest only their issuers can. */
+  generated?: boolean;
 }
 
 /**
@@ -21,8 +24,8 @@ export interface SecretNeed {
  * the API keys of the providers its models use (unless `modelKeys` is off: the offline
  * model, or a model the caller supplies), its MCP servers' credentials. A name may repeat.
  */
-export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): SecretNeed[] {
-  const out: SecretNeed[] = [];
+export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): NeededValue[] {
+  const out: NeededValue[] = [];
   for (const name of config.agent.secrets ?? []) out.push({ name, usedBy: 'agents.list[].secrets' });
   if (opts.modelKeys) {
     for (const ref of [config.agent.model.primary, ...config.agent.model.fallbacks]) {

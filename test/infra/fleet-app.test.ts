@@ -5,6 +5,7 @@ import { Validations, type App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
+import { ARCHIVE_SCRIPT } from '../../infra/workspace-archive-script.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { parseConfig } from '../../shared/config/load.ts';
@@ -431,6 +432,35 @@ describe('an agent stack', () => {
       Volumes: [{ Name: 'workspace', EFSVolumeConfiguration: { TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: Match.anyValue() } } }],
       ContainerDefinitions: [Match.objectLike({ MountPoints: [{ ContainerPath: '/workspace', SourceVolume: 'workspace', ReadOnly: false }] })],
     });
+  });
+
+  it('has a one-off workspace archive task: its workspace and archive access points, a role for those alone, the fleet image, no capabilities', () => {
+    fran().hasResourceProperties('AWS::EFS::AccessPoint', { RootDirectory: { Path: '/archive/fran', CreationInfo: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '700' } }, PosixUser: { Uid: '1000', Gid: '1000' } });
+    const archive = Object.values(fran().findResources('AWS::ECS::TaskDefinition', { Properties: { Family: 'demo-agent-fran-archive' } }));
+    expect(archive).toHaveLength(1);
+    const task = archive[0]!.Properties;
+    const runtime = Object.values(fran().findResources('AWS::ECS::TaskDefinition', { Properties: { Family: 'demo-agent-fran' } }))[0]!.Properties;
+    expect(task.Volumes).toEqual([
+      { Name: 'workspace', EFSVolumeConfiguration: { FilesystemId: expect.anything(), TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: runtime.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId } } },
+      { Name: 'archive', EFSVolumeConfiguration: { FilesystemId: expect.anything(), TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: expect.anything() } } },
+    ]);
+    expect(task.Volumes[1].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId).not.toEqual(task.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId);
+    const [container] = task.ContainerDefinitions;
+    expect(container).toMatchObject({
+      Image: runtime.ContainerDefinitions[0].Image,
+      User: '1000:1000',
+      ReadonlyRootFilesystem: true,
+      LinuxParameters: { Capabilities: { Drop: ['ALL'] } },
+      EntryPoint: ['node', '-e', ARCHIVE_SCRIPT],
+      MountPoints: [{ ContainerPath: '/workspace', SourceVolume: 'workspace', ReadOnly: false }, { ContainerPath: '/archive', SourceVolume: 'archive', ReadOnly: false }],
+      LogConfiguration: { LogDriver: 'awslogs', Options: expect.objectContaining({ 'awslogs-stream-prefix': 'archive', 'awslogs-group': runtime.ContainerDefinitions[0].LogConfiguration.Options['awslogs-group'] }) },
+    });
+    expect(container.Environment).toBeUndefined();
+    // Its own role (not the runtime's), the runtime's execution role (same image, same log group).
+    expect(task.TaskRoleArn).not.toEqual(runtime.TaskRoleArn);
+    expect(task.ExecutionRoleArn).toEqual(runtime.ExecutionRoleArn);
+    expect(task.RuntimePlatform).toEqual(runtime.RuntimePlatform);
+    fran().hasOutput('ArchiveTaskFamily', { Value: 'demo-agent-fran-archive' });
   });
 
   it('runs the runtime as root in its own container (to drop exec to tool uids) with the capabilities it does not need dropped', () => {

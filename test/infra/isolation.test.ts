@@ -44,7 +44,7 @@ interface Principal {
 let fleet: SynthedFleet;
 let resolver: TemplateResolver;
 /** Concrete ARNs of every agent's resources. */
-let res: Record<string, { secret: string; inbox: string; inboxDlq: string; outbox: string; outboxDlq: string; accessPoint: string }>;
+let res: Record<string, { secret: string; inbox: string; inboxDlq: string; outbox: string; outboxDlq: string; accessPoint: string; archiveAccessPoint: string; archiveRole: string; archiveTask: string }>;
 let tables: Record<string, string>;
 let telegramSecret: string;
 let hooksSecret: string;
@@ -136,6 +136,9 @@ beforeAll(() => {
           outbox: arn(s.queues.outbox),
           outboxDlq: arn(s.queues.outboxDlq),
           accessPoint: resolveIn(s, Stack.of(s).resolve(s.runtime.accessPoint.accessPointArn)),
+          archiveAccessPoint: resolveIn(s, Stack.of(s).resolve(s.archive.accessPoint.accessPointArn)),
+          archiveRole: resolveIn(s, Stack.of(s).resolve(s.archive.taskRole.roleArn)),
+          archiveTask: `arn:aws:ecs:us-east-1:${ACCOUNT}:task-definition/demo-agent-${id}-archive:1`,
         },
       ];
     }),
@@ -168,6 +171,8 @@ describe('each agent’s task role', () => {
         checks.push({ action, resource: r.outboxDlq, expected: 'Denied' });
       }
       for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) checks.push(nfs(action, r.accessPoint, mine ? 'Allowed' : 'Denied'));
+      // The archive of a removed workspace, its own included: only the archive task reaches it.
+      for (const action of EFS_ACTIONS) checks.push(nfs(action, r.archiveAccessPoint, 'Denied'));
       // Root on the file system through any access point, its own included: nobody.
       checks.push(nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'));
       if (MODELS[other]) checks.push({ action: 'bedrock:InvokeModel', resource: MODELS[other]!, expected: mine ? 'Allowed' : 'Denied' });
@@ -217,7 +222,7 @@ const otherFleetDenied = (): Check[] => [
 type Probe = Omit<Check, 'expected'> & {
   kind:
     | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
-    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq';
+    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq' | 'archiveTask';
   /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
   name?: string;
   agent?: string;
@@ -260,6 +265,11 @@ function universe(): Probe[] {
     }
     for (const action of ['ecs:UpdateService', 'ecs:DeleteService']) {
       probes.push({ kind: 'service', agent, action, resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${agent}` });
+    }
+    // Running an agent's archive task, or handing its role to anything: an operator's act alone.
+    probes.push({ kind: 'archiveTask', agent, action: 'ecs:RunTask', resource: r.archiveTask });
+    for (const service of ['ecs-tasks.amazonaws.com', 'lambda.amazonaws.com']) {
+      probes.push({ kind: 'archiveTask', agent, action: 'iam:PassRole', resource: r.archiveRole, context: { 'iam:PassedToService': service } });
     }
   }
   for (const [name, arn] of Object.entries(tables)) for (const action of TABLE_ACTIONS) probes.push({ kind: 'table', name, action, resource: arn });
@@ -386,9 +396,37 @@ describe('each control-plane function’s role', () => {
       const checks: Check[] = AGENTS.flatMap((id) => [
         { action: 'secretsmanager:GetSecretValue', resource: res[id]!.secret, expected: 'Denied' as const },
         ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.accessPoint, 'Denied')),
+        ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.archiveAccessPoint, 'Denied')),
       ]);
       await expectMatrix(fn(name), [...checks, ...EFS_ACTIONS.map((action) => nfs(action, undefined, 'Denied'))]);
     }
+  });
+});
+
+describe('each agent’s workspace archive task role', () => {
+  it.each(AGENTS)('%s mounts and writes its own workspace and its own archive, through their access points, and reaches nothing else', async (me) => {
+    const stack = fleet.stacks.agents.get(me)!;
+    const role = principalOf(`archive-${me}`, stack.archive.taskRole);
+    const checks: Check[] = [];
+    for (const other of AGENTS) {
+      const r = res[other]!;
+      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) {
+        checks.push(nfs(action, r.accessPoint, other === me ? 'Allowed' : 'Denied'), nfs(action, r.archiveAccessPoint, other === me ? 'Allowed' : 'Denied'));
+      }
+      checks.push(nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'), nfs('elasticfilesystem:ClientRootAccess', r.archiveAccessPoint, 'Denied'));
+    }
+    for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
+    await expectMatrix(role, checks);
+    // Not one probe of the universe: no secret (its own agent's included), queue, table, service or schedule.
+    await expectOnly(role, () => false);
+  });
+
+  it('may be assumed only by ECS tasks, and the archive task runs with it, not with the runtime’s role', () => {
+    const stack = fleet.stacks.agents.get('fran')!;
+    const role = resolver.resource(stack.stackName, logicalId(stack.archive.taskRole));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' } }]);
+    const task = resolver.resource(stack.stackName, logicalId(stack.archive.taskDefinition));
+    expect(task.Properties.TaskRoleArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.archive.taskRole), 'Arn'] });
   });
 });
 

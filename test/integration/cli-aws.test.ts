@@ -108,6 +108,11 @@ describe('clawfleet --aws', () => {
       env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.accountId, AWS_SECRET_ACCESS_KEY: 'test' },
     });
     expect(await runCli(['secrets', 'set', 'GRAPH_TOKEN', '--agent', 'fran', '--aws'], io)).toBe(0);
+    // Stored, then the agent's restart asked of λ compute, which this account does not have:
+    // a note that says what happens anyway and how to restart by hand (deploy-day.test.ts asks a deployed one).
+    expect(io.errText()).toBe(
+      'note: could not ask demo-compute to restart agent fran: ResourceNotFoundException. A runtime waiting for this value finds it within a minute on its own; to restart it now: clawfleet runtime restart --agent fran --aws',
+    );
     const sm = new SecretsManagerClient(aws);
     const stored = JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/fran' }))).SecretString!);
     expect(stored).toEqual({ OPENAI_API_KEY: 'sk-test-aws-fran-0123456789', GRAPH_TOKEN: 'graph-token-value-0123456789' });

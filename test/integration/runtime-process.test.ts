@@ -1,12 +1,14 @@
 // The runtime as a real process (the container's entry point) in the AWS emulator, next
-// to two agents' secrets: it reads only its own, refuses another's, names a missing value
-// without showing any, announces itself, answers, and drains on SIGTERM with its MCP
-// server gone.
+// to two agents' secrets: it reads only its own, refuses another's, waits for a missing
+// value (naming it, showing none, taking no message) and starts once it is set, announces
+// itself, answers, and drains on SIGTERM with its MCP server gone.
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { putSecretValues } from '../../infra/secrets.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
@@ -136,12 +138,39 @@ describe('a runtime next to two agents’ secrets', () => {
     expect(r.output()).not.toContain(GRIF_KEY);
   });
 
-  it('fails to start, naming the secret and the missing value but no value, when a configured secret is absent', async () => {
+  it('waits for a value its config needs, naming it but no value, takes no message meanwhile, and answers once it is set', async () => {
     const example = JSON.parse(JSON.stringify(config));
     example.agents.list.find((a: { id: string }) => a.id === 'fran').secrets = ['GRAPH_TOKEN'];
+    const r = launch(envFor('fran', parseConfig(example), { CLAWFLEET_HEARTBEAT_SECONDS: '1' }));
+    const waiting = await r.waitFor((l) => l.msg === 'waiting for secret values; taking no work until they are set');
+    expect(waiting).toMatchObject({ level: 'warn', secret: 'clawfleet/rt/agents/fran', missing: ['GRAPH_TOKEN'] });
+    // Its heartbeats say so (the registry, `clawfleet status` and the dashboard show the warning).
+    const said = await outboxEnvelopes('fran', (e) => e.kind === 'heartbeat' && Array.isArray(e.warnings) && (e.warnings as string[]).length > 0);
+    expect(said.find((e) => e.kind === 'heartbeat')?.warnings).toEqual([
+      'waiting for secret "clawfleet/rt/agents/fran": it lacks GRAPH_TOKEN (agents.list[].secrets). Set with: clawfleet secrets set <NAME> --agent fran --aws (< value), which restarts the agent',
+    ]);
+    // A message waits in the queue, untouched: nothing receives it while the value is missing.
+    await send(message('rt.wait.1', 'are you there?'));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const depth = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fleet.queues.fran!.inbox, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    expect(depth.Attributes).toMatchObject({ ApproximateNumberOfMessages: '1', ApproximateNumberOfMessagesNotVisible: '0' });
+    expect(r.child.exitCode).toBeNull();
+
+    await putSecretValues(new SecretsManagerClient(aws), agentSecretName('rt', 'fran'), { GRAPH_TOKEN: 'graph-token-0123456789abcdef' });
+    await r.waitFor((l) => l.msg === 'ready', 90_000);
+    const out = await outboxEnvelopes('fran', (e) => e.kind === 'reply', 30_000);
+    expect(out.find((e) => e.kind === 'reply')).toMatchObject({ inReplyTo: 'rt.wait.1' });
+    for (const value of [FRAN_KEY, GRIF_KEY, FRAN_MCP, 'graph-token-0123456789abcdef']) expect(r.output()).not.toContain(value);
+    expect(await r.kill('SIGTERM')).toBe(0);
+  }, 120_000);
+
+  it('stops at once, exit 0, when told to while it waits', async () => {
+    const example = JSON.parse(JSON.stringify(config));
+    example.agents.list.find((a: { id: string }) => a.id === 'fran').secrets = ['NEVER_SET_TOKEN'];
     const r = launch(envFor('fran', parseConfig(example)));
-    expect(await r.exited).toBe(1);
-    expect(startError(r)).toMatch(/^secret "clawfleet\/rt\/agents\/fran" is invalid:\n  - GRAPH_TOKEN: is missing from secret "clawfleet\/rt\/agents\/fran" \(needed by agents.list\[\].secrets\)$/);
-    for (const value of [FRAN_KEY, GRIF_KEY, FRAN_MCP]) expect(r.output()).not.toContain(value);
+    await r.waitFor((l) => l.msg === 'waiting for secret values; taking no work until they are set');
+    expect(await r.kill('SIGTERM')).toBe(0);
+    expect(r.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['stopping', 'exiting']));
+    expect(r.lines.some((l) => l.msg === 'runtime failed to start')).toBe(false);
   });
 });

@@ -6,11 +6,15 @@ export interface CapturedIO extends CliIO {
   outText(): string;
   errText(): string;
   interrupt(): void;
+  /** The questions a command asked on the (test's) terminal. */
+  asked?: { question: string; secret: boolean }[];
 }
 
-export function captureIO(opts: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {}): CapturedIO {
+/** `answers`: a terminal that answers each question in turn (what was asked is kept in `asked`); absent, no terminal. */
+export function captureIO(opts: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv; answers?: string[] } = {}): CapturedIO {
   const out: string[] = [];
   const err: string[] = [];
+  const asked: { question: string; secret: boolean }[] = [];
   let interrupt!: () => void;
   const interrupted = new Promise<string>((resolve) => (interrupt = () => resolve('interrupted by the test')));
   return {
@@ -23,5 +27,16 @@ export function captureIO(opts: { cwd?: string; stdin?: string; env?: NodeJS.Pro
     outText: () => out.join('\n'),
     errText: () => err.join('\n'),
     interrupt: () => interrupt(),
+    ...(opts.answers
+      ? {
+          asked,
+          prompt: async (question: string, o: { secret?: boolean } = {}) => {
+            asked.push({ question, secret: o.secret === true });
+            const answer = opts.answers!.shift();
+            if (answer === undefined) throw new Error(`the test has no answer for: ${question}`);
+            return answer;
+          },
+        }
+      : {}),
   };
 }

@@ -1,0 +1,108 @@
+// What `clawfleet deploy` reads from and writes to the account, beside the CDK CLI: who the
+// credentials are, whether the account is bootstrapped, the stacks' states and outputs, the
+// names each secret holds (never a value in any message), values put from the operator, and
+// the restart of an agent that got values (asked of λ compute).
+import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { putSecretValues } from '../../infra/secrets.ts';
+import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
+import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
+import { parseSecretObject } from '../../shared/secrets/secret-values.ts';
+import { functionName } from '../../shared/config/names.ts';
+import { awsErrorText, type AwsSettings } from '../aws-env.ts';
+
+/** The CDK's default bootstrap stack. */
+export const TOOLKIT_STACK = 'CDKToolkit';
+
+/** A secret as far as deploy cares: absent (its stack is not deployed yet), or the names it holds. */
+export type SecretState = { exists: false } | { exists: true; names: string[]; unreadable?: string };
+
+/** A stack as deploy reads it. */
+export interface StackInfo {
+  StackStatus?: string | undefined;
+  Outputs?: { OutputKey?: string | undefined; OutputValue?: string | undefined }[] | undefined;
+}
+
+/** What deploy needs of the account (the class below on AWS; a test gives its own). */
+export interface DeployAccountPort {
+  readonly aws: AwsSettings;
+  identity(): Promise<{ account: string; arn: string }>;
+  stack(name: string): Promise<StackInfo | undefined>;
+  outputs(stackName: string): Promise<Record<string, string>>;
+  secret(secretId: string): Promise<SecretState>;
+  put(secretId: string, values: Record<string, string>): Promise<string[]>;
+  restart(agentId: string): Promise<void>;
+  values(secretId: string): Promise<Record<string, string>>;
+}
+
+export class DeployAccount implements DeployAccountPort {
+  private readonly cfn: CloudFormationClient;
+  private readonly sm: SecretsManagerClient;
+
+  constructor(
+    readonly aws: AwsSettings,
+    private readonly fleet: string,
+  ) {
+    this.cfn = new CloudFormationClient(aws);
+    this.sm = new SecretsManagerClient(aws);
+  }
+
+  async identity(): Promise<{ account: string; arn: string }> {
+    const out = await new STSClient(this.aws).send(new GetCallerIdentityCommand({}));
+    return { account: out.Account ?? 'unknown', arn: out.Arn ?? 'unknown' };
+  }
+
+  /** The stack, or undefined when there is none (or only a deleted one). */
+  async stack(name: string): Promise<Stack | undefined> {
+    try {
+      const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
+      return s && s.StackStatus !== 'DELETE_COMPLETE' ? s : undefined;
+    } catch (err) {
+      if (/does not exist/.test((err as Error).message)) return undefined;
+      throw new Error(awsErrorText(`cannot describe stack ${name}`, err));
+    }
+  }
+
+  async outputs(stackName: string): Promise<Record<string, string>> {
+    const s = await this.stack(stackName);
+    return Object.fromEntries((s?.Outputs ?? []).filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
+  }
+
+  async secret(secretId: string): Promise<SecretState> {
+    try {
+      await this.sm.send(new DescribeSecretCommand({ SecretId: secretId }));
+    } catch (err) {
+      if ((err as Error).name === 'ResourceNotFoundException') return { exists: false };
+      throw new Error(awsErrorText(`cannot describe secret ${secretId}`, err));
+    }
+    try {
+      const out = await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }));
+      return { exists: true, names: Object.keys(parseSecretObject(secretId, out.SecretString)) };
+    } catch (err) {
+      // Made by its stack without a value: nothing set yet.
+      if ((err as Error).name === 'ResourceNotFoundException') return { exists: true, names: [] };
+      return { exists: true, names: [], unreadable: (err as Error).name === 'ClawfleetError' ? (err as Error).message : awsErrorText(`cannot read secret ${secretId}`, err) };
+    }
+  }
+
+  /** Merges values into a secret its stack made; returns the names it holds afterwards. */
+  async put(secretId: string, values: Record<string, string>): Promise<string[]> {
+    return (await putSecretValues(this.sm, secretId, values, { merge: true })).names;
+  }
+
+  /** Asks λ compute to restart an agent: a waiting runtime starts now; a sleeping agent stays asleep. */
+  async restart(agentId: string): Promise<void> {
+    await new LambdaAgentCompute(new SignedLambdaInvoker(this.aws), functionName(this.fleet, 'compute')).restart(agentId);
+  }
+
+  /** Values of one secret (for the bot tokens the webhook registration needs): never printed. */
+  async values(secretId: string): Promise<Record<string, string>> {
+    try {
+      return parseSecretObject(secretId, (await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString);
+    } catch (err) {
+      if ((err as Error).name === 'ResourceNotFoundException') return {};
+      throw new Error(awsErrorText(`cannot read secret ${secretId}`, err));
+    }
+  }
+}

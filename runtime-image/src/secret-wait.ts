@@ -1,0 +1,136 @@
+// An agent whose secret lacks a value its config needs waits for it instead of exiting:
+// on AWS an exit would fail the first deployment and CloudFormation's rollback would delete
+// the very secret the user was about to fill. While it waits the runtime takes no message
+// (they wait in its queue), says "waiting for secret …" in a heartbeat every so often (the
+// registry, `clawfleet status` and the dashboard show it), re-reads its secret with backoff
+// where it can, and returns the values once every one is there.
+import { ClawfleetError } from '../../shared/errors.ts';
+import { errorFields, type Logger } from '../../shared/log.ts';
+import type { Clock, Outbox } from '../../shared/ports.ts';
+import type { RuntimeConfig } from '../../shared/config/resolve.ts';
+import { secretsNeeded } from '../../shared/secrets/agent-secrets.ts';
+
+/** A heartbeat warning's length limit (the envelope's schema). */
+const WARNING_MAX = 500;
+/** Reads of the secret start 1 s apart and double up to a minute (~$0.02 a day in Secrets Manager calls). */
+export const SECRET_RECHECK = { firstMs: 1_000, maxMs: 60_000 };
+
+export interface SecretWaitDeps {
+  config: RuntimeConfig;
+  secretId: string;
+  /** Whether the model keys count (not where the offline model or a test's model answers). */
+  modelKeys: boolean;
+  /**
+   * Reads the secret's values; throws a ClawfleetError (SECRET_NOT_FOUND, _UNREADABLE,
+   * _MALFORMED) when it cannot. Locally it gives what the launcher piped at start: new
+   * values come with a restart, which `clawfleet secrets set` asks for.
+   */
+  read(): Promise<Record<string, string>>;
+  /** What the operator runs to set a value, named in the warning. */
+  howToSet: string;
+  outbox: Outbox;
+  clock: Clock;
+  log: Logger;
+  version: string;
+  /** How often the waiting runtime heartbeats (the runtime's heartbeat interval; 0 = only once). */
+  heartbeatMs: number;
+  /** Stops the wait (SIGTERM): it then throws STOPPED_WAITING_FOR_SECRET. */
+  signal?: AbortSignal | undefined;
+  recheck?: { firstMs: number; maxMs: number };
+}
+
+/** What a read found: the values, or why there are none. */
+interface ReadResult {
+  values: Record<string, string>;
+  problem?: string;
+}
+
+/** The names the config needs that `values` lacks, each with what needs it (first user wins). */
+export function missingSecrets(config: RuntimeConfig, values: Record<string, string>, opts: { modelKeys: boolean }): { name: string; usedBy: string }[] {
+  const seen = new Set<string>();
+  return secretsNeeded(config, opts).filter(({ name }) => {
+    if (seen.has(name) || (values[name] !== undefined && values[name] !== '')) return false;
+    seen.add(name);
+    return true;
+  });
+}
+
+/** The warning the heartbeat carries: the secret, the names and who needs them, never a value. */
+export function waitingWarning(secretId: string, missing: { name: string; usedBy: string }[], howToSet: string, problem?: string): string {
+  const names = missing.map((m) => `${m.name} (${m.usedBy})`).join(', ');
+  const why = problem ? `${problem}; it must hold ${names}` : `it lacks ${names}`;
+  const text = `waiting for secret "${secretId}": ${why}. Set with: ${howToSet}`;
+  return text.length <= WARNING_MAX ? text : `${text.slice(0, WARNING_MAX - 1)}…`;
+}
+
+/** Returns the secret's values once every one the config needs is there; the first read usually finds them and returns at once. */
+export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string, string>> {
+  const { log, clock } = deps;
+  const recheck = deps.recheck ?? SECRET_RECHECK;
+  let found = await readOnce(deps);
+  let missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys });
+  // Nothing needed (an agent on Bedrock with no MCP token): a secret without a value is fine.
+  if (missing.length === 0) return found.values;
+
+  const startedAt = clock.now();
+  let beats = 0;
+  let warning = '';
+  const beat = () =>
+    deps.outbox
+      .send({ v: 1, kind: 'heartbeat', id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`, agentId: deps.config.agent.id, ts: clock.now(), version: deps.version, inFlight: 0, warnings: [warning] })
+      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
+  const report = () => {
+    const next = waitingWarning(deps.secretId, missing, deps.howToSet, found.problem);
+    if (next === warning) return;
+    warning = next;
+    // Names only: which values, which secret, what reads them.
+    log.warn('waiting for secret values; taking no work until they are set', { secret: deps.secretId, missing: missing.map((m) => m.name), ...(found.problem ? { problem: found.problem } : {}) });
+    void beat();
+  };
+  report();
+  const timer = deps.heartbeatMs > 0 ? setInterval(() => void beat(), deps.heartbeatMs) : undefined;
+  try {
+    let delay = recheck.firstMs;
+    for (;;) {
+      await sleep(delay, deps.signal);
+      if (deps.signal?.aborted) throw new ClawfleetError('STOPPED_WAITING_FOR_SECRET', `stopped while waiting for secret "${deps.secretId}" (${missing.map((m) => m.name).join(', ')})`);
+      delay = Math.min(recheck.maxMs, delay * 2);
+      found = await readOnce(deps);
+      missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys });
+      if (missing.length === 0) {
+        log.info('secret values found; starting', { secret: deps.secretId, waitedMs: clock.now() - startedAt });
+        return found.values;
+      }
+      report();
+    }
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** One read; what cannot be read is a problem to wait out, named by its code (never a value). */
+async function readOnce(deps: SecretWaitDeps): Promise<ReadResult> {
+  try {
+    return { values: await deps.read() };
+  } catch (err) {
+    const code = err instanceof ClawfleetError ? err.code : undefined;
+    if (code === 'SECRET_NOT_FOUND') return { values: {}, problem: 'it has no value yet' };
+    if (code === 'SECRET_MALFORMED') return { values: {}, problem: 'it is not a JSON object of named string values' };
+    if (code === 'SECRET_UNREADABLE') return { values: {}, problem: `it cannot be read (${(err as Error).message.replace(/^.*: /, '')})` };
+    throw err;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    // Not unref'd: a waiting runtime has nothing else keeping it up when heartbeats are off.
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,33 @@
+// Every secret the deployed fleet has and the values each should hold: the control plane's
+// (bot tokens, the hooks token, the dashboard token) and each agent's own (agent-secrets.ts).
+// What `clawfleet deploy` asks for and `clawfleet secrets list` reports.
+import { DASHBOARD_TOKEN_NAME } from '../dashboard/auth.ts';
+import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../config/names.ts';
+import { runtimeConfigFor } from '../config/resolve.ts';
+import type { FleetConfig } from '../config/schema.ts';
+import { secretsNeeded, type NeededValue } from './agent-secrets.ts';
+
+export interface FleetSecretNeed {
+  secretId: string;
+  /** agent <id>, telegram, hooks or dashboard. */
+  label: string;
+  agentId?: string;
+  /** Each name once, with its first user. */
+  values: NeededValue[];
+}
+
+/** Every secret the deployed fleet has, and the values each should hold. */
+export function fleetSecretNeeds(config: FleetConfig): FleetSecretNeed[] {
+  const fleet = config.fleet;
+  const needs: FleetSecretNeed[] = [];
+  const telegram = config.channels.telegram;
+  if (telegram) {
+    needs.push({ secretId: telegramSecretName(fleet), label: 'telegram', values: Object.entries(telegram.accounts).map(([id, a]) => ({ name: a.botTokenSecret, usedBy: `the bot of account "${id}"` })) });
+  }
+  if (config.hooks) needs.push({ secretId: hooksSecretName(fleet), label: 'hooks', values: [{ name: config.hooks.tokenSecret, usedBy: 'the hooks URL’s callers', generated: true }] });
+  needs.push({ secretId: dashboardSecretName(fleet), label: 'dashboard', values: [{ name: DASHBOARD_TOKEN_NAME, usedBy: 'the dashboard’s sign-in', generated: true }] });
+  for (const agent of config.agents.list) {
+    needs.push({ secretId: agentSecretName(fleet, agent.id), label: `agent ${agent.id}`, agentId: agent.id, values: secretsNeeded(runtimeConfigFor(config, agent.id), { modelKeys: true }) });
+  }
+  return needs.map((n) => ({ ...n, values: n.values.filter((v, i) => n.values.findIndex((w) => w.name === v.name) === i) }));
+}

@@ -30,6 +30,7 @@ import { createLocalServer } from './server.ts';
 import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
 import { holdStateUmask, tightenStateModes } from './state-modes.ts';
 import { StorageWatch } from './storage-watch.ts';
+import { localWorkspaceHolds } from './workspace-holds.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
@@ -61,7 +62,8 @@ export interface LocalFleet {
   stop(): Promise<void>;
 }
 
-const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy'];
+// 'held' too: a fleet that starts ends any workspace hold of the last run (its holder sees so at its next renewal).
+const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy', 'held'];
 /** Schedules the config owns (its jobs and heartbeats), replaced at every start; agents' own (`agent-…`) are kept. */
 const CONFIG_SCHEDULE_PREFIXES = ['config-', 'heartbeat-'];
 
@@ -172,6 +174,11 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
    */
   const act = async (agentId: string, action: LifecycleAction): Promise<RuntimeState> => {
     if (!config.agents.list.some((a) => a.id === agentId)) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`);
+    // A workspace transfer has the workspace: the runtime stays stopped until it ends.
+    if (cp.registry.record(agentId)?.state === 'held') {
+      if (action === 'hibernate') return supervisor!.state(agentId);
+      throw new ClawfleetError('AGENT_HELD', `${agentId} is held for a workspace transfer; it is woken when that ends`);
+    }
     const now = systemClock.now();
     if (action === 'hibernate') await cp.registry.transition(agentId, ALL_STATES, 'asleep', now);
     else if (action === 'wake') await cp.registry.transition(agentId, ['absent', 'asleep'], 'waking', now);
@@ -179,6 +186,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     return supervisor!.act(agentId, action);
   };
 
+  const holds = localWorkspaceHolds(cp.lifecycle!);
   let lastSeenWrite = new Map<string, number>();
   const keptDashboardToken = localDashboardToken(opts.stateDir);
   const server = createLocalServer({
@@ -192,6 +200,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,
     act,
+    workspaceHold: (agentId, op, body) => holds.act(agentId, op, body),
     runtimeSeen: (agentId) => {
       // A runtime polling its queue is alive; written at most every few seconds.
       const now = systemClock.now();

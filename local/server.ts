@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { EnvelopeError } from '../shared/errors.ts';
+import { ClawfleetError, EnvelopeError } from '../shared/errors.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { parseInbound } from '../shared/protocol/envelopes.ts';
@@ -17,6 +17,7 @@ import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
+import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -41,6 +42,8 @@ export interface ServerDeps {
   /** What `clawfleet status` prints; the dashboard reads it too. */
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+  /** A workspace transfer's hold on an agent (`clawfleet workspace push|pull`): local/workspace-holds.ts. */
+  workspaceHold?(agentId: string, op: HoldOp, body: unknown): Promise<unknown>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
   /** Host names besides the loopback ones that requests may name (`clawfleet start --allow-host`). */
@@ -194,6 +197,17 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
     if (req.method === 'GET' && path === '/admin/status') return deps.status();
     if (req.method === 'POST' && (m = /^\/admin\/agents\/([^/]+)\/([a-z]+)$/.exec(path))) {
       const agentId = knownAgent(m[1]!);
+      if (HOLD_OPS.includes(m[2] as HoldOp) && deps.workspaceHold) {
+        const text = await readBody(req);
+        const body = text.trim() ? parseJson(z.unknown(), text) : {};
+        try {
+          return await deps.workspaceHold(agentId, m[2] as HoldOp, body);
+        } catch (err) {
+          // A refusal the CLI prints as it is: the agent is awake, held already, or raced.
+          if (err instanceof ClawfleetError) throw new HttpError(409, err.message, err.code);
+          throw err;
+        }
+      }
       if (!ACTIONS.has(m[2]!)) throw new HttpError(404, `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
       return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
     }

@@ -29,12 +29,14 @@ export interface DashboardSources {
   chat: boolean;
 }
 
-export const AGENT_STATES: AgentState[] = ['awake', 'waking', 'restarting', 'unhealthy', 'asleep'];
+export const AGENT_STATES: AgentState[] = ['awake', 'waking', 'restarting', 'unhealthy', 'asleep', 'held'];
 const SESSIONS_SHOWN = 50;
 const TURNS_SHOWN = 25;
 
 /** What an operator may do to an agent in each state. */
 export function actionsFor(state: AgentState): FleetAction[] {
+  // A held agent's workspace is being moved: it wakes when the transfer ends, not before.
+  if (state === 'held') return [];
   return state === 'asleep' ? ['wake'] : ['restart', 'hibernate'];
 }
 

@@ -18,6 +18,7 @@ import { AgentSchedules } from './constructs/agent-schedules.ts';
 import { cronDispatchArn } from './constructs/control-functions.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
+import { AgentWorkspaceTask } from './constructs/agent-workspace-task.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { importSharedResources } from './constructs/shared-resources.ts';
 import type { ControlPlaneStack } from './control-plane-stack.ts';
@@ -36,6 +37,7 @@ export class AgentStack extends Stack {
   readonly queues: AgentQueues;
   readonly secret: EmptySecret;
   readonly runtime: AgentRuntime;
+  readonly workspaceTask: AgentWorkspaceTask;
   readonly schedules: AgentSchedules | undefined;
 
   constructor(scope: Construct, id: string, props: AgentStackProps) {
@@ -76,6 +78,19 @@ export class AgentStack extends Stack {
       metricNamespace: `Clawfleet/${fleet}`,
     });
 
+    // `clawfleet workspace push|pull`: the one-off task with this agent's role and access point.
+    this.workspaceTask = new AgentWorkspaceTask(this, 'WorkspaceTask', {
+      fleet,
+      agentId,
+      taskRole: this.runtime.taskRole,
+      executionRole: this.runtime.executionRole,
+      fileSystem: shared.fileSystem,
+      accessPoint: this.runtime.accessPoint,
+      image: props.defaultImage(runtimeArchitecture(agent.runtime)),
+      architecture: runtimeArchitecture(agent.runtime),
+      logGroup: this.runtime.logGroup,
+    });
+
     // By name, not by reference: the function's deterministic name keeps the control
     // plane's template free of anything per agent.
     new lambda.CfnEventSourceMapping(this, 'OutboxToControlPlane', {
@@ -97,5 +112,6 @@ export class AgentStack extends Stack {
     out('InboxDlqUrl', this.queues.inboxDlq.queueUrl, 'CLAWFLEET_DLQ_URL');
     out('SecretName', this.secret.secretName, 'Fill with infra/scripts/set-secret.ts');
     out('ServiceName', this.runtime.service.serviceName, 'ECS service of this agent');
+    out('WorkspaceTaskFamily', this.workspaceTask.taskDefinition.family, 'The one-off task of clawfleet workspace push|pull');
   }
 }

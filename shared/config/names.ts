@@ -79,6 +79,10 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+/** The one-off task that moves an agent's workspace in and out of AWS (infra/constructs/agent-workspace-task.ts). */
+export const agentWorkspaceTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-workspace`;
+/** An agent's prefix in the workspace staging bucket: only its task role may read or write under it. */
+export const stagingPrefix = (agentId: string) => `${agentId}/`;
 
 /**
  * SSM parameters through which the control plane tells the agent stacks where the shared
@@ -92,4 +96,6 @@ export const sharedParameterNames = (fleet: string) => ({
   fileSystemId: `/clawfleet/${fleet}/workspaces/file-system-id`,
   /** The role EventBridge Scheduler invokes λ cron-dispatch with. */
   schedulerRoleArn: `/clawfleet/${fleet}/cron/scheduler-role-arn`,
+  /** The bucket workspaces are staged in on their way in and out of EFS (one prefix per agent). */
+  stagingBucket: `/clawfleet/${fleet}/workspaces/staging-bucket`,
 });

@@ -25,7 +25,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
   { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
   { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
-  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
+  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json, with --workspaces its agents’ workspaces too', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
+  { name: 'workspace', summary: 'push a folder into an agent’s workspace, or pull it out (locally or --aws)', load: async () => (await import('./workspace.ts')).workspaceCommand },
 ];
 
 function version(): string {

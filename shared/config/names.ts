@@ -81,6 +81,8 @@ export const functionLogGroupName = (fleet: string, handler: string) => `/aws/la
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
 /** The one-off task that moves an agent's workspace in and out of AWS (infra/constructs/agent-workspace-task.ts). */
 export const agentWorkspaceTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-workspace`;
+/** That task's one container: RunTask's overrides name it. */
+export const WORKSPACE_SYNC_CONTAINER = 'WorkspaceSync';
 /** An agent's prefix in the workspace staging bucket: only its task role may read or write under it. */
 export const stagingPrefix = (agentId: string) => `${agentId}/`;
 

@@ -37,6 +37,8 @@ const INVOCATIONS = [
   ['cost'],
   ['security', 'audit'],
   ['import-openclaw'],
+  ['workspace', 'push'],
+  ['workspace', 'pull'],
 ];
 
 describe('clawfleet --help', () => {

@@ -7,7 +7,7 @@
 // prefix of the staging bucket, which this construct grants to the task role.
 //
 // Shape, for other one-off workspace tasks to reuse: `taskDefinition` (family from
-// names.ts agentWorkspaceTaskFamily), container `WORKSPACE_SYNC_CONTAINER`, environment
+// names.ts agentWorkspaceTaskFamily), container names.ts WORKSPACE_SYNC_CONTAINER, environment
 // CLAWFLEET_AGENT_ID / CLAWFLEET_WORKSPACE / CLAWFLEET_STAGING_BUCKET / CLAWFLEET_STAGING_PREFIX,
 // and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull),
 // CLAWFLEET_SYNC_TRANSFER (the transfer id) and CLAWFLEET_SYNC_FORCE (1 to replace what differs).
@@ -19,11 +19,10 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import type { CpuArchitecture } from '../../shared/config/architecture.ts';
-import { agentWorkspaceTaskFamily, sharedParameterNames, stagingPrefix } from '../../shared/config/names.ts';
+import { agentWorkspaceTaskFamily, sharedParameterNames, stagingPrefix, WORKSPACE_SYNC_CONTAINER } from '../../shared/config/names.ts';
 import { acknowledge } from '../nag.ts';
 import { WORKSPACE_PATH } from './agent-runtime.ts';
 
-export const WORKSPACE_SYNC_CONTAINER = 'WorkspaceSync';
 /** The entry in the runtime image that the task runs. */
 export const WORKSPACE_SYNC_COMMAND = ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'];
 /** The access point's user: every file operation is its anyway; the process runs as it too. */

@@ -209,7 +209,13 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         }
       }
       if (!ACTIONS.has(m[2]!)) throw new HttpError(404, `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
-      return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
+      try {
+        return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
+      } catch (err) {
+        // Held for a workspace transfer: said as it is, not as an internal error.
+        if (err instanceof ClawfleetError && err.code === 'AGENT_HELD') throw new HttpError(409, err.message, err.code);
+        throw err;
+      }
     }
     if (req.method === 'POST' && path === '/admin/enqueue') {
       const { envelope: raw } = parseJson(EnqueueBody, await readBody(req));

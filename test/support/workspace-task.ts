@@ -92,3 +92,44 @@ export class ProcessWorkspaceRunner implements WorkspaceTaskRunner {
     this.runs.get(taskId)?.child.kill('SIGTERM');
   }
 }
+
+/**
+ * The task as ECS would run it from the deployed app: RunTask of the agent's workspace task
+ * definition goes to the emulator's ECS (which records it, with its overrides, and runs
+ * nothing), then the container is played: the entry named by the task definition's command,
+ * with the task definition's environment and RunTask's overrides, on `efs` standing for
+ * the mounted /workspace.
+ */
+export class DeployedWorkspaceRunner implements WorkspaceTaskRunner {
+  readonly started: { arn: string; environment: Record<string, string>; command: string[]; taskRoleArn: string | undefined; overrides: unknown }[] = [];
+  private readonly processes = new Map<string, SyncProcess>();
+
+  constructor(
+    private readonly ecsTasks: WorkspaceTaskRunner,
+    private readonly describe: (arn: string) => Promise<{ environment: Record<string, string>; command: string[]; taskRoleArn: string | undefined; overrides: unknown }>,
+    private readonly entry: string,
+    private readonly aws: AwsTestEnv,
+    private readonly efs: string,
+  ) {}
+
+  async start(agentId: string, run: WorkspaceTaskRun): Promise<string> {
+    const arn = await this.ecsTasks.start(agentId, run);
+    const task = await this.describe(arn);
+    this.started.push({ arn, ...task });
+    if (task.command.at(-1) !== '/app/dist/workspace-sync.mjs') throw new Error(`the task runs ${task.command.join(' ')}, not the workspace-sync entry`);
+    this.processes.set(arn, runSyncEntry(this.entry, this.aws, { ...task.environment, CLAWFLEET_WORKSPACE: this.efs }));
+    return arn;
+  }
+
+  async state(taskId: string): Promise<TaskState> {
+    const p = this.processes.get(taskId)!;
+    const ended = await Promise.race([p.exited, new Promise<undefined>((r) => setTimeout(r, 50))]);
+    if (!ended) return { done: false, status: 'RUNNING' };
+    return { done: true, exitCode: ended.code ?? undefined, reason: ended.signal ? `killed by ${ended.signal}` : 'Essential container in task exited' };
+  }
+
+  async stop(taskId: string, reason: string): Promise<void> {
+    this.processes.get(taskId)?.child.kill('SIGTERM');
+    await this.ecsTasks.stop(taskId, reason);
+  }
+}

@@ -9,6 +9,9 @@ import { dashboardSecretName } from '../shared/config/names.ts';
 import { lifecycleActions } from '../shared/dashboard/actions.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
+import { workspaceFromSyncLog } from '../shared/dashboard/workspace-view.ts';
+import { DynamoWorkspaceSyncLog } from '../shared/adapters/aws/dynamo-workspace-sync-log.ts';
+import { tableNames } from '../shared/config/names.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { handleDashboard, type DashboardDeps } from '../dashboard/handler.ts';
 import { createControlPlane } from './control-plane.ts';
@@ -38,6 +41,8 @@ const sources: DashboardSources = {
   metrics: cp.metrics,
   clock: cp.clock,
   log: cp.log,
+  // The last push/pull's record (`clawfleet workspace --aws`): the only measure of a workspace on EFS it has.
+  workspace: workspaceFromSyncLog(new DynamoWorkspaceSyncLog(cp.aws.dynamo, tableNames(cp.config.fleet).registry)),
   chat: false,
 };
 const deps: DashboardDeps = {

@@ -3,7 +3,7 @@
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
 // (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseSchedulerExpression } from '../shared/adapters/local/scheduler-expression.ts';
@@ -31,6 +31,9 @@ import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
 import { holdStateUmask, tightenStateModes } from './state-modes.ts';
 import { StorageWatch } from './storage-watch.ts';
 import { localWorkspaceHolds } from './workspace-holds.ts';
+import { measureWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
+import { FileWorkspaceSyncLog } from '../shared/adapters/local/file-workspace-sync-log.ts';
+import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
@@ -64,6 +67,8 @@ export interface LocalFleet {
 
 // 'held' too: a fleet that starts ends any workspace hold of the last run (its holder sees so at its next renewal).
 const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy', 'held'];
+/** Entries the agent page counts in a workspace before it says "at least" (a refresh must stay cheap). */
+const WORKSPACE_MEASURE_LIMIT = 20_000;
 /** Schedules the config owns (its jobs and heartbeats), replaced at every start; agents' own (`agent-…`) are kept. */
 const CONFIG_SCHEDULE_PREFIXES = ['config-', 'heartbeat-'];
 
@@ -201,6 +206,10 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     status,
     act,
     workspaceHold: (agentId, op, body) => holds.act(agentId, op, body),
+    workspace: measuredWorkspace((agentId) => {
+      const dir = join(opts.stateDir, 'workspaces', agentId);
+      return existsSync(dir) ? measureWorkspace(dir, WORKSPACE_MEASURE_LIMIT) : undefined;
+    }, new FileWorkspaceSyncLog(opts.stateDir)),
     runtimeSeen: (agentId) => {
       // A runtime polling its queue is alive; written at most every few seconds.
       const now = systemClock.now();

@@ -18,6 +18,7 @@ import type { LocalControlPlane } from './control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
 import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';
+import type { WorkspaceView } from '../shared/dashboard/view.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -42,6 +43,8 @@ export interface ServerDeps {
   /** What `clawfleet status` prints; the dashboard reads it too. */
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+  /** The agent page's workspace figures (local/dashboard.ts). */
+  workspace?(agentId: string): Promise<WorkspaceView | undefined>;
   /** A workspace transfer's hold on an agent (`clawfleet workspace push|pull`): local/workspace-holds.ts. */
   workspaceHold?(agentId: string, op: HoldOp, body: unknown): Promise<unknown>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */

@@ -35,7 +35,7 @@ export async function awsTransferDeps(config: FleetConfig, agentId: string, io: 
     throw new CliError(EXIT.failed, awsErrorText(`cannot read the task definition ${family} (deploy the agent's stack, ${config.fleet}-agent-${agentId}, first)`, err));
   }
   if (!bucket) throw new CliError(EXIT.failed, `the task definition ${family} names no staging bucket; redeploy the agent's stack`);
-  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(settings));
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(settings), { marshallOptions: { removeUndefinedValues: true } });
   const registryTable = tableNames(config.fleet).registry;
   const sqs = new SQSClient(settings);
   const tasks = new EcsWorkspaceTasks(ecs, config.fleet);

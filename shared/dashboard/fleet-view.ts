@@ -7,7 +7,7 @@ import { errorFields, type Logger } from '../log.ts';
 import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, SessionRegistry, McpServerState } from '../ports.ts';
 import { nextRun } from './cron-next.ts';
 import { DAY_MS, fillDay } from './metrics.ts';
-import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, QueueFigures } from './view.ts';
+import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, QueueFigures, WorkspaceView } from './view.ts';
 
 /** Queue figures of one agent: its inbound queue, its DLQ and its outbox's DLQ. */
 export interface QueueStats {
@@ -24,6 +24,8 @@ export interface DashboardSources {
   metrics: AgentMetrics;
   clock: Clock;
   log: Logger;
+  /** The agent's workspace size and last push/pull, where known. */
+  workspace?(agentId: string): Promise<WorkspaceView | undefined>;
   /** Local mode: what the process supervisor knows beyond the registry (offline model label, pid). */
   describe?(agentId: string): { model?: string | undefined; detail?: string | undefined };
   chat: boolean;
@@ -152,12 +154,16 @@ function mcpServers(config: FleetConfig, agentId: string, live: Record<string, M
 
 export async function buildAgentDetail(agentId: string, src: DashboardSources): Promise<AgentDetail> {
   const now = src.clock.now();
-  const [agent, record, sessions, turns, pairings] = await Promise.all([
+  const [agent, record, sessions, turns, pairings, workspace] = await Promise.all([
     summarize(agentId, src, now),
     src.registry.get(agentId),
     src.sessions.list(agentId, SESSIONS_SHOWN),
     src.metrics.recentTurns(agentId, now - DAY_MS, TURNS_SHOWN),
     pendingPairings(src, now),
+    src.workspace?.(agentId).catch((err: unknown) => {
+      src.log.warn('dashboard: workspace figures unreadable', { agentId, ...errorFields(err) });
+      return undefined;
+    }),
   ]);
   return {
     fleet: src.config.fleet,
@@ -170,6 +176,7 @@ export async function buildAgentDetail(agentId: string, src: DashboardSources): 
     mcp: mcpServers(src.config, agentId, record?.mcp),
     pairings: pairings.filter((p) => p.agentId === agentId),
     chat: src.chat,
+    workspace,
   };
 }
 

@@ -4,7 +4,7 @@
 // long as its workspace on EFS is read or written, and released whatever happens; its
 // runtime tasks must all be gone before the one-off task starts. Both ends check every
 // file against the manifest, and what already arrived is never sent again.
-import { HOLD_RENEW_MS, holdAgent, HoldRefused, releaseHold, renewHold, type Hold } from '../../shared/control/workspace-hold.ts';
+import { checkHoldable, HOLD_RENEW_MS, holdAgent, HoldRefused, releaseHold, renewHold, type Hold } from '../../shared/control/workspace-hold.ts';
 import type { LifecycleDeps } from '../../shared/control/lifecycle.ts';
 import { applyStagedManifest, stageWorkspace, type TransferProgress } from '../../shared/adapters/fs/staged-transfer.ts';
 import { formatBytes, parseManifest, WorkspaceTransferError, type Manifest } from '../../shared/workspace/manifest.ts';
@@ -61,6 +61,8 @@ function throttled(say: (line: string) => void, now: () => number, everyMs = 2_0
 
 /** Local folder → staging → the agent's workspace on EFS. */
 export async function pushToAws(agentId: string, localDir: string, opts: TransferOptions, deps: AwsTransferDeps): Promise<TransferSummary> {
+  // Refused now rather than after the upload, if the hold would be refused (it is checked again when taken).
+  await checkHoldable(agentId, opts, deps.lifecycle);
   const transfer = deps.newTransferId();
   deps.say(`staging ${localDir} for ${agentId} (transfer ${transfer})…`);
   // Sent before the hold: the agent keeps running while its new workspace uploads.

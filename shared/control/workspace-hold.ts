@@ -31,10 +31,10 @@ export interface Hold {
 const RESTING: (AgentState | 'absent')[] = ['asleep', 'absent'];
 
 /**
- * Takes the agent for a workspace task and stops its compute. Refused while it runs unless
- * `hibernate`, and always while another task holds it.
+ * Whether the agent could be held now: the state it is in, or the refusal holdAgent would
+ * give (a transfer checks this before work that needs no hold, such as staging a push).
  */
-export async function holdAgent(agentId: string, opts: { hibernate: boolean }, deps: LifecycleDeps): Promise<Hold> {
+export async function checkHoldable(agentId: string, opts: { hibernate: boolean }, deps: Pick<LifecycleDeps, 'registry'>): Promise<AgentState | 'absent'> {
   const rec = await deps.registry.get(agentId);
   const from: AgentState | 'absent' = rec?.state ?? 'absent';
   if (from === 'held') {
@@ -44,6 +44,15 @@ export async function holdAgent(agentId: string, opts: { hibernate: boolean }, d
   if (!RESTING.includes(from) && !opts.hibernate) {
     throw new HoldRefused('AGENT_AWAKE', `${agentId} is ${from}: its runtime would write the workspace during the transfer. Pass --hibernate to stop it for the transfer (it is woken afterwards), or hibernate it first`);
   }
+  return from;
+}
+
+/**
+ * Takes the agent for a workspace task and stops its compute. Refused while it runs unless
+ * `hibernate`, and always while another task holds it.
+ */
+export async function holdAgent(agentId: string, opts: { hibernate: boolean }, deps: LifecycleDeps): Promise<Hold> {
+  const from = await checkHoldable(agentId, opts, deps);
   if (!(await deps.registry.transition(agentId, [from], 'held', deps.clock.now()))) {
     throw new HoldRefused('HOLD_RACED', `${agentId} changed state meanwhile (now ${(await deps.registry.get(agentId))?.state ?? 'unknown'}); try again`);
   }

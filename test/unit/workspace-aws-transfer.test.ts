@@ -114,6 +114,7 @@ describe('workspace push --aws', () => {
     const t = setup('awake');
     await expect(pushToAws('fran', localWorkspace(), { force: false, hibernate: false }, t.deps)).rejects.toMatchObject({ code: 'AGENT_AWAKE' });
     expect(t.events).toEqual([]);
+    expect(t.staging.puts).toEqual([]); // refused before anything was staged
     expect(t.runner.runs).toEqual([]);
     expect(await t.syncLog.last('fran')).toBeUndefined();
   });

@@ -69,6 +69,7 @@ export interface LocalFleet {
 const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy', 'held'];
 /** Entries the agent page counts in a workspace before it says "at least" (a refresh must stay cheap). */
 const WORKSPACE_MEASURE_LIMIT = 20_000;
+const WORKSPACE_MEASURE_EVERY_MS = 10_000;
 /** Schedules the config owns (its jobs and heartbeats), replaced at every start; agents' own (`agent-…`) are kept. */
 const CONFIG_SCHEDULE_PREFIXES = ['config-', 'heartbeat-'];
 
@@ -192,6 +193,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
   };
 
   const holds = localWorkspaceHolds(cp.lifecycle!);
+  const measured = new Map<string, { at: number; size: ReturnType<typeof measureWorkspace> | undefined }>();
   let lastSeenWrite = new Map<string, number>();
   const keptDashboardToken = localDashboardToken(opts.stateDir);
   const server = createLocalServer({
@@ -207,8 +209,13 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     act,
     workspaceHold: (agentId, op, body) => holds.act(agentId, op, body),
     workspace: measuredWorkspace((agentId) => {
+      // The agent page refreshes every 2 s: a workspace is walked at most every 10 s.
+      const cached = measured.get(agentId);
+      if (cached && systemClock.now() - cached.at < WORKSPACE_MEASURE_EVERY_MS) return cached.size;
       const dir = join(opts.stateDir, 'workspaces', agentId);
-      return existsSync(dir) ? measureWorkspace(dir, WORKSPACE_MEASURE_LIMIT) : undefined;
+      const size = existsSync(dir) ? measureWorkspace(dir, WORKSPACE_MEASURE_LIMIT) : undefined;
+      measured.set(agentId, { at: systemClock.now(), size });
+      return size;
     }, new FileWorkspaceSyncLog(opts.stateDir)),
     runtimeSeen: (agentId) => {
       // A runtime polling its queue is alive; written at most every few seconds.

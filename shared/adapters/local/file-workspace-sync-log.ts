@@ -1,12 +1,25 @@
 // The last push or pull of each agent's workspace in local mode: one small file per agent,
 // <state>/workspace-syncs/<id>.json, outside the workspace (the agent's code cannot write
 // it) and replaced whole (a temporary renamed into place). Read as a regular file only.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSmallRegularFileSync } from '../../../runtime-image/src/workspace-file.ts';
 import { WorkspaceSyncSchema, type WorkspaceSync, type WorkspaceSyncLog } from '../../workspace/sync-log.ts';
 
 const AGENT_ID = /^[a-z][a-z0-9-]{0,23}$/;
+const MAX_BYTES = 64 * 1024;
+
+/** A small regular file's text; a link, FIFO or device in its place is refused without blocking. */
+function readRecord(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${path} is not a regular file`);
+    const buf = Buffer.alloc(Math.min(st.size, MAX_BYTES));
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export class FileWorkspaceSyncLog implements WorkspaceSyncLog {
   private readonly dir: string;
@@ -30,7 +43,7 @@ export class FileWorkspaceSyncLog implements WorkspaceSyncLog {
 
   async last(agentId: string): Promise<WorkspaceSync | undefined> {
     try {
-      const parsed = WorkspaceSyncSchema.safeParse(JSON.parse(readSmallRegularFileSync(this.path(agentId), 64 * 1024)));
+      const parsed = WorkspaceSyncSchema.safeParse(JSON.parse(readRecord(this.path(agentId))));
       return parsed.success ? parsed.data : undefined;
     } catch {
       return undefined;

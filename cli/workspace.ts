@@ -58,7 +58,7 @@ export const workspaceCommand: Command = {
     const hibernate = p.values.hibernate === true;
     if (p.values.aws) {
       const [{ awsTransferDeps }, { pushToAws, pullFromAws }, { resolve }] = await Promise.all([import('./workspace/aws-deps.ts'), import('./workspace/aws-transfer.ts'), import('node:path')]);
-      const deps = await awsTransferDeps(config, agentId, io);
+      const deps = { ...(await awsTransferDeps(config, agentId, io)), interrupted: () => io.interrupted() };
       const local = resolve(io.cwd, dir);
       try {
         const s = await (action === 'push' ? pushToAws : pullFromAws)(agentId, local, { force, hibernate }, deps);

@@ -21,6 +21,8 @@ export interface AwsTransferDeps {
   say(line: string): void;
   sleep(ms: number): Promise<void>;
   newTransferId(): string;
+  /** Resolves when the operator asks the command to stop (Ctrl-C): the task is stopped and the agent released. */
+  interrupted?: (() => Promise<string>) | undefined;
   /** How long to wait for the runtime to stop, and for the task; how often to look. */
   limits: { stopMs: number; taskMs: number; pollMs: number };
 }
@@ -71,7 +73,7 @@ export async function pushToAws(agentId: string, localDir: string, opts: Transfe
   for (const s of manifest.skipped) deps.say(`  skipped ${s.path}: ${s.reason}`);
   deps.say(`staged: ${manifest.files.length} files (${formatBytes(manifest.totalBytes)}); sent ${staged.sent} now (${formatBytes(staged.sentBytes)}), ${staged.alreadyStaged} were staged already`);
   await deps.staging.putDocument(transfer, 'manifest', manifest);
-  const result = await withHold(agentId, opts, deps, (check) => runTask(agentId, { action: 'push', transfer, force: opts.force }, check, deps));
+  const result = await withHold(agentId, transfer, opts, deps, (check) => runTask(agentId, { action: 'push', transfer, force: opts.force }, check, deps));
   if (result.created + result.replaced + result.unchanged !== manifest.files.length) {
     throw new WorkspaceTransferError('TRANSFER_UNVERIFIED', `the task accounted for ${result.created + result.replaced + result.unchanged} of the manifest's ${manifest.files.length} files; the staged copy is kept: run the push again`);
   }
@@ -84,7 +86,7 @@ export async function pushToAws(agentId: string, localDir: string, opts: Transfe
 export async function pullFromAws(agentId: string, localDir: string, opts: TransferOptions, deps: AwsTransferDeps): Promise<TransferSummary> {
   const transfer = deps.newTransferId();
   deps.say(`pulling ${agentId}'s workspace (transfer ${transfer})…`);
-  const result = await withHold(agentId, opts, deps, (check) => runTask(agentId, { action: 'pull', transfer, force: false }, check, deps));
+  const result = await withHold(agentId, transfer, opts, deps, (check) => runTask(agentId, { action: 'pull', transfer, force: false }, check, deps));
   // Released already: the local copy is written while the agent is back at work.
   const manifest = parseManifest(await deps.staging.getDocument(transfer, 'manifest'), agentId);
   for (const s of manifest.skipped) deps.say(`  skipped on EFS ${s.path}: ${s.reason}`);
@@ -102,23 +104,34 @@ async function finish(agentId: string, transfer: string, manifest: Manifest, s: 
   await deps.staging.removeTransfer(transfer);
 }
 
-/** Holds the agent, waits until none of its runtime tasks is alive, runs `work`, releases it. */
-async function withHold<T>(agentId: string, opts: TransferOptions, deps: AwsTransferDeps, work: (check: () => void) => Promise<T>): Promise<T> {
+/**
+ * Holds the agent, waits until none of its runtime tasks is alive, runs `work`, releases it.
+ * While held it renews the hold and the transfer's keepalive (a task whose CLI died stops on
+ * its own, before the lease lapses), and a Ctrl-C stops the task and releases the agent.
+ */
+async function withHold<T>(agentId: string, transfer: string, opts: TransferOptions, deps: AwsTransferDeps, work: (check: () => void) => Promise<T>): Promise<T> {
   const hold: Hold = await holdAgent(agentId, { hibernate: opts.hibernate }, deps.lifecycle);
   deps.say(`${agentId} held for the transfer${hold.from === 'asleep' || hold.from === 'absent' ? '' : ` (it was ${hold.from}: stopping it)`}`);
   let lost = false;
+  let stopAsked: string | undefined;
+  void deps.interrupted?.().then((why) => (stopAsked = why));
+  const keepalive = () => deps.staging.putDocument(transfer, 'keepalive', { at: deps.lifecycle.clock.now() });
   const renewal = setInterval(() => {
     renewHold(hold, deps.lifecycle).then(
       (kept) => (lost ||= !kept),
       () => undefined, // a failed renewal is retried; the lease outlasts several
     );
+    keepalive().catch(() => undefined); // likewise: the task allows several missed ones
   }, HOLD_RENEW_MS);
   const check = () => {
+    if (stopAsked) throw new WorkspaceTransferError('INTERRUPTED', `stopped (${stopAsked}); ${agentId} was released. Run the transfer again: it resumes`);
     if (lost) throw new HoldRefused('HOLD_LOST', `the hold on ${agentId} was lost (its lease lapsed, or someone released it); the transfer stopped. Run it again: it resumes`);
   };
   try {
+    await keepalive();
     const deadline = deps.lifecycle.clock.now() + deps.limits.stopMs;
     for (let alive = await deps.tasks.alive(agentId); alive > 0; alive = await deps.tasks.alive(agentId)) {
+      check();
       if (deps.lifecycle.clock.now() > deadline) throw new WorkspaceTransferError('RUNTIME_STILL_RUNNING', `${agentId} still has ${alive} runtime task(s) after ${Math.round(deps.limits.stopMs / 1000)} s; nothing was transferred`);
       deps.say(`  waiting for ${alive} runtime task(s) of ${agentId} to stop…`);
       await deps.sleep(deps.limits.pollMs);

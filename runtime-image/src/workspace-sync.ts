@@ -11,7 +11,7 @@ import { ClawfleetError, ConfigError, formatPath } from '../../shared/errors.ts'
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseManifest, WorkspaceTransferError } from '../../shared/workspace/manifest.ts';
-import { TransferActionSchema, TransferIdSchema, type TransferResult, type TransferStatus, type WorkspaceStaging } from '../../shared/workspace/staging.ts';
+import { KEEPALIVE_STALE_MS, TransferActionSchema, TransferIdSchema, type TransferResult, type TransferStatus, type WorkspaceStaging } from '../../shared/workspace/staging.ts';
 
 const EnvSchema = z.object({
   CLAWFLEET_AGENT_ID: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/),
@@ -27,6 +27,29 @@ const EnvSchema = z.object({
 
 /** How often the task's progress is written while it works. */
 const STATUS_EVERY_MS = 2_000;
+/** How often, at most, the task looks whether its CLI still holds the agent. */
+const KEEPALIVE_CHECK_MS = 30_000;
+
+/**
+ * The task's guard against outliving its holder: the CLI rewrites the transfer's keepalive
+ * while it holds the agent; once it is older than KEEPALIVE_STALE_MS (by the store's clock
+ * and the task's, both AWS's) the task stops before touching another file, well before
+ * the hold's lease lapses and the agent could be woken onto a workspace being written.
+ */
+export function keepaliveCheck(staging: WorkspaceStaging, transfer: string, agentId: string, now: () => number): () => Promise<void> {
+  let checkedAt = -Infinity;
+  return async () => {
+    if (now() - checkedAt < KEEPALIVE_CHECK_MS) return;
+    const writtenAt = await staging.documentWrittenAt(transfer, 'keepalive');
+    if (writtenAt === undefined || now() - writtenAt > KEEPALIVE_STALE_MS) {
+      throw new WorkspaceTransferError(
+        'HOLDER_GONE',
+        `the CLI holding ${agentId} stopped renewing its keepalive${writtenAt === undefined ? '' : ` (${Math.round((now() - writtenAt) / 1000)} s ago)`}; the transfer stopped so the agent can be woken safely. Run it again: it resumes`,
+      );
+    }
+    checkedAt = now();
+  };
+}
 
 export type SyncEnv = z.infer<typeof EnvSchema>;
 
@@ -50,10 +73,12 @@ export async function runSync(env: SyncEnv, staging: WorkspaceStaging, log = cre
   };
   const timer = setInterval(writeStatus, STATUS_EVERY_MS);
   log.info('workspace transfer started', { action, transfer });
+  const checkpoint = keepaliveCheck(staging, transfer, agentId, () => systemClock.now());
   let result: TransferResult;
   try {
+    await checkpoint();
     if (action === 'pull') {
-      const staged = await stageWorkspace(workspace, { agentId, clock: systemClock, staging, onProgress: (p) => (progress = p) });
+      const staged = await stageWorkspace(workspace, { agentId, clock: systemClock, staging, checkpoint, onProgress: (p) => (progress = p) });
       // Last: a manifest in staging means every body it names is there.
       await staging.putDocument(transfer, 'manifest', staged.manifest);
       result = { ok: true, action, created: staged.sent, replaced: 0, unchanged: staged.alreadyStaged, workspaceFiles: staged.manifest.files.length, workspaceBytes: staged.manifest.totalBytes, at: systemClock.now() };
@@ -61,7 +86,7 @@ export async function runSync(env: SyncEnv, staging: WorkspaceStaging, log = cre
       const raw = await staging.getDocument(transfer, 'manifest');
       if (raw === undefined) throw new WorkspaceTransferError('MANIFEST_MISSING', `transfer ${transfer} has no manifest in staging`);
       const manifest = parseManifest(raw, agentId);
-      const applied = await applyStagedManifest(workspace, manifest, { staging, force: env.CLAWFLEET_SYNC_FORCE === '1', onProgress: (p) => (progress = p) });
+      const applied = await applyStagedManifest(workspace, manifest, { staging, force: env.CLAWFLEET_SYNC_FORCE === '1', checkpoint, onProgress: (p) => (progress = p) });
       const size = measureWorkspace(workspace);
       result = { ok: true, action, created: applied.created, replaced: applied.replaced, unchanged: applied.unchanged, workspaceFiles: size.files, workspaceBytes: size.bytes, at: systemClock.now() };
     }

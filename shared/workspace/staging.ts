@@ -15,10 +15,20 @@ export interface WorkspaceStaging {
   /** A small JSON document of one transfer (manifest, status, result). */
   putDocument(transferId: string, name: TransferDocument, value: unknown): Promise<void>;
   getDocument(transferId: string, name: TransferDocument): Promise<unknown | undefined>;
+  /** When the document was last written, by the store's clock (undefined if it is not there). */
+  documentWrittenAt(transferId: string, name: TransferDocument): Promise<number | undefined>;
   removeTransfer(transferId: string): Promise<void>;
 }
 
-export type TransferDocument = 'manifest' | 'status' | 'result';
+/** `keepalive`: rewritten by the CLI while it holds the agent; a task whose holder stopped writing it stops. */
+export type TransferDocument = 'manifest' | 'status' | 'result' | 'keepalive';
+export const TRANSFER_DOCUMENTS: readonly TransferDocument[] = ['manifest', 'status', 'result', 'keepalive'];
+
+/**
+ * A task stops once the CLI's keepalive is this old: well inside the hold's lease
+ * (HOLD_LEASE_MS), so a task whose CLI died stops before its agent can be woken.
+ */
+export const KEEPALIVE_STALE_MS = 4 * 60_000;
 
 /** A transfer's id: chosen by the CLI, safe in an object key and an environment variable. */
 export const TransferIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{7,63}$/, 'must be 8–64 characters of a-z, 0-9 and "-"');

@@ -207,6 +207,15 @@ describe('the workspace-sync entry refuses what is not its own', () => {
   });
   const manifest = (agentId: string, path: string) => ({ v: 1, agentId, createdAt: 1, files: [{ path, size: 2, sha256: createHash('sha256').update('hi').digest('hex'), executable: false }], skipped: [], totalBytes: 2 });
 
+  it('stops at once when no CLI holds the agent for it (no keepalive), writing nothing', async () => {
+    const e = env({});
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/manifest.json`, Body: JSON.stringify(manifest('fran', 'MEMORY.md')) }));
+    const p = runSyncEntry(entry, aws, e);
+    expect((await p.exited).code).toBe(1);
+    expect(await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/').getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result')).toMatchObject({ ok: false, code: 'HOLDER_GONE' });
+    expect(readdirSync(e.CLAWFLEET_WORKSPACE)).toEqual([]);
+  });
+
   it('reads only its own agent’s prefix', async () => {
     const p = runSyncEntry(entry, aws, env({ CLAWFLEET_STAGING_PREFIX: 'jerry/' }));
     expect((await p.exited).code).toBe(2);
@@ -220,6 +229,7 @@ describe('the workspace-sync entry refuses what is not its own', () => {
     ] as const) {
       const e = env({});
       await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/manifest.json`, Body: JSON.stringify(m) }));
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/keepalive.json`, Body: '{}' }));
       const p = runSyncEntry(entry, aws, e);
       expect((await p.exited).code).toBe(1);
       const result = JSON.parse(await (await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/').getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result').then((r) => JSON.stringify(r))));

@@ -14,7 +14,8 @@ import { InMemoryWorkspaceSyncLog } from '../../shared/adapters/memory/in-memory
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentTasks, TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } from '../../shared/workspace/task-runner.ts';
 import { pullFromAws, pushToAws, type AwsTransferDeps } from '../../cli/workspace/aws-transfer.ts';
-import { readSyncEnv, runSync } from '../../runtime-image/src/workspace-sync.ts';
+import { keepaliveCheck, readSyncEnv, runSync } from '../../runtime-image/src/workspace-sync.ts';
+import { KEEPALIVE_STALE_MS } from '../../shared/workspace/staging.ts';
 
 const tmp = (n: string) => mkdtempSync(join(tmpdir(), `cf-wsaws-${n}-`));
 
@@ -198,5 +199,39 @@ describe('workspace pull --aws', () => {
     }
     expect(stopped).toEqual(['task-1']);
     expect(t.lines.at(-1)).toMatch(/its hold had already ended/);
+  });
+});
+
+describe('a task whose CLI is gone', () => {
+  it('stops before the next file once the keepalive is older than KEEPALIVE_STALE_MS (by the store’s clock), and looks at most every 30 s', async () => {
+    const staging = new InMemoryWorkspaceStaging();
+    let now = 1_000_000;
+    staging.now = () => now;
+    const check = keepaliveCheck(staging, 'transfer-0001', 'fran', () => now);
+    await expect(check()).rejects.toMatchObject({ code: 'HOLDER_GONE' }); // never written
+    await staging.putDocument('transfer-0001', 'keepalive', {});
+    await check();
+    staging.writtenAt.clear(); // gone, but looked at less than 30 s ago: not looked at again yet
+    now += 10_000;
+    await check();
+    await staging.putDocument('transfer-0001', 'keepalive', {});
+    now += KEEPALIVE_STALE_MS + 1;
+    await expect(check()).rejects.toMatchObject({ code: 'HOLDER_GONE', message: expect.stringMatching(/stopped renewing its keepalive \(240 s ago\)/) });
+  });
+
+  it('Ctrl-C while the task runs stops the task and releases the agent', async () => {
+    const t = setup('awake');
+    writeFileSync(join(t.efs, 'MEMORY.md'), 'm\n');
+    const stopped: string[] = [];
+    t.runner.state = async () => ({ done: false, status: 'RUNNING' });
+    t.runner.stop = async (id: string) => void stopped.push(id);
+    let interrupt!: (why: string) => void;
+    const asked = new Promise<string>((r) => (interrupt = r));
+    const run = pullFromAws('fran', tmp('home'), { force: false, hibernate: true }, { ...t.deps, interrupted: () => asked, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) });
+    setTimeout(() => interrupt('SIGINT'), 20);
+    await expect(run).rejects.toMatchObject({ code: 'INTERRUPTED', message: expect.stringMatching(/stopped \(SIGINT\); fran was released/) });
+    expect(stopped).toEqual(['task-1']);
+    // It was awake before: woken again.
+    expect(t.events).toEqual(['stop', 'task pull', 'wake']);
   });
 });

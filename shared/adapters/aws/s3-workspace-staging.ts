@@ -4,9 +4,9 @@
 // Content is checked end to end by SHA-256 (the manifest), so the SDK's own checksums are
 // only asked for where S3 requires them.
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { WorkspaceTransferError } from '../../workspace/manifest.ts';
-import { TransferIdSchema, type TransferDocument, type WorkspaceStaging } from '../../workspace/staging.ts';
+import { TRANSFER_DOCUMENTS, TransferIdSchema, type TransferDocument, type WorkspaceStaging } from '../../workspace/staging.ts';
 
 const PREFIX = /^[a-z][a-z0-9-]{0,23}\/$/;
 const SHA = /^[0-9a-f]{64}$/;
@@ -91,7 +91,17 @@ export class S3WorkspaceStaging implements WorkspaceStaging {
     }
   }
 
+  async documentWrittenAt(transferId: string, name: TransferDocument): Promise<number | undefined> {
+    try {
+      const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.documentKey(transferId, name) }));
+      return out.LastModified?.getTime();
+    } catch (err) {
+      if (err instanceof NotFound || (err as Error).name === 'NotFound' || (err as Error).name === 'NoSuchKey') return undefined;
+      throw err;
+    }
+  }
+
   async removeTransfer(transferId: string): Promise<void> {
-    await Promise.all((['manifest', 'status', 'result'] as const).map((n) => this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.documentKey(transferId, n) }))));
+    await Promise.all(TRANSFER_DOCUMENTS.map((n) => this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.documentKey(transferId, n) }))));
   }
 }

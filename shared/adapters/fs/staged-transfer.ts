@@ -63,6 +63,8 @@ export interface StageOptions {
   staging: WorkspaceStaging;
   scan?: Omit<ScanOptions, 'onFile'> | undefined;
   onProgress?: ((p: TransferProgress) => void) | undefined;
+  /** Awaited before each body is sent; throws to stop the transfer (its holder is gone). */
+  checkpoint?: (() => Promise<void>) | undefined;
 }
 
 /** Scans `root` and stages every body that is not staged yet; returns the manifest and what was sent. */
@@ -77,6 +79,7 @@ export async function stageWorkspace(root: string, opts: StageOptions): Promise<
   let files = 0;
   let bytes = 0;
   await pool(todo, async (f) => {
+    await opts.checkpoint?.();
     await opts.staging.put(f.sha256, f.size, verified(readWorkspaceFile(root, f.path), f, 'changed while it was being sent; run the transfer again'));
     files++;
     bytes += f.size;
@@ -89,6 +92,8 @@ export interface ApplyOptions {
   staging: WorkspaceStaging;
   force: boolean;
   onProgress?: ((p: TransferProgress) => void) | undefined;
+  /** Awaited before each file is written; throws to stop the transfer (its holder is gone). */
+  checkpoint?: (() => Promise<void>) | undefined;
 }
 
 /** Writes a staged manifest into `root`: nothing if any file conflicts; each body checked as it lands. */
@@ -109,6 +114,7 @@ export async function applyStagedManifest(root: string, manifest: Manifest, opts
   let files = 0;
   let bytes = 0;
   await pool(todo, async ({ f, replace }) => {
+    await opts.checkpoint?.();
     try {
       await writer.write(f, opts.staging.get(f.sha256), { replace });
     } catch (err) {

@@ -5,6 +5,9 @@ import type { TransferDocument, WorkspaceStaging } from '../../workspace/staging
 export class InMemoryWorkspaceStaging implements WorkspaceStaging {
   readonly objects = new Map<string, Buffer>();
   readonly documents = new Map<string, unknown>();
+  readonly writtenAt = new Map<string, number>();
+  /** The store's clock (S3's, on AWS). */
+  now: () => number = () => Date.now();
   readonly puts: string[] = [];
   /** Set to make the next puts fail after this many more succeed (an interrupted upload). */
   failAfter: number | undefined;
@@ -33,6 +36,11 @@ export class InMemoryWorkspaceStaging implements WorkspaceStaging {
 
   async putDocument(transferId: string, name: TransferDocument, value: unknown): Promise<void> {
     this.documents.set(`${transferId}/${name}`, structuredClone(value));
+    this.writtenAt.set(`${transferId}/${name}`, this.now());
+  }
+
+  async documentWrittenAt(transferId: string, name: TransferDocument): Promise<number | undefined> {
+    return this.writtenAt.get(`${transferId}/${name}`);
   }
 
   async getDocument(transferId: string, name: TransferDocument): Promise<unknown | undefined> {

@@ -4,7 +4,7 @@
 // store (agents/<id>/agent/openclaw-agent.sqlite: session_nodes → transcript_events, large
 // events zstd-compressed) or an older release's files (agents/<id>/sessions/sessions.json
 // and <sessionId>.jsonl). The store is opened read-only; nothing of OpenClaw's is changed.
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { decompress } from 'fzstd';
@@ -25,6 +25,8 @@ export type SessionStore = { kind: 'sqlite'; path: string; legacyToo: boolean } 
 export interface OpenclawSession {
   key: string;
   sessionId: string;
+  /** `earlier`: a window the key had before a reset (OpenClaw keeps it; it no longer shows it). */
+  window: 'current' | 'earlier';
   /** Its events in order (parsed JSON); unreadable lines or rows are counted, not guessed at. */
   events: unknown[];
   unreadable: number;
@@ -108,13 +110,16 @@ function readSqliteStore(path: string): { sessions: OpenclawSession[]; problems:
       : new Set<string>();
     const nodes = db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all() as { session_key: string; current_session_id: string }[];
     const rows = db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq');
+    const earlier = tables.has('session_windows')
+      ? db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? AND session_id != ? ORDER BY created_at, session_id')
+      : undefined;
     const sessions: OpenclawSession[] = [];
-    for (const node of nodes) {
+    const read = (key: string, sessionId: string, window: OpenclawSession['window']) => {
       const events: unknown[] = [];
       let unreadable = 0;
-      for (const row of rows.iterate(node.current_session_id) as Iterable<{ seq: number; event_json: string | null; event_zstd: Buffer | null; event_utf8_bytes: number | null }>) {
+      for (const row of rows.iterate(sessionId) as Iterable<{ seq: number; event_json: string | null; event_zstd: Buffer | null; event_utf8_bytes: number | null }>) {
         if (events.length >= MAX_SESSION_EVENTS) {
-          problems.push(`${node.session_key}: more than ${MAX_SESSION_EVENTS} events; the rest were left out`);
+          problems.push(`${key}: more than ${MAX_SESSION_EVENTS} events; the rest were left out`);
           break;
         }
         const text = row.event_json ?? inflate(row.event_zstd, row.event_utf8_bytes);
@@ -128,11 +133,15 @@ function readSqliteStore(path: string): { sessions: OpenclawSession[]; problems:
           unreadable++;
         }
       }
-      if (events.length === 0 && cold.has(node.current_session_id)) {
-        problems.push(`${node.session_key}: its transcript is in OpenClaw's cold storage; run \`openclaw doctor --session-sqlite restore\` first to carry it`);
-        continue;
+      if (events.length === 0 && cold.has(sessionId)) {
+        problems.push(`${key}: ${window === 'current' ? 'its transcript' : `an earlier window (${sessionId.slice(0, 8)})`} is in OpenClaw's cold storage; run \`openclaw doctor --session-sqlite restore\` first to carry it`);
+        return;
       }
-      sessions.push({ key: node.session_key, sessionId: node.current_session_id, events, unreadable });
+      sessions.push({ key, sessionId, window, events, unreadable });
+    };
+    for (const node of nodes) {
+      read(node.session_key, node.current_session_id, 'current');
+      for (const w of (earlier?.all(node.session_key, node.current_session_id) ?? []) as { session_id: string }[]) read(node.session_key, w.session_id, 'earlier');
     }
     return { sessions, problems };
   } finally {
@@ -164,6 +173,7 @@ function readFileStore(dir: string): { sessions: OpenclawSession[]; problems: st
   if (!isObj(store)) return { sessions: [], problems: [`${join(dir, 'sessions.json')} is not a session store`] };
   const realDir = realpathSync(dir);
   const sessions: OpenclawSession[] = [];
+  const named = new Set<string>();
   for (const [key, entry] of Object.entries(store).sort(([a], [b]) => a.localeCompare(b))) {
     if (!isObj(entry) || typeof entry.sessionId !== 'string' || !/^[A-Za-z0-9._-]{1,200}$/.test(entry.sessionId)) {
       problems.push(`${key}: no usable sessionId in sessions.json`);
@@ -183,12 +193,20 @@ function readFileStore(dir: string): { sessions: OpenclawSession[]; problems: st
       continue;
     }
     const { events, unreadable } = readJsonl(real, problems, key);
-    sessions.push({ key, sessionId: entry.sessionId, events, unreadable });
+    named.add(real);
+    sessions.push({ key, sessionId: entry.sessionId, window: 'current', events, unreadable });
   }
-  // Transcripts no entry names (older resets) are history OpenClaw no longer shows: left out, counted.
-  const named = new Set(sessions.map((s) => `${s.sessionId}.jsonl`));
-  const orphans = readdirSync(dir).filter((f) => f.endsWith('.jsonl') && !named.has(f));
-  if (orphans.length) problems.push(`${orphans.length} transcript file(s) no session names (earlier resets) were left out`);
+  // Transcripts no entry names are windows of earlier resets: OpenClaw no longer shows them; kept as files.
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.jsonl') || named.has(join(realDir, file)) || !/^[A-Za-z0-9._-]{1,200}$/.test(file)) continue;
+    // Not named by the store, so nothing vouches for a link: only regular files here.
+    if (!lstatSync(join(dir, file)).isFile()) {
+      problems.push(`${file}: not a regular file (a link is not followed), so it was not read`);
+      continue;
+    }
+    const { events, unreadable } = readJsonl(join(dir, file), problems, file);
+    sessions.push({ key: '(an earlier window)', sessionId: file.slice(0, -'.jsonl'.length), window: 'earlier', events, unreadable });
+  }
   return { sessions, problems };
 }
 

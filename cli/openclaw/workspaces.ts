@@ -9,12 +9,12 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readWorkspaceFile, scanWorkspace } from '../../shared/adapters/fs/workspace-reader.ts';
 import { inspectTargets, WorkspaceWriter } from '../../shared/adapters/fs/workspace-writer.ts';
-import { formatBytes, type ManifestFile, type SkippedEntry } from '../../shared/workspace/manifest.ts';
+import { formatBytes, WorkspaceTransferError, type ManifestFile, type SkippedEntry } from '../../shared/workspace/manifest.ts';
 import { planWrites, type WritePlan } from '../../shared/workspace/plan.ts';
 import { BOOTSTRAP_FILES } from '../../runtime-image/src/workspace.ts';
 import { transcriptPath } from '../../runtime-image/src/transcript.ts';
 import { mapSessionKey } from './session-keys.ts';
-import { locateAgents, readSessions, type AgentSources } from './state.ts';
+import { locateAgents, readSessions, type AgentSources, type OpenclawSession } from './state.ts';
 import { convertTranscript } from './transcript.ts';
 import type { Obj } from './convert.ts';
 
@@ -59,6 +59,13 @@ const NOT_READ: [RegExp, string][] = [
 
 export async function planWorkspaceImport(config: Obj, configPath: string, opts: WorkspaceImportOptions): Promise<AgentImport[]> {
   const sources = locateAgents(config, configPath, { stateDir: opts.openclawState, home: opts.home, workspaceEnv: opts.workspaceEnv });
+  // Two OpenClaw agents whose ids become one clawfleet id would write one workspace.
+  const byId = new Map<string, string>();
+  for (const s of sources) {
+    const other = byId.get(s.agentId);
+    if (other !== undefined) throw new WorkspaceTransferError('AGENT_ID_CLASH', `OpenClaw agents "${other}" and "${s.rawId}" both become "${s.agentId}" in clawfleet; rename one in the OpenClaw config first. Nothing was written`);
+    byId.set(s.agentId, s.rawId);
+  }
   const out: AgentImport[] = [];
   for (const source of sources) {
     const destination = join(opts.stateDir, 'workspaces', source.agentId);
@@ -93,6 +100,13 @@ function sessionsInto(source: AgentSources, generated: Map<string, Buffer>, acco
   for (const s of sessions) {
     const mapped = mapSessionKey(s.key, source.rawId, source.agentId, accountIds);
     const unreadable = s.unreadable ? ` (${s.unreadable} unreadable event(s) left out)` : '';
+    if (s.window === 'earlier') {
+      // History OpenClaw itself no longer puts in context: carried as a file, not continued.
+      const file = keptFile(s);
+      generated.set(file, Buffer.from(s.events.map((e) => `${JSON.stringify(e)}\n`).join('')));
+      lines.push(`    ${s.key}: an earlier window (before a reset), kept as ${file}${unreadable}`);
+      continue;
+    }
     if ('key' in mapped && !taken.has(mapped.key)) {
       taken.add(mapped.key);
       const t = convertTranscript(s.events, s.sessionId);
@@ -106,7 +120,7 @@ function sessionsInto(source: AgentSources, generated: Map<string, Buffer>, acco
       lines.push(`    ${s.key} → ${mapped.key}: ${t.turns} turn${t.turns === 1 ? '' : 's'}${notes.length ? ` (${notes.join('; ')})` : ''}${unreadable}`);
     } else {
       const why = 'key' in mapped ? `another session already became ${mapped.key}` : mapped.none;
-      const file = `${KEPT_SESSIONS_DIR}/${s.key.replace(/[^A-Za-z0-9_.+-]+/g, '_').slice(0, 100)}.${s.sessionId.slice(0, 8)}.jsonl`;
+      const file = keptFile(s);
       generated.set(file, Buffer.from(s.events.map((e) => `${JSON.stringify(e)}\n`).join('')));
       lines.push(`    ${s.key}: kept as ${file} — ${why}${unreadable}`);
     }
@@ -164,4 +178,9 @@ export function importSummary(imports: AgentImport[], applied: boolean): string 
 function listed(paths: string[], max = 8, lead = ': '): string {
   if (!paths.length) return '';
   return `${lead}${paths.slice(0, max).join(', ')}${paths.length > max ? `, … ${paths.length - max} more` : ''}`;
+}
+
+/** Where a session no clawfleet session continues is kept: its key made a safe file name, and its id. */
+function keptFile(s: OpenclawSession): string {
+  return `${KEPT_SESSIONS_DIR}/${s.key.replace(/[^A-Za-z0-9_.+-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100)}.${s.sessionId.slice(0, 8)}.jsonl`;
 }

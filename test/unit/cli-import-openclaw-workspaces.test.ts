@@ -62,15 +62,21 @@ describe('import-openclaw --workspaces', () => {
     expect(main.turns[1]!.reply).toMatch(/^Here is your watering plan[\s\S]*Day 40: water the basil/);
     expect(turnMessages(main.turns[0]!).map((m) => m.role)).toEqual(['user', 'assistant']);
     expect((await transcripts.history('agent:mara:telegram:dm:4242')).turns.map((t) => t.input)).toEqual(['Thanks! Is that all?']);
-    const kept = readdirSync(join(mara, 'openclaw-sessions'));
-    expect(kept).toEqual([expect.stringMatching(/^agent_mara_whatsapp_direct_\+15550100\.[0-9a-f]{8}\.jsonl$/)]);
-    expect(readFileSync(join(mara, 'openclaw-sessions', kept[0]!), 'utf8')).toContain('Status of the sensor?');
+    // The Telegram group went idle and OpenClaw reset it: its current window continues, the earlier one is kept as a file.
+    expect((await transcripts.history('agent:mara:telegram:group:-1001234567890')).turns.map((t) => t.input)).toEqual(['Reminder: water on Sundays.']);
+    const kept = readdirSync(join(mara, 'openclaw-sessions')).sort();
+    expect(kept).toEqual([expect.stringMatching(/^agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl$/), expect.stringMatching(/^agent_mara_whatsapp_direct_\+15550100\.[0-9a-f]{8}\.jsonl$/)]);
+    expect(readFileSync(join(mara, 'openclaw-sessions', kept[0]!), 'utf8')).toContain('Who waters the basil this week?');
+    expect(readFileSync(join(mara, 'openclaw-sessions', kept[0]!), 'utf8')).not.toContain('Reminder: water on Sundays.');
+    expect(readFileSync(join(mara, 'openclaw-sessions', kept[1]!), 'utf8')).toContain('Status of the sensor?');
 
     // The summary says what was copied, converted, kept and left out.
     expect(err).toMatch(/copied: 8 files/);
     expect(err).toMatch(/agent:mara:main → agent:mara:main: 2 turns/);
     expect(err).toMatch(/agent:mara:telegram:direct:4242 → agent:mara:telegram:dm:4242: 1 turn/);
     expect(err).toMatch(/agent:mara:whatsapp:direct:\+15550100: kept as openclaw-sessions\/.*clawfleet has Telegram only/);
+    expect(err).toMatch(/agent:mara:telegram:group:-1001234567890 → agent:mara:telegram:group:-1001234567890: 1 turn/);
+    expect(err).toMatch(/agent:mara:telegram:group:-1001234567890: an earlier window \(before a reset\), kept as openclaw-sessions\/agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl/);
     expect(err).toMatch(/kept, not read each turn: TOOLS\.md .*skills\//);
     // Private modes, whatever this process's umask.
     expect(statSync(join(mara, 'SOUL.md')).mode & 0o777).toBe(0o600);
@@ -91,13 +97,31 @@ describe('import-openclaw --workspaces', () => {
     expect(err).toMatch(/sessions from .*agents\/juno\/sessions\/sessions\.json/);
   });
 
+  it('keeps a legacy transcript no session names (a window before a reset) as a file, and follows no link posing as one', async () => {
+    const s = setup('state-list');
+    const sessions = join(s.openclaw, 'agents', 'juno', 'sessions');
+    const named = JSON.parse(readFileSync(join(sessions, 'sessions.json'), 'utf8'))['agent:juno:main'].sessionId as string;
+    cpSync(join(sessions, `${named}.jsonl`), join(sessions, '0badc0de-0000-4000-8000-000000000000.jsonl'));
+    writeFileSync(join(s.root, 'secret.jsonl'), '{"type":"message","text":"PRIVATE KEY"}\n');
+    symlinkSync(join(s.root, 'secret.jsonl'), join(sessions, '1eaf0000-0000-4000-8000-000000000000.jsonl'));
+    const { code, err } = await importWith(s);
+    expect(code, err).toBe(0);
+    const juno = join(s.state, 'workspaces', 'juno');
+    expect(err).toMatch(/\(an earlier window\): an earlier window \(before a reset\), kept as openclaw-sessions\/an_earlier_window\.0badc0de\.jsonl/);
+    expect(readFileSync(join(juno, 'openclaw-sessions', 'an_earlier_window.0badc0de.jsonl'), 'utf8')).toContain('I just started Middlemarch.');
+    expect(err).toMatch(/1eaf0000-0000-4000-8000-000000000000\.jsonl: not a regular file \(a link is not followed\)/);
+    expect(readdirSync(join(juno, 'openclaw-sessions'))).toEqual(['an_earlier_window.0badc0de.jsonl']);
+    // The current window still continues in clawfleet.
+    expect((await new TranscriptStore(juno).history('agent:juno:main')).turns.map((t) => t.input)).toEqual(['I just started Middlemarch.']);
+  });
+
   it('refuses to overwrite what differs, writing nothing (not even --out), and replaces it with --force', async () => {
     const s = setup('state-entries');
     expect((await importWith(s)).code).toBe(0);
     // Again: everything is already there, byte for byte.
     const again = await importWith(s, '--force');
     expect(again.code, again.err).toBe(0);
-    expect(again.err).toMatch(/copied: 0 files[\s\S]*already there, unchanged: 11/);
+    expect(again.err).toMatch(/copied: 0 files[\s\S]*already there, unchanged: 13/);
 
     const mara = join(s.state, 'workspaces', 'mara');
     writeFileSync(join(mara, 'SOUL.md'), 'I was changed in clawfleet.\n');
@@ -157,6 +181,18 @@ describe('import-openclaw --workspaces', () => {
     } finally {
       held.release();
     }
+  });
+
+  it('refuses two OpenClaw agents that would become one clawfleet agent, writing nothing', async () => {
+    const s = setup('state-entries');
+    mkdirSync(join(s.openclaw, 'a'));
+    mkdirSync(join(s.openclaw, 'b'));
+    writeFileSync(join(s.openclaw, 'openclaw.json'), JSON.stringify({ agents: { entries: { my_agent: { workspace: join(s.openclaw, 'a') }, 'my-agent': { workspace: join(s.openclaw, 'b') } } } }));
+    const { code, err } = await importWith(s);
+    expect(code).toBe(1);
+    expect(err).toMatch(/OpenClaw agents "my_agent" and "my-agent" both become "my-agent" in clawfleet[\s\S]*Nothing was written/);
+    expect(existsSync(join(s.state, 'workspaces'))).toBe(false);
+    expect(existsSync(join(s.cwd, 'clawfleet.json'))).toBe(false);
   });
 
   it('says where it looked when an agent has no workspace and no sessions', async () => {

@@ -1,7 +1,8 @@
 // `clawfleet import-openclaw <openclaw.json>`: converts an OpenClaw config (JSON5) and its
 // cron jobs into clawfleet.json, lists the secrets to set (names only: values are never
-// copied) and everything it could not convert, then validates the result.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// copied) and everything it could not convert, then validates the result. With
+// --workspaces it also carries each agent's workspace and sessions into the local fleet.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { parseConfig } from '../shared/config/load.ts';
@@ -9,18 +10,29 @@ import { ConfigError } from '../shared/errors.ts';
 import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { convertOpenclaw, FALLBACK_MODEL, sanitizeId } from './openclaw/convert.ts';
 
-const HELP = `Usage: clawfleet import-openclaw <openclaw.json> [--fleet <name>] [--out clawfleet.json] [--cron-jobs <jobs.json>] [--force]
+const HELP = `Usage: clawfleet import-openclaw <openclaw.json> [--fleet <name>] [--out clawfleet.json] [--cron-jobs <jobs.json>]
+                                 [--workspaces [--openclaw-state <dir>] [--state .clawfleet]] [--force]
 
 Converts an OpenClaw config (JSON5) into a clawfleet config: agents (agents.list or
 agents.entries), models and providers, bindings, channels.telegram (bot tokens become
 secret names), cron jobs, hooks and MCP servers. Prints the secrets to set and everything
 it could not convert, with its path. Secret values are never written to the output.
 
-  --fleet <name>        the fleet name (default "openclaw")
-  --out <path>          where to write (default: print to standard output)
-  --cron-jobs <path>    OpenClaw's cron job store (default: cron/jobs.json beside the config, if present)
-  --default-model <m>   the model for agents the OpenClaw config gives none (default ${FALLBACK_MODEL})
-  --force               overwrite --out if it exists`;
+With --workspaces, each agent's workspace (its configured path, or where OpenClaw puts it)
+is copied into <state>/workspaces/<id> — AGENTS.md, SOUL.md, USER.md, IDENTITY.md, MEMORY.md,
+memory/, skills/ and the agent's own files — and its OpenClaw sessions become clawfleet
+transcripts where their session keys map (the rest are kept as files in openclaw-sessions/).
+Nothing is written while anything would be overwritten; --force replaces what differs.
+Stop the OpenClaw gateway first, and do not run the clawfleet fleet on <state> meanwhile.
+
+  --fleet <name>          the fleet name (default "openclaw")
+  --out <path>            where to write (default: print to standard output)
+  --cron-jobs <path>      OpenClaw's cron job store (default: cron/jobs.json beside the config, if present)
+  --default-model <m>     the model for agents the OpenClaw config gives none (default ${FALLBACK_MODEL})
+  --workspaces            carry workspaces and sessions into the local fleet
+  --openclaw-state <dir>  OpenClaw's state directory (default: $OPENCLAW_STATE_DIR, else the config's folder)
+  --state <dir>           the clawfleet state directory (default .clawfleet)
+  --force                 overwrite --out if it exists, and workspace files that differ`;
 
 function readJson5(path: string, what: string): unknown {
   let text: string;
@@ -41,13 +53,13 @@ export interface ImportResult {
   valid: boolean;
 }
 
-export function importOpenclaw(configPath: string, opts: { fleet: string; cronJobsPath?: string; defaultModel?: string }, io: Pick<CliIO, 'err'>): ImportResult {
+export function importOpenclaw(configPath: string, opts: { fleet: string; cronJobsPath?: string; defaultModel?: string; workspaces?: boolean }, io: Pick<CliIO, 'err'>): ImportResult & { input: unknown } {
   const input = readJson5(configPath, 'OpenClaw config');
   const cronPath = opts.cronJobsPath ?? join(dirname(configPath), 'cron', 'jobs.json');
   const cronJobs = opts.cronJobsPath || existsSync(cronPath) ? readJson5(cronPath, 'cron job store') : undefined;
   let conversion;
   try {
-    conversion = convertOpenclaw(input, { fleet: opts.fleet, defaultModel: opts.defaultModel, cronJobs, cronSource: cronJobs === undefined ? undefined : cronPath });
+    conversion = convertOpenclaw(input, { fleet: opts.fleet, defaultModel: opts.defaultModel, cronJobs, cronSource: cronJobs === undefined ? undefined : cronPath, workspaces: opts.workspaces });
   } catch (err) {
     throw new CliError(EXIT.invalid, `${configPath}: ${(err as Error).message}`);
   }
@@ -77,14 +89,23 @@ export function importOpenclaw(configPath: string, opts: { fleet: string; cronJo
     report.push(`\n${err.message}\nfix these in the output before using it.`);
   }
   io.err(report.join('\n'));
-  return { text: `${JSON.stringify(config, null, 2)}\n`, valid };
+  return { text: `${JSON.stringify(config, null, 2)}\n`, valid, input };
 }
 
 export const importOpenclawCommand: Command = {
   async run(args, io) {
     const p = parse(
       args,
-      { fleet: { type: 'string', default: 'openclaw' }, out: { type: 'string' }, 'cron-jobs': { type: 'string' }, 'default-model': { type: 'string' }, force: { type: 'boolean', default: false } },
+      {
+        fleet: { type: 'string', default: 'openclaw' },
+        out: { type: 'string' },
+        'cron-jobs': { type: 'string' },
+        'default-model': { type: 'string' },
+        force: { type: 'boolean', default: false },
+        workspaces: { type: 'boolean', default: false },
+        'openclaw-state': { type: 'string' },
+        state: { type: 'string', default: '.clawfleet' },
+      },
       HELP,
       io,
       { min: 1, max: 1 },
@@ -96,11 +117,58 @@ export const importOpenclawCommand: Command = {
     const outPath = out ? resolve(io.cwd, out) : undefined;
     if (outPath && existsSync(outPath) && !p.values.force) throw new CliError(EXIT.failed, `${out} exists; pass --force to overwrite it`);
     const cronJobs = str(p.values['cron-jobs']);
-    const result = importOpenclaw(resolve(io.cwd, p.positionals[0]!), { fleet, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) }, io);
+    const workspaces = p.values.workspaces === true;
+    if (!workspaces && (p.values['openclaw-state'] !== undefined)) throw usageError('--openclaw-state goes with --workspaces', HELP);
+    const configPath = resolve(io.cwd, p.positionals[0]!);
+    const result = importOpenclaw(configPath, { fleet, workspaces, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) }, io);
+    // Every workspace is planned before anything is written, --out included.
+    const carried = workspaces ? await planWorkspaces(configPath, result.input, str(p.values['openclaw-state']), str(p.values.state)!, p.values.force === true, io) : undefined;
     if (outPath) {
       writeFileSync(outPath, result.text);
       io.err(`\nwrote ${out}`);
     } else io.out(result.text.trimEnd());
+    if (carried) await carried.apply();
     return result.valid ? EXIT.ok : EXIT.invalid;
   },
 };
+
+/** Plans the workspace import and refuses it whole on any conflict; `apply` writes it under the state directory's lock. */
+async function planWorkspaces(configPath: string, input: unknown, openclawState: string | undefined, state: string, force: boolean, io: CliIO): Promise<{ apply(): Promise<void> }> {
+  const { planWorkspaceImport, applyWorkspaceImport, conflictsOf, importSummary } = await import('./openclaw/workspaces.ts');
+  const [{ lockStateDir }, { holdStateUmask }] = await Promise.all([import('../local/state-lock.ts'), import('../local/state-modes.ts')]);
+  const stateDir = resolve(io.cwd, state);
+  const openclawDir = resolve(io.cwd, openclawState ?? io.env.OPENCLAW_STATE_DIR ?? dirname(configPath));
+  const imports = await planWorkspaceImport(input as Record<string, unknown>, configPath, {
+    openclawState: openclawDir,
+    stateDir,
+    force,
+    home: io.env.HOME,
+    workspaceEnv: io.env.OPENCLAW_WORKSPACE_DIR,
+  });
+  const conflicts = conflictsOf(imports);
+  if (conflicts.length) {
+    io.err(importSummary(imports, false));
+    throw new CliError(EXIT.failed, `nothing was written: ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} would be overwritten (pass --force to replace them):\n${conflicts.slice(0, 20).map((c) => `  ${c}`).join('\n')}${conflicts.length > 20 ? `\n  … and ${conflicts.length - 20} more` : ''}`);
+  }
+  return {
+    async apply() {
+      // The fleet's own umask: whatever is created here (the lock file too) is the owner's alone.
+      const releaseUmask = holdStateUmask();
+      try {
+        mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+        // A fleet running on the state directory holds this lock: its runtimes must not see half a workspace.
+        const lock = await lockStateDir(stateDir, { pid: process.pid, startedAt: Date.now() }).catch((err: unknown) => {
+          throw new CliError(EXIT.failed, `${(err as Error).message}\nThe workspaces were not written.`);
+        });
+        try {
+          await applyWorkspaceImport(imports);
+        } finally {
+          lock.release();
+        }
+      } finally {
+        releaseUmask();
+      }
+      io.err(`\nworkspaces${importSummary(imports, true)}`);
+    },
+  };
+}

@@ -28,7 +28,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'deploy', summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links', load: async () => (await import('./deploy.ts')).deployCommand },
   { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
   { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
-  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
+  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json, with --workspaces its agents’ workspaces too', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
+  { name: 'workspace', summary: 'push a folder into an agent’s workspace, or pull it out (locally or --aws)', load: async () => (await import('./workspace.ts')).workspaceCommand },
 ];
 
 function version(): string {

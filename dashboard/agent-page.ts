@@ -1,8 +1,10 @@
 // One agent: its state and the controls, the 24 h charts, recent turns with where their
-// time went, sessions, cron jobs, MCP servers and pending pairings. The chat box (local
+// time went, sessions, cron jobs, MCP servers, pending pairings, and its workspace's size
+// and last push or pull. The chat box (local
 // mode) sits outside the refreshed part, so typing is never interrupted.
 import type { TurnEvent } from '../shared/ports.ts';
-import type { AgentDetail } from '../shared/dashboard/view.ts';
+import type { AgentDetail, WorkspaceView } from '../shared/dashboard/view.ts';
+import { formatBytes } from '../shared/workspace/manifest.ts';
 import { activityChart, queueChart } from './charts.ts';
 import { ago, duration, isoTime, profileLabel, until } from './format.ts';
 import { html, type Html } from './html.ts';
@@ -38,6 +40,17 @@ function splitLegend(d: AgentDetail): Html {
   return html`<p class="legend"><span class="seg seg-wait"></span>queue wait <span class="seg seg-model"></span>model <span class="seg seg-tools"></span>tools</p>`;
 }
 
+/** "1.2 MiB in 34 files · last pushed 3h ago", saying when a size is the last transfer's rather than now. */
+function workspaceFacts(w: WorkspaceView, now: number): Html {
+  const size = w.size
+    ? `${w.size.complete ? '' : 'at least '}${formatBytes(w.size.bytes)} in ${w.size.files} file${w.size.files === 1 ? '' : 's'}${w.size.asOf === 'last-sync' ? ' (at the last push/pull)' : ''}`
+    : 'empty';
+  const last = w.lastSync
+    ? html` · last ${w.lastSync.direction === 'push' ? 'pushed' : 'pulled'} <span title="${isoTime(w.lastSync.at)}${w.lastSync.where ? ` (${w.lastSync.direction === 'push' ? 'from' : 'to'} ${w.lastSync.where})` : ''}">${ago(w.lastSync.at, now)}</span>`
+    : html` · <span class="muted">never pushed or pulled</span>`;
+  return html`<span class="workspace">${size}${last}</span>`;
+}
+
 function facts(d: AgentDetail): Html {
   const a = d.agent;
   const row = (k: string, v: Html | string) => html`<dt>${k}</dt><dd>${v}</dd>`;
@@ -48,6 +61,7 @@ ${row('compute', profileLabel(a.profile))}
 ${row('heartbeat', html`<span title="${isoTime(a.lastHeartbeatAt)}">${ago(a.lastHeartbeatAt, d.now)}</span>${a.version ? html` · runtime ${a.version}` : ''}`)}
 ${row('last work', html`<span title="${isoTime(a.lastActivityAt)}">${ago(a.lastActivityAt, d.now)}</span>`)}
 ${row('queue', a.queue ? `${a.queue.depth} waiting · ${a.queue.dlq} in DLQ · ${a.queue.outboxDlq} refused replies` : `unreadable (${a.queueError ?? 'error'})`)}
+${d.workspace ? row('workspace', workspaceFacts(d.workspace, d.now)) : ''}
 ${a.restarts ? row('restarts', String(a.restarts)) : ''}
 ${row('last error', a.lastError ? html`<span class="bad">${a.lastError}</span>` : html`<span class="muted">none</span>`)}
 ${a.warnings.length ? row('warnings', html`<ul class="warnings">${a.warnings.map((w) => html`<li class="warn">⚠ ${w}</li>`)}</ul>`) : ''}

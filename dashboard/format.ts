@@ -40,4 +40,5 @@ export const STATE_LABEL: Record<AgentSummary['state'], string> = {
   asleep: 'asleep',
   restarting: 'restarting',
   unhealthy: 'unhealthy',
+  held: 'held (workspace transfer)',
 };

@@ -26,7 +26,7 @@ b.bad,.bad{color:var(--unhealthy)}.good{color:var(--awake)}.warn{color:#a86400}.
 .state{display:inline-flex;align-items:center;gap:6px;font-weight:600;text-transform:uppercase;font-size:12px;letter-spacing:.03em}
 .state i,.chip i{display:inline-block;width:10px;height:10px;border-radius:50%;background:var(--asleep)}
 .s-awake i{background:var(--awake)}.s-waking i{background:var(--waking);animation:pulse 1s infinite}.s-restarting i{background:var(--restarting);animation:pulse 1s infinite}.s-unhealthy i{background:var(--unhealthy)}
-.state.s-awake{color:var(--awake)}.state.s-waking{color:#a86400}.state.s-restarting{color:var(--restarting)}.state.s-unhealthy{color:var(--unhealthy)}.state.s-asleep{color:var(--asleep)}
+.state.s-awake{color:var(--awake)}.state.s-waking{color:#a86400}.state.s-restarting{color:var(--restarting)}.state.s-unhealthy{color:var(--unhealthy)}.state.s-asleep{color:var(--asleep)}.state.s-held{color:var(--asleep)}
 .since{display:block;color:var(--muted);font-size:11px}
 @keyframes pulse{50%{opacity:.35}}
 table.fleet{width:100%;border-collapse:separate;border-spacing:0;background:var(--card);border:1px solid var(--line);border-radius:10px;overflow:hidden}

@@ -6,6 +6,8 @@ import { dashboardSecretName } from '../shared/config/names.ts';
 import { lifecycleActions } from '../shared/dashboard/actions.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
+import { workspaceFromSyncLog } from '../shared/dashboard/workspace-view.ts';
+import { ClawfleetError } from '../shared/errors.ts';
 import { handleDashboard, type DashboardDeps } from '../dashboard/handler.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 import type { FunctionUrlEvent, FunctionUrlResult } from './function-url.ts';
@@ -33,6 +35,8 @@ const sources: DashboardSources = {
   metrics: cp.metrics,
   clock: cp.clock,
   log: cp.log,
+  // The last push/pull's record (`clawfleet workspace --aws`): the only measure of a workspace on EFS it has.
+  workspace: workspaceFromSyncLog(cp.workspaceSyncLog),
   chat: false,
 };
 const deps: DashboardDeps = {

@@ -19,6 +19,7 @@ import { AgentSchedules } from './constructs/agent-schedules.ts';
 import { cronDispatchArn } from './constructs/control-functions.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
+import { AgentWorkspaceTask } from './constructs/agent-workspace-task.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { WorkspaceArchive } from './constructs/workspace-archive.ts';
 import { importSharedResources } from './constructs/shared-resources.ts';
@@ -39,6 +40,7 @@ export class AgentStack extends Stack {
   readonly secret: EmptySecret;
   readonly runtime: AgentRuntime;
   readonly archive: WorkspaceArchive;
+  readonly workspaceTask: AgentWorkspaceTask;
   readonly schedules: AgentSchedules | undefined;
 
   constructor(scope: Construct, id: string, props: AgentStackProps) {
@@ -84,6 +86,19 @@ export class AgentStack extends Stack {
     // Run by `clawfleet agents remove` before the stack goes: the workspace is archived, not lost.
     this.archive = new WorkspaceArchive(this, 'Archive', { fleet, agentId, runtime: this.runtime, fileSystem: shared.fileSystem, image: fleetImage, runtimeImage: image, architecture });
 
+    // `clawfleet workspace push|pull`: the one-off task with this agent's role and access point.
+    this.workspaceTask = new AgentWorkspaceTask(this, 'WorkspaceTask', {
+      fleet,
+      agentId,
+      taskRole: this.runtime.taskRole,
+      executionRole: this.runtime.executionRole,
+      fileSystem: shared.fileSystem,
+      accessPoint: this.runtime.accessPoint,
+      image: props.defaultImage(runtimeArchitecture(agent.runtime)),
+      architecture: runtimeArchitecture(agent.runtime),
+      logGroup: this.runtime.logGroup,
+    });
+
     // By name, not by reference: the function's deterministic name keeps the control
     // plane's template free of anything per agent.
     new lambda.CfnEventSourceMapping(this, 'OutboxToControlPlane', {
@@ -106,5 +121,6 @@ export class AgentStack extends Stack {
     out('SecretName', this.secret.secretName, 'Fill with infra/scripts/set-secret.ts');
     out('ServiceName', this.runtime.service.serviceName, 'ECS service of this agent');
     out('ArchiveTaskFamily', this.archive.taskDefinition.family, 'One-off task that archives the workspace (clawfleet agents remove)');
+    out('WorkspaceTaskFamily', this.workspaceTask.taskDefinition.family, 'The one-off task of clawfleet workspace push|pull');
   }
 }

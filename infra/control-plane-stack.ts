@@ -17,6 +17,7 @@ import { EmptySecret } from './constructs/empty-secret.ts';
 import { FleetNetwork } from './constructs/fleet-network.ts';
 import { FleetTables } from './constructs/fleet-tables.ts';
 import { SharedParameters } from './constructs/shared-resources.ts';
+import { WorkspaceStaging } from './constructs/workspace-staging.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -35,6 +36,7 @@ export class ControlPlaneStack extends Stack {
   readonly cronInvoker: CronInvoker;
   readonly functions: ControlFunctions;
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
+  readonly staging: WorkspaceStaging;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
@@ -61,6 +63,8 @@ export class ControlPlaneStack extends Stack {
     this.cronInvoker = new CronInvoker(this, 'CronInvoker', { fleet, functionArn: cronDispatchArn(this, fleet) });
     // The agent stacks find the network, file system and scheduler role through these.
     new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role });
+    // Workspaces on their way in and out of EFS (`clawfleet workspace push|pull`).
+    this.staging = new WorkspaceStaging(this, 'WorkspaceStaging', { fleet });
 
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,

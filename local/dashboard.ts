@@ -21,6 +21,8 @@ export interface LocalDashboardInputs {
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   /** Where writes that fail for a full disk are reported. */
   storage: StorageWatch;
+  /** The agent's workspace now and its last push/pull (local/fleet.ts). */
+  workspace?: DashboardSources['workspace'];
 }
 
 export const LOCAL_QUEUE_SAMPLE_MS = 30_000;
@@ -75,6 +77,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
       const s = agentStatus(agentId);
       return { model: s?.model, detail: s?.detail };
     },
+    ...(inputs.workspace ? { workspace: inputs.workspace } : {}),
     chat: true,
   };
   const actions: FleetActions = {

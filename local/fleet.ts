@@ -3,7 +3,7 @@
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
 // (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseSchedulerExpression } from '../shared/adapters/local/scheduler-expression.ts';
@@ -30,6 +30,10 @@ import { createLocalServer } from './server.ts';
 import { lockStateDir, STATE_LOCK_FILE } from './state-lock.ts';
 import { holdStateUmask, tightenStateModes } from './state-modes.ts';
 import { StorageWatch } from './storage-watch.ts';
+import { localWorkspaceHolds } from './workspace-holds.ts';
+import { measureWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
+import { FileWorkspaceSyncLog } from '../shared/adapters/local/file-workspace-sync-log.ts';
+import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
@@ -61,7 +65,11 @@ export interface LocalFleet {
   stop(): Promise<void>;
 }
 
-const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy'];
+// 'held' too: a fleet that starts ends any workspace hold of the last run (its holder sees so at its next renewal).
+const ALL_STATES: (AgentState | 'absent')[] = ['absent', 'asleep', 'waking', 'awake', 'restarting', 'unhealthy', 'held'];
+/** Entries the agent page counts in a workspace before it says "at least" (a refresh must stay cheap). */
+const WORKSPACE_MEASURE_LIMIT = 20_000;
+const WORKSPACE_MEASURE_EVERY_MS = 10_000;
 /** Schedules the config owns (its jobs and heartbeats), replaced at every start; agents' own (`agent-…`) are kept. */
 const CONFIG_SCHEDULE_PREFIXES = ['config-', 'heartbeat-'];
 
@@ -172,6 +180,11 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
    */
   const act = async (agentId: string, action: LifecycleAction): Promise<RuntimeState> => {
     if (!config.agents.list.some((a) => a.id === agentId)) throw new ClawfleetError('AGENT_UNKNOWN', `no agent "${agentId}" in this fleet`);
+    // A workspace transfer has the workspace: the runtime stays stopped until it ends.
+    if (cp.registry.record(agentId)?.state === 'held') {
+      if (action === 'hibernate') return supervisor!.state(agentId);
+      throw new ClawfleetError('AGENT_HELD', `${agentId} is held for a workspace transfer; it is woken when that ends`);
+    }
     const now = systemClock.now();
     if (action === 'hibernate') await cp.registry.transition(agentId, ALL_STATES, 'asleep', now);
     else if (action === 'wake') await cp.registry.transition(agentId, ['absent', 'asleep'], 'waking', now);
@@ -179,6 +192,8 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     return supervisor!.act(agentId, action);
   };
 
+  const holds = localWorkspaceHolds(cp.lifecycle!);
+  const measured = new Map<string, { at: number; size: ReturnType<typeof measureWorkspace> | undefined }>();
   let lastSeenWrite = new Map<string, number>();
   const keptDashboardToken = localDashboardToken(opts.stateDir);
   const server = createLocalServer({
@@ -192,6 +207,16 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     agents: () => config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id, model: modelOf(a.id), state: supervisor?.state(a.id) ?? 'stopped' })),
     status,
     act,
+    workspaceHold: (agentId, op, body) => holds.act(agentId, op, body),
+    workspace: measuredWorkspace((agentId) => {
+      // The agent page refreshes every 2 s: a workspace is walked at most every 10 s.
+      const cached = measured.get(agentId);
+      if (cached && systemClock.now() - cached.at < WORKSPACE_MEASURE_EVERY_MS) return cached.size;
+      const dir = join(opts.stateDir, 'workspaces', agentId);
+      const size = existsSync(dir) ? measureWorkspace(dir, WORKSPACE_MEASURE_LIMIT) : undefined;
+      measured.set(agentId, { at: systemClock.now(), size });
+      return size;
+    }, new FileWorkspaceSyncLog(opts.stateDir)),
     runtimeSeen: (agentId) => {
       // A runtime polling its queue is alive; written at most every few seconds.
       const now = systemClock.now();

@@ -19,6 +19,8 @@ import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
+import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';
+import type { WorkspaceView } from '../shared/dashboard/view.ts';
 import type { LifecycleAction, RuntimeState } from './supervisor.ts';
 
 const MAX_BODY = 1024 * 1024;
@@ -43,6 +45,10 @@ export interface ServerDeps {
   /** What `clawfleet status` prints; the dashboard reads it too. */
   status(): FleetStatus;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
+  /** The agent page's workspace figures (local/dashboard.ts). */
+  workspace?(agentId: string): Promise<WorkspaceView | undefined>;
+  /** A workspace transfer's hold on an agent (`clawfleet workspace push|pull`): local/workspace-holds.ts. */
+  workspaceHold?(agentId: string, op: HoldOp, body: unknown): Promise<unknown>;
   /** Called on every authenticated runtime call: evidence the runtime is alive. */
   runtimeSeen?(agentId: string): void;
   /** Host names besides the loopback ones that requests may name (`clawfleet start --allow-host`). */
@@ -175,7 +181,14 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
     if (req.method === 'GET' && path === '/admin/status') return deps.status();
     if (req.method === 'POST' && (m = /^\/admin\/agents\/([^/]+)\/([a-z]+)$/.exec(path))) {
       const agentId = knownAgent(m[1]!);
+      if (HOLD_OPS.includes(m[2] as HoldOp) && deps.workspaceHold) {
+        const text = await readBody(req);
+        const body = text.trim() ? parseJsonBody(z.unknown(), text) : {};
+        // A refusal (the agent is awake, held already, or raced) is a ClawfleetError the CLI prints as it is.
+        return await deps.workspaceHold(agentId, m[2] as HoldOp, body);
+      }
       if (!ACTIONS.has(m[2]!)) throw new ClawfleetError('ROUTE_UNKNOWN', `no runtime action "${m[2]}"; one of ${[...ACTIONS].join(', ')}`);
+      // Held for a workspace transfer (AGENT_HELD): answered 409 with why.
       return { agentId, state: await deps.act(agentId, m[2] as LifecycleAction) };
     }
     if (req.method === 'POST' && path === '/admin/cron/run') {

@@ -12,7 +12,8 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 /** esbuild's options for the runtime bundle in `outdir`. */
 export function runtimeBuildOptions(outdir) {
   return {
-    entryPoints: { main: here('./src/main.ts') },
+    // main: the runtime; workspace-sync: the one-off workspace task (infra/constructs/agent-workspace-task.ts).
+    entryPoints: { main: here('./src/main.ts'), 'workspace-sync': here('./src/workspace-sync.ts') },
     outdir,
     bundle: true,
     splitting: true,

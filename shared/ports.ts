@@ -141,9 +141,11 @@ export interface PairingStore {
 /**
  * An agent's life as the control plane sees it. asleep: desired count 0. waking: asked
  * to start, no heartbeat yet. awake: heartbeating. restarting: replaced after going
- * silent. unhealthy: did not come up in time.
+ * silent. unhealthy: did not come up in time. held: asleep and kept so while a workspace
+ * task (push, pull) has the workspace to itself: nothing wakes it until the task releases
+ * it or its lease lapses (shared/control/workspace-hold.ts).
  */
-export type AgentState = 'asleep' | 'waking' | 'awake' | 'restarting' | 'unhealthy';
+export type AgentState = 'asleep' | 'waking' | 'awake' | 'restarting' | 'unhealthy' | 'held';
 
 /** An MCP server of a runtime, as its last heartbeat reported it. */
 export interface McpServerState {

@@ -25,8 +25,8 @@ export interface Conversion {
   notes: string[];
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** Known providers and the wire API and key name clawfleet uses for them. */
@@ -73,7 +73,32 @@ function msToDuration(ms: number): string | undefined {
 /** What an agent runs when the OpenClaw config names no model (OpenClaw then uses its own default). */
 export const FALLBACK_MODEL = 'anthropic/claude-sonnet-4-5';
 
-export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string }): Conversion {
+/** One agent of an OpenClaw config, where the config has it. */
+export interface OpenclawAgent {
+  raw: Obj;
+  /** Its path in the config, for messages. */
+  at: string;
+  /** Its id in OpenClaw. */
+  id: string;
+  /** No agents are listed: OpenClaw's single agent "main" (agents.defaults or the legacy `agent` block). */
+  implicit?: true;
+}
+
+/** The agents of an OpenClaw config: `agents.list` (older releases), `agents.entries` (current), or the single "main". */
+export function listOpenclawAgents(root: Obj): OpenclawAgent[] {
+  const agentsRoot = isObj(root.agents) ? root.agents : {};
+  const agents: OpenclawAgent[] = [];
+  if (Array.isArray(agentsRoot.list)) {
+    agentsRoot.list.forEach((a, i) => isObj(a) && typeof a.id === 'string' && agents.push({ raw: a, at: `agents.list[${i}]`, id: a.id }));
+  }
+  if (isObj(agentsRoot.entries)) {
+    for (const [id, a] of Object.entries(agentsRoot.entries)) if (isObj(a)) agents.push({ raw: a, at: `agents.entries.${id}`, id });
+  }
+  if (agents.length === 0) agents.push({ raw: isObj(root.agent) ? root.agent : {}, at: isObj(root.agent) ? 'agent' : 'agents', id: 'main', implicit: true });
+  return agents;
+}
+
+export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string; workspaces?: boolean }): Conversion {
   const secrets: SecretToSet[] = [];
   const notConverted: NotConverted[] = [];
   const notes: string[] = [];
@@ -161,18 +186,12 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
 
   // ── Agents ────────────────────────────────────────────────────────────────────
   const agentsRoot = isObj(root.agents) ? root.agents : {};
-  const rawAgents: { raw: Obj; at: string; id: string }[] = [];
-  if (Array.isArray(agentsRoot.list)) {
-    agentsRoot.list.forEach((a, i) => isObj(a) && typeof a.id === 'string' && rawAgents.push({ raw: a, at: `agents.list[${i}]`, id: a.id }));
-  }
-  if (isObj(agentsRoot.entries)) {
-    for (const [id, a] of Object.entries(agentsRoot.entries)) if (isObj(a)) rawAgents.push({ raw: a, at: `agents.entries.${id}`, id });
-  }
-  if (rawAgents.length === 0) {
-    // A single-agent OpenClaw: its agent is "main", configured by agents.defaults or the legacy `agent` block.
-    rawAgents.push({ raw: isObj(root.agent) ? root.agent : {}, at: isObj(root.agent) ? 'agent' : 'agents', id: 'main' });
-    notes.push('no agents.list or agents.entries: converted the single agent as "main"');
-  } else if (isObj(root.agent)) skip('agent', 'the legacy single-agent block is ignored because agents are listed');
+  const rawAgents = listOpenclawAgents(root);
+  if (rawAgents[0]!.implicit) notes.push('no agents.list or agents.entries: converted the single agent as "main"');
+  else if (isObj(root.agent)) skip('agent', 'the legacy single-agent block is ignored because agents are listed');
+  // The workspace is carried by --workspaces (cli/openclaw/workspaces.ts), not by the config.
+  const workspaceKeys = new Set(['workspace']);
+  const workspaceReason = 'not carried by the config: `import-openclaw --workspaces` copies the workspace into the local fleet';
 
   const idMap = new Map<string, string>();
   const agents: Obj[] = [];
@@ -191,7 +210,8 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     const hb = heartbeat(raw.heartbeat, `${at}.heartbeat`);
     if (hb) agent.heartbeat = hb;
     if (isObj(raw.identity)) leftovers(raw.identity, new Set(['name']), `${at}.identity`, 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
-    leftovers(raw, at === 'agent' ? new Set([...AGENT_KEYS, 'workspace']) : AGENT_KEYS, at, 'per-agent setting with no clawfleet equivalent');
+    leftovers(raw, new Set([...AGENT_KEYS, ...workspaceKeys]), at, 'per-agent setting with no clawfleet equivalent');
+    if (typeof raw.workspace === 'string' && !opts.workspaces) skip(`${at}.workspace`, workspaceReason);
     agents.push(agent);
   }
   if (rawAgents.length > 1 && !agents.some((a) => a.default)) notes.push(`no default agent marked: "${agents[0]!.id}" (the first) takes unmatched messages`);
@@ -216,7 +236,8 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
   if (defaultTools) defaults.tools = defaultTools;
   const defaultHb = heartbeat(rawDefaults.heartbeat, 'agents.defaults.heartbeat');
   if (defaultHb) defaults.heartbeat = defaultHb;
-  leftovers(rawDefaults, DEFAULTS_KEYS, 'agents.defaults');
+  leftovers(rawDefaults, new Set([...DEFAULTS_KEYS, ...workspaceKeys]), 'agents.defaults');
+  if (typeof rawDefaults.workspace === 'string' && !opts.workspaces) skip('agents.defaults.workspace', workspaceReason);
   leftovers(agentsRoot, new Set(['list', 'entries', 'defaults']), 'agents');
 
   // ── MCP servers: global in OpenClaw, per agent in clawfleet (each agent runs its own) ──

@@ -23,7 +23,7 @@ import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
 /** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
-const WORKSPACE_PATH = '/workspace';
+export const WORKSPACE_PATH = '/workspace';
 /**
  * Who the workspace's files belong to on EFS (node images' uid/gid 1000). Every file
  * operation through the access point — the runtime's (root in its container) and each tool

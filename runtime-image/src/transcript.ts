@@ -29,7 +29,7 @@ const Usage = z.looseObject({
   input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), totalTokens: z.number(),
   cost: z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), total: z.number() }),
 });
-const MessageSchema = z.discriminatedUnion('role', [
+export const MessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(z.union([Text, Image]))]), timestamp: z.number() }),
   z.looseObject({
     role: z.literal('assistant'),
@@ -42,7 +42,7 @@ const MessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('toolResult'), toolCallId: z.string(), toolName: z.string(), content: z.array(z.union([Text, Image])), isError: z.boolean(), timestamp: z.number() }),
 ]);
 
-const TurnRecordSchema = z.object({
+export const TurnRecordSchema = z.object({
   kind: z.literal('turn').optional(),
   inboundId: z.string(),
   ts: z.number(),
@@ -56,7 +56,7 @@ const TurnRecordSchema = z.object({
   messages: z.array(MessageSchema).optional(),
 });
 
-const CompactionRecordSchema = z.object({
+export const CompactionRecordSchema = z.object({
   kind: z.literal('compaction'),
   ts: z.number(),
   /** Stands in for every turn before this line... */
@@ -65,7 +65,7 @@ const CompactionRecordSchema = z.object({
   throughInboundId: z.string(),
 });
 
-const EntrySchema = z.union([CompactionRecordSchema, TurnRecordSchema]);
+export const EntrySchema = z.union([CompactionRecordSchema, TurnRecordSchema]);
 
 // Messages are checked against the schema above (the shape pi-ai needs), then typed as
 // pi-ai's own Message, which carries a few provider-specific fields the schema lets through.
@@ -91,9 +91,7 @@ export class TranscriptStore {
   }
 
   private relative(sessionKey: string): string {
-    const readable = sessionKey.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80);
-    const hash = createHash('sha256').update(sessionKey).digest('hex').slice(0, 10);
-    return join('sessions', `${readable}.${hash}.jsonl`);
+    return transcriptPath(sessionKey);
   }
 
   /** The session's entries, from the tail of its file (see TRANSCRIPT_WINDOWS). */
@@ -140,6 +138,13 @@ export class TranscriptStore {
       await handle.close();
     }
   }
+}
+
+/** A session's transcript, relative to the workspace (the importer writes transcripts there too). */
+export function transcriptPath(sessionKey: string): string {
+  const readable = sessionKey.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80);
+  const hash = createHash('sha256').update(sessionKey).digest('hex').slice(0, 10);
+  return join('sessions', `${readable}.${hash}.jsonl`);
 }
 
 function parseEntries(text: string): TranscriptEntry[] {

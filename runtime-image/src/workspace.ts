@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
 import { readWorkspaceFile } from './workspace-file.ts';
 
-const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
+export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
 const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;

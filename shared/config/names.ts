@@ -84,6 +84,12 @@ export const agentArchiveTaskFamily = (fleet: string, agentId: string) => `${age
 /** Where on the fleet's file system an agent's workspace lives, and where its archived copies are kept. */
 export const agentWorkspacePath = (agentId: string) => `/agents/${agentId}`;
 export const agentArchivePath = (agentId: string) => `/archive/${agentId}`;
+/** The one-off task that moves an agent's workspace in and out of AWS (infra/constructs/agent-workspace-task.ts). */
+export const agentWorkspaceTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-workspace`;
+/** That task's one container: RunTask's overrides name it. */
+export const WORKSPACE_SYNC_CONTAINER = 'WorkspaceSync';
+/** An agent's prefix in the workspace staging bucket: only its task role may read or write under it. */
+export const stagingPrefix = (agentId: string) => `${agentId}/`;
 
 /**
  * SSM parameters through which the control plane tells the agent stacks where the shared
@@ -97,4 +103,6 @@ export const sharedParameterNames = (fleet: string) => ({
   fileSystemId: `/clawfleet/${fleet}/workspaces/file-system-id`,
   /** The role EventBridge Scheduler invokes λ cron-dispatch with. */
   schedulerRoleArn: `/clawfleet/${fleet}/cron/scheduler-role-arn`,
+  /** The bucket workspaces are staged in on their way in and out of EFS (one prefix per agent). */
+  stagingBucket: `/clawfleet/${fleet}/workspaces/staging-bucket`,
 });

@@ -7,7 +7,8 @@
 // (lifecycle.ts), and the registry's state decides desired 0 (asleep) or 1 (anything
 // else). After each change it reads the registry again and follows it until the two
 // agree, so an ask whose change landed after a newer one puts the newer one back: the
-// service ends where the last transition left the agent, whatever the order.
+// service ends where the last transition left the agent, whatever the order. A held agent
+// (a workspace task has its workspace) stays at desired 0 like a sleeping one.
 import * as z from '../zod.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError, formatPath } from '../errors.ts';
@@ -63,7 +64,7 @@ export async function handleComputeRequest(input: unknown, deps: ComputeHolderDe
   const stateOf = async (): Promise<AgentState> => (await deps.registry.get(agentId))?.state ?? 'asleep';
   let state = await stateOf();
   let outcome: ComputeOutcome;
-  if (state === 'asleep') {
+  if (stopped(state)) {
     await deps.compute.setRunning(agentId, false);
     outcome = 'stopped';
   } else if (request.action === 'restart') {
@@ -79,13 +80,16 @@ export async function handleComputeRequest(input: unknown, deps: ComputeHolderDe
   // has moved since, follow it (the last writer then always ends on the registry's word).
   for (let round = 0; ; round++) {
     const now = await stateOf();
-    if ((now === 'asleep') === (outcome === 'stopped')) return { request, outcome, state: now };
+    if (stopped(now) === (outcome === 'stopped')) return { request, outcome, state: now };
     if (round === MAX_SETTLE_ROUNDS) {
       throw new ClawfleetError('COMPUTE_UNSETTLED', `agent ${agentId}'s registry state kept changing (now ${now}); its service may not match it`);
     }
     deps.log.info('compute followed a newer registry state', { agentId, was: state, now });
     state = now;
-    outcome = now === 'asleep' ? 'stopped' : 'started';
+    outcome = stopped(now) ? 'stopped' : 'started';
     await deps.compute.setRunning(agentId, outcome === 'started');
   }
 }
+
+/** The states whose service runs no task: asleep, and held for a workspace task. */
+const stopped = (state: AgentState): boolean => state === 'asleep' || state === 'held';

@@ -33,6 +33,7 @@ import type { HooksDeps } from './hooks.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
 import type { OutboxDeps } from './outbox.ts';
 import type { OutboxBatchDeps } from './outbox-batch.ts';
+import type { WorkspaceSyncLog } from '../workspace/sync-log.ts';
 import type { TelegramWebhookDeps } from './telegram-webhook.ts';
 
 /** Everything the control plane's cores use from the outside world. */
@@ -62,6 +63,8 @@ export interface ControlPorts {
   scheduler: CronScheduler | undefined;
   /** The local dashboard's chat box: the `local` channel. */
   localChat: ChannelSender | undefined;
+  /** Each agent's last workspace push or pull (`clawfleet workspace`), for the dashboard. */
+  workspaceSyncLog: WorkspaceSyncLog;
 }
 
 /** How a process builds each port it has; called at most once, on first use. */
@@ -136,6 +139,9 @@ export class ControlPlane {
   }
   get queueStats() {
     return this.port('queueStats');
+  }
+  get workspaceSyncLog() {
+    return this.port('workspaceSyncLog');
   }
   get secrets() {
     return this.port('secrets');

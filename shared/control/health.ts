@@ -6,6 +6,7 @@ import { resolveAgent } from '../config/resolve.ts';
 import { errorFields } from '../log.ts';
 import type { AgentRecord } from '../ports.ts';
 import { hibernate, wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
+import { HOLD_LEASE_MS, releaseLapsedHold } from './workspace-hold.ts';
 
 export const HEALTH_DEFAULTS = {
   /** A running agent silent this long is restarted (runtimes heartbeat every 30 s). */
@@ -13,9 +14,11 @@ export const HEALTH_DEFAULTS = {
   /** An agent asked to start that has not heartbeated within this is restarted. */
   startTimeoutMs: 5 * 60_000,
   idleTimeoutMinutes: 30,
+  /** A hold not renewed this long is released (its workspace task died): see workspace-hold.ts. */
+  holdLeaseMs: HOLD_LEASE_MS,
 };
 
-export type HealthAction = 'woken' | 'restarted' | 'hibernated' | 'none';
+export type HealthAction = 'woken' | 'restarted' | 'hibernated' | 'released' | 'none';
 
 export async function healthTick(config: FleetConfig, deps: LifecycleDeps, opts = HEALTH_DEFAULTS): Promise<Record<string, HealthAction>> {
   const results: Record<string, HealthAction> = {};
@@ -37,6 +40,9 @@ async function checkAgent(config: FleetConfig, agentId: string, deps: LifecycleD
   const now = deps.clock.now();
   const rec: AgentRecord | undefined = await deps.registry.get(agentId);
   const state = rec?.state ?? 'asleep';
+
+  // A workspace task has the workspace: no wake, no restart, until it ends or its lease lapses.
+  if (state === 'held') return (await releaseLapsedHold(agentId, rec?.stateChangedAt ?? 0, opts.holdLeaseMs, deps)) ? 'released' : 'none';
 
   if (state === 'asleep') {
     // An always-on agent is never left asleep; any other wakes when work is waiting.

@@ -29,7 +29,8 @@ export function lifecycleActions(deps: LifecycleDeps): FleetActions {
       const rec = await deps.registry.get(agentId);
       const state = rec?.state ?? 'asleep';
       if (!actionsFor(state).includes(action)) {
-        throw new ActionRefused('ACTION_NOT_AVAILABLE', `${agentId} is ${state}: ${actionsFor(state).join(' or ')} only`);
+        const allowed = actionsFor(state);
+        throw new ActionRefused('ACTION_NOT_AVAILABLE', allowed.length ? `${agentId} is ${state}: ${allowed.join(' or ')} only` : `${agentId} is ${state}: its workspace is being transferred; it wakes when that ends`);
       }
       let won: boolean;
       switch (action) {

@@ -7,7 +7,7 @@ import { errorFields, type Logger } from '../log.ts';
 import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, QueueStats, SessionRegistry, McpServerState } from '../ports.ts';
 import { nextRun } from '../cron/next-run.ts';
 import { DAY_MS, fillDay } from '../metrics/buckets.ts';
-import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView } from './view.ts';
+import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, WorkspaceView } from './view.ts';
 
 export interface DashboardSources {
   config: FleetConfig;
@@ -19,17 +19,21 @@ export interface DashboardSources {
   metrics: AgentMetrics;
   clock: Clock;
   log: Logger;
+  /** The agent's workspace size and last push/pull, where known. */
+  workspace?(agentId: string): Promise<WorkspaceView | undefined>;
   /** Local mode: what the process supervisor knows beyond the registry (offline model label, pid). */
   describe?(agentId: string): { model?: string | undefined; detail?: string | undefined };
   chat: boolean;
 }
 
-export const AGENT_STATES: AgentState[] = ['awake', 'waking', 'restarting', 'unhealthy', 'asleep'];
+export const AGENT_STATES: AgentState[] = ['awake', 'waking', 'restarting', 'unhealthy', 'asleep', 'held'];
 const SESSIONS_SHOWN = 50;
 const TURNS_SHOWN = 25;
 
 /** What an operator may do to an agent in each state. */
 export function actionsFor(state: AgentState): FleetAction[] {
+  // A held agent's workspace is being moved: it wakes when the transfer ends, not before.
+  if (state === 'held') return [];
   return state === 'asleep' ? ['wake'] : ['restart', 'hibernate'];
 }
 
@@ -145,12 +149,16 @@ function mcpServers(config: FleetConfig, agentId: string, live: Record<string, M
 
 export async function buildAgentDetail(agentId: string, src: DashboardSources): Promise<AgentDetail> {
   const now = src.clock.now();
-  const [agent, record, sessions, turns, pairings] = await Promise.all([
+  const [agent, record, sessions, turns, pairings, workspace] = await Promise.all([
     summarize(agentId, src, now),
     src.registry.get(agentId),
     src.sessions.list(agentId, SESSIONS_SHOWN),
     src.metrics.recentTurns(agentId, now - DAY_MS, TURNS_SHOWN),
     pendingPairings(src, now),
+    src.workspace?.(agentId).catch((err: unknown) => {
+      src.log.warn('dashboard: workspace figures unreadable', { agentId, ...errorFields(err) });
+      return undefined;
+    }),
   ]);
   return {
     fleet: src.config.fleet,
@@ -163,6 +171,7 @@ export async function buildAgentDetail(agentId: string, src: DashboardSources): 
     mcp: mcpServers(src.config, agentId, record?.mcp),
     pairings: pairings.filter((p) => p.agentId === agentId),
     chat: src.chat,
+    workspace,
   };
 }
 

@@ -2,6 +2,7 @@
 // as plain data. Built by fleet-view.ts from the ports; rendered by dashboard/ and served
 // as JSON. It holds names, states and counts only: never a secret value.
 import type { McpServerState } from '../ports.ts';
+import type { WorkspaceSync } from '../workspace/sync-log.ts';
 import type { ActivityBucket, AgentState, QueueFigures, TurnEvent } from '../ports.ts';
 
 export type FleetAction = 'wake' | 'hibernate' | 'restart';
@@ -81,6 +82,13 @@ export interface McpServerView {
   live?: McpServerState | undefined;
 }
 
+/** The agent's workspace: its size, and its last push or pull (`clawfleet workspace`). */
+export interface WorkspaceView {
+  /** Measured now (locally), or as the last push or pull found it (on AWS, where the dashboard does not reach EFS). */
+  size?: { files: number; bytes: number; asOf: 'now' | 'last-sync'; complete: boolean } | undefined;
+  lastSync?: WorkspaceSync | undefined;
+}
+
 export interface AgentDetail {
   fleet: string;
   where: 'aws' | 'local';
@@ -92,4 +100,6 @@ export interface AgentDetail {
   mcp: McpServerView[];
   pairings: PairingView[];
   chat: boolean;
+  /** Undefined where the dashboard has no way to know (an unreadable record is logged, not shown). */
+  workspace?: WorkspaceView | undefined;
 }

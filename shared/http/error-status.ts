@@ -29,6 +29,16 @@ export const ERROR_STATUS = {
   // What it asks cannot be done in the agent's present state.
   ACTION_NOT_AVAILABLE: 409,
   ACTION_RACED: 409,
+  // A workspace transfer and the agent's hold: what it asks clashes with the agent's state or files.
+  AGENT_AWAKE: 409,
+  AGENT_HELD: 409,
+  HOLD_LOST: 409,
+  HOLD_RACED: 409,
+  RUNTIME_STILL_RUNNING: 409,
+  WORKSPACE_CONFLICT: 409,
+  TARGET_APPEARED: 409,
+  AGENT_ID_CLASH: 409,
+  HOLD_INVALID: 400,
   // Not now: the same request may succeed later.
   FLEET_STARTING: 503,
   FLEET_STOPPING: 503,
@@ -71,6 +81,28 @@ export const ERROR_STATUS = {
   FETCH_TOO_LARGE: 500,
   FETCH_ENCODING: 500,
   NOT_REGULAR_FILE: 500,
+  AGENT_NOT_DEPLOYED: 500,
+  FILE_CHANGED: 500,
+  FILE_CORRUPT: 500,
+  HOLDER_GONE: 500,
+  INTERRUPTED: 500,
+  MANIFEST_INVALID: 500,
+  MANIFEST_MISSING: 500,
+  MANIFEST_OTHER_AGENT: 500,
+  PATH_INVALID: 500,
+  STAGING_DOCUMENT_INVALID: 500,
+  STAGING_DOCUMENT_TOO_LARGE: 500,
+  STAGING_INCOMPLETE: 500,
+  STAGING_KEY_INVALID: 500,
+  STAGING_OBJECT_MISSING: 500,
+  STAGING_PREFIX_INVALID: 500,
+  TARGET_BLOCKED: 500,
+  TASK_FAILED: 500,
+  TASK_TIMEOUT: 500,
+  TRANSFER_UNVERIFIED: 500,
+  WORKSPACE_TASK_NOT_STARTED: 500,
+  WORKSPACE_TOO_LARGE: 500,
+  WORKSPACE_TOO_MANY_FILES: 500,
 } as const satisfies Record<ErrorCode, ErrorStatus>;
 
 export interface ErrorAnswer {
@@ -88,4 +120,9 @@ export function errorAnswer(err: unknown): ErrorAnswer | undefined {
   if (!(err instanceof ClawfleetError)) return undefined;
   const status: ErrorStatus = ERROR_STATUS[err.code] ?? 500;
   return status === 500 ? undefined : { status, body: { error: err.message, code: err.code } };
+}
+
+/** Whether a code read from outside (a one-off task's result document) is one of ours. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, code);
 }

@@ -64,7 +64,7 @@ describe('the stacks', () => {
     // Every acknowledgement suppresses a real finding (none is stale), so every one is in the report with its reason.
     expect(made.map((a) => `${a.path} ${a.id}`).filter((a) => !reported.has(a))).toEqual([]);
     const rules = new Set(made.map((a) => /AwsSolutions-([A-Z]+\d+)/.exec(a.id)![1]));
-    expect([...rules].sort()).toEqual(['ECS2', 'ECS4', 'IAM5', 'SMG4', 'SQS3']);
+    expect([...rules].sort()).toEqual(['ECS2', 'ECS4', 'IAM5', 'S1', 'SMG4', 'SQS3']);
   });
 
   it('give each secret the rotation reason true for what it holds', () => {
@@ -229,13 +229,14 @@ describe('the control-plane stack', () => {
     cp().hasResourceProperties('AWS::SSM::Parameter', { Name: '/clawfleet/demo/cron/scheduler-role-arn', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] } });
   });
 
-  it('publishes the network, file system and scheduler role in SSM, and exports nothing', () => {
+  it('publishes the network, file system, staging bucket and scheduler role in SSM, and exports nothing', () => {
     const params = Object.values(cp().findResources('AWS::SSM::Parameter')).map((r) => [r.Properties.Name, r.Properties.Type]);
     expect(params.sort()).toEqual([
       ['/clawfleet/demo/cron/scheduler-role-arn', 'String'],
       ['/clawfleet/demo/network/runtime-security-group-id', 'String'],
       ['/clawfleet/demo/network/subnet-ids', 'StringList'],
       ['/clawfleet/demo/workspaces/file-system-id', 'String'],
+      ['/clawfleet/demo/workspaces/staging-bucket', 'String'],
     ]);
     for (const [name, t] of fleet.templates) expect(Object.values<any>(t.Outputs ?? {}).filter((o) => o.Export), name).toEqual([]);
   });
@@ -258,6 +259,22 @@ describe('the control-plane stack', () => {
 
   it('backs the workspaces up daily with AWS Backup (EFS automatic backups)', () => {
     cp().hasResourceProperties('AWS::EFS::FileSystem', { BackupPolicy: { Status: 'ENABLED' } });
+  });
+
+  it('stages workspaces in a private, encrypted, TLS-only bucket whose copies expire within a week and which survives a teardown', () => {
+    const [id, bucket] = Object.entries(cp().findResources('AWS::S3::Bucket'))[0]!;
+    expect(Object.keys(cp().findResources('AWS::S3::Bucket'))).toHaveLength(1);
+    expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+    });
+    const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy'))[0]!;
+    expect(policy.Properties.Bucket).toEqual({ Ref: id });
+    // It grants nothing: it only refuses plain HTTP. Each agent's grant is its own task role's.
+    expect(policy.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
   });
 
   it('grants nothing in the file-system policy: it only denies clients without TLS', () => {

@@ -1,7 +1,7 @@
 // The isolation matrix: every principal's synthesized IAM policies, evaluated offline
-// (@cloud-copilot/iam-simulate) against every agent's secret, queues, workspace and
-// models and every control-plane table and secret. Allowed exactly where the design says,
-// denied everywhere else.
+// (@cloud-copilot/iam-simulate) against every agent's secret, queues, workspace, staging
+// prefix and models and every control-plane table and secret. Allowed exactly where the
+// design says, denied everywhere else.
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { Stack, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
@@ -54,6 +54,9 @@ let schedulesDlq: string;
 let computeDlq: string;
 let fileSystem: string;
 let fileSystemPolicy: unknown;
+/** The workspace staging bucket's ARN and its bucket policy (TLS only). */
+let staging: string;
+let stagingPolicy: unknown;
 
 const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
 const resolveIn = (c: IConstruct, v: unknown) => resolver.resolve(Stack.of(c).stackName, v);
@@ -152,7 +155,27 @@ beforeAll(() => {
   computeDlq = `arn:aws:sqs:us-east-1:${ACCOUNT}:demo-compute-dlq`;
   fileSystem = resolveIn(cp, cp.resolve(cp.network.fileSystem.fileSystemArn));
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
+  staging = resolveIn(cp, cp.resolve(cp.staging.bucket.bucketArn));
+  stagingPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.staging.bucket.policy!)).Properties.PolicyDocument);
 });
+
+const S3_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+
+/** An S3 request as the bucket evaluates it: the bucket policy beside the identity policies, over TLS. */
+const s3Check = (action: string, key: string | undefined, expected: Decision, context: Record<string, string> = {}): Check => ({
+  action,
+  resource: key === undefined ? staging : `${staging}/${key}`,
+  context,
+  resourcePolicy: stagingPolicy,
+  expected,
+});
+
+/** Every agent's staging prefix: its objects and its listing. */
+const stagingChecks = (allowed: (agent: string) => boolean): Check[] =>
+  AGENTS.flatMap((agent) => [
+    ...S3_OBJECT_ACTIONS.map((action) => s3Check(action, `${agent}/objects/0123abcd`, allowed(agent) ? 'Allowed' : 'Denied')),
+    s3Check('s3:ListBucket', undefined, allowed(agent) ? 'Allowed' : 'Denied', { 's3:prefix': `${agent}/objects/` }),
+  ]);
 
 describe('each agent’s task role', () => {
   it.each(AGENTS)('%s reaches its own secret, queues, workspace and models, and nothing of any other agent or the control plane', async (me) => {
@@ -179,6 +202,20 @@ describe('each agent’s task role', () => {
     }
     // The file system's root, outside any access point.
     for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
+    // Its own staging prefix, and nothing beside it: not another agent's, not a longer id that starts like its own, not the bucket.
+    checks.push(...stagingChecks((agent) => agent === me));
+    checks.push(
+      s3Check('s3:GetObject', `${me}-2/objects/0123abcd`, 'Denied'),
+      s3Check('s3:PutObject', `${me}`, 'Denied'),
+      s3Check('s3:ListBucket', undefined, 'Denied'),
+      s3Check('s3:ListBucket', undefined, 'Denied', { 's3:prefix': '' }),
+      s3Check('s3:ListBucket', undefined, 'Denied', { 's3:prefix': `${me}-2/` }),
+      s3Check('s3:PutBucketPolicy', undefined, 'Denied'),
+      s3Check('s3:DeleteBucket', undefined, 'Denied'),
+      { action: 's3:GetObject', resource: `arn:aws:s3:::another-fleets-bucket/${me}/objects/0123abcd`, expected: 'Denied' },
+    );
+    // Its own prefix over plain HTTP: the bucket policy refuses it whatever the role allows.
+    checks.push(s3Check('s3:GetObject', `${me}/objects/0123abcd`, 'Denied', { 'aws:SecureTransport': 'false' }));
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
@@ -391,14 +428,14 @@ describe('each control-plane function’s role', () => {
     );
   });
 
-  it('no control-plane function may read any agent’s secret or touch its workspace', async () => {
+  it('no control-plane function may read any agent’s secret or touch its workspace, on EFS or in staging', async () => {
     for (const name of fleet.stacks.controlPlane.functions.functions.keys()) {
       const checks: Check[] = AGENTS.flatMap((id) => [
         { action: 'secretsmanager:GetSecretValue', resource: res[id]!.secret, expected: 'Denied' as const },
         ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.accessPoint, 'Denied')),
         ...EFS_ACTIONS.map((action) => nfs(action, res[id]!.archiveAccessPoint, 'Denied')),
       ]);
-      await expectMatrix(fn(name), [...checks, ...EFS_ACTIONS.map((action) => nfs(action, undefined, 'Denied'))]);
+      await expectMatrix(fn(name), [...checks, ...EFS_ACTIONS.map((action) => nfs(action, undefined, 'Denied')), ...stagingChecks(() => false)]);
     }
   });
 });
@@ -458,5 +495,41 @@ describe('the scheduler’s role', () => {
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
     ]);
+  });
+});
+
+describe('the workspace staging bucket', () => {
+  it('lets no principal without a grant of its own reach any agent’s prefix (the bucket policy alone)', async () => {
+    await expectMatrix({ label: 'stranger', policies: [] }, [...stagingChecks(() => false), s3Check('s3:ListBucket', undefined, 'Denied')]);
+  });
+
+  it('is reached by no execution role, nor the scheduler’s', async () => {
+    const principals = [principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role), ...AGENTS.map((id) => principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole))];
+    for (const p of principals) await expectMatrix(p, stagingChecks(() => false));
+  });
+});
+
+describe('the one-off workspace task', () => {
+  it.each(AGENTS)('%s’s runs with %s’s own task role and access point, and no other task definition mounts its directory', (me) => {
+    const stacks = [...fleet.stacks.agents.values()];
+    const mine = fleet.stacks.agents.get(me)!;
+    const task = resolver.resource(mine.stackName, logicalId(mine.workspaceTask.taskDefinition));
+    const roleArn = resolveIn(mine, Stack.of(mine).resolve(mine.runtime.taskRole.roleArn));
+    expect(task.Properties.Family).toBe(`demo-agent-${me}-workspace`);
+    expect(resolveIn(mine, task.Properties.TaskRoleArn)).toBe(roleArn);
+    const volume = resolveIn(mine, task.Properties.Volumes[0].EFSVolumeConfiguration);
+    expect(volume).toMatchObject({ TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: resolveIn(mine, Stack.of(mine).resolve(mine.runtime.accessPoint.accessPointId)) } });
+    const [container] = task.Properties.ContainerDefinitions;
+    expect(container).toMatchObject({ Name: 'WorkspaceSync', User: '1000', ReadonlyRootFilesystem: true, Command: ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'], LinuxParameters: { Capabilities: { Drop: ['ALL'] } } });
+    expect(Object.fromEntries(container.Environment.map((e: { Name: string; Value: unknown }) => [e.Name, resolveIn(mine, e.Value)]))).toMatchObject({ CLAWFLEET_AGENT_ID: me, CLAWFLEET_STAGING_PREFIX: `${me}/`, CLAWFLEET_STAGING_BUCKET: staging.replace('arn:aws:s3:::', '') });
+    // Every task definition in the app that mounts this access point runs as this agent's task role.
+    const accessPoint = resolveIn(mine, Stack.of(mine).resolve(mine.runtime.accessPoint.accessPointId));
+    const mounting = stacks.flatMap((s) =>
+      Object.entries<{ Type: string; Properties: Record<string, any> }>(fleet.templates.get(s.stackName)!.Resources)
+        .filter(([, r]) => r.Type === 'AWS::ECS::TaskDefinition')
+        .filter(([, r]) => (r.Properties.Volumes ?? []).some((v: any) => resolveIn(s, v.EFSVolumeConfiguration?.AuthorizationConfig?.AccessPointId) === accessPoint))
+        .map(([, r]) => resolveIn(s, r.Properties.TaskRoleArn)),
+    );
+    expect(mounting).toEqual([roleArn, roleArn]);
   });
 });

@@ -71,6 +71,9 @@ export class TemplateResolver {
       case 'AWS::IAM::Role':
         // CloudFormation names an unnamed role after its stack and logical id.
         return String(p.RoleName ? this.resolve(stack, p.RoleName) : `${stack}-${id}`);
+      case 'AWS::S3::Bucket':
+        // An unnamed bucket gets a lower-case name from its stack and logical id, plus a suffix.
+        return String(p.BucketName ? this.resolve(stack, p.BucketName) : `${stack}-${id}-${inventedId(stack, id).slice(0, 12)}`.toLowerCase());
       case 'AWS::Lambda::Function':
       case 'AWS::DynamoDB::Table':
       case 'AWS::Logs::LogGroup':
@@ -101,6 +104,8 @@ export class TemplateResolver {
           return `arn:aws:iam::${ACCOUNT}:role/${this.ref(stack, id) as string}`;
         case 'AWS::ECS::Cluster':
           return `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${name(p.ClusterName)}`;
+        case 'AWS::S3::Bucket':
+          return `arn:aws:s3:::${this.ref(stack, id) as string}`;
       }
     }
     if (attr === 'QueueName' && r.Type === 'AWS::SQS::Queue') return name(p.QueueName);

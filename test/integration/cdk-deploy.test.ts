@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { DescribeServicesCommand, ECSClient } from '@aws-sdk/client-ecs';
+import { DescribeServicesCommand, DescribeTaskDefinitionCommand, DescribeTasksCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -32,6 +32,11 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { DeployedWorkspaceRunner, isolatedSyncEntry } from '../support/workspace-task.ts';
+import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
+import { pullFromAws, pushToAws } from '../../cli/workspace/aws-transfer.ts';
+import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
+import { captureIO } from '../unit/cli-io.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
@@ -295,4 +300,49 @@ describe('the CDK app deployed to the emulator', () => {
     expect(parked).toMatchObject({ requestPayload: forged, responsePayload: { errorMessage: expect.stringMatching(/^not a compute request: .*cluster/) } });
     expect(await desiredCount()).toBe(0);
   }, 60_000);
+
+  it('moves fran’s workspace in and out through the deployed staging bucket and its own one-off task, held through λ compute', async () => {
+    const ecs = new ECSClient(aws);
+    const definition = async (family: string) => (await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }))).taskDefinition!;
+    // The one-off task definition: fran's own task role and access point, the runtime's.
+    const [runtimeTask, workspaceTask] = await Promise.all([definition(agentStackName(FLEET, 'fran')), definition(`${agentStackName(FLEET, 'fran')}-workspace`)]);
+    expect(workspaceTask.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    expect(workspaceTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig).toEqual(runtimeTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig);
+    expect(workspaceTask.containerDefinitions?.[0]).toMatchObject({ name: 'WorkspaceSync', user: '1000', readonlyRootFilesystem: true });
+
+    // The CLI's own wiring (the bucket found through that task definition, the deployed registry and λ compute)…
+    const deps = await awsTransferDeps(config, 'fran', captureIO({ env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey } }));
+    const efs = mkdtempSync(join(workDir, 'fran-efs-'));
+    // …with the container played, since the emulator's ECS records a RunTask and runs nothing.
+    const runner = new DeployedWorkspaceRunner(
+      deps.runner,
+      async (arn) => {
+        const { tasks = [] } = await ecs.send(new DescribeTasksCommand({ cluster: clusterName(FLEET), tasks: [arn] }));
+        const task = tasks[0]!;
+        const def = await definition(task.taskDefinitionArn!);
+        const overrides = task.overrides?.containerOverrides?.find((o) => o.name === 'WorkspaceSync');
+        const environment = Object.fromEntries([...(def.containerDefinitions![0]!.environment ?? []), ...(overrides?.environment ?? [])].map((e) => [e.name!, e.value!]));
+        return { environment, command: def.containerDefinitions![0]!.command ?? [], taskRoleArn: def.taskRoleArn, overrides: task.overrides };
+      },
+      isolatedSyncEntry(),
+      aws,
+      efs,
+    );
+    const local = mkdtempSync(join(workDir, 'fran-local-'));
+    writeFileSync(join(local, 'MEMORY.md'), "- Sam's cat is called Miso.\n");
+    const pushed = await pushToAws('fran', local, { force: false, hibernate: true }, { ...deps, runner, limits: { ...deps.limits, pollMs: 250 } });
+    expect(pushed).toMatchObject({ files: 1, created: 1 });
+    expect(readFileSync(join(efs, 'MEMORY.md'), 'utf8')).toBe("- Sam's cat is called Miso.\n");
+    // RunTask as the CLI sent it: fran's workspace task, the transfer in the container's environment.
+    expect(runner.started[0]!.environment).toMatchObject({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_STAGING_PREFIX: 'fran/', CLAWFLEET_SYNC_ACTION: 'push', CLAWFLEET_SYNC_FORCE: '0' });
+    expect(runner.started[0]!.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    // Held through the deployed λ compute (fran's service at 0 meanwhile), released asleep, the push recorded for the dashboard.
+    expect(await desiredCount()).toBe(0);
+    expect((await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran'))?.state).toBe('asleep');
+    expect(await new DynamoWorkspaceSyncLog(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).last('fran')).toMatchObject({ direction: 'push', files: 1 });
+
+    const home = join(workDir, 'fran-home');
+    expect(await pullFromAws('fran', home, { force: false, hibernate: false }, { ...deps, runner, limits: { ...deps.limits, pollMs: 250 } })).toMatchObject({ files: 1, created: 1 });
+    expect(readFileSync(join(home, 'MEMORY.md'), 'utf8')).toBe("- Sam's cat is called Miso.\n");
+  }, 90_000);
 });

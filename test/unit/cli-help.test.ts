@@ -40,6 +40,8 @@ const INVOCATIONS = [
   ['deploy'],
   ['security', 'audit'],
   ['import-openclaw'],
+  ['workspace', 'push'],
+  ['workspace', 'pull'],
 ];
 
 describe('clawfleet --help', () => {

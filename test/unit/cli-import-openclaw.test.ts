@@ -35,7 +35,8 @@ describe('import-openclaw', () => {
     expect(text).not.toContain('123456:ABC');
     expect(text).not.toContain('987654:XYZ');
     expect(report).toContain('clawfleet secrets set TELEGRAM_ALERTS_BOT_TOKEN --control telegram');
-    expect(report).toContain('agents.list[0].workspace: per-agent setting with no clawfleet equivalent');
+    // Without --workspaces the workspace is named as left behind, and how to carry it.
+    expect(report).toContain('agents.list[0].workspace: not carried by the config: `import-openclaw --workspaces` copies the workspace into the local fleet');
   });
 
   it('converts the agents.entries shape, and lists the WhatsApp bindings it cannot keep', () => {

@@ -1,0 +1,114 @@
+// The one-off task that moves an agent's workspace in and out of AWS (`clawfleet workspace
+// push|pull`): a task definition of its own, `<fleet>-agent-<id>-workspace`, run with
+// RunTask only when asked, with THAT agent's task role and THAT agent's access point — the
+// same two its runtime has — so no other principal ever mounts the agent's directory. It
+// runs the runtime image's `workspace-sync` entry (runtime-image/src/workspace-sync.ts) as
+// uid 1000 with no capabilities and a read-only root, and reads and writes only the agent's
+// prefix of the staging bucket, which this construct grants to the task role.
+//
+// Shape, for other one-off workspace tasks to reuse: `taskDefinition` (family from
+// names.ts agentWorkspaceTaskFamily), container names.ts WORKSPACE_SYNC_CONTAINER, environment
+// CLAWFLEET_AGENT_ID / CLAWFLEET_WORKSPACE / CLAWFLEET_STAGING_BUCKET / CLAWFLEET_STAGING_PREFIX,
+// and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull),
+// CLAWFLEET_SYNC_TRANSFER (the transfer id) and CLAWFLEET_SYNC_FORCE (1 to replace what differs).
+import { Stack } from 'aws-cdk-lib';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import type * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import type { CpuArchitecture } from '../../shared/config/architecture.ts';
+import { agentWorkspaceTaskFamily, sharedParameterNames, stagingPrefix, WORKSPACE_SYNC_CONTAINER } from '../../shared/config/names.ts';
+import { acknowledge } from '../nag.ts';
+import { WORKSPACE_PATH } from './agent-runtime.ts';
+
+/** The entry in the runtime image that the task runs. */
+export const WORKSPACE_SYNC_COMMAND = ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'];
+/** The access point's user: every file operation is its anyway; the process runs as it too. */
+const SYNC_USER = '1000';
+
+const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
+
+export interface AgentWorkspaceTaskProps {
+  fleet: string;
+  agentId: string;
+  /** The agent's own task role and execution role (its runtime's). */
+  taskRole: iam.IRole;
+  executionRole: iam.IRole;
+  fileSystem: efs.IFileSystem;
+  /** The agent's own access point (its runtime's). */
+  accessPoint: efs.IAccessPoint;
+  /** clawfleet's runtime image for the architecture: it carries the workspace-sync entry (an agent's own `runtime.image` may not). */
+  image: ecs.ContainerImage;
+  architecture: CpuArchitecture;
+  logGroup: logs.ILogGroup;
+}
+
+export class AgentWorkspaceTask extends Construct {
+  readonly taskDefinition: ecs.FargateTaskDefinition;
+  readonly stagingBucketName: string;
+
+  constructor(scope: Construct, id: string, props: AgentWorkspaceTaskProps) {
+    super(scope, id);
+    const { fleet, agentId } = props;
+    const stack = Stack.of(this);
+    this.stagingBucketName = ssm.StringParameter.valueForStringParameter(this, sharedParameterNames(fleet).stagingBucket);
+    const bucketArn = stack.formatArn({ service: 's3', region: '', account: '', resource: this.stagingBucketName });
+    const prefix = stagingPrefix(agentId);
+
+    // Its own prefix, and only that: objects under <id>/, and listing only with a prefix inside it.
+    props.taskRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'OwnStagingObjects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [`${bucketArn}/${prefix}*`] }),
+    );
+    props.taskRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'OwnStagingListing', actions: ['s3:ListBucket'], resources: [bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } }),
+    );
+    // The template's name for the bucket parameter, as cdk-nag writes the finding.
+    const bucketParam = (stack.resolve(this.stagingBucketName) as { Ref: string }).Ref;
+    acknowledge(
+      props.taskRole,
+      'IAM5',
+      'The agent’s own prefix of the workspace staging bucket (<id>/*): the objects of its own transfers, no other agent’s.',
+      `Resource::arn:<AWS::Partition>:s3:::<${bucketParam}>/${prefix}*`,
+    );
+
+    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+      family: agentWorkspaceTaskFamily(fleet, agentId),
+      cpu: 256,
+      memoryLimitMiB: 512,
+      taskRole: props.taskRole,
+      executionRole: props.executionRole,
+      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[props.architecture], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      volumes: [
+        {
+          name: 'workspace',
+          efsVolumeConfiguration: {
+            fileSystemId: props.fileSystem.fileSystemId,
+            transitEncryption: 'ENABLED',
+            authorizationConfig: { accessPointId: props.accessPoint.accessPointId, iam: 'ENABLED' },
+          },
+        },
+      ],
+    });
+    const linuxParameters = new ecs.LinuxParameters(this, 'Linux');
+    linuxParameters.dropCapabilities(ecs.Capability.ALL);
+    const container = this.taskDefinition.addContainer(WORKSPACE_SYNC_CONTAINER, {
+      image: props.image,
+      essential: true,
+      user: SYNC_USER,
+      command: WORKSPACE_SYNC_COMMAND,
+      readonlyRootFilesystem: true,
+      linuxParameters,
+      logging: ecs.LogDrivers.awsLogs({ logGroup: props.logGroup, streamPrefix: 'workspace' }),
+      environment: {
+        CLAWFLEET_AGENT_ID: agentId,
+        CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
+        CLAWFLEET_STAGING_BUCKET: this.stagingBucketName,
+        CLAWFLEET_STAGING_PREFIX: prefix,
+      },
+    });
+    container.addMountPoints({ containerPath: WORKSPACE_PATH, sourceVolume: 'workspace', readOnly: false });
+    acknowledge(this.taskDefinition, 'ECS2', 'The environment holds the agent id, a bucket name and a prefix; no secret (the task reads none).');
+  }
+}

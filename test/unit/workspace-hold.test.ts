@@ -1,0 +1,93 @@
+// Holding an agent while its workspace is moved (shared/control/workspace-hold.ts): taken
+// only from rest unless --hibernate, never woken meanwhile — not by a message, the health
+// tick, an always-on flag, a late compute ask or the dashboard — renewed by its holder,
+// released on its own when the holder dies, and woken afterwards when it ran before or
+// messages waited.
+import { describe, expect, it } from 'vitest';
+import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { handleComputeRequest } from '../../shared/control/compute-request.ts';
+import { HEALTH_DEFAULTS, healthTick } from '../../shared/control/health.ts';
+import { wakeIfAsleep } from '../../shared/control/lifecycle.ts';
+import { HOLD_LEASE_MS, holdAgent, releaseHold, renewHold } from '../../shared/control/workspace-hold.ts';
+import { lifecycleActions } from '../../shared/dashboard/actions.ts';
+import { actionsFor } from '../../shared/dashboard/fleet-view.ts';
+import { memoryLogger } from '../../shared/log.ts';
+
+const MIN = 60_000;
+const config = loadConfigFile('clawfleet.json');
+
+function setup() {
+  const clock = { t: 100 * MIN, now() { return this.t; } };
+  const deps = { registry: new InMemoryAgentRegistry(), compute: new InMemoryAgentCompute(), depths: new InMemoryQueueDepths(), clock, log: memoryLogger() };
+  return { deps, clock };
+}
+const stateOf = async (deps: ReturnType<typeof setup>['deps'], id = 'fran') => (await deps.registry.get(id))?.state;
+
+describe('holding an agent for a workspace transfer', () => {
+  it('refuses an agent that runs unless --hibernate, and then stops it', async () => {
+    const { deps } = setup();
+    await deps.registry.recordHeartbeat('fran', 1, 'v');
+    await expect(holdAgent('fran', { hibernate: false }, deps)).rejects.toMatchObject({ code: 'AGENT_AWAKE', message: expect.stringMatching(/fran is awake: .*--hibernate/) });
+    expect(deps.compute.calls).toEqual([]);
+    expect(await stateOf(deps)).toBe('awake');
+    const hold = await holdAgent('fran', { hibernate: true }, deps);
+    expect(hold.from).toBe('awake');
+    expect(await stateOf(deps)).toBe('held');
+    expect(deps.compute.calls).toEqual([{ agentId: 'fran', action: 'stop' }]);
+  });
+
+  it('takes a sleeping (or never started) agent without --hibernate, and refuses a second holder', async () => {
+    const { deps } = setup();
+    await holdAgent('fran', { hibernate: false }, deps);
+    await expect(holdAgent('fran', { hibernate: true }, deps)).rejects.toMatchObject({ code: 'AGENT_HELD' });
+  });
+
+  it('is never woken meanwhile: not by a message, the health tick (work waiting, always on), a late compute ask or the dashboard', async () => {
+    const { deps } = setup();
+    for (const id of ['jerry', 'fran']) await holdAgent(id, { hibernate: false }, deps); // jerry is alwaysOn in the example
+    deps.depths.depths.set('fran', 3);
+    expect(await wakeIfAsleep('fran', deps, 'message')).toBe(false);
+    const ticks = await healthTick(config, deps);
+    expect(ticks).toMatchObject({ jerry: 'none', fran: 'none' });
+    // A wake asked before the hold, delivered after it: λ compute follows the registry.
+    const holder = { config, registry: deps.registry, compute: new InMemoryAgentCompute(), log: memoryLogger() };
+    expect((await handleComputeRequest({ v: 1, agentId: 'fran', action: 'run' }, holder)).outcome).toBe('stopped');
+    expect(holder.compute.running.has('fran')).toBe(false);
+    expect(actionsFor('held')).toEqual([]);
+    await expect(lifecycleActions(deps).act('fran', 'wake')).rejects.toMatchObject({ code: 'ACTION_NOT_AVAILABLE', message: expect.stringMatching(/being transferred/) });
+    expect(deps.compute.calls.filter((c) => c.action !== 'stop')).toEqual([]);
+    expect(await stateOf(deps, 'jerry')).toBe('held');
+  });
+
+  it('is released by the health tick once its holder stops renewing it, and woken if work waited', async () => {
+    const { deps, clock } = setup();
+    const hold = await holdAgent('fran', { hibernate: false }, deps);
+    clock.t += HOLD_LEASE_MS - MIN;
+    expect(await renewHold(hold, deps)).toBe(true); // renewed: the lease starts again
+    clock.t += HOLD_LEASE_MS - MIN;
+    expect((await healthTick(config, deps)).fran).toBe('none');
+    deps.depths.depths.set('fran', 1);
+    clock.t += 2 * MIN;
+    expect((await healthTick(config, deps, HEALTH_DEFAULTS)).fran).toBe('released');
+    expect(await stateOf(deps)).toBe('waking');
+    expect(await renewHold(hold, deps)).toBe(false);
+    expect(await releaseHold(hold, deps)).toBe('lost');
+  });
+
+  it('on release wakes an agent that ran before, or that has messages waiting, and leaves a sleeping one asleep', async () => {
+    const awake = setup();
+    await awake.deps.registry.recordHeartbeat('fran', 1, 'v');
+    expect(await releaseHold(await holdAgent('fran', { hibernate: true }, awake.deps), awake.deps)).toBe('woken');
+    expect(awake.deps.compute.calls.map((c) => c.action)).toEqual(['stop', 'start']);
+
+    const asleep = setup();
+    expect(await releaseHold(await holdAgent('fran', { hibernate: false }, asleep.deps), asleep.deps)).toBe('asleep');
+    expect(await stateOf(asleep.deps)).toBe('asleep');
+
+    const waiting = setup();
+    const hold = await holdAgent('fran', { hibernate: false }, waiting.deps);
+    waiting.deps.depths.depths.set('fran', 2);
+    expect(await releaseHold(hold, waiting.deps)).toBe('woken');
+  });
+});

@@ -11,7 +11,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { copyWorkspace } from '../shared/adapters/fs/copy-workspace.ts';
 import { applyStagedManifest, stageWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
 import { S3WorkspaceStaging, stagingS3Client } from '../shared/adapters/aws/s3-workspace-staging.ts';
-import { formatBytes } from '../shared/workspace/manifest.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { systemClock } from '../shared/ports.ts';
 import { emulator } from './emulator.ts';
 

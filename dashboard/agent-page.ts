@@ -4,7 +4,7 @@
 // mode) sits outside the refreshed part, so typing is never interrupted.
 import type { TurnEvent } from '../shared/ports.ts';
 import type { AgentDetail, WorkspaceView } from '../shared/dashboard/view.ts';
-import { formatBytes } from '../shared/workspace/manifest.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { activityChart, queueChart } from './charts.ts';
 import { ago, duration, isoTime, profileLabel, until } from './format.ts';
 import { html, type Html } from './html.ts';

@@ -10,7 +10,7 @@ import { copyWorkspace, type CopyProgress, type CopyResult } from '../../shared/
 import { measureWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
 import { FileWorkspaceSyncLog } from '../../shared/adapters/local/file-workspace-sync-log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { formatBytes } from '../../shared/workspace/manifest.ts';
+import { formatBytes } from '../../shared/format-bytes.ts';
 import type { TransferAction } from '../../shared/workspace/staging.ts';
 import { readAdminFile } from '../../local/admin-file.ts';
 import { lockStateDir } from '../../local/state-lock.ts';

@@ -2,19 +2,19 @@
 // which way, how much moved, and the workspace's size then. Written by `clawfleet workspace`
 // after a transfer it verified; the registry table holds it on AWS (item workspace:<id>), a
 // small file in the state directory locally.
-import { z } from 'zod';
+import * as z from '../zod.ts';
 
 export const WorkspaceSyncSchema = z.object({
   direction: z.enum(['push', 'pull']),
   at: z.number(),
   /** Files and bytes the transfer carried. */
-  files: z.number().int().min(0),
-  bytes: z.number().int().min(0),
+  files: z.number().check(z.int(), z.gte(0)),
+  bytes: z.number().check(z.int(), z.gte(0)),
   /** The whole workspace right after it (on AWS the only measure of its size the dashboard has). */
-  workspaceFiles: z.number().int().min(0),
-  workspaceBytes: z.number().int().min(0),
+  workspaceFiles: z.number().check(z.int(), z.gte(0)),
+  workspaceBytes: z.number().check(z.int(), z.gte(0)),
   /** Where the other end was (a folder or "AWS"), for the page's tooltip. */
-  where: z.string().max(200).optional(),
+  where: z.optional(z.string().check(z.maxLength(200))),
 });
 export type WorkspaceSync = z.infer<typeof WorkspaceSyncSchema>;
 

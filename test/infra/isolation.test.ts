@@ -510,7 +510,7 @@ describe('the workspace staging bucket', () => {
 });
 
 describe('the one-off workspace task', () => {
-  it.each(AGENTS)('%s’s runs with %s’s own task role and access point, and no other task definition mounts its directory', (me) => {
+  it.each(AGENTS)('%s’s runs with its agent’s own task role and access point; only the agent’s role and its archive task mount its directory', (me) => {
     const stacks = [...fleet.stacks.agents.values()];
     const mine = fleet.stacks.agents.get(me)!;
     const task = resolver.resource(mine.stackName, logicalId(mine.workspaceTask.taskDefinition));
@@ -530,6 +530,10 @@ describe('the one-off workspace task', () => {
         .filter(([, r]) => (r.Properties.Volumes ?? []).some((v: any) => resolveIn(s, v.EFSVolumeConfiguration?.AuthorizationConfig?.AccessPointId) === accessPoint))
         .map(([, r]) => resolveIn(s, r.Properties.TaskRoleArn)),
     );
-    expect(mounting).toEqual([roleArn, roleArn]);
+    // The runtime and the workspace task, as the agent's own role; the archive task
+    // (`clawfleet agents remove`), as its own role, which reaches only this agent's directory
+    // and its archive (checked in its own describe).
+    const archiveRoleArn = resolveIn(mine, Stack.of(mine).resolve(mine.archive.taskRole.roleArn));
+    expect(mounting.sort()).toEqual([roleArn, roleArn, archiveRoleArn].sort());
   });
 });

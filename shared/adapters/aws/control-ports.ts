@@ -39,7 +39,6 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
-    workspaceSyncLog: (cp) => new DynamoWorkspaceSyncLog(dynamo(), tables(cp).registry),
   };
 }
 
@@ -90,4 +89,9 @@ export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: A
       return { put: (s) => scheduler().put(s), delete: (name) => scheduler().delete(name), list: (prefix) => scheduler().list(prefix) };
     },
   };
+}
+
+/** Each agent's last workspace push or pull (the registry table): only the dashboard reads it. */
+export function workspaceSyncPorts(config: AwsClientConfig = {}): PortFactories {
+  return { workspaceSyncLog: (cp) => new DynamoWorkspaceSyncLog(dynamoDocumentClient(config), tableNames(cp.config.fleet).registry) };
 }

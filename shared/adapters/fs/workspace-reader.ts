@@ -4,13 +4,13 @@
 // blocks), skips a file with other hard links (it may be a file from outside the workspace),
 // caps each file's size with a note, and hashes each file as it is read. Every folder and
 // file is opened through the descriptor of the folder that holds it (dir-handle.ts).
+import { formatBytes } from '../../format-bytes.ts';
 import { constants, promises as fs, readdirSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_TOTAL_BYTES,
-  formatBytes,
   MAX_DEPTH,
   MAX_ENTRIES,
   PARTIAL_MARK,

@@ -1,17 +1,12 @@
 // The agent runtime's entry point: the same one the container runs (bundled) and the tests
 // start. Reads the environment, connects this agent's own queues and secret (AWS) or the
 // local control plane's channel, starts the runtime, and drains on SIGTERM.
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
-import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
-import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
-import { createLogger, errorFields, processRedactor } from '../../shared/log.ts';
-import { systemClock, type DeadLetters, type Inbox, type Outbox } from '../../shared/ports.ts';
+import { createLogger, errorFields } from '../../shared/log.ts';
+import { systemClock } from '../../shared/ports.ts';
 import { startAgentRuntime } from './agent-runtime.ts';
-import { readRuntimeEnv, type RuntimeEnv } from './env.ts';
-import { checkOwnSecretId } from './secrets.ts';
+import { connect } from './connection.ts';
+import { readRuntimeEnv } from './env.ts';
 
 async function main(): Promise<void> {
   const env = await readRuntimeEnv(process.env);
@@ -48,26 +43,6 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
-}
-
-/** This agent's queues and secrets: its own SQS queues and secret on AWS, the local control plane's channel locally. */
-async function connect(env: RuntimeEnv): Promise<{ inbox: Inbox; outbox: Outbox; deadLetters: DeadLetters; secrets: Record<string, string> }> {
-  const t = env.transport;
-  if (t.kind === 'local') {
-    processRedactor.add(...Object.values(t.secrets));
-    const channel = new HttpRuntimeChannel(t.controlUrl, t.token, env.visibilitySeconds);
-    return { inbox: channel, outbox: channel, deadLetters: channel, secrets: t.secrets };
-  }
-  // Checked before the read: this runtime asks for its own secret and no other.
-  checkOwnSecretId(env.config, env.secretId);
-  const sqs = new SQSClient({ maxAttempts: 3 });
-  const secrets = await new SecretsManagerStore(new SecretsManagerClient({ maxAttempts: 3 })).get(env.secretId);
-  return {
-    inbox: new SqsInbox(sqs, t.inboxUrl, env.visibilitySeconds),
-    outbox: new SqsOutbox(sqs, t.outboxUrl),
-    deadLetters: new SqsDeadLetters(sqs, async () => t.dlqUrl),
-    secrets,
-  };
 }
 
 main().catch((err) => {

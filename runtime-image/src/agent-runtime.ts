@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
-import { McpHost, type McpState } from './mcp/mcp-host.ts';
+import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
@@ -110,7 +110,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   for (const warning of sandboxing.warnings) log.warn(warning);
   const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
-  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
+  // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
+  const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 

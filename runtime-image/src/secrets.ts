@@ -4,7 +4,7 @@
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
 import { ConfigError, type ConfigIssue } from '../../shared/errors.ts';
-import { mcpSecretNames } from './mcp/mcp-host.ts';
+import { mcpSecretNames } from './mcp/mcp-secret-names.ts';
 
 /** The secret id must name this agent's own secret, by name or by ARN. */
 export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void {

@@ -7,15 +7,14 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
-import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
 import { baseSandboxEnv } from '../sandbox/sandbox.ts';
 import type { AgentTool, ToolResult } from '../tools/tool.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
+import type { McpServerConfig } from './mcp-secret-names.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
-export type McpServerConfig = NonNullable<RuntimeConfig['agent']['mcp']>['servers'][string];
 export type McpState = 'starting' | 'ready' | 'down' | 'stopped';
 
 export interface McpHostOptions {
@@ -31,11 +30,6 @@ export interface McpHostOptions {
   maxBackoffMs?: number;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
-}
-
-/** The secret names an MCP server's config refers to (env values, headers). */
-export function mcpSecretNames(servers: Record<string, McpServerConfig>): string[] {
-  return Object.values(servers).flatMap((s) => Object.values('command' in s ? (s.env ?? {}) : (s.headers ?? {})));
 }
 
 const toolName = (server: string, tool: string) => `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);

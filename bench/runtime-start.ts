@@ -61,18 +61,24 @@ interface Sample {
   treeMb: number;
 }
 
-/** CPU time and run-queue wait of every thread of `pid`, in ms (/proc/<pid>/task/<tid>/schedstat, in ns). */
+/** CPU time and run-queue wait of every live thread of `pid`, in ms (/proc/<pid>/task/<tid>/schedstat, in ns). */
 function schedMs(pid: number): { cpu: number; wait: number } {
   let cpu = 0;
   let wait = 0;
+  let threads: string[] = [];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // exited meanwhile
+  }
+  for (const tid of threads) {
+    try {
       const [run, queued] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
       cpu += (run ?? 0) / 1e6;
       wait += (queued ?? 0) / 1e6;
+    } catch {
+      // a thread that ended meanwhile
     }
-  } catch {
-    // exited meanwhile
   }
   return { cpu, wait };
 }

@@ -10,6 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
+/** zod's `locales` namespace with English only (src/zod-english-only.ts): the rest is ~360 KB no message uses. */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: here('./src/zod-english-only.ts') } : undefined));
+  },
+};
+
 /**
  * Node's built-in modules through require(), not import. An ES module that imports a
  * built-in gets a namespace of all its exports, and filling it reads every lazy getter:
@@ -48,7 +56,7 @@ export function runtimeBuildOptions(outdir) {
     // CommonJS dependencies inside an ES module bundle need a require of their own (and the
     // built-ins, see builtinsByRequire).
     banner: { js: "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);" },
-    plugins: [builtinsByRequire],
+    plugins: [builtinsByRequire, zodEnglishOnly],
   };
 }
 

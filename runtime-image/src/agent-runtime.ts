@@ -11,7 +11,8 @@ import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
-import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
+import type { SandboxChoice } from './sandbox/choose-sandbox.ts';
+import { chooseSandboxAtStart, execWanted, sandboxedServers } from './sandbox-at-start.ts';
 import { checkOwnSecretId, checkSecrets } from './secrets.ts';
 import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
@@ -40,6 +41,8 @@ export interface RuntimeParts {
   log: Logger;
   /** For tests: a model instead of the configured providers. */
   model?: ModelClient;
+  /** The sandbox, when the caller started looking for it already (chooseSandboxAtStart); else looked for here. */
+  sandbox?: Promise<SandboxChoice | undefined>;
   /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
   exit(code: number): void;
 }
@@ -57,28 +60,18 @@ export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): A
   return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
 }
 
-/** The stdio MCP servers whose config asks for the sandbox. */
-function sandboxedServers(agent: RuntimeEnv['config']['agent']): string[] {
-  return Object.entries(agent.mcp?.servers ?? {})
-    .filter(([, s]) => 'command' in s && s.sandbox === true)
-    .map(([id]) => id);
-}
-
 /**
- * Finds the sandbox when something needs one (exec not denied and not explicitly
- * unsandboxed, or a sandboxed MCP server), and works out exec and the warnings the operator
- * must see: exec off for want of a sandbox, exec unsandboxed, an MCP server not started.
+ * The sandbox (being looked for since `choosing` started, see sandbox-at-start.ts) and what
+ * follows from it: exec, and the warnings the operator must see: exec off for want of a
+ * sandbox, exec unsandboxed, an MCP server not started.
  */
-async function sandboxFor(env: RuntimeEnv, allowed: (name: string) => boolean): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
   const agent = env.config.agent;
-  const policy = agent.tools?.exec;
-  const wantsExec = allowed('exec') && (policy?.security ?? 'full') !== 'deny';
-  const servers = sandboxedServers(agent);
-  const choice = (wantsExec && policy?.sandbox !== 'off') || servers.length > 0 ? await chooseSandbox(env.sandbox, env.workspace) : undefined;
-  const exec = wantsExec ? execSetup(policy, choice, env.workspace) : {};
+  const choice = await choosing;
+  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace) : {};
   const warnings = [
     ...(exec.warning ? [exec.warning] : []),
-    ...(choice?.sandbox ? [] : servers.map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
+    ...(choice?.sandbox ? [] : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
   ];
   return { choice, exec: exec.tool, warnings };
 }
@@ -104,7 +97,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         }));
 
   const allowed = toolAllowed(agent.tools);
-  const sandboxing = await sandboxFor(env, allowed);
+  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env));
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);

@@ -4,9 +4,9 @@
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { startAgentRuntime } from './agent-runtime.ts';
 import { connect } from './connection.ts';
 import { readRuntimeEnv } from './env.ts';
+import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
   const env = await readRuntimeEnv(process.env);
@@ -25,7 +25,12 @@ async function main(): Promise<void> {
     // runtime before it has stopped what it started.
     for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   }
-  const runtime = await startAgentRuntime({ env, ...(await connect(env)), clock: systemClock, log, exit });
+  // What waits on other processes starts first — the sandbox probe, and on AWS the read of
+  // the agent's secret — and the rest of the runtime (tools, turn loop, worker) loads meanwhile.
+  const sandbox = chooseSandboxAtStart(env);
+  sandbox.catch(() => {}); // a failure is reported where it is awaited, in startAgentRuntime
+  const [{ startAgentRuntime }, connection] = await Promise.all([import('./agent-runtime.ts'), connect(env)]);
+  const runtime = await startAgentRuntime({ env, ...connection, sandbox, clock: systemClock, log, exit });
 
   let stopping = false;
   const stop = (signal: string, drainMs = env.drainMs) => {

@@ -1,10 +1,11 @@
 // What the runtime benchmarks start a runtime with: the image's app (bundle, workspace
 // template and whatever else the Dockerfile's build stage makes), built by running that
 // stage's own commands, from the working tree or from any git ref; the command and
-// environment the Dockerfile's final stage runs it with; and a stand-in for the local
-// control plane's runtime channel that never has work, so a runtime stays idle after `ready`.
+// environment the Dockerfile's final stage runs it with; a container's view of /tmp and
+// /proc; and a stand-in for the local control plane's runtime channel that never has work,
+// so a runtime stays idle after `ready`.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
@@ -115,4 +116,30 @@ export function buildImageApp(src: string, app: string, node: string): ImageApp 
       .map(([k, v]) => [k, fromApp(v)]),
   );
   return { app, nodeArgs: (argv.slice(1) as string[]).map(fromApp), env };
+}
+
+/** Where util-linux's unshare is, when this process may use it (root): else runs are not container-like. */
+export function unshareBinary(): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const candidate of ['/usr/bin/unshare', '/bin/unshare']) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `cmd` as a container runs it, as far as the runtime's start can tell: a PID namespace of its
+ * own (it is PID 1 and sees only its own processes in /proc) and an empty /tmp of its own
+ * (`dirs` made in it first). The sandbox probe's cleanup scans /proc and sweeps /tmp, which on
+ * a shared machine hold thousands of entries that a task never has. Killing the returned
+ * process (unshare) kills the namespace with everything in it.
+ */
+export function containerLike(unshare: string, cmd: string[], dirs: string[]): string[] {
+  const script = `mount -t tmpfs -o mode=1777,size=256m tmpfs /tmp && mkdir -p ${dirs.map((d) => `'${d}'`).join(' ')} && exec "$@"`;
+  return [unshare, '--pid', '--fork', '--mount-proc', '--kill-child', '/bin/sh', '-c', script, 'sh', ...cmd];
 }

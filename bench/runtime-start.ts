@@ -17,8 +17,8 @@ import { parseArgs } from 'node:util';
 import { parseConfig } from '../shared/config/load.ts';
 import { runtimeConfigFor } from '../shared/config/resolve.ts';
 import { ensureNode24 } from './openclaw-install.ts';
-import { readKb, treeUsage } from './proc-usage.ts';
-import { buildImageApp, checkoutForImage, idleControlChannel, type ImageApp } from './runtime-harness.ts';
+import { processTree, readKb, treeUsage } from './proc-usage.ts';
+import { buildImageApp, checkoutForImage, containerLike, idleControlChannel, unshareBinary, type ImageApp } from './runtime-harness.ts';
 
 /** The runtime before issue #18's start-up work (main when it began). */
 const BASELINE_REF = '90433df';
@@ -83,29 +83,38 @@ function schedMs(pid: number): { cpu: number; wait: number } {
   return { cpu, wait };
 }
 
-async function once(v: Variant, env: Record<string, string>): Promise<Sample> {
+/** Runs as a container would (see containerLike) where this process may: then /tmp is the run's own. */
+const unshare = unshareBinary();
+
+async function once(v: Variant, env: Record<string, string>, runDir: string): Promise<Sample> {
+  const cmd = [v.node, ...v.args];
+  const argv = unshare ? containerLike(unshare, cmd, [join(runDir, 'workspace')]) : cmd;
   const started = performance.now();
-  const child = spawn(v.node, v.args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...v.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], cwd: tmpdir() });
+  const child = spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...v.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], cwd: '/' });
   // The token and secrets go on fd 3, as the local supervisor passes them (CLAWFLEET_SECRETS_FD).
   const pipe = child.stdio[3] as NodeJS.WritableStream;
   pipe.on('error', () => {}); // the bare server never reads it
   pipe.end(JSON.stringify({ token: 'bench-token-0123456789', secrets: { OPENAI_API_KEY: 'sk-bench-not-used-000000' } }));
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
+  // Under unshare the runtime is unshare's child (sh exec'd it); else the spawned process itself.
+  const runtimePid = () => (unshare ? processTree(child.pid!)[1] : child.pid) ?? child.pid!;
   const { readyMs, sched } = await new Promise<{ readyMs: number; sched: { cpu: number; wait: number } }>((resolve, reject) => {
     let buf = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       buf += d;
-      if (buf.includes('"msg":"ready"')) resolve({ readyMs: performance.now() - started, sched: schedMs(child.pid!) });
+      if (buf.includes('"msg":"ready"')) resolve({ readyMs: performance.now() - started, sched: schedMs(runtimePid()) });
     });
     child.once('exit', (code) => reject(new Error(`${v.label}: exited ${code} before ready: ${buf.slice(-2000)} ${err.slice(-2000)}`)));
   });
   // Idle: whatever a start leaves for after `ready` (the model provider's module) has run; GC settles.
   await new Promise((r) => setTimeout(r, IDLE_MS));
-  const rssMb = readKb(`/proc/${child.pid}/status`, 'VmRSS') / 1024;
-  const treeMb = treeUsage(child.pid!).rssKb / 1024;
+  const pid = runtimePid();
+  const rssMb = readKb(`/proc/${pid}/status`, 'VmRSS') / 1024;
+  const treeMb = treeUsage(pid).rssKb / 1024;
   const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
+  // unshare's death kills its namespace; a plain runtime drains on SIGTERM.
+  child.kill(unshare ? 'SIGKILL' : 'SIGTERM');
   await exited;
   return { readyMs, cpuMs: sched.cpu, waitMs: sched.wait, rssMb, treeMb };
 }
@@ -113,7 +122,8 @@ async function once(v: Variant, env: Record<string, string>): Promise<Sample> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // ---- build what is compared -------------------------------------------------------------
-const work = mkdtempSync(join(tmpdir(), 'cf-bench-start-'));
+// Outside /tmp when runs get a /tmp of their own, which would hide it.
+const work = mkdtempSync(join(unshare ? '/var/tmp' : tmpdir(), 'cf-bench-start-'));
 const { node: node24 } = ensureNode24(join(root, '.cache', 'openclaw-bench'), say);
 const node24Version = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim();
 
@@ -183,9 +193,10 @@ const startedAt = new Date();
 // One start each first, not counted: the page cache holds the files, the compile caches are written.
 for (let round = -1; round < RUNS; round++) {
   for (const v of variants) {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-bench-run-'));
+    // The run's own files: in its private /tmp (made there by containerLike), else a fresh directory.
+    const dir = unshare ? '/tmp/cf-run' : mkdtempSync(join(tmpdir(), 'cf-bench-run-'));
     const workspace = join(dir, 'workspace');
-    mkdirSync(workspace);
+    if (!unshare) mkdirSync(workspace);
     const sample = await once(v, {
       CLAWFLEET_AGENT_ID: 'fran',
       CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(v.mcp ? mcpConfig : plain),
@@ -197,8 +208,8 @@ for (let round = -1; round < RUNS; round++) {
       CLAWFLEET_TOOL_UIDS: BENCH_TOOL_UIDS.range,
       CLAWFLEET_TOOL_GID: BENCH_TOOL_UIDS.gid,
       CLAWFLEET_WAIT_SECONDS: '1',
-    });
-    rmSync(dir, { recursive: true, force: true });
+    }, dir);
+    if (!unshare) rmSync(dir, { recursive: true, force: true });
     if (round >= 0) results.get(v)!.push(sample);
   }
   say(`round ${round + 1}/${RUNS} done (load ${loadavg()[0]!.toFixed(1)})`);
@@ -209,7 +220,7 @@ await cp.close();
 const med = (v: Variant, k: keyof Sample) => median(results.get(v)!.map((s) => s[k]));
 const baselineOf = (v: Variant) => (v.baseline ? variants.find((b) => b.label.startsWith(v.baseline!)) : undefined);
 console.log(`\nRuntime start as the image runs it, median of ${RUNS} interleaved rounds; ${startedAt.toISOString().slice(0, 16)}Z, ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadStart.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}.`);
-console.log(`Image's Node ${node24Version}; this machine's ${process.version}. No MCP server unless said; uid-pool sandbox as the image (as root).\n`);
+console.log(`Image's Node ${node24Version}; this machine's ${process.version}. No MCP server unless said; uid-pool sandbox as the image (as root); ${unshare ? 'each run in a PID and mount namespace of its own with an empty /tmp, as in a container (unshare; its few ms are in every row)' : 'runs NOT container-like (not root, or no unshare): the sandbox probe sees this machine\'s /tmp and /proc'}.\n`);
 console.log('| Runtime | Ready (min–max) | CPU to ready | Waiting for a core (all threads) | Idle RSS | Ready, RSS vs its baseline |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const v of variants) {

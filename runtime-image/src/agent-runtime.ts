@@ -186,8 +186,12 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   worker.start();
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
   log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
-  // The provider modules load after ready, so the first turn does not wait for them.
+  // What the first turn would otherwise wait for is done just after ready: the provider
+  // modules loaded, each built-in tool's JSON Schema worked out (tool.ts).
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
+  setImmediate(() => {
+    for (const tool of builtins) void tool.parameters;
+  });
 
   return { mcp, worker, tools, stop };
 }

@@ -59,6 +59,8 @@ interface Sample {
   waitMs: number;
   rssMb: number;
   treeMb: number;
+  /** What the runtime wrote on stderr until it was stopped. */
+  stderr: string;
 }
 
 /** CPU time and run-queue wait of every live thread of `pid`, in ms (/proc/<pid>/task/<tid>/schedstat, in ns). */
@@ -116,7 +118,7 @@ async function once(v: Variant, env: Record<string, string>, runDir: string): Pr
   // unshare's death kills its namespace; a plain runtime drains on SIGTERM.
   child.kill(unshare ? 'SIGKILL' : 'SIGTERM');
   await exited;
-  return { readyMs, cpuMs: sched.cpu, waitMs: sched.wait, rssMb, treeMb };
+  return { readyMs, cpuMs: sched.cpu, waitMs: sched.wait, rssMb, treeMb, stderr: err };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -187,28 +189,40 @@ withMcp.agents.list.find((a: { id: string }) => a.id === 'fran').mcp = {
 const mcpConfig = runtimeConfigFor(parseConfig(withMcp), 'fran');
 
 const cp = await idleControlChannel();
+const runEnv = (v: Variant, dir: string): Record<string, string> => ({
+  CLAWFLEET_AGENT_ID: 'fran',
+  CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(v.mcp ? mcpConfig : plain),
+  CLAWFLEET_CONTROL_URL: cp.url,
+  CLAWFLEET_SECRETS_FD: '3',
+  CLAWFLEET_WORKSPACE: join(dir, 'workspace'),
+  CLAWFLEET_RUNTIME_STATE: join(dir, 'state'),
+  CLAWFLEET_HEALTH_FILE: join(dir, 'alive'),
+  CLAWFLEET_TOOL_UIDS: BENCH_TOOL_UIDS.range,
+  CLAWFLEET_TOOL_GID: BENCH_TOOL_UIDS.gid,
+  CLAWFLEET_WAIT_SECONDS: '1',
+});
 const results = new Map<Variant, Sample[]>(variants.map((v) => [v, []]));
+const cacheNotes: string[] = [];
 const loadStart = loadavg()[0]!;
 const startedAt = new Date();
+// Whether a compile cache an image ships is taken: Node says so for each module it loads.
+for (const v of variants.filter((x) => x.env.NODE_COMPILE_CACHE && !x.label.includes('warmed by a first start'))) {
+  const dir = unshare ? '/tmp/cf-run' : mkdtempSync(join(tmpdir(), 'cf-bench-run-'));
+  if (!unshare) mkdirSync(join(dir, 'workspace'));
+  const { stderr } = await once(v, { ...runEnv(v, dir), NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }, dir);
+  if (!unshare) rmSync(dir, { recursive: true, force: true });
+  const taken = stderr.match(/was accepted/g)?.length ?? 0;
+  const compiled = stderr.match(/(not initialized|rejected|failed)/gi)?.length ?? 0;
+  say(`${v.label}: ${taken} modules' code came from the image's compile cache, ${compiled} were compiled at start`);
+  cacheNotes.push(`${v.label.split(',')[0]}: ${taken} modules from the compile cache up to ready and idle, ${compiled} compiled`);
+}
 // One start each first, not counted: the page cache holds the files, the compile caches are written.
 for (let round = -1; round < RUNS; round++) {
   for (const v of variants) {
     // The run's own files: in its private /tmp (made there by containerLike), else a fresh directory.
     const dir = unshare ? '/tmp/cf-run' : mkdtempSync(join(tmpdir(), 'cf-bench-run-'));
-    const workspace = join(dir, 'workspace');
-    if (!unshare) mkdirSync(workspace);
-    const sample = await once(v, {
-      CLAWFLEET_AGENT_ID: 'fran',
-      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(v.mcp ? mcpConfig : plain),
-      CLAWFLEET_CONTROL_URL: cp.url,
-      CLAWFLEET_SECRETS_FD: '3',
-      CLAWFLEET_WORKSPACE: workspace,
-      CLAWFLEET_RUNTIME_STATE: join(dir, 'state'),
-      CLAWFLEET_HEALTH_FILE: join(dir, 'alive'),
-      CLAWFLEET_TOOL_UIDS: BENCH_TOOL_UIDS.range,
-      CLAWFLEET_TOOL_GID: BENCH_TOOL_UIDS.gid,
-      CLAWFLEET_WAIT_SECONDS: '1',
-    }, dir);
+    if (!unshare) mkdirSync(join(dir, 'workspace'));
+    const sample = await once(v, runEnv(v, dir), dir);
     if (!unshare) rmSync(dir, { recursive: true, force: true });
     if (round >= 0) results.get(v)!.push(sample);
   }
@@ -217,7 +231,7 @@ for (let round = -1; round < RUNS; round++) {
 await cp.close();
 
 // ---- report ----------------------------------------------------------------------------
-const med = (v: Variant, k: keyof Sample) => median(results.get(v)!.map((s) => s[k]));
+const med = (v: Variant, k: Exclude<keyof Sample, 'stderr'>) => median(results.get(v)!.map((s) => s[k]));
 const baselineOf = (v: Variant) => (v.baseline ? variants.find((b) => b.label.startsWith(v.baseline!)) : undefined);
 console.log(`\nRuntime start as the image runs it, median of ${RUNS} interleaved rounds; ${startedAt.toISOString().slice(0, 16)}Z, ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadStart.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}.`);
 console.log(`Image's Node ${node24Version}; this machine's ${process.version}. No MCP server unless said; uid-pool sandbox as the image (as root); ${unshare ? 'each run in a PID and mount namespace of its own with an empty /tmp, as in a container (unshare; its few ms are in every row)' : 'runs NOT container-like (not root, or no unshare): the sandbox probe sees this machine\'s /tmp and /proc'}.\n`);
@@ -226,10 +240,11 @@ console.log('| --- | --- | --- | --- | --- | --- |');
 for (const v of variants) {
   const rs = results.get(v)!.map((s) => s.readyMs);
   const b = baselineOf(v);
-  const rssKey: keyof Sample = v.mcp ? 'treeMb' : 'rssMb';
+  const rssKey: Exclude<keyof Sample, 'stderr'> = v.mcp ? 'treeMb' : 'rssMb';
   const ratio = b ? `${(med(v, 'readyMs') / med(b, 'readyMs')).toFixed(2)}×, ${(med(v, rssKey) / med(b, rssKey)).toFixed(2)}×` : '';
   console.log(
     `| ${v.label} | ${med(v, 'readyMs').toFixed(0)} ms (${Math.min(...rs).toFixed(0)}–${Math.max(...rs).toFixed(0)}) | ${med(v, 'cpuMs').toFixed(0)} ms | ${med(v, 'waitMs').toFixed(0)} ms | ${med(v, rssKey).toFixed(1)} MB${v.mcp ? ' (with children)' : ''} | ${ratio} |`,
   );
 }
+if (cacheNotes.length) console.log(`\nCompile cache (NODE_DEBUG_NATIVE=COMPILE_CACHE, one extra start): ${cacheNotes.join('; ')}.`);
 rmSync(work, { recursive: true, force: true });

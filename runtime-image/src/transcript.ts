@@ -7,7 +7,7 @@
 // FIFO is refused, and one grown huge is not read whole.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './lazy-crypto.ts';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
 import { insideWorkspace } from './tools/workspace-path.ts';
@@ -92,7 +92,7 @@ export class TranscriptStore {
 
   private relative(sessionKey: string): string {
     const readable = sessionKey.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80);
-    const hash = createHash('sha256').update(sessionKey).digest('hex').slice(0, 10);
+    const hash = sha256Hex(sessionKey).slice(0, 10);
     return join('sessions', `${readable}.${hash}.jsonl`);
   }
 

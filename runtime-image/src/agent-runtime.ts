@@ -179,12 +179,15 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         warnings: sandboxing.warnings.slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  await beat(true);
+  // The announcement and the first poll go out together, one round trip rather than two (an
+  // SQS send on AWS); the start returns, and says ready, once the announcement is sent.
+  const announced = beat(true);
   const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
   heartbeatTimer?.unref();
 
   worker.start();
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
+  await announced;
   log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
   // What the first turn would otherwise wait for is done just after ready: the provider
   // modules loaded, each built-in tool's JSON Schema worked out (tool.ts).

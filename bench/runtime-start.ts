@@ -4,7 +4,7 @@
 // side by side in one run (rounds interleaved, so load on the machine hits both alike).
 // The runtime talks to a stub of the local control plane's channel that never has work.
 //   npx tsx bench/runtime-start.ts [--runs 7] [--before <ref>] [--levers] [--node20] [--mcp] [--ref label=<ref>]…
-//     --levers   each start-up lever alone, applied to the baseline
+//     --levers   each run-time lever alone: applied to the baseline, and taken away from this tree's app
 //     --node20   the same bundles on this machine's Node (what local mode and the tests run)
 //     --mcp      with two MCP servers (server-everything, server-filesystem)
 //     --ref      another tree to build and run as its Dockerfile does (e.g. one commit per lever)
@@ -50,6 +50,8 @@ interface Variant {
   args: string[];
   env: Record<string, string>;
   mcp?: boolean;
+  /** Started once first as a plain process stopped by SIGTERM, so Node writes its compile cache (a SIGKILL'd namespace never would). */
+  warmCompileCache?: boolean;
 }
 interface Sample {
   readyMs: number;
@@ -88,9 +90,10 @@ function schedMs(pid: number): { cpu: number; wait: number } {
 /** Runs as a container would (see containerLike) where this process may: then /tmp is the run's own. */
 const unshare = unshareBinary();
 
-async function once(v: Variant, env: Record<string, string>, runDir: string): Promise<Sample> {
+async function once(v: Variant, env: Record<string, string>, runDir: string, plain = false): Promise<Sample> {
   const cmd = [v.node, ...v.args];
-  const argv = unshare ? containerLike(unshare, cmd, [join(runDir, 'workspace')]) : cmd;
+  const inNamespace = unshare !== undefined && !plain;
+  const argv = inNamespace ? containerLike(unshare, cmd, [join(runDir, 'workspace')]) : cmd;
   const started = performance.now();
   const child = spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...v.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], cwd: '/' });
   // The token and secrets go on fd 3, as the local supervisor passes them (CLAWFLEET_SECRETS_FD).
@@ -100,7 +103,7 @@ async function once(v: Variant, env: Record<string, string>, runDir: string): Pr
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   // Under unshare the runtime is unshare's child (sh exec'd it); else the spawned process itself.
-  const runtimePid = () => (unshare ? processTree(child.pid!)[1] : child.pid) ?? child.pid!;
+  const runtimePid = () => (inNamespace ? processTree(child.pid!)[1] : child.pid) ?? child.pid!;
   const { readyMs, sched } = await new Promise<{ readyMs: number; sched: { cpu: number; wait: number } }>((resolve, reject) => {
     let buf = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -116,7 +119,7 @@ async function once(v: Variant, env: Record<string, string>, runDir: string): Pr
   const treeMb = treeUsage(pid).rssKb / 1024;
   const exited = new Promise((r) => child.once('exit', r));
   // unshare's death kills its namespace; a plain runtime drains on SIGTERM.
-  child.kill(unshare ? 'SIGKILL' : 'SIGTERM');
+  child.kill(inNamespace ? 'SIGKILL' : 'SIGTERM');
   await exited;
   return { readyMs, cpuMs: sched.cpu, waitMs: sched.wait, rssMb, treeMb, stderr: err };
 }
@@ -164,8 +167,12 @@ if (opts.levers) {
   variants.push(asImage('before, without --enable-source-maps', before, { args: withoutSourceMaps, baseline: 'before' }));
   const cache = join(work, 'before-compile-cache');
   mkdirSync(cache);
-  variants.push(asImage("before, with Node's compile cache (warmed by a first start)", before, { env: { ...before.env, NODE_COMPILE_CACHE: cache }, baseline: 'before' }));
+  variants.push(asImage("before, with Node's compile cache (warmed by a first start)", before, { env: { ...before.env, NODE_COMPILE_CACHE: cache }, baseline: 'before', warmCompileCache: true }));
   variants.push(asImage('before, with --max-semi-space-size=1 (MB)', before, { args: ['--max-semi-space-size=1', ...before.nodeArgs], baseline: 'before' }));
+  // And each of the image's run-time levers taken away from this tree's app, one at a time.
+  const { NODE_COMPILE_CACHE: _cache, ...afterEnvWithoutCache } = after.env;
+  variants.push(asImage("after, without the image's compile cache", after, { env: afterEnvWithoutCache, baseline: 'after (' }));
+  variants.push(asImage('after, without --max-semi-space-size=1', after, { args: after.nodeArgs.filter((a) => !a.startsWith('--max-semi-space-size')), baseline: 'after (' }));
 }
 if (opts.node20) {
   variants.push(asImage(`before, this machine's Node ${process.version}`, before, { node: process.execPath }));
@@ -205,8 +212,18 @@ const results = new Map<Variant, Sample[]>(variants.map((v) => [v, []]));
 const cacheNotes: string[] = [];
 const loadStart = loadavg()[0]!;
 const startedAt = new Date();
-// Whether a compile cache an image ships is taken: Node says so for each module it loads.
-for (const v of variants.filter((x) => x.env.NODE_COMPILE_CACHE && !x.label.includes('warmed by a first start'))) {
+// A lever's compile cache is written when a runtime exits: one plain start, stopped by SIGTERM.
+for (const v of variants.filter((x) => x.warmCompileCache)) {
+  const dir = mkdtempSync(join(work, 'warm-'));
+  mkdirSync(join(dir, 'workspace'));
+  await once(v, runEnv(v, dir), dir, true);
+  rmSync(dir, { recursive: true, force: true });
+  const entries = readdirSync(v.env.NODE_COMPILE_CACHE!, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+  if (entries === 0) throw new Error(`${v.label}: the warming start wrote no compile cache`);
+  say(`${v.label}: ${entries} compile cache entries written by a first start`);
+}
+// Whether a compile cache (the image's, or a lever's) is taken: Node says so for each module it loads.
+for (const v of variants.filter((x) => x.env.NODE_COMPILE_CACHE)) {
   const dir = unshare ? '/tmp/cf-run' : mkdtempSync(join(tmpdir(), 'cf-bench-run-'));
   if (!unshare) mkdirSync(join(dir, 'workspace'));
   const { stderr } = await once(v, { ...runEnv(v, dir), NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }, dir);

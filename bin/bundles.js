@@ -75,9 +75,11 @@ export async function buildBundle(kind, dir = BUNDLES[kind].dir) {
   rmSync(staging, { recursive: true, force: true });
   try {
     const result = await esbuild.build({ ...(await bundle.options(staging)), absWorkingDir: REPO, metafile: true, logLevel: 'silent' });
-    // What the bundle was made of, its build settings, and this file.
+    // What the bundle was made of, its build settings, and this file. A plugin's virtual
+    // module (`namespace:path`, e.g. the runtime's node-builtin:fs) is no file to go stale.
     const inputs = {};
-    for (const path of [...Object.keys(result.metafile.inputs), bundle.config, relative(REPO, fileURLToPath(import.meta.url))]) {
+    const files = Object.keys(result.metafile.inputs).filter((path) => !/^[a-z-]+:/.test(path));
+    for (const path of [...files, bundle.config, relative(REPO, fileURLToPath(import.meta.url))]) {
       const { size, mtimeMs } = statSync(join(REPO, path));
       inputs[path] = { size, mtimeMs };
     }

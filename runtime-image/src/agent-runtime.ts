@@ -6,12 +6,13 @@ import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
-import { McpHost, type McpState } from './mcp/mcp-host.ts';
+import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
 import { modelForAgent, providerApis } from './model-for-agent.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
-import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
+import type { SandboxChoice } from './sandbox/choose-sandbox.ts';
+import { chooseSandboxAtStart, execWanted, sandboxedServers } from './sandbox-at-start.ts';
 import { checkOwnSecretId } from './secrets.ts';
 import { awaitSecrets } from './secret-wait.ts';
 import { execSetup } from './tools/exec-tool.ts';
@@ -47,6 +48,8 @@ export interface RuntimeParts {
   log: Logger;
   /** For tests: a model instead of the configured providers. */
   model?: ModelClient;
+  /** The sandbox, when the caller started looking for it already (chooseSandboxAtStart); else looked for here. */
+  sandbox?: Promise<SandboxChoice | undefined>;
   /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
   exit(code: number): void;
 }
@@ -64,28 +67,18 @@ export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): A
   return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
 }
 
-/** The stdio MCP servers whose config asks for the sandbox. */
-function sandboxedServers(agent: RuntimeEnv['config']['agent']): string[] {
-  return Object.entries(agent.mcp?.servers ?? {})
-    .filter(([, s]) => 'command' in s && s.sandbox === true)
-    .map(([id]) => id);
-}
-
 /**
- * Finds the sandbox when something needs one (exec not denied and not explicitly
- * unsandboxed, or a sandboxed MCP server), and works out exec and the warnings the operator
- * must see: exec off for want of a sandbox, exec unsandboxed, an MCP server not started.
+ * The sandbox (being looked for since `choosing` started, see sandbox-at-start.ts) and what
+ * follows from it: exec, and the warnings the operator must see: exec off for want of a
+ * sandbox, exec unsandboxed, an MCP server not started.
  */
-async function sandboxFor(env: RuntimeEnv, allowed: (name: string) => boolean): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
   const agent = env.config.agent;
-  const policy = agent.tools?.exec;
-  const wantsExec = allowed('exec') && (policy?.security ?? 'full') !== 'deny';
-  const servers = sandboxedServers(agent);
-  const choice = (wantsExec && policy?.sandbox !== 'off') || servers.length > 0 ? await chooseSandbox(env.sandbox, env.workspace) : undefined;
-  const exec = wantsExec ? execSetup(policy, choice, env.workspace) : {};
+  const choice = await choosing;
+  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace) : {};
   const warnings = [
     ...(exec.warning ? [exec.warning] : []),
-    ...(choice?.sandbox ? [] : servers.map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
+    ...(choice?.sandbox ? [] : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
   ];
   return { choice, exec: exec.tool, warnings };
 }
@@ -131,13 +124,14 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         }));
 
   const allowed = toolAllowed(agent.tools);
-  const sandboxing = await sandboxFor(env, allowed);
+  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env));
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
   const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
-  const mcp = Object.keys(servers).length > 0 ? new McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
+  // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
+  const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
@@ -213,14 +207,21 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         warnings: sandboxing.warnings.slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  await beat(true);
+  // The announcement and the first poll go out together, one round trip rather than two (an
+  // SQS send on AWS); the start returns, and says ready, once the announcement is sent.
+  const announced = beat(true);
   const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
   heartbeatTimer?.unref();
 
   worker.start();
+  await announced;
   log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
-  // The provider modules load after ready, so the first turn does not wait for them.
+  // What the first turn would otherwise wait for is done just after ready: the provider
+  // modules loaded, each built-in tool's JSON Schema worked out (tool.ts).
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
+  setImmediate(() => {
+    for (const tool of builtins) void tool.parameters;
+  });
 
   return { mcp, worker, tools, stop };
 }

@@ -7,8 +7,8 @@
 // exec can write there: at worst it sets aside or retries its own messages, and the queue's
 // receive count still bounds every message.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { sha256Hex } from './lazy-crypto.ts';
 import { insideWorkspace } from './tools/workspace-path.ts';
 import { readWorkspaceFile } from './workspace-file.ts';
 
@@ -29,7 +29,7 @@ export class WorkspaceAttemptLog implements AttemptLog {
   constructor(private readonly workspace: string) {}
 
   private relative(inboundId: string): string {
-    return join(DIR, createHash('sha256').update(inboundId).digest('hex').slice(0, 40));
+    return join(DIR, sha256Hex(inboundId).slice(0, 40));
   }
 
   async count(inboundId: string): Promise<number> {

@@ -1,6 +1,6 @@
 // Ids of the envelopes a turn sends, derived from its inbound envelope id, so that a turn
 // redone after a crash sends the same ids and the outbox's deduplication absorbs repeats.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './lazy-crypto.ts';
 
 const MAX_ID = 128;
 
@@ -8,5 +8,5 @@ const MAX_ID = 128;
 export function derivedId(inboundId: string, suffix: string): string {
   const id = `${inboundId}.${suffix}`;
   if (id.length <= MAX_ID) return id;
-  return `${createHash('sha256').update(inboundId).digest('hex').slice(0, 40)}.${suffix}`.slice(0, MAX_ID);
+  return `${sha256Hex(inboundId).slice(0, 40)}.${suffix}`.slice(0, MAX_ID);
 }

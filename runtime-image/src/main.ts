@@ -1,17 +1,13 @@
 // The agent runtime's entry point: the same one the container runs (bundled) and the tests
 // start. Reads the environment, connects this agent's own queues and secret (AWS) or the
 // local control plane's channel, starts the runtime, and drains on SIGTERM.
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
-import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
-import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
-import { createLogger, errorFields, processRedactor } from '../../shared/log.ts';
+import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { startAgentRuntime, type AgentRuntime, type RuntimeParts } from './agent-runtime.ts';
-import { readRuntimeEnv, type RuntimeEnv } from './env.ts';
-import { checkOwnSecretId } from './secrets.ts';
+import type { AgentRuntime } from './agent-runtime.ts';
+import { connect } from './connection.ts';
+import { readRuntimeEnv } from './env.ts';
+import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
   const env = await readRuntimeEnv(process.env);
@@ -53,34 +49,18 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
 
+  // What waits on other processes starts first — the sandbox probe, and on AWS the read of
+  // the agent's secret — and the rest of the runtime (tools, turn loop, worker) loads meanwhile.
+  const sandbox = chooseSandboxAtStart(env);
+  sandbox.catch(() => {}); // a failure is reported where it is awaited, in startAgentRuntime
   try {
-    runtime = await startAgentRuntime({ env, ...connect(env), clock: systemClock, log, exit, stopSignal: stopRequested.signal });
+    const [{ startAgentRuntime }, connection] = await Promise.all([import('./agent-runtime.ts'), connect(env)]);
+    runtime = await startAgentRuntime({ env, ...connection, sandbox, clock: systemClock, log, exit, stopSignal: stopRequested.signal });
   } catch (err) {
     if (stopping && (err as { code?: unknown }).code === 'STOPPED_WAITING_FOR_SECRET') return exit(0);
     throw err;
   }
   if (stopping) drain(runtime, stopping.drainMs);
-}
-
-/** This agent's queues and secrets: its own SQS queues and secret on AWS (read by the runtime, again while a value is missing), the local control plane's channel locally. */
-function connect(env: RuntimeEnv): Pick<RuntimeParts, 'inbox' | 'outbox' | 'deadLetters' | 'secrets' | 'readSecrets'> {
-  const t = env.transport;
-  if (t.kind === 'local') {
-    processRedactor.add(...Object.values(t.secrets));
-    const channel = new HttpRuntimeChannel(t.controlUrl, t.token, env.visibilitySeconds);
-    return { inbox: channel, outbox: channel, deadLetters: channel, secrets: t.secrets };
-  }
-  // Checked before the read: this runtime asks for its own secret and no other.
-  checkOwnSecretId(env.config, env.secretId);
-  const sqs = new SQSClient({ maxAttempts: 3 });
-  const store = new SecretsManagerStore(new SecretsManagerClient({ maxAttempts: 3 }));
-  return {
-    inbox: new SqsInbox(sqs, t.inboxUrl, env.visibilitySeconds),
-    outbox: new SqsOutbox(sqs, t.outboxUrl),
-    deadLetters: new SqsDeadLetters(sqs, async () => t.dlqUrl),
-    secrets: {},
-    readSecrets: () => store.get(env.secretId),
-  };
 }
 
 main().catch((err) => {

@@ -7,7 +7,7 @@
 // FIFO is refused, and one grown huge is not read whole.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './lazy-crypto.ts';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
 import { insideWorkspace } from './tools/workspace-path.ts';
@@ -143,7 +143,7 @@ export class TranscriptStore {
 /** A session's transcript, relative to the workspace (the importer writes transcripts there too). */
 export function transcriptPath(sessionKey: string): string {
   const readable = sessionKey.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80);
-  const hash = createHash('sha256').update(sessionKey).digest('hex').slice(0, 10);
+  const hash = sha256Hex(sessionKey).slice(0, 10);
   return join('sessions', `${readable}.${hash}.jsonl`);
 }
 

@@ -2,7 +2,7 @@
 // reaches the model between markers it cannot forge: each block's markers carry a random
 // id, and anything inside that looks like a marker (in any case, spacing, look-alike or
 // invisible characters) is replaced first. The system prompt says what the markers mean.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './lazy-crypto.ts';
 
 export type UntrustedSource = 'web_fetch' | 'mcp' | 'hook';
 
@@ -25,7 +25,7 @@ export const MARKER_REMOVED = '[marker removed]';
 
 /** 64 random bits: content fetched before the block was made cannot contain its id. */
 export function randomMarkerId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }
 
 export function wrapUntrusted(text: string, provenance: Provenance, newId: () => string = randomMarkerId): string {

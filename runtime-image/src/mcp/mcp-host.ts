@@ -15,7 +15,8 @@ import type { AgentTool, ToolResult } from '../tools/tool.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
-export type McpServerConfig = NonNullable<RuntimeConfig['agent']['mcp']>['servers'][string];
+type McpServerConfig = NonNullable<RuntimeConfig['agent']['mcp']>['servers'][string];
+
 export type McpState = 'starting' | 'ready' | 'down' | 'stopped';
 
 export interface McpHostOptions {

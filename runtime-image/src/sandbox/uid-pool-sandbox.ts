@@ -217,7 +217,10 @@ export async function probeUidPool(setup: UidPoolSetup): Promise<{ sandbox: UidP
     return { unavailable: `the tool uid pool cannot be set up: ${(err as Error).message}` };
   }
   const run = await runShort(lease.launch.file, lease.launch.args, { env: lease.launch.env, cwd: lease.launch.cwd, timeoutMs: 10_000 });
-  await lease.release();
+  // The probe's own cleanup (kill -1 as its uid, the scratch sweep) need not hold up the
+  // answer, and with it the runtime's start: the uid returns to the pool once that is done,
+  // and a call meanwhile takes another. release() never throws.
+  void lease.release();
   const uid = setup.uids[0]!;
   if (run.failure) return { unavailable: `setpriv ${run.failure}` };
   if (run.code !== 0 || run.stdout.trim() !== String(uid)) {

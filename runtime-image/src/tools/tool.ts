@@ -40,11 +40,19 @@ export function defineTool<S extends z.ZodType>(def: {
   schema: S;
   run(args: z.infer<S>, ctx: ToolCallContext): Promise<ToolResult | string>;
 }): AgentTool {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(def.schema, { io: 'input' }) as Record<string, unknown>;
+  let parameters: Record<string, unknown> | undefined;
   return {
     name: def.name,
     description: def.description,
-    parameters,
+    // Worked out when first read — by the first model request, or just after the runtime is
+    // ready (agent-runtime.ts): converting every built-in tool's schema at start was ~30 ms.
+    get parameters() {
+      if (!parameters) {
+        const { $schema: _ignored, ...rest } = z.toJSONSchema(def.schema, { io: 'input' }) as Record<string, unknown>;
+        parameters = rest;
+      }
+      return parameters;
+    },
     parse(args) {
       const parsed = def.schema.safeParse(args);
       if (parsed.success) return { ok: true, value: parsed.data };

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { fetchPolicy, type Resolve } from '../net/fetch-guard.ts';
-import { guardedGet, type GuardedResponse } from '../net/guarded-get.ts';
+import type { GuardedResponse } from '../net/guarded-get.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 
 export interface WebFetchLimits {
@@ -35,6 +35,8 @@ export function webFetchTool(opts: WebFetchOptions = {}): AgentTool {
     }),
     async run({ url, maxChars }, ctx) {
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(limits.timeoutMs)]);
+      // HTTPS, TLS and the decompressors load with the first fetch, not with every start.
+      const { guardedGet } = await import('../net/guarded-get.ts');
       let res: GuardedResponse;
       try {
         res = await guardedGet(url, {

@@ -1,0 +1,21 @@
+// This agent's queues and secrets, however its transport provides them; each transport's
+// module (connect-local.ts, connect-aws.ts) is imported only when it is the one in use, so
+// a start loads one transport's code: the AWS SDK is most of what a local runtime would parse.
+import type { DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
+import type { RuntimeEnv } from './env.ts';
+
+export interface RuntimeConnection {
+  inbox: Inbox;
+  outbox: Outbox;
+  deadLetters: DeadLetters;
+  /** The secret values the launcher gave (locally: the pipe). */
+  secrets: Record<string, string>;
+  /** Reads the agent's own secret (AWS), again while a value is missing (secret-wait.ts). */
+  readSecrets?: () => Promise<Record<string, string>>;
+}
+
+export async function connect(env: RuntimeEnv): Promise<RuntimeConnection> {
+  const t = env.transport;
+  if (t.kind === 'local') return (await import('./connect-local.ts')).connectLocal(env, t);
+  return (await import('./connect-aws.ts')).connectAws(env, t);
+}

@@ -1,0 +1,94 @@
+// The start's order, now that main.ts starts looking for the sandbox before the rest of the
+// runtime has loaded: however long the probe takes, the runtime takes no message, offers no
+// tool and announces nothing until the sandbox is known, so exec is never offered (or used)
+// on a guess. Composed as main.ts composes it, over in-memory queues.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { systemClock } from '../../shared/ports.ts';
+import { parseOutbound } from '../../shared/protocol/envelopes.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
+import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
+import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox-at-start.ts';
+
+const started: AgentRuntime[] = [];
+afterAll(() => Promise.all(started.map((r) => r.stop())));
+
+async function envFor(edit: (fran: Record<string, any>) => void = () => {}) {
+  const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  edit(raw.agents.list.find((a: { id: string }) => a.id === 'fran'));
+  return readRuntimeEnv(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+      CLAWFLEET_SECRETS_FD: '3',
+      CLAWFLEET_OFFLINE_MODEL: 'test',
+      CLAWFLEET_WORKSPACE: join(mkdtempSync(join(tmpdir(), 'cf-start-order-')), 'workspace'),
+      CLAWFLEET_HEARTBEAT_SECONDS: '0',
+      CLAWFLEET_WAIT_SECONDS: '1',
+      CLAWFLEET_DRAIN_SECONDS: '0',
+      CLAWFLEET_SANDBOX: 'bwrap',
+      CLAWFLEET_BWRAP: '/nonexistent/clawfleet-test/bwrap',
+    },
+    async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
+  );
+}
+
+describe('a start whose sandbox is still being looked for', () => {
+  it('takes no message, offers no tool and announces nothing until the sandbox is known', async () => {
+    const env = await envFor();
+    let settle!: (choice: SandboxChoice) => void;
+    const sandbox = new Promise<SandboxChoice>((r) => (settle = r));
+    const inbox = new InMemoryFifoQueue();
+    let receives = 0;
+    const receive = inbox.receive.bind(inbox);
+    inbox.receive = (...args) => (receives++, receive(...args));
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hi', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    const outbox = new InMemoryOutbox();
+    const log = memoryLogger();
+    let done = false;
+    const starting = startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, exit: () => {}, sandbox }).then((r) => {
+      done = true;
+      started.push(r);
+      return r;
+    });
+    // The start gets as far as it can: the workspace seeded, then every pending callback run.
+    while (!log.lines.some((l) => l.msg === 'workspace seeded from the template')) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    expect(receives).toBe(0);
+    expect(outbox.queue.bodies()).toEqual([]);
+    expect(log.lines.map((l) => l.msg)).not.toContain('ready');
+
+    // The probe answers: a sandbox. Only now the tools (exec among them), the announcement, and polling.
+    settle({ sandbox: new Unsandboxed(env.workspace) });
+    const runtime = await starting;
+    expect(runtime.tools().map((t) => t.name)).toContain('exec');
+    const [hello] = outbox.queue.bodies().map((b) => parseOutbound(b));
+    expect(hello).toMatchObject({ kind: 'heartbeat', capabilities: expect.arrayContaining(['tool:exec']) });
+    expect(receives).toBeGreaterThan(0);
+    expect(log.lines.find((l) => l.msg === 'ready')).toMatchObject({ sandbox: 'none' });
+  });
+
+  it('looks for no sandbox when nothing needs one, and for one when exec or a sandboxed MCP server does', async () => {
+    expect(await chooseSandboxAtStart(await envFor((fran) => (fran.tools = { exec: { security: 'deny' } })))).toBeUndefined();
+    expect(await chooseSandboxAtStart(await envFor((fran) => (fran.tools = { deny: ['exec'] })))).toBeUndefined();
+    expect(await chooseSandboxAtStart(await envFor((fran) => (fran.tools = { exec: { sandbox: 'off' } })))).toBeUndefined();
+    // Exec wanted: the probe runs (and finds no bubblewrap at the path given).
+    expect(await chooseSandboxAtStart(await envFor())).toEqual({ unavailable: 'bubblewrap not found at /nonexistent/clawfleet-test/bwrap' });
+    const mcpOnly = await envFor((fran) => {
+      fran.tools = { deny: ['exec'] };
+      fran.mcp = { servers: { files: { command: process.execPath, args: ['-e', '0'], sandbox: true } } };
+    });
+    expect(await chooseSandboxAtStart(mcpOnly)).toEqual({ unavailable: 'bubblewrap not found at /nonexistent/clawfleet-test/bwrap' });
+  });
+});

@@ -1,7 +1,7 @@
 // The agent's workspace: seeded from the template on first start (never overwriting a
 // file the agent or user changed), and the bootstrap files that feed the system prompt
 // as in OpenClaw: AGENTS.md, SOUL.md, IDENTITY.md, USER.md, HEARTBEAT.md, MEMORY.md.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
@@ -12,11 +12,18 @@ const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
 const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;
 
-/** runtime-image/templates/workspace, from src/ when run from source and from dist/ when bundled. */
-const DEFAULT_TEMPLATE = fileURLToPath(new URL('../templates/workspace/', import.meta.url));
+/**
+ * runtime-image/templates/workspace (/app/templates/workspace in the image): beside src/
+ * when run from source, beside dist/ when bundled — where this module may sit in dist/ or,
+ * loaded lazily with the rest of the runtime, in dist/chunks/, one level deeper.
+ */
+export function defaultTemplate(): string {
+  const candidates = ['../templates/workspace/', '../../templates/workspace/'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!;
+}
 
 /** Copies template files the workspace lacks; returns their names. */
-export function seedWorkspace(workspace: string, template = DEFAULT_TEMPLATE): string[] {
+export function seedWorkspace(workspace: string, template = defaultTemplate()): string[] {
   mkdirSync(join(workspace, 'memory'), { recursive: true });
   let names: string[];
   try {

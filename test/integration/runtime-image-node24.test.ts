@@ -30,6 +30,7 @@ let model: FakeModel;
 let fleet: ProvisionedFleet;
 let image: ImageApp;
 let runtime: RuntimeProcess | undefined;
+let workspace: string;
 
 describe.skipIf(!HAVE_NODE24)(TITLE, () => {
   beforeAll(async () => {
@@ -51,7 +52,7 @@ describe.skipIf(!HAVE_NODE24)(TITLE, () => {
         CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
         CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
         CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-        CLAWFLEET_WORKSPACE: join(dir, 'workspace'),
+        CLAWFLEET_WORKSPACE: (workspace = join(dir, 'workspace')),
         CLAWFLEET_RUNTIME_STATE: join(dir, 'state'),
         CLAWFLEET_HEALTH_FILE: join(dir, 'alive'),
         CLAWFLEET_WAIT_SECONDS: '1',
@@ -82,6 +83,8 @@ describe.skipIf(!HAVE_NODE24)(TITLE, () => {
   it('starts as the CMD says, answers a message, and compiles nothing but its entry', async () => {
     expect(image.nodeArgs).toEqual(['--enable-source-maps', '--max-semi-space-size=1', join(image.app, 'dist/main.mjs')]);
     await runtime!.waitFor((l) => l.msg === 'ready', 30_000);
+    // Seeded from /app/templates, found from the lazily loaded chunk in dist/chunks/ too.
+    expect(existsSync(join(workspace, 'SOUL.md'))).toBe(true);
     await sqs.send(
       new SendMessageCommand({
         QueueUrl: fleet.queues.fran!.inbox,

@@ -223,12 +223,15 @@ describe('a task whose CLI is gone', () => {
     const t = setup('awake');
     writeFileSync(join(t.efs, 'MEMORY.md'), 'm\n');
     const stopped: string[] = [];
-    t.runner.state = async () => ({ done: false, status: 'RUNNING' });
-    t.runner.stop = async (id: string) => void stopped.push(id);
     let interrupt!: (why: string) => void;
     const asked = new Promise<string>((r) => (interrupt = r));
+    // Ctrl-C once the task runs: at the CLI's first look at its state.
+    t.runner.state = async () => {
+      interrupt('SIGINT');
+      return { done: false, status: 'RUNNING' };
+    };
+    t.runner.stop = async (id: string) => void stopped.push(id);
     const run = pullFromAws('fran', tmp('home'), { force: false, hibernate: true }, { ...t.deps, interrupted: () => asked, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) });
-    setTimeout(() => interrupt('SIGINT'), 20);
     await expect(run).rejects.toMatchObject({ code: 'INTERRUPTED', message: expect.stringMatching(/stopped \(SIGINT\); fran was released/) });
     expect(stopped).toEqual(['task-1']);
     // It was awake before: woken again.

@@ -3,14 +3,14 @@
 // workspace template beside it, and run `node dist/main.mjs` from a directory with no
 // node_modules anywhere above it — proving that the bundle carries everything it imports
 // (the provider SDK and MCP client chunks it loads later included) — against the emulator.
+import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
@@ -35,20 +35,7 @@ beforeAll(async () => {
   const config = parseConfig(example);
   fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: KEY } } });
   runtime = startRuntime(
-    {
-      CLAWFLEET_AGENT_ID: 'fran',
-      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-      CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-      CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-      CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-      CLAWFLEET_WORKSPACE: join(app, '..', 'workspace'),
-      CLAWFLEET_WAIT_SECONDS: '1',
-      NODE_ENV: 'production',
-      AWS_ENDPOINT_URL: aws.endpoint,
-      AWS_REGION: aws.region,
-      AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    },
+    { ...emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', { CLAWFLEET_WORKSPACE: join(app, '..', 'workspace') }), NODE_ENV: 'production' },
     [process.execPath, '--enable-source-maps', join(app, 'dist/main.mjs')],
   );
 }, 60_000);
@@ -66,23 +53,7 @@ describe('the image’s bundle', () => {
   it('starts, seeds the workspace from the template beside it, answers through the provider it loads on demand, and drains on SIGTERM', async () => {
     await runtime!.waitFor((l) => l.msg === 'ready', 30_000);
     expect(existsSync(join(app, '..', 'workspace', 'SOUL.md'))).toBe(true);
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: fleet.queues.fran!.inbox,
-        MessageGroupId: 'agent:fran:main',
-        MessageDeduplicationId: 'img.1',
-        MessageBody: JSON.stringify({ v: 1, kind: 'message', id: 'img.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hello from the image', from: { channel: 'local' } }),
-      }),
-    );
-    let reply: Record<string, unknown> | undefined;
-    for (const deadline = Date.now() + 20_000; !reply && Date.now() < deadline; ) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-      for (const m of Messages) {
-        const e = JSON.parse(m.Body!) as Record<string, unknown>;
-        if (e.kind === 'reply') reply = e;
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, ReceiptHandle: m.ReceiptHandle! }));
-      }
-    }
+    const reply = await askOnQueues(sqs, fleet.queues.fran!, 'fran', 'img.1', 'hello from the image');
     expect(reply).toMatchObject({ inReplyTo: 'img.1', text: 'echo: hello from the image' });
     expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(await runtime!.kill('SIGTERM')).toBe(0);

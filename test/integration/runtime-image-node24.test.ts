@@ -4,16 +4,16 @@
 // build made, the lazily loaded ones (the AWS adapters, the model provider) included; only
 // the entry is compiled. Node 24 is the one bench/runtime-start.ts installs into .cache/; a
 // machine without it skips this file and says so in its title.
+import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImageApp, type ImageApp } from '../../bench/runtime-harness.ts';
 import { NODE24_VERSION } from '../../bench/openclaw-install.ts';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
@@ -47,21 +47,13 @@ describe.skipIf(!HAVE_NODE24)(TITLE, () => {
     runtime = startRuntime(
       {
         ...image.env,
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-        CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-        CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-        CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-        CLAWFLEET_WORKSPACE: (workspace = join(dir, 'workspace')),
-        CLAWFLEET_RUNTIME_STATE: join(dir, 'state'),
-        CLAWFLEET_HEALTH_FILE: join(dir, 'alive'),
-        CLAWFLEET_WAIT_SECONDS: '1',
+        ...emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', {
+          CLAWFLEET_WORKSPACE: (workspace = join(dir, 'workspace')),
+          CLAWFLEET_RUNTIME_STATE: join(dir, 'state'),
+          CLAWFLEET_HEALTH_FILE: join(dir, 'alive'),
+        }),
         // Node says, on stderr, whether each module's code came from the cache.
         NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
-        AWS_ENDPOINT_URL: aws.endpoint,
-        AWS_REGION: aws.region,
-        AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
       },
       [NODE24, ...image.nodeArgs],
     );
@@ -85,23 +77,7 @@ describe.skipIf(!HAVE_NODE24)(TITLE, () => {
     await runtime!.waitFor((l) => l.msg === 'ready', 30_000);
     // Seeded from /app/templates, found from the lazily loaded chunk in dist/chunks/ too.
     expect(existsSync(join(workspace, 'SOUL.md'))).toBe(true);
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: fleet.queues.fran!.inbox,
-        MessageGroupId: 'agent:fran:main',
-        MessageDeduplicationId: 'img24.1',
-        MessageBody: JSON.stringify({ v: 1, kind: 'message', id: 'img24.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hello from Node 24', from: { channel: 'local' } }),
-      }),
-    );
-    let reply: Record<string, unknown> | undefined;
-    for (const deadline = Date.now() + 20_000; !reply && Date.now() < deadline; ) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-      for (const m of Messages) {
-        const e = JSON.parse(m.Body!) as Record<string, unknown>;
-        if (e.kind === 'reply') reply = e;
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, ReceiptHandle: m.ReceiptHandle! }));
-      }
-    }
+    const reply = await askOnQueues(sqs, fleet.queues.fran!, 'fran', 'img24.1', 'hello from Node 24');
     expect(reply).toMatchObject({ inReplyTo: 'img24.1', text: 'echo: hello from Node 24' });
     expect(await runtime!.kill('SIGTERM')).toBe(0);
 

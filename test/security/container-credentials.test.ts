@@ -7,14 +7,14 @@
 // parent's environ, every /proc/*/environ, the runtime's memory — and its own environment
 // has no AWS_* value; a `setsid` child it starts is gone when the call ends. The uid pool
 // needs root: elsewhere this is skipped, saying so in its name.
+import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { processesOf } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
@@ -55,24 +55,8 @@ let sent = 0;
 /** Sends `run: <command>` to fran's queue and returns the exec result its reply carries. */
 async function exec(command: string): Promise<string> {
   const id = `ctr.${++sent}`;
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: fleet.queues.fran!.inbox,
-      MessageGroupId: 'agent:fran:main',
-      MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `run: ${command}`, from: { channel: 'local' } }),
-    }),
-  );
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-    let found: string | undefined;
-    for (const m of Messages) {
-      const e = JSON.parse(m.Body!) as { kind: string; inReplyTo?: string; text?: string };
-      if (e.kind === 'reply' && e.inReplyTo === id) found = e.text;
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, ReceiptHandle: m.ReceiptHandle! }));
-    }
-    if (found !== undefined) return found.replace(/^RESULT\n/, '');
-  }
+  const reply = await askOnQueues(sqs, fleet.queues.fran!, 'fran', id, `run: ${command}`, 30_000);
+  if (reply) return reply.text.replace(/^RESULT\n/, '');
   throw new Error(`no reply to ${id}; runtime output:\n${runtime?.output().slice(-3000)}`);
 }
 
@@ -93,25 +77,17 @@ describe.skipIf(!ROOT)(TITLE, () => {
     fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: { OPENAI_API_KEY: KEY } } });
     runtime = startRuntime(
       {
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-        CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-        CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-        CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-        CLAWFLEET_WORKSPACE: workspace,
-        CLAWFLEET_WAIT_SECONDS: '1',
-        // What the Dockerfile sets: the uid pool, not bubblewrap.
-        CLAWFLEET_SANDBOX: 'uid-pool',
-        CLAWFLEET_TOOL_UIDS: `${UIDS.first}-${UIDS.last}`,
-        CLAWFLEET_TOOL_GID: String(UIDS.gid),
+        ...emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', {
+          CLAWFLEET_WORKSPACE: workspace,
+          // What the Dockerfile sets: the uid pool, not bubblewrap.
+          CLAWFLEET_SANDBOX: 'uid-pool',
+          CLAWFLEET_TOOL_UIDS: `${UIDS.first}-${UIDS.last}`,
+          CLAWFLEET_TOOL_GID: String(UIDS.gid),
+        }),
         NODE_ENV: 'production',
         // What ECS puts in every container's environment.
         AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: CREDENTIALS_URI,
         ECS_CONTAINER_METADATA_URI_V4: METADATA_URI,
-        AWS_ENDPOINT_URL: aws.endpoint,
-        AWS_REGION: aws.region,
-        AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
       },
       [process.execPath, '--enable-source-maps', join(app, 'dist/main.mjs')],
     );

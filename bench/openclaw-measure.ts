@@ -31,6 +31,7 @@ export interface GroupSample {
   processes: number;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes it strips.
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 

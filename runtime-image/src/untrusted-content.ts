@@ -70,6 +70,7 @@ const CONFUSABLES: Record<string, string> = {
  */
 function fold(text: string): { folded: string; origin: number[] } {
   const origin: number[] = [];
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included.
   if (!/[^\x00-\x7f]/.test(text)) {
     for (let i = 0; i <= text.length; i++) origin.push(i);
     return { folded: text, origin };

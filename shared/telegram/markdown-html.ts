@@ -3,7 +3,7 @@
 // and escapes everything else, so a reply reads as intended instead of showing **stars**.
 // Whatever Telegram still refuses is sent again as plain text by the sender.
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function markdownToTelegramHtml(markdown: string): string {
   const out: string[] = [];
@@ -12,7 +12,7 @@ export function markdownToTelegramHtml(markdown: string): string {
   for (const m of markdown.matchAll(fence)) {
     out.push(inline(markdown.slice(last, m.index)));
     const lang = m[1] ? ` class="language-${m[1]}"` : '';
-    out.push(`<pre><code${lang}>${escape(m[2]!)}</code></pre>`);
+    out.push(`<pre><code${lang}>${escapeHtml(m[2]!)}</code></pre>`);
     last = m.index! + m[0].length;
   }
   out.push(inline(markdown.slice(last)));
@@ -23,12 +23,12 @@ function inline(text: string): string {
   // Inline code first, so nothing inside it is formatted.
   return text
     .split(/(`[^`\n]+`)/)
-    .map((part, i) => (i % 2 === 1 ? `<code>${escape(part.slice(1, -1))}</code>` : formatText(part)))
+    .map((part, i) => (i % 2 === 1 ? `<code>${escapeHtml(part.slice(1, -1))}</code>` : formatText(part)))
     .join('');
 }
 
 function formatText(text: string): string {
-  return escape(text)
+  return escapeHtml(text)
     .replace(/^#{1,6} +(.+)$/gm, '<b>$1</b>')
     .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, label: string, url: string) => `<a href="${url.replace(/"/g, '&quot;')}">${label}</a>`)
     .replace(/\*\*([^*\n]+)\*\*/g, '<b>$1</b>')

@@ -191,9 +191,15 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
 
   function serveFile(res: ServerResponse, token: string, path: string): void {
     const bot = bots.get(token);
-    if (!bot) return answer(res, { error_code: 401, description: 'Unauthorized' });
+    if (!bot) {
+      answer(res, { error_code: 401, description: 'Unauthorized' });
+      return;
+    }
     const entry = [...bot.files.values()].find(({ file }) => file.file_path === path);
-    if (!entry) return answer(res, notFound());
+    if (!entry) {
+      answer(res, notFound());
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': entry.bytes.byteLength });
     res.end(entry.bytes);
   }
@@ -346,7 +352,8 @@ function answer(res: ServerResponse, reply: Reply): void {
       ...(migrate_to_chat_id !== undefined && { migrate_to_chat_id }),
     };
     const body = { ok: false, error_code, description, ...(Object.keys(parameters).length > 0 && { parameters }) };
-    return sendJson(res, error_code, body);
+    sendJson(res, error_code, body);
+    return;
   }
   sendJson(res, 200, { ok: true, result: reply.result, ...(reply.description && { description: reply.description }) });
 }

@@ -108,5 +108,5 @@ function errorType(res: Response, body: string): string {
       // Not JSON: the status says what there is to say.
     }
   }
-  return type?.split(':')[0]!.split('#').pop() || `Http${res.status}`;
+  return type?.split(':')[0]?.split('#').pop() || `Http${res.status}`;
 }

@@ -3,11 +3,12 @@
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
 // (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseSchedulerExpression } from '../shared/adapters/local/scheduler-expression.ts';
 import { openStateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
+import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { agentSecretName, hooksSecretName } from '../shared/config/names.ts';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../shared/config/resolve.ts';
@@ -217,7 +218,8 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     const reason = keyName && !own[keyName] ? `no ${keyName} in ${agentSecretName(config.fleet, agentId)}` : undefined;
     if (reason) offline.set(agentId, reason);
     else offline.delete(agentId);
-    return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason };
+    const skills = fleetSkillsDir(resolve(opts.configPath));
+    return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
   supervisor = new Supervisor(url, join(opts.stateDir, 'workspaces'), log, {

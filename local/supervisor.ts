@@ -31,6 +31,8 @@ export interface AgentRuntimeSpec {
   secrets: Record<string, string>;
   /** Why this agent runs the offline model, when it has no model key. */
   offlineReason: string | undefined;
+  /** The fleet's skills folder, when there is one (copied into the workspace by the runtime). */
+  fleetSkills?: string | undefined;
 }
 
 export interface RuntimeInfo {
@@ -204,6 +206,7 @@ export class Supervisor {
         CLAWFLEET_RUNTIME_STATE: runtimeState,
         CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
         ...(spec.offlineReason ? { CLAWFLEET_OFFLINE_MODEL: spec.offlineReason } : {}),
+        ...(spec.fleetSkills ? { CLAWFLEET_FLEET_SKILLS: spec.fleetSkills } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C at the terminal reaches the fleet alone, which then

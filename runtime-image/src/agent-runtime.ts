@@ -25,6 +25,9 @@ import { TranscriptStore } from './transcript.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
+import { agentSkills } from './skills/agent-skills.ts';
+import { pathHost } from './skills/discover.ts';
+import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
 import { Worker, type ControlAction } from './worker.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
@@ -85,6 +88,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
 
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
+  if (env.fleetSkills) installFleetSkills(env.fleetSkills, env.workspace, log);
 
   const model =
     parts.model ??
@@ -119,6 +123,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
+    // Skills are read with the read tool: without it there is nothing to offer.
+    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(), log) : undefined,
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
@@ -197,6 +203,17 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   });
 
   return { mcp, worker, tools, stop };
+}
+
+/** The fleet's skills copied into the workspace; a failure is logged and the agent starts without them. */
+function installFleetSkills(from: string, workspace: string, log: Logger): void {
+  try {
+    const copy = copyFleetSkills(from, workspace);
+    log.info('fleet skills copied into the workspace', { from, to: FLEET_SKILLS_DIR, files: copy.files });
+    if (copy.skipped.length > 0) log.warn('fleet skill files not copied', { skipped: copy.skipped.slice(0, 20) });
+  } catch (err) {
+    log.warn('fleet skills not copied; the agent has its own skills only', { from, ...errorFields(err) });
+  }
 }
 
 /** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */

@@ -49,6 +49,8 @@ const EnvSchema = z.object({
   /** Set by the local launcher when the agent has no model key: why the offline model is used. */
   CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
+  /** The fleet's skills folder (a skills/ beside clawfleet.json, or the image's copy), copied into the workspace at start. */
+  CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),
@@ -80,6 +82,8 @@ export interface RuntimeEnv {
   secretId: string;
   offlineModel: string | undefined;
   workspace: string;
+  /** See CLAWFLEET_FLEET_SKILLS. */
+  fleetSkills: string | undefined;
   /** See CLAWFLEET_RUNTIME_STATE. */
   runtimeState: string;
   drainMs: number;
@@ -169,6 +173,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     offlineModel: e.CLAWFLEET_OFFLINE_MODEL,
     secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.data.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
+    fleetSkills: e.CLAWFLEET_FLEET_SKILLS,
     runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,

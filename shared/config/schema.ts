@@ -80,6 +80,18 @@ const ToolPolicySchema = z.strictObject({
           allowPrivateHosts: z.array(hostName).max(100).optional(),
         })
         .optional(),
+      search: z
+        .strictObject({
+          /** Who answers web_search: the Brave Search API (the default). */
+          provider: z.enum(['brave']).optional(),
+          /** The value in this agent's own secret that holds the provider's API key (default BRAVE_API_KEY). */
+          apiKeySecret: secretName.optional(),
+          /** Results per query when the model does not say (1–20, default 5). */
+          maxResults: z.number().int().min(1).max(20).optional(),
+          /** How long an answer is reused for the same query (default 5 minutes; 0 turns the cache off). */
+          cacheTtlMinutes: z.number().int().min(0).max(60).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -111,8 +123,12 @@ const HeartbeatSchema = z.strictObject({
   prompt: z.string().min(1).optional(),
 });
 
+/** Skill names (a SKILL.md's `name`, else its folder's): only these are offered; absent means every skill found. */
+const SkillAllowListSchema = z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")')).max(200);
+
 const AgentDefaultsSchema = z.strictObject({
   model: ModelSelectionSchema.optional(),
+  skills: SkillAllowListSchema.optional(),
   runtime: RuntimeProfileSchema.partial().optional(),
   tools: ToolPolicySchema.optional(),
   heartbeat: HeartbeatSchema.optional(),
@@ -127,6 +143,8 @@ export const AgentSchema = z.strictObject({
   runtime: RuntimeProfileSchema.partial().optional(),
   tools: ToolPolicySchema.optional(),
   mcp: z.strictObject({ servers: z.record(id, McpServerSchema) }).optional(),
+  /** The skills this agent is offered, by name (OpenClaw's agents.list[].skills); replaces agents.defaults.skills. */
+  skills: SkillAllowListSchema.optional(),
   heartbeat: HeartbeatSchema.optional(),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
   secrets: z.array(secretName).optional(),

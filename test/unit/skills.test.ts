@@ -207,3 +207,28 @@ describe('a runtime with skills', () => {
     );
   });
 });
+
+describe('clawfleet skills list', () => {
+  it("shows an agent's offered skills and why any is left out, from its local workspace and the fleet's folder", async () => {
+    const { runCli } = await import('../../cli/main.ts');
+    const { captureIO } = await import('./cli-io.ts');
+    const dir = tmp('cf-cli-skills-');
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    raw.agents.list.find((a: { id: string }) => a.id === 'fran').skills = ['diary', 'weather'];
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
+    writeSkill(join(dir, 'skills'), 'weather', skillMd('name: weather\ndescription: Current weather'));
+    writeSkill(join(dir, 'skills'), 'radio', skillMd('name: radio\ndescription: Radio'));
+    writeSkill(join(dir, '.clawfleet', 'workspaces', 'fran', 'skills'), 'diary', skillMd('name: diary\ndescription: Diary\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'));
+
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['skills', 'list', '--agent', 'fran'], io)).toBe(0);
+    const out = io.outText();
+    expect(out).toMatch(/allow list: diary, weather/);
+    expect(out).toMatch(/weather\s+fleet\s+yes\s+Current weather/);
+    expect(out).toMatch(/diary\s+workspace\s+no\s+"clawfleet-no-such-program" is not on PATH/);
+    expect(out).toMatch(/radio\s+fleet\s+no\s+not in the agent's skills allow list/);
+
+    const unknown = captureIO({ cwd: dir });
+    expect(await runCli(['skills', 'list', '--agent', 'nobody'], unknown)).toBe(2);
+  });
+});

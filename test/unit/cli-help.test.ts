@@ -29,6 +29,7 @@ const INVOCATIONS = [
   ['logs'],
   ['secrets', 'set'],
   ['secrets', 'list'],
+  ['skills', 'list'],
   ['cron', 'list'],
   ['cron', 'run'],
   ['pairing', 'list'],

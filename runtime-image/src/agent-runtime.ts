@@ -21,6 +21,8 @@ import { requestTools } from './tools/request-tools.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
+import { DEFAULT_SEARCH_KEY } from './secrets.ts';
+import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
@@ -58,9 +60,27 @@ export interface AgentRuntime {
   stop(drainMs?: number): Promise<void>;
 }
 
-/** The built-in tools; `exec` only when the runtime found a way to run it (see execSetup). */
-export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): AgentTool[] {
-  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
+/**
+ * The built-in tools; `exec` only when the runtime found a way to run it (see execSetup),
+ * web_search only when tools.web.search is configured (its key is then a required secret).
+ */
+export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, secrets: Record<string, string> = {}): AgentTool[] {
+  const web = env.config.agent.tools?.web;
+  const search = web?.search ? [webSearchFor(web.search, secrets, clock)] : [];
+  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: web?.fetch?.allowPrivateHosts }), ...search];
+}
+
+type SearchConfig = NonNullable<NonNullable<NonNullable<RuntimeEnv['config']['agent']['tools']>['web']>['search']>;
+
+function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clock: Clock): AgentTool {
+  const keyName = search.apiKeySecret ?? DEFAULT_SEARCH_KEY;
+  return webSearchTool({
+    // checkSecrets has made sure the value is there before any tool is built.
+    apiKey: secrets[keyName] ?? '',
+    maxResults: search.maxResults,
+    cacheTtlMs: (search.cacheTtlMinutes ?? 5) * 60_000,
+    clock,
+  });
 }
 
 /**
@@ -105,7 +125,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
+  const builtins = builtinTools(env, clock, sandboxing.exec, parts.secrets).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;

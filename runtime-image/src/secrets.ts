@@ -6,6 +6,9 @@ import { agentSecretName } from '../../shared/config/names.ts';
 import { ConfigError, type ConfigIssue } from '../../shared/errors.ts';
 import { mcpSecretNames } from './mcp/mcp-secret-names.ts';
 
+/** The value of an agent's secret web_search's Brave key is read from, unless tools.web.search.apiKeySecret names another. */
+export const DEFAULT_SEARCH_KEY = 'BRAVE_API_KEY';
+
 /** The secret id must name this agent's own secret, by name or by ARN. */
 export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void {
   const own = agentSecretName(config.fleet, config.agent.id);
@@ -25,6 +28,8 @@ export function requiredSecrets(config: RuntimeConfig, opts: { modelKeys: boolea
       if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
     }
   }
+  const search = config.agent.tools?.web?.search;
+  if (search) out.push({ name: search.apiKeySecret ?? DEFAULT_SEARCH_KEY, usedBy: 'web_search (tools.web.search)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

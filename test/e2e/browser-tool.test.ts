@@ -1,0 +1,150 @@
+// The browser tool against pages this test serves on 127.0.0.1, with the harness's Chromium
+// run inside bubblewrap and behind the guard proxy: navigate, snapshot, click a button that
+// changes the page, type into a form, a screenshot written into the workspace, a download
+// kept there; loopback, private and metadata addresses refused — as a navigation, a
+// redirect and a subresource — and nothing of the browser left once it is stopped.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { memoryLogger } from '../../shared/log.ts';
+import { AgentBrowser } from '../../runtime-image/src/browser/agent-browser.ts';
+import { browserTool } from '../../runtime-image/src/browser/browser-tool.ts';
+import { fetchPolicy } from '../../runtime-image/src/net/fetch-guard.ts';
+import type { AgentTool, ToolCallContext, ToolResult } from '../../runtime-image/src/tools/tool.ts';
+import { processes } from '../support/process-tree.ts';
+import { bwrapSandbox } from '../support/sandbox.ts';
+
+const PAGE = `<!doctype html><html><head><title>Test shop</title></head><body>
+<h1>Welcome</h1>
+<p id="status">Nothing ordered yet.</p>
+<button id="order" onclick="document.getElementById('status').textContent='Order placed!'">Place order</button>
+<form action="/search" method="get"><label for="q">Search</label><input id="q" name="q"><button type="submit">Go</button></form>
+<a href="/file.txt" download="notes.txt">Get the notes</a>
+</body></html>`;
+
+function listen(server: Server, host: string): Promise<string> {
+  return new Promise((resolve) => server.listen(0, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`)));
+}
+
+let site: string;
+let inside: string;
+const insideHits: string[] = [];
+const siteServer = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+  if (url.pathname === '/search') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Results for ${url.searchParams.get('q')}</h1>`);
+  if (url.pathname === '/file.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('the notes');
+  if (url.pathname === '/redirect') return res.writeHead(302, { location: `${inside}/secret` }).end();
+  if (url.pathname === '/leaky') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Leaky</h1><img src="${inside}/pixel.png"><script>fetch('${inside}/api').catch(()=>{})</script>`);
+  res.writeHead(404).end();
+});
+// Stands for an intranet service: loopback, but not the name the config allows.
+const insideServer = createServer((req, res) => {
+  insideHits.push(req.url ?? '');
+  res.end('secret');
+});
+
+const workspace = mkdtempSync(join(tmpdir(), 'cf-browser-ws-'));
+let browser: AgentBrowser;
+let tool: AgentTool;
+
+beforeAll(async () => {
+  site = await listen(siteServer, '127.0.0.1');
+  inside = await listen(insideServer, '127.0.0.2');
+  const chromium = inject('chromium');
+  // The test's site is on loopback: allowed by name, as an operator allows an intranet host.
+  const policy = fetchPolicy(['127.0.0.1']);
+  browser = new AgentBrowser({
+    executablePath: chromium.executablePath,
+    env: chromium.env,
+    workspace,
+    runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')),
+    sandbox: await bwrapSandbox(workspace),
+    policy,
+    idleMs: 60_000,
+    log: memoryLogger(),
+  });
+  tool = browserTool({ browser, workspace, policy, clock: { now: () => Date.parse('2026-12-01T05:00:00Z') } });
+});
+afterAll(async () => {
+  await browser?.stop();
+  siteServer.closeAllConnections();
+  siteServer.close();
+  insideServer.close();
+});
+
+async function act(args: Record<string, unknown>): Promise<ToolResult> {
+  const parsed = tool.parse(args);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return tool.run(parsed.value, { signal: new AbortController().signal } as ToolCallContext);
+}
+
+const refOf = (text: string, what: RegExp) => {
+  const line = text.split('\n').find((l) => what.test(l));
+  return /\[(e\d+)\]/.exec(line ?? '')?.[1];
+};
+
+describe('the browser tool', () => {
+  it('navigates, shows the page with references, clicks a button that changes it, types into a form and submits it', async () => {
+    const opened = await act({ action: 'navigate', url: `${site}/` });
+    expect(opened.isError).toBeUndefined();
+    expect(opened.untrusted).toEqual({ source: 'browser', meta: { url: `${site}/`, title: 'Test shop' } });
+    expect(opened.text).toContain('# Welcome');
+    expect(opened.text).toContain('Nothing ordered yet.');
+    const button = refOf(opened.text, /button "Place order"/);
+    expect(button).toBeDefined();
+
+    const clicked = await act({ action: 'click', ref: button });
+    expect(clicked.text).toContain('Order placed!');
+
+    const box = refOf(clicked.text, /textbox "Search"/);
+    const typed = await act({ action: 'type', ref: box, text: 'lobster', submit: true });
+    expect(typed.text).toContain('# Results for lobster');
+    expect(typed.untrusted?.meta?.url).toBe(`${site}/search?q=lobster`);
+  });
+
+  it('writes a screenshot into the workspace, and keeps a download there under a name of its own', async () => {
+    await act({ action: 'navigate', url: `${site}/` });
+    const shot = await act({ action: 'screenshot', path: 'shots/shop.png' });
+    expect(shot.text).toMatch(/saved to shots\/shop.png \(\d+ bytes\)/);
+    expect(readFileSync(join(workspace, 'shots/shop.png')).subarray(1, 4).toString()).toBe('PNG');
+
+    const page = await act({ action: 'snapshot' });
+    const link = refOf(page.text, /link "Get the notes"/);
+    const { page: current } = await browser.page();
+    const started = current.waitForEvent('download');
+    const after = await act({ action: 'click', ref: link });
+    await started;
+    // The download may start just after the click's answer: the next look reports it then.
+    const report = /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec(after.text) ?? /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec((await act({ action: 'snapshot' })).text);
+    expect(report).not.toBeNull();
+    expect(readFileSync(join(workspace, report![1]!), 'utf8')).toBe('the notes');
+  });
+
+  it('refuses loopback, private and metadata addresses: as a navigation, a redirect, and a request the page makes', async () => {
+    for (const url of [`${inside}/`, 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://localhost:9/']) {
+      const r = await act({ action: 'navigate', url });
+      expect(r, url).toMatchObject({ isError: true, text: expect.stringMatching(/^refused /) });
+    }
+    const redirected = await act({ action: 'navigate', url: `${site}/redirect` });
+    expect(redirected).toMatchObject({ isError: true, text: expect.stringMatching(/navigation to .* failed: refused http:\/\/127\.0\.0\.2:\d+: the address is 127\.0\.0\.2 \(loopback\)/) });
+    const leaky = await act({ action: 'navigate', url: `${site}/leaky` });
+    expect(leaky.text).toContain('# Leaky');
+    await act({ action: 'snapshot' });
+    expect(insideHits).toEqual([]);
+  });
+
+  it('leaves no process behind once stopped, and starts again on the next use', async () => {
+    await act({ action: 'navigate', url: `${site}/` });
+    const ours = () => processes().filter((p) => p.command.includes(workspace) || p.command.includes('--proxy-server=http://127.0.0.1'));
+    expect(ours().length).toBeGreaterThan(0);
+    await browser.stop();
+    expect(browser.running).toBe(false);
+    expect(ours()).toEqual([]);
+    expect((await act({ action: 'snapshot' })).text).toMatch(/^page/);
+    expect(existsSync(join(workspace, 'downloads'))).toBe(true);
+  });
+});

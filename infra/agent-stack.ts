@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
+import { imageVariantFor, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
 import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -28,7 +29,7 @@ export interface AgentStackProps extends StackProps {
   options: FleetAppOptions;
   controlPlane: ControlPlaneStack;
   /** The runtime image, for its architecture, of agents that do not name their own. */
-  defaultImage: (architecture: CpuArchitecture) => ecs.ContainerImage;
+  defaultImage: (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
 }
 
@@ -71,7 +72,7 @@ export class AgentStack extends Stack {
       subnets: shared.subnets,
       securityGroup: shared.securityGroup,
       fileSystem: shared.fileSystem,
-      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(runtimeArchitecture(agent.runtime)),
+      image: agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(runtimeArchitecture(agent.runtime), imageVariantFor(agent)),
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
     });

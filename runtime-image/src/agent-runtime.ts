@@ -1,7 +1,7 @@
 // One agent's runtime, composed: its secrets checked, workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
@@ -30,6 +30,9 @@ import { seedWorkspace } from './workspace.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
+import { AgentBrowser, DEFAULT_CHROMIUM } from './browser/agent-browser.ts';
+import { browserTool } from './browser/browser-tool.ts';
+import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction } from './worker.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
@@ -48,6 +51,8 @@ export interface RuntimeParts {
   model?: ModelClient;
   /** The sandbox, when the caller started looking for it already (chooseSandboxAtStart); else looked for here. */
   sandbox?: Promise<SandboxChoice | undefined>;
+  /** For tests: what a Chromium unpacked outside the system needs in its environment (its libraries, its fonts). */
+  browserEnv?: Record<string, string> | undefined;
   /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
   exit(code: number): void;
 }
@@ -125,7 +130,12 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const builtins = builtinTools(env, clock, sandboxing.exec, parts.secrets).filter((t) => allowed(t.name));
+  const browsing = allowed('browser') ? browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
+  if (browsing.warning) {
+    sandboxing.warnings.push(browsing.warning);
+    log.warn(browsing.warning);
+  }
+  const builtins = [...builtinTools(env, clock, sandboxing.exec, parts.secrets), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets: parts.secrets, log, sandbox: sandboxing.choice }) : undefined;
@@ -155,7 +165,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clearInterval(heartbeatTimer);
     clearInterval(healthTimer);
     await worker.stop(drainMs);
-    await mcp?.stop();
+    await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
   })());
 
   const control = async (action: ControlAction) => {
@@ -223,6 +233,26 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   });
 
   return { mcp, worker, tools, stop };
+}
+
+/**
+ * The browser, for an agent whose config enables it: only inside the sandbox exec uses
+ * (Chromium runs with its own sandbox off: docs/security.md), and only where Chromium is.
+ * What is missing is a warning the operator sees, and the tool is not offered.
+ */
+function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, clock: Clock, log: Logger, browserEnv?: Record<string, string>): { tool?: AgentTool; browser?: AgentBrowser; warning?: string } {
+  const config = env.config.agent.tools?.browser;
+  if (!config?.enabled) return {};
+  if (!choice?.sandbox || choice.sandbox.kind === 'none') {
+    return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };
+  }
+  const executablePath = config.executablePath ?? DEFAULT_CHROMIUM;
+  if (!existsSync(executablePath)) {
+    return { warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)` };
+  }
+  const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
+  const browser = new AgentBrowser({ executablePath, env: browserEnv, workspace: env.workspace, runtimeState: env.runtimeState, sandbox: choice.sandbox, policy, idleMs: (config.idleMinutes ?? 5) * 60_000, log });
+  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock }) };
 }
 
 /** The fleet's skills copied into the workspace; a failure is logged and the agent starts without them. */

@@ -64,6 +64,15 @@ export const ExecPolicySchema = z.strictObject({
   network: z.boolean().optional(),
 });
 
+/** `tools.browser`: headless Chromium for this agent (off unless enabled). */
+export const BrowserPolicySchema = z.strictObject({
+  enabled: z.boolean(),
+  /** Chromium's binary (default /usr/bin/chromium: the runtime image's browser variant has it there). */
+  executablePath: z.string().startsWith('/', 'must be an absolute path').optional(),
+  /** Minutes without a browser action after which Chromium is stopped (default 5). */
+  idleMinutes: z.number().int().min(1).max(120).optional(),
+});
+
 const ToolPolicySchema = z.strictObject({
   allow: z.array(z.string().min(1)).optional(),
   deny: z.array(z.string().min(1)).optional(),
@@ -94,6 +103,7 @@ const ToolPolicySchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  browser: BrowserPolicySchema.optional(),
 });
 
 const McpServerSchema = z.union([

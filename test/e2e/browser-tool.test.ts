@@ -148,3 +148,68 @@ describe('the browser tool', () => {
     expect(existsSync(join(workspace, 'downloads'))).toBe(true);
   });
 });
+
+describe('a runtime with tools.browser', () => {
+  it('offers the browser, starts Chromium on the first call, and leaves nothing running once the runtime stops', async () => {
+    const { InMemoryFifoQueue, InMemoryOutbox } = await import('../../shared/adapters/memory/in-memory-queues.ts');
+    const { InMemoryDeadLetters } = await import('../../shared/adapters/memory/in-memory-state.ts');
+    const { parseConfig } = await import('../../shared/config/load.ts');
+    const { runtimeConfigFor } = await import('../../shared/config/resolve.ts');
+    const { systemClock } = await import('../../shared/ports.ts');
+    const { startAgentRuntime } = await import('../../runtime-image/src/agent-runtime.ts');
+    const { readRuntimeEnv } = await import('../../runtime-image/src/env.ts');
+    const { assistantMessage } = await import('../../runtime-image/src/model.ts');
+    const chromium = inject('chromium');
+    const ws = join(mkdtempSync(join(tmpdir(), 'cf-browser-rt-')), 'workspace');
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    Object.assign(raw.agents.list.find((a: { id: string }) => a.id === 'fran'), {
+      runtime: { cpus: 1, memoryMb: 2048 },
+      tools: { deny: ['exec'], browser: { enabled: true, executablePath: chromium.executablePath }, web: { fetch: { allowPrivateHosts: ['127.0.0.1'] } } },
+    });
+    const env = await readRuntimeEnv(
+      {
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+        CLAWFLEET_SECRETS_FD: '3',
+        CLAWFLEET_WORKSPACE: ws,
+        CLAWFLEET_SANDBOX: 'bwrap',
+        CLAWFLEET_HEARTBEAT_SECONDS: '0',
+        CLAWFLEET_WAIT_SECONDS: '1',
+        CLAWFLEET_DRAIN_SECONDS: '0',
+      },
+      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
+    );
+    const results: string[] = [];
+    const script = [
+      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'browser', arguments: { action: 'navigate', url: `${site}/` } }]),
+      assistantMessage('rec/test', [{ type: 'text', text: 'The shop says welcome.' }]),
+    ];
+    const model = {
+      label: 'rec/test',
+      contextWindow: 100_000,
+      complete: async (req: { messages: { role: string }[] }) => {
+        results.push(JSON.stringify(req.messages.filter((m) => m.role === 'toolResult')));
+        return { ok: true as const, message: script.shift()! };
+      },
+    };
+    const inbox = new InMemoryFifoQueue();
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'open the shop', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    const outbox = new InMemoryOutbox();
+    const send = outbox.send.bind(outbox);
+    const replied = new Promise<void>((resolve) => {
+      outbox.send = async (e) => {
+        await send(e);
+        if (e.kind === 'reply') resolve();
+      };
+    });
+    const runtime = await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log: memoryLogger(), model, browserEnv: chromium.env, exit: () => {} });
+    expect(runtime.tools().map((t) => t.name)).toContain('browser');
+    await replied;
+    expect(results[1]).toContain('# Welcome');
+    const chromiumOf = () => processes().filter((p) => p.command.includes('--proxy-server=http://127.0.0.1') && p.command.includes(ws));
+    expect(chromiumOf().length).toBeGreaterThan(0);
+    await runtime.stop(0);
+    expect(chromiumOf()).toEqual([]);
+  });
+});

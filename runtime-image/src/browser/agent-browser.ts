@@ -26,6 +26,9 @@ export interface AgentBrowserOptions {
   log: Logger;
 }
 
+/** Where the runtime image's browser variant has Chromium (Debian's package). */
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+
 /** Downloads, relative to the workspace. */
 export const DOWNLOADS_DIR = 'downloads';
 

@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
 import { browserSizeProblem, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
+import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { durationMs, toScheduleExpression, type JobSchedule } from '../shared/cron/expression.ts';
@@ -41,7 +42,7 @@ export const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
-  checkDeployable(config);
+  checkDeployable(config, options.configPath);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
@@ -107,8 +108,14 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once. */
-function checkDeployable(config: FleetConfig): void {
+function checkDeployable(config: FleetConfig, configPath: string): void {
   const issues: ConfigIssue[] = [];
+  // Local mode copies the fleet's skills/ into each workspace; nothing ships it to AWS yet,
+  // and a deployment that silently lacked them would be worse than a clear refusal.
+  const skills = fleetSkillsDir(configPath);
+  if (existsSync(skills)) {
+    issues.push({ path: skills, message: "fleet skills (a skills/ folder beside the config) are not deployed to AWS yet: put each skill into the skills/ folder of the workspaces of the agents that use it, and move this folder away to deploy" });
+  }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
     const heartbeat = resolveAgent(config, agent.id).heartbeat;

@@ -1,6 +1,9 @@
 // An agent with a browser on AWS: synth refuses a task too small for Chromium (saying the
 // size and why), and builds that agent's image from the Dockerfile's "browser" stage while
-// the others keep the plain runtime stage.
+// the others keep the plain runtime stage; and a fleet skills/ folder, not shipped to AWS yet, is refused.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG, synthFleet } from './synth-fleet.ts';
@@ -28,5 +31,13 @@ describe('an agent with tools.browser', () => {
     };
     expect(targets('fran')).toEqual(['browser']);
     expect(targets('jerry')).toEqual(['runtime']);
+  });
+});
+
+describe("the fleet's skills folder", () => {
+  it('is refused by synth with what to do instead, since nothing ships it to AWS yet', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-synth-'));
+    mkdirSync(join(dir, 'skills', 'weather'), { recursive: true });
+    expect(() => synthFleet(EXAMPLE_CONFIG, { config: join(dir, 'clawfleet.json') }, { nag: false })).toThrow(/skills: fleet skills \(a skills\/ folder beside the config\) are not deployed to AWS yet/);
   });
 });

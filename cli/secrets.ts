@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
-import type { FleetConfig } from '../shared/config/schema.ts';
+import { DEFAULT_SEARCH_KEY, type FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
@@ -37,6 +37,8 @@ function expectedNames(config: FleetConfig, agentId: string | undefined, control
       const key = config.models.providers[ref.slice(0, ref.indexOf('/'))]?.apiKeySecret;
       if (key) names.add(key);
     }
+    const search = agent.tools?.web?.search;
+    if (search) names.add(search.apiKeySecret ?? DEFAULT_SEARCH_KEY);
     for (const server of Object.values(agent.mcp?.servers ?? {})) {
       const refs: Record<string, string> = ('command' in server ? server.env : server.headers) ?? {};
       for (const name of Object.values(refs)) names.add(name);

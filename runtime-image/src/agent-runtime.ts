@@ -21,7 +21,7 @@ import { requestTools } from './tools/request-tools.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
-import { DEFAULT_SEARCH_KEY } from './secrets.ts';
+import { DEFAULT_SEARCH_KEY } from '../../shared/config/schema.ts';
 import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';

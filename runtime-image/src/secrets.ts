@@ -3,11 +3,9 @@
 // names the secret and the value's name, never a value.
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
+import { DEFAULT_SEARCH_KEY } from '../../shared/config/schema.ts';
 import { ConfigError, type ConfigIssue } from '../../shared/errors.ts';
 import { mcpSecretNames } from './mcp/mcp-secret-names.ts';
-
-/** The value of an agent's secret web_search's Brave key is read from, unless tools.web.search.apiKeySecret names another. */
-export const DEFAULT_SEARCH_KEY = 'BRAVE_API_KEY';
 
 /** The secret id must name this agent's own secret, by name or by ARN. */
 export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void {

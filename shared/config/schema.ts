@@ -64,6 +64,9 @@ export const ExecPolicySchema = z.strictObject({
   network: z.boolean().optional(),
 });
 
+/** The value of an agent's secret web_search's Brave key is read from, unless tools.web.search.apiKeySecret names another. */
+export const DEFAULT_SEARCH_KEY = 'BRAVE_API_KEY';
+
 /** `tools.browser`: headless Chromium for this agent (off unless enabled). */
 export const BrowserPolicySchema = z.strictObject({
   enabled: z.boolean(),

@@ -30,8 +30,7 @@ import { seedWorkspace } from './workspace.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
-import { AgentBrowser, DEFAULT_CHROMIUM } from './browser/agent-browser.ts';
-import { browserTool } from './browser/browser-tool.ts';
+import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction } from './worker.ts';
 
@@ -130,7 +129,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const browsing = allowed('browser') ? browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
+  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
   if (browsing.warning) {
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
@@ -240,9 +239,11 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
  * (Chromium runs with its own sandbox off: docs/security.md), and only where Chromium is.
  * What is missing is a warning the operator sees, and the tool is not offered.
  */
-function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, clock: Clock, log: Logger, browserEnv?: Record<string, string>): { tool?: AgentTool; browser?: AgentBrowser; warning?: string } {
+async function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, clock: Clock, log: Logger, browserEnv?: Record<string, string>): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
   const config = env.config.agent.tools?.browser;
   if (!config?.enabled) return {};
+  // Loaded only by an agent with a browser (playwright-core itself only at the first call).
+  const [{ AgentBrowser, DEFAULT_CHROMIUM }, { browserTool }] = await Promise.all([import('./browser/agent-browser.ts'), import('./browser/browser-tool.ts')]);
   if (!choice?.sandbox || choice.sandbox.kind === 'none') {
     return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };
   }

@@ -29,7 +29,7 @@ function risky(): FleetConfigInput {
   jerry.tools = { exec: { sandbox: 'off' } };
   fran.tools = { exec: { security: 'allowlist', allowlist: ['git', '/usr/bin/env'] } };
   grif.mcp = { servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
-  ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } } };
+  ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } }, browser: { enabled: true } };
   config.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] };
   config.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], rateLimit: { max: 600, perMinutes: 1 } };
   return config;
@@ -68,6 +68,7 @@ describe('clawfleet security audit', () => {
         'warn exec.allowlist-runs-anything agents.list[fran].tools.exec.allowlist',
         'warn mcp.unsandboxed agents.list[grif].mcp.servers.files',
         'high web.loopback-allowed agents.list[ray].tools.web.fetch.allowPrivateHosts',
+        'info browser.enabled agents.list[ray].tools.browser',
         'high hooks.caller-chooses-session hooks.allowRequestSessionKey',
         'warn relay.rate-high agentToAgent.rateLimit',
         'info relay.both-ways agentToAgent.allow',

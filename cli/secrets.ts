@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
-import { DEFAULT_SEARCH_KEY, type FleetConfig } from '../shared/config/schema.ts';
+import { searchKeyName, type FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
@@ -38,7 +38,7 @@ function expectedNames(config: FleetConfig, agentId: string | undefined, control
       if (key) names.add(key);
     }
     const search = agent.tools?.web?.search;
-    if (search) names.add(search.apiKeySecret ?? DEFAULT_SEARCH_KEY);
+    if (search) names.add(searchKeyName(search));
     for (const server of Object.values(agent.mcp?.servers ?? {})) {
       const refs: Record<string, string> = ('command' in server ? server.env : server.headers) ?? {};
       for (const name of Object.values(refs)) names.add(name);

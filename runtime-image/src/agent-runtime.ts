@@ -21,7 +21,7 @@ import { requestTools } from './tools/request-tools.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
-import { DEFAULT_SEARCH_KEY } from '../../shared/config/schema.ts';
+import { searchKeyName } from '../../shared/config/schema.ts';
 import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
@@ -77,8 +77,9 @@ export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, se
 type SearchConfig = NonNullable<NonNullable<NonNullable<RuntimeEnv['config']['agent']['tools']>['web']>['search']>;
 
 function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clock: Clock): AgentTool {
-  const keyName = search.apiKeySecret ?? DEFAULT_SEARCH_KEY;
+  const keyName = searchKeyName(search);
   return webSearchTool({
+    provider: search.provider ?? 'brave',
     // checkSecrets has made sure the value is there before any tool is built.
     apiKey: secrets[keyName] ?? '',
     maxResults: search.maxResults,

@@ -3,7 +3,7 @@
 // names the secret and the value's name, never a value.
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
-import { DEFAULT_SEARCH_KEY } from '../../shared/config/schema.ts';
+import { searchKeyName } from '../../shared/config/schema.ts';
 import { ConfigError, type ConfigIssue } from '../../shared/errors.ts';
 import { mcpSecretNames } from './mcp/mcp-secret-names.ts';
 
@@ -27,7 +27,7 @@ export function requiredSecrets(config: RuntimeConfig, opts: { modelKeys: boolea
     }
   }
   const search = config.agent.tools?.web?.search;
-  if (search) out.push({ name: search.apiKeySecret ?? DEFAULT_SEARCH_KEY, usedBy: 'web_search (tools.web.search)' });
+  if (search) out.push({ name: searchKeyName(search), usedBy: 'web_search (tools.web.search)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

@@ -64,8 +64,13 @@ export const ExecPolicySchema = z.strictObject({
   network: z.boolean().optional(),
 });
 
-/** The value of an agent's secret web_search's Brave key is read from, unless tools.web.search.apiKeySecret names another. */
-export const DEFAULT_SEARCH_KEY = 'BRAVE_API_KEY';
+/** web_search's providers, and the value of an agent's secret each one's key is read from unless tools.web.search.apiKeySecret names another. */
+export const SEARCH_KEYS = { brave: 'BRAVE_API_KEY', perplexity: 'PERPLEXITY_API_KEY' } as const;
+
+/** The secret value web_search's key is read from. */
+export function searchKeyName(search: { provider?: keyof typeof SEARCH_KEYS | undefined; apiKeySecret?: string | undefined }): string {
+  return search.apiKeySecret ?? SEARCH_KEYS[search.provider ?? 'brave'];
+}
 
 /** `tools.browser`: headless Chromium for this agent (off unless enabled). */
 export const BrowserPolicySchema = z.strictObject({
@@ -94,9 +99,9 @@ const ToolPolicySchema = z.strictObject({
         .optional(),
       search: z
         .strictObject({
-          /** Who answers web_search: the Brave Search API (the default). */
-          provider: z.enum(['brave']).optional(),
-          /** The value in this agent's own secret that holds the provider's API key (default BRAVE_API_KEY). */
+          /** Who answers web_search: the Brave Search API (the default) or the Perplexity Search API. */
+          provider: z.enum(['brave', 'perplexity']).optional(),
+          /** The value in this agent's own secret that holds the provider's API key (default BRAVE_API_KEY, or PERPLEXITY_API_KEY). */
           apiKeySecret: secretName.optional(),
           /** Results per query when the model does not say (1–20, default 5). */
           maxResults: z.number().int().min(1).max(20).optional(),

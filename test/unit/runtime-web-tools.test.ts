@@ -53,6 +53,7 @@ describe('the web tools a runtime offers', () => {
     expect((await start({}, {}, none)).names).not.toContain('web_search');
     expect((await start({ web: { search: { provider: 'brave' } } }, { BRAVE_API_KEY: 'k'.repeat(20) }, none)).names).toContain('web_search');
     await expect(start({ web: { search: { apiKeySecret: 'SEARCH_KEY' } } }, {}, none)).rejects.toThrow(/SEARCH_KEY: is missing .*needed by web_search/);
+    await expect(start({ web: { search: { provider: 'perplexity' } } }, {}, none)).rejects.toThrow(/PERPLEXITY_API_KEY: is missing/);
   });
 
   it('offers no browser without a sandbox or without Chromium, and says why in the heartbeat', async () => {

@@ -1,6 +1,7 @@
-// web_search against a fake Brave Search API on 127.0.0.1 speaking its real wire format:
-// the request (path, query, count, freshness, key header), the results as untrusted
-// title/url/snippet lines, the per-query cache, and its rate limits (X-RateLimit-* and 429).
+// web_search against fake Brave Search and Perplexity Search APIs on 127.0.0.1 speaking
+// their real wire formats: the request (path, query, count, freshness, key header), the
+// results as untrusted title/url/snippet lines, the per-query cache, and rate limits
+// (X-RateLimit-*, Retry-After and 429).
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { listenLocal, sendJson, type LocalServer } from '../support/fake-http.ts';
 
 const RESULTS = JSON.parse(readFileSync('test/fixtures/brave/web-search.json', 'utf8'));
+const PPLX_RESULTS = JSON.parse(readFileSync('test/fixtures/perplexity/search.json', 'utf8'));
 const RATE_LIMITED = { type: 'ErrorResponse', error: { id: 'c8f5d6f1', status: 429, code: 'RATE_LIMITED', detail: 'Request rate limit exceeded for plan.', meta: { plan: 'Free', rate_limit: 1, rate_current: 2, quota_limit: 2000, quota_current: 12, component: 'rate_limiter' } }, time: 1_780_000_000 };
 const KEY = 'BSA-test-key-0123456789';
 
@@ -19,10 +21,18 @@ type Answer = { status: number; body: unknown; headers?: Record<string, string> 
 let server: LocalServer;
 const seen: IncomingMessage[] = [];
 const answers: Answer[] = [];
+const bodies: unknown[] = [];
 
 beforeAll(async () => {
-  server = await listenLocal((req, res) => {
+  server = await listenLocal((req, res, body) => {
     seen.push(req);
+    if (req.url === '/search') {
+      bodies.push(JSON.parse(body.toString()));
+      if (req.headers.authorization !== `Bearer ${KEY}`) return sendJson(res, 401, { error: { message: 'Invalid API key provided.', type: 'invalid_api_key', code: 401 } });
+      const a = answers.shift() ?? { status: 200, body: PPLX_RESULTS };
+      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+      return void res.end(JSON.stringify(a.body));
+    }
     const a = answers.shift() ?? { status: 200, body: RESULTS, headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '0, 1990', 'x-ratelimit-reset': '1, 2419200' } };
     if (req.headers['x-subscription-token'] !== KEY) return sendJson(res, 422, { type: 'ErrorResponse', error: { code: 'SUBSCRIPTION_TOKEN_INVALID', detail: 'The provided subscription token is invalid.' } });
     res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
@@ -31,10 +41,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function setup(opts: { maxWaitMs?: number; key?: string } = {}) {
+function setup(opts: { maxWaitMs?: number; key?: string; provider?: 'brave' | 'perplexity' } = {}) {
   let now = 1_000_000;
   const sleeps: number[] = [];
   const tool = webSearchTool({
+    provider: opts.provider,
     apiKey: opts.key ?? KEY,
     baseUrl: server.url,
     clock: { now: () => now },
@@ -119,6 +130,38 @@ describe('web_search (Brave)', () => {
     const { search } = setup({ key: 'wrong-key' });
     const r = await search({ query: 'x' });
     expect(r).toEqual({ text: 'the search provider answered 422: SUBSCRIPTION_TOKEN_INVALID: The provided subscription token is invalid.', isError: true });
+  });
+
+  it("asks Perplexity's Search API with a POST of query, max_results and recency, and answers its results the same way", async () => {
+    seen.length = 0;
+    bodies.length = 0;
+    const { search } = setup({ provider: 'perplexity' });
+    const r = await search({ query: 'openclaw skills', count: 2, freshness: 'month' });
+    expect(seen[0]!.method).toBe('POST');
+    expect(bodies).toEqual([{ query: 'openclaw skills', max_results: 2, search_recency_filter: 'month' }]);
+    expect(r).toEqual({
+      text: [
+        '1. Skills - OpenClaw',
+        '   https://docs.openclaw.ai/tools/skills',
+        '   (2026-02-11)',
+        '   Skills are folders with a SKILL.md and any files it references. Workspace skills win over managed ones by name.',
+        '2. openclaw/openclaw: Your own personal AI assistant',
+        '   https://github.com/openclaw/openclaw',
+        '   (2026-11-28)',
+        '   Any OS. Any Platform. The lobster way.',
+      ].join('\n'),
+      untrusted: { source: 'web_search', meta: { query: 'openclaw skills', provider: 'perplexity' } },
+    });
+  });
+
+  it("says Perplexity's reason for a refused key, and honours its 429's Retry-After", async () => {
+    expect(await setup({ provider: 'perplexity', key: 'wrong' }).search({ query: 'x' })).toEqual({ text: 'the search provider answered 401: invalid_api_key: Invalid API key provided.', isError: true });
+    seen.length = 0;
+    const { search, sleeps } = setup({ provider: 'perplexity' });
+    answers.push({ status: 429, body: { error: { message: 'Rate limit exceeded', type: 'rate_limit_exceeded', code: 429 } }, headers: { 'retry-after': '2' } });
+    expect((await search({ query: 'busy' })).isError).toBeUndefined();
+    expect(sleeps).toEqual([2000]);
+    expect(seen.length).toBe(2);
   });
 
   it('reads the rate-limit headers Brave sends', () => {

@@ -1,13 +1,38 @@
-// web_search: a query to the configured search provider (Brave Search), answered as
+// web_search: a query to the configured search provider (Brave Search, or Perplexity's Search API), answered as
 // title/url/snippet lines marked as untrusted content. The same query within the cache's
 // time is answered from memory; the provider's rate limits are honoured: a short wait is
 // waited out, a longer one is told to the model instead of spending a request on a refusal.
 import { z } from 'zod';
 import type { Clock } from '../../../shared/ports.ts';
 import { BRAVE_API, braveError, braveHits, braveUrl, waitFromHeaders, type Freshness, type SearchHit } from './brave-search.ts';
+import { PERPLEXITY_API, perplexityError, perplexityHits, perplexityRequest } from './perplexity-search.ts';
 import { defineTool, type AgentTool } from './tool.ts';
 
+export type SearchProviderName = 'brave' | 'perplexity';
+
+/** One provider's wire format: the request for a query, its results, and its words for an error. */
+interface SearchProvider {
+  label: string;
+  base: string;
+  request(base: string, query: string, count: number, freshness: Freshness | undefined, apiKey: string): { url: string; init: RequestInit };
+  hits(json: unknown): SearchHit[] | undefined;
+  error(json: unknown): string | undefined;
+}
+
+const PROVIDERS: Record<SearchProviderName, SearchProvider> = {
+  brave: {
+    label: 'Brave Search',
+    base: BRAVE_API,
+    request: (base, q, n, freshness, apiKey) => ({ url: braveUrl(base, q, n, freshness), init: { headers: { accept: 'application/json', 'x-subscription-token': apiKey } } }),
+    hits: braveHits,
+    error: braveError,
+  },
+  perplexity: { label: 'Perplexity Search', base: PERPLEXITY_API, request: perplexityRequest, hits: perplexityHits, error: perplexityError },
+};
+
 export interface WebSearchOptions {
+  /** Default brave. */
+  provider?: SearchProviderName | undefined;
   apiKey: string;
   /** The provider's root; tests point it at a fake on 127.0.0.1. */
   baseUrl?: string | undefined;
@@ -36,7 +61,9 @@ export function formatHits(hits: SearchHit[]): string {
 }
 
 export function webSearchTool(o: WebSearchOptions): AgentTool {
-  const base = o.baseUrl ?? BRAVE_API;
+  const providerName = o.provider ?? 'brave';
+  const provider = PROVIDERS[providerName];
+  const base = o.baseUrl ?? provider.base;
   const ttl = o.cacheTtlMs ?? 5 * 60_000;
   const timeoutMs = o.timeoutMs ?? 15_000;
   const maxWait = o.maxWaitMs ?? 2_000;
@@ -45,7 +72,7 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
   /** When the provider takes the next request (clock ms). */
   let nextAllowedAt = 0;
 
-  const untrusted = (query: string) => ({ source: 'web_search' as const, meta: { query, provider: 'brave' } });
+  const untrusted = (query: string) => ({ source: 'web_search' as const, meta: { query, provider: providerName } });
 
   /** Waits for the rate limit if that is short; otherwise says how long it is. */
   async function waitTurn(signal: AbortSignal): Promise<string | undefined> {
@@ -58,7 +85,7 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
 
   return defineTool({
     name: 'web_search',
-    description: 'Search the web (Brave Search). Returns titles, URLs and snippets; fetch a page with web_fetch to read it.',
+    description: `Search the web (${provider.label}). Returns titles, URLs and snippets; fetch a page with web_fetch to read it.`,
     schema: z.strictObject({
       query: z.string().trim().min(1).max(400),
       count: z.number().int().min(1).max(20).optional().describe(`How many results (default ${o.maxResults ?? 5})`),
@@ -77,11 +104,8 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
         let res: Response;
         let body: unknown;
         try {
-          res = await fetch(braveUrl(base, query, n, freshness as Freshness | undefined), {
-            headers: { accept: 'application/json', 'x-subscription-token': o.apiKey },
-            signal,
-            redirect: 'error',
-          });
+          const { url, init } = provider.request(base, query, n, freshness as Freshness | undefined, o.apiKey);
+          res = await fetch(url, { ...init, signal, redirect: 'error' });
           const text = await res.text();
           try {
             body = JSON.parse(text);
@@ -97,10 +121,14 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
         // One 429 with a short wait is retried once; the rest is said as it is.
         if (res.status === 429 && attempt === 1 && wait <= maxWait) continue;
         if (res.status === 429) {
-          return { text: `the search provider refused: rate limited${braveError(body) ? ` (${braveError(body)})` : ''}; the next search is possible in ${Math.ceil(wait / 1000)} s`, isError: true };
+          const why = provider.error(body);
+          return { text: `the search provider refused: rate limited${why ? ` (${why})` : ''}; the next search is possible in ${Math.ceil(wait / 1000)} s`, isError: true };
         }
-        if (!res.ok) return { text: `the search provider answered ${res.status}${braveError(body) ? `: ${braveError(body)}` : ''}`, isError: true };
-        const hits = braveHits(body);
+        if (!res.ok) {
+          const why = provider.error(body);
+          return { text: `the search provider answered ${res.status}${why ? `: ${why}` : ''}`, isError: true };
+        }
+        const hits = provider.hits(body);
         if (!hits) return { text: 'the search provider answered with something that is not a search result', isError: true };
         if (ttl > 0) {
           if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);

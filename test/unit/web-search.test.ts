@@ -29,7 +29,7 @@ beforeAll(async () => {
     if (req.url === '/search') {
       bodies.push(JSON.parse(body.toString()));
       if (req.headers.authorization !== `Bearer ${KEY}`) return sendJson(res, 401, { error: { message: 'Invalid API key provided.', type: 'invalid_api_key', code: 401 } });
-      const a = answers.shift() ?? { status: 200, body: PPLX_RESULTS };
+      const a: Answer = answers.shift() ?? { status: 200, body: PPLX_RESULTS };
       res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
       return void res.end(JSON.stringify(a.body));
     }

@@ -2,8 +2,9 @@
 // run inside bubblewrap and behind the guard proxy: navigate, snapshot, click a button that
 // changes the page, type into a form, a screenshot written into the workspace, a download
 // kept there; loopback, private and metadata addresses refused — as a navigation, a
-// redirect and a subresource — and nothing of the browser left once it is stopped.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+// redirect and a subresource — and nothing of the browser left once it is stopped; run by a
+// runtime; and, as root, under the container's tool uid pool instead of bubblewrap.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -144,6 +145,8 @@ describe('the browser tool', () => {
     await browser.stop();
     expect(browser.running).toBe(false);
     expect(ours()).toEqual([]);
+    // Its profile went with it.
+    expect(readdirSync(join(workspace, '.browser'))).toEqual([]);
     expect((await act({ action: 'snapshot' })).text).toMatch(/^page/);
     expect(existsSync(join(workspace, 'downloads'))).toBe(true);
   });
@@ -212,4 +215,55 @@ describe('a runtime with tools.browser', () => {
     await runtime.stop(0);
     expect(chromiumOf()).toEqual([]);
   });
+});
+
+// The container's sandbox: Chromium as a tool uid of its own (needs root, as the image's runtime is).
+describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool', () => {
+  /** The harness's Chromium where a tool uid can read it: copied (and made readable) when its folder is root's alone. */
+  async function readableChromium(): Promise<{ executablePath: string; env: Record<string, string>; cleanup(): void }> {
+    const { cpSync, chmodSync, realpathSync, rmSync, statSync, writeFileSync } = await import('node:fs');
+    const { execFileSync } = await import('node:child_process');
+    const chromium = inject('chromium');
+    const dir = realpathSync(join(chromium.executablePath, '..'));
+    if ((statSync(dir).mode & 0o005) === 0o005) return { ...chromium, cleanup: () => {} };
+    const copy = mkdtempSync(join(tmpdir(), 'cf-chromium-'));
+    chmodSync(copy, 0o755);
+    const moved = join(copy, 'chromium');
+    cpSync(dir, moved, { recursive: true });
+    execFileSync('chmod', ['-R', 'a+rX', moved]);
+    const movedPath = (v: string) => v.split(dir).join(moved).split(join(chromium.executablePath, '..')).join(moved);
+    const env = Object.fromEntries(Object.entries(chromium.env).map(([k, v]) => [k, movedPath(v)]));
+    if (env.FONTCONFIG_FILE) writeFileSync(env.FONTCONFIG_FILE, movedPath(readFileSync(env.FONTCONFIG_FILE, 'utf8')));
+    return { executablePath: join(moved, 'chromium'), env, cleanup: () => rmSync(copy, { recursive: true, force: true }) };
+  }
+
+  it('runs every Chromium process as the leased tool uid, never as the runtime, and leaves none behind', async () => {
+    const { chmodSync, mkdirSync } = await import('node:fs');
+    const { probeUidPool } = await import('../../runtime-image/src/sandbox/uid-pool-sandbox.ts');
+    const chromium = await readableChromium();
+    const parent = mkdtempSync(join(tmpdir(), 'cf-browser-uid-'));
+    chmodSync(parent, 0o711);
+    const ws = join(parent, 'workspace');
+    mkdirSync(ws, { mode: 0o700 });
+    const probed = await probeUidPool({ uids: [20401, 20402], gid: 20400, workspace: ws });
+    if (!('sandbox' in probed)) throw new Error(probed.unavailable);
+    const policy = fetchPolicy(['127.0.0.1']);
+    const pooled = new AgentBrowser({ executablePath: chromium.executablePath, env: chromium.env, workspace: ws, runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')), sandbox: probed.sandbox, policy, idleMs: 60_000, log: memoryLogger() });
+    try {
+      const pooledTool = browserTool({ browser: pooled, workspace: ws, policy, clock: { now: () => 0 } });
+      const r = await pooledTool.run({ action: 'navigate', url: `${site}/` }, { signal: new AbortController().signal } as ToolCallContext);
+      expect(r.text).toContain('# Welcome');
+      const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+      const procs = processes().filter((p) => p.command.startsWith(chromium.executablePath));
+      expect(procs.length).toBeGreaterThan(1);
+      const uids = new Set(procs.map((p) => uidOf(p.pid)));
+      expect(uids.size).toBe(1);
+      expect([20401, 20402]).toContain([...uids][0]);
+      await pooled.stop();
+      expect(processes().filter((p) => p.command.startsWith(chromium.executablePath))).toEqual([]);
+    } finally {
+      await pooled.stop();
+      chromium.cleanup();
+    }
+  }, 120_000);
 });

@@ -3,9 +3,9 @@
 // stops. Chromium runs inside the sandbox exec uses (its own uid or namespaces, so with
 // --no-sandbox its renderer shares nothing with the runtime) and reaches the network only
 // through the guard proxy. Downloads land in the workspace.
-import { chmodSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
+import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { Logger } from '../../../shared/log.ts';
 import type { FetchPolicy, Resolve } from '../net/fetch-guard.ts';
 import { baseSandboxEnv, type Sandbox, type SandboxLease } from '../sandbox/sandbox.ts';
@@ -29,6 +29,9 @@ export interface AgentBrowserOptions {
 /** Where the runtime image's browser variant has Chromium (Debian's package). */
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 
+/** The browser's profiles, relative to the workspace (each start's own, removed when it stops). */
+export const BROWSER_DIR = '.browser';
+
 /** Downloads, relative to the workspace. */
 export const DOWNLOADS_DIR = 'downloads';
 
@@ -49,7 +52,7 @@ const CHROMIUM_ARGS = [
 ];
 
 export class AgentBrowser {
-  private starting: Promise<{ browser: Browser; context: BrowserContext; proxy: GuardProxy; lease: SandboxLease }> | undefined;
+  private starting: Promise<{ context: BrowserContext; proxy: GuardProxy; lease: SandboxLease; files: string[] }> | undefined;
   private current: Page | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private launches = 0;
@@ -111,9 +114,10 @@ export class AgentBrowser {
     } catch {
       return;
     }
-    await s.browser.close().catch(() => {});
+    await s.context.close().catch(() => {});
     await s.lease.release();
     await s.proxy.close();
+    for (const f of s.files) rmSync(f, { recursive: true, force: true });
     this.o.log.info('browser stopped');
   }
 
@@ -126,8 +130,20 @@ export class AgentBrowser {
   private async launch() {
     const { chromium } = await import('playwright-core');
     const proxy = await startGuardProxy(this.o.policy, this.o.resolve);
-    const downloads = join(this.o.workspace, DOWNLOADS_DIR);
-    mkdirSync(downloads, { recursive: true });
+    // Folders Chromium writes, in the workspace so its sandbox sees them, made with the
+    // workspace's own mode (the container's is group-writable for the tool uids).
+    const n = ++this.launches;
+    const mode = statSync(this.o.workspace).mode & 0o7777;
+    const folder = (rel: string) => {
+      const dir = join(this.o.workspace, rel);
+      mkdirSync(dir, { recursive: true });
+      chmodSync(dir, mode);
+      return dir;
+    };
+    const downloads = folder(DOWNLOADS_DIR);
+    folder(BROWSER_DIR);
+    // A fresh profile per start: no stale lock from a Chromium that was killed.
+    const profile = folder(`${BROWSER_DIR}/profile-${process.pid}-${n}`);
     const lease = await this.o.sandbox.lease({
       argv: [this.o.executablePath],
       env: { ...baseSandboxEnv(this.o.workspace, this.o.sandbox.path), ...this.o.env },
@@ -139,25 +155,28 @@ export class AgentBrowser {
     try {
       // Playwright starts a binary and appends its own arguments: the sandbox's launcher is
       // put in front of Chromium by a script only the runtime can write.
-      const script = join(this.o.runtimeState, `chromium-${process.pid}-${++this.launches}.sh`);
+      const script = join(this.o.runtimeState, `chromium-${process.pid}-${n}.sh`);
       mkdirSync(this.o.runtimeState, { recursive: true, mode: 0o700 });
       const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
       writeFileSync(script, `#!/bin/sh\ncd ${quote(lease.launch.cwd)} || exit 1\nexec ${[lease.launch.file, ...lease.launch.args].map(quote).join(' ')} "$@"\n`, { mode: 0o700 });
       chmodSync(script, 0o700);
-      const browser = await chromium.launch({
+      const context = await chromium.launchPersistentContext(profile, {
         executablePath: script,
         env: lease.launch.env,
         headless: true,
         args: [...CHROMIUM_ARGS, `--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'],
         downloadsPath: downloads,
+        acceptDownloads: true,
+        serviceWorkers: 'block',
+        viewport: { width: 1280, height: 900 },
         timeout: 60_000,
       });
-      const context = await browser.newContext({ acceptDownloads: true, serviceWorkers: 'block', viewport: { width: 1280, height: 900 } });
       this.o.log.info('browser started', { sandbox: this.o.sandbox.kind });
-      return { browser, context, proxy, lease };
+      return { context, proxy, lease, files: [profile, script] };
     } catch (err) {
       await lease.release();
       await proxy.close();
+      rmSync(profile, { recursive: true, force: true });
       this.starting = undefined;
       throw err;
     }

@@ -4,7 +4,7 @@
 // kept there; loopback, private and metadata addresses refused — as a navigation, a
 // redirect and a subresource — and nothing of the browser left once it is stopped; run by a
 // runtime; and, as root, under the container's tool uid pool instead of bubblewrap.
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -138,7 +138,7 @@ describe('the browser tool', () => {
     expect(insideHits).toEqual([]);
   });
 
-  it('leaves no process behind once stopped, and starts again on the next use', async () => {
+  it('leaves no process behind once stopped, and starts again on the next use, through no planted link', async () => {
     await act({ action: 'navigate', url: `${site}/` });
     const ours = () => processes().filter((p) => p.command.includes(workspace) || p.command.includes('--proxy-server=http://127.0.0.1'));
     expect(ours().length).toBeGreaterThan(0);
@@ -147,7 +147,17 @@ describe('the browser tool', () => {
     expect(ours()).toEqual([]);
     // Its profile went with it.
     expect(readdirSync(join(workspace, '.browser'))).toEqual([]);
+    // Links the agent's code put where the browser's folders go are removed, not followed.
+    const outside = mkdtempSync(join(tmpdir(), 'cf-browser-outside-'));
+    chmodSync(outside, 0o755);
+    rmSync(join(workspace, '.browser'), { recursive: true });
+    rmSync(join(workspace, 'downloads'), { recursive: true });
+    symlinkSync(outside, join(workspace, '.browser'));
+    symlinkSync(outside, join(workspace, 'downloads'));
     expect((await act({ action: 'snapshot' })).text).toMatch(/^page/);
+    expect(statSync(outside).mode & 0o777).toBe(0o755);
+    expect(readdirSync(outside)).toEqual([]);
+    expect([lstatSync(join(workspace, '.browser')).isDirectory(), lstatSync(join(workspace, 'downloads')).isDirectory()]).toEqual([true, true]);
     expect(existsSync(join(workspace, 'downloads'))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // stops. Chromium runs inside the sandbox exec uses (its own uid or namespaces, so with
 // --no-sandbox its renderer shares nothing with the runtime) and reaches the network only
 // through the guard proxy. Downloads land in the workspace.
-import { chmodSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { Logger } from '../../../shared/log.ts';
@@ -87,16 +87,24 @@ export class AgentBrowser {
   private readonly downloaded: string[] = [];
   private readonly saving = new Set<Promise<void>>();
 
-  /** A download saved under downloads/ by a name of its own (never a path the page chose). */
+  /**
+   * A download given a name of its own under downloads/ (never a path the page chose).
+   * Chromium wrote it there itself, as its sandbox's uid; the runtime only renames it —
+   * rename(2) moves a link rather than following one — and never reads or copies it, so
+   * a link planted by the agent's code cannot make the runtime read or write elsewhere.
+   */
   private async keep(d: Download): Promise<void> {
     const name = d.suggestedFilename().replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 120) || 'download';
     const rel = `${DOWNLOADS_DIR}/${Date.now()}-${name}`;
     try {
-      await d.saveAs(join(this.o.workspace, rel));
+      const failure = await d.failure();
+      if (failure) throw new Error(failure);
+      const written = await d.path();
+      if (dirname(written) !== join(this.o.workspace, DOWNLOADS_DIR)) throw new Error('it was not written into downloads/');
+      renameSync(written, join(this.o.workspace, rel));
       this.downloaded.push(rel);
     } catch (err) {
       this.downloaded.push(`${name}: not saved (${(err as Error).message.split('\n')[0]})`);
-    } finally {
       await d.delete().catch(() => {});
     }
   }
@@ -136,8 +144,17 @@ export class AgentBrowser {
     const mode = statSync(this.o.workspace).mode & 0o7777;
     const folder = (rel: string) => {
       const dir = join(this.o.workspace, rel);
-      mkdirSync(dir, { recursive: true });
-      chmodSync(dir, mode);
+      // Never through a link the agent's code put there: a link or file is removed (rm does
+      // not follow it), the folder made, and its mode set on the folder itself (O_NOFOLLOW).
+      const st = lstatSync(dir, { throwIfNoEntry: false });
+      if (st && !st.isDirectory()) rmSync(dir, { recursive: true, force: true });
+      if (!st?.isDirectory()) mkdirSync(dir);
+      const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      try {
+        fchmodSync(fd, mode);
+      } finally {
+        closeSync(fd);
+      }
       return dir;
     };
     const downloads = folder(DOWNLOADS_DIR);

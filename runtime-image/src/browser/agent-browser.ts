@@ -12,7 +12,7 @@ import { baseSandboxEnv, type Sandbox, type SandboxLease } from '../sandbox/sand
 import { startGuardProxy, type GuardProxy } from './guard-proxy.ts';
 
 export interface AgentBrowserOptions {
-  /** Chromium's binary (tools.browser.executablePath, CLAWFLEET_CHROMIUM, or /usr/bin/chromium). */
+  /** Chromium's binary (tools.browser.executablePath, else /usr/bin/chromium). */
   executablePath: string;
   /** Environment Chromium needs on top of the sandbox's (a Chromium unpacked elsewhere: its libraries). */
   env?: Record<string, string> | undefined;

@@ -37,6 +37,7 @@ function expectedNames(config: FleetConfig, agentId: string | undefined, control
       const key = config.models.providers[ref.slice(0, ref.indexOf('/'))]?.apiKeySecret;
       if (key) names.add(key);
     }
+    for (const name of Object.values(agent.tools?.exec?.env ?? {})) names.add(name);
     const search = agent.tools?.web?.search;
     if (search) names.add(searchKeyName(search));
     for (const server of Object.values(agent.mcp?.servers ?? {})) {

@@ -31,7 +31,8 @@ export const skillsCommand: Command = {
     const configPath = resolve(io.cwd, str(p.values.config)!);
     const config = loadFleetConfig(configPath, io);
     const agentId = requireAgent(config, str(p.values.agent), HELP);
-    const allow = resolveAgent(config, agentId).skills;
+    const agent = resolveAgent(config, agentId);
+    const allow = agent.skills;
 
     const workspace = join(resolve(io.cwd, str(p.values.state)!), 'workspaces', agentId);
     const fleet = fleetSkillsDir(configPath);
@@ -39,7 +40,7 @@ export const skillsCommand: Command = {
       { kind: 'workspace', root: workspace, dir: WORKSPACE_SKILLS_DIR },
       { kind: 'fleet', root: resolve(fleet, '..'), dir: 'skills' },
     ];
-    const { offered, leftOut } = await discoverSkills(sources.filter((s) => existsSync(s.root)), allow, pathHost(io.env.PATH));
+    const { offered, leftOut } = await discoverSkills(sources.filter((s) => existsSync(s.root)), allow, pathHost(io.env.PATH, undefined, Object.keys(agent.tools?.exec?.env ?? {})));
     const notes = [
       `workspace skills: ${existsSync(join(workspace, WORKSPACE_SKILLS_DIR)) ? join(workspace, WORKSPACE_SKILLS_DIR) : `none (${join(workspace, WORKSPACE_SKILLS_DIR)} does not exist)`}`,
       `fleet skills: ${existsSync(fleet) ? fleet : `none (${fleet} does not exist)`}`,

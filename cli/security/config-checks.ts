@@ -130,6 +130,17 @@ function agentFindings(config: FleetConfig): Finding[] {
         fix: `set mcp.servers.${server}.sandbox true`,
       });
     }
+    const execSecrets = Object.keys(exec?.env ?? {});
+    if (execOn && execSecrets.length > 0) {
+      out.push({
+        id: 'exec.secrets',
+        severity: 'warn',
+        where: `${where}.tools.exec.env`,
+        title: `Agent "${id}"'s commands get values of its secret`,
+        detail: `${execSecrets.join(', ')} reach every exec command (for skills' scripts): a prompt-injected command can read them and send them wherever the network reaches; the mask hides only the values as printed.`,
+        fix: 'name only the values a skill needs, with keys scoped to what it does',
+      });
+    }
     if (allowed('browser') && agent.tools?.browser?.enabled) {
       out.push({
         id: 'browser.enabled',

@@ -93,10 +93,10 @@ function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clo
  * follows from it: exec, and the warnings the operator must see: exec off for want of a
  * sandbox, exec unsandboxed, an MCP server not started.
  */
-async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>, secrets: Record<string, string>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
   const agent = env.config.agent;
   const choice = await choosing;
-  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace) : {};
+  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace, undefined, secrets) : {};
   const warnings = [
     ...(exec.warning ? [exec.warning] : []),
     ...(choice?.sandbox ? [] : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
@@ -126,7 +126,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         }));
 
   const allowed = toolAllowed(agent.tools);
-  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env));
+  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), parts.secrets);
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
@@ -154,7 +154,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     log,
     tools,
     // Skills are read with the read tool: without it there is nothing to offer.
-    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(), log) : undefined,
+    // A skill's requires.env is met by what exec passes its commands (tools.exec.env), where exec is offered.
+    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, builtins.some((t) => t.name === 'exec') ? Object.keys(agent.tools?.exec?.env ?? {}) : []), log) : undefined,
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },

@@ -26,6 +26,7 @@ export function requiredSecrets(config: RuntimeConfig, opts: { modelKeys: boolea
       if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
     }
   }
+  for (const [variable, name] of Object.entries(config.agent.tools?.exec?.env ?? {})) out.push({ name, usedBy: `exec's ${variable} (tools.exec.env)` });
   const search = config.agent.tools?.web?.search;
   if (search) out.push({ name: searchKeyName(search), usedBy: 'web_search (tools.web.search)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {

@@ -62,6 +62,12 @@ export const ExecPolicySchema = z.strictObject({
   allowlist: z.array(allowedProgram).optional(),
   /** Whether sandboxed commands may use the network (default true). */
   network: z.boolean().optional(),
+  /**
+   * Environment variable → secret name: values of this agent's own secret that every exec
+   * command gets (what a skill's scripts need, its requires.env). Off by default: a command
+   * sees no secret unless named here.
+   */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an environment variable name like TODOIST_API_KEY'), secretName).optional(),
 });
 
 /** web_search's providers, and the value of an agent's secret each one's key is read from unless tools.web.search.apiKeySecret names another. */

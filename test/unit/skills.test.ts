@@ -29,7 +29,7 @@ function writeSkill(dir: string, folder: string, text: string): void {
   writeFileSync(join(dir, folder, 'SKILL.md'), text);
 }
 
-const host = (bins: string[] = []): SkillHost => ({ platform: 'linux', hasBinary: (b) => bins.includes(b) });
+const host = (bins: string[] = [], env: string[] = []): SkillHost => ({ platform: 'linux', hasBinary: (b) => bins.includes(b), hasEnv: (v) => env.includes(v) });
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 describe('a SKILL.md', () => {
@@ -77,8 +77,10 @@ describe('the skills an agent is offered', () => {
       ['video', '"ffmpeg" is not on PATH'],
       ['mac', 'it is for darwin, and this runtime is linux'],
       ['notes', 'a workspace skill of the same name comes first'],
-      ['todo', expect.stringMatching(/needs the environment value TODOIST_API_KEY.*not supported yet/)],
+      ['todo', "it needs the environment value TODOIST_API_KEY, which exec does not give its commands (name it in tools.exec.env, from this agent's secret)"],
     ]);
+    // Once exec gives its commands the value (tools.exec.env), the skill is offered.
+    expect((await discoverSkills([own!, fleet!], ['todo'], host([], ['TODOIST_API_KEY']))).offered.map((s) => s.name)).toEqual(['todo']);
 
     const allowed = await discoverSkills([own!, fleet!], ['notes', 'weather'], host(['curl']));
     expect(allowed.offered.map((s) => s.name)).toEqual(['notes', 'weather']);
@@ -205,6 +207,60 @@ describe('a runtime with skills', () => {
         ['video', '"clawfleet-no-such-program" is not on PATH'],
       ]),
     );
+  });
+});
+
+describe("a skill that needs a value of the agent's secret", () => {
+  const running: AgentRuntime[] = [];
+  afterAll(() => Promise.all(running.map((r) => r.stop(0))));
+
+  it('is offered once tools.exec.env names it; its script, run with exec in the sandbox, gets the value, and the model sees it masked', async () => {
+    const { bwrapSandbox } = await import('../support/sandbox.ts');
+    const fleetSkills = tmp('cf-fleet-skills-');
+    writeSkill(fleetSkills, 'todo', skillMd('name: todo\ndescription: Todoist tasks\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'));
+    mkdirSync(join(fleetSkills, 'todo', 'scripts'));
+    writeFileSync(join(fleetSkills, 'todo', 'scripts', 'key.sh'), 'printf "length %s, key %s\\n" "${#TODOIST_API_KEY}" "$TODOIST_API_KEY"\n', { mode: 0o755 });
+    const workspace = join(tmp('cf-skills-env-'), 'workspace');
+    mkdirSync(workspace);
+    const KEY = 'tdk-0123456789abcdef-secret';
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { exec: { env: { TODOIST_API_KEY: 'TODOIST_KEY' } } };
+    const env = await readRuntimeEnv(
+      {
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+        CLAWFLEET_SECRETS_FD: '3',
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_FLEET_SKILLS: fleetSkills,
+        CLAWFLEET_HEARTBEAT_SECONDS: '0',
+        CLAWFLEET_WAIT_SECONDS: '1',
+        CLAWFLEET_DRAIN_SECONDS: '0',
+      },
+      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: { TODOIST_KEY: KEY } }),
+    );
+    const requests: ModelRequest[] = [];
+    const script = [
+      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'sh fleet-skills/todo/scripts/key.sh' } }]),
+      assistantMessage('rec/test', [{ type: 'text', text: 'done' }]),
+    ];
+    const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
+    const inbox = new InMemoryFifoQueue();
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'list my tasks', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    const outbox = new InMemoryOutbox();
+    const send = outbox.send.bind(outbox);
+    const replied = new Promise<void>((resolve) => {
+      outbox.send = async (e) => {
+        await send(e);
+        if (e.kind === 'reply') resolve();
+      };
+    });
+    running.push(await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: { TODOIST_KEY: KEY }, clock: systemClock, log: memoryLogger(), model, sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })), exit: () => {} }));
+    await replied;
+    expect(requests[0]!.systemPrompt).toContain('- todo: Todoist tasks (fleet-skills/todo/SKILL.md)');
+    const result = JSON.stringify(requests[1]!.messages.find((m) => m.role === 'toolResult'));
+    expect(result).toContain(`length ${KEY.length}, key `);
+    expect(result).not.toContain(KEY);
   });
 });
 

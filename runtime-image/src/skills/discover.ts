@@ -30,10 +30,12 @@ export interface LeftOutSkill {
   reason: string;
 }
 
-/** What requirements are checked against: the programs on PATH and the platform. */
+/** What requirements are checked against: the programs on PATH, the platform, and the environment exec gives commands. */
 export interface SkillHost {
   hasBinary(name: string): boolean;
   platform: string;
+  /** Whether exec's commands get this variable (tools.exec.env). */
+  hasEnv(name: string): boolean;
 }
 
 export interface SkillDiscovery {
@@ -48,11 +50,12 @@ const MAX_SKILL_FILE_BYTES = 256 * 1024;
 export const MAX_DESCRIPTION_CHARS = 400;
 
 /** A host looking at a PATH (the runtime's own, which its sandbox shares) on this platform. */
-export function pathHost(path = process.env.PATH ?? '', platform: string = process.platform): SkillHost {
+export function pathHost(path = process.env.PATH ?? '', platform: string = process.platform, execEnv: readonly string[] = []): SkillHost {
   const dirs = path.split(delimiter).filter((d) => d.startsWith('/'));
   const found = new Map<string, boolean>();
   return {
     platform,
+    hasEnv: (name) => execEnv.includes(name),
     hasBinary(name) {
       // A bare program name only: "../x" or "/bin/sh" is not something PATH answers.
       if (!/^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/.test(name)) return false;
@@ -79,9 +82,10 @@ export function unmetRequirement(r: SkillRequirements, host: SkillHost): string 
   const missing = (r.bins ?? []).filter((b) => !host.hasBinary(b));
   if (missing.length > 0) return `${missing.map((b) => `"${b}"`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH`;
   if (r.anyBins && r.anyBins.length > 0 && !r.anyBins.some((b) => host.hasBinary(b))) return `none of ${r.anyBins.map((b) => `"${b}"`).join(', ')} is on PATH`;
-  // Skill scripts run in the sandboxed exec, whose environment carries none of the agent's
-  // secrets; a skill that needs one would be offered and then fail, so it is not offered.
-  if (r.env && r.env.length > 0) return `it needs the environment value${r.env.length === 1 ? '' : 's'} ${r.env.join(', ')}, and clawfleet does not pass secrets to skill scripts (not supported yet)`;
+  // Skill scripts run in the sandboxed exec, whose environment carries only the secret values
+  // tools.exec.env names; a skill that needs another would be offered and then fail.
+  const unset = (r.env ?? []).filter((v) => !host.hasEnv(v));
+  if (unset.length > 0) return `it needs the environment value${unset.length === 1 ? '' : 's'} ${unset.join(', ')}, which exec does not give its commands (name ${unset.length === 1 ? 'it' : 'them'} in tools.exec.env, from this agent's secret)`;
   if (r.config && r.config.length > 0) return `it needs OpenClaw config (${r.config.join(', ')}), which clawfleet does not have`;
   return undefined;
 }

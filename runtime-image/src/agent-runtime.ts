@@ -142,6 +142,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
+  // A skill's requires.env is met by what exec gives its commands (tools.exec.env), where exec is offered.
+  const execEnv = builtins.some((t) => t.name === 'exec') ? Object.keys(agent.tools?.exec?.env ?? {}) : [];
   const transcripts = new TranscriptStore(env.workspace);
   const turnDeps = {
     agentId: env.agentId,
@@ -154,8 +156,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     log,
     tools,
     // Skills are read with the read tool: without it there is nothing to offer.
-    // A skill's requires.env is met by what exec passes its commands (tools.exec.env), where exec is offered.
-    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, builtins.some((t) => t.name === 'exec') ? Object.keys(agent.tools?.exec?.env ?? {}) : []), log) : undefined,
+    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, execEnv), log) : undefined,
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(parts.secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },

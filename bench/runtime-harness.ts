@@ -95,7 +95,8 @@ export interface ImageApp {
 export function buildImageApp(src: string, app: string, node: string): ImageApp {
   const stages = dockerStages(readFileSync(join(src, 'runtime-image/Dockerfile'), 'utf8'));
   const build = stages.find((s) => s.name === 'build');
-  const final = stages.at(-1);
+  // The runtime's own stage (the default target re-exports it after the browser variant).
+  const final = stages.find((s) => s.name === 'runtime') ?? stages.at(-1);
   if (!build || !final || build === final) throw new Error('runtime-image/Dockerfile: expected a build stage named "build" and a final stage');
   const copy = final.instructions.find((i) => i.op === 'COPY' && i.args.startsWith('--from=build '));
   const [, from] = /^--from=build\s+(\S+?)\/?\s+\/app\/?$/.exec(copy?.args ?? '') ?? [];

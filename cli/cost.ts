@@ -3,6 +3,7 @@
 // Lambda, SQS, DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
 import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
 import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
+import { BROWSER_MIN_SIZE, browserEnabled } from '../shared/config/browser-size.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { EXIT, parse, plural, str, table, usageError, type Command } from './command.ts';
@@ -31,6 +32,8 @@ export interface CostEstimate {
     id: string;
     cpus: number;
     memoryGb: number;
+    /** tools.browser: counted at least BROWSER_MIN_SIZE. */
+    browser: boolean;
     architecture: CpuArchitecture;
     hibernates: boolean;
     spot: boolean;
@@ -55,9 +58,12 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const P = PRICES;
   const days = HOURS_PER_MONTH / 24;
   const agents = config.agents.list.map((a) => {
-    const r = resolveAgent(config, a.id).runtime;
-    const cpus = r.cpus ?? 0.25;
-    const memoryGb = (r.memoryMb ?? 512) / 1024;
+    const resolved = resolveAgent(config, a.id);
+    const r = resolved.runtime;
+    // A browser needs a larger task (synth refuses a smaller one): counted at least that size.
+    const browser = browserEnabled(resolved);
+    const cpus = Math.max(r.cpus ?? 0.25, browser ? BROWSER_MIN_SIZE.cpus : 0);
+    const memoryGb = Math.max(r.memoryMb ?? 512, browser ? BROWSER_MIN_SIZE.memoryMb : 0) / 1024;
     const architecture = runtimeArchitecture(r);
     const onDemand = FARGATE_PRICES[architecture];
     // On Spot, priced on the architecture it would have there (x86_64 unless it names one).
@@ -70,6 +76,7 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
       id: a.id,
       cpus,
       memoryGb,
+      browser,
       architecture,
       hibernates,
       spot: r.spot === true,
@@ -135,7 +142,7 @@ export const costCommand: Command = {
     const rows = [['AGENT', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
     for (const a of e.agents) {
       const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
-      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
+      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}${a.browser ? ' (browser)' : ''}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
     }
     io.out(`Monthly estimate for fleet "${config.fleet}" (${plural(e.agents.length, 'agent')}, ${plural(perDay, 'message')} per agent per day):\n`);
     io.out(table(rows));

@@ -22,6 +22,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
   { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
   { name: 'agents', summary: 'remove an agent that left the config, its workspace archived; or prune every such agent', load: async () => (await import('./agents.ts')).agentsCommand },
+  { name: 'skills', summary: 'list the skills an agent is offered, and why any is left out', load: async () => (await import('./skills.ts')).skillsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },

@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
+import { imageVariantFor, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
 import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -31,7 +32,7 @@ export interface AgentStackProps extends StackProps {
   options: FleetAppOptions;
   controlPlane: ControlPlaneStack;
   /** The runtime image, for its architecture, of agents that do not name their own. */
-  defaultImage: (architecture: CpuArchitecture) => ecs.ContainerImage;
+  defaultImage: (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
 }
 
@@ -68,8 +69,10 @@ export class AgentStack extends Stack {
     // By SSM parameter and by name, never by export: the control plane stays free to change.
     const shared = importSharedResources(this, 'Shared', fleet);
     const architecture = runtimeArchitecture(agent.runtime);
-    const fleetImage = props.defaultImage(architecture);
-    const image = agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : fleetImage;
+    // The one-off tasks (archive, workspace sync) run the plain runtime image; the agent's own
+    // runtime the variant its tools need (with Chromium for a browser).
+    const fleetImage = props.defaultImage(architecture, 'runtime');
+    const image = agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(architecture, imageVariantFor(agent));
     this.runtime = new AgentRuntime(this, 'Runtime', {
       config,
       agentId,
@@ -94,7 +97,7 @@ export class AgentStack extends Stack {
       executionRole: this.runtime.executionRole,
       fileSystem: shared.fileSystem,
       accessPoint: this.runtime.accessPoint,
-      image: props.defaultImage(runtimeArchitecture(agent.runtime)),
+      image: fleetImage,
       architecture: runtimeArchitecture(agent.runtime),
       logGroup: this.runtime.logGroup,
     });

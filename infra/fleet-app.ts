@@ -8,6 +8,8 @@ import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
+import { browserSizeProblem, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
+import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { durationMs, toScheduleExpression, type JobSchedule } from '../shared/cron/expression.ts';
@@ -40,7 +42,7 @@ const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
-  checkDeployable(config);
+  checkDeployable(config, options.configPath);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
@@ -84,7 +86,7 @@ const IMAGE_PLATFORMS: Record<CpuArchitecture, Platform> = { arm64: Platform.LIN
  * hashes the context, `cdk deploy` builds and pushes it), or a registry image where Docker
  * image assets are unavailable (the emulator; a multi-architecture image serves both).
  */
-function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture) => ecs.ContainerImage {
+function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage {
   if (options.runtimeImage) {
     const image = ecs.ContainerImage.fromRegistry(options.runtimeImage);
     return () => image;
@@ -92,24 +94,38 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
   if (!existsSync(join(REPO_ROOT, RUNTIME_DOCKERFILE))) {
     throw new ClawfleetError('RUNTIME_IMAGE_MISSING', `${RUNTIME_DOCKERFILE} not found; build it, or pass -c runtimeImage=<registry image>`);
   }
-  const built = new Map<CpuArchitecture, ecs.ContainerImage>();
-  return (architecture) => {
-    let image = built.get(architecture);
+  const built = new Map<string, ecs.ContainerImage>();
+  return (architecture, variant) => {
+    const key = `${architecture}/${variant}`;
+    let image = built.get(key);
     if (!image) {
-      image = ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: IMAGE_PLATFORMS[architecture] });
-      built.set(architecture, image);
+      // The browser variant is the Dockerfile's "browser" stage: the runtime plus Chromium.
+      image = ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: IMAGE_PLATFORMS[architecture], target: variant });
+      built.set(key, image);
     }
     return image;
   };
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once. */
-function checkDeployable(config: FleetConfig): void {
+function checkDeployable(config: FleetConfig, configPath: string): void {
   const issues: ConfigIssue[] = [];
+  // Local mode copies the fleet's skills/ into each workspace; nothing ships it to AWS yet,
+  // and a deployment that silently lacked them would be worse than a clear refusal.
+  const skills = fleetSkillsDir(configPath);
+  if (existsSync(skills)) {
+    issues.push({ path: skills, message: "fleet skills (a skills/ folder beside the config) are not deployed to AWS yet: put each skill into the skills/ folder of the workspaces of the agents that use it, and move this folder away to deploy" });
+  }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
     const heartbeat = resolveAgent(config, agent.id).heartbeat;
     if (heartbeat) expressible(issues, `agents.list[${i}].heartbeat.every`, { kind: 'every', everyMs: durationMs(heartbeat.every) });
+  });
+  // A browser on a task too small for Chromium: refused here, with the size and why.
+  config.agents.list.forEach((agent, i) => {
+    const resolved = resolveAgent(config, agent.id);
+    const problem = browserSizeProblem(resolved, resolved.runtime);
+    if (problem) issues.push({ path: `agents.list[${i}].runtime`, message: problem });
   });
   config.cron?.jobs.forEach((job, i) => {
     expressible(issues, `cron.jobs[${i}].schedule`, job.schedule.kind === 'every' ? { kind: 'every', everyMs: durationMs(job.schedule.every) } : job.schedule);

@@ -5,9 +5,10 @@
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseSchedulerExpression } from '../shared/adapters/local/scheduler-expression.ts';
 import { openStateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
+import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { agentSecretName, hooksSecretName } from '../shared/config/names.ts';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../shared/config/resolve.ts';
@@ -242,7 +243,8 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     const reason = keyName && !own[keyName] ? `no ${keyName} in ${agentSecretName(config.fleet, agentId)}` : undefined;
     if (reason) offline.set(agentId, reason);
     else offline.delete(agentId);
-    return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason };
+    const skills = fleetSkillsDir(resolve(opts.configPath));
+    return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
   supervisor = new Supervisor(url, join(opts.stateDir, 'workspaces'), log, {

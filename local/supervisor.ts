@@ -32,6 +32,8 @@ export interface AgentRuntimeSpec {
   secrets: Record<string, string>;
   /** Why this agent runs the offline model, when it has no model key. */
   offlineReason: string | undefined;
+  /** The fleet's skills folder, when there is one (copied into the workspace by the runtime). */
+  fleetSkills?: string | undefined;
 }
 
 export interface RuntimeInfo {
@@ -202,6 +204,7 @@ export class Supervisor {
           CLAWFLEET_RUNTIME_STATE: runtimeState,
           CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
           CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
+          CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
         }),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

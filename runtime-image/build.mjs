@@ -64,6 +64,10 @@ export function runtimeBuildOptions(outdir) {
     // built-ins, see builtinsByRequire).
     banner: { js: "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);" },
     plugins: [builtinsByRequire, zodEnglishOnly],
+    // playwright-core finds its own files through __dirname, which a bundle does not have: it
+    // stays a package, imported from node_modules by the browser (the image's browser stage
+    // ships it in /app/node_modules), and only there.
+    external: ['playwright-core'],
   };
 }
 

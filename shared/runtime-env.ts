@@ -46,6 +46,8 @@ export const RuntimeEnvSchema = z.object({
   /** Set by the local launcher when the agent has no model key: why the offline model is used. */
   CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
+  /** The fleet's skills folder (a skills/ beside clawfleet.json), copied into the workspace at start. */
+  CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),

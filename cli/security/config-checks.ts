@@ -130,13 +130,36 @@ function agentFindings(config: FleetConfig): Finding[] {
         fix: `set mcp.servers.${server}.sandbox true`,
       });
     }
+    const execSecrets = Object.keys(exec?.env ?? {});
+    if (execOn && execSecrets.length > 0) {
+      out.push({
+        id: 'exec.secrets',
+        severity: 'warn',
+        where: `${where}.tools.exec.env`,
+        title: `Agent "${id}"'s commands get values of its secret`,
+        detail: `${execSecrets.join(', ')} reach every exec command (for skills' scripts): a prompt-injected command can read them and send them wherever the network reaches; the mask hides only the values as printed.`,
+        fix: 'name only the values a skill needs, with keys scoped to what it does',
+      });
+    }
+    if (allowed('browser') && agent.tools?.browser?.enabled) {
+      out.push({
+        id: 'browser.enabled',
+        severity: 'info',
+        where: `${where}.tools.browser`,
+        title: `Agent "${id}" renders web pages in a browser`,
+        detail:
+          'Chromium runs without its own sandbox, inside the one exec uses; its requests pass the address guard, but a page that exploits the renderer ' +
+          'gets what exec gets: the workspace and the host’s network. Its snapshots reach the model as untrusted content.',
+        fix: 'enable tools.browser only for agents that need it',
+      });
+    }
     const loopback = (agent.tools?.web?.fetch?.allowPrivateHosts ?? []).filter((h) => LOOPBACK_HOSTS.test(h));
-    if (allowed('web_fetch') && loopback.length > 0) {
+    if ((allowed('web_fetch') || (allowed('browser') && agent.tools?.browser?.enabled)) && loopback.length > 0) {
       out.push({
         id: 'web.loopback-allowed',
         severity: 'high',
         where: `${where}.tools.web.fetch.allowPrivateHosts`,
-        title: `Agent "${id}"'s web_fetch may reach this machine itself`,
+        title: `Agent "${id}"'s web_fetch (and browser) may reach this machine itself`,
         detail: `${loopback.join(', ')} lets a prompt-injected fetch reach every service on the agent’s machine (locally: the control plane and whatever else listens on loopback).`,
         fix: 'list intranet host names only, never loopback',
       });

@@ -1,7 +1,7 @@
 // One agent's runtime, composed: its secrets awaited (secret-wait.ts), workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
@@ -22,11 +22,18 @@ import { requestTools } from './tools/request-tools.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
+import { searchKeyName } from '../../shared/config/schema.ts';
+import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
 import { WorkspaceAttemptLog } from './attempt-log.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
+import { agentSkills } from './skills/agent-skills.ts';
+import { pathHost } from './skills/discover.ts';
+import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
+import type { AgentBrowser } from './browser/agent-browser.ts';
+import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction } from './worker.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
@@ -50,6 +57,8 @@ export interface RuntimeParts {
   model?: ModelClient;
   /** The sandbox, when the caller started looking for it already (chooseSandboxAtStart); else looked for here. */
   sandbox?: Promise<SandboxChoice | undefined>;
+  /** For tests: what a Chromium unpacked outside the system needs in its environment (its libraries, its fonts). */
+  browserEnv?: Record<string, string> | undefined;
   /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
   exit(code: number): void;
 }
@@ -62,9 +71,28 @@ export interface AgentRuntime {
   stop(drainMs?: number): Promise<void>;
 }
 
-/** The built-in tools; `exec` only when the runtime found a way to run it (see execSetup). */
-export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): AgentTool[] {
-  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
+/**
+ * The built-in tools; `exec` only when the runtime found a way to run it (see execSetup),
+ * web_search only when tools.web.search is configured (its key is then a required secret).
+ */
+export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, secrets: Record<string, string> = {}): AgentTool[] {
+  const web = env.config.agent.tools?.web;
+  const search = web?.search ? [webSearchFor(web.search, secrets, clock)] : [];
+  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: web?.fetch?.allowPrivateHosts }), ...search];
+}
+
+type SearchConfig = NonNullable<NonNullable<NonNullable<RuntimeEnv['config']['agent']['tools']>['web']>['search']>;
+
+function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clock: Clock): AgentTool {
+  const keyName = searchKeyName(search);
+  return webSearchTool({
+    provider: search.provider ?? 'brave',
+    // checkSecrets has made sure the value is there before any tool is built.
+    apiKey: secrets[keyName] ?? '',
+    maxResults: search.maxResults,
+    cacheTtlMs: (search.cacheTtlMinutes ?? 5) * 60_000,
+    clock,
+  });
 }
 
 /**
@@ -72,10 +100,10 @@ export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): A
  * follows from it: exec, and the warnings the operator must see: exec off for want of a
  * sandbox, exec unsandboxed, an MCP server not started.
  */
-async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>, secrets: Record<string, string>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
   const agent = env.config.agent;
   const choice = await choosing;
-  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace) : {};
+  const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace, undefined, secrets) : {};
   const warnings = [
     ...(exec.warning ? [exec.warning] : []),
     ...(choice?.sandbox ? [] : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
@@ -112,6 +140,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
 
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
+  if (env.fleetSkills) installFleetSkills(env.fleetSkills, env.workspace, log);
 
   const model =
     parts.model ??
@@ -124,17 +153,24 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         }));
 
   const allowed = toolAllowed(agent.tools);
-  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env));
+  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), parts.secrets);
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
+  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
+  if (browsing.warning) {
+    sandboxing.warnings.push(browsing.warning);
+    log.warn(browsing.warning);
+  }
+  const builtins = [...builtinTools(env, clock, sandboxing.exec, parts.secrets), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
+  // A skill's requires.env is met by what exec gives its commands (tools.exec.env), where exec is offered.
+  const execEnv = builtins.some((t) => t.name === 'exec') ? Object.keys(agent.tools?.exec?.env ?? {}) : [];
   const transcripts = new TranscriptStore(env.workspace);
   const turnDeps = {
     agentId: env.agentId,
@@ -146,6 +182,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
+    // Skills are read with the read tool: without it there is nothing to offer.
+    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, execEnv), log) : undefined,
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
@@ -156,7 +194,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clearInterval(heartbeatTimer);
     clearInterval(healthTimer);
     await worker.stop(drainMs);
-    await mcp?.stop();
+    await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
   })());
 
   const control = async (action: ControlAction) => {
@@ -224,6 +262,39 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   });
 
   return { mcp, worker, tools, stop };
+}
+
+/**
+ * The browser, for an agent whose config enables it: only inside the sandbox exec uses
+ * (Chromium runs with its own sandbox off: docs/security.md), and only where Chromium is.
+ * What is missing is a warning the operator sees, and the tool is not offered.
+ */
+async function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, clock: Clock, log: Logger, browserEnv?: Record<string, string>): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
+  const config = env.config.agent.tools?.browser;
+  if (!config?.enabled) return {};
+  // Loaded only by an agent with a browser (playwright-core itself only at the first call).
+  const [{ AgentBrowser, DEFAULT_CHROMIUM }, { browserTool }] = await Promise.all([import('./browser/agent-browser.ts'), import('./browser/browser-tool.ts')]);
+  if (!choice?.sandbox || choice.sandbox.kind === 'none') {
+    return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };
+  }
+  const executablePath = config.executablePath ?? DEFAULT_CHROMIUM;
+  if (!existsSync(executablePath)) {
+    return { warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)` };
+  }
+  const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
+  const browser = new AgentBrowser({ executablePath, env: browserEnv, workspace: env.workspace, runtimeState: env.runtimeState, sandbox: choice.sandbox, policy, idleMs: (config.idleMinutes ?? 5) * 60_000, log });
+  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock }) };
+}
+
+/** The fleet's skills copied into the workspace; a failure is logged and the agent starts without them. */
+function installFleetSkills(from: string, workspace: string, log: Logger): void {
+  try {
+    const copy = copyFleetSkills(from, workspace);
+    log.info('fleet skills copied into the workspace', { from, to: FLEET_SKILLS_DIR, files: copy.files });
+    if (copy.skipped.length > 0) log.warn('fleet skill files not copied', { skipped: copy.skipped.slice(0, 20) });
+  } catch (err) {
+    log.warn('fleet skills not copied; the agent has its own skills only', { from, ...errorFields(err) });
+  }
 }
 
 /** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */

@@ -23,6 +23,8 @@ export interface RuntimeEnv {
   secretId: string;
   offlineModel: string | undefined;
   workspace: string;
+  /** See CLAWFLEET_FLEET_SKILLS. */
+  fleetSkills: string | undefined;
   /** See CLAWFLEET_RUNTIME_STATE. */
   runtimeState: string;
   drainMs: number;
@@ -102,6 +104,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     offlineModel: e.CLAWFLEET_OFFLINE_MODEL,
     secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.value.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
+    fleetSkills: e.CLAWFLEET_FLEET_SKILLS,
     runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,

@@ -23,11 +23,12 @@ export function sandboxedServers(agent: Agent): string[] {
 
 /**
  * Starts looking for the sandbox when something needs one (exec wanted and not explicitly
- * unsandboxed, or a sandboxed MCP server); resolves to undefined when nothing does.
+ * unsandboxed, a sandboxed MCP server, or the browser); resolves to undefined when nothing does.
  */
 export function chooseSandboxAtStart(env: RuntimeEnv): Promise<SandboxChoice | undefined> {
   const agent = env.config.agent;
-  const needed = (execWanted(agent) && agent.tools?.exec?.sandbox !== 'off') || sandboxedServers(agent).length > 0;
+  const browser = agent.tools?.browser?.enabled === true && toolAllowed(agent.tools)('browser');
+  const needed = (execWanted(agent) && agent.tools?.exec?.sandbox !== 'off') || sandboxedServers(agent).length > 0 || browser;
   if (!needed) return Promise.resolve(undefined);
   // The probe runs inside the workspace (seeding, later, would make it anyway).
   mkdirSync(env.workspace, { recursive: true });

@@ -11,6 +11,7 @@ import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
+import type { OfferedSkill } from './skills/discover.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
@@ -50,6 +51,8 @@ export interface TurnDeps {
   log: Logger;
   /** The tools offered this turn (policy applied; MCP tools as their servers stand now). */
   tools(): AgentTool[];
+  /** The skills offered this turn (skills/agent-skills.ts); none when absent. */
+  skills?: (() => Promise<OfferedSkill[]>) | undefined;
   /** Masks this agent's own secret values in tool results and answers. */
   masker: SecretMasker;
   limits: TurnLimits;
@@ -86,6 +89,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   const turnSignal = AbortSignal.any([signal, timeout]);
   const tools = deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
+  const skills = (await deps.skills?.()) ?? [];
   for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
   const prompt = (h: SessionHistory) =>
     buildSystemPrompt({
@@ -97,6 +101,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       now: new Date(deps.clock.now()).toISOString(),
       summary: h.summary,
       situation: req.situation,
+      skills,
     });
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   let started = 0;

@@ -4,7 +4,7 @@
 // invisible characters) is replaced first. The system prompt says what the markers mean.
 import { randomHex } from './lazy-crypto.ts';
 
-export type UntrustedSource = 'web_fetch' | 'mcp' | 'hook';
+export type UntrustedSource = 'web_fetch' | 'web_search' | 'browser' | 'mcp' | 'hook';
 
 export interface Provenance {
   source: UntrustedSource;

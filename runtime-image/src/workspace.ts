@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { OfferedSkill } from './skills/discover.ts';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
 import { readWorkspaceFile } from './workspace-file.ts';
 
@@ -86,6 +87,23 @@ export interface PromptInput {
   summary?: string | undefined;
   /** What kind of input this turn answers, when not a user message. */
   situation?: string | undefined;
+  /** The skills the agent is offered this turn (skills/discover.ts). */
+  skills?: readonly OfferedSkill[] | undefined;
+}
+
+/**
+ * The skills as the model sees them: a compact list (name, description, path) it reads a
+ * SKILL.md from when a task calls for it, as OpenClaw's prompt does; the files themselves
+ * are never put in the prompt.
+ */
+export function skillsSection(skills: readonly OfferedSkill[]): string | undefined {
+  if (skills.length === 0) return undefined;
+  const lines = skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`);
+  return [
+    '## Skills',
+    'Skills are folders of instructions (and sometimes scripts) for particular tasks. Before a task one of these covers, read its SKILL.md with the read tool and follow it; paths in it are relative to its folder. Run a skill\'s scripts only with exec.',
+    ...lines,
+  ].join('\n');
 }
 
 export function buildSystemPrompt(p: PromptInput): string {
@@ -94,6 +112,8 @@ export function buildSystemPrompt(p: PromptInput): string {
     `Current time: ${p.now}. Your workspace is ${p.workspace}; tool paths are relative to it.`,
   ];
   if (p.tools.length > 0) parts.push(`## Tools\n${p.tools.map((t) => `- ${t.name}: ${t.description.split('\n')[0]}`).join('\n')}`);
+  const skills = skillsSection(p.skills ?? []);
+  if (skills) parts.push(skills);
   parts.push('Answer NO_REPLY (and nothing else) when no message should be sent.');
   parts.push(UNTRUSTED_CONTENT_RULE);
   if (p.situation) parts.push(`## This turn\n${p.situation}`);

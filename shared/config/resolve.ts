@@ -42,6 +42,7 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
     runtime: { ...defaults.runtime, ...agent.runtime },
     tools: mergeToolPolicy(defaults.tools, agent.tools),
     heartbeat: agent.heartbeat ?? defaults.heartbeat,
+    skills: agent.skills ?? defaults.skills,
   };
 }
 

@@ -60,6 +60,29 @@ const ExecPolicySchema = z.strictObject({
   allowlist: z.optional(z.array(allowedProgram)),
   /** Whether sandboxed commands may use the network (default true). */
   network: z.optional(z.boolean()),
+  /**
+   * Environment variable → secret name: values of this agent's own secret that every exec
+   * command gets (what a skill's scripts need, its requires.env). Off by default: a command
+   * sees no secret unless named here.
+   */
+  env: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an environment variable name like TODOIST_API_KEY')), secretName)),
+});
+
+/** web_search's providers, and the value of an agent's secret each one's key is read from unless tools.web.search.apiKeySecret names another. */
+export const SEARCH_KEYS = { brave: 'BRAVE_API_KEY', perplexity: 'PERPLEXITY_API_KEY' } as const;
+
+/** The secret value web_search's key is read from. */
+export function searchKeyName(search: { provider?: keyof typeof SEARCH_KEYS | undefined; apiKeySecret?: string | undefined }): string {
+  return search.apiKeySecret ?? SEARCH_KEYS[search.provider ?? 'brave'];
+}
+
+/** `tools.browser`: headless Chromium for this agent (off unless enabled). */
+export const BrowserPolicySchema = z.strictObject({
+  enabled: z.boolean(),
+  /** Chromium's binary (default /usr/bin/chromium: the runtime image's browser variant has it there). */
+  executablePath: z.optional(z.string().check(z.startsWith('/', 'must be an absolute path'))),
+  /** Minutes without a browser action after which Chromium is stopped (default 5). */
+  idleMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(120))),
 });
 
 const ToolPolicySchema = z.strictObject({
@@ -78,8 +101,21 @@ const ToolPolicySchema = z.strictObject({
           allowPrivateHosts: z.optional(z.array(hostName).check(z.maxLength(100))),
         }),
       ),
+      search: z.optional(
+        z.strictObject({
+          /** Who answers web_search: the Brave Search API (the default) or the Perplexity Search API. */
+          provider: z.optional(z.enum(['brave', 'perplexity'])),
+          /** The value in this agent's own secret that holds the provider's API key (default BRAVE_API_KEY, or PERPLEXITY_API_KEY). */
+          apiKeySecret: z.optional(secretName),
+          /** Results per query when the model does not say (1–20, default 5). */
+          maxResults: z.optional(z.number().check(z.int(), z.gte(1), z.lte(20))),
+          /** How long an answer is reused for the same query (default 5 minutes; 0 turns the cache off). */
+          cacheTtlMinutes: z.optional(z.number().check(z.int(), z.gte(0), z.lte(60))),
+        }),
+      ),
     }),
   ),
+  browser: z.optional(BrowserPolicySchema),
 });
 
 const McpServerSchema = z.union([
@@ -107,8 +143,12 @@ const HeartbeatSchema = z.strictObject({
   prompt: z.optional(z.string().check(z.minLength(1))),
 });
 
+/** Skill names (a SKILL.md's `name`, else its folder's): only these are offered; absent means every skill found. */
+const SkillAllowListSchema = z.array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")'))).check(z.maxLength(200));
+
 const AgentDefaultsSchema = z.strictObject({
   model: z.optional(ModelSelectionSchema),
+  skills: z.optional(SkillAllowListSchema),
   runtime: z.optional(z.partial(RuntimeProfileSchema)),
   tools: z.optional(ToolPolicySchema),
   heartbeat: z.optional(HeartbeatSchema),
@@ -123,6 +163,8 @@ export const AgentSchema = z.strictObject({
   runtime: z.optional(z.partial(RuntimeProfileSchema)),
   tools: z.optional(ToolPolicySchema),
   mcp: z.optional(z.strictObject({ servers: z.record(id, McpServerSchema) })),
+  /** The skills this agent is offered, by name (OpenClaw's agents.list[].skills); replaces agents.defaults.skills. */
+  skills: z.optional(SkillAllowListSchema),
   heartbeat: z.optional(HeartbeatSchema),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
   secrets: z.optional(z.array(secretName)),

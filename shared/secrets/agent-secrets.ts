@@ -3,6 +3,7 @@
 // work (runtime-image/src/secret-wait.ts); `clawfleet secrets list` and `clawfleet deploy`
 // report the ones missing (fleet-secrets.ts).
 import type { RuntimeConfig } from '../config/resolve.ts';
+import { searchKeyName } from '../config/schema.ts';
 
 type McpServers = NonNullable<RuntimeConfig['agent']['mcp']>['servers'];
 
@@ -22,7 +23,8 @@ export interface NeededValue {
 /**
  * Every secret name the agent's config refers to, with what needs it: its own `secrets`,
  * the API keys of the providers its models use (unless `modelKeys` is off: the offline
- * model, or a model the caller supplies), its MCP servers' credentials. A name may repeat.
+ * model, or a model the caller supplies), the values exec hands its commands
+ * (`tools.exec.env`), the web search key, its MCP servers' credentials. A name may repeat.
  */
 export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): NeededValue[] {
   const out: NeededValue[] = [];
@@ -34,6 +36,9 @@ export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean 
       if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
     }
   }
+  for (const [variable, name] of Object.entries(config.agent.tools?.exec?.env ?? {})) out.push({ name, usedBy: `exec's ${variable} (tools.exec.env)` });
+  const search = config.agent.tools?.web?.search;
+  if (search) out.push({ name: searchKeyName(search), usedBy: 'web_search (tools.web.search)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

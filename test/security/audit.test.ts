@@ -27,9 +27,9 @@ function risky(): FleetConfigInput {
   telegram.groups = { '*': { requireMention: false } };
   const [jerry, fran, grif, ray] = config.agents.list as [AgentInput, AgentInput, AgentInput, AgentInput];
   jerry.tools = { exec: { sandbox: 'off' } };
-  fran.tools = { exec: { security: 'allowlist', allowlist: ['git', '/usr/bin/env'] } };
+  fran.tools = { exec: { security: 'allowlist', allowlist: ['git', '/usr/bin/env'], env: { TODOIST_API_KEY: 'TODOIST_KEY' } } };
   grif.mcp = { servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
-  ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } } };
+  ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } }, browser: { enabled: true } };
   config.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] };
   config.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], rateLimit: { max: 600, perMinutes: 1 } };
   return config;
@@ -66,8 +66,10 @@ describe('clawfleet security audit', () => {
         'high groups.any channels.telegram.groups["*"]',
         'high exec.unsandboxed agents.list[jerry].tools.exec.sandbox',
         'warn exec.allowlist-runs-anything agents.list[fran].tools.exec.allowlist',
+        'warn exec.secrets agents.list[fran].tools.exec.env',
         'warn mcp.unsandboxed agents.list[grif].mcp.servers.files',
         'high web.loopback-allowed agents.list[ray].tools.web.fetch.allowPrivateHosts',
+        'info browser.enabled agents.list[ray].tools.browser',
         'high hooks.caller-chooses-session hooks.allowRequestSessionKey',
         'warn relay.rate-high agentToAgent.rateLimit',
         'info relay.both-ways agentToAgent.allow',

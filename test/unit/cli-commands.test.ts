@@ -148,7 +148,8 @@ describe('clawfleet', () => {
     } finally {
       taken.close();
     }
-  });
+    // start rebuilds a stale runtime bundle first (6-9 s on a busy 2-core machine): not what this checks.
+  }, 60_000);
 
   it('says how to start a fleet when none is running', async () => {
     const io = captureIO({ cwd: workdir() });

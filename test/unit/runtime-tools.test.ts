@@ -181,7 +181,7 @@ describe('web_fetch', () => {
 
   it('returns a page’s readable text, marked as untrusted content from that URL', async () => {
     expect(await call([tool], 'web_fetch', { url: `${url}/page` })).toEqual({
-      text: 'Title\nHello & welcome',
+      text: '## Title\n\nHello & welcome',
       isError: false,
       untrusted: { source: 'web_fetch', meta: { url: `${url}/page`, status: '200 OK text/html' } },
     });

@@ -122,7 +122,10 @@ function sandboxMounts(setup: BwrapSetup): string[] {
 }
 
 /** bwrap's arguments for one call (everything but the environment, which bwrap passes on as it gets it). */
-function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network'>): string[] {
+export function bwrapArgs(setup: BwrapSetup, mounts: string[], request: Pick<SandboxRequest, 'argv' | 'network' | 'readOnly'>): string[] {
+  // Extra read-only paths go in before the root is made read-only (their mount points are made then).
+  const cut = mounts.lastIndexOf('--remount-ro');
+  if (request.readOnly?.length && cut >= 0) mounts = [...mounts.slice(0, cut), ...request.readOnly.flatMap((p) => ['--ro-bind', p, p]), ...mounts.slice(cut)];
   return [
     // Explicit --unshare-user: without a user namespace the call must fail, not run as us.
     '--unshare-all',

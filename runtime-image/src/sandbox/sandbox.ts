@@ -11,6 +11,8 @@ export interface SandboxRequest {
   env: Record<string, string>;
   /** Whether the call may use the network (a sandbox that cannot cut it says so in `isolatesNetwork`). */
   network: boolean;
+  /** Paths outside the system directories the command must see, read-only (the browser's Chromium where it is installed elsewhere). */
+  readOnly?: string[] | undefined;
   /** Waiting for the sandbox (a free tool uid) gives up when this aborts. */
   signal?: AbortSignal | undefined;
 }

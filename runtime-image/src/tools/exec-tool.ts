@@ -24,6 +24,8 @@ export interface ExecToolOptions {
   sandbox: Sandbox;
   /** Whether commands may use the network (default true); only offered where the sandbox can enforce it. */
   network?: boolean;
+  /** Values of the agent's secret every command gets (tools.exec.env), by variable name. */
+  env?: Record<string, string> | undefined;
   /** `security: "allowlist"`: the programs exec may run, without a shell. Undefined: any shell command. */
   allowlist?: string[] | undefined;
   limits?: ExecLimits;
@@ -59,7 +61,8 @@ export function execTool(options: ExecToolOptions): AgentTool {
       const seconds = timeoutSeconds ?? limits.defaultTimeoutSeconds;
       const r = await runSandboxed(argv, {
         sandbox: options.sandbox,
-        env: baseSandboxEnv(options.workspace, options.sandbox.path),
+        // The secret values the operator named in tools.exec.env, and nothing else of the runtime's.
+        env: { ...options.env, ...baseSandboxEnv(options.workspace, options.sandbox.path) },
         network: options.network ?? true,
         timeoutMs: seconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
@@ -172,14 +175,15 @@ export interface ExecSetup {
  * only inside a sandbox that can do what the policy asks, and off (with the reason) where
  * there is none.
  */
-export function execSetup(policy: ExecPolicy | undefined, choice: SandboxChoice | undefined, workspace: string, limits?: ExecLimits): ExecSetup {
+export function execSetup(policy: ExecPolicy | undefined, choice: SandboxChoice | undefined, workspace: string, limits?: ExecLimits, secrets: Record<string, string> = {}): ExecSetup {
+  const env = Object.fromEntries(Object.entries(policy?.env ?? {}).flatMap(([name, secret]) => (secrets[secret] !== undefined ? [[name, secrets[secret]!]] : [])));
   const security = policy?.security ?? 'full';
   if (security === 'deny') return {};
   const network = policy?.network ?? true;
   const allowlist = security === 'allowlist' ? (policy?.allowlist ?? []) : undefined;
   if (policy?.sandbox === 'off') {
     return {
-      tool: execTool({ workspace, sandbox: new Unsandboxed(workspace), network, allowlist, limits }),
+      tool: execTool({ workspace, sandbox: new Unsandboxed(workspace), network, allowlist, limits, env }),
       warning: `exec runs UNSANDBOXED (tools.exec.sandbox is "off"): commands run as the runtime itself and can read whatever it can${network ? '' : ' (tools.exec.network: false is not enforced without a sandbox)'}`,
     };
   }
@@ -189,5 +193,5 @@ export function execSetup(policy: ExecPolicy | undefined, choice: SandboxChoice 
   if (!network && !choice.sandbox.isolatesNetwork) {
     return { warning: `exec is off: tools.exec.network is false, and the ${choice.sandbox.kind} sandbox cannot cut the network` };
   }
-  return { tool: execTool({ workspace, sandbox: choice.sandbox, network, allowlist, limits }) };
+  return { tool: execTool({ workspace, sandbox: choice.sandbox, network, allowlist, limits, env }) };
 }

@@ -13,7 +13,12 @@ const MAX_LIST_ENTRIES = 500;
 /** Bytes of a file read and edit look at: a bigger file is read in part and not edited. */
 export const MAX_FILE_BYTES = 8 << 20;
 
-function atomicWrite(path: string, content: string): void {
+export function atomicWrite(path: string, content: string): void {
+  atomicWriteBytes(path, content);
+}
+
+/** atomicWrite for bytes (a screenshot) as well as text. */
+export function atomicWriteBytes(path: string, content: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   // wx: never through something already at the temp name (a FIFO planted there would block).

@@ -8,7 +8,7 @@ const TOOL_GROUPS: Record<string, string[]> = {
   'group:memory': ['memory_search', 'memory_get'],
   'group:sessions': ['sessions_send'],
   'group:automation': ['cron'],
-  'group:web': ['web_fetch'],
+  'group:web': ['web_fetch', 'web_search', 'browser'],
   'group:mcp': ['*__*'],
 };
 

@@ -1,6 +1,7 @@
 // web_fetch: GET an http(s) URL with a time limit and a size limit, and return its text
-// (HTML reduced to readable text). Only public addresses are reached, on every redirect
-// hop (net/fetch-guard.ts); the page comes back marked as untrusted content.
+// (an HTML page's readable part as Markdown: readable-page.ts). Only public addresses are
+// reached, on every redirect hop (net/fetch-guard.ts); the page comes back marked as
+// untrusted content, cut at a character limit with a note saying so.
 import { z } from 'zod';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { fetchPolicy, type Resolve } from '../net/fetch-guard.ts';
@@ -53,15 +54,36 @@ export function webFetchTool(opts: WebFetchOptions = {}): AgentTool {
         return { text: timedOut ? `no answer within ${limits.timeoutMs / 1000} s` : `fetch failed: ${(err as Error).message}`, isError: true };
       }
       const body = res.body.toString('utf8');
-      const text = /html/.test(res.contentType) ? htmlToText(body) : body;
+      const text = /html/.test(res.contentType) ? await readableText(body, res.url) : body;
       const status = `${res.status} ${res.statusText}${res.contentType ? ` ${res.contentType}` : ''}${res.truncated ? ` (first ${limits.maxBytes} bytes)` : ''}`;
       return {
-        text: capText(text, maxChars),
+        text: cutWithNote(text, maxChars, limits.maxChars),
         isError: res.status < 200 || res.status > 299,
         untrusted: { source: 'web_fetch', meta: { url: res.url, ...(res.redirects.length > 0 ? { 'redirected from': url } : {}), status } },
       };
     },
   });
+}
+
+/**
+ * An HTML page's readable part as Markdown (Readability over linkedom, loaded with the
+ * first page); a page that defeats both (nesting too deep for the DOM walk) falls back
+ * to the plain-text reduction below rather than failing the fetch.
+ */
+export async function readableText(html: string, url: string): Promise<string> {
+  try {
+    const { readablePage, pageText } = await import('./readable-page.ts');
+    return pageText(readablePage(html, url));
+  } catch {
+    return htmlToText(html);
+  }
+}
+
+/** The text cut at `max` characters, with a note that says it was and how to read on. */
+export function cutWithNote(text: string, max: number, ceiling: number): string {
+  if (text.length <= max) return text;
+  const more = max < ceiling ? `fetch again with a larger maxChars (up to ${ceiling}) to read more` : `${ceiling} is the most web_fetch returns`;
+  return `${capText(text, max)} — the page was cut at ${max} characters; ${more}`;
 }
 
 /** Readable text from HTML: scripts and styles dropped, tags removed, entities decoded, blank runs squeezed. */

@@ -1,0 +1,65 @@
+// The fleet's skills (a skills/ folder beside clawfleet.json, operator content) copied into
+// the agent's workspace as fleet-skills/ at each start: the model reads them with its file
+// tools and runs their scripts with exec, both of which see only the workspace. The copy is
+// replaced whole, so an update reaches every agent at its next start and an agent's edits to
+// it do not outlive a restart (its own skills/ is where an agent keeps skills of its own).
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The fleet skills' folder in the workspace. */
+export const FLEET_SKILLS_DIR = 'fleet-skills';
+
+const LIMITS = { fileBytes: 1 << 20, totalBytes: 20 << 20, entries: 2_000, depth: 8 };
+
+export interface FleetSkillsCopy {
+  files: number;
+  /** What was not copied, and why (a link, a special file, a limit). */
+  skipped: string[];
+}
+
+/**
+ * Replaces <workspace>/fleet-skills with a copy of `from`. Only folders and regular files are
+ * copied (links and special files are named in `skipped`); nothing is written through
+ * anything already in the workspace: the old copy is removed first (rm removes a link, not
+ * its target), and every folder and file is created exclusively.
+ */
+export function copyFleetSkills(from: string, workspace: string): FleetSkillsCopy {
+  const to = join(workspace, FLEET_SKILLS_DIR);
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to); // fails if something reappeared there: nothing is copied through it
+  const skipped: string[] = [];
+  let files = 0;
+  let entries = 0;
+  let bytes = 0;
+  const copy = (src: string, dst: string, rel: string, depth: number) => {
+    for (const name of readdirSync(src).sort()) {
+      const shown = rel ? `${rel}/${name}` : name;
+      if (++entries > LIMITS.entries) {
+        skipped.push(`${shown}: more than ${LIMITS.entries} entries`);
+        return;
+      }
+      const st = lstatSync(join(src, name));
+      if (st.isDirectory()) {
+        if (depth >= LIMITS.depth) {
+          skipped.push(`${shown}: nested deeper than ${LIMITS.depth} folders`);
+          continue;
+        }
+        mkdirSync(join(dst, name));
+        copy(join(src, name), join(dst, name), shown, depth + 1);
+      } else if (st.isFile()) {
+        if (st.size > LIMITS.fileBytes || bytes + st.size > LIMITS.totalBytes) {
+          skipped.push(`${shown}: over the size limit (${LIMITS.fileBytes >> 20} MB a file, ${LIMITS.totalBytes >> 20} MB in all)`);
+          continue;
+        }
+        bytes += st.size;
+        // The file's mode bits come along (a script stays executable), without set-id bits.
+        writeFileSync(join(dst, name), readFileSync(join(src, name)), { flag: 'wx', mode: st.mode & 0o755 });
+        files++;
+      } else {
+        skipped.push(`${shown}: ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`);
+      }
+    }
+  };
+  copy(from, to, '', 0);
+  return { files, skipped };
+}

@@ -1,0 +1,43 @@
+// An agent with a browser on AWS: synth refuses a task too small for Chromium (saying the
+// size and why), and builds that agent's image from the Dockerfile's "browser" stage while
+// the others keep the plain runtime stage; and a fleet skills/ folder, not shipped to AWS yet, is refused.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE_CONFIG, synthFleet } from './synth-fleet.ts';
+
+function withBrowser(runtime?: { cpus: number; memoryMb: number }) {
+  const config = structuredClone(EXAMPLE_CONFIG) as any;
+  const fran = config.agents.list.find((a: { id: string }) => a.id === 'fran');
+  fran.tools = { browser: { enabled: true } };
+  if (runtime) fran.runtime = runtime;
+  return config;
+}
+
+describe('an agent with tools.browser', () => {
+  it('is refused on a task smaller than Chromium needs, with the size and why', () => {
+    expect(() => synthFleet(withBrowser(), {}, { nag: false })).toThrow(
+      /agents\.list\[1\]\.runtime: tools\.browser needs a task of at least 1 vCPU and 2048 MB \(got 0\.25 vCPU, 512 MB\): headless Chromium takes/,
+    );
+  });
+
+  it("gets the image's browser stage; the other agents keep the runtime stage", () => {
+    const built = synthFleet(withBrowser({ cpus: 1, memoryMb: 2048 }), { runtimeImage: undefined }, { nag: false });
+    const targets = (id: string) => {
+      const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
+      return Object.values(manifest.contents.dockerImages ?? {}).map((image) => image.source.dockerBuildTarget);
+    };
+    expect(targets('fran')).toEqual(['browser']);
+    expect(targets('jerry')).toEqual(['runtime']);
+  });
+});
+
+describe("the fleet's skills folder", () => {
+  it('is refused by synth with what to do instead, since nothing ships it to AWS yet', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-synth-'));
+    mkdirSync(join(dir, 'skills', 'weather'), { recursive: true });
+    expect(() => synthFleet(EXAMPLE_CONFIG, { config: join(dir, 'clawfleet.json') }, { nag: false })).toThrow(/skills: fleet skills \(a skills\/ folder beside the config\) are not deployed to AWS yet/);
+  });
+});

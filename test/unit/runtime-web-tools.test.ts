@@ -1,0 +1,71 @@
+// Which of the new tools a runtime offers, composed as main.ts composes it: web_search only
+// with tools.web.search (and its key), the browser only with tools.browser.enabled, a
+// sandbox and a Chromium — otherwise off, with a warning in the heartbeat saying why.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { systemClock } from '../../shared/ports.ts';
+import { parseOutbound } from '../../shared/protocol/envelopes.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
+import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
+import { bwrapSandbox } from '../support/sandbox.ts';
+
+const started: AgentRuntime[] = [];
+afterAll(() => Promise.all(started.map((r) => r.stop(0))));
+
+async function start(tools: Record<string, unknown>, secrets: Record<string, string>, sandbox: (ws: string) => Promise<SandboxChoice | undefined>) {
+  const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { deny: ['exec'], ...tools };
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-web-tools-'));
+  const env = await readRuntimeEnv(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+      CLAWFLEET_SECRETS_FD: '3',
+      CLAWFLEET_OFFLINE_MODEL: 'test',
+      CLAWFLEET_WORKSPACE: workspace,
+      CLAWFLEET_HEARTBEAT_SECONDS: '0',
+      CLAWFLEET_WAIT_SECONDS: '1',
+      CLAWFLEET_DRAIN_SECONDS: '0',
+    },
+    async () => JSON.stringify({ token: 'x'.repeat(16), secrets }),
+  );
+  const outbox = new InMemoryOutbox();
+  const runtime = await startAgentRuntime({ env, inbox: new InMemoryFifoQueue(), outbox, deadLetters: new InMemoryDeadLetters(), secrets, clock: systemClock, log: memoryLogger(), sandbox: sandbox(workspace), exit: () => {} });
+  started.push(runtime);
+  const hello = outbox.queue.bodies().map((b) => parseOutbound(b)).find((e) => e.kind === 'heartbeat');
+  return { names: runtime.tools().map((t) => t.name), warnings: hello?.kind === 'heartbeat' ? hello.warnings : [] };
+}
+
+const none = async () => undefined;
+
+describe('the web tools a runtime offers', () => {
+  it('offers web_search only when tools.web.search is configured, and then needs its key', async () => {
+    expect((await start({}, {}, none)).names).not.toContain('web_search');
+    expect((await start({ web: { search: { provider: 'brave' } } }, { BRAVE_API_KEY: 'k'.repeat(20) }, none)).names).toContain('web_search');
+    await expect(start({ web: { search: { apiKeySecret: 'SEARCH_KEY' } } }, {}, none)).rejects.toThrow(/SEARCH_KEY: is missing .*needed by web_search/);
+    await expect(start({ web: { search: { provider: 'perplexity' } } }, {}, none)).rejects.toThrow(/PERPLEXITY_API_KEY: is missing/);
+  });
+
+  it('offers no browser without a sandbox or without Chromium, and says why in the heartbeat', async () => {
+    const off = await start({}, {}, none);
+    expect(off.names).not.toContain('browser');
+
+    const unsandboxed = await start({ browser: { enabled: true } }, {}, async (ws) => ({ sandbox: new Unsandboxed(ws) }));
+    expect(unsandboxed.names).not.toContain('browser');
+    expect(unsandboxed.warnings).toContainEqual(expect.stringMatching(/^browser is off: it runs only inside a sandbox/));
+
+    const noChromium = await start({ browser: { enabled: true, executablePath: '/nonexistent/clawfleet-test/chromium' } }, {}, async (ws) => ({ sandbox: await bwrapSandbox(ws) }));
+    expect(noChromium.names).not.toContain('browser');
+    expect(noChromium.warnings).toContainEqual('browser is off: no Chromium at /nonexistent/clawfleet-test/chromium (run the runtime image\'s browser variant, install Chromium, or set tools.browser.executablePath)');
+  });
+});

@@ -1,0 +1,290 @@
+// Skills as OpenClaw writes them: SKILL.md front matter, the workspace's skills/ before the
+// fleet's, the agent's allow list, requirements, the fleet's folder copied into the
+// workspace without writing through anything the agent planted, and — composed as main.ts
+// composes a runtime — the list the model sees in its system prompt and a skill read with
+// the model's own tool call.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { systemClock } from '../../shared/ports.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
+import { discoverSkills, pathHost, type SkillHost } from '../../runtime-image/src/skills/discover.ts';
+import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
+import { parseSkillFile } from '../../runtime-image/src/skills/skill-file.ts';
+
+const skillMd = (front: string, body = 'Do the thing.') => `---\n${front}\n---\n\n# Instructions\n${body}\n`;
+
+function writeSkill(dir: string, folder: string, text: string): void {
+  mkdirSync(join(dir, folder), { recursive: true });
+  writeFileSync(join(dir, folder, 'SKILL.md'), text);
+}
+
+const host = (bins: string[] = [], env: string[] = []): SkillHost => ({ platform: 'linux', hasBinary: (b) => bins.includes(b), hasEnv: (v) => env.includes(v) });
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+describe('a SKILL.md', () => {
+  it('gives its name, description and OpenClaw requirements (metadata.openclaw, as YAML or as one-line JSON)', () => {
+    expect(parseSkillFile(skillMd('name: weather\ndescription: >\n  Current weather\n  and forecasts.\nmetadata:\n  openclaw:\n    emoji: "⛅"\n    requires:\n      bins: [curl]\n    os: [linux, darwin]'))).toEqual({
+      name: 'weather',
+      description: 'Current weather and forecasts.',
+      requires: { bins: ['curl'], os: ['linux', 'darwin'] },
+    });
+    expect(parseSkillFile(skillMd('name: gh\ndescription: GitHub\nmetadata: {"clawdbot": {"requires": {"anyBins": ["gh", "hub"]}}}')).requires).toEqual({ anyBins: ['gh', 'hub'] });
+    expect(parseSkillFile(skillMd('description: no name given')).name).toBeUndefined();
+  });
+
+  it('is refused with a reason when its front matter is missing, not YAML, or lacks a description', () => {
+    expect(() => parseSkillFile('# just markdown')).toThrow(/has no front matter/);
+    expect(() => parseSkillFile(skillMd('name: [unclosed'))).toThrow(/not YAML/);
+    expect(() => parseSkillFile(skillMd('name: x'))).toThrow(/description is missing/);
+    expect(() => parseSkillFile(skillMd('name: ../../etc\ndescription: d'))).toThrow(/name must be a skill name/);
+  });
+});
+
+describe('the skills an agent is offered', () => {
+  it('takes the workspace skill before a fleet skill of the same name, applies the allow list and the requirements, and says why each is left out', async () => {
+    const ws = tmp('cf-skills-');
+    const [own, fleet] = agentSkillSources(ws);
+    writeSkill(join(ws, 'skills'), 'notes', skillMd('name: notes\ndescription: Keep notes (workspace copy)'));
+    writeSkill(join(ws, 'fleet-skills'), 'notes', skillMd('name: notes\ndescription: Keep notes (fleet copy)'));
+    writeSkill(join(ws, 'fleet-skills'), 'weather', skillMd('name: weather\ndescription: Weather\nmetadata: {"openclaw": {"requires": {"bins": ["curl"]}}}'));
+    writeSkill(join(ws, 'fleet-skills'), 'ffmpeg', skillMd('name: video\ndescription: Video edits\nmetadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}'));
+    writeSkill(join(ws, 'fleet-skills'), 'mac', skillMd('name: mac\ndescription: Apple Notes\nmetadata: {"openclaw": {"os": ["darwin"]}}'));
+    writeSkill(join(ws, 'fleet-skills'), 'todo', skillMd('name: todo\ndescription: Todoist\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'));
+    writeSkill(join(ws, 'skills'), 'secret', skillMd('name: secret\ndescription: not allowed'));
+    writeSkill(join(ws, 'skills'), 'broken', 'no front matter here');
+    mkdirSync(join(ws, 'skills', 'empty'));
+
+    const all = await discoverSkills([own!, fleet!], undefined, host(['curl']));
+    expect(all.offered).toEqual([
+      { name: 'notes', description: 'Keep notes (workspace copy)', source: 'workspace', path: 'skills/notes/SKILL.md' },
+      { name: 'secret', description: 'not allowed', source: 'workspace', path: 'skills/secret/SKILL.md' },
+      { name: 'weather', description: 'Weather', source: 'fleet', path: 'fleet-skills/weather/SKILL.md' },
+    ]);
+    expect(all.leftOut.map((s) => [s.name, s.reason])).toEqual([
+      ['broken', expect.stringMatching(/SKILL.md has no front matter/)],
+      ['empty', 'the folder has no SKILL.md'],
+      ['video', '"ffmpeg" is not on PATH'],
+      ['mac', 'it is for darwin, and this runtime is linux'],
+      ['notes', 'a workspace skill of the same name comes first'],
+      ['todo', "it needs the environment value TODOIST_API_KEY, which exec does not give its commands (name it in tools.exec.env, from this agent's secret)"],
+    ]);
+    // Once exec gives its commands the value (tools.exec.env), the skill is offered.
+    expect((await discoverSkills([own!, fleet!], ['todo'], host([], ['TODOIST_API_KEY']))).offered.map((s) => s.name)).toEqual(['todo']);
+
+    const allowed = await discoverSkills([own!, fleet!], ['notes', 'weather'], host(['curl']));
+    expect(allowed.offered.map((s) => s.name)).toEqual(['notes', 'weather']);
+    expect(allowed.leftOut).toContainEqual(expect.objectContaining({ name: 'secret', reason: "not in the agent's skills allow list" }));
+  });
+
+  it('never follows a link the agent planted: a linked skill folder, or a SKILL.md linked or a FIFO, is not read', async () => {
+    const ws = tmp('cf-skills-hostile-');
+    const outside = tmp('cf-skills-outside-');
+    writeSkill(outside, 'stolen', skillMd('name: stolen\ndescription: read from outside the workspace'));
+    mkdirSync(join(ws, 'skills'));
+    symlinkSync(join(outside, 'stolen'), join(ws, 'skills', 'linked-folder'));
+    mkdirSync(join(ws, 'skills', 'linked-file'));
+    symlinkSync(join(outside, 'stolen', 'SKILL.md'), join(ws, 'skills', 'linked-file', 'SKILL.md'));
+    mkdirSync(join(ws, 'skills', 'fifo'));
+    execFileSync('mkfifo', [join(ws, 'skills', 'fifo', 'SKILL.md')]);
+    const found = await discoverSkills(agentSkillSources(ws), undefined, host());
+    expect(found.offered).toEqual([]);
+    expect(found.leftOut.map((s) => [s.name, s.reason])).toEqual([
+      ['fifo', expect.stringMatching(/not read: .*FIFO/)],
+      ['linked-file', expect.stringMatching(/not read: .*is outside the workspace/)],
+    ]);
+  });
+
+  it('finds programs on a real PATH', () => {
+    const bin = tmp('cf-skills-bin-');
+    writeFileSync(join(bin, 'mytool'), '#!/bin/sh\n');
+    chmodSync(join(bin, 'mytool'), 0o755);
+    writeFileSync(join(bin, 'notexec'), '');
+    const h = pathHost(`/nonexistent:${bin}`);
+    expect([h.hasBinary('mytool'), h.hasBinary('notexec'), h.hasBinary('missing'), h.hasBinary('../bin/mytool')]).toEqual([true, false, false, false]);
+  });
+});
+
+describe("the fleet's skills copied into a workspace", () => {
+  it('replaces the old copy, keeps scripts executable, and copies no link', () => {
+    const from = tmp('cf-fleet-skills-');
+    writeSkill(from, 'weather', skillMd('name: weather\ndescription: Weather'));
+    mkdirSync(join(from, 'weather', 'scripts'));
+    writeFileSync(join(from, 'weather', 'scripts', 'get.sh'), '#!/bin/sh\necho sunny\n', { mode: 0o755 });
+    symlinkSync('/etc/passwd', join(from, 'weather', 'passwd'));
+    const ws = tmp('cf-fleet-ws-');
+    mkdirSync(join(ws, 'fleet-skills', 'old'), { recursive: true });
+
+    const copy = copyFleetSkills(from, ws);
+    expect(copy).toEqual({ files: 2, skipped: ['weather/passwd: a symbolic link'] });
+    expect(existsSync(join(ws, 'fleet-skills', 'old'))).toBe(false);
+    expect(statSync(join(ws, 'fleet-skills', 'weather', 'scripts', 'get.sh')).mode & 0o100).toBe(0o100);
+    expect(existsSync(join(ws, 'fleet-skills', 'weather', 'passwd'))).toBe(false);
+  });
+
+  it('removes a link the agent put in its place instead of writing through it', () => {
+    const from = tmp('cf-fleet-skills-');
+    writeSkill(from, 'weather', skillMd('name: weather\ndescription: Weather'));
+    const ws = tmp('cf-fleet-ws-');
+    const target = tmp('cf-fleet-target-');
+    symlinkSync(target, join(ws, 'fleet-skills'));
+    copyFleetSkills(from, ws);
+    expect(lstatSync(join(ws, 'fleet-skills')).isDirectory()).toBe(true);
+    expect(existsSync(join(target, 'weather'))).toBe(false);
+  });
+});
+
+describe('a runtime with skills', () => {
+  const started: AgentRuntime[] = [];
+  afterAll(() => Promise.all(started.map((r) => r.stop(0))));
+
+  it('lists the offered skills in the system prompt, leaves out the others with a logged reason, and the model reads one with its read tool', async () => {
+    const fleetSkills = tmp('cf-fleet-skills-');
+    writeSkill(fleetSkills, 'weather', skillMd('name: weather\ndescription: Current weather for a city'));
+    writeSkill(fleetSkills, 'video', skillMd('name: video\ndescription: Cut videos\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'));
+    writeSkill(fleetSkills, 'banking', skillMd('name: banking\ndescription: Not for this agent'));
+    const workspace = join(tmp('cf-skills-rt-'), 'workspace');
+    writeSkill(join(workspace, 'skills'), 'diary', skillMd('name: diary\ndescription: Write the diary entry', 'Append today to diary.md.'));
+
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    Object.assign(raw.agents.list.find((a: { id: string }) => a.id === 'fran'), { skills: ['weather', 'video', 'diary'], tools: { deny: ['exec'] } });
+    const env = await readRuntimeEnv(
+      {
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+        CLAWFLEET_SECRETS_FD: '3',
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_FLEET_SKILLS: fleetSkills,
+        CLAWFLEET_HEARTBEAT_SECONDS: '0',
+        CLAWFLEET_WAIT_SECONDS: '1',
+        CLAWFLEET_DRAIN_SECONDS: '0',
+      },
+      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
+    );
+    const requests: ModelRequest[] = [];
+    const script = [
+      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'skills/diary/SKILL.md' } }]),
+      assistantMessage('rec/test', [{ type: 'text', text: 'Diary written.' }]),
+    ];
+    const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
+    const inbox = new InMemoryFifoQueue();
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'write my diary', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    const outbox = new InMemoryOutbox();
+    const send = outbox.send.bind(outbox);
+    const replied = new Promise<void>((resolve) => {
+      outbox.send = async (e) => {
+        await send(e);
+        if (e.kind === 'reply') resolve();
+      };
+    });
+    const log = memoryLogger();
+    started.push(await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, model, exit: () => {} }));
+    await replied;
+
+    const prompt = requests[0]!.systemPrompt;
+    expect(prompt).toContain('## Skills');
+    expect(prompt).toContain('- diary: Write the diary entry (skills/diary/SKILL.md)');
+    expect(prompt).toContain('- weather: Current weather for a city (fleet-skills/weather/SKILL.md)');
+    expect(prompt).not.toContain('video');
+    expect(prompt).not.toContain('banking');
+    const result = requests[1]!.messages.find((m) => m.role === 'toolResult');
+    expect(JSON.stringify(result)).toContain('Append today to diary.md.');
+    const leftOut = log.lines.filter((l) => l.msg === 'skill left out').map((l) => [l.skill, l.reason]);
+    expect(leftOut).toEqual(
+      expect.arrayContaining([
+        ['banking', "not in the agent's skills allow list"],
+        ['video', '"clawfleet-no-such-program" is not on PATH'],
+      ]),
+    );
+  });
+});
+
+describe("a skill that needs a value of the agent's secret", () => {
+  const running: AgentRuntime[] = [];
+  afterAll(() => Promise.all(running.map((r) => r.stop(0))));
+
+  it('is offered once tools.exec.env names it; its script, run with exec in the sandbox, gets the value, and the model sees it masked', async () => {
+    const { bwrapSandbox } = await import('../support/sandbox.ts');
+    const fleetSkills = tmp('cf-fleet-skills-');
+    writeSkill(fleetSkills, 'todo', skillMd('name: todo\ndescription: Todoist tasks\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'));
+    mkdirSync(join(fleetSkills, 'todo', 'scripts'));
+    writeFileSync(join(fleetSkills, 'todo', 'scripts', 'key.sh'), 'printf "length %s, key %s\\n" "${#TODOIST_API_KEY}" "$TODOIST_API_KEY"\n', { mode: 0o755 });
+    const workspace = join(tmp('cf-skills-env-'), 'workspace');
+    mkdirSync(workspace);
+    const KEY = 'tdk-0123456789abcdef-secret';
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { exec: { env: { TODOIST_API_KEY: 'TODOIST_KEY' } } };
+    const env = await readRuntimeEnv(
+      {
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
+        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+        CLAWFLEET_SECRETS_FD: '3',
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_FLEET_SKILLS: fleetSkills,
+        CLAWFLEET_HEARTBEAT_SECONDS: '0',
+        CLAWFLEET_WAIT_SECONDS: '1',
+        CLAWFLEET_DRAIN_SECONDS: '0',
+      },
+      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: { TODOIST_KEY: KEY } }),
+    );
+    const requests: ModelRequest[] = [];
+    const script = [
+      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'sh fleet-skills/todo/scripts/key.sh' } }]),
+      assistantMessage('rec/test', [{ type: 'text', text: 'done' }]),
+    ];
+    const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
+    const inbox = new InMemoryFifoQueue();
+    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'list my tasks', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    const outbox = new InMemoryOutbox();
+    const send = outbox.send.bind(outbox);
+    const replied = new Promise<void>((resolve) => {
+      outbox.send = async (e) => {
+        await send(e);
+        if (e.kind === 'reply') resolve();
+      };
+    });
+    running.push(await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: { TODOIST_KEY: KEY }, clock: systemClock, log: memoryLogger(), model, sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })), exit: () => {} }));
+    await replied;
+    expect(requests[0]!.systemPrompt).toContain('- todo: Todoist tasks (fleet-skills/todo/SKILL.md)');
+    const result = JSON.stringify(requests[1]!.messages.find((m) => m.role === 'toolResult'));
+    expect(result).toContain(`length ${KEY.length}, key `);
+    expect(result).not.toContain(KEY);
+  });
+});
+
+describe('clawfleet skills list', () => {
+  it("shows an agent's offered skills and why any is left out, from its local workspace and the fleet's folder", async () => {
+    const { runCli } = await import('../../cli/main.ts');
+    const { captureIO } = await import('./cli-io.ts');
+    const dir = tmp('cf-cli-skills-');
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    raw.agents.list.find((a: { id: string }) => a.id === 'fran').skills = ['diary', 'weather'];
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
+    writeSkill(join(dir, 'skills'), 'weather', skillMd('name: weather\ndescription: Current weather'));
+    writeSkill(join(dir, 'skills'), 'radio', skillMd('name: radio\ndescription: Radio'));
+    writeSkill(join(dir, '.clawfleet', 'workspaces', 'fran', 'skills'), 'diary', skillMd('name: diary\ndescription: Diary\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'));
+
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['skills', 'list', '--agent', 'fran'], io)).toBe(0);
+    const out = io.outText();
+    expect(out).toMatch(/allow list: diary, weather/);
+    expect(out).toMatch(/weather\s+fleet\s+yes\s+Current weather/);
+    expect(out).toMatch(/diary\s+workspace\s+no\s+"clawfleet-no-such-program" is not on PATH/);
+    expect(out).toMatch(/radio\s+fleet\s+no\s+not in the agent's skills allow list/);
+
+    const unknown = captureIO({ cwd: dir });
+    expect(await runCli(['skills', 'list', '--agent', 'nobody'], unknown)).toBe(2);
+  });
+});

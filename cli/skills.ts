@@ -26,7 +26,7 @@ export const skillsCommand: Command = {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
     if (sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
-    const p = parse(rest, { ...commonOptions, agent: { type: 'string' } }, HELP, io);
+    const p = parse(rest, { config: commonOptions.config, state: commonOptions.state, agent: { type: 'string' } }, HELP, io);
     if (!p) return EXIT.ok;
     const configPath = resolve(io.cwd, str(p.values.config)!);
     const config = loadFleetConfig(configPath, io);

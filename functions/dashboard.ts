@@ -1,7 +1,7 @@
 // λ dashboard: the fleet dashboard behind a Function URL — the same pages and JSON as
 // local mode (dashboard/handler.ts), fed from DynamoDB, SQS and ECS. The token is
 // DASHBOARD_TOKEN in the secret clawfleet/<fleet>/control/dashboard.
-import { dynamoPorts, secretsManagerPorts, sqsPorts, workspaceSyncPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts, pairingPorts, secretsManagerPorts, sqsPorts, workspaceSyncPorts } from '../shared/adapters/aws/control-ports.ts';
 import { dashboardSecretName } from '../shared/config/names.ts';
 import { lifecycleActions } from '../shared/dashboard/actions.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
@@ -23,7 +23,7 @@ export interface DashboardUrlResult extends FunctionUrlResult {
 /** The queue chart's samples: taken when the overview is read, at most once a minute per container. */
 const SAMPLE_EVERY_MS = 60_000;
 
-const cp = awsControlPlane('dashboard', (env) => [dynamoPorts(), workspaceSyncPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
+const cp = awsControlPlane('dashboard', (env) => [dynamoPorts(), pairingPorts(), workspaceSyncPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
 const secretId = dashboardSecretName(cp.config.fleet);
 const sources: DashboardSources = {
   config: cp.config,

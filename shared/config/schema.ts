@@ -80,7 +80,7 @@ export function searchKeyName(search: { provider?: keyof typeof SEARCH_KEYS | un
 export const BrowserPolicySchema = z.strictObject({
   enabled: z.boolean(),
   /** Chromium's binary (default /usr/bin/chromium: the runtime image's browser variant has it there). */
-  executablePath: z.optional(z.string().check(z.startsWith('/', 'must be an absolute path'))),
+  executablePath: z.optional(z.string().check(z.regex(/^\//, 'must be an absolute path'))),
   /** Minutes without a browser action after which Chromium is stopped (default 5). */
   idleMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(120))),
 });

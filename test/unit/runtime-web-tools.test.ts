@@ -13,6 +13,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { missingSecrets } from '../../runtime-image/src/secret-wait.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
@@ -52,8 +53,14 @@ describe('the web tools a runtime offers', () => {
   it('offers web_search only when tools.web.search is configured, and then needs its key', async () => {
     expect((await start({}, {}, none)).names).not.toContain('web_search');
     expect((await start({ web: { search: { provider: 'brave' } } }, { BRAVE_API_KEY: 'k'.repeat(20) }, none)).names).toContain('web_search');
-    await expect(start({ web: { search: { apiKeySecret: 'SEARCH_KEY' } } }, {}, none)).rejects.toThrow(/SEARCH_KEY: is missing .*needed by web_search/);
-    await expect(start({ web: { search: { provider: 'perplexity' } } }, {}, none)).rejects.toThrow(/PERPLEXITY_API_KEY: is missing/);
+    // Without its key the runtime waits for it (secret-wait.ts), naming what needs it.
+    const missing = (search: object) => {
+      const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+      raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { web: { search } };
+      return missingSecrets(runtimeConfigFor(parseConfig(raw), 'fran'), {}, { modelKeys: false });
+    };
+    expect(missing({ apiKeySecret: 'SEARCH_KEY' })).toContainEqual({ name: 'SEARCH_KEY', usedBy: 'web_search (tools.web.search)' });
+    expect(missing({ provider: 'perplexity' }).map((n) => n.name)).toContain('PERPLEXITY_API_KEY');
   });
 
   it('offers no browser without a sandbox or without Chromium, and says why in the heartbeat', async () => {

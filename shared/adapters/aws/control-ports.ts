@@ -25,17 +25,24 @@ import { SqsQueueDepths } from './sqs-queue-depths.ts';
 import { SqsQueueStats } from './sqs-queue-stats.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
 
-/** The control plane's tables (shared/config/names.ts), on one DynamoDB client. */
+/** One DynamoDB client per process and settings, whichever of the groups below builds it first. */
+const dynamoClients = new Map<string, DynamoDBDocumentClient>();
+function sharedDynamo(config: AwsClientConfig): DynamoDBDocumentClient {
+  const key = JSON.stringify(config);
+  let client = dynamoClients.get(key);
+  if (!client) dynamoClients.set(key, (client = dynamoDocumentClient(config)));
+  return client;
+}
+const tables = (cp: ControlPlane) => tableNames(cp.config.fleet);
+
+/** The control plane's tables (shared/config/names.ts) that most cores use. */
 export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
-  let client: DynamoDBDocumentClient | undefined;
-  const dynamo = () => (client ??= dynamoDocumentClient(config));
-  const tables = (cp: ControlPlane) => tableNames(cp.config.fleet);
+  const dynamo = () => sharedDynamo(config);
   return {
     dedupe: (cp) => new DynamoInboundDedupe(dynamo(), tables(cp).dedupe, cp.clock.now),
     sessions: (cp) => new DynamoSessionRegistry(dynamo(), tables(cp).sessions),
     origins: (cp) => new DynamoInboundOrigins(dynamo(), tables(cp).origins, cp.clock.now),
     ledger: (cp) => new DynamoDeliveryLedger(dynamo(), tables(cp).deliveries),
-    pairings: (cp) => new DynamoPairingStore(dynamo(), tables(cp).registry),
     registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
@@ -91,7 +98,12 @@ export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: A
   };
 }
 
+/** Pairing requests (the registry table): the Telegram webhook asks for them, the dashboard approves them. */
+export function pairingPorts(config: AwsClientConfig = {}): PortFactories {
+  return { pairings: (cp) => new DynamoPairingStore(sharedDynamo(config), tables(cp).registry) };
+}
+
 /** Each agent's last workspace push or pull (the registry table): only the dashboard reads it. */
 export function workspaceSyncPorts(config: AwsClientConfig = {}): PortFactories {
-  return { workspaceSyncLog: (cp) => new DynamoWorkspaceSyncLog(dynamoDocumentClient(config), tableNames(cp.config.fleet).registry) };
+  return { workspaceSyncLog: (cp) => new DynamoWorkspaceSyncLog(sharedDynamo(config), tables(cp).registry) };
 }

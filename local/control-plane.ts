@@ -30,6 +30,7 @@ import { errorFields, type Logger } from '../shared/log.ts';
 import type { CronTrigger } from '../shared/cron/trigger.ts';
 import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
+import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
@@ -145,7 +146,7 @@ export class LocalControlPlane {
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
+    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
     // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
     this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });

@@ -25,6 +25,7 @@ import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
 import { Worker, type ControlAction } from './worker.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
 /** A heartbeat warning's length limit (the envelope's schema). */
@@ -173,7 +174,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const beat = (announce: boolean) =>
     outbox
       .send({
-        v: 1,
+        v: PROTOCOL_VERSION,
         kind: 'heartbeat',
         id: `hb.${env.agentId}.${startedAt}.${beats++}`,
         agentId: env.agentId,

@@ -4,6 +4,7 @@
 // byte-identical, instead of asking the model a second time.
 import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
@@ -227,10 +228,10 @@ export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: st
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
-    return { v: 1, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
   }
   return {
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'agent_send',
     id: derivedId(req.inboundId, 'answer'),
     agentId,
@@ -266,7 +267,7 @@ async function sendStatus(
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
 ): Promise<void> {
   await deps.outbox.send({
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'status',
     id: derivedId(req.inboundId, `status.${turn}`),
     agentId: deps.agentId,

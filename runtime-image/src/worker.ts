@@ -12,7 +12,7 @@
 // long polls while idle: three a minute per slot.
 import { EnvelopeError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
-import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { parseInbound, type InboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
@@ -213,7 +213,7 @@ export class Worker {
       let typingCount = 0;
       const typing = () =>
         outbox
-          .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
+          .send({ v: PROTOCOL_VERSION, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
           .catch((err) => log.warn('typing not sent', errorFields(err)));
       // Not for a turn answered within SHOW_WORK_AFTER_MS: nobody would see it.
       typingTimer = setTimeout(() => {

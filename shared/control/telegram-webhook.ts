@@ -3,7 +3,7 @@
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import { MessageEnvelopeSchema, type MessageEnvelope } from '../protocol/envelopes.ts';
+import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, SessionRegistry } from '../ports.ts';
@@ -137,7 +137,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   const target = route(config, peer);
   const now = deps.clock.now();
   const envelope: MessageEnvelope = {
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'message',
     id,
     agentId: target.agentId,

@@ -5,7 +5,7 @@ import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2 as const;
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of

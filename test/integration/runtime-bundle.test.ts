@@ -15,6 +15,7 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -71,7 +72,7 @@ describe('the image’s bundle', () => {
         QueueUrl: fleet.queues.fran!.inbox,
         MessageGroupId: 'agent:fran:main',
         MessageDeduplicationId: 'img.1',
-        MessageBody: JSON.stringify({ v: 1, kind: 'message', id: 'img.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hello from the image', from: { channel: 'local' } }),
+        MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'img.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hello from the image', from: { channel: 'local' } }),
       }),
     );
     let reply: Record<string, unknown> | undefined;

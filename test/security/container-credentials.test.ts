@@ -24,6 +24,7 @@ import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts
 import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const ROOT = process.getuid?.() === 0;
 const TITLE = ROOT
@@ -60,7 +61,7 @@ async function exec(command: string): Promise<string> {
       QueueUrl: fleet.queues.fran!.inbox,
       MessageGroupId: 'agent:fran:main',
       MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `run: ${command}`, from: { channel: 'local' } }),
+      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `run: ${command}`, from: { channel: 'local' } }),
     }),
   );
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {

@@ -6,9 +6,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from '../fault/fault-fleet.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 let f: FaultFleet;
-const base = { v: 1, agentId: 'fran', ts: 1_764_000_000_000 };
+const base = { v: PROTOCOL_VERSION, agentId: 'fran', ts: 1_764_000_000_000 };
 
 // At most 10: the fleet's deadLetters() sees one receive of 10 messages from the FIFO DLQ.
 const HOSTILE: Array<{ name: string; body: string; code: RegExp }> = [

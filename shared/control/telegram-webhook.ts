@@ -6,12 +6,15 @@ import { errorFields, type Logger } from '../log.ts';
 import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
-import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, AgentRegistry, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, QueueDepths, SessionRegistry } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
-import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
+import { TelegramUpdateSchema, updateKind, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
+import { answerPlaneCommand } from './command-answers.ts';
+import { nativeCommandsOn, parseCommand } from './commands.ts';
+import { streamRequestFor } from './streaming.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
 
@@ -48,6 +51,8 @@ export interface TelegramWebhookDeps {
   newPairingCode(): string;
   /** Wakes a hibernating agent; absent where agents never sleep. */
   lifecycle?: LifecycleDeps;
+  /** What /status reads, built only when someone asks (the registry and the queue depth), so other updates pay nothing for it. */
+  statusView?: () => { registry: AgentRegistry; depths: QueueDepths };
   clock: Clock;
   log: Logger;
 }
@@ -106,8 +111,21 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   const senderId = message.from ? String(message.from.id) : undefined;
 
   let access;
+  let command;
+  let bot: BotIdentity | undefined;
   try {
-    const mentioned = peer.kind === 'group' && mentionsBot(message, await deps.botIdentity(req.accountId));
+    if (message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
+      // Who we are matters only for /cmd@somebot: a plain /cmd is for whichever bot reads it.
+      bot = message.text.includes('@') || peer.kind === 'group' ? await deps.botIdentity(req.accountId) : undefined;
+      command = parseCommand(message.text, bot?.username);
+      if (command?.kind === 'other-bot') {
+        log.info('update ignored', { ...ctx, reason: 'a command for another bot' });
+        return { status: 200, body: { ok: true, ignored: 'a command for another bot' } };
+      }
+    }
+    // A group needs it for mentions, a reply to tell the bot's own words from someone else's.
+    if (!bot && (peer.kind === 'group' || message.reply_to_message)) bot = await deps.botIdentity(req.accountId);
+    const mentioned = peer.kind === 'group' && bot !== undefined && mentionsBot(message, bot);
     access = await decideAccess(
       { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
@@ -136,6 +154,23 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
 
   const target = route(config, peer);
   const now = deps.clock.now();
+  const chat: ChannelTarget = { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId };
+  if (command?.kind === 'plane') {
+    const cmdCtx = { ...ctx, envelopeId: id, agentId: target.agentId, command: command.name };
+    try {
+      const outcome = await answerPlaneCommand(
+        { name: command.name, id, agentId: target.agentId, sessionKey: target.sessionKey, chat, chatKind: peer.kind, senderId, senderName: message.from?.username ?? message.from?.first_name, dedupeTtlMs: DEDUPE_TTL_MS },
+        deps,
+      );
+      log.info(outcome === 'duplicate' ? 'duplicate update ignored' : 'command answered by the control plane', cmdCtx);
+      return { status: 200, body: { ok: true, command: command.name, ...(outcome === 'duplicate' ? { duplicate: true } : {}) } };
+    } catch (err) {
+      log.error('command not answered; Telegram will retry', { ...cmdCtx, ...errorFields(err) });
+      return { status: 503, body: { error: 'temporarily unavailable' } };
+    }
+  }
+  const quote = quoteOf(message, bot);
+  const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
     kind: 'message',
@@ -150,6 +185,9 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       accountId: req.accountId,
       ...(message.from ? { peerId: senderId, displayName: message.from.username ?? message.from.first_name } : {}),
     },
+    ...(stream ? { stream } : {}),
+    ...(command?.kind === 'runtime' ? { command: command.command } : {}),
+    ...(quote ? { quote } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -170,7 +208,6 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // Both recorded before queueing, so a fast reply always finds them. The origin is where
     // the answer to this message goes; the session's target is only its last direct route
     // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
-    const chat: ChannelTarget = { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId };
     await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now }));
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
     await deps.queues.send(envelope);
@@ -201,6 +238,16 @@ async function wakeForMessage(agentId: string, chat: ChannelTarget, deps: Telegr
   } catch (err) {
     deps.log.warn('agent not woken now; the health tick will', { agentId, ...errorFields(err) });
   }
+}
+
+/** What the replied-to message said and who wrote it ("you": the bot itself), cut to the protocol's size. */
+function quoteOf(message: TelegramMessage, bot: BotIdentity | undefined): MessageEnvelope['quote'] {
+  const quoted = message.reply_to_message;
+  const text = quoted?.text ?? quoted?.caption;
+  if (!quoted || !text) return undefined;
+  const own = quoted.from !== undefined && (bot ? quoted.from.id === bot.id : false);
+  const author = own ? 'you' : (quoted.from?.username ?? quoted.from?.first_name);
+  return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}) };
 }
 
 export const WAKING_NOTE = '⏳ Waking up — the first answer after a nap takes a little longer.';

@@ -31,6 +31,36 @@ const SenderSchema = z.strictObject({
   displayName: z.optional(z.string().check(z.maxLength(256))),
 });
 
+// ── Conversation (protocol 2): streamed answers, native commands, quoted context ─
+/** How the answer to a message is streamed while the model writes; absent: sent whole at the end. */
+export const StreamRequestSchema = z.strictObject({
+  /** partial: the answer so far, as drafts. */
+  mode: z.enum(['partial']),
+  /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. */
+  minIntervalMs: z.number().check(z.int(), z.gte(250), z.lte(60_000)),
+});
+
+/** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
+export const RUNTIME_COMMANDS = ['new', 'reset'] as const;
+export const RuntimeCommandSchema = z.strictObject({
+  name: z.enum(RUNTIME_COMMANDS),
+  /** What followed the command (`/new be brief` → "be brief"). */
+  args: z.string().check(z.maxLength(4_096)),
+});
+
+/** The message this one replies to, as the user saw it. */
+export const QuoteSchema = z.strictObject({
+  text: z.string().check(z.maxLength(4_096)),
+  /** Who wrote it: a display name, or "you" when it was the agent's own message. */
+  author: z.optional(z.string().check(z.maxLength(256))),
+});
+
+const conversationFields = {
+  stream: z.optional(StreamRequestSchema),
+  command: z.optional(RuntimeCommandSchema),
+  quote: z.optional(QuoteSchema),
+};
+
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
 export const MessageEnvelopeSchema = z.strictObject({
   ...base,
@@ -38,6 +68,7 @@ export const MessageEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   text: z.string().check(z.maxLength(100_000)),
   from: SenderSchema,
+  ...conversationFields,
 });
 
 export const CronEnvelopeSchema = z.strictObject({
@@ -75,7 +106,14 @@ export const AgentMessageEnvelopeSchema = z.strictObject({
 export const ControlEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('control'),
-  action: z.enum(['drain', 'reload']),
+  /** cancel: stop the turn running in `cancelSession` (a /stop). */
+  action: z.enum(['drain', 'reload', 'cancel']),
+  /**
+   * The session whose turn a cancel stops. Not `sessionKey`: that would queue it in the
+   * session's FIFO group, behind the very turn it cancels; control envelopes go in the
+   * agent's control group. The envelope's id is the /stop message's, which it may answer.
+   */
+  cancelSession: z.optional(SessionKeySchema),
 });
 
 export const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
@@ -93,6 +131,21 @@ export const ReplyEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   /** The inbound envelope this answers; the reply id derives from it. */
   inReplyTo: EnvelopeIdSchema,
+  text: z.string().check(z.minLength(1), z.maxLength(200_000)),
+});
+
+/**
+ * The answer so far, while the model writes (protocol 2). Best effort: delivered at most
+ * once, never retried, and never in place of the final reply, which stays exactly-once.
+ */
+export const DraftEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('draft'),
+  sessionKey: SessionKeySchema,
+  /** The inbound whose answer this previews: checked like a reply's. */
+  inReplyTo: EnvelopeIdSchema,
+  /** Counts up within a turn's attempt; the control plane shows the latest. */
+  seq: z.number().check(z.int(), z.positive()),
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
 });
 
@@ -177,6 +230,7 @@ export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.litera
 
 export const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
+  DraftEnvelopeSchema,
   TypingEnvelopeSchema,
   StatusEnvelopeSchema,
   HeartbeatEnvelopeSchema,
@@ -190,6 +244,10 @@ export type MessageEnvelope = z.infer<typeof MessageEnvelopeSchema>;
 export type OutboundEnvelope = z.infer<typeof OutboundEnvelopeSchema>;
 export type ReplyEnvelope = z.infer<typeof ReplyEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
+export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
+export type StreamRequest = z.infer<typeof StreamRequestSchema>;
+export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
+export type Quote = z.infer<typeof QuoteSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;

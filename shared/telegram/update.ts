@@ -33,7 +33,14 @@ export const TelegramMessageSchema = z.object({
   caption: z.optional(z.string()),
   entities: z.optional(z.array(EntitySchema)),
   caption_entities: z.optional(z.array(EntitySchema)),
-  reply_to_message: z.optional(z.object({ from: z.optional(z.object({ id: z.number().check(z.int()) })) })),
+  /** The message this one replies to: its author (a mention of the bot when it was the bot's) and what it said, quoted to the model. */
+  reply_to_message: z.optional(
+    z.object({
+      from: z.optional(z.object({ id: z.number().check(z.int()), first_name: z.optional(z.string()), username: z.optional(z.string()) })),
+      text: z.optional(z.string()),
+      caption: z.optional(z.string()),
+    }),
+  ),
 });
 
 export const TelegramUpdateSchema = z.object({

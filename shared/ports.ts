@@ -43,6 +43,26 @@ export interface ChannelSender {
   readonly maxTextLength: number;
   sendText(target: ChannelTarget, text: string): Promise<void>;
   sendTyping(target: ChannelTarget): Promise<void>;
+  /**
+   * Shows the answer so far (a draft bubble in a private chat, a preview message edited in a
+   * group, a growing line in the dashboard chat). Best effort; absent where a channel shows none.
+   */
+  showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
+  /** Turns a group's preview message into the first part of the final reply, in place. */
+  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string): Promise<void>;
+}
+
+export interface DraftView {
+  /** Stable for one answer (Telegram animates changes of one draft id); non-zero. */
+  draftId: number;
+  text: string;
+  /** The preview message this answer already has, which is edited rather than sent again. */
+  previewMessageId?: number | undefined;
+}
+
+export interface DraftShown {
+  /** A preview message sent now (the first draft in a group): the control plane records it with the inbound's origin. */
+  previewMessageId?: number | undefined;
 }
 
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
@@ -255,6 +275,8 @@ export interface InboundOrigin {
   conversationId?: string | undefined;
   /** On a relayed question: the agent that asked, the session its answer goes into and whom that answer is for. */
   askedBy?: { agentId: string; sessionKey: string; target: SessionTarget } | undefined;
+  /** The preview message a group's streamed answer is shown in; final once the reply replaced it (later drafts are then dropped). */
+  preview?: { messageId: number; final?: boolean | undefined } | undefined;
 }
 
 /** Inbound envelope id → its origin. Written only by the control plane. */

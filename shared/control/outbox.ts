@@ -7,13 +7,17 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigins, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigin, type InboundOrigins, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../dashboard/metrics.ts';
 import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
 import { answerableOrigin, sameTarget } from './origins.ts';
+import { DraftPauses, showDraft } from './drafts.ts';
+
+/** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
+const processDraftPauses = new DraftPauses();
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -44,6 +48,8 @@ export interface OutboxDeps {
   relay?: Omit<RelayDeps, 'config' | 'origins' | 'clock' | 'log'>;
   /** Where agents' own cron jobs are scheduled; absent where it is not wired, and cron requests are then refused. */
   scheduler?: CronScheduler;
+  /** Chats whose drafts are paused after a 429 (default: this process's own). */
+  draftPauses?: DraftPauses;
   clock: Clock;
   log: Logger;
 }
@@ -81,6 +87,8 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
   switch (envelope.kind) {
     case 'reply':
       return deliverReply(envelope, sender, deps, reject);
+    case 'draft':
+      return showDraft(envelope, sender, { ...deps, draftPauses: deps.draftPauses ?? processDraftPauses }, reject);
     case 'typing':
       return sendTyping(envelope, sender, deps, reject);
     case 'heartbeat':
@@ -117,7 +125,7 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   // Where the inbound it answers came from: the one place this reply may go.
   const checked = await answerableOrigin(deps.origins, envelope.inReplyTo, sender, envelope.sessionKey);
   if (!checked.ok) return reject(checked.code, checked.reason, envelope);
-  const { target } = checked.origin;
+  const { target, preview } = checked.origin;
   const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, inReplyTo: envelope.inReplyTo };
   if (target.channel === 'none') {
     deps.log.info('reply not delivered: its inbound has nobody to answer', { ...ctx, chars: envelope.text.length });
@@ -141,8 +149,11 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     const claim = await deps.ledger.claim(key, deps.clock.now(), DELIVERY_LEASE_MS);
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
+    // A streamed answer in a group already has a preview message: its first part becomes that message.
+    const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
     try {
-      await channel.sendText(target, text);
+      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text);
+      else await channel.sendText(target, text);
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
@@ -159,8 +170,18 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
       throw err;
     }
     await completeSoon(deps, key);
+    if (intoPreview) await markPreviewFinal(checked.origin, deps);
   }
   deps.log.info('reply delivered', { ...ctx, parts: parts.length });
+}
+
+/** Later drafts of this answer (a redelivered one) are dropped rather than edit the final text back. Best effort. */
+async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
+  try {
+    await deps.origins.put({ ...origin, preview: { messageId: origin.preview!.messageId, final: true } });
+  } catch (err) {
+    deps.log.warn('preview not marked final', { envelopeId: origin.id, ...errorFields(err) });
+  }
 }
 
 /**

@@ -28,6 +28,8 @@ export interface LoopInput {
   /** Masks this agent's secret values in tool results and in what the model says. */
   masker: SecretMasker;
   onToolCall?: (call: { name: string; ms: number; isError: boolean }) => void;
+  /** The text the model is writing now, as it grows (each model call starts again from empty). */
+  onText?: ((textSoFar: string) => void) | undefined;
 }
 
 export type LoopResult =
@@ -39,7 +41,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const specs = input.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
   for (let round = 0; ; round++) {
-    const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal });
+    const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal, onText: input.onText });
     if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
     if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false };
     // Masked too (defence in depth): a value the model got hold of some other way is not repeated.

@@ -139,7 +139,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     await mcp?.stop();
   })());
 
-  const control = async (action: ControlAction) => {
+  const control = async (action: Exclude<ControlAction, 'cancel'>) => {
     if (action === 'reload') {
       await mcp?.restart();
       log.info('reloaded', { mcp: mcp?.status() });
@@ -159,7 +159,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     visibilitySeconds: env.visibilitySeconds,
     waitSeconds: env.waitSeconds,
     maxConcurrent: env.maxSessions,
-    handle: (envelope, signal) => runTurn(turnRequestFor(envelope), turnDeps, signal),
+    handle: (envelope, signal, cancel) => runTurn(turnRequestFor(envelope), turnDeps, signal, cancel),
     maxReceiveCount: env.maxReceiveCount,
     giveUp: (envelope, attempts) => giveUpTurn(turnRequestFor(envelope), turnDeps, attempts),
     control,

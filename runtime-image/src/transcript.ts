@@ -54,6 +54,8 @@ const TurnRecordSchema = z.object({
   failed: z.string().optional(),
   /** The turn's messages as the model saw them (input, tool calls and results, answer). */
   messages: z.array(MessageSchema).optional(),
+  /** A /new or /reset: the session starts over after this line; the lines before it are kept in the file. */
+  reset: z.boolean().optional(),
 });
 
 const CompactionRecordSchema = z.object({
@@ -166,6 +168,9 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
       summary = e.summary;
       const cut = turns.findIndex((t) => t.inboundId === e.throughInboundId);
       turns = cut >= 0 ? turns.slice(cut + 1) : [];
+    } else if (e.reset) {
+      summary = undefined;
+      turns = [];
     } else {
       turns.push(e);
     }

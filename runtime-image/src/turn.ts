@@ -9,6 +9,7 @@ import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
+import { DraftStream } from './draft-stream.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
@@ -64,7 +65,16 @@ export interface TurnDeps {
  */
 export const SHOW_WORK_AFTER_MS = 300;
 
-export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
+/** The answer to a turn that a /stop cancelled. */
+export const STOPPED_TEXT = '⏹ Stopped.';
+/** The answer to /new and /reset. */
+export const NEW_SESSION_TEXT = '✨ New session started. The earlier conversation is kept in the transcript but no longer in my context.';
+
+/**
+ * `signal` is shutdown (the message is released for the next runtime); `cancel` is a /stop
+ * for this session (the turn ends answered "stopped", and its message is done with).
+ */
+export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal, cancel: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
   let entries: TranscriptEntry[];
   try {
@@ -79,12 +89,33 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.command) {
+    // /new and /reset: the session starts over after this line; the model is not asked.
+    const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
+    await deps.transcripts.append(req.sessionKey, record);
+    await sendAnswer(req, record, deps);
+    log.info('session reset by command', { command: req.command.name });
+    return 'replied';
+  }
   // Status is information for the control plane: never waited on, never a reason to fail,
   // and sent only for a turn still working after SHOW_WORK_AFTER_MS.
   const startedStatus = setTimeout(() => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))), SHOW_WORK_AFTER_MS);
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
-  const turnSignal = AbortSignal.any([signal, timeout]);
+  const turnSignal = AbortSignal.any([signal, timeout, cancel]);
+  // Draft ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's drafts).
+  const attempt = deps.clock.now().toString(36);
+  const drafts =
+    req.stream && req.answer.kind === 'reply'
+      ? new DraftStream({
+          minIntervalMs: req.stream.minIntervalMs,
+          clock: deps.clock,
+          masker: deps.masker,
+          quiet: req.quiet,
+          log,
+          send: (seq, text) => deps.outbox.send(draftEnvelope(req, deps, attempt, seq, text)),
+        })
+      : undefined;
   const tools = deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
   for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
@@ -139,10 +170,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
+      onText: drafts ? (text) => drafts.update(text) : undefined,
     });
   } finally {
-    // From here on the answer is going out: a started status would only trail it.
+    // From here on the answer is going out: a started status would only trail it, and a draft must not.
     clearTimeout(startedStatus);
+    await drafts?.close();
   }
   const loopMs = deps.clock.now() - started;
   // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
@@ -154,7 +187,11 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   if (signal.aborted) return 'aborted';
 
   const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
-  if (!result.ok) {
+  if (cancel.aborted && !result.ok) {
+    // Stopped by the user: what it had written is dropped, the stop is the answer.
+    record.messages = [];
+    record.reply = STOPPED_TEXT;
+  } else if (!result.ok) {
     record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
   } else if (result.text === '' && !req.situation) {
     record.failed = 'the model returned no text';
@@ -242,6 +279,10 @@ export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: st
     ts: record.ts,
     text: text.slice(0, 100_000),
   };
+}
+
+function draftEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, seq: number, text: string): OutboundEnvelope {
+  return { v: PROTOCOL_VERSION, kind: 'draft', id: derivedId(req.inboundId, `draft.${attempt}.${seq}`), agentId: deps.agentId, sessionKey: req.answer.sessionKey, inReplyTo: req.inboundId, seq, ts: deps.clock.now(), text: text.slice(0, 200_000) };
 }
 
 /**

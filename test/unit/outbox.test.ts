@@ -171,7 +171,7 @@ describe('outbox', () => {
     expect(sent[0]?.params).toMatchObject({ text: '<b>Done</b> — see <code>notes.md</code>', parse_mode: 'HTML' });
     fail(new TelegramApiError('sendMessage', 400, "Bad Request: can't parse entities: unexpected end tag"));
     await processOutboxRecord(record(reply({ id: 'tg.fran.9.reply.0', inReplyTo: 'tg.fran.9', text: '**odd** <markup>' })), deps);
-    expect(sent[1]?.params).toEqual({ chat_id: '4242', text: '**odd** <markup>' });
+    expect(sent[1]?.params).toEqual({ chat_id: '4242', text: '**odd** <markup>', link_preview_options: { is_disabled: true } });
   });
 
   it('asks to be retried no sooner than Telegram’s retry_after', async () => {

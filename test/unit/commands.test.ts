@@ -1,0 +1,247 @@
+// Native commands: which the control plane answers alone (a sleeping agent is not woken for
+// /status), which it forwards (/stop in the control group, /new and /reset to the runtime), and
+// which are not ours (another bot's, unknown ones); and the runtime's side of /stop and /new.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
+import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters, InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { COMMAND_MENU, parseCommand } from '../../shared/control/commands.ts';
+import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import type { ChannelTarget } from '../../shared/ports.ts';
+import { fifoGroup } from '../../shared/protocol/ids.ts';
+import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
+import { defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
+
+const SECRET = 'webhook-secret-for-fran-0123456789';
+
+function webhook(state: 'asleep' | 'awake' = 'asleep') {
+  const config = loadConfigFile('clawfleet.json');
+  config.channels.telegram!.allowFrom = ['4242'];
+  config.channels.telegram!.groups = { '-1001234': { requireMention: false } };
+  const queues = new InMemoryAgentQueues();
+  const registry = new InMemoryAgentRegistry();
+  void registry.transition('fran', ['absent'], state, 500);
+  const compute = new InMemoryAgentCompute();
+  const sent: { target: ChannelTarget; text: string }[] = [];
+  const deps: TelegramWebhookDeps = {
+    config,
+    webhookSecret: async () => SECRET,
+    queues,
+    dedupe: new InMemoryInboundDedupe(() => 1_000),
+    sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1_000),
+    pairings: new InMemoryPairingStore(),
+    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
+    channel: async () => ({ maxTextLength: 4096, sendText: async (target, text) => void sent.push({ target, text }), sendTyping: async () => {} }),
+    newPairingCode: () => 'CODE',
+    lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock: { now: () => 1_000 }, log: memoryLogger() },
+    statusView: () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } }),
+    clock: { now: () => 1_000 },
+    log: memoryLogger(),
+  };
+  const post = (text: string, opts: { updateId?: number; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = {}) =>
+    handleTelegramWebhook(
+      {
+        accountId: 'fran',
+        secretToken: SECRET,
+        body: JSON.stringify({
+          update_id: opts.updateId ?? 7,
+          message: { message_id: 3, date: 1_764_000_000, chat: opts.chat ?? { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann', username: 'ann' }, text, ...opts.extra },
+        }),
+      },
+      deps,
+    );
+  const queued = () => queues.queue('fran').bodies().map((b) => JSON.parse(b));
+  return { deps, post, sent, queued, compute, queues };
+}
+
+describe('native commands at the webhook', () => {
+  it('answers /status for a sleeping agent without waking it', async () => {
+    const { post, sent, queued, compute } = webhook('asleep');
+    const res = await post('/status');
+    expect(res).toEqual({ status: 200, body: { ok: true, command: 'status' } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.text).toMatch(/asleep/);
+    expect(sent[0]!.text).toMatch(/Session: agent:fran:main/);
+    expect(sent[0]!.text).toMatch(/Queue: 0 waiting/);
+    expect(queued()).toEqual([]);
+    expect(compute.calls).toEqual([]);
+  });
+
+  it('answers a retried /status once', async () => {
+    const { post, sent } = webhook();
+    await post('/status');
+    expect((await post('/status')).body).toMatchObject({ duplicate: true });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('answers /help and /whoami from the control plane', async () => {
+    const { post, sent, queued } = webhook();
+    await post('/help', { updateId: 1 });
+    await post('/whoami', { updateId: 2 });
+    expect(sent[0]!.text).toContain('/stop');
+    expect(sent[1]!.text).toMatch(/ann \(Telegram id 4242\)/);
+    expect(sent[1]!.text).toMatch(/Agent: fran, session agent:fran:main/);
+    expect(queued()).toEqual([]);
+  });
+
+  it('ignores a command addressed to another bot in a group, and answers one addressed to this bot', async () => {
+    const { post, sent, queued } = webhook();
+    const group = { id: -1001234, type: 'supergroup' };
+    expect((await post('/status@otherbot', { chat: group, updateId: 1 })).body).toEqual({ ok: true, ignored: 'a command for another bot' });
+    expect(sent).toEqual([]);
+    expect(queued()).toEqual([]);
+    await post('/status@fran_bot', { chat: group, updateId: 2 });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('queues /new for the runtime as a command, not as text for the model', async () => {
+    const { post, queued, compute } = webhook('asleep');
+    await post('/new');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/new', command: { name: 'new', args: '' } });
+    expect(queued()[0].stream).toBeUndefined();
+    // Starting over needs the runtime: the agent is woken.
+    expect(compute.calls).toEqual([{ agentId: 'fran', action: 'start' }]);
+  });
+
+  it('sends /stop to the agent as a cancel in its control group, so it overtakes the turn it stops', async () => {
+    const { post, queued, deps } = webhook('awake');
+    await post('/stop', { updateId: 9 });
+    const [cancel] = queued();
+    expect(cancel).toEqual({ v: PROTOCOL_VERSION, kind: 'control', id: 'tg.fran.9', agentId: 'fran', ts: 1_000, action: 'cancel', cancelSession: 'agent:fran:main' });
+    expect(fifoGroup(cancel)).toBe('agent:fran:control');
+    // The runtime may answer the /stop itself (nothing running): its origin is this chat.
+    expect(await deps.origins.get('tg.fran.9')).toMatchObject({ agentId: 'fran', sessionKey: 'agent:fran:main', target: { chatId: '4242' } });
+  });
+
+  it('answers /stop for a sleeping agent itself: nothing can be running', async () => {
+    const { post, queued, sent } = webhook('asleep');
+    await post('/stop');
+    expect(queued()).toEqual([]);
+    expect(sent[0]!.text).toBe('Nothing is running.');
+  });
+
+  it('passes an unknown command to the model as text', async () => {
+    const { post, queued } = webhook();
+    await post('/weather Berlin');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/weather Berlin' });
+    expect(queued()[0].command).toBeUndefined();
+  });
+
+  it('sends commands to the model as text when the account turns native commands off', async () => {
+    const { post, queued, sent, deps } = webhook('awake');
+    deps.config.channels.telegram!.accounts.fran!.commands = { native: false };
+    await post('/status');
+    expect(sent).toEqual([]);
+    expect(queued()[0]).toMatchObject({ text: '/status' });
+  });
+
+  it('carries the message a user replied to, and who wrote it', async () => {
+    const { post, queued } = webhook();
+    await post('what did you mean?', { extra: { reply_to_message: { message_id: 2, date: 1, chat: { id: 4242, type: 'private' }, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Pack light.' } } });
+    expect(queued()[0]).toMatchObject({ text: 'what did you mean?', quote: { text: 'Pack light.', author: 'you' } });
+    const e = queued()[0] as MessageEnvelope;
+    expect(turnRequestFor(e).input).toBe('[Replying to your earlier message]\n> Pack light.\n\nwhat did you mean?');
+  });
+
+  it('has a menu Telegram accepts: lower-case names, short descriptions, every command parsed', () => {
+    for (const c of COMMAND_MENU) {
+      expect(c.command).toMatch(/^[a-z0-9_]{1,32}$/);
+      expect(c.description.length).toBeLessThanOrEqual(256);
+      expect(parseCommand(`/${c.command}`, 'fran_bot')).toBeDefined();
+    }
+  });
+});
+
+/** A model that writes until it is stopped (or answers at once when told to). */
+function stallingModel(started: () => void): ModelClient {
+  return {
+    label: 'scripted/stall',
+    contextWindow: 100_000,
+    async complete(req) {
+      started();
+      await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+      return { ok: false, error: 'aborted', retriable: false };
+    },
+  };
+}
+
+function runtime(model: ModelClient) {
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-cmd-'));
+  const outbox = new InMemoryOutbox();
+  const deps: TurnDeps = {
+    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.now() },
+    log: memoryLogger(), tools: () => [], masker: secretMasker([]), limits: defaultTurnLimits,
+  };
+  const inbox = new InMemoryFifoQueue();
+  const worker = new Worker({
+    agentId: 'fran', inbox, outbox, deadLetters: new InMemoryDeadLetters(), clock: deps.clock, log: deps.log, visibilitySeconds: 30, waitSeconds: 0.05, maxConcurrent: 2,
+    handle: (e, signal, cancel) => runTurn(turnRequestFor(e), deps, signal, cancel),
+    control: async () => {},
+  });
+  const replies = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
+  return { deps, inbox, worker, replies };
+}
+
+const msg = (n: number, text: string, extra: Partial<MessageEnvelope> = {}): MessageEnvelope => ({
+  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' }, ...extra,
+});
+const cancel = (n: number) => ({ v: PROTOCOL_VERSION, kind: 'control', id: `tg.fran.${n}`, agentId: 'fran', ts: 1, action: 'cancel', cancelSession: 'agent:fran:main' });
+
+describe('native commands in the runtime', () => {
+  it('/stop cancels the turn that is running: it answers "stopped" and its message is done with', async () => {
+    let started = false;
+    const { inbox, worker, replies } = runtime(stallingModel(() => (started = true)));
+    inbox.push(JSON.stringify(msg(1, 'write me a novel')), 'agent:fran:main', 'tg.fran.1');
+    worker.start();
+    await expect.poll(() => started).toBe(true);
+    // The session's group is blocked by the turn; the cancel comes in the control group.
+    inbox.push(JSON.stringify(cancel(2)), 'agent:fran:control', 'tg.fran.2');
+    await expect.poll(() => replies().length).toBe(1);
+    expect(replies()[0]).toMatchObject({ inReplyTo: 'tg.fran.1', text: STOPPED_TEXT });
+    await expect.poll(() => inbox.depth).toBe(0);
+    await worker.stop(1000);
+  });
+
+  it('/stop with nothing running says so, answering the /stop', async () => {
+    const { inbox, worker, replies } = runtime(stallingModel(() => {}));
+    inbox.push(JSON.stringify(cancel(3)), 'agent:fran:control', 'tg.fran.3');
+    worker.start();
+    await expect.poll(() => replies().length).toBe(1);
+    expect(replies()[0]).toMatchObject({ id: 'tg.fran.3.reply.0', inReplyTo: 'tg.fran.3', sessionKey: 'agent:fran:main', text: NOTHING_RUNNING_TEXT });
+    await worker.stop(1000);
+  });
+
+  it('/new starts a fresh session: the model no longer sees what came before, and the transcript keeps it', async () => {
+    const seen: number[] = [];
+    const model: ModelClient = {
+      label: 'scripted/count',
+      contextWindow: 100_000,
+      async complete(req) {
+        seen.push(req.messages.length);
+        return { ok: true, message: assistantMessage('scripted/count', [{ type: 'text', text: 'ok' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn(msg(1, 'remember: blue'));
+    await turn(msg(2, 'and green'));
+    await turn(msg(3, '/new', { command: { name: 'new', args: '' } }));
+    await turn(msg(4, 'what colours?'));
+    // 1, then 3 (two earlier messages and the new one), then — after /new — 1 again.
+    expect(seen).toEqual([1, 3, 1]);
+    const entries = await deps.transcripts.entries('agent:fran:main');
+    expect(entries).toHaveLength(4);
+    expect(entries[2]).toMatchObject({ inboundId: 'tg.fran.3', reply: NEW_SESSION_TEXT, reset: true });
+  });
+});

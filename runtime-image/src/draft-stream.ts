@@ -20,12 +20,15 @@ export class DraftStream {
   private seq = 0;
   private latest = '';
   private shown = '';
-  private lastSentAt = Number.NEGATIVE_INFINITY;
+  /** Starts at the turn's start: an answer done within one interval sends no draft at all (nobody would see it, and each is an envelope). */
+  private lastSentAt: number;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly opts: DraftStreamOptions) {}
+  constructor(private readonly opts: DraftStreamOptions) {
+    this.lastSentAt = opts.clock.now();
+  }
 
   /** How many drafts were sent. */
   get sent(): number {

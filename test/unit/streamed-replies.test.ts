@@ -50,7 +50,7 @@ function slowModel(text: string, drafted: () => number, stopAfterPieces?: number
         sofar += piece;
         const before = drafted();
         req.onText?.(sofar);
-        if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces) await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+        if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces && !req.signal?.aborted) await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
         if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
         await until(() => drafted() > before || req.signal?.aborted === true, 3_000).catch(() => {});
       }
@@ -175,7 +175,7 @@ describe('streamed replies', () => {
       const first = runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts, 4)), killed.signal);
       await until(() => p.drafts() >= 2, 5_000);
       killed.abort();
-      expect(await first).toBe('aborted');
+      expect(await first).toBe("aborted");
       // The message is redelivered to the next runtime, which does the turn again.
       await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
 

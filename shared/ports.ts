@@ -41,8 +41,10 @@ export type SessionTarget = ChannelTarget | { channel: 'none' };
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
-  sendText(target: ChannelTarget, text: string): Promise<void>;
+  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<void>;
   sendTyping(target: ChannelTarget): Promise<void>;
+  /** Sets (emoji) or clears (undefined) the bot's reaction on a message; absent where a channel has none. */
+  react?(target: ChannelTarget, messageId: number, emoji: string | undefined): Promise<void>;
   /**
    * Shows the answer so far (a draft bubble in a private chat, a preview message edited in a
    * group, a growing line in the dashboard chat). Best effort; absent where a channel shows none.
@@ -50,6 +52,11 @@ export interface ChannelSender {
   showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
   /** Turns a group's preview message into the first part of the final reply, in place. */
   finishPreview?(target: ChannelTarget, previewMessageId: number, text: string): Promise<void>;
+}
+
+export interface SendOptions {
+  /** Thread the message to this one (the user's), where the chat still has it. */
+  replyToMessageId?: number | undefined;
 }
 
 export interface DraftView {
@@ -275,6 +282,10 @@ export interface InboundOrigin {
   conversationId?: string | undefined;
   /** On a relayed question: the agent that asked, the session its answer goes into and whom that answer is for. */
   askedBy?: { agentId: string; sessionKey: string; target: SessionTarget } | undefined;
+  /** The user's message in its chat (Telegram's message_id): what a reply is threaded to and the ack reaction sits on. */
+  messageId?: number | undefined;
+  /** The ack reaction put on that message, cleared once the reply is sent. */
+  ack?: string | undefined;
   /** The preview message a group's streamed answer is shown in; final once the reply replaced it (later drafts are then dropped). */
   preview?: { messageId: number; final?: boolean | undefined } | undefined;
 }

@@ -160,6 +160,12 @@ const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
 const conversationKeys = {
   streaming: z.optional(StreamingSchema),
   commands: z.optional(CommandsSchema),
+  /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
+  ackReaction: z.optional(z.string().check(z.maxLength(16))),
+  /** Which messages get it: all, direct (private chats), group-mentions (group messages that address the bot), group-all (every admitted group message). */
+  ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
+  /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */
+  replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
 };
 
 const TelegramAccountSchema = z.strictObject({

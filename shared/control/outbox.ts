@@ -15,6 +15,7 @@ import { turnEventFrom } from '../dashboard/metrics.ts';
 import { applyCronDelete, applyCronUpsert } from './cron-requests.ts';
 import { answerableOrigin, sameTarget } from './origins.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
+import { replyToMode } from './streaming.ts';
 
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
@@ -143,6 +144,7 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   }
   const channel = await deps.channel(target);
   const parts = chunkText(envelope.text, channel.maxTextLength);
+  const threading = target.channel === 'telegram' && checked.origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
 
   for (const [i, text] of parts.entries()) {
     const key = `${envelope.id}#${i}`;
@@ -153,7 +155,7 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
     try {
       if (intoPreview) await channel.finishPreview!(target, preview.messageId, text);
-      else await channel.sendText(target, text);
+      else await channel.sendText(target, text, threading === 'all' || (threading === 'first' && i === 0) ? { replyToMessageId: checked.origin.messageId } : undefined);
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
@@ -173,6 +175,16 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     if (intoPreview) await markPreviewFinal(checked.origin, deps);
   }
   deps.log.info('reply delivered', { ...ctx, parts: parts.length });
+  if (checked.origin.ack && checked.origin.messageId !== undefined) await clearAck(channel, target, checked.origin.messageId, deps);
+}
+
+/** The ack reaction has done its job once the answer is there. Best effort. */
+async function clearAck(channel: ChannelSender, target: ChannelTarget, messageId: number, deps: OutboxDeps): Promise<void> {
+  try {
+    await channel.react?.(target, messageId, undefined);
+  } catch (err) {
+    deps.log.warn('ack reaction not removed', errorFields(err));
+  }
 }
 
 /** Later drafts of this answer (a redelivered one) are dropped rather than edit the final text back. Best effort. */

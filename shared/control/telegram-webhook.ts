@@ -14,7 +14,7 @@ import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
-import { streamRequestFor } from './streaming.ts';
+import { ackReactionFor, streamRequestFor } from './streaming.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
 
@@ -113,6 +113,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   let access;
   let command;
   let bot: BotIdentity | undefined;
+  let mentioned = false;
   try {
     if (message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
       // Who we are matters only for /cmd@somebot: a plain /cmd is for whichever bot reads it.
@@ -125,7 +126,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     }
     // A group needs it for mentions, a reply to tell the bot's own words from someone else's.
     if (!bot && (peer.kind === 'group' || message.reply_to_message)) bot = await deps.botIdentity(req.accountId);
-    const mentioned = peer.kind === 'group' && bot !== undefined && mentionsBot(message, bot);
+    mentioned = peer.kind === 'group' && bot !== undefined && mentionsBot(message, bot);
     access = await decideAccess(
       { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
@@ -170,6 +171,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     }
   }
   const quote = quoteOf(message, bot);
+  const ack = ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
@@ -208,7 +210,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // Both recorded before queueing, so a fast reply always finds them. The origin is where
     // the answer to this message goes; the session's target is only its last direct route
     // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
-    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now }));
+    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now, messageId: message.message_id, ...(ack ? { ack } : {}) }));
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
     await deps.queues.send(envelope);
     // Remembered only after queueing: a crash in between means a retry queues again,
@@ -219,6 +221,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
   log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy });
+  if (ack) await acknowledge(chat, message.message_id, ack, deps);
   if (deps.lifecycle) await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
 }
@@ -237,6 +240,15 @@ async function wakeForMessage(agentId: string, chat: ChannelTarget, deps: Telegr
     await channel.sendText(chat, WAKING_NOTE);
   } catch (err) {
     deps.log.warn('agent not woken now; the health tick will', { agentId, ...errorFields(err) });
+  }
+}
+
+/** Best effort, once the message is queued: the user sees it was taken; the outbox removes it with the reply. */
+async function acknowledge(chat: ChannelTarget, messageId: number, emoji: string, deps: TelegramWebhookDeps): Promise<void> {
+  try {
+    await (await deps.channel(chat)).react?.(chat, messageId, emoji);
+  } catch (err) {
+    deps.log.warn('ack reaction not set', { chatId: chat.chatId, ...errorFields(err) });
   }
 }
 

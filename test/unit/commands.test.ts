@@ -245,3 +245,20 @@ describe('native commands in the runtime', () => {
     expect(entries[2]).toMatchObject({ inboundId: 'tg.fran.3', reply: NEW_SESSION_TEXT, reset: true });
   });
 });
+
+describe('acknowledgement and threading', () => {
+  it('puts the ack reaction on a queued message, and none where the scope leaves it out', async () => {
+    const { post, deps } = webhook('awake');
+    const reactions: { messageId: number; emoji: string | undefined }[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, react: async (_t, messageId, emoji) => void reactions.push({ messageId, emoji }) });
+    await post('hello', { updateId: 1 });
+    expect(reactions).toEqual([{ messageId: 3, emoji: '👀' }]);
+    deps.config.channels.telegram!.ackReactionScope = 'group-mentions';
+    await post('hello again', { updateId: 2 });
+    deps.config.channels.telegram!.accounts.fran!.ackReaction = '';
+    deps.config.channels.telegram!.ackReactionScope = 'all';
+    await post('and again', { updateId: 3 });
+    expect(reactions).toHaveLength(1);
+    expect((await deps.origins.get('tg.fran.3'))!.ack).toBeUndefined();
+  });
+});

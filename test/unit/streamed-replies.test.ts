@@ -234,3 +234,20 @@ describe('streamed replies', () => {
     expect(callsTo(GROUP, t0)).toEqual([]);
   });
 });
+
+describe('acknowledgement and threading on the Bot API', () => {
+  it('clears the ack reaction once the reply is sent, and threads the reply to the user message where configured', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'first';
+    await p.origins.put({ id: 'tg.fran.20', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId: PRIVATE }, createdAt: 1, expiresAt: Date.now() + 60_000, messageId: 77, ack: '👀' });
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.20.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.20', ts: 1, text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}` };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const calls = callsTo(PRIVATE, t0);
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(2);
+    expect(sends[0]!.params.reply_parameters).toEqual({ message_id: 77, allow_sending_without_reply: true });
+    expect(sends[1]!.params.reply_parameters).toBeUndefined();
+    expect(calls.at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 77, reaction: [] } });
+  });
+});

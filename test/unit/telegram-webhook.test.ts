@@ -63,6 +63,9 @@ describe('telegram webhook', () => {
       target: { channel: 'telegram', accountId: 'fran', chatId: '4242', threadId: undefined },
       createdAt: 1_000,
       expiresAt: 1_000 + 15 * 24 * 3600_000,
+      // The user's message, for threading the reply to it and for the ack reaction on it.
+      messageId: 3,
+      ack: '👀',
     });
   });
 

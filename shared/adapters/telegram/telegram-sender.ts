@@ -2,7 +2,7 @@
 // Streamed answers: a private chat gets sendMessageDraft (an ephemeral bubble the final
 // sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
 // and the final reply's first part replaces in place.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
+import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type SendOptions } from '../../ports.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
@@ -22,8 +22,9 @@ export function telegramSender(api: BotApi): ChannelSender {
     }
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
-  const sendText = async (target: ChannelTarget, text: string) => {
-    await formatted('sendMessage', { ...where(target), link_preview_options: { is_disabled: true } }, text);
+  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
+    const thread = opts?.replyToMessageId !== undefined ? { reply_parameters: { message_id: opts.replyToMessageId, allow_sending_without_reply: true } } : {};
+    await formatted('sendMessage', { ...where(target), ...thread, link_preview_options: { is_disabled: true } }, text);
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
@@ -49,6 +50,8 @@ export function telegramSender(api: BotApi): ChannelSender {
     maxTextLength: TELEGRAM_MAX_TEXT,
     sendText,
     sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
+    react: async (target, messageId, emoji) =>
+      void (await call('setMessageReaction', { chat_id: where(target).chat_id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] })),
     async showDraft(target, draft) {
       const chat = where(target);
       if (isPrivateChat(chat.chat_id)) {

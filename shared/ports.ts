@@ -41,6 +41,8 @@ export type SessionTarget = ChannelTarget | { channel: 'none' };
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
+  /** Splits a reply into the parts sent as messages, the same way every time (each part is claimed in the delivery ledger); absent: chunkText by maxTextLength. */
+  chunk?(text: string): string[];
   sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<void>;
   sendTyping(target: ChannelTarget): Promise<void>;
   /** Sets (emoji) or clears (undefined) the bot's reaction on a message; absent where a channel has none. */

@@ -143,7 +143,7 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     return;
   }
   const channel = await deps.channel(target);
-  const parts = chunkText(envelope.text, channel.maxTextLength);
+  const parts = channel.chunk ? channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
   const threading = target.channel === 'telegram' && checked.origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
 
   for (const [i, text] of parts.entries()) {

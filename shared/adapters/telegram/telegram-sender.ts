@@ -5,6 +5,7 @@
 import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type SendOptions } from '../../ports.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
+import { telegramChunks } from '../../telegram/telegram-chunks.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
 
 export function telegramSender(api: BotApi): ChannelSender {
@@ -36,7 +37,7 @@ export function telegramSender(api: BotApi): ChannelSender {
         if (!(err instanceof PermanentDeliveryError) || !/can't parse entities/i.test(err.message)) throw err;
       }
     }
-    return call<T>(method, { ...params, text });
+    return call<T>(method, { ...params, text: text.slice(0, TELEGRAM_MAX_TEXT) });
   };
   // Editing a message to the text it already has is refused; for us that edit is done.
   const edited = async (promise: Promise<unknown>) => {
@@ -48,6 +49,8 @@ export function telegramSender(api: BotApi): ChannelSender {
   };
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,
+    // Split after conversion, on Markdown block boundaries: no part carries broken markup.
+    chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
     sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
     react: async (target, messageId, emoji) =>

@@ -159,6 +159,7 @@ export const DASHBOARD_JS = String.raw`(() => {
     // The answer being written: one bubble kept last in the log, replaced by the reply when it lands.
     const draft = document.createElement('div');
     draft.className = 'msg agent draft';
+    async function poll() {
       if (busy) return;
       busy = true;
       try {

@@ -23,6 +23,7 @@ import { dispatchTrigger, type CronDispatchDeps, type DispatchOutcome } from '..
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { newOrigin } from '../shared/control/origins.ts';
+import { DRAFT_INTERVAL_MS } from '../shared/control/streaming.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
@@ -146,7 +147,9 @@ export class LocalControlPlane {
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
+    // The dashboard chat shows the answer growing, as a private Telegram chat does.
+    const stream = { mode: 'partial' as const, minIntervalMs: DRAFT_INTERVAL_MS.direct };
+    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' }, stream });
     // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
     this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });

@@ -9,7 +9,7 @@ import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 
 /** The updates the webhook handler acts on; Telegram sends nothing else. */
-export const ALLOWED_UPDATES = ['message'];
+export const ALLOWED_UPDATES = ['message', 'callback_query'];
 
 export interface RegisterWebhooksOptions {
   config: FleetConfig;

@@ -53,12 +53,16 @@ export interface ChannelSender {
    */
   showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
   /** Turns a group's preview message into the first part of the final reply, in place. */
-  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string): Promise<void>;
+  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<void>;
+  /** Stops a pressed button spinning (Telegram's answerCallbackQuery); absent where a channel has no buttons. */
+  answerButtonPress?(queryId: string): Promise<void>;
 }
 
 export interface SendOptions {
   /** Thread the message to this one (the user's), where the chat still has it. */
   replyToMessageId?: number | undefined;
+  /** Inline buttons under the message: rows of {text, data}. */
+  buttons?: { text: string; data: string }[][] | undefined;
 }
 
 export interface DraftView {

@@ -56,6 +56,8 @@ const TurnRecordSchema = z.object({
   messages: z.array(MessageSchema).optional(),
   /** A /new or /reset: the session starts over after this line; the lines before it are kept in the file. */
   reset: z.boolean().optional(),
+  /** Inline buttons the agent put under its reply (sent again with it on a redelivery). */
+  buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
 });
 
 const CompactionRecordSchema = z.object({

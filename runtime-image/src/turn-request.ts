@@ -30,6 +30,8 @@ export interface TurnRequest {
   stream?: StreamRequest | undefined;
   /** A native command the runtime answers itself instead of asking the model. */
   command?: RuntimeCommand | undefined;
+  /** The answer may carry inline buttons (its chat can show them). */
+  buttons?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -75,6 +77,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         answer: { kind: 'reply', sessionKey: e.sessionKey },
         ...(e.stream ? { stream: e.stream } : {}),
         ...(e.command ? { command: e.command } : {}),
+        ...(e.from.channel === 'telegram' ? { buttons: true } : {}),
       };
     }
     case 'system_event': {

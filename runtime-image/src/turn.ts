@@ -3,13 +3,14 @@
 // after answering but before deleting the message), the recorded answer is sent again,
 // byte-identical, instead of asking the model a second time.
 import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
-import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import type { Buttons, OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { DraftStream } from './draft-stream.ts';
+import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { ModelClient } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
@@ -116,7 +117,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
           send: (seq, text) => deps.outbox.send(draftEnvelope(req, deps, attempt, seq, text)),
         })
       : undefined;
-  const tools = deps.tools();
+  let buttons: Buttons | undefined;
+  const tools = req.buttons && req.answer.kind === 'reply' ? [...deps.tools(), buttonsTool((b) => (buttons = b))] : deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
   for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
   const prompt = (h: SessionHistory) =>
@@ -197,6 +199,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     record.failed = 'the model returned no text';
   } else if (result.text !== '' && !req.quiet.includes(result.text)) {
     record.reply = result.text;
+    if (buttons) record.buttons = buttons;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
@@ -265,7 +268,8 @@ export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: st
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
-    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+    const buttons = record.reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
+    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000), ...buttons };
   }
   return {
     v: PROTOCOL_VERSION,

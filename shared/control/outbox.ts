@@ -154,8 +154,11 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     // A streamed answer in a group already has a preview message: its first part becomes that message.
     const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
     try {
-      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text);
-      else await channel.sendText(target, text, threading === 'all' || (threading === 'first' && i === 0) ? { replyToMessageId: checked.origin.messageId } : undefined);
+      // Buttons go under the last part, where the user reads to.
+      const buttons = i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
+      const thread = threading === 'all' || (threading === 'first' && i === 0) ? { replyToMessageId: checked.origin.messageId } : {};
+      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, buttons);
+      else await channel.sendText(target, text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.

@@ -9,7 +9,7 @@ import { route } from '../routing/route.ts';
 import type { AgentQueues, AgentRegistry, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, QueueDepths, SessionRegistry } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
-import { TelegramUpdateSchema, updateKind, type TelegramMessage } from '../telegram/update.ts';
+import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand } from './command-answers.ts';
@@ -89,7 +89,10 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
   }
   const update = parsed.data;
-  const message = update.message;
+  const press = update.callback_query;
+  // A button press is answered at once, whatever becomes of it, so the button stops spinning.
+  if (press) await answerPress(req.accountId, press, deps);
+  const message = update.message ?? (press ? pressAsMessage(press) : undefined);
   // A photo, voice message or file arrives as a note saying so (with its caption), so the
   // agent can tell the user it cannot see it rather than the user hearing nothing.
   const note = message && message.text === undefined ? mediaNote((raw as { message?: unknown }).message) : undefined;
@@ -126,7 +129,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     }
     // A group needs it for mentions, a reply to tell the bot's own words from someone else's.
     if (!bot && (peer.kind === 'group' || message.reply_to_message)) bot = await deps.botIdentity(req.accountId);
-    mentioned = peer.kind === 'group' && bot !== undefined && mentionsBot(message, bot);
+    // A press of the bot's own button addresses the bot.
+    mentioned = peer.kind === 'group' && (press !== undefined || (bot !== undefined && mentionsBot(message, bot)));
     access = await decideAccess(
       { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
@@ -171,7 +175,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     }
   }
   const quote = quoteOf(message, bot);
-  const ack = ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
+  // Not on a press: the message it would sit on is the bot's own.
+  const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
@@ -190,6 +195,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     ...(stream ? { stream } : {}),
     ...(command?.kind === 'runtime' ? { command: command.command } : {}),
     ...(quote ? { quote } : {}),
+    ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -240,6 +246,30 @@ async function wakeForMessage(agentId: string, chat: ChannelTarget, deps: Telegr
     await channel.sendText(chat, WAKING_NOTE);
   } catch (err) {
     deps.log.warn('agent not woken now; the health tick will', { agentId, ...errorFields(err) });
+  }
+}
+
+/** The press as the message the agent gets: the button's data, from the chat the button is in (nothing for an agent without either). */
+function pressAsMessage(press: CallbackQuery): TelegramMessage | undefined {
+  const on = press.message;
+  if (!on || press.data === undefined) return undefined;
+  return {
+    message_id: on.message_id,
+    ...(on.message_thread_id !== undefined ? { message_thread_id: on.message_thread_id } : {}),
+    ...(on.is_topic_message !== undefined ? { is_topic_message: on.is_topic_message } : {}),
+    from: press.from,
+    chat: on.chat,
+    date: on.date,
+    text: `[Button pressed] ${press.data}`,
+  };
+}
+
+async function answerPress(accountId: string, press: CallbackQuery, deps: TelegramWebhookDeps): Promise<void> {
+  const chatId = String(press.message?.chat.id ?? press.from.id);
+  try {
+    await (await deps.channel({ channel: 'telegram', accountId, chatId })).answerButtonPress?.(press.id);
+  } catch (err) {
+    deps.log.warn('button press not answered', { accountId, ...errorFields(err) });
   }
 }
 

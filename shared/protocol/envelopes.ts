@@ -55,10 +55,29 @@ export const QuoteSchema = z.strictObject({
   author: z.optional(z.string().check(z.maxLength(256))),
 });
 
+/** Inline buttons under a reply: rows of {text, data}; a press comes back as a message with `callback`. */
+export const ButtonsSchema = z
+  .array(
+    z
+      .array(
+        z.strictObject({
+          text: z.string().check(z.minLength(1), z.maxLength(64)),
+          /** Telegram's callback_data: 1–64 bytes. */
+          data: z.string().check(z.minLength(1), z.refine((d) => Buffer.byteLength(d) <= 64, 'at most 64 bytes')),
+        }),
+      )
+      .check(z.minLength(1), z.maxLength(8)),
+  )
+  .check(z.minLength(1), z.maxLength(10));
+
+/** A press of one of the agent's inline buttons (a Telegram callback_query), with the button's data. */
+export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLength(64)) });
+
 const conversationFields = {
   stream: z.optional(StreamRequestSchema),
   command: z.optional(RuntimeCommandSchema),
   quote: z.optional(QuoteSchema),
+  callback: z.optional(CallbackSchema),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -132,6 +151,8 @@ export const ReplyEnvelopeSchema = z.strictObject({
   /** The inbound envelope this answers; the reply id derives from it. */
   inReplyTo: EnvelopeIdSchema,
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
+  /** Inline buttons under the reply (its last part), protocol 2. */
+  buttons: z.optional(ButtonsSchema),
 });
 
 /**
@@ -248,6 +269,7 @@ export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
 export type Quote = z.infer<typeof QuoteSchema>;
+export type Buttons = z.infer<typeof ButtonsSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;

@@ -17,8 +17,8 @@ import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
+import { answerEnvelope, defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
 
@@ -260,5 +260,56 @@ describe('acknowledgement and threading', () => {
     await post('and again', { updateId: 3 });
     expect(reactions).toHaveLength(1);
     expect((await deps.origins.get('tg.fran.3'))!.ack).toBeUndefined();
+  });
+});
+
+describe('inline buttons', () => {
+  const pressUpdate = (chat: { id: number; type: string }, data = 'plan:saturday', updateId = 30) =>
+    JSON.stringify({
+      update_id: updateId,
+      callback_query: { id: 'cbq-1', from: { id: 4242, is_bot: false, first_name: 'Ann' }, chat_instance: 'x', data, message: { message_id: 12, date: 1_764_000_000, chat, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Which day?' } },
+    });
+
+  it('answers a press within the webhook call and delivers it to the agent, in the session of the chat it was pressed in', async () => {
+    const { deps, queued } = webhook('awake');
+    const answered: string[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
+    expect(res.status).toBe(200);
+    expect(answered).toEqual(['cbq-1']);
+    expect(queued()[0]).toMatchObject({ kind: 'message', id: 'tg.fran.30', sessionKey: 'agent:fran:telegram:group:-1001234', text: '[Button pressed] plan:saturday', callback: { data: 'plan:saturday' }, from: { peerId: '4242' } });
+  });
+
+  it('answers a press from someone the access rules keep out, and queues nothing', async () => {
+    const { deps, queued } = webhook('awake');
+    deps.config.channels.telegram!.allowFrom = ['1'];
+    deps.config.channels.telegram!.dmPolicy = 'allowlist';
+    const answered: string[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
+    expect(answered).toEqual(['cbq-1']);
+    expect(queued()).toEqual([]);
+  });
+
+  it('lets the agent attach buttons to its reply with a tool, kept for a redelivered answer', async () => {
+    let n = 0;
+    const model: ModelClient = {
+      label: 'scripted/buttons',
+      contextWindow: 100_000,
+      async complete() {
+        if (n++ === 0) return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'toolCall', id: 'c1', name: 'reply_buttons', arguments: { rows: [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]] } }]) };
+        return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'text', text: 'Which day?' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
+    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
+    const replies = (deps.outbox as InMemoryOutbox).queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
+    const rows = [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]];
+    expect(replies[0].buttons).toEqual(rows);
+    // The second run found the turn done and re-sent the same answer, buttons and all.
+    expect(n).toBe(2);
+    const [record] = await deps.transcripts.entries('agent:fran:main');
+    expect(answerEnvelope(turnRequestFor(msg(40, 'plan my weekend')), record as TurnRecord, 'fran')).toEqual(replies[0]);
   });
 });

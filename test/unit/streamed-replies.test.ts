@@ -251,3 +251,27 @@ describe('acknowledgement and threading on the Bot API', () => {
     expect(calls.at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 77, reaction: [] } });
   });
 });
+
+describe('inline buttons on the Bot API', () => {
+  it('puts the buttons under the last part of the reply, as callback buttons', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(50);
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.50.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.50', ts: 1, text: `${'a'.repeat(4090)}\n\nWhich day?`, buttons: [[{ text: 'Saturday', data: 'day:sat' }]] };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(2);
+    expect(sends[0]!.params.reply_markup).toBeUndefined();
+    expect(sends[1]!.params.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Saturday', callback_data: 'day:sat' }]] });
+  });
+
+  it('refuses buttons Telegram would refuse (data over 64 bytes) into the DLQ, sending nothing', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(51);
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.51.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.51', ts: 1, text: 'pick', buttons: [[{ text: 'x', data: 'd'.repeat(65) }]] };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
+    expect(callsTo(PRIVATE, t0)).toEqual([]);
+  });
+});

@@ -25,7 +25,7 @@ export function telegramSender(api: BotApi): ChannelSender {
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
   const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
     const thread = opts?.replyToMessageId !== undefined ? { reply_parameters: { message_id: opts.replyToMessageId, allow_sending_without_reply: true } } : {};
-    await formatted('sendMessage', { ...where(target), ...thread, link_preview_options: { is_disabled: true } }, text);
+    await formatted('sendMessage', { ...where(target), ...thread, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text);
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
@@ -68,18 +68,22 @@ export function telegramSender(api: BotApi): ChannelSender {
       const sent = await formatted<{ message_id: number }>('sendMessage', { ...chat, link_preview_options: { is_disabled: true } }, draft.text);
       return { previewMessageId: sent.message_id };
     },
-    async finishPreview(target, previewMessageId, text) {
+    async finishPreview(target, previewMessageId, text, opts) {
       const chat = where(target);
       try {
-        await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: previewMessageId, link_preview_options: { is_disabled: true } }, text));
+        await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: previewMessageId, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text));
       } catch (err) {
         // The preview is gone (deleted by someone): the answer is sent as a new message instead.
         if (!(err instanceof PermanentDeliveryError) || !/message to edit not found|message can't be edited/i.test(err.message)) throw err;
-        await sendText(target, text);
+        await sendText(target, text, opts);
       }
     },
+    answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
   };
 }
+
+const keyboard = (opts: SendOptions | undefined) =>
+  opts?.buttons ? { reply_markup: { inline_keyboard: opts.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) } } : {};
 
 /** Private chats have positive ids; groups and channels negative ones. */
 const isPrivateChat = (chatId: string) => !chatId.startsWith('-');

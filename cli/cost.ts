@@ -65,11 +65,13 @@ export interface StreamingCost {
 }
 
 /**
- * Drafts a turn sends while the model writes for `seconds`: the first after one interval (an
- * answer done sooner sends none), then at most one per interval (runtime-image/src/draft-stream.ts).
+ * Drafts a turn sends while the model writes for `seconds`: the first one interval after it
+ * starts writing (an answer written sooner sends none), then at most one per interval
+ * (runtime-image/src/draft-stream.ts).
  */
 export function draftsPerTurn(seconds: number, intervalMs: number): number {
-  return Math.max(0, Math.floor((seconds * 1000) / intervalMs));
+  // A draft due just as the answer is done is not sent: the reply is.
+  return Math.max(0, Math.floor((seconds * 1000 - 1) / intervalMs));
 }
 
 export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number, writingSeconds = 8): CostEstimate {

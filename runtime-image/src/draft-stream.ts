@@ -20,15 +20,17 @@ export class DraftStream {
   private seq = 0;
   private latest = '';
   private shown = '';
-  /** Starts at the turn's start: an answer done within one interval sends no draft at all (nobody would see it, and each is an envelope). */
-  private lastSentAt: number;
+  /**
+   * Starts when the model starts writing: an answer written within one interval (a fast model,
+   * or a slow one that sends its text in one go) sends no draft at all — nobody would see it,
+   * and each is an envelope.
+   */
+  private lastSentAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly opts: DraftStreamOptions) {
-    this.lastSentAt = opts.clock.now();
-  }
+  constructor(private readonly opts: DraftStreamOptions) {}
 
   /** How many drafts were sent. */
   get sent(): number {
@@ -37,6 +39,7 @@ export class DraftStream {
 
   update(textSoFar: string): void {
     if (this.closed) return;
+    this.lastSentAt ??= this.opts.clock.now();
     this.latest = draftText(textSoFar, this.opts.masker);
     this.schedule();
   }
@@ -50,7 +53,7 @@ export class DraftStream {
 
   private schedule(): void {
     if (this.timer || this.inFlight || this.closed) return;
-    const wait = this.lastSentAt + this.opts.minIntervalMs - this.opts.clock.now();
+    const wait = (this.lastSentAt ?? this.opts.clock.now()) + this.opts.minIntervalMs - this.opts.clock.now();
     if (wait <= 0) return this.flush();
     this.timer = setTimeout(() => {
       this.timer = undefined;

@@ -8,7 +8,8 @@ import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 import { McpHost, type McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
-import { modelForAgent, providerApis } from './model-for-agent.ts';
+import { modelForAgent, modelRefs, providerApis } from './model-for-agent.ts';
+import type { ModelAttempt } from './model-chain.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
 import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
@@ -94,15 +95,18 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
 
-  const model =
-    parts.model ??
-    (env.offlineModel
-      ? offlineModel(env.offlineModel)
-      : modelForAgent(env.config, parts.secrets, env.secretId, {
-          contextWindow: env.contextTokens,
-          retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
-          onFailure: (a) => log.warn('model call failed', { ...a }),
-        }));
+  const modelOptions = {
+    contextWindow: env.contextTokens,
+    retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
+    onFailure: (a: ModelAttempt) => log.warn('model call failed', { ...a }),
+  };
+  const model = parts.model ?? (env.offlineModel ? offlineModel(env.offlineModel) : modelForAgent(env.config, parts.secrets, env.secretId, modelOptions));
+  // /model: a session may put another of the agent's configured models first (built once per choice).
+  const chosen = new Map<string, ModelClient>();
+  const models =
+    parts.model || env.offlineModel
+      ? undefined
+      : { refs: modelRefs(env.config), forRef: (ref: string) => chosen.get(ref) ?? chosen.set(ref, modelForAgent(env.config, parts.secrets, env.secretId, modelOptions, ref)).get(ref)! };
 
   const allowed = toolAllowed(agent.tools);
   const sandboxing = await sandboxFor(env, allowed);
@@ -122,6 +126,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     workspace: env.workspace,
     transcripts,
     model,
+    models,
     outbox,
     clock,
     log,

@@ -56,6 +56,8 @@ const TurnRecordSchema = z.object({
   messages: z.array(MessageSchema).optional(),
   /** A /new or /reset: the session starts over after this line; the lines before it are kept in the file. */
   reset: z.boolean().optional(),
+  /** A /model choice: this session's turns use this model ref first, until the next choice or /new. */
+  model: z.string().optional(),
   /** Inline buttons the agent put under its reply (sent again with it on a redelivery). */
   buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
 });
@@ -80,6 +82,8 @@ export type TranscriptEntry = TurnRecord | CompactionRecord;
 export interface SessionHistory {
   /** The latest compaction summary, if the session was compacted. */
   summary: string | undefined;
+  /** The session's /model choice since its last reset, if any. */
+  model?: string | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
 }
@@ -164,6 +168,7 @@ function parseEntries(text: string): TranscriptEntry[] {
 
 export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let summary: string | undefined;
+  let model: string | undefined;
   let turns: TurnRecord[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
@@ -172,12 +177,16 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
       turns = cut >= 0 ? turns.slice(cut + 1) : [];
     } else if (e.reset) {
       summary = undefined;
+      model = undefined;
       turns = [];
+    } else if (e.model !== undefined) {
+      // A /model line: a setting, not a turn the model should see.
+      model = e.model;
     } else {
       turns.push(e);
     }
   }
-  return { summary, turns };
+  return { summary, turns, ...(model !== undefined ? { model } : {}) };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

@@ -56,6 +56,8 @@ export interface TurnDeps {
   /** Masks this agent's own secret values in tool results and answers. */
   masker: SecretMasker;
   limits: TurnLimits;
+  /** The configured models a session may switch among with /model; absent: /model only shows `model`. */
+  models?: { refs: string[]; forRef(ref: string): ModelClient } | undefined;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
   if (req.command) {
     // /new and /reset: the session starts over after this line; the model is not asked.
     const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
@@ -133,6 +136,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       situation: req.situation,
     });
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
+  // The session's /model choice, if it made one (and it is still configured).
+  const model = history.model && deps.models?.refs.includes(history.model) ? deps.models.forRef(history.model) : deps.model;
   let started = 0;
   let requests = 0;
   let toolMs = 0;
@@ -142,13 +147,13 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       req.sessionKey,
       history,
       prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
-      { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
+      { model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
       turnSignal,
     );
 
     started = deps.clock.now();
     result = await runAgentLoop({
-      model: deps.model,
+      model,
       systemPrompt: prompt(history),
       history: historyMessages(history),
       input: { role: 'user', content: req.input, timestamp: started },
@@ -205,13 +210,32 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   await deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
   await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing).catch((err) => log.warn('status not sent', errorFields(err)));
-  const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
+  const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';
   }
   log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
   return answered ? 'replied' : 'silent';
+}
+
+/** /model: shows the session's model, or switches it to another of the agent's configured models. The model is not asked. */
+async function modelCommand(req: TurnRequest, args: string, entries: TranscriptEntry[], deps: TurnDeps): Promise<TurnOutcome> {
+  const refs = deps.models?.refs ?? [];
+  const current = historyOf(entries).model ?? refs[0] ?? deps.model.label;
+  const wanted = args.trim();
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input };
+  if (wanted === '') {
+    record.reply = `Model for this session: ${current}.${refs.length > 1 ? ` Configured: ${refs.join(', ')}. Switch with /model <name>.` : ''}`;
+  } else if (!refs.includes(wanted)) {
+    record.reply = `"${wanted}" is not one of this agent's models${refs.length > 0 ? `: ${refs.join(', ')}` : ''}.`;
+  } else {
+    record.model = wanted;
+    record.reply = `Model for this session: ${wanted}.`;
+  }
+  await deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  return 'replied';
 }
 
 /**

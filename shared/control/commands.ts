@@ -14,6 +14,7 @@ export const COMMAND_MENU = [
   { command: 'reset', description: 'Same as /new' },
   { command: 'stop', description: 'Stop the reply being written' },
   { command: 'status', description: 'Agent, model, session and queue' },
+  { command: 'model', description: 'Show or switch the model for this session' },
   { command: 'whoami', description: 'Your id, this chat and its session' },
   { command: 'help', description: 'What the commands do' },
 ] as const;

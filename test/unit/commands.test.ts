@@ -313,3 +313,45 @@ describe('inline buttons', () => {
     expect(answerEnvelope(turnRequestFor(msg(40, 'plan my weekend')), record as TurnRecord, 'fran')).toEqual(replies[0]);
   });
 });
+
+describe('/model', () => {
+  /** Two configured models that say who they are. */
+  function twoModels() {
+    const named = (label: string): ModelClient => ({
+      label,
+      contextWindow: 100_000,
+      async complete() {
+        return { ok: true, message: assistantMessage(label, [{ type: 'text', text: `this is ${label}` }]) };
+      },
+    });
+    const primary = named('openai/gpt-4.1-mini');
+    const other = named('anthropic/claude-sonnet-4-5');
+    const { deps } = runtime(primary);
+    deps.models = { refs: ['openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4-5'], forRef: (ref) => (ref === 'anthropic/claude-sonnet-4-5' ? other : primary) };
+    const outbox = deps.outbox as InMemoryOutbox;
+    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    return { turn, said };
+  }
+
+  it('shows the session’s model and the configured ones, switches among them for this session, and refuses one not configured', async () => {
+    const { turn, said } = twoModels();
+    await turn(1, '/model', { name: 'model', args: '' });
+    await turn(2, 'hi');
+    await turn(3, '/model anthropic/claude-sonnet-4-5', { name: 'model', args: 'anthropic/claude-sonnet-4-5' });
+    await turn(4, 'hi again');
+    await turn(5, '/model evil/free-model', { name: 'model', args: 'evil/free-model' });
+    await turn(6, '/new', { name: 'new', args: '' });
+    await turn(7, 'after new');
+    expect(said()).toEqual([
+      'Model for this session: openai/gpt-4.1-mini. Configured: openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5. Switch with /model <name>.',
+      'this is openai/gpt-4.1-mini',
+      'Model for this session: anthropic/claude-sonnet-4-5.',
+      'this is anthropic/claude-sonnet-4-5',
+      '"evil/free-model" is not one of this agent\'s models: openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5.',
+      NEW_SESSION_TEXT,
+      // /new starts over with the configured primary.
+      'this is openai/gpt-4.1-mini',
+    ]);
+  });
+});

@@ -32,7 +32,6 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
@@ -279,7 +278,7 @@ describe('the CDK app deployed to the emulator', () => {
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
     // A run for fran, were it not for the field no caller may send: refused, fran stays at 0.
-    const forged = { v: PROTOCOL_VERSION, agentId: 'fran', action: 'run', cluster: 'clawfleet-elsewhere' };
+    const forged = { v: 1, agentId: 'fran', action: 'run', cluster: 'clawfleet-elsewhere' };
     const invoked = await new LambdaClient(aws).send(
       new InvokeCommand({ FunctionName: functionName(FLEET, 'compute'), InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(forged)) }),
     );

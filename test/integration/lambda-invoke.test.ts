@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { freePort } from '../../bench/emulator.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const ACCOUNT = '246813579024';
 const SECRET = 'test';
@@ -93,7 +92,7 @@ const invoked = async () => {
 
 describe('an asynchronous invocation signed with the SDK’s SigV4 signer', () => {
   it('is accepted by an emulator that checks signatures, queued (202), and run with its payload', async () => {
-    const payload = new TextEncoder().encode(JSON.stringify({ v: PROTOCOL_VERSION, agentId: 'fran', action: 'run' }));
+    const payload = new TextEncoder().encode(JSON.stringify({ v: 1, agentId: 'fran', action: 'run' }));
     expect(await new SignedLambdaInvoker(asker).invokeEvent('probe', payload)).toEqual({ statusCode: 202 });
     await expect.poll(invoked, { timeout: 30_000, interval: 250 }).toContain('{"v":1,"agentId":"fran","action":"run"}');
   });

@@ -82,7 +82,7 @@ const chatLines = (agentId: string) => cp.chat.since(agentId, 0).messages.length
 
 /** One request of each route family, each with the credentials it needs: only the Host (or Origin) can make it fail. */
 /** What `clawfleet cron run` posts: a config job's trigger. */
-const cronTrigger = (agentId: string) => ({ v: PROTOCOL_VERSION, kind: 'job', agentId, jobId: 'tidy', owner: 'config', sessionTarget: 'main', payload: { kind: 'agentTurn', message: 'run exec: id' } });
+const cronTrigger = (agentId: string) => ({ v: 1, kind: 'job', agentId, jobId: 'tidy', owner: 'config', sessionTarget: 'main', payload: { kind: 'agentTurn', message: 'run exec: id' } });
 
 const ROUTES: Array<{ family: string; method: string; path: string; headers: Record<string, string>; body?: string }> = [
   { family: 'dashboard page', method: 'GET', path: '/', headers: sessionCookie() },

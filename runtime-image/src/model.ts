@@ -20,6 +20,26 @@ export interface ModelRequest {
   signal?: AbortSignal | undefined;
   /** Called with the answer's text so far as the model writes it (streamed replies); a model that cannot stream calls it never. */
   onText?: ((textSoFar: string) => void) | undefined;
+  /** A session's /think level: how hard a model that can reason should think (absent or off: the provider's default). */
+  thinking?: ThinkingLevel | undefined;
+}
+
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** Anthropic's budget-based thinking, per level (older models; newer ones take the effort). */
+const THINKING_BUDGET = { minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384 } as const;
+
+/** The provider options and model fields that ask for thinking at `level`, in each wire API's terms. */
+function thinkingFor(api: PiApi, level: ThinkingLevel | undefined, maxTokens: number): { options: Record<string, unknown>; model: Partial<Model<PiApi>> } {
+  if (!level || level === 'off') return { options: {}, model: {} };
+  if (api === 'openai-completions') return { options: { reasoningEffort: level }, model: { reasoning: true } };
+  if (api === 'anthropic-messages') {
+    const budget = THINKING_BUDGET[level];
+    // max_tokens must leave room for the answer after the thinking budget.
+    return { options: { thinkingEnabled: true, thinkingBudgetTokens: budget, effort: level === 'minimal' ? 'low' : level, maxTokens: Math.max(maxTokens, budget + 4_096) }, model: { reasoning: true } };
+  }
+  return { options: { reasoning: level }, model: { reasoning: true } };
 }
 
 export type ModelFailure = {
@@ -103,11 +123,13 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
         // maxRetries 0: the SDKs would otherwise retry 408/409/429/5xx on their own, ignoring
         // our cap; retries with backoff and fallbacks are the retrying model's job.
         reply = await noteRetryAfter(notes, async () => {
-          const events = fn(model, context, {
+          const thinking = thinkingFor(api, req.thinking, model.maxTokens);
+          const events = fn({ ...model, ...thinking.model }, context, {
             apiKey: opts.apiKey ?? '',
             signal: req.signal,
             maxRetries: 0,
             ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+            ...thinking.options,
           });
           if (req.onText) await followText(events, req.onText);
           return events.result();

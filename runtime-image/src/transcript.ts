@@ -58,6 +58,8 @@ const TurnRecordSchema = z.object({
   reset: z.boolean().optional(),
   /** A /model choice: this session's turns use this model ref first, until the next choice or /new. */
   model: z.string().optional(),
+  /** A /think choice: the thinking level this session's turns ask for, until the next choice or /new. */
+  think: z.enum(['off', 'minimal', 'low', 'medium', 'high']).optional(),
   /** Inline buttons the agent put under its reply (sent again with it on a redelivery). */
   buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
 });
@@ -84,6 +86,8 @@ export interface SessionHistory {
   summary: string | undefined;
   /** The session's /model choice since its last reset, if any. */
   model?: string | undefined;
+  /** The session's /think level since its last reset, if any. */
+  think?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
 }
@@ -169,6 +173,7 @@ function parseEntries(text: string): TranscriptEntry[] {
 export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let summary: string | undefined;
   let model: string | undefined;
+  let think: SessionHistory['think'];
   let turns: TurnRecord[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
@@ -178,15 +183,17 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
     } else if (e.reset) {
       summary = undefined;
       model = undefined;
+      think = undefined;
       turns = [];
-    } else if (e.model !== undefined) {
-      // A /model line: a setting, not a turn the model should see.
-      model = e.model;
+    } else if (e.model !== undefined || e.think !== undefined) {
+      // A /model or /think line: a setting, not a turn the model should see.
+      model = e.model ?? model;
+      think = e.think ?? think;
     } else {
       turns.push(e);
     }
   }
-  return { summary, turns, ...(model !== undefined ? { model } : {}) };
+  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}) };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

@@ -12,7 +12,7 @@ import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { DraftStream } from './draft-stream.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
-import type { ModelClient } from './model.ts';
+import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
@@ -93,6 +93,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     return 'resent';
   }
   if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
+  if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
   if (req.command) {
     // /new and /reset: the session starts over after this line; the model is not asked.
     const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
@@ -178,6 +179,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
       onText: drafts ? (text) => drafts.update(text) : undefined,
+      thinking: history.think,
     });
   } finally {
     // From here on the answer is going out: a started status would only trail it, and a draft must not.
@@ -232,6 +234,24 @@ async function modelCommand(req: TurnRequest, args: string, entries: TranscriptE
   } else {
     record.model = wanted;
     record.reply = `Model for this session: ${wanted}.`;
+  }
+  await deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  return 'replied';
+}
+
+/** /think [level]: shows or sets the thinking level this session's turns ask for (of models that can reason). */
+async function thinkCommand(req: TurnRequest, args: string, entries: TranscriptEntry[], deps: TurnDeps): Promise<TurnOutcome> {
+  const wanted = args.trim().toLowerCase();
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input };
+  const levels = THINKING_LEVELS.join(', ');
+  if (wanted === '') {
+    record.reply = `Thinking for this session: ${historyOf(entries).think ?? 'off'} (${levels}).`;
+  } else if (!(THINKING_LEVELS as readonly string[]).includes(wanted)) {
+    record.reply = `"${wanted}" is not a thinking level: ${levels}.`;
+  } else {
+    record.think = wanted as ThinkingLevel;
+    record.reply = `Thinking for this session: ${wanted}${wanted === 'off' ? '' : ' (for models that can reason; others answer as before or refuse it)'}.`;
   }
   await deps.transcripts.append(req.sessionKey, record);
   await sendAnswer(req, record, deps);

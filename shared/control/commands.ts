@@ -15,6 +15,7 @@ export const COMMAND_MENU = [
   { command: 'stop', description: 'Stop the reply being written' },
   { command: 'status', description: 'Agent, model, session and queue' },
   { command: 'model', description: 'Show or switch the model for this session' },
+  { command: 'think', description: 'Thinking level: off, minimal, low, medium, high' },
   { command: 'whoami', description: 'Your id, this chat and its session' },
   { command: 'help', description: 'What the commands do' },
 ] as const;

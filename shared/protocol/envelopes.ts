@@ -41,7 +41,7 @@ export const StreamRequestSchema = z.strictObject({
 });
 
 /** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
-export const RUNTIME_COMMANDS = ['new', 'reset', 'model'] as const;
+export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think'] as const;
 export const RuntimeCommandSchema = z.strictObject({
   name: z.enum(RUNTIME_COMMANDS),
   /** What followed the command (`/new be brief` → "be brief"). */

@@ -15,7 +15,8 @@ import { memoryLogger } from '../../shared/log.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
+import { assistantMessage, piAiModel, type ModelClient } from '../../runtime-image/src/model.ts';
+import { start as startModel } from '../support/fake-model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
 import { answerEnvelope, defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
@@ -353,5 +354,50 @@ describe('/model', () => {
       // /new starts over with the configured primary.
       'this is openai/gpt-4.1-mini',
     ]);
+  });
+});
+
+describe('/think', () => {
+  it('sets the thinking level the session’s turns ask the model for, until /new', async () => {
+    const asked: (string | undefined)[] = [];
+    const model: ModelClient = {
+      label: 'scripted/think',
+      contextWindow: 100_000,
+      async complete(req) {
+        asked.push(req.thinking);
+        return { ok: true, message: assistantMessage('scripted/think', [{ type: 'text', text: 'ok' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const outbox = deps.outbox as InMemoryOutbox;
+    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    await turn(1, 'hi');
+    await turn(2, '/think high', { name: 'think', args: 'high' });
+    await turn(3, 'think hard');
+    await turn(4, '/think lots', { name: 'think', args: 'lots' });
+    await turn(5, '/new', { name: 'new', args: '' });
+    await turn(6, 'after new');
+    expect(asked).toEqual([undefined, 'high', undefined]);
+    expect(said()[1]).toMatch(/^Thinking for this session: high/);
+    expect(said()[3]).toBe('"lots" is not a thinking level: off, minimal, low, medium, high.');
+  });
+
+  it('is passed to the provider in its own terms: reasoning_effort (OpenAI), a thinking budget (Anthropic)', async () => {
+    const server = await startModel();
+    try {
+      const ask = async (api: 'openai-completions' | 'anthropic-messages') => {
+        const client = piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey: 'k' });
+        const result = await client.complete({ systemPrompt: 's', messages: [{ role: 'user', content: 'hi', timestamp: 1 }], tools: [], thinking: 'high' });
+        expect(result.ok).toBe(true);
+        return server.requests().at(-1)!.body as Record<string, unknown>;
+      };
+      expect((await ask('openai-completions')).reasoning_effort).toBe('high');
+      const anthropic = await ask('anthropic-messages');
+      expect(anthropic.thinking).toMatchObject({ type: 'enabled', budget_tokens: 16_384 });
+      expect(anthropic.max_tokens as number).toBeGreaterThan(16_384);
+    } finally {
+      await server.close();
+    }
   });
 });

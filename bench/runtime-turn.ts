@@ -33,6 +33,7 @@ import { defaultTurnLimits, runTurn } from '../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
 import { Worker } from '../runtime-image/src/worker.ts';
 import { seedWorkspace } from '../runtime-image/src/workspace.ts';
+import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
 const TURNS = Number(process.argv[2] ?? 40);
 const WARMUP = 5;
@@ -57,7 +58,7 @@ async function inMemory(): Promise<void> {
   for (let i = 0; i < WARMUP + TURNS; i++) {
     const id = `mem.${i}`;
     const sent = performance.now();
-    inbox.push(JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `turn ${i}`, from: { channel: 'local' } }), 'agent:fran:main', id);
+    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `turn ${i}`, from: { channel: 'local' } }), 'agent:fran:main', id);
     while (!replies.has(id)) await new Promise((r) => setImmediate(r));
     if (i >= WARMUP) samples.push(replies.get(id)! - sent);
     while (inbox.depth > 0) await new Promise((r) => setTimeout(r, 1));
@@ -110,7 +111,7 @@ async function measure(label: string, extraEnv: Record<string, string>, { sqs, c
       QueueUrl: q.inbox,
       MessageGroupId: 'agent:fran:main',
       MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: sent, text: `turn ${i}`, from: { channel: 'local' } }),
+      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: sent, text: `turn ${i}`, from: { channel: 'local' } }),
     }));
     const deadline = Date.now() + 30_000;
     for (let found = false; !found; ) {

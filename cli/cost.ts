@@ -8,9 +8,10 @@ import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { EXIT, parse, plural, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
+import { DRAFT_INTERVAL_MS, streamingMode } from '../shared/control/streaming.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
 
-const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2]
+const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2] [--writing-seconds 8]
 
 Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total:
   compute  each agent's Fargate size on its CPU architecture (arm64 unless it says x86_64),
@@ -23,7 +24,9 @@ Assumptions are per agent and printed; prices and their date are printed too.
 
   --config <path>             the fleet config (default clawfleet.json)
   --messages-per-day <n>      messages each agent handles a day (default 50)
-  --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)`;
+  --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)
+  --writing-seconds <s>       how long the model writes an answer, which streamed replies
+                              show as drafts (default 8; streaming "off" sends none)`;
 
 const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
 
@@ -52,9 +55,29 @@ export interface CostEstimate {
   total: number;
   /** The single VM the fleet replaces. */
   vm: number;
+  /** What streamed replies add per turn, and a month of them (included in lambda, sqs and dynamo). */
+  streaming: StreamingCost;
 }
 
-export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number): CostEstimate {
+export interface StreamingCost {
+  /** Draft envelopes per streamed turn in a private chat (one a second) and in a group (one per 3 s). */
+  draftsPerTurn: { direct: number; group: number };
+  /** Per draft: one outbox envelope, one λ outbox record, SQS send + receive + delete, one origin read. */
+  perDraft: { envelopes: 1; lambdaRecords: 1; sqsRequests: 3; dynamoReads: 1 };
+  month: number;
+}
+
+/**
+ * Drafts a turn sends while the model writes for `seconds`: the first one interval after it
+ * starts writing (an answer written sooner sends none), then at most one per interval
+ * (runtime-image/src/draft-stream.ts).
+ */
+export function draftsPerTurn(seconds: number, intervalMs: number): number {
+  // A draft due just as the answer is done is not sent: the reply is.
+  return Math.max(0, Math.floor((seconds * 1000 - 1) / intervalMs));
+}
+
+export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number, writingSeconds = 8): CostEstimate {
   const P = PRICES;
   const days = HOURS_PER_MONTH / 24;
   const agents = config.agents.list.map((a) => {
@@ -88,16 +111,22 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   });
   const n = agents.length;
   const messages = n * messagesPerDay * days;
+  const streams = Object.keys(config.channels.telegram?.accounts ?? {}).some((id) => streamingMode(config, id) !== 'off');
+  const drafts = { direct: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.direct) : 0, group: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.group) : 0 };
+  // Priced as private chats, the dearer case.
+  const draftsMonth = messages * drafts.direct;
   const awakeHours = agents.reduce((s, a) => s + a.awakeHours, 0);
   // Lambda (arm64): webhook + outbox (reply, typing, status) per message, health each minute; 512 MB, ~200 ms.
-  const invocations = messages * 4 + HOURS_PER_MONTH * 60;
+  const invocations = messages * 4 + draftsMonth + HOURS_PER_MONTH * 60;
   const lambda = invocations * P.lambdaRequest + invocations * 0.5 * 0.2 * P.lambdaGbSecond;
   // SQS: per message send, receive, extend, delete, 3 outbox sends + 3 Lambda polls; while
   // awake, a 20 s long poll per session slot.
-  const sqsRequests = messages * 10 + awakeHours * 180 * DEFAULT_MAX_SESSIONS;
+  const sqsRequests = messages * 10 + draftsMonth * 3 + awakeHours * 180 * DEFAULT_MAX_SESSIONS;
   const sqs = Math.max(0, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest;
   // DynamoDB: dedupe read+write, session write+read, 2 delivery writes per message; health reads each minute per agent.
-  const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + HOURS_PER_MONTH * 60 * n * P.dynamoRead;
+  const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + draftsMonth * P.dynamoRead + HOURS_PER_MONTH * 60 * n * P.dynamoRead;
+  const streamingMonth =
+    draftsMonth * (P.lambdaRequest + 0.5 * 0.2 * P.lambdaGbSecond) + (sqsRequests > P.sqsFreeRequests ? Math.min(draftsMonth * 3, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest : 0) + draftsMonth * P.dynamoRead;
   const secretCount = n + 3;
   // Each runtime start reads its secret; the Lambdas read theirs with a 5-minute cache.
   const secretCalls = awakeHours + (HOURS_PER_MONTH * 12 * 3);
@@ -118,6 +147,7 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     total: computeConfigured + lambda + sqs + dynamo + secrets + logs + ipv4,
     /** The single VM the fleet replaces, for comparison: t3.large, 30 GB gp3, one public IPv4. */
     vm: HOURS_PER_MONTH * (P.t3LargeHour + P.publicIpv4Hour) + 30 * P.gp3GbMonth,
+    streaming: { draftsPerTurn: drafts, perDraft: { envelopes: 1, lambdaRecords: 1, sqsRequests: 3, dynamoReads: 1 }, month: streamingMonth },
   };
 }
 
@@ -125,7 +155,12 @@ export const costCommand: Command = {
   async run(args, io) {
     const p = parse(
       args,
-      { config: { type: 'string', default: 'clawfleet.json' }, 'messages-per-day': { type: 'string', default: '50' }, 'awake-hours-per-day': { type: 'string', default: '2' } },
+      {
+        config: { type: 'string', default: 'clawfleet.json' },
+        'messages-per-day': { type: 'string', default: '50' },
+        'awake-hours-per-day': { type: 'string', default: '2' },
+        'writing-seconds': { type: 'string', default: '8' },
+      },
       HELP,
       io,
     );
@@ -134,8 +169,10 @@ export const costCommand: Command = {
     const awake = Number(str(p.values['awake-hours-per-day']));
     if (!(perDay >= 0)) throw usageError('--messages-per-day must be a number ≥ 0', HELP);
     if (!(awake >= 0 && awake <= 24)) throw usageError('--awake-hours-per-day must be between 0 and 24', HELP);
+    const writing = Number(str(p.values['writing-seconds']));
+    if (!(writing >= 0 && writing <= 600)) throw usageError('--writing-seconds must be between 0 and 600', HELP);
     const config = loadFleetConfig(str(p.values.config)!, io);
-    const e = estimateCost(config, perDay, awake);
+    const e = estimateCost(config, perDay, awake, writing);
     const P = PRICES;
     const [X, A] = [FARGATE_PRICES.x86_64, FARGATE_PRICES.arm64];
 
@@ -156,6 +193,13 @@ export const costCommand: Command = {
         ['CloudWatch Logs', money(e.logs)],
         ['Public IPv4', `${money(e.ipv4)} (one per running task)`],
       ]),
+    );
+    const d = e.streaming.draftsPerTurn;
+    io.out(
+      d.direct === 0
+        ? `\nStreamed replies: none (streaming is off, or answers written within a draft interval send no draft).`
+        : `\nStreamed replies, per turn written over ${writing} s: ${plural(d.direct, 'draft')} in a private chat, ${d.group} in a group; each draft is 1 outbox envelope, ` +
+            `1 λ outbox record, 3 SQS requests (send, receive, delete) and 1 DynamoDB read — ${money(e.streaming.month)}/month of the figures above (priced as private chats).`,
     );
     const allOn = e.agents.reduce((s, a) => s + a.onDemandAlwaysOn, 0);
     const allSpot = e.agents.reduce((s, a) => s + a.spotAlwaysOn, 0);

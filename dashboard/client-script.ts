@@ -156,13 +156,17 @@ export const DASHBOARD_JS = String.raw`(() => {
   if (chat) {
     const agent = chat.dataset.chat, log = $('.chat-log', chat), typing = $('.typing', chat), form = $('.chat-form', chat);
     let after = 0, busy = false;
+    // The answer being written: one bubble kept last in the log, replaced by the reply when it lands.
+    const draft = document.createElement('div');
+    draft.className = 'msg agent draft';
     async function poll() {
       if (busy) return;
       busy = true;
       try {
         const res = await fetch('/api/fleet/' + encodeURIComponent(agent) + '/chat?after=' + after, { cache: 'no-store', credentials: 'same-origin' });
         if (!res.ok) return;
-        const { messages, typing: isTyping } = await res.json();
+        const { messages, typing: isTyping, draft: drafted } = await res.json();
+        draft.remove();
         for (const m of messages) {
           const div = document.createElement('div');
           div.className = 'msg ' + (m.role === 'user' ? 'user' : 'agent');
@@ -170,8 +174,12 @@ export const DASHBOARD_JS = String.raw`(() => {
           log.append(div);
           after = m.seq;
         }
-        if (messages.length) log.scrollTop = log.scrollHeight;
-        typing.textContent = isTyping ? 'typing…' : '';
+        if (drafted) {
+          draft.textContent = drafted;
+          log.append(draft);
+        }
+        if (messages.length || drafted) log.scrollTop = log.scrollHeight;
+        typing.textContent = drafted ? 'writing…' : isTyping ? 'typing…' : '';
       } finally {
         busy = false;
       }

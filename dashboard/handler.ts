@@ -50,7 +50,8 @@ export interface ChatLineView {
 /** Local mode's chat box; absent on AWS, where people chat on Telegram. */
 export interface DashboardChat {
   send(agentId: string, text: string): Promise<string>;
-  since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean };
+  /** `draft`: the answer being written, while it streams. */
+  since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean; draft?: string };
 }
 
 export interface DashboardDeps {

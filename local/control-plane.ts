@@ -23,6 +23,7 @@ import { dispatchTrigger, type CronDispatchDeps, type DispatchOutcome } from '..
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { newOrigin } from '../shared/control/origins.ts';
+import { DRAFT_INTERVAL_MS } from '../shared/control/streaming.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
@@ -31,6 +32,7 @@ import type { CronTrigger } from '../shared/cron/trigger.ts';
 import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
+import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
@@ -146,7 +148,9 @@ export class LocalControlPlane {
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    await this.queues.send({ v: 1, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' } });
+    // The dashboard chat shows the answer growing, as a private Telegram chat does.
+    const stream = { mode: 'partial' as const, minIntervalMs: DRAFT_INTERVAL_MS.direct };
+    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' }, stream });
     // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
     this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });

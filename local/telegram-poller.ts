@@ -1,6 +1,7 @@
 // Local mode's Telegram: long polling with getUpdates, so a bot works without a public
 // URL. Each update goes through the same admission as a webhook; the offset moves past an
 // update only once it is queued, so nothing is lost when admission fails.
+import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import type { LocalControlPlane } from './control-plane.ts';
@@ -16,6 +17,8 @@ export function startTelegramPoller(cp: LocalControlPlane, accountId: string, to
   const run = async () => {
     // getUpdates is refused while a webhook is set (say, by an earlier AWS deploy).
     await api.call('deleteWebhook', {}).catch((err) => log.warn('deleteWebhook failed', { accountId, ...errorFields(err) }));
+    // The command menu, as a deploy registers it; a bot without one still answers commands.
+    await registerCommandMenu(api, cp.config, accountId).catch((err) => log.warn('command menu not registered', { accountId, ...errorFields(err) }));
     while (!stopped) {
       try {
         const updates = await api.call<{ update_id: number }[]>('getUpdates', { offset, timeout: 25 });

@@ -41,8 +41,41 @@ export type SessionTarget = ChannelTarget | { channel: 'none' };
 export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
-  sendText(target: ChannelTarget, text: string): Promise<void>;
+  /** Splits a reply into the parts sent as messages, the same way every time (each part is claimed in the delivery ledger); absent: chunkText by maxTextLength. */
+  chunk?(text: string): string[];
+  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<void>;
   sendTyping(target: ChannelTarget): Promise<void>;
+  /** Sets (emoji) or clears (undefined) the bot's reaction on a message; absent where a channel has none. */
+  react?(target: ChannelTarget, messageId: number, emoji: string | undefined): Promise<void>;
+  /**
+   * Shows the answer so far (a draft bubble in a private chat, a preview message edited in a
+   * group, a growing line in the dashboard chat). Best effort; absent where a channel shows none.
+   */
+  showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
+  /** Turns a group's preview message into the first part of the final reply, in place. */
+  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<void>;
+  /** Stops a pressed button spinning (Telegram's answerCallbackQuery); absent where a channel has no buttons. */
+  answerButtonPress?(queryId: string): Promise<void>;
+}
+
+export interface SendOptions {
+  /** Thread the message to this one (the user's), where the chat still has it. */
+  replyToMessageId?: number | undefined;
+  /** Inline buttons under the message: rows of {text, data}. */
+  buttons?: { text: string; data: string }[][] | undefined;
+}
+
+export interface DraftView {
+  /** Stable for one answer (Telegram animates changes of one draft id); non-zero. */
+  draftId: number;
+  text: string;
+  /** The preview message this answer already has, which is edited rather than sent again. */
+  previewMessageId?: number | undefined;
+}
+
+export interface DraftShown {
+  /** A preview message sent now (the first draft in a group): the control plane records it with the inbound's origin. */
+  previewMessageId?: number | undefined;
 }
 
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
@@ -272,6 +305,12 @@ export interface InboundOrigin {
   conversationId?: string | undefined;
   /** On a relayed question: the agent that asked, the session its answer goes into and whom that answer is for. */
   askedBy?: { agentId: string; sessionKey: string; target: SessionTarget } | undefined;
+  /** The user's message in its chat (Telegram's message_id): what a reply is threaded to and the ack reaction sits on. */
+  messageId?: number | undefined;
+  /** The ack reaction put on that message, cleared once the reply is sent. */
+  ack?: string | undefined;
+  /** The preview message a group's streamed answer is shown in; final once the reply replaced it (later drafts are then dropped). */
+  preview?: { messageId: number; final?: boolean | undefined } | undefined;
 }
 
 /** Inbound envelope id → its origin. Written only by the control plane. */

@@ -69,7 +69,8 @@ export const CONTROL_FUNCTIONS = [
     // beyond a personal fleet; past that Telegram is told 429 and retries later (for 24 h).
     reservedConcurrency: 10,
     when: (config) => config.channels.telegram !== undefined,
-    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
+    // readAgents, readSessions, readInboxDepths: /status and /stop are answered here, from the registry and the queue, without waking the agent.
+    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE, 'readAgents', 'readSessions', 'readInboxDepths'],
   },
   {
     name: 'hooks',

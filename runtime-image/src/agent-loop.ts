@@ -6,7 +6,7 @@
 // values masked, cut to size, and content from outside wrapped as untrusted data.
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import type { Clock } from '../../shared/ports.ts';
-import { textOf, type ModelClient } from './model.ts';
+import { textOf, type ModelClient, type ThinkingLevel } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
 import { wrapUntrusted } from './untrusted-content.ts';
@@ -28,6 +28,10 @@ export interface LoopInput {
   /** Masks this agent's secret values in tool results and in what the model says. */
   masker: SecretMasker;
   onToolCall?: (call: { name: string; ms: number; isError: boolean }) => void;
+  /** The text the model is writing now, as it grows (each model call starts again from empty). */
+  onText?: ((textSoFar: string) => void) | undefined;
+  /** The session's /think level, passed to every model call. */
+  thinking?: ThinkingLevel | undefined;
 }
 
 export type LoopResult =
@@ -39,7 +43,7 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const specs = input.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
   for (let round = 0; ; round++) {
-    const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal });
+    const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal, onText: input.onText, thinking: input.thinking });
     if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
     if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false };
     // Masked too (defence in depth): a value the model got hold of some other way is not repeated.

@@ -8,7 +8,8 @@ import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
-import { modelForAgent, providerApis } from './model-for-agent.ts';
+import { modelForAgent, modelRefs, providerApis } from './model-for-agent.ts';
+import type { ModelAttempt } from './model-chain.ts';
 import { offlineModel } from './offline-model.ts';
 import { secretMasker } from './secret-mask.ts';
 import type { SandboxChoice } from './sandbox/choose-sandbox.ts';
@@ -35,6 +36,7 @@ import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction } from './worker.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
 /** A heartbeat warning's length limit (the envelope's schema). */
@@ -142,18 +144,21 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
   if (env.fleetSkills) installFleetSkills(env.fleetSkills, env.workspace, log);
 
-  const model =
-    parts.model ??
-    (env.offlineModel
-      ? offlineModel(env.offlineModel)
-      : modelForAgent(env.config, secrets, env.secretId, {
-          contextWindow: env.contextTokens,
-          retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
-          onFailure: (a) => log.warn('model call failed', { ...a }),
-        }));
+  const modelOptions = {
+    contextWindow: env.contextTokens,
+    retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
+    onFailure: (a: ModelAttempt) => log.warn('model call failed', { ...a }),
+  };
+  const model = parts.model ?? (env.offlineModel ? offlineModel(env.offlineModel) : modelForAgent(env.config, secrets, env.secretId, modelOptions));
+  // /model: a session may put another of the agent's configured models first (built once per choice).
+  const chosen = new Map<string, ModelClient>();
+  const models =
+    parts.model || env.offlineModel
+      ? undefined
+      : { refs: modelRefs(env.config), forRef: (ref: string) => chosen.get(ref) ?? chosen.set(ref, modelForAgent(env.config, secrets, env.secretId, modelOptions, ref)).get(ref)! };
 
   const allowed = toolAllowed(agent.tools);
-  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), parts.secrets);
+  const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), secrets);
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
@@ -162,7 +167,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
   }
-  const builtins = [...builtinTools(env, clock, sandboxing.exec, parts.secrets), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
+  const builtins = [...builtinTools(env, clock, sandboxing.exec, secrets), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
@@ -178,6 +183,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     workspace: env.workspace,
     transcripts,
     model,
+    models,
     outbox,
     clock,
     log,
@@ -197,7 +203,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
   })());
 
-  const control = async (action: ControlAction) => {
+  const control = async (action: Exclude<ControlAction, 'cancel'>) => {
     if (action === 'reload') {
       await mcp?.restart();
       log.info('reloaded', { mcp: mcp?.status() });
@@ -217,7 +223,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     visibilitySeconds: env.visibilitySeconds,
     waitSeconds: env.waitSeconds,
     maxConcurrent: env.maxSessions,
-    handle: (envelope, signal) => runTurn(turnRequestFor(envelope), turnDeps, signal),
+    handle: (envelope, signal, cancel) => runTurn(turnRequestFor(envelope), turnDeps, signal, cancel),
     maxReceiveCount: env.maxReceiveCount,
     giveUp: (envelope, attempts) => giveUpTurn(turnRequestFor(envelope), turnDeps, attempts),
     attempts: new WorkspaceAttemptLog(env.workspace),
@@ -233,7 +239,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const beat = (announce: boolean) =>
     outbox
       .send({
-        v: 1,
+        v: PROTOCOL_VERSION,
         kind: 'heartbeat',
         id: `hb.${env.agentId}.${startedAt}.${beats++}`,
         agentId: env.agentId,

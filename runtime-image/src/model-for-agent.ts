@@ -13,8 +13,18 @@ export interface ModelForAgentOptions {
   timeoutMs?: number;
 }
 
-export function modelForAgent(config: RuntimeConfig, secrets: Record<string, string>, secretId: string, opts: ModelForAgentOptions = {}): ModelClient {
-  const refs = [config.agent.model.primary, ...config.agent.model.fallbacks];
+/** The agent's configured model refs, primary first: what `/model` may switch among. */
+export function modelRefs(config: RuntimeConfig): string[] {
+  return [config.agent.model.primary, ...config.agent.model.fallbacks];
+}
+
+/**
+ * The agent's model: its primary, then its fallbacks — or, with `first` (a session's `/model`
+ * choice, one of those refs), that one first and the others after it as fallbacks.
+ */
+export function modelForAgent(config: RuntimeConfig, secrets: Record<string, string>, secretId: string, opts: ModelForAgentOptions = {}, first?: string): ModelClient {
+  const configured = modelRefs(config);
+  const refs = first && configured.includes(first) ? [first, ...configured.filter((r) => r !== first)] : configured;
   const models = refs.map((ref) => {
     const slash = ref.indexOf('/');
     const providerName = ref.slice(0, slash);

@@ -2,7 +2,7 @@
 // provider's wire API (openai-completions, anthropic-messages, bedrock-converse-stream).
 // Each provider module is imported on first use, not at start: pi-ai's root module loads
 // every provider and TypeBox's compiler (~0.4 s, ~30 MB here), one provider ~0.1 s.
-import type { AssistantMessage, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
+import type { AssistantMessage, AssistantMessageEvent, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
 import type { ProviderConfig } from '../../shared/config/schema.ts';
 import { noteRetryAfter, type ResponseNotes } from './retry-after.ts';
 
@@ -18,6 +18,28 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSpec[];
   signal?: AbortSignal | undefined;
+  /** Called with the answer's text so far as the model writes it (streamed replies); a model that cannot stream calls it never. */
+  onText?: ((textSoFar: string) => void) | undefined;
+  /** A session's /think level: how hard a model that can reason should think (absent or off: the provider's default). */
+  thinking?: ThinkingLevel | undefined;
+}
+
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** Anthropic's budget-based thinking, per level (older models; newer ones take the effort). */
+const THINKING_BUDGET = { minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384 } as const;
+
+/** The provider options and model fields that ask for thinking at `level`, in each wire API's terms. */
+function thinkingFor(api: PiApi, level: ThinkingLevel | undefined, maxTokens: number): { options: Record<string, unknown>; model: Partial<Model<PiApi>> } {
+  if (!level || level === 'off') return { options: {}, model: {} };
+  if (api === 'openai-completions') return { options: { reasoningEffort: level }, model: { reasoning: true } };
+  if (api === 'anthropic-messages') {
+    const budget = THINKING_BUDGET[level];
+    // max_tokens must leave room for the answer after the thinking budget.
+    return { options: { thinkingEnabled: true, thinkingBudgetTokens: budget, effort: level === 'minimal' ? 'low' : level, maxTokens: Math.max(maxTokens, budget + 4_096) }, model: { reasoning: true } };
+  }
+  return { options: { reasoning: level }, model: { reasoning: true } };
 }
 
 export type ModelFailure = {
@@ -100,14 +122,18 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
         const fn = await stream;
         // maxRetries 0: the SDKs would otherwise retry 408/409/429/5xx on their own, ignoring
         // our cap; retries with backoff and fallbacks are the retrying model's job.
-        reply = await noteRetryAfter(notes, () =>
-          fn(model, context, {
+        reply = await noteRetryAfter(notes, async () => {
+          const thinking = thinkingFor(api, req.thinking, model.maxTokens);
+          const events = fn({ ...model, ...thinking.model }, context, {
             apiKey: opts.apiKey ?? '',
             signal: req.signal,
             maxRetries: 0,
             ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-          }).result(),
-        );
+            ...thinking.options,
+          });
+          if (req.onText) await followText(events, req.onText);
+          return events.result();
+        });
       } catch (err) {
         stream = undefined;
         return { ok: false, error: (err as Error).message, retriable: true };
@@ -117,6 +143,18 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
       return { ok: true, message: reply };
     },
   };
+}
+
+/** Hands each text delta's whole text so far to `onText`; a listener that throws is the listener's problem, never the turn's. */
+async function followText(events: AsyncIterable<AssistantMessageEvent>, onText: (text: string) => void): Promise<void> {
+  for await (const event of events) {
+    if (event.type !== 'text_delta') continue;
+    try {
+      onText(textOf(event.partial));
+    } catch {
+      // Drafts are best effort.
+    }
+  }
 }
 
 /**

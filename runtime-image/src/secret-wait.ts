@@ -4,6 +4,7 @@
 // (they wait in its queue), says "waiting for secret …" in a heartbeat every so often (the
 // registry, `clawfleet status` and the dashboard show it), re-reads its secret with backoff
 // where it can, and returns the values once every one is there.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
@@ -77,7 +78,7 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
   let warning = '';
   const beat = () =>
     deps.outbox
-      .send({ v: 1, kind: 'heartbeat', id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`, agentId: deps.config.agent.id, ts: clock.now(), version: deps.version, inFlight: 0, warnings: [warning] })
+      .send({ v: PROTOCOL_VERSION, kind: 'heartbeat', id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`, agentId: deps.config.agent.id, ts: clock.now(), version: deps.version, inFlight: 0, warnings: [warning] })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const report = () => {
     const next = waitingWarning(deps.secretId, missing, deps.howToSet, found.problem);

@@ -54,6 +54,14 @@ export const TurnRecordSchema = z.object({
   failed: z.string().optional(),
   /** The turn's messages as the model saw them (input, tool calls and results, answer). */
   messages: z.array(MessageSchema).optional(),
+  /** A /new or /reset: the session starts over after this line; the lines before it are kept in the file. */
+  reset: z.boolean().optional(),
+  /** A /model choice: this session's turns use this model ref first, until the next choice or /new. */
+  model: z.string().optional(),
+  /** A /think choice: the thinking level this session's turns ask for, until the next choice or /new. */
+  think: z.enum(['off', 'minimal', 'low', 'medium', 'high']).optional(),
+  /** Inline buttons the agent put under its reply (sent again with it on a redelivery). */
+  buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
 });
 
 export const CompactionRecordSchema = z.object({
@@ -76,6 +84,10 @@ export type TranscriptEntry = TurnRecord | CompactionRecord;
 export interface SessionHistory {
   /** The latest compaction summary, if the session was compacted. */
   summary: string | undefined;
+  /** The session's /model choice since its last reset, if any. */
+  model?: string | undefined;
+  /** The session's /think level since its last reset, if any. */
+  think?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
 }
@@ -165,17 +177,28 @@ function parseEntries(text: string): TranscriptEntry[] {
 
 export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let summary: string | undefined;
+  let model: string | undefined;
+  let think: SessionHistory['think'];
   let turns: TurnRecord[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
       summary = e.summary;
       const cut = turns.findIndex((t) => t.inboundId === e.throughInboundId);
       turns = cut >= 0 ? turns.slice(cut + 1) : [];
+    } else if (e.reset) {
+      summary = undefined;
+      model = undefined;
+      think = undefined;
+      turns = [];
+    } else if (e.model !== undefined || e.think !== undefined) {
+      // A /model or /think line: a setting, not a turn the model should see.
+      model = e.model ?? model;
+      think = e.think ?? think;
     } else {
       turns.push(e);
     }
   }
-  return { summary, turns };
+  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}) };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

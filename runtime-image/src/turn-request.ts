@@ -2,7 +2,7 @@
 // builds on, what the model is told, and where the answer goes. Pure mapping, no I/O;
 // text that came through an HTTP hook is wrapped as untrusted content (with a marker id
 // from `newMarkerId`, random unless a test fixes it).
-import type { InboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
 
 export type Answer =
@@ -26,12 +26,24 @@ export interface TurnRequest {
   answer: Answer;
   /** Whole answers that mean "send nothing". */
   quiet: string[];
+  /** Show the answer growing, at this pace (the control plane's choice for the chat). */
+  stream?: StreamRequest | undefined;
+  /** A native command the runtime answers itself instead of asking the model. */
+  command?: RuntimeCommand | undefined;
+  /** The answer may carry inline buttons (its chat can show them). */
+  buttons?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
   'Read HEARTBEAT.md from your context and follow it strictly. Do not repeat old tasks from earlier chats. If nothing needs attention, answer HEARTBEAT_OK.';
 
 type Work = Exclude<InboundEnvelope, { kind: 'control' }>;
+
+/** The message a user replied to, as the model is shown it: who wrote it and what it said, quoted. */
+function quoteBlock(quote: NonNullable<Extract<Work, { kind: 'message' }>['quote']>): string {
+  const who = quote.author === 'you' ? 'your earlier message' : quote.author ? `a message from ${quote.author}` : 'an earlier message';
+  return `[Replying to ${who}]\n${quote.text.split('\n').map((l) => `> ${l}`).join('\n')}`;
+}
 
 /**
  * Envelopes the control plane made from an HTTP hook call: hooks.ts names them
@@ -59,7 +71,14 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
           answer: { kind: 'reply', sessionKey: e.sessionKey },
         };
       }
-      return { ...base, input: e.text, answer: { kind: 'reply', sessionKey: e.sessionKey } };
+      return {
+        ...base,
+        input: e.quote ? `${quoteBlock(e.quote)}\n\n${e.text}` : e.text,
+        answer: { kind: 'reply', sessionKey: e.sessionKey },
+        ...(e.stream ? { stream: e.stream } : {}),
+        ...(e.command ? { command: e.command } : {}),
+        ...(e.from.channel === 'telegram' ? { buttons: true } : {}),
+      };
     }
     case 'system_event': {
       if (cameThroughHook(e) && e.text.trim()) {

@@ -3,13 +3,16 @@
 // after answering but before deleting the message), the recorded answer is sent again,
 // byte-identical, instead of asking the model a second time.
 import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
-import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import type { Buttons, OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
+import { DraftStream } from './draft-stream.ts';
+import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
-import type { ModelClient } from './model.ts';
+import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
 import type { OfferedSkill } from './skills/discover.ts';
 import type { AgentTool } from './tools/tool.ts';
@@ -56,6 +59,8 @@ export interface TurnDeps {
   /** Masks this agent's own secret values in tool results and answers. */
   masker: SecretMasker;
   limits: TurnLimits;
+  /** The configured models a session may switch among with /model; absent: /model only shows `model`. */
+  models?: { refs: string[]; forRef(ref: string): ModelClient } | undefined;
 }
 
 /**
@@ -66,7 +71,16 @@ export interface TurnDeps {
  */
 export const SHOW_WORK_AFTER_MS = 300;
 
-export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal): Promise<TurnOutcome> {
+/** The answer to a turn that a /stop cancelled. */
+export const STOPPED_TEXT = '⏹ Stopped.';
+/** The answer to /new and /reset. */
+export const NEW_SESSION_TEXT = '✨ New session started. The earlier conversation is kept in the transcript but no longer in my context.';
+
+/**
+ * `signal` is shutdown (the message is released for the next runtime); `cancel` is a /stop
+ * for this session (the turn ends answered "stopped", and its message is done with).
+ */
+export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSignal, cancel: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
   let entries: TranscriptEntry[];
   try {
@@ -81,13 +95,37 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
+  if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
+  if (req.command) {
+    // /new and /reset: the session starts over after this line; the model is not asked.
+    const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
+    await deps.transcripts.append(req.sessionKey, record);
+    await sendAnswer(req, record, deps);
+    log.info('session reset by command', { command: req.command.name });
+    return 'replied';
+  }
   // Status is information for the control plane: never waited on, never a reason to fail,
   // and sent only for a turn still working after SHOW_WORK_AFTER_MS.
   const startedStatus = setTimeout(() => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))), SHOW_WORK_AFTER_MS);
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
-  const turnSignal = AbortSignal.any([signal, timeout]);
-  const tools = deps.tools();
+  const turnSignal = AbortSignal.any([signal, timeout, cancel]);
+  // Draft ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's drafts).
+  const attempt = deps.clock.now().toString(36);
+  const drafts =
+    req.stream && req.answer.kind === 'reply'
+      ? new DraftStream({
+          minIntervalMs: req.stream.minIntervalMs,
+          clock: deps.clock,
+          masker: deps.masker,
+          quiet: req.quiet,
+          log,
+          send: (seq, text) => deps.outbox.send(draftEnvelope(req, deps, attempt, seq, text)),
+        })
+      : undefined;
+  let buttons: Buttons | undefined;
+  const tools = req.buttons && req.answer.kind === 'reply' ? [...deps.tools(), buttonsTool((b) => (buttons = b))] : deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
   const skills = (await deps.skills?.()) ?? [];
   for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
@@ -104,6 +142,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       skills,
     });
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
+  // The session's /model choice, if it made one (and it is still configured).
+  const model = history.model && deps.models?.refs.includes(history.model) ? deps.models.forRef(history.model) : deps.model;
   let started = 0;
   let requests = 0;
   let toolMs = 0;
@@ -113,13 +153,13 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       req.sessionKey,
       history,
       prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
-      { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
+      { model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
       turnSignal,
     );
 
     started = deps.clock.now();
     result = await runAgentLoop({
-      model: deps.model,
+      model,
       systemPrompt: prompt(history),
       history: historyMessages(history),
       input: { role: 'user', content: req.input, timestamp: started },
@@ -143,10 +183,13 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
+      onText: drafts ? (text) => drafts.update(text) : undefined,
+      thinking: history.think,
     });
   } finally {
-    // From here on the answer is going out: a started status would only trail it.
+    // From here on the answer is going out: a started status would only trail it, and a draft must not.
     clearTimeout(startedStatus);
+    await drafts?.close();
   }
   const loopMs = deps.clock.now() - started;
   // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
@@ -158,24 +201,66 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   if (signal.aborted) return 'aborted';
 
   const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
-  if (!result.ok) {
+  if (cancel.aborted && !result.ok) {
+    // Stopped by the user: what it had written is dropped, the stop is the answer.
+    record.messages = [];
+    record.reply = STOPPED_TEXT;
+  } else if (!result.ok) {
     record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
   } else if (result.text === '' && !req.situation) {
     record.failed = 'the model returned no text';
   } else if (result.text !== '' && !req.quiet.includes(result.text)) {
     record.reply = result.text;
+    if (buttons) record.buttons = buttons;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
   await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing).catch((err) => log.warn('status not sent', errorFields(err)));
-  const fields = { model: deps.model.label, ms: deps.clock.now() - started, messages: result.messages.length };
+  const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';
   }
   log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
   return answered ? 'replied' : 'silent';
+}
+
+/** /model: shows the session's model, or switches it to another of the agent's configured models. The model is not asked. */
+async function modelCommand(req: TurnRequest, args: string, entries: TranscriptEntry[], deps: TurnDeps): Promise<TurnOutcome> {
+  const refs = deps.models?.refs ?? [];
+  const current = historyOf(entries).model ?? refs[0] ?? deps.model.label;
+  const wanted = args.trim();
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input };
+  if (wanted === '') {
+    record.reply = `Model for this session: ${current}.${refs.length > 1 ? ` Configured: ${refs.join(', ')}. Switch with /model <name>.` : ''}`;
+  } else if (!refs.includes(wanted)) {
+    record.reply = `"${wanted}" is not one of this agent's models${refs.length > 0 ? `: ${refs.join(', ')}` : ''}.`;
+  } else {
+    record.model = wanted;
+    record.reply = `Model for this session: ${wanted}.`;
+  }
+  await deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  return 'replied';
+}
+
+/** /think [level]: shows or sets the thinking level this session's turns ask for (of models that can reason). */
+async function thinkCommand(req: TurnRequest, args: string, entries: TranscriptEntry[], deps: TurnDeps): Promise<TurnOutcome> {
+  const wanted = args.trim().toLowerCase();
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input };
+  const levels = THINKING_LEVELS.join(', ');
+  if (wanted === '') {
+    record.reply = `Thinking for this session: ${historyOf(entries).think ?? 'off'} (${levels}).`;
+  } else if (!(THINKING_LEVELS as readonly string[]).includes(wanted)) {
+    record.reply = `"${wanted}" is not a thinking level: ${levels}.`;
+  } else {
+    record.think = wanted as ThinkingLevel;
+    record.reply = `Thinking for this session: ${wanted}${wanted === 'off' ? '' : ' (for models that can reason; others answer as before or refuse it)'}.`;
+  }
+  await deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  return 'replied';
 }
 
 /**
@@ -231,15 +316,16 @@ function failureText(error: string): string {
 }
 
 /** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
-function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
+export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
   const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
-    return { v: 1, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+    const buttons = record.reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
+    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000), ...buttons };
   }
   return {
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'agent_send',
     id: derivedId(req.inboundId, 'answer'),
     agentId,
@@ -250,6 +336,10 @@ function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): 
     ts: record.ts,
     text: text.slice(0, 100_000),
   };
+}
+
+function draftEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, seq: number, text: string): OutboundEnvelope {
+  return { v: PROTOCOL_VERSION, kind: 'draft', id: derivedId(req.inboundId, `draft.${attempt}.${seq}`), agentId: deps.agentId, sessionKey: req.answer.sessionKey, inReplyTo: req.inboundId, seq, ts: deps.clock.now(), text: text.slice(0, 200_000) };
 }
 
 /**
@@ -275,7 +365,7 @@ async function sendStatus(
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
 ): Promise<void> {
   await deps.outbox.send({
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'status',
     id: derivedId(req.inboundId, `status.${turn}`),
     agentId: deps.agentId,

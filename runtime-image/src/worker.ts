@@ -12,8 +12,8 @@
 // long polls while idle: three a minute per slot.
 import { EnvelopeError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
-import { parseInbound, type InboundEnvelope } from '../../shared/protocol/envelopes.ts';
-import { typingId } from '../../shared/protocol/ids.ts';
+import { parseInbound, type InboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { replyId, typingId } from '../../shared/protocol/ids.ts';
 import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
 import type { AttemptLog } from './attempt-log.ts';
@@ -30,15 +30,16 @@ export interface WorkerDeps {
   deadLetters: DeadLetters;
   clock: Clock;
   log: Logger;
-  handle(envelope: WorkEnvelope, signal: AbortSignal): Promise<TurnOutcome>;
+  /** `signal`: shutdown (release the message); `cancel`: a /stop for the session (the turn ends, answered). */
+  handle(envelope: WorkEnvelope, signal: AbortSignal, cancel: AbortSignal): Promise<TurnOutcome>;
   /** The queue's maxReceiveCount: its last receive is spent telling the asker, not retrying. */
   maxReceiveCount?: number | undefined;
   /** Answers a message that failed every attempt (see giveUpTurn). */
   giveUp?(envelope: WorkEnvelope, attempts: number): Promise<'resent' | 'failed'>;
   /** Attempts that died with their runtime, per inbound message (attempt-log.ts); without it, receives are counted instead. */
   attempts?: AttemptLog | undefined;
-  /** drain: the worker has stopped taking work; reload: re-read what can change without a restart. */
-  control(action: ControlAction): Promise<void>;
+  /** drain: the worker has stopped taking work; reload: re-read what can change without a restart. (cancel is the worker's own.) */
+  control(action: Exclude<ControlAction, 'cancel'>): Promise<void>;
   /** Errors after which polling cannot succeed (queue gone, access denied): the process should exit non-zero. */
   isFatal?(err: unknown): boolean;
   onFatal?(err: unknown): void;
@@ -48,6 +49,9 @@ export interface WorkerDeps {
   /** Sessions whose turns may run at once. */
   maxConcurrent?: number;
 }
+
+/** The answer to a /stop when the session has no turn running. */
+export const NOTHING_RUNNING_TEXT = 'Nothing is running.';
 
 const TYPING_EVERY_MS = 4_500; // Telegram shows "typing…" for about 5 s.
 /** Attempts cut off by a crash after which a message is set aside (the asker told): a poison message. */
@@ -63,6 +67,8 @@ export class Worker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sessions = new Map<string, Promise<unknown>>();
   private readonly turns = new TurnLock();
+  /** The turn running in each session, for a /stop to cancel. */
+  private readonly running = new Map<string, AbortController>();
   private loop: Promise<void> | undefined;
   private fatal = false;
   /**
@@ -174,6 +180,7 @@ export class Worker {
       // Deleted first: a drain that ends this process must not be redelivered to the next one.
       await inbox.delete(m.receipt);
       log.info('control envelope', { action: envelope.action, envelopeId: envelope.id });
+      if (envelope.action === 'cancel') return this.cancel(envelope);
       if (envelope.action === 'drain') this.stopping = true;
       await this.deps.control(envelope.action);
       return;
@@ -203,7 +210,13 @@ export class Worker {
     // while waiting for another turn.
     const turn = async () => {
       await this.noteAttempt(work.id);
-      return this.deps.handle(work, this.turnAbort.signal);
+      const cancel = new AbortController();
+      this.running.set(work.sessionKey, cancel);
+      try {
+        return await this.deps.handle(work, this.turnAbort.signal, cancel.signal);
+      } finally {
+        if (this.running.get(work.sessionKey) === cancel) this.running.delete(work.sessionKey);
+      }
     };
     try {
       outcome = await this.inSession(work.sessionKey, () => (died > 0 ? this.turns.runAlone(turn) : this.turns.runShared(turn)));
@@ -238,6 +251,23 @@ export class Worker {
     }
   }
 
+  /**
+   * A /stop: cancels the session's running turn, which then answers that it stopped. With
+   * nothing running, the /stop itself is answered so (its origin is the chat it came from).
+   */
+  private async cancel(envelope: Extract<InboundEnvelope, { kind: 'control' }>): Promise<void> {
+    const { outbox, agentId, clock, log } = this.deps;
+    const sessionKey = envelope.cancelSession;
+    if (!sessionKey) return log.warn('cancel without a session ignored', { envelopeId: envelope.id });
+    const turn = this.running.get(sessionKey);
+    if (turn) {
+      turn.abort();
+      log.info('turn cancelled by /stop', { sessionKey, envelopeId: envelope.id });
+      return;
+    }
+    await outbox.send({ v: PROTOCOL_VERSION, kind: 'reply', id: replyId(envelope.id), agentId, sessionKey, inReplyTo: envelope.id, ts: clock.now(), text: NOTHING_RUNNING_TEXT });
+  }
+
   /** Runs `fn` after the session's previous turn has finished. */
   private async inSession<T>(sessionKey: string, fn: () => Promise<T>): Promise<T> {
     const before = this.sessions.get(sessionKey) ?? Promise.resolve();
@@ -258,7 +288,7 @@ export class Worker {
       let typingCount = 0;
       const typing = () =>
         outbox
-          .send({ v: 1, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
+          .send({ v: PROTOCOL_VERSION, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
           .catch((err) => log.warn('typing not sent', errorFields(err)));
       // Not for a turn answered within SHOW_WORK_AFTER_MS: nobody would see it.
       typingTimer = setTimeout(() => {

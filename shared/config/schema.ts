@@ -196,11 +196,28 @@ const DmPolicySchema = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
  */
 const AllowFromSchema = z.array(z.union([z.string().check(z.minLength(1)), z.pipe(z.int(), z.transform(String))]));
 
+// ── Conversation keys (streamed replies, native commands), per channel and per account ──
+/** OpenClaw's `streaming`: partial shows the answer growing (drafts in private chats, an edited preview in groups); off sends it whole. */
+const StreamingSchema = z.enum(['off', 'partial']);
+/** OpenClaw's `commands.native`: answer /status, /new, /stop… natively and register the bot's command menu. */
+const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
+const conversationKeys = {
+  streaming: z.optional(StreamingSchema),
+  commands: z.optional(CommandsSchema),
+  /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
+  ackReaction: z.optional(z.string().check(z.maxLength(16))),
+  /** Which messages get it: all, direct (private chats), group-mentions (group messages that address the bot), group-all (every admitted group message). */
+  ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
+  /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */
+  replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
+};
+
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
   botTokenSecret: secretName,
   dmPolicy: z.optional(DmPolicySchema),
   allowFrom: z.optional(AllowFromSchema),
+  ...conversationKeys,
 });
 
 const TelegramChannelSchema = z.strictObject({
@@ -211,6 +228,7 @@ const TelegramChannelSchema = z.strictObject({
   allowFrom: z.optional(AllowFromSchema),
   groups: z.optional(z.record(z.string(), z.strictObject({ requireMention: z.optional(z.boolean()), allowFrom: z.optional(AllowFromSchema) }))),
   accounts: z.record(id, TelegramAccountSchema).check(z.refine((a) => Object.keys(a).length > 0, 'needs at least one account')),
+  ...conversationKeys,
 });
 
 const CronScheduleSchema = z.discriminatedUnion('kind', [

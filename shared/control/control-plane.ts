@@ -218,6 +218,7 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       newPairingCode: this.newPairingCode,
       ...this.lifecycleField(),
+      statusView: () => ({ registry: this.registry, depths: this.port('depths') }),
       clock: this.clock,
       log: this.log,
     };

@@ -8,6 +8,7 @@ import { resolveAgent } from '../config/resolve.ts';
 import type { CronTrigger } from '../cron/trigger.ts';
 import type { Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { lastDirectRoute, newOrigin } from './origins.ts';
@@ -49,12 +50,12 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
     const heartbeat = resolveAgent(config, trigger.agentId).heartbeat;
     if (!heartbeat) return { skipped: 'the agent has no heartbeat configured' };
     if (heartbeat.activeHours && !withinHours(scheduledAt, heartbeat.activeHours)) return { skipped: 'outside active hours' };
-    envelope = { v: 1, kind: 'system_event', id: `hb.${trigger.agentId}.${firing}`.slice(0, 128), agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
+    envelope = { v: PROTOCOL_VERSION, kind: 'system_event', id: `hb.${trigger.agentId}.${firing}`.slice(0, 128), agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
     target = await lastDirectRoute(deps.sessions, mainSession);
   } else {
     const sessionKey = cronSessionKey(trigger.agentId, trigger.jobId, trigger.sessionTarget);
     envelope = {
-      v: 1,
+      v: PROTOCOL_VERSION,
       kind: 'cron',
       id: `cron.${trigger.agentId}.${trigger.jobId}.${firing}`.slice(0, 128),
       agentId: trigger.agentId,

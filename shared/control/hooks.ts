@@ -6,6 +6,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { defaultAgentId } from '../config/resolve.ts';
 import { errorFields, type Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundDedupe, InboundOrigins, SessionRegistry } from '../ports.ts';
 import { authenticateHook, MIN_HOOK_TOKEN_CHARS, queryStringProblem } from '../hooks/auth.ts';
 import { parseAgentHookBody, parseWakeHookBody } from '../hooks/bodies.ts';
@@ -158,7 +159,7 @@ function agentHook(json: unknown, id: string, now: number, config: FleetConfig):
     endpoint: 'agent',
     status: 202,
     envelope: {
-      v: 1,
+      v: PROTOCOL_VERSION,
       kind: 'message',
       id,
       agentId,
@@ -176,7 +177,7 @@ function wakeHook(json: unknown, id: string, now: number, config: FleetConfig): 
   if (!parsed.ok) return bodyProblems(parsed.problems);
   if (parsed.value.text.length > MAX_HOOK_TEXT_CHARS) return tooLong('text', parsed.value.text.length);
   const agentId = defaultAgentId(config);
-  return { endpoint: 'wake', status: 200, envelope: { v: 1, kind: 'system_event', id, agentId, sessionKey: mainSessionKey(agentId), ts: now, text: parsed.value.text } };
+  return { endpoint: 'wake', status: 200, envelope: { v: PROTOCOL_VERSION, kind: 'system_event', id, agentId, sessionKey: mainSessionKey(agentId), ts: now, text: parsed.value.text } };
 }
 
 type Mapping = NonNullable<NonNullable<FleetConfig['hooks']>['mappings']>[string];
@@ -201,7 +202,7 @@ function mappedHook(name: string, mapping: Mapping, json: unknown, id: string, n
   return {
     endpoint: name,
     status: 202,
-    envelope: { v: 1, kind: 'message', id, agentId: mapping.agentId, sessionKey: session.sessionKey, ts: now, text: message.text, from: { channel: 'hook', accountId: name, displayName: name } },
+    envelope: { v: PROTOCOL_VERSION, kind: 'message', id, agentId: mapping.agentId, sessionKey: session.sessionKey, ts: now, text: message.text, from: { channel: 'hook', accountId: name, displayName: name } },
   };
 }
 

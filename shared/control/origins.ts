@@ -28,6 +28,9 @@ export const InboundOriginSchema = z.object({
   hops: z.optional(z.number().check(z.int(), z.nonnegative())),
   conversationId: z.optional(z.string()),
   askedBy: z.optional(z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema })),
+  messageId: z.optional(z.number().check(z.int())),
+  ack: z.optional(z.string()),
+  preview: z.optional(z.object({ messageId: z.number().check(z.int()), final: z.optional(z.boolean()) })),
 }) satisfies z.ZodMiniType<InboundOrigin>;
 
 export type OriginCheck = { ok: true; origin: InboundOrigin } | { ok: false; code: 'ORIGIN_UNKNOWN' | 'ORIGIN_NOT_OWNED'; reason: string };

@@ -7,13 +7,18 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigins, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigin, type InboundOrigins, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../metrics/turn-event.ts';
 import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
 import { answerableOrigin, sameTarget, type OriginCheck } from './origins.ts';
+import { DraftPauses, showDraft } from './drafts.ts';
+import { replyToMode } from './streaming.ts';
+
+/** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
+const processDraftPauses = new DraftPauses();
 
 /** How long one delivery attempt may hold its claim before another may try. */
 const DELIVERY_LEASE_MS = 60_000;
@@ -44,6 +49,8 @@ export interface OutboxDeps {
   relay?: Omit<RelayDeps, 'config' | 'origins' | 'clock' | 'log'>;
   /** Where agents' own cron jobs are scheduled; absent where it is not wired, and cron requests are then refused. */
   scheduler?: CronScheduler;
+  /** Chats whose drafts are paused after a 429 (default: this process's own). */
+  draftPauses?: DraftPauses;
   clock: Clock;
   log: Logger;
 }
@@ -81,6 +88,8 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
   switch (envelope.kind) {
     case 'reply':
       return deliverReply(envelope, sender, deps, reject);
+    case 'draft':
+      return showDraft(envelope, sender, { ...deps, draftPauses: deps.draftPauses ?? processDraftPauses }, reject);
     case 'typing':
       return sendTyping(envelope, sender, deps, reject);
     case 'heartbeat':
@@ -130,7 +139,7 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
   // Where the inbound it answers came from: the one place this reply may go.
   const checked = await answerableOrigin(deps.origins, envelope.inReplyTo, sender, envelope.sessionKey);
   if (!checked.ok) return reject(checked.code, checked.reason, envelope);
-  const { target } = checked.origin;
+  const { target, preview } = checked.origin;
   const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, inReplyTo: envelope.inReplyTo };
   if (target.channel === 'none') {
     deps.log.info('reply not delivered: its inbound has nobody to answer', { ...ctx, chars: envelope.text.length });
@@ -147,15 +156,22 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     return;
   }
   const channel = await deps.channel(target);
-  const parts = chunkText(envelope.text, channel.maxTextLength);
+  const parts = channel.chunk ? channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
+  const threading = target.channel === 'telegram' && checked.origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
 
   for (const [i, text] of parts.entries()) {
     const key = `${envelope.id}#${i}`;
     const claim = await deps.ledger.claim(key, deps.clock.now(), DELIVERY_LEASE_MS);
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
+    // A streamed answer in a group already has a preview message: its first part becomes that message.
+    const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
     try {
-      await channel.sendText(target, text);
+      // Buttons go under the last part, where the user reads to.
+      const buttons = i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
+      const thread = threading === 'all' || (threading === 'first' && i === 0) ? { replyToMessageId: checked.origin.messageId } : {};
+      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, buttons);
+      else await channel.sendText(target, text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
@@ -172,8 +188,28 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
       throw err;
     }
     await completeSoon(deps, key);
+    if (intoPreview) await markPreviewFinal(checked.origin, deps);
   }
   deps.log.info('reply delivered', { ...ctx, parts: parts.length });
+  if (checked.origin.ack && checked.origin.messageId !== undefined) await clearAck(channel, target, checked.origin.messageId, deps);
+}
+
+/** The ack reaction has done its job once the answer is there. Best effort. */
+async function clearAck(channel: ChannelSender, target: ChannelTarget, messageId: number, deps: OutboxDeps): Promise<void> {
+  try {
+    await channel.react?.(target, messageId, undefined);
+  } catch (err) {
+    deps.log.warn('ack reaction not removed', errorFields(err));
+  }
+}
+
+/** Later drafts of this answer (a redelivered one) are dropped rather than edit the final text back. Best effort. */
+async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
+  try {
+    await deps.origins.put({ ...origin, preview: { messageId: origin.preview!.messageId, final: true } });
+  } catch (err) {
+    deps.log.warn('preview not marked final', { envelopeId: origin.id, ...errorFields(err) });
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { FleetConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
 import type { AgentSendEnvelope } from '../protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { answerableOrigin, newOrigin, type OriginCheck } from './origins.ts';
@@ -106,7 +107,7 @@ export async function relayAgentSend(send: AgentSendEnvelope, sender: string, de
   // taken first: recorded first, a refused relay would pass as a redelivery next time.
   if (!earlier) await deps.origins.put(origin);
   await deps.queues.send({
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'agent_message',
     id,
     agentId: send.toAgentId,

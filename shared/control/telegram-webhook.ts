@@ -3,15 +3,18 @@
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import { MessageEnvelopeSchema, type MessageEnvelope } from '../protocol/envelopes.ts';
+import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
-import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, AgentRegistry, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, QueueDepths, SessionRegistry } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
-import { TelegramUpdateSchema, updateKind } from '../telegram/update.ts';
+import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
+import { answerPlaneCommand } from './command-answers.ts';
+import { nativeCommandsOn, parseCommand } from './commands.ts';
+import { ackReactionFor, streamRequestFor } from './streaming.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
 
@@ -48,6 +51,8 @@ export interface TelegramWebhookDeps {
   newPairingCode(): string;
   /** Wakes a hibernating agent; absent where agents never sleep. */
   lifecycle?: LifecycleDeps;
+  /** What /status reads, built only when someone asks (the registry and the queue depth), so other updates pay nothing for it. */
+  statusView?: () => { registry: AgentRegistry; depths: QueueDepths };
   clock: Clock;
   log: Logger;
 }
@@ -84,7 +89,10 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
   }
   const update = parsed.data;
-  const message = update.message;
+  const press = update.callback_query;
+  // A button press is answered at once, whatever becomes of it, so the button stops spinning.
+  if (press) await answerPress(req.accountId, press, deps);
+  const message = update.message ?? (press ? pressAsMessage(press) : undefined);
   // A photo, voice message or file arrives as a note saying so (with its caption), so the
   // agent can tell the user it cannot see it rather than the user hearing nothing.
   const note = message && message.text === undefined ? mediaNote((raw as { message?: unknown }).message) : undefined;
@@ -106,8 +114,23 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   const senderId = message.from ? String(message.from.id) : undefined;
 
   let access;
+  let command;
+  let bot: BotIdentity | undefined;
+  let mentioned = false;
   try {
-    const mentioned = peer.kind === 'group' && mentionsBot(message, await deps.botIdentity(req.accountId));
+    if (message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
+      // Who we are matters only for /cmd@somebot: a plain /cmd is for whichever bot reads it.
+      bot = message.text.includes('@') || peer.kind === 'group' ? await deps.botIdentity(req.accountId) : undefined;
+      command = parseCommand(message.text, bot?.username);
+      if (command?.kind === 'other-bot') {
+        log.info('update ignored', { ...ctx, reason: 'a command for another bot' });
+        return { status: 200, body: { ok: true, ignored: 'a command for another bot' } };
+      }
+    }
+    // A group needs it for mentions, a reply to tell the bot's own words from someone else's.
+    if (!bot && (peer.kind === 'group' || message.reply_to_message)) bot = await deps.botIdentity(req.accountId);
+    // A press of the bot's own button addresses the bot.
+    mentioned = peer.kind === 'group' && (press !== undefined || (bot !== undefined && mentionsBot(message, bot)));
     access = await decideAccess(
       { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
@@ -136,8 +159,27 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
 
   const target = route(config, peer);
   const now = deps.clock.now();
+  const chat: ChannelTarget = { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId };
+  if (command?.kind === 'plane') {
+    const cmdCtx = { ...ctx, envelopeId: id, agentId: target.agentId, command: command.name };
+    try {
+      const outcome = await answerPlaneCommand(
+        { name: command.name, id, agentId: target.agentId, sessionKey: target.sessionKey, chat, chatKind: peer.kind, senderId, senderName: message.from?.username ?? message.from?.first_name, dedupeTtlMs: DEDUPE_TTL_MS },
+        deps,
+      );
+      log.info(outcome === 'duplicate' ? 'duplicate update ignored' : 'command answered by the control plane', cmdCtx);
+      return { status: 200, body: { ok: true, command: command.name, ...(outcome === 'duplicate' ? { duplicate: true } : {}) } };
+    } catch (err) {
+      log.error('command not answered; Telegram will retry', { ...cmdCtx, ...errorFields(err) });
+      return { status: 503, body: { error: 'temporarily unavailable' } };
+    }
+  }
+  const quote = quoteOf(message, bot);
+  // Not on a press: the message it would sit on is the bot's own.
+  const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
+  const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
-    v: 1,
+    v: PROTOCOL_VERSION,
     kind: 'message',
     id,
     agentId: target.agentId,
@@ -150,6 +192,10 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       accountId: req.accountId,
       ...(message.from ? { peerId: senderId, displayName: message.from.username ?? message.from.first_name } : {}),
     },
+    ...(stream ? { stream } : {}),
+    ...(command?.kind === 'runtime' ? { command: command.command } : {}),
+    ...(quote ? { quote } : {}),
+    ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -170,8 +216,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // Both recorded before queueing, so a fast reply always finds them. The origin is where
     // the answer to this message goes; the session's target is only its last direct route
     // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
-    const chat: ChannelTarget = { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId };
-    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now }));
+    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now, messageId: message.message_id, ...(ack ? { ack } : {}) }));
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
     await deps.queues.send(envelope);
     // Remembered only after queueing: a crash in between means a retry queues again,
@@ -182,6 +227,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
   log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy });
+  if (ack) await acknowledge(chat, message.message_id, ack, deps);
   if (deps.lifecycle) await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
 }
@@ -201,6 +247,49 @@ async function wakeForMessage(agentId: string, chat: ChannelTarget, deps: Telegr
   } catch (err) {
     deps.log.warn('agent not woken now; the health tick will', { agentId, ...errorFields(err) });
   }
+}
+
+/** The press as the message the agent gets: the button's data, from the chat the button is in (nothing for an agent without either). */
+function pressAsMessage(press: CallbackQuery): TelegramMessage | undefined {
+  const on = press.message;
+  if (!on || press.data === undefined) return undefined;
+  return {
+    message_id: on.message_id,
+    ...(on.message_thread_id !== undefined ? { message_thread_id: on.message_thread_id } : {}),
+    ...(on.is_topic_message !== undefined ? { is_topic_message: on.is_topic_message } : {}),
+    from: press.from,
+    chat: on.chat,
+    date: on.date,
+    text: `[Button pressed] ${press.data}`,
+  };
+}
+
+async function answerPress(accountId: string, press: CallbackQuery, deps: TelegramWebhookDeps): Promise<void> {
+  const chatId = String(press.message?.chat.id ?? press.from.id);
+  try {
+    await (await deps.channel({ channel: 'telegram', accountId, chatId })).answerButtonPress?.(press.id);
+  } catch (err) {
+    deps.log.warn('button press not answered', { accountId, ...errorFields(err) });
+  }
+}
+
+/** Best effort, once the message is queued: the user sees it was taken; the outbox removes it with the reply. */
+async function acknowledge(chat: ChannelTarget, messageId: number, emoji: string, deps: TelegramWebhookDeps): Promise<void> {
+  try {
+    await (await deps.channel(chat)).react?.(chat, messageId, emoji);
+  } catch (err) {
+    deps.log.warn('ack reaction not set', { chatId: chat.chatId, ...errorFields(err) });
+  }
+}
+
+/** What the replied-to message said and who wrote it ("you": the bot itself), cut to the protocol's size. */
+function quoteOf(message: TelegramMessage, bot: BotIdentity | undefined): MessageEnvelope['quote'] {
+  const quoted = message.reply_to_message;
+  const text = quoted?.text ?? quoted?.caption;
+  if (!quoted || !text) return undefined;
+  const own = quoted.from !== undefined && (bot ? quoted.from.id === bot.id : false);
+  const author = own ? 'you' : (quoted.from?.username ?? quoted.from?.first_name);
+  return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}) };
 }
 
 export const WAKING_NOTE = '⏳ Waking up — the first answer after a nap takes a little longer.';

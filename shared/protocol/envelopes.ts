@@ -5,7 +5,7 @@ import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 
-const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2 as const;
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
@@ -31,6 +31,55 @@ const SenderSchema = z.strictObject({
   displayName: z.optional(z.string().check(z.maxLength(256))),
 });
 
+// ── Conversation (protocol 2): streamed answers, native commands, quoted context ─
+/** How the answer to a message is streamed while the model writes; absent: sent whole at the end. */
+export const StreamRequestSchema = z.strictObject({
+  /** partial: the answer so far, as drafts. */
+  mode: z.enum(['partial']),
+  /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. */
+  minIntervalMs: z.number().check(z.int(), z.gte(250), z.lte(60_000)),
+});
+
+/** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
+export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think'] as const;
+export const RuntimeCommandSchema = z.strictObject({
+  name: z.enum(RUNTIME_COMMANDS),
+  /** What followed the command (`/new be brief` → "be brief"). */
+  args: z.string().check(z.maxLength(4_096)),
+});
+
+/** The message this one replies to, as the user saw it. */
+export const QuoteSchema = z.strictObject({
+  text: z.string().check(z.maxLength(4_096)),
+  /** Who wrote it: a display name, or "you" when it was the agent's own message. */
+  author: z.optional(z.string().check(z.maxLength(256))),
+});
+
+/** Inline buttons under a reply: rows of {text, data}; a press comes back as a message with `callback`. */
+export const ButtonsSchema = z
+  .array(
+    z
+      .array(
+        z.strictObject({
+          text: z.string().check(z.minLength(1), z.maxLength(64)),
+          /** Telegram's callback_data: 1–64 bytes. */
+          data: z.string().check(z.minLength(1), z.refine((d) => Buffer.byteLength(d) <= 64, 'at most 64 bytes')),
+        }),
+      )
+      .check(z.minLength(1), z.maxLength(8)),
+  )
+  .check(z.minLength(1), z.maxLength(10));
+
+/** A press of one of the agent's inline buttons (a Telegram callback_query), with the button's data. */
+export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLength(64)) });
+
+const conversationFields = {
+  stream: z.optional(StreamRequestSchema),
+  command: z.optional(RuntimeCommandSchema),
+  quote: z.optional(QuoteSchema),
+  callback: z.optional(CallbackSchema),
+};
+
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
 export const MessageEnvelopeSchema = z.strictObject({
   ...base,
@@ -38,6 +87,7 @@ export const MessageEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   text: z.string().check(z.maxLength(100_000)),
   from: SenderSchema,
+  ...conversationFields,
 });
 
 export const CronEnvelopeSchema = z.strictObject({
@@ -75,7 +125,14 @@ const AgentMessageEnvelopeSchema = z.strictObject({
 const ControlEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('control'),
-  action: z.enum(['drain', 'reload']),
+  /** cancel: stop the turn running in `cancelSession` (a /stop). */
+  action: z.enum(['drain', 'reload', 'cancel']),
+  /**
+   * The session whose turn a cancel stops. Not `sessionKey`: that would queue it in the
+   * session's FIFO group, behind the very turn it cancels; control envelopes go in the
+   * agent's control group. The envelope's id is the /stop message's, which it may answer.
+   */
+  cancelSession: z.optional(SessionKeySchema),
 });
 
 const InboundEnvelopeSchema = z.discriminatedUnion('kind', [
@@ -93,6 +150,23 @@ const ReplyEnvelopeSchema = z.strictObject({
   sessionKey: SessionKeySchema,
   /** The inbound envelope this answers; the reply id derives from it. */
   inReplyTo: EnvelopeIdSchema,
+  text: z.string().check(z.minLength(1), z.maxLength(200_000)),
+  /** Inline buttons under the reply (its last part), protocol 2. */
+  buttons: z.optional(ButtonsSchema),
+});
+
+/**
+ * The answer so far, while the model writes (protocol 2). Best effort: delivered at most
+ * once, never retried, and never in place of the final reply, which stays exactly-once.
+ */
+export const DraftEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('draft'),
+  sessionKey: SessionKeySchema,
+  /** The inbound whose answer this previews: checked like a reply's. */
+  inReplyTo: EnvelopeIdSchema,
+  /** Counts up within a turn's attempt; the control plane shows the latest. */
+  seq: z.number().check(z.int(), z.positive()),
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
 });
 
@@ -177,6 +251,7 @@ export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.litera
 
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
+  DraftEnvelopeSchema,
   TypingEnvelopeSchema,
   StatusEnvelopeSchema,
   HeartbeatEnvelopeSchema,
@@ -190,6 +265,11 @@ export type MessageEnvelope = z.infer<typeof MessageEnvelopeSchema>;
 export type OutboundEnvelope = z.infer<typeof OutboundEnvelopeSchema>;
 export type ReplyEnvelope = z.infer<typeof ReplyEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
+export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
+export type StreamRequest = z.infer<typeof StreamRequestSchema>;
+export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
+export type Quote = z.infer<typeof QuoteSchema>;
+export type Buttons = z.infer<typeof ButtonsSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;

@@ -33,15 +33,40 @@ export const TelegramMessageSchema = z.object({
   caption: z.optional(z.string()),
   entities: z.optional(z.array(EntitySchema)),
   caption_entities: z.optional(z.array(EntitySchema)),
-  reply_to_message: z.optional(z.object({ from: z.optional(z.object({ id: z.number().check(z.int()) })) })),
+  /** The message this one replies to: its author (a mention of the bot when it was the bot's) and what it said, quoted to the model. */
+  reply_to_message: z.optional(
+    z.object({
+      from: z.optional(z.object({ id: z.number().check(z.int()), first_name: z.optional(z.string()), username: z.optional(z.string()) })),
+      text: z.optional(z.string()),
+      caption: z.optional(z.string()),
+    }),
+  ),
+});
+
+/** A press of an inline button under one of the bot's messages. */
+export const CallbackQuerySchema = z.object({
+  id: z.string(),
+  from: UserSchema,
+  message: z.optional(
+    z.object({
+      message_id: z.number().check(z.int()),
+      message_thread_id: z.optional(z.number().check(z.int())),
+      is_topic_message: z.optional(z.boolean()),
+      chat: ChatSchema,
+      date: z.number().check(z.int()),
+    }),
+  ),
+  data: z.optional(z.string()),
 });
 
 export const TelegramUpdateSchema = z.object({
   update_id: z.number().check(z.int(), z.nonnegative()),
   message: z.optional(TelegramMessageSchema),
+  callback_query: z.optional(CallbackQuerySchema),
 });
 
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
+export type CallbackQuery = z.infer<typeof CallbackQuerySchema>;
 
 /** The update's kind as Telegram names it (the one optional field it carries). */
 export function updateKind(raw: Record<string, unknown>): string {

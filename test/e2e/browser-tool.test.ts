@@ -4,6 +4,7 @@
 // kept there; loopback, private and metadata addresses refused — as a navigation, a
 // redirect and a subresource — and nothing of the browser left once it is stopped; run by a
 // runtime; and, as root, under the container's tool uid pool instead of bubblewrap.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -207,7 +208,7 @@ describe('a runtime with tools.browser', () => {
       },
     };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'open the shop', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'open the shop', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {

@@ -355,15 +355,15 @@ describe('each control-plane function’s role', () => {
     expect(holders).toEqual(['fn-compute']);
   });
 
-  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, queues into and wakes any agent — nothing else', async () => {
+  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, queues into and wakes any agent, reads what /status says — nothing else', async () => {
     await expectOnly(
       fn('telegram-webhook'),
       any(
         secret('telegram'),
-        sqs('inbox', 'SendMessage', 'GetQueueUrl'),
+        sqs('inbox', 'SendMessage', 'GetQueueUrl', 'GetQueueAttributes'),
         wake,
         table('dedupe', 'GetItem', 'PutItem'),
-        table('sessions', 'PutItem'),
+        table('sessions', 'PutItem', 'GetItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
       ),

@@ -22,6 +22,7 @@ import { setHandlerEnv } from '../support/aws.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
 const configJson = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
@@ -130,7 +131,7 @@ describe('clawfleet --aws', () => {
     expect(code).toBe(0);
     const { Messages } = await new SQSClient(aws).send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.inbox, WaitTimeSeconds: 1 }));
     const envelope = JSON.parse(Messages![0]!.Body!);
-    expect(envelope).toMatchObject({ v: 1, kind: 'cron', id: expect.stringMatching(/^cron\.grif\.brief\.manual\./), agentId: 'grif', jobId: 'brief', sessionKey: 'agent:grif:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
+    expect(envelope).toMatchObject({ v: PROTOCOL_VERSION, kind: 'cron', id: expect.stringMatching(/^cron\.grif\.brief\.manual\./), agentId: 'grif', jobId: 'brief', sessionKey: 'agent:grif:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
     expect(out).toContain(envelope.id);
     // Woken as a schedule's firing wakes it: the registry's transition, then the service.
     const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
@@ -141,7 +142,7 @@ describe('clawfleet --aws', () => {
     expect(await new DynamoInboundOrigins(db, tableNames(config.fleet).origins).get(envelope.id)).toMatchObject({ target: { channel: 'telegram', accountId: 'grif', chatId: '5151' } });
     setHandlerEnv(aws, config);
     const { handler: outbox } = await import('../../functions/outbox.ts');
-    const reply = { v: 1, kind: 'reply', id: `${envelope.id}.reply.0`.slice(0, 128), agentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: envelope.id, ts: Date.now(), text: 'Your morning brief' };
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: `${envelope.id}.reply.0`.slice(0, 128), agentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: envelope.id, ts: Date.now(), text: 'Your morning brief' };
     const result = await outbox({ Records: [{ messageId: 'm1', receiptHandle: 'r1', body: JSON.stringify(reply), eventSourceARN: fleet.queues.grif!.outboxArn, attributes: { MessageGroupId: reply.sessionKey } }] });
     expect(result.batchItemFailures).toEqual([]);
     expect(tg.calls('sendMessage').map((c) => [String(c.params.chat_id), c.params.text])).toEqual([['5151', 'Your morning brief']]);

@@ -12,6 +12,7 @@ import { applyCronUpsert } from '../../shared/control/cron-requests.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { deployHandler } from '../support/lambda-deploy.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
 let fleet: ProvisionedFleet;
@@ -38,7 +39,7 @@ describe('a cron job in EventBridge Scheduler', () => {
   it('fires, and its envelope reaches the agent’s queue', async () => {
     const at = new Date(Date.now() + 3_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const outcome = await applyCronUpsert(
-      { v: 1, kind: 'cron_upsert', id: 'u1', agentId: 'fran', ts: 1, jobId: 'remind', schedule: { kind: 'at', at }, sessionTarget: 'isolated', message: 'stand up and stretch' },
+      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'u1', agentId: 'fran', ts: 1, jobId: 'remind', schedule: { kind: 'at', at }, sessionTarget: 'isolated', message: 'stand up and stretch' },
       'fran',
       scheduler,
       { now: () => Date.now() },

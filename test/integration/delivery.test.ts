@@ -15,6 +15,7 @@ import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { faults, start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
 const FRAN = '3000002:AAfran-delivery-token-0000000000000';
@@ -27,7 +28,7 @@ function reply(agent: string, id: string, sessionKey: string, text: string) {
   return sqs.send(
     new SendMessageCommand({
       QueueUrl: fleet.queues[agent]!.outbox,
-      MessageBody: JSON.stringify({ v: 1, kind: 'reply', id, agentId: agent, sessionKey, inReplyTo: id.replace(/\.reply\.0$/, ''), ts: 1, text }),
+      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id, agentId: agent, sessionKey, inReplyTo: id.replace(/\.reply\.0$/, ''), ts: 1, text }),
       MessageGroupId: sessionKey,
       MessageDeduplicationId: id,
     }),
@@ -106,7 +107,7 @@ describe('agent-to-agent relay through λ outbox', () => {
     return sqs.send(
       new SendMessageCommand({
         QueueUrl: fleet.queues[from]!.outbox,
-        MessageBody: JSON.stringify({ v: 1, kind: 'agent_send', agentId: from, sessionKey, ts: 1, ...body }),
+        MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'agent_send', agentId: from, sessionKey, ts: 1, ...body }),
         MessageGroupId: sessionKey,
         MessageDeduplicationId: String(body.id),
       }),

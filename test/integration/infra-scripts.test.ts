@@ -7,6 +7,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { parseSecretValues, putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { ALLOWED_UPDATES, registerWebhooks } from '../../infra/webhooks.ts';
+import { COMMAND_MENU } from '../../shared/control/commands.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 
@@ -62,5 +63,9 @@ describe('register-webhooks', () => {
       const call = calls.find((c) => c.token === token)!;
       expect(call.params).toMatchObject({ url: `https://abc123.lambda-url.us-east-1.on.aws/telegram/${accountId}`, secret_token: webhookSecretFor(token), allowed_updates: ALLOWED_UPDATES });
     }
+    // And each bot's command menu, as Telegram shows it after "/".
+    const menus = tg.calls('setMyCommands');
+    expect(menus.map((c) => c.token).sort()).toEqual(Object.values(tokens).sort());
+    for (const menu of menus) expect(menu.params.commands).toEqual(COMMAND_MENU.map(({ command, description }) => ({ command, description })));
   });
 });

@@ -49,6 +49,8 @@ describe('local Telegram by long polling', () => {
   it('takes updates from getUpdates and answers with sendMessage', async () => {
     await tg.waitForCalls('getUpdates', 1, 20_000);
     expect(tg.calls('deleteWebhook')).toHaveLength(1);
+    // npm start registers the bot's command menu, as a deploy does.
+    expect((await tg.waitForCalls('setMyCommands', 1, 5_000))[0]!.params.commands).toContainEqual({ command: 'stop', description: expect.any(String) });
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 100, chatId: 42, fromId: 42, text: 'hello over polling' }));
     const [sent] = await tg.waitForCalls('sendMessage', 1, 30_000);
     expect(sent!.params.chat_id).toBe(42);

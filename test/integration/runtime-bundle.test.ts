@@ -15,6 +15,7 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);

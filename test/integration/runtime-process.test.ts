@@ -15,6 +15,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
@@ -70,7 +71,7 @@ async function outboxEnvelopes(agentId: string, want: (e: Record<string, unknown
   return seen;
 }
 
-const message = (id: string, text: string): MessageEnvelope => ({ v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' } });
+const message = (id: string, text: string): MessageEnvelope => ({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' } });
 const send = (e: MessageEnvelope) => sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues[e.agentId]!.inbox, MessageBody: JSON.stringify(e), MessageGroupId: e.sessionKey, MessageDeduplicationId: e.id }));
 
 const startError = (r: RuntimeProcess) => String(r.lines.find((l) => l.msg === 'runtime failed to start')?.error);

@@ -14,6 +14,7 @@ import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const STORE = fileURLToPath(new URL('../../runtime-image/src/transcript.ts', import.meta.url));
 const SESSION = 'agent:fran:main';
@@ -61,7 +62,7 @@ describe('a transcript killed mid-write', () => {
     const seen: ModelRequest[] = [];
     const outbox = new InMemoryOutbox();
     await runTurn(
-      turnRequestFor({ v: 1, kind: 'message', id: 'tg.fran.next', agentId: 'fran', sessionKey: SESSION, ts: 1, text: 'still there?', from: { channel: 'telegram' } }),
+      turnRequestFor({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.next', agentId: 'fran', sessionKey: SESSION, ts: 1, text: 'still there?', from: { channel: 'telegram' } }),
       {
         agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [], masker: secretMasker([]),
         limits: { ...defaultTurnLimits, compactAtTokens: 1e12 },

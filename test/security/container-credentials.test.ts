@@ -24,6 +24,7 @@ import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts
 import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const ROOT = process.getuid?.() === 0;
 const TITLE = ROOT

@@ -22,6 +22,7 @@ import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const KEYS = { alpha: 'sk-sec-alpha-model-key-0123456789abcdef', beta: 'sk-sec-beta-model-key-0123456789abcdef0', gamma: 'sk-sec-gamma-model-key-0123456789abcdef' };
 const BOT_TOKEN = '7000001:AAsecurity-bot-token-00000000000000000';
@@ -139,7 +140,7 @@ const forge = (url: string, found: string) => {
   const candidates = [...new Set([...(found.match(/[0-9a-f]{32,}/g) ?? []), 'f'.repeat(48)])];
   const script = `
     const url = ${JSON.stringify(`${url}/runtime/outbox`)};
-    const body = JSON.stringify({ envelope: { v: 1, kind: 'reply', id: 'forged.1', agentId: 'beta', sessionKey: 'agent:beta:main', ts: 1, text: 'I am beta', inReplyTo: 'x' } });
+    const body = JSON.stringify({ envelope: { v: ${PROTOCOL_VERSION}, kind: 'reply', id: 'forged.1', agentId: 'beta', sessionKey: 'agent:beta:main', ts: 1, text: 'I am beta', inReplyTo: 'x' } });
     for (const token of ${JSON.stringify(candidates)}) {
       const res = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body });
       console.log('status', res.status);

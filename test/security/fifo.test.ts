@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
@@ -72,7 +73,7 @@ const model: ModelClient = {
 };
 
 const message = (n: number, text: string, sessionKey = 'agent:fran:main'): MessageEnvelope => ({
-  v: 1, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
+  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
 });
 const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
 const toolText = (req: ModelRequest, name: string) =>

@@ -6,9 +6,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from '../fault/fault-fleet.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 let f: FaultFleet;
-const base = { v: 1, agentId: 'fran', ts: 1_764_000_000_000 };
+const base = { v: PROTOCOL_VERSION, agentId: 'fran', ts: 1_764_000_000_000 };
 
 // At most 10: the fleet's deadLetters() sees one receive of 10 messages from the FIFO DLQ.
 const HOSTILE: Array<{ name: string; body: string; code: RegExp }> = [
@@ -18,7 +19,7 @@ const HOSTILE: Array<{ name: string; body: string; code: RegExp }> = [
   { name: 'a reply to its own inbound, into another session', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.10', sessionKey: 'agent:fran:telegram:group:-1', inReplyTo: 'tg.fran.8000', text: 'into a group' }), code: /^ORIGIN_NOT_OWNED: / },
   { name: 'an oversized reply', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.4', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'x'.repeat(200_001) }), code: /^ENVELOPE_INVALID: .*text/ },
   { name: 'an unknown kind', body: JSON.stringify({ ...base, kind: 'read_secrets', id: 'h.5', target: 'grif' }), code: /^ENVELOPE_INVALID: / },
-  { name: 'an unknown protocol version', body: JSON.stringify({ ...base, v: 2, kind: 'reply', id: 'h.6', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'v2' }), code: /^ENVELOPE_VERSION: / },
+  { name: 'an unknown protocol version', body: JSON.stringify({ ...base, v: 99, kind: 'reply', id: 'h.6', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'v2' }), code: /^ENVELOPE_VERSION: / },
   { name: 'garbage', body: '<not json>{"v":1 \u00ff\ufffd', code: /^ENVELOPE_INVALID: .*not JSON/ },
   { name: 'extra fields smuggled into a reply', body: JSON.stringify({ ...base, kind: 'reply', id: 'h.8', sessionKey: 'agent:fran:dm:7601', inReplyTo: 'x', text: 'hi', chatId: 7602 }), code: /^ENVELOPE_INVALID: / },
   { name: 'a message to an agent it may not talk to', body: JSON.stringify({ ...base, kind: 'agent_send', id: 'h.9', sessionKey: 'agent:fran:dm:7601', inboundId: 'tg.fran.8000', toAgentId: 'grif', text: 'psst' }), code: /^RELAY_NOT_ALLOWED: / },

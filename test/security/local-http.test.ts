@@ -25,6 +25,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const DASHBOARD_TOKEN = 'a'.repeat(16) + 'local-http-dashboard-token';
 const HOOKS_TOKEN = 'local-http-hooks-token-0123456789';
@@ -251,7 +252,7 @@ describe('/api/* without the dashboard’s sign-in', () => {
   });
 
   it('refuses a runtime token speaking for another agent on /runtime/outbox: parked in its own outbox DLQ, nothing reaches the other’s chat', async () => {
-    const forged = { v: 1, kind: 'reply', id: 'forged.1', agentId: 'beta', sessionKey: 'agent:beta:main', ts: systemClock.now(), inReplyTo: 'x', text: 'I am beta' };
+    const forged = { v: PROTOCOL_VERSION, kind: 'reply', id: 'forged.1', agentId: 'beta', sessionKey: 'agent:beta:main', ts: systemClock.now(), inReplyTo: 'x', text: 'I am beta' };
     const res = await call('POST', '/runtime/outbox', json(runtimeBearer('alpha')), JSON.stringify({ envelope: forged }));
     expect(res.status).toBe(200);
     expect(cp.dlq('alpha').list().map((d) => d.reason)).toEqual([expect.stringMatching(/^AGENT_MISMATCH: /)]);

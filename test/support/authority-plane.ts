@@ -11,7 +11,7 @@ import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.
 import { parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { parseInbound, type InboundEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { parseInbound, type InboundEnvelope, type OutboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { LocalControlPlane } from '../../local/control-plane.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
@@ -123,7 +123,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
           await finish(taken);
           return taken.envelope;
         },
-        forge: (envelope) => cp.outbox(agentId, JSON.stringify({ v: 1, agentId, ts: clock.now(), ...envelope })),
+        forge: (envelope) => cp.outbox(agentId, JSON.stringify({ v: PROTOCOL_VERSION, agentId, ts: clock.now(), ...envelope })),
       };
     },
     sent: () => tg.calls('sendMessage').map((c) => ({ chatId: String(c.params.chat_id), text: String(c.params.text), token: c.token })),

@@ -89,7 +89,12 @@ export async function start(options: FakeModelOptions = {}): Promise<FakeModel> 
     const ctx: ReplyContext = { model: valid.model, inputTokens: valid.inputTokens, includeUsage: valid.includeUsage, nextId };
     if (!valid.stream) return sendJson(res, 200, wire.respond(reply, ctx));
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    for (const frame of wire.stream(reply, ctx)) res.write(frame);
+    for (const frame of wire.stream(reply, ctx)) {
+      if (res.destroyed) return;
+      res.write(frame);
+      // A model that writes slowly, for streamed replies.
+      await sleepUnlessClosed(res, reply.frameDelayMs ?? 0);
+    }
     res.end();
   }, options.port);
 

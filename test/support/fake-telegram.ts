@@ -254,6 +254,14 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
         return { result: edited };
       }),
       sendChatAction: method(SendChatActionParams, () => ({ result: true })),
+      // Bot API 9.x: an ephemeral draft bubble in a private chat; the final sendMessage persists the answer.
+      sendMessageDraft: method(SendMessageDraftParams, (p) => {
+        if (typeof p.chat_id !== 'number' || p.chat_id <= 0) return badRequest('TEXTDRAFT_PEER_INVALID');
+        return { result: true };
+      }),
+      setMyCommands: method(SetMyCommandsParams, () => ({ result: true })),
+      setMessageReaction: method(SetMessageReactionParams, () => ({ result: true })),
+      answerCallbackQuery: method(AnswerCallbackQueryParams, () => ({ result: true })),
       setWebhook: method(SetWebhookParams, (p, bot) => {
         if (p.url === '') return deleteWebhook(bot, false);
         if (!URL.canParse(p.url)) return badRequest('bad webhook: Failed to resolve host: Name or service not known');
@@ -387,9 +395,9 @@ async function bodyParams(contentType: string | undefined, body: Buffer): Promis
 }
 
 // Query and form values are strings on the wire; Telegram decodes them by each field's type.
-const INTEGER_FIELDS = new Set(['chat_id', 'message_id', 'message_thread_id', 'offset', 'limit', 'timeout', 'reply_to_message_id', 'max_connections']);
+const INTEGER_FIELDS = new Set(['chat_id', 'message_id', 'draft_id', 'message_thread_id', 'offset', 'limit', 'timeout', 'reply_to_message_id', 'max_connections']);
 const BOOLEAN_FIELDS = new Set(['disable_notification', 'protect_content', 'drop_pending_updates', 'allow_sending_without_reply']);
-const JSON_FIELDS = new Set(['reply_markup', 'entities', 'allowed_updates', 'reply_parameters', 'link_preview_options']);
+const JSON_FIELDS = new Set(['reply_markup', 'entities', 'allowed_updates', 'reply_parameters', 'link_preview_options', 'commands', 'scope', 'reaction']);
 
 function decodeParams(raw: Params): Params {
   const params: Params = {};
@@ -431,6 +439,34 @@ const EditMessageTextParams = z.object({
   inline_message_id: z.string().optional(),
   text: MessageText,
   parse_mode: ParseMode.optional(),
+});
+const SendMessageDraftParams = z.object({
+  chat_id: ChatId,
+  message_thread_id: z.number().int().optional(),
+  draft_id: z.number({ error: 'draft_id is empty' }).int().refine((id) => id !== 0, 'draft_id must be non-zero'),
+  text: z.string().refine((text) => text.length <= TEXT_LIMIT, 'text is too long').optional(),
+  parse_mode: ParseMode.optional(),
+  entities: z.array(z.record(z.string(), z.unknown()), { error: "can't parse entities JSON object" }).optional(),
+});
+const BotCommand = z.object({
+  command: z.string().regex(/^[a-z0-9_]{1,32}$/, 'BOT_COMMAND_INVALID'),
+  description: z.string().min(1, 'BOT_COMMAND_DESCRIPTION_INVALID').max(256, 'BOT_COMMAND_DESCRIPTION_INVALID'),
+});
+const SetMyCommandsParams = z.object({
+  commands: z.array(BotCommand, { error: "can't parse commands JSON object" }).max(100, 'too many commands'),
+  scope: z.record(z.string(), z.unknown()).optional(),
+  language_code: z.string().optional(),
+});
+const SetMessageReactionParams = z.object({
+  chat_id: ChatId,
+  message_id: z.number({ error: 'message_id is invalid' }).int(),
+  reaction: z.array(z.object({ type: z.literal('emoji'), emoji: z.string().min(1) }), { error: "can't parse reaction JSON object" }).optional(),
+  is_big: z.boolean().optional(),
+});
+const AnswerCallbackQueryParams = z.object({
+  callback_query_id: z.string({ error: 'query is too old and response timeout expired or query ID is invalid' }),
+  text: z.string().max(200).optional(),
+  show_alert: z.boolean().optional(),
 });
 const SendChatActionParams = z.object({
   chat_id: ChatId,

@@ -4,6 +4,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { agentSecretName } from '../../shared/config/names.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { mainSessionKey } from '../../shared/routing/session-key.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment, type RuntimeEnvVars } from '../../shared/runtime-env.ts';
@@ -36,7 +37,7 @@ export async function askOnQueues(sqs: SQSClient, queues: AgentQueueUrls, agentI
       QueueUrl: queues.inbox,
       MessageGroupId: sessionKey,
       MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: 1, kind: 'message', id, agentId, sessionKey, ts: Date.now(), text, from: { channel: 'local' } }),
+      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: Date.now(), text, from: { channel: 'local' } }),
     }),
   );
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {

@@ -1,8 +1,11 @@
 // `clawfleet cost` prices each agent on the CPU its task runs on: Graviton by default,
 // x86_64 where the agent names it, and x86_64 on Spot unless it names arm64.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { estimateCost } from '../../cli/cost.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { DraftStream } from '../../runtime-image/src/draft-stream.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { draftsPerTurn, estimateCost } from '../../cli/cost.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/prices.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
@@ -36,5 +39,29 @@ describe('the cost estimate', () => {
     expect(ray).toMatchObject({ architecture: 'arm64', spot: true });
     expect(ray.spotAlwaysOn).toBeCloseTo(month(0.25, 0.5, { vcpuHour: FARGATE_PRICES.arm64.spotVcpuHour, gbHour: FARGATE_PRICES.arm64.spotGbHour }), 6);
     expect(ray.spotAlwaysOn).toBeLessThan(jerry.spotAlwaysOn);
+  });
+});
+
+describe('what streamed replies cost', () => {
+  it.each([
+    [8, 1_000],
+    [8, 3_000],
+    [0.5, 1_000],
+    [30, 1_000],
+  ])('counts the drafts a turn written over %s s sends at one per %s ms, as the runtime sends them', async (seconds, intervalMs) => {
+    vi.useFakeTimers();
+    try {
+      let sent = 0;
+      const stream = new DraftStream({ minIntervalMs: intervalMs, clock: { now: () => Date.now() }, masker: secretMasker([]), quiet: [], log: memoryLogger(), send: async () => void sent++ });
+      // The model writes a word every 100 ms for the whole time.
+      for (let t = 100; t <= seconds * 1000; t += 100) {
+        await vi.advanceTimersByTimeAsync(100);
+        stream.update('word '.repeat(t / 100));
+      }
+      await stream.close();
+      expect(sent).toBe(draftsPerTurn(seconds, intervalMs));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { CronTriggerSchema } from '../../shared/cron/trigger.ts';
 import { dispatchTrigger, withinHours } from '../../shared/control/cron-dispatch.ts';
 import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import { memoryLogger } from '../../shared/log.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const NOW = Date.parse('2026-11-29T10:00:00Z');
 
@@ -145,7 +146,7 @@ describe('an agent managing its own cron jobs', () => {
       log: memoryLogger(),
     };
     const request = (from: string, body: Record<string, unknown>) =>
-      processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: 1, agentId: from, ts: 1, ...body }), messageId: 'm' }, deps);
+      processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: PROTOCOL_VERSION, agentId: from, ts: 1, ...body }), messageId: 'm' }, deps);
     return { scheduler, dlq, request };
   }
   const upsert = (id: string, jobId: string, schedule: unknown) => ({ kind: 'cron_upsert', id, jobId, schedule, sessionTarget: 'main', message: 'check the mail' });

@@ -7,6 +7,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleHook, MAX_HOOK_BODY_BYTES, MAX_HOOK_TEXT_CHARS, type HookRequest, type HooksDeps } from '../../shared/control/hooks.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentQueues } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const TOKEN = 'hooks-token-for-tests-0123456789abcdef';
 
@@ -60,7 +61,7 @@ describe('POST /hooks/agent', () => {
     const res = await handleHook(request('/hooks/agent', { message: 'Summarize inbox', name: 'Email' }), deps);
     expect(res).toEqual({ status: 202, body: { ok: true, envelopeId: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:hook:email' } });
     expect(queued(queues, 'jerry')).toEqual([
-      { v: 1, kind: 'message', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', ts: 1_000, text: 'Summarize inbox', from: { channel: 'hook', accountId: 'agent', displayName: 'Email' } },
+      { v: PROTOCOL_VERSION, kind: 'message', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', ts: 1_000, text: 'Summarize inbox', from: { channel: 'hook', accountId: 'agent', displayName: 'Email' } },
     ]);
     // Nobody to answer in a hook session: the outbox logs its replies.
     expect(await deps.sessions.get('agent:jerry:hook:email')).toEqual({ sessionKey: 'agent:jerry:hook:email', agentId: 'jerry', target: { channel: 'none' }, updatedAt: 1_000 });
@@ -218,7 +219,7 @@ describe('POST /hooks/wake', () => {
     const { deps, queues } = setup();
     const res = await handleHook(request('/hooks/wake', { text: 'New email received', mode: 'now' }), deps);
     expect(res).toEqual({ status: 200, body: { ok: true, envelopeId: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main' } });
-    expect(queued(queues, 'jerry')).toEqual([{ v: 1, kind: 'system_event', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main', ts: 1_000, text: 'New email received' }]);
+    expect(queued(queues, 'jerry')).toEqual([{ v: PROTOCOL_VERSION, kind: 'system_event', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main', ts: 1_000, text: 'New email received' }]);
   });
 
   it('leaves the main session’s chat in place', async () => {

@@ -13,6 +13,7 @@ import { scheduleInput, type CronTrigger } from '../../shared/cron/trigger.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentQueues } from '../../shared/ports.ts';
 import { startCronLoop } from '../../local/cron-loop.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const START = Date.parse('2026-03-02T10:00:00Z');
 
@@ -76,7 +77,7 @@ describe('the SQLite schedule group', () => {
     const c = clock();
     const s = new SqliteCronScheduler(openStateDatabase(':memory:'), c.now);
     const outcome = await applyCronUpsert(
-      { v: 1, kind: 'cron_upsert', id: 'e1', agentId: 'fran', ts: START, jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, sessionTarget: 'main', message: 'standup' },
+      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'e1', agentId: 'fran', ts: START, jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, sessionTarget: 'main', message: 'standup' },
       'fran',
       s,
       c,

@@ -8,6 +8,7 @@ import { loadConfigFile } from '../../shared/config/load.ts';
 import { processOutboxBatch, type OutboxBatchDeps, type OutboxBatchRecord } from '../../shared/control/outbox-batch.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { RetryLaterError, type ChannelTarget, type ReceivedRecord } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const OUTBOX = 'arn:aws:sqs:us-east-1:000000000000:demo-outbox-fran.fifo';
 const ann: ChannelTarget = { channel: 'telegram', accountId: 'fran', chatId: '4242' };
@@ -50,7 +51,7 @@ const reply = (n: number, session: string, text: string): OutboxBatchRecord => (
   messageId: `m${n}`,
   receipt: `receipt-${n}`,
   group: session,
-  body: JSON.stringify({ v: 1, kind: 'reply', id: `tg.fran.${n}.reply.0`, agentId: 'fran', sessionKey: session, inReplyTo: `tg.fran.${n}`, ts: 1, text }),
+  body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: `tg.fran.${n}.reply.0`, agentId: 'fran', sessionKey: session, inReplyTo: `tg.fran.${n}`, ts: 1, text }),
 });
 
 describe('an outbox batch', () => {
@@ -79,7 +80,7 @@ describe('an outbox batch', () => {
 
   it('reports nothing when every record is done with, a refused one included (it went to the DLQ)', async () => {
     const { deps, sent } = setup();
-    const forged = { ...reply(1, 'agent:fran:sa', 'x'), body: JSON.stringify({ v: 1, kind: 'reply', id: 'r', agentId: 'grif', sessionKey: 'agent:fran:sa', inReplyTo: 'tg.fran.1', ts: 1, text: 'x' }) };
+    const forged = { ...reply(1, 'agent:fran:sa', 'x'), body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: 'r', agentId: 'grif', sessionKey: 'agent:fran:sa', inReplyTo: 'tg.fran.1', ts: 1, text: 'x' }) };
     expect(await processOutboxBatch([forged, reply(2, 'agent:fran:sa', 'fine')], deps)).toEqual([]);
     expect(sent).toEqual(['fine']);
   });

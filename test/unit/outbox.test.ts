@@ -6,6 +6,7 @@ import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbo
 import { memoryLogger } from '../../shared/log.ts';
 import { TelegramApiError, type BotApi } from '../../shared/adapters/telegram/bot-api.ts';
 import { telegramSender } from '../../shared/adapters/telegram/telegram-sender.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
 
@@ -45,7 +46,7 @@ function setup() {
 }
 
 const reply = (over: Record<string, unknown> = {}) =>
-  JSON.stringify({ v: 1, kind: 'reply', id: 'tg.fran.7.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', ts: 1, text: 'hi Ann', ...over });
+  JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.7.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', ts: 1, text: 'hi Ann', ...over });
 
 const record = (body: string, agent = 'fran') => ({ source: outboxArn(agent), body, messageId: 'm1' });
 
@@ -86,7 +87,7 @@ describe('outbox', () => {
 
   it('shows "typing…" to the origin of the turn’s inbound only, and refuses one for an inbound of another agent', async () => {
     const { deps, sent, dlq } = setup();
-    const typing = (over: Record<string, unknown>) => JSON.stringify({ v: 1, kind: 'typing', id: 't1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, ...over });
+    const typing = (over: Record<string, unknown>) => JSON.stringify({ v: PROTOCOL_VERSION, kind: 'typing', id: 't1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, ...over });
     await processOutboxRecord(record(typing({})), deps);
     expect(sent).toEqual([{ method: 'sendChatAction', params: { chat_id: '4242', action: 'typing' } }]);
     await processOutboxRecord(record(typing({ agentId: 'grif', sessionKey: 'agent:grif:main' }), 'grif'), deps);
@@ -126,7 +127,7 @@ describe('outbox', () => {
 
   it.each([
     ['not JSON', '{', /^ENVELOPE_INVALID/],
-    ['an unknown protocol version', reply({ v: 2 }), /^ENVELOPE_VERSION/],
+    ['an unknown protocol version', reply({ v: 99 }), /^ENVELOPE_VERSION/],
     ['an unknown kind', reply({ kind: 'shout' }), /^ENVELOPE_INVALID/],
     ['a reply into another session than its inbound’s', reply({ sessionKey: 'agent:fran:telegram:group:1' }), /^ORIGIN_NOT_OWNED: inbound "tg\.fran\.7" belongs to session "agent:fran:main"/],
   ])('parks %s in the DLQ with its reason', async (_n, body, reason) => {
@@ -170,7 +171,7 @@ describe('outbox', () => {
     expect(sent[0]?.params).toMatchObject({ text: '<b>Done</b> — see <code>notes.md</code>', parse_mode: 'HTML' });
     fail(new TelegramApiError('sendMessage', 400, "Bad Request: can't parse entities: unexpected end tag"));
     await processOutboxRecord(record(reply({ id: 'tg.fran.9.reply.0', inReplyTo: 'tg.fran.9', text: '**odd** <markup>' })), deps);
-    expect(sent[1]?.params).toEqual({ chat_id: '4242', text: '**odd** <markup>' });
+    expect(sent[1]?.params).toEqual({ chat_id: '4242', text: '**odd** <markup>', link_preview_options: { is_disabled: true } });
   });
 
   it('asks to be retried no sooner than Telegram’s retry_after', async () => {
@@ -181,7 +182,7 @@ describe('outbox', () => {
 
   it('records heartbeats, turn activity and failures in the agent registry', async () => {
     const { deps } = setup();
-    const base = { v: 1, agentId: 'fran', ts: 1 };
+    const base = { v: PROTOCOL_VERSION, agentId: 'fran', ts: 1 };
     await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'heartbeat', id: 'hb1', version: '0.2.0', inFlight: 0 })), deps);
     await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'status', id: 's1', turn: 'failed', inboundId: 'tg.fran.9', error: 'model down' })), deps);
     expect(await deps.registry!.get('fran')).toMatchObject({ state: 'awake', lastHeartbeatAt: 5_000, version: '0.2.0', lastActivityAt: 5_000, lastError: 'model down' });

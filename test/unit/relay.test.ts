@@ -9,7 +9,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { MAX_RELAYS_PER_INBOUND, relayedId } from '../../shared/control/relay.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { mainSessionKey } from '../../shared/routing/session-key.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const ANN = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
 
@@ -36,7 +36,7 @@ function setup(a2a: Partial<NonNullable<FleetConfig['agentToAgent']>> = {}) {
   void origins.put({ id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN, createdAt: 1, expiresAt: 10_000_000 });
   void origins.put({ id: 'tg.grif.8', agentId: 'grif', sessionKey: 'agent:grif:main', target: { channel: 'telegram', accountId: 'grif', chatId: '5151' }, createdAt: 1, expiresAt: 10_000_000 });
   const send = (from: string, body: Record<string, unknown>) =>
-    processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: 1, kind: 'agent_send', agentId: from, sessionKey: mainSessionKey(from), ts: 3, ...body }), messageId: 'm' }, deps);
+    processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'agent_send', agentId: from, sessionKey: `agent:${from}:main`, ts: 3, ...body }), messageId: 'm' }, deps);
   const inbox = (agent: string) => queues.queue(agent).bodies().map((b) => JSON.parse(b));
   const codes = () => dlq.letters.map((l) => l.reason.split(':')[0]);
   return { deps, send, inbox, dlq, codes, origins, rates, advance: (ms: number) => void (now += ms) };

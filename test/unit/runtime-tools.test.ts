@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { execTool, type ExecLimits } from '../../runtime-image/src/tools/exec-tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
@@ -141,9 +142,9 @@ describe('sessions_send and cron', () => {
     await call(tools, 'cron', { action: 'add', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, message: 'Post the standup' }, c);
     await call(tools, 'cron', { action: 'remove', jobId: 'old-job' }, c);
     expect(sent).toEqual([
-      { v: 1, kind: 'agent_send', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'Is Tuesday OK?', ts: 5 },
-      { v: 1, kind: 'cron_upsert', id: 'tg.fran.7.req.2', agentId: 'fran', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, sessionTarget: 'main', message: 'Post the standup', ts: 5 },
-      { v: 1, kind: 'cron_delete', id: 'tg.fran.7.req.3', agentId: 'fran', jobId: 'old-job', ts: 5 },
+      { v: PROTOCOL_VERSION, kind: 'agent_send', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'Is Tuesday OK?', ts: 5 },
+      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'tg.fran.7.req.2', agentId: 'fran', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, sessionTarget: 'main', message: 'Post the standup', ts: 5 },
+      { v: PROTOCOL_VERSION, kind: 'cron_delete', id: 'tg.fran.7.req.3', agentId: 'fran', jobId: 'old-job', ts: 5 },
     ]);
   });
 

@@ -10,6 +10,7 @@ import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
@@ -56,7 +57,7 @@ function lastUserText(messages: Message[]): string {
 const toolResults = (req: ModelRequest) => req.messages.filter((m) => m.role === 'toolResult');
 
 const message = (n = 1, text = 'hello', sessionKey = 'agent:fran:main'): MessageEnvelope => ({
-  v: 1, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
+  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
 });
 
 function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; limits?: Partial<TurnDeps['limits']> } = {}) {
@@ -288,7 +289,7 @@ describe('compaction', () => {
 });
 
 describe('inbound envelopes other than messages', () => {
-  const base = { v: 1 as const, agentId: 'fran', ts: 1 };
+  const base = { v: PROTOCOL_VERSION, agentId: 'fran', ts: 1 };
 
   it('runs an isolated cron job in a fresh session and replies into the job’s session', async () => {
     const model = scripted();
@@ -330,7 +331,7 @@ describe('requests a turn makes', () => {
   it('name the turn’s inbound and the agent’s session, even from an isolated cron run (whose transcript is its own)', async () => {
     const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'grif', message: 'status?' } }] }, { text: 'asked' });
     const { turn, sent, deps } = setup(model, { tools: sessionsSend });
-    const cron = { v: 1 as const, kind: 'cron' as const, id: 'cron.fran.daily.1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:cron:daily', jobId: 'daily', sessionTarget: 'isolated' as const, payload: { kind: 'agentTurn' as const, message: 'check' } };
+    const cron = { v: PROTOCOL_VERSION, kind: 'cron' as const, id: 'cron.fran.daily.1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:cron:daily', jobId: 'daily', sessionTarget: 'isolated' as const, payload: { kind: 'agentTurn' as const, message: 'check' } };
     await turn(cron);
     expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:cron:daily', inboundId: 'cron.fran.daily.1', toAgentId: 'grif' })]);
     // The run's transcript is still its own.
@@ -340,7 +341,7 @@ describe('requests a turn makes', () => {
   it('carry a relayed message’s id as their inbound, so the control plane can continue its conversation', async () => {
     const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'ray', message: 'forward' } }] }, { text: 'NO_REPLY' });
     const { turn, sent } = setup(model, { tools: sessionsSend });
-    await turn({ v: 1, kind: 'agent_message', id: 'am.grif.q1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'forward this to ray', hops: 1 });
+    await turn({ v: PROTOCOL_VERSION, kind: 'agent_message', id: 'am.grif.q1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'forward this to ray', hops: 1 });
     expect(sent().filter((e) => e.kind === 'agent_send' && e.toAgentId === 'ray')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', inboundId: 'am.grif.q1' })]);
   });
 });
@@ -438,7 +439,7 @@ describe('the worker', () => {
 
   it('parks an envelope it cannot read in the DLQ with the reason', async () => {
     const { w, inbox, dlq } = worker(scripted());
-    inbox.push('{"v":1,"kind":"message"}', 'g', 'bad-1');
+    inbox.push('{"v":2,"kind":"message"}', 'g', 'bad-1');
     inbox.push(JSON.stringify({ ...message(), agentId: 'grif' }), 'g2', 'bad-2');
     w.start();
     await expect.poll(() => dlq.letters.length).toBe(2);
@@ -561,10 +562,10 @@ describe('the worker', () => {
 
   it('acts on control envelopes: reload is passed on; drain stops taking work', async () => {
     const { w, push, inbox, controls, replies } = worker(scripted());
-    push({ v: 1, kind: 'control', id: 'ctl.1', agentId: 'fran', ts: 1, action: 'reload' });
+    push({ v: PROTOCOL_VERSION, kind: 'control', id: 'ctl.1', agentId: 'fran', ts: 1, action: 'reload' });
     w.start();
     await expect.poll(() => controls).toEqual(['reload']);
-    push({ v: 1, kind: 'control', id: 'ctl.2', agentId: 'fran', ts: 1, action: 'drain' });
+    push({ v: PROTOCOL_VERSION, kind: 'control', id: 'ctl.2', agentId: 'fran', ts: 1, action: 'drain' });
     await expect.poll(() => controls).toEqual(['reload', 'drain']);
     push(message(9));
     await new Promise((r) => setTimeout(r, 200));

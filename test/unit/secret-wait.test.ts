@@ -2,6 +2,7 @@
 // heartbeats "waiting for secret …" (names, never values), keeps its health file fresh,
 // takes no message from its queue, reads its secret again with backoff and starts work as
 // soon as the values are there; a stop while it waits ends the wait.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,7 +204,7 @@ describe('a runtime whose secret lacks a value', () => {
       delete: (...a) => queue.delete(...a),
       release: (...a) => queue.release(...a),
     };
-    queue.push(JSON.stringify({ v: 1, kind: 'message', id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'are you there?', from: { channel: 'telegram', accountId: 'fran' } }), 'agent:fran:main', 'tg.fran.1');
+    queue.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'are you there?', from: { channel: 'telegram', accountId: 'fran' } }), 'agent:fran:main', 'tg.fran.1');
     const outbox = new InMemoryOutbox();
     let values: Record<string, string> = { GRAPH_TOKEN: GRAPH };
     let reads = 0;

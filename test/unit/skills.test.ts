@@ -3,6 +3,7 @@
 // workspace without writing through anything the agent planted, and — composed as main.ts
 // composes a runtime — the list the model sees in its system prompt and a skill read with
 // the model's own tool call.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,7 +180,7 @@ describe('a runtime with skills', () => {
     ];
     const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'write my diary', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'write my diary', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {
@@ -246,7 +247,7 @@ describe("a skill that needs a value of the agent's secret", () => {
     ];
     const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: 1, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'list my tasks', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'list my tasks', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {

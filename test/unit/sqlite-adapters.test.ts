@@ -12,6 +12,7 @@ import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.
 import { SqliteAgentQueues, SqliteDeadLetters, SqliteFifoQueue } from '../../shared/adapters/sqlite/sqlite-queues.ts';
 import { SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
 import type { DeliveryLedger, InboundDedupe, Inbox, SessionRegistry } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 interface TestQueue extends Inbox {
   push(body: string, group: string, dedupId: string): void;
@@ -220,8 +221,8 @@ describe('the SQLite state file', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cf-sqlite-')), 'state.db');
     const before = openStateDatabase(path);
     const queues = new SqliteAgentQueues(before);
-    await queues.send({ v: 1, kind: 'message', id: 'e1', agentId: 'ray', sessionKey: 'agent:ray:main', ts: 1, text: 'queued while down', from: { channel: 'local' } });
-    await queues.send({ v: 1, kind: 'message', id: 'e2', agentId: 'ray', sessionKey: 'agent:ray:other', ts: 1, text: 'in flight at the crash', from: { channel: 'local' } });
+    await queues.send({ v: PROTOCOL_VERSION, kind: 'message', id: 'e1', agentId: 'ray', sessionKey: 'agent:ray:main', ts: 1, text: 'queued while down', from: { channel: 'local' } });
+    await queues.send({ v: PROTOCOL_VERSION, kind: 'message', id: 'e2', agentId: 'ray', sessionKey: 'agent:ray:other', ts: 1, text: 'in flight at the crash', from: { channel: 'local' } });
     await queues.queue('ray').receive(0);
     await new SqliteSessionRegistry(before).put({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 1 });
     await new SqliteInboundDedupe(before).remember('tg.ray.1', Date.now() + 60_000);

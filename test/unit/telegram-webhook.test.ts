@@ -6,6 +6,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { handleTelegramWebhook, MAX_UPDATE_BYTES } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentQueues, ChannelTarget } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const SECRET = 'webhook-secret-for-fran-0123456789';
 
@@ -52,7 +53,7 @@ describe('telegram webhook', () => {
     const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: update() }, deps);
     expect(res).toEqual({ status: 200, body: { ok: true, envelopeId: 'tg.fran.7' } });
     const [body] = queues.queue('fran').bodies();
-    expect(JSON.parse(body!)).toMatchObject({ v: 1, kind: 'message', id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', text: 'hello' });
+    expect(JSON.parse(body!)).toMatchObject({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', text: 'hello' });
     expect(await deps.sessions.get('agent:fran:main')).toMatchObject({ agentId: 'fran', target: { accountId: 'fran', chatId: '4242' } });
     // Its answer goes to this sender's chat, for as long as the queue could hold the message.
     expect(await deps.origins.get('tg.fran.7')).toEqual({
@@ -62,6 +63,9 @@ describe('telegram webhook', () => {
       target: { channel: 'telegram', accountId: 'fran', chatId: '4242', threadId: undefined },
       createdAt: 1_000,
       expiresAt: 1_000 + 15 * 24 * 3600_000,
+      // The user's message, for threading the reply to it and for the ack reaction on it.
+      messageId: 3,
+      ack: '👀',
     });
   });
 

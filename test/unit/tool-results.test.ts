@@ -12,6 +12,7 @@ import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts
 import { hookEnvelopeId } from '../../shared/hooks/session-key.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { MASK, secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
@@ -72,7 +73,7 @@ function setup(model: ModelClient, limits: Partial<typeof defaultTurnLimits> = {
 }
 
 const message = (text: string, from: MessageEnvelope['from'] = { channel: 'telegram', accountId: 'fran' }, id = 'tg.fran.1'): MessageEnvelope => ({
-  v: 1, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from,
+  v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from,
 });
 
 const resultTexts = (req: ModelRequest) => req.messages.flatMap((m: Message) => (m.role === 'toolResult' ? m.content.map((c) => (c.type === 'text' ? c.text : '')) : []));
@@ -144,7 +145,7 @@ describe('messages from HTTP hooks', () => {
   });
 
   it('are recognised by sender and by the id the hooks endpoint gives them; chat messages and heartbeats are not wrapped', () => {
-    const wake = { v: 1 as const, kind: 'system_event' as const, id: hookEnvelopeId('wake', undefined, () => 'abc'), agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'New mail' };
+    const wake = { v: PROTOCOL_VERSION, kind: 'system_event' as const, id: hookEnvelopeId('wake', undefined, () => 'abc'), agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'New mail' };
     const heartbeat = { ...wake, id: 'hb.fran.29000000', text: '' };
     expect(cameThroughHook(hookMessage('x'))).toBe(true);
     expect(cameThroughHook(message('x', { channel: 'local' }, hookEnvelopeId('agent', 'k-1', () => 'z')))).toBe(true);

@@ -2,7 +2,7 @@
 // never acts on them itself; the control plane checks each against config (agentToAgent
 // allow, cron ownership) and acts or refuses, so the tool reports "requested", not "done".
 import { z } from 'zod';
-import { CronUpsertEnvelopeSchema } from '../../../shared/protocol/envelopes.ts';
+import { CronUpsertEnvelopeSchema, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import type { Clock } from '../../../shared/ports.ts';
 import { defineTool, type AgentTool } from './tool.ts';
 
@@ -18,7 +18,7 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
       async run({ agentId: to, message }, ctx) {
         if (to === agentId) return { text: 'you cannot message yourself', isError: true };
         // The turn's own inbound: the control plane carries its conversation (and hop count) on.
-        const id = await ctx.request((id) => ({ v: 1, kind: 'agent_send', id, agentId, sessionKey: ctx.sessionKey, inboundId: ctx.inboundId, toAgentId: to, text: message, ts: clock.now() }));
+        const id = await ctx.request((id) => ({ v: PROTOCOL_VERSION, kind: 'agent_send', id, agentId, sessionKey: ctx.sessionKey, inboundId: ctx.inboundId, toAgentId: to, text: message, ts: clock.now() }));
         return `message to ${to} requested (${id}); its answer will arrive in this session`;
       },
     }),
@@ -39,11 +39,11 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
       ]),
       async run(args, ctx) {
         if (args.action === 'remove') {
-          const id = await ctx.request((id) => ({ v: 1, kind: 'cron_delete', id, agentId, jobId: args.jobId, ts: clock.now() }));
+          const id = await ctx.request((id) => ({ v: PROTOCOL_VERSION, kind: 'cron_delete', id, agentId, jobId: args.jobId, ts: clock.now() }));
           return `removal of cron job ${args.jobId} requested (${id})`;
         }
         const { jobId, schedule, sessionTarget, message } = args;
-        const id = await ctx.request((id) => ({ v: 1, kind: 'cron_upsert', id, agentId, jobId, schedule, sessionTarget, message, ts: clock.now() }));
+        const id = await ctx.request((id) => ({ v: PROTOCOL_VERSION, kind: 'cron_upsert', id, agentId, jobId, schedule, sessionTarget, message, ts: clock.now() }));
         return `cron job ${jobId} requested (${id}); the control plane schedules it`;
       },
     }),

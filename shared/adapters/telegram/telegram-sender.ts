@@ -1,7 +1,11 @@
 // Delivers to Telegram chats through the Bot API: the ChannelSender for telegram targets.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
+// Streamed answers: a private chat gets sendMessageDraft (an ephemeral bubble the final
+// sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
+// and the final reply's first part replaces in place.
+import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type SendOptions } from '../../ports.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
+import { telegramChunks } from '../../telegram/telegram-chunks.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
 
 export function telegramSender(api: BotApi): ChannelSender {
@@ -9,9 +13,9 @@ export function telegramSender(api: BotApi): ChannelSender {
     if (target.channel !== 'telegram') throw new Error(`telegram sender given a ${target.channel} target`);
     return { chat_id: target.chatId, ...(target.threadId !== undefined ? { message_thread_id: target.threadId } : {}) };
   };
-  const call = async (method: string, params: Record<string, unknown>) => {
+  const call = async <T = unknown>(method: string, params: Record<string, unknown>): Promise<T> => {
     try {
-      await api.call(method, params);
+      return await api.call<T>(method, params);
     } catch (err) {
       if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
@@ -19,17 +23,67 @@ export function telegramSender(api: BotApi): ChannelSender {
     }
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
-  const sendText = async (target: ChannelTarget, text: string) => {
+  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
+    const thread = opts?.replyToMessageId !== undefined ? { reply_parameters: { message_id: opts.replyToMessageId, allow_sending_without_reply: true } } : {};
+    await formatted('sendMessage', { ...where(target), ...thread, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text);
+  };
+  /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
+  const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
+    const html = markdownToTelegramHtml(text);
+    if (html.length <= TELEGRAM_MAX_TEXT) {
+      try {
+        return await call<T>(method, { ...params, text: html, parse_mode: 'HTML' });
+      } catch (err) {
+        if (!(err instanceof PermanentDeliveryError) || !/can't parse entities/i.test(err.message)) throw err;
+      }
+    }
+    return call<T>(method, { ...params, text: text.slice(0, TELEGRAM_MAX_TEXT) });
+  };
+  // Editing a message to the text it already has is refused; for us that edit is done.
+  const edited = async (promise: Promise<unknown>) => {
     try {
-      await call('sendMessage', { ...where(target), text: markdownToTelegramHtml(text), parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+      await promise;
     } catch (err) {
-      if (!(err instanceof PermanentDeliveryError) || !/can't parse entities/i.test(err.message)) throw err;
-      await call('sendMessage', { ...where(target), text });
+      if (!(err instanceof PermanentDeliveryError) || !/message is not modified/i.test(err.message)) throw err;
     }
   };
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,
+    // Split after conversion, on Markdown block boundaries: no part carries broken markup.
+    chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
-    sendTyping: (target) => call('sendChatAction', { ...where(target), action: 'typing' }),
+    sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
+    react: async (target, messageId, emoji) =>
+      void (await call('setMessageReaction', { chat_id: where(target).chat_id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] })),
+    async showDraft(target, draft) {
+      const chat = where(target);
+      if (isPrivateChat(chat.chat_id)) {
+        await formatted('sendMessageDraft', { ...chat, draft_id: draft.draftId }, draft.text);
+        return {};
+      }
+      if (draft.previewMessageId !== undefined) {
+        await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: draft.previewMessageId }, draft.text));
+        return {};
+      }
+      const sent = await formatted<{ message_id: number }>('sendMessage', { ...chat, link_preview_options: { is_disabled: true } }, draft.text);
+      return { previewMessageId: sent.message_id };
+    },
+    async finishPreview(target, previewMessageId, text, opts) {
+      const chat = where(target);
+      try {
+        await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: previewMessageId, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text));
+      } catch (err) {
+        // The preview is gone (deleted by someone): the answer is sent as a new message instead.
+        if (!(err instanceof PermanentDeliveryError) || !/message to edit not found|message can't be edited/i.test(err.message)) throw err;
+        await sendText(target, text, opts);
+      }
+    },
+    answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
   };
 }
+
+const keyboard = (opts: SendOptions | undefined) =>
+  opts?.buttons ? { reply_markup: { inline_keyboard: opts.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) } } : {};
+
+/** Private chats have positive ids; groups and channels negative ones. */
+const isPrivateChat = (chatId: string) => !chatId.startsWith('-');

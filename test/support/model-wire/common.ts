@@ -20,6 +20,8 @@ export interface ModelReply {
   error?: { status: number; body?: unknown; headers?: Record<string, string> };
   /** Wait before answering: latency, client timeouts, a runtime killed mid-turn. */
   delayMs?: number;
+  /** Wait after each streamed frame: a model that writes slowly (streamed replies). */
+  frameDelayMs?: number;
 }
 
 /** What each wire module provides; the server does routing, check order, scripting and recording. */

@@ -1,0 +1,42 @@
+// The conversation settings of a Telegram account (its own, else the channel's, else the
+// default): whether and how fast an answer is streamed (OpenClaw's `streaming`; the control
+// plane decides and tells the runtime in the message envelope, so the runtime never needs the
+// channel's config), the ack reaction and reply threading. Private chats get about a draft a second (sendMessageDraft is made for it);
+// groups get an edited preview message, slower, since every edit counts against the group's limit.
+import type { FleetConfig } from '../config/schema.ts';
+import type { StreamRequest } from '../protocol/envelopes.ts';
+
+export const DRAFT_INTERVAL_MS = { direct: 1_000, group: 3_000 } as const;
+
+type Settings = Pick<NonNullable<FleetConfig['channels']['telegram']>, 'streaming' | 'ackReaction' | 'ackReactionScope' | 'replyToMode'>;
+function setting<K extends keyof Settings>(config: FleetConfig, accountId: string, key: K): Settings[K] {
+  const telegram = config.channels.telegram;
+  const own: Settings | undefined = telegram?.accounts[accountId];
+  return own?.[key] ?? telegram?.[key];
+}
+
+/** OpenClaw's default is partial. */
+export function streamingMode(config: FleetConfig, accountId: string): 'off' | 'partial' {
+  return setting(config, accountId, 'streaming') ?? 'partial';
+}
+
+export const DEFAULT_ACK_REACTION = '👀';
+
+/** The reaction for an admitted message, or undefined when this message gets none. */
+export function ackReactionFor(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): string | undefined {
+  const emoji = setting(config, accountId, 'ackReaction') ?? DEFAULT_ACK_REACTION;
+  if (emoji === '') return undefined;
+  const scope = setting(config, accountId, 'ackReactionScope') ?? 'all';
+  const applies =
+    scope === 'all' || (scope === 'direct' && chat.kind === 'direct') || (scope === 'group-all' && chat.kind === 'group') || (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned);
+  return applies ? emoji : undefined;
+}
+
+export function replyToMode(config: FleetConfig, accountId: string): 'off' | 'first' | 'all' {
+  return setting(config, accountId, 'replyToMode') ?? 'off';
+}
+
+export function streamRequestFor(config: FleetConfig, accountId: string, chatKind: 'direct' | 'group'): StreamRequest | undefined {
+  if (streamingMode(config, accountId) === 'off') return undefined;
+  return { mode: 'partial', minIntervalMs: DRAFT_INTERVAL_MS[chatKind] };
+}

@@ -1,0 +1,81 @@
+// A streamed turn in the dashboard chat, in a real browser against `npm start`'s fleet run
+// in-process: the model (the fake OpenAI-compatible server, writing a few words at a time)
+// streams, the runtime sends drafts, the control plane shows them in the chat as a growing
+// bubble, and the final reply replaces it. The screenshot of the growing answer is the one
+// README.md shows (test-artifacts/dashboard-streaming.png, copied to docs/).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { ARTIFACTS, launchChromium } from './browser.ts';
+
+const DASHBOARD_TOKEN = 'dash-stream-token-5c1d9e7a3b2f4e60';
+const ANSWER =
+  'Here is a plan for **Saturday**:\n\n1. Coffee at the market at 9\n2. A walk along the river, about an hour\n3. Lunch at the noodle place you liked\n4. A nap — you earned it\n\nWant me to put it in your calendar?';
+
+let fleet: LocalFleet;
+let model: FakeModel;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+
+beforeAll(async () => {
+  model = await startModel({ apiKey: 'sk-stream-test-key-0123456789' });
+  model.setResponder(() => ({ text: ANSWER, frameDelayMs: 180 }));
+  const dir = mkdtempSync(join(tmpdir(), 'cf-stream-e2e-'));
+  writeFileSync(
+    join(dir, 'clawfleet.json'),
+    JSON.stringify({
+      fleet: 'demo',
+      agents: { list: [{ id: 'fran', name: 'Fran', model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }] },
+      models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'secrets.json'),
+    JSON.stringify({ 'clawfleet/demo/control/dashboard': { DASHBOARD_TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: 'sk-stream-test-key-0123456789' } }),
+  );
+  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  const deadline = Date.now() + 60_000;
+  while (fleet.supervisor.state('fran') !== 'running') {
+    if (Date.now() > deadline) throw new Error('runtime not ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  browser = await launchChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1100, height: 760 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fleet?.stop();
+  await model?.close();
+});
+
+describe('a streamed turn in the dashboard chat', () => {
+  it('shows the answer growing while the model writes, then the reply in its place', async () => {
+    await page.goto(`${fleet.url}/`);
+    await page.waitForURL(/\/login$/);
+    await page.fill('#token', DASHBOARD_TOKEN);
+    await page.click('button[type=submit]');
+    await page.goto(`${fleet.url}/agents/fran#chat`);
+    await page.fill('.chat-form input', 'Plan my Saturday?');
+    await page.press('.chat-form input', 'Enter');
+
+    // The draft grows: at least two different texts seen, each a start of the answer.
+    const draft = page.locator('.chat-log .msg.draft');
+    await draft.waitFor({ state: 'visible', timeout: 30_000 });
+    const first = (await draft.textContent()) ?? '';
+    await expect.poll(async () => ((await draft.textContent().catch(() => '')) ?? '').length, { timeout: 30_000 }).toBeGreaterThan(first.length + 20);
+    expect(await page.locator('.typing').textContent()).toBe('writing…');
+    await page.locator('#chat').screenshot({ path: join(ARTIFACTS, 'dashboard-streaming.png') });
+
+    // The reply lands once, and the draft is gone.
+    await expect.poll(() => page.locator('.chat-log .msg.agent:not(.draft)').count(), { timeout: 30_000 }).toBe(1);
+    expect(await draft.count()).toBe(0);
+    expect(await page.locator('.chat-log .msg.agent').textContent()).toContain('Want me to put it in your calendar?');
+  });
+});

@@ -1,0 +1,403 @@
+// Native commands: which the control plane answers alone (a sleeping agent is not woken for
+// /status), which it forwards (/stop in the control group, /new and /reset to the runtime), and
+// which are not ours (another bot's, unknown ones); and the runtime's side of /stop and /new.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
+import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters, InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { COMMAND_MENU, parseCommand } from '../../shared/control/commands.ts';
+import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import type { ChannelTarget } from '../../shared/ports.ts';
+import { fifoGroup } from '../../shared/protocol/ids.ts';
+import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { assistantMessage, piAiModel, type ModelClient } from '../../runtime-image/src/model.ts';
+import { start as startModel } from '../support/fake-model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
+import { answerEnvelope, defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
+
+const SECRET = 'webhook-secret-for-fran-0123456789';
+
+function webhook(state: 'asleep' | 'awake' = 'asleep') {
+  const config = loadConfigFile('clawfleet.json');
+  config.channels.telegram!.allowFrom = ['4242'];
+  config.channels.telegram!.groups = { '-1001234': { requireMention: false } };
+  const queues = new InMemoryAgentQueues();
+  const registry = new InMemoryAgentRegistry();
+  void registry.transition('fran', ['absent'], state, 500);
+  const compute = new InMemoryAgentCompute();
+  const sent: { target: ChannelTarget; text: string }[] = [];
+  const deps: TelegramWebhookDeps = {
+    config,
+    webhookSecret: async () => SECRET,
+    queues,
+    dedupe: new InMemoryInboundDedupe(() => 1_000),
+    sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1_000),
+    pairings: new InMemoryPairingStore(),
+    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
+    channel: async () => ({ maxTextLength: 4096, sendText: async (target, text) => void sent.push({ target, text }), sendTyping: async () => {} }),
+    newPairingCode: () => 'CODE',
+    lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock: { now: () => 1_000 }, log: memoryLogger() },
+    statusView: () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } }),
+    clock: { now: () => 1_000 },
+    log: memoryLogger(),
+  };
+  const post = (text: string, opts: { updateId?: number; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = {}) =>
+    handleTelegramWebhook(
+      {
+        accountId: 'fran',
+        secretToken: SECRET,
+        body: JSON.stringify({
+          update_id: opts.updateId ?? 7,
+          message: { message_id: 3, date: 1_764_000_000, chat: opts.chat ?? { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann', username: 'ann' }, text, ...opts.extra },
+        }),
+      },
+      deps,
+    );
+  const queued = () => queues.queue('fran').bodies().map((b) => JSON.parse(b));
+  return { deps, post, sent, queued, compute, queues };
+}
+
+describe('native commands at the webhook', () => {
+  it('answers /status for a sleeping agent without waking it', async () => {
+    const { post, sent, queued, compute } = webhook('asleep');
+    const res = await post('/status');
+    expect(res).toEqual({ status: 200, body: { ok: true, command: 'status' } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.text).toMatch(/asleep/);
+    expect(sent[0]!.text).toMatch(/Session: agent:fran:main/);
+    expect(sent[0]!.text).toMatch(/Queue: 0 waiting/);
+    expect(queued()).toEqual([]);
+    expect(compute.calls).toEqual([]);
+  });
+
+  it('answers a retried /status once', async () => {
+    const { post, sent } = webhook();
+    await post('/status');
+    expect((await post('/status')).body).toMatchObject({ duplicate: true });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('answers /help and /whoami from the control plane', async () => {
+    const { post, sent, queued } = webhook();
+    await post('/help', { updateId: 1 });
+    await post('/whoami', { updateId: 2 });
+    expect(sent[0]!.text).toContain('/stop');
+    expect(sent[1]!.text).toMatch(/ann \(Telegram id 4242\)/);
+    expect(sent[1]!.text).toMatch(/Agent: fran, session agent:fran:main/);
+    expect(queued()).toEqual([]);
+  });
+
+  it('ignores a command addressed to another bot in a group, and answers one addressed to this bot', async () => {
+    const { post, sent, queued } = webhook();
+    const group = { id: -1001234, type: 'supergroup' };
+    expect((await post('/status@otherbot', { chat: group, updateId: 1 })).body).toEqual({ ok: true, ignored: 'a command for another bot' });
+    expect(sent).toEqual([]);
+    expect(queued()).toEqual([]);
+    await post('/status@fran_bot', { chat: group, updateId: 2 });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('queues /new for the runtime as a command, not as text for the model', async () => {
+    const { post, queued, compute } = webhook('asleep');
+    await post('/new');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/new', command: { name: 'new', args: '' } });
+    expect(queued()[0].stream).toBeUndefined();
+    // Starting over needs the runtime: the agent is woken.
+    expect(compute.calls).toEqual([{ agentId: 'fran', action: 'start' }]);
+  });
+
+  it('sends /stop to the agent as a cancel in its control group, so it overtakes the turn it stops', async () => {
+    const { post, queued, deps } = webhook('awake');
+    await post('/stop', { updateId: 9 });
+    const [cancel] = queued();
+    expect(cancel).toEqual({ v: PROTOCOL_VERSION, kind: 'control', id: 'tg.fran.9', agentId: 'fran', ts: 1_000, action: 'cancel', cancelSession: 'agent:fran:main' });
+    expect(fifoGroup(cancel)).toBe('agent:fran:control');
+    // The runtime may answer the /stop itself (nothing running): its origin is this chat.
+    expect(await deps.origins.get('tg.fran.9')).toMatchObject({ agentId: 'fran', sessionKey: 'agent:fran:main', target: { chatId: '4242' } });
+  });
+
+  it('answers /stop for a sleeping agent itself: nothing can be running', async () => {
+    const { post, queued, sent } = webhook('asleep');
+    await post('/stop');
+    expect(queued()).toEqual([]);
+    expect(sent[0]!.text).toBe('Nothing is running.');
+  });
+
+  it('passes an unknown command to the model as text', async () => {
+    const { post, queued } = webhook();
+    await post('/weather Berlin');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/weather Berlin' });
+    expect(queued()[0].command).toBeUndefined();
+  });
+
+  it('sends commands to the model as text when the account turns native commands off', async () => {
+    const { post, queued, sent, deps } = webhook('awake');
+    deps.config.channels.telegram!.accounts.fran!.commands = { native: false };
+    await post('/status');
+    expect(sent).toEqual([]);
+    expect(queued()[0]).toMatchObject({ text: '/status' });
+  });
+
+  it('carries the message a user replied to, and who wrote it', async () => {
+    const { post, queued } = webhook();
+    await post('what did you mean?', { extra: { reply_to_message: { message_id: 2, date: 1, chat: { id: 4242, type: 'private' }, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Pack light.' } } });
+    expect(queued()[0]).toMatchObject({ text: 'what did you mean?', quote: { text: 'Pack light.', author: 'you' } });
+    const e = queued()[0] as MessageEnvelope;
+    expect(turnRequestFor(e).input).toBe('[Replying to your earlier message]\n> Pack light.\n\nwhat did you mean?');
+  });
+
+  it('has a menu Telegram accepts: lower-case names, short descriptions, every command parsed', () => {
+    for (const c of COMMAND_MENU) {
+      expect(c.command).toMatch(/^[a-z0-9_]{1,32}$/);
+      expect(c.description.length).toBeLessThanOrEqual(256);
+      expect(parseCommand(`/${c.command}`, 'fran_bot')).toBeDefined();
+    }
+  });
+});
+
+/** A model that writes until it is stopped (or answers at once when told to). */
+function stallingModel(started: () => void): ModelClient {
+  return {
+    label: 'scripted/stall',
+    contextWindow: 100_000,
+    async complete(req) {
+      started();
+      await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+      return { ok: false, error: 'aborted', retriable: false };
+    },
+  };
+}
+
+function runtime(model: ModelClient) {
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-cmd-'));
+  const outbox = new InMemoryOutbox();
+  const deps: TurnDeps = {
+    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.now() },
+    log: memoryLogger(), tools: () => [], masker: secretMasker([]), limits: defaultTurnLimits,
+  };
+  const inbox = new InMemoryFifoQueue();
+  const worker = new Worker({
+    agentId: 'fran', inbox, outbox, deadLetters: new InMemoryDeadLetters(), clock: deps.clock, log: deps.log, visibilitySeconds: 30, waitSeconds: 0.05, maxConcurrent: 2,
+    handle: (e, signal, cancel) => runTurn(turnRequestFor(e), deps, signal, cancel),
+    control: async () => {},
+  });
+  const replies = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
+  return { deps, inbox, worker, replies };
+}
+
+const msg = (n: number, text: string, extra: Partial<MessageEnvelope> = {}): MessageEnvelope => ({
+  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' }, ...extra,
+});
+const cancel = (n: number) => ({ v: PROTOCOL_VERSION, kind: 'control', id: `tg.fran.${n}`, agentId: 'fran', ts: 1, action: 'cancel', cancelSession: 'agent:fran:main' });
+
+describe('native commands in the runtime', () => {
+  it('/stop cancels the turn that is running: it answers "stopped" and its message is done with', async () => {
+    let started = false;
+    const { inbox, worker, replies } = runtime(stallingModel(() => (started = true)));
+    inbox.push(JSON.stringify(msg(1, 'write me a novel')), 'agent:fran:main', 'tg.fran.1');
+    worker.start();
+    await expect.poll(() => started).toBe(true);
+    // The session's group is blocked by the turn; the cancel comes in the control group.
+    inbox.push(JSON.stringify(cancel(2)), 'agent:fran:control', 'tg.fran.2');
+    await expect.poll(() => replies().length).toBe(1);
+    expect(replies()[0]).toMatchObject({ inReplyTo: 'tg.fran.1', text: STOPPED_TEXT });
+    await expect.poll(() => inbox.depth).toBe(0);
+    await worker.stop(1000);
+  });
+
+  it('/stop with nothing running says so, answering the /stop', async () => {
+    const { inbox, worker, replies } = runtime(stallingModel(() => {}));
+    inbox.push(JSON.stringify(cancel(3)), 'agent:fran:control', 'tg.fran.3');
+    worker.start();
+    await expect.poll(() => replies().length).toBe(1);
+    expect(replies()[0]).toMatchObject({ id: 'tg.fran.3.reply.0', inReplyTo: 'tg.fran.3', sessionKey: 'agent:fran:main', text: NOTHING_RUNNING_TEXT });
+    await worker.stop(1000);
+  });
+
+  it('/new starts a fresh session: the model no longer sees what came before, and the transcript keeps it', async () => {
+    const seen: number[] = [];
+    const model: ModelClient = {
+      label: 'scripted/count',
+      contextWindow: 100_000,
+      async complete(req) {
+        seen.push(req.messages.length);
+        return { ok: true, message: assistantMessage('scripted/count', [{ type: 'text', text: 'ok' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn(msg(1, 'remember: blue'));
+    await turn(msg(2, 'and green'));
+    await turn(msg(3, '/new', { command: { name: 'new', args: '' } }));
+    await turn(msg(4, 'what colours?'));
+    // 1, then 3 (two earlier messages and the new one), then — after /new — 1 again.
+    expect(seen).toEqual([1, 3, 1]);
+    const entries = await deps.transcripts.entries('agent:fran:main');
+    expect(entries).toHaveLength(4);
+    expect(entries[2]).toMatchObject({ inboundId: 'tg.fran.3', reply: NEW_SESSION_TEXT, reset: true });
+  });
+});
+
+describe('acknowledgement and threading', () => {
+  it('puts the ack reaction on a queued message, and none where the scope leaves it out', async () => {
+    const { post, deps } = webhook('awake');
+    const reactions: { messageId: number; emoji: string | undefined }[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, react: async (_t, messageId, emoji) => void reactions.push({ messageId, emoji }) });
+    await post('hello', { updateId: 1 });
+    expect(reactions).toEqual([{ messageId: 3, emoji: '👀' }]);
+    deps.config.channels.telegram!.ackReactionScope = 'group-mentions';
+    await post('hello again', { updateId: 2 });
+    deps.config.channels.telegram!.accounts.fran!.ackReaction = '';
+    deps.config.channels.telegram!.ackReactionScope = 'all';
+    await post('and again', { updateId: 3 });
+    expect(reactions).toHaveLength(1);
+    expect((await deps.origins.get('tg.fran.3'))!.ack).toBeUndefined();
+  });
+});
+
+describe('inline buttons', () => {
+  const pressUpdate = (chat: { id: number; type: string }, data = 'plan:saturday', updateId = 30) =>
+    JSON.stringify({
+      update_id: updateId,
+      callback_query: { id: 'cbq-1', from: { id: 4242, is_bot: false, first_name: 'Ann' }, chat_instance: 'x', data, message: { message_id: 12, date: 1_764_000_000, chat, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Which day?' } },
+    });
+
+  it('answers a press within the webhook call and delivers it to the agent, in the session of the chat it was pressed in', async () => {
+    const { deps, queued } = webhook('awake');
+    const answered: string[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
+    expect(res.status).toBe(200);
+    expect(answered).toEqual(['cbq-1']);
+    expect(queued()[0]).toMatchObject({ kind: 'message', id: 'tg.fran.30', sessionKey: 'agent:fran:telegram:group:-1001234', text: '[Button pressed] plan:saturday', callback: { data: 'plan:saturday' }, from: { peerId: '4242' } });
+  });
+
+  it('answers a press from someone the access rules keep out, and queues nothing', async () => {
+    const { deps, queued } = webhook('awake');
+    deps.config.channels.telegram!.allowFrom = ['1'];
+    deps.config.channels.telegram!.dmPolicy = 'allowlist';
+    const answered: string[] = [];
+    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
+    expect(answered).toEqual(['cbq-1']);
+    expect(queued()).toEqual([]);
+  });
+
+  it('lets the agent attach buttons to its reply with a tool, kept for a redelivered answer', async () => {
+    let n = 0;
+    const model: ModelClient = {
+      label: 'scripted/buttons',
+      contextWindow: 100_000,
+      async complete() {
+        if (n++ === 0) return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'toolCall', id: 'c1', name: 'reply_buttons', arguments: { rows: [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]] } }]) };
+        return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'text', text: 'Which day?' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
+    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
+    const replies = (deps.outbox as InMemoryOutbox).queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
+    const rows = [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]];
+    expect(replies[0].buttons).toEqual(rows);
+    // The second run found the turn done and re-sent the same answer, buttons and all.
+    expect(n).toBe(2);
+    const [record] = await deps.transcripts.entries('agent:fran:main');
+    expect(answerEnvelope(turnRequestFor(msg(40, 'plan my weekend')), record as TurnRecord, 'fran')).toEqual(replies[0]);
+  });
+});
+
+describe('/model', () => {
+  /** Two configured models that say who they are. */
+  function twoModels() {
+    const named = (label: string): ModelClient => ({
+      label,
+      contextWindow: 100_000,
+      async complete() {
+        return { ok: true, message: assistantMessage(label, [{ type: 'text', text: `this is ${label}` }]) };
+      },
+    });
+    const primary = named('openai/gpt-4.1-mini');
+    const other = named('anthropic/claude-sonnet-4-5');
+    const { deps } = runtime(primary);
+    deps.models = { refs: ['openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4-5'], forRef: (ref) => (ref === 'anthropic/claude-sonnet-4-5' ? other : primary) };
+    const outbox = deps.outbox as InMemoryOutbox;
+    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    return { turn, said };
+  }
+
+  it('shows the session’s model and the configured ones, switches among them for this session, and refuses one not configured', async () => {
+    const { turn, said } = twoModels();
+    await turn(1, '/model', { name: 'model', args: '' });
+    await turn(2, 'hi');
+    await turn(3, '/model anthropic/claude-sonnet-4-5', { name: 'model', args: 'anthropic/claude-sonnet-4-5' });
+    await turn(4, 'hi again');
+    await turn(5, '/model evil/free-model', { name: 'model', args: 'evil/free-model' });
+    await turn(6, '/new', { name: 'new', args: '' });
+    await turn(7, 'after new');
+    expect(said()).toEqual([
+      'Model for this session: openai/gpt-4.1-mini. Configured: openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5. Switch with /model <name>.',
+      'this is openai/gpt-4.1-mini',
+      'Model for this session: anthropic/claude-sonnet-4-5.',
+      'this is anthropic/claude-sonnet-4-5',
+      '"evil/free-model" is not one of this agent\'s models: openai/gpt-4.1-mini, anthropic/claude-sonnet-4-5.',
+      NEW_SESSION_TEXT,
+      // /new starts over with the configured primary.
+      'this is openai/gpt-4.1-mini',
+    ]);
+  });
+});
+
+describe('/think', () => {
+  it('sets the thinking level the session’s turns ask the model for, until /new', async () => {
+    const asked: (string | undefined)[] = [];
+    const model: ModelClient = {
+      label: 'scripted/think',
+      contextWindow: 100_000,
+      async complete(req) {
+        asked.push(req.thinking);
+        return { ok: true, message: assistantMessage('scripted/think', [{ type: 'text', text: 'ok' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const outbox = deps.outbox as InMemoryOutbox;
+    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    await turn(1, 'hi');
+    await turn(2, '/think high', { name: 'think', args: 'high' });
+    await turn(3, 'think hard');
+    await turn(4, '/think lots', { name: 'think', args: 'lots' });
+    await turn(5, '/new', { name: 'new', args: '' });
+    await turn(6, 'after new');
+    expect(asked).toEqual([undefined, 'high', undefined]);
+    expect(said()[1]).toMatch(/^Thinking for this session: high/);
+    expect(said()[3]).toBe('"lots" is not a thinking level: off, minimal, low, medium, high.');
+  });
+
+  it('is passed to the provider in its own terms: reasoning_effort (OpenAI), a thinking budget (Anthropic)', async () => {
+    const server = await startModel();
+    try {
+      const ask = async (api: 'openai-completions' | 'anthropic-messages') => {
+        const client = piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey: 'k' });
+        const result = await client.complete({ systemPrompt: 's', messages: [{ role: 'user', content: 'hi', timestamp: 1 }], tools: [], thinking: 'high' });
+        expect(result.ok).toBe(true);
+        return server.requests().at(-1)!.body as Record<string, unknown>;
+      };
+      expect((await ask('openai-completions')).reasoning_effort).toBe('high');
+      const anthropic = await ask('anthropic-messages');
+      expect(anthropic.thinking).toMatchObject({ type: 'enabled', budget_tokens: 16_384 });
+      expect(anthropic.max_tokens as number).toBeGreaterThan(16_384);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,277 @@
+// Streamed replies end to end in one process: a runtime turn whose model writes slowly sends
+// drafts, each goes through the outbox core as λ outbox would take it, and the control plane's
+// Telegram bot shows it on the fake Bot API (sendMessageDraft in a private chat, a preview
+// message edited in a group). Whatever the drafts do, the final reply arrives exactly once.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySecretStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
+import { telegramSecretName } from '../../shared/config/names.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import { DraftPauses } from '../../shared/control/drafts.ts';
+import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { systemClock, type Outbox } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
+import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { start, faults, type FakeTelegram } from '../support/fake-telegram.ts';
+
+const TOKEN = '1000002:fran-token-for-tests';
+const ANSWER = 'Here is **the plan**:\n\n- pack the bags\n- water the plants\n- lock the door\n\nSafe travels!';
+const PRIVATE = '4242';
+const GROUP = '-1001234';
+
+let tg: FakeTelegram;
+beforeAll(async () => {
+  tg = await start({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
+});
+afterAll(() => tg.close());
+
+/**
+ * A model that writes `text` a few words at a time. After each piece it waits until the
+ * control plane has handled a draft (or the turn is stopped), so the stream is as slow as the
+ * drafts' pace and the test waits on events, not on the clock.
+ */
+function slowModel(text: string, drafted: () => number, stopAfterPieces?: number): ModelClient {
+  return {
+    label: 'scripted/slow',
+    contextWindow: 100_000,
+    async complete(req) {
+      const words = text.split(/(?<=\s)/);
+      const pieces = Array.from({ length: Math.ceil(words.length / 3) }, (_, i) => words.slice(i * 3, i * 3 + 3).join(''));
+      let sofar = '';
+      for (const [i, piece] of pieces.entries()) {
+        sofar += piece;
+        const before = drafted();
+        req.onText?.(sofar);
+        if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces && !req.signal?.aborted) await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+        if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
+        await until(() => drafted() > before || req.signal?.aborted === true, 3_000).catch(() => {});
+      }
+      return { ok: true, message: assistantMessage('scripted/slow', [{ type: 'text', text }]) };
+    },
+  };
+}
+
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function plane(chatId: string) {
+  const config = loadConfigFile('clawfleet.json');
+  config.channels.telegram!.apiRoot = tg.url;
+  const bots = new TelegramAccounts({ config, secrets: new InMemorySecretStore({ [telegramSecretName(config.fleet)]: { FRAN_BOT_TOKEN: TOKEN } }), where: 'in the test' });
+  const origins = new InMemoryInboundOrigins(() => Date.now());
+  const dlq = new InMemoryDeadLetters();
+  const log = memoryLogger();
+  const deps: OutboxDeps = {
+    config,
+    origins,
+    sessions: new InMemorySessionRegistry(),
+    ledger: new InMemoryDeliveryLedger(),
+    deadLetters: () => dlq,
+    channel: async (t) => bots.sender(t.channel === 'telegram' ? t.accountId : 'fran'),
+    draftPauses: new DraftPauses(),
+    clock: systemClock,
+    log,
+  };
+  const handled: OutboundEnvelope[] = [];
+  // λ outbox, in order: each envelope the runtime sends is processed before the next is sent.
+  const outbox: Outbox = {
+    async send(envelope) {
+      await processOutboxRecord({ source: `demo-outbox-${envelope.agentId}.fifo`, body: JSON.stringify(envelope), messageId: envelope.id }, deps);
+      handled.push(envelope);
+    },
+  };
+  const admit = async (n: number) => {
+    const id = `tg.fran.${n}`;
+    await origins.put({ id, agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId }, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    const message: MessageEnvelope = {
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      ts: Date.now(),
+      text: 'plan my trip',
+      from: { channel: 'telegram', accountId: 'fran', peerId: '4242' },
+      stream: { mode: 'partial', minIntervalMs: 250 },
+    };
+    return message;
+  };
+  const drafts = () => handled.filter((e) => e.kind === 'draft').length;
+  const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps => {
+    const workspace = mkdtempSync(join(tmpdir(), 'cf-stream-'));
+    return {
+      agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: systemClock,
+      log, tools: () => [], masker: secretMasker(secrets), limits: defaultTurnLimits,
+    };
+  };
+  return { deps, dlq, origins, handled, drafts, admit, runtime };
+}
+
+const callsTo = (chatId: string, since: number) => tg.calls().filter((c) => c.at >= since && String(c.params.chat_id) === chatId);
+
+describe('streamed replies', () => {
+  it('shows a slow answer growing in a private chat, then sends it exactly once', async () => {
+    const t0 = Date.now();
+    const p = plane(PRIVATE);
+    const message = await p.admit(1);
+    expect(await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal)).toBe('replied');
+
+    const calls = callsTo(PRIVATE, t0);
+    const drafts = calls.filter((c) => c.method === 'sendMessageDraft');
+    expect(drafts.length).toBeGreaterThanOrEqual(3);
+    // One draft id for the whole answer (Telegram animates its changes), the text growing.
+    expect(new Set(drafts.map((c) => c.params.draft_id)).size).toBe(1);
+    const lengths = drafts.map((c) => String(c.params.text).length);
+    expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+    const finals = calls.filter((c) => c.method === 'sendMessage');
+    expect(finals).toHaveLength(1);
+    expect(finals[0]!.params).toMatchObject({ parse_mode: 'HTML', text: expect.stringContaining('<b>the plan</b>') });
+    // Nothing of the drafts comes after the final message.
+    expect(calls.at(-1)!.method).toBe('sendMessage');
+    expect(p.dlq.letters).toEqual([]);
+  });
+
+  it('in a group, sends one preview message, edits it as the answer grows and turns it into the final reply', async () => {
+    const t0 = Date.now();
+    const p = plane(GROUP);
+    const message = await p.admit(2);
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+
+    const calls = callsTo(GROUP, t0);
+    expect(calls.filter((c) => c.method === 'sendMessageDraft')).toEqual([]);
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    const edits = calls.filter((c) => c.method === 'editMessageText');
+    // Exactly one message in the chat: the preview, which became the answer.
+    expect(sends).toHaveLength(1);
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(edits.map((c) => c.params.message_id))).toEqual(new Set([(await p.origins.get('tg.fran.2'))!.preview!.messageId]));
+    expect(edits.at(-1)!.params.text).toContain('Safe travels!');
+    expect((await p.origins.get('tg.fran.2'))!.preview!.final).toBe(true);
+  });
+
+  it.each([
+    ['a private chat', PRIVATE],
+    ['a group', GROUP],
+  ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 20_000 }, async (_name, chatId) => {
+    {
+      const t0 = Date.now();
+      const p = plane(chatId);
+      const message = await p.admit(3);
+      // First attempt: two drafts out, then the process is gone (nothing more leaves it).
+      const killed = new AbortController();
+      const first = runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts, 4)), killed.signal);
+      await until(() => p.drafts() >= 2, 5_000);
+      killed.abort();
+      expect(await first).toBe("aborted");
+      // The message is redelivered to the next runtime, which does the turn again.
+      await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+
+      const calls = callsTo(chatId, t0);
+      // One message in the chat (in a group: the first attempt's preview, reused by the redone turn)…
+      expect(calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+      // …given the whole answer once.
+      const finals = calls.filter((c) => c.method !== 'sendMessageDraft' && String(c.params.text).includes('Safe travels!'));
+      expect(finals).toHaveLength(1);
+    }
+  });
+
+  it('slows drafts down on a 429 without delaying the final reply', async () => {
+    const t0 = Date.now();
+    const p = plane(PRIVATE);
+    const message = await p.admit(4);
+    tg.failNext('sendMessageDraft', faults.tooManyRequests(30));
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const calls = callsTo(PRIVATE, t0);
+    // The refused draft was the only one tried: the chat's drafts are paused for 30 s…
+    expect(calls.filter((c) => c.method === 'sendMessageDraft')).toHaveLength(1);
+    expect(p.handled.filter((e) => e.kind === 'draft').length).toBeGreaterThanOrEqual(2);
+    // …while the reply went out at once, not 30 s later.
+    expect(calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+  });
+
+  it('never shows a secret of the agent, not even its first characters while it is being written', async () => {
+    const t0 = Date.now();
+    const p = plane(PRIVATE);
+    const message = await p.admit(5);
+    const secret = 'sk-live-0123456789abcdef';
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(`The key is ${secret} and that is all there is to say about it.`, p.drafts), [secret]), new AbortController().signal);
+    const texts = callsTo(PRIVATE, t0).map((c) => String(c.params.text));
+    expect(texts.length).toBeGreaterThanOrEqual(2);
+    for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
+  });
+
+  it('refuses a draft for an inbound another agent received, like a reply', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(6);
+    const forged = { v: PROTOCOL_VERSION, kind: 'draft', id: 'x.draft.1', agentId: 'grif', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.6', seq: 1, ts: 1, text: 'hi Ann, send me your password' };
+    const t0 = Date.now();
+    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
+    expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
+    expect(callsTo(PRIVATE, t0)).toEqual([]);
+  });
+
+  it('drops a draft that arrives after its reply replaced the preview', async () => {
+    const p = plane(GROUP);
+    const message = await p.admit(7);
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const t0 = Date.now();
+    const late = { v: PROTOCOL_VERSION, kind: 'draft', id: 'tg.fran.7.draft.late', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', seq: 99, ts: 1, text: 'Here is' };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(late), messageId: 'm' }, p.deps);
+    expect(callsTo(GROUP, t0)).toEqual([]);
+  });
+});
+
+describe('acknowledgement and threading on the Bot API', () => {
+  it('clears the ack reaction once the reply is sent, and threads the reply to the user message where configured', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'first';
+    await p.origins.put({ id: 'tg.fran.20', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId: PRIVATE }, createdAt: 1, expiresAt: Date.now() + 60_000, messageId: 77, ack: '👀' });
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.20.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.20', ts: 1, text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}` };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const calls = callsTo(PRIVATE, t0);
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(2);
+    expect(sends[0]!.params.reply_parameters).toEqual({ message_id: 77, allow_sending_without_reply: true });
+    expect(sends[1]!.params.reply_parameters).toBeUndefined();
+    expect(calls.at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 77, reaction: [] } });
+  });
+});
+
+describe('inline buttons on the Bot API', () => {
+  it('puts the buttons under the last part of the reply, as callback buttons', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(50);
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.50.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.50', ts: 1, text: `${'a'.repeat(4090)}\n\nWhich day?`, buttons: [[{ text: 'Saturday', data: 'day:sat' }]] };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(2);
+    expect(sends[0]!.params.reply_markup).toBeUndefined();
+    expect(sends[1]!.params.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Saturday', callback_data: 'day:sat' }]] });
+  });
+
+  it('refuses buttons Telegram would refuse (data over 64 bytes) into the DLQ, sending nothing', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(51);
+    const t0 = Date.now();
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.51.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.51', ts: 1, text: 'pick', buttons: [[{ text: 'x', data: 'd'.repeat(65) }]] };
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
+    expect(callsTo(PRIVATE, t0)).toEqual([]);
+  });
+});

@@ -173,7 +173,7 @@ describe('clawfleet deploy', () => {
     expect(account.restarted).toEqual(['fran']);
     // The webhook, with the secret token Telegram will echo, and the bot's link.
     const [hook] = tg.calls('setWebhook');
-    expect(hook!.params).toMatchObject({ url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran', allowed_updates: ['message'], secret_token: expect.any(String) });
+    expect(hook!.params).toMatchObject({ url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran', allowed_updates: ['message', 'callback_query'], secret_token: expect.any(String) });
 
     const out = io.outText();
     expect(out).toContain('  ✓ [1/7] credentials: account 123456789012 as arn:aws:iam::123456789012:user/ops, region eu-west-1');

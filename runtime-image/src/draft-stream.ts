@@ -54,7 +54,10 @@ export class DraftStream {
   private schedule(): void {
     if (this.timer || this.inFlight || this.closed) return;
     const wait = (this.lastSentAt ?? this.opts.clock.now()) + this.opts.minIntervalMs - this.opts.clock.now();
-    if (wait <= 0) return this.flush();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush();

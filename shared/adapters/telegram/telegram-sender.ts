@@ -1,17 +1,20 @@
 // Delivers to Telegram chats through the Bot API: the ChannelSender for telegram targets.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
+import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile } from '../../ports.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
+
+const FILE_METHODS: Record<OutgoingFile['kind'], string> = { photo: 'sendPhoto', document: 'sendDocument', voice: 'sendVoice', audio: 'sendAudio' };
 
 export function telegramSender(api: BotApi): ChannelSender {
   const where = (target: ChannelTarget) => {
     if (target.channel !== 'telegram') throw new Error(`telegram sender given a ${target.channel} target`);
     return { chat_id: target.chatId, ...(target.threadId !== undefined ? { message_thread_id: target.threadId } : {}) };
   };
-  const call = async (method: string, params: Record<string, unknown>) => {
+  const call = (method: string, params: Record<string, unknown>) => guarded(() => api.call(method, params));
+  const guarded = async (send: () => Promise<unknown>) => {
     try {
-      await api.call(method, params);
+      await send();
     } catch (err) {
       if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
@@ -27,9 +30,17 @@ export function telegramSender(api: BotApi): ChannelSender {
       await call('sendMessage', { ...where(target), text });
     }
   };
+  // media (#16): one multipart upload per file, the method and field named by its kind; the caption plain.
+  const sendFile = async (target: ChannelTarget, file: OutgoingFile) => {
+    const upload = api.upload;
+    if (!upload) throw new PermanentDeliveryError('this Bot API client cannot upload files');
+    const method = FILE_METHODS[file.kind];
+    await guarded(() => upload.call(api, method, { ...where(target), ...(file.caption ? { caption: file.caption } : {}) }, { field: file.kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }));
+  };
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,
     sendText,
     sendTyping: (target) => call('sendChatAction', { ...where(target), action: 'typing' }),
+    sendFile,
   };
 }

@@ -28,7 +28,7 @@ import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegr
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import type { CronTrigger } from '../shared/cron/trigger.ts';
-import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
+import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type MediaStore, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
 
@@ -46,6 +46,8 @@ export interface LocalControlPlaneOptions {
   compute?: AgentCompute;
   /** What time it is for schedules; the control plane's clock unless a test moves it ahead. */
   scheduleClock?: Clock;
+  /** Where attachments and agents' files are kept (#16; a directory under the state directory); without it, attachments arrive as notes. */
+  media?: MediaStore;
 }
 
 export class LocalControlPlane {
@@ -71,6 +73,8 @@ export class LocalControlPlane {
   readonly metrics: SqliteAgentMetrics;
   /** The bots of the config's Telegram accounts, their tokens from the local secrets file. */
   readonly telegram: TelegramAccounts;
+  /** Attachments and agents' files (#16); undefined where this fleet keeps none. */
+  readonly media: MediaStore | undefined;
   /** The same composition as every Lambda's (shared/control/control-plane.ts), over the adapters above. */
   private readonly plane: ControlPlane;
 
@@ -97,6 +101,7 @@ export class LocalControlPlane {
     this.metrics = new SqliteAgentMetrics(db, clock.now);
     const secretsWhere = 'in the local secrets file';
     this.telegram = new TelegramAccounts({ config, secrets, where: secretsWhere });
+    this.media = opts.media;
     this.plane = new ControlPlane(
       { config, clock, log, component: 'local', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere },
       {
@@ -116,6 +121,7 @@ export class LocalControlPlane {
         compute: () => opts.compute,
         scheduler: () => this.scheduler,
         localChat: () => this.chat,
+        media: () => this.media,
       },
     );
     this.lifecycle = this.plane.lifecycle;

@@ -19,6 +19,7 @@ import { isStorageFull } from '../shared/storage-full.ts';
 import { createLogger, errorFields, processRedactor, type Logger } from '../shared/log.ts';
 import { systemClock, type AgentState, type Clock, type Schedule } from '../shared/ports.ts';
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
+import { FileMediaStore } from '../shared/adapters/fs/file-media-store.ts';
 import { LocalControlPlane } from './control-plane.ts';
 import { startCronLoop } from './cron-loop.ts';
 import type { FleetStatus } from './fleet-status.ts';
@@ -114,7 +115,11 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   undo.push(() => void db.close());
   let supervisor: Supervisor | undefined;
-  const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
+  const cp = new LocalControlPlane(config, db, secrets, systemClock, log, {
+    compute: new SupervisorCompute(() => supervisor),
+    scheduleClock: opts.scheduleClock,
+    media: new FileMediaStore(join(opts.stateDir, 'media')),
+  });
   const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
   let logFailureSaid = false;
   function logFailure(err: unknown): boolean {

@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ClawfleetError } from '../shared/errors.ts';
+import { isOwnMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../shared/media/media-ref.ts';
 import { errorAnswer } from '../shared/http/error-status.ts';
 import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
@@ -106,6 +107,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A raw body of up to `max` bytes (a file), refused past it. */
+async function readBytes(req: IncomingMessage, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new ClawfleetError('MEDIA_TOO_LARGE', `file larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
   res.end(type === 'application/json' ? JSON.stringify(body) : String(body));
@@ -173,6 +186,31 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         // The runtime's own rejects: inbound envelopes it could not process.
         return cp.inboxDlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
     }
+  };
+
+  // ── media (#16): a runtime reads its own in/ and out/ files and writes its own out/ files, as its task role may on AWS.
+  const runtimeMedia = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const agentId = token ? deps.agentOfToken(token) : undefined;
+    if (!agentId) throw new ClawfleetError('TOKEN_INVALID', 'unknown runtime token');
+    deps.runtimeSeen?.(agentId);
+    const store = cp.media;
+    if (!store) throw new ClawfleetError('ROUTE_UNKNOWN', 'this fleet keeps no media');
+    const key = url.searchParams.get('key') ?? '';
+    const writing = req.method === 'PUT';
+    if (!isOwnMediaKey(agentId, key, 'out') && (writing || !isOwnMediaKey(agentId, key, 'in'))) {
+      throw new ClawfleetError('MEDIA_NOT_OWNED', `"${key.slice(0, 200)}" is not under this runtime's own ${writing ? 'out/' : 'in/ or out/'} prefix`);
+    }
+    if (writing) {
+      const type = (req.headers['content-type'] ?? 'application/octet-stream').slice(0, 128);
+      await store.put(key, await readBytes(req, TELEGRAM_UPLOAD_LIMIT_BYTES), type);
+      deps.storage.wrote();
+      return send(res, 200, {});
+    }
+    const stored = await store.get(key);
+    if (!stored) throw new ClawfleetError('MEDIA_MISSING', `nothing is kept at "${key}"`);
+    res.writeHead(200, { 'content-type': stored.mimeType, 'content-length': stored.bytes.byteLength, 'cache-control': 'no-store' });
+    res.end(stored.bytes);
   };
 
   const admin = async (req: IncomingMessage, path: string): Promise<unknown> => {
@@ -285,6 +323,7 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         const result = await cp.hook({ method: req.method ?? 'GET', path, query: url.search.slice(1), headers, body });
         return send(res, result.status, result.body, 'application/json', result.status === 405 ? { allow: 'POST' } : {});
       }
+      if (path === '/runtime/media' && (req.method === 'GET' || req.method === 'PUT')) return runtimeMedia(req, res, url);
       if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
       if (path.startsWith('/admin/')) return send(res, 200, await admin(req, path));
       throw new ClawfleetError('ROUTE_UNKNOWN', `no route ${req.method} ${path}`);

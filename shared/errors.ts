@@ -93,6 +93,7 @@ export type ErrorCode =
   | 'MEDIA_NOT_OWNED'
   | 'MEDIA_TOO_LARGE'
   | 'MEDIA_MISSING'
+  | 'TRANSCRIPTION_FAILED'
   // A request to one of our HTTP surfaces (the local server, the dashboard).
   | 'ROUTE_UNKNOWN'
   | 'METHOD_NOT_ALLOWED'

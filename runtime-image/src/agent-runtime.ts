@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
-import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
+import type { Clock, DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
@@ -19,6 +19,8 @@ import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
 import { memoryTools } from './tools/memory-tools.ts';
 import { requestTools } from './tools/request-tools.ts';
+import { sendFileTool } from './tools/send-file-tool.ts';
+import { transcriberFor } from './media/transcribe.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
@@ -42,6 +44,8 @@ export interface RuntimeParts {
   secrets: Record<string, string>;
   /** Reads the agent's own secret (AWS): then `secrets` is ignored, and a value still missing is read again until it is set. */
   readSecrets?: () => Promise<Record<string, string>>;
+  /** This agent's files in the media store (#16); absent, attachments arrive as notes and send_file is not offered. */
+  media?: MediaStore;
   /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
   stopSignal?: AbortSignal;
   clock: Clock;
@@ -63,8 +67,15 @@ export interface AgentRuntime {
 }
 
 /** The built-in tools; `exec` only when the runtime found a way to run it (see execSetup). */
-export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool): AgentTool[] {
-  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts })];
+export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, media?: MediaStore): AgentTool[] {
+  return [
+    ...fileTools(env.workspace),
+    ...(exec ? [exec] : []),
+    ...memoryTools(env.workspace),
+    ...requestTools(env.agentId, clock),
+    webFetchTool({ allowPrivateHosts: env.config.agent.tools?.web?.fetch?.allowPrivateHosts }),
+    ...(media ? [sendFileTool(env.agentId, env.workspace, media, clock)] : []),
+  ];
 }
 
 /**
@@ -128,7 +139,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const builtins = builtinTools(env, clock, sandboxing.exec).filter((t) => allowed(t.name));
+  const builtins = builtinTools(env, clock, sandboxing.exec, parts.media).filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
@@ -149,6 +160,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
+    media: { agentId: env.agentId, workspace: env.workspace, store: parts.media, imageInput: model.imageInput ?? false, transcribe: transcriberFor(env.config, secrets) },
   };
 
   let stopping: Promise<void> | undefined;

@@ -2,6 +2,7 @@
 // builds on, what the model is told, and where the answer goes. Pure mapping, no I/O;
 // text that came through an HTTP hook is wrapped as untrusted content (with a marker id
 // from `newMarkerId`, random unless a test fixes it).
+import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
 
@@ -26,6 +27,8 @@ export interface TurnRequest {
   answer: Answer;
   /** Whole answers that mean "send nothing". */
   quiet: string[];
+  /** The message's attachments (#16), made into the model's input when the turn starts (media/media-input.ts). */
+  media?: MediaRef[] | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -59,7 +62,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
           answer: { kind: 'reply', sessionKey: e.sessionKey },
         };
       }
-      return { ...base, input: e.text, answer: { kind: 'reply', sessionKey: e.sessionKey } };
+      return { ...base, input: e.text, answer: { kind: 'reply', sessionKey: e.sessionKey }, ...(e.media ? { media: e.media } : {}) };
     }
     case 'system_event': {
       if (cameThroughHook(e) && e.text.trim()) {

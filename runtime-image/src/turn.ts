@@ -16,6 +16,8 @@ import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptSt
 import type { TurnRequest } from './turn-request.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 import { NotRegularFileError } from './workspace-file.ts';
+import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
+import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
 export type TurnOutcome = 'replied' | 'resent' | 'silent' | 'failed' | 'aborted';
@@ -53,6 +55,8 @@ export interface TurnDeps {
   /** Masks this agent's own secret values in tool results and answers. */
   masker: SecretMasker;
   limits: TurnLimits;
+  /** Where attachments come from and how they are understood (#16); absent, they are said not to have arrived. */
+  media?: Omit<MediaInputDeps, 'signal'>;
 }
 
 /**
@@ -84,6 +88,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
+  // Attachments (#16): each said in a line of the input; photos for a model that sees them as images.
+  let input = req.input;
+  let images: ImageContent[] = [];
+  if (req.media?.length) {
+    const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }), signal: turnSignal });
+    input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    images = media.images;
+  }
   const tools = deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
   for (const f of bootstrap) if (f.skipped) log.warn('workspace file left out of the prompt', { file: f.name, reason: f.skipped });
@@ -107,7 +119,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     history = await compactIfNeeded(
       req.sessionKey,
       history,
-      prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
+      prompt({ summary: undefined, turns: [] }).length + input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
       { model: deps.model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
       turnSignal,
     );
@@ -117,7 +129,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       model: deps.model,
       systemPrompt: prompt(history),
       history: historyMessages(history),
-      input: { role: 'user', content: req.input, timestamp: started },
+      input: { role: 'user', content: images.length ? [{ type: 'text', text: input }, ...images] : input, timestamp: started },
       tools,
       toolContext: {
         sessionKey: agentSession(req),
@@ -152,7 +164,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   };
   if (signal.aborted) return 'aborted';
 
-  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
+  // Images are not kept in the transcript (megabytes each): the input's lines say where each file is saved.
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input, messages: images.length ? withoutImages(result.messages) : result.messages };
   if (!result.ok) {
     record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
   } else if (result.text === '' && !req.situation) {
@@ -219,6 +232,13 @@ async function unrecordedFailure(req: TurnRequest, deps: TurnDeps, why: string):
   await sendStatus(req, deps, 'failed', why).catch((err) => deps.log.warn('status not sent', errorFields(err)));
   deps.log.error('turn failed before it started; told the asker', { envelopeId: req.inboundId, sessionKey: req.sessionKey, error: why });
   return 'failed';
+}
+
+/** The turn's messages with each image replaced by a word, for the transcript. */
+function withoutImages(messages: Message[]): Message[] {
+  return messages.map((m) =>
+    m.role === 'user' && Array.isArray(m.content) ? { ...m, content: m.content.map((c) => (c.type === 'image' ? { type: 'text' as const, text: '[image]' } : c)) } : m,
+  );
 }
 
 function failureText(error: string): string {

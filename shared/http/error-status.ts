@@ -108,6 +108,7 @@ export const ERROR_STATUS = {
   MEDIA_NOT_OWNED: 403,
   MEDIA_TOO_LARGE: 413,
   MEDIA_MISSING: 404,
+  TRANSCRIPTION_FAILED: 500,
 } as const satisfies Record<ErrorCode, ErrorStatus>;
 
 export interface ErrorAnswer {

@@ -34,6 +34,8 @@ export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean 
       if (key) out.push({ name: key, usedBy: `the API key of provider "${providerName}"` });
     }
   }
+  const transcription = config.agent.tools?.media?.audio?.apiKeySecret;
+  if (transcription) out.push({ name: transcription, usedBy: 'voice transcription (tools.media.audio)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

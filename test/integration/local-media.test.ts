@@ -30,7 +30,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /** An update from Ann (42) carrying `fields` instead of text. */
 function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
-  const u = textUpdate({ updateId, chatId: 42, fromId: 42, text: 'x' }) as { message: Record<string, unknown> };
+  const u = textUpdate({ updateId, chatId: 42, fromId: 42, text: 'x' }) as unknown as { message: Record<string, unknown> };
   delete u.message.text;
   delete u.message.entities;
   Object.assign(u.message, fields);

@@ -46,6 +46,8 @@ export const RuntimeEnvSchema = z.object({
   /** Set by the local launcher when the agent has no model key: why the offline model is used. */
   CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
+  /** AWS (#16): the fleet's media bucket, where this agent reads its attachments (<fleet>/agents/<id>/in/) and writes the files it sends (…/out/). */
+  CLAWFLEET_MEDIA_BUCKET: z.string().min(3).max(63).optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),

@@ -258,6 +258,8 @@ export const ConfigSchema = z.strictObject({
       ),
     }),
   ),
+  /** Attachments and the files agents send (#16): kept in the media store this many days (default 30), then deleted. */
+  media: z.optional(z.strictObject({ expireDays: z.optional(z.number().check(z.int(), z.gte(1), z.lte(3650))) })),
   agentToAgent: z.optional(
     z.strictObject({
       allow: z._default(z.array(z.strictObject({ from: id, to: id })), []),

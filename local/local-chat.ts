@@ -2,13 +2,22 @@
 // numbered so the page can poll for what is new. Lines are kept in the state database,
 // so an answer that arrives after a restart still shows up.
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
-import type { ChannelSender, ChannelTarget } from '../shared/ports.ts';
+import type { ChannelSender, ChannelTarget, OutgoingFile } from '../shared/ports.ts';
 
 export interface ChatLine {
   seq: number;
   role: 'user' | 'agent';
   text: string;
   ts: number;
+  /** A file the line carries (#16): kept in the media store under the agent's prefix, shown by the dashboard. */
+  file?: ChatFile | undefined;
+}
+
+export interface ChatFile {
+  key: string;
+  name: string;
+  mimeType: string;
+  size: number;
 }
 
 export class LocalChat implements ChannelSender {
@@ -20,22 +29,31 @@ export class LocalChat implements ChannelSender {
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(chatId: string, role: ChatLine['role'], text: string): ChatLine {
+  add(chatId: string, role: ChatLine['role'], text: string, file?: ChatFile): ChatLine {
     const ts = this.now();
-    const seq = Number(this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts) VALUES (?, ?, ?, ?)').run(chatId, role, text, ts).lastInsertRowid);
+    const seq = Number(
+      this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file) VALUES (?, ?, ?, ?, ?)').run(chatId, role, text, ts, file ? JSON.stringify(file) : null).lastInsertRowid,
+    );
     if (role === 'agent') this.typingUntil.delete(chatId);
-    return { seq, role, text, ts };
+    return { seq, role, text, ts, ...(file ? { file } : {}) };
   }
 
   since(chatId: string, after: number): { messages: ChatLine[]; typing: boolean } {
-    const messages = this.db
-      .prepare('SELECT seq, role, text, ts FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
-      .all(chatId, after) as ChatLine[];
+    const rows = this.db
+      .prepare('SELECT seq, role, text, ts, file FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
+      .all(chatId, after) as (Omit<ChatLine, 'file'> & { file: string | null })[];
+    const messages = rows.map(({ file, ...line }) => (file ? { ...line, file: JSON.parse(file) as ChatFile } : line));
     return { messages, typing: (this.typingUntil.get(chatId) ?? 0) > this.now() };
   }
 
   async sendText(target: ChannelTarget, text: string) {
     this.add(target.chatId, 'agent', text);
+  }
+
+  /** A file the agent sends (#16): a line linking to it in the media store, where the outbox read it from. */
+  async sendFile(target: ChannelTarget, file: OutgoingFile) {
+    if (!file.key) throw new Error('the local chat shows files by their media key, and this one has none');
+    this.add(target.chatId, 'agent', file.caption ?? '', { key: file.key, name: file.fileName, mimeType: file.mimeType, size: file.bytes.byteLength });
   }
 
   async sendTyping(target: ChannelTarget) {

@@ -54,6 +54,8 @@ export interface OutgoingFile {
   mimeType: string;
   bytes: Uint8Array;
   caption?: string | undefined;
+  /** Where the bytes are kept (the media store): a channel that shows files by reference (the local chat box) links to it. */
+  key?: string | undefined;
 }
 
 /**

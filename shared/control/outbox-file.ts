@@ -49,7 +49,7 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
     return reject('MEDIA_TOO_LARGE', `the file kept at "${envelope.key}" is ${stored.bytes.byteLength} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`, envelope);
   }
   try {
-    await channel.sendFile(target, { kind: envelope.fileKind, fileName: envelope.fileName, mimeType: envelope.mimeType, bytes: stored.bytes, caption: envelope.caption });
+    await channel.sendFile(target, { kind: envelope.fileKind, fileName: envelope.fileName, mimeType: envelope.mimeType, bytes: stored.bytes, caption: envelope.caption, key: envelope.key });
   } catch (err) {
     if (err instanceof PermanentDeliveryError) {
       await deps.ledger.complete(envelope.id, deps.clock.now());

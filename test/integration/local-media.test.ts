@@ -15,6 +15,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
+import { dashboardAuth } from '../support/local-api.ts';
 
 const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
@@ -132,5 +133,23 @@ describe('media in local mode', () => {
     expect(photos).toHaveLength(1);
     expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
     expect(photos[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+  });
+
+  it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {
+    const png = Buffer.from('\x89PNG dropped into chat', 'latin1');
+    const workspace = join(dir, 'state/workspaces/fran');
+    writeFileSync(join(workspace, 'reply.txt'), 'a file back');
+    model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'reply.txt', caption: 'here you go' } }] }, { text: 'Done.' });
+    const from = model.requests().length;
+    const res = await fetch(`${fleet.url}/api/chat/fran/files?name=drop.png&caption=what%20is%20it`, { method: 'POST', headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' }, body: png });
+    expect(res.status).toBe(202);
+    type Line = { role: string; text: string; file?: { key: string; name: string } };
+    const lines = async () => ((await (await fetch(`${fleet.url}/api/chat/fran/messages?after=0`, { headers: dashboardAuth(fleet) })).json()) as { messages: Line[] }).messages;
+    await expect.poll(async () => (await lines()).some((l) => l.role === 'agent' && l.file?.name === 'reply.txt'), { timeout: 30_000 }).toBe(true);
+    expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/png', size: png.length, sha256: sha(png) }]);
+    const sent = (await lines()).find((l) => l.file?.name === 'reply.txt')!;
+    expect(sent).toMatchObject({ text: 'here you go', file: { key: expect.stringMatching(/^agents\/fran\/out\//) } });
+    const download = await fetch(`${fleet.url}/api/chat/fran/files?key=${encodeURIComponent(sent.file!.key)}`, { headers: dashboardAuth(fleet) });
+    expect(await download.text()).toBe('a file back');
   });
 });

@@ -116,6 +116,10 @@ export class SignedS3MediaStore implements MediaStore {
     if (!res.ok) {
       const text = await res.text().catch(() => '');
       const code = /<Code>([^<]{1,64})<\/Code>/.exec(text)?.[1] ?? `Http${res.status}`;
+      // Without s3:ListBucket (no role here has it), S3 answers a missing key with 403
+      // AccessDenied rather than 404: for a key inside the caller's grant that means "not kept"
+      // (expired, never written). The caller checked the key is its own before asking.
+      if (method === 'GET' && res.status === 403 && code === 'AccessDenied') return undefined;
       throw new S3MediaError(code, `S3 ${method} failed: HTTP ${res.status} ${code}`, res.status);
     }
     if (method === 'PUT') {

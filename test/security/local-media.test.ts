@@ -126,7 +126,7 @@ describe('files in the dashboard’s chat box', () => {
   });
 
   it('serves any other file as a download the browser will not run (HTML and SVG included)', async () => {
-    for (const [name, type] of [['page.html', 'text/html'], ['x.svg', 'image/svg+xml']]) {
+    for (const [name, type] of [['page.html', 'text/html'], ['x.svg', 'image/svg+xml']] as const) {
       await store.put(`agents/alpha/out/r/${name}`, Buffer.from('<script>alert(1)</script>'), type);
       const res = await new Promise<Record<string, unknown>>((resolve) =>
         request(`${url}/api/chat/alpha/files?key=agents/alpha/out/r/${name}`, { headers: signedIn }, (r) => (r.resume(), resolve(r.headers))).end(),

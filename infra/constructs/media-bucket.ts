@@ -9,10 +9,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { sharedParameterNames } from '../../shared/config/names.ts';
+import { MEDIA_EXPIRY_DAYS } from '../../shared/media/media-ref.ts';
 import { acknowledge } from '../nag.ts';
-
-/** How long an attachment or a sent file is kept unless the config says otherwise. */
-export const MEDIA_EXPIRY_DAYS = 30;
 
 export class MediaBucket extends Construct {
   readonly bucket: s3.Bucket;

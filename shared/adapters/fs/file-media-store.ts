@@ -26,6 +26,41 @@ export class FileMediaStore implements MediaStore {
     await fs.rename(tmp, path);
   }
 
+  /**
+   * Deletes what was written before `cutoffMs` (local mode's stand-in for the bucket's
+   * lifecycle rule, media.expireDays): files by their modification time, then folders left
+   * empty. Returns how many files went. Never follows a link.
+   */
+  async deleteOlderThan(cutoffMs: number): Promise<number> {
+    let deleted = 0;
+    const sweep = async (dir: string): Promise<boolean> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+        throw err;
+      }
+      let left = entries.length;
+      for (const e of entries) {
+        const path = join(dir, e.name);
+        if (e.isDirectory()) {
+          if (await sweep(path)) {
+            await fs.rmdir(path).catch(() => {});
+            left--;
+          }
+        } else if ((await fs.lstat(path)).mtimeMs < cutoffMs) {
+          await fs.rm(path, { force: true });
+          if (!e.name.endsWith('~type')) deleted++;
+          left--;
+        }
+      }
+      return left === 0;
+    };
+    await sweep(join(this.root, 'agents'));
+    return deleted;
+  }
+
   async get(key: string): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
     const path = this.pathOf(key);
     try {

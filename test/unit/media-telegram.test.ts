@@ -115,6 +115,20 @@ describe('inbound media (webhook)', () => {
     await expect(telegram.fetchFile('fran', file.file_id, 4096)).resolves.toMatchObject({ filePath: 'documents/undeclared.bin' });
   });
 
+  it('answers 503 (Telegram retries) while Telegram’s file server fails, never logging the bot token', async () => {
+    const { post, queued, deps } = webhook();
+    const file = tg.addFile(TOKEN, Buffer.from('x'), 'documents/flaky.txt');
+    tg.failNext('getFile', { error_code: 502, description: 'Bad Gateway' });
+    expect((await post(26, { document: { ...file, file_name: 'flaky.txt' } })).status).toBe(503);
+    expect(queued()).toHaveLength(0);
+    const lines = JSON.stringify((deps.log as ReturnType<typeof memoryLogger>).lines);
+    expect(lines).toContain('attachment not fetched; Telegram will retry');
+    expect(lines).not.toContain(TOKEN.split(':')[1]);
+    // Telegram's retry, once it works, queues the message with its file.
+    expect((await post(26, { document: { ...file, file_name: 'flaky.txt' } })).status).toBe(200);
+    expect(queued()[0]).toMatchObject({ media: [{ kind: 'document', fileName: 'flaky.txt' }] });
+  });
+
   it('answers 503 (Telegram retries) when the store fails, and queues nothing', async () => {
     const { post, queued, store } = webhook();
     store.put = async () => Promise.reject(new Error('SlowDown'));
@@ -205,6 +219,16 @@ describe('outbound files (outbox)', () => {
     await store.put('agents/grif/out/r/x.png', Buffer.from('x'), 'image/png');
     await processOutboxRecord(file({ agentId: 'grif', key: 'agents/grif/out/r/x.png', sessionKey: 'agent:grif:main' }, 'grif'), deps);
     expect(dlq.letters[0]!.reason).toMatch(/^ORIGIN_NOT_OWNED: inbound "tg.fran.7" was queued for another agent/);
+  });
+
+  it('sends a picture Telegram refuses as a photo as a document instead', async () => {
+    const { deps, store, file, dlq } = outbox();
+    await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');
+    tg.failNext('sendPhoto', { error_code: 400, description: 'Bad Request: PHOTO_INVALID_DIMENSIONS' });
+    const before = tg.calls('sendDocument').length;
+    await processOutboxRecord(file(), deps);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([expect.objectContaining({ params: expect.objectContaining({ caption: 'the chart', document: expect.objectContaining({ filename: 'chart.png' }) }) })]);
+    expect(dlq.letters).toEqual([]);
   });
 
   it('hands the record back (throws) while Telegram fails, and sends it once it recovers', async () => {

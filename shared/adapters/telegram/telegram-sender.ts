@@ -34,8 +34,15 @@ export function telegramSender(api: BotApi): ChannelSender {
   const sendFile = async (target: ChannelTarget, file: OutgoingFile) => {
     const upload = api.upload;
     if (!upload) throw new PermanentDeliveryError('this Bot API client cannot upload files');
-    const method = FILE_METHODS[file.kind];
-    await guarded(() => upload.call(api, method, { ...where(target), ...(file.caption ? { caption: file.caption } : {}) }, { field: file.kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }));
+    const send = (kind: OutgoingFile['kind']) =>
+      guarded(() => upload.call(api, FILE_METHODS[kind], { ...where(target), ...(file.caption ? { caption: file.caption } : {}) }, { field: kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }));
+    try {
+      await send(file.kind);
+    } catch (err) {
+      // Telegram refuses some pictures as photos (dimensions, format): the same file still goes, as a document.
+      if (file.kind !== 'photo' || !(err instanceof PermanentDeliveryError) || !/PHOTO_|IMAGE_PROCESS_FAILED|wrong file type|too big/i.test(err.message)) throw err;
+      await send('document');
+    }
   };
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,

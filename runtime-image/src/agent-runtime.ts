@@ -160,7 +160,14 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
-    media: { agentId: env.agentId, workspace: env.workspace, store: parts.media, imageInput: model.imageInput ?? false, transcribe: transcriberFor(env.config, secrets) },
+    media: {
+      agentId: env.agentId,
+      workspace: env.workspace,
+      store: parts.media,
+      imageInput: model.imageInput ?? false,
+      transcribe: transcriberFor(env.config, secrets),
+      echoTranscript: agent.tools?.media?.audio?.echoTranscript,
+    },
   };
 
   let stopping: Promise<void> | undefined;

@@ -91,10 +91,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   // Attachments (#16): each said in a line of the input; photos for a model that sees them as images.
   let input = req.input;
   let images: ImageContent[] = [];
+  let heard: string[] = [];
   if (req.media?.length) {
     const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }), signal: turnSignal });
     input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
     images = media.images;
+    if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
   }
   const tools = deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
@@ -171,7 +173,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   } else if (result.text === '' && !req.situation) {
     record.failed = 'the model returned no text';
   } else if (result.text !== '' && !req.quiet.includes(result.text)) {
-    record.reply = result.text;
+    // The voice message quoted first where the agent is set to (recorded so, so a re-sent answer is the same).
+    record.reply = heard.length ? `${heard.map((t) => `🎤 “${t.length > 500 ? `${t.slice(0, 500)}…` : t}”`).join('\n')}\n\n${result.text}` : result.text;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);

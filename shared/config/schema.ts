@@ -75,6 +75,8 @@ const MediaToolsSchema = z.strictObject({
       apiKeySecret: z.optional(secretName),
       /** An ISO-639-1 hint ("en", "de"); left out, the provider detects it. */
       language: z.optional(z.string().check(z.regex(/^[a-z]{2}$/, 'must be a two-letter language code like "en"'))),
+      /** Quote the transcript to the user at the top of the answer (🎤 “…”), so they see what was heard. Default false. */
+      echoTranscript: z.optional(z.boolean()),
     }),
   ),
 });

@@ -48,7 +48,7 @@ function scripted(imageInput: boolean, ...script: Step[]): ModelClient & { reque
 const JPEG = Buffer.from('\xff\xd8\xff\xe0 pretend jpeg', 'latin1');
 const TS = Date.parse('2026-03-01T10:00:00Z');
 
-function setup(model: ModelClient, opts: { transcribe?: TurnDeps['media'] extends infer M ? (M extends { transcribe: infer T } ? T : never) : never; withStore?: boolean } = {}) {
+function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['media']>['transcribe']; withStore?: boolean; echo?: boolean } = {}) {
   const workspace = mkdtempSync(join(tmpdir(), 'cf-media-'));
   const store = new InMemoryMediaStore();
   const outbox = new InMemoryOutbox();
@@ -57,7 +57,7 @@ function setup(model: ModelClient, opts: { transcribe?: TurnDeps['media'] extend
   const deps: TurnDeps = {
     agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock,
     log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: defaultTurnLimits,
-    media: { agentId: 'fran', workspace, store: opts.withStore === false ? undefined : store, imageInput: model.imageInput ?? false, transcribe: opts.transcribe },
+    media: { agentId: 'fran', workspace, store: opts.withStore === false ? undefined : store, imageInput: model.imageInput ?? false, transcribe: opts.transcribe, echoTranscript: opts.echo },
   };
   const message = (n: number, media: MediaRef[], text = ''): MessageEnvelope => ({
     v: 1, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: TS, text, from: { channel: 'telegram', accountId: 'fran' }, media,
@@ -173,6 +173,21 @@ describe('voice transcription', () => {
     expect(seen.at(-1)).toEqual({ auth: 'Bearer sk-stt-123', model: 'whisper-1', language: 'en', file: { name: 'voice.ogg', size: 4, type: 'audio/ogg' } });
     expect(firstUser(model).content).toBe('[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.');
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
+  });
+
+  it('quotes the transcript to the user above the answer where echoTranscript is set, and re-sends that same answer', async () => {
+    const model = scripted(false, { text: 'Will do.' });
+    const { store, turn, message, sent, deps } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined), echo: true });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn(message(9, [voice]));
+    const reply = () => sent().filter((e) => e.kind === 'reply').map((e) => e.text);
+    expect(reply()).toEqual(['🎤 “Remind me to call Bob at five.”\n\nWill do.']);
+    // Recorded with the quote: a redelivery re-sends that answer, the model and the transcriber not asked again.
+    expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.9'))?.reply).toBe('🎤 “Remind me to call Bob at five.”\n\nWill do.');
+    const heardBefore = seen.length;
+    expect(await runTurn(turnRequestFor(message(9, [voice])), deps, new AbortController().signal)).toBe('resent');
+    expect(model.requests).toHaveLength(1);
+    expect(seen.length).toBe(heardBefore);
   });
 
   it('says when it cannot transcribe: no provider configured, or the provider failed (its message, never the key)', async () => {

@@ -23,6 +23,8 @@ export interface MediaInputDeps {
   /** Whether the model takes images. */
   imageInput: boolean;
   transcribe: Transcriber | undefined;
+  /** Quote each transcript to the user at the top of the answer (tools.media.audio.echoTranscript). */
+  echoTranscript?: boolean | undefined;
   signal?: AbortSignal;
 }
 
@@ -30,6 +32,8 @@ export interface MediaInput {
   /** One line per attachment, for the user message (and the transcript). */
   lines: string[];
   images: ImageContent[];
+  /** What each voice message or audio file was heard to say. */
+  transcripts: string[];
 }
 
 const WORDS: Record<MediaRef['kind'], string> = {
@@ -45,13 +49,13 @@ const WORDS: Record<MediaRef['kind'], string> = {
 
 /** `at` is the message's time (its envelope's ts), so a redelivered message lands in the same folder. */
 export async function mediaInput(refs: MediaRef[], at: number, deps: MediaInputDeps): Promise<MediaInput> {
-  const out: MediaInput = { lines: [], images: [] };
+  const out: MediaInput = { lines: [], images: [], transcripts: [] };
   const day = new Date(at).toISOString().slice(0, 10);
-  for (const ref of refs) out.lines.push(await one(ref, day, deps, out.images));
+  for (const ref of refs) out.lines.push(await one(ref, day, deps, out));
   return out;
 }
 
-async function one(ref: MediaRef, day: string, deps: MediaInputDeps, images: ImageContent[]): Promise<string> {
+async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, transcripts }: MediaInput): Promise<string> {
   const what = `${WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
   if (!deps.store) return `[The user sent ${what}. This runtime has no media store, so it did not reach you; say so if it matters.]`;
   // Defence in depth: the control plane writes only here, and only this agent may read here.
@@ -83,6 +87,7 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, images: Ima
     if (!deps.transcribe) return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed: no transcription provider is configured (tools.media.audio); say so if it matters.]`;
     try {
       const text = await deps.transcribe({ bytes: stored.bytes, mimeType: ref.mimeType, fileName: path.split('/').pop()! }, deps.signal);
+      transcripts.push(text);
       return `[The user sent ${what}, saved at ${path}. Transcript:]\n${text}`;
     } catch (err) {
       return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed (${(err as Error).message.slice(0, 300)}); say so if it matters.]`;

@@ -62,7 +62,9 @@ export function createBotApi(opts: { apiRoot: string; token: string; timeoutMs?:
     async upload<T>(method: string, params: Record<string, unknown>, file: UploadFile): Promise<T> {
       const form = new FormData();
       for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
-      form.set(file.field, new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+      // No copy of up to 50 MB where the bytes already sit in a plain ArrayBuffer (λ outbox's memory).
+      const part = file.bytes.buffer instanceof ArrayBuffer ? (file.bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(file.bytes);
+      form.set(file.field, new Blob([part], { type: file.mimeType }), file.fileName);
       // Up to 50 MB at a slow link: more time than a JSON call.
       const res = await post(method, { body: form }, Math.max(opts.timeoutMs ?? 15_000, 120_000));
       return answerOf<T>(method, res);

@@ -111,6 +111,15 @@ describe('media in local mode', () => {
     expect(second).toContain('the meeting moved to Thursday');
   });
 
+  it('answers a file over Telegram’s 20 MB download limit with a note to the user, and tells the agent, fetching nothing', async () => {
+    const before = tg.calls('getFile').length;
+    tg.pushUpdate(TOKEN, mediaUpdate(204, { document: { file_id: 'too-big', file_unique_id: 'tb', file_size: 21 * 1024 * 1024, file_name: 'film.mkv' } }));
+    await sentTo('over the 20 MB a Telegram bot may download, so your agent did not get it');
+    // The echo responder repeats what the agent was told.
+    await sentTo('It did not reach you: it is 21 MB, over the 20 MB a Telegram bot may download');
+    expect(tg.calls('getFile').length).toBe(before);
+  });
+
   it('sends a photo with send_file exactly once although the runtime is SIGKILLed after sending it', async () => {
     const workspace = join(dir, 'state/workspaces/fran');
     mkdirSync(join(workspace, 'out'), { recursive: true });

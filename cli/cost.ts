@@ -11,7 +11,7 @@ import { loadFleetConfig } from './fleet-config.ts';
 import { DRAFT_INTERVAL_MS, streamingMode } from '../shared/control/streaming.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
 
-const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2] [--writing-seconds 8]
+const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2] [--writing-seconds 8] [--files-per-day 5]
 
 Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total:
   compute  each agent's Fargate size on its CPU architecture (arm64 unless it says x86_64),
@@ -20,13 +20,19 @@ Estimates the monthly AWS bill of the fleet in us-east-1, per agent and in total
   control  Lambda (webhook, outbox, health each minute), SQS FIFO requests (long polls of
            awake runtimes included), DynamoDB requests, Secrets Manager (one secret per agent
            plus the control plane's), CloudWatch Logs
+  media    S3 for attachments and the files agents send: each kept media.expireDays (default
+           30) at ~1 MB, one PUT and one GET on its way in or out
 Assumptions are per agent and printed; prices and their date are printed too.
 
   --config <path>             the fleet config (default clawfleet.json)
   --messages-per-day <n>      messages each agent handles a day (default 50)
   --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)
   --writing-seconds <s>       how long the model writes an answer, which streamed replies
-                              show as drafts (default 8; streaming "off" sends none)`;
+                              show as drafts (default 8; streaming "off" sends none)
+  --files-per-day <n>         photos, voice messages and files each agent gets or sends a day (default 5)`;
+
+/** What one attachment or sent file weighs on average, for the media estimate (a phone photo, a voice note, a PDF). */
+export const MEDIA_FILE_MB = 1;
 
 const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
 
@@ -49,6 +55,8 @@ export interface CostEstimate {
   dynamo: number;
   secrets: number;
   logs: number;
+  /** The media bucket (#16): storage at steady state, and requests. */
+  media: { storage: number; requests: number; storedGb: number };
   /** Public IPv4 addresses of the running tasks. */
   ipv4: number;
   computeConfigured: number;
@@ -77,7 +85,7 @@ export function draftsPerTurn(seconds: number, intervalMs: number): number {
   return Math.max(0, Math.floor((seconds * 1000 - 1) / intervalMs));
 }
 
-export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number, writingSeconds = 8): CostEstimate {
+export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeHoursPerDay: number, writingSeconds = 8, filesPerDay = 5): CostEstimate {
   const P = PRICES;
   const days = HOURS_PER_MONTH / 24;
   const agents = config.agents.list.map((a) => {
@@ -133,6 +141,11 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const secrets = secretCount * P.secretMonth + (secretCalls / 10_000) * P.secretPer10kCalls;
   // ~2 KB of log per message handled, ~50 MB per awake agent-month of idle noise.
   const logs = ((messages * 2) / 1e6 + (awakeHours / HOURS_PER_MONTH) * 0.05) * P.logsIngestGb;
+  // Media (#16): each file is kept media.expireDays (the bucket's lifecycle), so the bucket
+  // holds that many days of files; one PUT (webhook or runtime) and one GET (runtime or outbox) each.
+  const files = n * filesPerDay * days;
+  const storedGb = (n * filesPerDay * (config.media?.expireDays ?? 30) * MEDIA_FILE_MB) / 1024;
+  const media = { storedGb, storage: storedGb * P.s3GbMonth, requests: files * (P.s3Put + P.s3Get) };
   const computeConfigured = agents.reduce((s, a) => s + a.configured, 0);
   const ipv4 = awakeHours * P.publicIpv4Hour;
   return {
@@ -142,9 +155,10 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     dynamo,
     secrets,
     logs,
+    media,
     ipv4,
     computeConfigured,
-    total: computeConfigured + lambda + sqs + dynamo + secrets + logs + ipv4,
+    total: computeConfigured + lambda + sqs + dynamo + secrets + logs + media.storage + media.requests + ipv4,
     /** The single VM the fleet replaces, for comparison: t3.large, 30 GB gp3, one public IPv4. */
     vm: HOURS_PER_MONTH * (P.t3LargeHour + P.publicIpv4Hour) + 30 * P.gp3GbMonth,
     streaming: { draftsPerTurn: drafts, perDraft: { envelopes: 1, lambdaRecords: 1, sqsRequests: 3, dynamoReads: 1 }, month: streamingMonth },
@@ -160,6 +174,7 @@ export const costCommand: Command = {
         'messages-per-day': { type: 'string', default: '50' },
         'awake-hours-per-day': { type: 'string', default: '2' },
         'writing-seconds': { type: 'string', default: '8' },
+        'files-per-day': { type: 'string', default: '5' },
       },
       HELP,
       io,
@@ -171,8 +186,10 @@ export const costCommand: Command = {
     if (!(awake >= 0 && awake <= 24)) throw usageError('--awake-hours-per-day must be between 0 and 24', HELP);
     const writing = Number(str(p.values['writing-seconds']));
     if (!(writing >= 0 && writing <= 600)) throw usageError('--writing-seconds must be between 0 and 600', HELP);
+    const filesPerDay = Number(str(p.values['files-per-day']));
+    if (!(filesPerDay >= 0)) throw usageError('--files-per-day must be a number ≥ 0', HELP);
     const config = loadFleetConfig(str(p.values.config)!, io);
-    const e = estimateCost(config, perDay, awake, writing);
+    const e = estimateCost(config, perDay, awake, writing, filesPerDay);
     const P = PRICES;
     const [X, A] = [FARGATE_PRICES.x86_64, FARGATE_PRICES.arm64];
 
@@ -191,6 +208,8 @@ export const costCommand: Command = {
         ['DynamoDB on-demand', money(e.dynamo)],
         ['Secrets Manager', `${money(e.secrets)} (${e.agents.length + 3} secrets)`],
         ['CloudWatch Logs', money(e.logs)],
+        ['S3 media storage', `${money(e.media.storage)} (${e.media.storedGb.toFixed(1)} GB: ${plural(filesPerDay, 'file')} of ~${MEDIA_FILE_MB} MB per agent per day, kept ${config.media?.expireDays ?? 30} days)`],
+        ['S3 media requests', `${money(e.media.requests)} (a PUT and a GET per file)`],
         ['Public IPv4', `${money(e.ipv4)} (one per running task)`],
       ]),
     );
@@ -203,7 +222,7 @@ export const costCommand: Command = {
     );
     const allOn = e.agents.reduce((s, a) => s + a.onDemandAlwaysOn, 0);
     const allSpot = e.agents.reduce((s, a) => s + a.spotAlwaysOn, 0);
-    const shared = e.lambda + e.sqs + e.dynamo + e.secrets + e.logs;
+    const shared = e.lambda + e.sqs + e.dynamo + e.secrets + e.logs + e.media.storage + e.media.requests;
     const allIpv4 = e.agents.length * HOURS_PER_MONTH * P.publicIpv4Hour;
     io.out(
       `\nTotal as configured: ${money(e.total)}/month  (everything always on: ${money(allOn + shared + allIpv4)}; always on with Spot: ${money(allSpot + shared + allIpv4)})`,
@@ -216,7 +235,7 @@ export const costCommand: Command = {
         `Fargate Spot x86_64 ~$${X.spotVcpuHour}/vCPU-h + $${X.spotGbHour}/GB-h (varies; arm64 Spot estimated with the same discount); ` +
         `Lambda arm64 $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +
         `SQS FIFO $0.50/M requests (1M free); DynamoDB $0.625/M writes, $0.125/M reads; Secrets Manager $${P.secretMonth}/secret-month + $${P.secretPer10kCalls}/10k calls; ` +
-        `CloudWatch Logs $${P.logsIngestGb}/GB ingested; public IPv4 $${P.publicIpv4Hour}/h; t3.large $${P.t3LargeHour}/h, gp3 $${P.gp3GbMonth}/GB-month.`,
+        `CloudWatch Logs $${P.logsIngestGb}/GB ingested; S3 Standard $${P.s3GbMonth}/GB-month, $0.005/1k PUTs, $0.0004/1k GETs; public IPv4 $${P.publicIpv4Hour}/h; t3.large $${P.t3LargeHour}/h, gp3 $${P.gp3GbMonth}/GB-month.`,
     );
     return EXIT.ok;
   },

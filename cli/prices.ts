@@ -34,6 +34,10 @@ export const PRICES = {
   secretPer10kCalls: 0.05,
   /** CloudWatch Logs ingestion per GB. */
   logsIngestGb: 0.5,
+  /** S3 Standard (the media bucket, #16): per GB-month stored, per PUT and per GET request. */
+  s3GbMonth: 0.023,
+  s3Put: 0.005 / 1000,
+  s3Get: 0.0004 / 1000,
   /** A public IPv4 address per hour: each running task has one (public subnets, no NAT). */
   publicIpv4Hour: 0.005,
   /** What the fleet replaces: one OpenClaw gateway VM, a t3.large on demand with a 30 GB gp3 disk. */

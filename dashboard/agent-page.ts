@@ -114,5 +114,5 @@ ${pairingList(d.pairings, d.now)}
 /** The local chat box, outside the refreshed part of the page. */
 export function chatPanel(agentId: string, name: string): Html {
   return html`<section class="card chat" id="chat" data-chat="${agentId}"><h3>Chat with ${name}</h3><div class="chat-log" aria-live="polite"></div><div class="typing"></div>
-<form class="chat-form"><input name="text" autocomplete="off" placeholder="Message ${name}…" aria-label="Message"><button type="submit">Send</button></form></section>`;
+<form class="chat-form"><input name="text" autocomplete="off" placeholder="Message ${name}…" aria-label="Message"><input name="file" type="file" aria-label="Attach a file (up to 20 MB)"><button type="submit">Send</button></form></section>`;
 }

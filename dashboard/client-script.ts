@@ -170,7 +170,8 @@ export const DASHBOARD_JS = String.raw`(() => {
         for (const m of messages) {
           const div = document.createElement('div');
           div.className = 'msg ' + (m.role === 'user' ? 'user' : 'agent');
-          div.textContent = m.text;
+          if (m.file) div.append(fileView(m.file));
+          if (m.text) div.append(document.createTextNode(m.text));
           log.append(div);
           after = m.seq;
         }
@@ -184,12 +185,38 @@ export const DASHBOARD_JS = String.raw`(() => {
         busy = false;
       }
     }
+    // A file in the chat (#16): a picture shown, anything else a link that downloads it.
+    function fileView(f) {
+      const src = '/api/chat/' + encodeURIComponent(agent) + '/files?key=' + encodeURIComponent(f.key);
+      const wrap = document.createElement('div');
+      wrap.className = 'file';
+      if (/^image\/(jpeg|png|gif|webp)$/.test(f.mimeType)) {
+        const img = document.createElement('img');
+        img.src = src; img.alt = f.name; img.loading = 'lazy';
+        wrap.append(img);
+      } else {
+        const a = document.createElement('a');
+        a.href = src; a.download = f.name; a.textContent = '📎 ' + f.name + ' (' + Math.max(1, Math.round(f.size / 1024)) + ' KB)';
+        wrap.append(a);
+      }
+      return wrap;
+    }
+    async function sendFile(file, caption) {
+      const url = '/api/chat/' + encodeURIComponent(agent) + '/files?name=' + encodeURIComponent(file.name) + (caption ? '&caption=' + encodeURIComponent(caption) : '');
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': file.type || 'application/octet-stream' }, body: file, credentials: 'same-origin' });
+      if (res.status === 401) { location.href = '/login'; throw new Error('signed out'); }
+      if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || ('HTTP ' + res.status));
+    }
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const input = form.elements.text, text = input.value.trim();
-      if (!text) return;
+      const picker = form.elements.file, file = picker && picker.files && picker.files[0];
+      if (!text && !file) return;
       input.value = '';
-      try { await post('/api/fleet/' + encodeURIComponent(agent) + '/chat', { text }); } catch (err) { note('not sent: ' + err.message, 'failed'); }
+      try {
+        if (file) { picker.value = ''; await sendFile(file, text); }
+        else await post('/api/fleet/' + encodeURIComponent(agent) + '/chat', { text });
+      } catch (err) { note('not sent: ' + err.message, 'failed'); }
       poll();
     });
     poll();

@@ -45,6 +45,8 @@ export interface ChatLineView {
   role: 'user' | 'agent';
   text: string;
   ts: number;
+  /** A file the line carries (#16); the page fetches it from the local server's /api/chat/<agent>/files. */
+  file?: { key: string; name: string; mimeType: string; size: number } | undefined;
 }
 
 /** Local mode's chat box; absent on AWS, where people chat on Telegram. */

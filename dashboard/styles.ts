@@ -69,6 +69,7 @@ code{font-family:ui-monospace,monospace;font-size:12px}
 .seg{display:inline-block;height:10px;min-width:2px}.legend .seg{width:10px;margin:0 4px 0 10px;vertical-align:middle}
 .seg-wait{background:#c0c7d4}.seg-model{background:#5b8def}.seg-tools{background:#f0a23b}
 ${widths}
+.chat .file img{max-width:240px;max-height:240px;display:block;border-radius:6px;margin:2px 0}.chat .file a{text-decoration:none}
 .chat .chat-log{height:260px;overflow:auto;border:1px solid var(--line);border-radius:8px;padding:8px;background:#fbfcfd}
 .msg{max-width:75%;margin:5px 0;padding:7px 11px;border-radius:10px;white-space:pre-wrap}.msg.user{margin-left:auto;background:#dbe7ff}.msg.agent{background:#eef0f3}
 .msg.draft{opacity:.75;border:1px dashed #c5cad3}

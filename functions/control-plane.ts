@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as z from '../shared/zod.ts';
-import { lambdaComputePorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { lambdaComputePorts, mediaPorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
 import { parseConfigText } from '../shared/config/load.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
@@ -27,6 +27,8 @@ const LambdaEnvSchema = z.object({
   CLAWFLEET_CRON_FUNCTION_ARN: setting,
   CLAWFLEET_SCHEDULER_ROLE_ARN: setting,
   CLAWFLEET_SCHEDULES_DLQ_ARN: setting,
+  /** λ telegram-webhook and λ outbox: the fleet's media bucket (#16); absent, attachments arrive as notes and file envelopes are refused. */
+  CLAWFLEET_MEDIA_BUCKET: setting,
 });
 export type LambdaEnv = z.infer<typeof LambdaEnvSchema>;
 
@@ -60,6 +62,11 @@ export function awsControlPlane(component: string, ports: (env: LambdaEnv) => Po
     },
     Object.assign({}, ...ports(env)),
   );
+}
+
+/** The media store (#16), where the CDK app gave the function the bucket. */
+export function mediaStore(env: LambdaEnv): PortFactories {
+  return env.CLAWFLEET_MEDIA_BUCKET ? mediaPorts(env.CLAWFLEET_MEDIA_BUCKET) : {};
 }
 
 /**

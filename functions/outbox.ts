@@ -4,7 +4,7 @@
 import { dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { processOutboxBatch } from '../shared/control/outbox-batch.ts';
-import { agentSchedules, askingCompute, awsControlPlane } from './control-plane.ts';
+import { agentSchedules, askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 
 /** The fields of an SQS event record that λ outbox reads. */
 export interface SqsRecord {
@@ -15,7 +15,7 @@ export interface SqsRecord {
   attributes: { MessageGroupId?: string };
 }
 
-const cp = awsControlPlane('outbox', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), telegramPorts, askingCompute(env), agentSchedules(env)]);
+const cp = awsControlPlane('outbox', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), telegramPorts, askingCompute(env), agentSchedules(env), mediaStore(env)]);
 const deps = cp.outboxBatchDeps();
 
 export async function handler(event: { Records: SqsRecord[] }): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {

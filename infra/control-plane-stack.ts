@@ -18,6 +18,7 @@ import { FleetNetwork } from './constructs/fleet-network.ts';
 import { FleetTables } from './constructs/fleet-tables.ts';
 import { SharedParameters } from './constructs/shared-resources.ts';
 import { WorkspaceStaging } from './constructs/workspace-staging.ts';
+import { MediaBucket } from './constructs/media-bucket.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -37,6 +38,8 @@ export class ControlPlaneStack extends Stack {
   readonly functions: ControlFunctions;
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   readonly staging: WorkspaceStaging;
+  /** Attachments and agents' files (#16). */
+  readonly media: MediaBucket;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
@@ -65,6 +68,8 @@ export class ControlPlaneStack extends Stack {
     new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role });
     // Workspaces on their way in and out of EFS (`clawfleet workspace push|pull`).
     this.staging = new WorkspaceStaging(this, 'WorkspaceStaging', { fleet });
+    // Attachments on their way to agents, and the files agents send (#16).
+    this.media = new MediaBucket(this, 'Media', { fleet, expireDays: config.media?.expireDays });
 
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,
@@ -79,6 +84,7 @@ export class ControlPlaneStack extends Stack {
         dashboardSecret: this.dashboardSecret,
         schedulerRole: this.cronInvoker.role,
         schedulesDeadLetterArn: this.cronInvoker.deadLetters.queueArn,
+        mediaBucket: this.media.bucket,
       },
       logRetention,
       reservedConcurrency: options.reservedConcurrency,

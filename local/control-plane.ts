@@ -29,10 +29,19 @@ import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegr
 import { ClawfleetError } from '../shared/errors.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import type { CronTrigger } from '../shared/cron/trigger.ts';
-import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type SecretStore } from '../shared/ports.ts';
+import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type MediaStore, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
+import { inboundMediaKey, type MediaRef } from '../shared/media/media-ref.ts';
+
+/** How a file from the chat box reaches the agent: a picture as a photo, an Ogg recording as a voice message, other sound as audio, the rest as a document. */
+function chatFileKind(mimeType: string): MediaRef['kind'] {
+  if (/^image\/(jpeg|png|gif|webp)$/.test(mimeType)) return 'photo';
+  if (mimeType === 'audio/ogg') return 'voice';
+  if (mimeType.startsWith('audio/')) return 'audio';
+  return 'document';
+}
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
@@ -48,6 +57,8 @@ export interface LocalControlPlaneOptions {
   compute?: AgentCompute;
   /** What time it is for schedules; the control plane's clock unless a test moves it ahead. */
   scheduleClock?: Clock;
+  /** Where attachments and agents' files are kept (#16; a directory under the state directory); without it, attachments arrive as notes. */
+  media?: MediaStore;
 }
 
 export class LocalControlPlane {
@@ -73,6 +84,8 @@ export class LocalControlPlane {
   readonly metrics: SqliteAgentMetrics;
   /** The bots of the config's Telegram accounts, their tokens from the local secrets file. */
   readonly telegram: TelegramAccounts;
+  /** Attachments and agents' files (#16); undefined where this fleet keeps none. */
+  readonly media: MediaStore | undefined;
   /** The same composition as every Lambda's (shared/control/control-plane.ts), over the adapters above. */
   private readonly plane: ControlPlane;
 
@@ -99,6 +112,7 @@ export class LocalControlPlane {
     this.metrics = new SqliteAgentMetrics(db, clock.now);
     const secretsWhere = 'in the local secrets file';
     this.telegram = new TelegramAccounts({ config, secrets, where: secretsWhere });
+    this.media = opts.media;
     this.plane = new ControlPlane(
       { config, clock, log, component: 'local', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere },
       {
@@ -118,6 +132,7 @@ export class LocalControlPlane {
         compute: () => opts.compute,
         scheduler: () => this.scheduler,
         localChat: () => this.chat,
+        media: () => this.media,
       },
     );
     this.lifecycle = this.plane.lifecycle;
@@ -154,6 +169,27 @@ export class LocalControlPlane {
     // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
     this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });
+    return id;
+  }
+
+  /**
+   * A file dropped into the dashboard's chat box (#16), with an optional caption: kept under
+   * the agent's own in/ prefix as a Telegram attachment is, and queued as a message naming it.
+   */
+  async chatFile(agentId: string, file: { name: string; mimeType: string; bytes: Uint8Array }, caption = ''): Promise<string> {
+    if (!this.media) throw new ClawfleetError('ROUTE_UNKNOWN', 'this fleet keeps no media, so the chat box takes no files');
+    const sessionKey = mainSessionKey(agentId);
+    const id = `local.${agentId}.${randomUUID()}`;
+    const now = this.clock.now();
+    const key = inboundMediaKey(agentId, id, file.name);
+    await this.media.put(key, file.bytes, file.mimeType);
+    const chat: ChannelTarget = { channel: 'local', chatId: agentId };
+    await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
+    await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
+    const media = { kind: chatFileKind(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
+    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text: caption, from: { channel: 'local' }, media: [media] });
+    this.chat.add(agentId, 'user', caption, { key, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength });
+    if (await this.wake(agentId, 'message')) await this.chat.sendTyping(chat);
     return id;
   }
 

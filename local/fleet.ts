@@ -20,6 +20,8 @@ import { isStorageFull } from '../shared/storage-full.ts';
 import { createLogger, errorFields, processRedactor, type Logger } from '../shared/log.ts';
 import { systemClock, type AgentState, type Clock, type Schedule } from '../shared/ports.ts';
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
+import { FileMediaStore } from '../shared/adapters/fs/file-media-store.ts';
+import { MEDIA_EXPIRY_DAYS } from '../shared/media/media-ref.ts';
 import { LocalControlPlane } from './control-plane.ts';
 import { startCronLoop } from './cron-loop.ts';
 import type { FleetStatus } from './fleet-status.ts';
@@ -115,7 +117,22 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   undo.push(() => void db.close());
   let supervisor: Supervisor | undefined;
-  const cp = new LocalControlPlane(config, db, secrets, systemClock, log, { compute: new SupervisorCompute(() => supervisor), scheduleClock: opts.scheduleClock });
+  const media = new FileMediaStore(join(opts.stateDir, 'media'));
+  const cp = new LocalControlPlane(config, db, secrets, systemClock, log, {
+    compute: new SupervisorCompute(() => supervisor),
+    scheduleClock: opts.scheduleClock,
+    media,
+  });
+  // Attachments and sent files expire after media.expireDays, as the bucket's lifecycle rule does on AWS: swept at start and every hour.
+  const sweepMedia = () =>
+    void media
+      .deleteOlderThan(systemClock.now() - (config.media?.expireDays ?? MEDIA_EXPIRY_DAYS) * 86_400_000)
+      .then((deleted) => deleted && log.info('expired media deleted', { files: deleted }))
+      .catch((err) => log.warn('expired media not deleted now; the next sweep tries again', errorFields(err)));
+  sweepMedia();
+  const mediaSweep = setInterval(sweepMedia, 3_600_000);
+  mediaSweep.unref();
+  undo.push(() => clearInterval(mediaSweep));
   const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
   let logFailureSaid = false;
   function logFailure(err: unknown): boolean {
@@ -316,6 +333,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     dashboardToken: (await cp.dashboardToken()) ?? keptDashboardToken,
     status,
     async stop() {
+      clearInterval(mediaSweep);
       await cron.stop();
       await health.stop();
       pollers.forEach((p) => p.stop());

@@ -2,7 +2,7 @@
 // numbered so the page can poll for what is new. Lines are kept in the state database,
 // so an answer that arrives after a restart still shows up.
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
-import type { ChannelSender, ChannelTarget, DraftView } from '../shared/ports.ts';
+import type { ChannelSender, ChannelTarget, DraftView, OutgoingFile } from '../shared/ports.ts';
 
 /** A draft nobody updated for this long is gone, as Telegram's draft bubble lapses after 30 s. */
 const DRAFT_LIFETIME_MS = 30_000;
@@ -12,6 +12,15 @@ export interface ChatLine {
   role: 'user' | 'agent';
   text: string;
   ts: number;
+  /** A file the line carries (#16): kept in the media store under the agent's prefix, shown by the dashboard. */
+  file?: ChatFile | undefined;
+}
+
+export interface ChatFile {
+  key: string;
+  name: string;
+  mimeType: string;
+  size: number;
 }
 
 export class LocalChat implements ChannelSender {
@@ -25,20 +34,23 @@ export class LocalChat implements ChannelSender {
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(chatId: string, role: ChatLine['role'], text: string): ChatLine {
+  add(chatId: string, role: ChatLine['role'], text: string, file?: ChatFile): ChatLine {
     const ts = this.now();
-    const seq = Number(this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts) VALUES (?, ?, ?, ?)').run(chatId, role, text, ts).lastInsertRowid);
+    const seq = Number(
+      this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file) VALUES (?, ?, ?, ?, ?)').run(chatId, role, text, ts, file ? JSON.stringify(file) : null).lastInsertRowid,
+    );
     if (role === 'agent') {
       this.typingUntil.delete(chatId);
       this.drafts.delete(chatId);
     }
-    return { seq, role, text, ts };
+    return { seq, role, text, ts, ...(file ? { file } : {}) };
   }
 
   since(chatId: string, after: number): { messages: ChatLine[]; typing: boolean; draft?: string } {
-    const messages = this.db
-      .prepare('SELECT seq, role, text, ts FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
-      .all(chatId, after) as ChatLine[];
+    const rows = this.db
+      .prepare('SELECT seq, role, text, ts, file FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
+      .all(chatId, after) as (Omit<ChatLine, 'file'> & { file: string | null })[];
+    const messages = rows.map(({ file, ...line }) => (file ? { ...line, file: JSON.parse(file) as ChatFile } : line));
     const draft = this.drafts.get(chatId);
     const live = draft && draft.at + DRAFT_LIFETIME_MS > this.now() ? draft.text : undefined;
     return { messages, typing: (this.typingUntil.get(chatId) ?? 0) > this.now(), ...(live !== undefined ? { draft: live } : {}) };
@@ -51,6 +63,12 @@ export class LocalChat implements ChannelSender {
 
   async sendText(target: ChannelTarget, text: string) {
     this.add(target.chatId, 'agent', text);
+  }
+
+  /** A file the agent sends (#16): a line linking to it in the media store, where the outbox read it from. */
+  async sendFile(target: ChannelTarget, file: OutgoingFile) {
+    if (!file.key) throw new Error('the local chat shows files by their media key, and this one has none');
+    this.add(target.chatId, 'agent', file.caption ?? '', { key: file.key, name: file.fileName, mimeType: file.mimeType, size: file.bytes.byteLength });
   }
 
   async sendTyping(target: ChannelTarget) {

@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ClawfleetError } from '../shared/errors.ts';
+import { isOwnMediaKey, TELEGRAM_DOWNLOAD_LIMIT_BYTES, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../shared/media/media-ref.ts';
 import { errorAnswer } from '../shared/http/error-status.ts';
 import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
 import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/http/request-origin.ts';
@@ -106,6 +107,21 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Types the dashboard shows in the page; anything else (SVG and HTML included) is only ever downloaded. */
+const INLINE_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** A raw body of up to `max` bytes (a file), refused past it. */
+async function readBytes(req: IncomingMessage, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new ClawfleetError('MEDIA_TOO_LARGE', `file larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 function send(res: ServerResponse, status: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
   res.end(type === 'application/json' ? JSON.stringify(body) : String(body));
@@ -173,6 +189,53 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         // The runtime's own rejects: inbound envelopes it could not process.
         return cp.inboxDlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
     }
+  };
+
+  // ── media (#16): a runtime reads its own in/ and out/ files and writes its own out/ files, as its task role may on AWS.
+  const runtimeMedia = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const agentId = token ? deps.agentOfToken(token) : undefined;
+    if (!agentId) throw new ClawfleetError('TOKEN_INVALID', 'unknown runtime token');
+    deps.runtimeSeen?.(agentId);
+    const store = cp.media;
+    if (!store) throw new ClawfleetError('ROUTE_UNKNOWN', 'this fleet keeps no media');
+    const key = url.searchParams.get('key') ?? '';
+    const writing = req.method === 'PUT';
+    if (!isOwnMediaKey(agentId, key, 'out') && (writing || !isOwnMediaKey(agentId, key, 'in'))) {
+      throw new ClawfleetError('MEDIA_NOT_OWNED', `"${key.slice(0, 200)}" is not under this runtime's own ${writing ? 'out/' : 'in/ or out/'} prefix`);
+    }
+    if (writing) {
+      const type = (req.headers['content-type'] ?? 'application/octet-stream').slice(0, 128);
+      await store.put(key, await readBytes(req, TELEGRAM_UPLOAD_LIMIT_BYTES), type);
+      deps.storage.wrote();
+      return send(res, 200, {});
+    }
+    const stored = await store.get(key);
+    if (!stored) throw new ClawfleetError('MEDIA_MISSING', `nothing is kept at "${key}"`);
+    res.writeHead(200, { 'content-type': stored.mimeType, 'content-length': stored.bytes.byteLength, 'cache-control': 'no-store' });
+    res.end(stored.bytes);
+  };
+
+  /**
+   * A file of an agent's chat (#16), for the signed-in dashboard: only keys under that agent's
+   * own prefixes. Served so the browser can never run it: raster images inline (an <img>), all
+   * else as a download, no sniffing, and a CSP that allows nothing should it be opened anyway.
+   */
+  const chatFileDownload = async (res: ServerResponse, agentId: string, key: string): Promise<void> => {
+    if (!isOwnMediaKey(agentId, key, 'in') && !isOwnMediaKey(agentId, key, 'out')) throw new ClawfleetError('MEDIA_NOT_OWNED', `"${key.slice(0, 200)}" is not a file of ${agentId}'s chat`);
+    const stored = await cp.media?.get(key);
+    if (!stored) throw new ClawfleetError('MEDIA_MISSING', 'that file is no longer kept');
+    const inline = INLINE_IMAGE_TYPES.has(stored.mimeType);
+    const name = key.split('/').pop()!;
+    res.writeHead(200, {
+      'content-type': inline ? stored.mimeType : 'application/octet-stream',
+      'content-length': stored.bytes.byteLength,
+      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${name}"`,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': 'private, no-store',
+    });
+    res.end(stored.bytes);
   };
 
   const admin = async (req: IncomingMessage, path: string): Promise<unknown> => {
@@ -271,6 +334,22 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         deps.storage.wrote();
         return send(res, 202, { envelopeId });
       }
+      // media (#16): a file into the chat box (the raw body, its type the content-type), and the chat's files back.
+      if ((m = /^\/api\/chat\/([^/]+)\/files$/.exec(path)) && req.method === 'POST') {
+        const agentId = knownAgent(m[1]!);
+        const name = (url.searchParams.get('name') ?? '').trim();
+        if (!name || name.length > 255) throw new ClawfleetError('BODY_INVALID', 'name the file: ?name=<file name> (1–255 characters)');
+        const caption = url.searchParams.get('caption') ?? '';
+        if (caption.length > 4096) throw new ClawfleetError('BODY_INVALID', 'a caption is at most 4096 characters');
+        const mimeType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() || 'application/octet-stream';
+        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mimeType) || mimeType.length > 128) throw new ClawfleetError('CONTENT_TYPE_UNSUPPORTED', `"${mimeType.slice(0, 64)}" is not a MIME type`);
+        const bytes = await readBytes(req, TELEGRAM_DOWNLOAD_LIMIT_BYTES);
+        if (bytes.length === 0) throw new ClawfleetError('BODY_INVALID', 'the file is empty');
+        const envelopeId = await cp.chatFile(agentId, { name, mimeType, bytes }, caption);
+        deps.storage.wrote();
+        return send(res, 202, { envelopeId });
+      }
+      if ((m = /^\/api\/chat\/([^/]+)\/files$/.exec(path)) && req.method === 'GET') return chatFileDownload(res, knownAgent(m[1]!), url.searchParams.get('key') ?? '');
       if ((m = /^\/api\/chat\/([^/]+)\/messages$/.exec(path)) && req.method === 'GET') {
         return send(res, 200, cp.chat.since(knownAgent(m[1]!), Number(url.searchParams.get('after') ?? 0) || 0));
       }
@@ -285,6 +364,7 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         const result = await cp.hook({ method: req.method ?? 'GET', path, query: url.search.slice(1), headers, body });
         return send(res, result.status, result.body, 'application/json', result.status === 405 ? { allow: 'POST' } : {});
       }
+      if (path === '/runtime/media' && (req.method === 'GET' || req.method === 'PUT')) return runtimeMedia(req, res, url);
       if ((m = /^\/runtime\/([a-z-]+)$/.exec(path)) && req.method === 'POST') return send(res, 200, await runtime(req, res, m[1]!));
       if (path.startsWith('/admin/')) return send(res, 200, await admin(req, path));
       throw new ClawfleetError('ROUTE_UNKNOWN', `no route ${req.method} ${path}`);

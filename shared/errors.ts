@@ -88,6 +88,12 @@ export type ErrorCode =
   | 'WORKSPACE_TASK_NOT_STARTED'
   | 'WORKSPACE_TOO_LARGE'
   | 'WORKSPACE_TOO_MANY_FILES'
+  // Media (#16): files between the chat, the media store and an agent.
+  | 'MEDIA_KEY_INVALID'
+  | 'MEDIA_NOT_OWNED'
+  | 'MEDIA_TOO_LARGE'
+  | 'MEDIA_MISSING'
+  | 'TRANSCRIPTION_FAILED'
   // A request to one of our HTTP surfaces (the local server, the dashboard).
   | 'ROUTE_UNKNOWN'
   | 'METHOD_NOT_ALLOWED'

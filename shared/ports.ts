@@ -56,6 +56,8 @@ export interface ChannelSender {
   finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<void>;
   /** Stops a pressed button spinning (Telegram's answerCallbackQuery); absent where a channel has no buttons. */
   answerButtonPress?(queryId: string): Promise<void>;
+  /** Sends a file (media, #16); absent on a channel that cannot carry files. */
+  sendFile?(target: ChannelTarget, file: OutgoingFile): Promise<void>;
 }
 
 export interface SendOptions {
@@ -76,6 +78,29 @@ export interface DraftView {
 export interface DraftShown {
   /** A preview message sent now (the first draft in a group): the control plane records it with the inbound's origin. */
   previewMessageId?: number | undefined;
+}
+
+/** A file on its way to a chat: its bytes, and how the channel should present it. */
+export interface OutgoingFile {
+  kind: 'photo' | 'document' | 'voice' | 'audio';
+  fileName: string;
+  mimeType: string;
+  bytes: Uint8Array;
+  caption?: string | undefined;
+  /** Where the bytes are kept (the media store): a channel that shows files by reference (the local chat box) links to it. */
+  key?: string | undefined;
+}
+
+/**
+ * Where media bytes are kept between the control plane and a runtime (#16): keys are
+ * `agents/<id>/in/…` (written by the control plane) and `agents/<id>/out/…` (written by that
+ * agent's runtime); shared/media/media-ref.ts says which key belongs to whom. On AWS one
+ * bucket per fleet (the fleet is the adapter's prefix); locally a directory.
+ */
+export interface MediaStore {
+  put(key: string, bytes: Uint8Array, mimeType: string): Promise<void>;
+  /** The bytes and type, or undefined when nothing is kept at the key (expired, never written). */
+  get(key: string): Promise<{ bytes: Uint8Array; mimeType: string } | undefined>;
 }
 
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
@@ -103,6 +128,12 @@ export interface TelegramBots {
   botIdentity(accountId: string): Promise<BotIdentity>;
   /** Sends through the account's bot. */
   sender(accountId: string): Promise<ChannelSender>;
+  /**
+   * A file a user sent, fetched through the account's bot (getFile, then its download path)
+   * so the token never leaves the control plane (media, #16). Throws MEDIA_TOO_LARGE past
+   * `maxBytes`; a TelegramApiError otherwise.
+   */
+  fetchFile?(accountId: string, fileId: string, maxBytes: number): Promise<{ bytes: Uint8Array; filePath: string }>;
 }
 
 /** A queue record received and not done with, as a retry needs it: where it came from and its receipt. */

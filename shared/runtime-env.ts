@@ -48,6 +48,8 @@ export const RuntimeEnvSchema = z.object({
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
   /** The fleet's skills folder (a skills/ beside clawfleet.json), copied into the workspace at start. */
   CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
+  /** AWS (#16): the fleet's media bucket, where this agent reads its attachments (<fleet>/agents/<id>/in/) and writes the files it sends (…/out/). */
+  CLAWFLEET_MEDIA_BUCKET: z.string().min(3).max(63).optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */
   CLAWFLEET_DRAIN_SECONDS: z.coerce.number().min(0).max(110).default(25),
   CLAWFLEET_VISIBILITY_SECONDS: z.coerce.number().int().min(3).max(43_200).default(60),

@@ -10,9 +10,10 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
-import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath } from '../../shared/config/names.ts';
+import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath, sharedParameterNames } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
@@ -126,7 +127,18 @@ export class AgentRuntime extends Construct {
     if (modelArns.length > 0) {
       statements.push(new iam.PolicyStatement({ sid: 'OwnModels', actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: modelArns }));
     }
+    // media (#16): its own attachments (in/, written by the control plane) and its own files to send (out/), nothing else of the bucket.
+    const mediaBucket = ssm.StringParameter.valueForStringParameter(this, sharedParameterNames(fleet).mediaBucket);
+    const mediaArn = stack.formatArn({ service: 's3', region: '', account: '', resource: mediaBucket });
+    statements.push(
+      new iam.PolicyStatement({ sid: 'OwnMediaRead', actions: ['s3:GetObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/in/*`, `${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
+      new iam.PolicyStatement({ sid: 'OwnMediaWrite', actions: ['s3:PutObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
+    );
     for (const s of statements) this.taskRole.addToPolicy(s);
+    const mediaParam = (stack.resolve(mediaBucket) as { Ref: string }).Ref;
+    for (const dir of ['in', 'out']) {
+      acknowledge(this.taskRole, 'IAM5', `The agent’s own ${dir}/ prefix of the media bucket: its own attachments and files, no other agent’s.`, `Resource::arn:<AWS::Partition>:s3:::<${mediaParam}>/${fleet}/agents/${agentId}/${dir}/*`);
+    }
     for (const arn of modelArns.filter((a) => a.includes(':bedrock:*:'))) {
       acknowledge(
         this.taskRole,
@@ -191,6 +203,7 @@ export class AgentRuntime extends Construct {
         { kind: 'aws', inboxUrl: queues.inbox.queueUrl, outboxUrl: queues.outbox.queueUrl, dlqUrl: queues.inboxDlq.queueUrl, secretId: secret.secretName },
         {
           CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
+          CLAWFLEET_MEDIA_BUCKET: mediaBucket,
           CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
           // Set here too, so an image of its own (runtime.image) keeps the health check working.
           CLAWFLEET_HEALTH_FILE: HEALTH_FILE,

@@ -4,9 +4,10 @@
 // queues, services and schedules are matched by their deterministic name patterns
 // (shared/config/names.ts namePatterns, anchored to the fleet), so adding an agent never
 // rewrites a control-plane role.
-import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack, type CfnElement } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { EmptySecret } from './empty-secret.ts';
 import { clusterName, functionName, namePatterns, scheduleGroupName } from '../../shared/config/names.ts';
 import type { TableRole } from './fleet-tables.ts';
@@ -23,6 +24,8 @@ export interface GrantContext {
   schedulerRole: iam.IRole;
   /** Where a schedule's failed invocations go (agents' own jobs too). */
   schedulesDeadLetterArn: string;
+  /** Attachments and agents' files (#16). */
+  mediaBucket: s3.IBucket;
 }
 
 const queueArn = (ctx: GrantContext, namePattern: string) =>
@@ -130,6 +133,11 @@ export const GRANTS = {
       conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
     }),
   ],
+  // ── media (#16): the control plane writes attachments into agents' in/ prefixes and reads their out/ files, never the other way round.
+  /** λ telegram-webhook: keep a fetched attachment under the receiving agent's in/ prefix. */
+  storeInboundMedia: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/in/*`)] })],
+  /** λ outbox: read a file an agent sends, from its out/ prefix (the outbox checks the key is the sender's). */
+  readOutboundMedia: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/out/*`)] })],
 } satisfies Record<string, (ctx: GrantContext) => iam.PolicyStatement[]>;
 
 export type GrantName = keyof typeof GRANTS;
@@ -141,7 +149,12 @@ const computeFunctionArn = (stack: Stack, fleet: string) =>
 /** What a function holding a grant is told about where to use it (its environment). */
 export const GRANT_ENVIRONMENT: Partial<Record<GrantName, (ctx: GrantContext) => Record<string, string>>> = {
   askAgentCompute: (ctx) => ({ CLAWFLEET_COMPUTE_FUNCTION: functionName(ctx.fleet, 'compute') }),
+  storeInboundMedia: (ctx) => ({ CLAWFLEET_MEDIA_BUCKET: ctx.mediaBucket.bucketName }),
+  readOutboundMedia: (ctx) => ({ CLAWFLEET_MEDIA_BUCKET: ctx.mediaBucket.bucketName }),
 };
+
+/** The media bucket's logical id, as cdk-nag writes it in a finding on its ARN. */
+const bucketLogicalId = (ctx: GrantContext) => ctx.stack.getLogicalId(ctx.mediaBucket.node.defaultChild as CfnElement);
 
 /** How cdk-nag names a wildcard resource finding (AwsSolutions-IAM5) of a stack without a fixed env. */
 export const wildcardFinding = (resource: string) => `Resource::${resource}`;
@@ -151,7 +164,7 @@ const inRegion = (service: string, rest: string) => `arn:<AWS::Partition>:${serv
  * The wildcard resources each grant holds, with the reason a reviewer needs: they are
  * acknowledged (cdk-nag AwsSolutions-IAM5) finding by finding on the role that has them.
  */
-export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: string) => string; reason: string }[]>> = {
+export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: string, ctx: GrantContext) => string; reason: string }[]>> = {
   sendToAgentInboxes: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
@@ -192,6 +205,18 @@ export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: stri
       reason:
         'The compute function, the one holder of ECS power, sets the desired count of any agent of this fleet: its agent services in its own cluster, ' +
         'matched by deterministic name so agents come and go without rewriting this role. It is invoked only by the fleet\'s own functions, never by a URL.',
+    },
+  ],
+  storeInboundMedia: [
+    {
+      resource: (fleet, ctx) => `<${bucketLogicalId(ctx)}.Arn>/${fleet}/agents/*/in/*`,
+      reason: 'An attachment may be for any agent of this fleet: its in/ prefix, matched by the key layout so agents come and go without rewriting this role. No read, no out/ prefix.',
+    },
+  ],
+  readOutboundMedia: [
+    {
+      resource: (fleet, ctx) => `<${bucketLogicalId(ctx)}.Arn>/${fleet}/agents/*/out/*`,
+      reason: 'Any agent of this fleet may send a file: its out/ prefix, matched by the key layout; the outbox refuses a key not under the sending agent’s own prefix.',
     },
   ],
   manageAgentSchedules: [

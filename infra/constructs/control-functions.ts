@@ -64,13 +64,15 @@ export const CONTROL_FUNCTIONS = [
   {
     name: 'telegram-webhook',
     url: true,
-    timeoutSeconds: 10,
+    // An attachment (up to Telegram's 20 MB) is fetched before the update is answered (#16):
+    // 1–3 s from Telegram's file servers, with room for a slow one.
+    timeoutSeconds: 30,
     // An update takes tens of milliseconds, so 10 instances answer hundreds a second, far
     // beyond a personal fleet; past that Telegram is told 429 and retries later (for 24 h).
     reservedConcurrency: 10,
     when: (config) => config.channels.telegram !== undefined,
     // readAgents, readSessions, readInboxDepths: /status and /stop are answered here, from the registry and the queue, without waking the agent.
-    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE, 'readAgents', 'readSessions', 'readInboxDepths'],
+    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'storeInboundMedia', ...WAKE, 'readAgents', 'readSessions', 'readInboxDepths'],
   },
   {
     name: 'hooks',
@@ -105,6 +107,8 @@ export const CONTROL_FUNCTIONS = [
       // agent_send relayed into the target agent's inbound queue.
       'sendToAgentInboxes',
       'manageAgentSchedules',
+      // Files agents send (#16), from their out/ prefixes.
+      'readOutboundMedia',
       ...WAKE,
     ],
   },
@@ -189,7 +193,7 @@ export class ControlFunctions extends Construct {
     const acknowledged = new Set<string>();
     for (const grant of spec.grants) {
       for (const { resource, reason } of GRANT_WILDCARDS[grant] ?? []) {
-        const finding = wildcardFinding(resource(fleet));
+        const finding = wildcardFinding(resource(fleet, props.grantContext));
         // Two grants may share a pattern (e.g. inbound queues, for depth and for sending): one reason is enough.
         if (acknowledged.has(finding)) continue;
         acknowledged.add(finding);

@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
-import type { Clock, DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
+import type { Clock, DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
@@ -20,6 +20,8 @@ import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
 import { memoryTools } from './tools/memory-tools.ts';
 import { requestTools } from './tools/request-tools.ts';
+import { sendFileTool } from './tools/send-file-tool.ts';
+import { transcriberFor } from './media/transcribe.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
@@ -51,6 +53,8 @@ export interface RuntimeParts {
   secrets: Record<string, string>;
   /** Reads the agent's own secret (AWS): then `secrets` is ignored, and a value still missing is read again until it is set. */
   readSecrets?: () => Promise<Record<string, string>>;
+  /** This agent's files in the media store (#16); absent, attachments arrive as notes and send_file is not offered. */
+  media?: MediaStore;
   /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
   stopSignal?: AbortSignal;
   clock: Clock;
@@ -75,12 +79,21 @@ export interface AgentRuntime {
 
 /**
  * The built-in tools; `exec` only when the runtime found a way to run it (see execSetup),
- * web_search only when tools.web.search is configured (its key is then a required secret).
+ * web_search only when tools.web.search is configured (its key is then a required secret),
+ * send_file only where the runtime has a media store.
  */
-export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, secrets: Record<string, string> = {}): AgentTool[] {
+export function builtinTools(env: RuntimeEnv, clock: Clock, exec?: AgentTool, secrets: Record<string, string> = {}, media?: MediaStore): AgentTool[] {
   const web = env.config.agent.tools?.web;
   const search = web?.search ? [webSearchFor(web.search, secrets, clock)] : [];
-  return [...fileTools(env.workspace), ...(exec ? [exec] : []), ...memoryTools(env.workspace), ...requestTools(env.agentId, clock), webFetchTool({ allowPrivateHosts: web?.fetch?.allowPrivateHosts }), ...search];
+  return [
+    ...fileTools(env.workspace),
+    ...(exec ? [exec] : []),
+    ...memoryTools(env.workspace),
+    ...requestTools(env.agentId, clock),
+    webFetchTool({ allowPrivateHosts: web?.fetch?.allowPrivateHosts }),
+    ...search,
+    ...(media ? [sendFileTool(env.agentId, env.workspace, media, clock)] : []),
+  ];
 }
 
 type SearchConfig = NonNullable<NonNullable<NonNullable<RuntimeEnv['config']['agent']['tools']>['web']>['search']>;
@@ -167,7 +180,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
   }
-  const builtins = [...builtinTools(env, clock, sandboxing.exec, secrets), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
+  const builtins = [...builtinTools(env, clock, sandboxing.exec, secrets, parts.media), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
@@ -193,6 +206,14 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
+    media: {
+      agentId: env.agentId,
+      workspace: env.workspace,
+      store: parts.media,
+      imageInput: model.imageInput ?? false,
+      transcribe: transcriberFor(env.config, secrets),
+      echoTranscript: agent.tools?.media?.audio?.echoTranscript,
+    },
   };
 
   let stopping: Promise<void> | undefined;

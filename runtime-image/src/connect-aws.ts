@@ -3,6 +3,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
+import { SignedS3MediaStore } from '../../shared/adapters/aws/signed-s3-media-store.ts';
 import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
 import type { RuntimeConnection } from './connection.ts';
 import type { RuntimeEnv, Transport } from './env.ts';
@@ -22,6 +23,8 @@ export async function connectAws(env: RuntimeEnv, t: Extract<Transport, { kind: 
     outbox: new SqsOutbox(sqs, t.outboxUrl),
     deadLetters: new SqsDeadLetters(sqs, async () => t.dlqUrl),
     secrets: {},
+    // media (#16): this agent's files in the fleet's bucket; its task role reaches only its own prefixes.
+    ...(env.mediaBucket ? { media: new SignedS3MediaStore({ bucket: env.mediaBucket, fleet: env.config.fleet }) } : {}),
     readSecrets: () => {
       const read = first ?? store.get(env.secretId);
       first = undefined;

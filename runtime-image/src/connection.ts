@@ -1,7 +1,7 @@
 // This agent's queues and secrets, however its transport provides them; each transport's
 // module (connect-local.ts, connect-aws.ts) is imported only when it is the one in use, so
 // a start loads one transport's code: the AWS SDK is most of what a local runtime would parse.
-import type { DeadLetters, Inbox, Outbox } from '../../shared/ports.ts';
+import type { DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 
 export interface RuntimeConnection {
@@ -12,6 +12,8 @@ export interface RuntimeConnection {
   secrets: Record<string, string>;
   /** Reads the agent's own secret (AWS), again while a value is missing (secret-wait.ts). */
   readSecrets?: () => Promise<Record<string, string>>;
+  /** This agent's files in the media store (#16): its own in/ and out/ prefixes. Absent where the transport has none (AWS, for now): attachments then arrive as notes and send_file is not offered. */
+  media?: MediaStore;
 }
 
 export async function connect(env: RuntimeEnv): Promise<RuntimeConnection> {

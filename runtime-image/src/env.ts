@@ -39,6 +39,8 @@ export interface RuntimeEnv {
   modelRetryBaseMs: number;
   healthFile: string | undefined;
   sandbox: SandboxSettings;
+  /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
+  mediaBucket: string | undefined;
 }
 
 /** Reads a pipe to its end (a launcher closes its end after writing) and closes it, so no child of the runtime inherits it. */
@@ -118,6 +120,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
     healthFile: e.CLAWFLEET_HEALTH_FILE,
     sandbox: sandboxSettingsOf(e),
+    mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
   };
 }
 

@@ -30,6 +30,8 @@ export function modelChain(
   return {
     label: models.map((m) => m.label).join(' → '),
     contextWindow: Math.min(...models.map((m) => m.contextWindow)),
+    // The primary's: pi-ai puts a placeholder where a fallback cannot take an image.
+    imageInput: models[0]?.imageInput ?? false,
     async complete(req: ModelRequest): Promise<ModelResult> {
       const reasons: string[] = [];
       for (const model of models) {

@@ -37,7 +37,9 @@ export function modelForAgent(config: RuntimeConfig, secrets: Record<string, str
         throw new ClawfleetError('SECRET_MISSING', `secret "${secretId}" has no value "${provider.apiKeySecret}" (the API key of provider "${providerName}")`);
       }
     }
-    return piAiModel({ providerName, provider, modelId: ref.slice(slash + 1), apiKey, contextWindow: opts.contextWindow, timeoutMs: opts.timeoutMs });
+    const modelId = ref.slice(slash + 1);
+    const imageInput = (provider.imageModels ?? []).some((m) => m === '*' || m === modelId);
+    return piAiModel({ providerName, provider, modelId, apiKey, contextWindow: opts.contextWindow, timeoutMs: opts.timeoutMs, imageInput });
   });
   return modelChain(models, opts.retry, { onFailure: opts.onFailure });
 }

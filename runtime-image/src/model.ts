@@ -57,6 +57,8 @@ export interface ModelClient {
   readonly label: string;
   /** Tokens the model can take in; compaction keeps a session well under it. */
   readonly contextWindow: number;
+  /** Whether a photo goes to it as an image (#16: models.providers.<p>.imageModels); else as a note with its path. */
+  readonly imageInput?: boolean;
   complete(req: ModelRequest): Promise<ModelResult>;
 }
 
@@ -91,6 +93,8 @@ export interface PiAiModelOptions {
   maxTokens?: number;
   /** Per request; the SDK's own timeout. */
   timeoutMs?: number;
+  /** The model takes images (#16). */
+  imageInput?: boolean;
 }
 
 export function piAiModel(opts: PiAiModelOptions): ModelClient {
@@ -104,7 +108,7 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
     provider: providerName,
     baseUrl: provider.baseUrl ?? defaultBaseUrl[provider.api],
     reasoning: false,
-    input: ['text'],
+    input: opts.imageInput ? ['text', 'image'] : ['text'],
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     contextWindow,
     maxTokens: opts.maxTokens ?? 8_192,
@@ -113,6 +117,7 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
   return {
     label: `${providerName}/${modelId}`,
     contextWindow,
+    imageInput: opts.imageInput ?? false,
     async complete(req) {
       const context: Context = { systemPrompt: req.systemPrompt, messages: req.messages, ...(req.tools.length > 0 ? { tools: req.tools as Context['tools'] } : {}) };
       let reply: AssistantMessage;

@@ -2,6 +2,7 @@
 // builds on, what the model is told, and where the answer goes. Pure mapping, no I/O;
 // text that came through an HTTP hook is wrapped as untrusted content (with a marker id
 // from `newMarkerId`, random unless a test fixes it).
+import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
 
@@ -32,6 +33,8 @@ export interface TurnRequest {
   command?: RuntimeCommand | undefined;
   /** The answer may carry inline buttons (its chat can show them). */
   buttons?: boolean | undefined;
+  /** The message's attachments (#16), made into the model's input when the turn starts (media/media-input.ts). */
+  media?: MediaRef[] | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -78,6 +81,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         ...(e.stream ? { stream: e.stream } : {}),
         ...(e.command ? { command: e.command } : {}),
         ...(e.from.channel === 'telegram' ? { buttons: true } : {}),
+        ...(e.media ? { media: e.media } : {}),
       };
     }
     case 'system_event': {

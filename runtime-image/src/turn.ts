@@ -20,6 +20,8 @@ import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptSt
 import type { TurnRequest } from './turn-request.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 import { NotRegularFileError } from './workspace-file.ts';
+import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
+import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
 export type TurnOutcome = 'replied' | 'resent' | 'silent' | 'failed' | 'aborted';
@@ -61,6 +63,8 @@ export interface TurnDeps {
   limits: TurnLimits;
   /** The configured models a session may switch among with /model; absent: /model only shows `model`. */
   models?: { refs: string[]; forRef(ref: string): ModelClient } | undefined;
+  /** Where attachments come from and how they are understood (#16); absent, they are said not to have arrived. */
+  media?: Omit<MediaInputDeps, 'signal'>;
 }
 
 /**
@@ -111,6 +115,16 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout, cancel]);
+  // Attachments (#16): each said in a line of the input; photos for a model that sees them as images.
+  let input = req.input;
+  let images: ImageContent[] = [];
+  let heard: string[] = [];
+  if (req.media?.length) {
+    const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }), signal: turnSignal });
+    input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    images = media.images;
+    if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
+  }
   // Draft ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's drafts).
   const attempt = deps.clock.now().toString(36);
   const drafts =
@@ -152,7 +166,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     history = await compactIfNeeded(
       req.sessionKey,
       history,
-      prompt({ summary: undefined, turns: [] }).length + req.input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
+      prompt({ summary: undefined, turns: [] }).length + input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
       { model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
       turnSignal,
     );
@@ -162,7 +176,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       model,
       systemPrompt: prompt(history),
       history: historyMessages(history),
-      input: { role: 'user', content: req.input, timestamp: started },
+      input: { role: 'user', content: images.length ? [{ type: 'text', text: input }, ...images] : input, timestamp: started },
       tools,
       toolContext: {
         sessionKey: agentSession(req),
@@ -200,7 +214,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   };
   if (signal.aborted) return 'aborted';
 
-  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, messages: result.messages };
+  // Images are not kept in the transcript (megabytes each): the input's lines say where each file is saved.
+  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input, messages: images.length ? withoutImages(result.messages) : result.messages };
   if (cancel.aborted && !result.ok) {
     // Stopped by the user: what it had written is dropped, the stop is the answer.
     record.messages = [];
@@ -210,7 +225,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   } else if (result.text === '' && !req.situation) {
     record.failed = 'the model returned no text';
   } else if (result.text !== '' && !req.quiet.includes(result.text)) {
-    record.reply = result.text;
+    // The voice message quoted first where the agent is set to (recorded so, so a re-sent answer is the same).
+    record.reply = heard.length ? `${heard.map((t) => `🎤 “${t.length > 500 ? `${t.slice(0, 500)}…` : t}”`).join('\n')}\n\n${result.text}` : result.text;
     if (buttons) record.buttons = buttons;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
@@ -309,6 +325,13 @@ async function unrecordedFailure(req: TurnRequest, deps: TurnDeps, why: string):
   await sendStatus(req, deps, 'failed', why).catch((err) => deps.log.warn('status not sent', errorFields(err)));
   deps.log.error('turn failed before it started; told the asker', { envelopeId: req.inboundId, sessionKey: req.sessionKey, error: why });
   return 'failed';
+}
+
+/** The turn's messages with each image replaced by a word, for the transcript. */
+function withoutImages(messages: Message[]): Message[] {
+  return messages.map((m) =>
+    m.role === 'user' && Array.isArray(m.content) ? { ...m, content: m.content.map((c) => (c.type === 'image' ? { type: 'text' as const, text: '[image]' } : c)) } : m,
+  );
 }
 
 function failureText(error: string): string {

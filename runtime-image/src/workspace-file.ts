@@ -5,6 +5,7 @@
 // so neither a pipe with no writer nor a 10 GB file stops the event loop.
 import { closeSync, constants, fstatSync, openSync, promises as fs, readSync, writeFileSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { insideWorkspace } from './tools/workspace-path.ts';
 
@@ -147,4 +148,41 @@ export function writeSmallFileSync(path: string, text: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Writes bytes to a new regular file inside the workspace (an attachment landing in inbox/,
+ * #16): folders made as needed, never through a link (the folders are resolved inside the
+ * workspace, the file is opened O_EXCL|O_NOFOLLOW), never over another file. Where the name is
+ * taken, a file of the same size is taken to be this one written before (a redelivered
+ * message) and its path returned; else "name-2.ext", "name-3.ext"… Returns the path written,
+ * relative to the workspace.
+ */
+export async function writeNewWorkspaceFile(workspace: string, rel: string, bytes: Uint8Array): Promise<string> {
+  const dot = rel.lastIndexOf('.');
+  const slash = rel.lastIndexOf('/');
+  const [stem, ext] = dot > slash + 1 ? [rel.slice(0, dot), rel.slice(dot)] : [rel, ''];
+  for (let n = 1; n <= 100; n++) {
+    const candidate = n === 1 ? rel : `${stem}-${n}${ext}`;
+    const path = insideWorkspace(workspace, candidate);
+    await fs.mkdir(dirname(path), { recursive: true });
+    // Resolved again now the folders exist: a link planted as one of them is caught here.
+    const checked = insideWorkspace(workspace, candidate);
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(checked, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const st = await fs.lstat(checked);
+      if (st.isFile() && st.size === bytes.byteLength) return candidate;
+      continue;
+    }
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+    return candidate;
+  }
+  throw new ClawfleetError('PATH_INVALID', `${rel} and 99 numbered names beside it are taken`);
 }

@@ -20,6 +20,8 @@ export interface SmokeResources {
   archiveRoleArn: string;
   /** The foundation model the agent may call, if it is on Bedrock. */
   modelArn?: string | undefined;
+  /** The fleet's media bucket (#16): attachments in, agents' files out. */
+  mediaBucketArn: string;
 }
 
 /** Who is asked about: the agent's roles, and each function by name. */
@@ -93,6 +95,21 @@ export function isolationCases(r: SmokeResources): IsolationCase[] {
     { principal: 'fn:health', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power (it asks compute)' },
     { principal: 'fn:cron-dispatch', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power (it asks compute)' },
   ];
+  // Media (#16): the agent's own in/ read, its own out/ read and written; another agent's neither; the webhook writes in/, the outbox reads out/.
+  const media = (agent: string, dir: 'in' | 'out') => `${r.mediaBucketArn}/${r.fleet}/agents/${agent}/${dir}/x/photo.jpg`;
+  cases.push(
+    { principal: 'task', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Allowed', why: 'its own attachments' },
+    { principal: 'task', action: 's3:PutObject', resource: media(r.agentId, 'out'), expected: 'Allowed', why: 'its own files to send' },
+    { principal: 'task', action: 's3:PutObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'writing its own attachments (the control plane does)' },
+    { principal: 'task', action: 's3:GetObject', resource: media('other', 'in'), expected: 'Denied', why: "another agent's attachments" },
+    { principal: 'task', action: 's3:PutObject', resource: media('other', 'out'), expected: 'Denied', why: "sending as another agent" },
+    { principal: 'fn:telegram-webhook', action: 's3:PutObject', resource: media(r.agentId, 'in'), expected: 'Allowed', why: "keeping an attachment for the agent" },
+    { principal: 'fn:telegram-webhook', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'reading attachments back (a public URL)' },
+    { principal: 'fn:telegram-webhook', action: 's3:PutObject', resource: media(r.agentId, 'out'), expected: 'Denied', why: "writing an agent's outgoing files" },
+    { principal: 'fn:outbox', action: 's3:GetObject', resource: media(r.agentId, 'out'), expected: 'Allowed', why: "the agent's files to send" },
+    { principal: 'fn:outbox', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: "the agent's attachments" },
+    { principal: 'fn:dashboard', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'attachments (a public URL)' },
+  );
   if (r.modelArn) {
     cases.push({ principal: 'task', action: 'bedrock:InvokeModel', resource: r.modelArn, expected: 'Allowed', why: 'its own model' });
     cases.push({ principal: 'task', action: 'bedrock:InvokeModel', resource: `arn:aws:bedrock:${r.region}::foundation-model/anthropic.claude-3-opus-20240229-v1:0`, expected: 'Denied', why: 'a model it does not use' });

@@ -26,6 +26,13 @@ async function stackResources(cfn: CloudFormationClient, stackName: string): Pro
   return out;
 }
 
+/** A resource of the control plane's stack by type and logical id prefix (the media bucket, #16). */
+async function controlPlanePhysical(cfn: CloudFormationClient, fleet: string, type: string, logicalPrefix: string): Promise<string> {
+  const r = (await stackResources(cfn, controlPlaneStackName(fleet))).find((x) => x.ResourceType === type && x.LogicalResourceId?.startsWith(logicalPrefix));
+  if (!r?.PhysicalResourceId) throw new Error(`no ${type} ${logicalPrefix}* in ${controlPlaneStackName(fleet)}`);
+  return r.PhysicalResourceId;
+}
+
 /** The deployed fleet's ARNs the isolation cases name, and the role of each principal. */
 export async function deployedResources(fleet: string, aws: AwsSettings, account: string, fileSystemId: string, model: string): Promise<{ resources: SmokeResources; roles: Record<SmokePrincipal, string> }> {
   const cfn = new CloudFormationClient(aws);
@@ -54,6 +61,7 @@ export async function deployedResources(fleet: string, aws: AwsSettings, account
     archiveAccessPointArn: accessPoint(physical('AWS::EFS::AccessPoint', 'ArchiveAccessPoint')),
     archiveRoleArn: iamRole(physical('AWS::IAM::Role', 'ArchiveTaskRole')),
     modelArn: model.startsWith('bedrock/') ? `arn:aws:bedrock:${aws.region}::foundation-model/${model.slice('bedrock/'.length)}` : undefined,
+    mediaBucketArn: `arn:aws:s3:::${await controlPlanePhysical(cfn, fleet, 'AWS::S3::Bucket', 'MediaBucket')}`,
   };
   const roles = {
     task: iamRole(physical('AWS::IAM::Role', 'RuntimeTaskRole')),

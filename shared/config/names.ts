@@ -105,4 +105,6 @@ export const sharedParameterNames = (fleet: string) => ({
   schedulerRoleArn: `/clawfleet/${fleet}/cron/scheduler-role-arn`,
   /** The bucket workspaces are staged in on their way in and out of EFS (one prefix per agent). */
   stagingBucket: `/clawfleet/${fleet}/workspaces/staging-bucket`,
+  /** The bucket attachments and agents' files are kept in (#16): `<fleet>/agents/<id>/in|out/`. */
+  mediaBucket: `/clawfleet/${fleet}/media/bucket`,
 });

@@ -54,8 +54,10 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
 function mergeToolPolicy(defaults: AgentConfig['tools'], own: AgentConfig['tools']): AgentConfig['tools'] {
   const base = own ?? defaults;
   const exec = defaults?.exec || own?.exec ? { ...defaults?.exec, ...own?.exec } : undefined;
-  if (!base && !exec) return undefined;
-  return { ...base, ...(exec ? { exec } : {}) };
+  // tools.media (#16) likewise: an agent's own tools list does not drop the defaults' transcription.
+  const media = defaults?.media || own?.media ? { ...defaults?.media, ...own?.media } : undefined;
+  if (!base && !exec && !media) return undefined;
+  return { ...base, ...(exec ? { exec } : {}), ...(media ? { media } : {}) };
 }
 
 /** Fargate's valid cpu/memory pairs; undefined when the pair is valid. */

@@ -85,10 +85,30 @@ export const BrowserPolicySchema = z.strictObject({
   idleMinutes: z.optional(z.number().check(z.int(), z.gte(1), z.lte(120))),
 });
 
+/** `tools.media` (#16, OpenClaw's words): how attachments are understood. */
+const MediaToolsSchema = z.strictObject({
+  /** Voice messages and audio files, transcribed through an OpenAI-compatible POST <baseUrl>/audio/transcriptions. */
+  audio: z.optional(
+    z.strictObject({
+      /** The API root, e.g. "https://api.openai.com/v1" (the path /audio/transcriptions is added). */
+      baseUrl: z.url(),
+      /** The transcription model, e.g. "whisper-1" or "gpt-4o-mini-transcribe". */
+      model: z.string().check(z.minLength(1), z.maxLength(128)),
+      /** Name of the value in this agent's secret that holds the API key (sent as a bearer token). */
+      apiKeySecret: z.optional(secretName),
+      /** An ISO-639-1 hint ("en", "de"); left out, the provider detects it. */
+      language: z.optional(z.string().check(z.regex(/^[a-z]{2}$/, 'must be a two-letter language code like "en"'))),
+      /** Quote the transcript to the user at the top of the answer (🎤 “…”), so they see what was heard. Default false. */
+      echoTranscript: z.optional(z.boolean()),
+    }),
+  ),
+});
+
 const ToolPolicySchema = z.strictObject({
   allow: z.optional(z.array(z.string().check(z.minLength(1)))),
   deny: z.optional(z.array(z.string().check(z.minLength(1)))),
   exec: z.optional(ExecPolicySchema),
+  media: z.optional(MediaToolsSchema),
   web: z.optional(
     z.strictObject({
       fetch: z.optional(
@@ -175,6 +195,8 @@ export const ProviderSchema = z.strictObject({
   baseUrl: z.optional(z.url()),
   /** Name of the value in each agent's secret that holds this provider's API key. */
   apiKeySecret: z.optional(secretName),
+  /** Models of this provider that take images (#16): a photo goes to them as an image; "*" for all. Others get a note with the file's workspace path. */
+  imageModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
 });
 
 const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().check(z.minLength(1)) });
@@ -298,6 +320,8 @@ export const ConfigSchema = z.strictObject({
       ),
     }),
   ),
+  /** Attachments and the files agents send (#16): kept in the media store this many days (default 30), then deleted. */
+  media: z.optional(z.strictObject({ expireDays: z.optional(z.number().check(z.int(), z.gte(1), z.lte(3650))) })),
   agentToAgent: z.optional(
     z.strictObject({
       allow: z._default(z.array(z.strictObject({ from: id, to: id })), []),

@@ -21,6 +21,7 @@ import type {
   DeliveryLedger,
   InboundDedupe,
   InboundOrigins,
+  MediaStore,
   PairingStore,
   QueueDepths,
   RelayRates,
@@ -65,13 +66,15 @@ export interface ControlPorts {
   localChat: ChannelSender | undefined;
   /** Each agent's last workspace push or pull (`clawfleet workspace`), for the dashboard. */
   workspaceSyncLog: WorkspaceSyncLog;
+  /** Where attachments and agents' files are kept (#16); without one, attachments arrive as a note and file envelopes are refused. */
+  media: MediaStore | undefined;
 }
 
 /** How a process builds each port it has; called at most once, on first use. */
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media']);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -219,9 +222,18 @@ export class ControlPlane {
       newPairingCode: this.newPairingCode,
       ...this.lifecycleField(),
       statusView: () => ({ registry: this.registry, depths: this.port('depths') }),
+      ...this.inboundMediaField(),
       clock: this.clock,
       log: this.log,
     };
+  }
+
+  /** The webhook's media path (#16), where this process has a media store and its bots can fetch files. */
+  private inboundMediaField(): Pick<TelegramWebhookDeps, 'media'> {
+    const store = this.port('media');
+    const telegram = this.telegram;
+    if (!store || !telegram.fetchFile) return {};
+    return { media: { store, fetchFile: (accountId, fileId, maxBytes) => telegram.fetchFile!(accountId, fileId, maxBytes) } };
   }
 
   /** λ hooks' core. */
@@ -258,6 +270,7 @@ export class ControlPlane {
       metrics: this.metrics,
       relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle },
       ...(scheduler ? { scheduler } : {}),
+      ...(this.port('media') ? { media: this.port('media') } : {}),
       clock: this.clock,
       log: this.log,
     };

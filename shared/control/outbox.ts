@@ -7,7 +7,7 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigin, type InboundOrigins, type SessionRegistry } from '../ports.ts';
+import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigin, type InboundOrigins, type MediaStore, type SessionRegistry } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
@@ -19,9 +19,10 @@ import { replyToMode } from './streaming.ts';
 
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
+import { deliverFile } from './outbox-file.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
-const DELIVERY_LEASE_MS = 60_000;
+export const DELIVERY_LEASE_MS = 60_000;
 
 export interface OutboxRecord {
   /** The queue the record arrived on (ARN or URL): the sender's identity. */
@@ -51,6 +52,8 @@ export interface OutboxDeps {
   scheduler?: CronScheduler;
   /** Chats whose drafts are paused after a 429 (default: this process's own). */
   draftPauses?: DraftPauses;
+  /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
+  media?: MediaStore;
   clock: Clock;
   log: Logger;
 }
@@ -108,6 +111,8 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
       return;
     }
+    case 'file':
+      return deliverFile(envelope, sender, deps, reject);
     case 'cron_upsert':
     case 'cron_delete': {
       if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
@@ -131,9 +136,13 @@ type OutboxRejectCode =
   | 'DELIVERY_REFUSED'
   | Extract<OriginCheck, { ok: false }>['code']
   | RelayRefusalCode
-  | CronRefusalCode;
+  | CronRefusalCode
+  // media (#16): a file from another agent's prefix, over the limit, or not kept.
+  | 'MEDIA_NOT_OWNED'
+  | 'MEDIA_TOO_LARGE'
+  | 'MEDIA_MISSING';
 
-type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
+export type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
 async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
   // Where the inbound it answers came from: the one place this reply may go.
@@ -217,7 +226,7 @@ async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promis
  * claim would lapse and the part be sent again), so a passing failure is retried a few
  * times before the record is handed back for redelivery.
  */
-async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
+export async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.ledger.complete(key, deps.clock.now());

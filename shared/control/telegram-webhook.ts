@@ -15,6 +15,7 @@ import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
 import { ackReactionFor, streamRequestFor } from './streaming.ts';
+import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
 
@@ -53,6 +54,8 @@ export interface TelegramWebhookDeps {
   lifecycle?: LifecycleDeps;
   /** What /status reads, built only when someone asks (the registry and the queue depth), so other updates pay nothing for it. */
   statusView?: () => { registry: AgentRegistry; depths: QueueDepths };
+  /** Where attachments are kept for the agent (#16); absent where there is no media store, and attachments then arrive as a note. */
+  media?: InboundMediaDeps;
   clock: Clock;
   log: Logger;
 }
@@ -94,7 +97,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   if (press) await answerPress(req.accountId, press, deps);
   const message = update.message ?? (press ? pressAsMessage(press) : undefined);
   // A photo, voice message or file arrives as a note saying so (with its caption), so the
-  // agent can tell the user it cannot see it rather than the user hearing nothing.
+  // agent can tell the user it cannot see it rather than the user hearing nothing; with a
+  // media store the file itself is fetched below, and the note replaced.
   const note = message && message.text === undefined ? mediaNote((raw as { message?: unknown }).message) : undefined;
   const text = message?.text ?? ([note, message?.caption].filter((t) => t !== undefined).join('\n') || undefined);
   const ctx = { accountId: req.accountId, updateId: update.update_id };
@@ -174,6 +178,12 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       return { status: 503, body: { error: 'temporarily unavailable' } };
     }
   }
+  let media: InboundMedia = { kind: 'none' };
+  if (deps.media && message.text === undefined) {
+    const fetched = await fetchMedia((raw as { message?: unknown }).message, { accountId: req.accountId, agentId: target.agentId, envelopeId: id }, deps, deps.media);
+    if ('status' in fetched) return fetched;
+    media = fetched;
+  }
   const quote = quoteOf(message, bot);
   // Not on a press: the message it would sit on is the bot's own.
   const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
@@ -186,7 +196,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     sessionKey: target.sessionKey,
     // From the update, not the clock: a retried update must make a byte-identical envelope.
     ts: message.date * 1000,
-    text,
+    text: withMedia(media, text, message.caption),
+    ...(media.kind === 'stored' ? { media: [media.ref] } : {}),
     from: {
       channel: 'telegram',
       accountId: req.accountId,
@@ -226,10 +237,43 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     log.error('update not queued; Telegram will retry', { ...ctx, envelopeId: id, agentId: target.agentId, ...errorFields(err) });
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
-  log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy });
+  log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy, ...(media.kind !== 'none' ? { media: media.kind } : {}) });
   if (ack) await acknowledge(chat, message.message_id, ack, deps);
+  if (media.kind === 'refused') await tellSender(chat, media.toUser, deps);
   if (deps.lifecycle) await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
+}
+
+// ── media (#16) ──────────────────────────────────────────────────────────────────
+/**
+ * The message's file, kept for the agent. A duplicate update is not fetched again; a
+ * passing failure answers 503 so Telegram retries the update.
+ */
+async function fetchMedia(message: unknown, where: { accountId: string; agentId: string; envelopeId: string }, deps: TelegramWebhookDeps, media: InboundMediaDeps): Promise<InboundMedia | HttpResult> {
+  const ctx = { accountId: where.accountId, envelopeId: where.envelopeId, agentId: where.agentId };
+  try {
+    if (await deps.dedupe.seen(where.envelopeId)) return { kind: 'none' };
+    return await storeInboundMedia(message, where, media);
+  } catch (err) {
+    deps.log.error('attachment not fetched; Telegram will retry', { ...ctx, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
+}
+
+/** The message's text when its file reached the store: the caption alone (the runtime says what is attached); else as before. */
+function withMedia(media: InboundMedia, text: string, caption: string | undefined): string {
+  if (media.kind === 'stored') return caption ?? '';
+  if (media.kind === 'refused') return [media.note, caption].filter((t) => t !== undefined).join('\n');
+  return text;
+}
+
+/** Best effort: the file is lost either way, and the agent's note says so too. */
+async function tellSender(chat: ChannelTarget, text: string, deps: TelegramWebhookDeps): Promise<void> {
+  try {
+    await (await deps.channel(chat)).sendText(chat, text);
+  } catch (err) {
+    deps.log.warn('note about an attachment not sent', errorFields(err));
+  }
 }
 
 /**

@@ -103,6 +103,12 @@ export const ERROR_STATUS = {
   WORKSPACE_TASK_NOT_STARTED: 500,
   WORKSPACE_TOO_LARGE: 500,
   WORKSPACE_TOO_MANY_FILES: 500,
+  // Media (#16): a key that is not one, or not the asker's; a file over a limit; nothing kept at a key.
+  MEDIA_KEY_INVALID: 400,
+  MEDIA_NOT_OWNED: 403,
+  MEDIA_TOO_LARGE: 413,
+  MEDIA_MISSING: 404,
+  TRANSCRIPTION_FAILED: 500,
 } as const satisfies Record<ErrorCode, ErrorStatus>;
 
 export interface ErrorAnswer {

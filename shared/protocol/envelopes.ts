@@ -4,6 +4,7 @@
 import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
+import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } from '../media/media-ref.ts';
 
 export const PROTOCOL_VERSION = 2 as const;
 
@@ -88,6 +89,8 @@ export const MessageEnvelopeSchema = z.strictObject({
   text: z.string().check(z.maxLength(100_000)),
   from: SenderSchema,
   ...conversationFields,
+  // ── media (#16): attachments kept in the media store under the agent's own in/ prefix; never bytes, never a token.
+  media: z.optional(z.array(MediaRefSchema).check(z.minLength(1), z.maxLength(10))),
 });
 
 export const CronEnvelopeSchema = z.strictObject({
@@ -249,6 +252,22 @@ export const CronUpsertEnvelopeSchema = z.strictObject({
 
 export const CronDeleteEnvelopeSchema = z.strictObject({ ...base, kind: z.literal('cron_delete'), jobId: z.string().check(z.minLength(1), z.maxLength(64)) });
 
+// ── media (#16): a file the agent sends, already written under its own out/ prefix ──
+const FileEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('file'),
+  sessionKey: SessionKeySchema,
+  /** The inbound of the turn that sends it: the file goes to that inbound's origin, as a reply does. */
+  inboundId: EnvelopeIdSchema,
+  /** Checked by the control plane to lie under the sender's own out/ prefix. */
+  key: MediaKeySchema,
+  fileKind: z.enum(OUTBOUND_FILE_KINDS),
+  fileName: FileNameSchema,
+  mimeType: z.string().check(z.minLength(3), z.maxLength(128)),
+  size: z.number().check(z.int(), z.nonnegative()),
+  caption: z.optional(z.string().check(z.maxLength(1024))),
+});
+
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
   DraftEnvelopeSchema,
@@ -258,6 +277,7 @@ const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   AgentSendEnvelopeSchema,
   CronUpsertEnvelopeSchema,
   CronDeleteEnvelopeSchema,
+  FileEnvelopeSchema,
 ]);
 
 export type InboundEnvelope = z.infer<typeof InboundEnvelopeSchema>;
@@ -273,6 +293,7 @@ export type Buttons = z.infer<typeof ButtonsSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;
+export type FileEnvelope = z.infer<typeof FileEnvelopeSchema>;
 
 /** Parses an envelope body, with an error that names what was wrong (never the body). */
 function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, direction: string): T {

@@ -39,6 +39,8 @@ export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean 
   for (const [variable, name] of Object.entries(config.agent.tools?.exec?.env ?? {})) out.push({ name, usedBy: `exec's ${variable} (tools.exec.env)` });
   const search = config.agent.tools?.web?.search;
   if (search) out.push({ name: searchKeyName(search), usedBy: 'web_search (tools.web.search)' });
+  const transcription = config.agent.tools?.media?.audio?.apiKeySecret;
+  if (transcription) out.push({ name: transcription, usedBy: 'voice transcription (tools.media.audio)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

@@ -1,8 +1,8 @@
-// What a Telegram message without text carries, said in words for the agent. Attachments
-// (photos, voice, files) do not reach the runtime yet: the control plane holds the bot
-// token and the runtime must not. Rather than drop such a message — the user would hear
-// nothing back — the agent gets a note saying what arrived, so it can answer in its own
-// voice ("I can't see photos yet…"). What is fully said in words (a location, a contact,
+// What a Telegram message without text carries, said in words for the agent. Where the
+// control plane has no media store (#16), or a file could not be fetched (over Telegram's
+// 20 MB download limit), the file does not reach the runtime: rather than drop such a
+// message — the user would hear nothing back — the agent gets a note saying what arrived,
+// so it can answer in its own voice. What is fully said in words (a location, a contact,
 // a poll) reaches it whole. Fields are read leniently: a detail that is odd (too long, the
 // wrong type) is left out of the note, never a reason to drop the note.
 import * as z from '../zod.ts';
@@ -105,15 +105,23 @@ const WHOLE: { field: string; schema: z.ZodMiniType; say(value: never): string }
  * The words for what a message carries besides text, or undefined when it carries nothing
  * an agent should hear about (a service message: someone joined, a pin, a title change).
  */
-export function mediaNote(message: unknown): string | undefined {
+export function mediaNote(message: unknown, whyNot = 'Attachments do not reach you yet, so you cannot see or hear it'): string | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const fields = message as Record<string, unknown>;
   for (const { field, schema, say } of WHOLE) {
     const parsed = schema.safeParse(fields[field]);
     if (parsed.success) return say(parsed.data as never);
   }
+  const what = attachmentWords(fields);
+  return what === undefined ? undefined : `[The user sent ${what}. ${whyNot}; say so if it matters.]`;
+}
+
+/** "a photo (1280×720)", "a file "report.pdf" (application/pdf, 1200 bytes)": what the message carries, or undefined. */
+export function attachmentWords(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const fields = message as Record<string, unknown>;
   for (const { field, say } of KINDS) {
-    if (fields[field] !== undefined && fields[field] !== null) return `[The user sent ${say(fields[field])}. Attachments do not reach you yet, so you cannot see or hear it; say so if it matters.]`;
+    if (fields[field] !== undefined && fields[field] !== null) return say(fields[field]);
   }
   return undefined;
 }

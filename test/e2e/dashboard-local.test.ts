@@ -144,12 +144,12 @@ describe('the dashboard in a browser (local mode)', () => {
   it('chats with an agent from its page (one click from the overview) and shows the reply, then the turn in the agent’s activity', async () => {
     await page.click('tr.agent-row[data-agent="grif"] td.who a.chat-link');
     await page.waitForURL(/\/agents\/grif#chat$/);
-    expect(await page.locator('#chat .chat-form input').isVisible()).toBe(true);
+    expect(await page.locator('#chat .chat-form input[name="text"]').isVisible()).toBe(true);
     // No turns yet, so no key to the split bars.
     expect(await page.locator('table.list').count()).toBe(0);
     expect(await page.locator('p.legend').count()).toBe(0);
-    await page.fill('.chat-form input', 'hello from the dashboard');
-    await page.press('.chat-form input', 'Enter');
+    await page.fill('.chat-form input[name="text"]', 'hello from the dashboard');
+    await page.press('.chat-form input[name="text"]', 'Enter');
     await expect.poll(() => page.locator('.chat-log .msg.agent').first().textContent(), { timeout: 30_000 }).toContain('hello from the dashboard');
     expect(await page.locator('.chat-log .msg.agent').first().textContent()).toMatch(/^\[offline model — not an AI\]/);
     // The turn's status envelopes reach the metrics store; the refreshed page shows it.
@@ -171,6 +171,19 @@ describe('the dashboard in a browser (local mode)', () => {
     await page.goto(`${fleet.url}/`);
     await expect.poll(() => rowOf('grif').locator('svg.activity rect.ok').count()).toBeGreaterThan(0);
     await shot('overview-after-chat');
+  });
+
+  it('sends a picture from the chat box and shows it in the chat (#16)', async () => {
+    await page.goto(`${fleet.url}/agents/grif#chat`);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await page.setInputFiles('.chat-form input[name="file"]', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.fill('.chat-form input[name="text"]', 'a picture');
+    await page.press('.chat-form input[name="text"]', 'Enter');
+    const img = page.locator('.chat-log .msg.user .file img[alt="dot.png"]');
+    await expect.poll(() => img.count(), { timeout: 15_000 }).toBe(1);
+    // The browser loaded it from the chat's own file route: a real picture, one pixel wide.
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator('.chat-log .msg.user').last().textContent()).toContain('a picture');
   });
 
   it('says plainly when it loses contact with the fleet, greys what it shows, and recovers', async () => {

@@ -1,7 +1,7 @@
 // What the synthesized fleet must contain, item by item (docs/deploy.md, DESIGN.md "Stacks").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Validations, type App } from 'aws-cdk-lib';
+import { Stack, Validations, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
@@ -229,10 +229,11 @@ describe('the control-plane stack', () => {
     cp().hasResourceProperties('AWS::SSM::Parameter', { Name: '/clawfleet/demo/cron/scheduler-role-arn', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] } });
   });
 
-  it('publishes the network, file system, staging bucket and scheduler role in SSM, and exports nothing', () => {
+  it('publishes the network, file system, staging and media buckets and scheduler role in SSM, and exports nothing', () => {
     const params = Object.values(cp().findResources('AWS::SSM::Parameter')).map((r) => [r.Properties.Name, r.Properties.Type]);
     expect(params.sort()).toEqual([
       ['/clawfleet/demo/cron/scheduler-role-arn', 'String'],
+      ['/clawfleet/demo/media/bucket', 'String'],
       ['/clawfleet/demo/network/runtime-security-group-id', 'String'],
       ['/clawfleet/demo/network/subnet-ids', 'StringList'],
       ['/clawfleet/demo/workspaces/file-system-id', 'String'],
@@ -262,8 +263,10 @@ describe('the control-plane stack', () => {
   });
 
   it('stages workspaces in a private, encrypted, TLS-only bucket whose copies expire within a week and which survives a teardown', () => {
-    const [id, bucket] = Object.entries(cp().findResources('AWS::S3::Bucket'))[0]!;
-    expect(Object.keys(cp().findResources('AWS::S3::Bucket'))).toHaveLength(1);
+    const stagingId = Stack.of(fleet.stacks.controlPlane).getLogicalId(fleet.stacks.controlPlane.staging.bucket.node.defaultChild as CfnElement);
+    const [id, bucket] = Object.entries(cp().findResources('AWS::S3::Bucket')).find(([k]) => k === stagingId)!;
+    // The staging bucket and the media bucket (#16).
+    expect(Object.keys(cp().findResources('AWS::S3::Bucket'))).toHaveLength(2);
     expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     expect(bucket.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
@@ -271,10 +274,27 @@ describe('the control-plane stack', () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       LifecycleConfiguration: { Rules: [{ ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
     });
-    const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy'))[0]!;
+    const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === id)!;
     expect(policy.Properties.Bucket).toEqual({ Ref: id });
     // It grants nothing: it only refuses plain HTTP. Each agent's grant is its own task role's.
     expect(policy.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+  });
+
+  it('keeps attachments and agents’ files in a private, encrypted, TLS-only media bucket whose objects expire after media.expireDays (default 30)', () => {
+    const mediaId = Stack.of(fleet.stacks.controlPlane).getLogicalId(fleet.stacks.controlPlane.media.bucket.node.defaultChild as CfnElement);
+    const bucket = cp().findResources('AWS::S3::Bucket')[mediaId]!;
+    expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+    });
+    const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === mediaId)!;
+    expect(policy.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+    const shorter = synthFleet({ ...EXAMPLE_CONFIG, media: { expireDays: 7 } });
+    const resources = shorter.templates.get(shorter.stacks.controlPlane.stackName)!.Resources as Record<string, { Properties: { LifecycleConfiguration: { Rules: { ExpirationInDays: number }[] } } }>;
+    const shorterId = Stack.of(shorter.stacks.controlPlane).getLogicalId(shorter.stacks.controlPlane.media.bucket.node.defaultChild as CfnElement);
+    expect(resources[shorterId]!.Properties.LifecycleConfiguration.Rules[0]!.ExpirationInDays).toBe(7);
   });
 
   it('grants nothing in the file-system policy: it only denies clients without TLS', () => {

@@ -57,6 +57,9 @@ let fileSystemPolicy: unknown;
 /** The workspace staging bucket's ARN and its bucket policy (TLS only). */
 let staging: string;
 let stagingPolicy: unknown;
+/** The media bucket's ARN and its bucket policy (#16: attachments in, agents' files out). */
+let media: string;
+let mediaPolicy: unknown;
 
 const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
 const resolveIn = (c: IConstruct, v: unknown) => resolver.resolve(Stack.of(c).stackName, v);
@@ -157,7 +160,13 @@ beforeAll(() => {
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
   staging = resolveIn(cp, cp.resolve(cp.staging.bucket.bucketArn));
   stagingPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.staging.bucket.policy!)).Properties.PolicyDocument);
+  media = resolveIn(cp, cp.resolve(cp.media.bucket.bucketArn));
+  mediaPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.media.bucket.policy!)).Properties.PolicyDocument);
 });
+
+/** A media object (#16) as the bucket evaluates the request: its policy beside the identity policies, over TLS. */
+const mediaCheck = (action: string, key: string, expected: Decision, context: Record<string, string> = {}): Check => ({ action, resource: `${media}/${key}`, context, resourcePolicy: mediaPolicy, expected });
+const MEDIA_DIRS = ['in', 'out'] as const;
 
 const S3_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
 
@@ -216,6 +225,22 @@ describe('each agent’s task role', () => {
     );
     // Its own prefix over plain HTTP: the bucket policy refuses it whatever the role allows.
     checks.push(s3Check('s3:GetObject', `${me}/objects/0123abcd`, 'Denied', { 'aws:SecureTransport': 'false' }));
+    // Media (#16): its own in/ read, its own out/ read and written; every other agent's in/ and out/ denied, and nothing deleted.
+    for (const other of AGENTS) {
+      for (const dir of MEDIA_DIRS) {
+        const key = `demo/agents/${other}/${dir}/tg.${other}.1/photo.jpg`;
+        const mine = other === me;
+        checks.push(mediaCheck('s3:GetObject', key, mine ? 'Allowed' : 'Denied'), mediaCheck('s3:PutObject', key, mine && dir === 'out' ? 'Allowed' : 'Denied'), mediaCheck('s3:DeleteObject', key, 'Denied'));
+      }
+    }
+    checks.push(
+      mediaCheck('s3:GetObject', `demo/agents/${me}-2/in/x/photo.jpg`, 'Denied'),
+      mediaCheck('s3:PutObject', `demo/agents/${me}-2/out/x/photo.jpg`, 'Denied'),
+      mediaCheck('s3:GetObject', `prod/agents/${me}/in/x/photo.jpg`, 'Denied'),
+      mediaCheck('s3:GetObject', `demo/agents/${me}/in/x/photo.jpg`, 'Denied', { 'aws:SecureTransport': 'false' }),
+      { action: 's3:ListBucket', resource: media, resourcePolicy: mediaPolicy, expected: 'Denied' },
+      { action: 's3:PutBucketPolicy', resource: media, resourcePolicy: mediaPolicy, expected: 'Denied' },
+    );
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
@@ -259,7 +284,7 @@ const otherFleetDenied = (): Check[] => [
 type Probe = Omit<Check, 'expected'> & {
   kind:
     | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
-    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq' | 'archiveTask';
+    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq' | 'archiveTask' | 'media';
   /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
   name?: string;
   agent?: string;
@@ -302,6 +327,12 @@ function universe(): Probe[] {
     }
     for (const action of ['ecs:UpdateService', 'ecs:DeleteService']) {
       probes.push({ kind: 'service', agent, action, resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${agent}` });
+    }
+    // Its media (#16): the in/ prefix the webhook writes, the out/ prefix the outbox reads.
+    for (const dir of MEDIA_DIRS) {
+      for (const action of ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']) {
+        probes.push({ kind: 'media', agent, name: dir, action, resource: `${media}/demo/agents/${agent}/${dir}/tg.${agent}.1/photo.jpg`, resourcePolicy: mediaPolicy });
+      }
     }
     // Running an agent's archive task, or handing its role to anything: an operator's act alone.
     probes.push({ kind: 'archiveTask', agent, action: 'ecs:RunTask', resource: r.archiveTask });
@@ -355,7 +386,7 @@ describe('each control-plane function’s role', () => {
     expect(holders).toEqual(['fn-compute']);
   });
 
-  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, queues into and wakes any agent, reads what /status says — nothing else', async () => {
+  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, stores attachments, queues into and wakes any agent, reads what /status says — nothing else', async () => {
     await expectOnly(
       fn('telegram-webhook'),
       any(
@@ -366,6 +397,8 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'PutItem', 'GetItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+        // Attachments into any agent's in/ prefix (#16), never read, never out/.
+        (p) => p.kind === 'media' && p.name === 'in' && p.action === 's3:PutObject',
       ),
     );
   });
@@ -385,7 +418,7 @@ describe('each control-plane function’s role', () => {
     );
   });
 
-  it('outbox consumes every outbox, parks rejects, delivers and relays by origin, wakes agents, and keeps only agents’ own schedules — nothing else', async () => {
+  it('outbox consumes every outbox, parks rejects, delivers replies and agents’ files and relays by origin, wakes agents, and keeps only agents’ own schedules — nothing else', async () => {
     await expectOnly(
       fn('outbox'),
       any(
@@ -401,6 +434,8 @@ describe('each control-plane function’s role', () => {
         (p) => p.kind === 'schedule' && p.name === 'agent' && p.action !== 'scheduler:GetSchedule',
         (p) => p.kind === 'listSchedules',
         (p) => p.kind === 'passRole' && p.name === 'scheduler' && p.context?.['iam:PassedToService'] === 'scheduler.amazonaws.com',
+        // Files agents send, from any agent's out/ prefix (#16; the outbox checks the key is the sender's), never written, never in/.
+        (p) => p.kind === 'media' && p.name === 'out' && p.action === 's3:GetObject',
       ),
     );
   });

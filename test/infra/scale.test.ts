@@ -16,7 +16,8 @@ describe('fleet size', () => {
       if (name !== 'big-control-plane') expect(Object.values<any>(t.Resources).filter((r) => r.Type === 'AWS::Scheduler::Schedule').length, name).toBe(1);
     }
     for (const [name, t] of fleet.templates) {
-      expect(Object.keys(t.Resources).length, name).toBeLessThan(100);
+      // CloudFormation allows 500; the control plane holds 100 with the media bucket (#16), an agent's stack far fewer.
+      expect(Object.keys(t.Resources).length, name).toBeLessThan(150);
       // CloudFormation's template body limit for a template uploaded to S3 is 1 MB.
       expect(JSON.stringify(t).length, name).toBeLessThan(1_000_000);
     }

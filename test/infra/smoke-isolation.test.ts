@@ -38,6 +38,7 @@ beforeAll(() => {
     archiveAccessPointArn: resolveIn(agent, agent.archive.accessPoint.accessPointArn),
     archiveRoleArn: resolveIn(agent, agent.archive.taskRole.roleArn),
     modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${DEFAULT_SMOKE_MODEL.slice('bedrock/'.length)}`,
+    mediaBucketArn: resolveIn(cp, cp.media.bucket.bucketArn),
   };
   fileSystemPolicy = resolver.resolve(cp.stackName, resolver.resource(cp.stackName, logicalId(cp.network.fileSystem)).Properties.FileSystemPolicy);
 });

@@ -99,6 +99,7 @@ const ROUTES: Array<{ family: string; method: string; path: string; headers: Rec
   { family: 'telegram webhook', method: 'POST', path: '/telegram/alpha', headers: json(), body: '{}' },
   { family: 'hooks', method: 'POST', path: '/hooks/agent', headers: json({ authorization: `Bearer ${HOOKS_TOKEN}` }), body: '{"message":"hi","agentId":"alpha"}' },
   { family: 'runtime channel', method: 'POST', path: '/runtime/receive', headers: json(runtimeBearer('alpha')), body: '{"waitSeconds":0}' },
+  { family: 'runtime media', method: 'GET', path: '/runtime/media?key=agents/alpha/in/x/photo.jpg', headers: runtimeBearer('alpha') },
   { family: 'admin API', method: 'GET', path: '/admin/status', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
   { family: 'admin action', method: 'POST', path: '/admin/agents/alpha/restart', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: '{}' },
   { family: 'admin cron run', method: 'POST', path: '/admin/cron/run', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: JSON.stringify({ trigger: cronTrigger('alpha') }) },

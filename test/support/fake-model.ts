@@ -1,6 +1,7 @@
 // A fake model server on 127.0.0.1 speaking OpenAI chat completions and Anthropic messages
 // (JSON and SSE streaming), answering from a script or a responder and recording every request.
 // Usage: `const model = await start(); model.script({ text: 'hi' })`. Never a paid API.
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { listenLocal, Recorder, sendJson, sleepUnlessClosed } from './fake-http.ts';
 import { anthropicMessages } from './model-wire/anthropic.ts';
@@ -17,7 +18,38 @@ export interface ModelRequest {
   body: unknown;
   /** Text of the last user message that has text ('' if none). */
   lastUserText: string;
+  /** Image parts of the request's messages (#16), in either API's form, decoded: type, byte count and digest. */
+  images: ImagePart[];
   at: number;
+}
+
+export interface ImagePart {
+  mimeType: string;
+  size: number;
+  sha256: string;
+}
+
+/** OpenAI's `image_url` data URLs and Anthropic's base64 `image` sources, wherever they sit in the messages. */
+export function imagePartsOf(body: unknown): ImagePart[] {
+  const out: ImagePart[] = [];
+  const messages = (body as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return out;
+  const add = (mimeType: string, base64: string) => {
+    const bytes = Buffer.from(base64, 'base64');
+    out.push({ mimeType, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  };
+  for (const m of messages as { content?: unknown }[]) {
+    if (!Array.isArray(m.content)) continue;
+    for (const part of m.content as Record<string, any>[]) {
+      if (part?.type === 'image_url' && typeof part.image_url?.url === 'string') {
+        const match = /^data:([^;]+);base64,(.*)$/s.exec(part.image_url.url);
+        if (match) add(match[1]!, match[2]!);
+      } else if (part?.type === 'image' && part.source?.type === 'base64' && typeof part.source.data === 'string') {
+        add(String(part.source.media_type), part.source.data);
+      }
+    }
+  }
+  return out;
 }
 
 export type Responder = (request: ModelRequest) => ModelReply | Promise<ModelReply>;
@@ -69,7 +101,7 @@ export async function start(options: FakeModelOptions = {}): Promise<FakeModel> 
     }
     const parsed = wire.parse(body);
     const lastUserText = parsed.ok ? parsed.request.lastUserText : '';
-    const request: ModelRequest = { api: wire.api, path, headers: req.headers, body, lastUserText, at: Date.now() };
+    const request: ModelRequest = { api: wire.api, path, headers: req.headers, body, lastUserText, images: imagePartsOf(body), at: Date.now() };
     recorder.add(request); // recorded before any check, so tests can assert on what a rejected client sent
 
     // Headers (auth, version) are checked before the body, as both real APIs do.

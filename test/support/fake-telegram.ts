@@ -1,6 +1,7 @@
 // A fake Telegram Bot API on 127.0.0.1 for tests, benchmarks and demos: the real URL layout
 // (`/bot<token>/<method>`, `/file/bot<token>/<path>`), parameter encodings and response envelopes,
 // with long polling, recorded calls and scriptable faults. Usage: `const tg = await start()`.
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Chat, File, Message, Update, UserFromGetMe, WebhookInfo } from 'grammy/types';
 import { z } from 'zod';
@@ -220,6 +221,23 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       : { id: chatId, type: 'group', title: `Group ${chatId}` };
   }
 
+  /** A message carrying an uploaded file, shaped as Telegram answers sendPhoto/sendDocument/sendVoice/sendAudio. */
+  function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined): Reply {
+    if (typeof chatId === 'string') return badRequest('chat not found');
+    const id = `fake-sent-${++fileCounter}`;
+    const fileObject = { file_id: id, file_unique_id: `u-${id}`, file_size: file.size, ...(kind === 'document' || kind === 'audio' ? { file_name: file.filename } : {}) };
+    return {
+      result: {
+        message_id: nextMessageId(bot, chatId),
+        from: { id: bot.me.id, is_bot: true, first_name: bot.me.first_name, username: bot.me.username },
+        chat: chatFor(bot, chatId),
+        date: Math.floor(Date.now() / 1000),
+        ...(caption ? { caption } : {}),
+        [kind]: kind === 'photo' ? [{ ...fileObject, width: 1, height: 1 }] : fileObject,
+      },
+    };
+  }
+
   /** The methods, each validating its parameters like the Bot API and answering with a real-shaped result. */
   function defineMethods() {
     return {
@@ -262,6 +280,11 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       setMyCommands: method(SetMyCommandsParams, () => ({ result: true })),
       setMessageReaction: method(SetMessageReactionParams, () => ({ result: true })),
       answerCallbackQuery: method(AnswerCallbackQueryParams, () => ({ result: true })),
+      // Files (#16): the upload must be a multipart part (a file id or URL string is not one the fake knows).
+      sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption)),
+      sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption)),
+      sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption)),
+      sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption)),
       setWebhook: method(SetWebhookParams, (p, bot) => {
         if (p.url === '') return deleteWebhook(bot, false);
         if (!URL.canParse(p.url)) return badRequest('bad webhook: Failed to resolve host: Name or service not known');
@@ -388,7 +411,13 @@ async function bodyParams(contentType: string | undefined, body: Buffer): Promis
     // Let the platform's fetch Response parse multipart; uploaded files are recorded by name and size.
     const form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType! } }).formData();
     const params: Params = {};
-    for (const [key, value] of form) params[key] = typeof value === 'string' ? value : { filename: value.name, size: value.size };
+    for (const [key, value] of form) {
+      if (typeof value === 'string') params[key] = value;
+      else {
+        const bytes = new Uint8Array(await value.arrayBuffer());
+        params[key] = { filename: value.name, size: value.size, type: value.type, sha256: createHash('sha256').update(bytes).digest('hex') } satisfies UploadedPart;
+      }
+    }
     return params;
   }
   throw new Error(`unsupported content-type ${contentType}`);
@@ -468,6 +497,16 @@ const AnswerCallbackQueryParams = z.object({
   text: z.string().max(200).optional(),
   show_alert: z.boolean().optional(),
 });
+/** An uploaded multipart file as the fake records it: its name, size, declared type and digest. */
+export interface UploadedPart {
+  filename: string;
+  size: number;
+  type: string;
+  sha256: string;
+}
+const UploadedPartSchema = z.object({ filename: z.string(), size: z.number(), type: z.string(), sha256: z.string() }, { error: 'there is no file in the request' });
+const sendFileParams = <K extends string>(field: K) =>
+  z.object({ chat_id: ChatId, caption: z.string().max(1024, 'message caption is too long').optional() }).extend({ [field]: UploadedPartSchema } as Record<K, typeof UploadedPartSchema>);
 const SendChatActionParams = z.object({
   chat_id: ChatId,
   action: z.enum(

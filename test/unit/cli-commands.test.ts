@@ -109,6 +109,9 @@ describe('clawfleet', () => {
     // Four tasks' addresses: jerry all month, three light agents 2 h a day.
     expect(text).toMatch(/Public IPv4\s+\$4\.\d\d \(one per running task\)/);
     expect(text).toMatch(/t3\.large on demand, 30 GB gp3, public IPv4\): \$67\/month/);
+    // The media bucket (#16): 4 agents × 5 files a day × 30 days × ~1 MB ≈ 0.6 GB.
+    expect(text).toMatch(/S3 media storage\s+\$0\.01 \(0\.6 GB: 5 files of ~1 MB per agent per day, kept 30 days\)/);
+    expect(text).toMatch(/S3 media requests\s+\$0\.\d\d \(a PUT and a GET per file\)/);
     expect(await runCli(['cost', '--awake-hours-per-day', '25'], captureIO({ cwd: workdir() }))).toBe(2);
   });
 

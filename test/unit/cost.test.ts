@@ -65,3 +65,18 @@ describe('what streamed replies cost', () => {
     }
   });
 });
+
+describe('the media lines of the cost estimate (#16)', () => {
+  it('prices the media bucket at the example’s traffic: a month of files kept, a PUT and a GET each', () => {
+    const e = estimateCost(parseConfig(EXAMPLE), 50, 2, 8, 5);
+    // 4 agents × 5 files a day × 30 days kept × 1 MB.
+    expect(e.media.storedGb).toBeCloseTo((4 * 5 * 30) / 1024, 6);
+    expect(e.media.storage).toBeCloseTo(((4 * 5 * 30) / 1024) * 0.023, 6);
+    expect(e.media.requests).toBeCloseTo(4 * 5 * (HOURS_PER_MONTH / 24) * (0.005 / 1000 + 0.0004 / 1000), 9);
+    // Kept a week instead of a month: a quarter of the storage, the same requests.
+    const week = estimateCost(parseConfig({ ...EXAMPLE, media: { expireDays: 7 } }), 50, 2, 8, 5);
+    expect(week.media.storage / e.media.storage).toBeCloseTo(7 / 30, 6);
+    expect(week.media.requests).toBeCloseTo(e.media.requests, 9);
+    expect(e.total - estimateCost(parseConfig(EXAMPLE), 50, 2, 8, 0).total).toBeCloseTo(e.media.storage + e.media.requests, 9);
+  });
+});

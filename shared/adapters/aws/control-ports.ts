@@ -21,6 +21,7 @@ import { EventBridgeCronScheduler, type SchedulerTarget } from './eventbridge-cr
 import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { SecretsManagerStore } from './secrets-manager-store.ts';
 import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
+import { SignedS3MediaStore } from './signed-s3-media-store.ts';
 import { SqsQueueDepths } from './sqs-queue-depths.ts';
 import { SqsQueueStats } from './sqs-queue-stats.ts';
 import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
@@ -106,4 +107,9 @@ export function pairingPorts(config: AwsClientConfig = {}): PortFactories {
 /** Each agent's last workspace push or pull (the registry table): only the dashboard reads it. */
 export function workspaceSyncPorts(config: AwsClientConfig = {}): PortFactories {
   return { workspaceSyncLog: (cp) => new DynamoWorkspaceSyncLog(sharedDynamo(config), tables(cp).registry) };
+}
+
+/** The media store (#16): signed S3 requests to the fleet's bucket, under <fleet>/. */
+export function mediaPorts(bucket: string, config: AwsClientConfig = {}): PortFactories {
+  return { media: (cp) => new SignedS3MediaStore({ ...config, bucket, fleet: cp.config.fleet }) };
 }

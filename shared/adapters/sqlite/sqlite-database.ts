@@ -117,6 +117,9 @@ export function openStateDatabase(path: string): StateDatabase {
   // A version-1 file has its sessions table already, without the column (CREATE … IF NOT EXISTS left it).
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions') as { name: string }[];
   if (!columns.some((c) => c.name === 'blocked_at')) db.exec('ALTER TABLE sessions ADD COLUMN blocked_at INTEGER');
+  // media (#16): a chat line may carry a file (JSON: key, name, type, size); older files gain the column empty.
+  const chatColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('chat_lines') as { name: string }[];
+  if (!chatColumns.some((c) => c.name === 'file')) db.exec('ALTER TABLE chat_lines ADD COLUMN file TEXT');
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
   return db;
 }

@@ -8,7 +8,7 @@ import type { PortFactories } from '../../control/control-plane.ts';
 import type { ChannelSender, SecretStore, TelegramBots } from '../../ports.ts';
 import { botIdFromToken, type BotIdentity } from '../../telegram/mention.ts';
 import { webhookSecretFor } from '../../telegram/webhook-secret.ts';
-import { createBotApi, type BotApi } from './bot-api.ts';
+import { createBotApi, TelegramApiError, type BotApi } from './bot-api.ts';
 import { telegramSender } from './telegram-sender.ts';
 
 export interface TelegramAccountsOptions {
@@ -66,6 +66,20 @@ export class TelegramAccounts implements TelegramBots {
     let sender = this.senders.get(token);
     if (!sender) this.senders.set(token, (sender = telegramSender(this.api(token))));
     return sender;
+  }
+
+  async fetchFile(accountId: string, fileId: string, maxBytes: number): Promise<{ bytes: Uint8Array; filePath: string }> {
+    const api = this.api(await this.botToken(accountId));
+    const file = await api.call<{ file_path?: string; file_size?: number }>('getFile', { file_id: fileId });
+    if (file.file_size !== undefined && file.file_size > maxBytes) throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is ${file.file_size} bytes, over the ${maxBytes} a bot may download`);
+    // Telegram gives no path for a file over its download limit.
+    if (!file.file_path) throw new ClawfleetError('MEDIA_TOO_LARGE', 'Telegram gave no download path for the file (it is over the size a bot may download)');
+    try {
+      return { bytes: await api.download!(file.file_path, maxBytes), filePath: file.file_path };
+    } catch (err) {
+      if (err instanceof TelegramApiError && err.errorCode === 400 && /over \d+/.test(err.description)) throw new ClawfleetError('MEDIA_TOO_LARGE', err.description);
+      throw err;
+    }
   }
 
   /** A Bot API client for a token of this fleet (local mode's long polling asks with a longer timeout). */

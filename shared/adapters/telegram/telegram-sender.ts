@@ -2,24 +2,41 @@
 // Streamed answers: a private chat gets sendMessageDraft (an ephemeral bubble the final
 // sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
 // and the final reply's first part replaces in place.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type SendOptions } from '../../ports.ts';
+import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile, type SendOptions } from '../../ports.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
+
+const FILE_METHODS: Record<OutgoingFile['kind'], string> = { photo: 'sendPhoto', document: 'sendDocument', voice: 'sendVoice', audio: 'sendAudio' };
 
 export function telegramSender(api: BotApi): ChannelSender {
   const where = (target: ChannelTarget) => {
     if (target.channel !== 'telegram') throw new Error(`telegram sender given a ${target.channel} target`);
     return { chat_id: target.chatId, ...(target.threadId !== undefined ? { message_thread_id: target.threadId } : {}) };
   };
-  const call = async <T = unknown>(method: string, params: Record<string, unknown>): Promise<T> => {
+  const guarded = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
-      return await api.call<T>(method, params);
+      return await send();
     } catch (err) {
       if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
       throw err;
+    }
+  };
+  const call = <T = unknown>(method: string, params: Record<string, unknown>): Promise<T> => guarded(() => api.call<T>(method, params));
+  // media (#16): one multipart upload per file, the method and field named by its kind; the caption plain.
+  const sendFile = async (target: ChannelTarget, file: OutgoingFile) => {
+    const upload = api.upload;
+    if (!upload) throw new PermanentDeliveryError('this Bot API client cannot upload files');
+    const send = (kind: OutgoingFile['kind']) =>
+      guarded(() => upload.call(api, FILE_METHODS[kind], { ...where(target), ...(file.caption ? { caption: file.caption } : {}) }, { field: kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }));
+    try {
+      await send(file.kind);
+    } catch (err) {
+      // Telegram refuses some pictures as photos (dimensions, format): the same file still goes, as a document.
+      if (file.kind !== 'photo' || !(err instanceof PermanentDeliveryError) || !/PHOTO_|IMAGE_PROCESS_FAILED|wrong file type|too big/i.test(err.message)) throw err;
+      await send('document');
     }
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
@@ -53,6 +70,7 @@ export function telegramSender(api: BotApi): ChannelSender {
     chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
     sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
+    sendFile,
     react: async (target, messageId, emoji) =>
       void (await call('setMessageReaction', { chat_id: where(target).chat_id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] })),
     async showDraft(target, draft) {

@@ -1,0 +1,101 @@
+// What a message's attachments become for the model (#16). Each file is read from the media
+// store (only under this agent's own in/ prefix) and copied into the workspace at
+// inbox/<date>/<name>, so the agent's file tools reach it; then a photo goes to a model that
+// takes images as an image, a voice message or audio file is transcribed where the agent has
+// a transcriber, and every file gets a line saying what it is and where it was saved. A
+// failure with one file is said in its line; it never fails the turn.
+import type { ImageContent } from '@mariozechner/pi-ai';
+import { isOwnMediaKey, keySegment, type MediaRef } from '../../../shared/media/media-ref.ts';
+import type { MediaStore } from '../../../shared/ports.ts';
+import { writeNewWorkspaceFile } from '../workspace-file.ts';
+import type { Transcriber } from './transcribe.ts';
+
+/** The largest image sent as one (Anthropic's per-image limit); a larger one is left to the file tools. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const SPOKEN = new Set<MediaRef['kind']>(['voice', 'audio', 'video_note']);
+
+export interface MediaInputDeps {
+  agentId: string;
+  workspace: string;
+  /** Absent where the runtime has no media store: every attachment is then said not to have arrived. */
+  store: MediaStore | undefined;
+  /** Whether the model takes images. */
+  imageInput: boolean;
+  transcribe: Transcriber | undefined;
+  /** Quote each transcript to the user at the top of the answer (tools.media.audio.echoTranscript). */
+  echoTranscript?: boolean | undefined;
+  signal?: AbortSignal;
+}
+
+export interface MediaInput {
+  /** One line per attachment, for the user message (and the transcript). */
+  lines: string[];
+  images: ImageContent[];
+  /** What each voice message or audio file was heard to say. */
+  transcripts: string[];
+}
+
+const WORDS: Record<MediaRef['kind'], string> = {
+  photo: 'a photo',
+  voice: 'a voice message',
+  audio: 'an audio file',
+  video_note: 'a round video message',
+  video: 'a video',
+  animation: 'an animation (GIF)',
+  document: 'a file',
+  sticker: 'a sticker',
+};
+
+/** `at` is the message's time (its envelope's ts), so a redelivered message lands in the same folder. */
+export async function mediaInput(refs: MediaRef[], at: number, deps: MediaInputDeps): Promise<MediaInput> {
+  const out: MediaInput = { lines: [], images: [], transcripts: [] };
+  const day = new Date(at).toISOString().slice(0, 10);
+  for (const ref of refs) out.lines.push(await one(ref, day, deps, out));
+  return out;
+}
+
+async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, transcripts }: MediaInput): Promise<string> {
+  const what = `${WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
+  if (!deps.store) return `[The user sent ${what}. This runtime has no media store, so it did not reach you; say so if it matters.]`;
+  // Defence in depth: the control plane writes only here, and only this agent may read here.
+  if (!isOwnMediaKey(deps.agentId, ref.key, 'in')) return `[The user sent ${what}, but it was refused: it is not kept under this agent's own prefix.]`;
+  let stored: { bytes: Uint8Array; mimeType: string } | undefined;
+  try {
+    stored = await deps.store.get(ref.key);
+  } catch (err) {
+    return `[The user sent ${what}, but it could not be read (${(err as Error).message.slice(0, 200)}); say so if it matters.]`;
+  }
+  if (!stored) return `[The user sent ${what}, but it is no longer kept (attachments expire); say so if it matters.]`;
+  let path: string;
+  try {
+    path = await writeNewWorkspaceFile(deps.workspace, `inbox/${day}/${keySegment(ref.fileName ?? ref.key.split('/').pop() ?? ref.kind)}`, stored.bytes);
+  } catch (err) {
+    return `[The user sent ${what}, but it could not be saved in your workspace (${(err as Error).message.slice(0, 200)}).]`;
+  }
+  const about = `${ref.mimeType}, ${stored.bytes.byteLength} bytes`;
+
+  if (isImage(ref)) {
+    if (deps.imageInput && stored.bytes.byteLength <= MAX_IMAGE_BYTES && IMAGE_TYPES.has(ref.mimeType)) {
+      images.push({ type: 'image', data: Buffer.from(stored.bytes).toString('base64'), mimeType: ref.mimeType });
+      return `[The user sent ${what}; it is attached as an image, and saved at ${path}.]`;
+    }
+    const why = deps.imageInput ? 'it is too large or of a type to send as an image' : 'this model cannot see images';
+    return `[The user sent ${what} (${about}), saved at ${path}; ${why}, so you cannot see it — say so if it matters.]`;
+  }
+  if (SPOKEN.has(ref.kind)) {
+    if (!deps.transcribe) return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed: no transcription provider is configured (tools.media.audio); say so if it matters.]`;
+    try {
+      const text = await deps.transcribe({ bytes: stored.bytes, mimeType: ref.mimeType, fileName: path.split('/').pop()! }, deps.signal);
+      transcripts.push(text);
+      return `[The user sent ${what}, saved at ${path}. Transcript:]\n${text}`;
+    } catch (err) {
+      return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed (${(err as Error).message.slice(0, 300)}); say so if it matters.]`;
+    }
+  }
+  return `[The user sent ${what} (${about}), saved at ${path} in your workspace; read it with your file tools.]`;
+}
+
+function isImage(ref: MediaRef): boolean {
+  return ref.kind === 'photo' || ((ref.kind === 'document' || ref.kind === 'sticker') && ref.mimeType.startsWith('image/'));
+}

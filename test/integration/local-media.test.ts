@@ -1,0 +1,164 @@
+// Media in local mode, end to end (#16): the fleet polls the fake Bot API, fetches a photo,
+// voice message or document with getFile and the download path into its media directory, and
+// the agent's runtime (a real child process) gets it through its own /runtime/media — a photo
+// as an image part the fake model server records, a voice message transcribed by the fake
+// transcription endpoint, a document in the workspace the read tool reads. send_file goes out
+// as a multipart sendPhoto, once although the runtime is SIGKILLed mid-turn.
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Update } from 'grammy/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
+import { dashboardAuth } from '../support/local-api.ts';
+
+const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
+const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
+const STT_KEY = 'sk-test-stt-0123456789';
+let tg: FakeTelegram;
+let model: FakeModel;
+let stt: FakeTranscription;
+let fleet: LocalFleet;
+let dir: string;
+const runtimeLines: Record<string, unknown>[] = [];
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** An update from Ann (42) carrying `fields` instead of text. */
+function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
+  const u = textUpdate({ updateId, chatId: 42, fromId: 42, text: 'x' }) as unknown as { message: Record<string, unknown> };
+  delete u.message.text;
+  delete u.message.entities;
+  Object.assign(u.message, fields);
+  return u as unknown as Update;
+}
+
+beforeAll(async () => {
+  [tg, model, stt] = await Promise.all([startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] }), startModel({ apiKey: MODEL_KEY }), startTranscription({ apiKey: STT_KEY })]);
+  dir = mkdtempSync(join(tmpdir(), 'cf-media-'));
+  const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  config.agents.list = [{ id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } }];
+  config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  config.models.providers.openai.imageModels = ['gpt-4.1-mini'];
+  config.bindings = [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }];
+  config.channels.telegram = { apiRoot: tg.url, dmPolicy: 'allowlist', allowFrom: ['42'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } };
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  writeFileSync(
+    join(dir, 'secrets.json'),
+    JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY, STT_KEY } }),
+  );
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
+  });
+  const deadline = Date.now() + 30_000;
+  while (fleet.supervisor.state('fran') !== 'running') {
+    if (Date.now() > deadline) throw new Error(`runtime not ready: ${JSON.stringify(runtimeLines.slice(-5))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+afterAll(async () => {
+  await fleet?.stop();
+  await Promise.all([tg?.close(), model?.close(), stt?.close()]);
+});
+
+/** The reply to Ann containing `text`, once it is sent. */
+const sentTo = (text: string) => expect.poll(() => tg.calls('sendMessage').some((c) => c.params.chat_id === 42 && String(c.params.text).includes(text)), { timeout: 30_000 }).toBe(true);
+
+describe('media in local mode', () => {
+  it('gives a photo to a vision model as an image part', async () => {
+    const jpeg = Buffer.from('\xff\xd8\xff\xe0 a local jpeg', 'latin1');
+    const file = tg.addFile(TOKEN, jpeg, 'photos/file_1.jpg');
+    const from = model.requests().length;
+    model.script({ text: 'A photo of a cat.' });
+    tg.pushUpdate(TOKEN, mediaUpdate(200, { photo: [{ ...file, width: 800, height: 600 }], caption: 'what is this?' }));
+    await sentTo('A photo of a cat.');
+    const request = model.requests().slice(from)[0]!;
+    expect(request.images).toEqual([{ mimeType: 'image/jpeg', size: jpeg.length, sha256: sha(jpeg) }]);
+    expect(request.lastUserText).toContain('what is this?');
+    // Kept under the agent's own prefix of the fleet's media directory, and in its workspace.
+    expect(readFileSync(join(dir, 'state/media/agents/fran/in/tg.fran.200/file_1.jpg'))).toEqual(jpeg);
+  });
+
+  it('transcribes a voice message with the agent’s own key and answers it', async () => {
+    const ogg = Buffer.from('OggS voice bytes');
+    const file = tg.addFile(TOKEN, ogg, 'voice/file_2.oga');
+    stt.answer({ text: 'remind me to water the plants' });
+    tg.pushUpdate(TOKEN, mediaUpdate(201, { voice: { ...file, duration: 2, mime_type: 'audio/ogg' } }));
+    await sentTo('remind me to water the plants'); // the echo responder repeats the transcript
+    expect(stt.requests().at(-1)).toMatchObject({ authorization: `Bearer ${STT_KEY}`, model: 'whisper-1', file: { size: ogg.length, sha256: sha(ogg), type: 'audio/ogg' } });
+  });
+
+  it('lands a document in the workspace, where the read tool reads it', async () => {
+    const doc = Buffer.from('the meeting moved to Thursday');
+    const file = tg.addFile(TOKEN, doc, 'documents/file_3.txt');
+    const path = `inbox/${today()}/minutes.txt`;
+    model.script({ toolCalls: [{ name: 'read', arguments: { path } }] }, { text: 'The meeting is on Thursday.' });
+    const from = model.requests().length;
+    tg.pushUpdate(TOKEN, mediaUpdate(202, { document: { ...file, file_name: 'minutes.txt', mime_type: 'text/plain' } }));
+    await sentTo('The meeting is on Thursday.');
+    const second = JSON.stringify(model.requests().slice(from)[1]!.body);
+    expect(second).toContain('the meeting moved to Thursday');
+  });
+
+  it('answers a file over Telegram’s 20 MB download limit with a note to the user, and tells the agent, fetching nothing', async () => {
+    const before = tg.calls('getFile').length;
+    tg.pushUpdate(TOKEN, mediaUpdate(204, { document: { file_id: 'too-big', file_unique_id: 'tb', file_size: 21 * 1024 * 1024, file_name: 'film.mkv' } }));
+    await sentTo('over the 20 MB a Telegram bot may download, so your agent did not get it');
+    // The echo responder repeats what the agent was told.
+    await sentTo('It did not reach you: it is 21 MB, over the 20 MB a Telegram bot may download');
+    expect(tg.calls('getFile').length).toBe(before);
+  });
+
+  it('sends a photo with send_file exactly once although the runtime is SIGKILLed after sending it', async () => {
+    const workspace = join(dir, 'state/workspaces/fran');
+    mkdirSync(join(workspace, 'out'), { recursive: true });
+    const png = Buffer.from('\x89PNG a chart', 'latin1');
+    writeFileSync(join(workspace, 'out/chart.png'), png);
+    const sendIt = { toolCalls: [{ name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } }] };
+    // First attempt: the file goes out, then the model hangs and the runtime is killed mid-turn.
+    model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
+    const pid = fleet.supervisor.pid('fran')!;
+    const from = model.requests().length;
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 203, chatId: 42, fromId: 42, text: 'send me the chart' }));
+    await tg.waitForCalls('sendPhoto', 1, 30_000);
+    // Killed while the model is asked what to say after the file went out: the turn is not recorded, so it is done again.
+    await model.waitForRequests(from + 2, 30_000);
+    process.kill(pid, 'SIGKILL');
+    await sentTo('Here is your chart.');
+    // The turn was done twice (the model asked to send the file twice), the file sent once.
+    expect(model.requests().slice(from).filter((r) => JSON.stringify(r.body).includes('send me the chart'))).toHaveLength(4);
+    const photos = tg.calls('sendPhoto');
+    expect(photos).toHaveLength(1);
+    expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
+    expect(photos[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+  });
+
+  it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {
+    const png = Buffer.from('\x89PNG dropped into chat', 'latin1');
+    const workspace = join(dir, 'state/workspaces/fran');
+    writeFileSync(join(workspace, 'reply.txt'), 'a file back');
+    model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'reply.txt', caption: 'here you go' } }] }, { text: 'Done.' });
+    const from = model.requests().length;
+    const res = await fetch(`${fleet.url}/api/chat/fran/files?name=drop.png&caption=what%20is%20it`, { method: 'POST', headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' }, body: png });
+    expect(res.status).toBe(202);
+    type Line = { role: string; text: string; file?: { key: string; name: string } };
+    const lines = async () => ((await (await fetch(`${fleet.url}/api/chat/fran/messages?after=0`, { headers: dashboardAuth(fleet) })).json()) as { messages: Line[] }).messages;
+    await expect.poll(async () => (await lines()).some((l) => l.role === 'agent' && l.file?.name === 'reply.txt'), { timeout: 30_000 }).toBe(true);
+    expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/png', size: png.length, sha256: sha(png) }]);
+    const sent = (await lines()).find((l) => l.file?.name === 'reply.txt')!;
+    expect(sent).toMatchObject({ text: 'here you go', file: { key: expect.stringMatching(/^agents\/fran\/out\//) } });
+    const download = await fetch(`${fleet.url}/api/chat/fran/files?key=${encodeURIComponent(sent.file!.key)}`, { headers: dashboardAuth(fleet) });
+    expect(await download.text()).toBe('a file back');
+  });
+});

@@ -1,0 +1,138 @@
+// Media on the AWS path, over real wire protocols (#16): a photo POSTed to λ telegram-webhook is
+// fetched from the fake Bot API and kept in the emulator's S3 under the agent's in/ prefix; the
+// runtime (a child process on its own SQS queues) reads it with its signed S3 requests and the
+// fake model server gets it as an image part; send_file's document goes out through λ outbox
+// as a multipart sendDocument once; a forged envelope naming another agent's key lands in the
+// sender's outbox DLQ.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Update } from 'grammy/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionUrlEvent } from '../../functions/function-url.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
+import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { startOutboxPump } from '../support/outbox-pump.ts';
+import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+
+const aws = awsTestEnv();
+const BUCKET = `cf-media-e2e-${aws.accountId}`;
+const TOKEN = '1000002:AAfran-media-token-00000000000000000';
+const MODEL_KEY = 'sk-test-media-aws-0123456789';
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+let tg: FakeTelegram;
+let model: FakeModel;
+let fleet: ProvisionedFleet;
+let webhook: (event: FunctionUrlEvent) => Promise<{ statusCode: number; body: string }>;
+let pump: { stop(): Promise<void> };
+let runtime: RuntimeProcess;
+let workspace: string;
+const s3 = new S3Client({ ...aws, forcePathStyle: true });
+
+const post = (update: Update) =>
+  webhook({ rawPath: '/telegram/fran', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(TOKEN) }, body: JSON.stringify(update), requestContext: { http: { method: 'POST' } } });
+
+beforeAll(async () => {
+  tg = await startTelegram({ bots: [{ token: TOKEN }] });
+  model = await startModel({ apiKey: MODEL_KEY });
+  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+  example.fleet = 'media';
+  example.channels.telegram.apiRoot = tg.url;
+  example.channels.telegram.allowFrom = ['5001'];
+  example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  example.models.providers.openai.imageModels = ['*'];
+  const config = parseConfig(example);
+  fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: TOKEN }, agents: { fran: { OPENAI_API_KEY: MODEL_KEY } } });
+  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+
+  setHandlerEnv(aws, config);
+  process.env.CLAWFLEET_MEDIA_BUCKET = BUCKET;
+  webhook = (await import('../../functions/telegram-webhook.ts')).handler;
+  const outbox = (await import('../../functions/outbox.ts')).handler;
+  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+
+  workspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-'));
+  runtime = startRuntime({
+    CLAWFLEET_AGENT_ID: 'fran',
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+    CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
+    CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
+    CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
+    CLAWFLEET_WORKSPACE: workspace,
+    CLAWFLEET_MEDIA_BUCKET: BUCKET,
+    CLAWFLEET_VISIBILITY_SECONDS: '4',
+    CLAWFLEET_WAIT_SECONDS: '1',
+    CLAWFLEET_DRAIN_SECONDS: '5',
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+  });
+  await runtime.waitFor((l) => l.msg === 'ready');
+});
+
+afterAll(async () => {
+  delete process.env.CLAWFLEET_MEDIA_BUCKET;
+  await runtime?.kill('SIGKILL');
+  await pump?.stop();
+  await tg?.close();
+  await model?.close();
+});
+
+describe('media on AWS', () => {
+  it('takes a photo through the webhook into S3 and to the vision model as an image part', async () => {
+    const jpeg = Buffer.from('\xff\xd8\xff\xe0 aws jpeg', 'latin1');
+    const file = tg.addFile(TOKEN, jpeg, 'photos/file_7.jpg');
+    const update = textUpdate({ updateId: 300, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
+    delete update.message.text;
+    delete update.message.entities;
+    Object.assign(update.message, { photo: [{ ...file, width: 640, height: 480 }], caption: 'and this?' });
+    model.script({ text: 'A small jpeg.' });
+    const from = model.requests().length;
+    const res = await post(update as unknown as Update);
+    expect(res.statusCode).toBe(200);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'A small jpeg.'), { timeout: 20_000 }).toBe(true);
+    expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/jpeg', size: jpeg.length, sha256: sha(jpeg) }]);
+  });
+
+  it('sends a document with send_file through λ outbox, once', async () => {
+    writeFileSync(join(workspace, 'notes.txt'), 'the notes');
+    model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'notes.txt' } }] }, { text: 'Sent you the notes.' });
+    await post(textUpdate({ updateId: 301, chatId: 5001, fromId: 5001, text: 'send me the notes' }));
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'Sent you the notes.'), { timeout: 20_000 }).toBe(true);
+    const docs = tg.calls('sendDocument');
+    expect(docs).toHaveLength(1);
+    expect(docs[0]!.params).toMatchObject({ chat_id: 5001 });
+    expect(docs[0]!.params.document as UploadedPart).toMatchObject({ filename: 'notes.txt', size: 9, sha256: sha(Buffer.from('the notes')) });
+  });
+
+  it('refuses a forged file envelope naming another agent’s key into the sender’s outbox DLQ, sending nothing', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'media/agents/grif/out/r/secret.pdf', Body: 'grif only', ContentType: 'application/pdf' }));
+    const sqs = new SQSClient(aws);
+    const before = tg.calls('sendDocument').length;
+    const forged = { v: 1, kind: 'file', id: 'tg.fran.301.forged', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.301', ts: 1, key: 'agents/grif/out/r/secret.pdf', fileKind: 'document', fileName: 'secret.pdf', mimeType: 'application/pdf', size: 9 };
+    await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MessageBody: JSON.stringify(forged), MessageGroupId: 'agent:fran:main', MessageDeduplicationId: forged.id }));
+    let reason: string | undefined;
+    await expect
+      .poll(
+        async () => {
+          const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outboxDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+          const m = Messages?.find((x) => x.Body?.includes('tg.fran.301.forged'));
+          reason = m?.MessageAttributes?.reason?.StringValue;
+          return m !== undefined;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    expect(reason).toMatch(/^MEDIA_NOT_OWNED: key "agents\/grif\/out\/r\/secret\.pdf" is not under the sender's own prefix agents\/fran\/out\//);
+    expect(tg.calls('sendDocument').length).toBe(before);
+  });
+});

@@ -1,0 +1,243 @@
+// Media through the control plane (#16), against the fake Bot API on 127.0.0.1 (its real wire
+// format: getFile, the file download path, multipart sendPhoto/sendDocument): an attachment is
+// fetched with the bot's token and kept under the receiving agent's own in/ prefix; a file an
+// agent sends goes out once, from its own out/ prefix only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
+import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
+import { loadConfigFile } from '../../shared/config/load.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { TELEGRAM_DOWNLOAD_LIMIT_BYTES } from '../../shared/media/media-ref.ts';
+import type { ChannelTarget } from '../../shared/ports.ts';
+import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+
+const TOKEN = '1000002:fran-token-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+const SECRET = 'webhook-secret-for-fran-0123456789';
+let tg: FakeTelegram;
+
+beforeAll(async () => {
+  tg = await start({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
+});
+afterAll(() => tg.close());
+
+function fleet(): { config: FleetConfig; telegram: TelegramAccounts } {
+  const config = loadConfigFile('clawfleet.json');
+  config.channels.telegram!.allowFrom = ['4242'];
+  config.channels.telegram!.apiRoot = tg.url;
+  const telegram = new TelegramAccounts({ config, secrets: { get: async () => ({ FRAN_BOT_TOKEN: TOKEN }) }, where: 'in the test' });
+  return { config, telegram };
+}
+
+function webhook() {
+  const { config, telegram } = fleet();
+  const queues = new InMemoryAgentQueues();
+  const store = new InMemoryMediaStore();
+  const told: string[] = [];
+  const deps: TelegramWebhookDeps = {
+    config,
+    webhookSecret: async () => SECRET,
+    queues,
+    dedupe: new InMemoryInboundDedupe(() => 1_000),
+    sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1_000),
+    pairings: new InMemoryPairingStore(),
+    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
+    channel: async () => ({ maxTextLength: 4096, sendText: async (_t: ChannelTarget, text: string) => void told.push(text), sendTyping: async () => {} }),
+    newPairingCode: () => 'CODE',
+    media: { store, fetchFile: (a, f, m) => telegram.fetchFile(a, f, m) },
+    clock: { now: () => 1_000 },
+    log: memoryLogger(),
+  };
+  const post = (updateId: number, fields: Record<string, unknown>) =>
+    handleTelegramWebhook(
+      {
+        accountId: 'fran',
+        secretToken: SECRET,
+        body: JSON.stringify({ update_id: updateId, message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...fields } }),
+      },
+      deps,
+    );
+  const queued = () => queues.queue('fran').bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
+  return { deps, store, told, post, queued };
+}
+
+describe('inbound media (webhook)', () => {
+  it('fetches a photo through the bot and keeps it under the agent’s in/ prefix; the envelope names it, never the token', async () => {
+    const { post, queued, store } = webhook();
+    const jpeg = Buffer.from('\xff\xd8\xff\xe0 a tiny jpeg', 'latin1');
+    const small = tg.addFile(TOKEN, Buffer.from('thumb'), 'photos/file_s.jpg');
+    const big = tg.addFile(TOKEN, jpeg, 'photos/file_9.jpg');
+    const res = await post(21, { photo: [{ ...small, width: 90, height: 68 }, { ...big, width: 1280, height: 960 }], caption: 'what is this?' });
+    expect(res.status).toBe(200);
+    const [envelope] = queued();
+    expect(envelope).toMatchObject({ text: 'what is this?', media: [{ kind: 'photo', key: 'agents/fran/in/tg.fran.21/file_9.jpg', mimeType: 'image/jpeg', size: jpeg.length, width: 1280, height: 960 }] });
+    expect(JSON.stringify(envelope)).not.toContain(TOKEN.split(':')[1]);
+    expect(Buffer.from(store.objects.get('agents/fran/in/tg.fran.21/file_9.jpg')!.bytes)).toEqual(jpeg);
+    // The largest size was fetched, and only it.
+    expect(tg.calls('getFile').at(-1)!.params).toEqual({ file_id: big.file_id });
+  });
+
+  it('keeps a document under its own name and type, and does not fetch it again for a retried update', async () => {
+    const { post, queued, store } = webhook();
+    const pdf = Buffer.from('%PDF-1.4 report');
+    const file = tg.addFile(TOKEN, pdf, 'documents/file_3.pdf');
+    const before = tg.calls('getFile').length;
+    await post(22, { document: { ...file, file_name: 'Q3 report.pdf', mime_type: 'application/pdf' } });
+    expect((await post(22, { document: { ...file, file_name: 'Q3 report.pdf', mime_type: 'application/pdf' } })).body).toMatchObject({ duplicate: true });
+    expect(tg.calls('getFile').length - before).toBe(1);
+    expect(queued()).toHaveLength(1);
+    expect(queued()[0]).toMatchObject({ text: '', media: [{ kind: 'document', key: 'agents/fran/in/tg.fran.22/Q3_report.pdf', fileName: 'Q3 report.pdf', mimeType: 'application/pdf' }] });
+    expect(store.objects.get('agents/fran/in/tg.fran.22/Q3_report.pdf')!.mimeType).toBe('application/pdf');
+  });
+
+  it('answers a file over the 20 MB download limit with a note to the agent and to the user, without fetching it', async () => {
+    const { post, queued, told, store } = webhook();
+    const before = tg.calls('getFile').length;
+    await post(23, { document: { file_id: 'huge', file_unique_id: 'h', file_size: TELEGRAM_DOWNLOAD_LIMIT_BYTES + 1, file_name: 'film.mkv' }, caption: 'watch this' });
+    expect(tg.calls('getFile').length).toBe(before);
+    expect(store.objects.size).toBe(0);
+    const [envelope] = queued();
+    expect(envelope!.media).toBeUndefined();
+    expect(envelope!.text).toMatch(/^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MB, over the 20 MB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/);
+    expect(told).toEqual([expect.stringMatching(/over the 20 MB a Telegram bot may download, so your agent did not get it/)]);
+  });
+
+  it('stops reading a download that runs past the limit although Telegram declared no size', async () => {
+    const { telegram } = fleet();
+    const file = tg.addFile(TOKEN, Buffer.alloc(2048, 1), 'documents/undeclared.bin');
+    await expect(telegram.fetchFile('fran', file.file_id, 1024)).rejects.toMatchObject({ code: 'MEDIA_TOO_LARGE' });
+    await expect(telegram.fetchFile('fran', file.file_id, 4096)).resolves.toMatchObject({ filePath: 'documents/undeclared.bin' });
+  });
+
+  it('answers 503 (Telegram retries) while Telegram’s file server fails, never logging the bot token', async () => {
+    const { post, queued, deps } = webhook();
+    const file = tg.addFile(TOKEN, Buffer.from('x'), 'documents/flaky.txt');
+    tg.failNext('getFile', { error_code: 502, description: 'Bad Gateway' });
+    expect((await post(26, { document: { ...file, file_name: 'flaky.txt' } })).status).toBe(503);
+    expect(queued()).toHaveLength(0);
+    const lines = JSON.stringify((deps.log as ReturnType<typeof memoryLogger>).lines);
+    expect(lines).toContain('attachment not fetched; Telegram will retry');
+    expect(lines).not.toContain(TOKEN.split(':')[1]);
+    // Telegram's retry, once it works, queues the message with its file.
+    expect((await post(26, { document: { ...file, file_name: 'flaky.txt' } })).status).toBe(200);
+    expect(queued()[0]).toMatchObject({ media: [{ kind: 'document', fileName: 'flaky.txt' }] });
+  });
+
+  it('answers 503 (Telegram retries) when the store fails, and queues nothing', async () => {
+    const { post, queued, store } = webhook();
+    store.put = async () => Promise.reject(new Error('SlowDown'));
+    const file = tg.addFile(TOKEN, Buffer.from('ogg'), 'voice/file_1.oga');
+    expect((await post(24, { voice: { ...file, duration: 3 } })).status).toBe(503);
+    expect(queued()).toHaveLength(0);
+  });
+
+  it('tells the agent when Telegram will not hand a file out (an unknown file id), and queues the message', async () => {
+    const { post, queued } = webhook();
+    await post(25, { voice: { file_id: 'gone', file_unique_id: 'g', duration: 2 } });
+    expect(queued()[0]!.text).toMatch(/^\[The user sent a voice message \(2 s\)\. It did not reach you: Telegram would not hand the file out/);
+  });
+});
+
+describe('outbound files (outbox)', () => {
+  const arn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
+  function outbox() {
+    const { config, telegram } = fleet();
+    const store = new InMemoryMediaStore();
+    const dlq = new InMemoryDeadLetters();
+    const origins = new InMemoryInboundOrigins(() => 5_000);
+    const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
+    void origins.put({ id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', target: ann, createdAt: 1, expiresAt: 1_000_000 });
+    const deps: OutboxDeps = {
+      config,
+      origins,
+      sessions: new InMemorySessionRegistry(),
+      ledger: new InMemoryDeliveryLedger(),
+      deadLetters: () => dlq,
+      channel: (t) => telegram.sender((t as { accountId: string }).accountId),
+      media: store,
+      clock: { now: () => 5_000 },
+      log: memoryLogger(),
+    };
+    const file = (over: Record<string, unknown> = {}, agent = 'fran') => ({
+      source: arn(agent),
+      messageId: 'm1',
+      body: JSON.stringify({ v: 1, kind: 'file', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, key: 'agents/fran/out/tg.fran.7.req.1/chart.png', fileKind: 'photo', fileName: 'chart.png', mimeType: 'image/png', size: 9, caption: 'the chart', ...over }),
+    });
+    return { deps, store, dlq, file };
+  }
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+  it('sends a photo from the agent’s own out/ prefix as a multipart sendPhoto, once however often the record comes', async () => {
+    const { deps, store, file } = outbox();
+    const png = Buffer.from('\x89PNG chart', 'latin1');
+    await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', png, 'image/png');
+    const before = tg.calls('sendPhoto').length;
+    await processOutboxRecord(file(), deps);
+    await processOutboxRecord(file(), deps);
+    const calls = tg.calls('sendPhoto').slice(before);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.params).toMatchObject({ chat_id: 4242, caption: 'the chart' });
+    expect(calls[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+  });
+
+  it('sends a document with sendDocument', async () => {
+    const { deps, store, file } = outbox();
+    await store.put('agents/fran/out/r2/notes.txt', Buffer.from('notes'), 'text/plain');
+    const before = tg.calls('sendDocument').length;
+    await processOutboxRecord(file({ id: 'tg.fran.7.req.2', key: 'agents/fran/out/r2/notes.txt', fileKind: 'document', fileName: 'notes.txt', mimeType: 'text/plain', caption: undefined }), deps);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([expect.objectContaining({ params: { chat_id: 4242, document: expect.objectContaining({ filename: 'notes.txt', size: 5 }) } })]);
+  });
+
+  it.each([
+    ['another agent’s out/ prefix', 'agents/grif/out/x/secret.pdf'],
+    ['another agent’s in/ prefix', 'agents/grif/in/tg.grif.1/photo.jpg'],
+    ['its own in/ prefix (only out/ is sent)', 'agents/fran/in/tg.fran.7/photo.jpg'],
+  ])('refuses a forged envelope naming %s into the sender’s DLQ, sending nothing', async (_what, key) => {
+    const { deps, store, dlq, file } = outbox();
+    await store.put(key, Buffer.from('not yours'), 'application/pdf');
+    const before = tg.calls().length;
+    await processOutboxRecord(file({ key }), deps);
+    expect(tg.calls().length).toBe(before);
+    expect(dlq.letters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^MEDIA_NOT_OWNED: key ".*" is not under the sender's own prefix agents\/fran\/out\//) })]);
+  });
+
+  it('refuses a file past the 50 MB upload limit, and one that is not kept, with their reasons', async () => {
+    const { deps, dlq, file } = outbox();
+    await processOutboxRecord(file({ size: 50 * 1024 * 1024 + 1 }), deps);
+    await processOutboxRecord(file({ id: 'tg.fran.7.req.9' }), deps);
+    expect(dlq.letters.map((l) => l.reason.split(':')[0])).toEqual(['MEDIA_TOO_LARGE', 'MEDIA_MISSING']);
+  });
+
+  it('refuses a file for an inbound that was not this agent’s', async () => {
+    const { deps, store, dlq, file } = outbox();
+    await store.put('agents/grif/out/r/x.png', Buffer.from('x'), 'image/png');
+    await processOutboxRecord(file({ agentId: 'grif', key: 'agents/grif/out/r/x.png', sessionKey: 'agent:grif:main' }, 'grif'), deps);
+    expect(dlq.letters[0]!.reason).toMatch(/^ORIGIN_NOT_OWNED: inbound "tg.fran.7" was queued for another agent/);
+  });
+
+  it('sends a picture Telegram refuses as a photo as a document instead', async () => {
+    const { deps, store, file, dlq } = outbox();
+    await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');
+    tg.failNext('sendPhoto', { error_code: 400, description: 'Bad Request: PHOTO_INVALID_DIMENSIONS' });
+    const before = tg.calls('sendDocument').length;
+    await processOutboxRecord(file(), deps);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([expect.objectContaining({ params: expect.objectContaining({ caption: 'the chart', document: expect.objectContaining({ filename: 'chart.png' }) }) })]);
+    expect(dlq.letters).toEqual([]);
+  });
+
+  it('hands the record back (throws) while Telegram fails, and sends it once it recovers', async () => {
+    const { deps, store, file } = outbox();
+    await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');
+    tg.failNext('sendPhoto', { error_code: 502, description: 'Bad Gateway' });
+    const before = tg.calls('sendPhoto').length;
+    await expect(processOutboxRecord(file(), deps)).rejects.toThrow(/502/);
+    await processOutboxRecord(file(), deps);
+    expect(tg.calls('sendPhoto').length - before).toBe(2);
+  });
+});

@@ -1,0 +1,247 @@
+// The runtime's side of media (#16), with a scripted model and the media store in memory: a
+// photo reaches a model that takes images as an image (and a text-only model as a note with
+// its workspace path), a voice message is transcribed by an OpenAI-compatible endpoint (a
+// fake one on 127.0.0.1), a document lands in inbox/<date>/ where the file tools read it,
+// and send_file puts a workspace file under the agent's own out/ prefix and asks for it to be sent.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message } from '@mariozechner/pi-ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
+import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import type { MediaRef } from '../../shared/media/media-ref.ts';
+import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
+import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
+import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
+import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+
+type Step = { text?: string; calls?: { name: string; args: unknown }[] };
+function scripted(imageInput: boolean, ...script: Step[]): ModelClient & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  let n = 0;
+  return {
+    label: 'scripted/test',
+    contextWindow: 100_000,
+    imageInput,
+    requests,
+    async complete(req) {
+      requests.push({ ...req, messages: [...req.messages] });
+      const step = script.shift() ?? { text: 'ok' };
+      const content = [
+        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
+        ...(step.calls ?? []).map((c) => ({ type: 'toolCall' as const, id: `call_${++n}`, name: c.name, arguments: c.args as Record<string, unknown> })),
+      ];
+      return { ok: true, message: assistantMessage('scripted/test', content) };
+    },
+  };
+}
+
+const JPEG = Buffer.from('\xff\xd8\xff\xe0 pretend jpeg', 'latin1');
+const TS = Date.parse('2026-03-01T10:00:00Z');
+
+function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['media']>['transcribe']; withStore?: boolean; echo?: boolean } = {}) {
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-media-'));
+  const store = new InMemoryMediaStore();
+  const outbox = new InMemoryOutbox();
+  const clock = { now: () => TS };
+  const tools = [...fileTools(workspace), sendFileTool('fran', workspace, store, clock)];
+  const deps: TurnDeps = {
+    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock,
+    log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: defaultTurnLimits,
+    media: { agentId: 'fran', workspace, store: opts.withStore === false ? undefined : store, imageInput: model.imageInput ?? false, transcribe: opts.transcribe, echoTranscript: opts.echo },
+  };
+  const message = (n: number, media: MediaRef[], text = ''): MessageEnvelope => ({
+    v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: TS, text, from: { channel: 'telegram', accountId: 'fran' }, media,
+  });
+  const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+  const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
+  return { workspace, store, deps, turn, message, sent };
+}
+
+const photo = (key = 'agents/fran/in/tg.fran.1/file_9.jpg'): MediaRef => ({ kind: 'photo', key, mimeType: 'image/jpeg', size: JPEG.length, width: 1280, height: 960 });
+const firstUser = (m: ModelClient & { requests: ModelRequest[] }) => m.requests[0]!.messages.at(-1) as Extract<Message, { role: 'user' }>;
+
+describe('attachments in a turn', () => {
+  it('gives a photo to a model that takes images as an image part, saved in the workspace too, and keeps no image in the transcript', async () => {
+    const model = scripted(true, { text: 'A cat.' });
+    const { store, turn, message, workspace, deps } = setup(model);
+    await store.put('agents/fran/in/tg.fran.1/file_9.jpg', JPEG, 'image/jpeg');
+    expect(await turn(message(1, [photo()], 'what is this?'))).toBe('replied');
+    const content = firstUser(model).content as { type: string; text?: string; data?: string; mimeType?: string }[];
+    expect(content[0]).toEqual({ type: 'text', text: '[The user sent a photo; it is attached as an image, and saved at inbox/2026-03-01/file_9.jpg.]\nwhat is this?' });
+    expect(content[1]).toEqual({ type: 'image', data: JPEG.toString('base64'), mimeType: 'image/jpeg' });
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/file_9.jpg'))).toEqual(JPEG);
+    const record = await deps.transcripts.find('agent:fran:main', 'tg.fran.1');
+    expect(JSON.stringify(record)).not.toContain(JPEG.toString('base64'));
+  });
+
+  it('gives a text-only model a note with the photo’s workspace path instead', async () => {
+    const model = scripted(false, { text: 'I cannot see it.' });
+    const { store, turn, message } = setup(model);
+    await store.put('agents/fran/in/tg.fran.1/file_9.jpg', JPEG, 'image/jpeg');
+    await turn(message(1, [photo()]));
+    expect(firstUser(model).content).toBe(`[The user sent a photo (image/jpeg, ${JPEG.length} bytes), saved at inbox/2026-03-01/file_9.jpg; this model cannot see images, so you cannot see it — say so if it matters.]`);
+  });
+
+  it('lands a document in inbox/<date>/ under its own name, where the read tool finds it', async () => {
+    const model = scripted(false, { calls: [{ name: 'read', args: { path: 'inbox/2026-03-01/Q3_report.txt' } }] }, { text: 'Revenue is up.' });
+    const { store, turn, message } = setup(model);
+    await store.put('agents/fran/in/tg.fran.2/Q3_report.txt', Buffer.from('revenue: up 12%'), 'text/plain');
+    await turn(message(2, [{ kind: 'document', key: 'agents/fran/in/tg.fran.2/Q3_report.txt', mimeType: 'text/plain', size: 15, fileName: 'Q3 report.txt' }]));
+    expect(firstUser(model).content).toBe('[The user sent a file "Q3 report.txt" (text/plain, 15 bytes), saved at inbox/2026-03-01/Q3_report.txt in your workspace; read it with your file tools.]');
+    expect(model.requests[1]!.messages.find((m) => m.role === 'toolResult')).toMatchObject({ isError: false, content: [{ type: 'text', text: 'revenue: up 12%' }] });
+  });
+
+  it('writes a redelivered message’s file once, and a different file of the same name beside it', async () => {
+    const { store, turn, message, workspace } = setup(scripted(false));
+    await store.put('agents/fran/in/tg.fran.3/a.txt', Buffer.from('one'), 'text/plain');
+    await store.put('agents/fran/in/tg.fran.4/a.txt', Buffer.from('other'), 'text/plain');
+    const doc = (n: number) => [{ kind: 'document' as const, key: `agents/fran/in/tg.fran.${n}/a.txt`, mimeType: 'text/plain', size: 3, fileName: 'a.txt' }];
+    await turn(message(3, doc(3)));
+    await turn(message(4, doc(4)));
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/a.txt'), 'utf8')).toBe('one');
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/a-2.txt'), 'utf8')).toBe('other');
+  });
+
+  it('never writes through a link planted as the inbox folder', async () => {
+    const model = scripted(false);
+    const { store, turn, message, workspace } = setup(model);
+    const outside = mkdtempSync(join(tmpdir(), 'cf-outside-'));
+    symlinkSync(outside, join(workspace, 'inbox'));
+    await store.put('agents/fran/in/tg.fran.5/x.txt', Buffer.from('x'), 'text/plain');
+    await turn(message(5, [{ kind: 'document', key: 'agents/fran/in/tg.fran.5/x.txt', mimeType: 'text/plain', size: 1, fileName: 'x.txt' }]));
+    expect(firstUser(model).content).toMatch(/could not be saved in your workspace \(.*outside the workspace\)/);
+  });
+
+  it('refuses an attachment key under another agent’s prefix (a forged envelope), reading nothing', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    await store.put('agents/grif/in/tg.grif.1/secret.jpg', JPEG, 'image/jpeg');
+    const reads: string[] = [];
+    const get = store.get.bind(store);
+    store.get = async (k) => (reads.push(k), get(k));
+    await turn(message(6, [photo('agents/grif/in/tg.grif.1/secret.jpg')]));
+    expect(reads).toEqual([]);
+    expect(firstUser(model).content).toMatch(/it was refused: it is not kept under this agent's own prefix/);
+  });
+
+  it('says so when an attachment has expired, and when the runtime has no media store', async () => {
+    const expired = scripted(true);
+    await setup(expired).turn(setup(expired).message(7, [photo()]));
+    expect(firstUser(expired).content).toMatch(/no longer kept \(attachments expire\)/);
+    const none = scripted(true);
+    const s = setup(none, { withStore: false });
+    await s.turn(s.message(8, [photo()]));
+    expect(firstUser(none).content).toMatch(/This runtime has no media store, so it did not reach you/);
+  });
+});
+
+describe('voice transcription', () => {
+  let url: string;
+  const seen: { auth?: string; model?: string; language?: string; file?: { name: string; size: number; type: string } }[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type']! } }).formData();
+    const file = form.get('file') as File;
+    seen.push({ auth: req.headers.authorization, model: form.get('model') as string, language: (form.get('language') as string) ?? undefined, file: { name: file.name, size: file.size, type: file.type } });
+    if (req.url !== '/v1/audio/transcriptions') return res.writeHead(404).end();
+    if (form.get('model') === 'broken') return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model overloaded' } }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: ' Remind me to call Bob at five. ' }));
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const voice: MediaRef = { kind: 'voice', key: 'agents/fran/in/tg.fran.9/voice.ogg', mimeType: 'audio/ogg', size: 4, durationSeconds: 3 };
+
+  it('makes a voice message’s transcript the message text, through an OpenAI-compatible /audio/transcriptions with the agent’s key', async () => {
+    const model = scripted(false, { text: 'Will do.' });
+    const { store, turn, message, sent } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1', apiKeySecret: 'STT_KEY', language: 'en' }, 'sk-stt-123') });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn(message(9, [voice]));
+    expect(seen.at(-1)).toEqual({ auth: 'Bearer sk-stt-123', model: 'whisper-1', language: 'en', file: { name: 'voice.ogg', size: 4, type: 'audio/ogg' } });
+    expect(firstUser(model).content).toBe('[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.');
+    expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
+  });
+
+  it('quotes the transcript to the user above the answer where echoTranscript is set, and re-sends that same answer', async () => {
+    const model = scripted(false, { text: 'Will do.' });
+    const { store, turn, message, sent, deps } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined), echo: true });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn(message(9, [voice]));
+    const reply = () => sent().filter((e) => e.kind === 'reply').map((e) => e.text);
+    expect(reply()).toEqual(['🎤 “Remind me to call Bob at five.”\n\nWill do.']);
+    // Recorded with the quote: a redelivery re-sends that answer, the model and the transcriber not asked again.
+    expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.9'))?.reply).toBe('🎤 “Remind me to call Bob at five.”\n\nWill do.');
+    const heardBefore = seen.length;
+    expect(await runTurn(turnRequestFor(message(9, [voice])), deps, new AbortController().signal)).toBe('resent');
+    expect(model.requests).toHaveLength(1);
+    expect(seen.length).toBe(heardBefore);
+  });
+
+  it('says when it cannot transcribe: no provider configured, or the provider failed (its message, never the key)', async () => {
+    const none = scripted(false);
+    const a = setup(none);
+    await a.store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await a.turn(a.message(9, [voice]));
+    expect(firstUser(none).content).toMatch(/It could not be transcribed: no transcription provider is configured \(tools\.media\.audio\)/);
+    const failing = scripted(false);
+    const b = setup(failing, { transcribe: openAiTranscriber({ baseUrl: url, model: 'broken' }, 'sk-stt-secret') });
+    await b.store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await b.turn(b.message(9, [voice]));
+    const text = firstUser(failing).content as string;
+    expect(text).toMatch(/It could not be transcribed \(the transcription provider answered 500: model overloaded\)/);
+    expect(text).not.toContain('sk-stt-secret');
+  });
+});
+
+describe('send_file', () => {
+  it('puts a workspace file under the agent’s own out/ prefix and sends a file envelope for the turn’s inbound', async () => {
+    const model = scripted(false, { calls: [{ name: 'send_file', args: { path: 'charts/q3.png', caption: 'Q3' } }] }, { text: 'Sent.' });
+    const { turn, message, workspace, store, sent } = setup(model);
+    mkdirSync(join(workspace, 'charts'));
+    const png = Buffer.from('\x89PNG data', 'latin1');
+    writeFileSync(join(workspace, 'charts/q3.png'), png);
+    await turn(message(10, [], 'send me the chart'));
+    const file = sent().find((e) => e.kind === 'file')!;
+    expect(file).toMatchObject({ agentId: 'fran', inboundId: 'tg.fran.10', sessionKey: 'agent:fran:main', fileKind: 'photo', fileName: 'q3.png', mimeType: 'image/png', caption: 'Q3', size: png.length });
+    expect(file.key).toMatch(/^agents\/fran\/out\/[0-9a-f]{32}\/q3\.png$/);
+    expect(Buffer.from(store.objects.get(file.key as string)!.bytes)).toEqual(png);
+  });
+
+  it('refuses a path outside the workspace, a file over 50 MB, and infers voice and document kinds', async () => {
+    const model = scripted(
+      false,
+      {
+        calls: [
+          { name: 'send_file', args: { path: '../../etc/passwd' } },
+          { name: 'send_file', args: { path: 'huge.pdf' } },
+          { name: 'send_file', args: { path: 'note.ogg' } },
+          { name: 'send_file', args: { path: 'data.bin' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const { turn, message, workspace, sent } = setup(model);
+    writeFileSync(join(workspace, 'note.ogg'), 'OggS');
+    writeFileSync(join(workspace, 'data.bin'), 'bin');
+    truncateSync((writeFileSync(join(workspace, 'huge.pdf'), ''), join(workspace, 'huge.pdf')), 50 * 1024 * 1024 + 1); // sparse: nothing is written
+    await turn(message(11, [], 'go'));
+    const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
+    expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/outside the workspace/) }] });
+    expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MB a file sent to a chat may be' }] });
+    expect(sent().filter((e) => e.kind === 'file').map((e) => [e.fileKind, e.mimeType])).toEqual([['voice', 'audio/ogg'], ['document', 'application/octet-stream']]);
+  });
+});

@@ -4,6 +4,7 @@
 // fake model server gets it as an image part; send_file's document goes out through λ outbox
 // as a multipart sendDocument once; a forged envelope naming another agent's key lands in the
 // sender's outbox DLQ.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,7 +119,7 @@ describe('media on AWS', () => {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'media/agents/grif/out/r/secret.pdf', Body: 'grif only', ContentType: 'application/pdf' }));
     const sqs = new SQSClient(aws);
     const before = tg.calls('sendDocument').length;
-    const forged = { v: 1, kind: 'file', id: 'tg.fran.301.forged', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.301', ts: 1, key: 'agents/grif/out/r/secret.pdf', fileKind: 'document', fileName: 'secret.pdf', mimeType: 'application/pdf', size: 9 };
+    const forged = { v: PROTOCOL_VERSION, kind: 'file', id: 'tg.fran.301.forged', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.301', ts: 1, key: 'agents/grif/out/r/secret.pdf', fileKind: 'document', fileName: 'secret.pdf', mimeType: 'application/pdf', size: 9 };
     await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MessageBody: JSON.stringify(forged), MessageGroupId: 'agent:fran:main', MessageDeduplicationId: forged.id }));
     let reason: string | undefined;
     await expect

@@ -2,6 +2,7 @@
 // format: getFile, the file download path, multipart sendPhoto/sendDocument): an attachment is
 // fetched with the bot's token and kept under the receiving agent's own in/ prefix; a file an
 // agent sends goes out once, from its own out/ prefix only.
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
@@ -167,7 +168,7 @@ describe('outbound files (outbox)', () => {
     const file = (over: Record<string, unknown> = {}, agent = 'fran') => ({
       source: arn(agent),
       messageId: 'm1',
-      body: JSON.stringify({ v: 1, kind: 'file', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, key: 'agents/fran/out/tg.fran.7.req.1/chart.png', fileKind: 'photo', fileName: 'chart.png', mimeType: 'image/png', size: 9, caption: 'the chart', ...over }),
+      body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'file', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, key: 'agents/fran/out/tg.fran.7.req.1/chart.png', fileKind: 'photo', fileName: 'chart.png', mimeType: 'image/png', size: 9, caption: 'the chart', ...over }),
     });
     return { deps, store, dlq, file };
   }

@@ -62,6 +62,19 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      // runtime.kind "openclaw" against the real, pinned OpenClaw (installed on demand into
+      // .cache/openclaw, ≈ 800 MB, once): heavy — a gateway takes tens of seconds to start on
+      // 2 cores — so a project of its own that .ci/run runs; `npm test` runs it too.
+      {
+        test: {
+          name: 'openclaw',
+          include: ['test/openclaw/**/*.test.ts'],
+          globalSetup: ['test/support/build-bundles.ts'],
+          pool: 'forks',
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+        },
+      },
       // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
       // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
       { test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], pool: 'forks', testTimeout: 300_000 } },

@@ -37,6 +37,8 @@ export interface RuntimeEnv {
   modelRetryBaseMs: number;
   healthFile: string | undefined;
   sandbox: SandboxSettings;
+  /** runtime.kind "openclaw": the install the managed gateway runs on, when the launcher named one. */
+  openclaw: { node: string | undefined; cli: string | undefined; readyMs: number };
 }
 
 /** Reads a pipe to its end (a launcher closes its end after writing) and closes it, so no child of the runtime inherits it. */
@@ -115,6 +117,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
     healthFile: e.CLAWFLEET_HEALTH_FILE,
     sandbox: sandboxSettingsOf(e),
+    openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000 },
   };
 }
 

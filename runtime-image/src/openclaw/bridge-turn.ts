@@ -1,10 +1,14 @@
 // One turn of an OpenClaw-kind agent: an inbound envelope in, `chat.send` to the gateway
-// keyed by the envelope's id (the idempotency key), the `chat` events of that run followed
-// to their final message, at most one answer out on the outbox — the same envelopes, with
-// the same deterministic ids, as the native runtime's turn. Exactly-once: the answer is
-// recorded (answer-journal.ts) before it is sent, a redelivery re-sends the record, and the
-// control plane delivers an envelope id once. A gateway that dies mid-turn is waited for
-// (gateway-supervisor.ts restarts it) and asked again with the same idempotency key.
+// keyed by the envelope's id (the idempotency key: the inbound id and the gateway
+// connection's instance), the `chat` events of that run followed to their final message, at
+// most one answer out on the outbox — the same envelopes, with the same deterministic ids,
+// as the native runtime's turn. Exactly-once: the answer is recorded (answer-journal.ts)
+// before it is sent, a redelivery re-sends the record, and the control plane delivers an
+// envelope id once. A gateway that dies mid-turn is waited for (gateway-supervisor.ts
+// restarts it) and asked again. The key names the gateway's life too because OpenClaw keeps
+// a user message's key in the session transcript, which outlives the process: the same key
+// sent to the next gateway is refused as a turn already over ("keyed user is outside the
+// current turn"), while within one gateway's life a repeated send is deduplicated.
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
 import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
 import { replyId } from '../../../shared/protocol/ids.ts';
@@ -25,6 +29,9 @@ export interface BridgeDeps {
   gateway(signal: AbortSignal): Promise<GatewayClient>;
   turnTimeoutMs: number;
 }
+
+/** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
+const TRANSIENT = /ContentionError|SQLITE_BUSY|GatewayDrainingError/;
 
 type RunEnd = { state: 'final'; text: string } | { state: 'error' | 'aborted'; error: string };
 
@@ -50,13 +57,18 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
       if (turnSignal.aborted) break;
       throw err;
     }
+    // A retry is a new submission: the same key would be answered with the run that failed.
+    const idempotencyKey = `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
     try {
-      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey: req.inboundId }, turnSignal);
+      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey }, turnSignal);
+      if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
     } catch (err) {
+      end = undefined;
       const code = (err as { gatewayCode?: unknown }).gatewayCode;
       if (err instanceof GatewayClosedError || code === 'UNAVAILABLE') {
-        // The gateway went away mid-turn (or is still starting): wait for it and ask again, same key.
-        log.warn('gateway unavailable mid-turn; asking again once it is back', { tries: ++tries, ...errorFields(err) });
+        // The gateway went away mid-turn, is still starting, or its state is busy (it is
+        // recovering the session a killed gateway left): wait for it and ask again.
+        log.warn('gateway unavailable mid-turn; asking again', { tries: ++tries, ...errorFields(err) });
         await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
         continue;
       }
@@ -69,6 +81,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   const record: AnswerRecord = { inboundId: req.inboundId, ts: deps.clock.now() };
   if (!end) record.failed = `it took longer than ${Math.round(deps.turnTimeoutMs / 1000)} s`;
   else if (end.state !== 'final') record.failed = processRedactor.redact(end.error);
+  else if (end.text === '' && !req.situation) record.failed = 'the agent returned no text';
   else if (end.text !== '' && !req.quiet.includes(end.text.trim())) record.reply = end.text;
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.journal.put(record);

@@ -35,6 +35,8 @@ export class GatewayClient {
   private closedWith: Error | undefined;
   /** What the gateway said about itself in hello-ok. */
   server: { version?: string; protocol: number } = { protocol: 0 };
+  /** Names this connection (so this gateway's life) in idempotency keys: see bridge-turn.ts. */
+  readonly instance = randomUUID().slice(0, 8);
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => this.frame(String(data)));

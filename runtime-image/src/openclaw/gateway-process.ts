@@ -6,7 +6,7 @@
 // end of its stdin closes, so a SIGKILLed runtime leaves no gateway behind with its keys.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
@@ -15,22 +15,38 @@ import { gatewayConfig, type GatewayConfigInputs } from './gateway-config.ts';
 
 /**
  * Run by Node 24 with `-e`: spawns the gateway in a process group of its own, passes
- * SIGTERM on, and when stdin ends (the runtime is gone, however it died) kills the group,
- * SIGKILL after 5 s. Exits with the gateway's code.
+ * SIGTERM on, and when stdin ends (the runtime is gone, however it died) stops it: SIGTERM
+ * to its group, SIGKILL after 5 s to the group and every descendant it has (OpenClaw starts
+ * helpers in sessions of their own, out of its group). Exits with the gateway's code.
  */
 const GUARD = `
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const [cmd, ...args] = process.argv.slice(1);
 const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+const descendants = (root) => {
+  const parent = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try { const s = fs.readFileSync('/proc/' + d + '/stat', 'utf8'); parent.set(Number(d), Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1])); } catch {}
+  }
+  const out = []; let frontier = [root];
+  while (frontier.length) { const next = []; for (const [p, pp] of parent) if (frontier.includes(pp)) { out.push(p); next.push(p); } frontier = next; }
+  return out;
+};
+let known = [];
 const group = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+const all = (sig) => { group(sig); for (const p of known) { try { process.kill(p, sig); } catch {} } };
 let ending = false;
-const end = (sig) => { if (ending) return; ending = true; group(sig); setTimeout(() => group('SIGKILL'), 5000).unref(); };
+const end = (sig) => { if (ending) return; ending = true; known = descendants(child.pid); group(sig); setTimeout(() => all('SIGKILL'), 5000).unref(); };
 process.stdin.on('data', () => {});
 process.stdin.on('end', () => end('SIGTERM'));
 process.stdin.on('error', () => end('SIGTERM'));
 process.on('SIGTERM', () => end('SIGTERM'));
 process.on('SIGINT', () => end('SIGTERM'));
-child.on('exit', (code, signal) => { group('SIGKILL'); process.exit(code ?? (signal ? 1 : 0)); });
+// Its helpers are reparented once it dies: they are learnt while it runs.
+setInterval(() => { if (!ending) known = descendants(child.pid); }, 2000).unref();
+child.on('exit', (code, signal) => { all('SIGKILL'); process.exit(code ?? (signal ? 1 : 0)); });
 `;
 
 export interface OpenclawInstallPaths {
@@ -49,6 +65,32 @@ export interface ManagedGateway {
   /** Resolves with the exit code once the gateway (and its guard) are gone. */
   exited: Promise<number | null>;
   stop(): Promise<void>;
+}
+
+/**
+ * Processes a previous gateway of this agent left (its guard killed too, or a helper in a
+ * session of its own that outlived it): they would hold its state database's lock. Known by
+ * the state directory in their environment, which only this agent's gateways carry.
+ */
+async function reapStale(stateDir: string, log: Logger): Promise<void> {
+  const mark = `OPENCLAW_STATE_DIR=${stateDir}\0`;
+  const stale = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/environ`, 'latin1').includes(mark);
+    } catch {
+      return false;
+    }
+  });
+  if (stale.length === 0) return;
+  log.warn('killing what an earlier OpenClaw gateway of this agent left running', { pids: stale.map(Number) });
+  for (const pid of stale) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (let i = 0; i < 50 && stale.some((pid) => existsSync(`/proc/${pid}/stat`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** A free loopback port, asked of the kernel. */
@@ -75,6 +117,7 @@ export async function startManagedGateway(opts: {
   for (const file of [install.node, install.cli]) {
     if (!existsSync(file)) throw new ClawfleetError('OPENCLAW_NOT_INSTALLED', `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`);
   }
+  await reapStale(join(dir, 'state'), log);
   const port = await freePort();
   const token = randomBytes(32).toString('base64url');
   const home = join(dir, 'home');

@@ -101,6 +101,23 @@ describe('clawfleet cost per runtime kind', () => {
   });
 });
 
+describe('import-openclaw --runtime openclaw', () => {
+  it('keeps the imported agents on OpenClaw, sized for it, and refuses another kind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-import-'));
+    const fixture = join(import.meta.dirname, '..', 'fixtures', 'openclaw', 'multi-agent-telegram.json5');
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['import-openclaw', fixture, '--out', 'clawfleet.json', '--runtime', 'openclaw'], io)).toBe(0);
+    const written = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
+    expect(written.agents.defaults.runtime).toEqual({ kind: 'openclaw', cpus: 1, memoryMb: 2048, idleTimeoutMinutes: 30 });
+    expect(io.errText()).toContain('every agent keeps running on OpenClaw');
+    const config = parseConfig(written);
+    for (const a of config.agents.list) expect(runtimeConfigFor(config, a.id).agent.runtime.kind).toBe('openclaw');
+    const bad = captureIO({ cwd: dir });
+    expect(await runCli(['import-openclaw', fixture, '--runtime', 'hermes'], bad)).toBe(2);
+    expect(bad.errText()).toContain('--runtime must be "native" or "openclaw"');
+  });
+});
+
 describe('the kind registry (runtime-image/src/kinds/registry.ts)', () => {
   const envFor = (kind: 'native' | 'openclaw', transport: 'local' | 'aws') =>
     ({

@@ -60,7 +60,10 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
     // A retry is a new submission: the same key would be answered with the run that failed.
     const idempotencyKey = `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
     try {
-      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey }, turnSignal);
+      // A retry interrupts whatever the session is running: after a restart that is OpenClaw's
+      // own recovery of the turn the dead gateway left (always on in OpenClaw), the same
+      // message, whose answer would reach no one; this bridge never has two turns in a session.
+      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey, ...(tries > 0 ? { queueMode: 'interrupt' } : {}) }, turnSignal);
       if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
     } catch (err) {
       end = undefined;
@@ -118,7 +121,7 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
  * chat.send, then the run's `chat` events to its end. Events are gathered from before the
  * send, by run id: a quick run may end before chat.send's answer names it.
  */
-async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
+async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string; queueMode?: 'interrupt' }, signal: AbortSignal): Promise<RunEnd> {
   const ends = new Map<string, RunEnd>();
   let runId: string | undefined;
   let settle: ((end: RunEnd) => void) | undefined;

@@ -12,10 +12,10 @@ import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/br
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from '../../runtime-image/src/openclaw/gateway-client.ts';
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
 
-type Behaviour = 'answer' | 'die' | 'busy';
+type Behaviour = 'answer' | 'die' | 'busy' | 'empty';
 
 /** A gateway client whose chat.send runs do what `script` says, one entry per send. */
-function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string }[], instance = 'i1'): GatewayClient {
+function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; queueMode?: string }[], instance = 'i1'): GatewayClient {
   const listeners = new Set<(e: GatewayEvent) => void>();
   const closers = new Set<(err: Error) => void>();
   return {
@@ -24,14 +24,16 @@ function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string }[
     onClose: (l: (err: Error) => void) => (closers.add(l), () => closers.delete(l)),
     request: async (method: string, params: Record<string, unknown>) => {
       if (method !== 'chat.send') return {};
-      sends.push({ idempotencyKey: String(params.idempotencyKey) });
+      sends.push({ idempotencyKey: String(params.idempotencyKey), ...(params.queueMode ? { queueMode: String(params.queueMode) } : {}) });
       const what = script.shift() ?? 'answer';
       const runId = `run-${sends.length}`;
       setTimeout(() => {
         if (what === 'die') for (const c of closers) c(new GatewayClosedError('code 1006'));
         else {
           const payload =
-            what === 'busy'
+            what === 'empty'
+              ? { runId, sessionKey: params.sessionKey, seq: 1, state: 'final' }
+              : what === 'busy'
               ? { runId, sessionKey: params.sessionKey, seq: 1, state: 'error', errorMessage: 'StateDatabaseCoordinatorContentionError: another OpenClaw process owns state-lifecycle' }
               : { runId, sessionKey: params.sessionKey, seq: 1, state: 'final', message: { role: 'assistant', content: [{ type: 'text', text: `answer to ${params.message}` }] } };
           for (const l of listeners) l({ event: 'chat', payload });
@@ -91,5 +93,19 @@ describe('the openclaw bridge turn', () => {
     expect(sends.map((s) => s.idempotencyKey)).toEqual(['tg.fran.7:i1', 'tg.fran.7:i1:1']);
     expect(replies(sent)).toHaveLength(1);
     expect(replies(sent)[0]).toMatchObject({ text: 'answer to hi' });
+  });
+
+  it('asks again, interrupting the session, when a run ends without text (OpenClaw recovering the dead gateway’s turn), and gives up after two', async () => {
+    const sends: { idempotencyKey: string; queueMode?: string }[] = [];
+    const { deps: d, sent } = deps([scriptedGateway(['empty', 'answer'], sends)]);
+    expect(await bridgeTurn(req, d, new AbortController().signal)).toBe('replied');
+    expect(sends).toEqual([{ idempotencyKey: 'tg.fran.7:i1' }, { idempotencyKey: 'tg.fran.7:i1:1', queueMode: 'interrupt' }]);
+    expect(replies(sent)).toHaveLength(1);
+
+    const never: { idempotencyKey: string }[] = [];
+    const silent = deps([scriptedGateway(['empty', 'empty', 'empty', 'empty'], never)]);
+    expect(await bridgeTurn({ ...req, inboundId: 'tg.fran.8' }, silent.deps, new AbortController().signal)).toBe('failed');
+    expect(never).toHaveLength(3);
+    expect(replies(silent.sent)[0]!.text).toContain('the agent returned no text');
   });
 });

@@ -33,6 +33,9 @@ export interface BridgeDeps {
 /** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
 const TRANSIENT = /ContentionError|SQLITE_BUSY|GatewayDrainingError/;
 
+/** Runs ended without text that are asked again before the turn counts as unanswered. */
+const MAX_EMPTY_RETRIES = 2;
+
 type RunEnd = { state: 'final'; text: string } | { state: 'error' | 'aborted'; error: string };
 
 export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: AbortSignal): Promise<TurnOutcome> {
@@ -49,6 +52,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
   let end: RunEnd | undefined;
   let tries = 0;
+  let emptyRuns = 0;
   while (!end && !turnSignal.aborted) {
     let client: GatewayClient;
     try {
@@ -65,6 +69,14 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
       // message, whose answer would reach no one; this bridge never has two turns in a session.
       end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey, ...(tries > 0 ? { queueMode: 'interrupt' } : {}) }, turnSignal);
       if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
+      // A run that ends with nothing to say, where something was asked: after a restart,
+      // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again (with
+      // interrupt, below) a bounded number of times before it counts as no answer.
+      if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
+        log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
+        end = undefined;
+        continue;
+      }
     } catch (err) {
       end = undefined;
       const code = (err as { gatewayCode?: unknown }).gatewayCode;

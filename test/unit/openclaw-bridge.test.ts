@@ -15,16 +15,22 @@ import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
 type Behaviour = 'answer' | 'die' | 'busy' | 'empty';
 
 /** A gateway client whose chat.send runs do what `script` says, one entry per send. */
-function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; queueMode?: string }[], instance = 'i1'): GatewayClient {
+function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; afterIdleChecks?: number }[], instance = 'i1'): GatewayClient {
   const listeners = new Set<(e: GatewayEvent) => void>();
+  const history: string[] = [];
   const closers = new Set<(err: Error) => void>();
   return {
     instance,
     onEvent: (l: (e: GatewayEvent) => void) => (listeners.add(l), () => listeners.delete(l)),
     onClose: (l: (err: Error) => void) => (closers.add(l), () => closers.delete(l)),
     request: async (method: string, params: Record<string, unknown>) => {
+      if (method === 'chat.history') {
+        history.push(String(params.sessionKey));
+        // Busy on the first look after a failure (OpenClaw recovering), idle on the next.
+        return { sessionInfo: { hasActiveRun: history.length % 2 === 1 } };
+      }
       if (method !== 'chat.send') return {};
-      sends.push({ idempotencyKey: String(params.idempotencyKey), ...(params.queueMode ? { queueMode: String(params.queueMode) } : {}) });
+      sends.push({ idempotencyKey: String(params.idempotencyKey), ...(history.length ? { afterIdleChecks: history.length } : {}) });
       const what = script.shift() ?? 'answer';
       const runId = `run-${sends.length}`;
       setTimeout(() => {
@@ -95,11 +101,12 @@ describe('the openclaw bridge turn', () => {
     expect(replies(sent)[0]).toMatchObject({ text: 'answer to hi' });
   });
 
-  it('asks again, interrupting the session, when a run ends without text (OpenClaw recovering the dead gateway’s turn), and gives up after two', async () => {
-    const sends: { idempotencyKey: string; queueMode?: string }[] = [];
+  it('asks again once the session is idle when a run ends without text (OpenClaw recovering the dead gateway’s turn), and gives up after two', async () => {
+    const sends: { idempotencyKey: string; afterIdleChecks?: number }[] = [];
     const { deps: d, sent } = deps([scriptedGateway(['empty', 'answer'], sends)]);
     expect(await bridgeTurn(req, d, new AbortController().signal)).toBe('replied');
-    expect(sends).toEqual([{ idempotencyKey: 'tg.fran.7:i1' }, { idempotencyKey: 'tg.fran.7:i1:1', queueMode: 'interrupt' }]);
+    // The retry went out only after the session was seen busy, then idle.
+    expect(sends).toEqual([{ idempotencyKey: 'tg.fran.7:i1' }, { idempotencyKey: 'tg.fran.7:i1:1', afterIdleChecks: 2 }]);
     expect(replies(sent)).toHaveLength(1);
 
     const never: { idempotencyKey: string }[] = [];

@@ -5,7 +5,7 @@
 // as the native runtime's turn. Exactly-once: the answer is recorded (answer-journal.ts)
 // before it is sent, a redelivery re-sends the record, and the control plane delivers an
 // envelope id once. A gateway that dies mid-turn is waited for (gateway-supervisor.ts
-// restarts it) and asked again. The key names the gateway's life too because OpenClaw keeps
+// restarts it) and asked again, once the session is idle. The key names the gateway's life too because OpenClaw keeps
 // a user message's key in the session transcript, which outlives the process: the same key
 // sent to the next gateway is refused as a turn already over ("keyed user is outside the
 // current turn"), while within one gateway's life a repeated send is deduplicated.
@@ -33,6 +33,8 @@ export interface BridgeDeps {
 /** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
 const TRANSIENT = /ContentionError|SQLITE_BUSY|GatewayDrainingError/;
 
+/** How long a retry waits for the session's own run (OpenClaw's restart recovery) to end. */
+const IDLE_WAIT_MS = 60_000;
 /** Runs ended without text that are asked again before the turn counts as unanswered. */
 const MAX_EMPTY_RETRIES = 2;
 
@@ -64,14 +66,15 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
     // A retry is a new submission: the same key would be answered with the run that failed.
     const idempotencyKey = `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
     try {
-      // A retry interrupts whatever the session is running: after a restart that is OpenClaw's
-      // own recovery of the turn the dead gateway left (always on in OpenClaw), the same
-      // message, whose answer would reach no one; this bridge never has two turns in a session.
-      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey, ...(tries > 0 ? { queueMode: 'interrupt' } : {}) }, turnSignal);
+      // A retry waits for the session to be idle: after a restart OpenClaw runs its own
+      // recovery of the turn the dead gateway left (always on in OpenClaw), which would
+      // supersede a run sent meanwhile; this bridge never has two turns in one session.
+      if (tries > 0) await untilIdle(client, req.sessionKey, turnSignal);
+      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey }, turnSignal);
       if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
       // A run that ends with nothing to say, where something was asked: after a restart,
-      // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again (with
-      // interrupt, below) a bounded number of times before it counts as no answer.
+      // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again, once the
+      // session is idle, a bounded number of times before it counts as no answer.
       if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
         log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
         end = undefined;
@@ -133,7 +136,7 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
  * chat.send, then the run's `chat` events to its end. Events are gathered from before the
  * send, by run id: a quick run may end before chat.send's answer names it.
  */
-async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string; queueMode?: 'interrupt' }, signal: AbortSignal): Promise<RunEnd> {
+async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
   const ends = new Map<string, RunEnd>();
   let runId: string | undefined;
   let settle: ((end: RunEnd) => void) | undefined;
@@ -168,6 +171,17 @@ async function runChat(client: GatewayClient, params: { sessionKey: string; mess
     off();
     offClose();
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Resolves once the session has no active run (chat.history's sessionInfo), or after a minute. */
+async function untilIdle(client: GatewayClient, sessionKey: string, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + IDLE_WAIT_MS;
+  while (!signal.aborted && Date.now() < deadline) {
+    const history = await client.request('chat.history', { sessionKey, limit: 1 });
+    const info = history.sessionInfo as { hasActiveRun?: unknown } | undefined;
+    if (info?.hasActiveRun !== true) return;
+    await pause(500, signal);
   }
 }
 

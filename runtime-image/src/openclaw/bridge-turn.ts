@@ -207,10 +207,16 @@ export function messageText(message: unknown): string {
     .trim();
 }
 
+/** Waits `ms`, or until the signal aborts; leaves no listener on the signal behind. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -202,7 +202,7 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
     expect(sentTo(OWNER, 'survive bridge-kill')).toHaveLength(1);
   });
 
-  it('answers exactly once when the gateway is SIGKILLed mid-turn: restarted, asked again with the same key', async () => {
+  it('answers exactly once when the gateway is SIGKILLed mid-turn: restarted, and asked again by the same bridge', async () => {
     const release = hold('gateway-kill');
     const runtimePid = fleet.supervisor.pid('fran');
     const linesBefore = runtimeLines.length;

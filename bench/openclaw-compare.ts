@@ -4,7 +4,7 @@
 //   - clawfleet's runtimes as the image runs them, one process per agent, on the same Node 24;
 //   - `clawfleet start` (= `npm start`): the local control plane plus a runtime per agent;
 //   - one agent alone on each side.
-// OpenClaw and Node 24 are installed on demand, pinned, into .cache/openclaw-bench/.
+// OpenClaw and Node 24 are installed on demand, pinned, into .cache/openclaw/.
 // Ready: the gateway's "[gateway] ready" log line (then /readyz is asked once and must be
 // 200); each runtime's `ready` line. Memory: RSS and PSS summed over every process tree,
 // 5 s after ready; CPU: the trees' CPU seconds from spawn to that moment. Each configuration runs once to warm up (figures shown apart), then the
@@ -30,7 +30,7 @@ if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 50) {
 }
 const IDLE_MS = 5_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cacheDir = join(root, '.cache', 'openclaw-bench');
+const cacheDir = join(root, '.cache', 'openclaw');
 
 const loadAtStart = loadAverage();
 console.log(`clawfleet against the OpenClaw gateway: start to ready and idle memory, ${RUNS} runs each after one warm-up; load average at start ${loadAtStart}`);

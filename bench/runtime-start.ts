@@ -129,7 +129,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 // ---- build what is compared -------------------------------------------------------------
 // Outside /tmp when runs get a /tmp of their own, which would hide it.
 const work = mkdtempSync(join(unshare ? '/var/tmp' : tmpdir(), 'cf-bench-start-'));
-const { node: node24 } = ensureNode24(join(root, '.cache', 'openclaw-bench'), say);
+const { node: node24 } = ensureNode24(join(root, '.cache', 'openclaw'), say);
 const node24Version = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim();
 
 /** Builds a tree's image app as its Dockerfile does; `ref` undefined means the working tree. */

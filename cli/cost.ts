@@ -1,10 +1,12 @@
 // `clawfleet cost`: a monthly estimate for the fleet in the config — compute per agent
 // (Fargate or Spot, Graviton or x86, hibernating or always on), plus the control plane's
-// Lambda, SQS, DynamoDB, Secrets Manager and logs — printing the prices it used and their date.
+// Lambda, SQS, DynamoDB, Secrets Manager and logs — printing the prices it used and their date,
+// and the compute per runtime kind (an openclaw agent's task is sized for its gateway).
 import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
 import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
 import { BROWSER_MIN_SIZE, browserEnabled } from '../shared/config/browser-size.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND, kindPlacementProblem, type RuntimeKind } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { EXIT, parse, plural, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
@@ -39,6 +41,7 @@ const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
 export interface CostEstimate {
   agents: {
     id: string;
+    kind: RuntimeKind;
     cpus: number;
     memoryGb: number;
     /** tools.browser: counted at least BROWSER_MIN_SIZE. */
@@ -105,6 +108,7 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     const hours = hibernates ? Math.min(24, awakeHoursPerDay) * days : HOURS_PER_MONTH;
     return {
       id: a.id,
+      kind: r.kind ?? DEFAULT_RUNTIME_KIND,
       cpus,
       memoryGb,
       browser,
@@ -193,13 +197,26 @@ export const costCommand: Command = {
     const P = PRICES;
     const [X, A] = [FARGATE_PRICES.x86_64, FARGATE_PRICES.arm64];
 
-    const rows = [['AGENT', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
+    const rows = [['AGENT', 'KIND', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
     for (const a of e.agents) {
       const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
-      rows.push([a.id, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}${a.browser ? ' (browser)' : ''}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
+      rows.push([a.id, a.kind, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}${a.browser ? ' (browser)' : ''}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
     }
     io.out(`Monthly estimate for fleet "${config.fleet}" (${plural(e.agents.length, 'agent')}, ${plural(perDay, 'message')} per agent per day):\n`);
     io.out(table(rows));
+    const kinds = [...new Set(e.agents.map((a) => a.kind))];
+    io.out(
+      `\nCompute by runtime kind (as configured): ${kinds
+        .map((k) => {
+          const of = e.agents.filter((a) => a.kind === k);
+          return `${k} ${plural(of.length, 'agent')} ${money(of.reduce((s, a) => s + a.configured, 0))}`;
+        })
+        .join('; ')}`,
+    );
+    for (const k of kinds) {
+      const problem = kindPlacementProblem(k, 'aws');
+      if (problem) io.out(`Note: ${problem.split(':')[0]} (\`cdk synth\` refuses it); its line prices the task it would need.`);
+    }
     io.out(`\nControl plane and shared services:`);
     io.out(
       table([

@@ -11,7 +11,7 @@ import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Comman
 import { convertOpenclaw, FALLBACK_MODEL, sanitizeId } from './openclaw/convert.ts';
 
 const HELP = `Usage: clawfleet import-openclaw <openclaw.json> [--fleet <name>] [--out clawfleet.json] [--cron-jobs <jobs.json>]
-                                 [--workspaces [--openclaw-state <dir>] [--state .clawfleet]] [--force]
+                                 [--workspaces [--openclaw-state <dir>] [--state .clawfleet]] [--runtime native|openclaw] [--force]
 
 Converts an OpenClaw config (JSON5) into a clawfleet config: agents (agents.list or
 agents.entries), models and providers, bindings, channels.telegram (bot tokens become
@@ -32,6 +32,9 @@ Stop the OpenClaw gateway first, and do not run the clawfleet fleet on <state> m
   --workspaces            carry workspaces and sessions into the local fleet
   --openclaw-state <dir>  OpenClaw's state directory (default: $OPENCLAW_STATE_DIR, else the config's folder)
   --state <dir>           the clawfleet state directory (default .clawfleet)
+  --runtime <kind>        "native" (default): the agents run on clawfleet's runtime; "openclaw": each keeps
+                          running on OpenClaw, as a managed one-agent gateway (runtime.kind "openclaw",
+                          1 vCPU / 2048 MB; local mode only for now — docs/runtime.md)
   --force                 overwrite --out if it exists, and workspace files that differ`;
 
 function readJson5(path: string, what: string): unknown {
@@ -53,13 +56,13 @@ export interface ImportResult {
   valid: boolean;
 }
 
-export function importOpenclaw(configPath: string, opts: { fleet: string; cronJobsPath?: string; defaultModel?: string; workspaces?: boolean }, io: Pick<CliIO, 'err'>): ImportResult & { input: unknown } {
+export function importOpenclaw(configPath: string, opts: { fleet: string; cronJobsPath?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' }, io: Pick<CliIO, 'err'>): ImportResult & { input: unknown } {
   const input = readJson5(configPath, 'OpenClaw config');
   const cronPath = opts.cronJobsPath ?? join(dirname(configPath), 'cron', 'jobs.json');
   const cronJobs = opts.cronJobsPath || existsSync(cronPath) ? readJson5(cronPath, 'cron job store') : undefined;
   let conversion;
   try {
-    conversion = convertOpenclaw(input, { fleet: opts.fleet, defaultModel: opts.defaultModel, cronJobs, cronSource: cronJobs === undefined ? undefined : cronPath, workspaces: opts.workspaces });
+    conversion = convertOpenclaw(input, { fleet: opts.fleet, defaultModel: opts.defaultModel, cronJobs, cronSource: cronJobs === undefined ? undefined : cronPath, workspaces: opts.workspaces, runtime: opts.runtime });
   } catch (err) {
     throw new CliError(EXIT.invalid, `${configPath}: ${(err as Error).message}`);
   }
@@ -103,6 +106,7 @@ export const importOpenclawCommand: Command = {
         'default-model': { type: 'string' },
         force: { type: 'boolean', default: false },
         workspaces: { type: 'boolean', default: false },
+        runtime: { type: 'string', default: 'native' },
         'openclaw-state': { type: 'string' },
         state: { type: 'string', default: '.clawfleet' },
       },
@@ -119,8 +123,10 @@ export const importOpenclawCommand: Command = {
     const cronJobs = str(p.values['cron-jobs']);
     const workspaces = p.values.workspaces === true;
     if (!workspaces && (p.values['openclaw-state'] !== undefined)) throw usageError('--openclaw-state goes with --workspaces', HELP);
+    const runtime = str(p.values.runtime);
+    if (runtime !== 'native' && runtime !== 'openclaw') throw usageError(`--runtime must be "native" or "openclaw" (got "${runtime}")`, HELP);
     const configPath = resolve(io.cwd, p.positionals[0]!);
-    const result = importOpenclaw(configPath, { fleet, workspaces, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) }, io);
+    const result = importOpenclaw(configPath, { fleet, workspaces, runtime, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) }, io);
     // Every workspace is planned before anything is written, --out included.
     const carried = workspaces ? await planWorkspaces(configPath, result.input, str(p.values['openclaw-state']), str(p.values.state)!, p.values.force === true, io) : undefined;
     if (outPath) {

@@ -11,6 +11,7 @@ import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts
 import { browserSizeProblem, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
 import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { durationMs, toScheduleExpression, type JobSchedule } from '../shared/cron/expression.ts';
 import { ClawfleetError, ConfigError, type ConfigIssue } from '../shared/errors.ts';
@@ -118,8 +119,12 @@ function checkDeployable(config: FleetConfig, configPath: string): void {
   }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
-    const heartbeat = resolveAgent(config, agent.id).heartbeat;
+    const resolved = resolveAgent(config, agent.id);
+    const heartbeat = resolved.heartbeat;
     if (heartbeat) expressible(issues, `agents.list[${i}].heartbeat.every`, { kind: 'every', everyMs: durationMs(heartbeat.every) });
+    // A runtime kind this deployment has no image for yet is refused here, not left to fail in its task.
+    const placement = kindPlacementProblem(resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND, 'aws');
+    if (placement) issues.push({ path: `agents.list[${i}].runtime.kind`, message: placement });
   });
   // A browser on a task too small for Chromium: refused here, with the size and why.
   config.agents.list.forEach((agent, i) => {

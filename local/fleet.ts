@@ -51,6 +51,8 @@ export interface LocalFleetOptions {
   onRuntimeLine?: (agentId: string, line: Record<string, unknown>) => void;
   /** What time it is for schedules (default: the system clock); tests move it ahead to fire a job without waiting for it. */
   scheduleClock?: Clock;
+  /** Where the pinned OpenClaw for runtime.kind "openclaw" is installed (default .cache/openclaw in the repository). */
+  openclawRoot?: string;
   /** Host names besides 127.0.0.1, localhost and [::1] that requests may name (a proxy's or tunnel's); see shared/http/request-origin.ts. */
   allowedHosts?: readonly string[];
 }
@@ -264,6 +266,11 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
+  // runtime.kind "openclaw": the pinned OpenClaw its gateways run on, installed on first use (≈ 800 MB, a minute or two).
+  const openclaw = config.agents.list.some((a) => resolveAgent(config, a.id).runtime.kind === 'openclaw')
+    ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
+    : undefined;
+
   supervisor = new Supervisor(url, join(opts.stateDir, 'workspaces'), log, {
     respec: specFor,
     onStopping: (agentId, stopping) => server.draining(agentId, stopping),
@@ -294,7 +301,7 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
       }
       logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
     },
-  }, { hide: [opts.secretsPath] });
+  }, { hide: [opts.secretsPath], ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}) });
   undo.push(() => supervisor!.stop());
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.

@@ -77,14 +77,17 @@ export class Supervisor {
 
   /** What a runtime's sandbox must never show, even inside a system directory such as /opt. */
   private readonly hide: string[];
+  /** The pinned OpenClaw install that runtime.kind "openclaw" agents' gateways run on. */
+  private readonly openclaw: { node: string; cli: string } | undefined;
 
   constructor(
     private readonly controlUrl: string,
     private readonly workspaceRoot: string,
     private readonly log: Logger,
     private readonly events: SupervisorEvents,
-    options: { hide?: string[] } = {},
+    options: { hide?: string[]; openclaw?: { node: string; cli: string } } = {},
   ) {
+    this.openclaw = options.openclaw;
     // The state directory (every agent's workspace, the tokens, state.db), the code and the
     // directory the fleet runs from (the secrets file by default), and the user's home.
     this.hide = [dirname(workspaceRoot), REPO, process.cwd(), ...(process.env.HOME ? [process.env.HOME] : []), ...(options.hide ?? [])];
@@ -205,6 +208,7 @@ export class Supervisor {
           CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
           CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
           CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
+          ...(spec.config.agent.runtime.kind === 'openclaw' && this.openclaw ? { CLAWFLEET_OPENCLAW_NODE: this.openclaw.node, CLAWFLEET_OPENCLAW_CLI: this.openclaw.cli } : {}),
         }),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

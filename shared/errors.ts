@@ -49,6 +49,11 @@ export type ErrorCode =
   | 'SECRET_TARGET_UNKNOWN'
   | 'SECRET_VALUES_INVALID'
   | 'STOPPED_WAITING_FOR_SECRET'
+  // Runtime kinds (runtime.kind): what a kind cannot do here, and a gateway that will not serve.
+  | 'RUNTIME_KIND_UNSUPPORTED'
+  | 'OPENCLAW_NOT_INSTALLED'
+  | 'OPENCLAW_GATEWAY_FAILED'
+  | 'OPENCLAW_PROTOCOL'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'
   | 'FETCH_UNRESOLVED'

@@ -66,6 +66,11 @@ export const RuntimeEnvSchema = z.object({
   CLAWFLEET_COMPACT_AT_TOKENS: z.coerce.number().int().min(500).optional(),
   /** Touched while the poll loop runs; the container's health check reads its age. */
   CLAWFLEET_HEALTH_FILE: z.string().min(1).optional(),
+  /** runtime.kind "openclaw": the Node 24 binary and OpenClaw's CLI entry (openclaw.mjs) the managed gateway runs on. */
+  CLAWFLEET_OPENCLAW_NODE: z.string().startsWith('/').optional(),
+  CLAWFLEET_OPENCLAW_CLI: z.string().startsWith('/').optional(),
+  /** How long a managed OpenClaw gateway may take to say it is ready. */
+  CLAWFLEET_OPENCLAW_READY_SECONDS: z.coerce.number().int().min(5).max(600).default(180),
   /** First retry delay after a retriable model error (doubles, capped at 10 s). */
   CLAWFLEET_MODEL_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 });

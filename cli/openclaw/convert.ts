@@ -98,7 +98,7 @@ export function listOpenclawAgents(root: Obj): OpenclawAgent[] {
   return agents;
 }
 
-export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string; workspaces?: boolean }): Conversion {
+export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' }): Conversion {
   const secrets: SecretToSet[] = [];
   const notConverted: NotConverted[] = [];
   const notes: string[] = [];
@@ -218,11 +218,17 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
   const agentOf = (raw: unknown): string | undefined => (typeof raw === 'string' ? idMap.get(raw) ?? (idMap.has(sanitizeId(raw)) ? sanitizeId(raw) : undefined) : undefined);
   const defaultAgent = (agents.find((a) => a.default) ?? agents[0]!).id as string;
 
+  // OpenClaw has no compute sizes: a small Fargate task that hibernates when idle, or with
+  // --runtime openclaw the smallest one its gateway runs in (shared/config/runtime-kinds.ts).
+  const onOpenclaw = opts.runtime === 'openclaw';
   const defaults: Obj = {
-    // OpenClaw has no compute sizes: a small Fargate task that hibernates when idle.
-    runtime: { cpus: 0.5, memoryMb: 1024, idleTimeoutMinutes: 30 },
+    runtime: onOpenclaw ? { kind: 'openclaw', cpus: 1, memoryMb: 2048, idleTimeoutMinutes: 30 } : { cpus: 0.5, memoryMb: 1024, idleTimeoutMinutes: 30 },
   };
-  notes.push('every agent gets agents.defaults.runtime {cpus 0.5, memoryMb 1024, idleTimeoutMinutes 30}; size them in clawfleet.json');
+  notes.push(
+    onOpenclaw
+      ? 'every agent keeps running on OpenClaw: agents.defaults.runtime {kind "openclaw", cpus 1, memoryMb 2048, idleTimeoutMinutes 30} (a managed one-agent gateway each; local mode only for now, see docs/runtime.md)'
+      : 'every agent gets agents.defaults.runtime {cpus 0.5, memoryMb 1024, idleTimeoutMinutes 30}; size them in clawfleet.json',
+  );
   const rawDefaults = isObj(agentsRoot.defaults) ? agentsRoot.defaults : {};
   const legacyAgent = rawAgents[0]!.at === 'agent' ? {} : isObj(root.agent) ? root.agent : {};
   const defaultModel = modelSelection(rawDefaults.model ?? legacyAgent.model, 'agents.defaults.model');

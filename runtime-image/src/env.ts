@@ -41,6 +41,8 @@ export interface RuntimeEnv {
   sandbox: SandboxSettings;
   /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
   mediaBucket: string | undefined;
+  /** runtime.kind "openclaw": the install the managed gateway runs on, when the launcher named one. */
+  openclaw: { node: string | undefined; cli: string | undefined; readyMs: number };
 }
 
 /** Reads a pipe to its end (a launcher closes its end after writing) and closes it, so no child of the runtime inherits it. */
@@ -121,6 +123,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     healthFile: e.CLAWFLEET_HEALTH_FILE,
     sandbox: sandboxSettingsOf(e),
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
+    openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000 },
   };
 }
 

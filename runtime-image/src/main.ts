@@ -1,12 +1,13 @@
 // The agent runtime's entry point: the same one the container runs (bundled) and the tests
 // start. Reads the environment, connects this agent's own queues and secret (AWS) or the
-// local control plane's channel, starts the runtime, and drains on SIGTERM.
+// local control plane's channel, starts the runtime of the agent's kind (kinds/registry.ts:
+// native, or OpenClaw driven through its gateway), and drains on SIGTERM.
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import type { AgentRuntime } from './agent-runtime.ts';
 import { connect } from './connection.ts';
 import { readRuntimeEnv } from './env.ts';
+import { runtimeKindOf, type RunningRuntime } from './kinds/registry.ts';
 import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   }
   // Signals are heard from the start: a runtime still waiting for its secret stops at once.
   const stopRequested = new AbortController();
-  let runtime: AgentRuntime | undefined;
+  let runtime: RunningRuntime | undefined;
   let stopping: { signal: string; drainMs: number } | undefined;
   const stop = (signal: string, drainMs = env.drainMs) => {
     if (stopping) return;
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     stopRequested.abort();
     if (runtime) drain(runtime, drainMs);
   };
-  const drain = (r: AgentRuntime, drainMs: number) =>
+  const drain = (r: RunningRuntime, drainMs: number) =>
     r.stop(drainMs).then(
       () => exit(0),
       (err) => {
@@ -50,12 +51,13 @@ async function main(): Promise<void> {
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
 
   // What waits on other processes starts first — the sandbox probe, and on AWS the read of
-  // the agent's secret — and the rest of the runtime (tools, turn loop, worker) loads meanwhile.
+  // the agent's secret — and the rest of the runtime (its kind's: tools, turn loop, worker) loads meanwhile.
+  const startKind = runtimeKindOf(env);
   const sandbox = chooseSandboxAtStart(env);
-  sandbox.catch(() => {}); // a failure is reported where it is awaited, in startAgentRuntime
+  sandbox.catch(() => {}); // a failure is reported where it is awaited, in the kind's start
   try {
-    const [{ startAgentRuntime }, connection] = await Promise.all([import('./agent-runtime.ts'), connect(env)]);
-    runtime = await startAgentRuntime({ env, ...connection, sandbox, clock: systemClock, log, exit, stopSignal: stopRequested.signal });
+    const [start, connection] = await Promise.all([startKind, connect(env)]);
+    runtime = await start({ env, ...connection, sandbox, clock: systemClock, log, exit, stopSignal: stopRequested.signal });
   } catch (err) {
     if (stopping && (err as { code?: unknown }).code === 'STOPPED_WAITING_FOR_SECRET') return exit(0);
     throw err;

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, formatPath, type ConfigIssue } from '../errors.ts';
 import { ConfigSchema, type FleetConfig } from './schema.ts';
-import { fargateSizeProblem, resolveAgent } from './resolve.ts';
+import { fargateSizeProblem, resolveAgent, type ResolvedAgent } from './resolve.ts';
+import { DEFAULT_RUNTIME_KIND, kindSizeProblem } from './runtime-kinds.ts';
 
 export function parseConfig(input: unknown, source = 'config'): FleetConfig {
   const parsed = ConfigSchema.safeParse(input);
@@ -78,9 +79,10 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
     if (cpus === undefined || memoryMb === undefined) {
       issues.push({ path: `${at}.runtime`, message: 'needs cpus and memoryMb (here or in agents.defaults.runtime)' });
     } else {
-      const problem = fargateSizeProblem(cpus, memoryMb);
+      const problem = fargateSizeProblem(cpus, memoryMb) ?? kindSizeProblem(resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND, cpus, memoryMb);
       if (problem) issues.push({ path: `${at}.runtime`, message: problem });
     }
+    issues.push(...runtimeKindIssues(config, resolved, `${at}.runtime`));
   });
 
   const accounts = config.channels.telegram?.accounts ?? {};
@@ -106,5 +108,24 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       if (!agentIds.has(pair[side])) issues.push({ path: `agentToAgent.allow[${i}].${side}`, message: `no agent "${pair[side]}"` });
     }
   });
+  return issues;
+}
+
+/** runtime.openclaw's options for its kind only; what the openclaw kind cannot do yet, refused here rather than at run time. */
+function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string): ConfigIssue[] {
+  const { kind = DEFAULT_RUNTIME_KIND, openclaw } = agent.runtime;
+  if (kind !== 'openclaw') {
+    return openclaw ? [{ path: `${at}.openclaw`, message: `applies to runtime.kind "openclaw" only (this agent's is "${kind}")` }] : [];
+  }
+  const issues: ConfigIssue[] = [];
+  if (openclaw?.mode === 'external') {
+    issues.push({ path: `${at}.openclaw.mode`, message: '"external" (an operator\'s own gateway) is not supported yet: it needs OpenClaw device pairing; use "managed" (docs/runtime.md)' });
+  }
+  for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
+    const name = ref.slice(0, ref.indexOf('/'));
+    if (config.models.providers[name]?.api === 'bedrock-converse') {
+      issues.push({ path: `${at}.model`, message: `model "${ref}" is served by Bedrock, which runtime.kind "openclaw" does not support yet (its gateway is given API keys, not an IAM role)` });
+    }
+  }
   return issues;
 }

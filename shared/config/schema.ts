@@ -5,6 +5,7 @@ import * as z from '../zod.ts';
 import { isScopedSessionKey } from '../routing/session-key.ts';
 import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
+import { RUNTIME_KINDS } from './runtime-kinds.ts';
 
 const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
@@ -17,7 +18,16 @@ const duration = z.string().check(z.regex(durationPattern, 'must be a duration l
 
 const clock = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time like "08:00"'));
 
+/** `runtime.openclaw`: how an agent of runtime.kind "openclaw" runs its OpenClaw gateway (docs/runtime.md). */
+const OpenclawRuntimeSchema = z.strictObject({
+  /** "managed" (the default and, for now, the only mode): the runtime starts a pinned OpenClaw gateway of its own on loopback. "external" (an operator's gateway) is refused as not supported yet. */
+  mode: z.optional(z.enum(['managed', 'external'])),
+});
+
 export const RuntimeProfileSchema = z.strictObject({
+  /** What runs the agent: "native" (default, clawfleet's own runtime) or "openclaw" (a pinned OpenClaw driven through its Gateway API). */
+  kind: z.optional(z.enum(RUNTIME_KINDS, { error: `must be one of the runtime kinds: ${RUNTIME_KINDS.map((k) => `"${k}"`).join(', ')}` })),
+  openclaw: z.optional(OpenclawRuntimeSchema),
   /** Fargate vCPU: 0.25, 0.5, 1, 2, 4, 8 or 16. */
   cpus: z.union([0.25, 0.5, 1, 2, 4, 8, 16].map((n) => z.literal(n)) as [z.ZodMiniLiteral<number>, ...z.ZodMiniLiteral<number>[]]),
   memoryMb: z.number().check(z.int(), z.gte(512), z.lte(122_880)),
@@ -338,5 +348,6 @@ export type FleetConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;
 export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
 export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
+export type OpenclawRuntimeOptions = z.infer<typeof OpenclawRuntimeSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type Binding = z.infer<typeof BindingSchema>;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildImageApp, type ImageApp } from '../../bench/runtime-harness.ts';
-import { NODE24_VERSION } from '../../bench/openclaw-install.ts';
+import { NODE24_VERSION } from '../../local/openclaw-install.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';

@@ -5,9 +5,8 @@
  * is tested on a bare machine too. A machine where it cannot be installed fails, saying why.
  * Tests read its path with `inject('node24')`.
  */
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { ensureNode24 } from '../../bench/openclaw-install.ts';
+import { ensureNode24 } from '../../local/openclaw-install.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +15,6 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject): void {
-  const { node } = ensureNode24(join(process.cwd(), '.cache', 'openclaw-bench'), (line) => console.log(`[node24] ${line}`));
+  const { node } = ensureNode24(undefined, (line) => console.log(`[node24] ${line}`));
   project.provide('node24', node);
 }

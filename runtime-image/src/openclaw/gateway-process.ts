@@ -1,0 +1,184 @@
+// A managed OpenClaw gateway: its config written (0600, in the runtime's own state, out of
+// the sandbox's sight), the pinned OpenClaw started on Node 24 as a child of this runtime
+// with an environment holding no secret at all (the agent's keys are in its config file,
+// which holds this agent's alone), and watched until it says it is ready. A small guard
+// process stands between: it kills the gateway's whole process group when this runtime's
+// end of its stdin closes, so a SIGKILLed runtime leaves no gateway behind with its keys.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { ClawfleetError } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/log.ts';
+import { gatewayConfig, type GatewayConfigInputs } from './gateway-config.ts';
+
+/**
+ * Run by Node 24 with `-e`: spawns the gateway in a process group of its own, passes
+ * SIGTERM on, and when stdin ends (the runtime is gone, however it died) stops it: SIGTERM
+ * to its group, SIGKILL after 5 s to the group and every descendant it has (OpenClaw starts
+ * helpers in sessions of their own, out of its group). Exits with the gateway's code.
+ */
+const GUARD = `
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const [cmd, ...args] = process.argv.slice(1);
+const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+const descendants = (root) => {
+  const parent = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try { const s = fs.readFileSync('/proc/' + d + '/stat', 'utf8'); parent.set(Number(d), Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1])); } catch {}
+  }
+  const out = []; let frontier = [root];
+  while (frontier.length) { const next = []; for (const [p, pp] of parent) if (frontier.includes(pp)) { out.push(p); next.push(p); } frontier = next; }
+  return out;
+};
+let known = [];
+const group = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+const all = (sig) => { group(sig); for (const p of known) { try { process.kill(p, sig); } catch {} } };
+let ending = false;
+const end = (sig) => { if (ending) return; ending = true; known = descendants(child.pid); group(sig); setTimeout(() => all('SIGKILL'), 5000).unref(); };
+process.stdin.on('data', () => {});
+process.stdin.on('end', () => end('SIGTERM'));
+process.stdin.on('error', () => end('SIGTERM'));
+process.on('SIGTERM', () => end('SIGTERM'));
+process.on('SIGINT', () => end('SIGTERM'));
+// Its helpers are reparented once it dies: they are learnt while it runs.
+setInterval(() => { if (!ending) known = descendants(child.pid); }, 2000).unref();
+child.on('exit', (code, signal) => { all('SIGKILL'); process.exit(code ?? (signal ? 1 : 0)); });
+`;
+
+export interface OpenclawInstallPaths {
+  /** Node 24. */
+  node: string;
+  /** OpenClaw's CLI entry (openclaw.mjs). */
+  cli: string;
+}
+
+export interface ManagedGateway {
+  url: string;
+  token: string;
+  pid: number | undefined;
+  /** The written config file (tests read it to prove what it holds). */
+  configPath: string;
+  /** Resolves with the exit code once the gateway (and its guard) are gone. */
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Processes a previous gateway of this agent left (its guard killed too, or a helper in a
+ * session of its own that outlived it): they would hold its state database's lock. Known by
+ * the state directory in their environment, which only this agent's gateways carry.
+ */
+async function reapStale(stateDir: string, log: Logger): Promise<void> {
+  const mark = `OPENCLAW_STATE_DIR=${stateDir}\0`;
+  const stale = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/environ`, 'latin1').includes(mark);
+    } catch {
+      return false;
+    }
+  });
+  if (stale.length === 0) return;
+  log.warn('killing what an earlier OpenClaw gateway of this agent left running', { pids: stale.map(Number) });
+  for (const pid of stale) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (let i = 0; i < 50 && stale.some((pid) => existsSync(`/proc/${pid}/stat`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** A free loopback port, asked of the kernel. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startManagedGateway(opts: {
+  install: OpenclawInstallPaths;
+  /** The gateway's own directory: config, home, state, logs (inside the runtime's state). */
+  dir: string;
+  config: Omit<GatewayConfigInputs, 'port' | 'token' | 'logFile'>;
+  log: Logger;
+  readyTimeoutMs: number;
+}): Promise<ManagedGateway> {
+  const { install, dir, log } = opts;
+  for (const file of [install.node, install.cli]) {
+    if (!existsSync(file)) throw new ClawfleetError('OPENCLAW_NOT_INSTALLED', `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`);
+  }
+  await reapStale(join(dir, 'state'), log);
+  const port = await freePort();
+  const token = randomBytes(32).toString('base64url');
+  const home = join(dir, 'home');
+  const tmp = join(dir, 'tmp');
+  for (const d of [dir, home, tmp]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const configPath = join(dir, 'openclaw.json');
+  writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), { mode: 0o600 });
+
+  const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
+    cwd: dir,
+    // No secret here, nothing of the runtime's own environment: names and paths only.
+    env: {
+      PATH: `${dirname(install.node)}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: home,
+      TMPDIR: tmp,
+      OPENCLAW_STATE_DIR: join(dir, 'state'),
+      OPENCLAW_CONFIG_PATH: configPath,
+      NO_COLOR: '1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const recent: string[] = [];
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway was not ready within ${opts.readyTimeoutMs / 1000} s; its last lines: ${recent.join(' | ').slice(-1500)}`)), opts.readyTimeoutMs);
+    const onLine = (line: string) => {
+      recent.push(line);
+      if (recent.length > 20) recent.shift();
+      if (/\[gateway\] ready\b/.test(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+      if (/\b(error|failed|invalid)\b/i.test(line)) log.warn('openclaw gateway', { line: line.slice(0, 1000) });
+    };
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let buffer = '';
+      stream.setEncoding('utf8').on('data', (chunk: string) => {
+        buffer += chunk;
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          onLine(buffer.slice(0, nl));
+          buffer = buffer.slice(nl + 1);
+        }
+      });
+    }
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway exited (code ${code}) before it was ready; its last lines: ${recent.join(' | ').slice(-1500)}`));
+    });
+  });
+  child.stdin!.on('error', () => {});
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin!.end();
+    await exited;
+  };
+  try {
+    await ready;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url: `ws://127.0.0.1:${port}`, token, pid: child.pid, configPath, exited, stop };
+}

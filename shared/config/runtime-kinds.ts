@@ -1,0 +1,44 @@
+// The runtime kinds an agent can run on (`agents.list[].runtime.kind`) and what each needs
+// of where it runs: the smallest task it fits in, and the placements (local mode, AWS) it
+// supports. Pure data and checks; the implementations are runtime-image/src/kinds/*.
+// A third kind is one entry here, its options' schema branch and one file under kinds/.
+
+export const RUNTIME_KINDS = ['native', 'openclaw'] as const;
+export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
+export const DEFAULT_RUNTIME_KIND: RuntimeKind = 'native';
+
+export type Placement = 'local' | 'aws';
+
+export interface RuntimeKindNeeds {
+  /** The smallest task the kind runs in, and why. */
+  minCpus: number;
+  minMemoryMb: number;
+  why: string;
+  /** Placements the kind does not support yet, with the reason a user is told. */
+  unsupported: Partial<Record<Placement, string>>;
+}
+
+export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
+  native: { minCpus: 0.25, minMemoryMb: 512, why: 'the native runtime idles in under 100 MB', unsupported: {} },
+  openclaw: {
+    minCpus: 1,
+    minMemoryMb: 2048,
+    why: 'a managed OpenClaw gateway (Node 24) idles in about 0.5 GB beside the bridge and takes a full vCPU to start in reasonable time (docs/benchmarks.md)',
+    unsupported: {
+      aws: 'not supported yet: no runtime image with OpenClaw is built for AWS (docs/runtime.md, "Runtime kinds"); run this agent with `npm start`, or keep it on runtime.kind "native"',
+    },
+  },
+};
+
+/** Why a task of this size is too small for the kind, or undefined when it fits. */
+export function kindSizeProblem(kind: RuntimeKind, cpus: number, memoryMb: number): string | undefined {
+  const needs = RUNTIME_KIND_NEEDS[kind];
+  if (cpus >= needs.minCpus && memoryMb >= needs.minMemoryMb) return undefined;
+  return `runtime.kind "${kind}" needs at least ${needs.minCpus} vCPU and ${needs.minMemoryMb} MB (got ${cpus} vCPU, ${memoryMb} MB): ${needs.why}`;
+}
+
+/** Why the kind cannot run at this placement yet, or undefined when it can. */
+export function kindPlacementProblem(kind: RuntimeKind, placement: Placement): string | undefined {
+  const why = RUNTIME_KIND_NEEDS[kind].unsupported[placement];
+  return why ? `runtime.kind "${kind}" on ${placement === 'aws' ? 'AWS' : 'local mode'} is ${why}` : undefined;
+}

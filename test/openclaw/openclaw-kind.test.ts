@@ -1,0 +1,227 @@
+// runtime.kind "openclaw" end to end (its own vitest project, run by `npm run test:openclaw`
+// and .ci/run; a few minutes, as each gateway start takes tens of seconds here): `npm start`'s fleet with one agent on the real, pinned
+// OpenClaw (installed on demand into .cache/openclaw; a failed install fails here, with why)
+// as a managed one-agent gateway, driven by the bridge against the fake model server, a
+// Telegram update in through the fake Bot API and its answer out exactly once — also when
+// the bridge (the agent's runtime) and then the gateway are SIGKILLed mid-turn. Beside it a
+// native agent with a key of its own, which the OpenClaw side must never see.
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { processes } from '../support/process-tree.ts';
+
+const FRAN_KEY = 'sk-test-openclaw-fran-0123456789abcdef';
+const GRIF_KEY = 'sk-test-native-grif-fedcba9876543210';
+const FRAN_BOT = '7000000011:AAopenclaw-kind-fran-0123456789';
+const GRIF_BOT = '7000000012:AAopenclaw-kind-grif-0123456789';
+const OWNER = 42;
+
+let tg: FakeTelegram;
+let model: FakeModel;
+let fleet: LocalFleet;
+let dir: string;
+const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
+/** Model requests whose user text contains a key here wait until the test releases them. */
+const held = new Map<string, { release: () => void; released: Promise<void> }>();
+let updateId = 500;
+
+function hold(marker: string): () => void {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  held.set(marker, { release, released });
+  return release;
+}
+
+/**
+ * What the tests say to the agents. OpenClaw's last user message in a request is its own
+ * context block, and it asks for side work (an activity recap) with the chat inside: the
+ * fake model answers the phrase the request carries last (the newest; the history holds the rest).
+ */
+const PHRASES = ['hello openclaw', 'survive bridge-kill', 'survive gateway-kill', 'native still here'];
+const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
+
+async function respond(body: unknown): Promise<ModelReply> {
+  for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
+  const text = JSON.stringify(body);
+  const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
+  return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
+}
+
+const sentTo = (chatId: number, containing: string) => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ready = (agentId: string, after = 0) => waitFor(`${agentId} ready`, () => runtimeLines.slice(after).find((l) => l.agentId === agentId && l.line.msg === 'ready'), 240_000);
+
+/** The OpenClaw gateway process under fran's runtime: the guard's (its only child's) only child. */
+function gatewayProcess(): { pid: number; command: string } | undefined {
+  const runtimePid = fleet.supervisor.pid('fran');
+  const all = processes();
+  const guard = all.find((p) => p.ppid === runtimePid && p.command.includes('gateway'));
+  return guard ? all.find((p) => p.ppid === guard.pid) : undefined;
+}
+
+beforeAll(async () => {
+  // Installed on demand and reused; a machine that cannot install it fails here, saying why.
+  ensureOpenclaw(undefined, (line) => console.log(`openclaw install: ${line}`));
+  model = await startModel({ responder: (r) => respond(r.body) });
+  tg = await startTelegram({ bots: [{ token: FRAN_BOT, username: 'fran_bot' }, { token: GRIF_BOT, username: 'grif_bot' }] });
+  dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-kind-'));
+  const config = {
+    fleet: 'demo',
+    agents: {
+      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
+      list: [
+        { id: 'fran', name: 'Fran', default: true, runtime: { kind: 'openclaw', cpus: 1, memoryMb: 2048 } },
+        { id: 'grif', name: 'Grif' },
+      ],
+    },
+    models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
+    bindings: [
+      { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
+      { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
+    ],
+    channels: { telegram: { apiRoot: tg.url, dmPolicy: 'allowlist', allowFrom: [String(OWNER)], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } } } },
+  };
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  writeFileSync(
+    join(dir, 'secrets.json'),
+    JSON.stringify({
+      'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY },
+      'clawfleet/demo/agents/grif': { OPENAI_API_KEY: GRIF_KEY },
+      'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: FRAN_BOT, GRIF_BOT_TOKEN: GRIF_BOT },
+    }),
+  );
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+    onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }),
+  });
+  await ready('fran');
+}, 600_000);
+
+afterAll(async () => {
+  for (const h of held.values()) h.release();
+  await fleet?.stop();
+  await tg?.close();
+  await model?.close();
+});
+
+describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, () => {
+  it('answers a Telegram update exactly once, through the real gateway and the agent’s own key', async () => {
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'hello openclaw' }));
+    await waitFor('the reply', () => sentTo(OWNER, 'hello openclaw').length > 0, 120_000);
+    await waitFor('the turn to end', () => runtimeLines.find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
+    expect(sentTo(OWNER, 'hello openclaw')).toHaveLength(1);
+    const asked = model.requests().filter((r) => mentions(r.body, 'hello openclaw'));
+    expect(asked.length).toBeGreaterThan(0);
+    for (const r of asked) expect(r.headers.authorization).toBe(`Bearer ${FRAN_KEY}`);
+    const readyLine = runtimeLines.find((l) => l.agentId === 'fran' && l.line.msg === 'ready')!.line;
+    expect(readyLine).toMatchObject({ kind: 'openclaw', openclaw: expect.stringContaining(OPENCLAW_VERSION), protocol: 4 });
+  });
+
+  it('writes a gateway config with no channel, cron, hooks, heartbeat runner or public listener, holding only this agent’s key', () => {
+    const path = join(dir, 'state', 'runtime', 'fran', 'openclaw', 'openclaw.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const text = readFileSync(path, 'utf8');
+    const written = JSON.parse(text) as Record<string, any>;
+    expect(written.channels).toBeUndefined();
+    expect(written.cron).toEqual({ enabled: false });
+    expect(written.hooks).toEqual({ enabled: false });
+    expect(written.gateway).toMatchObject({ bind: 'loopback', controlUi: { enabled: false }, tailscale: { mode: 'off' }, auth: { mode: 'token' } });
+    expect(written.agents.defaults.heartbeat).toEqual({ every: '0m' });
+    expect(Object.keys(written.agents.entries)).toEqual(['fran']);
+    expect(written.tools.deny).toEqual(expect.arrayContaining(['message', 'cron', 'gateway', 'sessions_send']));
+    expect(text).toContain(FRAN_KEY);
+    expect(text).not.toContain(GRIF_KEY);
+    expect(text).not.toContain(FRAN_BOT);
+    expect(text).not.toContain(GRIF_BOT);
+  });
+
+  it('starts the gateway as a child of the agent’s runtime that sees no secret in its environment, listening on loopback only', () => {
+    const gw = gatewayProcess();
+    expect(gw, 'the gateway process under fran’s runtime').toBeDefined();
+    const environ = readFileSync(`/proc/${gw!.pid}/environ`, 'utf8');
+    for (const secret of [FRAN_KEY, GRIF_KEY, FRAN_BOT, GRIF_BOT]) expect(environ).not.toContain(secret);
+    // Every TCP socket it listens on is bound to 127.0.0.1 or ::1.
+    const inodes = new Set(
+      (() => {
+        const fds = `/proc/${gw!.pid}/fd`;
+        return readdirSync(fds).flatMap((fd) => {
+          try {
+            const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`${fds}/${fd}`));
+            return m ? [m[1]!] : [];
+          } catch {
+            return [];
+          }
+        });
+      })(),
+    );
+    const listening = ['tcp', 'tcp6'].flatMap((f) =>
+      readFileSync(`/proc/net/${f}`, 'utf8')
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/))
+        .filter((c) => c[3] === '0A' && inodes.has(c[9]!))
+        .map((c) => c[1]!.split(':')[0]!),
+    );
+    expect(listening.length).toBeGreaterThan(0);
+    for (const addr of listening) expect(['0100007F', '00000000000000000000000001000000']).toContain(addr);
+  });
+
+  it('answers exactly once when the bridge is SIGKILLed mid-turn, and leaves no gateway behind', async () => {
+    const release = hold('bridge-kill');
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive bridge-kill' }));
+    await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive bridge-kill')), 60_000);
+    const oldGateway = gatewayProcess()!;
+    const linesBefore = runtimeLines.length;
+    process.kill(fleet.supervisor.pid('fran')!, 'SIGKILL');
+    // The guard takes the gateway down with the runtime that started it.
+    await waitFor('the old gateway to be gone', () => !processes().some((p) => p.pid === oldGateway.pid), 30_000);
+    release();
+    await ready('fran', linesBefore);
+    await waitFor('the reply after the restart', () => sentTo(OWNER, 'survive bridge-kill').length > 0, 180_000);
+    await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
+    expect(sentTo(OWNER, 'survive bridge-kill')).toHaveLength(1);
+  });
+
+  it('answers exactly once when the gateway is SIGKILLed mid-turn: restarted, and asked again by the same bridge', async () => {
+    const release = hold('gateway-kill');
+    const runtimePid = fleet.supervisor.pid('fran');
+    const linesBefore = runtimeLines.length;
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive gateway-kill' }));
+    await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive gateway-kill')), 60_000);
+    process.kill(gatewayProcess()!.pid, 'SIGKILL');
+    release();
+    await waitFor('the gateway restarted', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'openclaw gateway restarted'), 240_000);
+    await waitFor('the reply after the gateway restart', () => sentTo(OWNER, 'survive gateway-kill').length > 0, 120_000);
+    await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
+    expect(sentTo(OWNER, 'survive gateway-kill')).toHaveLength(1);
+    // The bridge lived through it: the same runtime process answered.
+    expect(fleet.supervisor.pid('fran')).toBe(runtimePid);
+  });
+
+  it('keeps the native agent beside it answering with its own key', async () => {
+    tg.pushUpdate(GRIF_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'native still here' }));
+    await waitFor('grif’s reply', () => sentTo(OWNER, 'native still here').length > 0, 60_000);
+    const asked = model.requests().filter((r) => mentions(r.body, 'native still here'));
+    for (const r of asked) expect(r.headers.authorization).toBe(`Bearer ${GRIF_KEY}`);
+  });
+});

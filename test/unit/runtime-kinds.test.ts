@@ -1,0 +1,175 @@
+// The runtime kind seam without a gateway: runtime.kind and its options checked where a
+// config enters (`clawfleet config validate`, `npm start`; synth in test/infra/runtime-kinds),
+// the registry refusing a kind where it cannot run, and the managed gateway's written config.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
+import { startLocalFleet } from '../../local/fleet.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { ConfigError } from '../../shared/errors.ts';
+import { memoryLogger } from '../../shared/log.ts';
+import type { RuntimeEnv } from '../../runtime-image/src/env.ts';
+import { runtimeKindOf } from '../../runtime-image/src/kinds/registry.ts';
+import { messageText } from '../../runtime-image/src/openclaw/bridge-turn.ts';
+import { DENIED_TOOLS, gatewayConfig } from '../../runtime-image/src/openclaw/gateway-config.ts';
+import { captureIO } from './cli-io.ts';
+
+const demo = () => JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+
+function withFran(runtime: Record<string, unknown>, edit: (c: any) => void = () => {}): any {
+  const config = demo();
+  config.agents.list[1].runtime = runtime;
+  edit(config);
+  return config;
+}
+
+function issues(config: unknown): { path: string; message: string }[] {
+  try {
+    parseConfig(config);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  return [];
+}
+
+describe('runtime.kind in the config', () => {
+  it('takes native by default and openclaw at a size it fits in', () => {
+    expect(issues(demo())).toEqual([]);
+    expect(issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }))).toEqual([]);
+    expect(issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'managed' } }))).toEqual([]);
+    expect(runtimeConfigFor(parseConfig(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 })), 'fran').agent.runtime.kind).toBe('openclaw');
+  });
+
+  it('refuses an unknown kind, naming the kinds there are', () => {
+    const found = issues(withFran({ kind: 'hermes' }));
+    expect(found).toEqual([{ path: 'agents.list[1].runtime.kind', message: 'must be one of the runtime kinds: "native", "openclaw"' }]);
+  });
+
+  it('refuses a task too small for the kind, with the reason (the example’s light agents cannot run OpenClaw in 0.5 GB)', () => {
+    const found = issues(withFran({ kind: 'openclaw' }));
+    expect(found).toHaveLength(1);
+    expect(found[0]!.path).toBe('agents.list[1].runtime');
+    expect(found[0]!.message).toMatch(/^runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB \(got 0.25 vCPU, 512 MB\): a managed OpenClaw gateway/);
+    // Set in the defaults, the kind applies to every agent that inherits it, and each is sized on its own.
+    const all = issues(withFran({}, (c) => (c.agents.defaults.runtime.kind = 'openclaw')));
+    expect(all.map((i) => i.path)).toEqual(['agents.list[1].runtime', 'agents.list[2].runtime', 'agents.list[3].runtime']);
+  });
+
+  it('refuses openclaw options on another kind, an external gateway (not supported yet) and Bedrock models', () => {
+    expect(issues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([{ path: 'agents.list[1].runtime.openclaw', message: 'applies to runtime.kind "openclaw" only (this agent\'s is "native")' }]);
+    const external = issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'external' } }));
+    expect(external).toEqual([{ path: 'agents.list[1].runtime.openclaw.mode', message: expect.stringMatching(/^"external" .* is not supported yet/) }]);
+    const bedrock = issues(
+      withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (c) => {
+        c.models.providers.bedrock = { api: 'bedrock-converse' };
+        c.agents.list[1].model = 'bedrock/anthropic.claude-sonnet-4-5';
+      }),
+    );
+    expect(bedrock).toEqual([{ path: 'agents.list[1].runtime.model', message: expect.stringMatching(/Bedrock, which runtime.kind "openclaw" does not support yet/) }]);
+  });
+
+  it('is refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-'));
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran({ kind: 'hermes' })));
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['config', 'validate'], io)).toBe(3);
+    expect(io.errText()).toContain('agents.list[1].runtime.kind: must be one of the runtime kinds: "native", "openclaw"');
+
+    writeFileSync(join(dir, 'small.json'), JSON.stringify(withFran({ kind: 'openclaw' })));
+    writeFileSync(join(dir, 'secrets.json'), '{}');
+    await expect(startLocalFleet({ configPath: join(dir, 'small.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() })).rejects.toThrow(
+      /agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB/,
+    );
+  });
+});
+
+describe('clawfleet cost per runtime kind', () => {
+  it('prices each agent with its kind, sums compute per kind, and says the openclaw kind is not deployable yet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-cost-'));
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 })));
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['cost'], io)).toBe(0);
+    const text = io.outText();
+    expect(text).toMatch(/fran\s+openclaw\s+1 vCPU \/ 2 GB arm64/);
+    expect(text).toMatch(/grif\s+native\s+0.25 vCPU \/ 0.5 GB arm64/);
+    expect(text).toMatch(/Compute by runtime kind \(as configured\): native 3 agents \$\d+(\.\d\d)?; openclaw 1 agent \$\d+(\.\d\d)?/);
+    expect(text).toContain('Note: runtime.kind "openclaw" on AWS is not supported yet (`cdk synth` refuses it)');
+  });
+});
+
+describe('import-openclaw --runtime openclaw', () => {
+  it('keeps the imported agents on OpenClaw, sized for it, and refuses another kind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-import-'));
+    const fixture = join(import.meta.dirname, '..', 'fixtures', 'openclaw', 'multi-agent-telegram.json5');
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['import-openclaw', fixture, '--out', 'clawfleet.json', '--runtime', 'openclaw'], io)).toBe(0);
+    const written = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
+    expect(written.agents.defaults.runtime).toEqual({ kind: 'openclaw', cpus: 1, memoryMb: 2048, idleTimeoutMinutes: 30 });
+    expect(io.errText()).toContain('every agent keeps running on OpenClaw');
+    const config = parseConfig(written);
+    for (const a of config.agents.list) expect(runtimeConfigFor(config, a.id).agent.runtime.kind).toBe('openclaw');
+    const bad = captureIO({ cwd: dir });
+    expect(await runCli(['import-openclaw', fixture, '--runtime', 'hermes'], bad)).toBe(2);
+    expect(bad.errText()).toContain('--runtime must be "native" or "openclaw"');
+  });
+});
+
+describe('the kind registry (runtime-image/src/kinds/registry.ts)', () => {
+  const envFor = (kind: 'native' | 'openclaw', transport: 'local' | 'aws') =>
+    ({
+      agentId: 'fran',
+      config: runtimeConfigFor(parseConfig(withFran({ kind, cpus: 1, memoryMb: 2048 })), 'fran'),
+      transport: transport === 'aws' ? { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq' } : { kind: 'local', controlUrl: 'http://127.0.0.1:1', token: 't'.repeat(16), secrets: {} },
+    }) as unknown as RuntimeEnv;
+
+  it('loads each kind’s start, and refuses a kind where it cannot run, at start', async () => {
+    expect(typeof (await runtimeKindOf(envFor('native', 'aws')))).toBe('function');
+    expect(typeof (await runtimeKindOf(envFor('openclaw', 'local')))).toBe('function');
+    expect(() => runtimeKindOf(envFor('openclaw', 'aws'))).toThrow(ConfigError);
+    expect(() => runtimeKindOf(envFor('openclaw', 'aws'))).toThrow(/runtime.kind "openclaw" on AWS is not supported yet/);
+  });
+});
+
+describe('the managed gateway’s config (openclaw/gateway-config.ts)', () => {
+  const config = runtimeConfigFor(
+    parseConfig(
+      withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (c) => {
+        c.agents.list[1].model = { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] };
+      }),
+    ),
+    'fran',
+  );
+  const written = gatewayConfig({
+    config,
+    secrets: { OPENAI_API_KEY: 'sk-fran-openai', ANTHROPIC_API_KEY: 'sk-fran-anthropic' },
+    port: 4242,
+    token: 'gateway-token-0123456789',
+    workspace: '/workspace',
+    logFile: '/state/logs/openclaw.log',
+  }) as Record<string, any>;
+
+  it('holds one agent, its providers with its own keys, and turns off everything the control plane owns', () => {
+    expect(Object.keys(written.agents.entries)).toEqual(['fran']);
+    expect(written.agents.entries.fran).toEqual({ name: 'Fran', model: { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] }, workspace: '/workspace' });
+    expect(written.models.providers).toEqual({
+      openai: { baseUrl: 'https://api.openai.com/v1', api: 'openai-completions', apiKey: 'sk-fran-openai', models: [] },
+      anthropic: { baseUrl: 'https://api.anthropic.com', api: 'anthropic-messages', apiKey: 'sk-fran-anthropic', models: [] },
+    });
+    expect(written.gateway).toEqual({ mode: 'local', port: 4242, bind: 'loopback', auth: { mode: 'token', token: 'gateway-token-0123456789' }, controlUi: { enabled: false }, tailscale: { mode: 'off' } });
+    expect(written.channels).toBeUndefined();
+    expect(written.cron).toEqual({ enabled: false });
+    expect(written.hooks).toEqual({ enabled: false });
+    expect(written.agents.defaults.heartbeat).toEqual({ every: '0m' });
+    expect(written.tools.deny).toEqual([...DENIED_TOOLS]);
+  });
+
+  it('reads a chat message’s text from a string or its text parts', () => {
+    expect(messageText({ role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'toolCall' }, { type: 'text', text: 'b ' }] })).toBe('ab');
+    expect(messageText({ content: ' plain ' })).toBe('plain');
+    expect(messageText(undefined)).toBe('');
+  });
+});

@@ -339,7 +339,8 @@ function failureText(error: string): string {
 }
 
 /** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
-export function answerEnvelope(req: TurnRequest, record: TurnRecord, agentId: string): OutboundEnvelope | undefined {
+/** The answer a record gives, built from the request and the record alone, so a re-sent answer is byte-identical (the OpenClaw bridge's too). */
+export function answerEnvelope(req: TurnRequest, record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons'>, agentId: string): OutboundEnvelope | undefined {
   const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
   if (text === undefined) return undefined;
   const a = req.answer;
@@ -380,9 +381,10 @@ async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps):
   return envelope !== undefined;
 }
 
-async function sendStatus(
+/** A turn's status envelope (the dashboard's turn events), for the native turn and the OpenClaw bridge alike. */
+export async function sendStatus(
   req: TurnRequest,
-  deps: TurnDeps,
+  deps: Pick<TurnDeps, 'outbox' | 'agentId' | 'clock'>,
   turn: 'started' | 'ended' | 'failed',
   error?: string,
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },

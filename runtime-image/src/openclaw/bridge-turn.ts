@@ -9,13 +9,9 @@
 // a user message's key in the session transcript, which outlives the process: the same key
 // sent to the next gateway is refused as a turn already over ("keyed user is outside the
 // current turn"), while within one gateway's life a repeated send is deduplicated.
-import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
-import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
-import { replyId } from '../../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
-import { derivedId } from '../envelope-ids.ts';
-import type { TurnOutcome } from '../turn.ts';
+import { answerEnvelope, sendStatus, type TurnOutcome } from '../turn.ts';
 import type { TurnRequest } from '../turn-request.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
@@ -221,37 +217,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function failureText(error: string): string {
-  return `⚠️ I could not answer that message (${error}). Please try again in a moment.`;
-}
-
-/** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
-function answerEnvelope(req: TurnRequest, record: AnswerRecord, agentId: string): OutboundEnvelope | undefined {
-  const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
-  if (text === undefined) return undefined;
-  const a = req.answer;
-  if (a.kind === 'reply') {
-    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000) };
-  }
-  return { v: PROTOCOL_VERSION, kind: 'agent_send', id: derivedId(req.inboundId, 'answer'), agentId, sessionKey: a.sessionKey, inboundId: req.inboundId, toAgentId: a.toAgentId, inReplyTo: a.inReplyTo, ts: record.ts, text: text.slice(0, 100_000) };
-}
-
 async function sendAnswer(req: TurnRequest, record: AnswerRecord, deps: BridgeDeps): Promise<boolean> {
   const envelope = answerEnvelope(req, record, deps.agentId);
   if (envelope) await deps.outbox.send(envelope);
   return envelope !== undefined;
 }
 
-async function sendStatus(req: TurnRequest, deps: BridgeDeps, turn: 'ended' | 'failed', error?: string): Promise<void> {
-  await deps.outbox.send({
-    v: PROTOCOL_VERSION,
-    kind: 'status',
-    id: derivedId(req.inboundId, `status.${turn}`),
-    agentId: deps.agentId,
-    sessionKey: req.answer.sessionKey,
-    turn,
-    inboundId: req.inboundId,
-    ts: deps.clock.now(),
-    ...(error ? { error: error.slice(0, 2_000) } : {}),
-  });
-}

@@ -66,16 +66,20 @@ export default defineConfig({
       // .cache/openclaw, ≈ 800 MB, once): heavy — a gateway takes 20–60 s to start on 2 shared
       // cores, and the file starts three — so a project of its own, outside `npm test`'s time
       // budget: `npm run test:openclaw` (CLAWFLEET_OPENCLAW_TESTS=1) runs it, and .ci/run does.
-      ...(process.env.CLAWFLEET_OPENCLAW_TESTS === '1' ? [{
-        test: {
-          name: 'openclaw',
-          include: ['test/openclaw/**/*.test.ts'],
-          globalSetup: ['test/support/build-bundles.ts'],
-          pool: 'forks',
-          testTimeout: 300_000,
-          hookTimeout: 600_000,
-        },
-      }] : []),
+      ...(process.env.CLAWFLEET_OPENCLAW_TESTS === '1'
+        ? [
+            {
+              test: {
+                name: 'openclaw',
+                include: ['test/openclaw/**/*.test.ts'],
+                globalSetup: ['test/support/build-bundles.ts'],
+                pool: 'forks',
+                testTimeout: 300_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]
+        : []),
       // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
       // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
       { test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], pool: 'forks', testTimeout: 300_000 } },

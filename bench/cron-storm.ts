@@ -36,7 +36,8 @@ const OUTBOX_POLLERS = 5;
 const RETRY_MS = 1_000;
 /** The runtimes' session slots: the runtime's default unless CLAWFLEET_MAX_SESSIONS is set for the bench. */
 const SESSIONS = Number(process.env.CLAWFLEET_MAX_SESSIONS ?? 4);
-if (!Number.isInteger(SESSIONS) || SESSIONS < 1 || SESSIONS > 64) throw new Error(`CLAWFLEET_MAX_SESSIONS must be a whole number from 1 to 64, got ${JSON.stringify(process.env.CLAWFLEET_MAX_SESSIONS)}`);
+if (!Number.isInteger(SESSIONS) || SESSIONS < 1 || SESSIONS > 64)
+  throw new Error(`CLAWFLEET_MAX_SESSIONS must be a whole number from 1 to 64, got ${JSON.stringify(process.env.CLAWFLEET_MAX_SESSIONS)}`);
 const ANSWER_TIMEOUT_MS = Math.max(180_000, JOBS * 600);
 const ACCOUNT = '271828182845';
 const TOKENS: Record<string, string> = {
@@ -53,7 +54,10 @@ process.stdout.write = (() => (handlerLogLines++, true)) as typeof process.stdou
 const print = (s = '') => realWrite(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** CPU seconds a process has used so far (Linux /proc), or NaN if it is not ours to read. */
 function cpuSeconds(pid: number | undefined): number {
@@ -78,7 +82,11 @@ interface StormResult {
 }
 
 /** Invokes the handler once per trigger, `concurrency` at a time; a thrown invocation is retried as Scheduler would. */
-async function storm(handler: (e: unknown) => Promise<{ queued?: string; skipped?: string }>, triggers: CronTrigger[], concurrency: number): Promise<StormResult> {
+async function storm(
+  handler: (e: unknown) => Promise<{ queued?: string; skipped?: string }>,
+  triggers: CronTrigger[],
+  concurrency: number,
+): Promise<StormResult> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -111,9 +119,15 @@ type Depth = { visible: number; inFlight: number };
 
 async function depth(sqs: SQSClient, url: string): Promise<Depth> {
   const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
   );
-  return { visible: Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0), inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) };
+  return {
+    visible: Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+  };
 }
 
 async function depths(sqs: SQSClient, urls: string[]): Promise<Depth[]> {
@@ -163,7 +177,16 @@ async function awaitAnswers(
     if (Date.now() > deadline) return { allAt: undefined, firstAt, inboxesEmptyAt, ...means() };
     if (Date.now() - lastSample >= 500) {
       lastSample = Date.now();
-      const [ins, outs] = await Promise.all([depths(sqs, queues.map((q) => q.inbox)), depths(sqs, queues.map((q) => q.outbox))]);
+      const [ins, outs] = await Promise.all([
+        depths(
+          sqs,
+          queues.map((q) => q.inbox),
+        ),
+        depths(
+          sqs,
+          queues.map((q) => q.outbox),
+        ),
+      ]);
       ins.forEach((d, i) => (inFlight[i]! += d.inFlight));
       // The runtimes have taken (and finished) every job once the storm is queued and their queues are empty.
       if (inboxesEmptyAt === undefined && stormDone() && total(ins) === 0) inboxesEmptyAt = Date.now();
@@ -186,7 +209,11 @@ async function quiesce(sqs: SQSClient, urls: string[], timeoutMs = 60_000): Prom
   return total(await depths(sqs, urls));
 }
 
-function reportAnswers(tg: FakeTelegram, from: number, agentOfJob: (i: number) => string): { answered: number; duplicates: number; lost: number; wrongBot: number; strangers: number } {
+function reportAnswers(
+  tg: FakeTelegram,
+  from: number,
+  agentOfJob: (i: number) => string,
+): { answered: number; duplicates: number; lost: number; wrongBot: number; strangers: number } {
   const { byJob, strangers } = answersSince(tg, from);
   let duplicates = 0;
   let wrongBot = 0;
@@ -199,7 +226,9 @@ function reportAnswers(tg: FakeTelegram, from: number, agentOfJob: (i: number) =
 
 function printStorm(label: string, r: StormResult): void {
   const l = r.latencies;
-  print(`  ${label}: ${secs(r.wallMs)} for ${JOBS} invocations, ${(JOBS / (r.wallMs / 1000)).toFixed(0)} /s; handler latency p50 ${quantile(l, 0.5).toFixed(1)} ms, p99 ${quantile(l, 0.99).toFixed(1)} ms, max ${l.at(-1)!.toFixed(1)} ms; handler errors (retried) ${r.errors}`);
+  print(
+    `  ${label}: ${secs(r.wallMs)} for ${JOBS} invocations, ${(JOBS / (r.wallMs / 1000)).toFixed(0)} /s; handler latency p50 ${quantile(l, 0.5).toFixed(1)} ms, p99 ${quantile(l, 0.99).toFixed(1)} ms, max ${l.at(-1)!.toFixed(1)} ms; handler errors (retried) ${r.errors}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -243,20 +272,37 @@ async function main(): Promise<void> {
 
   print(`Cron storm: ${JOBS} isolated cron jobs over ${agents.length} agents (${agents.join(', ')}), all due at ${utcMinute(due)} UTC daily`);
   print(`MiniStack at ${aws.endpoint}; Node ${process.version}; load average at start ${loadStart}`);
-  print(`λ cron-dispatch in-process, ${DISPATCH_CONCURRENCY} invocations in flight; λ outbox with ${OUTBOX_POLLERS} pollers per outbox queue (batches of 10); runtimes: offline model, ${SESSIONS} sessions each (CLAWFLEET_MAX_SESSIONS), long polling 20 s`);
+  print(
+    `λ cron-dispatch in-process, ${DISPATCH_CONCURRENCY} invocations in flight; λ outbox with ${OUTBOX_POLLERS} pollers per outbox queue (batches of 10); runtimes: offline model, ${SESSIONS} sessions each (CLAWFLEET_MAX_SESSIONS), long polling 20 s`,
+  );
 
-  const cpu = () => ({ bench: cpuSeconds(process.pid), ministack: cpuSeconds(emu.proc?.pid), runtimes: runtimes.reduce((s, r) => s + cpuSeconds(r.child.pid), 0) });
+  const cpu = () => ({
+    bench: cpuSeconds(process.pid),
+    ministack: cpuSeconds(emu.proc?.pid),
+    runtimes: runtimes.reduce((s, r) => s + cpuSeconds(r.child.pid), 0),
+  });
   const cpuLine = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>) =>
     `CPU used: this process (handlers, pump, fake Bot API) ${(b.bench - a.bench).toFixed(1)} s, MiniStack ${(b.ministack - a.ministack).toFixed(1)} s, runtimes ${(b.runtimes - a.runtimes).toFixed(1)} s`;
   let runtimes: RuntimeProcess[] = [];
   /** How every run ends: the outbox, the runtimes' slots, CPU, then every answer counted at the fake Bot API. */
-  const printRunTail = async (r: { answers: Awaited<ReturnType<typeof awaitAnswers>>; outbox: typeof outboxStats; elapsedMs: number; cpu0: ReturnType<typeof cpu>; callsBefore: number; slots: string }) => {
+  const printRunTail = async (r: {
+    answers: Awaited<ReturnType<typeof awaitAnswers>>;
+    outbox: typeof outboxStats;
+    elapsedMs: number;
+    cpu0: ReturnType<typeof cpu>;
+    callsBefore: number;
+    slots: string;
+  }) => {
     print(`  ${outboxLine(r.outbox, r.elapsedMs)}`);
-    print(`  runtimes' ${r.slots} (mean of inbox in-flight samples, of ${SESSIONS}): ${agents.map((id, i) => `${id} ${r.answers.meanInFlight[i]!.toFixed(2)}`).join(', ')}; outbox backlog (all four, mean) ${r.answers.meanOutboxBacklog.toFixed(1)}`);
+    print(
+      `  runtimes' ${r.slots} (mean of inbox in-flight samples, of ${SESSIONS}): ${agents.map((id, i) => `${id} ${r.answers.meanInFlight[i]!.toFixed(2)}`).join(', ')}; outbox backlog (all four, mean) ${r.answers.meanOutboxBacklog.toFixed(1)}`,
+    );
     print(`  ${cpuLine(r.cpu0, cpu())}`);
     const left = await quiesce(sqs, everyQueue);
     const a = reportAnswers(tg, r.callsBefore, agentOfJob);
-    print(`  answers: ${a.answered} distinct of ${JOBS}, duplicates ${a.duplicates}, lost ${a.lost}, wrong bot or text ${a.wrongBot}, to other chats ${a.strangers}; left on queues ${left}, dead letters ${total(await depths(sqs, deadLetterQueues))}`);
+    print(
+      `  answers: ${a.answered} distinct of ${JOBS}, duplicates ${a.duplicates}, lost ${a.lost}, wrong bot or text ${a.wrongBot}, to other chats ${a.strangers}; left on queues ${left}, dead letters ${total(await depths(sqs, deadLetterQueues))}`,
+    );
     return a;
   };
 
@@ -271,14 +317,22 @@ async function main(): Promise<void> {
     await sleep(200);
     perAgent = await depths(sqs, inboxes);
   }
-  print(`  queue depths (ApproximateNumberOfMessages): ${agents.map((id, i) => `${id} ${perAgent[i]!.visible}`).join(', ')} = ${total(perAgent)} of ${JOBS}${total(perAgent) === JOBS ? '' : ' — MISMATCH'} (${Date.now() - t1} ms after the last call)`);
+  print(
+    `  queue depths (ApproximateNumberOfMessages): ${agents.map((id, i) => `${id} ${perAgent[i]!.visible}`).join(', ')} = ${total(perAgent)} of ${JOBS}${total(perAgent) === JOBS ? '' : ' — MISMATCH'} (${Date.now() - t1} ms after the last call)`,
+  );
   print(`  ${cpuLine(cpu0, cpu())}`);
 
   cpu0 = cpu();
   const outbox1 = { ...outboxStats };
   const callsBefore1 = tg.calls('sendMessage').length;
   const startedAt = Date.now();
-  const pumps = Array.from({ length: OUTBOX_POLLERS }, () => startOutboxPump(aws, queues.map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox));
+  const pumps = Array.from({ length: OUTBOX_POLLERS }, () =>
+    startOutboxPump(
+      aws,
+      queues.map((q) => ({ url: q.outbox, arn: q.outboxArn })),
+      outbox,
+    ),
+  );
   runtimes = agents.map((id, i) =>
     startRuntime({
       CLAWFLEET_AGENT_ID: id,
@@ -299,9 +353,20 @@ async function main(): Promise<void> {
   const readyAt = Date.now();
   const a1 = await awaitAnswers(tg, callsBefore1, sqs, queues, () => true);
   const end1 = a1.allAt ?? Date.now();
-  print(`  from starting the runtimes: all ready ${secs(readyAt - startedAt)}, first answer ${a1.firstAt ? secs(a1.firstAt - startedAt) : '—'}, runtimes' queues empty ${a1.inboxesEmptyAt ? secs(a1.inboxesEmptyAt - startedAt) : 'not by then'}`);
-  print(`  all answered: ${a1.allAt ? `${secs(end1 - startedAt)} after starting the runtimes (${secs(end1 - readyAt)} after all were ready: ${(JOBS / ((end1 - readyAt) / 1000)).toFixed(1)} answers/s)` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`);
-  const r1 = await printRunTail({ answers: a1, outbox: outbox1, elapsedMs: end1 - startedAt, cpu0, callsBefore: callsBefore1, slots: 'slots in use while draining' });
+  print(
+    `  from starting the runtimes: all ready ${secs(readyAt - startedAt)}, first answer ${a1.firstAt ? secs(a1.firstAt - startedAt) : '—'}, runtimes' queues empty ${a1.inboxesEmptyAt ? secs(a1.inboxesEmptyAt - startedAt) : 'not by then'}`,
+  );
+  print(
+    `  all answered: ${a1.allAt ? `${secs(end1 - startedAt)} after starting the runtimes (${secs(end1 - readyAt)} after all were ready: ${(JOBS / ((end1 - readyAt) / 1000)).toFixed(1)} answers/s)` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`,
+  );
+  const r1 = await printRunTail({
+    answers: a1,
+    outbox: outbox1,
+    elapsedMs: end1 - startedAt,
+    cpu0,
+    callsBefore: callsBefore1,
+    slots: 'slots in use while draining',
+  });
 
   // Run 2: agents awake. The same jobs fire a day later, onto queues the runtimes are polling.
   print('\nRun 2 — agents awake: the runtimes consume while the storm lands (the same jobs, the next day)');
@@ -316,8 +381,12 @@ async function main(): Promise<void> {
   printStorm('time to queues (all handler calls returned)', run2);
   const a2 = await answers2Promise;
   const end2 = a2.allAt ?? Date.now();
-  print(`  from the first invocation: first answer ${a2.firstAt ? secs(a2.firstAt - storm2Start) : '—'}, runtimes' queues empty ${a2.inboxesEmptyAt ? secs(a2.inboxesEmptyAt - storm2Start) : 'not by then'}`);
-  print(`  all answered: ${a2.allAt ? `${secs(end2 - storm2Start)} after the first invocation, ${(JOBS / ((end2 - storm2Start) / 1000)).toFixed(1)} answers/s` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`);
+  print(
+    `  from the first invocation: first answer ${a2.firstAt ? secs(a2.firstAt - storm2Start) : '—'}, runtimes' queues empty ${a2.inboxesEmptyAt ? secs(a2.inboxesEmptyAt - storm2Start) : 'not by then'}`,
+  );
+  print(
+    `  all answered: ${a2.allAt ? `${secs(end2 - storm2Start)} after the first invocation, ${(JOBS / ((end2 - storm2Start) / 1000)).toFixed(1)} answers/s` : `NOT within ${secs(ANSWER_TIMEOUT_MS)}`}`,
+  );
   const r2 = await printRunTail({ answers: a2, outbox: outbox2, elapsedMs: end2 - storm2Start, cpu0, callsBefore: callsBefore2, slots: 'slots in use' });
 
   await Promise.all(runtimes.map((r) => r.kill('SIGTERM')));
@@ -327,7 +396,9 @@ async function main(): Promise<void> {
 
   print('\nLocal mode — the same storm on the SQLite scheduler: one cron tick fires every due job');
   const local = await localStorm(JOBS);
-  print(`  one tick, ${JOBS} firings dispatched one after another: ${secs(local.tickMs)}, ${(JOBS / (local.tickMs / 1000)).toFixed(0)} /s; queued ${local.queued} of ${JOBS}${local.queued === JOBS ? '' : ' — MISMATCH'}`);
+  print(
+    `  one tick, ${JOBS} firings dispatched one after another: ${secs(local.tickMs)}, ${(JOBS / (local.tickMs / 1000)).toFixed(0)} /s; queued ${local.queued} of ${JOBS}${local.queued === JOBS ? '' : ' — MISMATCH'}`,
+  );
 
   print(`\nhandler log lines written (to a sink): ${handlerLogLines}; load average at end ${load()}`);
   if (r1.lost || r2.lost || r1.duplicates || r2.duplicates || local.queued !== JOBS) process.exitCode = 1;

@@ -20,7 +20,10 @@ const lib = join(home, 'lib');
 
 function requireTool(cmd: string, args: string[], what: string): void {
   const r = spawnSync(cmd, args, { stdio: 'ignore' });
-  if (r.error || r.status !== 0) throw new Error(`ElasticMQ needs ${what} (\`${cmd}\` ${r.error ? 'not found' : `exited ${r.status}`}): install it, e.g. \`apt-get install ${cmd === 'mvn' ? 'maven' : 'openjdk-17-jre-headless'}\``);
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `ElasticMQ needs ${what} (\`${cmd}\` ${r.error ? 'not found' : `exited ${r.status}`}): install it, e.g. \`apt-get install ${cmd === 'mvn' ? 'maven' : 'openjdk-17-jre-headless'}\``,
+    );
 }
 
 /** The server jar and its runtime dependencies, fetched by Maven into lib/ (a partial download never counts). */
@@ -43,9 +46,15 @@ function install(): void {
   );
   const partial = join(home, 'lib.partial');
   rmSync(partial, { recursive: true, force: true });
-  const r = spawnSync('mvn', ['-q', '-B', '-f', join(home, 'pom.xml'), `${DEPENDENCY_PLUGIN}:copy-dependencies`, '-DincludeScope=runtime', `-DoutputDirectory=${partial}`], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync(
+    'mvn',
+    ['-q', '-B', '-f', join(home, 'pom.xml'), `${DEPENDENCY_PLUGIN}:copy-dependencies`, '-DincludeScope=runtime', `-DoutputDirectory=${partial}`],
+    { encoding: 'utf8', timeout: 600_000 },
+  );
   if (r.error || r.status !== 0) {
-    throw new Error(`could not download ElasticMQ ${ELASTICMQ_VERSION} from Maven Central (mvn ${r.error?.message ?? `exited ${r.status}`}):\n${(r.stdout + r.stderr).slice(-2000)}`);
+    throw new Error(
+      `could not download ElasticMQ ${ELASTICMQ_VERSION} from Maven Central (mvn ${r.error?.message ?? `exited ${r.status}`}):\n${(r.stdout + r.stderr).slice(-2000)}`,
+    );
   }
   renameSync(partial, lib);
   console.log(`ElasticMQ ${ELASTICMQ_VERSION} installed into ${home} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -86,7 +95,10 @@ aws { region = "${opts.region ?? 'us-east-1'}", accountId = "${opts.accountId ??
       method: 'POST',
       headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
       body: '{}',
-    }).then((r) => r.ok, () => false);
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { endpoint, stop };
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -25,13 +25,29 @@ export async function emulator(): Promise<{ endpoint: string; proc?: ChildProces
   const port = await freePort();
   const tmp = mkdtempSync(join(tmpdir(), 'cf-bench-emu-'));
   const proc = spawn(python, ['-m', 'ministack'], {
-    env: { PATH: process.env.PATH, GATEWAY_PORT: String(port), BIND_HOST: '127.0.0.1', MINISTACK_HOST: '127.0.0.1', PERSIST_STATE: '0', S3_PERSIST: '0', TMPDIR: tmp, STATE_DIR: tmp, S3_DATA_DIR: tmp },
+    env: {
+      PATH: process.env.PATH,
+      GATEWAY_PORT: String(port),
+      BIND_HOST: '127.0.0.1',
+      MINISTACK_HOST: '127.0.0.1',
+      PERSIST_STATE: '0',
+      S3_PERSIST: '0',
+      TMPDIR: tmp,
+      STATE_DIR: tmp,
+      S3_DATA_DIR: tmp,
+    },
     stdio: 'ignore',
     detached: true,
   });
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${endpoint}/_ministack/health`).then((r) => r.ok, () => false)) return { endpoint, proc };
+    if (
+      await fetch(`${endpoint}/_ministack/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { endpoint, proc };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('MiniStack did not start');

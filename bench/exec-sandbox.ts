@@ -50,9 +50,15 @@ if (process.getuid?.() === 0) {
   } else console.log(`tool uid pool: ${pool.unavailable}`);
 } else console.log('tool uid pool: skipped (needs root)');
 
-for (const [command, label] of [['true', 'sh -c true'], ['ls -la /usr/bin | wc -l', 'ls -la /usr/bin | wc -l']] as const) {
+for (const [command, label] of [
+  ['true', 'sh -c true'],
+  ['ls -la /usr/bin | wc -l', 'ls -la /usr/bin | wc -l'],
+] as const) {
   for (const [name, sandbox] of boxes) {
-    const runs = await time(() => runSandboxed(['/bin/sh', '-c', command], { sandbox, env: baseSandboxEnv(workspace), network: true, timeoutMs: 10_000, maxOutputBytes: 32_000 }), CALLS);
+    const runs = await time(
+      () => runSandboxed(['/bin/sh', '-c', command], { sandbox, env: baseSandboxEnv(workspace), network: true, timeoutMs: 10_000, maxOutputBytes: 32_000 }),
+      CALLS,
+    );
     console.log(`${`${label}: ${name}`.padEnd(62)} ${stats(runs)}`);
   }
 }

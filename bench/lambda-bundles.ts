@@ -136,7 +136,11 @@ try {
   const head = await sideAt('head', REPO_ROOT);
   const sides = [base, ...steps, head];
   const names = [...new Set(sides.flatMap((s) => s.specs.map((spec) => spec.name)))];
-  console.log(`node ${nodeVersion} on ${process.arch} (Lambda runs Node 24 on arm64: compare the ratios), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `node ${nodeVersion} on ${process.arch} (Lambda runs Node 24 on arm64: compare the ratios), load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(
     `baseline ${values.base} vs the working tree${stepRefs.length ? ` (steps ${stepRefs.join(', ')})` : ''}; median of ${runs} cold inits each, the sides taking turns; ${values.bare ? 'nothing preloaded' : "node:http preloaded, as by Lambda's runtime client"}\n`,
   );
@@ -155,11 +159,18 @@ try {
     const [b, h] = [built[0], built.at(-1)];
     const cell = (x: Built | undefined) => (x ? `${ms(median(x.wall))}, ${ms(median(x.cpu))}` : '—');
     const ratio = (f: (x: Built) => number) => (b && h ? `${(f(h) / f(b)).toFixed(2)}×` : '—');
-    console.log(`| ${name} | ${b ? kb(b.bytes) : '—'} | ${h ? kb(h.bytes) : '—'} | ${ratio((x) => x.bytes)} | ${cell(b)} | ${cell(h)} | ${ratio((x) => median(x.wall))} | ${ratio((x) => median(x.cpu))} |`);
+    console.log(
+      `| ${name} | ${b ? kb(b.bytes) : '—'} | ${h ? kb(h.bytes) : '—'} | ${ratio((x) => x.bytes)} | ${cell(b)} | ${cell(h)} | ${ratio((x) => median(x.wall))} | ${ratio((x) => median(x.cpu))} |`,
+    );
     if (h && h.bytes > MAX_BUNDLE_BYTES) misses.push(`${name}: bundle ${kb(h.bytes)} > ${kb(MAX_BUNDLE_BYTES)}`);
-    if (b && h && median(h.wall) > MAX_INIT_RATIO * median(b.wall)) misses.push(`${name}: cold init ${(median(h.wall) / median(b.wall)).toFixed(2)}× the baseline's > ${MAX_INIT_RATIO}×`);
+    if (b && h && median(h.wall) > MAX_INIT_RATIO * median(b.wall))
+      misses.push(`${name}: cold init ${(median(h.wall) / median(b.wall)).toFixed(2)}× the baseline's > ${MAX_INIT_RATIO}×`);
   }
-  console.log(misses.length ? `\ntargets missed:\n  ${misses.join('\n  ')}` : `\ntargets met: every bundle ≤ ${kb(MAX_BUNDLE_BYTES)}, every cold init ≤ ${MAX_INIT_RATIO}× the baseline's`);
+  console.log(
+    misses.length
+      ? `\ntargets missed:\n  ${misses.join('\n  ')}`
+      : `\ntargets met: every bundle ≤ ${kb(MAX_BUNDLE_BYTES)}, every cold init ≤ ${MAX_INIT_RATIO}× the baseline's`,
+  );
 
   if (steps.length) {
     console.log(`\nEach step: bundle size / median cold-init CPU\n`);

@@ -34,7 +34,15 @@ export function fakeKeys(fleet: FleetConfig, agentId: string): Record<string, st
 
 const readyLine = (line: string) => line.includes('"msg":"ready"');
 
-export function runtimeSpec(opts: { node: string; bundle: string; fleet: FleetConfig; agentId: string; controlUrl: string; workspace: string; home: string }): ProcessSpec {
+export function runtimeSpec(opts: {
+  node: string;
+  bundle: string;
+  fleet: FleetConfig;
+  agentId: string;
+  controlUrl: string;
+  workspace: string;
+  home: string;
+}): ProcessSpec {
   mkdirSync(opts.workspace, { recursive: true });
   return {
     name: `clawfleet runtime ${opts.agentId}`,
@@ -65,7 +73,20 @@ export function localFleetSpec(opts: { node: string; repo: string; fleet: FleetC
   const agents = opts.fleet.agents.list.map((a) => a.id);
   return {
     name: 'clawfleet start',
-    cmd: [opts.node, join(opts.repo, 'bin/clawfleet.js'), 'start', '--config', configPath, '--secrets', secretsPath, '--state', join(opts.dir, 'state'), '--port', '0', '--verbose'],
+    cmd: [
+      opts.node,
+      join(opts.repo, 'bin/clawfleet.js'),
+      'start',
+      '--config',
+      configPath,
+      '--secrets',
+      secretsPath,
+      '--state',
+      join(opts.dir, 'state'),
+      '--port',
+      '0',
+      '--verbose',
+    ],
     cwd: opts.dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.dir },
     readiness: () => {

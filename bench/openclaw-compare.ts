@@ -33,7 +33,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDir = join(root, '.cache', 'openclaw');
 
 const loadAtStart = loadAverage();
-console.log(`clawfleet against the OpenClaw gateway: start to ready and idle memory, ${RUNS} runs each after one warm-up; load average at start ${loadAtStart}`);
+console.log(
+  `clawfleet against the OpenClaw gateway: start to ready and idle memory, ${RUNS} runs each after one warm-up; load average at start ${loadAtStart}`,
+);
 
 let openclaw: OpenclawInstall | undefined;
 let openclawProblem: string | undefined;
@@ -67,12 +69,24 @@ interface Configuration {
 
 async function gatewayConfiguration(label: string, ids: string[], dirName: string): Promise<Configuration> {
   const port = await freePort();
-  const spec = gatewaySpec({ name: label, node: openclaw!.node, cli: openclaw!.cli, fleet, agentIds: ids, port, dir: join(work, dirName), tmpDir: join(cacheDir, 'tmp'), baseUrls: model.baseUrls });
+  const spec = gatewaySpec({
+    name: label,
+    node: openclaw!.node,
+    cli: openclaw!.cli,
+    fleet,
+    agentIds: ids,
+    port,
+    dir: join(work, dirName),
+    tmpDir: join(cacheDir, 'tmp'),
+    baseUrls: model.baseUrls,
+  });
   return { label, node: 'Node 24', agents: ids.length, specs: [spec], afterReady: () => assertGatewayReady(port) };
 }
 
 const runtimes = (ids: string[], node: string): ProcessSpec[] =>
-  ids.map((agentId) => runtimeSpec({ node, bundle, fleet: fakeFleet, agentId, controlUrl: channel.url, workspace: join(work, 'workspaces', agentId), home: work }));
+  ids.map((agentId) =>
+    runtimeSpec({ node, bundle, fleet: fakeFleet, agentId, controlUrl: channel.url, workspace: join(work, 'workspaces', agentId), home: work }),
+  );
 
 const GATEWAY_ALL = `OpenClaw gateway, ${agentIds.length} agents`;
 const GATEWAY_ONE = `OpenClaw gateway, 1 agent (${single})`;
@@ -124,7 +138,8 @@ async function runOnce(c: Configuration): Promise<GroupSample | undefined> {
 }
 
 const mb = (kb: number) => kb / 1024;
-const brief = (s: GroupSample) => `ready ${(s.readyMs / 1000).toFixed(2)} s, CPU ${s.cpuSeconds.toFixed(1)} s, RSS ${mb(s.rssKb).toFixed(0)} MB, PSS ${mb(s.pssKb).toFixed(0)} MB, ${s.processes} processes`;
+const brief = (s: GroupSample) =>
+  `ready ${(s.readyMs / 1000).toFixed(2)} s, CPU ${s.cpuSeconds.toFixed(1)} s, RSS ${mb(s.rssKb).toFixed(0)} MB, PSS ${mb(s.pssKb).toFixed(0)} MB, ${s.processes} processes`;
 
 try {
   console.log(`\nwarm-up (first start: fresh state; for OpenClaw, its compile cache filled if this is the first start after install)`);
@@ -162,8 +177,12 @@ for (const c of configurations) {
   });
 }
 
-console.log(`\nMedian of ${RUNS} runs; memory ${IDLE_MS / 1000} s after ready, summed over all process trees. Node ${process.versions.node} (bench, local mode), Node 24: ${openclaw ? openclaw.node : 'not installed'}`);
-console.log(`| Configuration | Node | Processes | Ready, median (min–max) | CPU to ready + idle | Idle RSS | Idle PSS | PSS per agent | Ready, × gateway | PSS, × gateway |`);
+console.log(
+  `\nMedian of ${RUNS} runs; memory ${IDLE_MS / 1000} s after ready, summed over all process trees. Node ${process.versions.node} (bench, local mode), Node 24: ${openclaw ? openclaw.node : 'not installed'}`,
+);
+console.log(
+  `| Configuration | Node | Processes | Ready, median (min–max) | CPU to ready + idle | Idle RSS | Idle PSS | PSS per agent | Ready, × gateway | PSS, × gateway |`,
+);
 console.log(`| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`);
 for (const c of configurations) {
   const s = summary.get(c.label);

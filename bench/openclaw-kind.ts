@@ -37,7 +37,13 @@ writeFileSync(
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
   }),
 );
-writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: 'sk-bench-fran-0123456789' }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: 'sk-bench-grif-0123456789' } }));
+writeFileSync(
+  join(dir, 'secrets.json'),
+  JSON.stringify({
+    'clawfleet/demo/agents/fran': { OPENAI_API_KEY: 'sk-bench-fran-0123456789' },
+    'clawfleet/demo/agents/grif': { OPENAI_API_KEY: 'sk-bench-grif-0123456789' },
+  }),
+);
 
 const loadBefore = loadAverage();
 const readyMs: Record<AgentId, number[]> = { fran: [], grif: [] };
@@ -104,7 +110,9 @@ try {
 }
 
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
-console.log(`\nOpenClaw ${OPENCLAW_VERSION} (managed, Node 24) beside native (Node ${process.versions.node}); ${starts} starts, ${turns} turns each; load ${loadBefore} → ${loadAverage()}`);
+console.log(
+  `\nOpenClaw ${OPENCLAW_VERSION} (managed, Node 24) beside native (Node ${process.versions.node}); ${starts} starts, ${turns} turns each; load ${loadBefore} → ${loadAverage()}`,
+);
 console.log('| Kind | Start to ready (median, min–max) | Idle RSS | Idle PSS | Processes | Turn, end to end (median, min–max) |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const id of Object.keys(AGENTS) as AgentId[]) {

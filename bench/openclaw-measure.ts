@@ -34,7 +34,6 @@ export interface GroupSample {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes it strips.
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-
 interface Running {
   spec: ProcessSpec;
   child: ChildProcess;
@@ -44,7 +43,11 @@ interface Running {
 }
 
 function startOne(spec: ProcessSpec, t0: number, timeoutMs: number): Running {
-  const child = spawn(spec.cmd[0]!, spec.cmd.slice(1), { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', spec.pipedInputs === undefined ? 'ignore' : 'pipe'] });
+  const child = spawn(spec.cmd[0]!, spec.cmd.slice(1), {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['ignore', 'pipe', 'pipe', spec.pipedInputs === undefined ? 'ignore' : 'pipe'],
+  });
   if (spec.pipedInputs !== undefined) (child.stdio[3] as NodeJS.WritableStream).end(spec.pipedInputs);
   const isReady = spec.readiness();
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -68,10 +71,18 @@ function startOne(spec: ProcessSpec, t0: number, timeoutMs: number): Running {
     };
     child.stdout!.setEncoding('utf8').on('data', onData('stdout'));
     child.stderr!.setEncoding('utf8').on('data', onData('stderr'));
-    const timer = setTimeout(() => !done && reject(new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s; its output ends:\n${running.output.slice(-3000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => !done && reject(new Error(`${spec.name} was not ready within ${timeoutMs / 1000} s; its output ends:\n${running.output.slice(-3000)}`)),
+      timeoutMs,
+    );
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (!done) reject(new Error(`${spec.name} exited (${signal ?? `code ${code}`}) before it was ready; its output ends:\n${running.output.replace(ANSI, '').slice(-3000)}`));
+      if (!done)
+        reject(
+          new Error(
+            `${spec.name} exited (${signal ?? `code ${code}`}) before it was ready; its output ends:\n${running.output.replace(ANSI, '').slice(-3000)}`,
+          ),
+        );
     });
     child.once('error', (err) => reject(new Error(`${spec.name} could not be started (${spec.cmd[0]}): ${err.message}`)));
   });

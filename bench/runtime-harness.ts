@@ -46,7 +46,9 @@ export function buildRuntimeBundle(repo: string, dir: string): string {
 export function checkoutForImage(repo: string, ref: string, dir: string): string {
   mkdirSync(dir, { recursive: true });
   // git archive, not a worktree: nothing is written to the repository.
-  const tar = execFileSync('git', ['-C', repo, 'archive', '--format=tar', ref, '--', 'package.json', 'tsconfig.json', 'shared', 'runtime-image'], { maxBuffer: 256 * 1024 * 1024 });
+  const tar = execFileSync('git', ['-C', repo, 'archive', '--format=tar', ref, '--', 'package.json', 'tsconfig.json', 'shared', 'runtime-image'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
   return execFileSync('git', ['-C', repo, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim();
@@ -104,7 +106,11 @@ export function buildImageApp(src: string, app: string, node: string): ImageApp 
   const toApp = (s: string) => s.replaceAll(`${from}/`, `${app}/`).replace(new RegExp(`${from}(?=\\s|$)`, 'g'), app);
   mkdirSync(dirname(app), { recursive: true });
   for (const run of build.instructions.filter((i) => i.op === 'RUN' && !/\bnpm ci\b/.test(i.args))) {
-    execFileSync('sh', ['-c', toApp(run.args)], { cwd: src, env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` }, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('sh', ['-c', toApp(run.args)], {
+      cwd: src,
+      env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   const cmd = final.instructions.findLast((i) => i.op === 'CMD');
   const argv = JSON.parse(cmd?.args ?? 'null') as unknown;

@@ -95,7 +95,11 @@ async function once(v: Variant, env: Record<string, string>, runDir: string, pla
   const inNamespace = unshare !== undefined && !plain;
   const argv = inNamespace ? containerLike(unshare, cmd, [join(runDir, 'workspace')]) : cmd;
   const started = performance.now();
-  const child = spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...v.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], cwd: '/' });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...v.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    cwd: '/',
+  });
   // The token and secrets go on fd 3, as the local supervisor passes them (CLAWFLEET_SECRETS_FD).
   const pipe = child.stdio[3] as NodeJS.WritableStream;
   pipe.on('error', () => {}); // the bare server never reads it
@@ -148,7 +152,13 @@ const extra = opts.ref.map((spec) => {
 });
 
 /** How the image runs an app: its CMD on Node 24 with its ENV, the paths a run owns overridden per run. */
-const asImage = (label: string, image: ImageApp, more: Partial<Variant> = {}): Variant => ({ label, node: node24, args: image.nodeArgs, env: image.env, ...more });
+const asImage = (label: string, image: ImageApp, more: Partial<Variant> = {}): Variant => ({
+  label,
+  node: node24,
+  args: image.nodeArgs,
+  env: image.env,
+  ...more,
+});
 
 const variants: Variant[] = [
   {
@@ -167,12 +177,23 @@ if (opts.levers) {
   variants.push(asImage('before, without --enable-source-maps', before, { args: withoutSourceMaps, baseline: 'before' }));
   const cache = join(work, 'before-compile-cache');
   mkdirSync(cache);
-  variants.push(asImage("before, with Node's compile cache (warmed by a first start)", before, { env: { ...before.env, NODE_COMPILE_CACHE: cache }, baseline: 'before', warmCompileCache: true }));
+  variants.push(
+    asImage("before, with Node's compile cache (warmed by a first start)", before, {
+      env: { ...before.env, NODE_COMPILE_CACHE: cache },
+      baseline: 'before',
+      warmCompileCache: true,
+    }),
+  );
   variants.push(asImage('before, with --max-semi-space-size=1 (MB)', before, { args: ['--max-semi-space-size=1', ...before.nodeArgs], baseline: 'before' }));
   // And each of the image's run-time levers taken away from this tree's app, one at a time.
   const { NODE_COMPILE_CACHE: _cache, ...afterEnvWithoutCache } = after.env;
   variants.push(asImage("after, without the image's compile cache", after, { env: afterEnvWithoutCache, baseline: 'after (' }));
-  variants.push(asImage('after, without --max-semi-space-size=1', after, { args: after.nodeArgs.filter((a) => !a.startsWith('--max-semi-space-size')), baseline: 'after (' }));
+  variants.push(
+    asImage('after, without --max-semi-space-size=1', after, {
+      args: after.nodeArgs.filter((a) => !a.startsWith('--max-semi-space-size')),
+      baseline: 'after (',
+    }),
+  );
 }
 if (opts.node20) {
   variants.push(asImage(`before, this machine's Node ${process.version}`, before, { node: process.execPath }));
@@ -250,8 +271,12 @@ await cp.close();
 // ---- report ----------------------------------------------------------------------------
 const med = (v: Variant, k: Exclude<keyof Sample, 'stderr'>) => median(results.get(v)!.map((s) => s[k]));
 const baselineOf = (v: Variant) => (v.baseline ? variants.find((b) => b.label.startsWith(v.baseline!)) : undefined);
-console.log(`\nRuntime start as the image runs it, median of ${RUNS} interleaved rounds; ${startedAt.toISOString().slice(0, 16)}Z, ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadStart.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}.`);
-console.log(`Image's Node ${node24Version}; this machine's ${process.version}. No MCP server unless said; uid-pool sandbox as the image (as root); ${unshare ? 'each run in a PID and mount namespace of its own with an empty /tmp, as in a container (unshare; its few ms are in every row)' : 'runs NOT container-like (not root, or no unshare): the sandbox probe sees this machine\'s /tmp and /proc'}.\n`);
+console.log(
+  `\nRuntime start as the image runs it, median of ${RUNS} interleaved rounds; ${startedAt.toISOString().slice(0, 16)}Z, ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadStart.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}.`,
+);
+console.log(
+  `Image's Node ${node24Version}; this machine's ${process.version}. No MCP server unless said; uid-pool sandbox as the image (as root); ${unshare ? 'each run in a PID and mount namespace of its own with an empty /tmp, as in a container (unshare; its few ms are in every row)' : "runs NOT container-like (not root, or no unshare): the sandbox probe sees this machine's /tmp and /proc"}.\n`,
+);
 console.log('| Runtime | Ready (min–max) | CPU to ready | Waiting for a core (all threads) | Idle RSS | Ready, RSS vs its baseline |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const v of variants) {

@@ -39,33 +39,84 @@ const TURNS = Number(process.argv[2] ?? 40);
 const WARMUP = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-
 /** The runtime's own share: the same worker and turn code over in-memory queues (no queue service). */
 async function inMemory(): Promise<void> {
   const workspace = mkdtempSync(join(tmpdir(), 'cf-bench-mem-'));
   seedWorkspace(workspace);
   const cfg = runtimeConfigFor(parseConfig(JSON.parse(readFileSync(join(root, 'clawfleet.json'), 'utf8'))), 'fran');
   // The token and secrets come on a pipe; here the "pipe" is a function that returns them.
-  const env = await readRuntimeEnv({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg), CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1', CLAWFLEET_SECRETS_FD: '3', CLAWFLEET_WORKSPACE: workspace }, async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }));
+  const env = await readRuntimeEnv(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(cfg),
+      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+      CLAWFLEET_SECRETS_FD: '3',
+      CLAWFLEET_WORKSPACE: workspace,
+    },
+    async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
+  );
   const inbox = new InMemoryFifoQueue();
   const replies = new Map<string, number>();
   const outbox = new InMemoryOutbox();
   const tools = builtinTools(env, systemClock);
-  const deps = { agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model: offlineModel('bench'), outbox: { send: async (e: Parameters<InMemoryOutbox['send']>[0]) => { if (e.kind === 'reply') replies.set(e.inReplyTo, performance.now()); await outbox.send(e); } }, clock: systemClock, log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: defaultTurnLimits };
-  const w = new Worker({ agentId: 'fran', inbox, outbox: deps.outbox, deadLetters: new InMemoryDeadLetters(), clock: systemClock, log: deps.log, visibilitySeconds: 60, waitSeconds: 1, handle: (e, signal) => runTurn(turnRequestFor(e), deps, signal), control: async () => {} });
+  const deps = {
+    agentId: 'fran',
+    agentName: 'Fran',
+    workspace,
+    transcripts: new TranscriptStore(workspace),
+    model: offlineModel('bench'),
+    outbox: {
+      send: async (e: Parameters<InMemoryOutbox['send']>[0]) => {
+        if (e.kind === 'reply') replies.set(e.inReplyTo, performance.now());
+        await outbox.send(e);
+      },
+    },
+    clock: systemClock,
+    log: memoryLogger(),
+    tools: () => tools,
+    masker: secretMasker([]),
+    limits: defaultTurnLimits,
+  };
+  const w = new Worker({
+    agentId: 'fran',
+    inbox,
+    outbox: deps.outbox,
+    deadLetters: new InMemoryDeadLetters(),
+    clock: systemClock,
+    log: deps.log,
+    visibilitySeconds: 60,
+    waitSeconds: 1,
+    handle: (e, signal) => runTurn(turnRequestFor(e), deps, signal),
+    control: async () => {},
+  });
   w.start();
   const samples: number[] = [];
   for (let i = 0; i < WARMUP + TURNS; i++) {
     const id = `mem.${i}`;
     const sent = performance.now();
-    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: Date.now(), text: `turn ${i}`, from: { channel: 'local' } }), 'agent:fran:main', id);
+    inbox.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id,
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: Date.now(),
+        text: `turn ${i}`,
+        from: { channel: 'local' },
+      }),
+      'agent:fran:main',
+      id,
+    );
     while (!replies.has(id)) await new Promise((r) => setImmediate(r));
     if (i >= WARMUP) samples.push(replies.get(id)! - sent);
     while (inbox.depth > 0) await new Promise((r) => setTimeout(r, 1));
   }
   await w.stop(1000);
   samples.sort((a, b) => a - b);
-  console.log(`${'runtime code only (in-memory queues, offline)'.padEnd(44)} median ${samples[samples.length >> 1]!.toFixed(1)} ms   p90 ${samples[Math.floor(samples.length * 0.9)]!.toFixed(1)} ms   (${TURNS} turns, the session growing)`);
+  console.log(
+    `${'runtime code only (in-memory queues, offline)'.padEnd(44)} median ${samples[samples.length >> 1]!.toFixed(1)} ms   p90 ${samples[Math.floor(samples.length * 0.9)]!.toFixed(1)} ms   (${TURNS} turns, the session growing)`,
+  );
 }
 
 await inMemory();
@@ -81,7 +132,11 @@ const secrets = { telegram: {}, agents: { fran: { OPENAI_API_KEY: 'sk-bench-0123
 const fleet = await provisionFleet(aws, config, secrets);
 
 /** Where a row's queues live: the SQS client the bench sends and reads with, and the fleet whose queues they are. */
-interface SqsTarget { sqs: SQSClient; config: FleetConfig; q: AgentQueueUrls }
+interface SqsTarget {
+  sqs: SQSClient;
+  config: FleetConfig;
+  q: AgentQueueUrls;
+}
 const ministack: SqsTarget = { sqs, config, q: fleet.queues.fran! };
 
 async function measure(label: string, extraEnv: Record<string, string>, { sqs, config, q }: SqsTarget = ministack): Promise<void> {
@@ -107,16 +162,29 @@ async function measure(label: string, extraEnv: Record<string, string>, { sqs, c
     await new Promise((r) => setTimeout(r, 150));
     const id = `bench.${label.length}.${i}`;
     const sent = Date.now();
-    await sqs.send(new SendMessageCommand({
-      QueueUrl: q.inbox,
-      MessageGroupId: 'agent:fran:main',
-      MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: sent, text: `turn ${i}`, from: { channel: 'local' } }),
-    }));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: q.inbox,
+        MessageGroupId: 'agent:fran:main',
+        MessageDeduplicationId: id,
+        MessageBody: JSON.stringify({
+          v: PROTOCOL_VERSION,
+          kind: 'message',
+          id,
+          agentId: 'fran',
+          sessionKey: 'agent:fran:main',
+          ts: sent,
+          text: `turn ${i}`,
+          from: { channel: 'local' },
+        }),
+      }),
+    );
     const deadline = Date.now() + 30_000;
     for (let found = false; !found; ) {
       if (Date.now() > deadline) throw new Error(`no reply to ${id} within 30 s; the runtime said:\n${runtime.output().slice(-3000)}`);
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: q.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['SentTimestamp'] }));
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: q.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 5, MessageSystemAttributeNames: ['SentTimestamp'] }),
+      );
       for (const m of Messages) {
         const e = JSON.parse(m.Body!) as { kind: string; inReplyTo?: string };
         if (e.kind === 'reply' && e.inReplyTo === id) {

@@ -11,14 +11,22 @@ import { readAppOptions } from '../infra/app-options.ts';
 import { buildFleet } from '../infra/fleet-app.ts';
 import { EXAMPLE_CONFIG, fleetOf } from '../test/infra/synth-fleet.ts';
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 
 function synthOnce(n: number): { ms: number; stacks: number; maxResources: number } {
   const config = parseConfig(n === 4 ? EXAMPLE_CONFIG : fleetOf(n));
   const outdir = mkdtempSync(join(tmpdir(), 'cf-bench-synth-'));
   const start = performance.now();
   const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [], runtimeImage: 'public.ecr.aws/docker/library/node:24-slim' } });
-  buildFleet(app, config, readAppOptions((k) => app.node.tryGetContext(k)), { configFile: null });
+  buildFleet(
+    app,
+    config,
+    readAppOptions((k) => app.node.tryGetContext(k)),
+    { configFile: null },
+  );
   const assembly = app.synth();
   const ms = performance.now() - start;
   const maxResources = Math.max(...assembly.stacks.map((s) => Object.keys((s.template as { Resources: object }).Resources).length));

@@ -28,7 +28,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = '3000002:AAbench-fran-token-0000000000000000';
 const SENDERS = Array.from({ length: 50 }, (_, i) => 9_000 + i);
 
-
 type Call = (body: string) => Promise<number>;
 
 function quantile(sorted: number[], q: number): number {
@@ -82,7 +81,12 @@ async function main(): Promise<void> {
   raw.session = { dmScope: 'per-peer' };
   const config = parseConfig(raw);
   const aws = { endpoint: emu.endpoint, region: 'us-east-1', credentials: { accessKeyId: '210987654321', secretAccessKey: 'test' }, accountId: '210987654321' };
-  await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: TOKEN, JERRY_BOT_TOKEN: TOKEN, GRIF_BOT_TOKEN: TOKEN, RAY_BOT_TOKEN: TOKEN }, agents: {} }, { ecs: true });
+  await provisionFleet(
+    aws,
+    config,
+    { telegram: { FRAN_BOT_TOKEN: TOKEN, JERRY_BOT_TOKEN: TOKEN, GRIF_BOT_TOKEN: TOKEN, RAY_BOT_TOKEN: TOKEN }, agents: {} },
+    { ecs: true },
+  );
 
   // Log lines are written as on Lambda, but to a sink: the figures are the handler's, not the terminal's.
   let logLines = 0;
@@ -100,7 +104,12 @@ async function main(): Promise<void> {
   const { handler } = await import('../functions/telegram-webhook.ts');
   const secret = webhookSecretFor(TOKEN);
   const viaLambda: Call = async (body) => {
-    const event: FunctionUrlEvent = { rawPath: '/telegram/fran', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret }, body, requestContext: { http: { method: 'POST' } } };
+    const event: FunctionUrlEvent = {
+      rawPath: '/telegram/fran',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
+      body,
+      requestContext: { http: { method: 'POST' } },
+    };
     return (await handler(event)).statusCode;
   };
 
@@ -130,14 +139,24 @@ async function main(): Promise<void> {
   const eLat = await latency(viaLambda, REQUESTS, 300_000);
   const eTp1 = await throughput(viaLambda, REQUESTS, 400_000, 1);
   const eTp = await throughput(viaLambda, REQUESTS, 500_000, CONCURRENCY);
-  rows.push(`| core, in-memory adapters | ${fmt(mLat.p50)} | ${fmt(mLat.p90)} | ${fmt(mLat.p99)} | — | ${Math.round(mTp.rps)} | ${mTp.cpuMsPerRequest.toFixed(3)} ms |`);
-  rows.push(`| λ handler, MiniStack (SQS, DynamoDB, Secrets Manager cached) | ${fmt(eLat.p50)} | ${fmt(eLat.p90)} | ${fmt(eLat.p99)} | ${Math.round(eTp1.rps)} | ${Math.round(eTp.rps)} | ${eTp.cpuMsPerRequest.toFixed(2)} ms |`);
+  rows.push(
+    `| core, in-memory adapters | ${fmt(mLat.p50)} | ${fmt(mLat.p90)} | ${fmt(mLat.p99)} | — | ${Math.round(mTp.rps)} | ${mTp.cpuMsPerRequest.toFixed(3)} ms |`,
+  );
+  rows.push(
+    `| λ handler, MiniStack (SQS, DynamoDB, Secrets Manager cached) | ${fmt(eLat.p50)} | ${fmt(eLat.p90)} | ${fmt(eLat.p99)} | ${Math.round(eTp1.rps)} | ${Math.round(eTp.rps)} | ${eTp.cpuMsPerRequest.toFixed(2)} ms |`,
+  );
 
-  print(`\nλ telegram-webhook, ${REQUESTS} updates per measurement (${REQUESTS * 5} for in-memory throughput), ${SENDERS.length} senders, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString().slice(0, 10)}\n`);
+  print(
+    `\nλ telegram-webhook, ${REQUESTS} updates per measurement (${REQUESTS * 5} for in-memory throughput), ${SENDERS.length} senders, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${new Date().toISOString().slice(0, 10)}\n`,
+  );
   print(`| Path | ack p50 | p90 | p99 | req/s, 1 at a time | req/s, ${CONCURRENCY} in flight | handler CPU per request |`);
   print('| --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) print(row);
-  print(`\nOne core's ceiling for the handler (1000 / CPU ms per request): ${Math.round(1000 / eTp.cpuMsPerRequest)} req/s with the emulator's wire calls, ${Math.round(1000 / mTp.cpuMsPerRequest)} req/s for the core alone. Log lines written: ${logLines}.`);
+  print(
+    `\nOne core's ceiling for the handler (1000 / CPU ms per request): ${Math.round(1000 / eTp.cpuMsPerRequest)} req/s with the emulator's wire calls, ${Math.round(1000 / mTp.cpuMsPerRequest)} req/s for the core alone. Log lines written: ${logLines}.`,
+  );
 
   process.stdout.write = realWrite as typeof process.stdout.write;
   await tg.close();

@@ -35,9 +35,17 @@ const timed = async <T>(label: string, f: () => Promise<T>, describe: (r: T) => 
 };
 
 const opts = { agentId: 'bench', clock: systemClock, force: false };
-const first = await timed('local copy (fresh)', () => copyWorkspace(source, join(root, 'copy'), opts), (r) => `${r.created.length} files, ${formatBytes(r.bytesWritten)}`);
+const first = await timed(
+  'local copy (fresh)',
+  () => copyWorkspace(source, join(root, 'copy'), opts),
+  (r) => `${r.created.length} files, ${formatBytes(r.bytesWritten)}`,
+);
 console.log(`  workspace: ${first.r.manifest.files.length} files, ${formatBytes(first.r.manifest.totalBytes)}`);
-await timed('local copy (again, unchanged)', () => copyWorkspace(source, join(root, 'copy'), opts), (r) => `${r.created.length + r.replaced.length} written, ${r.unchanged.length} unchanged`);
+await timed(
+  'local copy (again, unchanged)',
+  () => copyWorkspace(source, join(root, 'copy'), opts),
+  (r) => `${r.created.length + r.replaced.length} written, ${r.unchanged.length} unchanged`,
+);
 
 const emu = await emulator();
 try {
@@ -45,11 +53,27 @@ try {
   await s3.send(new CreateBucketCommand({ Bucket: 'bench-staging' }));
   const staging = new S3WorkspaceStaging(s3, 'bench-staging', 'bench/');
   const stage = { agentId: 'bench', clock: systemClock, staging };
-  const staged = await timed('stage into S3 (fresh)', () => stageWorkspace(source, stage), (r) => `${r.sent} sent (${formatBytes(r.sentBytes)})`);
-  await timed('stage into S3 (rerun)', () => stageWorkspace(source, stage), (r) => `${r.sent} sent, ${r.alreadyStaged} already staged`);
+  const staged = await timed(
+    'stage into S3 (fresh)',
+    () => stageWorkspace(source, stage),
+    (r) => `${r.sent} sent (${formatBytes(r.sentBytes)})`,
+  );
+  await timed(
+    'stage into S3 (rerun)',
+    () => stageWorkspace(source, stage),
+    (r) => `${r.sent} sent, ${r.alreadyStaged} already staged`,
+  );
   const out = join(root, 'efs');
-  await timed('write out of S3 (fresh)', () => applyStagedManifest(out, staged.r.manifest, { staging, force: false }), (r) => `${r.created} created (${formatBytes(r.bytes)})`);
-  await timed('write out of S3 (rerun)', () => applyStagedManifest(out, staged.r.manifest, { staging, force: false }), (r) => `${r.created + r.replaced} written, ${r.unchanged} unchanged`);
+  await timed(
+    'write out of S3 (fresh)',
+    () => applyStagedManifest(out, staged.r.manifest, { staging, force: false }),
+    (r) => `${r.created} created (${formatBytes(r.bytes)})`,
+  );
+  await timed(
+    'write out of S3 (rerun)',
+    () => applyStagedManifest(out, staged.r.manifest, { staging, force: false }),
+    (r) => `${r.created + r.replaced} written, ${r.unchanged} unchanged`,
+  );
   s3.destroy();
 } finally {
   if (emu.proc?.pid) process.kill(-emu.proc.pid, 'SIGTERM');

@@ -40,7 +40,9 @@ export function cliBundleOptions(outdir) {
     chunkNames: 'chunk-[hash]',
     // This file stays outside the bundle, imported from bin/ as it is (the output sits at the
     // depth of local/, whose relative import of it is kept): bundled, its paths would be dist's.
-    plugins: [{ name: 'keep-bin-bundles', setup: (build) => build.onResolve({ filter: /\/bin\/bundles\.js$/ }, (args) => ({ path: args.path, external: true })) }],
+    plugins: [
+      { name: 'keep-bin-bundles', setup: (build) => build.onResolve({ filter: /\/bin\/bundles\.js$/ }, (args) => ({ path: args.path, external: true })) },
+    ],
   };
 }
 

@@ -41,7 +41,7 @@ export interface AgentsDeps {
 
 export async function runAgents(args: string[], io: CliIO, deps: AgentsDeps = {}): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+  if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
   if (sub !== 'remove' && sub !== 'prune') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
   const p = parse(
     rest,
@@ -91,7 +91,10 @@ function present(agentId: string, found: { id: string }[], where: string, io: Cl
 
 function strays(config: FleetConfig, found: { id: string; where: string; foreign?: boolean }[], io: CliIO): string[] {
   for (const f of found.filter((x) => x.foreign)) io.out(`left alone: ${f.where}, which clawfleet did not make for an agent "${f.id}"`);
-  const stray = strayAgents(config, found.filter((x) => !x.foreign));
+  const stray = strayAgents(
+    config,
+    found.filter((x) => !x.foreign),
+  );
   if (stray.length === 0) io.out(`nothing to prune: every agent found is in the config (${config.agents.list.map((a) => a.id).join(', ')})`);
   else io.out(`not in the config: ${stray.map((s) => `${s.id} (${s.found.join(', ')})`).join('; ')}`);
   return stray.map((s) => s.id);
@@ -102,7 +105,7 @@ async function removeAll(ids: string[], planOf: (id: string) => Promise<RemovalP
   const plans: RemovalPlan[] = [];
   for (const id of ids) plans.push(await planOf(id));
   for (const plan of plans) printPlan(plan, io);
-  if (opts.dryRun) return io.out('dry run: nothing was changed'), EXIT.ok;
+  if (opts.dryRun) return (io.out('dry run: nothing was changed'), EXIT.ok);
   if (!(await confirmRemoval(ids, io, opts.yes))) return EXIT.failed;
   let failed = 0;
   for (const plan of plans) {

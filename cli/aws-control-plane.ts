@@ -19,7 +19,15 @@ export function awsOperatorControlPlane(config: FleetConfig, aws: AwsSettings, i
     if (level !== 'info') io.err(`${level}: ${msg}${Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : ''}`);
   });
   return new ControlPlane(
-    { config, clock: systemClock, log, component: 'cli', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere: 'in Secrets Manager' },
+    {
+      config,
+      clock: systemClock,
+      log,
+      component: 'cli',
+      newId: () => randomUUID(),
+      newPairingCode: () => pairingCode(randomBytes),
+      secretsWhere: 'in Secrets Manager',
+    },
     { ...dynamoPorts(aws), ...sqsPorts(aws), ...ecsComputePorts(aws) },
   );
 }

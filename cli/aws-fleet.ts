@@ -83,7 +83,11 @@ export class AwsFleet {
         lastHeartbeat: record?.lastHeartbeatAt ?? null,
         lastError: record?.lastError ?? null,
         warnings: record?.warnings ?? [],
-        detail: [service ? `desired ${service.desiredCount ?? 0}, running ${service.runningCount ?? 0}` : '', record?.state ? `registry: ${record.state}` : '', ...notes]
+        detail: [
+          service ? `desired ${service.desiredCount ?? 0}, running ${service.runningCount ?? 0}` : '',
+          record?.state ? `registry: ${record.state}` : '',
+          ...notes,
+        ]
           .filter(Boolean)
           .join('; '),
       });

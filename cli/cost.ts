@@ -124,7 +124,10 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const n = agents.length;
   const messages = n * messagesPerDay * days;
   const streams = Object.keys(config.channels.telegram?.accounts ?? {}).some((id) => streamingMode(config, id) !== 'off');
-  const drafts = { direct: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.direct) : 0, group: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.group) : 0 };
+  const drafts = {
+    direct: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.direct) : 0,
+    group: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.group) : 0,
+  };
   // Priced as private chats, the dearer case.
   const draftsMonth = messages * drafts.direct;
   const awakeHours = agents.reduce((s, a) => s + a.awakeHours, 0);
@@ -138,10 +141,12 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   // DynamoDB: dedupe read+write, session write+read, 2 delivery writes per message; health reads each minute per agent.
   const dynamo = messages * (4 * P.dynamoWrite + 2 * P.dynamoRead) + draftsMonth * P.dynamoRead + HOURS_PER_MONTH * 60 * n * P.dynamoRead;
   const streamingMonth =
-    draftsMonth * (P.lambdaRequest + 0.5 * 0.2 * P.lambdaGbSecond) + (sqsRequests > P.sqsFreeRequests ? Math.min(draftsMonth * 3, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest : 0) + draftsMonth * P.dynamoRead;
+    draftsMonth * (P.lambdaRequest + 0.5 * 0.2 * P.lambdaGbSecond) +
+    (sqsRequests > P.sqsFreeRequests ? Math.min(draftsMonth * 3, sqsRequests - P.sqsFreeRequests) * P.sqsFifoRequest : 0) +
+    draftsMonth * P.dynamoRead;
   const secretCount = n + 3;
   // Each runtime start reads its secret; the Lambdas read theirs with a 5-minute cache.
-  const secretCalls = awakeHours + (HOURS_PER_MONTH * 12 * 3);
+  const secretCalls = awakeHours + HOURS_PER_MONTH * 12 * 3;
   const secrets = secretCount * P.secretMonth + (secretCalls / 10_000) * P.secretPer10kCalls;
   // ~2 KB of log per message handled, ~50 MB per awake agent-month of idle noise.
   const logs = ((messages * 2) / 1e6 + (awakeHours / HOURS_PER_MONTH) * 0.05) * P.logsIngestGb;
@@ -200,7 +205,14 @@ export const costCommand: Command = {
     const rows = [['AGENT', 'KIND', 'SIZE', 'ALWAYS ON', 'ALWAYS ON (SPOT)', 'AS CONFIGURED']];
     for (const a of e.agents) {
       const how = `${a.hibernates ? `hibernating, ${awake}h/day awake` : 'always on'}${a.spot ? ', spot' : ''}`;
-      rows.push([a.id, a.kind, `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}${a.browser ? ' (browser)' : ''}`, money(a.onDemandAlwaysOn), money(a.spotAlwaysOn), `${money(a.configured)} (${how})`]);
+      rows.push([
+        a.id,
+        a.kind,
+        `${a.cpus} vCPU / ${a.memoryGb} GB ${a.architecture}${a.browser ? ' (browser)' : ''}`,
+        money(a.onDemandAlwaysOn),
+        money(a.spotAlwaysOn),
+        `${money(a.configured)} (${how})`,
+      ]);
     }
     io.out(`Monthly estimate for fleet "${config.fleet}" (${plural(e.agents.length, 'agent')}, ${plural(perDay, 'message')} per agent per day):\n`);
     io.out(table(rows));
@@ -225,7 +237,10 @@ export const costCommand: Command = {
         ['DynamoDB on-demand', money(e.dynamo)],
         ['Secrets Manager', `${money(e.secrets)} (${e.agents.length + 3} secrets)`],
         ['CloudWatch Logs', money(e.logs)],
-        ['S3 media storage', `${money(e.media.storage)} (${e.media.storedGb.toFixed(1)} GB: ${plural(filesPerDay, 'file')} of ~${MEDIA_FILE_MB} MB per agent per day, kept ${config.media?.expireDays ?? 30} days)`],
+        [
+          'S3 media storage',
+          `${money(e.media.storage)} (${e.media.storedGb.toFixed(1)} GB: ${plural(filesPerDay, 'file')} of ~${MEDIA_FILE_MB} MB per agent per day, kept ${config.media?.expireDays ?? 30} days)`,
+        ],
         ['S3 media requests', `${money(e.media.requests)} (a PUT and a GET per file)`],
         ['Public IPv4', `${money(e.ipv4)} (one per running task)`],
       ]),

@@ -22,7 +22,7 @@ ${COMMON_HELP}`;
 export const cronCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
     if (sub !== 'list' && sub !== 'run') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
     const p = parse(
       rest,
@@ -36,7 +36,7 @@ export const cronCommand: Command = {
     const jobs = config.cron?.jobs ?? [];
 
     if (sub === 'list') {
-      if (!jobs.length) return io.out('no cron jobs in the config (cron.jobs)'), EXIT.ok;
+      if (!jobs.length) return (io.out('no cron jobs in the config (cron.jobs)'), EXIT.ok);
       const rows = [['JOB', 'AGENT', 'SCHEDULE', 'SESSION', 'DOES']];
       for (const j of jobs) {
         const does = j.payload.kind === 'systemEvent' ? `system event: ${j.payload.text}` : `agent turn: ${j.payload.message}`;
@@ -65,7 +65,11 @@ export const cronCommand: Command = {
         throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err));
       }
     } else {
-      outcome = await localAdmin(str(p.values.state)!, io).post('/admin/cron/run', { trigger }, z.object({ queued: z.string().optional(), skipped: z.string().optional() }));
+      outcome = await localAdmin(str(p.values.state)!, io).post(
+        '/admin/cron/run',
+        { trigger },
+        z.object({ queued: z.string().optional(), skipped: z.string().optional() }),
+      );
     }
     if (!outcome.queued) throw new CliError(EXIT.failed, `${jobId} not queued: ${outcome.skipped ?? 'no reason given'}`);
     io.out(`queued ${jobId} for ${job.agentId}: envelope ${outcome.queued}`);

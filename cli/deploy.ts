@@ -104,7 +104,12 @@ export async function runDeploy(args: string[], io: CliIO, deps: DeployDeps = {}
       if (cdk) return cdk;
       const { cdkRunner } = await import('./deploy/cdk.ts');
       // The CDK CLI asks its own questions only where a person can answer them.
-      const opts = { command: str(p.values.cdk) ? resolve(io.cwd, str(p.values.cdk)!) : undefined, env: { ...process.env, ...io.env }, interactive: interactive && process.stdin.isTTY === true, out: (line: string) => io.out(line) };
+      const opts = {
+        command: str(p.values.cdk) ? resolve(io.cwd, str(p.values.cdk)!) : undefined,
+        env: { ...process.env, ...io.env },
+        interactive: interactive && process.stdin.isTTY === true,
+        out: (line: string) => io.out(line),
+      };
       return (cdk = deps.cdk?.(opts) ?? cdkRunner(opts));
     },
     state: { pending: new Map(), missing: [], restart: new Set(), unregistered: [] },
@@ -120,16 +125,26 @@ export async function runDeploy(args: string[], io: CliIO, deps: DeployDeps = {}
   }
   if (!(await runSteps(steps, io, { numbered: true, again: 'run clawfleet deploy again' }))) return EXIT.failed;
   const left = [
-    ...ctx.state.missing.map((m) => `${m.name} for ${m.label}: clawfleet secrets set ${m.name} ${m.label.startsWith('agent ') ? `--agent ${m.label.slice(6)}` : `--control ${m.label}`} --aws`),
+    ...ctx.state.missing.map(
+      (m) =>
+        `${m.name} for ${m.label}: clawfleet secrets set ${m.name} ${m.label.startsWith('agent ') ? `--agent ${m.label.slice(6)}` : `--control ${m.label}`} --aws`,
+    ),
     ...ctx.state.unregistered.map((a) => `the webhook of account "${a}": set its bot token, then run clawfleet deploy again`),
   ];
-  io.out(left.length ? `deployed, with this left to do:\n${left.map((l) => `  - ${l}`).join('\n')}` : 'deployed: message a bot above to talk to its agent; `clawfleet status --aws` shows each agent');
+  io.out(
+    left.length
+      ? `deployed, with this left to do:\n${left.map((l) => `  - ${l}`).join('\n')}`
+      : 'deployed: message a bot above to talk to its agent; `clawfleet status --aws` shows each agent',
+  );
   return EXIT.ok;
 }
 
 /** The values each secret needs, for --plan: names and who reads them. */
 function valuesTable(needs: FleetSecretNeed[]): string {
-  const lines = needs.map((n) => `    ${n.secretId}: ${n.values.length ? n.values.map((v) => `${v.name}${v.generated ? ' (generated if not given)' : ''}`).join(', ') : '(no value needed)'}`);
+  const lines = needs.map(
+    (n) =>
+      `    ${n.secretId}: ${n.values.length ? n.values.map((v) => `${v.name}${v.generated ? ' (generated if not given)' : ''}`).join(', ') : '(no value needed)'}`,
+  );
   return `  values the secrets need (asked for in step 4):\n${lines.join('\n')}`;
 }
 

@@ -56,20 +56,33 @@ export interface ImportResult {
   valid: boolean;
 }
 
-export function importOpenclaw(configPath: string, opts: { fleet: string; cronJobsPath?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' }, io: Pick<CliIO, 'err'>): ImportResult & { input: unknown } {
+export function importOpenclaw(
+  configPath: string,
+  opts: { fleet: string; cronJobsPath?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' },
+  io: Pick<CliIO, 'err'>,
+): ImportResult & { input: unknown } {
   const input = readJson5(configPath, 'OpenClaw config');
   const cronPath = opts.cronJobsPath ?? join(dirname(configPath), 'cron', 'jobs.json');
   const cronJobs = opts.cronJobsPath || existsSync(cronPath) ? readJson5(cronPath, 'cron job store') : undefined;
   let conversion;
   try {
-    conversion = convertOpenclaw(input, { fleet: opts.fleet, defaultModel: opts.defaultModel, cronJobs, cronSource: cronJobs === undefined ? undefined : cronPath, workspaces: opts.workspaces, runtime: opts.runtime });
+    conversion = convertOpenclaw(input, {
+      fleet: opts.fleet,
+      defaultModel: opts.defaultModel,
+      cronJobs,
+      cronSource: cronJobs === undefined ? undefined : cronPath,
+      workspaces: opts.workspaces,
+      runtime: opts.runtime,
+    });
   } catch (err) {
     throw new CliError(EXIT.invalid, `${configPath}: ${(err as Error).message}`);
   }
   const { config, secrets, notConverted, notes } = conversion;
   const report: string[] = [];
   const agents = (config.agents as { list: { id: string }[] }).list;
-  report.push(`converted ${configPath}: ${plural(agents.length, 'agent')} (${agents.map((a) => a.id).join(', ')})${cronJobs !== undefined ? `, cron jobs from ${cronPath}` : ''}`);
+  report.push(
+    `converted ${configPath}: ${plural(agents.length, 'agent')} (${agents.map((a) => a.id).join(', ')})${cronJobs !== undefined ? `, cron jobs from ${cronPath}` : ''}`,
+  );
   for (const n of notes) report.push(`note: ${n}`);
   if (secrets.length) {
     report.push('\nsecrets to set (values were not copied; read from standard input):');
@@ -116,19 +129,26 @@ export const importOpenclawCommand: Command = {
     );
     if (!p) return EXIT.ok;
     const fleet = str(p.values.fleet)!;
-    if (sanitizeId(fleet) !== fleet) throw usageError(`--fleet must be 1–24 chars of a-z, 0-9 and "-", starting with a letter (like "${sanitizeId(fleet)}")`, HELP);
+    if (sanitizeId(fleet) !== fleet)
+      throw usageError(`--fleet must be 1–24 chars of a-z, 0-9 and "-", starting with a letter (like "${sanitizeId(fleet)}")`, HELP);
     const out = str(p.values.out);
     const outPath = out ? resolve(io.cwd, out) : undefined;
     if (outPath && existsSync(outPath) && !p.values.force) throw new CliError(EXIT.failed, `${out} exists; pass --force to overwrite it`);
     const cronJobs = str(p.values['cron-jobs']);
     const workspaces = p.values.workspaces === true;
-    if (!workspaces && (p.values['openclaw-state'] !== undefined)) throw usageError('--openclaw-state goes with --workspaces', HELP);
+    if (!workspaces && p.values['openclaw-state'] !== undefined) throw usageError('--openclaw-state goes with --workspaces', HELP);
     const runtime = str(p.values.runtime);
     if (runtime !== 'native' && runtime !== 'openclaw') throw usageError(`--runtime must be "native" or "openclaw" (got "${runtime}")`, HELP);
     const configPath = resolve(io.cwd, p.positionals[0]!);
-    const result = importOpenclaw(configPath, { fleet, workspaces, runtime, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) }, io);
+    const result = importOpenclaw(
+      configPath,
+      { fleet, workspaces, runtime, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) },
+      io,
+    );
     // Every workspace is planned before anything is written, --out included.
-    const carried = workspaces ? await planWorkspaces(configPath, result.input, str(p.values['openclaw-state']), str(p.values.state)!, p.values.force === true, io) : undefined;
+    const carried = workspaces
+      ? await planWorkspaces(configPath, result.input, str(p.values['openclaw-state']), str(p.values.state)!, p.values.force === true, io)
+      : undefined;
     if (outPath) {
       writeFileSync(outPath, result.text);
       io.err(`\nwrote ${out}`);
@@ -139,7 +159,14 @@ export const importOpenclawCommand: Command = {
 };
 
 /** Plans the workspace import and refuses it whole on any conflict; `apply` writes it under the state directory's lock. */
-async function planWorkspaces(configPath: string, input: unknown, openclawState: string | undefined, state: string, force: boolean, io: CliIO): Promise<{ apply(): Promise<void> }> {
+async function planWorkspaces(
+  configPath: string,
+  input: unknown,
+  openclawState: string | undefined,
+  state: string,
+  force: boolean,
+  io: CliIO,
+): Promise<{ apply(): Promise<void> }> {
   const { planWorkspaceImport, applyWorkspaceImport, conflictsOf, importSummary } = await import('./openclaw/workspaces.ts');
   const [{ lockStateDir }, { holdStateUmask }] = await Promise.all([import('../local/state-lock.ts'), import('../local/state-modes.ts')]);
   const stateDir = resolve(io.cwd, state);
@@ -154,7 +181,13 @@ async function planWorkspaces(configPath: string, input: unknown, openclawState:
   const conflicts = conflictsOf(imports);
   if (conflicts.length) {
     io.err(importSummary(imports, false));
-    throw new CliError(EXIT.failed, `nothing was written: ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} would be overwritten (pass --force to replace them):\n${conflicts.slice(0, 20).map((c) => `  ${c}`).join('\n')}${conflicts.length > 20 ? `\n  … and ${conflicts.length - 20} more` : ''}`);
+    throw new CliError(
+      EXIT.failed,
+      `nothing was written: ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} would be overwritten (pass --force to replace them):\n${conflicts
+        .slice(0, 20)
+        .map((c) => `  ${c}`)
+        .join('\n')}${conflicts.length > 20 ? `\n  … and ${conflicts.length - 20} more` : ''}`,
+    );
   }
   return {
     async apply() {

@@ -15,7 +15,10 @@ export function localAdmin(stateDir: string, io: CliIO): LocalAdmin {
   const dir = resolve(io.cwd, stateDir);
   const file = readAdminFile(dir);
   if (!file) {
-    throw new CliError(EXIT.failed, `no local fleet is running with state in ${dir} (no admin.json there).\nStart one with \`clawfleet start\` (or \`npm start\`), or pass --aws for the deployed fleet.`);
+    throw new CliError(
+      EXIT.failed,
+      `no local fleet is running with state in ${dir} (no admin.json there).\nStart one with \`clawfleet start\` (or \`npm start\`), or pass --aws for the deployed fleet.`,
+    );
   }
   const call = async <T>(method: string, path: string, body: unknown, schema: z.ZodType<T>): Promise<T> => {
     let res: Response;

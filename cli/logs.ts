@@ -104,7 +104,8 @@ async function awsLogs(logGroupName: string, lines: number, sinceMs: number, fol
       } catch (err) {
         throw new CliError(EXIT.failed, awsErrorText(`cannot read log group ${logGroupName}`, err));
       }
-      for (const e of out.events ?? []) events.push({ id: e.eventId ?? `${e.timestamp}-${e.message}`, ts: e.timestamp ?? 0, message: (e.message ?? '').trimEnd() });
+      for (const e of out.events ?? [])
+        events.push({ id: e.eventId ?? `${e.timestamp}-${e.message}`, ts: e.timestamp ?? 0, message: (e.message ?? '').trimEnd() });
       nextToken = out.nextToken;
     } while (nextToken);
     return events.sort((a, b) => a.ts - b.ts);

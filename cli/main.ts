@@ -17,20 +17,48 @@ export interface CommandEntry {
 
 export const COMMANDS: CommandEntry[] = [
   { name: 'start', summary: 'run the whole fleet on this machine (= npm start)', load: async () => (await import('./start.ts')).startCommand },
-  { name: 'status', summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error', load: async () => (await import('./status.ts')).statusCommand },
+  {
+    name: 'status',
+    summary: 'agents, state, model, queue and DLQ depth, last heartbeat, last error',
+    load: async () => (await import('./status.ts')).statusCommand,
+  },
   { name: 'runtime', summary: 'restart, upgrade, hibernate or wake one agent’s runtime', load: async () => (await import('./runtime.ts')).runtimeCommand },
   { name: 'logs', summary: 'print (and follow) one agent’s runtime log', load: async () => (await import('./logs.ts')).logsCommand },
   { name: 'secrets', summary: 'set or list an agent’s secret values (names only in output)', load: async () => (await import('./secrets.ts')).secretsCommand },
-  { name: 'agents', summary: 'remove an agent that left the config, its workspace archived; or prune every such agent', load: async () => (await import('./agents.ts')).agentsCommand },
+  {
+    name: 'agents',
+    summary: 'remove an agent that left the config, its workspace archived; or prune every such agent',
+    load: async () => (await import('./agents.ts')).agentsCommand,
+  },
   { name: 'skills', summary: 'list the skills an agent is offered, and why any is left out', load: async () => (await import('./skills.ts')).skillsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
-  { name: 'deploy', summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links', load: async () => (await import('./deploy.ts')).deployCommand },
-  { name: 'cost', summary: 'monthly AWS estimate for the config, with the prices used and their date', load: async () => (await import('./cost.ts')).costCommand },
-  { name: 'security', summary: 'audit the fleet for risky settings (exit 1 on high findings)', load: async () => (await import('./security-audit.ts')).securityCommand },
-  { name: 'import-openclaw', summary: 'convert an OpenClaw config (JSON5) into clawfleet.json, with --workspaces its agents’ workspaces too', load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand },
-  { name: 'workspace', summary: 'push a folder into an agent’s workspace, or pull it out (locally or --aws)', load: async () => (await import('./workspace.ts')).workspaceCommand },
+  {
+    name: 'deploy',
+    summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links',
+    load: async () => (await import('./deploy.ts')).deployCommand,
+  },
+  {
+    name: 'cost',
+    summary: 'monthly AWS estimate for the config, with the prices used and their date',
+    load: async () => (await import('./cost.ts')).costCommand,
+  },
+  {
+    name: 'security',
+    summary: 'audit the fleet for risky settings (exit 1 on high findings)',
+    load: async () => (await import('./security-audit.ts')).securityCommand,
+  },
+  {
+    name: 'import-openclaw',
+    summary: 'convert an OpenClaw config (JSON5) into clawfleet.json, with --workspaces its agents’ workspaces too',
+    load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand,
+  },
+  {
+    name: 'workspace',
+    summary: 'push a folder into an agent’s workspace, or pull it out (locally or --aws)',
+    load: async () => (await import('./workspace.ts')).workspaceCommand,
+  },
 ];
 
 function version(): string {

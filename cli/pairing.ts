@@ -19,19 +19,12 @@ approve  lets the sender with this code talk to the account's bot from now on
 
 ${COMMON_HELP}`;
 
-
 export const pairingCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
     if (sub !== 'list' && sub !== 'approve') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
-    const p = parse(
-      rest,
-      commonOptions,
-      HELP,
-      io,
-      sub === 'approve' ? { min: 1, max: 1 } : { min: 0, max: 0 },
-    );
+    const p = parse(rest, commonOptions, HELP, io, sub === 'approve' ? { min: 1, max: 1 } : { min: 0, max: 0 });
     if (!p) return EXIT.ok;
     const now = Date.now();
     let aws: DynamoPairingStore | undefined;
@@ -57,9 +50,10 @@ export const pairingCommand: Command = {
       const pending: PairingRecord[] = aws
         ? await onAws('cannot list pairings', (s) => s.listPending(now))
         : (await localAdmin(str(p.values.state)!, io).get('/admin/pairings', z.object({ pending: z.array(PairingRecordSchema) }))).pending;
-      if (!pending.length) return io.out('no pending pairing requests'), EXIT.ok;
+      if (!pending.length) return (io.out('no pending pairing requests'), EXIT.ok);
       const rows = [['ACCOUNT', 'SENDER', 'NAME', 'CODE', 'ASKED', 'LAPSES IN']];
-      for (const r of pending) rows.push([r.accountId, r.peerId, r.displayName ?? '—', r.code, ago(r.createdAt, now), `${Math.max(0, Math.round((r.expiresAt - now) / 60_000))}m`]);
+      for (const r of pending)
+        rows.push([r.accountId, r.peerId, r.displayName ?? '—', r.code, ago(r.createdAt, now), `${Math.max(0, Math.round((r.expiresAt - now) / 60_000))}m`]);
       io.out(table(rows));
       return EXIT.ok;
     }

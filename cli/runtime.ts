@@ -34,7 +34,7 @@ const POLL_MS = 200;
 export const runtimeCommand: Command = {
   async run(args, io) {
     const [action, ...rest] = args;
-    if (action === '--help' || action === '-h') return io.out(HELP), EXIT.ok;
+    if (action === '--help' || action === '-h') return (io.out(HELP), EXIT.ok);
     if (!ACTIONS.includes(action as LifecycleAction)) throw usageError(action ? `unknown action "${action}"` : 'missing action', HELP);
     const p = parse(
       rest,
@@ -56,18 +56,22 @@ export const runtimeCommand: Command = {
       const [{ AwsFleet }, { awsSettings }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts')]);
       const fleet = new AwsFleet(config, awsSettings(io));
       const state = await fleet.act(agentId, action as LifecycleAction);
-      if (!wait) return io.out(`${agentId}: ${state}`), EXIT.ok;
+      if (!wait) return (io.out(`${agentId}: ${state}`), EXIT.ok);
       io.out(`${agentId}: waiting until its ECS service is stable (--no-wait skips this)…`);
       const started = Date.now();
       const stable = await fleet.waitUntilStable(agentId, started + AWS_WAIT_MS, POLL_MS * 10);
-      if (!stable.ok) throw new CliError(EXIT.failed, `${agentId}: not stable after ${AWS_WAIT_MS / 60_000} minutes (${stable.detail}); see \`clawfleet status --aws\` and \`clawfleet logs --agent ${agentId} --aws\``);
+      if (!stable.ok)
+        throw new CliError(
+          EXIT.failed,
+          `${agentId}: not stable after ${AWS_WAIT_MS / 60_000} minutes (${stable.detail}); see \`clawfleet status --aws\` and \`clawfleet logs --agent ${agentId} --aws\``,
+        );
       io.out(`${agentId}: ${stable.state} (after ${seconds(Date.now() - started)})`);
       return EXIT.ok;
     }
     const admin = localAdmin(str(p.values.state)!, io);
     const state = (await admin.post(`/admin/agents/${agentId}/${action}`, {}, z.object({ state: z.string() }))).state;
     // A hibernation returns once the process has stopped; the other actions once it was started.
-    if (!wait || state !== 'starting') return io.out(`${agentId}: ${localAgentState(state)}`), EXIT.ok;
+    if (!wait || state !== 'starting') return (io.out(`${agentId}: ${localAgentState(state)}`), EXIT.ok);
     io.out(`${agentId}: waiting until its runtime is ready (--no-wait skips this)…`);
     return waitUntilReady(admin, agentId, io);
   },
@@ -90,7 +94,10 @@ async function waitUntilReady(admin: LocalAdmin, agentId: string, io: CliIO): Pr
       );
     }
     if (Date.now() - started > LOCAL_WAIT_MS) {
-      throw new CliError(EXIT.failed, `${agentId}: not ready after ${LOCAL_WAIT_MS / 1000} s (still ${agent?.state ?? 'unknown'}); see \`clawfleet logs --agent ${agentId}\``);
+      throw new CliError(
+        EXIT.failed,
+        `${agentId}: not ready after ${LOCAL_WAIT_MS / 1000} s (still ${agent?.state ?? 'unknown'}); see \`clawfleet logs --agent ${agentId}\``,
+      );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

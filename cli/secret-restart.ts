@@ -16,11 +16,16 @@ import { localAdmin } from './local-admin.ts';
 export async function restartAfterSecretSet(fleet: string, agentId: string, where: { aws: AwsSettings } | { stateDir: string }, io: CliIO): Promise<void> {
   if ('aws' in where) {
     // The SDK loads only for --aws.
-    const [{ SignedLambdaInvoker }, { LambdaAgentCompute }] = await Promise.all([import('../shared/adapters/aws/signed-lambda-invoker.ts'), import('../shared/adapters/aws/lambda-agent-compute.ts')]);
+    const [{ SignedLambdaInvoker }, { LambdaAgentCompute }] = await Promise.all([
+      import('../shared/adapters/aws/signed-lambda-invoker.ts'),
+      import('../shared/adapters/aws/lambda-agent-compute.ts'),
+    ]);
     const holder = functionName(fleet, 'compute');
     try {
       await new LambdaAgentCompute(new SignedLambdaInvoker(where.aws), holder).restart(agentId);
-      io.out(`asked ${holder} to restart ${agentId}: a running (or waiting) runtime is replaced and reads the secret as it starts; a sleeping one reads it when it next wakes`);
+      io.out(
+        `asked ${holder} to restart ${agentId}: a running (or waiting) runtime is replaced and reads the secret as it starts; a sleeping one reads it when it next wakes`,
+      );
     } catch (err) {
       if (!(err instanceof ClawfleetError)) throw err;
       io.err(
@@ -38,6 +43,8 @@ export async function restartAfterSecretSet(fleet: string, agentId: string, wher
     const { state } = await localAdmin(where.stateDir, io).post(`/admin/agents/${agentId}/restart`, {}, z.object({ state: z.string() }));
     io.out(`restarted ${agentId} in the running fleet (${state}): its new runtime reads the secrets file`);
   } catch (err) {
-    io.err(`note: could not restart ${agentId} in the running fleet (${(err as Error).message}); restart it with: clawfleet runtime restart --agent ${agentId}`);
+    io.err(
+      `note: could not restart ${agentId} in the running fleet (${(err as Error).message}); restart it with: clawfleet runtime restart --agent ${agentId}`,
+    );
   }
 }

@@ -43,7 +43,7 @@ function expectedNames(config: FleetConfig, secretId: string): string[] {
 export const secretsCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
     if (sub !== 'set' && sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
     const p = parse(
       rest,
@@ -74,7 +74,9 @@ export const secretsCommand: Command = {
       secretId = agentSecretName(config.fleet, agentId);
     }
     // The AWS SDK loads only for --aws.
-    const target = p.values.aws ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io)) : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
+    const target = p.values.aws
+      ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io))
+      : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
     const expected = expectedNames(config, secretId);
 
     if (sub === 'list') {
@@ -89,13 +91,15 @@ export const secretsCommand: Command = {
     const name = p.positionals[0]!;
     if (!SECRET_NAME.test(name)) throw usageError(`"${name}" is not a secret name: letters, digits and "_", starting with a letter or "_"`, HELP);
     const value = (await io.readStdin()).replace(/\r?\n$/, '');
-    if (value === '') throw new CliError(EXIT.usage, 'no value on standard input; pipe it in, e.g. `printf %s "$KEY" | clawfleet secrets set NAME --agent <id>`');
+    if (value === '')
+      throw new CliError(EXIT.usage, 'no value on standard input; pipe it in, e.g. `printf %s "$KEY" | clawfleet secrets set NAME --agent <id>`');
     const values = await target.read(secretId);
     const replaced = name in values;
     await target.write(secretId, { ...values, [name]: value });
     io.out(`${replaced ? 'replaced' : 'stored'} ${name} in ${secretId} (${target.where})`);
     if (expected.length && !expected.includes(name)) io.out(`note: the config does not refer to ${name} for this secret`);
-    if (agentId && p.values['no-restart']) io.out(`the agent reads it when its runtime starts: clawfleet runtime restart --agent ${agentId}${p.values.aws ? ' --aws' : ''}`);
+    if (agentId && p.values['no-restart'])
+      io.out(`the agent reads it when its runtime starts: clawfleet runtime restart --agent ${agentId}${p.values.aws ? ' --aws' : ''}`);
     else if (agentId) {
       const { restartAfterSecretSet } = await import('./secret-restart.ts');
       await restartAfterSecretSet(config.fleet, agentId, p.values.aws ? { aws: awsSettings(io) } : { stateDir: str(p.values.state)! }, io);

@@ -24,7 +24,7 @@ which is what a local runtime sees; an agent on AWS sees its image's.
 export const skillsCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === '--help' || sub === '-h') return io.out(HELP), EXIT.ok;
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
     if (sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
     const p = parse(rest, { config: commonOptions.config, state: commonOptions.state, agent: { type: 'string' } }, HELP, io);
     if (!p) return EXIT.ok;
@@ -40,7 +40,11 @@ export const skillsCommand: Command = {
       { kind: 'workspace', root: workspace, dir: WORKSPACE_SKILLS_DIR },
       { kind: 'fleet', root: resolve(fleet, '..'), dir: 'skills' },
     ];
-    const { offered, leftOut } = await discoverSkills(sources.filter((s) => existsSync(s.root)), allow, pathHost(io.env.PATH, undefined, Object.keys(agent.tools?.exec?.env ?? {})));
+    const { offered, leftOut } = await discoverSkills(
+      sources.filter((s) => existsSync(s.root)),
+      allow,
+      pathHost(io.env.PATH, undefined, Object.keys(agent.tools?.exec?.env ?? {})),
+    );
     const notes = [
       `workspace skills: ${existsSync(join(workspace, WORKSPACE_SKILLS_DIR)) ? join(workspace, WORKSPACE_SKILLS_DIR) : `none (${join(workspace, WORKSPACE_SKILLS_DIR)} does not exist)`}`,
       `fleet skills: ${existsSync(fleet) ? fleet : `none (${fleet} does not exist)`}`,

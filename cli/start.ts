@@ -89,7 +89,10 @@ export const startCommand: Command = {
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new CliError(EXIT.failed, `port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`);
+        throw new CliError(
+          EXIT.failed,
+          `port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`,
+        );
       }
       throw err;
     }
@@ -134,5 +137,8 @@ function npmSwallowed(args: string[], io: CliIO): void {
     const value = io.env[`npm_config_${name.replace('-', '_')}`];
     return `--${name} ${value && value !== 'true' ? value : (loose.shift() ?? '…')}`;
   });
-  throw new CliError(EXIT.usage, `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: npm passes on only what follows \`--\`. Run: npm start -- ${example.join(' ')}`);
+  throw new CliError(
+    EXIT.usage,
+    `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: npm passes on only what follows \`--\`. Run: npm start -- ${example.join(' ')}`,
+  );
 }

@@ -36,17 +36,16 @@ function formatStatus(status: FleetStatus, now: number): string {
 
 export const statusCommand: Command = {
   async run(args, io) {
-    const p = parse(
-      args,
-      { ...commonOptions, json: { type: 'boolean', default: false } },
-      HELP,
-      io,
-    );
+    const p = parse(args, { ...commonOptions, json: { type: 'boolean', default: false } }, HELP, io);
     if (!p) return EXIT.ok;
     let status: FleetStatus;
     if (p.values.aws) {
       // The config and the AWS SDK load only for --aws, so a local status starts fast.
-      const [{ AwsFleet }, { awsSettings }, { loadFleetConfig }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts'), import('./fleet-config.ts')]);
+      const [{ AwsFleet }, { awsSettings }, { loadFleetConfig }] = await Promise.all([
+        import('./aws-fleet.ts'),
+        import('./aws-env.ts'),
+        import('./fleet-config.ts'),
+      ]);
       const config = loadFleetConfig(str(p.values.config)!, io);
       status = await new AwsFleet(config, awsSettings(io)).status();
     } else {

@@ -41,7 +41,8 @@ export async function runSteps(steps: Step[], io: StepIO, opts: { numbered?: boo
     try {
       result = await step.run();
     } catch (err) {
-      const hint = err instanceof StepFailed ? err.hint : `fix what the error says, then ${opts.again ?? 'run the same command again'}: finished steps are skipped`;
+      const hint =
+        err instanceof StepFailed ? err.hint : `fix what the error says, then ${opts.again ?? 'run the same command again'}: finished steps are skipped`;
       io.err(`${indent}✗ ${label}: ${(err as Error).message}\n${indent}  ${hint}`);
       const left = steps.slice(i + 1).map((s) => s.name);
       if (left.length) io.err(`${indent}  not done: ${left.join(', ')}`);

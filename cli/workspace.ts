@@ -34,7 +34,7 @@ ${COMMON_HELP}`;
 export const workspaceCommand: Command = {
   async run(args, io) {
     const [action, ...rest] = args;
-    if (action === '--help' || action === '-h') return io.out(HELP), EXIT.ok;
+    if (action === '--help' || action === '-h') return (io.out(HELP), EXIT.ok);
     if (action !== 'push' && action !== 'pull') throw usageError(action ? `unknown action "${action}"` : 'missing action (push or pull)', HELP);
     const p = parse(
       rest,
@@ -57,12 +57,18 @@ export const workspaceCommand: Command = {
     const force = p.values.force === true;
     const hibernate = p.values.hibernate === true;
     if (p.values.aws) {
-      const [{ awsTransferDeps }, { pushToAws, pullFromAws }, { resolve }] = await Promise.all([import('./workspace/aws-deps.ts'), import('./workspace/aws-transfer.ts'), import('node:path')]);
+      const [{ awsTransferDeps }, { pushToAws, pullFromAws }, { resolve }] = await Promise.all([
+        import('./workspace/aws-deps.ts'),
+        import('./workspace/aws-transfer.ts'),
+        import('node:path'),
+      ]);
       const deps = { ...(await awsTransferDeps(config, agentId, io)), interrupted: () => io.interrupted() };
       const local = resolve(io.cwd, dir);
       try {
         const s = await (action === 'push' ? pushToAws : pullFromAws)(agentId, local, { force, hibernate }, deps);
-        io.out(`${action === 'push' ? `pushed ${local} to ${agentId}'s workspace on AWS` : `pulled ${agentId}'s workspace from AWS into ${local}`}: ${s.files} files — ${s.created} new, ${s.replaced} replaced, ${s.unchanged} unchanged${action === 'push' ? `; the workspace now holds ${s.workspaceFiles} files` : ''}`);
+        io.out(
+          `${action === 'push' ? `pushed ${local} to ${agentId}'s workspace on AWS` : `pulled ${agentId}'s workspace from AWS into ${local}`}: ${s.files} files — ${s.created} new, ${s.replaced} replaced, ${s.unchanged} unchanged${action === 'push' ? `; the workspace now holds ${s.workspaceFiles} files` : ''}`,
+        );
       } catch (err) {
         throw asCliError(err);
       }
@@ -72,7 +78,9 @@ export const workspaceCommand: Command = {
     try {
       const r = await localTransfer({ action, agentId, dir, stateDir: str(p.values.state)!, force, hibernate }, io);
       for (const s of r.skipped) io.err(`  skipped ${s.path}: ${s.reason}`);
-      io.out(`${action === 'push' ? `pushed ${dir} to ${agentId}'s workspace` : `pulled ${agentId}'s workspace into ${dir}`}: ${r.manifest.files.length} files — ${r.created.length} new, ${r.replaced.length} replaced, ${r.unchanged.length} unchanged`);
+      io.out(
+        `${action === 'push' ? `pushed ${dir} to ${agentId}'s workspace` : `pulled ${agentId}'s workspace into ${dir}`}: ${r.manifest.files.length} files — ${r.created.length} new, ${r.replaced.length} replaced, ${r.unchanged.length} unchanged`,
+      );
     } catch (err) {
       throw asCliError(err);
     }

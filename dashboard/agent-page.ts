@@ -92,7 +92,8 @@ function mcpState(m: AgentDetail['mcp'][number]): Html {
 function mcpTable(d: AgentDetail): Html {
   if (!d.mcp.length) return html`<p class="muted">No MCP servers configured.</p>`;
   return html`<table class="list"><thead><tr><th>server</th><th>state</th><th>transport</th><th>runs</th><th>secrets it gets</th></tr></thead><tbody>${d.mcp.map(
-    (m) => html`<tr><td><code>${m.name}</code></td><td>${mcpState(m)}</td><td>${m.transport}</td><td class="clip"><code>${m.target}</code></td><td>${m.secrets.join(', ') || '—'}</td></tr>`,
+    (m) =>
+      html`<tr><td><code>${m.name}</code></td><td>${mcpState(m)}</td><td>${m.transport}</td><td class="clip"><code>${m.target}</code></td><td>${m.secrets.join(', ') || '—'}</td></tr>`,
   )}</tbody></table><p class="muted small">State as of the runtime's last heartbeat.</p>`;
 }
 

@@ -40,6 +40,8 @@ export function queueChart(buckets: ActivityBucket[], size: 'sm' | 'lg' = 'sm'):
     run.push(`${i} ${y}`, `${i + 1} ${y}`);
   });
   flush(n);
-  const label = sampled.length ? `queue depth, last 24 h: peak ${Math.max(...sampled.map((b) => b.maxQueueDepth!))}` : 'queue depth, last 24 h: not sampled yet';
+  const label = sampled.length
+    ? `queue depth, last 24 h: peak ${Math.max(...sampled.map((b) => b.maxQueueDepth!))}`
+    : 'queue depth, last 24 h: not sampled yet';
   return html`<svg class="spark queue ${size}" viewBox="0 0 ${n} ${H}" preserveAspectRatio="none" role="img" aria-label="${label}"><title>${label}</title><line class="base" x1="0" y1="${H - 0.25}" x2="${n}" y2="${H - 0.25}"/>${trusted(paths.map((d) => `<path d="${d}"/>`).join(''))}</svg>`;
 }

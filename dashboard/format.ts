@@ -27,7 +27,10 @@ export function duration(ms: number): string {
 export const isoTime = (at: number | undefined) => (at ? new Date(at).toISOString().replace('.000Z', 'Z') : '');
 
 export function profileLabel(p: AgentSummary['profile']): string {
-  const size = [p.cpus !== undefined ? `${p.cpus} vCPU` : undefined, p.memoryMb !== undefined ? (p.memoryMb >= 1024 ? `${p.memoryMb / 1024} GB` : `${p.memoryMb} MB`) : undefined]
+  const size = [
+    p.cpus !== undefined ? `${p.cpus} vCPU` : undefined,
+    p.memoryMb !== undefined ? (p.memoryMb >= 1024 ? `${p.memoryMb / 1024} GB` : `${p.memoryMb} MB`) : undefined,
+  ]
     .filter(Boolean)
     .join(' · ');
   const life = p.alwaysOn ? 'always on' : `sleeps after ${p.idleTimeoutMinutes ?? 30} min idle`;

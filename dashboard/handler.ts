@@ -82,7 +82,8 @@ export function isDashboardPath(path: string): boolean {
 
 const SECURITY_HEADERS = {
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   // Not no-referrer: under it a browser sends `Origin: null` with the page's own POSTs,
   // and the Origin check (refusedCrossOrigin) could no longer tell them from another site's.
@@ -97,7 +98,8 @@ const respond = (status: number, type: string, body: string, extra: Partial<Dash
   body,
 });
 const json = (status: number, body: unknown) => respond(status, 'application/json', JSON.stringify(body));
-const page = (status: number, body: { toString(): string }, extra?: Partial<DashboardResponse>) => respond(status, 'text/html; charset=utf-8', String(body), extra);
+const page = (status: number, body: { toString(): string }, extra?: Partial<DashboardResponse>) =>
+  respond(status, 'text/html; charset=utf-8', String(body), extra);
 const redirect = (to: string, cookies: string[] = []) => respond(303, 'text/plain; charset=utf-8', `see ${to}`, { headers: { location: to }, cookies });
 
 const ChatBody = z.strictObject({ text: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)) });
@@ -141,13 +143,24 @@ async function configuredToken(deps: DashboardDeps): Promise<{ token: string } |
 export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): Promise<DashboardSignIn> {
   const configured = await configuredToken(deps);
   if ('why' in configured) return { ok: false, code: 'DASHBOARD_TOKEN_UNSET', reason: configured.why };
-  const auth = authenticate(configured.token, deps.sources.config.fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, deps.sources.clock.now());
+  const auth = authenticate(
+    configured.token,
+    deps.sources.config.fleet,
+    { authorization: req.headers['authorization'], cookies: req.cookies },
+    deps.sources.clock.now(),
+  );
   return auth.ok ? auth : { ok: false, code: 'SIGN_IN_REQUIRED', reason: auth.reason };
 }
 
 /** A write (any method but GET, HEAD and OPTIONS) that a page of another origin sent through the browser, refused with why; else undefined. */
 function refusedCrossOrigin(req: Pick<DashboardRequest, 'method' | 'headers'>): string | undefined {
-  return crossOriginWrite({ method: req.method, host: req.headers['host'], origin: req.headers['origin'], secFetchSite: req.headers['sec-fetch-site'], referer: req.headers['referer'] });
+  return crossOriginWrite({
+    method: req.method,
+    host: req.headers['host'],
+    origin: req.headers['origin'],
+    secFetchSite: req.headers['sec-fetch-site'],
+    referer: req.headers['referer'],
+  });
 }
 
 async function route(req: DashboardRequest, deps: DashboardDeps): Promise<DashboardResponse> {
@@ -155,8 +168,10 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
   const fleet = src.config.fleet;
   const { method, path } = req;
 
-  if (method === 'GET' && path === '/assets/dashboard.css') return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
-  if (method === 'GET' && path === '/assets/dashboard.js') return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
+  if (method === 'GET' && path === '/assets/dashboard.css')
+    return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
+  if (method === 'GET' && path === '/assets/dashboard.js')
+    return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
 
   // Signing in and out included: another site must not sign a browser in to this dashboard either.
   const crossOrigin = refusedCrossOrigin(req);
@@ -198,7 +213,10 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
   if (method === 'GET') {
     if (path === '/') {
       const view = await buildFleetView(src);
-      return page(200, pageShell({ fleet, where: src.where, title: 'Fleet', liveSrc: '/fragments/overview', refreshMs: deps.refreshMs, live: overviewFragment(view) }));
+      return page(
+        200,
+        pageShell({ fleet, where: src.where, title: 'Fleet', liveSrc: '/fragments/overview', refreshMs: deps.refreshMs, live: overviewFragment(view) }),
+      );
     }
     if ((m = /^\/agents\/([^/]+)$/.exec(path))) {
       const detail = await buildAgentDetail(agentOf(m[1]!), src);

@@ -92,7 +92,11 @@ function inProcessCompute(): PortFactories {
           (ports: { ecsComputePorts(): PortFactories }) => ports.ecsComputePorts().compute!(cp)!,
           (err: unknown) => {
             loaded = undefined;
-            throw new ClawfleetError('COMPUTE_NOT_CONFIGURED', 'CLAWFLEET_COMPUTE_FUNCTION is not set: a deployed function asks λ compute and never calls ECS itself', { cause: err });
+            throw new ClawfleetError(
+              'COMPUTE_NOT_CONFIGURED',
+              'CLAWFLEET_COMPUTE_FUNCTION is not set: a deployed function asks λ compute and never calls ECS itself',
+              { cause: err },
+            );
           },
         ));
       return {
@@ -106,5 +110,9 @@ function inProcessCompute(): PortFactories {
 /** Agents' own cron jobs, where the CDK app gave this function λ cron-dispatch's ARN and the scheduler's role (λ outbox). */
 export function agentSchedules(env: LambdaEnv): PortFactories {
   if (!env.CLAWFLEET_CRON_FUNCTION_ARN || !env.CLAWFLEET_SCHEDULER_ROLE_ARN) return {};
-  return schedulerPorts({ functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN, roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN, deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN });
+  return schedulerPorts({
+    functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
+    roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
+    deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN,
+  });
 }

@@ -56,7 +56,12 @@ export async function handler(event: DashboardUrlEvent): Promise<DashboardUrlRes
     { method, path: event.rawPath, query: event.rawQueryString ?? '', headers: event.headers, cookies: event.cookies ?? [], body },
     deps,
   );
-  if (result.status === 200 && method === 'GET' && ['/', '/fragments/overview', '/api/fleet'].includes(event.rawPath) && cp.clock.now() - sampledAt > SAMPLE_EVERY_MS) {
+  if (
+    result.status === 200 &&
+    method === 'GET' &&
+    ['/', '/fragments/overview', '/api/fleet'].includes(event.rawPath) &&
+    cp.clock.now() - sampledAt > SAMPLE_EVERY_MS
+  ) {
     sampledAt = cp.clock.now();
     await sampleQueueDepths(sources);
   }

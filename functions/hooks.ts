@@ -10,7 +10,10 @@ const deps = cp.hooksDeps();
 
 export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {
   const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-  const result = await handleHook({ method: event.requestContext.http.method, path: event.rawPath, query: event.rawQueryString, headers: event.headers, body }, deps);
+  const result = await handleHook(
+    { method: event.requestContext.http.method, path: event.rawPath, query: event.rawQueryString, headers: event.headers, body },
+    deps,
+  );
   const response = functionUrlResponse(result);
   if (result.status === 405) response.headers.allow = 'POST';
   return response;

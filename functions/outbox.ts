@@ -15,12 +15,26 @@ export interface SqsRecord {
   attributes: { MessageGroupId?: string };
 }
 
-const cp = awsControlPlane('outbox', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), telegramPorts, askingCompute(env), agentSchedules(env), mediaStore(env)]);
+const cp = awsControlPlane('outbox', (env) => [
+  dynamoPorts(),
+  sqsPorts(),
+  secretsManagerPorts(),
+  telegramPorts,
+  askingCompute(env),
+  agentSchedules(env),
+  mediaStore(env),
+]);
 const deps = cp.outboxBatchDeps();
 
 export async function handler(event: { Records: SqsRecord[] }): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const failed = await processOutboxBatch(
-    event.Records.map((r) => ({ source: r.eventSourceARN, body: r.body, messageId: r.messageId, receipt: r.receiptHandle, group: r.attributes.MessageGroupId })),
+    event.Records.map((r) => ({
+      source: r.eventSourceARN,
+      body: r.body,
+      messageId: r.messageId,
+      receipt: r.receiptHandle,
+      group: r.attributes.MessageGroupId,
+    })),
     deps,
   );
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };

@@ -5,7 +5,15 @@ import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
 import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = awsControlPlane('telegram-webhook', (env) => [dynamoPorts(), pairingPorts(), sqsPorts(), secretsManagerPorts(), telegramPorts, askingCompute(env), mediaStore(env)]);
+const cp = awsControlPlane('telegram-webhook', (env) => [
+  dynamoPorts(),
+  pairingPorts(),
+  sqsPorts(),
+  secretsManagerPorts(),
+  telegramPorts,
+  askingCompute(env),
+  mediaStore(env),
+]);
 const deps = cp.telegramWebhookDeps();
 
 export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {

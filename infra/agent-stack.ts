@@ -87,7 +87,15 @@ export class AgentStack extends Stack {
       metricNamespace: `Clawfleet/${fleet}`,
     });
     // Run by `clawfleet agents remove` before the stack goes: the workspace is archived, not lost.
-    this.archive = new WorkspaceArchive(this, 'Archive', { fleet, agentId, runtime: this.runtime, fileSystem: shared.fileSystem, image: fleetImage, runtimeImage: image, architecture });
+    this.archive = new WorkspaceArchive(this, 'Archive', {
+      fleet,
+      agentId,
+      runtime: this.runtime,
+      fileSystem: shared.fileSystem,
+      image: fleetImage,
+      runtimeImage: image,
+      architecture,
+    });
 
     // `clawfleet workspace push|pull`: the one-off task with this agent's role and access point.
     this.workspaceTask = new AgentWorkspaceTask(this, 'WorkspaceTask', {
@@ -114,7 +122,13 @@ export class AgentStack extends Stack {
     const schedules = configSchedules(config).filter((s) => s.trigger.agentId === agentId);
     this.schedules =
       schedules.length > 0
-        ? new AgentSchedules(this, 'Schedules', { fleet, schedules, functionArn: cronDispatchArn(this, fleet), roleArn: shared.schedulerRoleArn(), deadLetterArn: shared.schedulesDeadLetterArn })
+        ? new AgentSchedules(this, 'Schedules', {
+            fleet,
+            schedules,
+            functionArn: cronDispatchArn(this, fleet),
+            roleArn: shared.schedulerRoleArn(),
+            deadLetterArn: shared.schedulesDeadLetterArn,
+          })
         : undefined;
 
     const out = (key: string, value: string, description: string) => new CfnOutput(this, key, { key, value, description });

@@ -51,15 +51,23 @@ export interface FleetAppOptions {
 /** Reads the app's options from CDK context; `lookup` is `app.node.tryGetContext`. */
 export function readAppOptions(lookup: (key: string) => unknown): FleetAppOptions {
   const raw = Object.fromEntries(
-    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'logRetentionDays'].map((k) => [k, lookup(k)]).filter(([, v]) => v !== undefined),
+    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'logRetentionDays']
+      .map((k) => [k, lookup(k)])
+      .filter(([, v]) => v !== undefined),
   );
   const parsed = ContextSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => ({ path: `context.${formatPath(i.path)}`, message: i.message })), 'CDK context');
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ path: `context.${formatPath(i.path)}`, message: i.message })),
+      'CDK context',
+    );
   }
   const c = parsed.data;
   if (c.emulator && !c.runtimeImage) {
-    throw new ConfigError([{ path: 'context.runtimeImage', message: 'is required with emulator=true: the emulator cannot build the runtime image' }], 'CDK context');
+    throw new ConfigError(
+      [{ path: 'context.runtimeImage', message: 'is required with emulator=true: the emulator cannot build the runtime image' }],
+      'CDK context',
+    );
   }
   return {
     configPath: resolve(REPO_ROOT, c.config),

@@ -22,7 +22,14 @@ function controlPlaneView(config: FleetConfig): unknown {
     ...rest,
     agents: agents.list.map((a) => {
       const r = resolveAgent(config, a.id);
-      return { id: r.id, name: r.name, default: r.default, alwaysOn: r.runtime.alwaysOn, idleTimeoutMinutes: r.runtime.idleTimeoutMinutes, heartbeat: r.heartbeat };
+      return {
+        id: r.id,
+        name: r.name,
+        default: r.default,
+        alwaysOn: r.runtime.alwaysOn,
+        idleTimeoutMinutes: r.runtime.idleTimeoutMinutes,
+        heartbeat: r.heartbeat,
+      };
     }),
   };
 }

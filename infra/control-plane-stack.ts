@@ -57,9 +57,17 @@ export class ControlPlaneStack extends Stack {
         })
       : undefined;
     this.hooksSecret = config.hooks
-      ? new EmptySecret(this, 'HooksSecret', { secretName: hooksSecretName(fleet), description: `clawfleet ${fleet}: the token HTTP hook callers present (${config.hooks.tokenSecret})`, rotation: 'hooks' })
+      ? new EmptySecret(this, 'HooksSecret', {
+          secretName: hooksSecretName(fleet),
+          description: `clawfleet ${fleet}: the token HTTP hook callers present (${config.hooks.tokenSecret})`,
+          rotation: 'hooks',
+        })
       : undefined;
-    this.dashboardSecret = new EmptySecret(this, 'DashboardSecret', { secretName: dashboardSecretName(fleet), description: `clawfleet ${fleet}: the dashboard's login token (${DASHBOARD_TOKEN_NAME})`, rotation: 'dashboard' });
+    this.dashboardSecret = new EmptySecret(this, 'DashboardSecret', {
+      secretName: dashboardSecretName(fleet),
+      description: `clawfleet ${fleet}: the dashboard's login token (${DASHBOARD_TOKEN_NAME})`,
+      rotation: 'dashboard',
+    });
 
     // Cron jobs and heartbeats become schedules in this group, as do scheduled functions.
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'Schedules', { name: scheduleGroupName(fleet) });

@@ -38,7 +38,16 @@ export interface BuildFleetExtras {
 }
 
 /** The runtime image's build context: the repository, minus all the runtime does not need. */
-const RUNTIME_IMAGE_CONTEXT = ['*', '!runtime-image', '!shared', '!package.json', '!package-lock.json', '!tsconfig.json', 'runtime-image/dist', '**/node_modules'];
+const RUNTIME_IMAGE_CONTEXT = [
+  '*',
+  '!runtime-image',
+  '!shared',
+  '!package.json',
+  '!package-lock.json',
+  '!tsconfig.json',
+  'runtime-image/dist',
+  '**/node_modules',
+];
 const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
@@ -101,7 +110,12 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
     let image = built.get(key);
     if (!image) {
       // The browser variant is the Dockerfile's "browser" stage: the runtime plus Chromium.
-      image = ecs.ContainerImage.fromAsset(REPO_ROOT, { file: RUNTIME_DOCKERFILE, exclude: RUNTIME_IMAGE_CONTEXT, platform: IMAGE_PLATFORMS[architecture], target: variant });
+      image = ecs.ContainerImage.fromAsset(REPO_ROOT, {
+        file: RUNTIME_DOCKERFILE,
+        exclude: RUNTIME_IMAGE_CONTEXT,
+        platform: IMAGE_PLATFORMS[architecture],
+        target: variant,
+      });
       built.set(key, image);
     }
     return image;
@@ -115,7 +129,11 @@ function checkDeployable(config: FleetConfig, configPath: string): void {
   // and a deployment that silently lacked them would be worse than a clear refusal.
   const skills = fleetSkillsDir(configPath);
   if (existsSync(skills)) {
-    issues.push({ path: skills, message: "fleet skills (a skills/ folder beside the config) are not deployed to AWS yet: put each skill into the skills/ folder of the workspaces of the agents that use it, and move this folder away to deploy" });
+    issues.push({
+      path: skills,
+      message:
+        'fleet skills (a skills/ folder beside the config) are not deployed to AWS yet: put each skill into the skills/ folder of the workspaces of the agents that use it, and move this folder away to deploy',
+    });
   }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {

@@ -10,12 +10,7 @@ import type * as ecs from 'aws-cdk-lib/aws-ecs';
 export const HEALTH_FILE = '/tmp/clawfleet-alive';
 
 export const RUNTIME_HEALTH_CHECK: ecs.HealthCheck = {
-  command: [
-    'CMD',
-    'node',
-    '-e',
-    "const t=Number(require('fs').readFileSync(process.env.CLAWFLEET_HEALTH_FILE,'utf8'));process.exit(Date.now()-t<60000?0:1)",
-  ],
+  command: ['CMD', 'node', '-e', "const t=Number(require('fs').readFileSync(process.env.CLAWFLEET_HEALTH_FILE,'utf8'));process.exit(Date.now()-t<60000?0:1)"],
   interval: Duration.seconds(30),
   timeout: Duration.seconds(5),
   startPeriod: Duration.seconds(20),

@@ -7,7 +7,6 @@ import { ClawfleetError } from '../shared/errors.ts';
 import { issuesText, parseJsonAs } from '../shared/json.ts';
 import { SecretValuesSchema } from '../shared/secrets/secret-values.ts';
 
-
 /** `telegram`, `hooks`, `dashboard`, `agent:<id>` or a full secret name. */
 export function secretIdFor(fleet: string, target: string): string {
   if (target === 'telegram') return telegramSecretName(fleet);
@@ -36,7 +35,12 @@ export interface PutSecretResult {
  * Puts named values into a secret. With `merge` (the default) they are added to the
  * values already there; otherwise they replace the whole secret.
  */
-export async function putSecretValues(client: SecretsManagerClient, secretId: string, values: Record<string, string>, opts: { merge?: boolean } = {}): Promise<PutSecretResult> {
+export async function putSecretValues(
+  client: SecretsManagerClient,
+  secretId: string,
+  values: Record<string, string>,
+  opts: { merge?: boolean } = {},
+): Promise<PutSecretResult> {
   const checked = SecretValuesSchema.parse(values);
   let current: Record<string, string> = {};
   if (opts.merge ?? true) current = await readCurrent(client, secretId);
@@ -56,7 +60,8 @@ async function readCurrent(client: SecretsManagerClient, secretId: string): Prom
   } catch (err) {
     // A secret created without a value has no AWSCURRENT version yet.
     if ((err as Error).name === 'ResourceNotFoundException' && /version|AWSCURRENT/i.test((err as Error).message)) return {};
-    if (err instanceof ClawfleetError) throw new ClawfleetError('SECRET_VALUES_INVALID', `"${secretId}" holds something other than named values; use --replace`);
+    if (err instanceof ClawfleetError)
+      throw new ClawfleetError('SECRET_VALUES_INVALID', `"${secretId}" holds something other than named values; use --replace`);
     throw new ClawfleetError('SECRET_UNREADABLE', `cannot read "${secretId}" to merge into it: ${(err as Error).name}`, { cause: err });
   }
 }

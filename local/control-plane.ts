@@ -187,7 +187,17 @@ export class LocalControlPlane {
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
     const media = { kind: chatFileKind(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
-    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text: caption, from: { channel: 'local' }, media: [media] });
+    await this.queues.send({
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id,
+      agentId,
+      sessionKey,
+      ts: now,
+      text: caption,
+      from: { channel: 'local' },
+      media: [media],
+    });
     this.chat.add(agentId, 'user', caption, { key, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength });
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping(chat);
     return id;

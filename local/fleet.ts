@@ -108,13 +108,22 @@ export async function startLocalFleet(opts: LocalFleetOptions): Promise<LocalFle
     };
   } catch (err) {
     for (const step of undo.reverse()) await Promise.resolve(step()).catch((e) => log.warn('cleanup after a failed start failed', errorFields(e)));
-    if (isStorageFull(err)) throw new ClawfleetError('STORAGE_FULL', `the state directory ${opts.stateDir} is full (${(err as Error).message}); free some space and start again`, { cause: err });
+    if (isStorageFull(err))
+      throw new ClawfleetError('STORAGE_FULL', `the state directory ${opts.stateDir} is full (${(err as Error).message}); free some space and start again`, {
+        cause: err,
+      });
     throw err;
   }
 }
 
 /** The fleet on a state directory this process holds; `undo` collects what a failed start must take back. */
-async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: FleetConfig, secrets: FileSecretStore, undo: (() => void | Promise<void>)[]): Promise<LocalFleet> {
+async function runLocalFleet(
+  opts: LocalFleetOptions,
+  log: Logger,
+  config: FleetConfig,
+  secrets: FileSecretStore,
+  undo: (() => void | Promise<void>)[],
+): Promise<LocalFleet> {
   const storage = new StorageWatch(log, systemClock);
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   undo.push(() => void db.close());
@@ -135,7 +144,10 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
   const mediaSweep = setInterval(sweepMedia, 3_600_000);
   mediaSweep.unref();
   undo.push(() => clearInterval(mediaSweep));
-  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), { failed: (err) => storage.failed(err, 'runtime log') || logFailure(err), wrote: () => storage.wrote() });
+  const logs = new RuntimeLogFiles(join(opts.stateDir, 'logs'), {
+    failed: (err) => storage.failed(err, 'runtime log') || logFailure(err),
+    wrote: () => storage.wrote(),
+  });
   let logFailureSaid = false;
   function logFailure(err: unknown): boolean {
     // Any other reason a log line cannot be written (a read-only or deleted directory): said once.
@@ -271,37 +283,43 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
     ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
     : undefined;
 
-  supervisor = new Supervisor(url, join(opts.stateDir, 'workspaces'), log, {
-    respec: specFor,
-    onStopping: (agentId, stopping) => server.draining(agentId, stopping),
-    onLine: (agentId, line) => {
-      const safe = JSON.parse(processRedactor.redact(JSON.stringify(line))) as Record<string, unknown>;
-      logs.write(agentId, safe);
-      if (safe.level === 'error' && typeof safe.msg === 'string') {
-        const msg = safe.msg;
-        stateWrite('runtime error', () => cp.status.error(agentId, typeof safe.error === 'string' ? `${msg}: ${safe.error}` : msg, systemClock.now()));
-      }
-      opts.onRuntimeLine?.(agentId, safe);
+  supervisor = new Supervisor(
+    url,
+    join(opts.stateDir, 'workspaces'),
+    log,
+    {
+      respec: specFor,
+      onStopping: (agentId, stopping) => server.draining(agentId, stopping),
+      onLine: (agentId, line) => {
+        const safe = JSON.parse(processRedactor.redact(JSON.stringify(line))) as Record<string, unknown>;
+        logs.write(agentId, safe);
+        if (safe.level === 'error' && typeof safe.msg === 'string') {
+          const msg = safe.msg;
+          stateWrite('runtime error', () => cp.status.error(agentId, typeof safe.error === 'string' ? `${msg}: ${safe.error}` : msg, systemClock.now()));
+        }
+        opts.onRuntimeLine?.(agentId, safe);
+      },
+      onExit: (agentId, code, signal, crashed) => {
+        // A dead runtime's messages need not wait out their visibility timeout: its polls are
+        // ended first, so none takes a message after the release. (On a full disk they are
+        // not released now: they come back when their visibility runs out, as on SQS.)
+        server.runtimeGone(agentId);
+        stateWrite("release of an exited runtime's messages", () => {
+          const released = cp.inbox(agentId).releaseInFlight();
+          if (released) log.info('released messages of an exited runtime', { agentId, released });
+        });
+        if (crashed) {
+          stateWrite('runtime exit', () => cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now()));
+          // The supervisor starts it again; its first heartbeat marks it awake.
+          cp.registry
+            .transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now())
+            .catch((err) => storage.failed(err, 'registry') || log.warn('registry not updated', { agentId, ...errorFields(err) }));
+        }
+        logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
+      },
     },
-    onExit: (agentId, code, signal, crashed) => {
-      // A dead runtime's messages need not wait out their visibility timeout: its polls are
-      // ended first, so none takes a message after the release. (On a full disk they are
-      // not released now: they come back when their visibility runs out, as on SQS.)
-      server.runtimeGone(agentId);
-      stateWrite('release of an exited runtime\'s messages', () => {
-        const released = cp.inbox(agentId).releaseInFlight();
-        if (released) log.info('released messages of an exited runtime', { agentId, released });
-      });
-      if (crashed) {
-        stateWrite('runtime exit', () => cp.status.error(agentId, `runtime exited (${signal ?? `code ${code}`})`, systemClock.now()));
-        // The supervisor starts it again; its first heartbeat marks it awake.
-        cp.registry
-          .transition(agentId, ['awake', 'waking'], 'restarting', systemClock.now())
-          .catch((err) => storage.failed(err, 'registry') || log.warn('registry not updated', { agentId, ...errorFields(err) }));
-      }
-      logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
-    },
-  }, { hide: [opts.secretsPath], ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}) });
+    { hide: [opts.secretsPath], ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}) },
+  );
   undo.push(() => supervisor!.stop());
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
@@ -311,7 +329,10 @@ async function runLocalFleet(opts: LocalFleetOptions, log: Logger, config: Fleet
   }
   const health = startHealthLoop(config, cp.lifecycle!);
   const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
-  undo.push(() => health.stop(), () => cron.stop());
+  undo.push(
+    () => health.stop(),
+    () => cron.stop(),
+  );
 
   const pollers: { stop(): void }[] = [];
   const pollingAccounts: string[] = [];

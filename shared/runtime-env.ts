@@ -33,7 +33,12 @@ export const RuntimeEnvSchema = z.object({
     .transform((r) => r.split('-').map(Number) as [number, number])
     .refine(([first, last]) => first >= 1000 && last >= first && last - first < 1024 && last < 2 ** 31, 'must be a range of at most 1024 uids from 1000 up')
     .optional(),
-  CLAWFLEET_TOOL_GID: z.coerce.number().int().min(1000).max(2 ** 31 - 1).optional(),
+  CLAWFLEET_TOOL_GID: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(2 ** 31 - 1)
+    .optional(),
   /** A JSON list of absolute paths the sandbox must never show (the local state directory, the secrets file). */
   CLAWFLEET_SANDBOX_HIDE: z.string().optional(),
   /**
@@ -101,7 +106,15 @@ export type RuntimeTransportEnv =
   | { kind: 'local'; controlUrl: string; secretsFd: number };
 
 /** The variables transport and identity need, so neither launcher can leave one out. */
-type LaunchNames = 'CLAWFLEET_AGENT_ID' | 'CLAWFLEET_RUNTIME_CONFIG' | 'CLAWFLEET_INBOX_URL' | 'CLAWFLEET_OUTBOX_URL' | 'CLAWFLEET_DLQ_URL' | 'CLAWFLEET_SECRET_ID' | 'CLAWFLEET_CONTROL_URL' | 'CLAWFLEET_SECRETS_FD';
+type LaunchNames =
+  | 'CLAWFLEET_AGENT_ID'
+  | 'CLAWFLEET_RUNTIME_CONFIG'
+  | 'CLAWFLEET_INBOX_URL'
+  | 'CLAWFLEET_OUTBOX_URL'
+  | 'CLAWFLEET_DLQ_URL'
+  | 'CLAWFLEET_SECRET_ID'
+  | 'CLAWFLEET_CONTROL_URL'
+  | 'CLAWFLEET_SECRETS_FD';
 
 /**
  * A runtime's environment: who it is, its config slice and its transport, plus any other
@@ -117,7 +130,12 @@ export function runtimeEnvironment(
     CLAWFLEET_AGENT_ID: agentId,
     CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(config),
     ...(transport.kind === 'aws'
-      ? { CLAWFLEET_INBOX_URL: transport.inboxUrl, CLAWFLEET_OUTBOX_URL: transport.outboxUrl, CLAWFLEET_DLQ_URL: transport.dlqUrl, CLAWFLEET_SECRET_ID: transport.secretId }
+      ? {
+          CLAWFLEET_INBOX_URL: transport.inboxUrl,
+          CLAWFLEET_OUTBOX_URL: transport.outboxUrl,
+          CLAWFLEET_DLQ_URL: transport.dlqUrl,
+          CLAWFLEET_SECRET_ID: transport.secretId,
+        }
       : { CLAWFLEET_CONTROL_URL: transport.controlUrl, CLAWFLEET_SECRETS_FD: String(transport.secretsFd) }),
     ...settings,
   };

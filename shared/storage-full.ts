@@ -14,6 +14,9 @@ export function isStorageFull(err: unknown): boolean {
 }
 
 /** What a client is told: nothing about the path or the error, only that it may retry. */
-export const STORAGE_FULL_ANSWER = { error: 'the fleet cannot write its state now (the disk is full); nothing was taken, try again later', code: 'STORAGE_FULL' } as const;
+export const STORAGE_FULL_ANSWER = {
+  error: 'the fleet cannot write its state now (the disk is full); nothing was taken, try again later',
+  code: 'STORAGE_FULL',
+} as const;
 /** Seconds a client is asked to wait before it tries again. */
 export const STORAGE_FULL_RETRY_AFTER_S = 30;

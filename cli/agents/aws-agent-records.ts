@@ -36,7 +36,8 @@ export class AgentRecords {
         }),
       );
     } catch (err) {
-      if (!/ConditionalCheckFailed|ResourceNotFound/.test((err as Error).name)) throw new StepFailed(awsErrorText('cannot mark the agent asleep in the registry', err), 'run this again');
+      if (!/ConditionalCheckFailed|ResourceNotFound/.test((err as Error).name))
+        throw new StepFailed(awsErrorText('cannot mark the agent asleep in the registry', err), 'run this again');
     }
   }
 
@@ -46,8 +47,21 @@ export class AgentRecords {
     const registry = await this.scan(t.registry, 'pk = :a OR begins_with(pk, :m)', { ':a': `agent:${agentId}`, ':m': `metrics:${agentId}:` });
     const sessions = await this.scan(t.sessions, 'agentId = :id', { ':id': agentId });
     // Relay counters are `relay-rate:<from>><to>:<window>`; ids hold neither ">" nor ":".
-    const origins = await this.scan(t.origins, '#o.agentId = :id OR begins_with(pk, :from) OR contains(pk, :to)', { ':id': agentId, ':from': `relay-rate:${agentId}>`, ':to': `>${agentId}:` }, { '#o': 'origin' });
-    for (const [table, items] of [[t.registry, registry], [t.sessions, sessions], [t.origins, origins]] as const) await this.deleteItems(table, items.map((i) => String(i.pk)));
+    const origins = await this.scan(
+      t.origins,
+      '#o.agentId = :id OR begins_with(pk, :from) OR contains(pk, :to)',
+      { ':id': agentId, ':from': `relay-rate:${agentId}>`, ':to': `>${agentId}:` },
+      { '#o': 'origin' },
+    );
+    for (const [table, items] of [
+      [t.registry, registry],
+      [t.sessions, sessions],
+      [t.origins, origins],
+    ] as const)
+      await this.deleteItems(
+        table,
+        items.map((i) => String(i.pk)),
+      );
     return { registry: registry.length, sessions: sessions.length, origins: origins.length };
   }
 
@@ -57,7 +71,16 @@ export class AgentRecords {
     do {
       let page;
       try {
-        page = await this.db.send(new ScanCommand({ TableName: table, FilterExpression: filter, ExpressionAttributeValues: values, ExpressionAttributeNames: names, ProjectionExpression: 'pk', ExclusiveStartKey }));
+        page = await this.db.send(
+          new ScanCommand({
+            TableName: table,
+            FilterExpression: filter,
+            ExpressionAttributeValues: values,
+            ExpressionAttributeNames: names,
+            ProjectionExpression: 'pk',
+            ExclusiveStartKey,
+          }),
+        );
       } catch (err) {
         if ((err as Error).name === 'ResourceNotFoundException') return [];
         throw new CliError(EXIT.failed, awsErrorText(`cannot scan ${table}`, err));
@@ -70,7 +93,9 @@ export class AgentRecords {
 
   private async deleteItems(table: string, keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 25) {
-      let requests: Record<string, { DeleteRequest: { Key: Record<string, unknown> } }[]> | undefined = { [table]: keys.slice(i, i + 25).map((pk) => ({ DeleteRequest: { Key: { pk } } })) };
+      let requests: Record<string, { DeleteRequest: { Key: Record<string, unknown> } }[]> | undefined = {
+        [table]: keys.slice(i, i + 25).map((pk) => ({ DeleteRequest: { Key: { pk } } })),
+      };
       for (let attempt = 0; requests && Object.keys(requests).length; attempt++) {
         if (attempt === 5) throw new StepFailed(`${table} kept refusing some deletes (throttled)`, 'run this again in a minute');
         try {

@@ -5,7 +5,15 @@
 // still lists the agent could wake it, and two writers would share the workspace.
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, RunTaskCommand, UpdateServiceCommand, type ECSClient, type NetworkConfiguration } from '@aws-sdk/client-ecs';
+import {
+  DescribeServicesCommand,
+  DescribeTasksCommand,
+  ListTasksCommand,
+  RunTaskCommand,
+  UpdateServiceCommand,
+  type ECSClient,
+  type NetworkConfiguration,
+} from '@aws-sdk/client-ecs';
 import { agentArchivePath, agentArchiveTaskFamily, agentLogGroupName, agentServiceName, clusterName } from '../../shared/config/names.ts';
 import { awsErrorText } from '../aws-env.ts';
 import { StepFailed, type StepResult } from '../steps.ts';
@@ -44,15 +52,22 @@ export class AgentTasks {
     try {
       await this.ecs.send(new UpdateServiceCommand({ cluster, service, desiredCount: 0 }));
     } catch (err) {
-      if (/ServiceNotFound|ServiceNotActive|ClusterNotFound/.test((err as Error).name)) return { status: 'skipped', detail: `no service ${service} in ${cluster}` };
-      throw new StepFailed(awsErrorText(`cannot set ${service}'s desired count to 0`, err), 'check your credentials may ecs:UpdateService, then run this again');
+      if (/ServiceNotFound|ServiceNotActive|ClusterNotFound/.test((err as Error).name))
+        return { status: 'skipped', detail: `no service ${service} in ${cluster}` };
+      throw new StepFailed(
+        awsErrorText(`cannot set ${service}'s desired count to 0`, err),
+        'check your credentials may ecs:UpdateService, then run this again',
+      );
     }
     const deadline = Date.now() + this.opts.serviceTimeoutMs;
     for (;;) {
       const running = await this.serviceTasks(agentId);
       if (running.length === 0) return { status: 'done', detail: `${service} at 0, no task running` };
       if (Date.now() > deadline) {
-        throw new StepFailed(`${service} still has ${running.length} task(s) after ${this.opts.serviceTimeoutMs / 60_000} min`, `see aws ecs describe-services --cluster ${cluster} --services ${service}; run this again once it has stopped`);
+        throw new StepFailed(
+          `${service} still has ${running.length} task(s) after ${this.opts.serviceTimeoutMs / 60_000} min`,
+          `see aws ecs describe-services --cluster ${cluster} --services ${service}; run this again once it has stopped`,
+        );
       }
       await sleep(this.opts.pollMs);
     }
@@ -65,11 +80,16 @@ export class AgentTasks {
     const network = await this.serviceNetwork(agentId);
     let taskArn: string | undefined;
     try {
-      const out = await this.ecs.send(new RunTaskCommand({ cluster, taskDefinition: family, count: 1, launchType: 'FARGATE', networkConfiguration: network, startedBy: STARTED_BY }));
+      const out = await this.ecs.send(
+        new RunTaskCommand({ cluster, taskDefinition: family, count: 1, launchType: 'FARGATE', networkConfiguration: network, startedBy: STARTED_BY }),
+      );
       if (out.failures?.length) throw new Error(out.failures.map((f) => `${f.reason}${f.detail ? ` (${f.detail})` : ''}`).join('; '));
       taskArn = out.tasks?.[0]?.taskArn;
     } catch (err) {
-      throw new StepFailed(awsErrorText(`cannot run task ${family}`, err), 'check your credentials may ecs:RunTask and iam:PassRole its roles; nothing was changed, run this again');
+      throw new StepFailed(
+        awsErrorText(`cannot run task ${family}`, err),
+        'check your credentials may ecs:RunTask and iam:PassRole its roles; nothing was changed, run this again',
+      );
     }
     if (!taskArn) throw new StepFailed(`RunTask ${family} started no task`, 'run this again');
     const taskId = taskArn.split('/').pop()!;
@@ -83,7 +103,12 @@ export class AgentTasks {
     }
     await this.expectStopped(agentId, 'while the archive ran');
     const said = await this.archiveLine(agentId, logStream);
-    return { status: 'done', detail: said ?? `task ${taskId} copied the workspace to ${agentArchivePath(agentId)}/<date>/ and emptied it (log: ${agentLogGroupName(this.fleet, agentId)} ${logStream})` };
+    return {
+      status: 'done',
+      detail:
+        said ??
+        `task ${taskId} copied the workspace to ${agentArchivePath(agentId)}/<date>/ and emptied it (log: ${agentLogGroupName(this.fleet, agentId)} ${logStream})`,
+    };
   }
 
   /**
@@ -112,7 +137,8 @@ export class AgentTasks {
 
   /** The runtime must not run while its workspace is copied: were it woken (a deployed control plane that still lists it), stop. */
   private async expectStopped(agentId: string, when: string): Promise<void> {
-    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] }))).services?.[0];
+    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] })))
+      .services?.[0];
     const running = await this.serviceTasks(agentId);
     if ((service?.desiredCount ?? 0) > 0 || running.length > 0) {
       throw new StepFailed(
@@ -124,9 +150,14 @@ export class AgentTasks {
 
   /** The archive task runs where the runtime runs: the service's subnets and security group, with a public IP. */
   private async serviceNetwork(agentId: string): Promise<NetworkConfiguration> {
-    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] }))).services?.[0];
+    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] })))
+      .services?.[0];
     const vpc = service?.networkConfiguration?.awsvpcConfiguration;
-    if (!vpc?.subnets?.length) throw new StepFailed(`${agentServiceName(agentId)} has no network settings to run the archive task with`, 'deploy the agent stack again (npx cdk deploy --all), then run this again');
+    if (!vpc?.subnets?.length)
+      throw new StepFailed(
+        `${agentServiceName(agentId)} has no network settings to run the archive task with`,
+        'deploy the agent stack again (npx cdk deploy --all), then run this again',
+      );
     return { awsvpcConfiguration: { subnets: vpc.subnets, securityGroups: vpc.securityGroups, assignPublicIp: vpc.assignPublicIp ?? 'ENABLED' } };
   }
 
@@ -136,7 +167,10 @@ export class AgentTasks {
       const task = (await this.ecs.send(new DescribeTasksCommand({ cluster: clusterName(this.fleet), tasks: [taskArn] }))).tasks?.[0];
       if (task?.lastStatus === 'STOPPED') return { exitCode: task.containers?.[0]?.exitCode, reason: task.stoppedReason ?? task.containers?.[0]?.reason };
       if (Date.now() > deadline) {
-        throw new StepFailed(`archive task ${taskArn.split('/').pop()} still ${task?.lastStatus ?? 'unknown'} after ${this.opts.archiveTimeoutMs / 60_000} min`, 'run this again once it has stopped (a second archive copies what is left, harmlessly)');
+        throw new StepFailed(
+          `archive task ${taskArn.split('/').pop()} still ${task?.lastStatus ?? 'unknown'} after ${this.opts.archiveTimeoutMs / 60_000} min`,
+          'run this again once it has stopped (a second archive copies what is left, harmlessly)',
+        );
       }
       await sleep(this.opts.pollMs);
     }
@@ -145,7 +179,13 @@ export class AgentTasks {
   /** The archive script's last line ("workspace archived", where to, how much), from its log; undefined if it cannot be read. */
   private async archiveLine(agentId: string, logStream: string): Promise<string | undefined> {
     try {
-      const { events = [] } = await this.logs.send(new FilterLogEventsCommand({ logGroupName: agentLogGroupName(this.fleet, agentId), logStreamNames: [logStream], filterPattern: '"workspace archived"' }));
+      const { events = [] } = await this.logs.send(
+        new FilterLogEventsCommand({
+          logGroupName: agentLogGroupName(this.fleet, agentId),
+          logStreamNames: [logStream],
+          filterPattern: '"workspace archived"',
+        }),
+      );
       const line = JSON.parse(events.at(-1)?.message ?? '') as { to?: string; files?: number; bytes?: number; skipped?: string[] };
       if (!line.to) return undefined;
       return `copied ${line.files} file(s), ${line.bytes} bytes, to ${line.to.replace(/^\/archive/, agentArchivePath(agentId))} on the fleet's file system, and emptied the workspace${line.skipped?.length ? ` (left out, not regular files: ${line.skipped.join(', ')})` : ''}`;

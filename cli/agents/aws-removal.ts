@@ -3,7 +3,14 @@
 // workspace-archive.ts), delete the schedules it made itself, delete its stack, then its
 // records. The archive runs before the stack goes, since the task, its role and access points
 // are in the stack; the records go last, once nothing (its outbox mapping) can write them.
-import { DeleteStackCommand, DescribeStackEventsCommand, DescribeStacksCommand, ListStacksCommand, type StackStatus, CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import {
+  DeleteStackCommand,
+  DescribeStackEventsCommand,
+  DescribeStacksCommand,
+  ListStacksCommand,
+  type StackStatus,
+  CloudFormationClient,
+} from '@aws-sdk/client-cloudformation';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECSClient } from '@aws-sdk/client-ecs';
@@ -76,7 +83,9 @@ export class AwsAgentRemoval {
       const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
       if (!s || s.StackStatus === 'DELETE_COMPLETE') return undefined;
       // The app describes it, and outputs this agent's own secret name (which the emulator keeps where it drops the description).
-      const ours = (s.Description ?? '').startsWith(`clawfleet ${this.fleet}: agent ${agentId} (`) || s.Outputs?.some((o) => o.OutputKey === 'SecretName' && o.OutputValue === agentSecretName(this.fleet, agentId)) === true;
+      const ours =
+        (s.Description ?? '').startsWith(`clawfleet ${this.fleet}: agent ${agentId} (`) ||
+        s.Outputs?.some((o) => o.OutputKey === 'SecretName' && o.OutputValue === agentSecretName(this.fleet, agentId)) === true;
       return { name, status: s.StackStatus ?? 'UNKNOWN', ours, description: s.Description ?? '' };
     } catch (err) {
       if (/does not exist/.test((err as Error).message)) return undefined;
@@ -115,7 +124,10 @@ export class AwsAgentRemoval {
   async plan(agentId: string): Promise<RemovalPlan> {
     const stack = await this.stack(agentId);
     if (stack && !stack.ours) {
-      throw new CliError(EXIT.failed, `stack ${stack.name} was not made by clawfleet for agent ${agentId} (neither its description "${stack.description}" nor its outputs say so): left alone`);
+      throw new CliError(
+        EXIT.failed,
+        `stack ${stack.name} was not made by clawfleet for agent ${agentId} (neither its description "${stack.description}" nor its outputs say so): left alone`,
+      );
     }
     if (stack && BUSY.test(stack.status) && stack.status !== 'DELETE_IN_PROGRESS') {
       throw new CliError(EXIT.failed, `stack ${stack.name} is ${stack.status}: wait until CloudFormation has finished, then run this again`);
@@ -129,21 +141,40 @@ export class AwsAgentRemoval {
         `its secret ${agentSecretName(this.fleet, agentId)} is deleted with its stack at once, without a recovery window: keep its values elsewhere if the agent may come back`,
       );
     } else {
-      notes.push(`no stack ${agentStackName(this.fleet, agentId)}: its service and workspace archive task are gone, so its workspace (${agentWorkspacePath(agentId)}) stays where it is, not archived (docs/operations.md says how to move it)`);
+      notes.push(
+        `no stack ${agentStackName(this.fleet, agentId)}: its service and workspace archive task are gone, so its workspace (${agentWorkspacePath(agentId)}) stays where it is, not archived (docs/operations.md says how to move it)`,
+      );
     }
 
     const steps: RemovalStep[] = [];
     if (stack) {
-      steps.push({ name: 'stop', plan: `desired count 0 for service ${agentServiceName(agentId)}, and wait until its task has stopped`, run: async () => (await this.records.markAsleep(agentId), this.tasks.stop(agentId)) });
+      steps.push({
+        name: 'stop',
+        plan: `desired count 0 for service ${agentServiceName(agentId)}, and wait until its task has stopped`,
+        run: async () => (await this.records.markAsleep(agentId), this.tasks.stop(agentId)),
+      });
       steps.push({
         name: 'archive',
         plan: `run task ${agentArchiveTaskFamily(this.fleet, agentId)}: copy ${agentWorkspacePath(agentId)} to ${agentArchivePath(agentId)}/<date>/ on the fleet's file system, then empty it`,
         run: () => this.tasks.archive(agentId),
       });
     }
-    steps.push({ name: 'schedules', plan: `delete the schedules it made itself (agent-${agentId}-*) in ${scheduleGroupName(this.fleet)}`, run: () => this.deleteOwnSchedules(agentId) });
-    if (stack) steps.push({ name: 'stack', plan: `delete stack ${stack.name} (queues, secret, service, roles, access points, log group, config schedules) and wait`, run: () => this.deleteStack(agentId) });
-    steps.push({ name: 'records', plan: `delete its registry, metrics, session and origin records in ${this.fleet}-registry, -sessions and -origins`, run: () => this.deleteRecords(agentId) });
+    steps.push({
+      name: 'schedules',
+      plan: `delete the schedules it made itself (agent-${agentId}-*) in ${scheduleGroupName(this.fleet)}`,
+      run: () => this.deleteOwnSchedules(agentId),
+    });
+    if (stack)
+      steps.push({
+        name: 'stack',
+        plan: `delete stack ${stack.name} (queues, secret, service, roles, access points, log group, config schedules) and wait`,
+        run: () => this.deleteStack(agentId),
+      });
+    steps.push({
+      name: 'records',
+      plan: `delete its registry, metrics, session and origin records in ${this.fleet}-registry, -sessions and -origins`,
+      run: () => this.deleteRecords(agentId),
+    });
     return { agentId, where: `AWS ${this.aws.region}`, notes, steps };
   }
 
@@ -165,9 +196,16 @@ export class AwsAgentRemoval {
       const s = await this.stack(agentId);
       if (!s) return { status: 'done', detail: `${name} deleted` };
       if (s.status === 'DELETE_FAILED') {
-        throw new StepFailed(`stack ${name} is DELETE_FAILED: ${await this.failedResources(name)}`, 'fix or delete those resources by hand, then run this again (CloudFormation retries the delete)');
+        throw new StepFailed(
+          `stack ${name} is DELETE_FAILED: ${await this.failedResources(name)}`,
+          'fix or delete those resources by hand, then run this again (CloudFormation retries the delete)',
+        );
       }
-      if (Date.now() > deadline) throw new StepFailed(`stack ${name} still ${s.status} after ${this.stackTimeoutMs / 60_000} min`, 'watch it in the CloudFormation console; run this again once it is gone');
+      if (Date.now() > deadline)
+        throw new StepFailed(
+          `stack ${name} still ${s.status} after ${this.stackTimeoutMs / 60_000} min`,
+          'watch it in the CloudFormation console; run this again once it is gone',
+        );
       await sleep(this.pollMs);
     }
   }
@@ -192,7 +230,9 @@ export class AwsAgentRemoval {
   private async depth(queueName: string): Promise<number | undefined> {
     try {
       const { QueueUrl } = await this.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
-      const { Attributes } = await this.sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+      const { Attributes } = await this.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      );
       return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
     } catch {
       return undefined;
@@ -203,7 +243,9 @@ export class AwsAgentRemoval {
     try {
       const { StackEvents = [] } = await this.cfn.send(new DescribeStackEventsCommand({ StackName: stackName }));
       const failed = StackEvents.filter((e) => e.ResourceStatus === 'DELETE_FAILED' && e.LogicalResourceId !== stackName);
-      return failed.map((e) => `${e.LogicalResourceId} (${e.ResourceType}): ${e.ResourceStatusReason ?? 'no reason given'}`).join('; ') || 'no failed resource named';
+      return (
+        failed.map((e) => `${e.LogicalResourceId} (${e.ResourceType}): ${e.ResourceStatusReason ?? 'no reason given'}`).join('; ') || 'no failed resource named'
+      );
     } catch {
       return 'its events could not be read';
     }

@@ -30,12 +30,14 @@ export class LocalAgentRemoval {
 
   /** Takes the state directory (refusing while a fleet runs on it) and opens its database, if it has one. */
   static async open(stateDir: string, now: () => Date = () => new Date()): Promise<LocalAgentRemoval> {
-    if (!existsSync(stateDir)) throw new CliError(EXIT.failed, `no state directory ${stateDir}: nothing of a local fleet is there (pass --state, or --aws for the deployed fleet)`);
+    if (!existsSync(stateDir))
+      throw new CliError(EXIT.failed, `no state directory ${stateDir}: nothing of a local fleet is there (pass --state, or --aws for the deployed fleet)`);
     let lock: StateLock;
     try {
       lock = await lockStateDir(stateDir, { pid: process.pid, startedAt: Date.now() });
     } catch (err) {
-      if (err instanceof ClawfleetError && err.code === 'STATE_DIR_IN_USE') throw new CliError(EXIT.failed, `${err.message}; agents are removed from a stopped fleet`);
+      if (err instanceof ClawfleetError && err.code === 'STATE_DIR_IN_USE')
+        throw new CliError(EXIT.failed, `${err.message}; agents are removed from a stopped fleet`);
       throw err;
     }
     const dbFile = join(stateDir, 'state.db');
@@ -57,8 +59,10 @@ export class LocalAgentRemoval {
     const ids = (sql: string) => (this.has(sql.match(/FROM (\w+)/)![1]!) ? (this.db!.prepare(sql).all() as { id: string }[]).map((r) => r.id) : []);
     for (const id of ids('SELECT DISTINCT agent_id AS id FROM agent_status')) out.push({ id, where: 'status' });
     for (const id of ids('SELECT DISTINCT agent_id AS id FROM sessions')) out.push({ id, where: 'sessions' });
-    for (const id of ids("SELECT DISTINCT substr(queue, 7) AS id FROM queue_messages WHERE queue LIKE 'agent-%' AND queue NOT LIKE '%-dlq'")) out.push({ id, where: 'queued messages' });
-    for (const id of ids("SELECT DISTINCT json_extract(input, '$.agentId') AS id FROM cron_schedules WHERE json_valid(input)")) if (id) out.push({ id, where: 'schedules' });
+    for (const id of ids("SELECT DISTINCT substr(queue, 7) AS id FROM queue_messages WHERE queue LIKE 'agent-%' AND queue NOT LIKE '%-dlq'"))
+      out.push({ id, where: 'queued messages' });
+    for (const id of ids("SELECT DISTINCT json_extract(input, '$.agentId') AS id FROM cron_schedules WHERE json_valid(input)"))
+      if (id) out.push({ id, where: 'schedules' });
     return out;
   }
 
@@ -69,15 +73,29 @@ export class LocalAgentRemoval {
     const notes: string[] = [];
     if (queued) notes.push(`${queued} message(s) still waiting in its queue are deleted`);
     if (parked) notes.push(`${parked} message(s) parked in its DLQs are deleted`);
-    notes.push(`its values in the secrets file (clawfleet/<fleet>/agents/${agentId}) are left there: delete them with your editor if you will not add the agent back`);
+    notes.push(
+      `its values in the secrets file (clawfleet/<fleet>/agents/${agentId}) are left there: delete them with your editor if you will not add the agent back`,
+    );
     return {
       agentId,
       where: `local (${this.stateDir})`,
       notes,
       steps: [
-        { name: 'archive', plan: `move ${paths.workspace}, its runtime state and log to ${join(this.stateDir, 'archive')}/${agentId}-<date>/`, run: async () => this.archive(agentId) },
-        { name: 'schedules', plan: `delete its schedules (agent-${agentId}-*, config-${agentId}-*, heartbeat-${agentId}) from state.db`, run: async () => this.deleteSchedules(agentId) },
-        { name: 'records', plan: 'delete its queued and parked messages, sessions, origins, status, metrics and chat lines from state.db', run: async () => this.deleteRecords(agentId) },
+        {
+          name: 'archive',
+          plan: `move ${paths.workspace}, its runtime state and log to ${join(this.stateDir, 'archive')}/${agentId}-<date>/`,
+          run: async () => this.archive(agentId),
+        },
+        {
+          name: 'schedules',
+          plan: `delete its schedules (agent-${agentId}-*, config-${agentId}-*, heartbeat-${agentId}) from state.db`,
+          run: async () => this.deleteSchedules(agentId),
+        },
+        {
+          name: 'records',
+          plan: 'delete its queued and parked messages, sessions, origins, status, metrics and chat lines from state.db',
+          run: async () => this.deleteRecords(agentId),
+        },
       ],
     };
   }
@@ -95,7 +113,9 @@ export class LocalAgentRemoval {
   private deleteSchedules(agentId: string): StepResult {
     if (!this.db || !this.has('cron_schedules')) return { status: 'skipped', detail: 'none' };
     // By the trigger each passes: "agent-fran-" also starts fran-2's names.
-    const rows = this.db.prepare("SELECT name FROM cron_schedules WHERE json_valid(input) AND json_extract(input, '$.agentId') = ?").all(agentId) as { name: string }[];
+    const rows = this.db.prepare("SELECT name FROM cron_schedules WHERE json_valid(input) AND json_extract(input, '$.agentId') = ?").all(agentId) as {
+      name: string;
+    }[];
     const del = this.db.prepare('DELETE FROM cron_schedules WHERE name = ?');
     this.db.transaction(() => rows.forEach((r) => del.run(r.name)))();
     return rows.length ? { status: 'done', detail: `deleted ${rows.map((r) => r.name).join(', ')}` } : { status: 'skipped', detail: 'none' };

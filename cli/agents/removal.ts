@@ -50,7 +50,9 @@ export async function confirmRemoval(agentIds: string[], io: CliIO, yes: boolean
   if (yes) return true;
   if (!io.prompt) throw new CliError(EXIT.usage, `standard input is not a terminal to confirm on: pass --yes to remove ${agentIds.join(', ')}`);
   const want = agentIds.join(' ');
-  const answer = (await io.prompt(`Type ${agentIds.length === 1 ? 'the agent id' : 'the agent ids'} (${want}) to remove ${agentIds.length === 1 ? 'it' : 'them'}: `)).trim();
+  const answer = (
+    await io.prompt(`Type ${agentIds.length === 1 ? 'the agent id' : 'the agent ids'} (${want}) to remove ${agentIds.length === 1 ? 'it' : 'them'}: `)
+  ).trim();
   if (answer === want) return true;
   io.err('not confirmed: nothing was removed');
   return false;

@@ -82,7 +82,11 @@ export class DeployAccount implements DeployAccountPort {
     } catch (err) {
       // Made by its stack without a value: nothing set yet.
       if ((err as Error).name === 'ResourceNotFoundException') return { exists: true, names: [] };
-      return { exists: true, names: [], unreadable: (err as Error).name === 'ClawfleetError' ? (err as Error).message : awsErrorText(`cannot read secret ${secretId}`, err) };
+      return {
+        exists: true,
+        names: [],
+        unreadable: (err as Error).name === 'ClawfleetError' ? (err as Error).message : awsErrorText(`cannot read secret ${secretId}`, err),
+      };
     }
   }
 

@@ -57,7 +57,12 @@ export function cdkRunner(opts: CdkOptions): CdkRunner {
         child.once('error', (err) => reject(new Error(`cannot run the CDK CLI ${file}: ${err.message}`)));
         child.once('exit', (code, signal) => {
           if (code === 0) resolve();
-          else reject(new Error(`cdk ${args[0]} ${signal ? `was killed (${signal})` : `exited ${code}`}${tail.length ? `; its last lines:\n${tail.map((l) => `      ${l}`).join('\n')}` : ''}`));
+          else
+            reject(
+              new Error(
+                `cdk ${args[0]} ${signal ? `was killed (${signal})` : `exited ${code}`}${tail.length ? `; its last lines:\n${tail.map((l) => `      ${l}`).join('\n')}` : ''}`,
+              ),
+            );
         });
       });
     },

@@ -75,14 +75,21 @@ export function deploySteps(ctx: DeployContext): Step[] {
           const version = toolkit?.Outputs?.find((o) => o.OutputKey === 'BootstrapVersion')?.OutputValue;
           return { status: 'skipped', detail: `bootstrapped already${version ? ` (version ${version})` : ''}` };
         }
-        if (/_IN_PROGRESS$/.test(status)) throw new StepFailed(`${TOOLKIT_STACK} is ${status}`, 'wait until CloudFormation has finished with it, then run clawfleet deploy again');
+        if (/_IN_PROGRESS$/.test(status))
+          throw new StepFailed(`${TOOLKIT_STACK} is ${status}`, 'wait until CloudFormation has finished with it, then run clawfleet deploy again');
         if (toolkit) {
-          throw new StepFailed(`${TOOLKIT_STACK} is ${status}: the bootstrap failed before`, `delete the ${TOOLKIT_STACK} stack (CloudFormation console; empty its S3 bucket first if asked), then run clawfleet deploy again`);
+          throw new StepFailed(
+            `${TOOLKIT_STACK} is ${status}: the bootstrap failed before`,
+            `delete the ${TOOLKIT_STACK} stack (CloudFormation console; empty its S3 bucket first if asked), then run clawfleet deploy again`,
+          );
         }
         const target = `aws://${ctx.state.identity?.account}/${account.aws.region}`;
         // From a directory without cdk.json: bootstrapping needs no synth of the app.
         await (await ctx.cdk()).run(['bootstrap', target], { cwd: mkdtempSync(join(tmpdir(), 'clawfleet-bootstrap-')) }).catch((err: Error) => {
-          throw new StepFailed(err.message, 'check your credentials may create CloudFormation stacks, S3 buckets, ECR repositories and IAM roles, then run clawfleet deploy again');
+          throw new StepFailed(
+            err.message,
+            'check your credentials may create CloudFormation stacks, S3 buckets, ECR repositories and IAM roles, then run clawfleet deploy again',
+          );
         });
         return { status: 'done', detail: `bootstrapped ${target}` };
       },
@@ -92,7 +99,10 @@ export function deploySteps(ctx: DeployContext): Step[] {
       plan: `synthesize ${stackNames.length} stacks (${stackNames.join(', ')}) with cdk-nag, and check none is stuck`,
       async run(): Promise<StepResult> {
         await (await ctx.cdk()).run(['synth', '--quiet', '--output', assemblyDir, ...cdkContext()]).catch((err: Error) => {
-          throw new StepFailed(err.message, 'fix what it says (config problems are listed with their paths; `clawfleet config validate` checks the config alone), then run clawfleet deploy again');
+          throw new StepFailed(
+            err.message,
+            'fix what it says (config problems are listed with their paths; `clawfleet config validate` checks the config alone), then run clawfleet deploy again',
+          );
         });
         ctx.state.stacks = assemblyStacks(assemblyDir);
         const account = await ctx.account();
@@ -105,9 +115,13 @@ export function deploySteps(ctx: DeployContext): Step[] {
           );
         }
         const busy = states.filter(([, s]) => s?.endsWith('_IN_PROGRESS'));
-        if (busy.length) throw new StepFailed(`${busy.map(([n, s]) => `${n} is ${s}`).join(', ')}`, 'wait until CloudFormation has finished, then run clawfleet deploy again');
+        if (busy.length)
+          throw new StepFailed(`${busy.map(([n, s]) => `${n} is ${s}`).join(', ')}`, 'wait until CloudFormation has finished, then run clawfleet deploy again');
         const deployed = states.filter(([, s]) => s !== undefined).length;
-        return { status: 'done', detail: `${ctx.state.stacks.length} stacks (${ctx.state.stacks.length - deployed} new, ${deployed} deployed before), cdk-nag clean` };
+        return {
+          status: 'done',
+          detail: `${ctx.state.stacks.length} stacks (${ctx.state.stacks.length - deployed} new, ${deployed} deployed before), cdk-nag clean`,
+        };
       },
     },
     {
@@ -119,7 +133,11 @@ export function deploySteps(ctx: DeployContext): Step[] {
         const held = new Map<string, SecretState>();
         for (const need of needs) {
           const state = await account.secret(need.secretId);
-          if (state.exists && state.unreadable) throw new StepFailed(state.unreadable, `fix the secret (clawfleet secrets set replaces a value; a malformed secret needs infra/scripts/set-secret.ts --replace), then run clawfleet deploy again`);
+          if (state.exists && state.unreadable)
+            throw new StepFailed(
+              state.unreadable,
+              `fix the secret (clawfleet secrets set replaces a value; a malformed secret needs infra/scripts/set-secret.ts --replace), then run clawfleet deploy again`,
+            );
           held.set(need.secretId, state);
         }
         const { collectValues, readSecretsFile } = await import('./values.ts');
@@ -153,7 +171,9 @@ export function deploySteps(ctx: DeployContext): Step[] {
         const parts = [
           collected.said.length ? `given: ${collected.said.join('; ')}` : 'nothing new to set',
           putNow.length ? `put now: ${putNow.join(', ')}` : '',
-          ctx.state.pending.size ? `put after the deploy (their secrets are made by it): ${[...ctx.state.pending.values()].flatMap((v) => Object.keys(v)).join(', ')}` : '',
+          ctx.state.pending.size
+            ? `put after the deploy (their secrets are made by it): ${[...ctx.state.pending.values()].flatMap((v) => Object.keys(v)).join(', ')}`
+            : '',
           collected.missing.length ? `not set, waited for: ${collected.missing.map((m) => `${m.name} (${m.label})`).join(', ')}` : '',
         ].filter(Boolean);
         return { status: collected.values.size ? 'done' : 'skipped', detail: parts.join('; ') };
@@ -176,7 +196,10 @@ export function deploySteps(ctx: DeployContext): Step[] {
         const put: string[] = [];
         for (const [secretId, values] of ctx.state.pending) {
           await account.put(secretId, values).catch((err: Error) => {
-            throw new StepFailed(`deployed, but ${err.message}`, 'set the value with clawfleet secrets set --aws, or run clawfleet deploy again (it asks for what is still missing)');
+            throw new StepFailed(
+              `deployed, but ${err.message}`,
+              'set the value with clawfleet secrets set --aws, or run clawfleet deploy again (it asks for what is still missing)',
+            );
           });
           put.push(...Object.keys(values));
           const need = fleetSecretNeeds(config).find((n) => n.secretId === secretId);
@@ -193,7 +216,11 @@ export function deploySteps(ctx: DeployContext): Step[] {
         }
         return {
           status: 'done',
-          detail: [`${ctx.state.stacks?.length ?? 'all'} stacks deployed (outputs in ${ctx.outputsFile})`, put.length ? `put ${put.join(', ')}` : '', asked.length ? `asked ${fleet}-compute to restart ${asked.join(', ')}` : '']
+          detail: [
+            `${ctx.state.stacks?.length ?? 'all'} stacks deployed (outputs in ${ctx.outputsFile})`,
+            put.length ? `put ${put.join(', ')}` : '',
+            asked.length ? `asked ${fleet}-compute to restart ${asked.join(', ')}` : '',
+          ]
             .filter(Boolean)
             .join('; '),
         };
@@ -201,14 +228,20 @@ export function deploySteps(ctx: DeployContext): Step[] {
     },
     {
       name: 'webhooks',
-      plan: accounts.length ? `point the webhook of ${accounts.map((a) => `"${a}"`).join(', ')} at the deployed Telegram function URL (setWebhook, with the secret token)` : 'none: the config has no Telegram accounts',
+      plan: accounts.length
+        ? `point the webhook of ${accounts.map((a) => `"${a}"`).join(', ')} at the deployed Telegram function URL (setWebhook, with the secret token)`
+        : 'none: the config has no Telegram accounts',
       async run(): Promise<StepResult> {
         const telegram = config.channels.telegram;
         if (!telegram || accounts.length === 0) return { status: 'skipped', detail: 'no Telegram accounts in the config' };
         if (!ctx.telegramCalls) return { status: 'skipped', detail: '--no-webhooks: the bots are left as they are' };
         const account = await ctx.account();
         const url = (await account.outputs(controlPlaneStackName(fleet))).TelegramWebhookUrl;
-        if (!url) throw new StepFailed(`${controlPlaneStackName(fleet)} has no TelegramWebhookUrl output`, 'deploy again (clawfleet deploy); the control plane must be deployed first');
+        if (!url)
+          throw new StepFailed(
+            `${controlPlaneStackName(fleet)} has no TelegramWebhookUrl output`,
+            'deploy again (clawfleet deploy); the control plane must be deployed first',
+          );
         const { registerWebhooks } = await import('../../infra/webhooks.ts');
         const { telegramSecretName } = await import('../../shared/config/names.ts');
         const tokens = await account.values(telegramSecretName(fleet));
@@ -223,7 +256,10 @@ export function deploySteps(ctx: DeployContext): Step[] {
           try {
             done.push(...(await registerWebhooks({ config: one, functionUrl: url, botToken: async () => token })).map((r) => `${r.accountId} → ${r.url}`));
           } catch (err) {
-            throw new StepFailed(`setWebhook for "${id}" failed: ${(err as Error).message}`, `check ${telegram.accounts[id]!.botTokenSecret} is the bot's token from @BotFather (clawfleet secrets set … --control telegram --aws), then run clawfleet deploy again`);
+            throw new StepFailed(
+              `setWebhook for "${id}" failed: ${(err as Error).message}`,
+              `check ${telegram.accounts[id]!.botTokenSecret} is the bot's token from @BotFather (clawfleet secrets set … --control telegram --aws), then run clawfleet deploy again`,
+            );
           }
         }
         const skipped = ctx.state.unregistered.length ? `; not registered, no token yet: ${ctx.state.unregistered.join(', ')}` : '';
@@ -261,9 +297,10 @@ export function deploySteps(ctx: DeployContext): Step[] {
 
 /** The stacks in a synthesized cloud assembly, by name. */
 function assemblyStacks(dir: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { artifacts?: Record<string, { type?: string; properties?: { stackName?: string } }> };
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    artifacts?: Record<string, { type?: string; properties?: { stackName?: string } }>;
+  };
   return Object.entries(manifest.artifacts ?? {})
     .filter(([, a]) => a.type === 'aws:cloudformation:stack')
     .map(([id, a]) => a.properties?.stackName ?? id);
 }
-

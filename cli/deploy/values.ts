@@ -28,7 +28,10 @@ export async function readSecretsFile(path: string, io: CliIO): Promise<SecretsF
     throw new Error(`${path === '-' ? 'standard input' : path} is not JSON (expected {"clawfleet/<fleet>/agents/<id>": {"NAME": "value"}, …})`);
   }
   const parsed = SecretsFileSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${path === '-' ? 'standard input' : path} is not secrets by name, each an object of named string values: ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `${path === '-' ? 'standard input' : path} is not secrets by name, each an object of named string values: ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`,
+    );
   return parsed.data;
 }
 
@@ -55,7 +58,11 @@ export const newToken = (): string => randomBytes(24).toString('hex');
  * For every value not held already: from the file, else the terminal (when there is one),
  * else generated where clawfleet may, else missing.
  */
-export async function collectValues(needs: FleetSecretNeed[], held: Map<string, SecretState>, from: { file?: SecretsFile | undefined; prompt?: CliIO['prompt']; generate?: () => string }): Promise<CollectedValues> {
+export async function collectValues(
+  needs: FleetSecretNeed[],
+  held: Map<string, SecretState>,
+  from: { file?: SecretsFile | undefined; prompt?: CliIO['prompt']; generate?: () => string },
+): Promise<CollectedValues> {
   const out: CollectedValues = { values: new Map(), said: [], missing: [] };
   const generate = from.generate ?? newToken;
   for (const need of needs) {
@@ -81,7 +88,9 @@ export async function collectValues(needs: FleetSecretNeed[], held: Map<string, 
       }
       if (v.generated) {
         put[v.name] = generate();
-        out.said.push(`${v.name} for ${need.label} (generated: aws secretsmanager get-secret-value --secret-id ${need.secretId} --query SecretString shows it)`);
+        out.said.push(
+          `${v.name} for ${need.label} (generated: aws secretsmanager get-secret-value --secret-id ${need.secretId} --query SecretString shows it)`,
+        );
         continue;
       }
       out.missing.push({ secretId: need.secretId, label: need.label, name: v.name, usedBy: v.usedBy });

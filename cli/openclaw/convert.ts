@@ -43,7 +43,10 @@ const AGENT_KEYS = new Set(['id', 'name', 'default', 'model', 'tools', 'heartbea
 const DEFAULTS_KEYS = new Set(['model', 'tools', 'heartbeat']);
 
 export function sanitizeId(raw: string): string {
-  let id = raw.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  let id = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (!/^[a-z]/.test(id)) id = `a-${id}`;
   return id.slice(0, 24).replace(/-+$/, '') || 'agent';
 }
@@ -64,7 +67,12 @@ function referencedName(value: string): string | undefined {
 
 /** Milliseconds as a clawfleet duration ("90s", "30m", "2h", "1d"), when exact. */
 function msToDuration(ms: number): string | undefined {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return undefined;
@@ -98,7 +106,10 @@ export function listOpenclawAgents(root: Obj): OpenclawAgent[] {
   return agents;
 }
 
-export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' }): Conversion {
+export function convertOpenclaw(
+  input: unknown,
+  opts: { fleet: string; cronJobs?: unknown; cronSource?: string; defaultModel?: string; workspaces?: boolean; runtime?: 'native' | 'openclaw' },
+): Conversion {
   const secrets: SecretToSet[] = [];
   const notConverted: NotConverted[] = [];
   const notes: string[] = [];
@@ -139,7 +150,10 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     if (typeof ref !== 'string') return undefined;
     const provider = ref.slice(0, ref.indexOf('/'));
     if (!provider || unusableProviders.has(provider)) {
-      skip(at, `model "${ref}" ${provider ? `uses provider "${provider}", which could not be converted` : 'is not a provider/model ref (aliases are not supported)'}`);
+      skip(
+        at,
+        `model "${ref}" ${provider ? `uses provider "${provider}", which could not be converted` : 'is not a provider/model ref (aliases are not supported)'}`,
+      );
       return undefined;
     }
     const id = sanitizeId(provider);
@@ -178,7 +192,11 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     const out: Obj = { every: raw.every };
     if (typeof raw.prompt === 'string' && raw.prompt) out.prompt = raw.prompt;
     if (isObj(raw.activeHours) && typeof raw.activeHours.start === 'string' && typeof raw.activeHours.end === 'string') {
-      out.activeHours = { start: raw.activeHours.start, end: raw.activeHours.end, ...(typeof raw.activeHours.timezone === 'string' ? { timezone: raw.activeHours.timezone } : {}) };
+      out.activeHours = {
+        start: raw.activeHours.start,
+        end: raw.activeHours.end,
+        ...(typeof raw.activeHours.timezone === 'string' ? { timezone: raw.activeHours.timezone } : {}),
+      };
     }
     leftovers(raw, new Set(['every', 'prompt', 'activeHours']), at, 'heartbeat delivery settings are not converted (clawfleet heartbeats run in the agent)');
     return out;
@@ -200,7 +218,10 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     if (id !== rawId) notes.push(`agent "${rawId}" is "${id}" in clawfleet (ids are lowercase a-z, 0-9, "-", at most 24)`);
     idMap.set(rawId, id);
     const agent: Obj = { id };
-    const name = asStr(raw.name) ?? (isObj(raw.identity) ? asStr(raw.identity.name) : undefined) ?? (rawAgents.length === 1 && isObj(root.identity) ? asStr(root.identity.name) : undefined);
+    const name =
+      asStr(raw.name) ??
+      (isObj(raw.identity) ? asStr(raw.identity.name) : undefined) ??
+      (rawAgents.length === 1 && isObj(root.identity) ? asStr(root.identity.name) : undefined);
     if (name) agent.name = name;
     if (raw.default === true) agent.default = true;
     const model = modelSelection(raw.model, `${at}.model`);
@@ -209,13 +230,15 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     if (tools) agent.tools = tools;
     const hb = heartbeat(raw.heartbeat, `${at}.heartbeat`);
     if (hb) agent.heartbeat = hb;
-    if (isObj(raw.identity)) leftovers(raw.identity, new Set(['name']), `${at}.identity`, 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
+    if (isObj(raw.identity))
+      leftovers(raw.identity, new Set(['name']), `${at}.identity`, 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
     leftovers(raw, new Set([...AGENT_KEYS, ...workspaceKeys]), at, 'per-agent setting with no clawfleet equivalent');
     if (typeof raw.workspace === 'string' && !opts.workspaces) skip(`${at}.workspace`, workspaceReason);
     agents.push(agent);
   }
   if (rawAgents.length > 1 && !agents.some((a) => a.default)) notes.push(`no default agent marked: "${agents[0]!.id}" (the first) takes unmatched messages`);
-  const agentOf = (raw: unknown): string | undefined => (typeof raw === 'string' ? idMap.get(raw) ?? (idMap.has(sanitizeId(raw)) ? sanitizeId(raw) : undefined) : undefined);
+  const agentOf = (raw: unknown): string | undefined =>
+    typeof raw === 'string' ? (idMap.get(raw) ?? (idMap.has(sanitizeId(raw)) ? sanitizeId(raw) : undefined)) : undefined;
   const defaultAgent = (agents.find((a) => a.default) ?? agents[0]!).id as string;
 
   // OpenClaw has no compute sizes: a small Fargate task that hibernates when idle, or with
@@ -261,7 +284,8 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
         const text = asStr(v) ?? '';
         const named = referencedName(text);
         const secret = named ?? secretNameFor(name, k);
-        if (!named && /\$\{/.test(text)) notes.push(`${at}.${kind}.${k}: the secret ${secret} must hold the whole value (a template like "Bearer \${…}" is not expanded)`);
+        if (!named && /\$\{/.test(text))
+          notes.push(`${at}.${kind}.${k}: the secret ${secret} must hold the whole value (a template like "Bearer \${…}" is not expanded)`);
         out[k] = secret;
         mcpSecretNames.push({ name: secret, from: `${at}.${kind}.${k}` });
       }
@@ -332,11 +356,15 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     if (rawTelegram.botToken !== undefined || (!Object.keys(accounts).length && rawTelegram.tokenFile === undefined)) {
       // The single-account shape: its token is the default account's.
       if (rawTelegram.botToken !== undefined) {
-        accounts.default = { ...(accounts.default as Obj | undefined), botTokenSecret: tokenName('default', rawTelegram.botToken, 'channels.telegram.botToken') };
+        accounts.default = {
+          ...(accounts.default as Obj | undefined),
+          botTokenSecret: tokenName('default', rawTelegram.botToken, 'channels.telegram.botToken'),
+        };
         telegramAccounts.add('default');
       }
     }
-    if (rawTelegram.tokenFile !== undefined) skip('channels.telegram.tokenFile', 'not supported: store the token with `clawfleet secrets set TELEGRAM_BOT_TOKEN --control telegram`');
+    if (rawTelegram.tokenFile !== undefined)
+      skip('channels.telegram.tokenFile', 'not supported: store the token with `clawfleet secrets set TELEGRAM_BOT_TOKEN --control telegram`');
     if (Object.keys(accounts).length) {
       telegram = { ...policyOf(rawTelegram, 'channels.telegram'), accounts };
       if (isObj(rawTelegram.groups)) {
@@ -351,9 +379,15 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
         }
         telegram.groups = groups;
       }
-      if (telegram.dmPolicy === 'open' && !(telegram.allowFrom as string[] | undefined)?.includes('*')) notes.push('channels.telegram: dmPolicy "open" lets anyone who finds the bot talk to it');
+      if (telegram.dmPolicy === 'open' && !(telegram.allowFrom as string[] | undefined)?.includes('*'))
+        notes.push('channels.telegram: dmPolicy "open" lets anyone who finds the bot talk to it');
     } else skip('channels.telegram', 'no bot token or accounts to convert');
-    leftovers(rawTelegram, new Set(['enabled', 'botToken', 'tokenFile', 'accounts', 'dmPolicy', 'allowFrom', 'groups']), 'channels.telegram', 'Telegram setting with no clawfleet equivalent');
+    leftovers(
+      rawTelegram,
+      new Set(['enabled', 'botToken', 'tokenFile', 'accounts', 'dmPolicy', 'allowFrom', 'groups']),
+      'channels.telegram',
+      'Telegram setting with no clawfleet equivalent',
+    );
   }
   for (const name of Object.keys(channels)) if (name !== 'telegram') skip(`channels.${name}`, 'clawfleet supports the Telegram channel only');
 
@@ -424,11 +458,35 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
       if (d.mode === 'none') job.delivery = { mode: 'none' };
       else if (d.mode === 'announce' || d.mode === undefined) {
         if (d.channel === undefined || d.channel === 'last' || d.channel === 'telegram') {
-          job.delivery = { mode: 'announce', ...(typeof d.to === 'string' ? { to: d.to } : {}), ...(typeof d.accountId === 'string' ? { accountId: sanitizeId(d.accountId) } : {}) };
+          job.delivery = {
+            mode: 'announce',
+            ...(typeof d.to === 'string' ? { to: d.to } : {}),
+            ...(typeof d.accountId === 'string' ? { accountId: sanitizeId(d.accountId) } : {}),
+          };
         } else skip(`${at}.delivery`, `delivery to channel "${String(d.channel)}" is not supported (Telegram only); the job runs without announcing`);
       } else skip(`${at}.delivery`, `delivery mode "${String(d.mode)}" is not supported`);
     }
-    leftovers(j, new Set(['jobId', 'id', 'name', 'agentId', 'schedule', 'sessionTarget', 'payload', 'delivery', 'enabled', 'wakeMode', 'deleteAfterRun', 'createdAtMs', 'updatedAtMs', 'state', 'description']), at);
+    leftovers(
+      j,
+      new Set([
+        'jobId',
+        'id',
+        'name',
+        'agentId',
+        'schedule',
+        'sessionTarget',
+        'payload',
+        'delivery',
+        'enabled',
+        'wakeMode',
+        'deleteAfterRun',
+        'createdAtMs',
+        'updatedAtMs',
+        'state',
+        'description',
+      ]),
+      at,
+    );
     cronJobs.push(job);
   });
   if (isObj(root.cron)) leftovers(root.cron, new Set(['jobs']), 'cron', 'scheduler settings are not converted (EventBridge Scheduler on AWS)');
@@ -453,10 +511,20 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
       const rewrite = (t: string) => t.replace(/\{\{\s*(?!body\.)([^}]+?)\s*\}\}/g, '{{body.$1}}');
       mappings[name] = { agentId, messageTemplate: rewrite(template), ...(typeof m.sessionKey === 'string' ? { sessionKey: rewrite(m.sessionKey) } : {}) };
       if (m.messageTemplate && m.textTemplate) skip(`${at}.textTemplate`, 'only one template is kept (messageTemplate)');
-      leftovers(m, new Set(['id', 'match', 'messageTemplate', 'textTemplate', 'agentId', 'sessionKey', 'action', 'name']), at, 'hook mapping option with no clawfleet equivalent');
+      leftovers(
+        m,
+        new Set(['id', 'match', 'messageTemplate', 'textTemplate', 'agentId', 'sessionKey', 'action', 'name']),
+        at,
+        'hook mapping option with no clawfleet equivalent',
+      );
     });
     hooks = { tokenSecret, ...(Object.keys(mappings).length ? { mappings } : {}) };
-    leftovers(rawHooks, new Set(['enabled', 'token', 'mappings', 'path']), 'hooks', 'hook option with no clawfleet equivalent (presets and transforms are not supported)');
+    leftovers(
+      rawHooks,
+      new Set(['enabled', 'token', 'mappings', 'path']),
+      'hooks',
+      'hook option with no clawfleet equivalent (presets and transforms are not supported)',
+    );
   }
 
   // ── Sessions and agent-to-agent ───────────────────────────────────────────────
@@ -474,8 +542,10 @@ export function convertOpenclaw(input: unknown, opts: { fleet: string; cronJobs?
     if (allow.length) agentToAgent = { allow };
   }
   // Unless agents.defaults.tools took precedence, toolPolicy() above already reported root.tools.
-  if (isObj(root.tools) && rawDefaults.tools) leftovers(root.tools, new Set(['agentToAgent']), 'tools', 'fleet-wide tool settings are not converted when agents.defaults.tools is set');
-  if (isObj(root.identity) && rawAgents.length === 1) leftovers(root.identity, new Set(['name']), 'identity', 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
+  if (isObj(root.tools) && rawDefaults.tools)
+    leftovers(root.tools, new Set(['agentToAgent']), 'tools', 'fleet-wide tool settings are not converted when agents.defaults.tools is set');
+  if (isObj(root.identity) && rawAgents.length === 1)
+    leftovers(root.identity, new Set(['name']), 'identity', 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
 
   const handled = new Set(['agents', 'agent', 'models', 'channels', 'bindings', 'mcp', 'hooks', 'cron', 'session', 'tools', '$schema', 'identity']);
   for (const key of Object.keys(root)) if (!handled.has(key)) skip(key, 'no clawfleet equivalent');

@@ -35,7 +35,8 @@ export function mapSessionKey(openclawKey: string, rawAgentId: string, agentId: 
   if (rest.length === 2 && (first === 'direct' || first === 'dm') && PEER.test(second!)) return done(`${scope}dm:${second}`);
   if (first === 'cron' && rest.length === 2) return done(`${scope}cron:${sanitizeId(second!)}`);
   if (first === 'hook' && rest.length >= 2) return done(`${scope}${rest.join(':')}`);
-  if (first !== 'telegram') return { none: first === 'subagent' || first === 'acp' ? `a ${first} session` : `a "${first}" session (clawfleet has Telegram only)` };
+  if (first !== 'telegram')
+    return { none: first === 'subagent' || first === 'acp' ? `a ${first} session` : `a "${first}" session (clawfleet has Telegram only)` };
   if (rest.length === 3 && (second === 'direct' || second === 'dm') && PEER.test(third!)) return done(`${scope}telegram:dm:${third}`);
   if (rest.length === 4 && (third === 'direct' || third === 'dm') && PEER.test(fourth!)) {
     const account = accountIds.get(second!) ?? sanitizeId(second!);

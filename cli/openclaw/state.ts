@@ -46,7 +46,11 @@ export function expandPath(p: string, home: string | undefined, base: string): s
   return isAbsolute(p) ? p : resolve(base, p);
 }
 
-export function locateAgents(config: Obj, configPath: string, opts: { stateDir: string; home: string | undefined; workspaceEnv?: string | undefined }): AgentSources[] {
+export function locateAgents(
+  config: Obj,
+  configPath: string,
+  opts: { stateDir: string; home: string | undefined; workspaceEnv?: string | undefined },
+): AgentSources[] {
   const agents = listOpenclawAgents(config);
   const agentsRoot = isObj(config.agents) ? config.agents : {};
   const defaults = isObj(agentsRoot.defaults) ? agentsRoot.defaults : {};
@@ -108,7 +112,10 @@ function readSqliteStore(path: string): { sessions: OpenclawSession[]; problems:
     const cold = tables.has('session_transcript_cold_archives')
       ? new Set((db.prepare('SELECT session_id FROM session_transcript_cold_archives').all() as { session_id: string }[]).map((r) => r.session_id))
       : new Set<string>();
-    const nodes = db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all() as { session_key: string; current_session_id: string }[];
+    const nodes = db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all() as {
+      session_key: string;
+      current_session_id: string;
+    }[];
     const rows = db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq');
     const earlier = tables.has('session_windows')
       ? db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? AND session_id != ? ORDER BY created_at, session_id')
@@ -117,7 +124,12 @@ function readSqliteStore(path: string): { sessions: OpenclawSession[]; problems:
     const read = (key: string, sessionId: string, window: OpenclawSession['window']) => {
       const events: unknown[] = [];
       let unreadable = 0;
-      for (const row of rows.iterate(sessionId) as Iterable<{ seq: number; event_json: string | null; event_zstd: Buffer | null; event_utf8_bytes: number | null }>) {
+      for (const row of rows.iterate(sessionId) as Iterable<{
+        seq: number;
+        event_json: string | null;
+        event_zstd: Buffer | null;
+        event_utf8_bytes: number | null;
+      }>) {
         if (events.length >= MAX_SESSION_EVENTS) {
           problems.push(`${key}: more than ${MAX_SESSION_EVENTS} events; the rest were left out`);
           break;
@@ -134,14 +146,17 @@ function readSqliteStore(path: string): { sessions: OpenclawSession[]; problems:
         }
       }
       if (events.length === 0 && cold.has(sessionId)) {
-        problems.push(`${key}: ${window === 'current' ? 'its transcript' : `an earlier window (${sessionId.slice(0, 8)})`} is in OpenClaw's cold storage; run \`openclaw doctor --session-sqlite restore\` first to carry it`);
+        problems.push(
+          `${key}: ${window === 'current' ? 'its transcript' : `an earlier window (${sessionId.slice(0, 8)})`} is in OpenClaw's cold storage; run \`openclaw doctor --session-sqlite restore\` first to carry it`,
+        );
         return;
       }
       sessions.push({ key, sessionId, window, events, unreadable });
     };
     for (const node of nodes) {
       read(node.session_key, node.current_session_id, 'current');
-      for (const w of (earlier?.all(node.session_key, node.current_session_id) ?? []) as { session_id: string }[]) read(node.session_key, w.session_id, 'earlier');
+      for (const w of (earlier?.all(node.session_key, node.current_session_id) ?? []) as { session_id: string }[])
+        read(node.session_key, w.session_id, 'earlier');
     }
     return { sessions, problems };
   } finally {

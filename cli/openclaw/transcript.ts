@@ -54,7 +54,10 @@ export function convertTranscript(events: readonly unknown[], sessionId: string)
   const cut = boundary < 0 ? undefined : BoundaryEntry.parse(branch[boundary]);
   const keptFrom = cut === undefined ? 0 : Math.min(boundary, indexOf(branch, cut.firstKeptEntryId) ?? boundary);
 
-  interface Turn { userEntry: Tree; messages: { index: number; message: Record<string, unknown> }[] }
+  interface Turn {
+    userEntry: Tree;
+    messages: { index: number; message: Record<string, unknown> }[];
+  }
   const turns: Turn[] = [];
   let leftOut = 0;
   branch.forEach((e, index) => {
@@ -76,13 +79,22 @@ export function convertTranscript(events: readonly unknown[], sessionId: string)
   const writeBoundary = () => {
     if (boundaryWritten) return;
     boundaryWritten = true;
-    const record = { kind: 'compaction' as const, ts: timeOf(branch[boundary]!), summary: cut!.type === 'compaction' ? cut!.summary ?? '' : '', throughInboundId: lastBefore ?? `openclaw.${sessionId}.start` };
+    const record = {
+      kind: 'compaction' as const,
+      ts: timeOf(branch[boundary]!),
+      summary: cut!.type === 'compaction' ? (cut!.summary ?? '') : '',
+      throughInboundId: lastBefore ?? `openclaw.${sessionId}.start`,
+    };
     entries.push(EntrySchema.parse(record) as TranscriptEntry);
   };
   for (const turn of turns) {
     const before = turn.messages.at(-1)!.index < keptFrom;
     if (!before) writeBoundary();
-    const record = turnRecord(turn.userEntry, turn.messages.map((m) => m.message), sessionId);
+    const record = turnRecord(
+      turn.userEntry,
+      turn.messages.map((m) => m.message),
+      sessionId,
+    );
     if (!record) {
       leftOut += turn.messages.length;
       continue;
@@ -92,7 +104,14 @@ export function convertTranscript(events: readonly unknown[], sessionId: string)
     if (before) lastBefore = record.inboundId;
   }
   writeBoundary();
-  return { entries, turns: entries.filter((e) => e.kind !== 'compaction').length, textOnly, summarized: cut?.type === 'compaction' && !!cut.summary, reset: cut?.type === 'reset', leftOut };
+  return {
+    entries,
+    turns: entries.filter((e) => e.kind !== 'compaction').length,
+    textOnly,
+    summarized: cut?.type === 'compaction' && !!cut.summary,
+    reset: cut?.type === 'reset',
+    leftOut,
+  };
 }
 
 function indexOf(branch: Tree[], id: string | undefined): number | undefined {
@@ -134,7 +153,9 @@ function finishedExchange(messages: Record<string, unknown>[]): boolean {
   if (!messages.every((m) => MessageSchema.safeParse(m).success)) return false;
   const last = messages.at(-1)!;
   if (last.role !== 'assistant' || !['stop', 'length'].includes(String(last.stopReason))) return false;
-  const calls = messages.flatMap((m) => (m.role === 'assistant' ? ((m.content as { type: string; id?: string }[]).filter((p) => p.type === 'toolCall').map((p) => p.id)) : []));
+  const calls = messages.flatMap((m) =>
+    m.role === 'assistant' ? (m.content as { type: string; id?: string }[]).filter((p) => p.type === 'toolCall').map((p) => p.id) : [],
+  );
   const results = new Set(messages.filter((m) => m.role === 'toolResult').map((m) => m.toolCallId));
   return calls.every((id) => results.has(id));
 }

@@ -64,7 +64,11 @@ export async function planWorkspaceImport(config: Obj, configPath: string, opts:
   const byId = new Map<string, string>();
   for (const s of sources) {
     const other = byId.get(s.agentId);
-    if (other !== undefined) throw new WorkspaceTransferError('AGENT_ID_CLASH', `OpenClaw agents "${other}" and "${s.rawId}" both become "${s.agentId}" in clawfleet; rename one in the OpenClaw config first. Nothing was written`);
+    if (other !== undefined)
+      throw new WorkspaceTransferError(
+        'AGENT_ID_CLASH',
+        `OpenClaw agents "${other}" and "${s.rawId}" both become "${s.agentId}" in clawfleet; rename one in the OpenClaw config first. Nothing was written`,
+      );
     byId.set(s.agentId, s.rawId);
   }
   const out: AgentImport[] = [];
@@ -96,7 +100,9 @@ function sessionsInto(source: AgentSources, generated: Map<string, Buffer>, acco
   const store = source.sessions;
   if (store.kind === 'none') return [`no OpenClaw sessions (looked in ${store.looked})`];
   const { sessions, problems } = readSessions(store);
-  const lines = [`from ${store.kind === 'sqlite' ? store.path : join(store.dir, 'sessions.json')}${store.kind === 'sqlite' && store.legacyToo ? ' (the sessions/ files beside it are OpenClaw’s pre-migration copies and were not read)' : ''}:`];
+  const lines = [
+    `from ${store.kind === 'sqlite' ? store.path : join(store.dir, 'sessions.json')}${store.kind === 'sqlite' && store.legacyToo ? ' (the sessions/ files beside it are OpenClaw’s pre-migration copies and were not read)' : ''}:`,
+  ];
   const taken = new Set<string>();
   for (const s of sessions) {
     const mapped = mapSessionKey(s.key, source.rawId, source.agentId, accountIds);
@@ -140,7 +146,10 @@ export async function applyWorkspaceImport(imports: AgentImport[]): Promise<void
   for (const i of imports) {
     mkdirSync(i.destination, { recursive: true, mode: 0o700 });
     const writer = new WorkspaceWriter(i.destination);
-    for (const [files, replace] of [[i.plan.create, false], [i.plan.replace, true]] as const) {
+    for (const [files, replace] of [
+      [i.plan.create, false],
+      [i.plan.replace, true],
+    ] as const) {
       for (const f of files) {
         const bytes = i.generated.get(f.path);
         await writer.write(f, bytes ? once(bytes) : readWorkspaceFile(i.source.workspace, f.path), { replace });
@@ -163,11 +172,23 @@ export function importSummary(imports: AgentImport[], applied: boolean): string 
     if (!i.workspaceFound) lines.push(`  no workspace at ${i.source.workspace} (${i.source.workspaceFrom}): nothing copied from it`);
     else {
       lines.push(`  workspace ${i.source.workspace} (${i.source.workspaceFrom})`);
-      lines.push(`  ${applied ? 'copied' : 'to copy'}: ${copied.length} file${copied.length === 1 ? '' : 's'} (${formatBytes(bytes)})${listed(copied.map((f) => f.path))}`);
-      if (i.plan.replace.length) lines.push(`  replaced (--force): ${listed(i.plan.replace.map((f) => f.path), 10, '')}`);
+      lines.push(
+        `  ${applied ? 'copied' : 'to copy'}: ${copied.length} file${copied.length === 1 ? '' : 's'} (${formatBytes(bytes)})${listed(copied.map((f) => f.path))}`,
+      );
+      if (i.plan.replace.length)
+        lines.push(
+          `  replaced (--force): ${listed(
+            i.plan.replace.map((f) => f.path),
+            10,
+            '',
+          )}`,
+        );
       if (i.plan.same.length) lines.push(`  already there, unchanged: ${i.plan.same.length}`);
       const read = BOOTSTRAP_FILES.filter((b) => [...i.plan.create, ...i.plan.replace, ...i.plan.same].some((f) => f.path === b));
-      if (read.length) lines.push(`  read into every prompt: ${read.join(', ')}${[...i.plan.create, ...i.plan.same].some((f) => f.path.startsWith('memory/')) ? '; memory/*.md through memory_search' : ''}`);
+      if (read.length)
+        lines.push(
+          `  read into every prompt: ${read.join(', ')}${[...i.plan.create, ...i.plan.same].some((f) => f.path.startsWith('memory/')) ? '; memory/*.md through memory_search' : ''}`,
+        );
       if (i.notRead.length) lines.push(`  kept, not read each turn: ${i.notRead.join('; ')}`);
       for (const s of i.skipped) lines.push(`  skipped ${s.path}: ${s.reason}`);
     }
@@ -183,5 +204,8 @@ function listed(paths: string[], max = 8, lead = ': '): string {
 
 /** Where a session no clawfleet session continues is kept: its key made a safe file name, and its id. */
 function keptFile(s: OpenclawSession): string {
-  return `${KEPT_SESSIONS_DIR}/${s.key.replace(/[^A-Za-z0-9_.+-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100)}.${s.sessionId.slice(0, 8)}.jsonl`;
+  return `${KEPT_SESSIONS_DIR}/${s.key
+    .replace(/[^A-Za-z0-9_.+-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100)}.${s.sessionId.slice(0, 8)}.jsonl`;
 }

@@ -10,7 +10,40 @@ import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
 import type { Finding } from './findings.ts';
 
 /** Programs that run other programs: allowlisting one allows everything. */
-const RUNS_ANYTHING = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'busybox', 'env', 'xargs', 'find', 'nohup', 'setsid', 'timeout', 'nice', 'sudo', 'su', 'doas', 'make', 'awk', 'gawk', 'perl', 'python', 'python3', 'node', 'npx', 'npm', 'ruby', 'php', 'lua', 'tclsh', 'ssh', 'git']);
+const RUNS_ANYTHING = new Set([
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'fish',
+  'busybox',
+  'env',
+  'xargs',
+  'find',
+  'nohup',
+  'setsid',
+  'timeout',
+  'nice',
+  'sudo',
+  'su',
+  'doas',
+  'make',
+  'awk',
+  'gawk',
+  'perl',
+  'python',
+  'python3',
+  'node',
+  'npx',
+  'npm',
+  'ruby',
+  'php',
+  'lua',
+  'tclsh',
+  'ssh',
+  'git',
+]);
 const LOOPBACK_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\]|\[::ffff:127(\.\d{1,3}){3}\]|0\.0\.0\.0)$/i;
 
 export function auditConfig(config: FleetConfig): Finding[] {
@@ -34,7 +67,8 @@ function dmFindings(config: FleetConfig): Finding[] {
         severity: 'high',
         where: account.dmPolicy ? `${where}.dmPolicy` : 'channels.telegram.dmPolicy',
         title: `Anyone on Telegram can talk to agent "${agentId}" through bot "${accountId}"`,
-        detail: 'dmPolicy "open" lets every Telegram user start turns: they spend its model budget and use its tools (exec, web_fetch, files, its MCP servers) with whatever those can reach.',
+        detail:
+          'dmPolicy "open" lets every Telegram user start turns: they spend its model budget and use its tools (exec, web_fetch, files, its MCP servers) with whatever those can reach.',
         fix: 'use dmPolicy "pairing" (you approve each person) or "allowlist" with allowFrom',
       });
     }
@@ -174,7 +208,9 @@ function hookFindings(config: FleetConfig): Finding[] {
   if (!policy.allowRequestSessionKey) return [];
   // Prefixes match the part after agent:<id>:. One that lets a caller name a chat's session
   // (main, a Telegram DM or group) lets a hook talk into that chat.
-  const chatty = policy.allowedPrefixes.filter((p) => 'main'.startsWith(p) || 'telegram:'.startsWith(p) || 'dm:'.startsWith(p) || p.startsWith('main') || p.startsWith('telegram:') || p.startsWith('dm:'));
+  const chatty = policy.allowedPrefixes.filter(
+    (p) => 'main'.startsWith(p) || 'telegram:'.startsWith(p) || 'dm:'.startsWith(p) || p.startsWith('main') || p.startsWith('telegram:') || p.startsWith('dm:'),
+  );
   return [
     {
       id: 'hooks.caller-chooses-session',

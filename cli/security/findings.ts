@@ -32,7 +32,9 @@ export function countBySeverity(findings: Finding[]): Record<Severity, number> {
 export function formatFindings(findings: Finding[]): string {
   const sorted = sortFindings(findings);
   const blocks = sorted.map((f) =>
-    [`${f.severity.toUpperCase().padEnd(4)}  ${f.title}`, `      ${f.id} · ${f.where}`, `      ${f.detail}`, ...(f.fix ? [`      fix: ${f.fix}`] : [])].join('\n'),
+    [`${f.severity.toUpperCase().padEnd(4)}  ${f.title}`, `      ${f.id} · ${f.where}`, `      ${f.detail}`, ...(f.fix ? [`      fix: ${f.fix}`] : [])].join(
+      '\n',
+    ),
   );
   const c = countBySeverity(findings);
   const summary = `${c.high} high, ${c.warn} warn, ${c.info} info`;

@@ -44,7 +44,9 @@ export function auditTokens(config: FleetConfig, facts: TokenFacts, opts: { aws:
       detail: refused
         ? `It has ${dashboard} characters, under the ${MIN_DASHBOARD_TOKEN_CHARS} the dashboard accepts: it refuses every sign-in until the token is replaced.`
         : `It has ${dashboard} characters; whoever guesses it reads every chat and steers every agent.`,
-      fix: opts.aws ? `set one of at least ${GOOD_TOKEN_CHARS} random characters` : `remove it (clawfleet start then keeps a random 64-character token) or set one of at least ${GOOD_TOKEN_CHARS} random characters`,
+      fix: opts.aws
+        ? `set one of at least ${GOOD_TOKEN_CHARS} random characters`
+        : `remove it (clawfleet start then keeps a random 64-character token) or set one of at least ${GOOD_TOKEN_CHARS} random characters`,
     });
   }
   if (config.hooks && facts.hooksTokenChars !== undefined && facts.hooksTokenChars < GOOD_TOKEN_CHARS) {

@@ -30,9 +30,14 @@ export async function awsTransferDeps(config: FleetConfig, agentId: string, io: 
   let bucket: string | undefined;
   try {
     const { taskDefinition } = await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }));
-    bucket = taskDefinition?.containerDefinitions?.find((c) => c.name === WORKSPACE_SYNC_CONTAINER)?.environment?.find((e) => e.name === 'CLAWFLEET_STAGING_BUCKET')?.value;
+    bucket = taskDefinition?.containerDefinitions
+      ?.find((c) => c.name === WORKSPACE_SYNC_CONTAINER)
+      ?.environment?.find((e) => e.name === 'CLAWFLEET_STAGING_BUCKET')?.value;
   } catch (err) {
-    throw new CliError(EXIT.failed, awsErrorText(`cannot read the task definition ${family} (deploy the agent's stack, ${config.fleet}-agent-${agentId}, first)`, err));
+    throw new CliError(
+      EXIT.failed,
+      awsErrorText(`cannot read the task definition ${family} (deploy the agent's stack, ${config.fleet}-agent-${agentId}, first)`, err),
+    );
   }
   if (!bucket) throw new CliError(EXIT.failed, `the task definition ${family} names no staging bucket; redeploy the agent's stack`);
   const doc = DynamoDBDocumentClient.from(new DynamoDBClient(settings), { marshallOptions: { removeUndefinedValues: true } });

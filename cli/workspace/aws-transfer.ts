@@ -70,16 +70,36 @@ export async function pushToAws(agentId: string, localDir: string, opts: Transfe
   const transfer = deps.newTransferId();
   deps.say(`staging ${localDir} for ${agentId} (transfer ${transfer})…`);
   // Sent before the hold: the agent keeps running while its new workspace uploads.
-  const staged = await stageWorkspace(localDir, { agentId, clock: deps.lifecycle.clock, staging: deps.staging, onProgress: throttled(deps.say, () => deps.lifecycle.clock.now()) });
+  const staged = await stageWorkspace(localDir, {
+    agentId,
+    clock: deps.lifecycle.clock,
+    staging: deps.staging,
+    onProgress: throttled(deps.say, () => deps.lifecycle.clock.now()),
+  });
   const { manifest } = staged;
   for (const s of manifest.skipped) deps.say(`  skipped ${s.path}: ${s.reason}`);
-  deps.say(`staged: ${manifest.files.length} files (${formatBytes(manifest.totalBytes)}); sent ${staged.sent} now (${formatBytes(staged.sentBytes)}), ${staged.alreadyStaged} were staged already`);
+  deps.say(
+    `staged: ${manifest.files.length} files (${formatBytes(manifest.totalBytes)}); sent ${staged.sent} now (${formatBytes(staged.sentBytes)}), ${staged.alreadyStaged} were staged already`,
+  );
   await deps.staging.putDocument(transfer, 'manifest', manifest);
   const result = await withHold(agentId, transfer, opts, deps, (check) => runTask(agentId, { action: 'push', transfer, force: opts.force }, check, deps));
   if (result.created + result.replaced + result.unchanged !== manifest.files.length) {
-    throw new WorkspaceTransferError('TRANSFER_UNVERIFIED', `the task accounted for ${result.created + result.replaced + result.unchanged} of the manifest's ${manifest.files.length} files; the staged copy is kept: run the push again`);
+    throw new WorkspaceTransferError(
+      'TRANSFER_UNVERIFIED',
+      `the task accounted for ${result.created + result.replaced + result.unchanged} of the manifest's ${manifest.files.length} files; the staged copy is kept: run the push again`,
+    );
   }
-  const summary: TransferSummary = { action: 'push', files: manifest.files.length, bytes: manifest.totalBytes, created: result.created, replaced: result.replaced, unchanged: result.unchanged, sent: staged.sent, workspaceFiles: result.workspaceFiles, workspaceBytes: result.workspaceBytes };
+  const summary: TransferSummary = {
+    action: 'push',
+    files: manifest.files.length,
+    bytes: manifest.totalBytes,
+    created: result.created,
+    replaced: result.replaced,
+    unchanged: result.unchanged,
+    sent: staged.sent,
+    workspaceFiles: result.workspaceFiles,
+    workspaceBytes: result.workspaceBytes,
+  };
   await finish(agentId, transfer, manifest, summary, 'AWS', deps);
   return summary;
 }
@@ -93,14 +113,36 @@ export async function pullFromAws(agentId: string, localDir: string, opts: Trans
   const manifest = parseManifest(await deps.staging.getDocument(transfer, 'manifest'), agentId);
   for (const s of manifest.skipped) deps.say(`  skipped on EFS ${s.path}: ${s.reason}`);
   deps.say(`writing ${manifest.files.length} files (${formatBytes(manifest.totalBytes)}) into ${localDir}…`);
-  const applied = await applyStagedManifest(localDir, manifest, { staging: deps.staging, force: opts.force, onProgress: throttled(deps.say, () => deps.lifecycle.clock.now()) });
-  const summary: TransferSummary = { action: 'pull', files: manifest.files.length, bytes: manifest.totalBytes, created: applied.created, replaced: applied.replaced, unchanged: applied.unchanged, sent: result.created, workspaceFiles: manifest.files.length, workspaceBytes: manifest.totalBytes };
+  const applied = await applyStagedManifest(localDir, manifest, {
+    staging: deps.staging,
+    force: opts.force,
+    onProgress: throttled(deps.say, () => deps.lifecycle.clock.now()),
+  });
+  const summary: TransferSummary = {
+    action: 'pull',
+    files: manifest.files.length,
+    bytes: manifest.totalBytes,
+    created: applied.created,
+    replaced: applied.replaced,
+    unchanged: applied.unchanged,
+    sent: result.created,
+    workspaceFiles: manifest.files.length,
+    workspaceBytes: manifest.totalBytes,
+  };
   await finish(agentId, transfer, manifest, summary, localDir, deps);
   return summary;
 }
 
 async function finish(agentId: string, transfer: string, manifest: Manifest, s: TransferSummary, where: string, deps: AwsTransferDeps): Promise<void> {
-  await deps.syncLog.record(agentId, { direction: s.action, at: deps.lifecycle.clock.now(), files: s.files, bytes: s.bytes, workspaceFiles: s.workspaceFiles, workspaceBytes: s.workspaceBytes, where });
+  await deps.syncLog.record(agentId, {
+    direction: s.action,
+    at: deps.lifecycle.clock.now(),
+    files: s.files,
+    bytes: s.bytes,
+    workspaceFiles: s.workspaceFiles,
+    workspaceBytes: s.workspaceBytes,
+    where,
+  });
   // Verified at both ends: the staged copy has done its job (a copy left by a failed transfer expires within a week).
   await deps.staging.remove([...new Set(manifest.files.map((f) => f.sha256))]);
   await deps.staging.removeTransfer(transfer);
@@ -111,7 +153,13 @@ async function finish(agentId: string, transfer: string, manifest: Manifest, s: 
  * While held it renews the hold and the transfer's keepalive (a task whose CLI died stops on
  * its own, before the lease lapses), and a Ctrl-C stops the task and releases the agent.
  */
-async function withHold<T>(agentId: string, transfer: string, opts: TransferOptions, deps: AwsTransferDeps, work: (check: () => void) => Promise<T>): Promise<T> {
+async function withHold<T>(
+  agentId: string,
+  transfer: string,
+  opts: TransferOptions,
+  deps: AwsTransferDeps,
+  work: (check: () => void) => Promise<T>,
+): Promise<T> {
   const hold: Hold = await holdAgent(agentId, { hibernate: opts.hibernate }, deps.lifecycle);
   deps.say(`${agentId} held for the transfer${hold.from === 'asleep' || hold.from === 'absent' ? '' : ` (it was ${hold.from}: stopping it)`}`);
   let lost = false;
@@ -127,14 +175,22 @@ async function withHold<T>(agentId: string, transfer: string, opts: TransferOpti
   }, HOLD_RENEW_MS);
   const check = () => {
     if (stopAsked) throw new WorkspaceTransferError('INTERRUPTED', `stopped (${stopAsked}); ${agentId} was released. Run the transfer again: it resumes`);
-    if (lost) throw new HoldRefused('HOLD_LOST', `the hold on ${agentId} was lost (its lease lapsed, or someone released it); the transfer stopped. Run it again: it resumes`);
+    if (lost)
+      throw new HoldRefused(
+        'HOLD_LOST',
+        `the hold on ${agentId} was lost (its lease lapsed, or someone released it); the transfer stopped. Run it again: it resumes`,
+      );
   };
   try {
     await keepalive();
     const deadline = deps.lifecycle.clock.now() + deps.limits.stopMs;
     for (let alive = await deps.tasks.alive(agentId); alive > 0; alive = await deps.tasks.alive(agentId)) {
       check();
-      if (deps.lifecycle.clock.now() > deadline) throw new WorkspaceTransferError('RUNTIME_STILL_RUNNING', `${agentId} still has ${alive} runtime task(s) after ${Math.round(deps.limits.stopMs / 1000)} s; nothing was transferred`);
+      if (deps.lifecycle.clock.now() > deadline)
+        throw new WorkspaceTransferError(
+          'RUNTIME_STILL_RUNNING',
+          `${agentId} still has ${alive} runtime task(s) after ${Math.round(deps.limits.stopMs / 1000)} s; nothing was transferred`,
+        );
       deps.say(`  waiting for ${alive} runtime task(s) of ${agentId} to stop…`);
       await deps.sleep(deps.limits.pollMs);
     }
@@ -142,7 +198,9 @@ async function withHold<T>(agentId: string, transfer: string, opts: TransferOpti
   } finally {
     clearInterval(renewal);
     const outcome = await releaseHold(hold, deps.lifecycle);
-    deps.say(outcome === 'woken' ? `${agentId} released and woken` : outcome === 'asleep' ? `${agentId} released (asleep)` : `${agentId}: its hold had already ended`);
+    deps.say(
+      outcome === 'woken' ? `${agentId} released and woken` : outcome === 'asleep' ? `${agentId} released (asleep)` : `${agentId}: its hold had already ended`,
+    );
   }
 }
 
@@ -157,14 +215,21 @@ async function runTask(agentId: string, run: { action: TransferAction; transfer:
     const state = await deps.runner.state(task);
     if (state.done) {
       const result = TransferResultSchema.safeParse(await deps.staging.getDocument(run.transfer, 'result'));
-      if (!result.success) throw new WorkspaceTransferError('TASK_FAILED', `the workspace task stopped (${state.reason}, exit ${state.exitCode ?? '?'}) without a result; see its log (stream prefix "workspace")`);
-      if (!result.data.ok) throw new WorkspaceTransferError(isErrorCode(result.data.code) ? result.data.code : 'TASK_FAILED', `the workspace task failed: ${result.data.error}`);
-      if (state.exitCode !== 0) throw new WorkspaceTransferError('TASK_FAILED', `the workspace task stopped with exit ${state.exitCode ?? '?'} (${state.reason})`);
+      if (!result.success)
+        throw new WorkspaceTransferError(
+          'TASK_FAILED',
+          `the workspace task stopped (${state.reason}, exit ${state.exitCode ?? '?'}) without a result; see its log (stream prefix "workspace")`,
+        );
+      if (!result.data.ok)
+        throw new WorkspaceTransferError(isErrorCode(result.data.code) ? result.data.code : 'TASK_FAILED', `the workspace task failed: ${result.data.error}`);
+      if (state.exitCode !== 0)
+        throw new WorkspaceTransferError('TASK_FAILED', `the workspace task stopped with exit ${state.exitCode ?? '?'} (${state.reason})`);
       return result.data;
     }
     try {
       check();
-      if (deps.lifecycle.clock.now() > deadline) throw new WorkspaceTransferError('TASK_TIMEOUT', `the workspace task ran past ${Math.round(deps.limits.taskMs / 60_000)} minutes`);
+      if (deps.lifecycle.clock.now() > deadline)
+        throw new WorkspaceTransferError('TASK_TIMEOUT', `the workspace task ran past ${Math.round(deps.limits.taskMs / 60_000)} minutes`);
     } catch (err) {
       await deps.runner.stop(task, (err as Error).message).catch(() => undefined);
       throw err;

@@ -36,12 +36,17 @@ export async function localTransfer(opts: LocalTransferOptions, io: CliIO): Prom
   const workspace = join(stateDir, 'workspaces', opts.agentId);
   const [source, destination] = opts.action === 'push' ? [dir, workspace] : [workspace, dir];
   if (!existsSync(source) || !statSync(source).isDirectory()) {
-    throw new CliError(EXIT.failed, opts.action === 'push' ? `${dir} is not a folder` : `${opts.agentId} has no workspace in ${stateDir} yet (no ${workspace})`);
+    throw new CliError(
+      EXIT.failed,
+      opts.action === 'push' ? `${dir} is not a folder` : `${opts.agentId} has no workspace in ${stateDir} yet (no ${workspace})`,
+    );
   }
   const releaseUmask = holdStateUmask(); // the fleet's modes: 0600 files, 0700 folders
   try {
     const admin = await runningFleet(stateDir, io);
-    const result = admin ? await viaFleet(admin, opts, () => copy(source, destination, opts, io), io) : await underLock(stateDir, () => copy(source, destination, opts, io));
+    const result = admin
+      ? await viaFleet(admin, opts, () => copy(source, destination, opts, io), io)
+      : await underLock(stateDir, () => copy(source, destination, opts, io));
     const size = measureWorkspace(workspace);
     await new FileWorkspaceSyncLog(stateDir).record(opts.agentId, {
       direction: opts.action,
@@ -64,7 +69,11 @@ function copy(source: string, destination: string, opts: LocalTransferOptions, i
     const now = Date.now();
     if (now - last < 2_000 && p.files !== p.totalFiles) return;
     last = now;
-    io.err(p.phase === 'scan' ? `  scanning: ${p.files} files (${formatBytes(p.bytes)})` : `  writing: ${p.files}/${p.totalFiles} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`);
+    io.err(
+      p.phase === 'scan'
+        ? `  scanning: ${p.files} files (${formatBytes(p.bytes)})`
+        : `  writing: ${p.files}/${p.totalFiles} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`,
+    );
   };
   if (opts.action === 'pull') mkdirSync(destination, { recursive: true, mode: 0o700 });
   return copyWorkspace(source, destination, { agentId: opts.agentId, clock: systemClock, force: opts.force, onProgress: progress });
@@ -103,7 +112,9 @@ const ReleaseSchema = z.object({ outcome: z.enum(['asleep', 'woken', 'lost']) })
 
 async function viaFleet<T>(admin: LocalAdmin, opts: LocalTransferOptions, work: () => Promise<T>, io: CliIO): Promise<T> {
   const held = await admin.post(`/admin/agents/${opts.agentId}/hold`, { hibernate: opts.hibernate }, HeldSchema);
-  io.err(`${opts.agentId} held by the running fleet for the transfer${held.from === 'asleep' || held.from === 'absent' ? '' : ` (it was ${held.from}: its runtime was stopped)`}`);
+  io.err(
+    `${opts.agentId} held by the running fleet for the transfer${held.from === 'asleep' || held.from === 'absent' ? '' : ` (it was ${held.from}: its runtime was stopped)`}`,
+  );
   let lost = false;
   const renewal = setInterval(() => {
     admin.post(`/admin/agents/${opts.agentId}/renew`, {}, RenewSchema).then(
@@ -113,11 +124,18 @@ async function viaFleet<T>(admin: LocalAdmin, opts: LocalTransferOptions, work: 
   }, LOCAL_RENEW_MS);
   try {
     const result = await work();
-    if (lost) throw new CliError(EXIT.failed, `the fleet let go of ${opts.agentId} during the transfer (it restarted, or the hold lapsed): run the transfer again`);
+    if (lost)
+      throw new CliError(EXIT.failed, `the fleet let go of ${opts.agentId} during the transfer (it restarted, or the hold lapsed): run the transfer again`);
     return result;
   } finally {
     clearInterval(renewal);
     const { outcome } = await admin.post(`/admin/agents/${opts.agentId}/release`, {}, ReleaseSchema).catch(() => ({ outcome: 'lost' as const }));
-    io.err(outcome === 'woken' ? `${opts.agentId} released and woken` : outcome === 'asleep' ? `${opts.agentId} released (asleep)` : `${opts.agentId}: the fleet no longer held it`);
+    io.err(
+      outcome === 'woken'
+        ? `${opts.agentId} released and woken`
+        : outcome === 'asleep'
+          ? `${opts.agentId} released (asleep)`
+          : `${opts.agentId}: the fleet no longer held it`,
+    );
   }
 }

@@ -123,21 +123,34 @@ export class AgentRuntime extends Construct {
         conditions: { StringEquals: { 'elasticfilesystem:AccessPointArn': this.accessPoint.accessPointArn } },
       }),
     ];
-    const modelArns = bedrockModelIds(config, agentId).flatMap((m) => bedrockModelArns(m, { partition: stack.partition, region: stack.region, account: stack.account }));
+    const modelArns = bedrockModelIds(config, agentId).flatMap((m) =>
+      bedrockModelArns(m, { partition: stack.partition, region: stack.region, account: stack.account }),
+    );
     if (modelArns.length > 0) {
-      statements.push(new iam.PolicyStatement({ sid: 'OwnModels', actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: modelArns }));
+      statements.push(
+        new iam.PolicyStatement({ sid: 'OwnModels', actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'], resources: modelArns }),
+      );
     }
     // media (#16): its own attachments (in/, written by the control plane) and its own files to send (out/), nothing else of the bucket.
     const mediaBucket = ssm.StringParameter.valueForStringParameter(this, sharedParameterNames(fleet).mediaBucket);
     const mediaArn = stack.formatArn({ service: 's3', region: '', account: '', resource: mediaBucket });
     statements.push(
-      new iam.PolicyStatement({ sid: 'OwnMediaRead', actions: ['s3:GetObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/in/*`, `${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
+      new iam.PolicyStatement({
+        sid: 'OwnMediaRead',
+        actions: ['s3:GetObject'],
+        resources: [`${mediaArn}/${fleet}/agents/${agentId}/in/*`, `${mediaArn}/${fleet}/agents/${agentId}/out/*`],
+      }),
       new iam.PolicyStatement({ sid: 'OwnMediaWrite', actions: ['s3:PutObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
     );
     for (const s of statements) this.taskRole.addToPolicy(s);
     const mediaParam = (stack.resolve(mediaBucket) as { Ref: string }).Ref;
     for (const dir of ['in', 'out']) {
-      acknowledge(this.taskRole, 'IAM5', `The agent’s own ${dir}/ prefix of the media bucket: its own attachments and files, no other agent’s.`, `Resource::arn:<AWS::Partition>:s3:::<${mediaParam}>/${fleet}/agents/${agentId}/${dir}/*`);
+      acknowledge(
+        this.taskRole,
+        'IAM5',
+        `The agent’s own ${dir}/ prefix of the media bucket: its own attachments and files, no other agent’s.`,
+        `Resource::arn:<AWS::Partition>:s3:::<${mediaParam}>/${fleet}/agents/${agentId}/${dir}/*`,
+      );
     }
     for (const arn of modelArns.filter((a) => a.includes(':bedrock:*:'))) {
       acknowledge(
@@ -216,7 +229,7 @@ export class AgentRuntime extends Construct {
     acknowledge(
       this.taskDefinition,
       'ECS2',
-      'The environment holds queue URLs, a secret name and the agent\'s own config slice, no secret values; the runtime reads its secret itself.',
+      "The environment holds queue URLs, a secret name and the agent's own config slice, no secret values; the runtime reads its secret itself.",
     );
 
     this.service = new ecs.FargateService(this, 'Service', {

@@ -59,10 +59,19 @@ export class AgentWorkspaceTask extends Construct {
 
     // Its own prefix, and only that: objects under <id>/, and listing only with a prefix inside it.
     props.taskRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'OwnStagingObjects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], resources: [`${bucketArn}/${prefix}*`] }),
+      new iam.PolicyStatement({
+        sid: 'OwnStagingObjects',
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: [`${bucketArn}/${prefix}*`],
+      }),
     );
     props.taskRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'OwnStagingListing', actions: ['s3:ListBucket'], resources: [bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } }),
+      new iam.PolicyStatement({
+        sid: 'OwnStagingListing',
+        actions: ['s3:ListBucket'],
+        resources: [bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+      }),
     );
     // The template's name for the bucket parameter, as cdk-nag writes the finding.
     const bucketParam = (stack.resolve(this.stagingBucketName) as { Ref: string }).Ref;

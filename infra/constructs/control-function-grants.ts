@@ -91,11 +91,17 @@ export const GRANTS = {
     }),
   ],
   /** Wake, hibernate and restart agents by asking λ compute (an asynchronous invocation of that one function). */
-  askAgentCompute: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [computeFunctionArn(ctx.stack, ctx.fleet)] })],
+  askAgentCompute: (ctx: GrantContext) => [
+    new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [computeFunctionArn(ctx.stack, ctx.fleet)] }),
+  ],
   /** How much work waits for an agent (hibernate decisions, waking an agent with work). */
   readInboxDepths: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)] }),
+    new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+      resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)],
+    }),
   ],
   /** The dashboard's queue figures: each agent's inbound queue, its DLQ and its outbox's DLQ. */
   readQueueFigures: (ctx: GrantContext) => [
@@ -107,7 +113,11 @@ export const GRANTS = {
   /** Queue inbound envelopes for any agent of this fleet, never into a dead-letter queue. */
   sendToAgentInboxes: (ctx: GrantContext) => [
     new iam.PolicyStatement({ actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentQueues)] }),
-    new iam.PolicyStatement({ effect: iam.Effect.DENY, actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'], resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)] }),
+    new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: ['sqs:GetQueueUrl', 'sqs:SendMessage'],
+      resources: [queueArn(ctx, namePatterns(ctx.fleet).agentDlqs)],
+    }),
   ],
   /** The outbox event source: read every agent's outbox (and find it by name to delay a retry), never a dead-letter queue. */
   consumeOutboxes: (ctx: GrantContext) => [
@@ -124,7 +134,10 @@ export const GRANTS = {
    * the one role this function may pass, and only to EventBridge Scheduler.
    */
   manageAgentSchedules: (ctx: GrantContext) => [
-    new iam.PolicyStatement({ actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], resources: [agentSchedulesArn(ctx)] }),
+    new iam.PolicyStatement({
+      actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+      resources: [agentSchedulesArn(ctx)],
+    }),
     // ListSchedules has no resource type: it can only be granted on "*".
     new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }),
     new iam.PolicyStatement({
@@ -135,9 +148,13 @@ export const GRANTS = {
   ],
   // ── media (#16): the control plane writes attachments into agents' in/ prefixes and reads their out/ files, never the other way round.
   /** λ telegram-webhook: keep a fetched attachment under the receiving agent's in/ prefix. */
-  storeInboundMedia: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/in/*`)] })],
+  storeInboundMedia: (ctx: GrantContext) => [
+    new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/in/*`)] }),
+  ],
   /** λ outbox: read a file an agent sends, from its out/ prefix (the outbox checks the key is the sender's). */
-  readOutboundMedia: (ctx: GrantContext) => [new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/out/*`)] })],
+  readOutboundMedia: (ctx: GrantContext) => [
+    new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [ctx.mediaBucket.arnForObjects(`${ctx.fleet}/agents/*/out/*`)] }),
+  ],
 } satisfies Record<string, (ctx: GrantContext) => iam.PolicyStatement[]>;
 
 export type GrantName = keyof typeof GRANTS;
@@ -168,35 +185,40 @@ export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: stri
   sendToAgentInboxes: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
-      reason: 'Any agent of this fleet may be routed to; matching inbound queues by their deterministic name lets agents be added without rewriting this role. DLQs are denied explicitly.',
+      reason:
+        'Any agent of this fleet may be routed to; matching inbound queues by their deterministic name lets agents be added without rewriting this role. DLQs are denied explicitly.',
     },
   ],
   consumeOutboxes: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxes),
-      reason: 'The outbox function is the event source of every agent\'s outbox, matched by deterministic name so agents come and go without rewriting this role. DLQs are denied explicitly.',
+      reason:
+        "The outbox function is the event source of every agent's outbox, matched by deterministic name so agents come and go without rewriting this role. DLQs are denied explicitly.",
     },
   ],
   readInboxDepths: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
-      reason: 'Wake and hibernate decisions read the depth of any agent\'s inbound queue, matched by deterministic name so agents come and go without rewriting this role.',
+      reason:
+        "Wake and hibernate decisions read the depth of any agent's inbound queue, matched by deterministic name so agents come and go without rewriting this role.",
     },
   ],
   readQueueFigures: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).agentQueues),
-      reason: 'The dashboard shows every agent\'s inbound queue and DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
+      reason:
+        "The dashboard shows every agent's inbound queue and DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.",
     },
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxDlqs),
-      reason: 'The dashboard shows every agent\'s outbox DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.',
+      reason:
+        "The dashboard shows every agent's outbox DLQ depth (read-only counters), matched by deterministic name so agents come and go without rewriting this role.",
     },
   ],
   sendToOutboxDeadLetters: [
     {
       resource: (fleet) => inRegion('sqs', namePatterns(fleet).outboxDlqs),
-      reason: 'A rejected envelope is parked in the DLQ of the outbox it came from, which can be any agent\'s.',
+      reason: "A rejected envelope is parked in the DLQ of the outbox it came from, which can be any agent's.",
     },
   ],
   holdAgentCompute: [
@@ -204,29 +226,33 @@ export const GRANT_WILDCARDS: Partial<Record<GrantName, { resource: (fleet: stri
       resource: (fleet) => inRegion('ecs', `service/${clusterName(fleet)}/agent-*`),
       reason:
         'The compute function, the one holder of ECS power, sets the desired count of any agent of this fleet: its agent services in its own cluster, ' +
-        'matched by deterministic name so agents come and go without rewriting this role. It is invoked only by the fleet\'s own functions, never by a URL.',
+        "matched by deterministic name so agents come and go without rewriting this role. It is invoked only by the fleet's own functions, never by a URL.",
     },
   ],
   storeInboundMedia: [
     {
       resource: (fleet, ctx) => `<${bucketLogicalId(ctx)}.Arn>/${fleet}/agents/*/in/*`,
-      reason: 'An attachment may be for any agent of this fleet: its in/ prefix, matched by the key layout so agents come and go without rewriting this role. No read, no out/ prefix.',
+      reason:
+        'An attachment may be for any agent of this fleet: its in/ prefix, matched by the key layout so agents come and go without rewriting this role. No read, no out/ prefix.',
     },
   ],
   readOutboundMedia: [
     {
       resource: (fleet, ctx) => `<${bucketLogicalId(ctx)}.Arn>/${fleet}/agents/*/out/*`,
-      reason: 'Any agent of this fleet may send a file: its out/ prefix, matched by the key layout; the outbox refuses a key not under the sending agent’s own prefix.',
+      reason:
+        'Any agent of this fleet may send a file: its out/ prefix, matched by the key layout; the outbox refuses a key not under the sending agent’s own prefix.',
     },
   ],
   manageAgentSchedules: [
     {
       resource: (fleet) => inRegion('scheduler', `schedule/${scheduleGroupName(fleet)}/agent-*`),
-      reason: 'Agents add and remove their own cron jobs at run time; only schedules named agent-* in this fleet\'s group, never the config\'s or the heartbeats\' (the outbox also checks each request names the sending agent).',
+      reason:
+        "Agents add and remove their own cron jobs at run time; only schedules named agent-* in this fleet's group, never the config's or the heartbeats' (the outbox also checks each request names the sending agent).",
     },
     {
       resource: () => '*',
-      reason: 'scheduler:ListSchedules has no resource type and can only be granted on "*" (it lists names, the function filters to the sending agent\'s own prefix); every other statement of this role names its resources.',
+      reason:
+        'scheduler:ListSchedules has no resource type and can only be granted on "*" (it lists names, the function filters to the sending agent\'s own prefix); every other statement of this role names its resources.',
     },
   ],
 };

@@ -72,7 +72,19 @@ export const CONTROL_FUNCTIONS = [
     reservedConcurrency: 10,
     when: (config) => config.channels.telegram !== undefined,
     // readAgents, readSessions, readInboxDepths: /status and /stop are answered here, from the registry and the queue, without waking the agent.
-    grants: ['readTelegramSecret', 'admitInbound', 'requestPairings', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'storeInboundMedia', ...WAKE, 'readAgents', 'readSessions', 'readInboxDepths'],
+    grants: [
+      'readTelegramSecret',
+      'admitInbound',
+      'requestPairings',
+      'recordSessions',
+      'recordOrigins',
+      'sendToAgentInboxes',
+      'storeInboundMedia',
+      ...WAKE,
+      'readAgents',
+      'readSessions',
+      'readInboxDepths',
+    ],
   },
   {
     name: 'hooks',
@@ -145,7 +157,6 @@ export const CONTROL_FUNCTIONS = [
 export const cronDispatchArn = (stack: Stack, fleet: string) =>
   stack.formatArn({ service: 'lambda', resource: 'function', resourceName: functionName(fleet, 'cron-dispatch'), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
-
 export { BUILD_SETTINGS } from './function-bundling.ts';
 
 export interface ControlFunctionsProps {
@@ -176,7 +187,8 @@ export class ControlFunctions extends Construct {
   private add(spec: ControlFunctionSpec, props: ControlFunctionsProps): void {
     const fleet = props.config.fleet;
     const configFile = props.configFile ?? (Stack.of(this).bundlingRequired ? undefined : '(bundling skipped)');
-    if (!configFile) throw new ClawfleetError('CONFIG_FILE_REQUIRED', 'bundling the control-plane functions needs the fleet config as a file (context "config")');
+    if (!configFile)
+      throw new ClawfleetError('CONFIG_FILE_REQUIRED', 'bundling the control-plane functions needs the fleet config as a file (context "config")');
     const scope = new Construct(this, pascal(spec.name));
     const logGroup = new logs.LogGroup(scope, 'Logs', {
       logGroupName: functionLogGroupName(fleet, spec.name),
@@ -188,7 +200,11 @@ export class ControlFunctions extends Construct {
       description: `clawfleet ${fleet}: the ${spec.name} function`,
     });
     for (const grant of spec.grants) for (const statement of GRANTS[grant](props.grantContext)) role.addToPolicy(statement);
-    const environment: Record<string, string> = Object.assign({}, ...spec.grants.map((g) => GRANT_ENVIRONMENT[g]?.(props.grantContext) ?? {}), spec.environment?.(props.grantContext));
+    const environment: Record<string, string> = Object.assign(
+      {},
+      ...spec.grants.map((g) => GRANT_ENVIRONMENT[g]?.(props.grantContext) ?? {}),
+      spec.environment?.(props.grantContext),
+    );
     logGroup.grantWrite(role);
     const acknowledged = new Set<string>();
     for (const grant of spec.grants) {
@@ -327,7 +343,11 @@ export class ControlFunctions extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    acknowledge(queue, 'SQS3', `This queue is itself a dead-letter queue: the ${spec.name} function's on-failure destination, each message the request and its error; its depth is alarmed.`);
+    acknowledge(
+      queue,
+      'SQS3',
+      `This queue is itself a dead-letter queue: the ${spec.name} function's on-failure destination, each message the request and its error; its depth is alarmed.`,
+    );
     fn.configureAsyncInvoke({
       retryAttempts: config.retryAttempts,
       maxEventAge: Duration.seconds(config.maxEventAgeSeconds),

@@ -33,7 +33,7 @@ export class CronInvoker extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    acknowledge(this.deadLetters, 'SQS3', 'This queue is itself a dead-letter queue (of the fleet\'s cron schedules); its depth is alarmed.');
+    acknowledge(this.deadLetters, 'SQS3', "This queue is itself a dead-letter queue (of the fleet's cron schedules); its depth is alarmed.");
 
     this.role = new iam.Role(this, 'Role', {
       // Only this account's schedules may use it (the confused-deputy guard AWS recommends).

@@ -42,7 +42,11 @@ export class FleetNetwork extends Construct {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
       this.vpc.addFlowLog('FlowLog', { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogs), trafficType: ec2.FlowLogTrafficType.REJECT });
     } else {
-      acknowledge(this.vpc, 'VPC7', 'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.');
+      acknowledge(
+        this.vpc,
+        'VPC7',
+        'Emulator deploys only: the emulator has no AWS::EC2::FlowLog and no traffic to log; every AWS deploy gets the REJECT flow log.',
+      );
     }
 
     this.runtimeSecurityGroup = new ec2.SecurityGroup(this, 'RuntimeSecurityGroup', {

@@ -22,7 +22,9 @@ export class MediaBucket extends Construct {
       enforceSSL: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ id: 'expire', expiration: Duration.days(props.expireDays ?? MEDIA_EXPIRY_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'expire', expiration: Duration.days(props.expireDays ?? MEDIA_EXPIRY_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
       // Kept on teardown rather than failing it; its objects expire on their own.
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -31,7 +31,8 @@ export class SharedParameters extends Construct {
     super(scope, id);
     const names = sharedParameterNames(props.fleet);
     const subnets = props.network.vpc.publicSubnets;
-    if (subnets.length !== RUNTIME_SUBNETS) throw new ClawfleetError('INFRA_INCOMPLETE', `the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${RUNTIME_SUBNETS}`);
+    if (subnets.length !== RUNTIME_SUBNETS)
+      throw new ClawfleetError('INFRA_INCOMPLETE', `the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${RUNTIME_SUBNETS}`);
     const param = (cid: string, parameterName: string, stringValue: string, description: string) =>
       new ssm.StringParameter(this, cid, { parameterName, stringValue, description: `clawfleet ${props.fleet}: ${description}` });
     new ssm.StringListParameter(this, 'SubnetIds', {
@@ -39,7 +40,12 @@ export class SharedParameters extends Construct {
       stringListValue: subnets.map((s) => s.subnetId),
       description: `clawfleet ${props.fleet}: the public subnets agent runtimes run in`,
     });
-    param('RuntimeSecurityGroupId', names.runtimeSecurityGroupId, props.network.runtimeSecurityGroup.securityGroupId, 'the security group of the agent runtimes');
+    param(
+      'RuntimeSecurityGroupId',
+      names.runtimeSecurityGroupId,
+      props.network.runtimeSecurityGroup.securityGroupId,
+      'the security group of the agent runtimes',
+    );
     param('FileSystemId', names.fileSystemId, props.network.fileSystem.fileSystemId, 'the EFS file system of the agent workspaces');
     param('SchedulerRoleArn', names.schedulerRoleArn, props.schedulerRole.roleArn, 'the role EventBridge Scheduler invokes cron-dispatch with');
   }
@@ -66,13 +72,19 @@ export function importSharedResources(scope: Construct, id: string, fleet: strin
   // Should code ever render it, the synth fails here instead of guessing one.
   const vpcId = Lazy.string({
     produce: () => {
-      throw new ClawfleetError('INFRA_INCOMPLETE', 'the agent stacks do not know the fleet VPC\'s id (they are given its subnets); publish it as a shared parameter first');
+      throw new ClawfleetError(
+        'INFRA_INCOMPLETE',
+        "the agent stacks do not know the fleet VPC's id (they are given its subnets); publish it as a shared parameter first",
+      );
     },
   });
   const availabilityZones = Array.from({ length: RUNTIME_SUBNETS }, (_, i) => Fn.select(i, Fn.getAzs()));
   const vpc = ec2.Vpc.fromVpcAttributes(at, 'Vpc', { vpcId, availabilityZones });
   let schedulerRoleArn: string | undefined;
-  const securityGroup = ec2.SecurityGroup.fromSecurityGroupId(at, 'RuntimeSecurityGroup', value(names.runtimeSecurityGroupId), { allowAllOutbound: true, mutable: false });
+  const securityGroup = ec2.SecurityGroup.fromSecurityGroupId(at, 'RuntimeSecurityGroup', value(names.runtimeSecurityGroupId), {
+    allowAllOutbound: true,
+    mutable: false,
+  });
   return {
     cluster: ecs.Cluster.fromClusterAttributes(at, 'Cluster', { clusterName: clusterName(fleet), vpc, securityGroups: [] }),
     subnets,

@@ -66,8 +66,22 @@ export class WorkspaceArchive extends Construct {
       executionRole: runtime.executionRole,
       runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[props.architecture], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
       volumes: [
-        { name: 'workspace', efsVolumeConfiguration: { fileSystemId: props.fileSystem.fileSystemId, transitEncryption: 'ENABLED', authorizationConfig: { accessPointId: runtime.accessPoint.accessPointId, iam: 'ENABLED' } } },
-        { name: 'archive', efsVolumeConfiguration: { fileSystemId: props.fileSystem.fileSystemId, transitEncryption: 'ENABLED', authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' } } },
+        {
+          name: 'workspace',
+          efsVolumeConfiguration: {
+            fileSystemId: props.fileSystem.fileSystemId,
+            transitEncryption: 'ENABLED',
+            authorizationConfig: { accessPointId: runtime.accessPoint.accessPointId, iam: 'ENABLED' },
+          },
+        },
+        {
+          name: 'archive',
+          efsVolumeConfiguration: {
+            fileSystemId: props.fileSystem.fileSystemId,
+            transitEncryption: 'ENABLED',
+            authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' },
+          },
+        },
       ],
     });
     const linuxParameters = new ecs.LinuxParameters(this, 'Linux');

@@ -14,7 +14,11 @@ import { registerWebhooks } from '../webhooks.ts';
 
 async function main(): Promise<void> {
   const { values: flags } = parseArgs({
-    options: { config: { type: 'string', default: 'clawfleet.json' }, url: { type: 'string' }, 'outputs-file': { type: 'string', default: 'cdk-outputs.json' } },
+    options: {
+      config: { type: 'string', default: 'clawfleet.json' },
+      url: { type: 'string' },
+      'outputs-file': { type: 'string', default: 'cdk-outputs.json' },
+    },
   });
   const config = loadConfigFile(flags.config);
   const functionUrl = flags.url ?? stackOutput(flags['outputs-file'], controlPlaneStackName(config.fleet), 'TelegramWebhookUrl');

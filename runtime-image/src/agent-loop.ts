@@ -34,16 +34,21 @@ export interface LoopInput {
   thinking?: ThinkingLevel | undefined;
 }
 
-export type LoopResult =
-  | { ok: true; messages: Message[]; text: string }
-  | { ok: false; messages: Message[]; error: string; aborted: boolean };
+export type LoopResult = { ok: true; messages: Message[]; text: string } | { ok: false; messages: Message[]; error: string; aborted: boolean };
 
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const added: Message[] = [input.input];
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const specs = input.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
   for (let round = 0; ; round++) {
-    const result = await input.model.complete({ systemPrompt: input.systemPrompt, messages: [...input.history, ...added], tools: specs, signal: input.signal, onText: input.onText, thinking: input.thinking });
+    const result = await input.model.complete({
+      systemPrompt: input.systemPrompt,
+      messages: [...input.history, ...added],
+      tools: specs,
+      signal: input.signal,
+      onText: input.onText,
+      thinking: input.thinking,
+    });
     if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
     if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false };
     // Masked too (defence in depth): a value the model got hold of some other way is not repeated.

@@ -115,13 +115,19 @@ function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clo
  * follows from it: exec, and the warnings the operator must see: exec off for want of a
  * sandbox, exec unsandboxed, an MCP server not started.
  */
-async function sandboxFor(env: RuntimeEnv, choosing: Promise<SandboxChoice | undefined>, secrets: Record<string, string>): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
+async function sandboxFor(
+  env: RuntimeEnv,
+  choosing: Promise<SandboxChoice | undefined>,
+  secrets: Record<string, string>,
+): Promise<{ choice: SandboxChoice | undefined; exec: AgentTool | undefined; warnings: string[] }> {
   const agent = env.config.agent;
   const choice = await choosing;
   const exec = execWanted(agent) ? execSetup(agent.tools?.exec, choice, env.workspace, undefined, secrets) : {};
   const warnings = [
     ...(exec.warning ? [exec.warning] : []),
-    ...(choice?.sandbox ? [] : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
+    ...(choice?.sandbox
+      ? []
+      : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
   ];
   return { choice, exec: exec.tool, warnings };
 }
@@ -168,7 +174,10 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const models =
     parts.model || env.offlineModel
       ? undefined
-      : { refs: modelRefs(env.config), forRef: (ref: string) => chosen.get(ref) ?? chosen.set(ref, modelForAgent(env.config, secrets, env.secretId, modelOptions, ref)).get(ref)! };
+      : {
+          refs: modelRefs(env.config),
+          forRef: (ref: string) => chosen.get(ref) ?? chosen.set(ref, modelForAgent(env.config, secrets, env.secretId, modelOptions, ref)).get(ref)!,
+        };
 
   const allowed = toolAllowed(agent.tools);
   const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), secrets);
@@ -180,10 +189,21 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
   }
-  const builtins = [...builtinTools(env, clock, sandboxing.exec, secrets, parts.media), ...(browsing.tool ? [browsing.tool] : [])].filter((t) => allowed(t.name));
+  const builtins = [...builtinTools(env, clock, sandboxing.exec, secrets, parts.media), ...(browsing.tool ? [browsing.tool] : [])].filter((t) =>
+    allowed(t.name),
+  );
   const servers = agent.mcp?.servers ?? {};
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
-  const mcp = Object.keys(servers).length > 0 ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, { workspace: env.workspace, runtimeState: env.runtimeState, secrets, log, sandbox: sandboxing.choice }) : undefined;
+  const mcp =
+    Object.keys(servers).length > 0
+      ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, {
+          workspace: env.workspace,
+          runtimeState: env.runtimeState,
+          secrets,
+          log,
+          sandbox: sandboxing.choice,
+        })
+      : undefined;
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
@@ -217,12 +237,13 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   };
 
   let stopping: Promise<void> | undefined;
-  const stop = (drainMs = env.drainMs) => (stopping ??= (async () => {
-    clearInterval(heartbeatTimer);
-    clearInterval(healthTimer);
-    await worker.stop(drainMs);
-    await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
-  })());
+  const stop = (drainMs = env.drainMs) =>
+    (stopping ??= (async () => {
+      clearInterval(heartbeatTimer);
+      clearInterval(healthTimer);
+      await worker.stop(drainMs);
+      await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
+    })());
 
   const control = async (action: Exclude<ControlAction, 'cancel'>) => {
     if (action === 'reload') {
@@ -231,7 +252,10 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
       return;
     }
     // drain: the worker stopped polling when it saw the envelope; finish the rest and leave.
-    void stop().then(() => parts.exit(0), () => parts.exit(1));
+    void stop().then(
+      () => parts.exit(0),
+      () => parts.exit(1),
+    );
   };
 
   const worker = new Worker({
@@ -250,7 +274,11 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     attempts: new WorkspaceAttemptLog(env.workspace),
     control,
     isFatal: isFatalReceiveError,
-    onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),
+    onFatal: () =>
+      void stop().then(
+        () => parts.exit(1),
+        () => parts.exit(1),
+      ),
   });
 
   // Announce: version and capabilities, then a heartbeat every so often.
@@ -280,7 +308,15 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
 
   worker.start();
   await announced;
-  log.info('ready', { version: RUNTIME_VERSION, model: model.label, transport: env.transport.kind, workspace: env.workspace, tools: tools().length, mcp: mcp?.status(), sandbox: sandboxing.choice?.sandbox?.kind ?? 'none' });
+  log.info('ready', {
+    version: RUNTIME_VERSION,
+    model: model.label,
+    transport: env.transport.kind,
+    workspace: env.workspace,
+    tools: tools().length,
+    mcp: mcp?.status(),
+    sandbox: sandboxing.choice?.sandbox?.kind ?? 'none',
+  });
   // What the first turn would otherwise wait for is done just after ready: the provider
   // modules loaded, each built-in tool's JSON Schema worked out (tool.ts).
   if (!parts.model && !env.offlineModel) for (const api of providerApis(env.config)) void preloadProvider(api);
@@ -296,7 +332,13 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
  * (Chromium runs with its own sandbox off: docs/security.md), and only where Chromium is.
  * What is missing is a warning the operator sees, and the tool is not offered.
  */
-async function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, clock: Clock, log: Logger, browserEnv?: Record<string, string>): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
+async function browserFor(
+  env: RuntimeEnv,
+  choice: SandboxChoice | undefined,
+  clock: Clock,
+  log: Logger,
+  browserEnv?: Record<string, string>,
+): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
   const config = env.config.agent.tools?.browser;
   if (!config?.enabled) return {};
   // Loaded only by an agent with a browser (playwright-core itself only at the first call).
@@ -306,10 +348,21 @@ async function browserFor(env: RuntimeEnv, choice: SandboxChoice | undefined, cl
   }
   const executablePath = config.executablePath ?? DEFAULT_CHROMIUM;
   if (!existsSync(executablePath)) {
-    return { warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)` };
+    return {
+      warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)`,
+    };
   }
   const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
-  const browser = new AgentBrowser({ executablePath, env: browserEnv, workspace: env.workspace, runtimeState: env.runtimeState, sandbox: choice.sandbox, policy, idleMs: (config.idleMinutes ?? 5) * 60_000, log });
+  const browser = new AgentBrowser({
+    executablePath,
+    env: browserEnv,
+    workspace: env.workspace,
+    runtimeState: env.runtimeState,
+    sandbox: choice.sandbox,
+    policy,
+    idleMs: (config.idleMinutes ?? 5) * 60_000,
+    log,
+  });
   return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock }) };
 }
 

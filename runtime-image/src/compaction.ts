@@ -32,7 +32,7 @@ export const FLUSH_PROMPT = [
 
 export const SUMMARY_PROMPT = [
   'Summarize the conversation below for the agent that will continue it, in at most 250 words.',
-  'Keep open questions, tasks in progress, decisions and the user\'s stated preferences. Write in the third person about the user.',
+  "Keep open questions, tasks in progress, decisions and the user's stated preferences. Write in the third person about the user.",
 ].join('\n');
 
 /** ≈4 characters a token: close enough to stay clear of the limit. */
@@ -48,12 +48,19 @@ export function historyMessages(h: SessionHistory): Message[] {
 function renderTurns(turns: TurnRecord[], maxChars: number): string {
   const lines: string[] = [];
   for (const m of turns.flatMap(turnMessages)) {
-    if (m.role === 'user') lines.push(`User: ${typeof m.content === 'string' ? m.content : m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ')}`);
+    if (m.role === 'user')
+      lines.push(`User: ${typeof m.content === 'string' ? m.content : m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ')}`);
     else if (m.role === 'assistant') {
       const text = textOf(m);
       if (text) lines.push(`Assistant: ${text}`);
       for (const c of m.content) if (c.type === 'toolCall') lines.push(`[tool ${c.name} ${JSON.stringify(c.arguments).slice(0, 300)}]`);
-    } else lines.push(`[${m.toolName} → ${m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 300)}]`);
+    } else
+      lines.push(
+        `[${m.toolName} → ${m.content
+          .flatMap((c) => (c.type === 'text' ? [c.text] : []))
+          .join(' ')
+          .slice(0, 300)}]`,
+      );
   }
   const text = lines.join('\n');
   // The newest part matters most when the whole does not fit.

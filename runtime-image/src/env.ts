@@ -70,23 +70,31 @@ export const readPipeToEnd: PipeReader = (fd) =>
     stream.once('error', (err: NodeJS.ErrnoException) => fail(`cannot be read (${err.code ?? err.message})`));
     // Resolved once the descriptor is closed, not at 'end' (autoClose closes it a tick
     // later): nothing the runtime starts after this may inherit or reuse an open pipe.
-    stream.once('end', () => stream.once('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    }));
+    stream.once('end', () =>
+      stream.once('close', () => {
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }),
+    );
   });
 
 export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReader = readPipeToEnd): Promise<RuntimeEnv> {
   const inEnv = FORBIDDEN_RUNTIME_ENV.filter((name) => env[name] !== undefined);
   if (inEnv.length > 0) {
     throw new ConfigError(
-      inEnv.map((path) => ({ path, message: 'must not be set: a runtime takes its token and secrets from the pipe CLAWFLEET_SECRETS_FD names, never from its environment' })),
+      inEnv.map((path) => ({
+        path,
+        message: 'must not be set: a runtime takes its token and secrets from the pipe CLAWFLEET_SECRETS_FD names, never from its environment',
+      })),
       'runtime environment',
     );
   }
   const parsed = RuntimeEnvSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), 'runtime environment');
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })),
+      'runtime environment',
+    );
   }
   const e = parsed.data;
   const config = parseJsonAs(RuntimeConfigSchema, e.CLAWFLEET_RUNTIME_CONFIG);
@@ -99,7 +107,10 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     );
   }
   if (config.value.agent.id !== e.CLAWFLEET_AGENT_ID) {
-    throw new ConfigError([{ path: 'CLAWFLEET_AGENT_ID', message: `is "${e.CLAWFLEET_AGENT_ID}" but the runtime config is for "${config.value.agent.id}"` }], 'runtime environment');
+    throw new ConfigError(
+      [{ path: 'CLAWFLEET_AGENT_ID', message: `is "${e.CLAWFLEET_AGENT_ID}" but the runtime config is for "${config.value.agent.id}"` }],
+      'runtime environment',
+    );
   }
   return {
     agentId: e.CLAWFLEET_AGENT_ID,
@@ -148,7 +159,8 @@ async function transportOf(e: z.infer<typeof RuntimeEnvSchema>, readPipe: PipeRe
   const fail = (path: string, message: string) => new ConfigError([{ path, message }], 'runtime environment');
   if (e.CLAWFLEET_CONTROL_URL) {
     const fd = e.CLAWFLEET_SECRETS_FD;
-    if (fd === undefined) throw fail('CLAWFLEET_SECRETS_FD', 'is required with CLAWFLEET_CONTROL_URL: the launcher passes the runtime token and secrets on that pipe');
+    if (fd === undefined)
+      throw fail('CLAWFLEET_SECRETS_FD', 'is required with CLAWFLEET_CONTROL_URL: the launcher passes the runtime token and secrets on that pipe');
     let text: string;
     try {
       text = await readPipe(fd);
@@ -157,16 +169,23 @@ async function transportOf(e: z.infer<typeof RuntimeEnvSchema>, readPipe: PipeRe
     }
     const inputs = parseJsonAs(RuntimePipeSchema, text);
     if (!inputs.ok) {
-      if (inputs.notJson) throw fail('CLAWFLEET_SECRETS_FD', `names pipe ${fd}, which did not carry JSON (${text.length} bytes; empty means the launcher wrote nothing)`);
+      if (inputs.notJson)
+        throw fail('CLAWFLEET_SECRETS_FD', `names pipe ${fd}, which did not carry JSON (${text.length} bytes; empty means the launcher wrote nothing)`);
       // Paths and messages only: an issue's input could be a secret value.
       const pathOf = (p: PropertyKey[]) => (p.length ? `CLAWFLEET_SECRETS_FD.${formatPath(p)}` : 'CLAWFLEET_SECRETS_FD');
-      throw new ConfigError(inputs.issues.map((i) => ({ path: pathOf(i.path), message: i.code === 'invalid_type' ? `must be ${i.expected}` : i.message })), 'runtime environment');
+      throw new ConfigError(
+        inputs.issues.map((i) => ({ path: pathOf(i.path), message: i.code === 'invalid_type' ? `must be ${i.expected}` : i.message })),
+        'runtime environment',
+      );
     }
     return { kind: 'local', controlUrl: e.CLAWFLEET_CONTROL_URL, token: inputs.value.token, secrets: inputs.value.secrets };
   }
   const missing = (['CLAWFLEET_INBOX_URL', 'CLAWFLEET_OUTBOX_URL', 'CLAWFLEET_DLQ_URL'] as const).filter((k) => !e[k]);
   if (missing.length > 0) {
-    throw new ConfigError(missing.map((path) => ({ path, message: 'is required (or set CLAWFLEET_CONTROL_URL for local mode)' })), 'runtime environment');
+    throw new ConfigError(
+      missing.map((path) => ({ path, message: 'is required (or set CLAWFLEET_CONTROL_URL for local mode)' })),
+      'runtime environment',
+    );
   }
   return { kind: 'aws', inboxUrl: e.CLAWFLEET_INBOX_URL!, outboxUrl: e.CLAWFLEET_OUTBOX_URL!, dlqUrl: e.CLAWFLEET_DLQ_URL! };
 }

@@ -22,7 +22,13 @@ export function modelRefs(config: RuntimeConfig): string[] {
  * The agent's model: its primary, then its fallbacks — or, with `first` (a session's `/model`
  * choice, one of those refs), that one first and the others after it as fallbacks.
  */
-export function modelForAgent(config: RuntimeConfig, secrets: Record<string, string>, secretId: string, opts: ModelForAgentOptions = {}, first?: string): ModelClient {
+export function modelForAgent(
+  config: RuntimeConfig,
+  secrets: Record<string, string>,
+  secretId: string,
+  opts: ModelForAgentOptions = {},
+  first?: string,
+): ModelClient {
   const configured = modelRefs(config);
   const refs = first && configured.includes(first) ? [first, ...configured.filter((r) => r !== first)] : configured;
   const models = refs.map((ref) => {

@@ -37,7 +37,15 @@ function thinkingFor(api: PiApi, level: ThinkingLevel | undefined, maxTokens: nu
   if (api === 'anthropic-messages') {
     const budget = THINKING_BUDGET[level];
     // max_tokens must leave room for the answer after the thinking budget.
-    return { options: { thinkingEnabled: true, thinkingBudgetTokens: budget, effort: level === 'minimal' ? 'low' : level, maxTokens: Math.max(maxTokens, budget + 4_096) }, model: { reasoning: true } };
+    return {
+      options: {
+        thinkingEnabled: true,
+        thinkingBudgetTokens: budget,
+        effort: level === 'minimal' ? 'low' : level,
+        maxTokens: Math.max(maxTokens, budget + 4_096),
+      },
+      model: { reasoning: true },
+    };
   }
   return { options: { reasoning: level }, model: { reasoning: true } };
 }
@@ -63,7 +71,11 @@ export interface ModelClient {
 }
 
 type PiApi = 'openai-completions' | 'anthropic-messages' | 'bedrock-converse-stream';
-const piApi = { 'openai-completions': 'openai-completions', 'anthropic-messages': 'anthropic-messages', 'bedrock-converse': 'bedrock-converse-stream' } as const;
+const piApi = {
+  'openai-completions': 'openai-completions',
+  'anthropic-messages': 'anthropic-messages',
+  'bedrock-converse': 'bedrock-converse-stream',
+} as const;
 
 // The Anthropic SDK appends /v1/messages itself; OpenAI's base URL carries /v1.
 const defaultBaseUrl: Record<ProviderConfig['api'], string> = {
@@ -119,7 +131,11 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
     contextWindow,
     imageInput: opts.imageInput ?? false,
     async complete(req) {
-      const context: Context = { systemPrompt: req.systemPrompt, messages: req.messages, ...(req.tools.length > 0 ? { tools: req.tools as Context['tools'] } : {}) };
+      const context: Context = {
+        systemPrompt: req.systemPrompt,
+        messages: req.messages,
+        ...(req.tools.length > 0 ? { tools: req.tools as Context['tools'] } : {}),
+      };
       let reply: AssistantMessage;
       const notes: ResponseNotes = {};
       try {
@@ -173,8 +189,17 @@ export function classifyFailure(error: string, retryAfterHeader?: number): Model
   const retryAfter = /retry[- ]after[":\s]+(\d+(?:\.\d+)?)/i.exec(error)?.[1];
   let retriable: boolean;
   if (code !== undefined) retriable = code === 408 || code === 409 || code === 429 || code >= 500;
-  else retriable = /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|terminated|premature/i.test(error);
-  return { ok: false, error: error.length > 500 ? `${error.slice(0, 500)}…` : error, retriable, retryAfterSeconds: retryAfterHeader ?? (retryAfter ? Number(retryAfter) : undefined) };
+  else
+    retriable =
+      /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|terminated|premature/i.test(
+        error,
+      );
+  return {
+    ok: false,
+    error: error.length > 500 ? `${error.slice(0, 500)}…` : error,
+    retriable,
+    retryAfterSeconds: retryAfterHeader ?? (retryAfter ? Number(retryAfter) : undefined),
+  };
 }
 
 /** The text of an assistant message (its text blocks, joined). */

@@ -78,14 +78,27 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
   let warning = '';
   const beat = () =>
     deps.outbox
-      .send({ v: PROTOCOL_VERSION, kind: 'heartbeat', id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`, agentId: deps.config.agent.id, ts: clock.now(), version: deps.version, inFlight: 0, warnings: [warning] })
+      .send({
+        v: PROTOCOL_VERSION,
+        kind: 'heartbeat',
+        id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`,
+        agentId: deps.config.agent.id,
+        ts: clock.now(),
+        version: deps.version,
+        inFlight: 0,
+        warnings: [warning],
+      })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const report = () => {
     const next = waitingWarning(deps.secretId, missing, deps.howToSet, found.problem);
     if (next === warning) return;
     warning = next;
     // Names only: which values, which secret, what reads them.
-    log.warn('waiting for secret values; taking no work until they are set', { secret: deps.secretId, missing: missing.map((m) => m.name), ...(found.problem ? { problem: found.problem } : {}) });
+    log.warn('waiting for secret values; taking no work until they are set', {
+      secret: deps.secretId,
+      missing: missing.map((m) => m.name),
+      ...(found.problem ? { problem: found.problem } : {}),
+    });
     void beat();
   };
   report();
@@ -94,7 +107,11 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
     let delay = recheck.firstMs;
     for (;;) {
       await sleep(delay, deps.signal);
-      if (deps.signal?.aborted) throw new ClawfleetError('STOPPED_WAITING_FOR_SECRET', `stopped while waiting for secret "${deps.secretId}" (${missing.map((m) => m.name).join(', ')})`);
+      if (deps.signal?.aborted)
+        throw new ClawfleetError(
+          'STOPPED_WAITING_FOR_SECRET',
+          `stopped while waiting for secret "${deps.secretId}" (${missing.map((m) => m.name).join(', ')})`,
+        );
       delay = Math.min(recheck.maxMs, delay * 2);
       found = await readOnce(deps);
       missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys });

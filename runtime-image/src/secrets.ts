@@ -11,4 +11,3 @@ export function checkOwnSecretId(config: RuntimeConfig, secretId: string): void 
   if (secretId === own || arnName === own) return;
   throw new ConfigError([{ path: 'CLAWFLEET_SECRET_ID', message: `names "${secretId}", which is not this agent's secret "${own}"` }], 'runtime environment');
 }
-

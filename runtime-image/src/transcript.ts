@@ -26,7 +26,11 @@ const Image = z.looseObject({ type: z.literal('image'), data: z.string(), mimeTy
 const Thinking = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
 const ToolCallSchema = z.looseObject({ type: z.literal('toolCall'), id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) });
 const Usage = z.looseObject({
-  input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), totalTokens: z.number(),
+  input: z.number(),
+  output: z.number(),
+  cacheRead: z.number(),
+  cacheWrite: z.number(),
+  totalTokens: z.number(),
   cost: z.looseObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), total: z.number() }),
 });
 export const MessageSchema = z.discriminatedUnion('role', [
@@ -34,12 +38,22 @@ export const MessageSchema = z.discriminatedUnion('role', [
   z.looseObject({
     role: z.literal('assistant'),
     content: z.array(z.union([Text, Thinking, ToolCallSchema])),
-    api: z.string(), provider: z.string(), model: z.string(), usage: Usage,
+    api: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    usage: Usage,
     stopReason: z.enum(['stop', 'length', 'toolUse', 'error', 'aborted']),
     errorMessage: z.string().optional(),
     timestamp: z.number(),
   }),
-  z.looseObject({ role: z.literal('toolResult'), toolCallId: z.string(), toolName: z.string(), content: z.array(z.union([Text, Image])), isError: z.boolean(), timestamp: z.number() }),
+  z.looseObject({
+    role: z.literal('toolResult'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    content: z.array(z.union([Text, Image])),
+    isError: z.boolean(),
+    timestamp: z.number(),
+  }),
 ]);
 
 export const TurnRecordSchema = z.object({
@@ -211,7 +225,9 @@ export function turnMessages(t: TurnRecord): Message[] {
     {
       role: 'assistant',
       content: [{ type: 'text', text: said }],
-      api: 'clawfleet', provider: 'transcript', model: 'transcript',
+      api: 'clawfleet',
+      provider: 'transcript',
+      model: 'transcript',
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
       stopReason: 'stop',
       timestamp: t.ts,

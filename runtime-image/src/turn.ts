@@ -111,7 +111,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   }
   // Status is information for the control plane: never waited on, never a reason to fail,
   // and sent only for a turn still working after SHOW_WORK_AFTER_MS.
-  const startedStatus = setTimeout(() => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))), SHOW_WORK_AFTER_MS);
+  const startedStatus = setTimeout(
+    () => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))),
+    SHOW_WORK_AFTER_MS,
+  );
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout, cancel]);
@@ -120,7 +123,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   let images: ImageContent[] = [];
   let heard: string[] = [];
   if (req.media?.length) {
-    const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }), signal: turnSignal });
+    const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), {
+      ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }),
+      signal: turnSignal,
+    });
     input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
     images = media.images;
     if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
@@ -167,7 +173,15 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       req.sessionKey,
       history,
       prompt({ summary: undefined, turns: [] }).length + input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
-      { model, transcripts: deps.transcripts, workspace: deps.workspace, clock: deps.clock, log, compactAtTokens: deps.limits.compactAtTokens, keepTurns: deps.limits.keepTurnsOnCompaction },
+      {
+        model,
+        transcripts: deps.transcripts,
+        workspace: deps.workspace,
+        clock: deps.clock,
+        log,
+        compactAtTokens: deps.limits.compactAtTokens,
+        keepTurns: deps.limits.keepTurnsOnCompaction,
+      },
       turnSignal,
     );
 
@@ -215,7 +229,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   if (signal.aborted) return 'aborted';
 
   // Images are not kept in the transcript (megabytes each): the input's lines say where each file is saved.
-  const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input, messages: images.length ? withoutImages(result.messages) : result.messages };
+  const record: TurnRecord = {
+    inboundId: req.inboundId,
+    ts: deps.clock.now(),
+    input,
+    messages: images.length ? withoutImages(result.messages) : result.messages,
+  };
   if (cancel.aborted && !result.ok) {
     // Stopped by the user: what it had written is dropped, the stop is the answer.
     record.messages = [];
@@ -330,7 +349,9 @@ async function unrecordedFailure(req: TurnRequest, deps: TurnDeps, why: string):
 /** The turn's messages with each image replaced by a word, for the transcript. */
 function withoutImages(messages: Message[]): Message[] {
   return messages.map((m) =>
-    m.role === 'user' && Array.isArray(m.content) ? { ...m, content: m.content.map((c) => (c.type === 'image' ? { type: 'text' as const, text: '[image]' } : c)) } : m,
+    m.role === 'user' && Array.isArray(m.content)
+      ? { ...m, content: m.content.map((c) => (c.type === 'image' ? { type: 'text' as const, text: '[image]' } : c)) }
+      : m,
   );
 }
 
@@ -340,13 +361,27 @@ function failureText(error: string): string {
 
 /** Built only from the request and the record, so a re-sent answer is byte-identical to the first. */
 /** The answer a record gives, built from the request and the record alone, so a re-sent answer is byte-identical (the OpenClaw bridge's too). */
-export function answerEnvelope(req: TurnRequest, record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons'>, agentId: string): OutboundEnvelope | undefined {
+export function answerEnvelope(
+  req: TurnRequest,
+  record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons'>,
+  agentId: string,
+): OutboundEnvelope | undefined {
   const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
     const buttons = record.reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
-    return { v: PROTOCOL_VERSION, kind: 'reply', id: replyId(req.inboundId), agentId, sessionKey: a.sessionKey, inReplyTo: req.inboundId, ts: record.ts, text: text.slice(0, 200_000), ...buttons };
+    return {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: replyId(req.inboundId),
+      agentId,
+      sessionKey: a.sessionKey,
+      inReplyTo: req.inboundId,
+      ts: record.ts,
+      text: text.slice(0, 200_000),
+      ...buttons,
+    };
   }
   return {
     v: PROTOCOL_VERSION,
@@ -363,7 +398,17 @@ export function answerEnvelope(req: TurnRequest, record: Pick<TurnRecord, 'reply
 }
 
 function draftEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, seq: number, text: string): OutboundEnvelope {
-  return { v: PROTOCOL_VERSION, kind: 'draft', id: derivedId(req.inboundId, `draft.${attempt}.${seq}`), agentId: deps.agentId, sessionKey: req.answer.sessionKey, inReplyTo: req.inboundId, seq, ts: deps.clock.now(), text: text.slice(0, 200_000) };
+  return {
+    v: PROTOCOL_VERSION,
+    kind: 'draft',
+    id: derivedId(req.inboundId, `draft.${attempt}.${seq}`),
+    agentId: deps.agentId,
+    sessionKey: req.answer.sessionKey,
+    inReplyTo: req.inboundId,
+    seq,
+    ts: deps.clock.now(),
+    text: text.slice(0, 200_000),
+  };
 }
 
 /**

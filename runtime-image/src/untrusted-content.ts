@@ -31,7 +31,13 @@ export function randomMarkerId(): string {
 export function wrapUntrusted(text: string, provenance: Provenance, newId: () => string = randomMarkerId): string {
   const id = newId();
   const meta = Object.entries(provenance.meta ?? {}).map(([k, v]) => `${k}: ${neutraliseMarkers(v.replace(/[\r\n]+/g, ' ').slice(0, 500))}`);
-  return [`<<<${OPEN} id=${id} source=${provenance.source}>>>`, ...meta, ...(meta.length > 0 ? ['---'] : []), neutraliseMarkers(text), `<<<${CLOSE} id=${id}>>>`].join('\n');
+  return [
+    `<<<${OPEN} id=${id} source=${provenance.source}>>>`,
+    ...meta,
+    ...(meta.length > 0 ? ['---'] : []),
+    neutraliseMarkers(text),
+    `<<<${CLOSE} id=${id}>>>`,
+  ].join('\n');
 }
 
 // Between two letters of a marker word: spacing, punctuation, invisible (format) characters
@@ -58,10 +64,44 @@ export function neutraliseMarkers(text: string): string {
 
 // Letters that look like the Latin ones of the marker words (Cyrillic, Greek), folded to them.
 const CONFUSABLES: Record<string, string> = {
-  А: 'A', В: 'B', Е: 'E', Ѕ: 'S', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', Ԁ: 'd', Ԝ: 'W',
-  а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', ѕ: 's', х: 'x', ԁ: 'd',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
-  ο: 'o', υ: 'u',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  Ѕ: 'S',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  Ԁ: 'd',
+  Ԝ: 'W',
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  ѕ: 's',
+  х: 'x',
+  ԁ: 'd',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  ο: 'o',
+  υ: 'u',
 };
 
 /**

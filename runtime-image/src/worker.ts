@@ -197,7 +197,8 @@ export class Worker {
       // it): tell the asker and park it with the reason, rather than let the queue's
       // redrive move it away unannounced on the next receive.
       const outcome = await this.inSession(work.sessionKey, () => giveUp(work, died));
-      if (outcome === 'failed') await this.deps.deadLetters.put(m.body, `GAVE_UP: ${died} attempts died with the runtime (received ${m.receiveCount} times)`, work.sessionKey);
+      if (outcome === 'failed')
+        await this.deps.deadLetters.put(m.body, `GAVE_UP: ${died} attempts died with the runtime (received ${m.receiveCount} times)`, work.sessionKey);
       await inbox.delete(m.receipt);
       await this.deps.attempts?.clear(work.id).catch(() => {});
       log.warn('message set aside after repeated failures; the asker was told', { envelopeId: work.id, attempts: died, receiveCount: m.receiveCount, outcome });
@@ -265,7 +266,16 @@ export class Worker {
       log.info('turn cancelled by /stop', { sessionKey, envelopeId: envelope.id });
       return;
     }
-    await outbox.send({ v: PROTOCOL_VERSION, kind: 'reply', id: replyId(envelope.id), agentId, sessionKey, inReplyTo: envelope.id, ts: clock.now(), text: NOTHING_RUNNING_TEXT });
+    await outbox.send({
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: replyId(envelope.id),
+      agentId,
+      sessionKey,
+      inReplyTo: envelope.id,
+      ts: clock.now(),
+      text: NOTHING_RUNNING_TEXT,
+    });
   }
 
   /** Runs `fn` after the session's previous turn has finished. */
@@ -288,7 +298,15 @@ export class Worker {
       let typingCount = 0;
       const typing = () =>
         outbox
-          .send({ v: PROTOCOL_VERSION, kind: 'typing', id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`), agentId, sessionKey: envelope.sessionKey, inboundId: envelope.id, ts: clock.now() })
+          .send({
+            v: PROTOCOL_VERSION,
+            kind: 'typing',
+            id: typingId(envelope.id, `${m.receiveCount}-${typingCount++}`),
+            agentId,
+            sessionKey: envelope.sessionKey,
+            inboundId: envelope.id,
+            ts: clock.now(),
+          })
           .catch((err) => log.warn('typing not sent', errorFields(err)));
       // Not for a turn answered within SHOW_WORK_AFTER_MS: nobody would see it.
       typingTimer = setTimeout(() => {
@@ -296,9 +314,12 @@ export class Worker {
         typingTimer = setInterval(typing, TYPING_EVERY_MS);
       }, SHOW_WORK_AFTER_MS);
     }
-    const extendTimer = setInterval(() => {
-      inbox.extend(m.receipt, visibilitySeconds).catch((err) => log.warn('visibility not extended', { envelopeId: envelope.id, ...errorFields(err) }));
-    }, (visibilitySeconds * 1000) / 3);
+    const extendTimer = setInterval(
+      () => {
+        inbox.extend(m.receipt, visibilitySeconds).catch((err) => log.warn('visibility not extended', { envelopeId: envelope.id, ...errorFields(err) }));
+      },
+      (visibilitySeconds * 1000) / 3,
+    );
     return () => {
       clearTimeout(typingTimer); // the first wait, or the interval after it (Node clears either)
       clearInterval(extendTimer);

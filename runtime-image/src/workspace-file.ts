@@ -12,7 +12,10 @@ import { insideWorkspace } from './tools/workspace-path.ts';
 /** A path that is not a regular file: said in words the model and the user can act on. */
 export class NotRegularFileError extends ClawfleetError {
   override name = 'NotRegularFileError';
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super('NOT_REGULAR_FILE', `${path} is ${what}, not a regular file, so it was left alone`);
   }
 }
@@ -82,7 +85,10 @@ const CHUNK = 1 << 20;
  * from 'end' reads the last maxBytes and drops the partial first line, for line-based logs
  * whose newest part matters.
  */
-export async function readRegularFile(path: string, opts: { maxBytes: number; from?: 'start' | 'end' | undefined; shownAs?: string | undefined }): Promise<CappedText> {
+export async function readRegularFile(
+  path: string,
+  opts: { maxBytes: number; from?: 'start' | 'end' | undefined; shownAs?: string | undefined },
+): Promise<CappedText> {
   const { handle, stat } = await openRegular(path, 'read', opts.shownAs);
   try {
     const { size } = stat;

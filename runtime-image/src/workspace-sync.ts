@@ -11,7 +11,14 @@ import { ClawfleetError, ConfigError, formatPath } from '../../shared/errors.ts'
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseManifest, WorkspaceTransferError } from '../../shared/workspace/manifest.ts';
-import { KEEPALIVE_STALE_MS, TransferActionSchema, TransferIdSchema, type TransferResult, type TransferStatus, type WorkspaceStaging } from '../../shared/workspace/staging.ts';
+import {
+  KEEPALIVE_STALE_MS,
+  TransferActionSchema,
+  TransferIdSchema,
+  type TransferResult,
+  type TransferStatus,
+  type WorkspaceStaging,
+} from '../../shared/workspace/staging.ts';
 
 const EnvSchema = z.object({
   CLAWFLEET_AGENT_ID: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/),
@@ -55,21 +62,34 @@ export type SyncEnv = z.infer<typeof EnvSchema>;
 
 export function readSyncEnv(env: NodeJS.ProcessEnv): SyncEnv {
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), 'workspace-sync environment');
+  if (!parsed.success)
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })),
+      'workspace-sync environment',
+    );
   // Its own prefix, whatever the task definition was told: a manifest or body of another agent is never read.
   if (parsed.data.CLAWFLEET_STAGING_PREFIX !== `${parsed.data.CLAWFLEET_AGENT_ID}/`) {
-    throw new ConfigError([{ path: 'CLAWFLEET_STAGING_PREFIX', message: `must be "${parsed.data.CLAWFLEET_AGENT_ID}/", the agent's own prefix` }], 'workspace-sync environment');
+    throw new ConfigError(
+      [{ path: 'CLAWFLEET_STAGING_PREFIX', message: `must be "${parsed.data.CLAWFLEET_AGENT_ID}/", the agent's own prefix` }],
+      'workspace-sync environment',
+    );
   }
   return parsed.data;
 }
 
 /** Runs one transfer; resolves with its result, which it has written to staging too. */
-export async function runSync(env: SyncEnv, staging: WorkspaceStaging, log = createLogger({ component: 'workspace-sync', agentId: env.CLAWFLEET_AGENT_ID })): Promise<TransferResult> {
+export async function runSync(
+  env: SyncEnv,
+  staging: WorkspaceStaging,
+  log = createLogger({ component: 'workspace-sync', agentId: env.CLAWFLEET_AGENT_ID }),
+): Promise<TransferResult> {
   const { CLAWFLEET_AGENT_ID: agentId, CLAWFLEET_WORKSPACE: workspace, CLAWFLEET_SYNC_TRANSFER: transfer, CLAWFLEET_SYNC_ACTION: action } = env;
   let progress: Omit<TransferStatus, 'at'> = { phase: 'scanning', files: 0, bytes: 0 };
   let writing: Promise<void> = Promise.resolve();
   const writeStatus = () => {
-    writing = writing.then(() => staging.putDocument(transfer, 'status', { ...progress, at: systemClock.now() })).catch((err) => log.warn('status not written', errorFields(err)));
+    writing = writing
+      .then(() => staging.putDocument(transfer, 'status', { ...progress, at: systemClock.now() }))
+      .catch((err) => log.warn('status not written', errorFields(err)));
   };
   const timer = setInterval(writeStatus, STATUS_EVERY_MS);
   log.info('workspace transfer started', { action, transfer });
@@ -81,14 +101,37 @@ export async function runSync(env: SyncEnv, staging: WorkspaceStaging, log = cre
       const staged = await stageWorkspace(workspace, { agentId, clock: systemClock, staging, checkpoint, onProgress: (p) => (progress = p) });
       // Last: a manifest in staging means every body it names is there.
       await staging.putDocument(transfer, 'manifest', staged.manifest);
-      result = { ok: true, action, created: staged.sent, replaced: 0, unchanged: staged.alreadyStaged, workspaceFiles: staged.manifest.files.length, workspaceBytes: staged.manifest.totalBytes, at: systemClock.now() };
+      result = {
+        ok: true,
+        action,
+        created: staged.sent,
+        replaced: 0,
+        unchanged: staged.alreadyStaged,
+        workspaceFiles: staged.manifest.files.length,
+        workspaceBytes: staged.manifest.totalBytes,
+        at: systemClock.now(),
+      };
     } else {
       const raw = await staging.getDocument(transfer, 'manifest');
       if (raw === undefined) throw new WorkspaceTransferError('MANIFEST_MISSING', `transfer ${transfer} has no manifest in staging`);
       const manifest = parseManifest(raw, agentId);
-      const applied = await applyStagedManifest(workspace, manifest, { staging, force: env.CLAWFLEET_SYNC_FORCE === '1', checkpoint, onProgress: (p) => (progress = p) });
+      const applied = await applyStagedManifest(workspace, manifest, {
+        staging,
+        force: env.CLAWFLEET_SYNC_FORCE === '1',
+        checkpoint,
+        onProgress: (p) => (progress = p),
+      });
       const size = measureWorkspace(workspace);
-      result = { ok: true, action, created: applied.created, replaced: applied.replaced, unchanged: applied.unchanged, workspaceFiles: size.files, workspaceBytes: size.bytes, at: systemClock.now() };
+      result = {
+        ok: true,
+        action,
+        created: applied.created,
+        replaced: applied.replaced,
+        unchanged: applied.unchanged,
+        workspaceFiles: size.files,
+        workspaceBytes: size.bytes,
+        at: systemClock.now(),
+      };
     }
   } catch (err) {
     const code = err instanceof ClawfleetError ? err.code : 'SYNC_FAILED';
@@ -101,7 +144,15 @@ export async function runSync(env: SyncEnv, staging: WorkspaceStaging, log = cre
   writeStatus();
   await writing;
   await staging.putDocument(transfer, 'result', result);
-  if (result.ok) log.info('workspace transfer done', { action, transfer, created: result.created, replaced: result.replaced, unchanged: result.unchanged, workspaceBytes: result.workspaceBytes });
+  if (result.ok)
+    log.info('workspace transfer done', {
+      action,
+      transfer,
+      created: result.created,
+      replaced: result.replaced,
+      unchanged: result.unchanged,
+      workspaceBytes: result.workspaceBytes,
+    });
   return result;
 }
 

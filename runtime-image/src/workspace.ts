@@ -68,7 +68,8 @@ export async function readBootstrap(workspace: string): Promise<BootstrapFile[]>
         return { name, content: `[${name} was not read: ${why}]`, skipped: why };
       }
       if (!content.trim()) return undefined;
-      if (content.length > MAX_FILE_CHARS) content = `${content.slice(0, MAX_FILE_CHARS)}\n… [${name} cut at ${MAX_FILE_CHARS} characters; read the file for the rest]`;
+      if (content.length > MAX_FILE_CHARS)
+        content = `${content.slice(0, MAX_FILE_CHARS)}\n… [${name} cut at ${MAX_FILE_CHARS} characters; read the file for the rest]`;
       return { name, content };
     }),
   );
@@ -101,7 +102,7 @@ export function skillsSection(skills: readonly OfferedSkill[]): string | undefin
   const lines = skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`);
   return [
     '## Skills',
-    'Skills are folders of instructions (and sometimes scripts) for particular tasks. Before a task one of these covers, read its SKILL.md with the read tool and follow it; paths in it are relative to its folder. Run a skill\'s scripts only with exec.',
+    "Skills are folders of instructions (and sometimes scripts) for particular tasks. Before a task one of these covers, read its SKILL.md with the read tool and follow it; paths in it are relative to its folder. Run a skill's scripts only with exec.",
     ...lines,
   ].join('\n');
 }

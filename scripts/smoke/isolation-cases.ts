@@ -41,17 +41,31 @@ export function isolationCases(r: SmokeResources): IsolationCase[] {
   const queue = (name: string) => arn('sqs', name);
   const own = { inbox: queue(`${r.fleet}-agent-${r.agentId}.fifo`), outbox: queue(`${r.fleet}-outbox-${r.agentId}.fifo`) };
   // An agent that does not exist yet: what its resources would be called.
-  const other = { secret: arn('secretsmanager', `secret:clawfleet/${r.fleet}/agents/other-AbC123`), inbox: queue(`${r.fleet}-agent-other.fifo`), outbox: queue(`${r.fleet}-outbox-other.fifo`) };
+  const other = {
+    secret: arn('secretsmanager', `secret:clawfleet/${r.fleet}/agents/other-AbC123`),
+    inbox: queue(`${r.fleet}-agent-other.fifo`),
+    outbox: queue(`${r.fleet}-outbox-other.fifo`),
+  };
   const service = arn('ecs', `service/${clusterName(r.fleet)}/${agentServiceName(r.agentId)}`);
   const otherFleetService = arn('ecs', `service/clawfleet-elsewhere/${agentServiceName(r.agentId)}`);
   const compute = arn('lambda', `function:${functionName(r.fleet, 'compute')}`);
   const registry = arn('dynamodb', `table/${tableNames(r.fleet).registry}`);
   const archiveTask = arn('ecs', `task-definition/${r.fleet}-agent-${r.agentId}-archive:1`);
-  const nfs = (principal: SmokePrincipal, action: string, accessPoint: string | undefined, expected: IsolationCase['expected'], why: string): IsolationCase => ({
+  const nfs = (
+    principal: SmokePrincipal,
+    action: string,
+    accessPoint: string | undefined,
+    expected: IsolationCase['expected'],
+    why: string,
+  ): IsolationCase => ({
     principal,
     action,
     resource: r.fileSystemArn,
-    context: { 'aws:SecureTransport': 'true', 'elasticfilesystem:AccessedViaMountTarget': 'true', ...(accessPoint ? { 'elasticfilesystem:AccessPointArn': accessPoint } : {}) },
+    context: {
+      'aws:SecureTransport': 'true',
+      'elasticfilesystem:AccessedViaMountTarget': 'true',
+      ...(accessPoint ? { 'elasticfilesystem:AccessPointArn': accessPoint } : {}),
+    },
     expected,
     why,
   });
@@ -65,7 +79,7 @@ export function isolationCases(r: SmokeResources): IsolationCase[] {
     { principal: 'task', action: 'sqs:SendMessage', resource: own.outbox, expected: 'Allowed', why: 'its own outbox' },
     { principal: 'task', action: 'sqs:ReceiveMessage', resource: own.outbox, expected: 'Denied', why: 'reading its outbox (the control plane does)' },
     { principal: 'task', action: 'sqs:SendMessage', resource: other.inbox, expected: 'Denied', why: "another agent's queue" },
-    { principal: 'task', action: 'sqs:SendMessage', resource: other.outbox, expected: 'Denied', why: "speaking as another agent" },
+    { principal: 'task', action: 'sqs:SendMessage', resource: other.outbox, expected: 'Denied', why: 'speaking as another agent' },
     { principal: 'task', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'its own service' },
     { principal: 'task', action: 'lambda:InvokeFunction', resource: compute, expected: 'Denied', why: 'asking compute' },
     { principal: 'task', action: 'dynamodb:PutItem', resource: registry, expected: 'Denied', why: 'the registry' },
@@ -90,7 +104,13 @@ export function isolationCases(r: SmokeResources): IsolationCase[] {
     { principal: 'fn:outbox', action: 'sqs:ReceiveMessage', resource: own.outbox, expected: 'Allowed', why: "the agent's outbox" },
     { principal: 'fn:outbox', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power' },
     { principal: 'fn:dashboard', action: 'secretsmanager:GetSecretValue', resource: r.dashboardSecretArn, expected: 'Allowed', why: 'its sign-in token' },
-    { principal: 'fn:dashboard', action: 'secretsmanager:GetSecretValue', resource: r.telegramSecretArn, expected: 'Denied', why: 'the bot tokens (a public URL)' },
+    {
+      principal: 'fn:dashboard',
+      action: 'secretsmanager:GetSecretValue',
+      resource: r.telegramSecretArn,
+      expected: 'Denied',
+      why: 'the bot tokens (a public URL)',
+    },
     { principal: 'fn:dashboard', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power (a public URL)' },
     { principal: 'fn:health', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power (it asks compute)' },
     { principal: 'fn:cron-dispatch', action: 'ecs:UpdateService', resource: service, expected: 'Denied', why: 'ECS power (it asks compute)' },
@@ -100,26 +120,64 @@ export function isolationCases(r: SmokeResources): IsolationCase[] {
   cases.push(
     { principal: 'task', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Allowed', why: 'its own attachments' },
     { principal: 'task', action: 's3:PutObject', resource: media(r.agentId, 'out'), expected: 'Allowed', why: 'its own files to send' },
-    { principal: 'task', action: 's3:PutObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'writing its own attachments (the control plane does)' },
+    {
+      principal: 'task',
+      action: 's3:PutObject',
+      resource: media(r.agentId, 'in'),
+      expected: 'Denied',
+      why: 'writing its own attachments (the control plane does)',
+    },
     { principal: 'task', action: 's3:GetObject', resource: media('other', 'in'), expected: 'Denied', why: "another agent's attachments" },
-    { principal: 'task', action: 's3:PutObject', resource: media('other', 'out'), expected: 'Denied', why: "sending as another agent" },
-    { principal: 'fn:telegram-webhook', action: 's3:PutObject', resource: media(r.agentId, 'in'), expected: 'Allowed', why: "keeping an attachment for the agent" },
-    { principal: 'fn:telegram-webhook', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'reading attachments back (a public URL)' },
-    { principal: 'fn:telegram-webhook', action: 's3:PutObject', resource: media(r.agentId, 'out'), expected: 'Denied', why: "writing an agent's outgoing files" },
+    { principal: 'task', action: 's3:PutObject', resource: media('other', 'out'), expected: 'Denied', why: 'sending as another agent' },
+    {
+      principal: 'fn:telegram-webhook',
+      action: 's3:PutObject',
+      resource: media(r.agentId, 'in'),
+      expected: 'Allowed',
+      why: 'keeping an attachment for the agent',
+    },
+    {
+      principal: 'fn:telegram-webhook',
+      action: 's3:GetObject',
+      resource: media(r.agentId, 'in'),
+      expected: 'Denied',
+      why: 'reading attachments back (a public URL)',
+    },
+    {
+      principal: 'fn:telegram-webhook',
+      action: 's3:PutObject',
+      resource: media(r.agentId, 'out'),
+      expected: 'Denied',
+      why: "writing an agent's outgoing files",
+    },
     { principal: 'fn:outbox', action: 's3:GetObject', resource: media(r.agentId, 'out'), expected: 'Allowed', why: "the agent's files to send" },
     { principal: 'fn:outbox', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: "the agent's attachments" },
     { principal: 'fn:dashboard', action: 's3:GetObject', resource: media(r.agentId, 'in'), expected: 'Denied', why: 'attachments (a public URL)' },
   );
   if (r.modelArn) {
     cases.push({ principal: 'task', action: 'bedrock:InvokeModel', resource: r.modelArn, expected: 'Allowed', why: 'its own model' });
-    cases.push({ principal: 'task', action: 'bedrock:InvokeModel', resource: `arn:aws:bedrock:${r.region}::foundation-model/anthropic.claude-3-opus-20240229-v1:0`, expected: 'Denied', why: 'a model it does not use' });
+    cases.push({
+      principal: 'task',
+      action: 'bedrock:InvokeModel',
+      resource: `arn:aws:bedrock:${r.region}::foundation-model/anthropic.claude-3-opus-20240229-v1:0`,
+      expected: 'Denied',
+      why: 'a model it does not use',
+    });
   }
   // Every function, and the runtime: no agent secret, no archive task, no handing its role on.
   const all: SmokePrincipal[] = ['task', 'fn:compute', 'fn:telegram-webhook', 'fn:outbox', 'fn:dashboard', 'fn:health', 'fn:cron-dispatch'];
   for (const p of all) {
-    if (p !== 'task') cases.push({ principal: p, action: 'secretsmanager:GetSecretValue', resource: r.agentSecretArn, expected: 'Denied', why: "the agent's secret" });
+    if (p !== 'task')
+      cases.push({ principal: p, action: 'secretsmanager:GetSecretValue', resource: r.agentSecretArn, expected: 'Denied', why: "the agent's secret" });
     cases.push({ principal: p, action: 'ecs:RunTask', resource: archiveTask, expected: 'Denied', why: 'running the archive task' });
-    cases.push({ principal: p, action: 'iam:PassRole', resource: r.archiveRoleArn, context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' }, expected: 'Denied', why: "passing the archive task's role" });
+    cases.push({
+      principal: p,
+      action: 'iam:PassRole',
+      resource: r.archiveRoleArn,
+      context: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
+      expected: 'Denied',
+      why: "passing the archive task's role",
+    });
   }
   return cases;
 }

@@ -27,7 +27,10 @@ export const DEFAULT_SMOKE_MODEL = 'bedrock/amazon.nova-micro-v1:0';
 
 /** `smoke-<8 hex digits>`: unique per run, and a valid fleet name (it can hold no "agent"/"outbox" word). */
 export function smokeFleetName(random: () => string = () => randomBytes(4).toString('hex')): string {
-  return `smoke-${random().replace(/[^0-9a-f]/g, '').slice(0, 8).padEnd(8, '0')}`;
+  return `smoke-${random()
+    .replace(/[^0-9a-f]/g, '')
+    .slice(0, 8)
+    .padEnd(8, '0')}`;
 }
 
 /** The one-agent fleet: the probe, asleep until the update wakes it, answering with `model`. */
@@ -48,7 +51,13 @@ export function smokeConfig(fleet: string, model: string): FleetConfigInput {
     models: { providers },
     bindings: [{ agentId: SMOKE_AGENT, match: { channel: 'telegram', accountId: SMOKE_ACCOUNT } }],
     // Replies are read from the agent's outbox, never sent: an address that cannot resolve, should anything try.
-    channels: { telegram: { apiRoot: 'https://bot-api.smoke.invalid', allowFrom: [String(SMOKE_USER)], accounts: { [SMOKE_ACCOUNT]: { botTokenSecret: 'SMOKE_BOT_TOKEN' } } } },
+    channels: {
+      telegram: {
+        apiRoot: 'https://bot-api.smoke.invalid',
+        allowFrom: [String(SMOKE_USER)],
+        accounts: { [SMOKE_ACCOUNT]: { botTokenSecret: 'SMOKE_BOT_TOKEN' } },
+      },
+    },
   };
 }
 
@@ -64,7 +73,11 @@ export function teardownList(fleet: string): TeardownItem[] {
   const agentStack = agentStackName(fleet, SMOKE_AGENT);
   const cp = controlPlaneStackName(fleet);
   return [
-    { what: `stack ${agentStack}`, how: 'DeleteStack, then wait: its queues, secret, service, task definitions, roles, access points, log group, alarms, event source mapping', byHand: `aws cloudformation delete-stack --stack-name ${agentStack}` },
+    {
+      what: `stack ${agentStack}`,
+      how: 'DeleteStack, then wait: its queues, secret, service, task definitions, roles, access points, log group, alarms, event source mapping',
+      byHand: `aws cloudformation delete-stack --stack-name ${agentStack}`,
+    },
     {
       what: `stack ${cp}`,
       how: `DeleteStack, then wait: tables, functions and their log groups, secrets ${telegramSecretName(fleet)} and ${dashboardSecretName(fleet)}, schedule group ${scheduleGroupName(fleet)}, SSM parameters, VPC, cluster, alarms`,
@@ -112,5 +125,9 @@ export function runCost(minutes: number, model: string): { lines: CostLine[]; to
     { item: model.startsWith('bedrock/') ? `one short turn on ${model.slice(8)}` : `one short turn on ${model} (billed by its provider)`, usd: 0.001 },
   ];
   const total = lines.reduce((a, l) => a + l.usd, 0);
-  return { lines, total, note: `${PRICES_REGION} list prices as of ${PRICES_DATE} (cli/prices.ts); NAT gateways: none. A run usually takes ${minutes} minutes; Docker's image build on your machine is free.` };
+  return {
+    lines,
+    total,
+    note: `${PRICES_REGION} list prices as of ${PRICES_DATE} (cli/prices.ts); NAT gateways: none. A run usually takes ${minutes} minutes; Docker's image build on your machine is free.`,
+  };
 }

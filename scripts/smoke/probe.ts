@@ -4,11 +4,25 @@
 // isolation cases (isolation-cases.ts) asked of IAM's policy simulator for the deployed roles.
 import { CloudFormationClient, ListStackResourcesCommand, type StackResourceSummary } from '@aws-sdk/client-cloudformation';
 import { IAMClient, SimulatePrincipalPolicyCommand, type ContextEntry } from '@aws-sdk/client-iam';
-import { GetEventSourceMappingCommand, GetFunctionConfigurationCommand, LambdaClient, ListEventSourceMappingsCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
+import {
+  GetEventSourceMappingCommand,
+  GetFunctionConfigurationCommand,
+  LambdaClient,
+  ListEventSourceMappingsCommand,
+  UpdateEventSourceMappingCommand,
+} from '@aws-sdk/client-lambda';
 import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsSettings } from '../../cli/aws-env.ts';
-import { agentSecretName, agentStackName, controlPlaneStackName, dashboardSecretName, functionName, outboxQueueName, telegramSecretName } from '../../shared/config/names.ts';
+import {
+  agentSecretName,
+  agentStackName,
+  controlPlaneStackName,
+  dashboardSecretName,
+  functionName,
+  outboxQueueName,
+  telegramSecretName,
+} from '../../shared/config/names.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { isolationCases, type IsolationCase, type SmokePrincipal, type SmokeResources } from './isolation-cases.ts';
 import { SMOKE_ACCOUNT, SMOKE_AGENT, SMOKE_USER } from './plan.ts';
@@ -34,7 +48,13 @@ async function controlPlanePhysical(cfn: CloudFormationClient, fleet: string, ty
 }
 
 /** The deployed fleet's ARNs the isolation cases name, and the role of each principal. */
-export async function deployedResources(fleet: string, aws: AwsSettings, account: string, fileSystemId: string, model: string): Promise<{ resources: SmokeResources; roles: Record<SmokePrincipal, string> }> {
+export async function deployedResources(
+  fleet: string,
+  aws: AwsSettings,
+  account: string,
+  fileSystemId: string,
+  model: string,
+): Promise<{ resources: SmokeResources; roles: Record<SmokePrincipal, string> }> {
   const cfn = new CloudFormationClient(aws);
   const agent = await stackResources(cfn, agentStackName(fleet, SMOKE_AGENT));
   const physical = (type: string, logicalPrefix: string) => {
@@ -80,7 +100,9 @@ export async function deployedResources(fleet: string, aws: AwsSettings, account
 export async function holdOutbox(fleet: string, aws: AwsSettings, account: string): Promise<void> {
   const lambda = new LambdaClient(aws);
   const queueArn = `arn:aws:sqs:${aws.region}:${account}:${outboxQueueName(fleet, SMOKE_AGENT)}`;
-  const { EventSourceMappings = [] } = await lambda.send(new ListEventSourceMappingsCommand({ FunctionName: functionName(fleet, 'outbox'), EventSourceArn: queueArn }));
+  const { EventSourceMappings = [] } = await lambda.send(
+    new ListEventSourceMappingsCommand({ FunctionName: functionName(fleet, 'outbox'), EventSourceArn: queueArn }),
+  );
   const mapping = EventSourceMappings[0];
   if (!mapping?.UUID) throw new Error(`no event source mapping from ${queueArn} to ${functionName(fleet, 'outbox')}`);
   await lambda.send(new UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: false }));
@@ -96,7 +118,16 @@ export async function sendUpdate(fleet: string, outputs: Record<string, string>,
   const url = outputs.TelegramWebhookUrl;
   if (!url) throw new Error(`${controlPlaneStackName(fleet)} has no TelegramWebhookUrl output`);
   const now = Math.floor(Date.now() / 1000);
-  const update = { update_id: now, message: { message_id: 1, date: now, chat: { id: SMOKE_USER, type: 'private', first_name: 'Smoke' }, from: { id: SMOKE_USER, is_bot: false, first_name: 'Smoke' }, text } };
+  const update = {
+    update_id: now,
+    message: {
+      message_id: 1,
+      date: now,
+      chat: { id: SMOKE_USER, type: 'private', first_name: 'Smoke' },
+      from: { id: SMOKE_USER, is_bot: false, first_name: 'Smoke' },
+      text,
+    },
+  };
   const res = await fetch(`${url.replace(/\/$/, '')}/telegram/${SMOKE_ACCOUNT}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(botToken) },
@@ -109,7 +140,13 @@ export async function sendUpdate(fleet: string, outputs: Record<string, string>,
 }
 
 /** Reads the agent's outbox until the reply to `inboundId` comes, saying when the runtime first spoke. */
-export async function awaitReply(fleet: string, aws: AwsSettings, inboundId: string, timeoutMs: number, say: (line: string) => void): Promise<{ text: string; firstHeartbeatMs?: number; replyMs: number }> {
+export async function awaitReply(
+  fleet: string,
+  aws: AwsSettings,
+  inboundId: string,
+  timeoutMs: number,
+  say: (line: string) => void,
+): Promise<{ text: string; firstHeartbeatMs?: number; replyMs: number }> {
   const sqs = new SQSClient(aws);
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: outboxQueueName(fleet, SMOKE_AGENT) }));
   const started = Date.now();
@@ -143,7 +180,14 @@ export async function simulate(cases: IsolationCase[], roles: Record<SmokePrinci
       ContextKeyValues: [value],
       ContextKeyType: value === 'true' || value === 'false' ? 'boolean' : 'string',
     }));
-    const out = await iam.send(new SimulatePrincipalPolicyCommand({ PolicySourceArn: roles[c.principal], ActionNames: [c.action], ResourceArns: [c.resource], ContextEntries: contextEntries }));
+    const out = await iam.send(
+      new SimulatePrincipalPolicyCommand({
+        PolicySourceArn: roles[c.principal],
+        ActionNames: [c.action],
+        ResourceArns: [c.resource],
+        ContextEntries: contextEntries,
+      }),
+    );
     const decision = out.EvaluationResults?.[0]?.EvalDecision;
     const got = decision === 'allowed' ? 'Allowed' : 'Denied';
     if (got !== c.expected) wrong.push(`${c.principal} ${c.action} on ${c.resource} (${c.why}): expected ${c.expected}, IAM says ${decision}`);

@@ -35,7 +35,12 @@ export async function runTeardown(steps: TeardownStep[], out: (line: string) => 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The AWS steps for `fleet`, in teardownList's order; `fileSystemId` is read before the stacks go (it is in their outputs and parameters). */
-export function awsTeardown(fleet: string, aws: AwsSettings, fileSystemId: () => string | undefined, opts = { pollMs: 10_000, timeoutMs: 30 * 60_000 }): TeardownStep[] {
+export function awsTeardown(
+  fleet: string,
+  aws: AwsSettings,
+  fileSystemId: () => string | undefined,
+  opts = { pollMs: 10_000, timeoutMs: 30 * 60_000 },
+): TeardownStep[] {
   const cfn = new CloudFormationClient(aws);
   const efs = new EFSClient(aws);
   const [agentItem, cpItem, fsItem, backupItem, logsItem] = teardownList(fleet) as [TeardownItem, TeardownItem, TeardownItem, TeardownItem, TeardownItem];
@@ -94,7 +99,8 @@ export function awsTeardown(fleet: string, aws: AwsSettings, fileSystemId: () =>
         const backup = new BackupClient(aws);
         const arn = `arn:aws:elasticfilesystem:${aws.region}:${await accountOf(aws)}:file-system/${id}`;
         const points = (await backup.send(new ListRecoveryPointsByResourceCommand({ ResourceArn: arn }))).RecoveryPoints ?? [];
-        for (const p of points) await backup.send(new DeleteRecoveryPointCommand({ BackupVaultName: p.BackupVaultName!, RecoveryPointArn: p.RecoveryPointArn! }));
+        for (const p of points)
+          await backup.send(new DeleteRecoveryPointCommand({ BackupVaultName: p.BackupVaultName!, RecoveryPointArn: p.RecoveryPointArn! }));
         return points.length ? `${points.length} deleted` : 'none was made';
       },
     },

@@ -68,11 +68,17 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
     }
     const exec = resolved.tools?.exec;
     if (exec?.security === 'allowlist' && !exec.allowlist?.length) {
-      issues.push({ path: `${at}.tools.exec.allowlist`, message: 'needs at least one program when tools.exec.security is "allowlist" (here or in agents.defaults.tools.exec)' });
+      issues.push({
+        path: `${at}.tools.exec.allowlist`,
+        message: 'needs at least one program when tools.exec.security is "allowlist" (here or in agents.defaults.tools.exec)',
+      });
     }
     for (const [name, server] of Object.entries(agent.mcp?.servers ?? {})) {
       if ('url' in server && server.sandbox) {
-        issues.push({ path: `${at}.mcp.servers.${name}.sandbox`, message: 'applies to stdio servers (command) only: a url server does not run here, so there is nothing to sandbox' });
+        issues.push({
+          path: `${at}.mcp.servers.${name}.sandbox`,
+          message: 'applies to stdio servers (command) only: a url server does not run here, so there is nothing to sandbox',
+        });
       }
     }
     const { cpus, memoryMb } = resolved.runtime;
@@ -101,7 +107,8 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
   });
   Object.entries(config.hooks?.mappings ?? {}).forEach(([name, m]) => {
     if (!agentIds.has(m.agentId)) issues.push({ path: `hooks.mappings.${name}.agentId`, message: `no agent "${m.agentId}"` });
-    if (name === 'agent' || name === 'wake') issues.push({ path: `hooks.mappings.${name}`, message: `"${name}" is a built-in hook (/hooks/${name}); choose another name` });
+    if (name === 'agent' || name === 'wake')
+      issues.push({ path: `hooks.mappings.${name}`, message: `"${name}" is a built-in hook (/hooks/${name}); choose another name` });
   });
   config.agentToAgent?.allow.forEach((pair, i) => {
     for (const side of ['from', 'to'] as const) {
@@ -119,12 +126,18 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
   }
   const issues: ConfigIssue[] = [];
   if (openclaw?.mode === 'external') {
-    issues.push({ path: `${at}.openclaw.mode`, message: '"external" (an operator\'s own gateway) is not supported yet: it needs OpenClaw device pairing; use "managed" (docs/runtime.md)' });
+    issues.push({
+      path: `${at}.openclaw.mode`,
+      message: '"external" (an operator\'s own gateway) is not supported yet: it needs OpenClaw device pairing; use "managed" (docs/runtime.md)',
+    });
   }
   for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
     const name = ref.slice(0, ref.indexOf('/'));
     if (config.models.providers[name]?.api === 'bedrock-converse') {
-      issues.push({ path: `${at}.model`, message: `model "${ref}" is served by Bedrock, which runtime.kind "openclaw" does not support yet (its gateway is given API keys, not an IAM role)` });
+      issues.push({
+        path: `${at}.model`,
+        message: `model "${ref}" is served by Bedrock, which runtime.kind "openclaw" does not support yet (its gateway is given API keys, not an IAM role)`,
+      });
     }
   }
   return issues;

@@ -2,14 +2,7 @@
 // of the fleet config a runtime is given (its own agent and the providers it uses).
 import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
-import {
-  AgentSchema,
-  ProviderSchema,
-  RuntimeProfileSchema,
-  type AgentConfig,
-  type FleetConfig,
-  type RuntimeProfile,
-} from './schema.ts';
+import { AgentSchema, ProviderSchema, RuntimeProfileSchema, type AgentConfig, type FleetConfig, type RuntimeProfile } from './schema.ts';
 
 export interface ModelChoice {
   primary: string;
@@ -38,7 +31,12 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
   const model = agent.model ?? defaults.model;
   return {
     ...agent,
-    model: model === undefined ? undefined : typeof model === 'string' ? { primary: model, fallbacks: [] } : { primary: model.primary, fallbacks: model.fallbacks ?? [] },
+    model:
+      model === undefined
+        ? undefined
+        : typeof model === 'string'
+          ? { primary: model, fallbacks: [] }
+          : { primary: model.primary, fallbacks: model.fallbacks ?? [] },
     runtime: { ...defaults.runtime, ...agent.runtime },
     tools: mergeToolPolicy(defaults.tools, agent.tools),
     heartbeat: agent.heartbeat ?? defaults.heartbeat,

@@ -44,16 +44,18 @@ export const RuntimeProfileSchema = z.strictObject({
 
 const ModelRefSchema = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"'));
 
-const ModelSelectionSchema = z.union([
-  ModelRefSchema,
-  z.strictObject({ primary: ModelRefSchema, fallbacks: z.optional(z.array(ModelRefSchema)) }),
-]);
+const ModelSelectionSchema = z.union([ModelRefSchema, z.strictObject({ primary: ModelRefSchema, fallbacks: z.optional(z.array(ModelRefSchema)) })]);
 
 /** A host as it appears in a URL: a name (letters, digits, "-", "_", dots), an IPv4 address or a bracketed IPv6 one; no scheme, port, path or wildcard. */
-const hostName = z.string().check(
-  z.maxLength(253),
-  z.regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/, 'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)'),
-);
+const hostName = z
+  .string()
+  .check(
+    z.maxLength(253),
+    z.regex(
+      /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?)$/,
+      'must be a host name like "wiki.corp.example" (no scheme, port, path or wildcard)',
+    ),
+  );
 
 /** A program exec may run under `security: "allowlist"`: a name found on the sandbox's PATH, or an absolute path. */
 const allowedProgram = z.string().check(
@@ -75,7 +77,9 @@ const ExecPolicySchema = z.strictObject({
    * command gets (what a skill's scripts need, its requires.env). Off by default: a command
    * sees no secret unless named here.
    */
-  env: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an environment variable name like TODOIST_API_KEY')), secretName)),
+  env: z.optional(
+    z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an environment variable name like TODOIST_API_KEY')), secretName),
+  ),
 });
 
 /** web_search's providers, and the value of an agent's secret each one's key is read from unless tools.web.search.apiKeySecret names another. */
@@ -174,7 +178,9 @@ const HeartbeatSchema = z.strictObject({
 });
 
 /** Skill names (a SKILL.md's `name`, else its folder's): only these are offered; absent means every skill found. */
-const SkillAllowListSchema = z.array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")'))).check(z.maxLength(200));
+const SkillAllowListSchema = z
+  .array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")')))
+  .check(z.maxLength(200));
 
 const AgentDefaultsSchema = z.strictObject({
   model: z.optional(ModelSelectionSchema),
@@ -338,7 +344,9 @@ export const ConfigSchema = z.strictObject({
       /** Relays one conversation may take in all, whoever started it. */
       maxHops: z._default(z.number().check(z.int(), z.gte(1), z.lte(10)), 3),
       /** Relays per ordered pair of agents (from → to) in each window of `perMinutes`; default 20 per 10 minutes. */
-      rateLimit: z.optional(z.strictObject({ max: z.number().check(z.int(), z.gte(1), z.lte(10_000)), perMinutes: z.number().check(z.int(), z.gte(1), z.lte(1_440)) })),
+      rateLimit: z.optional(
+        z.strictObject({ max: z.number().check(z.int(), z.gte(1), z.lte(10_000)), perMinutes: z.number().check(z.int(), z.gte(1), z.lte(1_440)) }),
+      ),
     }),
   ),
 });

@@ -87,7 +87,11 @@ export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promis
     expiresAt: deps.now + PAIRING_TTL_MS,
   };
   const stored = await deps.pairings.createPending(record, { maxPerAccount: MAX_PENDING_PAIRINGS });
-  if (stored === 'full') return { kind: 'ignore', reason: `pairing requests for this account are at their cap (${MAX_PENDING_PAIRINGS} pending); the sender is told nothing until one lapses or is approved` };
+  if (stored === 'full')
+    return {
+      kind: 'ignore',
+      reason: `pairing requests for this account are at their cap (${MAX_PENDING_PAIRINGS} pending); the sender is told nothing until one lapses or is approved`,
+    };
   return { kind: 'pair', code: stored.code, fresh: stored.code === record.code };
 }
 

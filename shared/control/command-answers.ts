@@ -45,7 +45,15 @@ export async function answerPlaneCommand(cmd: PlaneCommandRequest, deps: PlaneCo
     } else {
       // The runtime answers the /stop itself when nothing was running: it may, as its origin is this chat.
       await deps.origins.put(newOrigin({ id: cmd.id, agentId: cmd.agentId, sessionKey: cmd.sessionKey, target: cmd.chat, createdAt: now }));
-      await deps.queues.send({ v: PROTOCOL_VERSION, kind: 'control', id: cmd.id, agentId: cmd.agentId, ts: now, action: 'cancel', cancelSession: cmd.sessionKey });
+      await deps.queues.send({
+        v: PROTOCOL_VERSION,
+        kind: 'control',
+        id: cmd.id,
+        agentId: cmd.agentId,
+        ts: now,
+        action: 'cancel',
+        cancelSession: cmd.sessionKey,
+      });
     }
   } else {
     await say(cmd.chat, await answerText(cmd, deps, now), deps);
@@ -59,7 +67,15 @@ async function answerText(cmd: PlaneCommandRequest, deps: PlaneCommandDeps, now:
   if (cmd.name === 'whoami') {
     const chatId = cmd.chat.chatId;
     const topicId = cmd.chat.channel === 'telegram' ? cmd.chat.threadId : undefined;
-    return whoamiText({ senderId: cmd.senderId, senderName: cmd.senderName, chatId, chatKind: cmd.chatKind, topicId, agentId: cmd.agentId, sessionKey: cmd.sessionKey });
+    return whoamiText({
+      senderId: cmd.senderId,
+      senderName: cmd.senderName,
+      chatId,
+      chatKind: cmd.chatKind,
+      topicId,
+      agentId: cmd.agentId,
+      sessionKey: cmd.sessionKey,
+    });
   }
   const view = deps.statusView?.();
   const [record, session, queueDepth] = await Promise.all([

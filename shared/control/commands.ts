@@ -79,7 +79,15 @@ export function statusText(f: StatusFacts): string {
   ].join('\n');
 }
 
-export function whoamiText(f: { senderId: string | undefined; senderName: string | undefined; chatId: string; chatKind: 'direct' | 'group'; topicId?: number | undefined; agentId: string; sessionKey: string }): string {
+export function whoamiText(f: {
+  senderId: string | undefined;
+  senderName: string | undefined;
+  chatId: string;
+  chatKind: 'direct' | 'group';
+  topicId?: number | undefined;
+  agentId: string;
+  sessionKey: string;
+}): string {
   return [
     `You: ${f.senderName ?? 'unknown'} (Telegram id ${f.senderId ?? 'unknown'})`,
     `Chat: ${f.chatId} (${f.chatKind === 'direct' ? 'private' : 'group'}${f.topicId !== undefined ? `, topic ${f.topicId}` : ''})`,

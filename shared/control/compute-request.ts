@@ -58,7 +58,10 @@ function parseComputeRequest(input: unknown, config: FleetConfig): ComputeReques
   return parsed.data;
 }
 
-export async function handleComputeRequest(input: unknown, deps: ComputeHolderDeps): Promise<{ request: ComputeRequest; outcome: ComputeOutcome; state: string }> {
+export async function handleComputeRequest(
+  input: unknown,
+  deps: ComputeHolderDeps,
+): Promise<{ request: ComputeRequest; outcome: ComputeOutcome; state: string }> {
   const request = parseComputeRequest(input, deps.config);
   const { agentId } = request;
   const stateOf = async (): Promise<AgentState> => (await deps.registry.get(agentId))?.state ?? 'asleep';
@@ -75,7 +78,8 @@ export async function handleComputeRequest(input: unknown, deps: ComputeHolderDe
     outcome = 'started';
   }
   // A request overtaken by a later transition: say so, since the log shows what was asked.
-  if ((request.action === 'stop') !== (outcome === 'stopped')) deps.log.info('compute request superseded by the registry', { agentId, asked: request.action, state, did: outcome });
+  if ((request.action === 'stop') !== (outcome === 'stopped'))
+    deps.log.info('compute request superseded by the registry', { agentId, asked: request.action, state, did: outcome });
   // Another ask for this agent may have changed the service after our read; if the registry
   // has moved since, follow it (the last writer then always ends on the registry's word).
   for (let round = 0; ; round++) {

@@ -283,7 +283,15 @@ export class ControlPlane {
 
   /** λ cron-dispatch's core, and every other trigger an operator fires (`clawfleet cron run`). */
   cronDispatchDeps(): CronDispatchDeps {
-    return { config: this.config, queues: this.queues, sessions: this.sessions, origins: this.origins, lifecycle: this.lifecycle, clock: this.clock, log: this.log };
+    return {
+      config: this.config,
+      queues: this.queues,
+      sessions: this.sessions,
+      origins: this.origins,
+      lifecycle: this.lifecycle,
+      clock: this.clock,
+      log: this.log,
+    };
   }
 
   /** What the queue chart's sampling needs (λ health, λ dashboard). */

@@ -50,7 +50,15 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
     const heartbeat = resolveAgent(config, trigger.agentId).heartbeat;
     if (!heartbeat) return { skipped: 'the agent has no heartbeat configured' };
     if (heartbeat.activeHours && !withinHours(scheduledAt, heartbeat.activeHours)) return { skipped: 'outside active hours' };
-    envelope = { v: PROTOCOL_VERSION, kind: 'system_event', id: `hb.${trigger.agentId}.${firing}`.slice(0, 128), agentId: trigger.agentId, sessionKey: mainSession, ts: scheduledAt, text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT };
+    envelope = {
+      v: PROTOCOL_VERSION,
+      kind: 'system_event',
+      id: `hb.${trigger.agentId}.${firing}`.slice(0, 128),
+      agentId: trigger.agentId,
+      sessionKey: mainSession,
+      ts: scheduledAt,
+      text: heartbeat.prompt ?? DEFAULT_HEARTBEAT_PROMPT,
+    };
     target = await lastDirectRoute(deps.sessions, mainSession);
   } else {
     const sessionKey = cronSessionKey(trigger.agentId, trigger.jobId, trigger.sessionTarget);
@@ -82,9 +90,16 @@ export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number,
   if (deps.lifecycle) {
     // Cron and heartbeat work count as activity, and a sleeping agent is woken for it.
     await deps.lifecycle.registry.recordActivity(trigger.agentId, deps.clock.now());
-    await wakeIfAsleep(trigger.agentId, deps.lifecycle, trigger.kind).catch((err) => log.warn('agent not woken now; the health tick will', { agentId: trigger.agentId, error: String(err) }));
+    await wakeIfAsleep(trigger.agentId, deps.lifecycle, trigger.kind).catch((err) =>
+      log.warn('agent not woken now; the health tick will', { agentId: trigger.agentId, error: String(err) }),
+    );
   }
-  log.info(run ? 'cron job run by the operator' : 'schedule fired', { agentId: trigger.agentId, kind: trigger.kind, jobId: trigger.kind === 'job' ? trigger.jobId : undefined, envelopeId: envelope.id });
+  log.info(run ? 'cron job run by the operator' : 'schedule fired', {
+    agentId: trigger.agentId,
+    kind: trigger.kind,
+    jobId: trigger.kind === 'job' ? trigger.jobId : undefined,
+    envelopeId: envelope.id,
+  });
   return { queued: envelope.id };
 }
 
@@ -111,7 +126,9 @@ export async function cronJobTarget(
 
 /** Whether `at` falls within start–end ("08:00"–"22:00") in the timezone (default UTC); an end before the start wraps midnight. */
 export function withinHours(at: number, hours: { start: string; end: string; timezone?: string | undefined }): boolean {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: hours.timezone ?? 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at));
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: hours.timezone ?? 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+    new Date(at),
+  );
   const now = parts.replace(/\D/g, '').padStart(4, '0');
   const [start, end] = [hours.start.replace(':', ''), hours.end.replace(':', '')];
   return start <= end ? now >= start && now < end : now >= start || now < end;

@@ -14,8 +14,15 @@ export type CronRefusalCode = 'CRON_INVALID' | 'CRON_TOO_FREQUENT' | 'CRON_LIMIT
 
 export type CronRequestOutcome = { ok: true; schedule: string } | { ok: false; code: CronRefusalCode; reason: string };
 
-export async function applyCronUpsert(env: CronUpsertEnvelope, sender: string, scheduler: CronScheduler, clock: Clock, limits = AGENT_CRON_LIMITS): Promise<CronRequestOutcome> {
-  if (!/^[A-Za-z0-9_-]+$/.test(env.jobId)) return { ok: false, code: 'CRON_INVALID', reason: `job id "${env.jobId}" may use letters, digits, "_" and "-" only` };
+export async function applyCronUpsert(
+  env: CronUpsertEnvelope,
+  sender: string,
+  scheduler: CronScheduler,
+  clock: Clock,
+  limits = AGENT_CRON_LIMITS,
+): Promise<CronRequestOutcome> {
+  if (!/^[A-Za-z0-9_-]+$/.test(env.jobId))
+    return { ok: false, code: 'CRON_INVALID', reason: `job id "${env.jobId}" may use letters, digits, "_" and "-" only` };
   let expr;
   try {
     expr = toScheduleExpression(env.schedule);
@@ -24,7 +31,11 @@ export async function applyCronUpsert(env: CronUpsertEnvelope, sender: string, s
     throw err;
   }
   if (expr.minIntervalMs < limits.minIntervalMs) {
-    return { ok: false, code: 'CRON_TOO_FREQUENT', reason: `runs as often as every ${Math.round(expr.minIntervalMs / 60_000)} min; agents may schedule at most every ${limits.minIntervalMs / 60_000} min` };
+    return {
+      ok: false,
+      code: 'CRON_TOO_FREQUENT',
+      reason: `runs as often as every ${Math.round(expr.minIntervalMs / 60_000)} min; agents may schedule at most every ${limits.minIntervalMs / 60_000} min`,
+    };
   }
   if (env.schedule.kind === 'at' && new Date(env.schedule.at).getTime() <= clock.now()) {
     return { ok: false, code: 'CRON_INVALID', reason: `"${env.schedule.at}" is in the past` };

@@ -45,7 +45,7 @@ const chatKey = (t: ChannelTarget) => (t.channel === 'telegram' ? `tg:${t.accoun
 export function draftIdFor(inboundId: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < inboundId.length; i++) h = Math.imul(h ^ inboundId.charCodeAt(i), 0x01000193);
-  return (h & 0x7fffffff) || 1;
+  return h & 0x7fffffff || 1;
 }
 
 /** Never throws for the channel's sake: a draft that cannot be shown is dropped, not retried. */

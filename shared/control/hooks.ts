@@ -128,7 +128,8 @@ async function admit(req: HookRequest, deps: HooksDeps): Promise<HttpResult> {
 
   const id = hookEnvelopeId(name, idempotencyKey, deps.newId);
   const now = deps.clock.now();
-  const built = name === 'agent' ? agentHook(json, id, now, config) : name === 'wake' ? wakeHook(json, id, now, config) : mappedHook(name, mapping!, json, id, now, config);
+  const built =
+    name === 'agent' ? agentHook(json, id, now, config) : name === 'wake' ? wakeHook(json, id, now, config) : mappedHook(name, mapping!, json, id, now, config);
   if (!('envelope' in built)) return built;
   return queue(built, idempotencyKey !== undefined, deps);
 }
@@ -151,7 +152,10 @@ function agentHook(json: unknown, id: string, now: number, config: FleetConfig):
   if (!config.agents.list.some((a) => a.id === agentId)) return fail(404, `no agent "${agentId}" in this fleet`);
   const policy = hookSessionPolicy(config.hooks);
   if (body.sessionKey !== undefined && !policy.allowRequestSessionKey) {
-    return fail(400, 'sessionKey: this fleet does not let hook callers choose the session; omit it (the hook gets a session of its own), or set hooks.allowRequestSessionKey (with hooks.allowedSessionKeyPrefixes) in clawfleet.json');
+    return fail(
+      400,
+      'sessionKey: this fleet does not let hook callers choose the session; omit it (the hook gets a session of its own), or set hooks.allowRequestSessionKey (with hooks.allowedSessionKeyPrefixes) in clawfleet.json',
+    );
   }
   const session = hookSessionKey(agentId, body.sessionKey === undefined ? undefined : { key: body.sessionKey, chosenBy: 'caller' }, body.name, policy);
   if (!session.ok) return fail(400, session.problem);
@@ -177,7 +181,11 @@ function wakeHook(json: unknown, id: string, now: number, config: FleetConfig): 
   if (!parsed.ok) return bodyProblems(parsed.problems);
   if (parsed.value.text.length > MAX_HOOK_TEXT_CHARS) return tooLong('text', parsed.value.text.length);
   const agentId = defaultAgentId(config);
-  return { endpoint: 'wake', status: 200, envelope: { v: PROTOCOL_VERSION, kind: 'system_event', id, agentId, sessionKey: mainSessionKey(agentId), ts: now, text: parsed.value.text } };
+  return {
+    endpoint: 'wake',
+    status: 200,
+    envelope: { v: PROTOCOL_VERSION, kind: 'system_event', id, agentId, sessionKey: mainSessionKey(agentId), ts: now, text: parsed.value.text },
+  };
 }
 
 type Mapping = NonNullable<NonNullable<FleetConfig['hooks']>['mappings']>[string];
@@ -202,7 +210,16 @@ function mappedHook(name: string, mapping: Mapping, json: unknown, id: string, n
   return {
     endpoint: name,
     status: 202,
-    envelope: { v: PROTOCOL_VERSION, kind: 'message', id, agentId: mapping.agentId, sessionKey: session.sessionKey, ts: now, text: message.text, from: { channel: 'hook', accountId: name, displayName: name } },
+    envelope: {
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id,
+      agentId: mapping.agentId,
+      sessionKey: session.sessionKey,
+      ts: now,
+      text: message.text,
+      from: { channel: 'hook', accountId: name, displayName: name },
+    },
   };
 }
 
@@ -211,7 +228,10 @@ async function queue(admission: Admission, idempotent: boolean, deps: HooksDeps)
   const { envelope, endpoint } = admission;
   const { agentId, sessionKey, id } = envelope;
   const ctx = { endpoint, envelopeId: id, agentId, sessionKey };
-  const accepted = (extra: Record<string, unknown> = {}): HttpResult => ({ status: admission.status, body: { ok: true, envelopeId: id, agentId, sessionKey, ...extra } });
+  const accepted = (extra: Record<string, unknown> = {}): HttpResult => ({
+    status: admission.status,
+    body: { ok: true, envelopeId: id, agentId, sessionKey, ...extra },
+  });
   const now = deps.clock.now();
   try {
     if (idempotent && (await deps.dedupe.seen(id))) {

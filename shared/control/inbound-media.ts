@@ -34,7 +34,11 @@ export async function storeInboundMedia(
   const file = attachmentOf(message);
   if (!file) return { kind: 'none' };
   const what = attachmentWords(message) ?? 'a file';
-  const refuse = (why: string, toUser: string): InboundMedia => ({ kind: 'refused', note: `[The user sent ${what}. It did not reach you: ${why}. Say so if it matters.]`, toUser });
+  const refuse = (why: string, toUser: string): InboundMedia => ({
+    kind: 'refused',
+    note: `[The user sent ${what}. It did not reach you: ${why}. Say so if it matters.]`,
+    toUser,
+  });
   const tooLarge = (size: number | undefined) =>
     refuse(
       `it is ${size !== undefined ? `${mb(size)}, ` : ''}over the ${mb(limit)} a Telegram bot may download`,
@@ -48,7 +52,8 @@ export async function storeInboundMedia(
   } catch (err) {
     if (err instanceof ClawfleetError && err.code === 'MEDIA_TOO_LARGE') return tooLarge(file.size);
     // Telegram refused for good (a bad or expired file id): retrying would not help.
-    if (isPermanentTelegramRefusal(err)) return refuse('Telegram would not hand the file out', '⚠️ Telegram would not hand that file to your agent; please send it again.');
+    if (isPermanentTelegramRefusal(err))
+      return refuse('Telegram would not hand the file out', '⚠️ Telegram would not hand that file to your agent; please send it again.');
     throw err;
   }
   const key = inboundMediaKey(where.agentId, where.envelopeId, file.kind === 'photo' ? (fetched.filePath.split('/').pop() ?? file.fileName) : file.fileName);

@@ -38,8 +38,14 @@ export type OriginCheck = { ok: true; origin: InboundOrigin } | { ok: false; cod
 /** The origin of `inboundId`, if `agentId` may answer it (from `sessionKey`, when given). */
 export async function answerableOrigin(origins: InboundOrigins, inboundId: string, agentId: string, sessionKey: string | undefined): Promise<OriginCheck> {
   const origin = await origins.get(inboundId);
-  if (!origin) return { ok: false, code: 'ORIGIN_UNKNOWN', reason: `no inbound "${inboundId}" was queued (or its origin expired); an answer must name an inbound its agent received` };
-  if (origin.agentId !== agentId) return { ok: false, code: 'ORIGIN_NOT_OWNED', reason: `inbound "${inboundId}" was queued for another agent, not "${agentId}"` };
+  if (!origin)
+    return {
+      ok: false,
+      code: 'ORIGIN_UNKNOWN',
+      reason: `no inbound "${inboundId}" was queued (or its origin expired); an answer must name an inbound its agent received`,
+    };
+  if (origin.agentId !== agentId)
+    return { ok: false, code: 'ORIGIN_NOT_OWNED', reason: `inbound "${inboundId}" was queued for another agent, not "${agentId}"` };
   if (sessionKey !== undefined && origin.sessionKey !== sessionKey) {
     return { ok: false, code: 'ORIGIN_NOT_OWNED', reason: `inbound "${inboundId}" belongs to session "${origin.sessionKey}", not "${sessionKey}"` };
   }

@@ -32,7 +32,11 @@ export async function processOutboxBatch(records: readonly OutboxBatchRecord[], 
     } catch (err) {
       const later = err instanceof RetryLaterError;
       if (later) await retryAfter(record, err.seconds, deps);
-      deps.log[later ? 'warn' : 'error']('outbox record failed; it will be retried', { messageId: record.messageId, source: record.source, ...errorFields(err) });
+      deps.log[later ? 'warn' : 'error']('outbox record failed; it will be retried', {
+        messageId: record.messageId,
+        source: record.source,
+        ...errorFields(err),
+      });
       failedGroups.add(group);
       failed.push(record.messageId);
     }

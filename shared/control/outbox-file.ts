@@ -13,7 +13,8 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
   if (!isOwnMediaKey(sender, envelope.key, 'out')) {
     return reject('MEDIA_NOT_OWNED', `key "${envelope.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
   }
-  if (envelope.size > TELEGRAM_UPLOAD_LIMIT_BYTES) return reject('MEDIA_TOO_LARGE', `the file is ${envelope.size} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`, envelope);
+  if (envelope.size > TELEGRAM_UPLOAD_LIMIT_BYTES)
+    return reject('MEDIA_TOO_LARGE', `the file is ${envelope.size} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`, envelope);
   const checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
   if (!checked.ok) return reject(checked.code, checked.reason, envelope);
   const { target } = checked.origin;
@@ -46,10 +47,21 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
   }
   if (stored.bytes.byteLength > TELEGRAM_UPLOAD_LIMIT_BYTES) {
     await deps.ledger.complete(envelope.id, deps.clock.now());
-    return reject('MEDIA_TOO_LARGE', `the file kept at "${envelope.key}" is ${stored.bytes.byteLength} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`, envelope);
+    return reject(
+      'MEDIA_TOO_LARGE',
+      `the file kept at "${envelope.key}" is ${stored.bytes.byteLength} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`,
+      envelope,
+    );
   }
   try {
-    await channel.sendFile(target, { kind: envelope.fileKind, fileName: envelope.fileName, mimeType: envelope.mimeType, bytes: stored.bytes, caption: envelope.caption, key: envelope.key });
+    await channel.sendFile(target, {
+      kind: envelope.fileKind,
+      fileName: envelope.fileName,
+      mimeType: envelope.mimeType,
+      bytes: stored.bytes,
+      caption: envelope.caption,
+      key: envelope.key,
+    });
   } catch (err) {
     if (err instanceof PermanentDeliveryError) {
       await deps.ledger.complete(envelope.id, deps.clock.now());

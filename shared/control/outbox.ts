@@ -7,7 +7,20 @@ import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type AgentRegistry, type CronScheduler, type ChannelSender, type ChannelTarget, type Clock, type DeadLetters, type DeliveryLedger, type InboundOrigin, type InboundOrigins, type MediaStore, type SessionRegistry } from '../ports.ts';
+import {
+  PermanentDeliveryError,
+  type AgentRegistry,
+  type CronScheduler,
+  type ChannelSender,
+  type ChannelTarget,
+  type Clock,
+  type DeadLetters,
+  type DeliveryLedger,
+  type InboundOrigin,
+  type InboundOrigins,
+  type MediaStore,
+  type SessionRegistry,
+} from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
@@ -103,7 +116,13 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       await deps.registry?.recordActivity(sender, deps.clock.now());
       if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
       if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
-      deps.log.info('runtime status', { agentId: sender, envelopeId: envelope.id, turn: envelope.turn, inboundId: envelope.inboundId, turnError: envelope.error });
+      deps.log.info('runtime status', {
+        agentId: sender,
+        envelopeId: envelope.id,
+        turn: envelope.turn,
+        inboundId: envelope.inboundId,
+        turnError: envelope.error,
+      });
       return;
     case 'agent_send': {
       if (!deps.relay) return reject('NOT_SUPPORTED', 'agent_send is not wired in this control plane', envelope);
@@ -117,9 +136,15 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     case 'cron_delete': {
       if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
       const outcome =
-        envelope.kind === 'cron_upsert' ? await applyCronUpsert(envelope, sender, deps.scheduler, deps.clock) : await applyCronDelete(envelope, sender, deps.scheduler);
+        envelope.kind === 'cron_upsert'
+          ? await applyCronUpsert(envelope, sender, deps.scheduler, deps.clock)
+          : await applyCronDelete(envelope, sender, deps.scheduler);
       if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
-      deps.log.info(`agent ${envelope.kind === 'cron_upsert' ? 'scheduled' : 'removed'} a cron job`, { agentId: sender, jobId: envelope.jobId, schedule: outcome.schedule });
+      deps.log.info(`agent ${envelope.kind === 'cron_upsert' ? 'scheduled' : 'removed'} a cron job`, {
+        agentId: sender,
+        jobId: envelope.jobId,
+        schedule: outcome.schedule,
+      });
       return;
     }
   }

@@ -127,7 +127,14 @@ export async function relayAgentSend(send: AgentSendEnvelope, sender: string, de
       deps.log.warn('target not woken now; the health tick will', { agentId: send.toAgentId, error: String(err) }),
     );
   }
-  deps.log.info('agent message relayed', { agentId: sender, toAgentId: send.toAgentId, envelopeId: send.id, relayedId: id, hops, conversationId: origin.conversationId });
+  deps.log.info('agent message relayed', {
+    agentId: sender,
+    toAgentId: send.toAgentId,
+    envelopeId: send.id,
+    relayedId: id,
+    hops,
+    conversationId: origin.conversationId,
+  });
   return { ok: true, relayedId: id };
 }
 
@@ -138,7 +145,8 @@ type Plan = { ok: true; sessionKey: string; target: InboundOrigin['target']; ask
  * asked, into the session it asked from; it reaches whomever that agent's question was for.
  */
 function planAnswer(send: AgentSendEnvelope, question: InboundOrigin): Plan {
-  if (send.inReplyTo !== send.inboundId) return refuse('RELAY_NOT_OWNED', `an answer answers the turn's own inbound "${send.inboundId}", not "${send.inReplyTo}"`);
+  if (send.inReplyTo !== send.inboundId)
+    return refuse('RELAY_NOT_OWNED', `an answer answers the turn's own inbound "${send.inboundId}", not "${send.inReplyTo}"`);
   const asker = question.askedBy;
   if (!asker) return refuse('RELAY_UNKNOWN', `inbound "${send.inboundId}" is not a question from another agent`);
   if (asker.agentId !== send.toAgentId) return refuse('RELAY_NOT_OWNED', `"${send.toAgentId}" did not ask "${send.inboundId}"; "${asker.agentId}" did`);
@@ -169,7 +177,10 @@ async function takeBudgets(send: AgentSendEnvelope, sender: string, now: number,
   const windowMs = limit.perMinutes * 60_000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   if (!(await deps.rates.take(sender, send.toAgentId, windowStart, windowMs, limit.max))) {
-    return refuse('RELAY_RATE_LIMITED', `"${sender}" has sent "${send.toAgentId}" ${limit.max} messages in the current ${limit.perMinutes}-minute window (agentToAgent.rateLimit)`);
+    return refuse(
+      'RELAY_RATE_LIMITED',
+      `"${sender}" has sent "${send.toAgentId}" ${limit.max} messages in the current ${limit.perMinutes}-minute window (agentToAgent.rateLimit)`,
+    );
   }
   return undefined;
 }

@@ -28,7 +28,10 @@ export function ackReactionFor(config: FleetConfig, accountId: string, chat: { k
   if (emoji === '') return undefined;
   const scope = setting(config, accountId, 'ackReactionScope') ?? 'all';
   const applies =
-    scope === 'all' || (scope === 'direct' && chat.kind === 'direct') || (scope === 'group-all' && chat.kind === 'group') || (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned);
+    scope === 'all' ||
+    (scope === 'direct' && chat.kind === 'direct') ||
+    (scope === 'group-all' && chat.kind === 'group') ||
+    (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned);
   return applies ? emoji : undefined;
 }
 

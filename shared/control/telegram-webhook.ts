@@ -6,7 +6,18 @@ import { errorFields, type Logger } from '../log.ts';
 import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
-import type { AgentQueues, AgentRegistry, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, QueueDepths, SessionRegistry } from '../ports.ts';
+import type {
+  AgentQueues,
+  AgentRegistry,
+  ChannelSender,
+  ChannelTarget,
+  Clock,
+  InboundDedupe,
+  InboundOrigins,
+  PairingStore,
+  QueueDepths,
+  SessionRegistry,
+} from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
@@ -168,7 +179,17 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     const cmdCtx = { ...ctx, envelopeId: id, agentId: target.agentId, command: command.name };
     try {
       const outcome = await answerPlaneCommand(
-        { name: command.name, id, agentId: target.agentId, sessionKey: target.sessionKey, chat, chatKind: peer.kind, senderId, senderName: message.from?.username ?? message.from?.first_name, dedupeTtlMs: DEDUPE_TTL_MS },
+        {
+          name: command.name,
+          id,
+          agentId: target.agentId,
+          sessionKey: target.sessionKey,
+          chat,
+          chatKind: peer.kind,
+          senderId,
+          senderName: message.from?.username ?? message.from?.first_name,
+          dedupeTtlMs: DEDUPE_TTL_MS,
+        },
         deps,
       );
       log.info(outcome === 'duplicate' ? 'duplicate update ignored' : 'command answered by the control plane', cmdCtx);
@@ -180,7 +201,12 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   }
   let media: InboundMedia = { kind: 'none' };
   if (deps.media && message.text === undefined) {
-    const fetched = await fetchMedia((raw as { message?: unknown }).message, { accountId: req.accountId, agentId: target.agentId, envelopeId: id }, deps, deps.media);
+    const fetched = await fetchMedia(
+      (raw as { message?: unknown }).message,
+      { accountId: req.accountId, agentId: target.agentId, envelopeId: id },
+      deps,
+      deps.media,
+    );
     if ('status' in fetched) return fetched;
     media = fetched;
   }
@@ -227,7 +253,17 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // Both recorded before queueing, so a fast reply always finds them. The origin is where
     // the answer to this message goes; the session's target is only its last direct route
     // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
-    await deps.origins.put(newOrigin({ id, agentId: target.agentId, sessionKey: target.sessionKey, target: chat, createdAt: now, messageId: message.message_id, ...(ack ? { ack } : {}) }));
+    await deps.origins.put(
+      newOrigin({
+        id,
+        agentId: target.agentId,
+        sessionKey: target.sessionKey,
+        target: chat,
+        createdAt: now,
+        messageId: message.message_id,
+        ...(ack ? { ack } : {}),
+      }),
+    );
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
     await deps.queues.send(envelope);
     // Remembered only after queueing: a crash in between means a retry queues again,
@@ -237,10 +273,18 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     log.error('update not queued; Telegram will retry', { ...ctx, envelopeId: id, agentId: target.agentId, ...errorFields(err) });
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
-  log.info('update queued', { ...ctx, envelopeId: id, agentId: target.agentId, sessionKey: target.sessionKey, matchedBy: target.matchedBy, ...(media.kind !== 'none' ? { media: media.kind } : {}) });
+  log.info('update queued', {
+    ...ctx,
+    envelopeId: id,
+    agentId: target.agentId,
+    sessionKey: target.sessionKey,
+    matchedBy: target.matchedBy,
+    ...(media.kind !== 'none' ? { media: media.kind } : {}),
+  });
   if (ack) await acknowledge(chat, message.message_id, ack, deps);
   if (media.kind === 'refused') await tellSender(chat, media.toUser, deps);
-  if (deps.lifecycle) await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
+  if (deps.lifecycle)
+    await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
 }
 
@@ -249,7 +293,12 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
  * The message's file, kept for the agent. A duplicate update is not fetched again; a
  * passing failure answers 503 so Telegram retries the update.
  */
-async function fetchMedia(message: unknown, where: { accountId: string; agentId: string; envelopeId: string }, deps: TelegramWebhookDeps, media: InboundMediaDeps): Promise<InboundMedia | HttpResult> {
+async function fetchMedia(
+  message: unknown,
+  where: { accountId: string; agentId: string; envelopeId: string },
+  deps: TelegramWebhookDeps,
+  media: InboundMediaDeps,
+): Promise<InboundMedia | HttpResult> {
   const ctx = { accountId: where.accountId, envelopeId: where.envelopeId, agentId: where.agentId };
   try {
     if (await deps.dedupe.seen(where.envelopeId)) return { kind: 'none' };

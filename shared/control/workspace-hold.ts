@@ -39,10 +39,16 @@ export async function checkHoldable(agentId: string, opts: { hibernate: boolean 
   const from: AgentState | 'absent' = rec?.state ?? 'absent';
   if (from === 'held') {
     const since = new Date(rec!.stateChangedAt).toISOString();
-    throw new HoldRefused('AGENT_HELD', `${agentId} is held by another workspace transfer (last renewed ${since}); it is released when that ends, or ${HOLD_LEASE_MS / 60_000} minutes after its last renewal`);
+    throw new HoldRefused(
+      'AGENT_HELD',
+      `${agentId} is held by another workspace transfer (last renewed ${since}); it is released when that ends, or ${HOLD_LEASE_MS / 60_000} minutes after its last renewal`,
+    );
   }
   if (!RESTING.includes(from) && !opts.hibernate) {
-    throw new HoldRefused('AGENT_AWAKE', `${agentId} is ${from}: its runtime would write the workspace during the transfer. Pass --hibernate to stop it for the transfer (it is woken afterwards), or hibernate it first`);
+    throw new HoldRefused(
+      'AGENT_AWAKE',
+      `${agentId} is ${from}: its runtime would write the workspace during the transfer. Pass --hibernate to stop it for the transfer (it is woken afterwards), or hibernate it first`,
+    );
   }
   return from;
 }
@@ -71,7 +77,11 @@ export async function releaseHold(hold: Hold, deps: LifecycleDeps): Promise<'asl
   if (!(await deps.registry.transition(hold.agentId, ['held'], 'asleep', deps.clock.now()))) return 'lost';
   const wasRunning = !RESTING.includes(hold.from);
   const waiting = (await deps.depths.depth(hold.agentId)) > 0;
-  if ((wasRunning || waiting) && (await wakeIfAsleep(hold.agentId, deps, wasRunning ? 'workspace transfer done' : 'messages waited during a workspace transfer'))) return 'woken';
+  if (
+    (wasRunning || waiting) &&
+    (await wakeIfAsleep(hold.agentId, deps, wasRunning ? 'workspace transfer done' : 'messages waited during a workspace transfer'))
+  )
+    return 'woken';
   return 'asleep';
 }
 

@@ -3,10 +3,7 @@
 // five-field Unix cron line); this converts them and says exactly what it cannot.
 import { ClawfleetError } from '../errors.ts';
 
-export type JobSchedule =
-  | { kind: 'at'; at: string }
-  | { kind: 'every'; everyMs: number }
-  | { kind: 'cron'; expr: string; tz?: string | undefined };
+export type JobSchedule = { kind: 'at'; at: string } | { kind: 'every'; everyMs: number } | { kind: 'cron'; expr: string; tz?: string | undefined };
 
 export interface ScheduleExpression {
   expression: string;

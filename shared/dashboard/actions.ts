@@ -30,7 +30,12 @@ export function lifecycleActions(deps: LifecycleDeps): FleetActions {
       const state = rec?.state ?? 'asleep';
       if (!actionsFor(state).includes(action)) {
         const allowed = actionsFor(state);
-        throw new ActionRefused('ACTION_NOT_AVAILABLE', allowed.length ? `${agentId} is ${state}: ${allowed.join(' or ')} only` : `${agentId} is ${state}: its workspace is being transferred; it wakes when that ends`);
+        throw new ActionRefused(
+          'ACTION_NOT_AVAILABLE',
+          allowed.length
+            ? `${agentId} is ${state}: ${allowed.join(' or ')} only`
+            : `${agentId} is ${state}: its workspace is being transferred; it wakes when that ends`,
+        );
       }
       let won: boolean;
       switch (action) {

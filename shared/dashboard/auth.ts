@@ -50,7 +50,9 @@ export function authenticate(token: string, fleet: string, req: { authorization:
   }
   const cookie = cookieValue(req.cookies, SESSION_COOKIE);
   if (cookie === undefined) return { ok: false, reason: 'not signed in' };
-  return sessionCookieValid(token, fleet, cookie, now) ? { ok: true, via: 'cookie' } : { ok: false, reason: 'session expired or the token changed; sign in again' };
+  return sessionCookieValid(token, fleet, cookie, now)
+    ? { ok: true, via: 'cookie' }
+    : { ok: false, reason: 'session expired or the token changed; sign in again' };
 }
 
 export function tokenMatches(token: string, given: string | undefined): boolean {

@@ -4,7 +4,18 @@
 import { resolveAgent } from '../config/resolve.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import type { AgentMetrics, AgentRecord, AgentRegistry, AgentState, Clock, PairingRecord, PairingStore, QueueStats, SessionRegistry, McpServerState } from '../ports.ts';
+import type {
+  AgentMetrics,
+  AgentRecord,
+  AgentRegistry,
+  AgentState,
+  Clock,
+  PairingRecord,
+  PairingStore,
+  QueueStats,
+  SessionRegistry,
+  McpServerState,
+} from '../ports.ts';
 import { nextRun } from '../cron/next-run.ts';
 import { DAY_MS, fillDay } from '../metrics/buckets.ts';
 import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, WorkspaceView } from './view.ts';
@@ -83,11 +94,22 @@ async function summarize(agentId: string, src: DashboardSources, now: number): P
 
 /** The agent a Telegram account's messages go to, when a binding names the account. */
 function agentOfAccount(config: FleetConfig, accountId: string): string | undefined {
-  return config.bindings.find((b) => b.match.accountId === accountId && !b.match.peer)?.agentId ?? config.bindings.find((b) => b.match.accountId === accountId)?.agentId;
+  return (
+    config.bindings.find((b) => b.match.accountId === accountId && !b.match.peer)?.agentId ??
+    config.bindings.find((b) => b.match.accountId === accountId)?.agentId
+  );
 }
 
 function pairingView(config: FleetConfig, p: PairingRecord): PairingView {
-  return { accountId: p.accountId, peerId: p.peerId, displayName: p.displayName, code: p.code, createdAt: p.createdAt, expiresAt: p.expiresAt, agentId: agentOfAccount(config, p.accountId) };
+  return {
+    accountId: p.accountId,
+    peerId: p.peerId,
+    displayName: p.displayName,
+    code: p.code,
+    createdAt: p.createdAt,
+    expiresAt: p.expiresAt,
+    agentId: agentOfAccount(config, p.accountId),
+  };
 }
 
 async function pendingPairings(src: DashboardSources, now: number): Promise<PairingView[]> {

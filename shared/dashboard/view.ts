@@ -49,7 +49,16 @@ export interface FleetView {
   where: 'aws' | 'local';
   now: number;
   agents: AgentSummary[];
-  totals: { agents: number; byState: Record<AgentState, number>; queued: number; deadLetters: number; pendingPairings: number; turns24h: number; errors24h: number; withWarnings: number };
+  totals: {
+    agents: number;
+    byState: Record<AgentState, number>;
+    queued: number;
+    deadLetters: number;
+    pendingPairings: number;
+    turns24h: number;
+    errors24h: number;
+    withWarnings: number;
+  };
   pairings: PairingView[];
   /** Local mode has a chat box per agent. */
   chat: boolean;

@@ -12,7 +12,10 @@ export function workspaceFromSyncLog(log: WorkspaceSyncLog): (agentId: string) =
 }
 
 /** Locally: `measure` is the workspace now (undefined when it does not exist yet). */
-export function measuredWorkspace(measure: (agentId: string) => { files: number; bytes: number; complete: boolean } | undefined, log: WorkspaceSyncLog): (agentId: string) => Promise<WorkspaceView> {
+export function measuredWorkspace(
+  measure: (agentId: string) => { files: number; bytes: number; complete: boolean } | undefined,
+  log: WorkspaceSyncLog,
+): (agentId: string) => Promise<WorkspaceView> {
   return async (agentId) => {
     const size = measure(agentId);
     return { size: size && { ...size, asOf: 'now' }, lastSync: await log.last(agentId) };

@@ -31,7 +31,9 @@ export interface HookSessionPolicy {
 /** A caller may choose only hook sessions unless the config says otherwise: never the main session or a chat's. */
 const DEFAULT_HOOK_SESSION_PREFIXES: readonly string[] = ['hook:'];
 
-export function hookSessionPolicy(hooks: { allowRequestSessionKey?: boolean | undefined; allowedSessionKeyPrefixes?: string[] | undefined } | undefined): HookSessionPolicy {
+export function hookSessionPolicy(
+  hooks: { allowRequestSessionKey?: boolean | undefined; allowedSessionKeyPrefixes?: string[] | undefined } | undefined,
+): HookSessionPolicy {
   return { allowRequestSessionKey: hooks?.allowRequestSessionKey ?? false, allowedPrefixes: hooks?.allowedSessionKeyPrefixes ?? DEFAULT_HOOK_SESSION_PREFIXES };
 }
 
@@ -52,14 +54,20 @@ export interface RequestedSessionKey {
  * (case-sensitive): with the default ["hook:"] a request can never steer a message into
  * the agent's main session or a chat's session, whose answers reach people.
  */
-export function hookSessionKey(agentId: string, requested: RequestedSessionKey | undefined, name: string | undefined, policy: HookSessionPolicy): SessionKeyResult {
+export function hookSessionKey(
+  agentId: string,
+  requested: RequestedSessionKey | undefined,
+  name: string | undefined,
+  policy: HookSessionPolicy,
+): SessionKeyResult {
   if (requested === undefined) return { ok: true, sessionKey: hookSessionKeyOf(agentId, hookNameSlug(name)) };
   const scope = sessionScope(agentId);
   let sessionKey = requested.key;
   if (isScopedSessionKey(requested.key)) {
     const owner = agentOfSessionKey(requested.key);
     if (owner === undefined) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} is not a session key (agent:<agentId>:<rest>)` };
-    if (owner !== agentId) return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };
+    if (owner !== agentId)
+      return { ok: false, problem: `sessionKey ${JSON.stringify(requested.key)} belongs to agent "${owner}", not to "${agentId}" who takes this hook` };
   } else {
     sessionKey = `${scope}${requested.key}`;
   }

@@ -30,7 +30,10 @@ export function parseHostHeader(header: string | undefined): { name: string; por
 export function parseAllowedHost(value: string): string {
   const name = value.trim().toLowerCase();
   if (DNS_NAME.test(name) || IPV6_LITERAL.test(name)) return name;
-  throw new ClawfleetError('HOST_INVALID', `"${value}" is not a host name (give the bare name, such as fleet.example.ts.net: no scheme, port, path or wildcard)`);
+  throw new ClawfleetError(
+    'HOST_INVALID',
+    `"${value}" is not a host name (give the bare name, such as fleet.example.ts.net: no scheme, port, path or wildcard)`,
+  );
 }
 
 /**

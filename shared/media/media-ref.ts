@@ -55,7 +55,11 @@ export function isOwnMediaKey(agentId: string, key: string, direction: 'in' | 'o
 
 /** A name safe as one key segment, keeping the extension where there is one. */
 export function keySegment(name: string): string {
-  const cleaned = name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-120);
+  const cleaned = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(-120);
   return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned;
 }
 

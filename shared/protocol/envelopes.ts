@@ -12,7 +12,9 @@ export const PROTOCOL_VERSION = 2 as const;
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
  * the characters SQS allows in a MessageDeduplicationId.
  */
-export const EnvelopeIdSchema = z.string().check(z.regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters'));
+export const EnvelopeIdSchema = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/, 'must be 1–128 printable ASCII characters'));
 const AgentIdSchema = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/));
 export const SessionKeySchema = z.string().check(z.minLength(1), z.maxLength(512));
 
@@ -64,7 +66,10 @@ export const ButtonsSchema = z
         z.strictObject({
           text: z.string().check(z.minLength(1), z.maxLength(64)),
           /** Telegram's callback_data: 1–64 bytes. */
-          data: z.string().check(z.minLength(1), z.refine((d) => Buffer.byteLength(d) <= 64, 'at most 64 bytes')),
+          data: z.string().check(
+            z.minLength(1),
+            z.refine((d) => Buffer.byteLength(d) <= 64, 'at most 64 bytes'),
+          ),
         }),
       )
       .check(z.minLength(1), z.maxLength(8)),

@@ -22,12 +22,30 @@ export function fleetSecretNeeds(config: FleetConfig): FleetSecretNeed[] {
   const needs: FleetSecretNeed[] = [];
   const telegram = config.channels.telegram;
   if (telegram) {
-    needs.push({ secretId: telegramSecretName(fleet), label: 'telegram', values: Object.entries(telegram.accounts).map(([id, a]) => ({ name: a.botTokenSecret, usedBy: `the bot of account "${id}"` })) });
+    needs.push({
+      secretId: telegramSecretName(fleet),
+      label: 'telegram',
+      values: Object.entries(telegram.accounts).map(([id, a]) => ({ name: a.botTokenSecret, usedBy: `the bot of account "${id}"` })),
+    });
   }
-  if (config.hooks) needs.push({ secretId: hooksSecretName(fleet), label: 'hooks', values: [{ name: config.hooks.tokenSecret, usedBy: 'the hooks URL’s callers', generated: true }] });
-  needs.push({ secretId: dashboardSecretName(fleet), label: 'dashboard', values: [{ name: DASHBOARD_TOKEN_NAME, usedBy: 'the dashboard’s sign-in', generated: true }] });
+  if (config.hooks)
+    needs.push({
+      secretId: hooksSecretName(fleet),
+      label: 'hooks',
+      values: [{ name: config.hooks.tokenSecret, usedBy: 'the hooks URL’s callers', generated: true }],
+    });
+  needs.push({
+    secretId: dashboardSecretName(fleet),
+    label: 'dashboard',
+    values: [{ name: DASHBOARD_TOKEN_NAME, usedBy: 'the dashboard’s sign-in', generated: true }],
+  });
   for (const agent of config.agents.list) {
-    needs.push({ secretId: agentSecretName(fleet, agent.id), label: `agent ${agent.id}`, agentId: agent.id, values: secretsNeeded(runtimeConfigFor(config, agent.id), { modelKeys: true }) });
+    needs.push({
+      secretId: agentSecretName(fleet, agent.id),
+      label: `agent ${agent.id}`,
+      agentId: agent.id,
+      values: secretsNeeded(runtimeConfigFor(config, agent.id), { modelKeys: true }),
+    });
   }
   return needs.map((n) => ({ ...n, values: n.values.filter((v, i) => n.values.findIndex((w) => w.name === v.name) === i) }));
 }

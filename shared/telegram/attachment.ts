@@ -49,7 +49,16 @@ export function attachmentOf(message: unknown): Attachment | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const fields = message as Record<string, unknown>;
   const photo = largestPhoto(fields.photo);
-  if (photo) return { kind: 'photo', fileId: photo.file_id, size: photo.file_size, mimeType: 'image/jpeg', fileName: 'photo.jpg', width: photo.width, height: photo.height };
+  if (photo)
+    return {
+      kind: 'photo',
+      fileId: photo.file_id,
+      size: photo.file_size,
+      mimeType: 'image/jpeg',
+      fileName: 'photo.jpg',
+      width: photo.width,
+      height: photo.height,
+    };
   for (const { kind, mime, name } of KINDS) {
     // An animation also comes with a document field (for old clients): the animation wins, being first.
     const parsed = FileSchema.safeParse(fields[kind]);

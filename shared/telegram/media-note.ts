@@ -50,7 +50,10 @@ const KINDS: { field: string; say(value: unknown): string }[] = [
     field: 'video',
     say: (v) => {
       const m = Video.parse(v);
-      const parts = [m.width !== undefined && m.height !== undefined ? `${m.width}×${m.height}` : undefined, m.duration !== undefined ? `${m.duration} s` : undefined].filter(Boolean);
+      const parts = [
+        m.width !== undefined && m.height !== undefined ? `${m.width}×${m.height}` : undefined,
+        m.duration !== undefined ? `${m.duration} s` : undefined,
+      ].filter(Boolean);
       return `a video${parts.length ? ` (${parts.join(', ')})` : ''}`;
     },
   },
@@ -88,16 +91,22 @@ const WHOLE: { field: string; schema: z.ZodMiniType; say(value: never): string }
     say: (v: { title: string; address: string; location: z.infer<typeof Coordinates> }) =>
       `[The user shared a place: ${v.title}, ${v.address} (latitude ${v.location.latitude}, longitude ${v.location.longitude}).]`,
   },
-  { field: 'location', schema: Coordinates, say: (v: z.infer<typeof Coordinates>) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]` },
+  {
+    field: 'location',
+    schema: Coordinates,
+    say: (v: z.infer<typeof Coordinates>) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]`,
+  },
   {
     field: 'contact',
     schema: z.object({ first_name: words, last_name: z.optional(words), phone_number: words }),
-    say: (v: { first_name: string; last_name?: string; phone_number: string }) => `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`,
+    say: (v: { first_name: string; last_name?: string; phone_number: string }) =>
+      `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`,
   },
   {
     field: 'poll',
     schema: z.object({ question: words, options: z.array(z.object({ text: words })).check(z.maxLength(20)) }),
-    say: (v: { question: string; options: { text: string }[] }) => `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`,
+    say: (v: { question: string; options: { text: string }[] }) =>
+      `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`,
   },
 ];
 

@@ -72,9 +72,16 @@ export function manifestOf(agentId: string, createdAt: number, files: ManifestFi
 export function parseManifest(input: unknown, agentId: string): Manifest {
   const parsed = ManifestSchema.safeParse(input);
   if (!parsed.success) {
-    throw new WorkspaceTransferError('MANIFEST_INVALID', `not a workspace manifest: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new WorkspaceTransferError(
+      'MANIFEST_INVALID',
+      `not a workspace manifest: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+    );
   }
-  if (parsed.data.agentId !== agentId) throw new WorkspaceTransferError('MANIFEST_OTHER_AGENT', `the manifest is agent "${parsed.data.agentId}"'s, not "${agentId}"'s`);
+  if (parsed.data.agentId !== agentId)
+    throw new WorkspaceTransferError('MANIFEST_OTHER_AGENT', `the manifest is agent "${parsed.data.agentId}"'s, not "${agentId}"'s`);
   return manifestOf(parsed.data.agentId, parsed.data.createdAt, parsed.data.files, parsed.data.skipped);
 }
 
@@ -91,4 +98,3 @@ export function pathClashes(files: readonly { path: string }[]): string[] {
   }
   return clashes;
 }
-

@@ -22,4 +22,3 @@ export interface WorkspaceSyncLog {
   record(agentId: string, sync: WorkspaceSync): Promise<void>;
   last(agentId: string): Promise<WorkspaceSync | undefined>;
 }
-

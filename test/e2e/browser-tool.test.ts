@@ -40,7 +40,10 @@ const siteServer = createServer((req, res) => {
   if (url.pathname === '/search') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Results for ${url.searchParams.get('q')}</h1>`);
   if (url.pathname === '/file.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('the notes');
   if (url.pathname === '/redirect') return res.writeHead(302, { location: `${inside}/secret` }).end();
-  if (url.pathname === '/leaky') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>Leaky</h1><img src="${inside}/pixel.png"><script>fetch('${inside}/api').catch(()=>{})</script>`);
+  if (url.pathname === '/leaky')
+    return res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<h1>Leaky</h1><img src="${inside}/pixel.png"><script>fetch('${inside}/api').catch(()=>{})</script>`);
   res.writeHead(404).end();
 });
 // Stands for an intranet service: loopback, but not the name the config allows.
@@ -121,7 +124,9 @@ describe('the browser tool', () => {
     const after = await act({ action: 'click', ref: link });
     await started;
     // The download may start just after the click's answer: the next look reports it then.
-    const report = /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec(after.text) ?? /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec((await act({ action: 'snapshot' })).text);
+    const report =
+      /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec(after.text) ??
+      /downloaded into the workspace: (downloads\/\d+-notes\.txt)/.exec((await act({ action: 'snapshot' })).text);
     expect(report).not.toBeNull();
     expect(readFileSync(join(workspace, report![1]!), 'utf8')).toBe('the notes');
   });
@@ -132,7 +137,10 @@ describe('the browser tool', () => {
       expect(r, url).toMatchObject({ isError: true, text: expect.stringMatching(/^refused /) });
     }
     const redirected = await act({ action: 'navigate', url: `${site}/redirect` });
-    expect(redirected).toMatchObject({ isError: true, text: expect.stringMatching(/navigation to .* failed: refused http:\/\/127\.0\.0\.2:\d+: the address is 127\.0\.0\.2 \(loopback\)/) });
+    expect(redirected).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/navigation to .* failed: refused http:\/\/127\.0\.0\.2:\d+: the address is 127\.0\.0\.2 \(loopback\)/),
+    });
     const leaky = await act({ action: 'navigate', url: `${site}/leaky` });
     expect(leaky.text).toContain('# Leaky');
     await act({ action: 'snapshot' });
@@ -176,10 +184,13 @@ describe('a runtime with tools.browser', () => {
     const chromium = inject('chromium');
     const ws = join(mkdtempSync(join(tmpdir(), 'cf-browser-rt-')), 'workspace');
     const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-    Object.assign(raw.agents.list.find((a: { id: string }) => a.id === 'fran'), {
-      runtime: { cpus: 1, memoryMb: 2048 },
-      tools: { deny: ['exec'], browser: { enabled: true, executablePath: chromium.executablePath }, web: { fetch: { allowPrivateHosts: ['127.0.0.1'] } } },
-    });
+    Object.assign(
+      raw.agents.list.find((a: { id: string }) => a.id === 'fran'),
+      {
+        runtime: { cpus: 1, memoryMb: 2048 },
+        tools: { deny: ['exec'], browser: { enabled: true, executablePath: chromium.executablePath }, web: { fetch: { allowPrivateHosts: ['127.0.0.1'] } } },
+      },
+    );
     const env = await readRuntimeEnv(
       {
         CLAWFLEET_AGENT_ID: 'fran',
@@ -208,7 +219,20 @@ describe('a runtime with tools.browser', () => {
       },
     };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'open the shop', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'm.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: 1,
+        text: 'open the shop',
+        from: { channel: 'local' },
+      }),
+      'agent:fran:main',
+      'm.1',
+    );
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {
@@ -217,7 +241,18 @@ describe('a runtime with tools.browser', () => {
         if (e.kind === 'reply') resolve();
       };
     });
-    const runtime = await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log: memoryLogger(), model, browserEnv: chromium.env, exit: () => {} });
+    const runtime = await startAgentRuntime({
+      env,
+      inbox,
+      outbox,
+      deadLetters: new InMemoryDeadLetters(),
+      secrets: {},
+      clock: systemClock,
+      log: memoryLogger(),
+      model,
+      browserEnv: chromium.env,
+      exit: () => {},
+    });
     expect(runtime.tools().map((t) => t.name)).toContain('browser');
     await replied;
     expect(results[1]).toContain('# Welcome');
@@ -259,7 +294,16 @@ describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool',
     const probed = await probeUidPool({ uids: [20401, 20402], gid: 20400, workspace: ws });
     if (!('sandbox' in probed)) throw new Error(probed.unavailable);
     const policy = fetchPolicy(['127.0.0.1']);
-    const pooled = new AgentBrowser({ executablePath: chromium.executablePath, env: chromium.env, workspace: ws, runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')), sandbox: probed.sandbox, policy, idleMs: 60_000, log: memoryLogger() });
+    const pooled = new AgentBrowser({
+      executablePath: chromium.executablePath,
+      env: chromium.env,
+      workspace: ws,
+      runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')),
+      sandbox: probed.sandbox,
+      policy,
+      idleMs: 60_000,
+      log: memoryLogger(),
+    });
     try {
       const pooledTool = browserTool({ browser: pooled, workspace: ws, policy, clock: { now: () => 0 } });
       const r = await pooledTool.run({ action: 'navigate', url: `${site}/` }, { signal: new AbortController().signal } as ToolCallContext);

@@ -34,14 +34,29 @@ beforeAll(async () => {
       'clawfleet/demo/agents/jerry': { GRAPH_TOKEN },
     }),
   );
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+  });
   const deadline = Date.now() + 60_000;
   while (!fleet.cp.config.agents.list.every((a) => fleet.supervisor.state(a.id) === 'running')) {
     if (Date.now() > deadline) throw new Error('runtimes not ready');
     await new Promise((r) => setTimeout(r, 100));
   }
   // Someone asked to talk to Fran's bot: the overview shows it, the test approves it.
-  await fleet.cp.pairings.createPending({ channel: 'telegram', accountId: 'fran', peerId: '4242', displayName: 'Ada', code: 'QWERTY12', status: 'pending', createdAt: Date.now(), expiresAt: Date.now() + 3600_000 });
+  await fleet.cp.pairings.createPending({
+    channel: 'telegram',
+    accountId: 'fran',
+    peerId: '4242',
+    displayName: 'Ada',
+    code: 'QWERTY12',
+    status: 'pending',
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 3600_000,
+  });
   browser = await launchChromium();
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('response', async (res) => {
@@ -156,9 +171,16 @@ describe('the dashboard in a browser (local mode)', () => {
     await expect.poll(() => page.locator('table.list >> text=answered').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator('section.card >> text=agent:grif:main').count()).toBeGreaterThan(0);
     // Number columns: the header sits over its right-aligned numbers; the split bars have their key.
-    const aligns = await page.locator('table.list').first().evaluate((t) =>
-      [...t.querySelectorAll('thead th')].map((th, i) => [th.textContent, getComputedStyle(th).textAlign, getComputedStyle(t.querySelectorAll('tbody tr:first-child td')[i]!).textAlign]),
-    );
+    const aligns = await page
+      .locator('table.list')
+      .first()
+      .evaluate((t) =>
+        [...t.querySelectorAll('thead th')].map((th, i) => [
+          th.textContent,
+          getComputedStyle(th).textAlign,
+          getComputedStyle(t.querySelectorAll('tbody tr:first-child td')[i]!).textAlign,
+        ]),
+      );
     const right = (align: string | null | undefined) => align === 'right';
     for (const [name, th, td] of aligns) expect(right(th), `header "${name}" aligned like its cells`).toBe(right(td));
     expect(aligns.filter(([, th]) => th === 'right').map(([name]) => name)).toEqual(['queue wait', 'model', 'tools']);
@@ -196,7 +218,9 @@ describe('the dashboard in a browser (local mode)', () => {
 
     // The fleet stops answering: every refresh of the live part fails on the network.
     await page.route('**/fragments/**', (route) => route.abort('connectionrefused'));
-    await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/^Lost contact with the fleet at \d\d:\d\d:\d\d — what you see may be out of date; retrying…/);
+    await expect
+      .poll(() => banner.textContent(), { timeout: 10_000 })
+      .toMatch(/^Lost contact with the fleet at \d\d:\d\d:\d\d — what you see may be out of date; retrying…/);
     expect(await banner.isVisible()).toBe(true);
     expect(await stale()).toBe(true);
     expect(await page.locator('main').evaluate((el) => getComputedStyle(el).filter)).toContain('grayscale');

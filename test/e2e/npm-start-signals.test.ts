@@ -80,10 +80,16 @@ async function npmStart(): Promise<NpmStart> {
   let out = '';
   npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   started = { npm, exited, url: '', state, output: () => out };
 
-  await until(() => /dashboard and chat: (http:\/\/127\.0\.0\.1:\d+)\//.test(out) || npm.exitCode !== null, 60_000, () => `the dashboard's address in:\n${out}`);
+  await until(
+    () => /dashboard and chat: (http:\/\/127\.0\.0\.1:\d+)\//.test(out) || npm.exitCode !== null,
+    60_000,
+    () => `the dashboard's address in:\n${out}`,
+  );
   const url = /dashboard and chat: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)?.[1];
   if (!url) throw new Error(`npm start ended before it served anything:\n${out}`);
   started.url = url;
@@ -114,7 +120,8 @@ async function expectAllGone(s: NpmStart, seen: ProcessInfo[]): Promise<void> {
   await until(
     () => seen.every((p) => !alive(p)) && mentioning(s.state).length === 0,
     45_000,
-    () => `every process to stop; still running: ${JSON.stringify([...seen.filter(alive), ...mentioning(s.state)].map((p) => `${p.pid} ${p.command}`))}\n${s.output()}`,
+    () =>
+      `every process to stop; still running: ${JSON.stringify([...seen.filter(alive), ...mentioning(s.state)].map((p) => `${p.pid} ${p.command}`))}\n${s.output()}`,
   );
   await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
 }
@@ -160,7 +167,11 @@ describe('the fleet process killed outright (SIGKILL)', () => {
     const res = await postChat({ url: s.url, dashboardToken: readFileSync(dashboardTokenPath(s.state), 'utf8').trim() }, 'fran', 'please run the long job');
     expect(res.status).toBe(202);
     const workspace = join(s.state, 'workspaces', 'fran');
-    await until(() => mentioning(workspace).some((p) => p.command === 'sleep 300'), 30_000, () => `fran's command to start:\n${s.output()}`);
+    await until(
+      () => mentioning(workspace).some((p) => p.command === 'sleep 300'),
+      30_000,
+      () => `fran's command to start:\n${s.output()}`,
+    );
     const { all, fleet, runtimes } = fleetTree(s);
     expect(runtimes).toHaveLength(2);
     const command = all.find((p) => p.command === 'sleep 300');

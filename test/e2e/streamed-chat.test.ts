@@ -36,9 +36,18 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(dir, 'secrets.json'),
-    JSON.stringify({ 'clawfleet/demo/control/dashboard': { DASHBOARD_TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: 'sk-stream-test-key-0123456789' } }),
+    JSON.stringify({
+      'clawfleet/demo/control/dashboard': { DASHBOARD_TOKEN },
+      'clawfleet/demo/agents/fran': { OPENAI_API_KEY: 'sk-stream-test-key-0123456789' },
+    }),
   );
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+  });
   const deadline = Date.now() + 60_000;
   while (fleet.supervisor.state('fran') !== 'running') {
     if (Date.now() > deadline) throw new Error('runtime not ready');

@@ -117,7 +117,11 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
   });
   const webhook = (await import('../../functions/telegram-webhook.ts')).handler;
   const outbox = (await import('../../functions/outbox.ts')).handler;
-  const pump = startOutboxPump(aws, Object.values(provisioned.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+  const pump = startOutboxPump(
+    aws,
+    Object.values(provisioned.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })),
+    outbox,
+  );
 
   const workspace = mkdtempSync(join(tmpdir(), `cf-${opts.fleet}-fran-`));
   const baseEnv: Record<string, string> = {
@@ -143,13 +147,25 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
   const sqs = new SQSClient(aws);
   const queueDepth = async (url: string) => {
     const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
     );
-    return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible) + Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+    return (
+      Number(Attributes?.ApproximateNumberOfMessages) +
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible) +
+      Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
   };
   const runtimes: RuntimeProcess[] = [];
   scan.addSource('runtime processes (stdout and stderr)', () => runtimes.map((r) => r.output()).join('\n'));
-  scan.addSource('messages sent to users (fake Bot API)', () => tg.calls().map((c) => JSON.stringify(c.params)).join('\n'));
+  scan.addSource('messages sent to users (fake Bot API)', () =>
+    tg
+      .calls()
+      .map((c) => JSON.stringify(c.params))
+      .join('\n'),
+  );
 
   return {
     aws,
@@ -184,7 +200,8 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
       for (;;) {
         const [inbox, outbox] = await Promise.all([queueDepth(provisioned.queues.fran!.inbox), queueDepth(provisioned.queues.fran!.outbox)]);
         if (inbox === 0 && outbox === 0) return;
-        if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${inbox} inbound and ${outbox} outbound message(s) still queued or in flight`);
+        if (Date.now() > deadline)
+          throw new Error(`not settled after ${timeoutMs} ms: ${inbox} inbound and ${outbox} outbound message(s) still queued or in flight`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },

@@ -50,7 +50,11 @@ describe('an MCP server that crashes on every call', () => {
   }, 90_000);
 
   it('answers a message whose tool call meets the server while it is down', async () => {
-    f.model.script({ toolCalls: [{ name: 'crashy__lookup', arguments: { query: 'a' } }] }, { toolCalls: [{ name: 'crashy__lookup', arguments: { query: 'b' } }] }, { text: 'answered while it was down' });
+    f.model.script(
+      { toolCalls: [{ name: 'crashy__lookup', arguments: { query: 'a' } }] },
+      { toolCalls: [{ name: 'crashy__lookup', arguments: { query: 'b' } }] },
+      { text: 'answered while it was down' },
+    );
     const before = f.model.requests().length;
     await f.post(f.update(updateId++, 7301, 'two lookups in a row'));
     await expect.poll(() => f.sent('answered while it was down', 7301), { timeout: 30_000 }).toBe(1);

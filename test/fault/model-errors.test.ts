@@ -12,7 +12,8 @@ async function ask(from: number, text: string) {
   expect(res.statusCode).toBe(200);
 }
 const requestsFor = (text: string) => f.model.requests().filter((q) => q.lastUserText === text);
-const failureNotes = (chat: number) => f.tg.calls('sendMessage').filter((c) => c.params.chat_id === chat && String(c.params.text).startsWith('⚠️ I could not answer that message'));
+const failureNotes = (chat: number) =>
+  f.tg.calls('sendMessage').filter((c) => c.params.chat_id === chat && String(c.params.text).startsWith('⚠️ I could not answer that message'));
 
 beforeAll(async () => {
   f = await startFaultFleet({ fleet: 'model', senders: [7201, 7202, 7203, 7204, 7205] });

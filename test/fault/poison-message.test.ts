@@ -71,7 +71,15 @@ describe('a message that crashes the runtime every time', () => {
     expect(crashes).toBe(DEATHS);
     expect(f.model.requests().filter((q) => q.lastUserText === 'please run the cleanup')).toHaveLength(DEATHS);
     await expect
-      .poll(() => f.tg.calls('sendMessage').filter((c) => c.params.chat_id === POISONED && /could not answer that message \(working on it stopped this agent 2 times/.test(String(c.params.text))).length, { timeout: 20_000 })
+      .poll(
+        () =>
+          f.tg
+            .calls('sendMessage')
+            .filter(
+              (c) => c.params.chat_id === POISONED && /could not answer that message \(working on it stopped this agent 2 times/.test(String(c.params.text)),
+            ).length,
+        { timeout: 20_000 },
+      )
       .toBe(1);
 
     await expect.poll(() => others.filter(({ from, text }) => f.sent(`echo: ${text}`, from) === 0).length, { timeout: 30_000 }).toBe(0);

@@ -22,10 +22,25 @@ const dir = mkdtempSync(join(tmpdir(), 'cf-config-fuzz-'));
 function richExample(): Record<string, any> {
   const c = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   c.agents.list[1].heartbeat = { every: '30m', activeHours: { start: '08:00', end: '22:00', timezone: 'Europe/Berlin' } };
-  c.agents.list[1].mcp = { servers: { graph: { command: 'node', args: ['graph.js'], env: { GRAPH_TOKEN: 'GRAPH_TOKEN' } }, web: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'WEB_TOKEN' } } } };
+  c.agents.list[1].mcp = {
+    servers: {
+      graph: { command: 'node', args: ['graph.js'], env: { GRAPH_TOKEN: 'GRAPH_TOKEN' } },
+      web: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'WEB_TOKEN' } },
+    },
+  };
   c.agents.list[2].tools = { allow: ['group:fs', 'exec'], deny: ['web_fetch'] };
   c.agents.list[3].model = { primary: 'openai/gpt-4.1', fallbacks: ['anthropic/claude-sonnet-4-5'] };
-  c.cron = { jobs: [{ id: 'morning', agentId: 'fran', schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'Plan my day' }, delivery: { mode: 'announce', accountId: 'fran', to: '5001' } }] };
+  c.cron = {
+    jobs: [
+      {
+        id: 'morning',
+        agentId: 'fran',
+        schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Berlin' },
+        payload: { kind: 'agentTurn', message: 'Plan my day' },
+        delivery: { mode: 'announce', accountId: 'fran', to: '5001' },
+      },
+    ],
+  };
   c.hooks = { tokenSecret: 'HOOKS_TOKEN', mappings: { gmail: { agentId: 'grif', messageTemplate: 'Mail from {{body.from}}' } } };
   c.agentToAgent = { allow: [{ from: 'jerry', to: 'fran' }], maxHops: 3 };
   c.session = { dmScope: 'per-peer' };
@@ -36,12 +51,36 @@ function richExample(): Record<string, any> {
 /** Every (parent, key) in the tree, for picking a place to mutate. */
 function places(node: unknown, out: Array<[Record<string, unknown> | unknown[], string | number]> = []) {
   if (Array.isArray(node)) node.forEach((v, i) => (out.push([node, i]), places(v, out)));
-  else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) (out.push([node as Record<string, unknown>, k]), places(v, out));
+  else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) out.push([node as Record<string, unknown>, k]), places(v, out);
   return out;
 }
 
 function otherValue(r: Prng): unknown {
-  return r.pick([null, true, false, 0, -1, 0.25, 3, 1e9, NaN, '', ' ', 'x', 'UPPER', 'a'.repeat(300), oddText(r, 40), [], [1], {}, { unexpected: 1 }, '30x', '25:00', 'not a url', 'nope/model']);
+  return r.pick([
+    null,
+    true,
+    false,
+    0,
+    -1,
+    0.25,
+    3,
+    1e9,
+    NaN,
+    '',
+    ' ',
+    'x',
+    'UPPER',
+    'a'.repeat(300),
+    oddText(r, 40),
+    [],
+    [1],
+    {},
+    { unexpected: 1 },
+    '30x',
+    '25:00',
+    'not a url',
+    'nope/model',
+  ]);
 }
 
 const MUTATIONS: Record<string, (r: Prng, c: Record<string, any>) => void> = {
@@ -55,15 +94,26 @@ const MUTATIONS: Record<string, (r: Prng, c: Record<string, any>) => void> = {
     (parent as Record<string | number, unknown>)[key] = otherValue(r);
   },
   'add an unknown key': (r, c) => {
-    const objects = places(c).map(([p, k]) => (p as Record<string | number, unknown>)[k]).filter((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown>[];
+    const objects = places(c)
+      .map(([p, k]) => (p as Record<string | number, unknown>)[k])
+      .filter((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown>[];
     r.pick([c, ...objects])[r.pick(['colour', 'Model', 'agent', '__proto__x', 'secretValue', 'apiKey'])] = otherValue(r);
   },
   'duplicate an agent': (r, c) => c.agents.list.push(structuredClone(r.pick(c.agents.list))),
-  'size an agent Fargate cannot run': (r, c) => (r.pick(c.agents.list as Record<string, any>[]).runtime = r.pick([{ cpus: 0.25, memoryMb: 8192 }, { cpus: 16, memoryMb: 512 }, { cpus: 3, memoryMb: 4096 }, { cpus: 1, memoryMb: 100 }, { cpus: 2 }])),
-  'bind to an agent that does not exist': (r, c) => c.bindings.push({ agentId: r.pick(['zed', 'fran-x', 'Fran']), match: { channel: 'telegram', accountId: r.pick(['fran', 'nobody']) } }),
-  'name a model of an unknown provider': (r, c) => (r.pick(c.agents.list as Record<string, any>[]).model = r.pick(['mistral/large', 'openai', 'gemini/2.5-pro'])),
+  'size an agent Fargate cannot run': (r, c) =>
+    (r.pick(c.agents.list as Record<string, any>[]).runtime = r.pick([
+      { cpus: 0.25, memoryMb: 8192 },
+      { cpus: 16, memoryMb: 512 },
+      { cpus: 3, memoryMb: 4096 },
+      { cpus: 1, memoryMb: 100 },
+      { cpus: 2 },
+    ])),
+  'bind to an agent that does not exist': (r, c) =>
+    c.bindings.push({ agentId: r.pick(['zed', 'fran-x', 'Fran']), match: { channel: 'telegram', accountId: r.pick(['fran', 'nobody']) } }),
+  'name a model of an unknown provider': (r, c) =>
+    (r.pick(c.agents.list as Record<string, any>[]).model = r.pick(['mistral/large', 'openai', 'gemini/2.5-pro'])),
   'make two defaults': (_r, c) => c.agents.list.forEach((a: Record<string, unknown>) => (a.default = true)),
-  'empty a list': (r, c) => (r.pick([() => (c.agents.list = []), () => (c.channels.telegram.accounts = {}), () => (c.models.providers = {})]))(),
+  'empty a list': (r, c) => r.pick([() => (c.agents.list = []), () => (c.channels.telegram.accounts = {}), () => (c.models.providers = {})])(),
   'several at once': (r, c) => {
     for (let n = r.int(2, 5); n > 0; n--) {
       try {
@@ -75,7 +125,16 @@ const MUTATIONS: Record<string, (r: Prng, c: Record<string, any>) => void> = {
   },
 };
 
-const figures = { seed: SEED, mutants: 0, accepted: 0, rejected: 0, issues: 0, byMutation: {} as Record<string, { accepted: number; rejected: number }>, cliSamples: 0, cdkSamples: 0 };
+const figures = {
+  seed: SEED,
+  mutants: 0,
+  accepted: 0,
+  rejected: 0,
+  issues: 0,
+  byMutation: {} as Record<string, { accepted: number; rejected: number }>,
+  cliSamples: 0,
+  cdkSamples: 0,
+};
 const rejected: Array<{ json: string; paths: string[] }> = [];
 
 afterAll(() => writeFigures('fuzz-config', { command: `FUZZ_CONFIGS=${MUTANTS} FUZZ_SEED=${SEED} npx vitest run test/fuzz/config.test.ts`, ...figures }));
@@ -102,14 +161,22 @@ describe(`the config parser, fed ${MUTANTS} mutants of the example (seed ${SEED}
         figures.rejected++;
         stat.rejected++;
         figures.issues += err.issues.length;
-        if (err.issues.length === 0 || err.issues.some((x) => typeof x.path !== 'string' || !x.message)) failures.push(`#${i} ${name}: issues without a path or message: ${JSON.stringify(err.issues)}`);
+        if (err.issues.length === 0 || err.issues.some((x) => typeof x.path !== 'string' || !x.message))
+          failures.push(`#${i} ${name}: issues without a path or message: ${JSON.stringify(err.issues)}`);
         if (rejected.length < 200) rejected.push({ json: JSON.stringify(c), paths: err.issues.map((x) => x.path) });
       }
     }
     expect(failures).toEqual([]);
     expect(figures.rejected).toBeGreaterThan(MUTANTS / 2);
     // Each deliberate break is caught (the generic ones may land somewhere harmless).
-    for (const name of ['duplicate an agent', 'size an agent Fargate cannot run', 'bind to an agent that does not exist', 'name a model of an unknown provider', 'make two defaults', 'empty a list']) {
+    for (const name of [
+      'duplicate an agent',
+      'size an agent Fargate cannot run',
+      'bind to an agent that does not exist',
+      'name a model of an unknown provider',
+      'make two defaults',
+      'empty a list',
+    ]) {
       expect(figures.byMutation[name]?.accepted, name).toBe(0);
     }
   });

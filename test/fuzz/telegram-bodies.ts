@@ -7,11 +7,47 @@ export type BodyKind = 'valid' | 'truncated' | 'wrong type' | 'huge' | 'deeply n
 export const BODY_KINDS: readonly BodyKind[] = ['valid', 'truncated', 'wrong type', 'huge', 'deeply nested', 'garbage', 'hostile keys', 'not an update'];
 
 const ODD = [
-  '\u0000', '\u200b', '\u200e', '\u202e', '\ufeff', '\ufffd', '\ud83d\ude00', '\ud800', '\udfff', '👨‍👩‍👧‍👦', 'é', 'e\u0301', '\u{10ffff}', '\u2028', '\u2029', '\r\n', '\t', '\\', '"', "'", '`',
+  '\u0000',
+  '\u200b',
+  '\u200e',
+  '\u202e',
+  '\ufeff',
+  '\ufffd',
+  '\ud83d\ude00',
+  '\ud800',
+  '\udfff',
+  '👨‍👩‍👧‍👦',
+  'é',
+  'e\u0301',
+  '\u{10ffff}',
+  '\u2028',
+  '\u2029',
+  '\r\n',
+  '\t',
+  '\\',
+  '"',
+  "'",
+  '`',
 ];
 const HOSTILE = [
-  '<script>alert(1)</script>', '</b><i>', '<a href="javascript:alert(1)">x</a>', '*bold* _it_ `code` [l](http://x)', '{{body.text}}', '${process.env}', '../../etc/passwd',
-  '%s%n%x', "'; DROP TABLE sessions; --", 'NO_REPLY', 'HEARTBEAT_OK', '/start@fake_bot', '@fran_bot', 'agent:grif:main', 'tg.fran.1', '\u001b[31mred', '&lt;&amp;', '<b>unclosed',
+  '<script>alert(1)</script>',
+  '</b><i>',
+  '<a href="javascript:alert(1)">x</a>',
+  '*bold* _it_ `code` [l](http://x)',
+  '{{body.text}}',
+  '${process.env}',
+  '../../etc/passwd',
+  '%s%n%x',
+  "'; DROP TABLE sessions; --",
+  'NO_REPLY',
+  'HEARTBEAT_OK',
+  '/start@fake_bot',
+  '@fran_bot',
+  'agent:grif:main',
+  'tg.fran.1',
+  '\u001b[31mred',
+  '&lt;&amp;',
+  '<b>unclosed',
 ];
 
 export function oddText(r: Prng, maxLen = 200): string {
@@ -22,7 +58,8 @@ export function oddText(r: Prng, maxLen = 200): string {
     if (roll < 0.3) parts.push(r.pick(ODD));
     else if (roll < 0.55) parts.push(r.pick(HOSTILE));
     else if (roll < 0.8) parts.push(String.fromCharCode(...Array.from({ length: r.int(1, 20) }, () => r.int(32, 126))));
-    else parts.push(String.fromCodePoint(...Array.from({ length: r.int(1, 6) }, () => r.int(0, 0x10ffff)).map((c) => (c >= 0xd800 && c <= 0xdfff ? 0xfffd : c))));
+    else
+      parts.push(String.fromCodePoint(...Array.from({ length: r.int(1, 6) }, () => r.int(0, 0x10ffff)).map((c) => (c >= 0xd800 && c <= 0xdfff ? 0xfffd : c))));
   }
   return parts.join('').slice(0, maxLen);
 }
@@ -33,13 +70,20 @@ function oddNumber(r: Prng): number {
 
 function randomValue(r: Prng, depth = 0): unknown {
   switch (r.int(0, depth > 2 ? 4 : 6)) {
-    case 0: return null;
-    case 1: return r.chance(0.5);
-    case 2: return oddNumber(r);
-    case 3: return oddText(r);
-    case 4: return r.pick(['', '0', 'true', 'null', '[]', '{}']);
-    case 5: return Array.from({ length: r.int(0, 4) }, () => randomValue(r, depth + 1));
-    default: return Object.fromEntries(Array.from({ length: r.int(0, 4) }, () => [oddText(r, 12) || 'k', randomValue(r, depth + 1)]));
+    case 0:
+      return null;
+    case 1:
+      return r.chance(0.5);
+    case 2:
+      return oddNumber(r);
+    case 3:
+      return oddText(r);
+    case 4:
+      return r.pick(['', '0', 'true', 'null', '[]', '{}']);
+    case 5:
+      return Array.from({ length: r.int(0, 4) }, () => randomValue(r, depth + 1));
+    default:
+      return Object.fromEntries(Array.from({ length: r.int(0, 4) }, () => [oddText(r, 12) || 'k', randomValue(r, depth + 1)]));
   }
 }
 
@@ -56,7 +100,13 @@ export function validUpdate(r: Prng, updateId: number, senders: readonly number[
   };
   if (r.chance(0.15)) message.caption = text;
   else if (r.chance(0.95)) message.text = text;
-  if (r.chance(0.3)) message.entities = Array.from({ length: r.int(1, 4) }, () => ({ type: r.pick(['mention', 'bot_command', 'text_mention', 'bold', 'url']), offset: r.int(0, 400), length: r.int(0, 400), ...(r.chance(0.3) ? { user: { id: r.int(1, 1e9) } } : {}) }));
+  if (r.chance(0.3))
+    message.entities = Array.from({ length: r.int(1, 4) }, () => ({
+      type: r.pick(['mention', 'bot_command', 'text_mention', 'bold', 'url']),
+      offset: r.int(0, 400),
+      length: r.int(0, 400),
+      ...(r.chance(0.3) ? { user: { id: r.int(1, 1e9) } } : {}),
+    }));
   if (group && r.chance(0.3)) Object.assign(message, { is_topic_message: true, message_thread_id: r.int(1, 1e6) });
   if (r.chance(0.1)) message.reply_to_message = { message_id: 1, from: { id: r.int(1, 1e10), is_bot: true, first_name: 'B' }, chat: message.chat, date: 1 };
   // Media without text: the control plane turns it into a note for the agent (shared/telegram/media-note.ts).
@@ -134,9 +184,30 @@ export function fuzzBody(r: Prng, i: number, senders: readonly number[]): FuzzBo
     case 'deeply nested':
       return { kind, body: nested(r, r.pick([50, 1_000, 10_000, 100_000])) };
     case 'garbage':
-      return { kind, body: r.pick(['', ' ', 'null', 'true', '0', '"update"', '[]', '{}', '\u0000', oddText(r, 500), Buffer.from(Array.from({ length: r.int(1, 200) }, () => r.int(0, 255))).toString('latin1')]) };
+      return {
+        kind,
+        body: r.pick([
+          '',
+          ' ',
+          'null',
+          'true',
+          '0',
+          '"update"',
+          '[]',
+          '{}',
+          '\u0000',
+          oddText(r, 500),
+          Buffer.from(Array.from({ length: r.int(1, 200) }, () => r.int(0, 255))).toString('latin1'),
+        ]),
+      };
     case 'hostile keys':
-      return { kind, body: JSON.stringify(valid).replace('{', r.pick(['{"__proto__":{"polluted":true},', '{"constructor":{"prototype":{"polluted":true}},', '{"update_id":-1,', '{"toString":1,"valueOf":2,'])) };
+      return {
+        kind,
+        body: JSON.stringify(valid).replace(
+          '{',
+          r.pick(['{"__proto__":{"polluted":true},', '{"constructor":{"prototype":{"polluted":true}},', '{"update_id":-1,', '{"toString":1,"valueOf":2,']),
+        ),
+      };
     case 'not an update':
       return { kind, body: JSON.stringify(randomValue(r)) };
   }

@@ -61,7 +61,8 @@ async function malformedQueued(queues: InMemoryAgentQueues, origins: InMemoryInb
         const e = parseInbound(body);
         if (e.agentId !== agentId) problems.push(`${e.id} for ${e.agentId} in the queue of ${agentId}`);
         const origin = await origins.get(e.id);
-        if (!origin || origin.agentId !== e.agentId || origin.sessionKey !== ('sessionKey' in e ? e.sessionKey : undefined)) problems.push(`${e.id} queued without its own origin`);
+        if (!origin || origin.agentId !== e.agentId || origin.sessionKey !== ('sessionKey' in e ? e.sessionKey : undefined))
+          problems.push(`${e.id} queued without its own origin`);
       } catch (err) {
         problems.push(`${(err as Error).message} — ${body.slice(0, 200)}`);
       }
@@ -79,7 +80,11 @@ function count(t: ReturnType<typeof tally>, kind: string, status: number) {
 }
 
 afterAll(() => {
-  writeFigures('fuzz-telegram-webhook', { command: `FUZZ_BODIES=${BODIES} FUZZ_SEED=${SEED} npx vitest run test/fuzz/telegram-webhook.test.ts`, seed: SEED, ...figures });
+  writeFigures('fuzz-telegram-webhook', {
+    command: `FUZZ_BODIES=${BODIES} FUZZ_SEED=${SEED} npx vitest run test/fuzz/telegram-webhook.test.ts`,
+    seed: SEED,
+    ...figures,
+  });
 });
 
 describe(`the Telegram webhook core, fuzzed with ${BODIES} bodies (seed ${SEED})`, () => {
@@ -138,7 +143,18 @@ describe(`λ telegram-webhook’s event parsing, fuzzed with ${BODIES} Function 
       const { kind, body } = fuzzBody(r, i, SENDERS);
       const base64 = r.chance(0.2);
       const event: FunctionUrlEvent = {
-        rawPath: r.chance(0.9) ? r.pick(['/telegram/fran', '/telegram/fran/']) : r.pick(['/', '/telegram', '/telegram/', '/telegram/fran/x', '/telegram/zed', '/../telegram/fran', `/telegram/${oddText(r, 30)}`, '/telegram/%66ran']),
+        rawPath: r.chance(0.9)
+          ? r.pick(['/telegram/fran', '/telegram/fran/'])
+          : r.pick([
+              '/',
+              '/telegram',
+              '/telegram/',
+              '/telegram/fran/x',
+              '/telegram/zed',
+              '/../telegram/fran',
+              `/telegram/${oddText(r, 30)}`,
+              '/telegram/%66ran',
+            ]),
         headers: {
           'content-type': r.pick(['application/json', 'text/plain', '']),
           ...(r.chance(0.9) ? { 'x-telegram-bot-api-secret-token': r.chance(0.9) ? SECRET : oddText(r, 40) } : {}),

@@ -32,7 +32,10 @@ function setup() {
 }
 
 const update = (message: Record<string, unknown>) =>
-  JSON.stringify({ update_id: 9, message: { message_id: 1, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...message } });
+  JSON.stringify({
+    update_id: 9,
+    message: { message_id: 1, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...message },
+  });
 
 describe('the Telegram webhook and the protocol’s limits', () => {
   it.each([

@@ -40,6 +40,8 @@ describe("the fleet's skills folder", () => {
   it('is refused by synth with what to do instead, since nothing ships it to AWS yet', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-synth-'));
     mkdirSync(join(dir, 'skills', 'weather'), { recursive: true });
-    expect(() => synthFleet(EXAMPLE_CONFIG, { config: join(dir, 'clawfleet.json') }, { nag: false })).toThrow(/skills: fleet skills \(a skills\/ folder beside the config\) are not deployed to AWS yet/);
+    expect(() => synthFleet(EXAMPLE_CONFIG, { config: join(dir, 'clawfleet.json') }, { nag: false })).toThrow(
+      /skills: fleet skills \(a skills\/ folder beside the config\) are not deployed to AWS yet/,
+    );
   });
 });

@@ -31,7 +31,16 @@ const CONFIG: FleetConfigInput = {
             : a,
     ),
   },
-  cron: { jobs: [{ id: 'standup', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'plan the day' } }] },
+  cron: {
+    jobs: [
+      {
+        id: 'standup',
+        agentId: 'fran',
+        schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' },
+        payload: { kind: 'agentTurn', message: 'plan the day' },
+      },
+    ],
+  },
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
 };
 const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard', 'compute'];
@@ -60,7 +69,9 @@ describe('the stacks', () => {
     const made = acknowledgements(fleet.app);
     // A bare rule id (`AwsSolutions-ECS2`) is dropped by cdk-nag before the report is written: none may be left.
     expect(made.filter((a) => !a.id.startsWith('AwsSolutions::'))).toEqual([]);
-    const reported = new Set(nagReport(fleet).suppressedViolations.map((s: { acknowledgedAt: string; acknowledgedId: string }) => `${s.acknowledgedAt} ${s.acknowledgedId}`));
+    const reported = new Set(
+      nagReport(fleet).suppressedViolations.map((s: { acknowledgedAt: string; acknowledgedId: string }) => `${s.acknowledgedAt} ${s.acknowledgedId}`),
+    );
     // Every acknowledgement suppresses a real finding (none is stale), so every one is in the report with its reason.
     expect(made.map((a) => `${a.path} ${a.id}`).filter((a) => !reported.has(a))).toEqual([]);
     const rules = new Set(made.map((a) => /AwsSolutions-([A-Z]+\d+)/.exec(a.id)![1]));
@@ -68,7 +79,11 @@ describe('the stacks', () => {
   });
 
   it('give each secret the rotation reason true for what it holds', () => {
-    const smg4 = Object.fromEntries(acknowledgements(fleet.app).filter((a) => a.id === 'AwsSolutions::AwsSolutions-SMG4').map((a) => [a.path, a.reason]));
+    const smg4 = Object.fromEntries(
+      acknowledgements(fleet.app)
+        .filter((a) => a.id === 'AwsSolutions::AwsSolutions-SMG4')
+        .map((a) => [a.path, a.reason]),
+    );
     expect(smg4).toEqual({
       'demo-control-plane/TelegramSecret': NO_ROTATION.telegram,
       'demo-control-plane/HooksSecret': NO_ROTATION.hooks,
@@ -80,7 +95,8 @@ describe('the stacks', () => {
 
 /** The logical id of the template parameter CloudFormation fills from the SSM parameter `name`. */
 function ssmParameter(t: { toJSON(): Record<string, any> }, name: string): string {
-  const [id] = Object.entries<any>(t.toJSON().Parameters ?? {}).find(([, p]) => p.Default === name && String(p.Type).startsWith('AWS::SSM::Parameter::Value<')) ?? [];
+  const [id] =
+    Object.entries<any>(t.toJSON().Parameters ?? {}).find(([, p]) => p.Default === name && String(p.Type).startsWith('AWS::SSM::Parameter::Value<')) ?? [];
   if (!id) throw new Error(`the template reads no SSM parameter ${name}`);
   return id;
 }
@@ -158,7 +174,11 @@ describe('the control-plane stack', () => {
 
   it('creates the Telegram, hooks and dashboard secrets without a value', () => {
     for (const name of ['telegram', 'hooks', 'dashboard']) {
-      cp().hasResourceProperties('AWS::SecretsManager::Secret', { Name: `clawfleet/demo/control/${name}`, SecretString: Match.absent(), GenerateSecretString: Match.absent() });
+      cp().hasResourceProperties('AWS::SecretsManager::Secret', {
+        Name: `clawfleet/demo/control/${name}`,
+        SecretString: Match.absent(),
+        GenerateSecretString: Match.absent(),
+      });
     }
   });
 
@@ -166,7 +186,10 @@ describe('the control-plane stack', () => {
     const filters = Object.values(cp().findResources('AWS::Logs::MetricFilter')).map((r) => r.Properties);
     expect(filters).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ FilterPattern: '{ $.metric = "OutboxRejected" }', MetricTransformations: [expect.objectContaining({ MetricName: 'OutboxRejected', Dimensions: [{ Key: 'Agent', Value: '$.agentId' }] })] }),
+        expect.objectContaining({
+          FilterPattern: '{ $.metric = "OutboxRejected" }',
+          MetricTransformations: [expect.objectContaining({ MetricName: 'OutboxRejected', Dimensions: [{ Key: 'Agent', Value: '$.agentId' }] })],
+        }),
       ]),
     );
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-outbox-OutboxRejected', MetricName: 'OutboxRejected', Threshold: 1 });
@@ -182,18 +205,27 @@ describe('the control-plane stack', () => {
       MaximumEventAgeInSeconds: 600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
     });
-    cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-compute-dlq', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }] });
+    cp().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'demo-compute-dlq',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+    });
   });
 
   it('tells every function that wakes agents to ask compute, and compute itself nothing of the kind', () => {
-    const env = (name: string) => Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: `demo-${name}` } }))[0]!.Properties.Environment?.Variables ?? {};
-    for (const name of ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard']) expect(env(name).CLAWFLEET_COMPUTE_FUNCTION, name).toBe('demo-compute');
+    const env = (name: string) =>
+      Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: `demo-${name}` } }))[0]!.Properties.Environment?.Variables ?? {};
+    for (const name of ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard'])
+      expect(env(name).CLAWFLEET_COMPUTE_FUNCTION, name).toBe('demo-compute');
     expect(env('compute').CLAWFLEET_COMPUTE_FUNCTION).toBeUndefined();
   });
 
   it('reserves concurrency for the public functions, capping a flood, and one for compute; the rest share the account’s pool', () => {
     const reserved = Object.fromEntries(
-      Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: Match.stringLikeRegexp('^demo-') } })).map((f) => [f.Properties.FunctionName, f.Properties.ReservedConcurrentExecutions]),
+      Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: Match.stringLikeRegexp('^demo-') } })).map((f) => [
+        f.Properties.FunctionName,
+        f.Properties.ReservedConcurrentExecutions,
+      ]),
     );
     expect(reserved).toEqual({
       'demo-telegram-webhook': 10,
@@ -204,7 +236,8 @@ describe('the control-plane stack', () => {
       'demo-cron-dispatch': undefined,
       'demo-health': undefined,
     });
-    for (const name of ['telegram-webhook', 'hooks', 'dashboard']) cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
+    for (const name of ['telegram-webhook', 'hooks', 'dashboard'])
+      cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
   });
 
   it('reserves none with reservedConcurrency=false, for accounts whose quota leaves nothing to reserve', () => {
@@ -226,7 +259,10 @@ describe('the control-plane stack', () => {
   it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed, the role published for the agent stacks', () => {
     cp().hasResourceProperties('AWS::SQS::Queue', { QueueName: 'demo-schedules-dlq', SqsManagedSseEnabled: true });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-schedules-dlq', MetricName: 'ApproximateNumberOfMessagesVisible' });
-    cp().hasResourceProperties('AWS::SSM::Parameter', { Name: '/clawfleet/demo/cron/scheduler-role-arn', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] } });
+    cp().hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/clawfleet/demo/cron/scheduler-role-arn',
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CronInvokerRole'), 'Arn'] },
+    });
   });
 
   it('publishes the network, file system, staging and media buckets and scheduler role in SSM, and exports nothing', () => {
@@ -239,7 +275,11 @@ describe('the control-plane stack', () => {
       ['/clawfleet/demo/workspaces/file-system-id', 'String'],
       ['/clawfleet/demo/workspaces/staging-bucket', 'String'],
     ]);
-    for (const [name, t] of fleet.templates) expect(Object.values<any>(t.Outputs ?? {}).filter((o) => o.Export), name).toEqual([]);
+    for (const [name, t] of fleet.templates)
+      expect(
+        Object.values<any>(t.Outputs ?? {}).filter((o) => o.Export),
+        name,
+      ).toEqual([]);
   });
 
   it('has a public-subnet VPC with no NAT gateway, an ECS cluster with Fargate and Fargate Spot, and flow logs', () => {
@@ -252,7 +292,10 @@ describe('the control-plane stack', () => {
 
   it('keeps workspaces on an encrypted EFS file system that refuses unencrypted clients and survives a teardown', () => {
     cp().hasResource('AWS::EFS::FileSystem', {
-      Properties: { Encrypted: true, FileSystemPolicy: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } },
+      Properties: {
+        Encrypted: true,
+        FileSystemPolicy: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      },
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
     });
@@ -277,7 +320,9 @@ describe('the control-plane stack', () => {
     const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === id)!;
     expect(policy.Properties.Bucket).toEqual({ Ref: id });
     // It grants nothing: it only refuses plain HTTP. Each agent's grant is its own task role's.
-    expect(policy.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+    expect(policy.Properties.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    ]);
   });
 
   it('keeps attachments and agents’ files in a private, encrypted, TLS-only media bucket whose objects expire after media.expireDays (default 30)', () => {
@@ -290,9 +335,14 @@ describe('the control-plane stack', () => {
       LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
     });
     const policy = Object.values(cp().findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === mediaId)!;
-    expect(policy.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
+    expect(policy.Properties.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    ]);
     const shorter = synthFleet({ ...EXAMPLE_CONFIG, media: { expireDays: 7 } });
-    const resources = shorter.templates.get(shorter.stacks.controlPlane.stackName)!.Resources as Record<string, { Properties: { LifecycleConfiguration: { Rules: { ExpirationInDays: number }[] } } }>;
+    const resources = shorter.templates.get(shorter.stacks.controlPlane.stackName)!.Resources as Record<
+      string,
+      { Properties: { LifecycleConfiguration: { Rules: { ExpirationInDays: number }[] } } }
+    >;
     const shorterId = Stack.of(shorter.stacks.controlPlane).getLogicalId(shorter.stacks.controlPlane.media.bucket.node.defaultChild as CfnElement);
     expect(resources[shorterId]!.Properties.LifecycleConfiguration.Rules[0]!.ExpirationInDays).toBe(7);
   });
@@ -329,7 +379,10 @@ describe('an agent stack', () => {
       const text = JSON.stringify(t);
       expect(text, name).not.toContain('Fn::ImportValue');
       // Not one logical id of the control plane: replacing any of its resources leaves this template as it is.
-      expect(controlPlaneIds.filter((id) => text.includes(`"${id}"`)), name).toEqual([]);
+      expect(
+        controlPlaneIds.filter((id) => text.includes(`"${id}"`)),
+        name,
+      ).toEqual([]);
     }
     const service = Object.values(fran().findResources('AWS::ECS::Service'))[0]!.Properties;
     const subnets = ssmParameter(fran(), '/clawfleet/demo/network/subnet-ids');
@@ -386,7 +439,11 @@ describe('an agent stack', () => {
         },
       });
     }
-    fran().hasResourceProperties('AWS::Scheduler::Schedule', { Name: 'config-fran-standup', ScheduleExpression: 'cron(0 9 ? * 2-6 *)', ScheduleExpressionTimezone: 'Europe/Berlin' });
+    fran().hasResourceProperties('AWS::Scheduler::Schedule', {
+      Name: 'config-fran-standup',
+      ScheduleExpression: 'cron(0 9 ? * 2-6 *)',
+      ScheduleExpressionTimezone: 'Europe/Berlin',
+    });
     fran().hasResourceProperties('AWS::Scheduler::Schedule', { Name: 'heartbeat-fran', ScheduleExpression: 'rate(30 minutes)' });
     // Nobody else's schedules: they live in their own agents' stacks.
     jerry().resourceCountIs('AWS::Scheduler::Schedule', 0);
@@ -394,7 +451,11 @@ describe('an agent stack', () => {
   });
 
   it('creates the agent’s secret without a value', () => {
-    fran().hasResourceProperties('AWS::SecretsManager::Secret', { Name: 'clawfleet/demo/agents/fran', SecretString: Match.absent(), GenerateSecretString: Match.absent() });
+    fran().hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: 'clawfleet/demo/agents/fran',
+      SecretString: Match.absent(),
+      GenerateSecretString: Match.absent(),
+    });
   });
 
   it('sizes the task from the runtime profile and hands the runtime only its own config slice and queues', () => {
@@ -445,7 +506,9 @@ describe('an agent stack', () => {
     // The image asset gives each execution role an ECR login (Resource::*): acknowledged, and reported.
     const nag = nagReport(built);
     expect(nag.violations).toEqual([]);
-    const reported = new Set(nag.suppressedViolations.map((v: { acknowledgedAt: string; acknowledgedId: string }) => `${v.acknowledgedAt} ${v.acknowledgedId}`));
+    const reported = new Set(
+      nag.suppressedViolations.map((v: { acknowledgedAt: string; acknowledgedId: string }) => `${v.acknowledgedAt} ${v.acknowledgedId}`),
+    );
     const made = acknowledgements(built.app).map((a) => `${a.path} ${a.id}`);
     expect(made.filter((a) => !reported.has(a))).toEqual([]);
     expect(made.filter((a) => a.includes('/Runtime/ExecutionRole '))).toHaveLength(4);
@@ -466,22 +529,46 @@ describe('an agent stack', () => {
   it('mounts its own EFS access point with IAM authorization and encryption in transit', () => {
     fran().hasResourceProperties('AWS::EFS::AccessPoint', { RootDirectory: { Path: '/agents/fran' }, PosixUser: { Uid: '1000', Gid: '1000' } });
     fran().hasResourceProperties('AWS::ECS::TaskDefinition', {
-      Volumes: [{ Name: 'workspace', EFSVolumeConfiguration: { TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: Match.anyValue() } } }],
+      Volumes: [
+        {
+          Name: 'workspace',
+          EFSVolumeConfiguration: { TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: Match.anyValue() } },
+        },
+      ],
       ContainerDefinitions: [Match.objectLike({ MountPoints: [{ ContainerPath: '/workspace', SourceVolume: 'workspace', ReadOnly: false }] })],
     });
   });
 
   it('has a one-off workspace archive task: its workspace and archive access points, a role for those alone, the fleet image, no capabilities', () => {
-    fran().hasResourceProperties('AWS::EFS::AccessPoint', { RootDirectory: { Path: '/archive/fran', CreationInfo: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '700' } }, PosixUser: { Uid: '1000', Gid: '1000' } });
+    fran().hasResourceProperties('AWS::EFS::AccessPoint', {
+      RootDirectory: { Path: '/archive/fran', CreationInfo: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '700' } },
+      PosixUser: { Uid: '1000', Gid: '1000' },
+    });
     const archive = Object.values(fran().findResources('AWS::ECS::TaskDefinition', { Properties: { Family: 'demo-agent-fran-archive' } }));
     expect(archive).toHaveLength(1);
     const task = archive[0]!.Properties;
     const runtime = Object.values(fran().findResources('AWS::ECS::TaskDefinition', { Properties: { Family: 'demo-agent-fran' } }))[0]!.Properties;
     expect(task.Volumes).toEqual([
-      { Name: 'workspace', EFSVolumeConfiguration: { FilesystemId: expect.anything(), TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: runtime.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId } } },
-      { Name: 'archive', EFSVolumeConfiguration: { FilesystemId: expect.anything(), TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: expect.anything() } } },
+      {
+        Name: 'workspace',
+        EFSVolumeConfiguration: {
+          FilesystemId: expect.anything(),
+          TransitEncryption: 'ENABLED',
+          AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: runtime.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId },
+        },
+      },
+      {
+        Name: 'archive',
+        EFSVolumeConfiguration: {
+          FilesystemId: expect.anything(),
+          TransitEncryption: 'ENABLED',
+          AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: expect.anything() },
+        },
+      },
     ]);
-    expect(task.Volumes[1].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId).not.toEqual(task.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId);
+    expect(task.Volumes[1].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId).not.toEqual(
+      task.Volumes[0].EFSVolumeConfiguration.AuthorizationConfig.AccessPointId,
+    );
     const [container] = task.ContainerDefinitions;
     expect(container).toMatchObject({
       Image: runtime.ContainerDefinitions[0].Image,
@@ -489,8 +576,17 @@ describe('an agent stack', () => {
       ReadonlyRootFilesystem: true,
       LinuxParameters: { Capabilities: { Drop: ['ALL'] } },
       EntryPoint: ['node', '-e', ARCHIVE_SCRIPT],
-      MountPoints: [{ ContainerPath: '/workspace', SourceVolume: 'workspace', ReadOnly: false }, { ContainerPath: '/archive', SourceVolume: 'archive', ReadOnly: false }],
-      LogConfiguration: { LogDriver: 'awslogs', Options: expect.objectContaining({ 'awslogs-stream-prefix': 'archive', 'awslogs-group': runtime.ContainerDefinitions[0].LogConfiguration.Options['awslogs-group'] }) },
+      MountPoints: [
+        { ContainerPath: '/workspace', SourceVolume: 'workspace', ReadOnly: false },
+        { ContainerPath: '/archive', SourceVolume: 'archive', ReadOnly: false },
+      ],
+      LogConfiguration: {
+        LogDriver: 'awslogs',
+        Options: expect.objectContaining({
+          'awslogs-stream-prefix': 'archive',
+          'awslogs-group': runtime.ContainerDefinitions[0].LogConfiguration.Options['awslogs-group'],
+        }),
+      },
     });
     expect(container.Environment).toBeUndefined();
     // Its own role (not the runtime's), the runtime's execution role (same image, same log group).
@@ -519,7 +615,10 @@ describe('an agent stack', () => {
   it('runs an operator’s own runtime.image as its USER says (without root and a tool uid pool, its exec stays off)', () => {
     const config: FleetConfigInput = {
       ...CONFIG,
-      agents: { ...CONFIG.agents, list: CONFIG.agents.list.map((a) => (a.id === 'fran' ? { ...a, runtime: { ...a.runtime, image: 'registry.example.com/my-runtime:1' } } : a)) },
+      agents: {
+        ...CONFIG.agents,
+        list: CONFIG.agents.list.map((a) => (a.id === 'fran' ? { ...a, runtime: { ...a.runtime, image: 'registry.example.com/my-runtime:1' } } : a)),
+      },
     };
     const task = Object.values(synthFleet(config, {}, { nag: false }).template('demo-agent-fran').findResources('AWS::ECS::TaskDefinition'))[0]!;
     expect(task.Properties.ContainerDefinitions[0].Image).toBe('registry.example.com/my-runtime:1');
@@ -528,15 +627,26 @@ describe('an agent stack', () => {
 
   it('runs an always-on agent at 1 and a hibernating one at 0, with the circuit breaker, on Fargate or Fargate Spot', () => {
     const service = { DeploymentConfiguration: { DeploymentCircuitBreaker: { Enable: true, Rollback: true }, MinimumHealthyPercent: 0, MaximumPercent: 100 } };
-    jerry().hasResourceProperties('AWS::ECS::Service', { ...service, ServiceName: 'agent-jerry', DesiredCount: 1, CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE', Weight: 1 }] });
+    jerry().hasResourceProperties('AWS::ECS::Service', {
+      ...service,
+      ServiceName: 'agent-jerry',
+      DesiredCount: 1,
+      CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE', Weight: 1 }],
+    });
     fran().hasResourceProperties('AWS::ECS::Service', { ...service, DesiredCount: 0 });
-    fleet.template('demo-agent-ray').hasResourceProperties('AWS::ECS::Service', { CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE_SPOT', Weight: 1 }] });
+    fleet
+      .template('demo-agent-ray')
+      .hasResourceProperties('AWS::ECS::Service', { CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE_SPOT', Weight: 1 }] });
   });
 
   it('logs to its own log group with retention, and alarms on DLQ depth and restarts', () => {
     fran().hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/clawfleet/demo/agents/fran', RetentionInDays: 30 });
-    fran().hasResourceProperties('AWS::Logs::MetricFilter', { FilterPattern: '{ $.msg = "ready" }', MetricTransformations: [Match.objectLike({ MetricName: 'RuntimeStarts', MetricNamespace: 'Clawfleet/demo' })] });
-    for (const name of ['demo-agent-fran-inbox-dlq', 'demo-agent-fran-outbox-dlq', 'demo-agent-fran-restarts']) fran().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
+    fran().hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.msg = "ready" }',
+      MetricTransformations: [Match.objectLike({ MetricName: 'RuntimeStarts', MetricNamespace: 'Clawfleet/demo' })],
+    });
+    for (const name of ['demo-agent-fran-inbox-dlq', 'demo-agent-fran-outbox-dlq', 'demo-agent-fran-restarts'])
+      fran().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
   });
 });
 
@@ -552,7 +662,9 @@ describe('context and config checks', () => {
     const cp = f.template('demo-control-plane');
     cp.resourceCountIs('AWS::EC2::FlowLog', 0);
     expect(Object.keys(cp.findResources('Custom::VpcRestrictDefaultSG'))).toEqual([]);
-    f.template('demo-agent-fran').hasResourceProperties('AWS::ECS::TaskDefinition', { ContainerDefinitions: [Match.objectLike({ Image: 'public.ecr.aws/docker/library/node:24-slim' })] });
+    f.template('demo-agent-fran').hasResourceProperties('AWS::ECS::TaskDefinition', {
+      ContainerDefinitions: [Match.objectLike({ Image: 'public.ecr.aws/docker/library/node:24-slim' })],
+    });
   });
 
   it('refuses an emulator deploy without a registry image, and a bad context value, naming each', () => {

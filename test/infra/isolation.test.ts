@@ -44,7 +44,20 @@ interface Principal {
 let fleet: SynthedFleet;
 let resolver: TemplateResolver;
 /** Concrete ARNs of every agent's resources. */
-let res: Record<string, { secret: string; inbox: string; inboxDlq: string; outbox: string; outboxDlq: string; accessPoint: string; archiveAccessPoint: string; archiveRole: string; archiveTask: string }>;
+let res: Record<
+  string,
+  {
+    secret: string;
+    inbox: string;
+    inboxDlq: string;
+    outbox: string;
+    outboxDlq: string;
+    accessPoint: string;
+    archiveAccessPoint: string;
+    archiveRole: string;
+    archiveTask: string;
+  }
+>;
 let tables: Record<string, string>;
 let telegramSecret: string;
 let hooksSecret: string;
@@ -68,7 +81,12 @@ function principalOf(label: string, role: IConstruct): Principal {
   return { label, policies: resolver.rolePolicies(Stack.of(role).stackName, logicalId(role)) };
 }
 
-async function decide(p: Principal, action: string, resource: string, extra: { context?: Record<string, string>; resourcePolicy?: unknown } = {}): Promise<Decision> {
+async function decide(
+  p: Principal,
+  action: string,
+  resource: string,
+  extra: { context?: Record<string, string>; resourcePolicy?: unknown } = {},
+): Promise<Decision> {
   const result = await runSimulation(
     {
       request: {
@@ -101,7 +119,8 @@ async function expectMatrix(p: Principal, checks: Check[]): Promise<void> {
   const wrong: string[] = [];
   for (const c of checks) {
     const got = await decide(p, c.action, c.resource, c);
-    if (got !== c.expected) wrong.push(`${p.label}: ${c.action} on ${c.resource}${c.context ? ` ${JSON.stringify(c.context)}` : ''}: expected ${c.expected}, got ${got}`);
+    if (got !== c.expected)
+      wrong.push(`${p.label}: ${c.action} on ${c.resource}${c.context ? ` ${JSON.stringify(c.context)}` : ''}: expected ${c.expected}, got ${got}`);
   }
   expect(wrong).toEqual([]);
   expect(checks.length).toBeGreaterThan(0);
@@ -123,7 +142,15 @@ const nfs = (action: string, accessPoint: string | undefined, expected: Decision
 });
 
 const SQS_ACTIONS = ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:PurgeQueue'];
-const TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Scan', 'dynamodb:Query'];
+const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:Scan',
+  'dynamodb:Query',
+];
 
 beforeAll(() => {
   fleet = synthFleet(CONFIG);
@@ -165,7 +192,13 @@ beforeAll(() => {
 });
 
 /** A media object (#16) as the bucket evaluates the request: its policy beside the identity policies, over TLS. */
-const mediaCheck = (action: string, key: string, expected: Decision, context: Record<string, string> = {}): Check => ({ action, resource: `${media}/${key}`, context, resourcePolicy: mediaPolicy, expected });
+const mediaCheck = (action: string, key: string, expected: Decision, context: Record<string, string> = {}): Check => ({
+  action,
+  resource: `${media}/${key}`,
+  context,
+  resourcePolicy: mediaPolicy,
+  expected,
+});
 const MEDIA_DIRS = ['in', 'out'] as const;
 
 const S3_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
@@ -202,7 +235,8 @@ describe('each agent’s task role', () => {
         checks.push({ action, resource: r.inboxDlq, expected: mine && action === 'sqs:SendMessage' ? 'Allowed' : 'Denied' });
         checks.push({ action, resource: r.outboxDlq, expected: 'Denied' });
       }
-      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) checks.push(nfs(action, r.accessPoint, mine ? 'Allowed' : 'Denied'));
+      for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'])
+        checks.push(nfs(action, r.accessPoint, mine ? 'Allowed' : 'Denied'));
       // The archive of a removed workspace, its own included: only the archive task reaches it.
       for (const action of EFS_ACTIONS) checks.push(nfs(action, r.archiveAccessPoint, 'Denied'));
       // Root on the file system through any access point, its own included: nobody.
@@ -230,7 +264,11 @@ describe('each agent’s task role', () => {
       for (const dir of MEDIA_DIRS) {
         const key = `demo/agents/${other}/${dir}/tg.${other}.1/photo.jpg`;
         const mine = other === me;
-        checks.push(mediaCheck('s3:GetObject', key, mine ? 'Allowed' : 'Denied'), mediaCheck('s3:PutObject', key, mine && dir === 'out' ? 'Allowed' : 'Denied'), mediaCheck('s3:DeleteObject', key, 'Denied'));
+        checks.push(
+          mediaCheck('s3:GetObject', key, mine ? 'Allowed' : 'Denied'),
+          mediaCheck('s3:PutObject', key, mine && dir === 'out' ? 'Allowed' : 'Denied'),
+          mediaCheck('s3:DeleteObject', key, 'Denied'),
+        );
       }
     }
     checks.push(
@@ -242,7 +280,12 @@ describe('each agent’s task role', () => {
       { action: 's3:PutBucketPolicy', resource: media, resourcePolicy: mediaPolicy, expected: 'Denied' },
     );
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
-    for (const other of AGENTS) checks.push(...serviceChecks(other, 'Denied').slice(0, 1).map((c) => ({ ...c, expected: 'Denied' as const })));
+    for (const other of AGENTS)
+      checks.push(
+        ...serviceChecks(other, 'Denied')
+          .slice(0, 1)
+          .map((c) => ({ ...c, expected: 'Denied' as const })),
+      );
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
     // Nothing of the control plane's: its secrets, schedules, the scheduler's role and queue, its functions.
     checks.push(...controlPlaneOnly().map((p) => ({ ...p, expected: 'Denied' as const })));
@@ -272,7 +315,11 @@ const otherFleetDenied = (): Check[] => [
   { action: 'sqs:ReceiveMessage', resource: `arn:aws:sqs:us-east-1:${ACCOUNT}:prod-outbox-jerry.fifo`, expected: 'Denied' },
   { action: 'ecs:UpdateService', resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-prod/agent-jerry`, expected: 'Denied' },
   { action: 'ecs:UpdateService', resource: `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/not-an-agent`, expected: 'Denied' },
-  { action: 'secretsmanager:GetSecretValue', resource: `arn:aws:secretsmanager:us-east-1:${ACCOUNT}:secret:clawfleet/prod/control/telegram-AbC123`, expected: 'Denied' },
+  {
+    action: 'secretsmanager:GetSecretValue',
+    resource: `arn:aws:secretsmanager:us-east-1:${ACCOUNT}:secret:clawfleet/prod/control/telegram-AbC123`,
+    expected: 'Denied',
+  },
   { action: 'scheduler:CreateSchedule', resource: `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/clawfleet-prod/agent-jerry-x`, expected: 'Denied' },
   { action: 'scheduler:CreateSchedule', resource: `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/default/agent-jerry-x`, expected: 'Denied' },
 ];
@@ -283,8 +330,22 @@ const otherFleetDenied = (): Check[] => [
  */
 type Probe = Omit<Check, 'expected'> & {
   kind:
-    | 'agentSecret' | 'inbox' | 'outbox' | 'inboxDlq' | 'outboxDlq' | 'service' | 'table' | 'controlSecret'
-    | 'schedule' | 'listSchedules' | 'passRole' | 'invoke' | 'schedulesDlq' | 'computeDlq' | 'archiveTask' | 'media';
+    | 'agentSecret'
+    | 'inbox'
+    | 'outbox'
+    | 'inboxDlq'
+    | 'outboxDlq'
+    | 'service'
+    | 'table'
+    | 'controlSecret'
+    | 'schedule'
+    | 'listSchedules'
+    | 'passRole'
+    | 'invoke'
+    | 'schedulesDlq'
+    | 'computeDlq'
+    | 'archiveTask'
+    | 'media';
   /** The table, control secret, schedule owner (agent/config/heartbeat) or function the probe names. */
   name?: string;
   agent?: string;
@@ -297,18 +358,36 @@ const lambdaArn = (name: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:functio
 /** Probes only the control plane's functions may ever pass: its secrets, schedules, the scheduler role and queue, its functions. */
 function controlPlaneOnly(): Probe[] {
   const probes: Probe[] = [];
-  for (const [name, resource] of [['telegram', telegramSecret], ['hooks', hooksSecret], ['dashboard', dashboardSecret]] as const) {
-    probes.push({ kind: 'controlSecret', name, action: 'secretsmanager:GetSecretValue', resource }, { kind: 'controlSecret', name, action: 'secretsmanager:PutSecretValue', resource });
+  for (const [name, resource] of [
+    ['telegram', telegramSecret],
+    ['hooks', hooksSecret],
+    ['dashboard', dashboardSecret],
+  ] as const) {
+    probes.push(
+      { kind: 'controlSecret', name, action: 'secretsmanager:GetSecretValue', resource },
+      { kind: 'controlSecret', name, action: 'secretsmanager:PutSecretValue', resource },
+    );
   }
-  for (const [owner, name] of [['agent', 'agent-fran-tidy'], ['config', 'config-fran-daily'], ['heartbeat', 'heartbeat-fran']] as const) {
+  for (const [owner, name] of [
+    ['agent', 'agent-fran-tidy'],
+    ['config', 'config-fran-daily'],
+    ['heartbeat', 'heartbeat-fran'],
+  ] as const) {
     for (const action of SCHEDULE_ACTIONS) probes.push({ kind: 'schedule', name: owner, action, resource: schedule(name) });
   }
   probes.push({ kind: 'listSchedules', action: 'scheduler:ListSchedules', resource: '*' });
   for (const service of ['scheduler.amazonaws.com', 'lambda.amazonaws.com']) {
     probes.push({ kind: 'passRole', name: 'scheduler', action: 'iam:PassRole', resource: schedulerRole, context: { 'iam:PassedToService': service } });
   }
-  probes.push({ kind: 'passRole', name: 'other', action: 'iam:PassRole', resource: `arn:aws:iam::${ACCOUNT}:role/demo-agent-fran-RuntimeTaskRole`, context: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
-  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook', 'compute']) probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
+  probes.push({
+    kind: 'passRole',
+    name: 'other',
+    action: 'iam:PassRole',
+    resource: `arn:aws:iam::${ACCOUNT}:role/demo-agent-fran-RuntimeTaskRole`,
+    context: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+  });
+  for (const fn of ['cron-dispatch', 'outbox', 'telegram-webhook', 'compute'])
+    probes.push({ kind: 'invoke', name: fn, action: 'lambda:InvokeFunction', resource: lambdaArn(fn) });
   // A version or alias of λ compute is another resource: asking is for the function itself only.
   probes.push({ kind: 'invoke', name: 'compute:alias', action: 'lambda:InvokeFunction', resource: `${lambdaArn('compute')}:live` });
   for (const action of ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:PurgeQueue']) probes.push({ kind: 'schedulesDlq', action, resource: schedulesDlq });
@@ -331,7 +410,14 @@ function universe(): Probe[] {
     // Its media (#16): the in/ prefix the webhook writes, the out/ prefix the outbox reads.
     for (const dir of MEDIA_DIRS) {
       for (const action of ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']) {
-        probes.push({ kind: 'media', agent, name: dir, action, resource: `${media}/demo/agents/${agent}/${dir}/tg.${agent}.1/photo.jpg`, resourcePolicy: mediaPolicy });
+        probes.push({
+          kind: 'media',
+          agent,
+          name: dir,
+          action,
+          resource: `${media}/demo/agents/${agent}/${dir}/tg.${agent}.1/photo.jpg`,
+          resourcePolicy: mediaPolicy,
+        });
       }
     }
     // Running an agent's archive task, or handing its role to anything: an operator's act alone.
@@ -345,15 +431,33 @@ function universe(): Probe[] {
 }
 
 type Rule = (p: Probe) => boolean;
-const sqs = (kind: Probe['kind'], ...actions: string[]): Rule => (p) => p.kind === kind && actions.includes(p.action.replace('sqs:', ''));
-const table = (name: string, ...actions: string[]): Rule => (p) => p.kind === 'table' && p.name === name && actions.includes(p.action.replace('dynamodb:', ''));
-const secret = (name: string): Rule => (p) => p.kind === 'controlSecret' && p.name === name && p.action === 'secretsmanager:GetSecretValue';
+const sqs =
+  (kind: Probe['kind'], ...actions: string[]): Rule =>
+  (p) =>
+    p.kind === kind && actions.includes(p.action.replace('sqs:', ''));
+const table =
+  (name: string, ...actions: string[]): Rule =>
+  (p) =>
+    p.kind === 'table' && p.name === name && actions.includes(p.action.replace('dynamodb:', ''));
+const secret =
+  (name: string): Rule =>
+  (p) =>
+    p.kind === 'controlSecret' && p.name === name && p.action === 'secretsmanager:GetSecretValue';
 /** Waking, hibernating, restarting: asking λ compute, the one holder of ECS power. */
 const wake: Rule = (p) => p.kind === 'invoke' && p.name === 'compute';
-const any = (...rules: Rule[]): Rule => (p) => rules.some((r) => r(p));
+const any =
+  (...rules: Rule[]): Rule =>
+  (p) =>
+    rules.some((r) => r(p));
 
 async function expectOnly(principal: Principal, allowed: Rule): Promise<void> {
-  await expectMatrix(principal, [...universe().map(({ kind: _k, name: _n, agent: _a, ...c }) => ({ ...c, expected: allowed({ kind: _k, name: _n, agent: _a, ...c }) ? ('Allowed' as const) : ('Denied' as const) })), ...otherFleetDenied()]);
+  await expectMatrix(principal, [
+    ...universe().map(({ kind: _k, name: _n, agent: _a, ...c }) => ({
+      ...c,
+      expected: allowed({ kind: _k, name: _n, agent: _a, ...c }) ? ('Allowed' as const) : ('Denied' as const),
+    })),
+    ...otherFleetDenied(),
+  ]);
 }
 
 describe('each control-plane function’s role', () => {
@@ -364,11 +468,26 @@ describe('each control-plane function’s role', () => {
   };
 
   it('deploys the seven handlers, one role each', () => {
-    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual(['compute', 'cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+    expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual([
+      'compute',
+      'cron-dispatch',
+      'dashboard',
+      'health',
+      'hooks',
+      'outbox',
+      'telegram-webhook',
+    ]);
   });
 
   it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {
-    await expectOnly(fn('compute'), any((p) => p.kind === 'service' && p.action === 'ecs:UpdateService', table('registry', 'GetItem'), (p) => p.kind === 'computeDlq' && p.action === 'sqs:SendMessage'));
+    await expectOnly(
+      fn('compute'),
+      any(
+        (p) => p.kind === 'service' && p.action === 'ecs:UpdateService',
+        table('registry', 'GetItem'),
+        (p) => p.kind === 'computeDlq' && p.action === 'sqs:SendMessage',
+      ),
+    );
   });
 
   it('only compute may call ecs:UpdateService: no other function, role of the scheduler or of any agent', async () => {
@@ -376,11 +495,16 @@ describe('each control-plane function’s role', () => {
     const principals = [
       ...[...cp.functions.functions.keys()].map((name) => fn(name)),
       principalOf('scheduler', cp.cronInvoker.role),
-      ...AGENTS.flatMap((id) => [principalOf(`task-${id}`, fleet.stacks.agents.get(id)!.runtime.taskRole), principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole)]),
+      ...AGENTS.flatMap((id) => [
+        principalOf(`task-${id}`, fleet.stacks.agents.get(id)!.runtime.taskRole),
+        principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole),
+      ]),
     ];
     const holders: string[] = [];
     for (const p of principals) {
-      const decisions = await Promise.all(AGENTS.map((id) => decide(p, 'ecs:UpdateService', `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${id}`)));
+      const decisions = await Promise.all(
+        AGENTS.map((id) => decide(p, 'ecs:UpdateService', `arn:aws:ecs:us-east-1:${ACCOUNT}:service/clawfleet-demo/agent-${id}`)),
+      );
       if (decisions.some((d) => d === 'Allowed')) holders.push(p.label);
     }
     expect(holders).toEqual(['fn-compute']);
@@ -441,7 +565,16 @@ describe('each control-plane function’s role', () => {
   });
 
   it('cron-dispatch queues into, records sessions and origins for and wakes any agent — nothing else', async () => {
-    await expectOnly(fn('cron-dispatch'), any(sqs('inbox', 'SendMessage', 'GetQueueUrl'), wake, table('sessions', 'GetItem', 'PutItem'), table('origins', 'UpdateItem'), table('registry', 'UpdateItem')));
+    await expectOnly(
+      fn('cron-dispatch'),
+      any(
+        sqs('inbox', 'SendMessage', 'GetQueueUrl'),
+        wake,
+        table('sessions', 'GetItem', 'PutItem'),
+        table('origins', 'UpdateItem'),
+        table('registry', 'UpdateItem'),
+      ),
+    );
   });
 
   it('health reads inbound depths and agent records, and wakes, hibernates or restarts agents — nothing else', async () => {
@@ -485,7 +618,10 @@ describe('each agent’s workspace archive task role', () => {
       for (const action of ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']) {
         checks.push(nfs(action, r.accessPoint, other === me ? 'Allowed' : 'Denied'), nfs(action, r.archiveAccessPoint, other === me ? 'Allowed' : 'Denied'));
       }
-      checks.push(nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'), nfs('elasticfilesystem:ClientRootAccess', r.archiveAccessPoint, 'Denied'));
+      checks.push(
+        nfs('elasticfilesystem:ClientRootAccess', r.accessPoint, 'Denied'),
+        nfs('elasticfilesystem:ClientRootAccess', r.archiveAccessPoint, 'Denied'),
+      );
     }
     for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
     await expectMatrix(role, checks);
@@ -496,7 +632,9 @@ describe('each agent’s workspace archive task role', () => {
   it('may be assumed only by ECS tasks, and the archive task runs with it, not with the runtime’s role', () => {
     const stack = fleet.stacks.agents.get('fran')!;
     const role = resolver.resource(stack.stackName, logicalId(stack.archive.taskRole));
-    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' } }]);
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' } },
+    ]);
     const task = resolver.resource(stack.stackName, logicalId(stack.archive.taskDefinition));
     expect(task.Properties.TaskRoleArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.archive.taskRole), 'Arn'] });
   });
@@ -508,12 +646,18 @@ describe('the workspaces file system', () => {
     // mounts without IAM, gets this and no more. (CDK's default policy allowed ClientWrite
     // and ClientRootAccess here to every principal.)
     const stranger: Principal = { label: 'stranger', policies: [] };
-    await expectMatrix(stranger, [...AGENTS.flatMap((id) => EFS_ACTIONS.map((a) => nfs(a, res[id]!.accessPoint, 'Denied'))), ...EFS_ACTIONS.map((a) => nfs(a, undefined, 'Denied'))]);
+    await expectMatrix(stranger, [
+      ...AGENTS.flatMap((id) => EFS_ACTIONS.map((a) => nfs(a, res[id]!.accessPoint, 'Denied'))),
+      ...EFS_ACTIONS.map((a) => nfs(a, undefined, 'Denied')),
+    ]);
   });
 
   it('refuses clients without TLS, whatever their identity policy allows', async () => {
     const fran = principalOf('task-fran', fleet.stacks.agents.get('fran')!.runtime.taskRole);
-    const plain = { ...nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Denied'), context: { ...nfs('', res.fran!.accessPoint, 'Denied').context, 'aws:SecureTransport': 'false' } };
+    const plain = {
+      ...nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Denied'),
+      context: { ...nfs('', res.fran!.accessPoint, 'Denied').context, 'aws:SecureTransport': 'false' },
+    };
     await expectMatrix(fran, [nfs('elasticfilesystem:ClientMount', res.fran!.accessPoint, 'Allowed'), plain]);
   });
 });
@@ -521,14 +665,25 @@ describe('the workspaces file system', () => {
 describe('the scheduler’s role', () => {
   it('invokes cron-dispatch and parks failed invocations in the schedules DLQ — nothing else', async () => {
     const role = principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role);
-    await expectOnly(role, any((p) => p.kind === 'invoke' && p.name === 'cron-dispatch', (p) => p.kind === 'schedulesDlq' && p.action === 'sqs:SendMessage'));
+    await expectOnly(
+      role,
+      any(
+        (p) => p.kind === 'invoke' && p.name === 'cron-dispatch',
+        (p) => p.kind === 'schedulesDlq' && p.action === 'sqs:SendMessage',
+      ),
+    );
   });
 
   it('may be assumed only by EventBridge Scheduler for this account', () => {
     const cp = fleet.stacks.controlPlane;
     const role = resolver.resource(cp.stackName, logicalId(cp.cronInvoker.role));
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
-      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } },
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
     ]);
   });
 });
@@ -539,8 +694,15 @@ describe('the workspace staging bucket', () => {
   });
 
   it('is reached by no execution role, nor the scheduler’s', async () => {
-    const principals = [principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role), ...AGENTS.map((id) => principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole))];
-    for (const p of principals) await expectMatrix(p, stagingChecks(() => false));
+    const principals = [
+      principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role),
+      ...AGENTS.map((id) => principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole)),
+    ];
+    for (const p of principals)
+      await expectMatrix(
+        p,
+        stagingChecks(() => false),
+      );
   });
 });
 
@@ -553,16 +715,31 @@ describe('the one-off workspace task', () => {
     expect(task.Properties.Family).toBe(`demo-agent-${me}-workspace`);
     expect(resolveIn(mine, task.Properties.TaskRoleArn)).toBe(roleArn);
     const volume = resolveIn(mine, task.Properties.Volumes[0].EFSVolumeConfiguration);
-    expect(volume).toMatchObject({ TransitEncryption: 'ENABLED', AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: resolveIn(mine, Stack.of(mine).resolve(mine.runtime.accessPoint.accessPointId)) } });
+    expect(volume).toMatchObject({
+      TransitEncryption: 'ENABLED',
+      AuthorizationConfig: { IAM: 'ENABLED', AccessPointId: resolveIn(mine, Stack.of(mine).resolve(mine.runtime.accessPoint.accessPointId)) },
+    });
     const [container] = task.Properties.ContainerDefinitions;
-    expect(container).toMatchObject({ Name: 'WorkspaceSync', User: '1000', ReadonlyRootFilesystem: true, Command: ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'], LinuxParameters: { Capabilities: { Drop: ['ALL'] } } });
-    expect(Object.fromEntries(container.Environment.map((e: { Name: string; Value: unknown }) => [e.Name, resolveIn(mine, e.Value)]))).toMatchObject({ CLAWFLEET_AGENT_ID: me, CLAWFLEET_STAGING_PREFIX: `${me}/`, CLAWFLEET_STAGING_BUCKET: staging.replace('arn:aws:s3:::', '') });
+    expect(container).toMatchObject({
+      Name: 'WorkspaceSync',
+      User: '1000',
+      ReadonlyRootFilesystem: true,
+      Command: ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'],
+      LinuxParameters: { Capabilities: { Drop: ['ALL'] } },
+    });
+    expect(Object.fromEntries(container.Environment.map((e: { Name: string; Value: unknown }) => [e.Name, resolveIn(mine, e.Value)]))).toMatchObject({
+      CLAWFLEET_AGENT_ID: me,
+      CLAWFLEET_STAGING_PREFIX: `${me}/`,
+      CLAWFLEET_STAGING_BUCKET: staging.replace('arn:aws:s3:::', ''),
+    });
     // Every task definition in the app that mounts this access point runs as this agent's task role.
     const accessPoint = resolveIn(mine, Stack.of(mine).resolve(mine.runtime.accessPoint.accessPointId));
     const mounting = stacks.flatMap((s) =>
       Object.entries<{ Type: string; Properties: Record<string, any> }>(fleet.templates.get(s.stackName)!.Resources)
         .filter(([, r]) => r.Type === 'AWS::ECS::TaskDefinition')
-        .filter(([, r]) => (r.Properties.Volumes ?? []).some((v: any) => resolveIn(s, v.EFSVolumeConfiguration?.AuthorizationConfig?.AccessPointId) === accessPoint))
+        .filter(([, r]) =>
+          (r.Properties.Volumes ?? []).some((v: any) => resolveIn(s, v.EFSVolumeConfiguration?.AuthorizationConfig?.AccessPointId) === accessPoint),
+        )
         .map(([, r]) => resolveIn(s, r.Properties.TaskRoleArn)),
     );
     // The runtime and the workspace task, as the agent's own role; the archive task

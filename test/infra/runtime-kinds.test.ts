@@ -19,11 +19,18 @@ describe('synth and runtime kinds', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues).toEqual([{ path: 'agents.list[1].runtime.kind', message: expect.stringMatching(/^runtime.kind "openclaw" on AWS is not supported yet: no runtime image with OpenClaw/) }]);
+    expect((error as ConfigError).issues).toEqual([
+      {
+        path: 'agents.list[1].runtime.kind',
+        message: expect.stringMatching(/^runtime.kind "openclaw" on AWS is not supported yet: no runtime image with OpenClaw/),
+      },
+    ]);
   });
 
   it('refuses a task below what the kind needs, and an unknown kind', () => {
-    expect(() => synthFleet(withFran({ kind: 'openclaw' }), {}, { nag: false })).toThrow(/agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB \(got 0.25 vCPU, 512 MB\)/);
+    expect(() => synthFleet(withFran({ kind: 'openclaw' }), {}, { nag: false })).toThrow(
+      /agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB \(got 0.25 vCPU, 512 MB\)/,
+    );
     expect(() => synthFleet(withFran({ kind: 'hermes' }), {}, { nag: false })).toThrow(/agents.list\[1\].runtime.kind: must be one of the runtime kinds/);
   });
 });

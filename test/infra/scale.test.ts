@@ -48,7 +48,11 @@ describe('one agent’s change', () => {
 
   it('to its heartbeat changes its stack (the schedule) and the control plane (cron-dispatch reads the heartbeat settings), no other agent’s', () => {
     const before = synthFleet(EXAMPLE_CONFIG, {}, { nag: false }).templates;
-    const after = synthFleet(changed(() => ({ heartbeat: { every: '1h' } })), {}, { nag: false }).templates;
+    const after = synthFleet(
+      changed(() => ({ heartbeat: { every: '1h' } })),
+      {},
+      { nag: false },
+    ).templates;
     expect(differing(before, after).sort()).toEqual(['demo-agent-fran', 'demo-control-plane']);
   });
 

@@ -46,7 +46,11 @@ beforeAll(() => {
 function policiesOf(principal: SmokePrincipal): { name: string; policy: unknown }[] {
   const agent = fleet.stacks.agents.get(SMOKE_AGENT)!;
   const role =
-    principal === 'task' ? agent.runtime.taskRole : principal === 'archive' ? agent.archive.taskRole : fleet.stacks.controlPlane.functions.functions.get(principal.slice(3))!.role!;
+    principal === 'task'
+      ? agent.runtime.taskRole
+      : principal === 'archive'
+        ? agent.archive.taskRole
+        : fleet.stacks.controlPlane.functions.functions.get(principal.slice(3))!.role!;
   return resolver.rolePolicies(Stack.of(role).stackName, logicalId(role));
 }
 
@@ -57,7 +61,12 @@ describe('the smoke test’s isolation cases', () => {
     for (const c of cases) {
       const result = await runSimulation(
         {
-          request: { principal: `arn:aws:iam::${ACCOUNT}:role/${c.principal}`, action: c.action, resource: { resource: c.resource, accountId: ACCOUNT }, contextVariables: { 'aws:SecureTransport': 'true', ...c.context } },
+          request: {
+            principal: `arn:aws:iam::${ACCOUNT}:role/${c.principal}`,
+            action: c.action,
+            resource: { resource: c.resource, accountId: ACCOUNT },
+            contextVariables: { 'aws:SecureTransport': 'true', ...c.context },
+          },
           identityPolicies: policiesOf(c.principal),
           serviceControlPolicies: [],
           resourceControlPolicies: [],

@@ -24,7 +24,15 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
-import { agentServiceName, agentStackName, clusterName, controlPlaneStackName, functionName, scheduleGroupName, tableNames } from '../../shared/config/names.ts';
+import {
+  agentServiceName,
+  agentStackName,
+  clusterName,
+  controlPlaneStackName,
+  functionName,
+  scheduleGroupName,
+  tableNames,
+} from '../../shared/config/names.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
@@ -174,7 +182,12 @@ afterAll(async () => {
   await tg?.close();
   await model?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
-  if (Object.keys(timings).length > 0) console.log(`[cdk-deploy] ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  if (Object.keys(timings).length > 0)
+    console.log(
+      `[cdk-deploy] ${Object.entries(timings)
+        .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`)
+        .join(', ')}`,
+    );
 });
 
 describe('the CDK app deployed to the emulator', () => {
@@ -204,7 +217,6 @@ describe('the CDK app deployed to the emulator', () => {
     expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
   });
 
-
   it('refuses a webhook call without the secret token', async () => {
     const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
     const res = await fetch(`${webhook}/telegram/fran`, {
@@ -218,7 +230,11 @@ describe('the CDK app deployed to the emulator', () => {
   it('serves hooks and the dashboard on their own Function URLs, each asking for its token', async () => {
     const hooks = localUrl(output(controlPlaneStackName(FLEET), 'HooksUrl'));
     const wake = (token: string) =>
-      fetch(`${hooks}/hooks/wake`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ text: 'deployed hook' }) });
+      fetch(`${hooks}/hooks/wake`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ text: 'deployed hook' }),
+      });
     expect((await wake('wrong')).status).toBe(401);
     expect((await wake(HOOKS_TOKEN)).status).toBeLessThan(300);
 
@@ -270,7 +286,9 @@ describe('the CDK app deployed to the emulator', () => {
       const { events = [] } = await new CloudWatchLogsClient(aws).send(
         new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }),
       );
-      return events.map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{')))).map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
+      return events
+        .map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{'))))
+        .map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
     };
     // (Which ask did which depends on when the emulator ran them: each follows the registry.)
     await expect.poll(computeSaid, { timeout: 30_000, interval: 500 }).toEqual(expect.arrayContaining(['fran started', 'fran stopped']));
@@ -278,7 +296,10 @@ describe('the CDK app deployed to the emulator', () => {
     expect(dashboardFn.Environment?.Variables?.CLAWFLEET_COMPUTE_FUNCTION).toBe(functionName(FLEET, 'compute'));
     // An ask Lambda does not queue is an error for the asker (here: no such function), never a silent no-op.
     const nowhere = new LambdaAgentCompute(new SignedLambdaInvoker(aws), functionName(FLEET, 'no-such-holder'));
-    await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({ code: 'COMPUTE_ASK_FAILED', message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/) });
+    await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({
+      code: 'COMPUTE_ASK_FAILED',
+      message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/),
+    });
   }, 90_000);
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
@@ -305,13 +326,29 @@ describe('the CDK app deployed to the emulator', () => {
     const ecs = new ECSClient(aws);
     const definition = async (family: string) => (await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }))).taskDefinition!;
     // The one-off task definition: fran's own task role and access point, the runtime's.
-    const [runtimeTask, workspaceTask] = await Promise.all([definition(agentStackName(FLEET, 'fran')), definition(`${agentStackName(FLEET, 'fran')}-workspace`)]);
+    const [runtimeTask, workspaceTask] = await Promise.all([
+      definition(agentStackName(FLEET, 'fran')),
+      definition(`${agentStackName(FLEET, 'fran')}-workspace`),
+    ]);
     expect(workspaceTask.taskRoleArn).toBe(runtimeTask.taskRoleArn);
-    expect(workspaceTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig).toEqual(runtimeTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig);
+    expect(workspaceTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig).toEqual(
+      runtimeTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig,
+    );
     expect(workspaceTask.containerDefinitions?.[0]).toMatchObject({ name: 'WorkspaceSync', user: '1000', readonlyRootFilesystem: true });
 
     // The CLI's own wiring (the bucket found through that task definition, the deployed registry and λ compute)…
-    const deps = await awsTransferDeps(config, 'fran', captureIO({ env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey } }));
+    const deps = await awsTransferDeps(
+      config,
+      'fran',
+      captureIO({
+        env: {
+          AWS_ENDPOINT_URL: aws.endpoint,
+          AWS_REGION: aws.region,
+          AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+        },
+      }),
+    );
     const efs = mkdtempSync(join(workDir, 'fran-efs-'));
     // …with the container played, since the emulator's ECS records a RunTask and runs nothing.
     const runner = new DeployedWorkspaceRunner(
@@ -321,7 +358,9 @@ describe('the CDK app deployed to the emulator', () => {
         const task = tasks[0]!;
         const def = await definition(task.taskDefinitionArn!);
         const overrides = task.overrides?.containerOverrides?.find((o) => o.name === 'WorkspaceSync');
-        const environment = Object.fromEntries([...(def.containerDefinitions![0]!.environment ?? []), ...(overrides?.environment ?? [])].map((e) => [e.name!, e.value!]));
+        const environment = Object.fromEntries(
+          [...(def.containerDefinitions![0]!.environment ?? []), ...(overrides?.environment ?? [])].map((e) => [e.name!, e.value!]),
+        );
         return { environment, command: def.containerDefinitions![0]!.command ?? [], taskRoleArn: def.taskRoleArn, overrides: task.overrides };
       },
       isolatedSyncEntry(),
@@ -334,15 +373,26 @@ describe('the CDK app deployed to the emulator', () => {
     expect(pushed).toMatchObject({ files: 1, created: 1 });
     expect(readFileSync(join(efs, 'MEMORY.md'), 'utf8')).toBe("- Sam's cat is called Miso.\n");
     // RunTask as the CLI sent it: fran's workspace task, the transfer in the container's environment.
-    expect(runner.started[0]!.environment).toMatchObject({ CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_STAGING_PREFIX: 'fran/', CLAWFLEET_SYNC_ACTION: 'push', CLAWFLEET_SYNC_FORCE: '0' });
+    expect(runner.started[0]!.environment).toMatchObject({
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_STAGING_PREFIX: 'fran/',
+      CLAWFLEET_SYNC_ACTION: 'push',
+      CLAWFLEET_SYNC_FORCE: '0',
+    });
     expect(runner.started[0]!.taskRoleArn).toBe(runtimeTask.taskRoleArn);
     // Held through the deployed λ compute (fran's service at 0 meanwhile), released asleep, the push recorded for the dashboard.
     expect(await desiredCount()).toBe(0);
     expect((await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran'))?.state).toBe('asleep');
-    expect(await new DynamoWorkspaceSyncLog(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).last('fran')).toMatchObject({ direction: 'push', files: 1 });
+    expect(await new DynamoWorkspaceSyncLog(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).last('fran')).toMatchObject({
+      direction: 'push',
+      files: 1,
+    });
 
     const home = join(workDir, 'fran-home');
-    expect(await pullFromAws('fran', home, { force: false, hibernate: false }, { ...deps, runner, limits: { ...deps.limits, pollMs: 250 } })).toMatchObject({ files: 1, created: 1 });
+    expect(await pullFromAws('fran', home, { force: false, hibernate: false }, { ...deps, runner, limits: { ...deps.limits, pollMs: 250 } })).toMatchObject({
+      files: 1,
+      created: 1,
+    });
     expect(readFileSync(join(home, 'MEMORY.md'), 'utf8')).toBe("- Sam's cat is called Miso.\n");
   }, 90_000);
 });

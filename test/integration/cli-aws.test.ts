@@ -27,7 +27,15 @@ import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 const aws = awsTestEnv();
 const configJson = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
 configJson.cron = {
-  jobs: [{ id: 'brief', agentId: 'grif', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' }, delivery: { mode: 'announce', accountId: 'grif', to: '5151' } }],
+  jobs: [
+    {
+      id: 'brief',
+      agentId: 'grif',
+      schedule: { kind: 'every', every: '1d' },
+      payload: { kind: 'agentTurn', message: 'Morning brief' },
+      delivery: { mode: 'announce', accountId: 'grif', to: '5151' },
+    },
+  ],
 };
 const GRIF_BOT = '2000003:AAgrif-cli-cron-token-00000000000000';
 let config: ReturnType<typeof parseConfig>;
@@ -39,7 +47,12 @@ const ecs = new ECSClient(aws);
 async function clawfleet(...argv: string[]) {
   const io = captureIO({
     cwd: dir,
-    env: { AWS_ENDPOINT_URL: aws.endpoint, AWS_REGION: aws.region, AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey },
+    env: {
+      AWS_ENDPOINT_URL: aws.endpoint,
+      AWS_REGION: aws.region,
+      AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    },
   });
   const code = await runCli([...argv, '--aws'], io);
   return { code, out: io.outText(), err: io.errText() };
@@ -53,16 +66,42 @@ beforeAll(async () => {
   fleet = await provisionFleet(aws, config, { telegram: { GRIF_BOT_TOKEN: GRIF_BOT }, agents: { fran: { OPENAI_API_KEY: 'sk-test-aws-fran-0123456789' } } });
   await ecs.send(new CreateClusterCommand({ clusterName: clusterName(config.fleet) }));
   const { taskDefinition } = await ecs.send(
-    new RegisterTaskDefinitionCommand({ family: 'agent', requiresCompatibilities: ['FARGATE'], networkMode: 'awsvpc', cpu: '256', memory: '512', containerDefinitions: [{ name: 'runtime', image: 'public.ecr.aws/docker/library/node:24' }] }),
+    new RegisterTaskDefinitionCommand({
+      family: 'agent',
+      requiresCompatibilities: ['FARGATE'],
+      networkMode: 'awsvpc',
+      cpu: '256',
+      memory: '512',
+      containerDefinitions: [{ name: 'runtime', image: 'public.ecr.aws/docker/library/node:24' }],
+    }),
   );
   for (const { id } of config.agents.list) {
-    await ecs.send(new CreateServiceCommand({ cluster: clusterName(config.fleet), serviceName: agentServiceName(id), taskDefinition: taskDefinition!.taskDefinitionArn, desiredCount: id === 'jerry' ? 1 : 0, launchType: 'FARGATE' }));
+    await ecs.send(
+      new CreateServiceCommand({
+        cluster: clusterName(config.fleet),
+        serviceName: agentServiceName(id),
+        taskDefinition: taskDefinition!.taskDefinitionArn,
+        desiredCount: id === 'jerry' ? 1 : 0,
+        launchType: 'FARGATE',
+      }),
+    );
   }
   const sqs = new SQSClient(aws);
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inbox, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'waiting-1' }));
   await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.ray!.inboxDlq, MessageBody: '{}', MessageGroupId: 'g', MessageDeduplicationId: 'parked-1' }));
   const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
-  await db.send(new PutCommand({ TableName: tableNames(config.fleet).registry, Item: { pk: agentRegistryKey('jerry'), state: 'awake', lastHeartbeatAt: Date.now() - 30_000, lastError: 'model timed out', warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'] } }));
+  await db.send(
+    new PutCommand({
+      TableName: tableNames(config.fleet).registry,
+      Item: {
+        pk: agentRegistryKey('jerry'),
+        state: 'awake',
+        lastHeartbeatAt: Date.now() - 30_000,
+        lastError: 'model timed out',
+        warnings: ['exec is off: no sandbox is available (the tool uid pool does not work here)'],
+      },
+    }),
+  );
 });
 
 afterAll(() => tg?.close());
@@ -81,7 +120,12 @@ describe('clawfleet --aws', () => {
   it('hibernates, wakes and restarts one agent’s ECS service only', async () => {
     expect((await clawfleet('runtime', 'wake', '--agent', 'fran')).out).toContain('fran: ');
     const services = async () =>
-      new Map(((await ecs.send(new DescribeServicesCommand({ cluster: clusterName(config.fleet), services: config.agents.list.map((a) => agentServiceName(a.id)) }))).services ?? []).map((s) => [s.serviceName, s.desiredCount]));
+      new Map(
+        (
+          (await ecs.send(new DescribeServicesCommand({ cluster: clusterName(config.fleet), services: config.agents.list.map((a) => agentServiceName(a.id)) })))
+            .services ?? []
+        ).map((s) => [s.serviceName, s.desiredCount]),
+      );
     expect((await services()).get('agent-fran')).toBe(1);
     expect((await clawfleet('runtime', 'hibernate', '--agent', 'jerry')).code).toBe(0);
     const after = await services();
@@ -97,7 +141,10 @@ describe('clawfleet --aws', () => {
 
   it('fails clearly when the agent’s service is missing', async () => {
     const other = awsTestEnv('123123123123');
-    const io = captureIO({ cwd: dir, env: { AWS_ENDPOINT_URL: other.endpoint, AWS_REGION: other.region, AWS_ACCESS_KEY_ID: other.accountId, AWS_SECRET_ACCESS_KEY: 'test' } });
+    const io = captureIO({
+      cwd: dir,
+      env: { AWS_ENDPOINT_URL: other.endpoint, AWS_REGION: other.region, AWS_ACCESS_KEY_ID: other.accountId, AWS_SECRET_ACCESS_KEY: 'test' },
+    });
     expect(await runCli(['runtime', 'restart', '--agent', 'fran', '--aws'], io)).toBe(1);
     expect(io.errText()).toMatch(/cannot restart agent-fran in cluster clawfleet-demo: \w+/);
   });
@@ -123,7 +170,9 @@ describe('clawfleet --aws', () => {
     // A secret that does not exist yet is created.
     const create = captureIO({ cwd: dir, stdin: 'abc-0123456789', env: io.env });
     expect(await runCli(['secrets', 'set', 'ANTHROPIC_API_KEY', '--agent', 'jerry', '--aws'], create)).toBe(0);
-    expect(JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/jerry' }))).SecretString!)).toEqual({ ANTHROPIC_API_KEY: 'abc-0123456789' });
+    expect(JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: 'clawfleet/demo/agents/jerry' }))).SecretString!)).toEqual({
+      ANTHROPIC_API_KEY: 'abc-0123456789',
+    });
   });
 
   it('runs a cron job now as its schedule would: queued, the sleeping agent woken, and the turn’s answer delivered to the job’s chat', async () => {
@@ -131,7 +180,15 @@ describe('clawfleet --aws', () => {
     expect(code).toBe(0);
     const { Messages } = await new SQSClient(aws).send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.inbox, WaitTimeSeconds: 1 }));
     const envelope = JSON.parse(Messages![0]!.Body!);
-    expect(envelope).toMatchObject({ v: PROTOCOL_VERSION, kind: 'cron', id: expect.stringMatching(/^cron\.grif\.brief\.manual\./), agentId: 'grif', jobId: 'brief', sessionKey: 'agent:grif:main', payload: { kind: 'agentTurn', message: 'Morning brief' } });
+    expect(envelope).toMatchObject({
+      v: PROTOCOL_VERSION,
+      kind: 'cron',
+      id: expect.stringMatching(/^cron\.grif\.brief\.manual\./),
+      agentId: 'grif',
+      jobId: 'brief',
+      sessionKey: 'agent:grif:main',
+      payload: { kind: 'agentTurn', message: 'Morning brief' },
+    });
     expect(out).toContain(envelope.id);
     // Woken as a schedule's firing wakes it: the registry's transition, then the service.
     const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
@@ -139,11 +196,32 @@ describe('clawfleet --aws', () => {
     const { services } = await ecs.send(new DescribeServicesCommand({ cluster: clusterName(config.fleet), services: [agentServiceName('grif')] }));
     expect(services?.[0]?.desiredCount).toBe(1);
     // Its answer goes to the chat the job names, through λ outbox, as any answer does.
-    expect(await new DynamoInboundOrigins(db, tableNames(config.fleet).origins).get(envelope.id)).toMatchObject({ target: { channel: 'telegram', accountId: 'grif', chatId: '5151' } });
+    expect(await new DynamoInboundOrigins(db, tableNames(config.fleet).origins).get(envelope.id)).toMatchObject({
+      target: { channel: 'telegram', accountId: 'grif', chatId: '5151' },
+    });
     setHandlerEnv(aws, config);
     const { handler: outbox } = await import('../../functions/outbox.ts');
-    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: `${envelope.id}.reply.0`.slice(0, 128), agentId: 'grif', sessionKey: 'agent:grif:main', inReplyTo: envelope.id, ts: Date.now(), text: 'Your morning brief' };
-    const result = await outbox({ Records: [{ messageId: 'm1', receiptHandle: 'r1', body: JSON.stringify(reply), eventSourceARN: fleet.queues.grif!.outboxArn, attributes: { MessageGroupId: reply.sessionKey } }] });
+    const reply = {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: `${envelope.id}.reply.0`.slice(0, 128),
+      agentId: 'grif',
+      sessionKey: 'agent:grif:main',
+      inReplyTo: envelope.id,
+      ts: Date.now(),
+      text: 'Your morning brief',
+    };
+    const result = await outbox({
+      Records: [
+        {
+          messageId: 'm1',
+          receiptHandle: 'r1',
+          body: JSON.stringify(reply),
+          eventSourceARN: fleet.queues.grif!.outboxArn,
+          attributes: { MessageGroupId: reply.sessionKey },
+        },
+      ],
+    });
     expect(result.batchItemFailures).toEqual([]);
     expect(tg.calls('sendMessage').map((c) => [String(c.params.chat_id), c.params.text])).toEqual([['5151', 'Your morning brief']]);
   });

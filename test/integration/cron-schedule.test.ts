@@ -32,14 +32,28 @@ beforeAll(async () => {
   });
   const client = new SchedulerClient(aws);
   await client.send(new CreateScheduleGroupCommand({ Name: scheduleGroupName('crontest') }));
-  scheduler = new EventBridgeCronScheduler(client, { group: scheduleGroupName('crontest'), functionArn, roleArn: `arn:aws:iam::${aws.accountId}:role/scheduler` });
+  scheduler = new EventBridgeCronScheduler(client, {
+    group: scheduleGroupName('crontest'),
+    functionArn,
+    roleArn: `arn:aws:iam::${aws.accountId}:role/scheduler`,
+  });
 }, 120_000);
 
 describe('a cron job in EventBridge Scheduler', () => {
   it('fires, and its envelope reaches the agent’s queue', async () => {
     const at = new Date(Date.now() + 3_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const outcome = await applyCronUpsert(
-      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'u1', agentId: 'fran', ts: 1, jobId: 'remind', schedule: { kind: 'at', at }, sessionTarget: 'isolated', message: 'stand up and stretch' },
+      {
+        v: PROTOCOL_VERSION,
+        kind: 'cron_upsert',
+        id: 'u1',
+        agentId: 'fran',
+        ts: 1,
+        jobId: 'remind',
+        schedule: { kind: 'at', at },
+        sessionTarget: 'isolated',
+        message: 'stand up and stretch',
+      },
       'fran',
       scheduler,
       { now: () => Date.now() },
@@ -54,6 +68,12 @@ describe('a cron job in EventBridge Scheduler', () => {
       const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.inbox, WaitTimeSeconds: 5 }));
       if (Messages?.[0]) body = JSON.parse(Messages[0].Body!);
     }
-    expect(body).toMatchObject({ kind: 'cron', agentId: 'fran', jobId: 'remind', sessionKey: 'agent:fran:cron:remind', payload: { kind: 'agentTurn', message: 'stand up and stretch' } });
+    expect(body).toMatchObject({
+      kind: 'cron',
+      agentId: 'fran',
+      jobId: 'remind',
+      sessionKey: 'agent:fran:cron:remind',
+      payload: { kind: 'agentTurn', message: 'stand up and stretch' },
+    });
   }, 60_000);
 });

@@ -53,7 +53,9 @@ beforeAll(async () => {
   example.fleet = FLEET;
   const config = parseConfig(example);
   await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: BOT }, agents: {} }, { ecs: true });
-  await new SecretsManagerClient(aws).send(new CreateSecretCommand({ Name: dashboardSecretName(FLEET), SecretString: JSON.stringify({ DASHBOARD_TOKEN: TOKEN }) }));
+  await new SecretsManagerClient(aws).send(
+    new CreateSecretCommand({ Name: dashboardSecretName(FLEET), SecretString: JSON.stringify({ DASHBOARD_TOKEN: TOKEN }) }),
+  );
   setHandlerEnv(aws, config);
   handler = (await import('../../functions/dashboard.ts')).handler;
 });
@@ -111,7 +113,16 @@ describe('λ dashboard on AWS (emulator)', () => {
   it('shows a pending pairing on its agent and approves it', async () => {
     const pairings = new DynamoPairingStore(doc, tables.registry);
     const now = Date.now();
-    await pairings.createPending({ channel: 'telegram', accountId: 'fran', peerId: '777', displayName: 'Bo', code: 'ABCD2345', status: 'pending', createdAt: now, expiresAt: now + 3600_000 });
+    await pairings.createPending({
+      channel: 'telegram',
+      accountId: 'fran',
+      peerId: '777',
+      displayName: 'Bo',
+      code: 'ABCD2345',
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + 3600_000,
+    });
     const detail = JSON.parse((await call('GET', '/api/fleet/fran', { auth: bearer })).body);
     expect(detail.pairings).toMatchObject([{ peerId: '777', code: 'ABCD2345', agentId: 'fran' }]);
     expect((await post('/api/pairings/approve', { code: 'abcd2345' })).statusCode).toBe(200);
@@ -121,9 +132,21 @@ describe('λ dashboard on AWS (emulator)', () => {
 
   it('lists sessions and recent turns with their timing from DynamoDB, each turn counted once', async () => {
     const now = Date.now();
-    await new DynamoSessionRegistry(doc, tables.sessions).put({ sessionKey: 'agent:ray:telegram:direct:9', agentId: 'ray', target: { channel: 'telegram', accountId: 'ray', chatId: '9' }, updatedAt: now });
+    await new DynamoSessionRegistry(doc, tables.sessions).put({
+      sessionKey: 'agent:ray:telegram:direct:9',
+      agentId: 'ray',
+      target: { channel: 'telegram', accountId: 'ray', chatId: '9' },
+      updatedAt: now,
+    });
     const metrics = new DynamoAgentMetrics(doc, tables.registry);
-    const turn = { agentId: 'ray', inboundId: 'tg.ray.1', sessionKey: 'agent:ray:telegram:direct:9', outcome: 'ended' as const, at: now, timing: { queueWaitMs: 40, modelMs: 1200, toolMs: 300 } };
+    const turn = {
+      agentId: 'ray',
+      inboundId: 'tg.ray.1',
+      sessionKey: 'agent:ray:telegram:direct:9',
+      outcome: 'ended' as const,
+      at: now,
+      timing: { queueWaitMs: 40, modelMs: 1200, toolMs: 300 },
+    };
     await metrics.recordTurn(turn);
     await metrics.recordTurn(turn); // a redelivered status envelope
     await metrics.recordTurn({ ...turn, inboundId: 'tg.ray.2', outcome: 'failed', error: 'model timed out' });

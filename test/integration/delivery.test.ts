@@ -28,7 +28,16 @@ function reply(agent: string, id: string, sessionKey: string, text: string) {
   return sqs.send(
     new SendMessageCommand({
       QueueUrl: fleet.queues[agent]!.outbox,
-      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id, agentId: agent, sessionKey, inReplyTo: id.replace(/\.reply\.0$/, ''), ts: 1, text }),
+      MessageBody: JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'reply',
+        id,
+        agentId: agent,
+        sessionKey,
+        inReplyTo: id.replace(/\.reply\.0$/, ''),
+        ts: 1,
+        text,
+      }),
       MessageGroupId: sessionKey,
       MessageDeduplicationId: id,
     }),
@@ -49,10 +58,22 @@ beforeAll(async () => {
   await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: chat, updatedAt: 1 });
   // The inbounds the replies below answer, as the webhook records them before queueing.
   const origins = new DynamoInboundOrigins(doc, tableNames('deliv').origins);
-  for (const n of [1, 2, 3]) await origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', target: chat, createdAt: Date.now(), expiresAt: Date.now() + 3600_000 });
+  for (const n of [1, 2, 3])
+    await origins.put({
+      id: `tg.fran.${n}`,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: chat,
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 3600_000,
+    });
   setHandlerEnv(aws, config);
   const outbox = (await import('../../functions/outbox.ts')).handler;
-  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+  pump = startOutboxPump(
+    aws,
+    Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })),
+    outbox,
+  );
 });
 
 afterAll(async () => {
@@ -80,7 +101,10 @@ describe('delivery', () => {
     // Until the record has left the outbox (nothing waiting or in flight could send it again).
     const outboxDepth = async () => {
       const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: fleet.queues.fran!.outbox, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+        new GetQueueAttributesCommand({
+          QueueUrl: fleet.queues.fran!.outbox,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
       );
       return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
     };
@@ -93,7 +117,9 @@ describe('delivery', () => {
     await reply('grif', 'tg.fran.3.reply.0', 'agent:fran:main', 'not my session');
     let reason: string | undefined;
     for (let i = 0; i < 20 && !reason; i++) {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.outboxDlq, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: fleet.queues.grif!.outboxDlq, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }),
+      );
       reason = Messages?.[0]?.MessageAttributes?.reason?.StringValue;
     }
     expect(reason).toMatch(/^ORIGIN_NOT_OWNED: inbound "tg\.fran\.3" was queued for another agent/);
@@ -116,7 +142,9 @@ describe('agent-to-agent relay through λ outbox', () => {
 
   async function next(url: string, attributes = false) {
     for (let i = 0; i < 20; i++) {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MessageAttributeNames: attributes ? ['All'] : undefined }));
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1, MessageAttributeNames: attributes ? ['All'] : undefined }),
+      );
       if (Messages?.[0]) return Messages[0];
     }
     return undefined;
@@ -126,7 +154,14 @@ describe('agent-to-agent relay through λ outbox', () => {
     // The example fleet allows fran → grif (see beforeAll) and nothing else; fran asks from its turn on tg.fran.1.
     await send('fran', { id: 'ask.1', inboundId: 'tg.fran.1', toAgentId: 'grif', text: 'what is on the calendar?' });
     const relayed = await next(fleet.queues.grif!.inbox);
-    expect(JSON.parse(relayed!.Body!)).toMatchObject({ kind: 'agent_message', id: 'am.fran.ask.1', agentId: 'grif', fromAgentId: 'fran', replyTo: { sessionKey: 'agent:fran:main' }, hops: 1 });
+    expect(JSON.parse(relayed!.Body!)).toMatchObject({
+      kind: 'agent_message',
+      id: 'am.fran.ask.1',
+      agentId: 'grif',
+      fromAgentId: 'fran',
+      replyTo: { sessionKey: 'agent:fran:main' },
+      hops: 1,
+    });
 
     await send('grif', { id: 'ask.2', inboundId: 'am.fran.ask.1', toAgentId: 'ray', text: 'psst' });
     const refused = await next(fleet.queues.grif!.outboxDlq, true);

@@ -18,7 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeServicesCommand, DescribeTaskDefinitionCommand, DescribeTasksCommand, ECSClient, ListTasksCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
+import {
+  DescribeServicesCommand,
+  DescribeTaskDefinitionCommand,
+  DescribeTasksCommand,
+  ECSClient,
+  ListTasksCommand,
+  UpdateServiceCommand,
+} from '@aws-sdk/client-ecs';
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -106,7 +113,9 @@ function startFran(): RuntimeProcess {
 
 /** What λ compute logged that it did, as "<agent> <outcome>". */
 async function computeSaid(): Promise<string[]> {
-  const { events = [] } = await new CloudWatchLogsClient(aws).send(new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }));
+  const { events = [] } = await new CloudWatchLogsClient(aws).send(
+    new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }),
+  );
   return events.map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{')))).map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
 }
 
@@ -151,12 +160,18 @@ afterAll(async () => {
   await tg?.close();
   await model?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
-  if (Object.keys(timings).length) console.log(`[deploy-day] ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  if (Object.keys(timings).length)
+    console.log(
+      `[deploy-day] ${Object.entries(timings)
+        .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`)
+        .join(', ')}`,
+    );
 });
 
 describe('clawfleet deploy, against the emulator', () => {
   it('ran every step in order, putting the values into the secrets the deploy made and registering the webhook', async () => {
-    for (const [i, step] of ['credentials', 'bootstrap', 'synth', 'secrets', 'deploy', 'webhooks', 'links'].entries()) expect(deployOut).toMatch(new RegExp(`^ {2}[✓–] \\[${i + 1}/7\\] ${step}: `, 'm'));
+    for (const [i, step] of ['credentials', 'bootstrap', 'synth', 'secrets', 'deploy', 'webhooks', 'links'].entries())
+      expect(deployOut).toMatch(new RegExp(`^ {2}[✓–] \\[${i + 1}/7\\] ${step}: `, 'm'));
     expect(deployOut).toContain(`  ✓ [1/7] credentials: account ${aws.accountId}`);
     expect(deployOut).toContain('  ✓ [3/7] synth: 3 stacks (3 new, 0 deployed before), cdk-nag clean');
     expect(deployOut).toContain('not set, waited for: GRAPH_TOKEN (agent fran)');
@@ -167,7 +182,9 @@ describe('clawfleet deploy, against the emulator', () => {
     expect(await value(`clawfleet/${FLEET}/agents/fran`)).toEqual({ OPENAI_API_KEY: FRAN_KEY });
     expect((await value(`clawfleet/${FLEET}/control/dashboard`)).DASHBOARD_TOKEN).toMatch(/^[0-9a-f]{48}$/);
     const webhookUrl = outputs()[controlPlaneStackName(FLEET)]!.TelegramWebhookUrl!;
-    expect(tg.calls('setWebhook').map((c) => c.params)).toEqual([expect.objectContaining({ url: `${webhookUrl.replace(/\/$/, '')}/telegram/fran`, secret_token: webhookSecretFor(BOT) })]);
+    expect(tg.calls('setWebhook').map((c) => c.params)).toEqual([
+      expect.objectContaining({ url: `${webhookUrl.replace(/\/$/, '')}/telegram/fran`, secret_token: webhookSecretFor(BOT) }),
+    ]);
     expect(deployOut).toContain('bot "fran": https://t.me/dday_fran_bot');
     for (const v of [BOT, FRAN_KEY, OLD_KEY]) expect(deployOut).not.toContain(v);
   });
@@ -181,14 +198,22 @@ describe('an agent whose secret lacks a value, deployed', () => {
     let status = { code: -1, out: '', err: '' };
     await expect
       .poll(async () => ((status = await clawfleet(['status', '--aws'])), status.out), { timeout: 45_000, interval: 1_000 })
-      .toMatch(/⚠ fran: waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN \(agents\.list\[\]\.secrets\)\. Set with: clawfleet secrets set <NAME> --agent fran --aws/);
+      .toMatch(
+        /⚠ fran: waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN \(agents\.list\[\]\.secrets\)\. Set with: clawfleet secrets set <NAME> --agent fran --aws/,
+      );
     expect(status.out).toMatch(/^fran\s+/m);
     expect(runtime.child.exitCode).toBeNull();
     // The deployed dashboard says it too, signed in with the token the deploy generated.
-    const token = JSON.parse((await new SecretsManagerClient(aws).send(new GetSecretValueCommand({ SecretId: `clawfleet/${FLEET}/control/dashboard` }))).SecretString!).DASHBOARD_TOKEN as string;
+    const token = JSON.parse(
+      (await new SecretsManagerClient(aws).send(new GetSecretValueCommand({ SecretId: `clawfleet/${FLEET}/control/dashboard` }))).SecretString!,
+    ).DASHBOARD_TOKEN as string;
     const dashboardId = new URL(outputs()[controlPlaneStackName(FLEET)]!.DashboardUrl!).hostname.split('.')[0];
-    const view = (await (await fetch(`${aws.endpoint}/_aws/lambda-url/${dashboardId}/api/fleet`, { headers: { authorization: `Bearer ${token}` } })).json()) as { agents: { id: string; warnings: string[] }[] };
-    expect(view.agents.find((a) => a.id === 'fran')?.warnings).toEqual([expect.stringMatching(/^waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN/)]);
+    const view = (await (
+      await fetch(`${aws.endpoint}/_aws/lambda-url/${dashboardId}/api/fleet`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { agents: { id: string; warnings: string[] }[] };
+    expect(view.agents.find((a) => a.id === 'fran')?.warnings).toEqual([
+      expect.stringMatching(/^waiting for secret "clawfleet\/dday\/agents\/fran": it lacks GRAPH_TOKEN/),
+    ]);
     // Nothing rolled back: the agent's stack is deployed and its secret is there.
     const stack = (await new CloudFormationClient(aws).send(new DescribeStacksCommand({ StackName: agentStackName(FLEET, 'fran') }))).Stacks![0]!;
     expect(stack.StackStatus).toMatch(/^(CREATE|UPDATE)_COMPLETE$/);
@@ -212,7 +237,9 @@ describe('an agent whose secret lacks a value, deployed', () => {
       body: JSON.stringify(textUpdate({ updateId: 900, chatId: 5001, fromId: 5001, text: 'deploy day done?' })),
     });
     expect(res.status).toBe(200);
-    await expect.poll(() => tg.calls('sendMessage').filter((c) => c.params.text === 'echo: deploy day done?').length, { timeout: 45_000, interval: 250 }).toBe(1);
+    await expect
+      .poll(() => tg.calls('sendMessage').filter((c) => c.params.text === 'echo: deploy day done?').length, { timeout: 45_000, interval: 250 })
+      .toBe(1);
     // The status warning is gone with the next heartbeat.
     await expect.poll(async () => (await clawfleet(['status', '--aws'])).out, { timeout: 30_000, interval: 1_000 }).not.toContain('waiting for secret');
     for (const v of [GRAPH, FRAN_KEY]) expect(runtime.output() + set.out + set.err).not.toContain(v);
@@ -229,13 +256,28 @@ describe('an agent that leaves the config', () => {
     const client = db();
     await new DynamoAgentRegistry(client, tables.registry).transition('old', ['absent'], 'awake', Date.now());
     await new DynamoAgentMetrics(client, tables.registry).recordTurn({ agentId: 'old', inboundId: 'tg.old.1', outcome: 'ended', at: Date.now() });
-    await new DynamoSessionRegistry(client, tables.sessions).put({ sessionKey: 'agent:old:main', agentId: 'old', target: { channel: 'none' }, updatedAt: Date.now() });
-    await new DynamoInboundOrigins(client, tables.origins).put(newOrigin({ id: 'tg.old.1', agentId: 'old', sessionKey: 'agent:old:main', target: { channel: 'none' }, createdAt: Date.now() }));
+    await new DynamoSessionRegistry(client, tables.sessions).put({
+      sessionKey: 'agent:old:main',
+      agentId: 'old',
+      target: { channel: 'none' },
+      updatedAt: Date.now(),
+    });
+    await new DynamoInboundOrigins(client, tables.origins).put(
+      newOrigin({ id: 'tg.old.1', agentId: 'old', sessionKey: 'agent:old:main', target: { channel: 'none' }, createdAt: Date.now() }),
+    );
     const fran = await client.send(new GetCommand({ TableName: tables.registry, Key: { pk: 'agent:fran' } }));
     const cronDispatch = `arn:aws:lambda:${aws.region}:${aws.accountId}:function:${functionName(FLEET, 'cron-dispatch')}`;
-    const scheduler = new EventBridgeCronScheduler(new SchedulerClient(aws), { group: scheduleGroupName(FLEET), functionArn: cronDispatch, roleArn: `arn:aws:iam::${aws.accountId}:role/scheduler` });
+    const scheduler = new EventBridgeCronScheduler(new SchedulerClient(aws), {
+      group: scheduleGroupName(FLEET),
+      functionArn: cronDispatch,
+      roleArn: `arn:aws:iam::${aws.accountId}:role/scheduler`,
+    });
     await scheduler.put({ name: 'agent-old-tidy', expression: 'rate(1 day)', input: JSON.stringify({ v: 1, kind: 'cron', agentId: 'old', jobId: 'tidy' }) });
-    await scheduler.put({ name: 'agent-old-2-report', expression: 'rate(1 day)', input: JSON.stringify({ v: 1, kind: 'cron', agentId: 'old-2', jobId: 'report' }) });
+    await scheduler.put({
+      name: 'agent-old-2-report',
+      expression: 'rate(1 day)',
+      input: JSON.stringify({ v: 1, kind: 'cron', agentId: 'old-2', jobId: 'report' }),
+    });
 
     // It was awake: its service at 1, a task running (as far as the emulator runs one).
     const ecs = new ECSClient(aws);
@@ -250,7 +292,9 @@ describe('an agent that leaves the config', () => {
 
     const dry = await clawfleet(['agents', 'remove', 'old', '--aws', '--dry-run']);
     expect(dry.code, dry.err).toBe(0);
-    expect(dry.out).toMatch(/^remove agent old \(AWS us-east-1\):\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/);
+    expect(dry.out).toMatch(
+      /^remove agent old \(AWS us-east-1\):\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/,
+    );
 
     // The emulator starts no container: this stands in for ECS saying the archive task ended, after checking what it was asked to run.
     const archived: string[] = [];
@@ -260,14 +304,19 @@ describe('an agent that leaves the config', () => {
       expect(def.family).toBe('dday-agent-old-archive');
       // (The emulator keeps a deployed task definition's volumes in CloudFormation's spelling, which the SDK drops:
       // the two access points are asserted on the template, test/infra/fleet-app.test.ts.)
-      expect(def.containerDefinitions?.[0]?.mountPoints?.map((m) => `${m.sourceVolume}:${m.containerPath}`)).toEqual(['workspace:/workspace', 'archive:/archive']);
+      expect(def.containerDefinitions?.[0]?.mountPoints?.map((m) => `${m.sourceVolume}:${m.containerPath}`)).toEqual([
+        'workspace:/workspace',
+        'archive:/archive',
+      ]);
       expect(def.containerDefinitions?.[0]?.entryPoint?.slice(0, 2)).toEqual(['node', '-e']);
       expect(task.startedBy).toBe('clawfleet-agents-remove');
       archived.push(taskArn);
       return { exitCode: 0, reason: 'Essential container in task exited' };
     };
     const io = captureIO({ cwd: workDir, env: cliEnv() });
-    const code = await runAgents(['remove', 'old', '--aws', '--yes'], io, { awsRemoval: (fleet, settings) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask }) });
+    const code = await runAgents(['remove', 'old', '--aws', '--yes'], io, {
+      awsRemoval: (fleet, settings) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask }),
+    });
     expect(code, `${io.outText()}\n${io.errText()}`).toBe(0);
     expect(archived).toHaveLength(1);
     const out = io.outText();
@@ -280,11 +329,18 @@ describe('an agent that leaves the config', () => {
     expect(out).toMatch(/ {2}✓ records: deleted 2 registry, 1 session and 1 origin record\(s\)\nagent old removed/);
 
     // Gone: its stack, its queue, its schedules (the config's heartbeat with the stack, its own by the CLI); the neighbour's job stays.
-    expect((await new CloudFormationClient(aws).send(new DescribeStacksCommand({ StackName: agentStackName(FLEET, 'old') })).catch(() => ({ Stacks: [] }))).Stacks?.filter((s) => s.StackStatus !== 'DELETE_COMPLETE')).toEqual([]);
-    await expect(new SQSClient(aws).send(new GetQueueUrlCommand({ QueueName: `${FLEET}-agent-old.fifo` }))).rejects.toMatchObject({ name: expect.stringMatching(/QueueDoesNotExist|NonExistentQueue/) });
+    expect(
+      (
+        await new CloudFormationClient(aws).send(new DescribeStacksCommand({ StackName: agentStackName(FLEET, 'old') })).catch(() => ({ Stacks: [] }))
+      ).Stacks?.filter((s) => s.StackStatus !== 'DELETE_COMPLETE'),
+    ).toEqual([]);
+    await expect(new SQSClient(aws).send(new GetQueueUrlCommand({ QueueName: `${FLEET}-agent-old.fifo` }))).rejects.toMatchObject({
+      name: expect.stringMatching(/QueueDoesNotExist|NonExistentQueue/),
+    });
     const { Schedules = [] } = await new SchedulerClient(aws).send(new ListSchedulesCommand({ GroupName: scheduleGroupName(FLEET) }));
     expect(Schedules.map((s) => s.Name).sort()).toEqual(['agent-old-2-report', `${FLEET}-health`]);
-    const left = async (table: string) => ((await client.send(new ScanCommand({ TableName: table }))).Items ?? []).map((i) => String(i.pk)).filter((pk) => pk.includes('old'));
+    const left = async (table: string) =>
+      ((await client.send(new ScanCommand({ TableName: table }))).Items ?? []).map((i) => String(i.pk)).filter((pk) => pk.includes('old'));
     expect(await left(tables.registry)).toEqual([]);
     expect(await left(tables.sessions)).toEqual([]);
     expect(await left(tables.origins)).toEqual([]);
@@ -297,8 +353,18 @@ describe('an agent that leaves the config', () => {
   it('is found by `agents prune --aws` wherever it is left, here as a schedule alone, and pruned — and a stack clawfleet did not make is left alone', async () => {
     // Someone else's stack under a name of the fleet's pattern: never removed.
     const cfn = new CloudFormationClient(aws);
-    await cfn.send(new CreateStackCommand({ StackName: `${FLEET}-agent-visitor`, TemplateBody: JSON.stringify({ Description: 'not clawfleet', Resources: { Queue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: `${FLEET}-visitor-queue` } } } }) }));
-    await expect.poll(async () => (await cfn.send(new DescribeStacksCommand({ StackName: `${FLEET}-agent-visitor` }))).Stacks?.[0]?.StackStatus, { timeout: 30_000 }).toBe('CREATE_COMPLETE');
+    await cfn.send(
+      new CreateStackCommand({
+        StackName: `${FLEET}-agent-visitor`,
+        TemplateBody: JSON.stringify({
+          Description: 'not clawfleet',
+          Resources: { Queue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: `${FLEET}-visitor-queue` } } },
+        }),
+      }),
+    );
+    await expect
+      .poll(async () => (await cfn.send(new DescribeStacksCommand({ StackName: `${FLEET}-agent-visitor` }))).Stacks?.[0]?.StackStatus, { timeout: 30_000 })
+      .toBe('CREATE_COMPLETE');
     const refused = await clawfleet(['agents', 'remove', 'visitor', '--aws', '--yes']);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('stack dday-agent-visitor was not made by clawfleet for agent visitor');

@@ -11,12 +11,7 @@ import {
   ListTablesCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import {
-  CreateSecretCommand,
-  GetSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -88,7 +83,13 @@ describe('SQS FIFO', () => {
 
   it('keeps order within a MessageGroupId and holds a group back while one of its messages is in flight', async () => {
     const q = await createFifoQueue(sqs);
-    for (const [group, body] of [['A', 'a1'], ['A', 'a2'], ['B', 'b1'], ['A', 'a3'], ['B', 'b2']] as const) {
+    for (const [group, body] of [
+      ['A', 'a1'],
+      ['A', 'a2'],
+      ['B', 'b1'],
+      ['A', 'a3'],
+      ['B', 'b2'],
+    ] as const) {
       await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body, MessageGroupId: group, MessageDeduplicationId: body }));
     }
     const [a1] = await receive(q.url, { max: 1 });

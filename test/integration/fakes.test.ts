@@ -243,7 +243,12 @@ describe('fake Telegram Bot API', () => {
     const first = await api.sendMessage(chatId, 'hello group');
     const second = await api.sendMessage(chatId, 'and again');
 
-    expect(first).toMatchObject({ message_id: 42, chat: { id: chatId, type: 'supergroup', title: 'Ops' }, text: 'hello group', from: { id: 7000001, is_bot: true } });
+    expect(first).toMatchObject({
+      message_id: 42,
+      chat: { id: chatId, type: 'supergroup', title: 'Ops' },
+      text: 'hello group',
+      from: { id: 7000001, is_bot: true },
+    });
     expect(second.message_id).toBe(43);
     expect(Math.abs(first.date - Date.now() / 1000)).toBeLessThan(5);
   });
@@ -289,7 +294,10 @@ describe('fake Telegram Bot API', () => {
     await expect(api.sendMessage(1, '  ')).rejects.toMatchObject({ error_code: 400, description: 'Bad Request: message text is empty' });
     await expect(api.sendMessage(1, 'x'.repeat(4097))).rejects.toMatchObject({ description: 'Bad Request: message is too long' });
     expect(await api.sendChatAction(1, 'typing')).toBe(true);
-    expect(await botApi('sendChatAction?chat_id=1&action=dancing')).toMatchObject({ status: 400, body: { description: 'Bad Request: wrong parameter action in request' } });
+    expect(await botApi('sendChatAction?chat_id=1&action=dancing')).toMatchObject({
+      status: 400,
+      body: { description: 'Bad Request: wrong parameter action in request' },
+    });
   });
 
   it('edits a sent message, and refuses an edit that changes nothing', async () => {
@@ -298,7 +306,9 @@ describe('fake Telegram Bot API', () => {
 
     expect(edited).toMatchObject({ message_id: sent.message_id, text: 'done' });
     expect(edited !== true && edited.edit_date).toBeGreaterThan(0);
-    await expect(api.editMessageText(77, sent.message_id, 'done')).rejects.toMatchObject({ description: expect.stringMatching(/^Bad Request: message is not modified/) });
+    await expect(api.editMessageText(77, sent.message_id, 'done')).rejects.toMatchObject({
+      description: expect.stringMatching(/^Bad Request: message is not modified/),
+    });
     await expect(api.editMessageText(77, 999_999, 'x')).rejects.toMatchObject({ description: 'Bad Request: message to edit not found' });
   });
 
@@ -330,7 +340,9 @@ describe('fake Telegram Bot API', () => {
   });
 
   it('refuses getUpdates while a webhook is set, and an http:// webhook outright', async () => {
-    await expect(api.setWebhook('http://127.0.0.1/hook')).rejects.toMatchObject({ description: 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook' });
+    await expect(api.setWebhook('http://127.0.0.1/hook')).rejects.toMatchObject({
+      description: 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook',
+    });
     await expect(api.setWebhook('https://example.org/hook', { secret_token: 'a+b/c=' })).rejects.toMatchObject({ error_code: 400 });
     expect(await api.setWebhook('https://example.org/hook', { secret_token: 'ok_secret-1' })).toBe(true);
 

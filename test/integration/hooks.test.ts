@@ -39,7 +39,9 @@ function post(path: string, body: unknown, headers: Record<string, string> = {},
 
 /** Takes every message waiting in an agent's queue. */
 async function drain(agentId: string, waitSeconds = 1) {
-  const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues[agentId]!.inbox, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds }));
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: fleet.queues[agentId]!.inbox, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds }),
+  );
   for (const m of Messages) await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues[agentId]!.inbox, ReceiptHandle: m.ReceiptHandle }));
   return Messages.map((m) => parseInbound(m.Body!));
 }
@@ -64,7 +66,10 @@ describe('hooks on AWS', () => {
   it('queues POST /hooks/agent for the named agent, records its session and wakes it from sleep', async () => {
     expect(await desiredCount('fran')).toBe(0);
     const res = await post('/hooks/agent', { message: 'Summarize inbox', name: 'Email', agentId: 'fran' });
-    expect(res).toEqual({ status: 202, body: { ok: true, envelopeId: expect.stringMatching(/^hook\./), agentId: 'fran', sessionKey: 'agent:fran:hook:email' } });
+    expect(res).toEqual({
+      status: 202,
+      body: { ok: true, envelopeId: expect.stringMatching(/^hook\./), agentId: 'fran', sessionKey: 'agent:fran:hook:email' },
+    });
 
     const [envelope] = await drain('fran');
     expect(envelope).toMatchObject({ kind: 'message', id: res.body.envelopeId, agentId: 'fran', sessionKey: 'agent:fran:hook:email', text: 'Summarize inbox' });

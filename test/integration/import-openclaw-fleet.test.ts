@@ -24,7 +24,10 @@ function promptOf(r: ModelRequest): { system: string; conversation: string[] } {
   const messages = (r.body as { messages: { role: string; content: unknown }[] }).messages;
   const text = (c: unknown) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? '').join('') : '');
   return {
-    system: messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => text(m.content)).join('\n'),
+    system: messages
+      .filter((m) => m.role === 'system' || m.role === 'developer')
+      .map((m) => text(m.content))
+      .join('\n'),
     conversation: messages.filter((m) => m.role !== 'system' && m.role !== 'developer').map((m) => `${m.role}: ${text(m.content)}`),
   };
 }
@@ -67,7 +70,13 @@ async function importAndStart(fixture: string, agentId: string): Promise<{ dir: 
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'clawfleet.secrets.json'), JSON.stringify({ [`clawfleet/moved/agents/${agentId}`]: { OPENAI_API_KEY: KEY } }), { mode: 0o600 });
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'clawfleet.secrets.json'), stateDir: join(dir, '.clawfleet'), port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'clawfleet.secrets.json'),
+    stateDir: join(dir, '.clawfleet'),
+    port: 0,
+    log: memoryLogger(),
+  });
   await expect.poll(() => fleet!.supervisor.state(agentId), { timeout: 30_000, interval: 100 }).toBe('running');
   return { dir };
 }
@@ -79,7 +88,10 @@ async function ask(agentId: string, text: string): Promise<{ reply: string; requ
   await expect
     .poll(async () => (reply = (await chatLines(fleet!, agentId)).find((m) => m.role === 'agent')?.text), { timeout: 30_000, interval: 100 })
     .toBeTruthy();
-  const request = model.requests().slice(before).find((r) => JSON.stringify(r.body).includes(text));
+  const request = model
+    .requests()
+    .slice(before)
+    .find((r) => JSON.stringify(r.body).includes(text));
   expect(request).toBeDefined();
   return { reply: reply!, request: request! };
 }

@@ -56,12 +56,19 @@ describe('register-webhooks', () => {
       channels: { telegram: { apiRoot: tg.url, accounts: { jerry: { botTokenSecret: 'JERRY_BOT_TOKEN' }, fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
     });
     const registered = await registerWebhooks({ config, functionUrl: 'https://abc123.lambda-url.us-east-1.on.aws/', botToken: async (id) => tokens[id]! });
-    expect(registered.map((r) => r.url)).toEqual(['https://abc123.lambda-url.us-east-1.on.aws/telegram/jerry', 'https://abc123.lambda-url.us-east-1.on.aws/telegram/fran']);
+    expect(registered.map((r) => r.url)).toEqual([
+      'https://abc123.lambda-url.us-east-1.on.aws/telegram/jerry',
+      'https://abc123.lambda-url.us-east-1.on.aws/telegram/fran',
+    ]);
     const calls = tg.calls('setWebhook');
     expect(calls).toHaveLength(2);
     for (const [accountId, token] of Object.entries(tokens)) {
       const call = calls.find((c) => c.token === token)!;
-      expect(call.params).toMatchObject({ url: `https://abc123.lambda-url.us-east-1.on.aws/telegram/${accountId}`, secret_token: webhookSecretFor(token), allowed_updates: ALLOWED_UPDATES });
+      expect(call.params).toMatchObject({
+        url: `https://abc123.lambda-url.us-east-1.on.aws/telegram/${accountId}`,
+        secret_token: webhookSecretFor(token),
+        allowed_updates: ALLOWED_UPDATES,
+      });
     }
     // And each bot's command menu, as Telegram shows it after "/".
     const menus = tg.calls('setMyCommands');

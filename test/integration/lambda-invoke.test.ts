@@ -46,27 +46,58 @@ beforeAll(async () => {
     detached: true,
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; !(await fetch(`${endpoint}/_ministack/health`).then((r) => r.ok, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await fetch(`${endpoint}/_ministack/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 300) throw new Error('the AUTH=true emulator did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
   aws = { endpoint, region: 'us-east-1', credentials: { accessKeyId: ACCOUNT, secretAccessKey: SECRET } };
 
   // Under AUTH a function's role must exist: IAM's Query API, signed as the SDK signs it.
-  await iamQuery({ Action: 'CreateRole', RoleName: 'probe', AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] }) });
+  await iamQuery({
+    Action: 'CreateRole',
+    RoleName: 'probe',
+    AssumeRolePolicyDocument: JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+    }),
+  });
   await iamQuery({ Action: 'CreateUser', UserName: 'asker' });
-  await iamQuery({ Action: 'PutUserPolicy', UserName: 'asker', PolicyName: 'invoke', PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }] }) });
+  await iamQuery({
+    Action: 'PutUserPolicy',
+    UserName: 'asker',
+    PolicyName: 'invoke',
+    PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }] }),
+  });
   const key = await iamQuery({ Action: 'CreateAccessKey', UserName: 'asker' });
   const field = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(key)![1]!;
   asker = { ...aws, credentials: { accessKeyId: field('AccessKeyId'), secretAccessKey: field('SecretAccessKey') } };
   // A function that logs the event it was invoked with.
   writeFileSync(join(tmp, 'index.mjs'), "export const handler = async (event) => { console.log('INVOKED ' + JSON.stringify(event)); return 'ok'; };\n");
-  execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w"); z.write(sys.argv[2], "index.mjs"); z.close()', join(tmp, 'fn.zip'), join(tmp, 'index.mjs')]);
+  execFileSync('python3', [
+    '-c',
+    'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w"); z.write(sys.argv[2], "index.mjs"); z.close()',
+    join(tmp, 'fn.zip'),
+    join(tmp, 'index.mjs'),
+  ]);
   const lambda = new LambdaClient(aws);
   await lambda.send(
-    new CreateFunctionCommand({ FunctionName: 'probe', Runtime: 'nodejs20.x', Handler: 'index.handler', Role: `arn:aws:iam::${ACCOUNT}:role/probe`, Code: { ZipFile: readFileSync(join(tmp, 'fn.zip')) } }),
+    new CreateFunctionCommand({
+      FunctionName: 'probe',
+      Runtime: 'nodejs20.x',
+      Handler: 'index.handler',
+      Role: `arn:aws:iam::${ACCOUNT}:role/probe`,
+      Code: { ZipFile: readFileSync(join(tmp, 'fn.zip')) },
+    }),
   );
-  for (let i = 0; (await lambda.send(new GetFunctionCommand({ FunctionName: 'probe' }))).Configuration?.State === 'Pending' && i < 50; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; (await lambda.send(new GetFunctionCommand({ FunctionName: 'probe' }))).Configuration?.State === 'Pending' && i < 50; i++)
+    await new Promise((r) => setTimeout(r, 100));
 }, 60_000);
 
 /** One IAM Query API call (there is no IAM client among the project's SDK packages). */
@@ -74,7 +105,16 @@ async function iamQuery(params: Record<string, string>): Promise<string> {
   const url = new URL(aws.endpoint);
   const body = new URLSearchParams({ ...params, Version: '2010-05-08' }).toString();
   const signer = new SignatureV4({ service: 'iam', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
-  const signed = await signer.sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: '/', query: {}, headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' }, body });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: '/',
+    query: {},
+    headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
   const res = await fetch(aws.endpoint, { method: 'POST', headers: Object.fromEntries(Object.entries(signed.headers).filter(([k]) => k !== 'host')), body });
   const text = await res.text();
   if (!res.ok) throw new Error(`IAM ${params.Action}: HTTP ${res.status} ${text}`);
@@ -86,7 +126,9 @@ afterAll(() => {
 });
 
 const invoked = async () => {
-  const { events = [] } = await new CloudWatchLogsClient(aws).send(new FilterLogEventsCommand({ logGroupName: '/aws/lambda/probe', filterPattern: '"INVOKED"' }));
+  const { events = [] } = await new CloudWatchLogsClient(aws).send(
+    new FilterLogEventsCommand({ logGroupName: '/aws/lambda/probe', filterPattern: '"INVOKED"' }),
+  );
   return events.map((e) => e.message!.slice(e.message!.indexOf('INVOKED ') + 8).trim());
 };
 
@@ -116,7 +158,10 @@ describe('an asynchronous invocation signed with the SDK’s SigV4 signer', () =
   });
 
   it('names a function that does not exist as Lambda does, and λ compute’s asker says whom it could not ask', async () => {
-    await expect(new SignedLambdaInvoker(asker).invokeEvent('nobody', new Uint8Array())).rejects.toMatchObject({ name: 'ResourceNotFoundException', statusCode: 404 });
+    await expect(new SignedLambdaInvoker(asker).invokeEvent('nobody', new Uint8Array())).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+      statusCode: 404,
+    });
     await expect(new LambdaAgentCompute(new SignedLambdaInvoker(asker), 'nobody').setRunning('fran', true)).rejects.toMatchObject({
       code: 'COMPUTE_ASK_FAILED',
       message: 'could not ask nobody to run agent fran: ResourceNotFoundException',

@@ -83,7 +83,9 @@ describe('wake and hibernate on AWS', () => {
   });
 
   it('keeps the warnings a runtime’s heartbeat reports in the registry table, and clears them on an empty list', async () => {
-    await registry.recordHeartbeat('jerry', 1, '0.3.0', undefined, ['exec is off: no sandbox is available (the tool uid pool needs the runtime to run as root)']);
+    await registry.recordHeartbeat('jerry', 1, '0.3.0', undefined, [
+      'exec is off: no sandbox is available (the tool uid pool needs the runtime to run as root)',
+    ]);
     expect((await registry.get('jerry'))?.warnings).toEqual(['exec is off: no sandbox is available (the tool uid pool needs the runtime to run as root)']);
     await registry.recordHeartbeat('jerry', 2, '0.3.0');
     expect((await registry.get('jerry'))?.warnings).toHaveLength(1);

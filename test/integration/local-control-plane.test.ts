@@ -45,7 +45,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cf-local-cp-'));
   const config = {
     fleet: 'lcp',
-    agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'ray' }, { id: 'grif', heartbeat: { every: '1m', prompt: 'heartbeat check' } }] },
+    agents: {
+      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
+      list: [{ id: 'fran', default: true }, { id: 'ray' }, { id: 'grif', heartbeat: { every: '1m', prompt: 'heartbeat check' } }],
+    },
     models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
     // Callers may choose hook sessions and, as this operator allows, the main session.
     hooks: { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] },
@@ -139,7 +142,11 @@ describe('hooks in local mode', () => {
     expect(noAuth.status).toBe(401);
     const wrong = await hook('/hooks/agent', { message: 'x' }, { authorization: 'Bearer not-the-token-at-all' });
     expect(wrong.status).toBe(401);
-    const query = await fetch(`${fleet.url}/hooks/agent?token=${HOOKS_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"x"}' });
+    const query = await fetch(`${fleet.url}/hooks/agent?token=${HOOKS_TOKEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"x"}',
+    });
     expect(query.status).toBe(400);
     const get = await fetch(`${fleet.url}/hooks/agent`);
     expect(get.status).toBe(405);
@@ -230,7 +237,13 @@ describe('the state that outlives a run', () => {
     const db = openStateDatabase(join(dir, 'state', 'state.db'));
     await new SqliteCronScheduler(db).put({ name: 'agent-ray-weekly', expression: 'cron(0 9 ? * 2 *)', timezone: 'Europe/Berlin', input: '{}' });
     db.close();
-    fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log });
+    fleet = await startLocalFleet({
+      configPath: join(dir, 'clawfleet.json'),
+      secretsPath: join(dir, 'secrets.json'),
+      stateDir: join(dir, 'state'),
+      port: 0,
+      log,
+    });
     expect(await fleet.cp.scheduler.list('')).toEqual(['agent-ray-weekly', 'heartbeat-grif']);
     expect(log.lines.some((l) => l.msg === 'schedules no longer in the config removed' && JSON.stringify(l.removed) === '["config-grif-tick"]')).toBe(true);
   });

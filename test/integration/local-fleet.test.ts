@@ -140,7 +140,10 @@ describe('the local fleet', () => {
 
   it('restarts one agent with the CLI, which reads its secrets again', async () => {
     const before = fleet.supervisor.pid('grif');
-    writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: FRAN_KEY } }));
+    writeFileSync(
+      join(dir, 'secrets.json'),
+      JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: FRAN_KEY } }),
+    );
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'grif');
     expect(code).toBe(0);
     // It waits, saying so, until the new runtime is ready: the agent answers at once.
@@ -174,7 +177,9 @@ describe('the local fleet', () => {
 
   it('runs a cron job now with `clawfleet cron run`, and its turn’s answer reaches the main session’s chat', async () => {
     const config = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
-    config.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
+    config.cron = {
+      jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'Morning brief' } }],
+    };
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
     // fran's main session last heard from the dashboard's chat box.
     await chat('fran', 'brief me when the job runs');

@@ -39,10 +39,16 @@ function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update 
 }
 
 beforeAll(async () => {
-  [tg, model, stt] = await Promise.all([startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] }), startModel({ apiKey: MODEL_KEY }), startTranscription({ apiKey: STT_KEY })]);
+  [tg, model, stt] = await Promise.all([
+    startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] }),
+    startModel({ apiKey: MODEL_KEY }),
+    startTranscription({ apiKey: STT_KEY }),
+  ]);
   dir = mkdtempSync(join(tmpdir(), 'cf-media-'));
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  config.agents.list = [{ id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } }];
+  config.agents.list = [
+    { id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } },
+  ];
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   config.models.providers.openai.imageModels = ['gpt-4.1-mini'];
   config.bindings = [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }];
@@ -73,7 +79,8 @@ afterAll(async () => {
 });
 
 /** The reply to Ann containing `text`, once it is sent. */
-const sentTo = (text: string) => expect.poll(() => tg.calls('sendMessage').some((c) => c.params.chat_id === 42 && String(c.params.text).includes(text)), { timeout: 30_000 }).toBe(true);
+const sentTo = (text: string) =>
+  expect.poll(() => tg.calls('sendMessage').some((c) => c.params.chat_id === 42 && String(c.params.text).includes(text)), { timeout: 30_000 }).toBe(true);
 
 describe('media in local mode', () => {
   it('gives a photo to a vision model as an image part', async () => {
@@ -96,7 +103,11 @@ describe('media in local mode', () => {
     stt.answer({ text: 'remind me to water the plants' });
     tg.pushUpdate(TOKEN, mediaUpdate(201, { voice: { ...file, duration: 2, mime_type: 'audio/ogg' } }));
     await sentTo('remind me to water the plants'); // the echo responder repeats the transcript
-    expect(stt.requests().at(-1)).toMatchObject({ authorization: `Bearer ${STT_KEY}`, model: 'whisper-1', file: { size: ogg.length, sha256: sha(ogg), type: 'audio/ogg' } });
+    expect(stt.requests().at(-1)).toMatchObject({
+      authorization: `Bearer ${STT_KEY}`,
+      model: 'whisper-1',
+      file: { size: ogg.length, sha256: sha(ogg), type: 'audio/ogg' },
+    });
   });
 
   it('lands a document in the workspace, where the read tool reads it', async () => {
@@ -137,7 +148,12 @@ describe('media in local mode', () => {
     process.kill(pid, 'SIGKILL');
     await sentTo('Here is your chart.');
     // The turn was done twice (the model asked to send the file twice), the file sent once.
-    expect(model.requests().slice(from).filter((r) => JSON.stringify(r.body).includes('send me the chart'))).toHaveLength(4);
+    expect(
+      model
+        .requests()
+        .slice(from)
+        .filter((r) => JSON.stringify(r.body).includes('send me the chart')),
+    ).toHaveLength(4);
     const photos = tg.calls('sendPhoto');
     expect(photos).toHaveLength(1);
     expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
@@ -150,10 +166,15 @@ describe('media in local mode', () => {
     writeFileSync(join(workspace, 'reply.txt'), 'a file back');
     model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'reply.txt', caption: 'here you go' } }] }, { text: 'Done.' });
     const from = model.requests().length;
-    const res = await fetch(`${fleet.url}/api/chat/fran/files?name=drop.png&caption=what%20is%20it`, { method: 'POST', headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' }, body: png });
+    const res = await fetch(`${fleet.url}/api/chat/fran/files?name=drop.png&caption=what%20is%20it`, {
+      method: 'POST',
+      headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' },
+      body: png,
+    });
     expect(res.status).toBe(202);
     type Line = { role: string; text: string; file?: { key: string; name: string } };
-    const lines = async () => ((await (await fetch(`${fleet.url}/api/chat/fran/messages?after=0`, { headers: dashboardAuth(fleet) })).json()) as { messages: Line[] }).messages;
+    const lines = async () =>
+      ((await (await fetch(`${fleet.url}/api/chat/fran/messages?after=0`, { headers: dashboardAuth(fleet) })).json()) as { messages: Line[] }).messages;
     await expect.poll(async () => (await lines()).some((l) => l.role === 'agent' && l.file?.name === 'reply.txt'), { timeout: 30_000 }).toBe(true);
     expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/png', size: png.length, sha256: sha(png) }]);
     const sent = (await lines()).find((l) => l.file?.name === 'reply.txt')!;

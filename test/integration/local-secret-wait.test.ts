@@ -29,7 +29,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cf-local-wait-'));
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   // One agent, on the offline model (no key in the file), with an MCP server whose token is not set yet.
-  config.agents.list = [{ id: 'fran', default: true, mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } } } } }];
+  config.agents.list = [
+    {
+      id: 'fran',
+      default: true,
+      mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } } } },
+    },
+  ];
   config.bindings = [];
   config.channels = {};
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
@@ -53,7 +59,9 @@ describe('a local agent whose secret lacks a value', () => {
     await expect.poll(() => lines.some((l) => l.line.msg === 'waiting for secret values; taking no work until they are set'), { timeout: 20_000 }).toBe(true);
     const pid = fleet.supervisor.pid('fran');
     const status = await clawfleet(['status']);
-    expect(status.out).toMatch(/⚠ fran: waiting for secret "clawfleet\/demo\/agents\/fran": it lacks MCP_TOKEN \(MCP server "everything"\)\. Set with: clawfleet secrets set <NAME> --agent fran \(< value\), which restarts the agent/);
+    expect(status.out).toMatch(
+      /⚠ fran: waiting for secret "clawfleet\/demo\/agents\/fran": it lacks MCP_TOKEN \(MCP server "everything"\)\. Set with: clawfleet secrets set <NAME> --agent fran \(< value\), which restarts the agent/,
+    );
     // Waiting, not crashing: the same process, no restart by the supervisor.
     expect(fleet.supervisor.info('fran').restarts).toBe(0);
     expect(fleet.supervisor.pid('fran')).toBe(pid);

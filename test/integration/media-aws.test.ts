@@ -39,7 +39,12 @@ let workspace: string;
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 
 const post = (update: Update) =>
-  webhook({ rawPath: '/telegram/fran', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(TOKEN) }, body: JSON.stringify(update), requestContext: { http: { method: 'POST' } } });
+  webhook({
+    rawPath: '/telegram/fran',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(TOKEN) },
+    body: JSON.stringify(update),
+    requestContext: { http: { method: 'POST' } },
+  });
 
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN }] });
@@ -58,7 +63,11 @@ beforeAll(async () => {
   process.env.CLAWFLEET_MEDIA_BUCKET = BUCKET;
   webhook = (await import('../../functions/telegram-webhook.ts')).handler;
   const outbox = (await import('../../functions/outbox.ts')).handler;
-  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+  pump = startOutboxPump(
+    aws,
+    Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })),
+    outbox,
+  );
 
   workspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-'));
   runtime = startRuntime({
@@ -119,13 +128,35 @@ describe('media on AWS', () => {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'media/agents/grif/out/r/secret.pdf', Body: 'grif only', ContentType: 'application/pdf' }));
     const sqs = new SQSClient(aws);
     const before = tg.calls('sendDocument').length;
-    const forged = { v: PROTOCOL_VERSION, kind: 'file', id: 'tg.fran.301.forged', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.301', ts: 1, key: 'agents/grif/out/r/secret.pdf', fileKind: 'document', fileName: 'secret.pdf', mimeType: 'application/pdf', size: 9 };
-    await sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues.fran!.outbox, MessageBody: JSON.stringify(forged), MessageGroupId: 'agent:fran:main', MessageDeduplicationId: forged.id }));
+    const forged = {
+      v: PROTOCOL_VERSION,
+      kind: 'file',
+      id: 'tg.fran.301.forged',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inboundId: 'tg.fran.301',
+      ts: 1,
+      key: 'agents/grif/out/r/secret.pdf',
+      fileKind: 'document',
+      fileName: 'secret.pdf',
+      mimeType: 'application/pdf',
+      size: 9,
+    };
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: fleet.queues.fran!.outbox,
+        MessageBody: JSON.stringify(forged),
+        MessageGroupId: 'agent:fran:main',
+        MessageDeduplicationId: forged.id,
+      }),
+    );
     let reason: string | undefined;
     await expect
       .poll(
         async () => {
-          const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outboxDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+          const { Messages } = await sqs.send(
+            new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.outboxDlq, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }),
+          );
           const m = Messages?.find((x) => x.Body?.includes('tg.fran.301.forged'));
           reason = m?.MessageAttributes?.reason?.StringValue;
           return m !== undefined;

@@ -16,7 +16,11 @@ beforeAll(async () => (server = await start({ apiKey: KEY })));
 afterAll(() => server.close());
 
 const user = (text: string): Message => ({ role: 'user', content: text, timestamp: 0 });
-const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s provider', (api) => {
   const client = (apiKey = KEY) => piAiModel({ providerName: 'p', provider: { api, baseUrl: server.baseUrls[api] }, modelId: 'm-1', apiKey });
@@ -51,7 +55,14 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
       messages: [
         user('weather in Lisbon?'),
         first.message,
-        { role: 'toolResult', toolCallId: call!.type === 'toolCall' ? call!.id : '', toolName: 'get_weather', content: [{ type: 'text', text: '22°C, sunny' }], isError: false, timestamp: 0 },
+        {
+          role: 'toolResult',
+          toolCallId: call!.type === 'toolCall' ? call!.id : '',
+          toolName: 'get_weather',
+          content: [{ type: 'text', text: '22°C, sunny' }],
+          isError: false,
+          timestamp: 0,
+        },
       ],
       tools: [weather],
     });
@@ -113,7 +124,11 @@ function eventMessage(eventType: string, payload: unknown): Buffer {
   return Buffer.concat([withoutCrc, crc]);
 }
 
-interface BedrockCall { path: string; authorization: string | undefined; body: Record<string, unknown> }
+interface BedrockCall {
+  path: string;
+  authorization: string | undefined;
+  body: Record<string, unknown>;
+}
 
 describe('the bedrock-converse provider', () => {
   let bedrock: Server;
@@ -134,7 +149,9 @@ describe('the bedrock-converse provider', () => {
         calls.push({ path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) as Record<string, unknown> });
         const reply = replies.shift() ?? { text: 'echo' };
         if ('status' in reply) {
-          res.writeHead(reply.status, { 'content-type': 'application/json', 'x-amzn-errortype': reply.type }).end(JSON.stringify({ message: `${reply.type}: slow down` }));
+          res
+            .writeHead(reply.status, { 'content-type': 'application/json', 'x-amzn-errortype': reply.type })
+            .end(JSON.stringify({ message: `${reply.type}: slow down` }));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
@@ -147,7 +164,8 @@ describe('the bedrock-converse provider', () => {
         if (reply.tool) {
           res.write(eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: reply.tool.id, name: reply.tool.name } } }));
           const json = JSON.stringify(reply.tool.input);
-          for (let i = 0; i < json.length; i += 6) res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(i, i + 6) } } }));
+          for (let i = 0; i < json.length; i += 6)
+            res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(i, i + 6) } } }));
           res.write(eventMessage('contentBlockStop', { contentBlockIndex: index }));
         }
         res.write(eventMessage('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }));
@@ -162,7 +180,8 @@ describe('the bedrock-converse provider', () => {
     bedrock.close();
   });
 
-  const client = () => piAiModel({ providerName: 'bedrock', provider: { api: 'bedrock-converse', baseUrl }, modelId: 'anthropic.claude-test-v1:0', apiKey: undefined });
+  const client = () =>
+    piAiModel({ providerName: 'bedrock', provider: { api: 'bedrock-converse', baseUrl }, modelId: 'anthropic.claude-test-v1:0', apiKey: undefined });
 
   it('streams text and a tool call from ConverseStream, signed with the task role’s credentials (no API key)', async () => {
     replies.push({ text: 'Checking the weather.', tool: { id: 'tooluse_1', name: 'get_weather', input: { city: 'Porto' } } }, { text: 'Rainy in Porto.' });
@@ -177,7 +196,11 @@ describe('the bedrock-converse provider', () => {
 
     const second = await client().complete({
       systemPrompt: '',
-      messages: [user('weather in Porto?'), first.message, { role: 'toolResult', toolCallId: 'tooluse_1', toolName: 'get_weather', content: [{ type: 'text', text: '14°C, rain' }], isError: false, timestamp: 0 }],
+      messages: [
+        user('weather in Porto?'),
+        first.message,
+        { role: 'toolResult', toolCallId: 'tooluse_1', toolName: 'get_weather', content: [{ type: 'text', text: '14°C, rain' }], isError: false, timestamp: 0 },
+      ],
       tools: [weather],
     });
     expect(second.ok && textOf(second.message)).toBe('Rainy in Porto.');
@@ -185,7 +208,12 @@ describe('the bedrock-converse provider', () => {
   });
 
   it('reports throttling as a retriable failure', async () => {
-    replies.push({ status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' }, { status: 429, type: 'ThrottlingException' });
+    replies.push(
+      { status: 429, type: 'ThrottlingException' },
+      { status: 429, type: 'ThrottlingException' },
+      { status: 429, type: 'ThrottlingException' },
+      { status: 429, type: 'ThrottlingException' },
+    );
     const result = await client().complete({ systemPrompt: '', messages: [user('hi')], tools: [] });
     expect(result).toMatchObject({ ok: false, retriable: true });
     replies.length = 0;

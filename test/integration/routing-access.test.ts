@@ -18,7 +18,10 @@ let updateId = 0;
 function fleetConfig(telegram: Partial<NonNullable<NonNullable<FleetConfigInput['channels']>['telegram']>>, bindings: FleetConfigInput['bindings']) {
   return parseConfig({
     fleet: 'route',
-    agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'home', default: true }, { id: 'work' }, { id: 'vip' }, { id: 'any' }] },
+    agents: {
+      defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } },
+      list: [{ id: 'home', default: true }, { id: 'work' }, { id: 'vip' }, { id: 'any' }],
+    },
     models: { providers: { m: { api: 'openai-completions' } } },
     channels: { telegram: { apiRoot: tg.url, accounts: { main: { botTokenSecret: 'MAIN' }, biz: { botTokenSecret: 'BIZ' } }, ...telegram } },
     bindings,
@@ -52,7 +55,9 @@ async function takeFrom(fleet: ProvisionedFleet, agent: string): Promise<Record<
 }
 
 async function depth(fleet: ProvisionedFleet, agent: string): Promise<number> {
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fleet.queues[agent]!.inbox, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: fleet.queues[agent]!.inbox, AttributeNames: ['ApproximateNumberOfMessages'] }),
+  );
   return Number(Attributes?.ApproximateNumberOfMessages);
 }
 
@@ -110,7 +115,9 @@ describe('direct-message policies', () => {
   });
 
   it('disabled: queues no one, per account', async () => {
-    const post = await webhookFor(fleetConfig({ dmPolicy: 'open', accounts: { main: { botTokenSecret: 'MAIN', dmPolicy: 'disabled' }, biz: { botTokenSecret: 'BIZ' } } }, []));
+    const post = await webhookFor(
+      fleetConfig({ dmPolicy: 'open', accounts: { main: { botTokenSecret: 'MAIN', dmPolicy: 'disabled' }, biz: { botTokenSecret: 'BIZ' } } }, []),
+    );
     expect(await post('main', 505)).toMatchObject({ ignored: 'direct messages disabled' });
     expect(await post('biz', 505)).toMatchObject({ envelopeId: expect.any(String) });
     expect(await depth(fleet, 'home')).toBe(1);

@@ -78,7 +78,10 @@ describe(`the image’s app on Node ${NODE24_VERSION}`, () => {
     expect(reply).toMatchObject({ inReplyTo: 'img24.1', text: 'echo: hello from Node 24' });
     expect(await runtime!.kill('SIGTERM')).toBe(0);
 
-    const said = runtime!.output().split('\n').filter((l) => l.startsWith('[compile cache]'));
+    const said = runtime!
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('[compile cache]'));
     const fromCache = said.filter((l) => /was accepted/.test(l)).map((l) => /file:\/\/(\S+)/.exec(l)![1]!);
     const compiled = said.filter((l) => /was not initialized|rejected|failed/.test(l));
     // The AWS adapters and the model provider, loaded after main.mjs, came from the cache too.

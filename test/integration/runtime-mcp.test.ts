@@ -24,7 +24,13 @@ let host: McpHost;
 
 async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
   const tool: AgentTool | undefined = host.tools().find((t) => t.name === name);
-  if (!tool) throw new Error(`no tool ${name}; have ${host.tools().map((t) => t.name).join(', ')}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name}; have ${host
+        .tools()
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
   const parsed = tool.parse(args);
   if (!parsed.ok) return { text: parsed.error, isError: true };
   return tool.run(parsed.value, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' });
@@ -35,28 +41,32 @@ async function call(name: string, args: Record<string, unknown>): Promise<ToolRe
  * workspace (other test files may run the same servers at the same time).
  */
 function processesMentioning(marker: string): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      const state = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0];
-      const here = readlinkSync(`/proc/${d}/cwd`) === workspace;
-      return cmd.includes(marker) && here && state !== 'Z' && Number(d) !== process.pid ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+        const state = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.[0];
+        const here = readlinkSync(`/proc/${d}/cwd`) === workspace;
+        return cmd.includes(marker) && here && state !== 'Z' && Number(d) !== process.pid ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Live (not zombie) processes in a process group. */
 function liveInGroup(pgid: number): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const fields = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return fields[0] !== 'Z' && Number(fields[2]) === pgid ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const fields = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return fields[0] !== 'Z' && Number(fields[2]) === pgid ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 beforeAll(async () => {
@@ -83,7 +93,11 @@ describe('MCP servers of one agent', () => {
 
   it('answer tool calls, and arguments are checked against the tool’s schema first', async () => {
     // What a server returns is marked as untrusted content from that server's tool (the agent loop wraps it).
-    expect(await call('everything__echo', { message: 'hi there' })).toEqual({ text: 'Echo: hi there', isError: false, untrusted: { source: 'mcp', meta: { tool: 'everything/echo' } } });
+    expect(await call('everything__echo', { message: 'hi there' })).toEqual({
+      text: 'Echo: hi there',
+      isError: false,
+      untrusted: { source: 'mcp', meta: { tool: 'everything/echo' } },
+    });
     expect(await call('everything__get-sum', { a: 2, b: 40 })).toMatchObject({ text: expect.stringContaining('42'), isError: false });
     expect(await call('everything__get-sum', { a: 'two' })).toMatchObject({ isError: true, text: expect.stringMatching(/^a:/) });
     expect(await call('filesystem__write_file', { path: join(workspace, 'hello.txt'), content: 'from MCP' })).toMatchObject({ isError: false });
@@ -104,7 +118,10 @@ describe('MCP servers of one agent', () => {
     const before = host.status().filesystem!.pgid!;
     process.kill(-before, 'SIGKILL');
     await expect.poll(() => host.status().filesystem!.state).toBe('down');
-    expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: true, text: expect.stringMatching(/filesystem" is unavailable .*being restarted/) });
+    expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/filesystem" is unavailable .*being restarted/),
+    });
     // The other server is untouched.
     expect(await call('everything__echo', { message: 'still here' })).toMatchObject({ text: 'Echo: still here', isError: false });
     await expect.poll(() => host.status().filesystem!.state, { timeout: 15_000 }).toBe('ready');
@@ -157,7 +174,10 @@ describe('after a runtime was killed with its MCP servers running', () => {
       const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
       mkdirSync(join(ws, '.clawfleet'));
       writeFileSync(join(ws, '.clawfleet', 'mcp-process-groups.json'), JSON.stringify([{ pgid: victim.pid, startTime }]));
-      const host = new McpHost({ orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }, { workspace: ws, runtimeState: join(ws, 'runtime-state'), secrets: {}, log });
+      const host = new McpHost(
+        { orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+        { workspace: ws, runtimeState: join(ws, 'runtime-state'), secrets: {}, log },
+      );
       await host.start();
       await host.stop();
       expect(liveInGroup(victim.pid!)).toEqual([victim.pid]);
@@ -177,19 +197,27 @@ describe('an MCP server over streamable HTTP', () => {
         s.close(() => resolve(p));
       });
     });
-    server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve) => server.stderr!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve()));
     url = `http://127.0.0.1:${port}/mcp`;
   }, 30_000);
   afterAll(() => void server?.kill('SIGKILL'));
 
   it('is connected by URL with headers from this agent’s secrets, and its tools are called', async () => {
-    const http = new McpHost({ remote: { url, headers: { authorization: 'MCP_TOKEN' } } }, { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { MCP_TOKEN }, log });
+    const http = new McpHost(
+      { remote: { url, headers: { authorization: 'MCP_TOKEN' } } },
+      { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { MCP_TOKEN }, log },
+    );
     await http.start();
     try {
       expect(http.status().remote).toMatchObject({ state: 'ready' });
       const echo = http.tools().find((t) => t.name === 'remote__echo')!;
-      expect(await echo.run({ message: 'over http' }, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).toMatchObject({ text: 'Echo: over http', isError: false, untrusted: { source: 'mcp', meta: { tool: 'remote/echo' } } });
+      expect(
+        await echo.run({ message: 'over http' }, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' }),
+      ).toMatchObject({ text: 'Echo: over http', isError: false, untrusted: { source: 'mcp', meta: { tool: 'remote/echo' } } });
     } finally {
       await http.stop();
     }

@@ -62,7 +62,9 @@ async function outboxEnvelopes(agentId: string, want: (e: Record<string, unknown
   const seen: Record<string, unknown>[] = [];
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !seen.some(want)) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues[agentId]!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: fleet.queues[agentId]!.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
     for (const m of Messages) {
       seen.push(JSON.parse(m.Body!));
       await sqs.send(new DeleteMessageCommand({ QueueUrl: fleet.queues[agentId]!.outbox, ReceiptHandle: m.ReceiptHandle! }));
@@ -71,8 +73,25 @@ async function outboxEnvelopes(agentId: string, want: (e: Record<string, unknown
   return seen;
 }
 
-const message = (id: string, text: string): MessageEnvelope => ({ v: PROTOCOL_VERSION, kind: 'message', id, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' } });
-const send = (e: MessageEnvelope) => sqs.send(new SendMessageCommand({ QueueUrl: fleet.queues[e.agentId]!.inbox, MessageBody: JSON.stringify(e), MessageGroupId: e.sessionKey, MessageDeduplicationId: e.id }));
+const message = (id: string, text: string): MessageEnvelope => ({
+  v: PROTOCOL_VERSION,
+  kind: 'message',
+  id,
+  agentId: 'fran',
+  sessionKey: 'agent:fran:main',
+  ts: 1,
+  text,
+  from: { channel: 'telegram', accountId: 'fran' },
+});
+const send = (e: MessageEnvelope) =>
+  sqs.send(
+    new SendMessageCommand({
+      QueueUrl: fleet.queues[e.agentId]!.inbox,
+      MessageBody: JSON.stringify(e),
+      MessageGroupId: e.sessionKey,
+      MessageDeduplicationId: e.id,
+    }),
+  );
 
 const startError = (r: RuntimeProcess) => String(r.lines.find((l) => l.msg === 'runtime failed to start')?.error);
 
@@ -102,7 +121,11 @@ describe('a runtime next to two agents’ secrets', () => {
     const ready = await fran.waitFor((l) => l.msg === 'ready');
     expect(ready).toMatchObject({ mcp: { everything: { state: 'ready' } } });
     const hello = await outboxEnvelopes('fran', (e) => e.kind === 'heartbeat');
-    expect(hello.find((e) => e.kind === 'heartbeat')).toMatchObject({ agentId: 'fran', version: expect.any(String), capabilities: expect.arrayContaining(['tool:exec', 'tool:everything__echo', 'mcp:everything']) });
+    expect(hello.find((e) => e.kind === 'heartbeat')).toMatchObject({
+      agentId: 'fran',
+      version: expect.any(String),
+      capabilities: expect.arrayContaining(['tool:exec', 'tool:everything__echo', 'mcp:everything']),
+    });
 
     // A turn still running when SIGTERM arrives is finished before the runtime exits.
     model.script({ text: 'answered while draining', delayMs: 1_500 });
@@ -116,17 +139,19 @@ describe('a runtime next to two agents’ secrets', () => {
     expect(fran.output()).toContain('"msg":"stopping"');
     // Its MCP server went with it (this runtime's: it runs in fran's workspace; other test
     // files may run the same server at the same time).
-    const left = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        return (
-          readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(EVERYTHING) &&
-          readlinkSync(`/proc/${d}/cwd`) === franEnv.CLAWFLEET_WORKSPACE &&
-          !readFileSync(`/proc/${d}/stat`, 'utf8').includes(') Z ')
-        );
-      } catch {
-        return false;
-      }
-    });
+    const left = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          return (
+            readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(EVERYTHING) &&
+            readlinkSync(`/proc/${d}/cwd`) === franEnv.CLAWFLEET_WORKSPACE &&
+            !readFileSync(`/proc/${d}/stat`, 'utf8').includes(') Z ')
+          );
+        } catch {
+          return false;
+        }
+      });
     expect(left).toEqual([]);
     // No secret value ever reached a log line.
     for (const value of [FRAN_KEY, GRIF_KEY, FRAN_MCP]) expect(fran.output()).not.toContain(value);
@@ -153,7 +178,12 @@ describe('a runtime next to two agents’ secrets', () => {
     // A message waits in the queue, untouched: nothing receives it while the value is missing.
     await send(message('rt.wait.1', 'are you there?'));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const depth = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: fleet.queues.fran!.inbox, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    const depth = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: fleet.queues.fran!.inbox,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
     expect(depth.Attributes).toMatchObject({ ApproximateNumberOfMessages: '1', ApproximateNumberOfMessagesNotVisible: '0' });
     expect(r.child.exitCode).toBeNull();
 

@@ -40,8 +40,25 @@ describe('a transcript killed mid-write', () => {
     for (let round = 0; round < 6; round++) {
       const child = writer(workspace);
       const exited = new Promise((r) => child.once('exit', r));
-      const startSize = (() => { try { return statSync(file).size; } catch { return 0; } })();
-      await expect.poll(() => { try { return statSync(file).size > startSize + 8_000_000; } catch { return false; } }, { timeout: 20_000, interval: 5 }).toBe(true);
+      const startSize = (() => {
+        try {
+          return statSync(file).size;
+        } catch {
+          return 0;
+        }
+      })();
+      await expect
+        .poll(
+          () => {
+            try {
+              return statSync(file).size > startSize + 8_000_000;
+            } catch {
+              return false;
+            }
+          },
+          { timeout: 20_000, interval: 5 },
+        )
+        .toBe(true);
       await new Promise((r) => setTimeout(r, round * 7));
       child.kill('SIGKILL');
       await exited;
@@ -62,11 +79,32 @@ describe('a transcript killed mid-write', () => {
     const seen: ModelRequest[] = [];
     const outbox = new InMemoryOutbox();
     await runTurn(
-      turnRequestFor({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.next', agentId: 'fran', sessionKey: SESSION, ts: 1, text: 'still there?', from: { channel: 'telegram' } }),
+      turnRequestFor({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'tg.fran.next',
+        agentId: 'fran',
+        sessionKey: SESSION,
+        ts: 1,
+        text: 'still there?',
+        from: { channel: 'telegram' },
+      }),
       {
-        agentId: 'fran', agentName: 'Fran', workspace, transcripts: store, outbox, clock: { now: () => 1 }, log: memoryLogger(), tools: () => [], masker: secretMasker([]),
+        agentId: 'fran',
+        agentName: 'Fran',
+        workspace,
+        transcripts: store,
+        outbox,
+        clock: { now: () => 1 },
+        log: memoryLogger(),
+        tools: () => [],
+        masker: secretMasker([]),
         limits: { ...defaultTurnLimits, compactAtTokens: 1e12 },
-        model: { label: 't/t', contextWindow: 1e9, complete: async (req) => (seen.push(req), { ok: true, message: assistantMessage('t/t', [{ type: 'text', text: 'yes' }]) }) },
+        model: {
+          label: 't/t',
+          contextWindow: 1e9,
+          complete: async (req) => (seen.push(req), { ok: true, message: assistantMessage('t/t', [{ type: 'text', text: 'yes' }]) }),
+        },
       },
       new AbortController().signal,
     );

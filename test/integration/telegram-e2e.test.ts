@@ -18,7 +18,12 @@ import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 
 const aws = awsTestEnv();
-const TOKENS = { jerry: '1000001:AAjerry-test-token-000000000000000', fran: '1000002:AAfran-test-token-0000000000000000', grif: '1000003:AAgrif-test-token-0000000000000000', ray: '1000004:AAray-test-token-00000000000000000' };
+const TOKENS = {
+  jerry: '1000001:AAjerry-test-token-000000000000000',
+  fran: '1000002:AAfran-test-token-0000000000000000',
+  grif: '1000003:AAgrif-test-token-0000000000000000',
+  ray: '1000004:AAray-test-token-00000000000000000',
+};
 const FRAN_MODEL_KEY = 'sk-test-fran-model-key-0123456789';
 
 let tg: FakeTelegram;
@@ -81,7 +86,11 @@ beforeAll(async () => {
   setHandlerEnv(aws, config);
   webhook = (await import('../../functions/telegram-webhook.ts')).handler;
   const outbox = (await import('../../functions/outbox.ts')).handler;
-  pump = startOutboxPump(aws, Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })), outbox);
+  pump = startOutboxPump(
+    aws,
+    Object.values(fleet.queues).map((q) => ({ url: q.outbox, arn: q.outboxArn })),
+    outbox,
+  );
 
   runtimeEnv = {
     CLAWFLEET_AGENT_ID: 'fran',

@@ -59,7 +59,13 @@ function setup(agentId = 'fran') {
   const runner = new ProcessWorkspaceRunner(entry, aws, BUCKET, () => efs);
   const lines: string[] = [];
   const deps: AwsTransferDeps = {
-    lifecycle: { registry: new DynamoAgentRegistry(doc, tableNames(config.fleet).registry), compute, depths: new SqsQueueDepths(sqs, config.fleet, new SqsQueueDirectory(sqs)), clock: systemClock, log: memoryLogger() },
+    lifecycle: {
+      registry: new DynamoAgentRegistry(doc, tableNames(config.fleet).registry),
+      compute,
+      depths: new SqsQueueDepths(sqs, config.fleet, new SqsQueueDirectory(sqs)),
+      clock: systemClock,
+      log: memoryLogger(),
+    },
     tasks: new EcsWorkspaceTasks(new ECSClient(aws), config.fleet),
     runner,
     staging,
@@ -83,7 +89,8 @@ function workspaceOf(count: number, size = 2048): { dir: string; hashes: Map<str
   };
   put('MEMORY.md', Buffer.from("- Sam's cat is called Miso.\n"));
   put('bin/tool.sh', Buffer.from('#!/bin/sh\necho hi\n'), 0o755);
-  for (let i = 0; i < count; i++) put(`memory/2026-11-${String(i % 30).padStart(2, '0')}-${i}.md`, Buffer.from(`${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26)))));
+  for (let i = 0; i < count; i++)
+    put(`memory/2026-11-${String(i % 30).padStart(2, '0')}-${i}.md`, Buffer.from(`${i}:`.padEnd(size, String.fromCharCode(97 + (i % 26)))));
   put('image.bin', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256)));
   return { dir, hashes };
 }
@@ -93,7 +100,12 @@ function hashesOf(dir: string): Map<string, string> {
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!e.isFile()) continue;
     const rel = join(e.parentPath, e.name).slice(dir.length + 1);
-    out.set(rel, createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex'));
+    out.set(
+      rel,
+      createHash('sha256')
+        .update(readFileSync(join(dir, rel)))
+        .digest('hex'),
+    );
   }
   return out;
 }
@@ -205,14 +217,30 @@ describe('the workspace-sync entry refuses what is not its own', () => {
     CLAWFLEET_SYNC_TRANSFER: `forged-${++n}-transfer`,
     ...over,
   });
-  const manifest = (agentId: string, path: string) => ({ v: 1, agentId, createdAt: 1, files: [{ path, size: 2, sha256: createHash('sha256').update('hi').digest('hex'), executable: false }], skipped: [], totalBytes: 2 });
+  const manifest = (agentId: string, path: string) => ({
+    v: 1,
+    agentId,
+    createdAt: 1,
+    files: [{ path, size: 2, sha256: createHash('sha256').update('hi').digest('hex'), executable: false }],
+    skipped: [],
+    totalBytes: 2,
+  });
 
   it('stops at once when no CLI holds the agent for it (no keepalive), writing nothing', async () => {
     const e = env({});
-    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/manifest.json`, Body: JSON.stringify(manifest('fran', 'MEMORY.md')) }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/manifest.json`,
+        Body: JSON.stringify(manifest('fran', 'MEMORY.md')),
+      }),
+    );
     const p = runSyncEntry(entry, aws, e);
     expect((await p.exited).code).toBe(1);
-    expect(await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/').getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result')).toMatchObject({ ok: false, code: 'HOLDER_GONE' });
+    expect(await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/').getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result')).toMatchObject({
+      ok: false,
+      code: 'HOLDER_GONE',
+    });
     expect(readdirSync(e.CLAWFLEET_WORKSPACE)).toEqual([]);
   });
 
@@ -232,7 +260,11 @@ describe('the workspace-sync entry refuses what is not its own', () => {
       await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `fran/transfers/${e.CLAWFLEET_SYNC_TRANSFER}/keepalive.json`, Body: '{}' }));
       const p = runSyncEntry(entry, aws, e);
       expect((await p.exited).code).toBe(1);
-      const result = JSON.parse(await (await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/').getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result').then((r) => JSON.stringify(r))));
+      const result = JSON.parse(
+        await await new S3WorkspaceStaging(stagingS3Client(aws), BUCKET, 'fran/')
+          .getDocument(e.CLAWFLEET_SYNC_TRANSFER, 'result')
+          .then((r) => JSON.stringify(r)),
+      );
       expect(result).toMatchObject({ ok: false, code });
       expect(readdirSync(e.CLAWFLEET_WORKSPACE)).toEqual([]);
     }

@@ -32,7 +32,13 @@ beforeAll(async () => {
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: KEY } }));
-  fleet = await startLocalFleet({ configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() });
+  fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+  });
   for (const deadline = Date.now() + 30_000; fleet.supervisor.state('fran') !== 'running'; await new Promise((r) => setTimeout(r, 100))) {
     if (Date.now() > deadline) throw new Error('fran did not start');
   }
@@ -53,13 +59,22 @@ async function workspace(...argv: string[]) {
 
 async function replyContaining(text: string): Promise<string> {
   let found: string | undefined;
-  await expect.poll(async () => (found = (await chatLines(fleet, 'fran')).find((m) => m.role === 'agent' && m.text.includes(text))?.text), { timeout: 30_000, interval: 100 }).toBeTruthy();
+  await expect
+    .poll(async () => (found = (await chatLines(fleet, 'fran')).find((m) => m.role === 'agent' && m.text.includes(text))?.text), {
+      timeout: 30_000,
+      interval: 100,
+    })
+    .toBeTruthy();
   return found!;
 }
 
 async function admin(path: string, body: unknown = {}) {
   const file = readAdminFile(join(dir, 'state'))!;
-  const res = await fetch(`${file.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${file.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${file.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${file.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -94,7 +109,10 @@ describe('workspace push and pull with the local fleet running', () => {
     // The chat's wake was decided before it answered 202: the agent stays down.
     expect(fleet.cp.registry.record('fran')?.state).toBe('held');
     expect(fleet.supervisor.state('fran')).toBe('hibernating');
-    expect(await admin('/admin/agents/fran/wake')).toMatchObject({ status: 409, body: { code: 'AGENT_HELD', error: expect.stringMatching(/held for a workspace transfer/) } });
+    expect(await admin('/admin/agents/fran/wake')).toMatchObject({
+      status: 409,
+      body: { code: 'AGENT_HELD', error: expect.stringMatching(/held for a workspace transfer/) },
+    });
     expect(await admin('/admin/agents/fran/hold', { hibernate: true })).toMatchObject({ status: 409, body: { code: 'AGENT_HELD' } });
     expect(await admin('/admin/agents/fran/renew')).toMatchObject({ status: 200, body: { held: true } });
     expect(await admin('/admin/agents/fran/release')).toMatchObject({ status: 200, body: { outcome: 'woken' } });

@@ -53,7 +53,8 @@ async function respond(body: unknown): Promise<ModelReply> {
   return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
 }
 
-const sentTo = (chatId: number, containing: string) => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
+const sentTo = (chatId: number, containing: string) =>
+  tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -65,7 +66,8 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false, time
   }
 }
 
-const ready = (agentId: string, after = 0) => waitFor(`${agentId} ready`, () => runtimeLines.slice(after).find((l) => l.agentId === agentId && l.line.msg === 'ready'), 240_000);
+const ready = (agentId: string, after = 0) =>
+  waitFor(`${agentId} ready`, () => runtimeLines.slice(after).find((l) => l.agentId === agentId && l.line.msg === 'ready'), 240_000);
 
 /** The OpenClaw gateway process under fran's runtime: the guard's (its only child's) only child. */
 function gatewayProcess(): { pid: number; command: string } | undefined {
@@ -79,7 +81,12 @@ beforeAll(async () => {
   // Installed on demand and reused; a machine that cannot install it fails here, saying why.
   ensureOpenclaw(undefined, (line) => console.log(`openclaw install: ${line}`));
   model = await startModel({ responder: (r) => respond(r.body) });
-  tg = await startTelegram({ bots: [{ token: FRAN_BOT, username: 'fran_bot' }, { token: GRIF_BOT, username: 'grif_bot' }] });
+  tg = await startTelegram({
+    bots: [
+      { token: FRAN_BOT, username: 'fran_bot' },
+      { token: GRIF_BOT, username: 'grif_bot' },
+    ],
+  });
   dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-kind-'));
   const config = {
     fleet: 'demo',
@@ -95,7 +102,14 @@ beforeAll(async () => {
       { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
       { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
     ],
-    channels: { telegram: { apiRoot: tg.url, dmPolicy: 'allowlist', allowFrom: [String(OWNER)], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } } } },
+    channels: {
+      telegram: {
+        apiRoot: tg.url,
+        dmPolicy: 'allowlist',
+        allowFrom: [String(OWNER)],
+        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+      },
+    },
   };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(
@@ -210,7 +224,11 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
     await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive gateway-kill')), 60_000);
     process.kill(gatewayProcess()!.pid, 'SIGKILL');
     release();
-    await waitFor('the gateway restarted', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'openclaw gateway restarted'), 240_000);
+    await waitFor(
+      'the gateway restarted',
+      () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'openclaw gateway restarted'),
+      240_000,
+    );
     await waitFor('the reply after the gateway restart', () => sentTo(OWNER, 'survive gateway-kill').length > 0, 120_000);
     await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
     expect(sentTo(OWNER, 'survive gateway-kill')).toHaveLength(1);

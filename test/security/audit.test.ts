@@ -31,7 +31,13 @@ function risky(): FleetConfigInput {
   grif.mcp = { servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } };
   ray.tools = { web: { fetch: { allowPrivateHosts: ['wiki.corp.example', 'localhost'] } }, browser: { enabled: true } };
   config.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] };
-  config.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], rateLimit: { max: 600, perMinutes: 1 } };
+  config.agentToAgent = {
+    allow: [
+      { from: 'fran', to: 'grif' },
+      { from: 'grif', to: 'fran' },
+    ],
+    rateLimit: { max: 600, perMinutes: 1 },
+  };
   return config;
 }
 
@@ -107,7 +113,13 @@ describe('clawfleet security audit', () => {
 
   it('says exec stays off where no sandbox works, for the agents that would use one', () => {
     const config = loadConfigFile('clawfleet.json');
-    const facts = { secretsPath: 's.json', secretsMode: 0o600, statePath: '.clawfleet', stateMode: 0o700, sandboxUnavailable: 'bubblewrap (bwrap) is not installed' };
+    const facts = {
+      secretsPath: 's.json',
+      secretsMode: 0o600,
+      statePath: '.clawfleet',
+      stateMode: 0o700,
+      sandboxUnavailable: 'bubblewrap (bwrap) is not installed',
+    };
     const [finding] = auditLocal(config, facts);
     expect(finding).toMatchObject({ id: 'local.no-sandbox', severity: 'warn' });
     expect(finding!.title).toContain('"jerry", "fran", "grif", "ray"');

@@ -49,7 +49,17 @@ const log = memoryLogger();
 
 /** Wrong tokens of every shape: missing, empty, one character off, one short, one long, case-changed, padded. */
 function wrongTokens(real: string): Array<string | undefined> {
-  return [undefined, '', 'x', `${real.slice(0, -1)}${real.at(-1) === 'a' ? 'b' : 'a'}`, real.slice(0, -1), `${real}0`, real.toUpperCase(), ` ${real}`, real.slice(0, 8)];
+  return [
+    undefined,
+    '',
+    'x',
+    `${real.slice(0, -1)}${real.at(-1) === 'a' ? 'b' : 'a'}`,
+    real.slice(0, -1),
+    `${real}0`,
+    real.toUpperCase(),
+    ` ${real}`,
+    real.slice(0, 8),
+  ];
 }
 
 afterEach(() => {
@@ -74,26 +84,50 @@ describe('the Telegram webhook secret token', () => {
     clock: { now: () => 1 },
     log,
   };
-  const body = JSON.stringify({ update_id: 1, message: { message_id: 1, date: 1, chat: { id: 9, type: 'private' }, from: { id: 9, is_bot: false, first_name: 'A' }, text: 'hi' } });
-
-  it.each(wrongTokens(WEBHOOK_SECRET).map((t) => [JSON.stringify(t), t]))('refuses %s with 401 through the constant-time helper, and queues nothing', async (_n, token) => {
-    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: token, body }, deps);
-    scan.record('webhook response', JSON.stringify(res.body));
-    expect(res.status).toBe(401);
-    expect(spies.matches).toEqual([[WEBHOOK_SECRET, token]]);
-    if (token !== undefined) expect(spies.timingSafe).toBe(1);
-    expect(deps.queues.queues.size).toBe(0);
+  const body = JSON.stringify({
+    update_id: 1,
+    message: { message_id: 1, date: 1, chat: { id: 9, type: 'private' }, from: { id: 9, is_bot: false, first_name: 'A' }, text: 'hi' },
   });
+
+  it.each(wrongTokens(WEBHOOK_SECRET).map((t) => [JSON.stringify(t), t]))(
+    'refuses %s with 401 through the constant-time helper, and queues nothing',
+    async (_n, token) => {
+      const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: token, body }, deps);
+      scan.record('webhook response', JSON.stringify(res.body));
+      expect(res.status).toBe(401);
+      expect(spies.matches).toEqual([[WEBHOOK_SECRET, token]]);
+      if (token !== undefined) expect(spies.timingSafe).toBe(1);
+      expect(deps.queues.queues.size).toBe(0);
+    },
+  );
 });
 
 describe('the hooks token', () => {
   const config = loadConfigFile('clawfleet.json');
   config.hooks = { tokenSecret: 'HOOKS_TOKEN' };
   const queues = new InMemoryAgentQueues();
-  const deps = { config, hooksToken: async () => HOOKS_TOKEN, queues, dedupe: new InMemoryInboundDedupe(() => 1), sessions: new InMemorySessionRegistry(), origins: new InMemoryInboundOrigins(() => 1), newId: () => 'id', clock: { now: () => 1 }, log };
-  const call = (headers: Record<string, string | undefined>) => handleHook({ method: 'POST', path: '/hooks/agent', query: undefined, headers: { 'content-type': 'application/json', ...headers }, body: '{"message":"hi"}' }, deps);
+  const deps = {
+    config,
+    hooksToken: async () => HOOKS_TOKEN,
+    queues,
+    dedupe: new InMemoryInboundDedupe(() => 1),
+    sessions: new InMemorySessionRegistry(),
+    origins: new InMemoryInboundOrigins(() => 1),
+    newId: () => 'id',
+    clock: { now: () => 1 },
+    log,
+  };
+  const call = (headers: Record<string, string | undefined>) =>
+    handleHook(
+      { method: 'POST', path: '/hooks/agent', query: undefined, headers: { 'content-type': 'application/json', ...headers }, body: '{"message":"hi"}' },
+      deps,
+    );
 
-  it.each(wrongTokens(HOOKS_TOKEN).filter((t) => t !== undefined && t.trim() === t && t !== '').map((t) => [JSON.stringify(t), t!]))('refuses %s as a bearer or x-openclaw-token with 401 through the constant-time helper', async (_n, token) => {
+  it.each(
+    wrongTokens(HOOKS_TOKEN)
+      .filter((t) => t !== undefined && t.trim() === t && t !== '')
+      .map((t) => [JSON.stringify(t), t!]),
+  )('refuses %s as a bearer or x-openclaw-token with 401 through the constant-time helper', async (_n, token) => {
     for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-openclaw-token': token }]) {
       spies.matches.length = 0;
       const res = await call(headers);
@@ -115,16 +149,35 @@ describe('the dashboard token', () => {
   const config = loadConfigFile('clawfleet.json');
   // Only what an unauthenticated request may touch; anything more would throw and fail the test with a 500.
   const sources = { config, clock: { now: () => 1_764_000_000_000 }, log } as unknown as DashboardSources;
-  const deps = { sources, actions: {} as FleetActions, token: async () => DASHBOARD_TOKEN, secureCookie: true, loginHint: 'the dashboard secret', refreshMs: 5_000 };
+  const deps = {
+    sources,
+    actions: {} as FleetActions,
+    token: async () => DASHBOARD_TOKEN,
+    secureCookie: true,
+    loginHint: 'the dashboard secret',
+    refreshMs: 5_000,
+  };
   const request = (r: { method?: string; path?: string; headers?: Record<string, string>; cookies?: string[]; body?: string }) =>
-    handleDashboard({ method: r.method ?? 'GET', path: r.path ?? '/api/fleet', query: '', headers: r.headers ?? {}, cookies: r.cookies ?? [], body: r.body ?? '' }, deps);
+    handleDashboard(
+      { method: r.method ?? 'GET', path: r.path ?? '/api/fleet', query: '', headers: r.headers ?? {}, cookies: r.cookies ?? [], body: r.body ?? '' },
+      deps,
+    );
 
-  it.each(wrongTokens(DASHBOARD_TOKEN).filter((t) => t !== undefined && t !== '' && t.trim() === t).map((t) => [JSON.stringify(t), t!]))('refuses %s as a bearer and at the login form through the constant-time helper', async (_n, token) => {
+  it.each(
+    wrongTokens(DASHBOARD_TOKEN)
+      .filter((t) => t !== undefined && t !== '' && t.trim() === t)
+      .map((t) => [JSON.stringify(t), t!]),
+  )('refuses %s as a bearer and at the login form through the constant-time helper', async (_n, token) => {
     const api = await request({ headers: { authorization: `Bearer ${token}` } });
     expect(api.status).toBe(401);
     expect(spies.matches).toEqual([[DASHBOARD_TOKEN, token]]);
     spies.matches.length = 0;
-    const login = await request({ method: 'POST', path: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(token)}` });
+    const login = await request({
+      method: 'POST',
+      path: '/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${encodeURIComponent(token)}`,
+    });
     expect(login.status).toBe(401);
     expect(spies.matches).toEqual([[DASHBOARD_TOKEN, token]]);
     for (const res of [api, login]) scan.record('dashboard response', JSON.stringify(res));
@@ -142,12 +195,27 @@ describe('the dashboard token', () => {
 });
 
 describe('every auth path in the code', () => {
-  const files = ['shared/telegram/webhook-secret.ts', 'shared/hooks/auth.ts', 'shared/dashboard/auth.ts', 'shared/control/telegram-webhook.ts', 'shared/control/hooks.ts', 'dashboard/handler.ts', 'local/server.ts', 'local/supervisor.ts'];
+  const files = [
+    'shared/telegram/webhook-secret.ts',
+    'shared/hooks/auth.ts',
+    'shared/dashboard/auth.ts',
+    'shared/control/telegram-webhook.ts',
+    'shared/control/hooks.ts',
+    'dashboard/handler.ts',
+    'local/server.ts',
+    'local/supervisor.ts',
+  ];
 
   it('compares tokens only with timingSafeEqual, never with === or !==', () => {
     for (const file of files) {
       const code = readFileSync(file, 'utf8');
-      const plain = code.split('\n').filter((line) => /\b(token|secret|expected|given|mine)\w*\s*[!=]==|[!=]==\s*\w*(token|secret|expected|given|mine)\b/i.test(line) && !/\.length|undefined|typeof|=== '(|\[)/.test(line));
+      const plain = code
+        .split('\n')
+        .filter(
+          (line) =>
+            /\b(token|secret|expected|given|mine)\w*\s*[!=]==|[!=]==\s*\w*(token|secret|expected|given|mine)\b/i.test(line) &&
+            !/\.length|undefined|typeof|=== '(|\[)/.test(line),
+        );
       expect(plain, file).toEqual([]);
     }
     const helper = readFileSync('shared/telegram/webhook-secret.ts', 'utf8');

@@ -56,7 +56,19 @@ beforeAll(async () => {
     status: () => ({
       fleet: 'web',
       where: 'local (test)',
-      agents: [{ id: 'alpha', name: 'Alpha', state: 'running', model: 'offline', queue: { visible: cp.inbox('alpha').depth, inFlight: 0 }, dlq: 0, outboxDlq: 0, lastHeartbeat: null, lastError: null }],
+      agents: [
+        {
+          id: 'alpha',
+          name: 'Alpha',
+          state: 'running',
+          model: 'offline',
+          queue: { visible: cp.inbox('alpha').depth, inFlight: 0 },
+          dlq: 0,
+          outboxDlq: 0,
+          lastHeartbeat: null,
+          lastError: null,
+        },
+      ],
     }),
     act: async (agentId, action) => {
       acted.push(`${action} ${agentId}`);
@@ -64,7 +76,9 @@ beforeAll(async () => {
     },
   });
   server.prependListener('request', (req, res) => {
-    res.once('finish', () => seen.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, host: req.headers.host ?? '', status: res.statusCode }));
+    res.once('finish', () =>
+      seen.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, host: req.headers.host ?? '', status: res.statusCode }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -91,7 +105,10 @@ async function reboundPage(url: string, html: string): Promise<void> {
 async function localSite(html: string): Promise<{ url: string; close(): Promise<void> }> {
   const site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(site.address() as AddressInfo).port}`, close: () => new Promise((resolve) => (site.close(() => resolve()), site.closeAllConnections())) };
+  return {
+    url: `http://127.0.0.1:${(site.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => (site.close(() => resolve()), site.closeAllConnections())),
+  };
 }
 
 /** Runs the attacker page's script and waits for it to say it is done. */
@@ -160,7 +177,12 @@ describe('a web page in the owner’s browser', () => {
     expect(results.done).toBe(true);
     await attacker.close();
     await expect.poll(() => seen.slice(before).filter((r) => r.method === 'POST').length).toBe(4);
-    expect(seen.slice(before).filter((r) => r.method === 'POST').map((r) => [r.path, r.status])).toEqual([
+    expect(
+      seen
+        .slice(before)
+        .filter((r) => r.method === 'POST')
+        .map((r) => [r.path, r.status]),
+    ).toEqual([
       ['/logout', 403],
       ['/api/fleet/alpha/hibernate', 403],
       ['/api/chat/alpha', 403],

@@ -101,7 +101,9 @@ describe.skipIf(!ROOT)(TITLE, () => {
   });
 
   it('starts with the uid pool as its sandbox and exec on, warning about nothing', () => {
-    expect(runtime!.lines).toContainEqual(expect.objectContaining({ msg: 'sandbox for code the agent chooses', sandbox: expect.stringMatching(/^tool uids 20101–20104/) }));
+    expect(runtime!.lines).toContainEqual(
+      expect.objectContaining({ msg: 'sandbox for code the agent chooses', sandbox: expect.stringMatching(/^tool uids 20101–20104/) }),
+    );
     expect(runtime!.lines).toContainEqual(expect.objectContaining({ msg: 'ready', sandbox: 'uid-pool' }));
     expect(runtime!.lines.filter((l) => l.level === 'warn')).toEqual([]);
   });

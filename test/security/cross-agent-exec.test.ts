@@ -24,7 +24,11 @@ import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
-const KEYS = { alpha: 'sk-sec-alpha-model-key-0123456789abcdef', beta: 'sk-sec-beta-model-key-0123456789abcdef0', gamma: 'sk-sec-gamma-model-key-0123456789abcdef' };
+const KEYS = {
+  alpha: 'sk-sec-alpha-model-key-0123456789abcdef',
+  beta: 'sk-sec-beta-model-key-0123456789abcdef0',
+  gamma: 'sk-sec-gamma-model-key-0123456789abcdef',
+};
 const BOT_TOKEN = '7000001:AAsecurity-bot-token-00000000000000000';
 let fleet: LocalFleet;
 let model: FakeModel;
@@ -52,7 +56,11 @@ async function exec(agentId: string, command: string): Promise<string> {
   let found: string | undefined;
   await expect
     .poll(
-      () => (found = fleet.cp.chat.since(agentId, 0).messages.slice(before).find((m) => m.role === 'agent' && m.text.startsWith('RESULT\n'))?.text),
+      () =>
+        (found = fleet.cp.chat
+          .since(agentId, 0)
+          .messages.slice(before)
+          .find((m) => m.role === 'agent' && m.text.startsWith('RESULT\n'))?.text),
       { timeout: 30_000, interval: 100 },
     )
     .toBeDefined();
@@ -165,7 +173,12 @@ describe('an agent’s exec, in the sandbox', () => {
     expect(alphaSaw).toMatch(/== beta workspace\n.*No such file or directory/);
     expect(alphaSaw).not.toMatch(/CLAWFLEET_|AWS_/);
     expect(alphaSaw).not.toContain('beta’s private notes');
-    Object.assign(figures, { probeSections: (alphaSaw.match(/^== /gm) ?? []).length - 1, secretValuesLookedFor: secretValues().length, alphaOutputBytes: Buffer.byteLength(alphaSaw), secretHits: scan.hits().length });
+    Object.assign(figures, {
+      probeSections: (alphaSaw.match(/^== /gm) ?? []).length - 1,
+      secretValuesLookedFor: secretValues().length,
+      alphaOutputBytes: Buffer.byteLength(alphaSaw),
+      secretHits: scan.hits().length,
+    });
   });
 
   it('cannot post as another agent: a forged /runtime/outbox post with anything it found is refused', async () => {
@@ -209,7 +222,13 @@ describe('what the fleet wrote meanwhile', () => {
     scan.addSecrets(...Object.values(KEYS), BOT_TOKEN, readFileSync(dashboardTokenPath(state), 'utf8').trim());
     scan.addSource('runtime log lines', () => runtimeLines.join('\n'));
     scan.addSource('control plane log lines', () => log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    for (const agent of ['alpha', 'beta']) scan.addSource(`${agent} chat`, () => fleet.cp.chat.since(agent, 0).messages.map((m) => m.text).join('\n'));
+    for (const agent of ['alpha', 'beta'])
+      scan.addSource(`${agent} chat`, () =>
+        fleet.cp.chat
+          .since(agent, 0)
+          .messages.map((m) => m.text)
+          .join('\n'),
+      );
     expectNoSecretsIn(scan, 'cross-agent-exec');
     writeFigures('cross-agent-exec', { command: 'npx vitest run test/security/cross-agent-exec.test.ts', ...figures });
   });

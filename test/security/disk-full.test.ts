@@ -32,7 +32,11 @@ const scan = new SecretScan();
 scan.addSecrets(KEY);
 
 const chat = (agentId: string, text: string) =>
-  fetch(`${url}/api/chat/${agentId}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  fetch(`${url}/api/chat/${agentId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
 
 async function answered(agentId: string, text: string, timeout = 30_000): Promise<void> {
   await expect
@@ -58,7 +62,8 @@ async function runtimes(): Promise<Record<string, { state: string; pid: number |
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline || fleet.exitCode !== null) throw new Error(`${what}: not within ${timeoutMs} ms; the fleet said ${JSON.stringify(lines.slice(-8))}`);
+    if (Date.now() > deadline || fleet.exitCode !== null)
+      throw new Error(`${what}: not within ${timeoutMs} ms; the fleet said ${JSON.stringify(lines.slice(-8))}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -110,12 +115,19 @@ beforeAll(async () => {
       models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
     }),
   );
-  writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/diskfull/agents/alpha': { OPENAI_API_KEY: KEY }, 'clawfleet/diskfull/agents/beta': { OPENAI_API_KEY: KEY } }));
-  fleet = spawn(process.execPath, ['bin/clawfleet.js', 'start', '--config', join(dir, 'clawfleet.json'), '--secrets', join(dir, 'secrets.json'), '--state', mnt, '--port', '0', '--verbose'], {
-    cwd: process.cwd(),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  writeFileSync(
+    join(dir, 'secrets.json'),
+    JSON.stringify({ 'clawfleet/diskfull/agents/alpha': { OPENAI_API_KEY: KEY }, 'clawfleet/diskfull/agents/beta': { OPENAI_API_KEY: KEY } }),
+  );
+  fleet = spawn(
+    process.execPath,
+    ['bin/clawfleet.js', 'start', '--config', join(dir, 'clawfleet.json'), '--secrets', join(dir, 'secrets.json'), '--state', mnt, '--port', '0', '--verbose'],
+    {
+      cwd: process.cwd(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let buffer = '';
   fleet.stdout!.on('data', (chunk: Buffer) => {
     buffer += chunk.toString();
@@ -149,91 +161,103 @@ afterAll(async () => {
 
 // Only root may mount a file system here; anyone else sees why this is skipped in its name.
 const suite = ROOT ? describe : describe.skip;
-suite(ROOT ? 'a full disk under the state directory' : 'a full disk under the state directory (skipped: mounting a size-limited tmpfs needs root, and this is not root)', () => {
-  it('fails the requests that need it with 503 while the fleet and its runtimes keep running, and recovers by itself when space returns', async () => {
-    await chat('alpha', 'hello').then((r) => expect(r.status).toBe(202));
-    await answered('alpha', 'hello');
-    // A message acknowledged before the disk fills, its turn in flight throughout.
-    expect((await chat('alpha', 'hold: the answer survives')).status).toBe(202);
-    await expect.poll(() => model.requests().some((r) => r.lastUserText === 'hold: the answer survives'), { timeout: 30_000 }).toBe(true);
-    const before = await runtimes();
+suite(
+  ROOT
+    ? 'a full disk under the state directory'
+    : 'a full disk under the state directory (skipped: mounting a size-limited tmpfs needs root, and this is not root)',
+  () => {
+    it('fails the requests that need it with 503 while the fleet and its runtimes keep running, and recovers by itself when space returns', async () => {
+      await chat('alpha', 'hello').then((r) => expect(r.status).toBe(202));
+      await answered('alpha', 'hello');
+      // A message acknowledged before the disk fills, its turn in flight throughout.
+      expect((await chat('alpha', 'hold: the answer survives')).status).toBe(202);
+      await expect.poll(() => model.requests().some((r) => r.lastUserText === 'hold: the answer survives'), { timeout: 30_000 }).toBe(true);
+      const before = await runtimes();
 
-    const filler = join(mnt, 'filler');
-    const filled = fill(filler);
-    const fullAt = Date.now();
+      const filler = join(mnt, 'filler');
+      const filled = fill(filler);
+      const fullAt = Date.now();
 
-    // What needs the disk is refused, and says so; nothing taken means nothing to answer later.
-    const statuses: number[] = [];
-    const accepted: string[] = [];
-    for (let i = 0; i < 10 && !statuses.includes(503); i++) {
-      const text = `while full ${i}`;
-      const res = await chat('beta', text);
-      statuses.push(res.status);
-      if (res.status === 202) accepted.push(text); // fitted in space a file already had
-      else {
-        expect(res.status).toBe(503);
-        expect(res.headers.get('retry-after')).toBe('30');
-        expect(await res.json()).toMatchObject({ code: 'STORAGE_FULL' });
+      // What needs the disk is refused, and says so; nothing taken means nothing to answer later.
+      const statuses: number[] = [];
+      const accepted: string[] = [];
+      for (let i = 0; i < 10 && !statuses.includes(503); i++) {
+        const text = `while full ${i}`;
+        const res = await chat('beta', text);
+        statuses.push(res.status);
+        if (res.status === 202)
+          accepted.push(text); // fitted in space a file already had
+        else {
+          expect(res.status).toBe(503);
+          expect(res.headers.get('retry-after')).toBe('30');
+          expect(await res.json()).toMatchObject({ code: 'STORAGE_FULL' });
+        }
       }
-    }
-    expect(statuses).toContain(503);
-    const dashboardChat = await fetch(`${url}/api/fleet/beta/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"text":"while full, from the dashboard"}' });
-    expect([202, 503]).toContain(dashboardChat.status);
-    if (dashboardChat.status === 202) accepted.push('while full, from the dashboard');
-    // Reads still work.
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${url}/api/fleet`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(statuses).toContain(503);
+      const dashboardChat = await fetch(`${url}/api/fleet/beta/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"text":"while full, from the dashboard"}',
+      });
+      expect([202, 503]).toContain(dashboardChat.status);
+      if (dashboardChat.status === 202) accepted.push('while full, from the dashboard');
+      // Reads still work.
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${url}/api/fleet`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
-    // A runtime that dies meanwhile: its exit is recorded (or not) and it is started again.
-    process.kill(before.beta!.pid!, 'SIGKILL');
-    await expect.poll(async () => (await runtimes()).beta!.pid !== before.beta!.pid && (await runtimes()).beta!.state === 'running', { timeout: 30_000, interval: 200 }).toBe(true);
-    await expect.poll(() => said('the state directory is full').length, { timeout: 10_000 }).toBe(1);
-    expect(fleet.exitCode).toBeNull();
+      // A runtime that dies meanwhile: its exit is recorded (or not) and it is started again.
+      process.kill(before.beta!.pid!, 'SIGKILL');
+      await expect
+        .poll(async () => (await runtimes()).beta!.pid !== before.beta!.pid && (await runtimes()).beta!.state === 'running', { timeout: 30_000, interval: 200 })
+        .toBe(true);
+      await expect.poll(() => said('the state directory is full').length, { timeout: 10_000 }).toBe(1);
+      expect(fleet.exitCode).toBeNull();
 
-    // Space returns: no restart, no command — it just works again.
-    rmSync(filler);
-    const freedAt = Date.now();
-    let recoveredAt = 0;
-    await expect
-      .poll(
-        async () => {
-          const status = (await chat('beta', 'after the disk was full')).status;
-          if (status === 202) recoveredAt = Date.now();
-          return status;
-        },
-        { timeout: 30_000, interval: 200 },
-      )
-      .toBe(202);
-    await answered('beta', 'after the disk was full');
-    releaseHeld();
-    await answered('alpha', 'hold: the answer survives');
-    for (const text of accepted) await answered('beta', text);
-    await expect.poll(() => said('the state directory is writable again').length, { timeout: 40_000, interval: 200 }).toBe(1);
+      // Space returns: no restart, no command — it just works again.
+      rmSync(filler);
+      const freedAt = Date.now();
+      let recoveredAt = 0;
+      await expect
+        .poll(
+          async () => {
+            const status = (await chat('beta', 'after the disk was full')).status;
+            if (status === 202) recoveredAt = Date.now();
+            return status;
+          },
+          { timeout: 30_000, interval: 200 },
+        )
+        .toBe(202);
+      await answered('beta', 'after the disk was full');
+      releaseHeld();
+      await answered('alpha', 'hold: the answer survives');
+      for (const text of accepted) await answered('beta', text);
+      await expect.poll(() => said('the state directory is writable again').length, { timeout: 40_000, interval: 200 }).toBe(1);
 
-    // The refused messages never reached a model: a 503 took nothing.
-    const refused = statuses.flatMap((s, i) => (s === 503 ? [`while full ${i}`] : []));
-    expect(model.requests().filter((r) => refused.includes(r.lastUserText))).toEqual([]);
-    const now = await runtimes();
-    expect(now.alpha!.pid).toBe(before.alpha!.pid);
-    expect(fleet.exitCode).toBeNull();
-    expect(said('the state directory is full')).toHaveLength(1);
-    // The runtime log is written again too: beta's turn after the disk was freed is in it.
-    const logged = readFileSync(runtimeLogPath(join(mnt, 'logs'), 'beta'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { time: string; msg: string });
-    expect(logged.some((l) => l.msg === 'turn answered' && Date.parse(l.time) > freedAt)).toBe(true);
-    // Nothing secret in what the fleet said through it all, nor in the runtimes' logs.
-    scan.record('clawfleet start output', lines.map((l) => JSON.stringify(l)).join('\n'));
-    for (const agentId of ['alpha', 'beta']) scan.record(`${agentId} log`, readFileSync(runtimeLogPath(join(mnt, 'logs'), agentId), 'utf8'));
-    expect(scan.hits()).toEqual([]);
-    writeFigures('disk-full', {
-      tmpfsMb: 24,
-      fillerBytes: filled,
-      chatStatusesWhileFull: statuses,
-      fullForMs: freedAt - fullAt,
-      firstAcceptedAfterFreeingMs: recoveredAt - freedAt,
-      fullWarnings: said('the state directory is full').length,
+      // The refused messages never reached a model: a 503 took nothing.
+      const refused = statuses.flatMap((s, i) => (s === 503 ? [`while full ${i}`] : []));
+      expect(model.requests().filter((r) => refused.includes(r.lastUserText))).toEqual([]);
+      const now = await runtimes();
+      expect(now.alpha!.pid).toBe(before.alpha!.pid);
+      expect(fleet.exitCode).toBeNull();
+      expect(said('the state directory is full')).toHaveLength(1);
+      // The runtime log is written again too: beta's turn after the disk was freed is in it.
+      const logged = readFileSync(runtimeLogPath(join(mnt, 'logs'), 'beta'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { time: string; msg: string });
+      expect(logged.some((l) => l.msg === 'turn answered' && Date.parse(l.time) > freedAt)).toBe(true);
+      // Nothing secret in what the fleet said through it all, nor in the runtimes' logs.
+      scan.record('clawfleet start output', lines.map((l) => JSON.stringify(l)).join('\n'));
+      for (const agentId of ['alpha', 'beta']) scan.record(`${agentId} log`, readFileSync(runtimeLogPath(join(mnt, 'logs'), agentId), 'utf8'));
+      expect(scan.hits()).toEqual([]);
+      writeFigures('disk-full', {
+        tmpfsMb: 24,
+        fillerBytes: filled,
+        chatStatusesWhileFull: statuses,
+        fullForMs: freedAt - fullAt,
+        firstAcceptedAfterFreeingMs: recoveredAt - freedAt,
+        fullWarnings: said('the state directory is full').length,
+      });
     });
-  });
-});
+  },
+);

@@ -42,7 +42,7 @@ describe('security: "allowlist"', () => {
     expect(await run(tool, `cat 'a b.txt'`)).toEqual({ text: 'exit code 0\nspaced\n', isError: false });
     // Quoted, "$(id)" is a file name like any other: nothing substitutes it.
     const literal = await run(tool, `cat '$(id)'`);
-    expect(literal).toMatchObject({ isError: true, text: expect.stringContaining('cat: \'$(id)\': No such file or directory') });
+    expect(literal).toMatchObject({ isError: true, text: expect.stringContaining("cat: '$(id)': No such file or directory") });
     expect(literal.text).not.toMatch(/uid=/);
   });
 

@@ -57,7 +57,10 @@ let immediateRan = false;
 const say = (text: string): ModelResult => ({ ok: true, message: assistantMessage('scripted/test', [{ type: 'text', text }]) });
 const call = (...calls: { name: string; args: Record<string, unknown> }[]): ModelResult => ({
   ok: true,
-  message: assistantMessage('scripted/test', calls.map((c, i) => ({ type: 'toolCall' as const, id: `call_${requests.length}_${i}`, name: c.name, arguments: c.args }))),
+  message: assistantMessage(
+    'scripted/test',
+    calls.map((c, i) => ({ type: 'toolCall' as const, id: `call_${requests.length}_${i}`, name: c.name, arguments: c.args })),
+  ),
 });
 
 const model: ModelClient = {
@@ -73,7 +76,14 @@ const model: ModelClient = {
 };
 
 const message = (n: number, text: string, sessionKey = 'agent:fran:main'): MessageEnvelope => ({
-  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
+  v: PROTOCOL_VERSION,
+  kind: 'message',
+  id: `tg.fran.${n}`,
+  agentId: 'fran',
+  sessionKey,
+  ts: 1,
+  text,
+  from: { channel: 'telegram', accountId: 'fran' },
 });
 const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
 const toolText = (req: ModelRequest, name: string) =>
@@ -87,11 +97,31 @@ beforeAll(() => {
   const transcripts = new TranscriptStore(workspace);
   const tools = [...fileTools(workspace), ...memoryTools(workspace)];
   deps = {
-    agentId: 'fran', agentName: 'Fran', workspace, transcripts, model, outbox, clock: { now: () => Date.parse('2026-03-01T10:00:00Z') }, log,
-    tools: () => tools, masker: secretMasker([]), limits: { ...defaultTurnLimits, compactAtTokens: 1_200, keepTurnsOnCompaction: 1, toolTimeoutMs: 10_000 },
+    agentId: 'fran',
+    agentName: 'Fran',
+    workspace,
+    transcripts,
+    model,
+    outbox,
+    clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
+    log,
+    tools: () => tools,
+    masker: secretMasker([]),
+    limits: { ...defaultTurnLimits, compactAtTokens: 1_200, keepTurnsOnCompaction: 1, toolTimeoutMs: 10_000 },
   };
-  replies = () => outbox.queue.bodies().map((b) => JSON.parse(b) as { kind: string; text: string; sessionKey: string }).filter((e) => e.kind === 'reply');
-  const fifos = ['AGENTS.md', 'MEMORY.md', 'memory/2026-02-28.md', 'memory/2026-03-01.md', 'notes.txt', 'sessions/' + transcripts.path('agent:fran:dm:7602').split('/sessions/')[1]];
+  replies = () =>
+    outbox.queue
+      .bodies()
+      .map((b) => JSON.parse(b) as { kind: string; text: string; sessionKey: string })
+      .filter((e) => e.kind === 'reply');
+  const fifos = [
+    'AGENTS.md',
+    'MEMORY.md',
+    'memory/2026-02-28.md',
+    'memory/2026-03-01.md',
+    'notes.txt',
+    'sessions/' + transcripts.path('agent:fran:dm:7602').split('/sessions/')[1],
+  ];
   for (const f of fifos) execFileSync('mkfifo', [join(workspace, f)]);
   watchdog = spawn(process.execPath, ['-e', WATCHDOG, ...fifos.map((f) => join(workspace, f))], { stdio: 'ignore' });
 });
@@ -103,15 +133,24 @@ afterAll(() => {
 describe('FIFOs planted in the workspace', () => {
   it('are left out of the system prompt with the reason, and refused to the read and memory tools, while the event loop turns', async () => {
     script.push(
-      () => call({ name: 'read', args: { path: 'notes.txt' } }, { name: 'memory_get', args: { path: 'MEMORY.md' } }, { name: 'memory_search', args: { query: 'tea' } }),
+      () =>
+        call(
+          { name: 'read', args: { path: 'notes.txt' } },
+          { name: 'memory_get', args: { path: 'MEMORY.md' } },
+          { name: 'memory_search', args: { query: 'tea' } },
+        ),
       () => say('I could not read those files.'),
     );
     setImmediate(() => (immediateRan = true));
     expect(await turn(message(1, 'what do my notes say?'))).toBe('replied');
     expect(loopTurnedBeforeModel).toBe(true);
     const [first, second] = requests;
-    expect(first!.systemPrompt).toContain('## AGENTS.md\n\n[AGENTS.md was not read: AGENTS.md is a FIFO (named pipe), not a regular file, so it was left alone]');
-    expect(first!.systemPrompt).toContain('## MEMORY.md\n\n[MEMORY.md was not read: MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone]');
+    expect(first!.systemPrompt).toContain(
+      '## AGENTS.md\n\n[AGENTS.md was not read: AGENTS.md is a FIFO (named pipe), not a regular file, so it was left alone]',
+    );
+    expect(first!.systemPrompt).toContain(
+      '## MEMORY.md\n\n[MEMORY.md was not read: MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone]',
+    );
     expect(first!.systemPrompt).toContain('## SOUL.md\n\nYou love puns.');
     expect(toolText(second!, 'read')).toBe('read failed: notes.txt is a FIFO (named pipe), not a regular file, so it was left alone');
     expect(toolText(second!, 'memory_get')).toBe('memory_get failed: MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone');
@@ -134,7 +173,9 @@ describe('FIFOs planted in the workspace', () => {
     expect(await turn(message(6, 'hello?', 'agent:fran:dm:7602'))).toBe('failed');
     expect(requests).toHaveLength(asked);
     const reply = replies().find((r) => r.sessionKey === 'agent:fran:dm:7602')!;
-    expect(reply.text).toMatch(/^⚠️ I could not answer that message \(this session's transcript cannot be used: sessions\/agent_fran_dm_7602\.[0-9a-f]{10}\.jsonl is a FIFO \(named pipe\), not a regular file, so it was left alone\)/);
+    expect(reply.text).toMatch(
+      /^⚠️ I could not answer that message \(this session's transcript cannot be used: sessions\/agent_fran_dm_7602\.[0-9a-f]{10}\.jsonl is a FIFO \(named pipe\), not a regular file, so it was left alone\)/,
+    );
   });
 
   it('leave the runtime answering other sessions, and nothing a FIFO could carry ever reaches the model', async () => {

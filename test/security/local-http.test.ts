@@ -82,7 +82,15 @@ const chatLines = (agentId: string) => cp.chat.since(agentId, 0).messages.length
 
 /** One request of each route family, each with the credentials it needs: only the Host (or Origin) can make it fail. */
 /** What `clawfleet cron run` posts: a config job's trigger. */
-const cronTrigger = (agentId: string) => ({ v: 1, kind: 'job', agentId, jobId: 'tidy', owner: 'config', sessionTarget: 'main', payload: { kind: 'agentTurn', message: 'run exec: id' } });
+const cronTrigger = (agentId: string) => ({
+  v: 1,
+  kind: 'job',
+  agentId,
+  jobId: 'tidy',
+  owner: 'config',
+  sessionTarget: 'main',
+  payload: { kind: 'agentTurn', message: 'run exec: id' },
+});
 
 const ROUTES: Array<{ family: string; method: string; path: string; headers: Record<string, string>; body?: string }> = [
   { family: 'dashboard page', method: 'GET', path: '/', headers: sessionCookie() },
@@ -97,19 +105,34 @@ const ROUTES: Array<{ family: string; method: string; path: string; headers: Rec
   { family: 'local chat API (read)', method: 'GET', path: '/api/chat/alpha/messages?after=0', headers: dashboardBearer },
   { family: 'health', method: 'GET', path: '/healthz', headers: {} },
   { family: 'telegram webhook', method: 'POST', path: '/telegram/alpha', headers: json(), body: '{}' },
-  { family: 'hooks', method: 'POST', path: '/hooks/agent', headers: json({ authorization: `Bearer ${HOOKS_TOKEN}` }), body: '{"message":"hi","agentId":"alpha"}' },
+  {
+    family: 'hooks',
+    method: 'POST',
+    path: '/hooks/agent',
+    headers: json({ authorization: `Bearer ${HOOKS_TOKEN}` }),
+    body: '{"message":"hi","agentId":"alpha"}',
+  },
   { family: 'runtime channel', method: 'POST', path: '/runtime/receive', headers: json(runtimeBearer('alpha')), body: '{"waitSeconds":0}' },
   { family: 'runtime media', method: 'GET', path: '/runtime/media?key=agents/alpha/in/x/photo.jpg', headers: runtimeBearer('alpha') },
   { family: 'admin API', method: 'GET', path: '/admin/status', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
   { family: 'admin action', method: 'POST', path: '/admin/agents/alpha/restart', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: '{}' },
-  { family: 'admin cron run', method: 'POST', path: '/admin/cron/run', headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }), body: JSON.stringify({ trigger: cronTrigger('alpha') }) },
+  {
+    family: 'admin cron run',
+    method: 'POST',
+    path: '/admin/cron/run',
+    headers: json({ authorization: `Bearer ${ADMIN_TOKEN}` }),
+    body: JSON.stringify({ trigger: cronTrigger('alpha') }),
+  },
   { family: 'no such route', method: 'GET', path: '/nothing-here', headers: {} },
 ];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cf-local-http-'));
   const secretsPath = join(dir, 'secrets.json');
-  writeFileSync(secretsPath, JSON.stringify({ 'clawfleet/surface/control/dashboard': { DASHBOARD_TOKEN }, 'clawfleet/surface/control/hooks': { HOOKS_TOKEN } }));
+  writeFileSync(
+    secretsPath,
+    JSON.stringify({ 'clawfleet/surface/control/dashboard': { DASHBOARD_TOKEN }, 'clawfleet/surface/control/hooks': { HOOKS_TOKEN } }),
+  );
   const config: FleetConfig = parseConfig({
     fleet: 'surface',
     agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'alpha', default: true }, { id: 'beta' }] },
@@ -129,7 +152,17 @@ beforeAll(async () => {
     status: () => ({
       fleet: 'surface',
       where: 'local (test)',
-      agents: config.agents.list.map((a) => ({ id: a.id, name: a.id, state: 'running', model: 'offline', queue: { visible: queued(a.id), inFlight: 0 }, dlq: 0, outboxDlq: 0, lastHeartbeat: null, lastError: null })),
+      agents: config.agents.list.map((a) => ({
+        id: a.id,
+        name: a.id,
+        state: 'running',
+        model: 'offline',
+        queue: { visible: queued(a.id), inFlight: 0 },
+        dlq: 0,
+        outboxDlq: 0,
+        lastHeartbeat: null,
+        lastError: null,
+      })),
     }),
     act: async (agentId, action) => {
       acted.push(`${action} ${agentId}`);
@@ -147,7 +180,14 @@ afterAll(async () => {
 });
 
 describe('the Host header (DNS rebinding)', () => {
-  const REBOUND = ['rebind.attacker.example', 'rebind.attacker.example:8787', () => `127.0.0.1.nip.io:${port}`, () => `localhost.attacker.example:${port}`, 'attacker.example:80', () => `evil.${ALLOWED_PROXY}`];
+  const REBOUND = [
+    'rebind.attacker.example',
+    'rebind.attacker.example:8787',
+    () => `127.0.0.1.nip.io:${port}`,
+    () => `localhost.attacker.example:${port}`,
+    'attacker.example:80',
+    () => `evil.${ALLOWED_PROXY}`,
+  ];
 
   it.each(ROUTES.map((r) => [r.family, r]))('refuses a rebound name on the %s route, credentials and all, before it has any effect', async (_family, route) => {
     for (const host of REBOUND.map((h) => (typeof h === 'function' ? h() : h))) {
@@ -174,7 +214,16 @@ describe('the Host header (DNS rebinding)', () => {
   });
 
   it('serves every loopback spelling with any port, and the name the operator allowed', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, 'localhost', '127.0.0.1:9000', ALLOWED_PROXY, `${ALLOWED_PROXY.toUpperCase()}:443`]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `[::1]:${port}`,
+      `LOCALHOST:${port}`,
+      'localhost',
+      '127.0.0.1:9000',
+      ALLOWED_PROXY,
+      `${ALLOWED_PROXY.toUpperCase()}:443`,
+    ]) {
       expect((await call('GET', '/healthz', { host })).status, `Host ${host}`).toBe(200);
     }
   });
@@ -207,23 +256,45 @@ describe('writes from another origin', () => {
   });
 
   it('serves the same writes from the dashboard’s own page (Origin, or Sec-Fetch-Site same-origin)', async () => {
-    const fromPage = await call('POST', '/api/fleet/alpha/chat', json({ ...sessionCookie(), origin: page(), 'sec-fetch-site': 'same-origin' }), '{"text":"from the page"}');
+    const fromPage = await call(
+      'POST',
+      '/api/fleet/alpha/chat',
+      json({ ...sessionCookie(), origin: page(), 'sec-fetch-site': 'same-origin' }),
+      '{"text":"from the page"}',
+    );
     expect(fromPage.status).toBe(202);
-    const noOrigin = await call('POST', '/api/fleet/beta/chat', json({ ...sessionCookie(), 'sec-fetch-site': 'same-origin' }), '{"text":"same-origin, no Origin"}');
+    const noOrigin = await call(
+      'POST',
+      '/api/fleet/beta/chat',
+      json({ ...sessionCookie(), 'sec-fetch-site': 'same-origin' }),
+      '{"text":"same-origin, no Origin"}',
+    );
     expect(noOrigin.status).toBe(202);
     const login = await call('POST', '/login', { 'content-type': 'application/x-www-form-urlencoded', origin: page() }, `token=${DASHBOARD_TOKEN}`);
     expect(login.status).toBe(303);
     expect(queued('alpha')).toBe(1);
     expect(queued('beta')).toBe(1);
-    await cp.inbox('alpha').receive(0).then(([m]) => cp.inbox('alpha').delete(m!.receipt));
-    await cp.inbox('beta').receive(0).then(([m]) => cp.inbox('beta').delete(m!.receipt));
+    await cp
+      .inbox('alpha')
+      .receive(0)
+      .then(([m]) => cp.inbox('alpha').delete(m!.receipt));
+    await cp
+      .inbox('beta')
+      .receive(0)
+      .then(([m]) => cp.inbox('beta').delete(m!.receipt));
   });
 });
 
 describe('/api/* without the dashboard’s sign-in', () => {
   it('refuses an unauthenticated read of an agent’s chat and an unauthenticated message to it, and queues nothing', async () => {
     const before = chatLines('alpha');
-    const unsigned: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-token-at-all-0000' }, { authorization: `Bearer ${ADMIN_TOKEN}` }, { authorization: DASHBOARD_TOKEN }, { cookie: 'clawfleet_dashboard=1764000000000.' + '0'.repeat(64) }];
+    const unsigned: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-the-token-at-all-0000' },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      { authorization: DASHBOARD_TOKEN },
+      { cookie: 'clawfleet_dashboard=1764000000000.' + '0'.repeat(64) },
+    ];
     for (const headers of unsigned) {
       const read = await call('GET', '/api/chat/alpha/messages?after=0', headers);
       expect(read.status, JSON.stringify(headers)).toBe(401);
@@ -253,10 +324,24 @@ describe('/api/* without the dashboard’s sign-in', () => {
   });
 
   it('refuses a runtime token speaking for another agent on /runtime/outbox: parked in its own outbox DLQ, nothing reaches the other’s chat', async () => {
-    const forged = { v: PROTOCOL_VERSION, kind: 'reply', id: 'forged.1', agentId: 'beta', sessionKey: 'agent:beta:main', ts: systemClock.now(), inReplyTo: 'x', text: 'I am beta' };
+    const forged = {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: 'forged.1',
+      agentId: 'beta',
+      sessionKey: 'agent:beta:main',
+      ts: systemClock.now(),
+      inReplyTo: 'x',
+      text: 'I am beta',
+    };
     const res = await call('POST', '/runtime/outbox', json(runtimeBearer('alpha')), JSON.stringify({ envelope: forged }));
     expect(res.status).toBe(200);
-    expect(cp.dlq('alpha').list().map((d) => d.reason)).toEqual([expect.stringMatching(/^AGENT_MISMATCH: /)]);
+    expect(
+      cp
+        .dlq('alpha')
+        .list()
+        .map((d) => d.reason),
+    ).toEqual([expect.stringMatching(/^AGENT_MISMATCH: /)]);
     expect(cp.chat.since('beta', 0).messages.some((m) => m.text === 'I am beta')).toBe(false);
   });
 });

@@ -111,10 +111,19 @@ describe('files in the dashboard’s chat box', () => {
     const { envelopeId } = JSON.parse(res.body) as { envelopeId: string };
     const [queued] = await cp.inbox('alpha').receive(0);
     const envelope = JSON.parse(queued!.body);
-    expect(envelope).toMatchObject({ id: envelopeId, kind: 'message', text: 'look', media: [{ kind: 'photo', mimeType: 'image/jpeg', size: 8, fileName: 'cat pic.jpg' }] });
+    expect(envelope).toMatchObject({
+      id: envelopeId,
+      kind: 'message',
+      text: 'look',
+      media: [{ kind: 'photo', mimeType: 'image/jpeg', size: 8, fileName: 'cat pic.jpg' }],
+    });
     expect(envelope.media[0].key).toBe(`agents/alpha/in/${envelopeId}/cat_pic.jpg`);
     expect(Buffer.from(store.objects.get(envelope.media[0].key)!.bytes).toString()).toBe('JPEGDATA');
-    expect(cp.chat.since('alpha', 0).messages.at(-1)).toMatchObject({ role: 'user', text: 'look', file: { key: envelope.media[0].key, name: 'cat pic.jpg', mimeType: 'image/jpeg', size: 8 } });
+    expect(cp.chat.since('alpha', 0).messages.at(-1)).toMatchObject({
+      role: 'user',
+      text: 'look',
+      file: { key: envelope.media[0].key, name: 'cat pic.jpg', mimeType: 'image/jpeg', size: 8 },
+    });
     // Shown back inline, as a picture only.
     const back = await new Promise<{ status: number; headers: Record<string, unknown> }>((resolve) =>
       request(`${url}/api/chat/alpha/files?key=${encodeURIComponent(envelope.media[0].key)}`, { headers: signedIn }, (r) => {
@@ -122,16 +131,26 @@ describe('files in the dashboard’s chat box', () => {
         resolve({ status: r.statusCode!, headers: r.headers });
       }).end(),
     );
-    expect(back).toMatchObject({ status: 200, headers: { 'content-type': 'image/jpeg', 'x-content-type-options': 'nosniff', 'content-disposition': 'inline; filename="cat_pic.jpg"' } });
+    expect(back).toMatchObject({
+      status: 200,
+      headers: { 'content-type': 'image/jpeg', 'x-content-type-options': 'nosniff', 'content-disposition': 'inline; filename="cat_pic.jpg"' },
+    });
   });
 
   it('serves any other file as a download the browser will not run (HTML and SVG included)', async () => {
-    for (const [name, type] of [['page.html', 'text/html'], ['x.svg', 'image/svg+xml']] as const) {
+    for (const [name, type] of [
+      ['page.html', 'text/html'],
+      ['x.svg', 'image/svg+xml'],
+    ] as const) {
       await store.put(`agents/alpha/out/r/${name}`, Buffer.from('<script>alert(1)</script>'), type);
       const res = await new Promise<Record<string, unknown>>((resolve) =>
         request(`${url}/api/chat/alpha/files?key=agents/alpha/out/r/${name}`, { headers: signedIn }, (r) => (r.resume(), resolve(r.headers))).end(),
       );
-      expect(res).toMatchObject({ 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"`, 'content-security-policy': "default-src 'none'; sandbox" });
+      expect(res).toMatchObject({
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment; filename="${name}"`,
+        'content-security-policy': "default-src 'none'; sandbox",
+      });
     }
   });
 
@@ -144,7 +163,12 @@ describe('files in the dashboard’s chat box', () => {
   });
 
   it('refuses an upload from another site’s page, an empty one and one without a name', async () => {
-    const cross = await raw('POST', '/api/chat/alpha/files?name=x.txt', { ...signedIn, 'content-type': 'text/plain', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, 'x');
+    const cross = await raw(
+      'POST',
+      '/api/chat/alpha/files?name=x.txt',
+      { ...signedIn, 'content-type': 'text/plain', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      'x',
+    );
     expect(cross.status).toBe(403);
     expect((await raw('POST', '/api/chat/alpha/files?name=x.txt', { ...signedIn, 'content-type': 'text/plain' }, '')).status).toBe(400);
     expect((await raw('POST', '/api/chat/alpha/files', { ...signedIn, 'content-type': 'text/plain' }, 'x')).status).toBe(400);
@@ -152,7 +176,14 @@ describe('files in the dashboard’s chat box', () => {
 
   it('shows a file the agent sends as a chat line linking to its own out/ key', async () => {
     await store.put('agents/alpha/out/r9/chart.png', Buffer.from('png'), 'image/png');
-    await cp.chat.sendFile({ channel: 'local', chatId: 'alpha' }, { kind: 'photo', fileName: 'chart.png', mimeType: 'image/png', bytes: Buffer.from('png'), caption: 'the chart', key: 'agents/alpha/out/r9/chart.png' });
-    expect(cp.chat.since('alpha', 0).messages.at(-1)).toMatchObject({ role: 'agent', text: 'the chart', file: { key: 'agents/alpha/out/r9/chart.png', name: 'chart.png', size: 3 } });
+    await cp.chat.sendFile(
+      { channel: 'local', chatId: 'alpha' },
+      { kind: 'photo', fileName: 'chart.png', mimeType: 'image/png', bytes: Buffer.from('png'), caption: 'the chart', key: 'agents/alpha/out/r9/chart.png' },
+    );
+    expect(cp.chat.since('alpha', 0).messages.at(-1)).toMatchObject({
+      role: 'agent',
+      text: 'the chart',
+      file: { key: 'agents/alpha/out/r9/chart.png', name: 'chart.png', size: 3 },
+    });
   });
 });

@@ -47,7 +47,9 @@ const octal = (entries: Map<string, number>) => Object.fromEntries([...entries].
 
 async function answered(f: LocalFleet, text: string): Promise<void> {
   expect((await postChat(f, 'solo', text)).status).toBe(202);
-  await expect.poll(async () => (await chatLines(f, 'solo')).some((m) => m.role === 'agent' && m.text.includes(text)), { timeout: 30_000, interval: 100 }).toBe(true);
+  await expect
+    .poll(async () => (await chatLines(f, 'solo')).some((m) => m.role === 'agent' && m.text.includes(text)), { timeout: 30_000, interval: 100 })
+    .toBe(true);
 }
 
 async function running(f: LocalFleet): Promise<void> {
@@ -119,17 +121,23 @@ describe('one fleet per state directory, and what an earlier run left readable',
     expect(spawnSync('mkfifo', [join(ws, 'pipe')]).status).toBe(0);
 
     // The next start is a real `clawfleet start`, the process a second one will meet.
-    cli = spawn(process.execPath, ['bin/clawfleet.js', 'start', '--config', options.configPath, '--secrets', options.secretsPath, '--state', state, '--port', '0'], {
-      cwd: REPO,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    cli = spawn(
+      process.execPath,
+      ['bin/clawfleet.js', 'start', '--config', options.configPath, '--secrets', options.secretsPath, '--state', state, '--port', '0'],
+      {
+        cwd: REPO,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     cli.stdout!.on('data', (c: Buffer) => (cliOutput += c.toString()));
     cli.stderr!.on('data', (c: Buffer) => (cliOutput += c.toString()));
     await expect.poll(() => cliOutput, { timeout: 60_000, interval: 100 }).toContain('dashboard and chat:');
     scan.addSecrets(readAdminFile(state)!.token);
 
-    const loose = [...modes(state)].filter(([path, mode]) => mode & 0o077 && !['workspaces/solo/escape', 'workspaces/solo/dirlink', 'workspaces/solo/hard', 'workspaces/solo/pipe'].includes(path));
+    const loose = [...modes(state)].filter(
+      ([path, mode]) => mode & 0o077 && !['workspaces/solo/escape', 'workspaces/solo/dirlink', 'workspaces/solo/hard', 'workspaces/solo/pipe'].includes(path),
+    );
     expect(octal(new Map(loose))).toEqual({});
     // Untouched: what the links point at, the hard-linked file (other links: it is not only the fleet's), and the FIFO (never opened).
     const after = octal(modes(outside));
@@ -199,7 +207,8 @@ describe('starts racing for one state directory', () => {
     const winners = racers.filter((r) => r.out().includes('won'));
     const said = racers.map((r) => `${r.child.pid}: ${r.out().trim()}`).join(' | ');
     expect(winners, said).toHaveLength(1);
-    for (const r of racers.filter((x) => x !== winners[0])) expect(r.out(), said).toMatch(new RegExp(`lost STATE_DIR_IN_USE .*clawfleet pid ${winners[0]!.child.pid}\\b`));
+    for (const r of racers.filter((x) => x !== winners[0]))
+      expect(r.out(), said).toMatch(new RegExp(`lost STATE_DIR_IN_USE .*clawfleet pid ${winners[0]!.child.pid}\\b`));
     expect(readHolder(raced)?.pid).toBe(winners[0]!.child.pid);
     await Promise.all(racers.map((r) => new Promise((resolve) => (r.child.once('exit', resolve), r.child.stdin!.end()))));
     // The winner is gone, and its lock with it.

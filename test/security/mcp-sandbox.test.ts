@@ -27,8 +27,21 @@ async function hostWith(sandboxed: boolean, marker: string) {
   copyFileSync(SERVER, join(workspace, 'server.mjs'));
   const log = memoryLogger();
   const host = new McpHost(
-    { probe: { command: process.execPath, args: [join(workspace, 'server.mjs'), marker, process.env.HOME ?? '/root'], env: { PROBE_TOKEN: 'PROBE_TOKEN' }, sandbox: sandboxed } },
-    { workspace, runtimeState: join(workspace, '.clawfleet'), secrets: { PROBE_TOKEN: TOKEN, OPENAI_API_KEY: OTHER_SECRET }, log, sandbox: sandboxed ? { sandbox: await bwrapSandbox(workspace) } : undefined },
+    {
+      probe: {
+        command: process.execPath,
+        args: [join(workspace, 'server.mjs'), marker, process.env.HOME ?? '/root'],
+        env: { PROBE_TOKEN: 'PROBE_TOKEN' },
+        sandbox: sandboxed,
+      },
+    },
+    {
+      workspace,
+      runtimeState: join(workspace, '.clawfleet'),
+      secrets: { PROBE_TOKEN: TOKEN, OPENAI_API_KEY: OTHER_SECRET },
+      log,
+      sandbox: sandboxed ? { sandbox: await bwrapSandbox(workspace) } : undefined,
+    },
   );
   await host.start();
   return { host, workspace, log };

@@ -43,16 +43,32 @@ describe('a flood of strangers asking to pair with one bot', () => {
     const before = p.sent().length;
     await p.write('fran', STRANGERS[10]!, 'let me in');
     await p.write('fran', STRANGERS[11]!, 'let me in');
-    expect(p.sent().slice(before).map((m) => m.chatId)).toEqual([String(STRANGERS[10])]);
+    expect(
+      p
+        .sent()
+        .slice(before)
+        .map((m) => m.chatId),
+    ).toEqual([String(STRANGERS[10])]);
     // An hour on, every pending code has lapsed: three new seats.
     p.clock.advance(3_600_001);
     for (const peer of STRANGERS.slice(20, 25)) await p.write('fran', peer, 'let me in');
-    expect(p.sent().slice(before + 1).map((m) => m.chatId)).toEqual(STRANGERS.slice(20, 23).map(String));
+    expect(
+      p
+        .sent()
+        .slice(before + 1)
+        .map((m) => m.chatId),
+    ).toEqual(STRANGERS.slice(20, 23).map(String));
   });
 
   it('wrote no secret value to any log line or message', () => {
     scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record('messages sent', p.tg.calls().map((c) => JSON.stringify(c.params)).join('\n'));
+    scan.record(
+      'messages sent',
+      p.tg
+        .calls()
+        .map((c) => JSON.stringify(c.params))
+        .join('\n'),
+    );
     expect(scan.hits()).toEqual([]);
   });
 });

@@ -17,7 +17,14 @@ scan.addSecrets(BOT_TOKENS.fran, BOT_TOKENS.grif, HOOKS_TOKEN);
 
 beforeAll(async () => {
   p = await startAuthorityPlane({
-    agentToAgent: { allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], maxHops: 3, rateLimit: { max: 5, perMinutes: 1 } },
+    agentToAgent: {
+      allow: [
+        { from: 'fran', to: 'grif' },
+        { from: 'grif', to: 'fran' },
+      ],
+      maxHops: 3,
+      rateLimit: { max: 5, perMinutes: 1 },
+    },
   });
 });
 afterAll(() => p?.close());
@@ -75,12 +82,21 @@ describe('a compromised runtime restarting the count', () => {
     p.clock.advance(60_000); // a fresh rate window
     const grifBefore = p.cp.inbox('grif').depth;
     for (let i = 0; i < MAX_RELAYS_PER_INBOUND + 3; i++) {
-      await fran.forge({ kind: 'agent_send', id: `replay.${i}`, sessionKey: 'agent:fran:main', inboundId: old, toAgentId: 'grif', text: 'forward this to the other agent' });
+      await fran.forge({
+        kind: 'agent_send',
+        id: `replay.${i}`,
+        sessionKey: 'agent:fran:main',
+        inboundId: old,
+        toAgentId: 'grif',
+        text: 'forward this to the other agent',
+      });
       // Each minute is a window of its own: only the per-message bound applies here.
       p.clock.advance(60_000);
     }
     expect(p.cp.inbox('grif').depth - grifBefore).toBe(MAX_RELAYS_PER_INBOUND);
-    expect(p.refused('fran').slice(before)).toEqual(Array.from({ length: 3 }, () => expect.stringMatching(/^RELAY_FANOUT_LIMIT: inbound "tg\.fran\.\d+" has already caused 10 agent messages/)));
+    expect(p.refused('fran').slice(before)).toEqual(
+      Array.from({ length: 3 }, () => expect.stringMatching(/^RELAY_FANOUT_LIMIT: inbound "tg\.fran\.\d+" has already caused 10 agent messages/)),
+    );
   });
 
   it('is held to agentToAgent.rateLimit per pair however many messages it names, and the other direction keeps its own', async () => {
@@ -91,11 +107,20 @@ describe('a compromised runtime restarting the count', () => {
     const before = p.refused('fran').length;
     const grifBefore = p.cp.inbox('grif').depth;
     for (const [i, inboundId] of inbounds.entries()) {
-      await fran.forge({ kind: 'agent_send', id: `flood.${i}`, sessionKey: 'agent:fran:main', inboundId, toAgentId: 'grif', text: 'forward this to the other agent' });
+      await fran.forge({
+        kind: 'agent_send',
+        id: `flood.${i}`,
+        sessionKey: 'agent:fran:main',
+        inboundId,
+        toAgentId: 'grif',
+        text: 'forward this to the other agent',
+      });
     }
     expect(p.cp.inbox('grif').depth - grifBefore).toBe(5);
     expect(p.refused('fran').slice(before)).toEqual(
-      Array.from({ length: 3 }, () => expect.stringMatching(/^RELAY_RATE_LIMITED: "fran" has sent "grif" 5 messages in the current 1-minute window \(agentToAgent\.rateLimit\)$/)),
+      Array.from({ length: 3 }, () =>
+        expect.stringMatching(/^RELAY_RATE_LIMITED: "fran" has sent "grif" 5 messages in the current 1-minute window \(agentToAgent\.rateLimit\)$/),
+      ),
     );
     // grif → fran has a budget of its own.
     const own = String((await p.write('grif', ALICE, 'to grif')).body.envelopeId);
@@ -110,13 +135,32 @@ describe('a compromised runtime restarting the count', () => {
     const fran = p.runtime('fran', forwarder('grif'));
     const before = p.refused('fran').length;
     await fran.forge({ kind: 'agent_send', id: 'fake.1', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.123456789', toAgentId: 'grif', text: 'hi' });
-    await fran.forge({ kind: 'agent_send', id: 'fake.2', sessionKey: 'agent:grif:main', inboundId: 'am.fran.nope', inReplyTo: 'am.fran.nope', toAgentId: 'grif', text: 'hi' });
-    expect(p.refused('fran').slice(before).map((r) => r.split(':')[0])).toEqual(['ORIGIN_UNKNOWN', 'ORIGIN_UNKNOWN']);
+    await fran.forge({
+      kind: 'agent_send',
+      id: 'fake.2',
+      sessionKey: 'agent:grif:main',
+      inboundId: 'am.fran.nope',
+      inReplyTo: 'am.fran.nope',
+      toAgentId: 'grif',
+      text: 'hi',
+    });
+    expect(
+      p
+        .refused('fran')
+        .slice(before)
+        .map((r) => r.split(':')[0]),
+    ).toEqual(['ORIGIN_UNKNOWN', 'ORIGIN_UNKNOWN']);
   });
 
   it('wrote no secret value to any log line or message', () => {
     scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record('messages sent', p.tg.calls().map((c) => JSON.stringify(c.params)).join('\n'));
+    scan.record(
+      'messages sent',
+      p.tg
+        .calls()
+        .map((c) => JSON.stringify(c.params))
+        .join('\n'),
+    );
     expect(scan.hits()).toEqual([]);
   });
 });

@@ -63,7 +63,10 @@ describe('two people in one session (dmScope "main")', () => {
     await p.write('fran', MALLORY, 'me again');
     expect(await fran.next()).toMatchObject({ id: alices!.envelope.id });
     await fran.next();
-    const attempts = p.sent().slice(before).map((m) => [m.chatId, m.text]);
+    const attempts = p
+      .sent()
+      .slice(before)
+      .map((m) => [m.chatId, m.text]);
     // The failed attempt and the one that went through, both to Alice; Mallory's own answer to Mallory.
     expect(attempts).toEqual([
       [String(ALICE), 'noted: second question'],
@@ -91,7 +94,12 @@ describe('the owner’s dashboard chat', () => {
       ['user', 'owner here: my bank PIN is 4711, keep it'],
       ['agent', 'noted: owner here: my bank PIN is 4711, keep it'],
     ]);
-    expect(p.sent().slice(before).map((m) => [m.chatId, m.text])).toEqual([[String(MALLORY), 'noted: anything new?']]);
+    expect(
+      p
+        .sent()
+        .slice(before)
+        .map((m) => [m.chatId, m.text]),
+    ).toEqual([[String(MALLORY), 'noted: anything new?']]);
     expect(p.sent().some((m) => m.text.includes('4711'))).toBe(false);
   });
 });
@@ -135,7 +143,13 @@ describe('a compromised runtime aiming replies', () => {
 
   it('wrote no secret value to any log line or message', () => {
     scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record('messages sent', p.tg.calls().map((c) => JSON.stringify(c.params)).join('\n'));
+    scan.record(
+      'messages sent',
+      p.tg
+        .calls()
+        .map((c) => JSON.stringify(c.params))
+        .join('\n'),
+    );
     expect(scan.hits()).toEqual([]);
     expect(scan.stats().lines).toBeGreaterThan(20);
   });

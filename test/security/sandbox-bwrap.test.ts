@@ -100,7 +100,10 @@ describe('the bubblewrap sandbox', () => {
     process.env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI = '/v2/credentials/must-not-leak';
     try {
       const r = await sh('env | sort');
-      const names = r.output.trim().split('\n').map((l) => l.slice(0, l.indexOf('=')));
+      const names = r.output
+        .trim()
+        .split('\n')
+        .map((l) => l.slice(0, l.indexOf('=')));
       // The shell adds PWD (and SHLVL on some shells); everything else is what exec gave it.
       expect(names.filter((n) => !['PWD', 'SHLVL', 'OLDPWD', '_'].includes(n))).toEqual(['HOME', 'LANG', 'PATH']);
       expect(r.output).not.toContain('must-not-leak');
@@ -160,7 +163,13 @@ describe('the bubblewrap sandbox', () => {
     writeFileSync(join(stateDir, 'admin.json'), '{"token":"admin-token-inside-opt"}');
     writeFileSync(join(fleetDir, 'clawfleet.secrets.json'), '{"k":"secret-inside-opt"}');
     writeFileSync(join(opt, 'some-tool'), 'a tool installed under /opt');
-    const box = new BwrapSandbox({ bwrap: findBwrap(undefined)!, workspace: own, hide: [stateDir, join(fleetDir, 'clawfleet.secrets.json')], systemDirs: [...SYSTEM_DIRS, opt], disableUserns: true });
+    const box = new BwrapSandbox({
+      bwrap: findBwrap(undefined)!,
+      workspace: own,
+      hide: [stateDir, join(fleetDir, 'clawfleet.secrets.json')],
+      systemDirs: [...SYSTEM_DIRS, opt],
+      disableUserns: true,
+    });
     const r = await sh(
       `cat ${join(opt, 'some-tool')}; cat ${join(stateDir, 'admin.json')}; cat ${join(fleetDir, 'clawfleet.secrets.json')}; ls ${join(stateDir, 'workspaces')}; echo mine > ${join(own, 'x')} && echo "own workspace writable"`,
       { box, env: baseSandboxEnv(own) },

@@ -75,7 +75,9 @@ describe.skipIf(!ROOT)(TITLE, () => {
   it('cannot read a root process’s environment (the credentials URI) or memory', async () => {
     // The probe is real: root reads the URI there.
     expect(readFileSync(`/proc/${holder!.pid}/environ`, 'utf8')).toContain(CREDENTIALS_URI);
-    const r = await sh(`tr '\\0' '\\n' </proc/${holder!.pid}/environ; cat /proc/1/environ; head -c 64 /proc/${holder!.pid}/mem; for f in /proc/[0-9]*/environ; do cat "$f"; done; env`);
+    const r = await sh(
+      `tr '\\0' '\\n' </proc/${holder!.pid}/environ; cat /proc/1/environ; head -c 64 /proc/${holder!.pid}/mem; for f in /proc/[0-9]*/environ; do cat "$f"; done; env`,
+    );
     expect(r.output).not.toContain(CREDENTIALS_URI);
     expect(r.output).toMatch(new RegExp(`/proc/${holder!.pid}/environ: Permission denied`));
     expect(r.output).toMatch(new RegExp(`/proc/${holder!.pid}/mem'? for reading: Permission denied`));
@@ -108,7 +110,9 @@ describe.skipIf(!ROOT)(TITLE, () => {
   });
 
   it('gives each call a private TMPDIR and removes what its uid left in /tmp', async () => {
-    const r = await sh('echo "$TMPDIR"; stat -c "%a %u" "$TMPDIR"; echo x > "$TMPDIR/scratch"; echo y > /tmp/cf-uidpool-left-$$; echo "/tmp/cf-uidpool-left-$$"');
+    const r = await sh(
+      'echo "$TMPDIR"; stat -c "%a %u" "$TMPDIR"; echo x > "$TMPDIR/scratch"; echo y > /tmp/cf-uidpool-left-$$; echo "/tmp/cf-uidpool-left-$$"',
+    );
     const [tmp, mode, left] = [r.output.split('\n')[0]!, r.output.split('\n')[1]!, r.output.split('\n')[2]!];
     expect(tmp).toMatch(/^\/tmp\/clawfleet-tools\/\d+$/);
     // Its parent is root's, and no tool uid may add to it (no link planted where another call's TMPDIR goes).

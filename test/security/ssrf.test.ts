@@ -26,7 +26,11 @@ interface Seen {
 }
 
 /** An HTTP server on one address that records every request it gets. */
-async function recordingServer(address: string, port: number, handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<{ server: Server; port: number; seen: Seen[] }> {
+async function recordingServer(
+  address: string,
+  port: number,
+  handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void,
+): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     seen.push({ url: req.url ?? '', host: req.headers.host });
@@ -84,7 +88,13 @@ afterAll(async () => {
 
 describe('web_fetch against loopback and metadata addresses', () => {
   const forms = () => [
-    '127.0.0.1', 'localhost', '0.0.0.0', '2130706433', '0x7f.0.0.1', '127.1', '0177.0.0.1',
+    '127.0.0.1',
+    'localhost',
+    '0.0.0.0',
+    '2130706433',
+    '0x7f.0.0.1',
+    '127.1',
+    '0177.0.0.1',
     ...(victim6 ? ['[::1]', '[::ffff:127.0.0.1]'] : []),
   ];
 
@@ -121,13 +131,19 @@ describe('web_fetch against loopback and metadata addresses', () => {
       'http://[fd00:ec2::254]/latest/meta-data/',
     ]) {
       const r = await fetchWith(tool, url);
-      expect(r, url).toEqual({ text: expect.stringMatching(/\(cloud metadata[^)]*\)\. web_fetch never reaches such addresses, whatever the config says\.$/), isError: true });
+      expect(r, url).toEqual({
+        text: expect.stringMatching(/\(cloud metadata[^)]*\)\. web_fetch never reaches such addresses, whatever the config says\.$/),
+        isError: true,
+      });
     }
   });
 
   it('refuses a name that resolves to loopback', async () => {
     const before = victimSeen().length;
-    const r = await fetchWith(webFetchTool({ resolve: testResolver({ 'attacker-rebind.example': () => ['127.0.0.1'] }) }), `http://attacker-rebind.example:${victim.port}/`);
+    const r = await fetchWith(
+      webFetchTool({ resolve: testResolver({ 'attacker-rebind.example': () => ['127.0.0.1'] }) }),
+      `http://attacker-rebind.example:${victim.port}/`,
+    );
     expect(r).toEqual({ text: expect.stringMatching(/"attacker-rebind\.example" resolves to 127\.0\.0\.1 \(loopback\)/), isError: true });
     expect(victimSeen()).toHaveLength(before);
   });
@@ -163,12 +179,22 @@ describe('redirects', () => {
 
   it('follows a redirect that stays allowed, saying where the page came from', async () => {
     const r = await fetchWith(tool(), via('/landing'));
-    expect(r).toMatchObject({ text: 'site page /landing', isError: false, untrusted: { source: 'web_fetch', meta: { url: `http://public.test:${site.port}/landing`, 'redirected from': via('/landing') } } });
+    expect(r).toMatchObject({
+      text: 'site page /landing',
+      isError: false,
+      untrusted: { source: 'web_fetch', meta: { url: `http://public.test:${site.port}/landing`, 'redirected from': via('/landing') } },
+    });
   });
 
   it('stops a redirect loop after 5 hops, and refuses a redirect to another scheme', async () => {
-    expect(await fetchWith(tool(), `http://public.test:${site.port}/loop`)).toEqual({ text: `http://public.test:${site.port}/loop redirected more than 5 times`, isError: true });
-    expect(await fetchWith(tool(), via('file:///etc/passwd'))).toEqual({ text: `http://public.test:${site.port}/to?code=302&u=file%3A%2F%2F%2Fetc%2Fpasswd redirected to a file: URL; only http and https are followed`, isError: true });
+    expect(await fetchWith(tool(), `http://public.test:${site.port}/loop`)).toEqual({
+      text: `http://public.test:${site.port}/loop redirected more than 5 times`,
+      isError: true,
+    });
+    expect(await fetchWith(tool(), via('file:///etc/passwd'))).toEqual({
+      text: `http://public.test:${site.port}/to?code=302&u=file%3A%2F%2F%2Fetc%2Fpasswd redirected to a file: URL; only http and https are followed`,
+      isError: true,
+    });
   });
 });
 
@@ -187,7 +213,10 @@ describe('DNS rebinding', () => {
     // The request went to the checked address, and still named the host it asked for.
     expect(site.seen.slice(before)).toEqual([{ url: '/doc', host: `wiki.rebind.test:${site.port}` }]);
     // Asked again, the name now resolves to metadata, and the fetch is refused.
-    expect(await fetchWith(tool, `http://wiki.rebind.test:${site.port}/doc`)).toMatchObject({ isError: true, text: expect.stringMatching(/resolves to 169\.254\.169\.254 \(cloud metadata\)/) });
+    expect(await fetchWith(tool, `http://wiki.rebind.test:${site.port}/doc`)).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/resolves to 169\.254\.169\.254 \(cloud metadata\)/),
+    });
   });
 
   it('keeps the name for TLS: SNI and certificate checks use the host, while the socket goes to the pinned address', async () => {
@@ -204,7 +233,8 @@ describe('DNS rebinding', () => {
     try {
       const dns = testResolver({ 'secure.rebind.test': () => ['127.0.0.1'], 'other.rebind.test': () => ['127.0.0.1'] });
       const policy = fetchPolicy(['secure.rebind.test', 'other.rebind.test']);
-      const get = (host: string) => guardedGet(`https://${host}:${port}/`, { policy, resolve: dns, signal: AbortSignal.timeout(5_000), maxBytes: 1_000, ca: cert });
+      const get = (host: string) =>
+        guardedGet(`https://${host}:${port}/`, { policy, resolve: dns, signal: AbortSignal.timeout(5_000), maxBytes: 1_000, ca: cert });
       expect((await get('secure.rebind.test')).body.toString()).toBe('secure page');
       expect(servernames).toEqual(['secure.rebind.test']);
       // The same address under a name the certificate does not carry fails the TLS check.
@@ -217,12 +247,30 @@ describe('DNS rebinding', () => {
 
 describe('the allowlist', () => {
   it('lets exactly the listed intranet name through, and never a metadata address, whatever is listed', async () => {
-    const dns = testResolver({ 'wiki.intranet.test': () => ['127.0.0.1'], 'other.intranet.test': () => ['127.0.0.1'], 'meta.intranet.test': () => ['169.254.169.254'] });
-    const tool = webFetchTool({ resolve: dns, allowPrivateHosts: ['wiki.intranet.test', 'meta.intranet.test', '169.254.169.254', '169.254.170.2', '[fd00:ec2::254]', '0.0.0.0'] });
+    const dns = testResolver({
+      'wiki.intranet.test': () => ['127.0.0.1'],
+      'other.intranet.test': () => ['127.0.0.1'],
+      'meta.intranet.test': () => ['169.254.169.254'],
+    });
+    const tool = webFetchTool({
+      resolve: dns,
+      allowPrivateHosts: ['wiki.intranet.test', 'meta.intranet.test', '169.254.169.254', '169.254.170.2', '[fd00:ec2::254]', '0.0.0.0'],
+    });
     expect(await fetchWith(tool, `http://wiki.intranet.test:${site.port}/home`)).toMatchObject({ text: 'site page /home', isError: false });
-    expect(await fetchWith(tool, `http://other.intranet.test:${site.port}/home`)).toMatchObject({ isError: true, text: expect.stringMatching(/\(loopback\)\. web_fetch reaches only public addresses/) });
-    for (const url of ['http://meta.intranet.test/latest/', 'http://169.254.169.254/latest/', 'http://169.254.170.2/v2/credentials', `http://0.0.0.0:${victim.port}/`]) {
-      expect(await fetchWith(tool, url), url).toMatchObject({ isError: true, text: expect.stringMatching(/never reaches such addresses, whatever the config says/) });
+    expect(await fetchWith(tool, `http://other.intranet.test:${site.port}/home`)).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/\(loopback\)\. web_fetch reaches only public addresses/),
+    });
+    for (const url of [
+      'http://meta.intranet.test/latest/',
+      'http://169.254.169.254/latest/',
+      'http://169.254.170.2/v2/credentials',
+      `http://0.0.0.0:${victim.port}/`,
+    ]) {
+      expect(await fetchWith(tool, url), url).toMatchObject({
+        isError: true,
+        text: expect.stringMatching(/never reaches such addresses, whatever the config says/),
+      });
     }
   });
 });

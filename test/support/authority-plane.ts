@@ -57,7 +57,12 @@ let updateIds = 1_000;
 
 /** `config` replaces top-level keys of the two-agent fleet; the Telegram channel is always the fake's, with `dmPolicy` (default open). */
 export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}, opts: { dmPolicy?: 'open' | 'pairing' } = {}): Promise<AuthorityPlane> {
-  const tg = await startTelegram({ bots: [{ token: BOT_TOKENS.fran, username: 'fran_bot' }, { token: BOT_TOKENS.grif, username: 'grif_bot' }] });
+  const tg = await startTelegram({
+    bots: [
+      { token: BOT_TOKENS.fran, username: 'fran_bot' },
+      { token: BOT_TOKENS.grif, username: 'grif_bot' },
+    ],
+  });
   const fleet = parseConfig({
     fleet: 'auth',
     agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'grif' }] },
@@ -66,7 +71,13 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
       { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
       { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
     ],
-    channels: { telegram: { apiRoot: tg.url, dmPolicy: opts.dmPolicy ?? 'open', accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } } } },
+    channels: {
+      telegram: {
+        apiRoot: tg.url,
+        dmPolicy: opts.dmPolicy ?? 'open',
+        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+      },
+    },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
     ...config,
   });
@@ -127,7 +138,12 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
       };
     },
     sent: () => tg.calls('sendMessage').map((c) => ({ chatId: String(c.params.chat_id), text: String(c.params.text), token: c.token })),
-    refused: (agentId) => cp.dlq(agentId).list(1_000).map((l) => l.reason).reverse(),
+    refused: (agentId) =>
+      cp
+        .dlq(agentId)
+        .list(1_000)
+        .map((l) => l.reason)
+        .reverse(),
     close: () => tg.close(),
   };
 }

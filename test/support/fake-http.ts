@@ -79,13 +79,7 @@ export class Recorder<T> {
   }
 
   /** On timeout rejects with `expected` plus `describe(all entries)`, so a failing test shows what did happen. */
-  waitFor(
-    filter: (entry: T) => boolean,
-    n: number,
-    timeoutMs: number,
-    expected: string,
-    describe: (entries: T[]) => string,
-  ): Promise<T[]> {
+  waitFor(filter: (entry: T) => boolean, n: number, timeoutMs: number, expected: string, describe: (entries: T[]) => string): Promise<T[]> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const matching = this.list(filter);

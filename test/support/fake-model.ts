@@ -139,8 +139,12 @@ export async function start(options: FakeModelOptions = {}): Promise<FakeModel> 
     setResponder: (next) => void (responder = next),
     requests: () => recorder.list(),
     waitForRequests: (n, timeoutMs = 5000) =>
-      recorder.waitFor(() => true, n, timeoutMs, `${n} model request(s)`, (all) =>
-        all.length === 0 ? 'no requests' : all.map((r) => `${r.api} ${r.path}`).join(', '),
+      recorder.waitFor(
+        () => true,
+        n,
+        timeoutMs,
+        `${n} model request(s)`,
+        (all) => (all.length === 0 ? 'no requests' : all.map((r) => `${r.api} ${r.path}`).join(', ')),
       ),
   };
 }

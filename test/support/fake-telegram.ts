@@ -148,8 +148,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       return me;
     },
     calls: (method) => recorder.list((call) => method === undefined || call.method === method),
-    waitForCalls: (method, n, timeoutMs = 5000) =>
-      recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
+    waitForCalls: (method, n, timeoutMs = 5000) => recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
     pushUpdate(token, update) {
       const bot = mustGetBot(token);
       const message = update.message ?? update.edited_message ?? update.channel_post;
@@ -225,7 +224,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
   function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined): Reply {
     if (typeof chatId === 'string') return badRequest('chat not found');
     const id = `fake-sent-${++fileCounter}`;
-    const fileObject = { file_id: id, file_unique_id: `u-${id}`, file_size: file.size, ...(kind === 'document' || kind === 'audio' ? { file_name: file.filename } : {}) };
+    const fileObject = {
+      file_id: id,
+      file_unique_id: `u-${id}`,
+      file_size: file.size,
+      ...(kind === 'document' || kind === 'audio' ? { file_name: file.filename } : {}),
+    };
     return {
       result: {
         message_id: nextMessageId(bot, chatId),
@@ -297,9 +301,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
         if (p.drop_pending_updates) bot.queue = [];
         return { result: true, description: 'Webhook was set' };
       }),
-      deleteWebhook: method(z.object({ drop_pending_updates: z.boolean().optional() }), (p, bot) =>
-        deleteWebhook(bot, p.drop_pending_updates ?? false),
-      ),
+      deleteWebhook: method(z.object({ drop_pending_updates: z.boolean().optional() }), (p, bot) => deleteWebhook(bot, p.drop_pending_updates ?? false)),
       getWebhookInfo: method(z.object({}), (_, bot) => {
         const info: WebhookInfo = {
           url: bot.webhook?.url ?? '',
@@ -415,7 +417,12 @@ async function bodyParams(contentType: string | undefined, body: Buffer): Promis
       if (typeof value === 'string') params[key] = value;
       else {
         const bytes = new Uint8Array(await value.arrayBuffer());
-        params[key] = { filename: value.name, size: value.size, type: value.type, sha256: createHash('sha256').update(bytes).digest('hex') } satisfies UploadedPart;
+        params[key] = {
+          filename: value.name,
+          size: value.size,
+          type: value.type,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        } satisfies UploadedPart;
       }
     }
     return params;
@@ -424,7 +431,17 @@ async function bodyParams(contentType: string | undefined, body: Buffer): Promis
 }
 
 // Query and form values are strings on the wire; Telegram decodes them by each field's type.
-const INTEGER_FIELDS = new Set(['chat_id', 'message_id', 'draft_id', 'message_thread_id', 'offset', 'limit', 'timeout', 'reply_to_message_id', 'max_connections']);
+const INTEGER_FIELDS = new Set([
+  'chat_id',
+  'message_id',
+  'draft_id',
+  'message_thread_id',
+  'offset',
+  'limit',
+  'timeout',
+  'reply_to_message_id',
+  'max_connections',
+]);
 const BOOLEAN_FIELDS = new Set(['disable_notification', 'protect_content', 'drop_pending_updates', 'allow_sending_without_reply']);
 const JSON_FIELDS = new Set(['reply_markup', 'entities', 'allowed_updates', 'reply_parameters', 'link_preview_options', 'commands', 'scope', 'reaction']);
 
@@ -472,8 +489,14 @@ const EditMessageTextParams = z.object({
 const SendMessageDraftParams = z.object({
   chat_id: ChatId,
   message_thread_id: z.number().int().optional(),
-  draft_id: z.number({ error: 'draft_id is empty' }).int().refine((id) => id !== 0, 'draft_id must be non-zero'),
-  text: z.string().refine((text) => text.length <= TEXT_LIMIT, 'text is too long').optional(),
+  draft_id: z
+    .number({ error: 'draft_id is empty' })
+    .int()
+    .refine((id) => id !== 0, 'draft_id must be non-zero'),
+  text: z
+    .string()
+    .refine((text) => text.length <= TEXT_LIMIT, 'text is too long')
+    .optional(),
   parse_mode: ParseMode.optional(),
   entities: z.array(z.record(z.string(), z.unknown()), { error: "can't parse entities JSON object" }).optional(),
 });
@@ -504,20 +527,40 @@ export interface UploadedPart {
   type: string;
   sha256: string;
 }
-const UploadedPartSchema = z.object({ filename: z.string(), size: z.number(), type: z.string(), sha256: z.string() }, { error: 'there is no file in the request' });
+const UploadedPartSchema = z.object(
+  { filename: z.string(), size: z.number(), type: z.string(), sha256: z.string() },
+  { error: 'there is no file in the request' },
+);
 const sendFileParams = <K extends string>(field: K) =>
-  z.object({ chat_id: ChatId, caption: z.string().max(1024, 'message caption is too long').optional() }).extend({ [field]: UploadedPartSchema } as Record<K, typeof UploadedPartSchema>);
+  z
+    .object({ chat_id: ChatId, caption: z.string().max(1024, 'message caption is too long').optional() })
+    .extend({ [field]: UploadedPartSchema } as Record<K, typeof UploadedPartSchema>);
 const SendChatActionParams = z.object({
   chat_id: ChatId,
   action: z.enum(
-    ['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice', 'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note'],
+    [
+      'typing',
+      'upload_photo',
+      'record_video',
+      'upload_video',
+      'record_voice',
+      'upload_voice',
+      'upload_document',
+      'choose_sticker',
+      'find_location',
+      'record_video_note',
+      'upload_video_note',
+    ],
     { error: 'wrong parameter action in request' },
   ),
 });
 const SetWebhookParams = z.object({
   url: z.string({ error: 'bad webhook: Failed to resolve host: Name or service not known' }),
   // Telegram only takes 1-256 of A-Z a-z 0-9 _ - (a base64 secret with + / = is refused).
-  secret_token: z.string().regex(/^[\w-]{1,256}$/, 'secret token contains unallowed characters').optional(),
+  secret_token: z
+    .string()
+    .regex(/^[\w-]{1,256}$/, 'secret token contains unallowed characters')
+    .optional(),
   allowed_updates: z.array(z.string()).optional(), // recorded; the fake does not filter by it
   drop_pending_updates: z.boolean().optional(),
 });

@@ -25,15 +25,21 @@ export async function startTranscription(opts: { apiKey?: string } = {}): Promis
   const recorder = new Recorder<TranscriptionRequest>();
   let reply: { text: string } | { status: number; message: string } = { text: 'this is a transcript' };
   const server = await listenLocal(async (req, res, body) => {
-    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://fake').pathname !== '/v1/audio/transcriptions') return sendJson(res, 404, { error: { message: 'not found' } });
-    const form = await new Response(new Uint8Array(body), { headers: { 'content-type': String(req.headers['content-type']) } }).formData().catch(() => undefined);
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://fake').pathname !== '/v1/audio/transcriptions')
+      return sendJson(res, 404, { error: { message: 'not found' } });
+    const form = await new Response(new Uint8Array(body), { headers: { 'content-type': String(req.headers['content-type']) } })
+      .formData()
+      .catch(() => undefined);
     const file = form?.get('file');
     const bytes = file && typeof file !== 'string' ? new Uint8Array(await file.arrayBuffer()) : undefined;
     recorder.add({
       authorization: req.headers.authorization,
       model: (form?.get('model') as string | null) ?? undefined,
       language: (form?.get('language') as string | null) ?? undefined,
-      file: file && typeof file !== 'string' && bytes ? { name: file.name, type: file.type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } : undefined,
+      file:
+        file && typeof file !== 'string' && bytes
+          ? { name: file.name, type: file.type, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+          : undefined,
       at: Date.now(),
     });
     if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return sendJson(res, 401, { error: { message: 'Incorrect API key provided' } });

@@ -26,8 +26,7 @@ const REPO_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const CACHE_DIR = join(REPO_ROOT, '.cache');
 const LOG_FILE = join(CACHE_DIR, 'ministack.log');
 const HEALTH_TIMEOUT_MS = 30_000;
-const NO_PYTHON =
-  'install Python 3.10+ (python3 with venv) or set AWS_ENDPOINT_URL to a running LocalStack-compatible emulator';
+const NO_PYTHON = 'install Python 3.10+ (python3 with venv) or set AWS_ENDPOINT_URL to a running LocalStack-compatible emulator';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -249,7 +248,8 @@ main()
 `;
 
 // Configuration a user may have exported for their own emulator; never pass it on.
-const STRIPPED_ENV = /^(AUTH|PERSIST_STATE|S3_PERSIST|LOCALSTACK_PERSISTENCE|STATE_DIR|S3_DATA_DIR|SERVICES|EDGE_PORT|GATEWAY_PORT|BIND_HOST|MINISTACK_.*|USE_SSL|AWS_ENDPOINT_URL.*|PYTHON.*)$/;
+const STRIPPED_ENV =
+  /^(AUTH|PERSIST_STATE|S3_PERSIST|LOCALSTACK_PERSISTENCE|STATE_DIR|S3_DATA_DIR|SERVICES|EDGE_PORT|GATEWAY_PORT|BIND_HOST|MINISTACK_.*|USE_SSL|AWS_ENDPOINT_URL.*|PYTHON.*)$/;
 
 interface Running {
   endpoint: string;
@@ -353,10 +353,7 @@ async function stopProcess(child: ChildProcess, exited: Promise<unknown>, tmp?: 
     child.stdin?.end();
     killGroup('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      exited.then(() => false),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 5_000))),
-    ]);
+    const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 5_000)))]);
     clearTimeout(timer);
     if (timedOut) {
       killGroup('SIGKILL');

@@ -28,7 +28,9 @@ const POOLS = ['https://deb.debian.org/debian/pool/main/b/bubblewrap/', 'https:/
 
 function run(file: string, args: string[], cwd: string): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: 60_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}${stderr}${err && !stderr ? err.message : ''}`.trim() }));
+    execFile(file, args, { cwd, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ ok: !err, output: `${stdout}${stderr}${err && !stderr ? err.message : ''}`.trim() }),
+    );
   });
 }
 
@@ -73,7 +75,8 @@ async function extract(debPath: string, dir: string): Promise<void> {
 export async function ensureBubblewrap(log: (message: string) => void = () => {}): Promise<string> {
   const found = findBwrap(undefined);
   if (found) return found;
-  if (process.platform !== 'linux') throw new Error(`bubblewrap is Linux-only; this is ${process.platform}, where exec stays off unless tools.exec.sandbox is "off"`);
+  if (process.platform !== 'linux')
+    throw new Error(`bubblewrap is Linux-only; this is ${process.platform}, where exec stays off unless tools.exec.sandbox is "off"`);
   const deb = DEBS[process.arch];
   if (!deb) throw new Error(`no pinned bubblewrap package for ${process.arch}; install bubblewrap (bwrap on PATH)`);
   const started = Date.now();

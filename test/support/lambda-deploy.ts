@@ -26,7 +26,12 @@ export async function deployHandler(env: AwsTestEnv, handler: string, functionNa
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     logLevel: 'error',
   });
-  execFileSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED); z.write(sys.argv[2], "index.mjs"); z.close()', join(dir, 'fn.zip'), join(dir, 'index.mjs')]);
+  execFileSync('python3', [
+    '-c',
+    'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED); z.write(sys.argv[2], "index.mjs"); z.close()',
+    join(dir, 'fn.zip'),
+    join(dir, 'index.mjs'),
+  ]);
   const lambda = new LambdaClient(env);
   const { FunctionArn } = await lambda.send(
     new CreateFunctionCommand({

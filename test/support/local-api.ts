@@ -11,7 +11,11 @@ export const dashboardAuth = (fleet: Pick<LocalFleet, 'dashboardToken'>): Record
 
 /** POST /api/chat/<agent>: the response, for the test to check its status. */
 export function postChat(fleet: Pick<LocalFleet, 'url' | 'dashboardToken'>, agentId: string, text: string): Promise<Response> {
-  return fetch(`${fleet.url}/api/chat/${agentId}`, { method: 'POST', headers: { ...dashboardAuth(fleet), 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+  return fetch(`${fleet.url}/api/chat/${agentId}`, {
+    method: 'POST',
+    headers: { ...dashboardAuth(fleet), 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
 }
 
 /** Every line of the agent's chat box so far. */

@@ -12,7 +12,7 @@ export function startOutboxPump(env: AwsTestEnv, sources: { url: string; arn: st
   const abort = new AbortController();
   const pump = async (source: { url: string; arn: string }) => {
     while (!abort.signal.aborted) {
-      let messages: import("@aws-sdk/client-sqs").Message[] | undefined;
+      let messages: import('@aws-sdk/client-sqs').Message[] | undefined;
       try {
         ({ Messages: messages } = await sqs.send(
           new ReceiveMessageCommand({

@@ -12,8 +12,20 @@ import type { AwsTestEnv } from './aws.ts';
 import type { AgentQueueUrls } from './provision.ts';
 
 /** The environment of `agentId`'s runtime on its provisioned queues and the emulator's endpoint, plus `settings`. */
-export function emulatorRuntimeEnv(aws: AwsTestEnv, config: FleetConfig, queues: AgentQueueUrls, agentId: string, settings: RuntimeEnvVars = {}): Record<string, string> {
-  const transport = { kind: 'aws' as const, inboxUrl: queues.inbox, outboxUrl: queues.outbox, dlqUrl: queues.inboxDlq, secretId: agentSecretName(config.fleet, agentId) };
+export function emulatorRuntimeEnv(
+  aws: AwsTestEnv,
+  config: FleetConfig,
+  queues: AgentQueueUrls,
+  agentId: string,
+  settings: RuntimeEnvVars = {},
+): Record<string, string> {
+  const transport = {
+    kind: 'aws' as const,
+    inboxUrl: queues.inbox,
+    outboxUrl: queues.outbox,
+    dlqUrl: queues.inboxDlq,
+    secretId: agentSecretName(config.fleet, agentId),
+  };
   return {
     ...runtimeEnvironment(agentId, runtimeConfigFor(config, agentId), transport, { CLAWFLEET_WAIT_SECONDS: '1', ...settings }),
     AWS_ENDPOINT_URL: aws.endpoint,
@@ -30,7 +42,14 @@ export interface QueueReply {
 }
 
 /** Sends `text` to the agent's main session as message `id`; the reply to it, or undefined after `timeoutMs`. Other outbox envelopes are consumed. */
-export async function askOnQueues(sqs: SQSClient, queues: AgentQueueUrls, agentId: string, id: string, text: string, timeoutMs = 20_000): Promise<QueueReply | undefined> {
+export async function askOnQueues(
+  sqs: SQSClient,
+  queues: AgentQueueUrls,
+  agentId: string,
+  id: string,
+  text: string,
+  timeoutMs = 20_000,
+): Promise<QueueReply | undefined> {
   const sessionKey = mainSessionKey(agentId);
   await sqs.send(
     new SendMessageCommand({

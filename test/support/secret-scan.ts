@@ -50,7 +50,10 @@ export class SecretScan {
 
   /** The text of a source or recording by name, as it stands now (e.g. to read captured log lines). */
   read(name: string): string {
-    return this.all().filter((s) => s.name === name).map((s) => s.text).join('\n');
+    return this.all()
+      .filter((s) => s.name === name)
+      .map((s) => s.text)
+      .join('\n');
   }
 
   /** What was scanned: sources, lines and bytes (for the figures in docs/reliability.md). */

@@ -106,7 +106,9 @@ export class DeployedWorkspaceRunner implements WorkspaceTaskRunner {
 
   constructor(
     private readonly ecsTasks: WorkspaceTaskRunner,
-    private readonly describe: (arn: string) => Promise<{ environment: Record<string, string>; command: string[]; taskRoleArn: string | undefined; overrides: unknown }>,
+    private readonly describe: (
+      arn: string,
+    ) => Promise<{ environment: Record<string, string>; command: string[]; taskRoleArn: string | undefined; overrides: unknown }>,
     private readonly entry: string,
     private readonly aws: AwsTestEnv,
     private readonly efs: string,

@@ -34,7 +34,9 @@ function step(name: string, run: RemovalPlan['steps'][number]['run']): RemovalPl
 describe('removing an agent', () => {
   it('refuses an agent the config still lists, saying what to do first, and an id that is none', () => {
     const config = parseConfig(EXAMPLE);
-    expect(() => checkRemovable(config, 'fran')).toThrow(/agent "fran" is still in the config: remove it from agents\.list \(and from bindings, cron\.jobs and agentToAgent\) first, then deploy the control plane \(npx cdk deploy demo-control-plane\)/);
+    expect(() => checkRemovable(config, 'fran')).toThrow(
+      /agent "fran" is still in the config: remove it from agents\.list \(and from bindings, cron\.jobs and agentToAgent\) first, then deploy the control plane \(npx cdk deploy demo-control-plane\)/,
+    );
     expect(() => checkRemovable(config, '../etc')).toThrow(/is not an agent id/);
     expect(() => checkRemovable(config, 'old')).not.toThrow();
   });
@@ -128,10 +130,11 @@ function holdings(state: string, agentId: string): Record<string, number> {
       sessions: n('SELECT count(*) AS n FROM sessions WHERE agent_id = ?', agentId),
       origins: n("SELECT count(*) AS n FROM inbound_origins WHERE json_extract(record, '$.agentId') = ?", agentId),
       status: n('SELECT count(*) AS n FROM agent_status WHERE agent_id = ?', agentId),
-      metrics: n('SELECT count(*) AS n FROM agent_activity WHERE agent_id = ?', agentId) + n('SELECT count(*) AS n FROM agent_turns WHERE agent_id = ?', agentId),
+      metrics:
+        n('SELECT count(*) AS n FROM agent_activity WHERE agent_id = ?', agentId) + n('SELECT count(*) AS n FROM agent_turns WHERE agent_id = ?', agentId),
       chat: n('SELECT count(*) AS n FROM chat_lines WHERE chat_id = ?', agentId),
       schedules: n("SELECT count(*) AS n FROM cron_schedules WHERE json_extract(input, '$.agentId') = ?", agentId),
-      relays: n("SELECT count(*) AS n FROM relay_rates WHERE pair LIKE ? OR pair LIKE ?", `${agentId}>%`, `%>${agentId}`),
+      relays: n('SELECT count(*) AS n FROM relay_rates WHERE pair LIKE ? OR pair LIKE ?', `${agentId}>%`, `%>${agentId}`),
     };
   } finally {
     db.close();
@@ -147,7 +150,9 @@ describe('clawfleet agents (local)', () => {
     const dry = captureIO({ cwd: dir });
     expect(await runCli(['agents', 'prune', '--dry-run'], dry)).toBe(0);
     expect(dry.outText()).toContain('not in the config: old (workspace, log, status, sessions, queued messages, schedules)');
-    expect(dry.outText()).toMatch(/remove agent old \(local \(.*\.clawfleet\)\):\n {2}1\. archive: move .*workspaces\/old, its runtime state and log to .*archive\/old-<date>\/\n {2}2\. schedules: .*\n {2}3\. records: .*\n {2}! 1 message\(s\) still waiting in its queue are deleted\n {2}! 1 message\(s\) parked in its DLQs are deleted/);
+    expect(dry.outText()).toMatch(
+      /remove agent old \(local \(.*\.clawfleet\)\):\n {2}1\. archive: move .*workspaces\/old, its runtime state and log to .*archive\/old-<date>\/\n {2}2\. schedules: .*\n {2}3\. records: .*\n {2}! 1 message\(s\) still waiting in its queue are deleted\n {2}! 1 message\(s\) parked in its DLQs are deleted/,
+    );
     expect(dry.outText()).toMatch(/dry run: nothing was changed$/);
     expect(existsSync(join(state, 'workspaces', 'old'))).toBe(true);
 
@@ -155,7 +160,9 @@ describe('clawfleet agents (local)', () => {
     expect(await runCli(['agents', 'prune', '--yes'], io), io.errText()).toBe(0);
     expect(io.outText()).toMatch(/ {2}✓ archive: moved workspace, runtime, log to .*\/archive\/old-\d{4}-\d\d-\d\dT[\d-]+\.\d{3}Z\n/);
     expect(io.outText()).toContain('  ✓ schedules: deleted agent-old-tidy');
-    expect(io.outText()).toMatch(/ {2}✓ records: deleted 1 queue_messages, 1 queue_dedup, 1 dead_letters, 1 sessions, 1 inbound_origins, 2 relay_rates, 1 agent_status, \d agent_activity, 1 agent_turns, 1 chat_lines\nagent old removed/);
+    expect(io.outText()).toMatch(
+      / {2}✓ records: deleted 1 queue_messages, 1 queue_dedup, 1 dead_letters, 1 sessions, 1 inbound_origins, 2 relay_rates, 1 agent_status, \d agent_activity, 1 agent_turns, 1 chat_lines\nagent old removed/,
+    );
 
     // Archived, not deleted: its memory is there, in a directory only its owner may enter.
     const [archived] = readdirSync(join(state, 'archive'));
@@ -188,7 +195,9 @@ describe('clawfleet agents (local)', () => {
     db.close();
     const resumed = captureIO({ cwd: dir });
     expect(await runCli(['agents', 'remove', 'old', '--yes'], resumed)).toBe(0);
-    expect(resumed.outText()).toContain('  – archive: no workspace, runtime state or log\n  – schedules: none\n  ✓ records: deleted 1 sessions\nagent old removed');
+    expect(resumed.outText()).toContain(
+      '  – archive: no workspace, runtime state or log\n  – schedules: none\n  ✓ records: deleted 1 sessions\nagent old removed',
+    );
   });
 
   it('refuses while a fleet runs on the state directory, naming it, and changes nothing', async () => {

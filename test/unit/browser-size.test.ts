@@ -13,7 +13,9 @@ const on = { tools: { browser: { enabled: true } } };
 describe('a browser in the task size', () => {
   it('needs 1 vCPU and 2048 MB, and says so with the size it got', () => {
     expect(BROWSER_MIN_SIZE).toEqual({ cpus: 1, memoryMb: 2048 });
-    expect(browserSizeProblem(on, { cpus: 0.5, memoryMb: 4096 })).toMatch(/^tools.browser needs a task of at least 1 vCPU and 2048 MB \(got 0.5 vCPU, 4096 MB\)/);
+    expect(browserSizeProblem(on, { cpus: 0.5, memoryMb: 4096 })).toMatch(
+      /^tools.browser needs a task of at least 1 vCPU and 2048 MB \(got 0.5 vCPU, 4096 MB\)/,
+    );
     expect(browserSizeProblem(on, { cpus: 2, memoryMb: 1024 })).toMatch(/got 2 vCPU, 1024 MB/);
     expect(browserSizeProblem(on, { cpus: 1, memoryMb: 2048 })).toBeUndefined();
     expect(browserSizeProblem({ tools: { browser: { enabled: false } } }, { cpus: 0.25, memoryMb: 512 })).toBeUndefined();

@@ -67,7 +67,10 @@ describe('the CLI bundle', () => {
   });
 
   it('runs as the CLI does', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', `import(${JSON.stringify(join(bundle, 'clawfleet.js'))}).then((m) => m.runCli(['--help'], { out: console.log, err: console.error }))`]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '-e',
+      `import(${JSON.stringify(join(bundle, 'clawfleet.js'))}).then((m) => m.runCli(['--help'], { out: console.log, err: console.error }))`,
+    ]);
     expect(stdout).toMatch(/^Usage: clawfleet <command>/);
     expect(stdout).toContain('  status ');
   });
@@ -88,7 +91,9 @@ describe('the CLI bundle', () => {
     expect(entry).toBe(join(dir, 'runtime', 'main.mjs'));
     expect(freshBundle('runtime', join(dir, 'runtime'))).toBe(entry);
     const { inputs } = JSON.parse(readFileSync(join(dir, 'runtime', 'manifest.json'), 'utf8')) as { inputs: Record<string, unknown> };
-    expect(Object.keys(inputs)).toEqual(expect.arrayContaining(['runtime-image/src/main.ts', 'runtime-image/src/agent-runtime.ts', 'shared/log.ts', 'runtime-image/build.mjs', 'bin/bundles.js']));
+    expect(Object.keys(inputs)).toEqual(
+      expect.arrayContaining(['runtime-image/src/main.ts', 'runtime-image/src/agent-runtime.ts', 'shared/log.ts', 'runtime-image/build.mjs', 'bin/bundles.js']),
+    );
     // A whole esbuild run (6-9 s on a busy 2-core machine since web_fetch bundles Readability
     // and linkedom): the time is not what this test checks.
   }, 60_000);

@@ -88,7 +88,17 @@ describe('clawfleet', () => {
 
   it('lists cron jobs from the config', async () => {
     const config = JSON.parse(demo);
-    config.cron = { jobs: [{ id: 'brief', agentId: 'fran', schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Berlin' }, sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Morning brief' } }] };
+    config.cron = {
+      jobs: [
+        {
+          id: 'brief',
+          agentId: 'fran',
+          schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Europe/Berlin' },
+          sessionTarget: 'isolated',
+          payload: { kind: 'agentTurn', message: 'Morning brief' },
+        },
+      ],
+    };
     const io = captureIO({ cwd: workdir(config) });
     expect(await runCli(['cron', 'list'], io)).toBe(0);
     expect(io.outText()).toMatch(/brief\s+fran\s+cron "0 7 \* \* \*" \(Europe\/Berlin\)\s+isolated\s+agent turn: Morning brief/);
@@ -147,7 +157,9 @@ describe('clawfleet', () => {
       const dir = workdir();
       const io = captureIO({ cwd: dir });
       expect(await runCli(['start', '--port', String(port), '--state', 'state', '--secrets', 'none.json'], io)).toBe(1);
-      expect(io.errText()).toContain(`port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`);
+      expect(io.errText()).toContain(
+        `port ${port} is in use (another \`clawfleet start\`?); pick another: npm start -- --port ${port + 1} (or clawfleet start --port ${port + 1})`,
+      );
     } finally {
       taken.close();
     }

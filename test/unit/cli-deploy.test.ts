@@ -80,7 +80,8 @@ class MemoryAccount implements DeployAccountPort {
       { OutputKey: 'TelegramWebhookUrl', OutputValue: 'https://abc123.lambda-url.eu-west-1.on.aws/' },
       { OutputKey: 'DashboardUrl', OutputValue: 'https://dash456.lambda-url.eu-west-1.on.aws/' },
     ];
-    for (const id of ['clawfleet/dd/control/telegram', 'clawfleet/dd/control/dashboard', 'clawfleet/dd/agents/fran', 'clawfleet/dd/agents/grif']) if (!this.secrets.has(id)) this.secrets.set(id, null);
+    for (const id of ['clawfleet/dd/control/telegram', 'clawfleet/dd/control/dashboard', 'clawfleet/dd/agents/fran', 'clawfleet/dd/agents/grif'])
+      if (!this.secrets.has(id)) this.secrets.set(id, null);
   }
 }
 
@@ -92,10 +93,14 @@ function fakeCdk(account: MemoryAccount, assemblyDir: string, fail?: { command: 
     async run(args, opts) {
       runs.push({ args, cwd: opts?.cwd });
       if (fail && args[0] === fail.command) throw new Error(fail.message);
-      if (args[0] === 'bootstrap') account.stacks.set('CDKToolkit', { StackStatus: 'CREATE_COMPLETE', Outputs: [{ OutputKey: 'BootstrapVersion', OutputValue: '28' }] });
+      if (args[0] === 'bootstrap')
+        account.stacks.set('CDKToolkit', { StackStatus: 'CREATE_COMPLETE', Outputs: [{ OutputKey: 'BootstrapVersion', OutputValue: '28' }] });
       if (args[0] === 'synth') {
         mkdirSync(assemblyDir, { recursive: true });
-        writeFileSync(join(assemblyDir, 'manifest.json'), JSON.stringify({ artifacts: Object.fromEntries(STACKS.map((s) => [s, { type: 'aws:cloudformation:stack', properties: { stackName: s } }])) }));
+        writeFileSync(
+          join(assemblyDir, 'manifest.json'),
+          JSON.stringify({ artifacts: Object.fromEntries(STACKS.map((s) => [s, { type: 'aws:cloudformation:stack', properties: { stackName: s } }])) }),
+        );
       }
       if (args[0] === 'deploy') account.deployed();
     },
@@ -118,7 +123,16 @@ describe('clawfleet deploy --plan', () => {
   it('prints every step and the values each secret needs, calling no AWS API', async () => {
     const { dir } = setup();
     const io = captureIO({ cwd: dir });
-    expect(await runDeploy(['--plan'], io, { account: () => { throw new Error('no AWS call in a plan'); }, cdk: () => { throw new Error('no CDK in a plan'); } })).toBe(0);
+    expect(
+      await runDeploy(['--plan'], io, {
+        account: () => {
+          throw new Error('no AWS call in a plan');
+        },
+        cdk: () => {
+          throw new Error('no CDK in a plan');
+        },
+      }),
+    ).toBe(0);
     expect(io.outText()).toBe(
       [
         `deploy fleet "dd" (2 agents) from ${join(dir, 'clawfleet.json')}`,
@@ -165,7 +179,16 @@ describe('clawfleet deploy', () => {
     expect(cdk.runs[0]!.cwd).toMatch(/clawfleet-bootstrap-/);
     expect(cdk.runs[1]!.args).toEqual(['synth', '--quiet', '--output', join(dir, 'cdk.out'), '-c', `config=${join(dir, 'clawfleet.json')}`]);
     // A terminal for the test's questions, but not for the CDK CLI's: it is told not to ask.
-    expect(cdk.runs[2]!.args).toEqual(['deploy', '--all', '--app', join(dir, 'cdk.out'), '--outputs-file', join(dir, 'cdk-outputs.json'), '--require-approval', 'never']);
+    expect(cdk.runs[2]!.args).toEqual([
+      'deploy',
+      '--all',
+      '--app',
+      join(dir, 'cdk.out'),
+      '--outputs-file',
+      join(dir, 'cdk-outputs.json'),
+      '--require-approval',
+      'never',
+    ]);
     // First deploy: no secret existed, so every value went in right after the deploy.
     expect(account.secrets.get('clawfleet/dd/control/telegram')).toEqual({ FRAN_BOT_TOKEN: BOT });
     expect(account.secrets.get('clawfleet/dd/agents/fran')).toEqual({ OPENAI_API_KEY: KEY });
@@ -173,16 +196,26 @@ describe('clawfleet deploy', () => {
     expect(account.restarted).toEqual(['fran']);
     // The webhook, with the secret token Telegram will echo, and the bot's link.
     const [hook] = tg.calls('setWebhook');
-    expect(hook!.params).toMatchObject({ url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran', allowed_updates: ['message', 'callback_query'], secret_token: expect.any(String) });
+    expect(hook!.params).toMatchObject({
+      url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran',
+      allowed_updates: ['message', 'callback_query'],
+      secret_token: expect.any(String),
+    });
 
     const out = io.outText();
     expect(out).toContain('  ✓ [1/7] credentials: account 123456789012 as arn:aws:iam::123456789012:user/ops, region eu-west-1');
     expect(out).toContain('  ✓ [2/7] bootstrap: bootstrapped aws://123456789012/eu-west-1');
     expect(out).toContain('  ✓ [3/7] synth: 3 stacks (3 new, 0 deployed before), cdk-nag clean');
-    expect(out).toMatch(/ {2}✓ \[4\/7\] secrets: given: FRAN_BOT_TOKEN for telegram \(typed\); DASHBOARD_TOKEN for dashboard \(generated: aws secretsmanager get-secret-value --secret-id clawfleet\/dd\/control\/dashboard --query SecretString shows it\); OPENAI_API_KEY for agent fran \(typed\); put after the deploy \(their secrets are made by it\): FRAN_BOT_TOKEN, DASHBOARD_TOKEN, OPENAI_API_KEY; not set, waited for: GRAPH_TOKEN \(agent fran\)/);
-    expect(out).toContain(`  ✓ [5/7] deploy: 3 stacks deployed (outputs in ${join(dir, 'cdk-outputs.json')}); put FRAN_BOT_TOKEN, DASHBOARD_TOKEN, OPENAI_API_KEY; asked dd-compute to restart fran`);
+    expect(out).toMatch(
+      / {2}✓ \[4\/7\] secrets: given: FRAN_BOT_TOKEN for telegram \(typed\); DASHBOARD_TOKEN for dashboard \(generated: aws secretsmanager get-secret-value --secret-id clawfleet\/dd\/control\/dashboard --query SecretString shows it\); OPENAI_API_KEY for agent fran \(typed\); put after the deploy \(their secrets are made by it\): FRAN_BOT_TOKEN, DASHBOARD_TOKEN, OPENAI_API_KEY; not set, waited for: GRAPH_TOKEN \(agent fran\)/,
+    );
+    expect(out).toContain(
+      `  ✓ [5/7] deploy: 3 stacks deployed (outputs in ${join(dir, 'cdk-outputs.json')}); put FRAN_BOT_TOKEN, DASHBOARD_TOKEN, OPENAI_API_KEY; asked dd-compute to restart fran`,
+    );
     expect(out).toContain('  ✓ [6/7] webhooks: fran → https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran');
-    expect(out).toContain('      bot "fran": https://t.me/fran_helper_bot\n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)');
+    expect(out).toContain(
+      '      bot "fran": https://t.me/fran_helper_bot\n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)',
+    );
     expect(out).toMatch(/deployed, with this left to do:\n {2}- GRAPH_TOKEN for agent fran: clawfleet secrets set GRAPH_TOKEN --agent fran --aws$/);
     for (const value of [BOT, KEY, account.secrets.get('clawfleet/dd/control/dashboard')!.DASHBOARD_TOKEN!]) expect(out + io.errText()).not.toContain(value);
 
@@ -199,7 +232,10 @@ describe('clawfleet deploy', () => {
 
   it('takes values from a secrets file, and without a terminal fails listing every one still missing — before anything is deployed', async () => {
     const { dir, account, cdk, deps } = setup();
-    writeFileSync(join(dir, 'values.json'), JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY } }));
+    writeFileSync(
+      join(dir, 'values.json'),
+      JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY } }),
+    );
     const io = captureIO({ cwd: dir });
     expect(await runDeploy(['--secrets-file', 'values.json'], io, deps)).toBe(1);
     expect(io.errText()).toBe(
@@ -214,7 +250,10 @@ describe('clawfleet deploy', () => {
     expect(account.stacks.has('dd-control-plane')).toBe(false);
 
     // The same from standard input, now complete: deployed without a question.
-    const all = JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g-0123456789' } });
+    const all = JSON.stringify({
+      'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT },
+      'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g-0123456789' },
+    });
     const io2 = captureIO({ cwd: dir, stdin: all });
     expect(await runDeploy(['--secrets-file', '-', '--non-interactive'], io2, deps), io2.errText()).toBe(0);
     expect(account.secrets.get('clawfleet/dd/agents/fran')).toEqual({ OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g-0123456789' });
@@ -224,7 +263,13 @@ describe('clawfleet deploy', () => {
   it('calls no Bot API with --no-webhooks (a fleet whose bots answer elsewhere, the smoke test)', async () => {
     const { dir, deps } = setup();
     const before = tg.calls().length;
-    const io = captureIO({ cwd: dir, stdin: JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g' } }) });
+    const io = captureIO({
+      cwd: dir,
+      stdin: JSON.stringify({
+        'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT },
+        'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g' },
+      }),
+    });
     expect(await runDeploy(['--secrets-file', '-', '--no-webhooks'], io, deps), io.errText()).toBe(0);
     expect(io.outText()).toContain('  – [6/7] webhooks: --no-webhooks: the bots are left as they are');
     expect(io.outText()).toContain('  ✓ [7/7] links: \n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)');
@@ -236,7 +281,9 @@ describe('clawfleet deploy', () => {
     account.signedIn = false;
     const io = captureIO({ cwd: dir });
     expect(await runDeploy([], io, deps)).toBe(1);
-    expect(io.errText()).toMatch(/^ {2}✗ \[1\/7\] credentials: no usable AWS credentials \(CredentialsProviderError: Could not load credentials from any providers\)\n {4}sign in \(aws configure, aws sso login, or AWS_PROFILE \/ AWS_ACCESS_KEY_ID\), set AWS_REGION, then run clawfleet deploy again\n {4}not done: bootstrap, synth, secrets, deploy, webhooks, links$/);
+    expect(io.errText()).toMatch(
+      /^ {2}✗ \[1\/7\] credentials: no usable AWS credentials \(CredentialsProviderError: Could not load credentials from any providers\)\n {4}sign in \(aws configure, aws sso login, or AWS_PROFILE \/ AWS_ACCESS_KEY_ID\), set AWS_REGION, then run clawfleet deploy again\n {4}not done: bootstrap, synth, secrets, deploy, webhooks, links$/,
+    );
     expect(cdk.runs).toEqual([]);
   });
 
@@ -246,14 +293,26 @@ describe('clawfleet deploy', () => {
     account.stacks.set('dd-agent-fran', { StackStatus: 'ROLLBACK_COMPLETE' });
     const io = captureIO({ cwd: dir });
     expect(await runDeploy(['--non-interactive'], io, deps)).toBe(1);
-    expect(io.errText()).toContain('  ✗ [3/7] synth: dd-agent-fran is ROLLBACK_COMPLETE: CloudFormation cannot update it\n    delete it (aws cloudformation delete-stack --stack-name <name>), then run clawfleet deploy again');
+    expect(io.errText()).toContain(
+      '  ✗ [3/7] synth: dd-agent-fran is ROLLBACK_COMPLETE: CloudFormation cannot update it\n    delete it (aws cloudformation delete-stack --stack-name <name>), then run clawfleet deploy again',
+    );
   });
 
   it('passes a failed cdk deploy on with its last lines and what to do, the values kept for the next run', async () => {
-    const { dir, deps } = setup({ fail: { command: 'deploy', message: 'cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded' } });
-    const io = captureIO({ cwd: dir, stdin: JSON.stringify({ 'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT }, 'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g' } }) });
+    const { dir, deps } = setup({
+      fail: { command: 'deploy', message: 'cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded' },
+    });
+    const io = captureIO({
+      cwd: dir,
+      stdin: JSON.stringify({
+        'clawfleet/dd/control/telegram': { FRAN_BOT_TOKEN: BOT },
+        'clawfleet/dd/agents/fran': { OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'g' },
+      }),
+    });
     expect(await runDeploy(['--secrets-file', '-', '--non-interactive'], io, deps)).toBe(1);
-    expect(io.errText()).toContain('  ✗ [5/7] deploy: cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded\n    the stacks that deployed stay; fix the cause and run clawfleet deploy again');
+    expect(io.errText()).toContain(
+      '  ✗ [5/7] deploy: cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded\n    the stacks that deployed stay; fix the cause and run clawfleet deploy again',
+    );
     expect(readFileSync(join(dir, 'clawfleet.json'), 'utf8')).toContain('"dd"');
   });
 });

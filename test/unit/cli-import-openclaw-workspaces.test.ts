@@ -65,7 +65,10 @@ describe('import-openclaw --workspaces', () => {
     // The Telegram group went idle and OpenClaw reset it: its current window continues, the earlier one is kept as a file.
     expect((await transcripts.history('agent:mara:telegram:group:-1001234567890')).turns.map((t) => t.input)).toEqual(['Reminder: water on Sundays.']);
     const kept = readdirSync(join(mara, 'openclaw-sessions')).sort();
-    expect(kept).toEqual([expect.stringMatching(/^agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl$/), expect.stringMatching(/^agent_mara_whatsapp_direct_\+15550100\.[0-9a-f]{8}\.jsonl$/)]);
+    expect(kept).toEqual([
+      expect.stringMatching(/^agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl$/),
+      expect.stringMatching(/^agent_mara_whatsapp_direct_\+15550100\.[0-9a-f]{8}\.jsonl$/),
+    ]);
     expect(readFileSync(join(mara, 'openclaw-sessions', kept[0]!), 'utf8')).toContain('Who waters the basil this week?');
     expect(readFileSync(join(mara, 'openclaw-sessions', kept[0]!), 'utf8')).not.toContain('Reminder: water on Sundays.');
     expect(readFileSync(join(mara, 'openclaw-sessions', kept[1]!), 'utf8')).toContain('Status of the sensor?');
@@ -76,7 +79,9 @@ describe('import-openclaw --workspaces', () => {
     expect(err).toMatch(/agent:mara:telegram:direct:4242 → agent:mara:telegram:dm:4242: 1 turn/);
     expect(err).toMatch(/agent:mara:whatsapp:direct:\+15550100: kept as openclaw-sessions\/.*clawfleet has Telegram only/);
     expect(err).toMatch(/agent:mara:telegram:group:-1001234567890 → agent:mara:telegram:group:-1001234567890: 1 turn/);
-    expect(err).toMatch(/agent:mara:telegram:group:-1001234567890: an earlier window \(before a reset\), kept as openclaw-sessions\/agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl/);
+    expect(err).toMatch(
+      /agent:mara:telegram:group:-1001234567890: an earlier window \(before a reset\), kept as openclaw-sessions\/agent_mara_telegram_group_-1001234567890\.[0-9a-f]{8}\.jsonl/,
+    );
     expect(err).toMatch(/kept, not read each turn: TOOLS\.md .*skills\//);
     // Private modes, whatever this process's umask.
     expect(statSync(join(mara, 'SOUL.md')).mode & 0o777).toBe(0o600);
@@ -187,7 +192,10 @@ describe('import-openclaw --workspaces', () => {
     const s = setup('state-entries');
     mkdirSync(join(s.openclaw, 'a'));
     mkdirSync(join(s.openclaw, 'b'));
-    writeFileSync(join(s.openclaw, 'openclaw.json'), JSON.stringify({ agents: { entries: { my_agent: { workspace: join(s.openclaw, 'a') }, 'my-agent': { workspace: join(s.openclaw, 'b') } } } }));
+    writeFileSync(
+      join(s.openclaw, 'openclaw.json'),
+      JSON.stringify({ agents: { entries: { my_agent: { workspace: join(s.openclaw, 'a') }, 'my-agent': { workspace: join(s.openclaw, 'b') } } } }),
+    );
     const { code, err } = await importWith(s);
     expect(code).toBe(1);
     expect(err).toMatch(/OpenClaw agents "my_agent" and "my-agent" both become "my-agent" in clawfleet[\s\S]*Nothing was written/);

@@ -68,10 +68,20 @@ describe('import-openclaw', () => {
     expect(config.agents.defaults?.model).toEqual({ primary: 'anthropic/claude-sonnet-4-5', fallbacks: ['anthropic/claude-opus-4-6', 'openai/gpt-5.2'] });
     expect(config.agents.defaults?.heartbeat).toEqual({ every: '30m', prompt: 'HEARTBEAT' });
     expect(config.agents.list[0]!.name).toBe('Samantha');
-    expect(config.channels.telegram).toMatchObject({ allowFrom: ['123456789'], accounts: { default: { botTokenSecret: 'TELEGRAM_BOT_TOKEN' } }, groups: { '*': { requireMention: true } } });
+    expect(config.channels.telegram).toMatchObject({
+      allowFrom: ['123456789'],
+      accounts: { default: { botTokenSecret: 'TELEGRAM_BOT_TOKEN' } },
+      groups: { '*': { requireMention: true } },
+    });
     expect(config.hooks).toEqual({
       tokenSecret: 'HOOKS_TOKEN',
-      mappings: { gmail: { agentId: 'main', messageTemplate: 'From: {{body.messages[0].from}}\nSubject: {{body.messages[0].subject}}', sessionKey: 'hook:gmail:{{body.messages[0].id}}' } },
+      mappings: {
+        gmail: {
+          agentId: 'main',
+          messageTemplate: 'From: {{body.messages[0].from}}\nSubject: {{body.messages[0].subject}}',
+          sessionKey: 'hook:gmail:{{body.messages[0].id}}',
+        },
+      },
     });
     expect(text).not.toContain('shared-secret');
     expect(text).not.toContain('YOUR_TELEGRAM_BOT_TOKEN');
@@ -83,7 +93,13 @@ describe('import-openclaw', () => {
   it('reads cron jobs from the store beside the config and converts both documented shapes', () => {
     const { config, report } = convert(join('with-cron', 'openclaw.json'));
     expect(config.cron?.jobs).toEqual([
-      { id: 'reminder', agentId: 'main', schedule: { kind: 'at', at: '2026-02-01T16:00:00Z' }, sessionTarget: 'main', payload: { kind: 'systemEvent', text: 'Reminder text' } },
+      {
+        id: 'reminder',
+        agentId: 'main',
+        schedule: { kind: 'at', at: '2026-02-01T16:00:00Z' },
+        sessionTarget: 'main',
+        payload: { kind: 'systemEvent', text: 'Reminder text' },
+      },
       {
         id: 'morning-brief',
         agentId: 'main',

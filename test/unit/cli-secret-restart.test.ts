@@ -32,7 +32,12 @@ async function adminApi(dir: string, status = 200): Promise<{ calls: { method: s
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const token = newAdminToken();
-  writeAdminFile(join(dir, '.clawfleet'), { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token, pid: process.pid, startedAt: Date.now() });
+  writeAdminFile(join(dir, '.clawfleet'), {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    token,
+    pid: process.pid,
+    startedAt: Date.now(),
+  });
   return { calls, token };
 }
 
@@ -43,7 +48,11 @@ describe('clawfleet secrets set --agent', () => {
     const io = captureIO({ cwd: dir, stdin: `${VALUE}\n` });
     expect(await runCli(['secrets', 'set', 'GRAPH_TOKEN', '--agent', 'fran'], io)).toBe(0);
     expect(calls).toEqual([{ method: 'POST', url: '/admin/agents/fran/restart', authorization: `Bearer ${token}` }]);
-    expect(io.outText()).toBe('stored GRAPH_TOKEN in clawfleet/demo/agents/fran (' + join(dir, 'clawfleet.secrets.json') + ')\nnote: the config does not refer to GRAPH_TOKEN for this secret\nrestarted fran in the running fleet (starting): its new runtime reads the secrets file');
+    expect(io.outText()).toBe(
+      'stored GRAPH_TOKEN in clawfleet/demo/agents/fran (' +
+        join(dir, 'clawfleet.secrets.json') +
+        ')\nnote: the config does not refer to GRAPH_TOKEN for this secret\nrestarted fran in the running fleet (starting): its new runtime reads the secrets file',
+    );
     expect(io.outText() + io.errText()).not.toContain(VALUE);
   });
 
@@ -52,7 +61,9 @@ describe('clawfleet secrets set --agent', () => {
     await adminApi(dir, 503);
     const io = captureIO({ cwd: dir, stdin: VALUE });
     expect(await runCli(['secrets', 'set', 'OPENAI_API_KEY', '--agent', 'fran'], io)).toBe(0);
-    expect(io.errText()).toMatch(/^note: could not restart fran in the running fleet \(the local fleet refused: the fleet is stopping\); restart it with: clawfleet runtime restart --agent fran$/);
+    expect(io.errText()).toMatch(
+      /^note: could not restart fran in the running fleet \(the local fleet refused: the fleet is stopping\); restart it with: clawfleet runtime restart --agent fran$/,
+    );
     expect(JSON.parse(readFileSync(join(dir, 'clawfleet.secrets.json'), 'utf8'))['clawfleet/demo/agents/fran']).toEqual({ OPENAI_API_KEY: VALUE });
   });
 

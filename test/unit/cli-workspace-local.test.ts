@@ -35,7 +35,12 @@ describe('clawfleet workspace (local, no fleet running)', () => {
     expect(push.out).toBe("pushed mine to fran's workspace: 2 files — 2 new, 0 replaced, 0 unchanged");
     expect(readFileSync(join(s.workspace, 'memory', '2026-11-30.md'), 'utf8')).toBe('notes\n');
     expect(statSync(join(s.workspace, 'SOUL.md')).mode & 0o777).toBe(0o600);
-    expect(await new FileWorkspaceSyncLog(join(s.cwd, '.clawfleet')).last('fran')).toMatchObject({ direction: 'push', files: 2, workspaceFiles: 2, where: s.mine });
+    expect(await new FileWorkspaceSyncLog(join(s.cwd, '.clawfleet')).last('fran')).toMatchObject({
+      direction: 'push',
+      files: 2,
+      workspaceFiles: 2,
+      where: s.mine,
+    });
 
     const pull = await cli(s.cwd, 'pull', '--agent', 'fran', 'backup');
     expect(pull.code, pull.err).toBe(0);

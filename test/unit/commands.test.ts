@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters, InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryDeadLetters,
+  InMemoryInboundDedupe,
+  InMemoryInboundOrigins,
+  InMemoryPairingStore,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { COMMAND_MENU, parseCommand } from '../../shared/control/commands.ts';
 import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
@@ -57,12 +63,23 @@ function webhook(state: 'asleep' | 'awake' = 'asleep') {
         secretToken: SECRET,
         body: JSON.stringify({
           update_id: opts.updateId ?? 7,
-          message: { message_id: 3, date: 1_764_000_000, chat: opts.chat ?? { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann', username: 'ann' }, text, ...opts.extra },
+          message: {
+            message_id: 3,
+            date: 1_764_000_000,
+            chat: opts.chat ?? { id: 4242, type: 'private' },
+            from: { id: 4242, is_bot: false, first_name: 'Ann', username: 'ann' },
+            text,
+            ...opts.extra,
+          },
         }),
       },
       deps,
     );
-  const queued = () => queues.queue('fran').bodies().map((b) => JSON.parse(b));
+  const queued = () =>
+    queues
+      .queue('fran')
+      .bodies()
+      .map((b) => JSON.parse(b));
   return { deps, post, sent, queued, compute, queues };
 }
 
@@ -119,7 +136,15 @@ describe('native commands at the webhook', () => {
     const { post, queued, deps } = webhook('awake');
     await post('/stop', { updateId: 9 });
     const [cancel] = queued();
-    expect(cancel).toEqual({ v: PROTOCOL_VERSION, kind: 'control', id: 'tg.fran.9', agentId: 'fran', ts: 1_000, action: 'cancel', cancelSession: 'agent:fran:main' });
+    expect(cancel).toEqual({
+      v: PROTOCOL_VERSION,
+      kind: 'control',
+      id: 'tg.fran.9',
+      agentId: 'fran',
+      ts: 1_000,
+      action: 'cancel',
+      cancelSession: 'agent:fran:main',
+    });
     expect(fifoGroup(cancel)).toBe('agent:fran:control');
     // The runtime may answer the /stop itself (nothing running): its origin is this chat.
     expect(await deps.origins.get('tg.fran.9')).toMatchObject({ agentId: 'fran', sessionKey: 'agent:fran:main', target: { chatId: '4242' } });
@@ -149,7 +174,17 @@ describe('native commands at the webhook', () => {
 
   it('carries the message a user replied to, and who wrote it', async () => {
     const { post, queued } = webhook();
-    await post('what did you mean?', { extra: { reply_to_message: { message_id: 2, date: 1, chat: { id: 4242, type: 'private' }, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Pack light.' } } });
+    await post('what did you mean?', {
+      extra: {
+        reply_to_message: {
+          message_id: 2,
+          date: 1,
+          chat: { id: 4242, type: 'private' },
+          from: { id: 1000002, is_bot: true, first_name: 'Fran' },
+          text: 'Pack light.',
+        },
+      },
+    });
     expect(queued()[0]).toMatchObject({ text: 'what did you mean?', quote: { text: 'Pack light.', author: 'you' } });
     const e = queued()[0] as MessageEnvelope;
     expect(turnRequestFor(e).input).toBe('[Replying to your earlier message]\n> Pack light.\n\nwhat did you mean?');
@@ -181,23 +216,60 @@ function runtime(model: ModelClient) {
   const workspace = mkdtempSync(join(tmpdir(), 'cf-cmd-'));
   const outbox = new InMemoryOutbox();
   const deps: TurnDeps = {
-    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.now() },
-    log: memoryLogger(), tools: () => [], masker: secretMasker([]), limits: defaultTurnLimits,
+    agentId: 'fran',
+    agentName: 'Fran',
+    workspace,
+    transcripts: new TranscriptStore(workspace),
+    model,
+    outbox,
+    clock: { now: () => Date.now() },
+    log: memoryLogger(),
+    tools: () => [],
+    masker: secretMasker([]),
+    limits: defaultTurnLimits,
   };
   const inbox = new InMemoryFifoQueue();
   const worker = new Worker({
-    agentId: 'fran', inbox, outbox, deadLetters: new InMemoryDeadLetters(), clock: deps.clock, log: deps.log, visibilitySeconds: 30, waitSeconds: 0.05, maxConcurrent: 2,
+    agentId: 'fran',
+    inbox,
+    outbox,
+    deadLetters: new InMemoryDeadLetters(),
+    clock: deps.clock,
+    log: deps.log,
+    visibilitySeconds: 30,
+    waitSeconds: 0.05,
+    maxConcurrent: 2,
     handle: (e, signal, cancel) => runTurn(turnRequestFor(e), deps, signal, cancel),
     control: async () => {},
   });
-  const replies = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
+  const replies = () =>
+    outbox.queue
+      .bodies()
+      .map((b) => JSON.parse(b))
+      .filter((e) => e.kind === 'reply');
   return { deps, inbox, worker, replies };
 }
 
 const msg = (n: number, text: string, extra: Partial<MessageEnvelope> = {}): MessageEnvelope => ({
-  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text, from: { channel: 'telegram', accountId: 'fran' }, ...extra,
+  v: PROTOCOL_VERSION,
+  kind: 'message',
+  id: `tg.fran.${n}`,
+  agentId: 'fran',
+  sessionKey: 'agent:fran:main',
+  ts: 1,
+  text,
+  from: { channel: 'telegram', accountId: 'fran' },
+  ...extra,
 });
-const cancel = (n: number) => ({ v: PROTOCOL_VERSION, kind: 'control', id: `tg.fran.${n}`, agentId: 'fran', ts: 1, action: 'cancel', cancelSession: 'agent:fran:main' });
+const cancel = (n: number) => ({
+  v: PROTOCOL_VERSION,
+  kind: 'control',
+  id: `tg.fran.${n}`,
+  agentId: 'fran',
+  ts: 1,
+  action: 'cancel',
+  cancelSession: 'agent:fran:main',
+});
 
 describe('native commands in the runtime', () => {
   it('/stop cancels the turn that is running: it answers "stopped" and its message is done with', async () => {
@@ -251,7 +323,12 @@ describe('acknowledgement and threading', () => {
   it('puts the ack reaction on a queued message, and none where the scope leaves it out', async () => {
     const { post, deps } = webhook('awake');
     const reactions: { messageId: number; emoji: string | undefined }[] = [];
-    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, react: async (_t, messageId, emoji) => void reactions.push({ messageId, emoji }) });
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      react: async (_t, messageId, emoji) => void reactions.push({ messageId, emoji }),
+    });
     await post('hello', { updateId: 1 });
     expect(reactions).toEqual([{ messageId: 3, emoji: '👀' }]);
     deps.config.channels.telegram!.ackReactionScope = 'group-mentions';
@@ -268,17 +345,35 @@ describe('inline buttons', () => {
   const pressUpdate = (chat: { id: number; type: string }, data = 'plan:saturday', updateId = 30) =>
     JSON.stringify({
       update_id: updateId,
-      callback_query: { id: 'cbq-1', from: { id: 4242, is_bot: false, first_name: 'Ann' }, chat_instance: 'x', data, message: { message_id: 12, date: 1_764_000_000, chat, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Which day?' } },
+      callback_query: {
+        id: 'cbq-1',
+        from: { id: 4242, is_bot: false, first_name: 'Ann' },
+        chat_instance: 'x',
+        data,
+        message: { message_id: 12, date: 1_764_000_000, chat, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Which day?' },
+      },
     });
 
   it('answers a press within the webhook call and delivers it to the agent, in the session of the chat it was pressed in', async () => {
     const { deps, queued } = webhook('awake');
     const answered: string[] = [];
-    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      answerButtonPress: async (id) => void answered.push(id),
+    });
     const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
     expect(res.status).toBe(200);
     expect(answered).toEqual(['cbq-1']);
-    expect(queued()[0]).toMatchObject({ kind: 'message', id: 'tg.fran.30', sessionKey: 'agent:fran:telegram:group:-1001234', text: '[Button pressed] plan:saturday', callback: { data: 'plan:saturday' }, from: { peerId: '4242' } });
+    expect(queued()[0]).toMatchObject({
+      kind: 'message',
+      id: 'tg.fran.30',
+      sessionKey: 'agent:fran:telegram:group:-1001234',
+      text: '[Button pressed] plan:saturday',
+      callback: { data: 'plan:saturday' },
+      from: { peerId: '4242' },
+    });
   });
 
   it('answers a press from someone the access rules keep out, and queues nothing', async () => {
@@ -286,7 +381,12 @@ describe('inline buttons', () => {
     deps.config.channels.telegram!.allowFrom = ['1'];
     deps.config.channels.telegram!.dmPolicy = 'allowlist';
     const answered: string[] = [];
-    deps.channel = async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {}, answerButtonPress: async (id) => void answered.push(id) });
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      answerButtonPress: async (id) => void answered.push(id),
+    });
     await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
     expect(answered).toEqual(['cbq-1']);
     expect(queued()).toEqual([]);
@@ -298,15 +398,41 @@ describe('inline buttons', () => {
       label: 'scripted/buttons',
       contextWindow: 100_000,
       async complete() {
-        if (n++ === 0) return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'toolCall', id: 'c1', name: 'reply_buttons', arguments: { rows: [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]] } }]) };
+        if (n++ === 0)
+          return {
+            ok: true,
+            message: assistantMessage('scripted/buttons', [
+              {
+                type: 'toolCall',
+                id: 'c1',
+                name: 'reply_buttons',
+                arguments: {
+                  rows: [
+                    [
+                      { text: 'Saturday', data: 'day:sat' },
+                      { text: 'Sunday', data: 'day:sun' },
+                    ],
+                  ],
+                },
+              },
+            ]),
+          };
         return { ok: true, message: assistantMessage('scripted/buttons', [{ type: 'text', text: 'Which day?' }]) };
       },
     };
     const { deps } = runtime(model);
     await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
     await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
-    const replies = (deps.outbox as InMemoryOutbox).queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply');
-    const rows = [[{ text: 'Saturday', data: 'day:sat' }, { text: 'Sunday', data: 'day:sun' }]];
+    const replies = (deps.outbox as InMemoryOutbox).queue
+      .bodies()
+      .map((b) => JSON.parse(b))
+      .filter((e) => e.kind === 'reply');
+    const rows = [
+      [
+        { text: 'Saturday', data: 'day:sat' },
+        { text: 'Sunday', data: 'day:sun' },
+      ],
+    ];
     expect(replies[0].buttons).toEqual(rows);
     // The second run found the turn done and re-sent the same answer, buttons and all.
     expect(n).toBe(2);
@@ -330,8 +456,14 @@ describe('/model', () => {
     const { deps } = runtime(primary);
     deps.models = { refs: ['openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4-5'], forRef: (ref) => (ref === 'anthropic/claude-sonnet-4-5' ? other : primary) };
     const outbox = deps.outbox as InMemoryOutbox;
-    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
-    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    const said = () =>
+      outbox.queue
+        .bodies()
+        .map((b) => JSON.parse(b))
+        .filter((e) => e.kind === 'reply')
+        .map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
+      runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
     return { turn, said };
   }
 
@@ -370,8 +502,14 @@ describe('/think', () => {
     };
     const { deps } = runtime(model);
     const outbox = deps.outbox as InMemoryOutbox;
-    const said = () => outbox.queue.bodies().map((b) => JSON.parse(b)).filter((e) => e.kind === 'reply').map((e) => e.text as string);
-    const turn = (n: number, text: string, command?: MessageEnvelope['command']) => runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    const said = () =>
+      outbox.queue
+        .bodies()
+        .map((b) => JSON.parse(b))
+        .filter((e) => e.kind === 'reply')
+        .map((e) => e.text as string);
+    const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
+      runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
     await turn(1, 'hi');
     await turn(2, '/think high', { name: 'think', args: 'high' });
     await turn(3, 'think hard');

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
-import { ComputeRequestRefused, ComputeRequestSchema, handleComputeRequest, MAX_SETTLE_ROUNDS, type ComputeRequest } from '../../shared/control/compute-request.ts';
+import {
+  ComputeRequestRefused,
+  ComputeRequestSchema,
+  handleComputeRequest,
+  MAX_SETTLE_ROUNDS,
+  type ComputeRequest,
+} from '../../shared/control/compute-request.ts';
 import { hibernate, wakeIfAsleep, type LifecycleDeps } from '../../shared/control/lifecycle.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentCompute, AgentState } from '../../shared/ports.ts';
@@ -30,7 +36,8 @@ class RecordingAsker implements AgentCompute {
   }
 }
 
-const permutations = <T>(xs: T[]): T[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest])));
+const permutations = <T>(xs: T[]): T[][] =>
+  xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
 
 describe('the compute holder', () => {
   it('starts, stops and restarts an agent as asked when the registry agrees', async () => {
@@ -53,7 +60,9 @@ describe('the compute holder', () => {
     const woken = holder('waking');
     expect((await handleComputeRequest({ v: 1, agentId: 'fran', action: 'stop' }, woken.deps)).outcome).toBe('started');
     expect(woken.compute.calls).toEqual([{ agentId: 'fran', action: 'start' }]);
-    expect(woken.log.lines).toEqual([expect.objectContaining({ msg: 'compute request superseded by the registry', agentId: 'fran', asked: 'stop', state: 'waking', did: 'started' })]);
+    expect(woken.log.lines).toEqual([
+      expect.objectContaining({ msg: 'compute request superseded by the registry', agentId: 'fran', asked: 'stop', state: 'waking', did: 'started' }),
+    ]);
     // A wake or restart arriving after the agent was put back to sleep: it stays asleep.
     for (const action of ['run', 'restart'] as const) {
       const slept = holder('asleep');
@@ -114,21 +123,28 @@ describe('the compute holder', () => {
     expect(ecs.calls.map((c) => c.action)).toEqual(['stop', 'start', 'stop']);
     expect(ecs.running.has('fran')).toBe(false);
     expect(a).toMatchObject({ outcome: 'stopped', state: 'asleep' });
-    expect(log.lines).toEqual(expect.arrayContaining([expect.objectContaining({ msg: 'compute followed a newer registry state', agentId: 'fran', was: 'waking', now: 'asleep' })]));
+    expect(log.lines).toEqual(
+      expect.arrayContaining([expect.objectContaining({ msg: 'compute followed a newer registry state', agentId: 'fran', was: 'waking', now: 'asleep' })]),
+    );
   });
 
   it('gives up, to be retried, on a registry that keeps changing under it', async () => {
     let flips = 0;
     const flipping = { get: async () => ({ agentId: 'fran', state: (flips++ % 2 === 0 ? 'waking' : 'asleep') as AgentState, stateChangedAt: 1 }) };
     const compute = new InMemoryAgentCompute();
-    await expect(handleComputeRequest({ v: 1, agentId: 'fran', action: 'run' }, { config, registry: flipping, compute, log: memoryLogger() })).rejects.toMatchObject({ code: 'COMPUTE_UNSETTLED' });
+    await expect(
+      handleComputeRequest({ v: 1, agentId: 'fran', action: 'run' }, { config, registry: flipping, compute, log: memoryLogger() }),
+    ).rejects.toMatchObject({ code: 'COMPUTE_UNSETTLED' });
     expect(compute.calls.length).toBe(MAX_SETTLE_ROUNDS + 1);
   });
 
   it('refuses a request for an agent of no fleet of its own, touching nothing', async () => {
     const h = holder('waking');
     for (const agentId of ['mallory', 'jerryx']) {
-      await expect(handleComputeRequest({ v: 1, agentId, action: 'run' }, h.deps)).rejects.toMatchObject({ name: 'ComputeRequestRefused', code: 'AGENT_UNKNOWN' });
+      await expect(handleComputeRequest({ v: 1, agentId, action: 'run' }, h.deps)).rejects.toMatchObject({
+        name: 'ComputeRequestRefused',
+        code: 'AGENT_UNKNOWN',
+      });
     }
     expect(h.compute.calls).toEqual([]);
   });

@@ -33,9 +33,7 @@ describe('config', () => {
     c.bindings[0].agentId = 'nobody';
     c.models.providers.openai.api = 'openai-chat';
     const issues = issuesOf(c);
-    expect(issues.map((i) => i.path)).toEqual(
-      expect.arrayContaining(['agents.list[1].runtime.cpus', 'agents.list[2]', 'models.providers.openai.api']),
-    );
+    expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['agents.list[1].runtime.cpus', 'agents.list[2]', 'models.providers.openai.api']));
     expect(issues.find((i) => i.path === 'agents.list[2]')?.message).toMatch(/colour/);
   });
 
@@ -70,7 +68,10 @@ describe('config', () => {
     );
     c.hooks.allowedSessionKeyPrefixes = ['hook:', 'main'];
     c.agentToAgent.rateLimit.max = 30;
-    expect(parseConfig(c)).toMatchObject({ hooks: { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] }, agentToAgent: { rateLimit: { max: 30, perMinutes: 10 } } });
+    expect(parseConfig(c)).toMatchObject({
+      hooks: { allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] },
+      agentToAgent: { rateLimit: { max: 30, perMinutes: 10 } },
+    });
   });
 
   it('refuses names that would collide with built-in names', () => {

@@ -33,15 +33,24 @@ function plane(factories: PortFactories, over: Partial<ConstructorParameters<typ
     Object.entries(factories)
       .filter(([, make]) => make !== undefined)
       .map(([name, make]) => [
-      name,
-      (cp: ControlPlane) => {
-        built.push(name);
-        return (make as (cp: ControlPlane) => unknown)(cp);
-      },
-    ]),
+        name,
+        (cp: ControlPlane) => {
+          built.push(name);
+          return (make as (cp: ControlPlane) => unknown)(cp);
+        },
+      ]),
   ) as PortFactories;
   const cp = new ControlPlane(
-    { config, clock: { now: () => 1_000 }, log: memoryLogger(), component: 'test-fn', newId: () => 'id-1', newPairingCode: () => 'CODE1', secretsWhere: 'in the test store', ...over },
+    {
+      config,
+      clock: { now: () => 1_000 },
+      log: memoryLogger(),
+      component: 'test-fn',
+      newId: () => 'id-1',
+      newPairingCode: () => 'CODE1',
+      secretsWhere: 'in the test store',
+      ...over,
+    },
     counted,
   );
   return { cp, built };
@@ -55,7 +64,11 @@ const memoryPorts = (): PortFactories => ({
   pairings: () => new InMemoryPairingStore(),
   registry: () => new InMemoryAgentRegistry(),
   depths: () => ({ depth: async () => 0 }),
-  telegram: () => ({ webhookSecret: async () => 's', botIdentity: async () => ({ id: 1 }), sender: async () => ({ maxTextLength: 1, sendText: async () => {}, sendTyping: async () => {} }) }),
+  telegram: () => ({
+    webhookSecret: async () => 's',
+    botIdentity: async () => ({ id: 1 }),
+    sender: async () => ({ maxTextLength: 1, sendText: async () => {}, sendTyping: async () => {} }),
+  }),
   ledger: () => {
     throw new Error('the webhook never builds the delivery ledger');
   },
@@ -82,11 +95,21 @@ describe('the control plane’s composition', () => {
 
   it('names a port a core needs that the process was not given, and the process', () => {
     const { cp } = plane({ queues: () => new InMemoryAgentQueues() });
-    expect(() => cp.cronDispatchDeps()).toThrow(expect.objectContaining({ code: 'PORT_NOT_WIRED', message: 'the test-fn control plane was given no "sessions" port' }));
+    expect(() => cp.cronDispatchDeps()).toThrow(
+      expect.objectContaining({ code: 'PORT_NOT_WIRED', message: 'the test-fn control plane was given no "sessions" port' }),
+    );
   });
 
   it('leaves out what a process offers no port for by design: no compute, no waking; no scheduler, no cron requests', () => {
-    const { cp } = plane({ ...memoryPorts(), compute: undefined, scheduler: undefined, ledger: () => ({}) as never, metrics: () => ({}) as never, relayRates: () => ({}) as never, outboxDeadLetters: () => () => ({}) as never });
+    const { cp } = plane({
+      ...memoryPorts(),
+      compute: undefined,
+      scheduler: undefined,
+      ledger: () => ({}) as never,
+      metrics: () => ({}) as never,
+      relayRates: () => ({}) as never,
+      outboxDeadLetters: () => () => ({}) as never,
+    });
     expect(cp.lifecycle).toBeUndefined();
     expect('lifecycle' in cp.telegramWebhookDeps()).toBe(false);
     expect('scheduler' in cp.outboxDeps()).toBe(false);
@@ -101,7 +124,9 @@ describe('the control plane’s composition', () => {
 
   it('reads the hooks token from the hooks secret, and says where a missing one is set', async () => {
     const hooked = parseConfig({ ...structuredClone(loadConfigFile('clawfleet.json')), hooks: { tokenSecret: 'HOOKS_TOKEN' } });
-    const secrets = (values: Record<string, string>): Pick<PortFactories, 'secrets'> => ({ secrets: () => secretStore({ [`clawfleet/${hooked.fleet}/control/hooks`]: values }) });
+    const secrets = (values: Record<string, string>): Pick<PortFactories, 'secrets'> => ({
+      secrets: () => secretStore({ [`clawfleet/${hooked.fleet}/control/hooks`]: values }),
+    });
     expect(await plane(secrets({ HOOKS_TOKEN: 'h'.repeat(40) }), { config: hooked }).cp.hooksToken()).toBe('h'.repeat(40));
     await expect(plane(secrets({}), { config: hooked }).cp.hooksToken()).rejects.toMatchObject({
       code: 'SECRET_MISSING',
@@ -113,14 +138,32 @@ describe('the control plane’s composition', () => {
   it('reads a dashboard secret, undefined while the secret does not exist', async () => {
     const secrets: Pick<PortFactories, 'secrets'> = { secrets: () => secretStore({}) };
     expect(await plane(secrets).cp.dashboardSecret('DASHBOARD_TOKEN')).toBeUndefined();
-    const broken: Pick<PortFactories, 'secrets'> = { secrets: () => ({ get: async () => Promise.reject(new ClawfleetError('SECRET_UNREADABLE', 'AccessDenied')) }) };
+    const broken: Pick<PortFactories, 'secrets'> = {
+      secrets: () => ({ get: async () => Promise.reject(new ClawfleetError('SECRET_UNREADABLE', 'AccessDenied')) }),
+    };
     await expect(plane(broken).cp.dashboardSecret('DASHBOARD_TOKEN')).rejects.toMatchObject({ code: 'SECRET_UNREADABLE' });
   });
 
   it('has a deps builder for every port it offers, so no port is wired for nothing', () => {
     const offered: (keyof ControlPorts)[] = [
-      'queues', 'dedupe', 'sessions', 'origins', 'ledger', 'pairings', 'registry', 'metrics', 'depths', 'queueStats', 'relayRates', 'secrets',
-      'telegram', 'outboxDeadLetters', 'delayedRetry', 'compute', 'scheduler', 'localChat',
+      'queues',
+      'dedupe',
+      'sessions',
+      'origins',
+      'ledger',
+      'pairings',
+      'registry',
+      'metrics',
+      'depths',
+      'queueStats',
+      'relayRates',
+      'secrets',
+      'telegram',
+      'outboxDeadLetters',
+      'delayedRetry',
+      'compute',
+      'scheduler',
+      'localChat',
     ];
     const everything = Object.fromEntries(offered.map((name) => [name, () => ({ get: async () => ({}) })])) as unknown as PortFactories;
     const { cp, built } = plane(everything);
@@ -174,7 +217,10 @@ describe('Telegram accounts', () => {
   it('turns Telegram’s 429 into a retry no sooner than its retry_after', async () => {
     const sender = await accounts({ FRAN_BOT_TOKEN: TOKEN }).sender('fran');
     tg.failNext('sendMessage', faults.tooManyRequests(5));
-    await expect(sender.sendText({ channel: 'telegram', accountId: 'fran', chatId: '42' }, 'hi')).rejects.toMatchObject({ name: 'RetryLaterError', seconds: 5 });
+    await expect(sender.sendText({ channel: 'telegram', accountId: 'fran', chatId: '42' }, 'hi')).rejects.toMatchObject({
+      name: 'RetryLaterError',
+      seconds: 5,
+    });
   });
 
   it('says which value is missing from which secret, and where, without a token in sight', async () => {

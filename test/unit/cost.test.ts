@@ -12,7 +12,10 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 
 const EXAMPLE: FleetConfigInput = JSON.parse(readFileSync(new URL('../../clawfleet.json', import.meta.url), 'utf8'));
 const withRuntimes = (runtimes: Record<string, object>) =>
-  parseConfig({ ...EXAMPLE, agents: { ...EXAMPLE.agents, list: EXAMPLE.agents.list.map((a) => (runtimes[a.id] ? { ...a, runtime: { ...a.runtime, ...runtimes[a.id] } } : a)) } });
+  parseConfig({
+    ...EXAMPLE,
+    agents: { ...EXAMPLE.agents, list: EXAMPLE.agents.list.map((a) => (runtimes[a.id] ? { ...a, runtime: { ...a.runtime, ...runtimes[a.id] } } : a)) },
+  });
 const month = (cpus: number, gb: number, p: { vcpuHour: number; gbHour: number }) => (cpus * p.vcpuHour + gb * p.gbHour) * HOURS_PER_MONTH;
 
 describe('the cost estimate', () => {
@@ -52,7 +55,14 @@ describe('what streamed replies cost', () => {
     vi.useFakeTimers();
     try {
       let sent = 0;
-      const stream = new DraftStream({ minIntervalMs: intervalMs, clock: { now: () => Date.now() }, masker: secretMasker([]), quiet: [], log: memoryLogger(), send: async () => void sent++ });
+      const stream = new DraftStream({
+        minIntervalMs: intervalMs,
+        clock: { now: () => Date.now() },
+        masker: secretMasker([]),
+        quiet: [],
+        log: memoryLogger(),
+        send: async () => void sent++,
+      });
       // The model writes a word every 100 ms for the whole time.
       for (let t = 100; t <= seconds * 1000; t += 100) {
         await vi.advanceTimersByTimeAsync(100);

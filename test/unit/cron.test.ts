@@ -25,7 +25,14 @@ function config(extra: Record<string, unknown> = {}) {
     channels: { telegram: { accounts: { jerry: { botTokenSecret: 'J' } } } },
     cron: {
       jobs: [
-        { id: 'morning', agentId: 'jerry', schedule: { kind: 'cron', expr: '0 7 * * 1-5', tz: 'Europe/Berlin' }, sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Brief me' }, delivery: { mode: 'announce', to: '4242' } },
+        {
+          id: 'morning',
+          agentId: 'jerry',
+          schedule: { kind: 'cron', expr: '0 7 * * 1-5', tz: 'Europe/Berlin' },
+          sessionTarget: 'isolated',
+          payload: { kind: 'agentTurn', message: 'Brief me' },
+          delivery: { mode: 'announce', to: '4242' },
+        },
         { id: 'tidy', agentId: 'fran', schedule: { kind: 'every', every: '2h' }, payload: { kind: 'systemEvent', text: 'tidy up' } },
       ],
     },
@@ -35,7 +42,11 @@ function config(extra: Record<string, unknown> = {}) {
 
 describe('schedule expressions', () => {
   it('converts OpenClaw schedules to EventBridge Scheduler expressions', () => {
-    expect(toScheduleExpression({ kind: 'cron', expr: '0 7 * * 1-5', tz: 'Europe/Berlin' })).toEqual({ expression: 'cron(0 7 ? * 2-6 *)', timezone: 'Europe/Berlin', minIntervalMs: 24 * 3600_000 });
+    expect(toScheduleExpression({ kind: 'cron', expr: '0 7 * * 1-5', tz: 'Europe/Berlin' })).toEqual({
+      expression: 'cron(0 7 ? * 2-6 *)',
+      timezone: 'Europe/Berlin',
+      minIntervalMs: 24 * 3600_000,
+    });
     expect(toScheduleExpression({ kind: 'cron', expr: '*/15 * 1 * *' }).expression).toBe('cron(*/15 * 1 * ? *)');
     // Days are renumbered (Sunday 0 → 1), a step's count is not.
     expect(toScheduleExpression({ kind: 'cron', expr: '0 9 * * 1-5/2,0' }).expression).toBe('cron(0 9 ? * 2-6/2,1 *)');
@@ -69,7 +80,15 @@ describe('cron dispatch', () => {
     const compute = new InMemoryAgentCompute();
     const log = memoryLogger();
     const clock = { now: () => NOW };
-    return { config: c, queues, sessions: new InMemorySessionRegistry(), origins: new InMemoryInboundOrigins(clock.now), lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock, log }, clock, log };
+    return {
+      config: c,
+      queues,
+      sessions: new InMemorySessionRegistry(),
+      origins: new InMemoryInboundOrigins(clock.now),
+      lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock, log },
+      clock,
+      log,
+    };
   }
   const [morning, tidy, heartbeat] = configSchedules(config()).map((s) => s.trigger);
 
@@ -77,10 +96,24 @@ describe('cron dispatch', () => {
     const d = deps();
     expect(await dispatchTrigger(morning!, NOW, d)).toEqual({ queued: `cron.jerry.morning.${NOW / 60_000}` });
     await dispatchTrigger(morning!, NOW, d);
-    const queued = d.queues.queue('jerry').bodies().map((b) => JSON.parse(b));
-    expect(queued).toEqual([expect.objectContaining({ kind: 'cron', sessionKey: 'agent:jerry:cron:morning', sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Brief me' } })]);
+    const queued = d.queues
+      .queue('jerry')
+      .bodies()
+      .map((b) => JSON.parse(b));
+    expect(queued).toEqual([
+      expect.objectContaining({
+        kind: 'cron',
+        sessionKey: 'agent:jerry:cron:morning',
+        sessionTarget: 'isolated',
+        payload: { kind: 'agentTurn', message: 'Brief me' },
+      }),
+    ]);
     expect((await d.sessions.get('agent:jerry:cron:morning'))?.target).toEqual({ channel: 'telegram', accountId: 'jerry', chatId: '4242' });
-    expect(await d.origins.get(queued[0].id)).toMatchObject({ agentId: 'jerry', sessionKey: 'agent:jerry:cron:morning', target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' } });
+    expect(await d.origins.get(queued[0].id)).toMatchObject({
+      agentId: 'jerry',
+      sessionKey: 'agent:jerry:cron:morning',
+      target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' },
+    });
     expect(d.lifecycle.compute.calls).toEqual([{ agentId: 'jerry', action: 'start' }]);
   });
 
@@ -113,17 +146,32 @@ describe('cron dispatch', () => {
     await dispatchTrigger(morning!, NOW, d);
     expect(await dispatchTrigger(morning!, NOW, d, { id: 'run-1' })).toEqual({ queued: 'cron.jerry.morning.manual.run-1' });
     expect(await dispatchTrigger(morning!, NOW, d, { id: 'run-2' })).toEqual({ queued: 'cron.jerry.morning.manual.run-2' });
-    expect(d.queues.queue('jerry').bodies().map((b) => JSON.parse(b).id)).toEqual([`cron.jerry.morning.${NOW / 60_000}`, 'cron.jerry.morning.manual.run-1', 'cron.jerry.morning.manual.run-2']);
+    expect(
+      d.queues
+        .queue('jerry')
+        .bodies()
+        .map((b) => JSON.parse(b).id),
+    ).toEqual([`cron.jerry.morning.${NOW / 60_000}`, 'cron.jerry.morning.manual.run-1', 'cron.jerry.morning.manual.run-2']);
     // Recorded and woken as a firing is: its answer reaches the job's chat.
-    expect(await d.origins.get('cron.jerry.morning.manual.run-2')).toMatchObject({ sessionKey: 'agent:jerry:cron:morning', target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' } });
-    expect(d.log.lines.filter((l) => l.msg === 'cron job run by the operator').map((l) => l.envelopeId)).toEqual(['cron.jerry.morning.manual.run-1', 'cron.jerry.morning.manual.run-2']);
+    expect(await d.origins.get('cron.jerry.morning.manual.run-2')).toMatchObject({
+      sessionKey: 'agent:jerry:cron:morning',
+      target: { channel: 'telegram', accountId: 'jerry', chatId: '4242' },
+    });
+    expect(d.log.lines.filter((l) => l.msg === 'cron job run by the operator').map((l) => l.envelopeId)).toEqual([
+      'cron.jerry.morning.manual.run-1',
+      'cron.jerry.morning.manual.run-2',
+    ]);
   });
 
   it('sends a heartbeat inside active hours only, in the agent’s timezone', async () => {
     const d = deps();
     expect(await dispatchTrigger(heartbeat!, Date.parse('2026-11-29T06:30:00Z'), d)).toEqual({ skipped: 'outside active hours' }); // 07:30 in Berlin
     expect(await dispatchTrigger(heartbeat!, NOW, d)).toMatchObject({ queued: expect.stringMatching(/^hb\.jerry\./) }); // 11:00 in Berlin
-    expect(JSON.parse(d.queues.queue('jerry').bodies()[0]!)).toMatchObject({ kind: 'system_event', sessionKey: 'agent:jerry:main', text: expect.stringContaining('HEARTBEAT_OK') });
+    expect(JSON.parse(d.queues.queue('jerry').bodies()[0]!)).toMatchObject({
+      kind: 'system_event',
+      sessionKey: 'agent:jerry:main',
+      text: expect.stringContaining('HEARTBEAT_OK'),
+    });
     // A session nobody has written to yet: the heartbeat's answer has nobody to reach.
     expect((await d.origins.get(JSON.parse(d.queues.queue('jerry').bodies()[0]!).id))?.target).toEqual({ channel: 'none' });
     expect(withinHours(Date.parse('2026-11-29T23:30:00Z'), { start: '22:00', end: '06:00' })).toBe(true);
@@ -140,22 +188,39 @@ describe('an agent managing its own cron jobs', () => {
       sessions: new InMemorySessionRegistry(),
       ledger: new InMemoryDeliveryLedger(),
       deadLetters: () => dlq,
-      channel: async () => { throw new Error('unused'); },
+      channel: async () => {
+        throw new Error('unused');
+      },
       scheduler,
       clock: { now: () => NOW },
       log: memoryLogger(),
     };
     const request = (from: string, body: Record<string, unknown>) =>
-      processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: PROTOCOL_VERSION, agentId: from, ts: 1, ...body }), messageId: 'm' }, deps);
+      processOutboxRecord(
+        { source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: PROTOCOL_VERSION, agentId: from, ts: 1, ...body }), messageId: 'm' },
+        deps,
+      );
     return { scheduler, dlq, request };
   }
-  const upsert = (id: string, jobId: string, schedule: unknown) => ({ kind: 'cron_upsert', id, jobId, schedule, sessionTarget: 'main', message: 'check the mail' });
+  const upsert = (id: string, jobId: string, schedule: unknown) => ({
+    kind: 'cron_upsert',
+    id,
+    jobId,
+    schedule,
+    sessionTarget: 'main',
+    message: 'check the mail',
+  });
 
   it('schedules a job under the agent’s own name, and removes it', async () => {
     const { scheduler, request } = setup();
     await request('fran', upsert('u1', 'mail', { kind: 'every', everyMs: 3600_000 }));
     expect([...scheduler.schedules.values()]).toEqual([expect.objectContaining({ name: 'agent-fran-mail', expression: 'rate(1 hour)' })]);
-    expect(JSON.parse(scheduler.schedules.get('agent-fran-mail')!.input)).toMatchObject({ kind: 'job', agentId: 'fran', owner: 'agent', scheduledTime: '<aws.scheduler.scheduled-time>' });
+    expect(JSON.parse(scheduler.schedules.get('agent-fran-mail')!.input)).toMatchObject({
+      kind: 'job',
+      agentId: 'fran',
+      owner: 'agent',
+      scheduledTime: '<aws.scheduler.scheduled-time>',
+    });
     await request('fran', { kind: 'cron_delete', id: 'd1', jobId: 'mail' });
     expect(scheduler.schedules.size).toBe(0);
   });

@@ -22,12 +22,24 @@ function fixture() {
     fleet: 'demo',
     agents: {
       defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
-      list: [{ id: 'jerry', name: 'Jerry <b>', runtime: { alwaysOn: true } }, { id: 'ray', mcp: { servers: { files: { command: 'npx', args: ['server-filesystem'] }, web: { url: 'https://mcp.example.com/mcp' } } } }],
+      list: [
+        { id: 'jerry', name: 'Jerry <b>', runtime: { alwaysOn: true } },
+        { id: 'ray', mcp: { servers: { files: { command: 'npx', args: ['server-filesystem'] }, web: { url: 'https://mcp.example.com/mcp' } } } },
+      ],
     },
     models: { providers: { openai: { api: 'openai-completions' } } },
     bindings: [{ agentId: 'ray', match: { channel: 'telegram', accountId: 'ray' } }],
     channels: { telegram: { accounts: { ray: { botTokenSecret: 'RAY_BOT_TOKEN' } } } },
-    cron: { jobs: [{ id: 'morning', agentId: 'ray', schedule: { kind: 'cron', expr: '30 7 * * 1-5', tz: 'Europe/Berlin' }, payload: { kind: 'agentTurn', message: 'news' } }] },
+    cron: {
+      jobs: [
+        {
+          id: 'morning',
+          agentId: 'ray',
+          schedule: { kind: 'cron', expr: '30 7 * * 1-5', tz: 'Europe/Berlin' },
+          payload: { kind: 'agentTurn', message: 'news' },
+        },
+      ],
+    },
   });
   const registry = new InMemoryAgentRegistry();
   const compute = new InMemoryAgentCompute();
@@ -68,7 +80,14 @@ describe('dashboard sign-in', () => {
     expect(sessionCookieValid(TOKEN, 'demo', value, NOW + 13 * 3600_000)).toBe(false);
     expect(sessionCookieValid(`${TOKEN}-rotated`, 'demo', value, NOW)).toBe(false);
     expect(sessionCookieValid(TOKEN, 'other', value, NOW)).toBe(false);
-    expect(sessionCookieValid(TOKEN, 'demo', value.replace(/.$/, (c) => (c === '0' ? '1' : '0')), NOW)).toBe(false);
+    expect(
+      sessionCookieValid(
+        TOKEN,
+        'demo',
+        value.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+        NOW,
+      ),
+    ).toBe(false);
     expect(authenticate(TOKEN, 'demo', { authorization: undefined, cookies: [`a=b; clawfleet_dashboard=${value}`] }, NOW)).toEqual({ ok: true, via: 'cookie' });
   });
 });
@@ -81,7 +100,15 @@ describe('dashboard read model and actions', () => {
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'a', outcome: 'ended', at: NOW - BUCKET_MS });
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'a', outcome: 'ended', at: NOW - BUCKET_MS });
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'b', outcome: 'failed', at: NOW, error: 'boom' });
-    await f.pairings.createPending({ channel: 'telegram', accountId: 'ray', peerId: '9', code: 'CODE1234', status: 'pending', createdAt: NOW, expiresAt: NOW + 3600_000 });
+    await f.pairings.createPending({
+      channel: 'telegram',
+      accountId: 'ray',
+      peerId: '9',
+      code: 'CODE1234',
+      status: 'pending',
+      createdAt: NOW,
+      expiresAt: NOW + 3600_000,
+    });
     const view = await buildFleetView(f.sources);
     expect(view.agents.map((a) => [a.id, a.state, a.actions])).toEqual([
       ['jerry', 'awake', ['restart', 'hibernate']],
@@ -118,9 +145,15 @@ describe('dashboard read model and actions', () => {
 
   it('shows each MCP server’s state as the runtime’s last heartbeat reported it', async () => {
     const f = fixture();
-    await f.registry.recordHeartbeat('ray', NOW, '1.0.0', { files: { state: 'ready', tools: 11 }, web: { state: 'down', tools: 0, error: 'connection refused' } });
+    await f.registry.recordHeartbeat('ray', NOW, '1.0.0', {
+      files: { state: 'ready', tools: 11 },
+      web: { state: 'down', tools: 0, error: 'connection refused' },
+    });
     const d = await buildAgentDetail('ray', f.sources);
-    expect(d.mcp.map((m) => [m.name, m.live?.state])).toEqual([['files', 'ready'], ['web', 'down']]);
+    expect(d.mcp.map((m) => [m.name, m.live?.state])).toEqual([
+      ['files', 'ready'],
+      ['web', 'down'],
+    ]);
     const page = agentFragment(d).text;
     expect(page).toContain('ready · 11 tools');
     expect(page).toContain('title="connection refused">down');
@@ -139,7 +172,10 @@ describe('dashboard read model and actions', () => {
     await f.registry.recordHeartbeat('ray', NOW, '1.0.0', undefined, [warning]);
     const view = await buildFleetView(f.sources);
     expect(view.totals.withWarnings).toBe(1);
-    expect(view.agents.map((a) => [a.id, a.warnings])).toEqual([['jerry', []], ['ray', [warning]]]);
+    expect(view.agents.map((a) => [a.id, a.warnings])).toEqual([
+      ['jerry', []],
+      ['ray', [warning]],
+    ]);
     const overview = overviewFragment(view).text;
     expect(overview).toContain('<strong>1</strong> agent with warnings');
     expect(overview).toContain('title="exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;">⚠ 1 warning</a>');

@@ -39,13 +39,25 @@ function sources(workspace: DashboardSources['workspace']): DashboardSources & {
 describe('the agent page’s workspace row', () => {
   it('on AWS shows the size the last push or pull found, and says it is that one', async () => {
     const log = new InMemoryWorkspaceSyncLog();
-    await log.record('fran', { direction: 'pull', at: NOW - 3 * HOUR, files: 34, bytes: 1_300_000, workspaceFiles: 34, workspaceBytes: 1_300_000, where: '/home/sam/<fran>' });
+    await log.record('fran', {
+      direction: 'pull',
+      at: NOW - 3 * HOUR,
+      files: 34,
+      bytes: 1_300_000,
+      workspaceFiles: 34,
+      workspaceBytes: 1_300_000,
+      where: '/home/sam/<fran>',
+    });
     const detail = await buildAgentDetail('fran', sources(workspaceFromSyncLog(log)));
     expect(detail.workspace?.size).toEqual({ files: 34, bytes: 1_300_000, asOf: 'last-sync', complete: true });
     const page = agentFragment(detail).text;
-    expect(page).toMatch(/<dt>workspace<\/dt><dd><span class="workspace">1\.2 MiB in 34 files \(at the last push\/pull\) · last pulled <span title="2026-12-01T09:00:00Z \(to \/home\/sam\/&lt;fran&gt;\)">3 h ago<\/span>/);
+    expect(page).toMatch(
+      /<dt>workspace<\/dt><dd><span class="workspace">1\.2 MiB in 34 files \(at the last push\/pull\) · last pulled <span title="2026-12-01T09:00:00Z \(to \/home\/sam\/&lt;fran&gt;\)">3 h ago<\/span>/,
+    );
     // An agent never transferred: no size is known on AWS, and the page says so.
-    expect(agentFragment(await buildAgentDetail('jerry', sources(workspaceFromSyncLog(log)))).text).toMatch(/<dd><span class="workspace">empty · <span class="muted">never pushed or pulled<\/span>/);
+    expect(agentFragment(await buildAgentDetail('jerry', sources(workspaceFromSyncLog(log)))).text).toMatch(
+      /<dd><span class="workspace">empty · <span class="muted">never pushed or pulled<\/span>/,
+    );
   });
 
   it('locally measures the workspace now, without following links, and adds the last transfer', async () => {

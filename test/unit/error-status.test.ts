@@ -18,7 +18,9 @@ const SOURCE_DIRS = ['shared', 'local', 'cli', 'runtime-image/src', 'dashboard',
 const LISTS = new Set(['shared/errors.ts', 'shared/http/error-status.ts']);
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('the error codes', () => {
@@ -33,12 +35,23 @@ describe('the error codes', () => {
   });
 
   it('answer a caller’s mistake with its status, message and code, and nothing else', () => {
-    expect(errorAnswer(new ClawfleetError('AGENT_UNKNOWN', 'no agent "zed"'))).toEqual({ status: 404, body: { error: 'no agent "zed"', code: 'AGENT_UNKNOWN' } });
-    expect(errorAnswer(new ActionRefused('ACTION_RACED', 'jerry changed state'))).toEqual({ status: 409, body: { error: 'jerry changed state', code: 'ACTION_RACED' } });
+    expect(errorAnswer(new ClawfleetError('AGENT_UNKNOWN', 'no agent "zed"'))).toEqual({
+      status: 404,
+      body: { error: 'no agent "zed"', code: 'AGENT_UNKNOWN' },
+    });
+    expect(errorAnswer(new ActionRefused('ACTION_RACED', 'jerry changed state'))).toEqual({
+      status: 409,
+      body: { error: 'jerry changed state', code: 'ACTION_RACED' },
+    });
     expect(errorAnswer(new EnvelopeError('ENVELOPE_VERSION', 'version 2'))?.status).toBe(400);
     expect(errorAnswer(new ClawfleetError('FLEET_STOPPING', 'the fleet is stopping'))?.status).toBe(503);
     // Faults of ours: no answer here, so the edge logs them and says only "internal error".
-    for (const err of [new ClawfleetError('SECRET_MISSING', 'secret "x" has no value "BOT"'), new ConfigError([{ path: 'a', message: 'b' }]), new Error('boom'), 'a string']) {
+    for (const err of [
+      new ClawfleetError('SECRET_MISSING', 'secret "x" has no value "BOT"'),
+      new ConfigError([{ path: 'a', message: 'b' }]),
+      new Error('boom'),
+      'a string',
+    ]) {
       expect(errorAnswer(err)).toBeUndefined();
     }
   });
@@ -56,7 +69,10 @@ describe('the error codes', () => {
     };
     expect(refusal('{"text":')).toEqual({ status: 400, body: { error: 'body is not JSON', code: 'BODY_NOT_JSON' } });
     const invalid = refusal('{"text":"sk-too-long-secret","extra":1}');
-    expect(invalid).toMatchObject({ status: 400, body: { code: 'BODY_INVALID', error: expect.stringMatching(/^text: .*; \(root\): Unrecognized key: "extra"$/) } });
+    expect(invalid).toMatchObject({
+      status: 400,
+      body: { code: 'BODY_INVALID', error: expect.stringMatching(/^text: .*; \(root\): Unrecognized key: "extra"$/) },
+    });
     expect(invalid?.body.error).not.toContain('sk-too-long-secret');
   });
 });
@@ -76,7 +92,14 @@ describe('the dashboard’s answers, from the same map', () => {
   };
   const post = async (path: string, body = '{}', headers: Record<string, string> = {}) => {
     const res = await handleDashboard(
-      { method: 'POST', path, query: '', headers: { host: '127.0.0.1:8787', 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, cookies: [], body },
+      {
+        method: 'POST',
+        path,
+        query: '',
+        headers: { host: '127.0.0.1:8787', 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+        cookies: [],
+        body,
+      },
       deps,
     );
     return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
@@ -87,7 +110,10 @@ describe('the dashboard’s answers, from the same map', () => {
     expect(await post('/api/fleet/jerry/explode')).toMatchObject({ status: 404, body: { code: 'ROUTE_UNKNOWN' } });
     expect(await post('/api/fleet/jerry/wake', 'not json')).toEqual({ status: 400, body: { error: 'body is not JSON', code: 'BODY_NOT_JSON' } });
     expect(await post('/api/fleet/jerry/wake', '{"force":true}')).toMatchObject({ status: 400, body: { code: 'BODY_INVALID' } });
-    expect(await post('/api/fleet/jerry/wake', '{}', { 'content-type': 'text/plain' })).toMatchObject({ status: 415, body: { code: 'CONTENT_TYPE_UNSUPPORTED' } });
+    expect(await post('/api/fleet/jerry/wake', '{}', { 'content-type': 'text/plain' })).toMatchObject({
+      status: 415,
+      body: { code: 'CONTENT_TYPE_UNSUPPORTED' },
+    });
     expect(await post('/api/fleet/jerry/wake', '{}', { authorization: 'Bearer wrong' })).toMatchObject({ status: 401, body: { code: 'SIGN_IN_REQUIRED' } });
     act = async () => {
       throw new ActionRefused('ACTION_RACED', 'jerry changed state meanwhile');

@@ -72,13 +72,19 @@ describe('allowedProgram', () => {
   });
 
   it('refuses what is not listed, a relative path (a program in the workspace), and a listed name that is not installed', () => {
-    expect(allowedProgram('cat', ['ls', 'git'], SANDBOX_PATH)).toEqual({ ok: false, error: 'refused by the exec allowlist: "cat" is not on the allowlist (allowed: ls, git)' });
+    expect(allowedProgram('cat', ['ls', 'git'], SANDBOX_PATH)).toEqual({
+      ok: false,
+      error: 'refused by the exec allowlist: "cat" is not on the allowlist (allowed: ls, git)',
+    });
     expect(allowedProgram('./ls', ['ls'], SANDBOX_PATH)).toMatchObject({ ok: false, error: expect.stringContaining('"./ls" is a relative path') });
     expect(allowedProgram('bin/ls', ['ls'], SANDBOX_PATH)).toMatchObject({ ok: false, error: expect.stringContaining('relative path') });
     expect(allowedProgram('/usr/bin/../bin/ls', ['ls'], SANDBOX_PATH)).toMatchObject({ ok: false, error: expect.stringContaining('relative path') });
     // A same-named program elsewhere than the PATH lookup finds is not the listed one.
     expect(allowedProgram('/tmp/ls', ['ls'], SANDBOX_PATH)).toMatchObject({ ok: false, error: expect.stringContaining('"/tmp/ls" is not on the allowlist') });
-    expect(allowedProgram('no-such-program-cf', ['no-such-program-cf'], SANDBOX_PATH)).toMatchObject({ ok: false, error: expect.stringContaining("not found on the sandbox's PATH") });
+    expect(allowedProgram('no-such-program-cf', ['no-such-program-cf'], SANDBOX_PATH)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not found on the sandbox's PATH"),
+    });
   });
 
   it('turns an allowed command into the argv that runs, unquoted, without a shell', () => {

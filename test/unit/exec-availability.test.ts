@@ -43,9 +43,21 @@ async function start(edit: (fran: Record<string, any>) => void, sandboxEnv: Reco
   );
   const outbox = new InMemoryOutbox();
   const log = memoryLogger();
-  const running = await startAgentRuntime({ env, inbox: new InMemoryFifoQueue(), outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, exit: () => {} });
+  const running = await startAgentRuntime({
+    env,
+    inbox: new InMemoryFifoQueue(),
+    outbox,
+    deadLetters: new InMemoryDeadLetters(),
+    secrets: {},
+    clock: systemClock,
+    log,
+    exit: () => {},
+  });
   started.push(running);
-  const heartbeat = outbox.queue.bodies().map((b) => parseOutbound(b)).find((e) => e.kind === 'heartbeat');
+  const heartbeat = outbox.queue
+    .bodies()
+    .map((b) => parseOutbound(b))
+    .find((e) => e.kind === 'heartbeat');
   if (heartbeat?.kind !== 'heartbeat') throw new Error('no heartbeat');
   const tools = running.tools().map((t) => t.name);
   return { heartbeat, tools, exec: running.tools().find((t) => t.name === 'exec'), log };
@@ -56,7 +68,9 @@ describe('exec and the sandbox at start', () => {
     const r = await start(() => {}, { CLAWFLEET_SANDBOX: 'bwrap', CLAWFLEET_BWRAP: NO_BWRAP });
     expect(r.tools).not.toContain('exec');
     expect(r.heartbeat.capabilities).not.toContain('tool:exec');
-    expect(r.heartbeat.warnings).toEqual([`exec is off: no sandbox is available (bubblewrap not found at ${NO_BWRAP}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed`]);
+    expect(r.heartbeat.warnings).toEqual([
+      `exec is off: no sandbox is available (bubblewrap not found at ${NO_BWRAP}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed`,
+    ]);
     expect(r.log.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^exec is off: no sandbox is available/) }));
   });
 
@@ -94,7 +108,10 @@ describe('exec and the sandbox at start', () => {
       (fran) => (fran.mcp = { servers: { files: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], sandbox: true } } }),
       { CLAWFLEET_SANDBOX: 'bwrap', CLAWFLEET_BWRAP: NO_BWRAP },
     );
-    expect(r.heartbeat.mcp?.files).toMatchObject({ state: 'down', error: expect.stringContaining('not started: its config asks for a sandbox and none is available') });
+    expect(r.heartbeat.mcp?.files).toMatchObject({
+      state: 'down',
+      error: expect.stringContaining('not started: its config asks for a sandbox and none is available'),
+    });
     expect(r.heartbeat.warnings).toContainEqual(expect.stringMatching(/^MCP server "files" is not started: its config asks for a sandbox/));
   });
 });

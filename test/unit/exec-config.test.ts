@@ -25,7 +25,10 @@ describe('tools.exec', () => {
     const c = example();
     fran(c).tools = { deny: ['web_fetch'], exec: { sandbox: 'required', security: 'allowlist', allowlist: ['git', '/usr/bin/ls'], network: false } };
     const config = parseConfig(c);
-    expect(runtimeConfigFor(config, 'fran').agent.tools).toEqual({ deny: ['web_fetch'], exec: { sandbox: 'required', security: 'allowlist', allowlist: ['git', '/usr/bin/ls'], network: false } });
+    expect(runtimeConfigFor(config, 'fran').agent.tools).toEqual({
+      deny: ['web_fetch'],
+      exec: { sandbox: 'required', security: 'allowlist', allowlist: ['git', '/usr/bin/ls'], network: false },
+    });
   });
 
   it('merges tools.exec from agents.defaults key by key, while an agent’s allow/deny still replace the defaults’', () => {

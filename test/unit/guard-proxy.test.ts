@@ -60,7 +60,10 @@ async function raw(text: string, until = /\r\n\r\n/): Promise<string> {
 describe('the guard proxy', () => {
   it('tunnels CONNECT to an allowed host, connecting to the address the guard resolved', async () => {
     hits.length = 0;
-    const got = await raw(`CONNECT intranet.test:${webPort} HTTP/1.1\r\nhost: intranet.test:${webPort}\r\n\r\nGET /through-the-tunnel HTTP/1.1\r\nhost: intranet.test\r\nconnection: close\r\n\r\n`, /hello from/);
+    const got = await raw(
+      `CONNECT intranet.test:${webPort} HTTP/1.1\r\nhost: intranet.test:${webPort}\r\n\r\nGET /through-the-tunnel HTTP/1.1\r\nhost: intranet.test\r\nconnection: close\r\n\r\n`,
+      /hello from/,
+    );
     expect(got).toMatch(/^HTTP\/1.1 200 Connection Established/);
     expect(got).toContain('hello from /through-the-tunnel');
     expect(hits).toEqual([`intranet.test /through-the-tunnel`]);
@@ -68,7 +71,15 @@ describe('the guard proxy', () => {
 
   it('refuses CONNECT to loopback, private or metadata addresses with a 403, and connects to none of them', async () => {
     hits.length = 0;
-    for (const target of [`127.0.0.1:${webPort}`, `localhost:${webPort}`, `[::1]:${webPort}`, '169.254.169.254:80', `metadata.test:443`, '10.1.2.3:443', `2130706433:${webPort}`]) {
+    for (const target of [
+      `127.0.0.1:${webPort}`,
+      `localhost:${webPort}`,
+      `[::1]:${webPort}`,
+      '169.254.169.254:80',
+      `metadata.test:443`,
+      '10.1.2.3:443',
+      `2130706433:${webPort}`,
+    ]) {
       const got = await raw(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`);
       expect(got, target).toMatch(/^HTTP\/1.1 403 Forbidden\r\n[\s\S]*refused/);
     }
@@ -96,7 +107,10 @@ describe('the guard proxy', () => {
 
   it('passes a ws upgrade to an allowed host and refuses one to loopback', async () => {
     hits.length = 0;
-    const upgrade = (host: string) => raw(`GET ws://${host}/socket HTTP/1.1\r\nhost: ${host}\r\nconnection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    const upgrade = (host: string) =>
+      raw(
+        `GET ws://${host}/socket HTTP/1.1\r\nhost: ${host}\r\nconnection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
     expect(await upgrade(`intranet.test:${webPort}`)).toMatch(/^HTTP\/1.1 101 Switching Protocols/);
     expect(await upgrade(`127.0.0.1:${webPort}`)).toMatch(/^HTTP\/1.1 403 Forbidden/);
     expect(hits).toEqual(['upgrade /socket']);

@@ -51,6 +51,8 @@ describe('the emulator harness on a machine without python3-venv', () => {
   });
 
   it('keeps the tail of any other venv failure', () => {
-    expect(venvFailure('Error: [Errno 28] No space left on device')).toMatch(/^Cannot start MiniStack: `python3 -m venv` failed .*\nError: \[Errno 28\] No space left on device$/s);
+    expect(venvFailure('Error: [Errno 28] No space left on device')).toMatch(
+      /^Cannot start MiniStack: `python3 -m venv` failed .*\nError: \[Errno 28\] No space left on device$/s,
+    );
   });
 });

@@ -64,7 +64,8 @@ describe('hook session keys', () => {
     const policy = hookSessionPolicy({ allowRequestSessionKey: true });
     expect(hookSessionKey('fran', caller('hook:mail:1'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:mail:1' });
     expect(hookSessionKey('fran', caller('agent:fran:hook:x'), undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:hook:x' });
-    for (const key of ['main', 'agent:fran:main', 'telegram:dm:7', 'HOOK:x', 'agent:fran:agent:fran:hook:x']) expect(hookSessionKey('fran', caller(key), undefined, policy).ok, key).toBe(false);
+    for (const key of ['main', 'agent:fran:main', 'telegram:dm:7', 'HOOK:x', 'agent:fran:agent:fran:hook:x'])
+      expect(hookSessionKey('fran', caller(key), undefined, policy).ok, key).toBe(false);
     // The operator's own fixed key is not the caller's choice.
     expect(hookSessionKey('fran', { key: 'main', chosenBy: 'operator' }, undefined, policy)).toEqual({ ok: true, sessionKey: 'agent:fran:main' });
     const custom = hookSessionPolicy({ allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'main'] });

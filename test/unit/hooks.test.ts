@@ -52,7 +52,11 @@ function request(path: string, body: unknown, opts: { headers?: Record<string, s
   };
 }
 
-const queued = (queues: InMemoryAgentQueues, agentId: string) => queues.queue(agentId).bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
+const queued = (queues: InMemoryAgentQueues, agentId: string) =>
+  queues
+    .queue(agentId)
+    .bodies()
+    .map((b) => JSON.parse(b) as Record<string, unknown>);
 const totalQueued = (queues: InMemoryAgentQueues) => [...queues.queues.values()].reduce((n, q) => n + q.depth, 0);
 
 describe('POST /hooks/agent', () => {
@@ -61,10 +65,24 @@ describe('POST /hooks/agent', () => {
     const res = await handleHook(request('/hooks/agent', { message: 'Summarize inbox', name: 'Email' }), deps);
     expect(res).toEqual({ status: 202, body: { ok: true, envelopeId: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:hook:email' } });
     expect(queued(queues, 'jerry')).toEqual([
-      { v: PROTOCOL_VERSION, kind: 'message', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', ts: 1_000, text: 'Summarize inbox', from: { channel: 'hook', accountId: 'agent', displayName: 'Email' } },
+      {
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'hook.id-1',
+        agentId: 'jerry',
+        sessionKey: 'agent:jerry:hook:email',
+        ts: 1_000,
+        text: 'Summarize inbox',
+        from: { channel: 'hook', accountId: 'agent', displayName: 'Email' },
+      },
     ]);
     // Nobody to answer in a hook session: the outbox logs its replies.
-    expect(await deps.sessions.get('agent:jerry:hook:email')).toEqual({ sessionKey: 'agent:jerry:hook:email', agentId: 'jerry', target: { channel: 'none' }, updatedAt: 1_000 });
+    expect(await deps.sessions.get('agent:jerry:hook:email')).toEqual({
+      sessionKey: 'agent:jerry:hook:email',
+      agentId: 'jerry',
+      target: { channel: 'none' },
+      updatedAt: 1_000,
+    });
     expect(await deps.origins.get('hook.id-1')).toMatchObject({ agentId: 'jerry', sessionKey: 'agent:jerry:hook:email', target: { channel: 'none' } });
   });
 
@@ -187,9 +205,12 @@ describe('which sessions a hook caller may choose (hooks.allowRequestSessionKey,
     for (const key of ['main', 'agent:jerry:main', 'telegram:dm:42', 'dm:42', 'agent:jerry:telegram:group:-100', 'Hook:x', 'xhook:1']) {
       const res = await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: key }), deps);
       expect(res.status, key).toBe(400);
-      expect(res.body.error, key).toMatch(/is not one a hook caller may choose: after "agent:jerry:" it must start with "hook:" \(hooks\.allowedSessionKeyPrefixes\)/);
+      expect(res.body.error, key).toMatch(
+        /is not one a hook caller may choose: after "agent:jerry:" it must start with "hook:" \(hooks\.allowedSessionKeyPrefixes\)/,
+      );
     }
-    for (const key of ['hook:x', 'agent:jerry:hook:y']) expect((await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: key }), deps)).status, key).toBe(202);
+    for (const key of ['hook:x', 'agent:jerry:hook:y'])
+      expect((await handleHook(request('/hooks/agent', { message: 'hi', sessionKey: key }), deps)).status, key).toBe(202);
   });
 
   it('takes the prefixes the config lists instead', async () => {
@@ -199,7 +220,9 @@ describe('which sessions a hook caller may choose (hooks.allowRequestSessionKey,
   });
 
   it('bounds a mapping’s session key template filled from the body like a caller’s choice', async () => {
-    const { deps, queues } = setup({ edit: (c) => (c.hooks!.mappings!.steer = { agentId: 'fran', messageTemplate: 'x {{body.t}}', sessionKey: '{{body.session}}' }) });
+    const { deps, queues } = setup({
+      edit: (c) => (c.hooks!.mappings!.steer = { agentId: 'fran', messageTemplate: 'x {{body.t}}', sessionKey: '{{body.session}}' }),
+    });
     const res = await handleHook(request('/hooks/steer', { t: 'hi', session: 'main' }), deps);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^hook mapping "steer": sessionKey "main" is not one a hook caller may choose/);
@@ -219,7 +242,9 @@ describe('POST /hooks/wake', () => {
     const { deps, queues } = setup();
     const res = await handleHook(request('/hooks/wake', { text: 'New email received', mode: 'now' }), deps);
     expect(res).toEqual({ status: 200, body: { ok: true, envelopeId: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main' } });
-    expect(queued(queues, 'jerry')).toEqual([{ v: PROTOCOL_VERSION, kind: 'system_event', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main', ts: 1_000, text: 'New email received' }]);
+    expect(queued(queues, 'jerry')).toEqual([
+      { v: PROTOCOL_VERSION, kind: 'system_event', id: 'hook.id-1', agentId: 'jerry', sessionKey: 'agent:jerry:main', ts: 1_000, text: 'New email received' },
+    ]);
   });
 
   it('leaves the main session’s chat in place', async () => {
@@ -249,7 +274,11 @@ describe('POST /hooks/<mapping>', () => {
     const { deps, queues } = setup();
     const res = await handleHook(request('/hooks/github', pr), deps);
     expect(res).toEqual({ status: 202, body: { ok: true, envelopeId: 'hook.id-1', agentId: 'fran', sessionKey: 'agent:fran:hook:github' } });
-    expect(queued(queues, 'fran')[0]).toMatchObject({ kind: 'message', text: 'PR 7 "Fix the <b>bug</b>" by ann', from: { channel: 'hook', accountId: 'github', displayName: 'github' } });
+    expect(queued(queues, 'fran')[0]).toMatchObject({
+      kind: 'message',
+      text: 'PR 7 "Fix the <b>bug</b>" by ann',
+      from: { channel: 'hook', accountId: 'github', displayName: 'github' },
+    });
   });
 
   it('renders fields the body lacks as empty', async () => {
@@ -301,7 +330,9 @@ describe('hooks authentication', () => {
 
   it('accepts the token as x-openclaw-token, as OpenClaw does, and a lower-case "bearer"', async () => {
     const { deps } = setup();
-    expect((await handleHook(request('/hooks/agent', { message: 'hi' }, { headers: { authorization: undefined, 'x-openclaw-token': TOKEN } }), deps)).status).toBe(202);
+    expect(
+      (await handleHook(request('/hooks/agent', { message: 'hi' }, { headers: { authorization: undefined, 'x-openclaw-token': TOKEN } }), deps)).status,
+    ).toBe(202);
     expect((await handleHook(request('/hooks/agent', { message: 'hi' }, { headers: { authorization: `bearer ${TOKEN}` } }), deps)).status).toBe(202);
   });
 
@@ -448,7 +479,14 @@ describe('hooks admission', () => {
     };
     // A synchronous throw inside the admission steps is still caught.
     expect((await handleHook(request('/hooks/agent', { message: 'hi' }), deps)).status).toBe(503);
-    const broken = { ...deps, clock: { now: () => { throw new Error('clock broke'); } } };
+    const broken = {
+      ...deps,
+      clock: {
+        now: () => {
+          throw new Error('clock broke');
+        },
+      },
+    };
     expect(await handleHook(request('/hooks/agent', { message: 'hi' }), broken)).toEqual({ status: 500, body: { error: 'internal error' } });
   });
 });

@@ -31,7 +31,9 @@ describe('the local runtime channel', () => {
     const seen: { url?: string; auth?: string; type?: string; body: unknown }[] = [];
     const ch = await channel((req, body, res) => {
       seen.push({ url: req.url, auth: req.headers.authorization, type: req.headers['content-type'], body: JSON.parse(body) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(req.url === '/runtime/receive' ? JSON.stringify({ messages: [{ body: '{}', receipt: 'r1', receiveCount: 1 }] }) : '{}');
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(req.url === '/runtime/receive' ? JSON.stringify({ messages: [{ body: '{}', receipt: 'r1', receiveCount: 1 }] }) : '{}');
     });
     expect(await ch.receive(5)).toEqual([{ body: '{}', receipt: 'r1', receiveCount: 1 }]);
     await ch.extend('r1', 30);

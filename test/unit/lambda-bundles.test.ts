@@ -42,7 +42,14 @@ let bundles: Map<string, { bytes: number; inputs: string[] }>;
 
 beforeAll(async () => {
   const { entryPoints: _, ...options } = esbuildOptions('');
-  const result = await build({ ...options, entryPoints: handlers.map((h) => join('functions', `${h}.ts`)), outdir: 'out', outExtension: { '.js': '.mjs' }, write: false, metafile: true });
+  const result = await build({
+    ...options,
+    entryPoints: handlers.map((h) => join('functions', `${h}.ts`)),
+    outdir: 'out',
+    outExtension: { '.js': '.mjs' },
+    write: false,
+    metafile: true,
+  });
   bundles = new Map(
     Object.entries((result.metafile as Metafile).outputs).map(([file, output]) => [
       file.replace(/^out\/|\.mjs$/g, ''),

@@ -41,6 +41,8 @@ describe('the Lambda handlers', () => {
 
   it('refuses an environment the CDK app would never set, naming the variable', async () => {
     const { lambdaEnv } = await import('../../functions/control-plane.ts');
-    expect(() => lambdaEnv({ CLAWFLEET_COMPUTE_FUNCTION: '' })).toThrow(expect.objectContaining({ code: 'LAMBDA_ENV_INVALID', message: expect.stringContaining('CLAWFLEET_COMPUTE_FUNCTION') }));
+    expect(() => lambdaEnv({ CLAWFLEET_COMPUTE_FUNCTION: '' })).toThrow(
+      expect.objectContaining({ code: 'LAMBDA_ENV_INVALID', message: expect.stringContaining('CLAWFLEET_COMPUTE_FUNCTION') }),
+    );
   });
 });

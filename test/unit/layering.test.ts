@@ -19,7 +19,13 @@ function sources(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specs = [...text.matchAll(/(?:^|\s)(?:import|export)\s[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => (m[1] ?? m[2])!);
-  return specs.map((s) => (s.startsWith('.') ? relative('.', normalize(join(dirname(file), s))).split(sep).join('/') : s));
+  return specs.map((s) =>
+    s.startsWith('.')
+      ? relative('.', normalize(join(dirname(file), s)))
+          .split(sep)
+          .join('/')
+      : s,
+  );
 }
 
 const shared = sources('shared');
@@ -28,7 +34,11 @@ const adapters = shared.filter((f) => f.startsWith('shared/adapters/'));
 
 describe('the pure core', () => {
   it('imports no AWS SDK, no SQLite and no adapter', () => {
-    const offending = core.flatMap((f) => importsOf(f).filter((i) => i.startsWith('@aws-sdk/') || i === 'better-sqlite3' || i.startsWith('shared/adapters/')).map((i) => `${f} → ${i}`));
+    const offending = core.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('@aws-sdk/') || i === 'better-sqlite3' || i.startsWith('shared/adapters/'))
+        .map((i) => `${f} → ${i}`),
+    );
     expect(core.length).toBeGreaterThan(40);
     expect(offending).toEqual([]);
   });
@@ -40,7 +50,11 @@ describe('the pure core', () => {
 
 describe('the adapters', () => {
   it('take their ports and helpers from the core, never from the dashboard’s read model', () => {
-    const offending = adapters.flatMap((f) => importsOf(f).filter((i) => i.startsWith('shared/dashboard/')).map((i) => `${f} → ${i}`));
+    const offending = adapters.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('shared/dashboard/'))
+        .map((i) => `${f} → ${i}`),
+    );
     expect(adapters.length).toBeGreaterThan(20);
     expect(offending).toEqual([]);
   });
@@ -50,6 +64,12 @@ describe('the product code', () => {
   it('imports nothing from test/ (only the benchmarks borrow its harness)', () => {
     const product = ['shared', 'local', 'cli', 'runtime-image/src', 'dashboard', 'functions', 'infra', 'scripts'].flatMap(sources);
     expect(product.length).toBeGreaterThan(150);
-    expect(product.flatMap((f) => importsOf(f).filter((i) => i.startsWith('test/')).map((i) => `${f} → ${i}`))).toEqual([]);
+    expect(
+      product.flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith('test/'))
+          .map((i) => `${f} → ${i}`),
+      ),
+    ).toEqual([]);
   });
 });

@@ -8,7 +8,12 @@ import { memoryLogger } from '../../shared/log.ts';
 const MIN = 60_000;
 
 function setup(now = 100 * MIN) {
-  const clock = { t: now, now() { return this.t; } };
+  const clock = {
+    t: now,
+    now() {
+      return this.t;
+    },
+  };
   const deps = { registry: new InMemoryAgentRegistry(), compute: new InMemoryAgentCompute(), depths: new InMemoryQueueDepths(), clock, log: memoryLogger() };
   return { deps, clock, config: loadConfigFile('clawfleet.json') };
 }

@@ -77,14 +77,28 @@ describe('the SQLite schedule group', () => {
     const c = clock();
     const s = new SqliteCronScheduler(openStateDatabase(':memory:'), c.now);
     const outcome = await applyCronUpsert(
-      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'e1', agentId: 'fran', ts: START, jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' }, sessionTarget: 'main', message: 'standup' },
+      {
+        v: PROTOCOL_VERSION,
+        kind: 'cron_upsert',
+        id: 'e1',
+        agentId: 'fran',
+        ts: START,
+        jobId: 'standup',
+        schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Berlin' },
+        sessionTarget: 'main',
+        message: 'standup',
+      },
       'fran',
       s,
       c,
     );
     expect(outcome).toEqual({ ok: true, schedule: 'agent-fran-standup' });
     // Monday 2 March 2026, 10:00 UTC is 11:00 in Berlin: the next weekday 09:00 there is Tuesday 08:00 UTC.
-    expect(s.get('agent-fran-standup')).toMatchObject({ expression: 'cron(0 9 ? * 2-6 *)', timezone: 'Europe/Berlin', nextAt: Date.parse('2026-03-03T08:00:00Z') });
+    expect(s.get('agent-fran-standup')).toMatchObject({
+      expression: 'cron(0 9 ? * 2-6 *)',
+      timezone: 'Europe/Berlin',
+      nextAt: Date.parse('2026-03-03T08:00:00Z'),
+    });
   });
 });
 

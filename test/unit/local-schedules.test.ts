@@ -75,7 +75,15 @@ describe('reading scheduler expressions', () => {
 
 /** The plain search the skipping matcher must agree with: every minute, one at a time. */
 function minuteByMinute(expr: string, tz: string, after: number, minutes: number): number | undefined {
-  const fmt = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', weekday: 'short' });
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    weekday: 'short',
+  });
   const values = (text: string, min: number, max: number) => {
     const out = new Set<number>();
     for (const part of text.split(',')) {
@@ -118,7 +126,9 @@ describe('the shared cron matcher', () => {
       for (const expr of exprs) {
         for (const shift of [0, 251]) {
           const after = Date.parse(start) + shift * 60_000;
-          expect(nextCronMatch(expr, tz, after, 2 * 1440).at, `${expr} in ${tz} after ${new Date(after).toISOString()}`).toBe(minuteByMinute(expr, tz, after, 2 * 1440));
+          expect(nextCronMatch(expr, tz, after, 2 * 1440).at, `${expr} in ${tz} after ${new Date(after).toISOString()}`).toBe(
+            minuteByMinute(expr, tz, after, 2 * 1440),
+          );
           compared++;
         }
       }

@@ -61,7 +61,11 @@ describe('Markdown by a real parser', () => {
     expect(codeParts.length).toBeGreaterThan(1);
     for (const p of codeParts) expect(markdownToTelegramHtml(p)).toContain('<pre><code class="language-ts">');
     // Nothing is lost: every line of the source is in some part.
-    for (const needle of ['Paragraph 0 ', 'Paragraph 29 ', 'item 59', 'line 299', 'quoted line 39', 'Paragraph 99 ']) expect(parts.some((p) => p.includes(needle)), needle).toBe(true);
+    for (const needle of ['Paragraph 0 ', 'Paragraph 29 ', 'item 59', 'line 299', 'quoted line 39', 'Paragraph 99 '])
+      expect(
+        parts.some((p) => p.includes(needle)),
+        needle,
+      ).toBe(true);
   });
 
   it('leaves a short reply in one part', () => {

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryDeadLetters,
+  InMemoryDeliveryLedger,
+  InMemoryInboundDedupe,
+  InMemoryInboundOrigins,
+  InMemoryPairingStore,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
@@ -60,11 +67,18 @@ function webhook() {
       {
         accountId: 'fran',
         secretToken: SECRET,
-        body: JSON.stringify({ update_id: updateId, message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...fields } }),
+        body: JSON.stringify({
+          update_id: updateId,
+          message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...fields },
+        }),
       },
       deps,
     );
-  const queued = () => queues.queue('fran').bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
+  const queued = () =>
+    queues
+      .queue('fran')
+      .bodies()
+      .map((b) => JSON.parse(b) as Record<string, unknown>);
   return { deps, store, told, post, queued };
 }
 
@@ -74,10 +88,19 @@ describe('inbound media (webhook)', () => {
     const jpeg = Buffer.from('\xff\xd8\xff\xe0 a tiny jpeg', 'latin1');
     const small = tg.addFile(TOKEN, Buffer.from('thumb'), 'photos/file_s.jpg');
     const big = tg.addFile(TOKEN, jpeg, 'photos/file_9.jpg');
-    const res = await post(21, { photo: [{ ...small, width: 90, height: 68 }, { ...big, width: 1280, height: 960 }], caption: 'what is this?' });
+    const res = await post(21, {
+      photo: [
+        { ...small, width: 90, height: 68 },
+        { ...big, width: 1280, height: 960 },
+      ],
+      caption: 'what is this?',
+    });
     expect(res.status).toBe(200);
     const [envelope] = queued();
-    expect(envelope).toMatchObject({ text: 'what is this?', media: [{ kind: 'photo', key: 'agents/fran/in/tg.fran.21/file_9.jpg', mimeType: 'image/jpeg', size: jpeg.length, width: 1280, height: 960 }] });
+    expect(envelope).toMatchObject({
+      text: 'what is this?',
+      media: [{ kind: 'photo', key: 'agents/fran/in/tg.fran.21/file_9.jpg', mimeType: 'image/jpeg', size: jpeg.length, width: 1280, height: 960 }],
+    });
     expect(JSON.stringify(envelope)).not.toContain(TOKEN.split(':')[1]);
     expect(Buffer.from(store.objects.get('agents/fran/in/tg.fran.21/file_9.jpg')!.bytes)).toEqual(jpeg);
     // The largest size was fetched, and only it.
@@ -93,19 +116,27 @@ describe('inbound media (webhook)', () => {
     expect((await post(22, { document: { ...file, file_name: 'Q3 report.pdf', mime_type: 'application/pdf' } })).body).toMatchObject({ duplicate: true });
     expect(tg.calls('getFile').length - before).toBe(1);
     expect(queued()).toHaveLength(1);
-    expect(queued()[0]).toMatchObject({ text: '', media: [{ kind: 'document', key: 'agents/fran/in/tg.fran.22/Q3_report.pdf', fileName: 'Q3 report.pdf', mimeType: 'application/pdf' }] });
+    expect(queued()[0]).toMatchObject({
+      text: '',
+      media: [{ kind: 'document', key: 'agents/fran/in/tg.fran.22/Q3_report.pdf', fileName: 'Q3 report.pdf', mimeType: 'application/pdf' }],
+    });
     expect(store.objects.get('agents/fran/in/tg.fran.22/Q3_report.pdf')!.mimeType).toBe('application/pdf');
   });
 
   it('answers a file over the 20 MB download limit with a note to the agent and to the user, without fetching it', async () => {
     const { post, queued, told, store } = webhook();
     const before = tg.calls('getFile').length;
-    await post(23, { document: { file_id: 'huge', file_unique_id: 'h', file_size: TELEGRAM_DOWNLOAD_LIMIT_BYTES + 1, file_name: 'film.mkv' }, caption: 'watch this' });
+    await post(23, {
+      document: { file_id: 'huge', file_unique_id: 'h', file_size: TELEGRAM_DOWNLOAD_LIMIT_BYTES + 1, file_name: 'film.mkv' },
+      caption: 'watch this',
+    });
     expect(tg.calls('getFile').length).toBe(before);
     expect(store.objects.size).toBe(0);
     const [envelope] = queued();
     expect(envelope!.media).toBeUndefined();
-    expect(envelope!.text).toMatch(/^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MB, over the 20 MB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/);
+    expect(envelope!.text).toMatch(
+      /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MB, over the 20 MB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
+    );
     expect(told).toEqual([expect.stringMatching(/over the 20 MB a Telegram bot may download, so your agent did not get it/)]);
   });
 
@@ -168,7 +199,22 @@ describe('outbound files (outbox)', () => {
     const file = (over: Record<string, unknown> = {}, agent = 'fran') => ({
       source: arn(agent),
       messageId: 'm1',
-      body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'file', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, key: 'agents/fran/out/tg.fran.7.req.1/chart.png', fileKind: 'photo', fileName: 'chart.png', mimeType: 'image/png', size: 9, caption: 'the chart', ...over }),
+      body: JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'file',
+        id: 'tg.fran.7.req.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        inboundId: 'tg.fran.7',
+        ts: 1,
+        key: 'agents/fran/out/tg.fran.7.req.1/chart.png',
+        fileKind: 'photo',
+        fileName: 'chart.png',
+        mimeType: 'image/png',
+        size: 9,
+        caption: 'the chart',
+        ...over,
+      }),
     });
     return { deps, store, dlq, file };
   }
@@ -191,8 +237,20 @@ describe('outbound files (outbox)', () => {
     const { deps, store, file } = outbox();
     await store.put('agents/fran/out/r2/notes.txt', Buffer.from('notes'), 'text/plain');
     const before = tg.calls('sendDocument').length;
-    await processOutboxRecord(file({ id: 'tg.fran.7.req.2', key: 'agents/fran/out/r2/notes.txt', fileKind: 'document', fileName: 'notes.txt', mimeType: 'text/plain', caption: undefined }), deps);
-    expect(tg.calls('sendDocument').slice(before)).toEqual([expect.objectContaining({ params: { chat_id: 4242, document: expect.objectContaining({ filename: 'notes.txt', size: 5 }) } })]);
+    await processOutboxRecord(
+      file({
+        id: 'tg.fran.7.req.2',
+        key: 'agents/fran/out/r2/notes.txt',
+        fileKind: 'document',
+        fileName: 'notes.txt',
+        mimeType: 'text/plain',
+        caption: undefined,
+      }),
+      deps,
+    );
+    expect(tg.calls('sendDocument').slice(before)).toEqual([
+      expect.objectContaining({ params: { chat_id: 4242, document: expect.objectContaining({ filename: 'notes.txt', size: 5 }) } }),
+    ]);
   });
 
   it.each([
@@ -205,7 +263,9 @@ describe('outbound files (outbox)', () => {
     const before = tg.calls().length;
     await processOutboxRecord(file({ key }), deps);
     expect(tg.calls().length).toBe(before);
-    expect(dlq.letters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^MEDIA_NOT_OWNED: key ".*" is not under the sender's own prefix agents\/fran\/out\//) })]);
+    expect(dlq.letters).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/^MEDIA_NOT_OWNED: key ".*" is not under the sender's own prefix agents\/fran\/out\//) }),
+    ]);
   });
 
   it('refuses a file past the 50 MB upload limit, and one that is not kept, with their reasons', async () => {
@@ -228,7 +288,9 @@ describe('outbound files (outbox)', () => {
     tg.failNext('sendPhoto', { error_code: 400, description: 'Bad Request: PHOTO_INVALID_DIMENSIONS' });
     const before = tg.calls('sendDocument').length;
     await processOutboxRecord(file(), deps);
-    expect(tg.calls('sendDocument').slice(before)).toEqual([expect.objectContaining({ params: expect.objectContaining({ caption: 'the chart', document: expect.objectContaining({ filename: 'chart.png' }) }) })]);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ caption: 'the chart', document: expect.objectContaining({ filename: 'chart.png' }) }) }),
+    ]);
     expect(dlq.letters).toEqual([]);
   });
 

@@ -20,7 +20,12 @@ const EXAMPLE_CONFIG = JSON.parse(readFileSync(new URL('../../clawfleet.json', i
 
 /** IAM's wildcard matching: `*` any run of characters, `?` exactly one, the rest literal. */
 const iamMatches = (pattern: string, name: string) =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`).test(name);
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  ).test(name);
 
 /** Names an attacker would pick to reach into a neighbour: the words, prefixes of them, hyphen games. */
 const FLEETS = ['demo', 'demo-x', 'demo-agents', 'demo-outboxes', 'de', 'demo--x', 'demo-', 'd', 'prod', 'x-demo'];
@@ -37,7 +42,8 @@ const namesOf = (fleet: string, agentId: string) => [
 
 describe('fleet names', () => {
   it('refuse "agent" and "outbox" as words between hyphens, and allow them inside words', () => {
-    for (const bad of ['demo-agent-x', 'agent', 'agent-x', 'x-agent', 'my-outbox', 'outbox-prod']) expect(fleetNameProblem(bad), bad).toMatch(/must not contain the word/);
+    for (const bad of ['demo-agent-x', 'agent', 'agent-x', 'x-agent', 'my-outbox', 'outbox-prod'])
+      expect(fleetNameProblem(bad), bad).toMatch(/must not contain the word/);
     for (const ok of FLEETS) expect(fleetNameProblem(ok), ok).toBeUndefined();
   });
 
@@ -71,7 +77,8 @@ describe('a fleet’s name patterns', () => {
       for (const other of FLEETS.filter((f) => f !== mine)) {
         for (const id of AGENT_IDS) {
           for (const name of namesOf(other, id)) {
-            for (const [kind, pattern] of Object.entries(namePatterns(mine))) if (iamMatches(pattern, name)) leaks.push(`${mine}.${kind} matches ${name} of fleet ${other}`);
+            for (const [kind, pattern] of Object.entries(namePatterns(mine)))
+              if (iamMatches(pattern, name)) leaks.push(`${mine}.${kind} matches ${name} of fleet ${other}`);
           }
         }
       }
@@ -94,7 +101,16 @@ describe('agentIdFromOutbox', () => {
   });
 
   it('refuses another fleet’s outbox, a DLQ, a standard queue and names no agent id can have', () => {
-    for (const queue of ['demo-x-outbox-fran.fifo', 'prod-outbox-fran.fifo', 'demo-outbox-fran-dlq.fifo', 'demo-outbox-fran', 'demo-outbox-.fifo', 'demo-outbox-Fran.fifo', 'demo-outbox-1fran.fifo', 'demo-agent-fran.fifo']) {
+    for (const queue of [
+      'demo-x-outbox-fran.fifo',
+      'prod-outbox-fran.fifo',
+      'demo-outbox-fran-dlq.fifo',
+      'demo-outbox-fran',
+      'demo-outbox-.fifo',
+      'demo-outbox-Fran.fifo',
+      'demo-outbox-1fran.fifo',
+      'demo-agent-fran.fifo',
+    ]) {
       expect(agentIdFromOutbox('demo', `arn:aws:sqs:us-east-1:111122223333:${queue}`), queue).toBeUndefined();
     }
   });

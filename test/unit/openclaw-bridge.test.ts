@@ -40,8 +40,20 @@ function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; a
             what === 'empty'
               ? { runId, sessionKey: params.sessionKey, seq: 1, state: 'final' }
               : what === 'busy'
-              ? { runId, sessionKey: params.sessionKey, seq: 1, state: 'error', errorMessage: 'StateDatabaseCoordinatorContentionError: another OpenClaw process owns state-lifecycle' }
-              : { runId, sessionKey: params.sessionKey, seq: 1, state: 'final', message: { role: 'assistant', content: [{ type: 'text', text: `answer to ${params.message}` }] } };
+                ? {
+                    runId,
+                    sessionKey: params.sessionKey,
+                    seq: 1,
+                    state: 'error',
+                    errorMessage: 'StateDatabaseCoordinatorContentionError: another OpenClaw process owns state-lifecycle',
+                  }
+                : {
+                    runId,
+                    sessionKey: params.sessionKey,
+                    seq: 1,
+                    state: 'final',
+                    message: { role: 'assistant', content: [{ type: 'text', text: `answer to ${params.message}` }] },
+                  };
           for (const l of listeners) l({ event: 'chat', payload });
         }
       }, 5);
@@ -50,7 +62,14 @@ function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; a
   } as unknown as GatewayClient;
 }
 
-const req: TurnRequest = { inboundId: 'tg.fran.7', sessionKey: 'agent:fran:main', isolated: false, input: 'hi', answer: { kind: 'reply', sessionKey: 'agent:fran:main' }, quiet: ['NO_REPLY'] };
+const req: TurnRequest = {
+  inboundId: 'tg.fran.7',
+  sessionKey: 'agent:fran:main',
+  isolated: false,
+  input: 'hi',
+  answer: { kind: 'reply', sessionKey: 'agent:fran:main' },
+  quiet: ['NO_REPLY'],
+};
 
 function deps(clients: GatewayClient[]): { deps: BridgeDeps; sent: OutboundEnvelope[] } {
   const sent: OutboundEnvelope[] = [];

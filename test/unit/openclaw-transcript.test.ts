@@ -36,14 +36,44 @@ describe('OpenClaw session keys in clawfleet', () => {
   });
 });
 
-const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoningTokens: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const usage = {
+  input: 10,
+  output: 5,
+  cacheRead: 0,
+  cacheWrite: 0,
+  reasoningTokens: 0,
+  totalTokens: 15,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
 let seq = 0;
 const header = { type: 'session', version: 4, id: 'S1', timestamp: '2026-12-01T02:56:13.218Z', cwd: '/x' };
 function user(id: string, parentId: string | null, text: string) {
-  return { type: 'message', id, parentId, timestamp: '2026-12-01T02:56:15.288Z', message: { role: 'user', content: text, timestamp: 1_000 + seq++, __openclaw: { senderIsOwner: true }, idempotencyKey: `${id}:user` } };
+  return {
+    type: 'message',
+    id,
+    parentId,
+    timestamp: '2026-12-01T02:56:15.288Z',
+    message: { role: 'user', content: text, timestamp: 1_000 + seq++, __openclaw: { senderIsOwner: true }, idempotencyKey: `${id}:user` },
+  };
 }
 function assistant(id: string, parentId: string, text: string, extra: Record<string, unknown> = {}) {
-  return { type: 'message', id, parentId, timestamp: '2026-12-01T02:56:16.000Z', message: { role: 'assistant', content: [{ type: 'text', text }], api: 'openai-completions', provider: 'openai', model: 'gpt-5.4-mini', usage, stopReason: 'stop', timestamp: 1_000 + seq++, ...extra } };
+  return {
+    type: 'message',
+    id,
+    parentId,
+    timestamp: '2026-12-01T02:56:16.000Z',
+    message: {
+      role: 'assistant',
+      content: [{ type: 'text', text }],
+      api: 'openai-completions',
+      provider: 'openai',
+      model: 'gpt-5.4-mini',
+      usage,
+      stopReason: 'stop',
+      timestamp: 1_000 + seq++,
+      ...extra,
+    },
+  };
 }
 const meta = [
   { type: 'model_change', provider: 'openai', modelId: 'gpt-5.4-mini', id: 'm0', parentId: null, timestamp: '2026-12-01T02:56:13.246Z' },
@@ -54,7 +84,16 @@ const turns = (entries: ReturnType<typeof convertTranscript>['entries']) => entr
 
 describe('an OpenClaw transcript in clawfleet', () => {
   it('keeps each finished exchange as its messages, without OpenClaw’s private fields', () => {
-    const t = convertTranscript([header, ...meta, user('u1', 'm1', 'My sister lives in Lisbon.'), assistant('a1', 'u1', 'Noted.'), { type: 'custom', customType: 'openclaw:bootstrap-context:full', data: {}, id: 'c1', parentId: 'a1' }], 'S1');
+    const t = convertTranscript(
+      [
+        header,
+        ...meta,
+        user('u1', 'm1', 'My sister lives in Lisbon.'),
+        assistant('a1', 'u1', 'Noted.'),
+        { type: 'custom', customType: 'openclaw:bootstrap-context:full', data: {}, id: 'c1', parentId: 'a1' },
+      ],
+      'S1',
+    );
     expect(t.turns).toBe(1);
     const [turn] = turns(t.entries);
     expect(turn).toMatchObject({ inboundId: 'openclaw.S1.u1', input: 'My sister lives in Lisbon.', reply: 'Noted.' });
@@ -64,7 +103,16 @@ describe('an OpenClaw transcript in clawfleet', () => {
   });
 
   it('follows the active branch from the last entry, leaving a rewound branch behind', () => {
-    const events = [header, ...meta, user('u1', 'm1', 'first'), assistant('a1', 'u1', 'one'), user('u2', 'a1', 'abandoned'), assistant('a2', 'u2', 'two'), user('u3', 'a1', 'rewritten'), assistant('a3', 'u3', 'three')];
+    const events = [
+      header,
+      ...meta,
+      user('u1', 'm1', 'first'),
+      assistant('a1', 'u1', 'one'),
+      user('u2', 'a1', 'abandoned'),
+      assistant('a2', 'u2', 'two'),
+      user('u3', 'a1', 'rewritten'),
+      assistant('a3', 'u3', 'three'),
+    ];
     expect(turns(convertTranscript(events, 'S1').entries).map((x) => x.input)).toEqual(['first', 'rewritten']);
   });
 
@@ -78,27 +126,63 @@ describe('an OpenClaw transcript in clawfleet', () => {
       assistant('a2', 'u2', 'r2'),
       user('u3', 'a2', 'kept'),
       assistant('a3', 'u3', 'r3'),
-      { type: 'compaction', id: 'c1', parentId: 'a3', timestamp: '2026-12-01T03:00:00.000Z', summary: 'Sam talked about Lisbon.', firstKeptEntryId: 'u3', tokensBefore: 9000 },
+      {
+        type: 'compaction',
+        id: 'c1',
+        parentId: 'a3',
+        timestamp: '2026-12-01T03:00:00.000Z',
+        summary: 'Sam talked about Lisbon.',
+        firstKeptEntryId: 'u3',
+        tokensBefore: 9000,
+      },
       user('u4', 'c1', 'after'),
       assistant('a4', 'u4', 'r4'),
     ];
     const t = convertTranscript(events, 'S1');
     expect(t.summarized).toBe(true);
-    expect(t.entries.map((e) => (e.kind === 'compaction' ? `[${e.summary}]` : e.input))).toEqual(['old one', 'old two', '[Sam talked about Lisbon.]', 'kept', 'after']);
+    expect(t.entries.map((e) => (e.kind === 'compaction' ? `[${e.summary}]` : e.input))).toEqual([
+      'old one',
+      'old two',
+      '[Sam talked about Lisbon.]',
+      'kept',
+      'after',
+    ]);
     const history = historyOf(t.entries);
     expect(history.summary).toBe('Sam talked about Lisbon.');
     expect(history.turns.map((x) => x.input)).toEqual(['kept', 'after']);
   });
 
   it('keeps the turns before a reset in the file but out of the next turn’s context', () => {
-    const events = [header, ...meta, user('u1', 'm1', 'before'), assistant('a1', 'u1', 'r1'), { type: 'reset', id: 'r', parentId: 'a1', timestamp: '2026-12-01T03:00:00.000Z' }, user('u2', 'r', 'fresh'), assistant('a2', 'u2', 'r2')];
+    const events = [
+      header,
+      ...meta,
+      user('u1', 'm1', 'before'),
+      assistant('a1', 'u1', 'r1'),
+      { type: 'reset', id: 'r', parentId: 'a1', timestamp: '2026-12-01T03:00:00.000Z' },
+      user('u2', 'r', 'fresh'),
+      assistant('a2', 'u2', 'r2'),
+    ];
     const t = convertTranscript(events, 'S1');
     expect(t.reset).toBe(true);
     expect(historyOf(t.entries)).toMatchObject({ summary: '', turns: [{ input: 'fresh' }] });
   });
 
   it('keeps an unfinished exchange (a tool call without its result, an aborted answer) as text only', () => {
-    const call = { type: 'message', id: 'a1', parentId: 'u1', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'call_1', name: 'exec', arguments: { command: 'ls' } }], api: 'openai-completions', provider: 'openai', model: 'm', usage, stopReason: 'toolUse', timestamp: 5 } };
+    const call = {
+      type: 'message',
+      id: 'a1',
+      parentId: 'u1',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'toolCall', id: 'call_1', name: 'exec', arguments: { command: 'ls' } }],
+        api: 'openai-completions',
+        provider: 'openai',
+        model: 'm',
+        usage,
+        stopReason: 'toolUse',
+        timestamp: 5,
+      },
+    };
     const aborted = assistant('a2', 'u2', 'half an ans', { stopReason: 'aborted' });
     const t = convertTranscript([header, user('u1', null, 'list files'), call, user('u2', 'a1', 'and now?'), aborted], 'S1');
     expect(t.textOnly).toBe(2);
@@ -109,7 +193,17 @@ describe('an OpenClaw transcript in clawfleet', () => {
   });
 
   it('names an image instead of carrying nothing, and drops a NO_REPLY answer', () => {
-    const withImage = { ...user('u1', null, ''), message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', data: 'aGk=', mimeType: 'image/png' }], timestamp: 7 } };
+    const withImage = {
+      ...user('u1', null, ''),
+      message: {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+        ],
+        timestamp: 7,
+      },
+    };
     const t = convertTranscript([header, withImage, assistant('a1', 'u1', 'NO_REPLY')], 'S1');
     expect(turns(t.entries)[0]).toMatchObject({ input: 'look\n[image]' });
     expect(turns(t.entries)[0]!.reply).toBeUndefined();

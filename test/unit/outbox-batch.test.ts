@@ -17,7 +17,15 @@ function setup(opts: { refuse?: (text: string) => Error | undefined; retryFails?
   const sent: string[] = [];
   const retries: { record: ReceivedRecord; seconds: number }[] = [];
   const origins = new InMemoryInboundOrigins(() => 5_000);
-  for (const n of [1, 2, 3]) void origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: `agent:fran:s${n === 3 ? 'b' : 'a'}`, target: ann, createdAt: 1, expiresAt: 1_000_000 });
+  for (const n of [1, 2, 3])
+    void origins.put({
+      id: `tg.fran.${n}`,
+      agentId: 'fran',
+      sessionKey: `agent:fran:s${n === 3 ? 'b' : 'a'}`,
+      target: ann,
+      createdAt: 1,
+      expiresAt: 1_000_000,
+    });
   const deps: OutboxBatchDeps & { log: ReturnType<typeof memoryLogger> } = {
     config: loadConfigFile('clawfleet.json'),
     origins,
@@ -51,18 +59,34 @@ const reply = (n: number, session: string, text: string): OutboxBatchRecord => (
   messageId: `m${n}`,
   receipt: `receipt-${n}`,
   group: session,
-  body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: `tg.fran.${n}.reply.0`, agentId: 'fran', sessionKey: session, inReplyTo: `tg.fran.${n}`, ts: 1, text }),
+  body: JSON.stringify({
+    v: PROTOCOL_VERSION,
+    kind: 'reply',
+    id: `tg.fran.${n}.reply.0`,
+    agentId: 'fran',
+    sessionKey: session,
+    inReplyTo: `tg.fran.${n}`,
+    ts: 1,
+    text,
+  }),
 });
 
 describe('an outbox batch', () => {
   it('hides a record Telegram refused with 429 for its retry_after, and fails the rest of its session behind it', async () => {
     const { deps, sent, retries } = setup({ refuse: (t) => (t === 'first' ? new RetryLaterError(7, 'Too Many Requests: retry after 7') : undefined) });
-    const failed = await processOutboxBatch([reply(1, 'agent:fran:sa', 'first'), reply(2, 'agent:fran:sa', 'second'), reply(3, 'agent:fran:sb', 'other chat')], deps);
+    const failed = await processOutboxBatch(
+      [reply(1, 'agent:fran:sa', 'first'), reply(2, 'agent:fran:sa', 'second'), reply(3, 'agent:fran:sb', 'other chat')],
+      deps,
+    );
     // The second reply of the same session waits behind the first; the other session goes on.
     expect(failed).toEqual(['m1', 'm2']);
     expect(sent).toEqual(['other chat']);
     expect(retries).toEqual([{ record: { source: OUTBOX, receipt: 'receipt-1' }, seconds: 7 }]);
-    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({ level: 'warn', msg: 'outbox record failed; it will be retried', errorName: 'RetryLaterError' });
+    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({
+      level: 'warn',
+      msg: 'outbox record failed; it will be retried',
+      errorName: 'RetryLaterError',
+    });
   });
 
   it('fails a record that failed for another reason without delaying it, and logs it as an error', async () => {
@@ -80,7 +104,19 @@ describe('an outbox batch', () => {
 
   it('reports nothing when every record is done with, a refused one included (it went to the DLQ)', async () => {
     const { deps, sent } = setup();
-    const forged = { ...reply(1, 'agent:fran:sa', 'x'), body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: 'r', agentId: 'grif', sessionKey: 'agent:fran:sa', inReplyTo: 'tg.fran.1', ts: 1, text: 'x' }) };
+    const forged = {
+      ...reply(1, 'agent:fran:sa', 'x'),
+      body: JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'reply',
+        id: 'r',
+        agentId: 'grif',
+        sessionKey: 'agent:fran:sa',
+        inReplyTo: 'tg.fran.1',
+        ts: 1,
+        text: 'x',
+      }),
+    };
     expect(await processOutboxBatch([forged, reply(2, 'agent:fran:sa', 'fine')], deps)).toEqual([]);
     expect(sent).toEqual(['fine']);
   });

@@ -41,12 +41,23 @@ function setup() {
   const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
   void sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: ann, updatedAt: 1 });
   // Ann's messages 7–9 were admitted for fran's main session, as the webhook records them.
-  for (const n of [7, 8, 9]) void origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', target: ann, createdAt: 1, expiresAt: 1_000_000 });
+  for (const n of [7, 8, 9])
+    void origins.put({ id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', target: ann, createdAt: 1, expiresAt: 1_000_000 });
   return { deps, sent, dlq, origins, fail: (e: TelegramApiError) => (failNext = e) };
 }
 
 const reply = (over: Record<string, unknown> = {}) =>
-  JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.7.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', ts: 1, text: 'hi Ann', ...over });
+  JSON.stringify({
+    v: PROTOCOL_VERSION,
+    kind: 'reply',
+    id: 'tg.fran.7.reply.0',
+    agentId: 'fran',
+    sessionKey: 'agent:fran:main',
+    inReplyTo: 'tg.fran.7',
+    ts: 1,
+    text: 'hi Ann',
+    ...over,
+  });
 
 const record = (body: string, agent = 'fran') => ({ source: outboxArn(agent), body, messageId: 'm1' });
 
@@ -54,7 +65,9 @@ describe('outbox', () => {
   it('delivers a reply to the origin of the inbound it answers', async () => {
     const { deps, sent } = setup();
     await processOutboxRecord(record(reply()), deps);
-    expect(sent).toEqual([{ method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann', parse_mode: 'HTML', link_preview_options: { is_disabled: true } } }]);
+    expect(sent).toEqual([
+      { method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann', parse_mode: 'HTML', link_preview_options: { is_disabled: true } } },
+    ]);
   });
 
   it('delivers to that origin even after someone else wrote to the session', async () => {
@@ -64,7 +77,10 @@ describe('outbox', () => {
     await origins.put({ id: 'tg.fran.10', agentId: 'fran', sessionKey: 'agent:fran:main', target: bo, createdAt: 2, expiresAt: 1_000_000 });
     await processOutboxRecord(record(reply()), deps);
     await processOutboxRecord(record(reply({ id: 'tg.fran.10.reply.0', inReplyTo: 'tg.fran.10', text: 'hi Bo' })), deps);
-    expect(sent.map((c) => [c.params.chat_id, c.params.text])).toEqual([['4242', 'hi Ann'], ['5151', 'hi Bo']]);
+    expect(sent.map((c) => [c.params.chat_id, c.params.text])).toEqual([
+      ['4242', 'hi Ann'],
+      ['5151', 'hi Bo'],
+    ]);
   });
 
   it('logs, and delivers nowhere, a reply to an inbound that has nobody to answer', async () => {
@@ -79,15 +95,26 @@ describe('outbox', () => {
   it('refuses a reply to an inbound its agent never received, or whose origin has expired', async () => {
     const { deps, sent, dlq, origins } = setup();
     await processOutboxRecord(record(reply({ id: 'tg.fran.99.reply.0', inReplyTo: 'tg.fran.99' })), deps);
-    await origins.put({ id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId: '4242' }, createdAt: 1, expiresAt: 4_000 });
+    await origins.put({
+      id: 'tg.fran.1',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: { channel: 'telegram', accountId: 'fran', chatId: '4242' },
+      createdAt: 1,
+      expiresAt: 4_000,
+    });
     await processOutboxRecord(record(reply({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1' })), deps);
     expect(sent).toEqual([]);
-    expect(dlq.letters.map((l) => l.reason)).toEqual([expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.99"/), expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.1"/)]);
+    expect(dlq.letters.map((l) => l.reason)).toEqual([
+      expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.99"/),
+      expect.stringMatching(/^ORIGIN_UNKNOWN: no inbound "tg\.fran\.1"/),
+    ]);
   });
 
   it('shows "typing…" to the origin of the turn’s inbound only, and refuses one for an inbound of another agent', async () => {
     const { deps, sent, dlq } = setup();
-    const typing = (over: Record<string, unknown>) => JSON.stringify({ v: PROTOCOL_VERSION, kind: 'typing', id: 't1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, ...over });
+    const typing = (over: Record<string, unknown>) =>
+      JSON.stringify({ v: PROTOCOL_VERSION, kind: 'typing', id: 't1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', ts: 1, ...over });
     await processOutboxRecord(record(typing({})), deps);
     expect(sent).toEqual([{ method: 'sendChatAction', params: { chat_id: '4242', action: 'typing' } }]);
     await processOutboxRecord(record(typing({ agentId: 'grif', sessionKey: 'agent:grif:main' }), 'grif'), deps);
@@ -129,7 +156,11 @@ describe('outbox', () => {
     ['not JSON', '{', /^ENVELOPE_INVALID/],
     ['an unknown protocol version', reply({ v: 99 }), /^ENVELOPE_VERSION/],
     ['an unknown kind', reply({ kind: 'shout' }), /^ENVELOPE_INVALID/],
-    ['a reply into another session than its inbound’s', reply({ sessionKey: 'agent:fran:telegram:group:1' }), /^ORIGIN_NOT_OWNED: inbound "tg\.fran\.7" belongs to session "agent:fran:main"/],
+    [
+      'a reply into another session than its inbound’s',
+      reply({ sessionKey: 'agent:fran:telegram:group:1' }),
+      /^ORIGIN_NOT_OWNED: inbound "tg\.fran\.7" belongs to session "agent:fran:main"/,
+    ],
   ])('parks %s in the DLQ with its reason', async (_n, body, reason) => {
     const { deps, sent, dlq } = setup();
     await processOutboxRecord(record(body), deps);
@@ -185,7 +216,13 @@ describe('outbox', () => {
     const base = { v: PROTOCOL_VERSION, agentId: 'fran', ts: 1 };
     await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'heartbeat', id: 'hb1', version: '0.2.0', inFlight: 0 })), deps);
     await processOutboxRecord(record(JSON.stringify({ ...base, kind: 'status', id: 's1', turn: 'failed', inboundId: 'tg.fran.9', error: 'model down' })), deps);
-    expect(await deps.registry!.get('fran')).toMatchObject({ state: 'awake', lastHeartbeatAt: 5_000, version: '0.2.0', lastActivityAt: 5_000, lastError: 'model down' });
+    expect(await deps.registry!.get('fran')).toMatchObject({
+      state: 'awake',
+      lastHeartbeatAt: 5_000,
+      version: '0.2.0',
+      lastActivityAt: 5_000,
+      lastError: 'model down',
+    });
   });
 });
 
@@ -194,7 +231,11 @@ describe('recording a delivery', () => {
     const { deps, sent } = setup();
     const ledger = deps.ledger;
     let failures = 2;
-    deps.ledger = { claim: (...a) => ledger.claim(...a), release: (k) => ledger.release(k), complete: async (k, n) => (failures-- > 0 ? Promise.reject(new Error('throttled')) : ledger.complete(k, n)) };
+    deps.ledger = {
+      claim: (...a) => ledger.claim(...a),
+      release: (k) => ledger.release(k),
+      complete: async (k, n) => (failures-- > 0 ? Promise.reject(new Error('throttled')) : ledger.complete(k, n)),
+    };
     await processOutboxRecord(record(reply()), deps);
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toHaveLength(1);

@@ -28,16 +28,67 @@ describe('one line per chat turn in `clawfleet start`', () => {
   const inbound = 'local.fran.03a33587-2fb0-4c4b-9d7b-637ad055d9da';
   // The four lines one chat turn logs, as `npm start --verbose` prints them (ids, fields and order as observed).
   const turn: Array<[string, Record<string, unknown>]> = [
-    ['control', { level: 'info', time, msg: 'runtime status', component: 'local', agentId: 'fran', envelopeId: `${inbound}.status.started`, turn: 'started', inboundId: inbound }],
-    ['control', { level: 'info', time, msg: 'reply delivered', component: 'local', agentId: 'fran', envelopeId: `${inbound}.reply.0`, sessionKey: 'agent:fran:main', parts: 1 }],
-    ['control', { level: 'info', time, msg: 'runtime status', component: 'local', agentId: 'fran', envelopeId: `${inbound}.status.ended`, turn: 'ended', inboundId: inbound }],
-    ['fran', { level: 'info', time, msg: 'turn answered', agentId: 'fran', envelopeId: inbound, sessionKey: 'agent:fran:main', model: 'offline (no model key)', ms: 18, messages: 2 }],
+    [
+      'control',
+      {
+        level: 'info',
+        time,
+        msg: 'runtime status',
+        component: 'local',
+        agentId: 'fran',
+        envelopeId: `${inbound}.status.started`,
+        turn: 'started',
+        inboundId: inbound,
+      },
+    ],
+    [
+      'control',
+      {
+        level: 'info',
+        time,
+        msg: 'reply delivered',
+        component: 'local',
+        agentId: 'fran',
+        envelopeId: `${inbound}.reply.0`,
+        sessionKey: 'agent:fran:main',
+        parts: 1,
+      },
+    ],
+    [
+      'control',
+      {
+        level: 'info',
+        time,
+        msg: 'runtime status',
+        component: 'local',
+        agentId: 'fran',
+        envelopeId: `${inbound}.status.ended`,
+        turn: 'ended',
+        inboundId: inbound,
+      },
+    ],
+    [
+      'fran',
+      {
+        level: 'info',
+        time,
+        msg: 'turn answered',
+        agentId: 'fran',
+        envelopeId: inbound,
+        sessionKey: 'agent:fran:main',
+        model: 'offline (no model key)',
+        ms: 18,
+        messages: 2,
+      },
+    ],
   ];
 
   it('keeps only the runtime’s “turn answered”, with the envelope id cut to its first 8 characters', () => {
     const shown = turn.filter(([, line]) => shownByDefault(line)).map(([prefix, line]) => prettyLine(prefix, line));
     const clock = new Date(time).toTimeString().slice(0, 8);
-    expect(shown).toEqual([`${clock} fran     turn answered  envelopeId=local.fran.03a33587 sessionKey=agent:fran:main model=offline (no model key) ms=18 messages=2`]);
+    expect(shown).toEqual([
+      `${clock} fran     turn answered  envelopeId=local.fran.03a33587 sessionKey=agent:fran:main model=offline (no model key) ms=18 messages=2`,
+    ]);
   });
 
   it('always shows a failed turn, warnings and errors', () => {

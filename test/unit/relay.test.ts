@@ -3,7 +3,13 @@
 // the per-inbound and per-pair budgets.
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemoryRelayRates, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryDeadLetters,
+  InMemoryDeliveryLedger,
+  InMemoryInboundOrigins,
+  InMemoryRelayRates,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
@@ -27,17 +33,37 @@ function setup(a2a: Partial<NonNullable<FleetConfig['agentToAgent']>> = {}) {
     sessions: new InMemorySessionRegistry(),
     ledger: new InMemoryDeliveryLedger(),
     deadLetters: () => dlq,
-    channel: async () => { throw new Error('no delivery in these tests'); },
+    channel: async () => {
+      throw new Error('no delivery in these tests');
+    },
     relay: { queues, rates },
     clock: { now: () => now },
     log: memoryLogger(),
   };
   // Ann's message to fran (tg.fran.7) and Bo's to grif (tg.grif.8), as the webhook records them.
   void origins.put({ id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN, createdAt: 1, expiresAt: 10_000_000 });
-  void origins.put({ id: 'tg.grif.8', agentId: 'grif', sessionKey: 'agent:grif:main', target: { channel: 'telegram', accountId: 'grif', chatId: '5151' }, createdAt: 1, expiresAt: 10_000_000 });
+  void origins.put({
+    id: 'tg.grif.8',
+    agentId: 'grif',
+    sessionKey: 'agent:grif:main',
+    target: { channel: 'telegram', accountId: 'grif', chatId: '5151' },
+    createdAt: 1,
+    expiresAt: 10_000_000,
+  });
   const send = (from: string, body: Record<string, unknown>) =>
-    processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'agent_send', agentId: from, sessionKey: `agent:${from}:main`, ts: 3, ...body }), messageId: 'm' }, deps);
-  const inbox = (agent: string) => queues.queue(agent).bodies().map((b) => JSON.parse(b));
+    processOutboxRecord(
+      {
+        source: `demo-outbox-${from}.fifo`,
+        body: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'agent_send', agentId: from, sessionKey: `agent:${from}:main`, ts: 3, ...body }),
+        messageId: 'm',
+      },
+      deps,
+    );
+  const inbox = (agent: string) =>
+    queues
+      .queue(agent)
+      .bodies()
+      .map((b) => JSON.parse(b));
   const codes = () => dlq.letters.map((l) => l.reason.split(':')[0]);
   return { deps, send, inbox, dlq, codes, origins, rates, advance: (ms: number) => void (now += ms) };
 }
@@ -47,15 +73,45 @@ describe('agent-to-agent relay', () => {
     const { send, inbox, dlq, origins } = setup();
     await send('fran', { id: 'q1', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'what is on my calendar?' });
     const [asked] = inbox('grif');
-    expect(asked).toMatchObject({ kind: 'agent_message', id: 'am.fran.q1', agentId: 'grif', sessionKey: 'agent:grif:main', fromAgentId: 'fran', replyTo: { sessionKey: 'agent:fran:main' }, hops: 1 });
+    expect(asked).toMatchObject({
+      kind: 'agent_message',
+      id: 'am.fran.q1',
+      agentId: 'grif',
+      sessionKey: 'agent:grif:main',
+      fromAgentId: 'fran',
+      replyTo: { sessionKey: 'agent:fran:main' },
+      hops: 1,
+    });
     // Nobody hears grif's turn but fran: a reply to it reaches no one.
-    expect(await origins.get('am.fran.q1')).toMatchObject({ agentId: 'grif', target: { channel: 'none' }, hops: 1, conversationId: 'tg.fran.7', askedBy: { agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN } });
+    expect(await origins.get('am.fran.q1')).toMatchObject({
+      agentId: 'grif',
+      target: { channel: 'none' },
+      hops: 1,
+      conversationId: 'tg.fran.7',
+      askedBy: { agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN },
+    });
 
     // As the runtime answers: into the asker's session, naming the question it is on.
     await send('grif', { id: 'a1', inboundId: 'am.fran.q1', inReplyTo: 'am.fran.q1', sessionKey: 'agent:fran:main', toAgentId: 'fran', text: 'two meetings' });
-    expect(inbox('fran')).toEqual([expect.objectContaining({ kind: 'agent_message', id: 'am.grif.a1', sessionKey: 'agent:fran:main', fromAgentId: 'grif', inReplyTo: 'am.fran.q1', hops: 2, text: 'two meetings' })]);
+    expect(inbox('fran')).toEqual([
+      expect.objectContaining({
+        kind: 'agent_message',
+        id: 'am.grif.a1',
+        sessionKey: 'agent:fran:main',
+        fromAgentId: 'grif',
+        inReplyTo: 'am.fran.q1',
+        hops: 2,
+        text: 'two meetings',
+      }),
+    ]);
     // fran's reply about the answer goes to Ann, whose message started the exchange.
-    expect(await origins.get('am.grif.a1')).toMatchObject({ agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN, hops: 2, conversationId: 'tg.fran.7' });
+    expect(await origins.get('am.grif.a1')).toMatchObject({
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: ANN,
+      hops: 2,
+      conversationId: 'tg.fran.7',
+    });
     expect(dlq.letters).toEqual([]);
   });
 
@@ -77,12 +133,24 @@ describe('agent-to-agent relay', () => {
   });
 
   it('lets only the asked agent answer, only the question its turn is on, only into the asker’s session, and never an answer', async () => {
-    const { send, inbox, codes } = setup({ allow: [{ from: 'fran', to: 'grif' }, { from: 'ray', to: 'fran' }] });
+    const { send, inbox, codes } = setup({
+      allow: [
+        { from: 'fran', to: 'grif' },
+        { from: 'ray', to: 'fran' },
+      ],
+    });
     await send('fran', { id: 'q7', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'hi' });
     // ray was not asked: the question's origin is grif's.
     await send('ray', { id: 'a2', inboundId: 'am.fran.q7', inReplyTo: 'am.fran.q7', sessionKey: 'agent:fran:main', toAgentId: 'fran', text: 'me!' });
     // grif answers, but into a session fran did not ask from.
-    await send('grif', { id: 'a3', inboundId: 'am.fran.q7', inReplyTo: 'am.fran.q7', sessionKey: 'agent:fran:telegram:group:1', toAgentId: 'fran', text: 'sneaky' });
+    await send('grif', {
+      id: 'a3',
+      inboundId: 'am.fran.q7',
+      inReplyTo: 'am.fran.q7',
+      sessionKey: 'agent:fran:telegram:group:1',
+      toAgentId: 'fran',
+      text: 'sneaky',
+    });
     // grif answers a question from its turn on Bo's message.
     await send('grif', { id: 'a4', inboundId: 'tg.grif.8', inReplyTo: 'am.fran.q7', sessionKey: 'agent:fran:main', toAgentId: 'fran', text: 'crossed' });
     // grif "answers" Bo's message, which is no question from an agent.
@@ -100,12 +168,22 @@ describe('agent-to-agent relay', () => {
   });
 
   it('bounds the whole conversation by maxHops: a question asked from a relayed turn carries the hop count on', async () => {
-    const { send, inbox, codes, origins } = setup({ allow: [{ from: 'fran', to: 'grif' }, { from: 'grif', to: 'fran' }], maxHops: 3 });
+    const { send, inbox, codes, origins } = setup({
+      allow: [
+        { from: 'fran', to: 'grif' },
+        { from: 'grif', to: 'fran' },
+      ],
+      maxHops: 3,
+    });
     await send('fran', { id: 'q8', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'forward this to fran' });
     await send('grif', { id: 'q9', inboundId: 'am.fran.q8', toAgentId: 'fran', text: 'forward this to grif' });
     await send('fran', { id: 'q10', inboundId: 'am.grif.q9', toAgentId: 'grif', text: 'forward this to fran' });
     await send('grif', { id: 'q11', inboundId: 'am.fran.q10', toAgentId: 'fran', text: 'forward this to grif' });
-    expect([...inbox('grif'), ...inbox('fran')].map((m) => [m.id, m.hops])).toEqual([['am.fran.q8', 1], ['am.fran.q10', 3], ['am.grif.q9', 2]]);
+    expect([...inbox('grif'), ...inbox('fran')].map((m) => [m.id, m.hops])).toEqual([
+      ['am.fran.q8', 1],
+      ['am.fran.q10', 3],
+      ['am.grif.q9', 2],
+    ]);
     expect(codes()).toEqual(['RELAY_TOO_DEEP']);
     expect(await origins.get('am.fran.q10')).toMatchObject({ conversationId: 'tg.fran.7', hops: 3 });
   });
@@ -119,7 +197,12 @@ describe('agent-to-agent relay', () => {
   });
 
   it('refuses a request id used again for another target', async () => {
-    const { send, codes } = setup({ allow: [{ from: 'fran', to: 'grif' }, { from: 'fran', to: 'ray' }] });
+    const { send, codes } = setup({
+      allow: [
+        { from: 'fran', to: 'grif' },
+        { from: 'fran', to: 'ray' },
+      ],
+    });
     await send('fran', { id: 'q13', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'hi' });
     await send('fran', { id: 'q13', inboundId: 'tg.fran.7', toAgentId: 'ray', text: 'hi' });
     expect(codes()).toEqual(['RELAY_ID_REUSED']);

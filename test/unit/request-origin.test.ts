@@ -10,7 +10,17 @@ import { handleDashboard } from '../../dashboard/handler.ts';
 describe('the Host header', () => {
   const allowed = new Set(['fleet.example.ts.net']);
 
-  it.each(['127.0.0.1:8787', 'localhost:8787', '[::1]:8787', 'LocalHost:1', 'localhost', '127.0.0.1', 'fleet.example.ts.net', 'fleet.example.ts.net:443', ' localhost:8787 '])('lets %s through', (host) => {
+  it.each([
+    '127.0.0.1:8787',
+    'localhost:8787',
+    '[::1]:8787',
+    'LocalHost:1',
+    'localhost',
+    '127.0.0.1',
+    'fleet.example.ts.net',
+    'fleet.example.ts.net:443',
+    ' localhost:8787 ',
+  ])('lets %s through', (host) => {
     expect(hostAllowed(host, allowed)).toBe(true);
   });
 
@@ -52,10 +62,18 @@ describe('the Host header', () => {
 });
 
 describe('writes from another origin', () => {
-  const req = (over: Partial<RequestSource>): RequestSource => ({ method: 'POST', host: '127.0.0.1:8787', origin: undefined, secFetchSite: undefined, referer: undefined, ...over });
+  const req = (over: Partial<RequestSource>): RequestSource => ({
+    method: 'POST',
+    host: '127.0.0.1:8787',
+    origin: undefined,
+    secFetchSite: undefined,
+    referer: undefined,
+    ...over,
+  });
 
   it('lets reads through whatever they say', () => {
-    for (const method of ['GET', 'HEAD', 'OPTIONS', 'get']) expect(crossOriginWrite(req({ method, origin: 'http://evil.example', secFetchSite: 'cross-site' }))).toBeUndefined();
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'get'])
+      expect(crossOriginWrite(req({ method, origin: 'http://evil.example', secFetchSite: 'cross-site' }))).toBeUndefined();
   });
 
   it('lets a write from the server’s own page through, and one from a program (no Origin, Sec-Fetch-Site or Referer)', () => {
@@ -95,7 +113,11 @@ describe('the dashboard handler, as λ dashboard runs it behind its Function URL
   const acted: string[] = [];
   const deps = {
     // Only what these requests touch; anything more would throw and show as a 500.
-    sources: { config: { fleet: 'demo', agents: { list: [{ id: 'jerry' }] } }, clock: { now: () => 1_764_000_000_000 }, log: memoryLogger() } as unknown as DashboardSources,
+    sources: {
+      config: { fleet: 'demo', agents: { list: [{ id: 'jerry' }] } },
+      clock: { now: () => 1_764_000_000_000 },
+      log: memoryLogger(),
+    } as unknown as DashboardSources,
     actions: { act: async (agentId: string) => (acted.push(agentId), 'asleep' as const) },
     token: async () => token,
     secureCookie: true,
@@ -103,10 +125,25 @@ describe('the dashboard handler, as λ dashboard runs it behind its Function URL
     refreshMs: 5_000,
   };
   const post = (headers: Record<string, string>) =>
-    handleDashboard({ method: 'POST', path: '/api/fleet/jerry/hibernate', query: '', headers: { host, 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, cookies: [], body: '{}' }, deps);
+    handleDashboard(
+      {
+        method: 'POST',
+        path: '/api/fleet/jerry/hibernate',
+        query: '',
+        headers: { host, 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+        cookies: [],
+        body: '{}',
+      },
+      deps,
+    );
 
   it('refuses a POST another site’s page sent, before it acts, and serves its own page’s', async () => {
-    const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: `https://${host}.evil.example` }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: `https://${host}.evil.example` },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of foreign) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);

@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { route } from '../../shared/routing/route.ts';
-import { agentOfSessionKey, controlGroupOf, cronSessionKey, hookSessionKeyOf, mainSessionKey, sessionKeyFor, sessionScope, type Peer } from '../../shared/routing/session-key.ts';
+import {
+  agentOfSessionKey,
+  controlGroupOf,
+  cronSessionKey,
+  hookSessionKeyOf,
+  mainSessionKey,
+  sessionKeyFor,
+  sessionScope,
+  type Peer,
+} from '../../shared/routing/session-key.ts';
 
 const config = (over: Record<string, unknown> = {}) =>
   parseConfig({
     fleet: 'demo',
-    agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'home', default: true }, { id: 'work' }, { id: 'vip' }, { id: 'any' }] },
+    agents: {
+      defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } },
+      list: [{ id: 'home', default: true }, { id: 'work' }, { id: 'vip' }, { id: 'any' }],
+    },
     models: { providers: { m: { api: 'openai-completions' } } },
     channels: { telegram: { accounts: { main: { botTokenSecret: 'MAIN' }, biz: { botTokenSecret: 'BIZ' } } } },
     bindings: [

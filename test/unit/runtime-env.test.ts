@@ -53,9 +53,15 @@ describe('the local runtime’s token and secrets', () => {
     expect(await issues(noFd)).toEqual([{ path: 'CLAWFLEET_SECRETS_FD', message: expect.stringContaining('is required with CLAWFLEET_CONTROL_URL') }]);
     expect(await issues({ ...base, CLAWFLEET_SECRETS_FD: '1' })).toEqual([{ path: 'CLAWFLEET_SECRETS_FD', message: expect.stringContaining('>=3') }]);
     // (A descriptor nothing opened: this test process's own fd 3 is its test runner's channel.)
-    expect(await issues({ ...base, CLAWFLEET_SECRETS_FD: '1000' }, readPipeToEnd)).toEqual([{ path: 'CLAWFLEET_SECRETS_FD', message: 'names pipe 1000, which cannot be read (EBADF)' }]);
-    expect(await issues(base, piped(''))).toEqual([{ path: 'CLAWFLEET_SECRETS_FD', message: 'names pipe 3, which did not carry JSON (0 bytes; empty means the launcher wrote nothing)' }]);
-    expect(await issues(base, piped(`{"token": "${TOKEN}", "secrets": {"OPENAI_API_KEY": "${KEY}"`))).toEqual([{ path: 'CLAWFLEET_SECRETS_FD', message: expect.stringContaining('did not carry JSON') }]);
+    expect(await issues({ ...base, CLAWFLEET_SECRETS_FD: '1000' }, readPipeToEnd)).toEqual([
+      { path: 'CLAWFLEET_SECRETS_FD', message: 'names pipe 1000, which cannot be read (EBADF)' },
+    ]);
+    expect(await issues(base, piped(''))).toEqual([
+      { path: 'CLAWFLEET_SECRETS_FD', message: 'names pipe 3, which did not carry JSON (0 bytes; empty means the launcher wrote nothing)' },
+    ]);
+    expect(await issues(base, piped(`{"token": "${TOKEN}", "secrets": {"OPENAI_API_KEY": "${KEY}"`))).toEqual([
+      { path: 'CLAWFLEET_SECRETS_FD', message: expect.stringContaining('did not carry JSON') },
+    ]);
     expect(await issues(base, piped(JSON.stringify({ token: 'short', secrets: { OPENAI_API_KEY: 42, OTHER: KEY }, extra: KEY })))).toEqual(
       expect.arrayContaining([
         { path: 'CLAWFLEET_SECRETS_FD.token', message: expect.any(String) },
@@ -90,15 +96,34 @@ describe('the local runtime’s token and secrets', () => {
 });
 
 describe('the sandbox settings', () => {
-  const aws = { CLAWFLEET_AGENT_ID: 'fran', CLAWFLEET_RUNTIME_CONFIG: config, CLAWFLEET_INBOX_URL: 'http://q/in', CLAWFLEET_OUTBOX_URL: 'http://q/out', CLAWFLEET_DLQ_URL: 'http://q/dlq' };
+  const aws = {
+    CLAWFLEET_AGENT_ID: 'fran',
+    CLAWFLEET_RUNTIME_CONFIG: config,
+    CLAWFLEET_INBOX_URL: 'http://q/in',
+    CLAWFLEET_OUTBOX_URL: 'http://q/out',
+    CLAWFLEET_DLQ_URL: 'http://q/dlq',
+  };
 
   it('default to auto with nothing hidden and no tool uids', async () => {
     expect((await readRuntimeEnv(aws)).sandbox).toEqual({ mode: 'auto', bwrap: undefined, toolUids: [], toolGid: undefined, hide: [] });
   });
 
   it('read the image’s uid pool, bubblewrap’s path and the paths to hide', async () => {
-    const env = await readRuntimeEnv({ ...aws, CLAWFLEET_SANDBOX: 'uid-pool', CLAWFLEET_TOOL_UIDS: '20001-20004', CLAWFLEET_TOOL_GID: '20000', CLAWFLEET_BWRAP: '/opt/bwrap', CLAWFLEET_SANDBOX_HIDE: '["/srv/state","/srv/secrets.json"]' });
-    expect(env.sandbox).toEqual({ mode: 'uid-pool', bwrap: '/opt/bwrap', toolUids: [20001, 20002, 20003, 20004], toolGid: 20000, hide: ['/srv/state', '/srv/secrets.json'] });
+    const env = await readRuntimeEnv({
+      ...aws,
+      CLAWFLEET_SANDBOX: 'uid-pool',
+      CLAWFLEET_TOOL_UIDS: '20001-20004',
+      CLAWFLEET_TOOL_GID: '20000',
+      CLAWFLEET_BWRAP: '/opt/bwrap',
+      CLAWFLEET_SANDBOX_HIDE: '["/srv/state","/srv/secrets.json"]',
+    });
+    expect(env.sandbox).toEqual({
+      mode: 'uid-pool',
+      bwrap: '/opt/bwrap',
+      toolUids: [20001, 20002, 20003, 20004],
+      toolGid: 20000,
+      hide: ['/srv/state', '/srv/secrets.json'],
+    });
   });
 
   it('are what the image sets: the uid pool, 32 tool uids and their group (runtime-image/Dockerfile, ENV)', async () => {
@@ -119,10 +144,15 @@ describe('the sandbox settings', () => {
 
   it('refuse a mode, a uid range or a hide list they cannot read', async () => {
     expect((await issues({ ...aws, CLAWFLEET_SANDBOX: 'chroot' })).map((i) => i.path)).toEqual(['CLAWFLEET_SANDBOX']);
-    expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: '0-10' }))[0]).toEqual({ path: 'CLAWFLEET_TOOL_UIDS', message: expect.stringContaining('from 1000 up') });
+    expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: '0-10' }))[0]).toEqual({
+      path: 'CLAWFLEET_TOOL_UIDS',
+      message: expect.stringContaining('from 1000 up'),
+    });
     expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: '20010-20001' }))[0]?.path).toBe('CLAWFLEET_TOOL_UIDS');
     expect((await issues({ ...aws, CLAWFLEET_TOOL_UIDS: 'root' }))[0]?.path).toBe('CLAWFLEET_TOOL_UIDS');
-    expect(await issues({ ...aws, CLAWFLEET_SANDBOX_HIDE: '["relative/path"]' })).toEqual([{ path: 'CLAWFLEET_SANDBOX_HIDE', message: 'must be a JSON list of absolute paths' }]);
+    expect(await issues({ ...aws, CLAWFLEET_SANDBOX_HIDE: '["relative/path"]' })).toEqual([
+      { path: 'CLAWFLEET_SANDBOX_HIDE', message: 'must be a JSON list of absolute paths' },
+    ]);
   });
 });
 
@@ -130,16 +160,28 @@ describe('the environment contract (shared/runtime-env.ts)', () => {
   const runtimeConfig = JSON.parse(config);
 
   it('is what a local launcher writes and the runtime reads back: identity, config, channel, settings', async () => {
-    const vars = runtimeEnvironment('fran', runtimeConfig, { kind: 'local', controlUrl: 'http://127.0.0.1:4100', secretsFd: 3 }, {
-      CLAWFLEET_WORKSPACE: '/srv/ws/fran',
-      CLAWFLEET_RUNTIME_STATE: '/srv/runtime/fran',
-      CLAWFLEET_SANDBOX_HIDE: JSON.stringify(['/srv/state']),
-      CLAWFLEET_MAX_RECEIVE_COUNT: '5',
-      CLAWFLEET_OFFLINE_MODEL: undefined,
-    });
-    expect(Object.keys(vars).sort()).toEqual(
-      ['CLAWFLEET_AGENT_ID', 'CLAWFLEET_CONTROL_URL', 'CLAWFLEET_MAX_RECEIVE_COUNT', 'CLAWFLEET_RUNTIME_CONFIG', 'CLAWFLEET_RUNTIME_STATE', 'CLAWFLEET_SANDBOX_HIDE', 'CLAWFLEET_SECRETS_FD', 'CLAWFLEET_WORKSPACE'],
+    const vars = runtimeEnvironment(
+      'fran',
+      runtimeConfig,
+      { kind: 'local', controlUrl: 'http://127.0.0.1:4100', secretsFd: 3 },
+      {
+        CLAWFLEET_WORKSPACE: '/srv/ws/fran',
+        CLAWFLEET_RUNTIME_STATE: '/srv/runtime/fran',
+        CLAWFLEET_SANDBOX_HIDE: JSON.stringify(['/srv/state']),
+        CLAWFLEET_MAX_RECEIVE_COUNT: '5',
+        CLAWFLEET_OFFLINE_MODEL: undefined,
+      },
     );
+    expect(Object.keys(vars).sort()).toEqual([
+      'CLAWFLEET_AGENT_ID',
+      'CLAWFLEET_CONTROL_URL',
+      'CLAWFLEET_MAX_RECEIVE_COUNT',
+      'CLAWFLEET_RUNTIME_CONFIG',
+      'CLAWFLEET_RUNTIME_STATE',
+      'CLAWFLEET_SANDBOX_HIDE',
+      'CLAWFLEET_SECRETS_FD',
+      'CLAWFLEET_WORKSPACE',
+    ]);
     const env = await readRuntimeEnv(vars, async (fd) => (fd === 3 ? JSON.stringify({ token: TOKEN, secrets: {} }) : ''));
     expect(env).toMatchObject({
       agentId: 'fran',
@@ -154,10 +196,15 @@ describe('the environment contract (shared/runtime-env.ts)', () => {
   });
 
   it('is what the task definition writes and the runtime reads back on AWS: its own queues and its own secret', async () => {
-    const vars = runtimeEnvironment('fran', runtimeConfig, { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq', secretId: 'clawfleet/demo/agents/fran' }, {
-      CLAWFLEET_DRAIN_SECONDS: '25',
-      CLAWFLEET_HEALTH_FILE: '/tmp/alive',
-    });
+    const vars = runtimeEnvironment(
+      'fran',
+      runtimeConfig,
+      { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq', secretId: 'clawfleet/demo/agents/fran' },
+      {
+        CLAWFLEET_DRAIN_SECONDS: '25',
+        CLAWFLEET_HEALTH_FILE: '/tmp/alive',
+      },
+    );
     const env = await readRuntimeEnv(vars, () => Promise.reject(new Error('no pipe on AWS')));
     expect(env).toMatchObject({
       transport: { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq' },

@@ -60,7 +60,9 @@ describe('runtime.kind in the config', () => {
   });
 
   it('refuses openclaw options on another kind, an external gateway (not supported yet) and Bedrock models', () => {
-    expect(issues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([{ path: 'agents.list[1].runtime.openclaw', message: 'applies to runtime.kind "openclaw" only (this agent\'s is "native")' }]);
+    expect(issues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([
+      { path: 'agents.list[1].runtime.openclaw', message: 'applies to runtime.kind "openclaw" only (this agent\'s is "native")' },
+    ]);
     const external = issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'external' } }));
     expect(external).toEqual([{ path: 'agents.list[1].runtime.openclaw.mode', message: expect.stringMatching(/^"external" .* is not supported yet/) }]);
     const bedrock = issues(
@@ -69,7 +71,9 @@ describe('runtime.kind in the config', () => {
         c.agents.list[1].model = 'bedrock/anthropic.claude-sonnet-4-5';
       }),
     );
-    expect(bedrock).toEqual([{ path: 'agents.list[1].runtime.model', message: expect.stringMatching(/Bedrock, which runtime.kind "openclaw" does not support yet/) }]);
+    expect(bedrock).toEqual([
+      { path: 'agents.list[1].runtime.model', message: expect.stringMatching(/Bedrock, which runtime.kind "openclaw" does not support yet/) },
+    ]);
   });
 
   it('is refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
@@ -81,9 +85,15 @@ describe('runtime.kind in the config', () => {
 
     writeFileSync(join(dir, 'small.json'), JSON.stringify(withFran({ kind: 'openclaw' })));
     writeFileSync(join(dir, 'secrets.json'), '{}');
-    await expect(startLocalFleet({ configPath: join(dir, 'small.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() })).rejects.toThrow(
-      /agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB/,
-    );
+    await expect(
+      startLocalFleet({
+        configPath: join(dir, 'small.json'),
+        secretsPath: join(dir, 'secrets.json'),
+        stateDir: join(dir, 'state'),
+        port: 0,
+        log: memoryLogger(),
+      }),
+    ).rejects.toThrow(/agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB/);
   });
 });
 
@@ -123,7 +133,10 @@ describe('the kind registry (runtime-image/src/kinds/registry.ts)', () => {
     ({
       agentId: 'fran',
       config: runtimeConfigFor(parseConfig(withFran({ kind, cpus: 1, memoryMb: 2048 })), 'fran'),
-      transport: transport === 'aws' ? { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq' } : { kind: 'local', controlUrl: 'http://127.0.0.1:1', token: 't'.repeat(16), secrets: {} },
+      transport:
+        transport === 'aws'
+          ? { kind: 'aws', inboxUrl: 'http://q/in', outboxUrl: 'http://q/out', dlqUrl: 'http://q/dlq' }
+          : { kind: 'local', controlUrl: 'http://127.0.0.1:1', token: 't'.repeat(16), secrets: {} },
     }) as unknown as RuntimeEnv;
 
   it('loads each kind’s start, and refuses a kind where it cannot run, at start', async () => {
@@ -154,12 +167,23 @@ describe('the managed gateway’s config (openclaw/gateway-config.ts)', () => {
 
   it('holds one agent, its providers with its own keys, and turns off everything the control plane owns', () => {
     expect(Object.keys(written.agents.entries)).toEqual(['fran']);
-    expect(written.agents.entries.fran).toEqual({ name: 'Fran', model: { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] }, workspace: '/workspace' });
+    expect(written.agents.entries.fran).toEqual({
+      name: 'Fran',
+      model: { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] },
+      workspace: '/workspace',
+    });
     expect(written.models.providers).toEqual({
       openai: { baseUrl: 'https://api.openai.com/v1', api: 'openai-completions', apiKey: 'sk-fran-openai', models: [] },
       anthropic: { baseUrl: 'https://api.anthropic.com', api: 'anthropic-messages', apiKey: 'sk-fran-anthropic', models: [] },
     });
-    expect(written.gateway).toEqual({ mode: 'local', port: 4242, bind: 'loopback', auth: { mode: 'token', token: 'gateway-token-0123456789' }, controlUi: { enabled: false }, tailscale: { mode: 'off' } });
+    expect(written.gateway).toEqual({
+      mode: 'local',
+      port: 4242,
+      bind: 'loopback',
+      auth: { mode: 'token', token: 'gateway-token-0123456789' },
+      controlUi: { enabled: false },
+      tailscale: { mode: 'off' },
+    });
     expect(written.channels).toBeUndefined();
     expect(written.cron).toEqual({ enabled: false });
     expect(written.hooks).toEqual({ enabled: false });

@@ -56,19 +56,50 @@ function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['me
   const clock = { now: () => TS };
   const tools = [...fileTools(workspace), sendFileTool('fran', workspace, store, clock)];
   const deps: TurnDeps = {
-    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock,
-    log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: defaultTurnLimits,
-    media: { agentId: 'fran', workspace, store: opts.withStore === false ? undefined : store, imageInput: model.imageInput ?? false, transcribe: opts.transcribe, echoTranscript: opts.echo },
+    agentId: 'fran',
+    agentName: 'Fran',
+    workspace,
+    transcripts: new TranscriptStore(workspace),
+    model,
+    outbox,
+    clock,
+    log: memoryLogger(),
+    tools: () => tools,
+    masker: secretMasker([]),
+    limits: defaultTurnLimits,
+    media: {
+      agentId: 'fran',
+      workspace,
+      store: opts.withStore === false ? undefined : store,
+      imageInput: model.imageInput ?? false,
+      transcribe: opts.transcribe,
+      echoTranscript: opts.echo,
+    },
   };
   const message = (n: number, media: MediaRef[], text = ''): MessageEnvelope => ({
-    v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey: 'agent:fran:main', ts: TS, text, from: { channel: 'telegram', accountId: 'fran' }, media,
+    v: PROTOCOL_VERSION,
+    kind: 'message',
+    id: `tg.fran.${n}`,
+    agentId: 'fran',
+    sessionKey: 'agent:fran:main',
+    ts: TS,
+    text,
+    from: { channel: 'telegram', accountId: 'fran' },
+    media,
   });
   const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
   return { workspace, store, deps, turn, message, sent };
 }
 
-const photo = (key = 'agents/fran/in/tg.fran.1/file_9.jpg'): MediaRef => ({ kind: 'photo', key, mimeType: 'image/jpeg', size: JPEG.length, width: 1280, height: 960 });
+const photo = (key = 'agents/fran/in/tg.fran.1/file_9.jpg'): MediaRef => ({
+  kind: 'photo',
+  key,
+  mimeType: 'image/jpeg',
+  size: JPEG.length,
+  width: 1280,
+  height: 960,
+});
 const firstUser = (m: ModelClient & { requests: ModelRequest[] }) => m.requests[0]!.messages.at(-1) as Extract<Message, { role: 'user' }>;
 
 describe('attachments in a turn', () => {
@@ -78,7 +109,10 @@ describe('attachments in a turn', () => {
     await store.put('agents/fran/in/tg.fran.1/file_9.jpg', JPEG, 'image/jpeg');
     expect(await turn(message(1, [photo()], 'what is this?'))).toBe('replied');
     const content = firstUser(model).content as { type: string; text?: string; data?: string; mimeType?: string }[];
-    expect(content[0]).toEqual({ type: 'text', text: '[The user sent a photo; it is attached as an image, and saved at inbox/2026-03-01/file_9.jpg.]\nwhat is this?' });
+    expect(content[0]).toEqual({
+      type: 'text',
+      text: '[The user sent a photo; it is attached as an image, and saved at inbox/2026-03-01/file_9.jpg.]\nwhat is this?',
+    });
     expect(content[1]).toEqual({ type: 'image', data: JPEG.toString('base64'), mimeType: 'image/jpeg' });
     expect(readFileSync(join(workspace, 'inbox/2026-03-01/file_9.jpg'))).toEqual(JPEG);
     const record = await deps.transcripts.find('agent:fran:main', 'tg.fran.1');
@@ -90,7 +124,9 @@ describe('attachments in a turn', () => {
     const { store, turn, message } = setup(model);
     await store.put('agents/fran/in/tg.fran.1/file_9.jpg', JPEG, 'image/jpeg');
     await turn(message(1, [photo()]));
-    expect(firstUser(model).content).toBe(`[The user sent a photo (image/jpeg, ${JPEG.length} bytes), saved at inbox/2026-03-01/file_9.jpg; this model cannot see images, so you cannot see it — say so if it matters.]`);
+    expect(firstUser(model).content).toBe(
+      `[The user sent a photo (image/jpeg, ${JPEG.length} bytes), saved at inbox/2026-03-01/file_9.jpg; this model cannot see images, so you cannot see it — say so if it matters.]`,
+    );
   });
 
   it('lands a document in inbox/<date>/ under its own name, where the read tool finds it', async () => {
@@ -98,8 +134,13 @@ describe('attachments in a turn', () => {
     const { store, turn, message } = setup(model);
     await store.put('agents/fran/in/tg.fran.2/Q3_report.txt', Buffer.from('revenue: up 12%'), 'text/plain');
     await turn(message(2, [{ kind: 'document', key: 'agents/fran/in/tg.fran.2/Q3_report.txt', mimeType: 'text/plain', size: 15, fileName: 'Q3 report.txt' }]));
-    expect(firstUser(model).content).toBe('[The user sent a file "Q3 report.txt" (text/plain, 15 bytes), saved at inbox/2026-03-01/Q3_report.txt in your workspace; read it with your file tools.]');
-    expect(model.requests[1]!.messages.find((m) => m.role === 'toolResult')).toMatchObject({ isError: false, content: [{ type: 'text', text: 'revenue: up 12%' }] });
+    expect(firstUser(model).content).toBe(
+      '[The user sent a file "Q3 report.txt" (text/plain, 15 bytes), saved at inbox/2026-03-01/Q3_report.txt in your workspace; read it with your file tools.]',
+    );
+    expect(model.requests[1]!.messages.find((m) => m.role === 'toolResult')).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'revenue: up 12%' }],
+    });
   });
 
   it('writes a redelivered message’s file once, and a different file of the same name beside it', async () => {
@@ -154,9 +195,15 @@ describe('voice transcription', () => {
     for await (const c of req) chunks.push(c as Buffer);
     const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type']! } }).formData();
     const file = form.get('file') as File;
-    seen.push({ auth: req.headers.authorization, model: form.get('model') as string, language: (form.get('language') as string) ?? undefined, file: { name: file.name, size: file.size, type: file.type } });
+    seen.push({
+      auth: req.headers.authorization,
+      model: form.get('model') as string,
+      language: (form.get('language') as string) ?? undefined,
+      file: { name: file.name, size: file.size, type: file.type },
+    });
     if (req.url !== '/v1/audio/transcriptions') return res.writeHead(404).end();
-    if (form.get('model') === 'broken') return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model overloaded' } }));
+    if (form.get('model') === 'broken')
+      return res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model overloaded' } }));
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: ' Remind me to call Bob at five. ' }));
   });
   beforeAll(async () => {
@@ -168,11 +215,15 @@ describe('voice transcription', () => {
 
   it('makes a voice message’s transcript the message text, through an OpenAI-compatible /audio/transcriptions with the agent’s key', async () => {
     const model = scripted(false, { text: 'Will do.' });
-    const { store, turn, message, sent } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1', apiKeySecret: 'STT_KEY', language: 'en' }, 'sk-stt-123') });
+    const { store, turn, message, sent } = setup(model, {
+      transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1', apiKeySecret: 'STT_KEY', language: 'en' }, 'sk-stt-123'),
+    });
     await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
     await turn(message(9, [voice]));
     expect(seen.at(-1)).toEqual({ auth: 'Bearer sk-stt-123', model: 'whisper-1', language: 'en', file: { name: 'voice.ogg', size: 4, type: 'audio/ogg' } });
-    expect(firstUser(model).content).toBe('[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.');
+    expect(firstUser(model).content).toBe(
+      '[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.',
+    );
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
   });
 
@@ -181,7 +232,10 @@ describe('voice transcription', () => {
     const { store, turn, message, sent, deps } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined), echo: true });
     await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
     await turn(message(9, [voice]));
-    const reply = () => sent().filter((e) => e.kind === 'reply').map((e) => e.text);
+    const reply = () =>
+      sent()
+        .filter((e) => e.kind === 'reply')
+        .map((e) => e.text);
     expect(reply()).toEqual(['🎤 “Remind me to call Bob at five.”\n\nWill do.']);
     // Recorded with the quote: a redelivery re-sends that answer, the model and the transcriber not asked again.
     expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.9'))?.reply).toBe('🎤 “Remind me to call Bob at five.”\n\nWill do.');
@@ -216,7 +270,16 @@ describe('send_file', () => {
     writeFileSync(join(workspace, 'charts/q3.png'), png);
     await turn(message(10, [], 'send me the chart'));
     const file = sent().find((e) => e.kind === 'file')!;
-    expect(file).toMatchObject({ agentId: 'fran', inboundId: 'tg.fran.10', sessionKey: 'agent:fran:main', fileKind: 'photo', fileName: 'q3.png', mimeType: 'image/png', caption: 'Q3', size: png.length });
+    expect(file).toMatchObject({
+      agentId: 'fran',
+      inboundId: 'tg.fran.10',
+      sessionKey: 'agent:fran:main',
+      fileKind: 'photo',
+      fileName: 'q3.png',
+      mimeType: 'image/png',
+      caption: 'Q3',
+      size: png.length,
+    });
     expect(file.key).toMatch(/^agents\/fran\/out\/[0-9a-f]{32}\/q3\.png$/);
     expect(Buffer.from(store.objects.get(file.key as string)!.bytes)).toEqual(png);
   });
@@ -242,6 +305,13 @@ describe('send_file', () => {
     const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
     expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/outside the workspace/) }] });
     expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MB a file sent to a chat may be' }] });
-    expect(sent().filter((e) => e.kind === 'file').map((e) => [e.fileKind, e.mimeType])).toEqual([['voice', 'audio/ogg'], ['document', 'application/octet-stream']]);
+    expect(
+      sent()
+        .filter((e) => e.kind === 'file')
+        .map((e) => [e.fileKind, e.mimeType]),
+    ).toEqual([
+      ['voice', 'audio/ogg'],
+      ['document', 'application/octet-stream'],
+    ]);
   });
 });

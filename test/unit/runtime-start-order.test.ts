@@ -53,11 +53,34 @@ describe('a start whose sandbox is still being looked for', () => {
     let receives = 0;
     const receive = inbox.receive.bind(inbox);
     inbox.receive = (...args) => (receives++, receive(...args));
-    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'hi', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'm.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: 1,
+        text: 'hi',
+        from: { channel: 'local' },
+      }),
+      'agent:fran:main',
+      'm.1',
+    );
     const outbox = new InMemoryOutbox();
     const log = memoryLogger();
     let done = false;
-    const starting = startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, exit: () => {}, sandbox }).then((r) => {
+    const starting = startAgentRuntime({
+      env,
+      inbox,
+      outbox,
+      deadLetters: new InMemoryDeadLetters(),
+      secrets: {},
+      clock: systemClock,
+      log,
+      exit: () => {},
+      sandbox,
+    }).then((r) => {
       done = true;
       started.push(r);
       return r;

@@ -24,7 +24,9 @@ const ws = () => mkdtempSync(join(tmpdir(), 'cf-tools-'));
 function ctx(sent: OutboundEnvelope[] = [], signal = new AbortController().signal): ToolCallContext {
   let n = 0;
   return {
-    signal, sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7',
+    signal,
+    sessionKey: 'agent:fran:main',
+    inboundId: 'tg.fran.7',
     request: async (make) => {
       const e = make(`tg.fran.7.req.${++n}`);
       sent.push(parseOutbound(JSON.stringify(e)));
@@ -53,8 +55,14 @@ describe('workspace file tools', () => {
     expect((await call(tools, 'read', { path: 'notes/todo.md', offset: 2, limit: 1 })).text).toBe('two\n[1 more lines; use offset=3]');
     expect(await call(tools, 'edit', { path: 'notes/todo.md', oldText: 'two', newText: 'TWO' })).toEqual({ text: 'edited notes/todo.md' });
     expect(readFileSync(join(dir, 'notes/todo.md'), 'utf8')).toBe('one\nTWO\nthree');
-    expect(await call(tools, 'edit', { path: 'notes/todo.md', oldText: 'e', newText: 'E' })).toMatchObject({ isError: true, text: expect.stringMatching(/occurs 3 times/) });
-    expect(await call(tools, 'edit', { path: 'notes/todo.md', oldText: 'four', newText: '4' })).toMatchObject({ isError: true, text: expect.stringMatching(/not found/) });
+    expect(await call(tools, 'edit', { path: 'notes/todo.md', oldText: 'e', newText: 'E' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/occurs 3 times/),
+    });
+    expect(await call(tools, 'edit', { path: 'notes/todo.md', oldText: 'four', newText: '4' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/not found/),
+    });
     expect((await call(tools, 'list', { recursive: true })).text).toBe('notes/\nnotes/todo.md');
   });
 
@@ -83,7 +91,10 @@ describe('exec (in bubblewrap, as the runtime runs it where bwrap works)', () =>
   it('runs a command in the workspace and reports its output and exit code', async () => {
     const dir = ws();
     writeFileSync(join(dir, 'hello.txt'), 'hi\n');
-    expect(await call([await sandboxedExec(dir)], 'exec', { command: 'cat hello.txt; echo err >&2' })).toEqual({ text: 'exit code 0\nhi\nerr\n', isError: false });
+    expect(await call([await sandboxedExec(dir)], 'exec', { command: 'cat hello.txt; echo err >&2' })).toEqual({
+      text: 'exit code 0\nhi\nerr\n',
+      isError: false,
+    });
     expect(await call([await sandboxedExec(dir)], 'exec', { command: 'exit 3' })).toMatchObject({ text: expect.stringMatching(/^exit code 3/), isError: true });
   });
 
@@ -91,7 +102,9 @@ describe('exec (in bubblewrap, as the runtime runs it where bwrap works)', () =>
     const dir = ws();
     const started = Date.now();
     const marker = uniqueSleep(30);
-    const r = await call([await sandboxedExec(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', { command: `(sleep ${marker}; touch late.txt) & sleep ${marker}` });
+    const r = await call([await sandboxedExec(dir, { defaultTimeoutSeconds: 1, maxTimeoutSeconds: 5, maxOutputBytes: 1000 })], 'exec', {
+      command: `(sleep ${marker}; touch late.txt) & sleep ${marker}`,
+    });
     expect(r).toMatchObject({ isError: true, text: expect.stringMatching(/^killed after 1 s/) });
     expect(Date.now() - started).toBeLessThan(5_000);
     // Seen from the host (the sandbox has a pid namespace of its own): nothing of the call
@@ -101,7 +114,9 @@ describe('exec (in bubblewrap, as the runtime runs it where bwrap works)', () =>
   });
 
   it('caps the output it returns', async () => {
-    const r = await call([await sandboxedExec(ws(), { defaultTimeoutSeconds: 5, maxTimeoutSeconds: 5, maxOutputBytes: 100 })], 'exec', { command: 'head -c 5000 /dev/zero | tr "\\0" a' });
+    const r = await call([await sandboxedExec(ws(), { defaultTimeoutSeconds: 5, maxTimeoutSeconds: 5, maxOutputBytes: 100 })], 'exec', {
+      command: 'head -c 5000 /dev/zero | tr "\\0" a',
+    });
     expect(r.text).toMatch(/^exit code 0\na{100}\n\[4900 more bytes of output cut\]$/);
   });
 
@@ -138,12 +153,39 @@ describe('sessions_send and cron', () => {
     const sent: OutboundEnvelope[] = [];
     const tools = requestTools('fran', { now: () => 5 });
     const c = ctx(sent);
-    expect((await call(tools, 'sessions_send', { agentId: 'grif', message: 'Is Tuesday OK?' }, c)).text).toMatch(/message to grif requested \(tg\.fran\.7\.req\.1\)/);
-    await call(tools, 'cron', { action: 'add', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, message: 'Post the standup' }, c);
+    expect((await call(tools, 'sessions_send', { agentId: 'grif', message: 'Is Tuesday OK?' }, c)).text).toMatch(
+      /message to grif requested \(tg\.fran\.7\.req\.1\)/,
+    );
+    await call(
+      tools,
+      'cron',
+      { action: 'add', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, message: 'Post the standup' },
+      c,
+    );
     await call(tools, 'cron', { action: 'remove', jobId: 'old-job' }, c);
     expect(sent).toEqual([
-      { v: PROTOCOL_VERSION, kind: 'agent_send', id: 'tg.fran.7.req.1', agentId: 'fran', sessionKey: 'agent:fran:main', inboundId: 'tg.fran.7', toAgentId: 'grif', text: 'Is Tuesday OK?', ts: 5 },
-      { v: PROTOCOL_VERSION, kind: 'cron_upsert', id: 'tg.fran.7.req.2', agentId: 'fran', jobId: 'standup', schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' }, sessionTarget: 'main', message: 'Post the standup', ts: 5 },
+      {
+        v: PROTOCOL_VERSION,
+        kind: 'agent_send',
+        id: 'tg.fran.7.req.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        inboundId: 'tg.fran.7',
+        toAgentId: 'grif',
+        text: 'Is Tuesday OK?',
+        ts: 5,
+      },
+      {
+        v: PROTOCOL_VERSION,
+        kind: 'cron_upsert',
+        id: 'tg.fran.7.req.2',
+        agentId: 'fran',
+        jobId: 'standup',
+        schedule: { kind: 'cron', expr: '0 9 * * 1-5', tz: 'Europe/Lisbon' },
+        sessionTarget: 'main',
+        message: 'Post the standup',
+        ts: 5,
+      },
       { v: PROTOCOL_VERSION, kind: 'cron_delete', id: 'tg.fran.7.req.3', agentId: 'fran', jobId: 'old-job', ts: 5 },
     ]);
   });
@@ -151,7 +193,9 @@ describe('sessions_send and cron', () => {
   it('refuse a bad schedule or messaging oneself without sending anything', async () => {
     const sent: OutboundEnvelope[] = [];
     const tools = requestTools('fran', { now: () => 5 });
-    expect(await call(tools, 'cron', { action: 'add', jobId: 'x', schedule: { kind: 'at', at: 'tomorrow' }, message: 'hi' }, ctx(sent))).toMatchObject({ isError: true });
+    expect(await call(tools, 'cron', { action: 'add', jobId: 'x', schedule: { kind: 'at', at: 'tomorrow' }, message: 'hi' }, ctx(sent))).toMatchObject({
+      isError: true,
+    });
     expect(await call(tools, 'sessions_send', { agentId: 'fran', message: 'me?' }, ctx(sent))).toMatchObject({ isError: true });
     expect(sent).toEqual([]);
   });
@@ -160,7 +204,10 @@ describe('sessions_send and cron', () => {
 describe('web_fetch', () => {
   let url: string;
   const server = createServer((req, res) => {
-    if (req.url === '/page') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><script>x()</script></head><body><h1>Title</h1><p>Hello &amp; welcome</p></body></html>');
+    if (req.url === '/page')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><head><script>x()</script></head><body><h1>Title</h1><p>Hello &amp; welcome</p></body></html>');
     if (req.url === '/big') return res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '5000' }).end('b'.repeat(5_000));
     if (req.url === '/stream') return res.writeHead(200, { 'content-type': 'text/plain' }).end('s'.repeat(5_000));
     if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
@@ -189,11 +236,22 @@ describe('web_fetch', () => {
   });
 
   it('stops at the size limit and the time limit, and reports HTTP errors', async () => {
-    expect(await call([tool], 'web_fetch', { url: `${url}/big` })).toMatchObject({ text: expect.stringMatching(/is 5000 bytes, over the 1000-byte limit/), isError: true });
+    expect(await call([tool], 'web_fetch', { url: `${url}/big` })).toMatchObject({
+      text: expect.stringMatching(/is 5000 bytes, over the 1000-byte limit/),
+      isError: true,
+    });
     // Without a declared length, reading stops at the limit.
-    expect(await call([tool], 'web_fetch', { url: `${url}/stream` })).toMatchObject({ text: 's'.repeat(1_000), isError: false, untrusted: { meta: { status: '200 OK text/plain (first 1000 bytes)' } } });
+    expect(await call([tool], 'web_fetch', { url: `${url}/stream` })).toMatchObject({
+      text: 's'.repeat(1_000),
+      isError: false,
+      untrusted: { meta: { status: '200 OK text/plain (first 1000 bytes)' } },
+    });
     expect(await call([impatient], 'web_fetch', { url: `${url}/slow` })).toEqual({ text: 'no answer within 0.3 s', isError: true });
-    expect(await call([tool], 'web_fetch', { url: `${url}/missing` })).toMatchObject({ text: 'nope', isError: true, untrusted: { meta: { status: '404 Not Found' } } });
+    expect(await call([tool], 'web_fetch', { url: `${url}/missing` })).toMatchObject({
+      text: 'nope',
+      isError: true,
+      untrusted: { meta: { status: '404 Not Found' } },
+    });
     expect(await call([tool], 'web_fetch', { url: 'file:///etc/passwd' })).toMatchObject({ isError: true });
   });
 });

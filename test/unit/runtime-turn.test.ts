@@ -25,7 +25,10 @@ import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
 import { z } from 'zod';
 import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
 
-type Step = { text?: string; calls?: { name: string; args: unknown }[] } | Extract<ModelResult, { ok: false }> | ((req: ModelRequest) => Promise<ModelResult> | ModelResult);
+type Step =
+  | { text?: string; calls?: { name: string; args: unknown }[] }
+  | Extract<ModelResult, { ok: false }>
+  | ((req: ModelRequest) => Promise<ModelResult> | ModelResult);
 
 /** A model that answers from a script (then echoes) and records what it was asked. */
 function scripted(...script: Step[]): ModelClient & { requests: ModelRequest[] } {
@@ -57,7 +60,14 @@ function lastUserText(messages: Message[]): string {
 const toolResults = (req: ModelRequest) => req.messages.filter((m) => m.role === 'toolResult');
 
 const message = (n = 1, text = 'hello', sessionKey = 'agent:fran:main'): MessageEnvelope => ({
-  v: PROTOCOL_VERSION, kind: 'message', id: `tg.fran.${n}`, agentId: 'fran', sessionKey, ts: 1, text, from: { channel: 'telegram', accountId: 'fran' },
+  v: PROTOCOL_VERSION,
+  kind: 'message',
+  id: `tg.fran.${n}`,
+  agentId: 'fran',
+  sessionKey,
+  ts: 1,
+  text,
+  from: { channel: 'telegram', accountId: 'fran' },
 });
 
 function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; limits?: Partial<TurnDeps['limits']> } = {}) {
@@ -65,8 +75,17 @@ function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; 
   const outbox = new InMemoryOutbox();
   const tools = opts.tools?.(workspace) ?? fileTools(workspace);
   const deps: TurnDeps = {
-    agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
-    log: memoryLogger(), tools: () => tools, masker: secretMasker([]), limits: { ...defaultTurnLimits, ...opts.limits },
+    agentId: 'fran',
+    agentName: 'Fran',
+    workspace,
+    transcripts: new TranscriptStore(workspace),
+    model,
+    outbox,
+    clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
+    log: memoryLogger(),
+    tools: () => tools,
+    masker: secretMasker([]),
+    limits: { ...defaultTurnLimits, ...opts.limits },
   };
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b));
   const replies = () => sent().filter((e) => e.kind === 'reply');
@@ -80,10 +99,17 @@ describe('the agent loop', () => {
     const { turn, replies, workspace, deps } = setup(model);
     writeFileSync(join(workspace, 'notes.txt'), 'buy milk');
     expect(await turn(message())).toBe('replied');
-    expect(toolResults(model.requests[1]!)).toEqual([expect.objectContaining({ toolName: 'read', isError: false, content: [{ type: 'text', text: 'buy milk' }] })]);
+    expect(toolResults(model.requests[1]!)).toEqual([
+      expect.objectContaining({ toolName: 'read', isError: false, content: [{ type: 'text', text: 'buy milk' }] }),
+    ]);
     expect(replies()).toEqual([expect.objectContaining({ id: 'tg.fran.1.reply.0', inReplyTo: 'tg.fran.1', text: 'Your note says: buy milk' })]);
     // The whole turn is recorded, tool call and result included.
-    expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.1'))?.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant']);
+    expect((await deps.transcripts.find('agent:fran:main', 'tg.fran.1'))?.messages?.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'toolResult',
+      'assistant',
+    ]);
   });
 
   it('offers the tools to the model with JSON Schemas of their arguments', async () => {
@@ -98,7 +124,10 @@ describe('the agent loop', () => {
     const model = scripted({ calls: [{ name: 'write', args: { path: 'x.txt' } }] }, { text: 'sorry' });
     const { turn, workspace } = setup(model);
     expect(await turn(message())).toBe('replied');
-    expect(toolResults(model.requests[1]!)[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/invalid arguments for write: content/) }] });
+    expect(toolResults(model.requests[1]!)[0]).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/invalid arguments for write: content/) }],
+    });
     expect(existsSync(join(workspace, 'x.txt'))).toBe(false);
   });
 
@@ -106,14 +135,37 @@ describe('the agent loop', () => {
     const model = scripted({ calls: [{ name: 'launch_rockets', args: {} }] }, { text: 'I cannot do that' });
     const { turn, replies } = setup(model);
     await turn(message());
-    expect(toolResults(model.requests[1]!)[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/unknown tool "launch_rockets"; available: read, write, edit, list/) }] });
+    expect(toolResults(model.requests[1]!)[0]).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/unknown tool "launch_rockets"; available: read, write, edit, list/) }],
+    });
     expect(replies()[0].text).toBe('I cannot do that');
   });
 
   it('turns a tool that throws or hangs into an error result, and the turn goes on', async () => {
-    const boom = defineTool({ name: 'boom', description: 'throws', schema: z.object({}), run: async () => { throw new Error('disk on fire'); } });
-    const hang = defineTool({ name: 'hang', description: 'never returns', schema: z.object({}), run: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r('late'))) });
-    const model = scripted({ calls: [{ name: 'boom', args: {} }, { name: 'hang', args: {} }] }, { text: 'done anyway' });
+    const boom = defineTool({
+      name: 'boom',
+      description: 'throws',
+      schema: z.object({}),
+      run: async () => {
+        throw new Error('disk on fire');
+      },
+    });
+    const hang = defineTool({
+      name: 'hang',
+      description: 'never returns',
+      schema: z.object({}),
+      run: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r('late'))),
+    });
+    const model = scripted(
+      {
+        calls: [
+          { name: 'boom', args: {} },
+          { name: 'hang', args: {} },
+        ],
+      },
+      { text: 'done anyway' },
+    );
     const { turn } = setup(model, { tools: () => [boom, hang], limits: { toolTimeoutMs: 50 } });
     expect(await turn(message())).toBe('replied');
     expect(toolResults(model.requests[1]!).map((r) => [r.toolName, r.isError, (r.content[0] as { text: string }).text])).toEqual([
@@ -130,7 +182,9 @@ describe('the agent loop', () => {
   });
 
   it('ends a turn that runs past its timeout and tells the user', async () => {
-    const model = scripted((req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))));
+    const model = scripted(
+      (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))),
+    );
     const { turn, replies } = setup(model, { limits: { turnTimeoutMs: 50 } });
     expect(await turn(message())).toBe('failed');
     expect(replies()[0].text).toMatch(/took longer than 0 s/);
@@ -150,12 +204,25 @@ describe('the agent loop', () => {
     };
     const a = setup(scripted(slow));
     await a.turn(message());
-    expect(a.sent().filter((e) => e.kind === 'status').map((e) => [e.turn, e.inboundId])).toEqual([['started', 'tg.fran.1'], ['ended', 'tg.fran.1']]);
+    expect(
+      a
+        .sent()
+        .filter((e) => e.kind === 'status')
+        .map((e) => [e.turn, e.inboundId]),
+    ).toEqual([
+      ['started', 'tg.fran.1'],
+      ['ended', 'tg.fran.1'],
+    ]);
 
     const b = setup(scripted({ text: 'hi' }));
     await b.turn(message());
     await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
-    expect(b.sent().filter((e) => e.kind === 'status').map((e) => e.turn)).toEqual(['ended']);
+    expect(
+      b
+        .sent()
+        .filter((e) => e.kind === 'status')
+        .map((e) => e.turn),
+    ).toEqual(['ended']);
   });
 
   it('reports where the turn’s time went: queue wait, model and tools', async () => {
@@ -187,7 +254,11 @@ describe('model failures', () => {
 
   it('backs off between retries, honouring retry-after up to the cap', async () => {
     const waits: number[] = [];
-    const model = modelChain([scripted({ ...overloaded, retryAfterSeconds: 2 }, overloaded, { text: 'ok' })], { attemptsPerModel: 3, baseDelayMs: 100, maxDelayMs: 1_000 }, { sleep: async (ms) => void waits.push(ms), random: () => 1 });
+    const model = modelChain(
+      [scripted({ ...overloaded, retryAfterSeconds: 2 }, overloaded, { text: 'ok' })],
+      { attemptsPerModel: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
+      { sleep: async (ms) => void waits.push(ms), random: () => 1 },
+    );
     await setup(model).turn(message());
     expect(waits).toEqual([1_000, 200]);
   });
@@ -209,9 +280,13 @@ describe('model failures', () => {
   });
 
   it('tells the user once every model has failed, with each reason', async () => {
-    const { turn, replies } = setup(modelChain([scripted(overloaded, overloaded, overloaded), scripted({ ok: false, error: '401 bad key', retriable: false })], undefined, noSleep));
+    const { turn, replies } = setup(
+      modelChain([scripted(overloaded, overloaded, overloaded), scripted({ ok: false, error: '401 bad key', retriable: false })], undefined, noSleep),
+    );
     expect(await turn(message())).toBe('failed');
-    expect(replies()).toEqual([expect.objectContaining({ text: expect.stringMatching(/could not answer that message \(scripted\/test: 529 overloaded; scripted\/test: 401 bad key\)/) })]);
+    expect(replies()).toEqual([
+      expect.objectContaining({ text: expect.stringMatching(/could not answer that message \(scripted\/test: 529 overloaded; scripted\/test: 401 bad key\)/) }),
+    ]);
   });
 });
 
@@ -262,10 +337,16 @@ describe('compaction', () => {
   it('flushes durable facts to memory/YYYY-MM-DD.md, then compacts the session into a summary', async () => {
     const requests: ModelRequest[] = [];
     const model: ModelClient = {
-      label: 'scripted/test', contextWindow: 100_000,
+      label: 'scripted/test',
+      contextWindow: 100_000,
       async complete(req) {
         requests.push(req);
-        const text = req.systemPrompt === FLUSH_PROMPT ? '- The user has a cat called Tom.' : req.systemPrompt === SUMMARY_PROMPT ? 'Ann talked about her cat Tom.' : 'noted';
+        const text =
+          req.systemPrompt === FLUSH_PROMPT
+            ? '- The user has a cat called Tom.'
+            : req.systemPrompt === SUMMARY_PROMPT
+              ? 'Ann talked about her cat Tom.'
+              : 'noted';
         return { ok: true, message: assistantMessage('scripted/test', [{ type: 'text', text }]) };
       },
     };
@@ -295,7 +376,15 @@ describe('inbound envelopes other than messages', () => {
     const model = scripted();
     const { turn, replies } = setup(model);
     await turn(message(1));
-    await turn({ ...base, kind: 'cron', id: 'cron.daily.1', sessionKey: 'agent:fran:main', jobId: 'daily', sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'Summarize the news' } });
+    await turn({
+      ...base,
+      kind: 'cron',
+      id: 'cron.daily.1',
+      sessionKey: 'agent:fran:main',
+      jobId: 'daily',
+      sessionTarget: 'isolated',
+      payload: { kind: 'agentTurn', message: 'Summarize the news' },
+    });
     expect(model.requests[1]!.messages).toHaveLength(1);
     expect(replies().at(-1)).toMatchObject({ sessionKey: 'agent:fran:main', inReplyTo: 'cron.daily.1', text: 'echo: Summarize the news' });
   });
@@ -304,7 +393,16 @@ describe('inbound envelopes other than messages', () => {
     const model = scripted({ text: 'hi' }, { text: 'HEARTBEAT_OK' });
     const { turn, replies } = setup(model);
     await turn(message(1));
-    expect(await turn({ ...base, kind: 'cron', id: 'cron.check.1', sessionKey: 'agent:fran:main', jobId: 'check', payload: { kind: 'systemEvent', text: 'check the inbox' } })).toBe('silent');
+    expect(
+      await turn({
+        ...base,
+        kind: 'cron',
+        id: 'cron.check.1',
+        sessionKey: 'agent:fran:main',
+        jobId: 'check',
+        payload: { kind: 'systemEvent', text: 'check the inbox' },
+      }),
+    ).toBe('silent');
     expect(model.requests[1]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(lastUserText(model.requests[1]!.messages)).toBe('[System event from cron job "check"] check the inbox');
     expect(replies()).toHaveLength(1);
@@ -318,9 +416,37 @@ describe('inbound envelopes other than messages', () => {
 
   it('answers another agent’s message back to it with agent_send, and reports an answer to its own session', async () => {
     const { turn, sent } = setup(scripted({ text: 'Tuesday works' }, { text: 'Grif says Tuesday works.' }));
-    await turn({ ...base, kind: 'agent_message', id: 'a2a.1', sessionKey: 'agent:fran:a2a:grif', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Is Tuesday OK?', hops: 1 });
-    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ toAgentId: 'grif', sessionKey: 'agent:grif:main', inboundId: 'a2a.1', inReplyTo: 'a2a.1', text: 'Tuesday works', id: 'a2a.1.answer' })]);
-    await turn({ ...base, kind: 'agent_message', id: 'a2a.2', sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'Tuesday works', hops: 2, inReplyTo: 'a2a.0.answer' });
+    await turn({
+      ...base,
+      kind: 'agent_message',
+      id: 'a2a.1',
+      sessionKey: 'agent:fran:a2a:grif',
+      fromAgentId: 'grif',
+      replyTo: { sessionKey: 'agent:grif:main' },
+      text: 'Is Tuesday OK?',
+      hops: 1,
+    });
+    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([
+      expect.objectContaining({
+        toAgentId: 'grif',
+        sessionKey: 'agent:grif:main',
+        inboundId: 'a2a.1',
+        inReplyTo: 'a2a.1',
+        text: 'Tuesday works',
+        id: 'a2a.1.answer',
+      }),
+    ]);
+    await turn({
+      ...base,
+      kind: 'agent_message',
+      id: 'a2a.2',
+      sessionKey: 'agent:fran:main',
+      fromAgentId: 'grif',
+      replyTo: { sessionKey: 'agent:grif:main' },
+      text: 'Tuesday works',
+      hops: 2,
+      inReplyTo: 'a2a.0.answer',
+    });
     expect(sent().filter((e) => e.kind === 'reply')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', text: 'Grif says Tuesday works.' })]);
   });
 });
@@ -331,9 +457,21 @@ describe('requests a turn makes', () => {
   it('name the turn’s inbound and the agent’s session, even from an isolated cron run (whose transcript is its own)', async () => {
     const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'grif', message: 'status?' } }] }, { text: 'asked' });
     const { turn, sent, deps } = setup(model, { tools: sessionsSend });
-    const cron = { v: PROTOCOL_VERSION, kind: 'cron' as const, id: 'cron.fran.daily.1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:cron:daily', jobId: 'daily', sessionTarget: 'isolated' as const, payload: { kind: 'agentTurn' as const, message: 'check' } };
+    const cron = {
+      v: PROTOCOL_VERSION,
+      kind: 'cron' as const,
+      id: 'cron.fran.daily.1',
+      agentId: 'fran',
+      ts: 1,
+      sessionKey: 'agent:fran:cron:daily',
+      jobId: 'daily',
+      sessionTarget: 'isolated' as const,
+      payload: { kind: 'agentTurn' as const, message: 'check' },
+    };
     await turn(cron);
-    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:cron:daily', inboundId: 'cron.fran.daily.1', toAgentId: 'grif' })]);
+    expect(sent().filter((e) => e.kind === 'agent_send')).toEqual([
+      expect.objectContaining({ sessionKey: 'agent:fran:cron:daily', inboundId: 'cron.fran.daily.1', toAgentId: 'grif' }),
+    ]);
     // The run's transcript is still its own.
     expect(deps.transcripts.find('cron:daily:cron.fran.daily.1', 'cron.fran.daily.1')).toBeDefined();
   });
@@ -341,8 +479,21 @@ describe('requests a turn makes', () => {
   it('carry a relayed message’s id as their inbound, so the control plane can continue its conversation', async () => {
     const model = scripted({ calls: [{ name: 'sessions_send', args: { agentId: 'ray', message: 'forward' } }] }, { text: 'NO_REPLY' });
     const { turn, sent } = setup(model, { tools: sessionsSend });
-    await turn({ v: PROTOCOL_VERSION, kind: 'agent_message', id: 'am.grif.q1', agentId: 'fran', ts: 1, sessionKey: 'agent:fran:main', fromAgentId: 'grif', replyTo: { sessionKey: 'agent:grif:main' }, text: 'forward this to ray', hops: 1 });
-    expect(sent().filter((e) => e.kind === 'agent_send' && e.toAgentId === 'ray')).toEqual([expect.objectContaining({ sessionKey: 'agent:fran:main', inboundId: 'am.grif.q1' })]);
+    await turn({
+      v: PROTOCOL_VERSION,
+      kind: 'agent_message',
+      id: 'am.grif.q1',
+      agentId: 'fran',
+      ts: 1,
+      sessionKey: 'agent:fran:main',
+      fromAgentId: 'grif',
+      replyTo: { sessionKey: 'agent:grif:main' },
+      text: 'forward this to ray',
+      hops: 1,
+    });
+    expect(sent().filter((e) => e.kind === 'agent_send' && e.toAgentId === 'ray')).toEqual([
+      expect.objectContaining({ sessionKey: 'agent:fran:main', inboundId: 'am.grif.q1' }),
+    ]);
   });
 });
 
@@ -354,8 +505,15 @@ describe('the worker', () => {
     const controls: string[] = [];
     const attempts = opts.attempts ? new WorkspaceAttemptLog(s.deps.workspace) : undefined;
     const w = new Worker({
-      agentId: 'fran', inbox, outbox: s.deps.outbox, deadLetters: dlq, clock: s.deps.clock, log: s.deps.log,
-      visibilitySeconds: 30, waitSeconds: 1, maxConcurrent: opts.maxConcurrent,
+      agentId: 'fran',
+      inbox,
+      outbox: s.deps.outbox,
+      deadLetters: dlq,
+      clock: s.deps.clock,
+      log: s.deps.log,
+      visibilitySeconds: 30,
+      waitSeconds: 1,
+      maxConcurrent: opts.maxConcurrent,
       handle: (e, signal) => runTurn(turnRequestFor(e), s.deps, signal),
       control: async (a) => void controls.push(a),
       ...(attempts ? { attempts, maxReceiveCount: 5, giveUp: (e, n) => giveUpTurn(turnRequestFor(e), s.deps, n) } : {}),
@@ -369,7 +527,8 @@ describe('the worker', () => {
     let running = 0;
     const overlaps: Record<string, number> = {};
     const model: ModelClient = {
-      label: 'counting', contextWindow: 1e5,
+      label: 'counting',
+      contextWindow: 1e5,
       complete: async (req) => {
         const text = lastUserText(req.messages);
         running++;
@@ -415,7 +574,8 @@ describe('the worker', () => {
 
   it('does not count an attempt a drain stopped: it is taken back with the message released', async () => {
     const slow: ModelClient = {
-      label: 'slow', contextWindow: 1e5,
+      label: 'slow',
+      contextWindow: 1e5,
       complete: (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))),
     };
     const { w, inbox, push, attempts } = worker(slow, { attempts: true });
@@ -454,7 +614,8 @@ describe('the worker', () => {
     let open!: () => void;
     const gate = { promise: new Promise<void>((r) => (open = r)), resolve: () => open() };
     const model: ModelClient = {
-      label: 'slow', contextWindow: 1e5,
+      label: 'slow',
+      contextWindow: 1e5,
       async complete(req) {
         const text = lastUserText(req.messages);
         running.push(text);
@@ -482,7 +643,8 @@ describe('the worker', () => {
 
   it('shows "typing…" for a user message whose turn takes a while, and not for one answered at once', async () => {
     const slow: ModelClient = {
-      label: 'slow', contextWindow: 1e5,
+      label: 'slow',
+      contextWindow: 1e5,
       async complete(req) {
         if (lastUserText(req.messages) === 'slow') await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 150));
         return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'ok' }]) };
@@ -495,7 +657,11 @@ describe('the worker', () => {
     push(message(2, 'slow', 'agent:fran:b'));
     await expect.poll(() => replies().length).toBe(2);
     await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
-    expect(sent().filter((e) => e.kind === 'typing').map((e) => [e.sessionKey, e.inboundId])).toEqual([['agent:fran:b', 'tg.fran.2']]);
+    expect(
+      sent()
+        .filter((e) => e.kind === 'typing')
+        .map((e) => [e.sessionKey, e.inboundId]),
+    ).toEqual([['agent:fran:b', 'tg.fran.2']]);
     await w.stop(1000);
   });
 
@@ -503,7 +669,8 @@ describe('the worker', () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     const model: ModelClient = {
-      label: 'gated', contextWindow: 1e5,
+      label: 'gated',
+      contextWindow: 1e5,
       async complete() {
         await gate;
         return { ok: true, message: assistantMessage('gated/x', [{ type: 'text', text: 'done' }]) };
@@ -546,7 +713,8 @@ describe('the worker', () => {
 
   it('on stop, releases a turn that cannot finish within the drain time, unanswered and not deleted', async () => {
     const slow: ModelClient = {
-      label: 'slow', contextWindow: 1e5,
+      label: 'slow',
+      contextWindow: 1e5,
       complete: (req) => new Promise((resolve) => req.signal?.addEventListener('abort', () => resolve({ ok: false, error: 'aborted', retriable: false }))),
     };
     const { w, inbox, push, replies } = worker(slow);

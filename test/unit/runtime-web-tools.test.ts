@@ -41,9 +41,22 @@ async function start(tools: Record<string, unknown>, secrets: Record<string, str
     async () => JSON.stringify({ token: 'x'.repeat(16), secrets }),
   );
   const outbox = new InMemoryOutbox();
-  const runtime = await startAgentRuntime({ env, inbox: new InMemoryFifoQueue(), outbox, deadLetters: new InMemoryDeadLetters(), secrets, clock: systemClock, log: memoryLogger(), sandbox: sandbox(workspace), exit: () => {} });
+  const runtime = await startAgentRuntime({
+    env,
+    inbox: new InMemoryFifoQueue(),
+    outbox,
+    deadLetters: new InMemoryDeadLetters(),
+    secrets,
+    clock: systemClock,
+    log: memoryLogger(),
+    sandbox: sandbox(workspace),
+    exit: () => {},
+  });
   started.push(runtime);
-  const hello = outbox.queue.bodies().map((b) => parseOutbound(b)).find((e) => e.kind === 'heartbeat');
+  const hello = outbox.queue
+    .bodies()
+    .map((b) => parseOutbound(b))
+    .find((e) => e.kind === 'heartbeat');
   return { names: runtime.tools().map((t) => t.name), warnings: hello?.kind === 'heartbeat' ? hello.warnings : [] };
 }
 
@@ -71,8 +84,12 @@ describe('the web tools a runtime offers', () => {
     expect(unsandboxed.names).not.toContain('browser');
     expect(unsandboxed.warnings).toContainEqual(expect.stringMatching(/^browser is off: it runs only inside a sandbox/));
 
-    const noChromium = await start({ browser: { enabled: true, executablePath: '/nonexistent/clawfleet-test/chromium' } }, {}, async (ws) => ({ sandbox: await bwrapSandbox(ws) }));
+    const noChromium = await start({ browser: { enabled: true, executablePath: '/nonexistent/clawfleet-test/chromium' } }, {}, async (ws) => ({
+      sandbox: await bwrapSandbox(ws),
+    }));
     expect(noChromium.names).not.toContain('browser');
-    expect(noChromium.warnings).toContainEqual('browser is off: no Chromium at /nonexistent/clawfleet-test/chromium (run the runtime image\'s browser variant, install Chromium, or set tools.browser.executablePath)');
+    expect(noChromium.warnings).toContainEqual(
+      "browser is off: no Chromium at /nonexistent/clawfleet-test/chromium (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)",
+    );
   });
 });

@@ -40,7 +40,11 @@ describe('a secret name', () => {
     for (const name of good) expect(SECRET_NAME.test(name), name).toBe(true);
     for (const name of bad) expect(SECRET_NAME.test(name), name).toBe(false);
     const config = (secrets: string[]) => () =>
-      parseConfig({ fleet: 'demo', agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', secrets }] }, models: { providers: { m: { api: 'openai-completions' } } } });
+      parseConfig({
+        fleet: 'demo',
+        agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', secrets }] },
+        models: { providers: { m: { api: 'openai-completions' } } },
+      });
     for (const name of bad) {
       expect(config([name]), name).toThrow(ConfigError);
       expect(codeOf(() => parseSecretValues(JSON.stringify({ [name]: VALUE }))).code, name).toBe('SECRET_VALUES_INVALID');
@@ -50,7 +54,14 @@ describe('a secret name', () => {
       expect(parseSecretValues(JSON.stringify({ [name]: VALUE }))).toEqual({ [name]: VALUE });
     }
     const dir = mkdtempSync(join(tmpdir(), 'cf-secret-name-'));
-    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify({ fleet: 'demo', agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran' }] }, models: { providers: { m: { api: 'openai-completions' } } } }));
+    writeFileSync(
+      join(dir, 'clawfleet.json'),
+      JSON.stringify({
+        fleet: 'demo',
+        agents: { defaults: { model: 'm/x', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran' }] },
+        models: { providers: { m: { api: 'openai-completions' } } },
+      }),
+    );
     const io = captureIO({ cwd: dir, stdin: VALUE });
     expect(await runCli(['secrets', 'set', 'bad name', '--agent', 'fran'], io)).toBe(2);
     expect(io.errText()).toContain('"bad name" is not a secret name');
@@ -65,9 +76,15 @@ describe('a stored secret', () => {
   });
 
   it('that is anything else is SECRET_MALFORMED, naming the secret and never a value', () => {
-    expect(codeOf(() => parseSecretObject('clawfleet/demo/agents/fran', VALUE))).toEqual({ code: 'SECRET_MALFORMED', message: 'secret "clawfleet/demo/agents/fran" is not a JSON object of named values' });
+    expect(codeOf(() => parseSecretObject('clawfleet/demo/agents/fran', VALUE))).toEqual({
+      code: 'SECRET_MALFORMED',
+      message: 'secret "clawfleet/demo/agents/fran" is not a JSON object of named values',
+    });
     for (const text of [`["${VALUE}"]`, `{"A": 1, "B": "${VALUE}"}`, 'null', `"${VALUE}"`]) {
-      expect(codeOf(() => parseSecretObject('s', text)), text).toEqual({ code: 'SECRET_MALFORMED', message: 'secret "s" must be a JSON object whose values are strings' });
+      expect(
+        codeOf(() => parseSecretObject('s', text)),
+        text,
+      ).toEqual({ code: 'SECRET_MALFORMED', message: 'secret "s" must be a JSON object whose values are strings' });
     }
   });
 
@@ -78,13 +95,19 @@ describe('a stored secret', () => {
     if (!file.ok) throw new Error(file.problem);
     expect(secretInFile('f.json', file.secrets, 'good')).toEqual({ A: VALUE });
     expect(secretInFile('f.json', file.secrets, 'absent')).toEqual({});
-    expect(codeOf(() => secretInFile('f.json', file.secrets, 'bad'))).toEqual({ code: 'SECRET_MALFORMED', message: 'secret "f.json: bad" must be a JSON object whose values are strings' });
+    expect(codeOf(() => secretInFile('f.json', file.secrets, 'bad'))).toEqual({
+      code: 'SECRET_MALFORMED',
+      message: 'secret "f.json: bad" must be a JSON object whose values are strings',
+    });
 
     const dir = mkdtempSync(join(tmpdir(), 'cf-secrets-file-'));
     const path = join(dir, 'secrets.json');
     writeFileSync(path, JSON.stringify({ good: { A: VALUE }, bad: [VALUE] }));
     // Local mode reads every secret at start: a bad one stops it, named, without its value.
-    expect(codeOf(() => new FileSecretStore(path))).toEqual({ code: 'SECRET_MALFORMED', message: `secret "${path}: bad" must be a JSON object whose values are strings` });
+    expect(codeOf(() => new FileSecretStore(path))).toEqual({
+      code: 'SECRET_MALFORMED',
+      message: `secret "${path}: bad" must be a JSON object whose values are strings`,
+    });
   });
 });
 
@@ -98,7 +121,12 @@ describe('the secrets an agent needs', () => {
           id: 'fran',
           model: { primary: 'anthropic/claude-sonnet-4-5', fallbacks: ['openai/gpt-4.1-mini', 'bedrock/nova'] },
           secrets: ['GRAPH_TOKEN'],
-          mcp: { servers: { files: { command: 'mcp-files', env: { FILES_TOKEN: 'FILES_TOKEN' } }, wiki: { url: 'https://wiki.example/mcp', headers: { authorization: 'WIKI_TOKEN' } } } },
+          mcp: {
+            servers: {
+              files: { command: 'mcp-files', env: { FILES_TOKEN: 'FILES_TOKEN' } },
+              wiki: { url: 'https://wiki.example/mcp', headers: { authorization: 'WIKI_TOKEN' } },
+            },
+          },
         },
       ],
     },

@@ -15,7 +15,12 @@ describe('the secret masker', () => {
   });
 
   it('masks the JSON-escaped, URL-encoded and hex spellings', () => {
-    for (const printed of [JSON.stringify({ token: TOKEN }), `https://api.example/?t=${encodeURIComponent(TOKEN)}`, Buffer.from(KEY).toString('hex'), Buffer.from(KEY).toString('hex').toUpperCase()]) {
+    for (const printed of [
+      JSON.stringify({ token: TOKEN }),
+      `https://api.example/?t=${encodeURIComponent(TOKEN)}`,
+      Buffer.from(KEY).toString('hex'),
+      Buffer.from(KEY).toString('hex').toUpperCase(),
+    ]) {
       const out = masker.mask(printed);
       expect(out, printed).toContain(MASK);
       expect(out).not.toContain(printed.includes('%') ? encodeURIComponent(TOKEN) : printed.includes('{') ? JSON.stringify(TOKEN).slice(1, -1) : printed);

@@ -111,9 +111,13 @@ describe('awaitSecrets', () => {
     expect(warnings[0]).toEqual([
       `waiting for secret "${SECRET}": it has no value yet; it must hold GRAPH_TOKEN (agents.list[].secrets), MCP_TOKEN (MCP server "graph"). Set with: clawfleet secrets set <NAME> --agent fran --aws`,
     ]);
-    expect(warnings).toContainEqual([`waiting for secret "${SECRET}": it lacks MCP_TOKEN (MCP server "graph"). Set with: clawfleet secrets set <NAME> --agent fran --aws`]);
+    expect(warnings).toContainEqual([
+      `waiting for secret "${SECRET}": it lacks MCP_TOKEN (MCP server "graph"). Set with: clawfleet secrets set <NAME> --agent fran --aws`,
+    ]);
     expect(heartbeats(outbox).every((h) => h.agentId === 'fran' && h.inFlight === 0 && h.id.startsWith('hb.fran.'))).toBe(true);
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'waiting for secret values; taking no work until they are set', missing: ['MCP_TOKEN'] }));
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: 'waiting for secret values; taking no work until they are set', missing: ['MCP_TOKEN'] }),
+    );
     expect(log.lines.at(-1)).toMatchObject({ msg: 'secret values found; starting', secret: SECRET });
     // Names only, anywhere: no value in a heartbeat or a log line.
     const said = JSON.stringify([outbox.queue.bodies(), log.lines]);
@@ -139,8 +143,12 @@ describe('awaitSecrets', () => {
     );
     await awaitSecrets(deps(secret.read, outbox));
     const warnings = heartbeats(outbox).flatMap((h) => h.warnings ?? []);
-    expect(warnings).toContainEqual(expect.stringContaining(`waiting for secret "${SECRET}": it cannot be read (AccessDeniedException); it must hold GRAPH_TOKEN`));
-    expect(warnings).toContainEqual(expect.stringContaining(`waiting for secret "${SECRET}": it is not a JSON object of named string values; it must hold GRAPH_TOKEN`));
+    expect(warnings).toContainEqual(
+      expect.stringContaining(`waiting for secret "${SECRET}": it cannot be read (AccessDeniedException); it must hold GRAPH_TOKEN`),
+    );
+    expect(warnings).toContainEqual(
+      expect.stringContaining(`waiting for secret "${SECRET}": it is not a JSON object of named string values; it must hold GRAPH_TOKEN`),
+    );
   });
 
   it('lets any other failure through: only a missing, unreadable or malformed secret is waited out', async () => {
@@ -154,7 +162,10 @@ describe('awaitSecrets', () => {
     const waiting = awaitSecrets(deps(async () => ({}), outbox, { signal: stop.signal, recheck: { firstMs: 60_000, maxMs: 60_000 } }));
     await expect.poll(() => heartbeats(outbox).length).toBeGreaterThan(1);
     stop.abort();
-    await expect(waiting).rejects.toMatchObject({ code: 'STOPPED_WAITING_FOR_SECRET', message: `stopped while waiting for secret "${SECRET}" (GRAPH_TOKEN, MCP_TOKEN)` });
+    await expect(waiting).rejects.toMatchObject({
+      code: 'STOPPED_WAITING_FOR_SECRET',
+      message: `stopped while waiting for secret "${SECRET}" (GRAPH_TOKEN, MCP_TOKEN)`,
+    });
     const after = heartbeats(outbox).length;
     await new Promise((r) => setTimeout(r, 60));
     expect(heartbeats(outbox).length).toBe(after);
@@ -204,7 +215,20 @@ describe('a runtime whose secret lacks a value', () => {
       delete: (...a) => queue.delete(...a),
       release: (...a) => queue.release(...a),
     };
-    queue.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'are you there?', from: { channel: 'telegram', accountId: 'fran' } }), 'agent:fran:main', 'tg.fran.1');
+    queue.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'tg.fran.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: 1,
+        text: 'are you there?',
+        from: { channel: 'telegram', accountId: 'fran' },
+      }),
+      'agent:fran:main',
+      'tg.fran.1',
+    );
     const outbox = new InMemoryOutbox();
     let values: Record<string, string> = { GRAPH_TOKEN: GRAPH };
     let reads = 0;
@@ -223,7 +247,9 @@ describe('a runtime whose secret lacks a value', () => {
     await expect.poll(() => heartbeats(outbox).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 300));
     expect(reads).toBe(1);
-    expect(heartbeats(outbox)[0]?.warnings?.[0]).toMatch(/^waiting for secret "clawfleet\/demo\/agents\/fran": it lacks MCP_TOKEN \(MCP server "graph"\)\. Set with: clawfleet secrets set <NAME> --agent fran \(< value\), which restarts the agent$/);
+    expect(heartbeats(outbox)[0]?.warnings?.[0]).toMatch(
+      /^waiting for secret "clawfleet\/demo\/agents\/fran": it lacks MCP_TOKEN \(MCP server "graph"\)\. Set with: clawfleet secrets set <NAME> --agent fran \(< value\), which restarts the agent$/,
+    );
     expect(receives).toBe(0);
     expect(queue.depth).toBe(1);
     expect(Date.now() - Number(readFileSync(healthFile, 'utf8'))).toBeLessThan(60_000);
@@ -233,7 +259,11 @@ describe('a runtime whose secret lacks a value', () => {
     values = { GRAPH_TOKEN: GRAPH, MCP_TOKEN: MCP };
     runtime = await starting;
     expect(reads).toBe(2);
-    const replies = () => outbox.queue.bodies().map((b) => parseOutbound(b) as OutboundEnvelope).filter((e) => e.kind === 'reply');
+    const replies = () =>
+      outbox.queue
+        .bodies()
+        .map((b) => parseOutbound(b) as OutboundEnvelope)
+        .filter((e) => e.kind === 'reply');
     await expect.poll(replies, { timeout: 10_000 }).toEqual([expect.objectContaining({ inReplyTo: 'tg.fran.1' })]);
     // Its first heartbeat after the wait clears the warning (the MCP server's own state aside).
     const started = heartbeats(outbox).find((h) => h.capabilities);

@@ -26,7 +26,9 @@ describe('the signed Lambda invoker', () => {
     expect(asked[0]!.url).toBe('https://lambda.eu-west-1.amazonaws.com/2015-03-31/functions/demo-compute/invocations');
     expect(asked[0]!.body).toBe('{"v":1}');
     expect(asked[0]!.headers).toMatchObject({ 'x-amz-invocation-type': 'Event', 'content-type': 'application/octet-stream' });
-    expect(asked[0]!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/lambda\/aws4_request, SignedHeaders=.*host.*x-amz-invocation-type/);
+    expect(asked[0]!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/lambda\/aws4_request, SignedHeaders=.*host.*x-amz-invocation-type/,
+    );
   });
 
   it('finds the endpoint of another partition, and takes an emulator’s from the environment as the SDK does', async () => {
@@ -55,7 +57,10 @@ describe('its retries', () => {
       req.resume().on('end', () => {
         const status = script.shift() ?? 202;
         if (status === 202) return res.writeHead(202).end();
-        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': status === 429 ? 'TooManyRequestsException:http://internal.amazon.com/' : 'ServiceException' });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': status === 429 ? 'TooManyRequestsException:http://internal.amazon.com/' : 'ServiceException',
+        });
         res.end(JSON.stringify({ Type: 'Service', message: 'scripted' }));
       });
     });

@@ -30,17 +30,29 @@ function writeSkill(dir: string, folder: string, text: string): void {
   writeFileSync(join(dir, folder, 'SKILL.md'), text);
 }
 
-const host = (bins: string[] = [], env: string[] = []): SkillHost => ({ platform: 'linux', hasBinary: (b) => bins.includes(b), hasEnv: (v) => env.includes(v) });
+const host = (bins: string[] = [], env: string[] = []): SkillHost => ({
+  platform: 'linux',
+  hasBinary: (b) => bins.includes(b),
+  hasEnv: (v) => env.includes(v),
+});
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 describe('a SKILL.md', () => {
   it('gives its name, description and OpenClaw requirements (metadata.openclaw, as YAML or as one-line JSON)', () => {
-    expect(parseSkillFile(skillMd('name: weather\ndescription: >\n  Current weather\n  and forecasts.\nmetadata:\n  openclaw:\n    emoji: "⛅"\n    requires:\n      bins: [curl]\n    os: [linux, darwin]'))).toEqual({
+    expect(
+      parseSkillFile(
+        skillMd(
+          'name: weather\ndescription: >\n  Current weather\n  and forecasts.\nmetadata:\n  openclaw:\n    emoji: "⛅"\n    requires:\n      bins: [curl]\n    os: [linux, darwin]',
+        ),
+      ),
+    ).toEqual({
       name: 'weather',
       description: 'Current weather and forecasts.',
       requires: { bins: ['curl'], os: ['linux', 'darwin'] },
     });
-    expect(parseSkillFile(skillMd('name: gh\ndescription: GitHub\nmetadata: {"clawdbot": {"requires": {"anyBins": ["gh", "hub"]}}}')).requires).toEqual({ anyBins: ['gh', 'hub'] });
+    expect(parseSkillFile(skillMd('name: gh\ndescription: GitHub\nmetadata: {"clawdbot": {"requires": {"anyBins": ["gh", "hub"]}}}')).requires).toEqual({
+      anyBins: ['gh', 'hub'],
+    });
     expect(parseSkillFile(skillMd('description: no name given')).name).toBeUndefined();
   });
 
@@ -59,9 +71,17 @@ describe('the skills an agent is offered', () => {
     writeSkill(join(ws, 'skills'), 'notes', skillMd('name: notes\ndescription: Keep notes (workspace copy)'));
     writeSkill(join(ws, 'fleet-skills'), 'notes', skillMd('name: notes\ndescription: Keep notes (fleet copy)'));
     writeSkill(join(ws, 'fleet-skills'), 'weather', skillMd('name: weather\ndescription: Weather\nmetadata: {"openclaw": {"requires": {"bins": ["curl"]}}}'));
-    writeSkill(join(ws, 'fleet-skills'), 'ffmpeg', skillMd('name: video\ndescription: Video edits\nmetadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}'));
+    writeSkill(
+      join(ws, 'fleet-skills'),
+      'ffmpeg',
+      skillMd('name: video\ndescription: Video edits\nmetadata: {"openclaw": {"requires": {"bins": ["ffmpeg"]}}}'),
+    );
     writeSkill(join(ws, 'fleet-skills'), 'mac', skillMd('name: mac\ndescription: Apple Notes\nmetadata: {"openclaw": {"os": ["darwin"]}}'));
-    writeSkill(join(ws, 'fleet-skills'), 'todo', skillMd('name: todo\ndescription: Todoist\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'));
+    writeSkill(
+      join(ws, 'fleet-skills'),
+      'todo',
+      skillMd('name: todo\ndescription: Todoist\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'),
+    );
     writeSkill(join(ws, 'skills'), 'secret', skillMd('name: secret\ndescription: not allowed'));
     writeSkill(join(ws, 'skills'), 'broken', 'no front matter here');
     mkdirSync(join(ws, 'skills', 'empty'));
@@ -152,13 +172,20 @@ describe('a runtime with skills', () => {
   it('lists the offered skills in the system prompt, leaves out the others with a logged reason, and the model reads one with its read tool', async () => {
     const fleetSkills = tmp('cf-fleet-skills-');
     writeSkill(fleetSkills, 'weather', skillMd('name: weather\ndescription: Current weather for a city'));
-    writeSkill(fleetSkills, 'video', skillMd('name: video\ndescription: Cut videos\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'));
+    writeSkill(
+      fleetSkills,
+      'video',
+      skillMd('name: video\ndescription: Cut videos\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'),
+    );
     writeSkill(fleetSkills, 'banking', skillMd('name: banking\ndescription: Not for this agent'));
     const workspace = join(tmp('cf-skills-rt-'), 'workspace');
     writeSkill(join(workspace, 'skills'), 'diary', skillMd('name: diary\ndescription: Write the diary entry', 'Append today to diary.md.'));
 
     const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-    Object.assign(raw.agents.list.find((a: { id: string }) => a.id === 'fran'), { skills: ['weather', 'video', 'diary'], tools: { deny: ['exec'] } });
+    Object.assign(
+      raw.agents.list.find((a: { id: string }) => a.id === 'fran'),
+      { skills: ['weather', 'video', 'diary'], tools: { deny: ['exec'] } },
+    );
     const env = await readRuntimeEnv(
       {
         CLAWFLEET_AGENT_ID: 'fran',
@@ -178,9 +205,26 @@ describe('a runtime with skills', () => {
       assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'skills/diary/SKILL.md' } }]),
       assistantMessage('rec/test', [{ type: 'text', text: 'Diary written.' }]),
     ];
-    const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
+    const model: ModelClient = {
+      label: 'rec/test',
+      contextWindow: 100_000,
+      complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }),
+    };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'write my diary', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'm.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: 1,
+        text: 'write my diary',
+        from: { channel: 'local' },
+      }),
+      'agent:fran:main',
+      'm.1',
+    );
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {
@@ -190,7 +234,9 @@ describe('a runtime with skills', () => {
       };
     });
     const log = memoryLogger();
-    started.push(await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, model, exit: () => {} }));
+    started.push(
+      await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, model, exit: () => {} }),
+    );
     await replied;
 
     const prompt = requests[0]!.systemPrompt;
@@ -245,9 +291,26 @@ describe("a skill that needs a value of the agent's secret", () => {
       assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'sh fleet-skills/todo/scripts/key.sh' } }]),
       assistantMessage('rec/test', [{ type: 'text', text: 'done' }]),
     ];
-    const model: ModelClient = { label: 'rec/test', contextWindow: 100_000, complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }) };
+    const model: ModelClient = {
+      label: 'rec/test',
+      contextWindow: 100_000,
+      complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }),
+    };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id: 'm.1', agentId: 'fran', sessionKey: 'agent:fran:main', ts: 1, text: 'list my tasks', from: { channel: 'local' } }), 'agent:fran:main', 'm.1');
+    inbox.push(
+      JSON.stringify({
+        v: PROTOCOL_VERSION,
+        kind: 'message',
+        id: 'm.1',
+        agentId: 'fran',
+        sessionKey: 'agent:fran:main',
+        ts: 1,
+        text: 'list my tasks',
+        from: { channel: 'local' },
+      }),
+      'agent:fran:main',
+      'm.1',
+    );
     const outbox = new InMemoryOutbox();
     const send = outbox.send.bind(outbox);
     const replied = new Promise<void>((resolve) => {
@@ -256,7 +319,20 @@ describe("a skill that needs a value of the agent's secret", () => {
         if (e.kind === 'reply') resolve();
       };
     });
-    running.push(await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: { TODOIST_KEY: KEY }, clock: systemClock, log: memoryLogger(), model, sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })), exit: () => {} }));
+    running.push(
+      await startAgentRuntime({
+        env,
+        inbox,
+        outbox,
+        deadLetters: new InMemoryDeadLetters(),
+        secrets: { TODOIST_KEY: KEY },
+        clock: systemClock,
+        log: memoryLogger(),
+        model,
+        sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })),
+        exit: () => {},
+      }),
+    );
     await replied;
     expect(requests[0]!.systemPrompt).toContain('- todo: Todoist tasks (fleet-skills/todo/SKILL.md)');
     const result = JSON.stringify(requests[1]!.messages.find((m) => m.role === 'toolResult'));
@@ -275,7 +351,11 @@ describe('clawfleet skills list', () => {
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
     writeSkill(join(dir, 'skills'), 'weather', skillMd('name: weather\ndescription: Current weather'));
     writeSkill(join(dir, 'skills'), 'radio', skillMd('name: radio\ndescription: Radio'));
-    writeSkill(join(dir, '.clawfleet', 'workspaces', 'fran', 'skills'), 'diary', skillMd('name: diary\ndescription: Diary\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'));
+    writeSkill(
+      join(dir, '.clawfleet', 'workspaces', 'fran', 'skills'),
+      'diary',
+      skillMd('name: diary\ndescription: Diary\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'),
+    );
 
     const io = captureIO({ cwd: dir });
     expect(await runCli(['skills', 'list', '--agent', 'fran'], io)).toBe(0);

@@ -23,7 +23,9 @@ describe('the smoke test’s plan', () => {
     expect(bedrock.models.providers).toEqual({ bedrock: { api: 'bedrock-converse' } });
     expect(bedrock.channels.telegram?.apiRoot).toBe('https://bot-api.smoke.invalid');
     expect(parseConfig(smokeConfig('smoke-1234abcd', 'openai/gpt-4.1-mini')).models.providers.openai).toMatchObject({ apiKeySecret: 'OPENAI_API_KEY' });
-    expect(parseConfig(smokeConfig('smoke-1234abcd', 'anthropic/claude-haiku-4-5')).models.providers.anthropic).toMatchObject({ apiKeySecret: 'ANTHROPIC_API_KEY' });
+    expect(parseConfig(smokeConfig('smoke-1234abcd', 'anthropic/claude-haiku-4-5')).models.providers.anthropic).toMatchObject({
+      apiKeySecret: 'ANTHROPIC_API_KEY',
+    });
   });
 
   it('takes down the agent stack, then the control plane, then what the stacks keep: the file system, its backups, stray log groups', () => {
@@ -55,7 +57,12 @@ describe('the smoke test’s plan', () => {
     const ok = await runTeardown(
       [
         { what: 'stack A', how: '', byHand: 'aws cloudformation delete-stack --stack-name A', run: async () => (done.push('A'), 'deleted') },
-        { what: 'file system', how: '', byHand: 'aws efs delete-file-system --file-system-id fs-1', run: async () => Promise.reject(new Error('still has 1 mount target(s)')) },
+        {
+          what: 'file system',
+          how: '',
+          byHand: 'aws efs delete-file-system --file-system-id fs-1',
+          run: async () => Promise.reject(new Error('still has 1 mount target(s)')),
+        },
         { what: 'log groups', how: '', byHand: 'aws logs …', run: async () => (done.push('logs'), 'none left') },
       ],
       (l) => lines.push(l),

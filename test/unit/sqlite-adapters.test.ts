@@ -169,7 +169,9 @@ describe.each(sessionImpls)('%s', (_name, make) => {
   it('refuses to move a session to another agent', async () => {
     const s = make();
     await s.put({ sessionKey: 'agent:jerry:main', agentId: 'jerry', target: { channel: 'local', chatId: 'jerry' }, updatedAt: 1 });
-    await expect(s.put({ sessionKey: 'agent:jerry:main', agentId: 'fran', target: { channel: 'local', chatId: 'fran' }, updatedAt: 2 })).rejects.toThrow(/belongs to/);
+    await expect(s.put({ sessionKey: 'agent:jerry:main', agentId: 'fran', target: { channel: 'local', chatId: 'fran' }, updatedAt: 2 })).rejects.toThrow(
+      /belongs to/,
+    );
     expect((await s.get('agent:jerry:main'))?.agentId).toBe('jerry');
   });
 });
@@ -221,8 +223,26 @@ describe('the SQLite state file', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'cf-sqlite-')), 'state.db');
     const before = openStateDatabase(path);
     const queues = new SqliteAgentQueues(before);
-    await queues.send({ v: PROTOCOL_VERSION, kind: 'message', id: 'e1', agentId: 'ray', sessionKey: 'agent:ray:main', ts: 1, text: 'queued while down', from: { channel: 'local' } });
-    await queues.send({ v: PROTOCOL_VERSION, kind: 'message', id: 'e2', agentId: 'ray', sessionKey: 'agent:ray:other', ts: 1, text: 'in flight at the crash', from: { channel: 'local' } });
+    await queues.send({
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id: 'e1',
+      agentId: 'ray',
+      sessionKey: 'agent:ray:main',
+      ts: 1,
+      text: 'queued while down',
+      from: { channel: 'local' },
+    });
+    await queues.send({
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id: 'e2',
+      agentId: 'ray',
+      sessionKey: 'agent:ray:other',
+      ts: 1,
+      text: 'in flight at the crash',
+      from: { channel: 'local' },
+    });
     await queues.queue('ray').receive(0);
     await new SqliteSessionRegistry(before).put({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 1 });
     await new SqliteInboundDedupe(before).remember('tg.ray.1', Date.now() + 60_000);
@@ -248,7 +268,12 @@ describe('the SQLite state file', () => {
     old.close();
     const db = openStateDatabase(path);
     const sessions = new SqliteSessionRegistry(db);
-    expect(await sessions.get('agent:ray:main')).toEqual({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 1 });
+    expect(await sessions.get('agent:ray:main')).toEqual({
+      sessionKey: 'agent:ray:main',
+      agentId: 'ray',
+      target: { channel: 'local', chatId: 'ray' },
+      updatedAt: 1,
+    });
     await sessions.put({ sessionKey: 'agent:ray:main', agentId: 'ray', target: { channel: 'local', chatId: 'ray' }, updatedAt: 2, blockedAt: 2 });
     expect((await sessions.get('agent:ray:main'))?.blockedAt).toBe(2);
     db.close();

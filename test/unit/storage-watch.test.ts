@@ -12,7 +12,14 @@ describe('a full disk', () => {
     expect(isStorageFull(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }))).toBe(true);
     expect(isStorageFull(Object.assign(new Error('quota'), { code: 'EDQUOT' }))).toBe(true);
     expect(isStorageFull(new Error('wrapped', { cause: sqlite }))).toBe(true);
-    for (const other of [new Error('x'), Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }), Object.assign(new Error('io'), { code: 'EIO' }), 'SQLITE_FULL', undefined, null]) {
+    for (const other of [
+      new Error('x'),
+      Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }),
+      Object.assign(new Error('io'), { code: 'EIO' }),
+      'SQLITE_FULL',
+      undefined,
+      null,
+    ]) {
       expect(isStorageFull(other)).toBe(false);
     }
   });

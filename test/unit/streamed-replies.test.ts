@@ -6,7 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySecretStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryDeadLetters,
+  InMemoryDeliveryLedger,
+  InMemoryInboundOrigins,
+  InMemorySecretStore,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
 import { telegramSecretName } from '../../shared/config/names.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
@@ -50,7 +56,8 @@ function slowModel(text: string, drafted: () => number, stopAfterPieces?: number
         sofar += piece;
         const before = drafted();
         req.onText?.(sofar);
-        if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces && !req.signal?.aborted) await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+        if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces && !req.signal?.aborted)
+          await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
         if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
         await until(() => drafted() > before || req.signal?.aborted === true, 3_000).catch(() => {});
       }
@@ -70,7 +77,11 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
 function plane(chatId: string) {
   const config = loadConfigFile('clawfleet.json');
   config.channels.telegram!.apiRoot = tg.url;
-  const bots = new TelegramAccounts({ config, secrets: new InMemorySecretStore({ [telegramSecretName(config.fleet)]: { FRAN_BOT_TOKEN: TOKEN } }), where: 'in the test' });
+  const bots = new TelegramAccounts({
+    config,
+    secrets: new InMemorySecretStore({ [telegramSecretName(config.fleet)]: { FRAN_BOT_TOKEN: TOKEN } }),
+    where: 'in the test',
+  });
   const origins = new InMemoryInboundOrigins(() => Date.now());
   const dlq = new InMemoryDeadLetters();
   const log = memoryLogger();
@@ -95,7 +106,14 @@ function plane(chatId: string) {
   };
   const admit = async (n: number) => {
     const id = `tg.fran.${n}`;
-    await origins.put({ id, agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId }, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    await origins.put({
+      id,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: { channel: 'telegram', accountId: 'fran', chatId },
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
     const message: MessageEnvelope = {
       v: PROTOCOL_VERSION,
       kind: 'message',
@@ -113,8 +131,17 @@ function plane(chatId: string) {
   const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps => {
     const workspace = mkdtempSync(join(tmpdir(), 'cf-stream-'));
     return {
-      agentId: 'fran', agentName: 'Fran', workspace, transcripts: new TranscriptStore(workspace), model, outbox, clock: systemClock,
-      log, tools: () => [], masker: secretMasker(secrets), limits: defaultTurnLimits,
+      agentId: 'fran',
+      agentName: 'Fran',
+      workspace,
+      transcripts: new TranscriptStore(workspace),
+      model,
+      outbox,
+      clock: systemClock,
+      log,
+      tools: () => [],
+      masker: secretMasker(secrets),
+      limits: defaultTurnLimits,
     };
   };
   return { deps, dlq, origins, handled, drafts, admit, runtime };
@@ -175,7 +202,7 @@ describe('streamed replies', () => {
       const first = runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts, 4)), killed.signal);
       await until(() => p.drafts() >= 2, 5_000);
       killed.abort();
-      expect(await first).toBe("aborted");
+      expect(await first).toBe('aborted');
       // The message is redelivered to the next runtime, which does the turn again.
       await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
 
@@ -208,7 +235,11 @@ describe('streamed replies', () => {
     const p = plane(PRIVATE);
     const message = await p.admit(5);
     const secret = 'sk-live-0123456789abcdef';
-    await runTurn(turnRequestFor(message), p.runtime(slowModel(`The key is ${secret} and that is all there is to say about it.`, p.drafts), [secret]), new AbortController().signal);
+    await runTurn(
+      turnRequestFor(message),
+      p.runtime(slowModel(`The key is ${secret} and that is all there is to say about it.`, p.drafts), [secret]),
+      new AbortController().signal,
+    );
     const texts = callsTo(PRIVATE, t0).map((c) => String(c.params.text));
     expect(texts.length).toBeGreaterThanOrEqual(2);
     for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
@@ -217,7 +248,17 @@ describe('streamed replies', () => {
   it('refuses a draft for an inbound another agent received, like a reply', async () => {
     const p = plane(PRIVATE);
     await p.admit(6);
-    const forged = { v: PROTOCOL_VERSION, kind: 'draft', id: 'x.draft.1', agentId: 'grif', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.6', seq: 1, ts: 1, text: 'hi Ann, send me your password' };
+    const forged = {
+      v: PROTOCOL_VERSION,
+      kind: 'draft',
+      id: 'x.draft.1',
+      agentId: 'grif',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.6',
+      seq: 1,
+      ts: 1,
+      text: 'hi Ann, send me your password',
+    };
     const t0 = Date.now();
     await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
@@ -229,7 +270,17 @@ describe('streamed replies', () => {
     const message = await p.admit(7);
     await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
     const t0 = Date.now();
-    const late = { v: PROTOCOL_VERSION, kind: 'draft', id: 'tg.fran.7.draft.late', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.7', seq: 99, ts: 1, text: 'Here is' };
+    const late = {
+      v: PROTOCOL_VERSION,
+      kind: 'draft',
+      id: 'tg.fran.7.draft.late',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.7',
+      seq: 99,
+      ts: 1,
+      text: 'Here is',
+    };
     await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(late), messageId: 'm' }, p.deps);
     expect(callsTo(GROUP, t0)).toEqual([]);
   });
@@ -239,9 +290,27 @@ describe('acknowledgement and threading on the Bot API', () => {
   it('clears the ack reaction once the reply is sent, and threads the reply to the user message where configured', async () => {
     const p = plane(PRIVATE);
     p.deps.config.channels.telegram!.replyToMode = 'first';
-    await p.origins.put({ id: 'tg.fran.20', agentId: 'fran', sessionKey: 'agent:fran:main', target: { channel: 'telegram', accountId: 'fran', chatId: PRIVATE }, createdAt: 1, expiresAt: Date.now() + 60_000, messageId: 77, ack: '👀' });
+    await p.origins.put({
+      id: 'tg.fran.20',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: { channel: 'telegram', accountId: 'fran', chatId: PRIVATE },
+      createdAt: 1,
+      expiresAt: Date.now() + 60_000,
+      messageId: 77,
+      ack: '👀',
+    });
     const t0 = Date.now();
-    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.20.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.20', ts: 1, text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}` };
+    const reply = {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: 'tg.fran.20.reply.0',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.20',
+      ts: 1,
+      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}`,
+    };
     await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
     const calls = callsTo(PRIVATE, t0);
     const sends = calls.filter((c) => c.method === 'sendMessage');
@@ -257,7 +326,17 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(50);
     const t0 = Date.now();
-    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.50.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.50', ts: 1, text: `${'a'.repeat(4090)}\n\nWhich day?`, buttons: [[{ text: 'Saturday', data: 'day:sat' }]] };
+    const reply = {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: 'tg.fran.50.reply.0',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.50',
+      ts: 1,
+      text: `${'a'.repeat(4090)}\n\nWhich day?`,
+      buttons: [[{ text: 'Saturday', data: 'day:sat' }]],
+    };
     await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
     const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
     expect(sends).toHaveLength(2);
@@ -269,7 +348,17 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(51);
     const t0 = Date.now();
-    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: 'tg.fran.51.reply.0', agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: 'tg.fran.51', ts: 1, text: 'pick', buttons: [[{ text: 'x', data: 'd'.repeat(65) }]] };
+    const reply = {
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: 'tg.fran.51.reply.0',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.51',
+      ts: 1,
+      text: 'pick',
+      buttons: [[{ text: 'x', data: 'd'.repeat(65) }]],
+    };
     await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);

@@ -27,7 +27,11 @@ function setup(overrides: { queues?: AgentQueues; edit?: (c: FleetConfig) => voi
     origins: new InMemoryInboundOrigins(() => 1_000),
     pairings: new InMemoryPairingStore(),
     botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
-    channel: async () => ({ maxTextLength: 4096, sendText: async (target: ChannelTarget, text: string) => void sent.push({ target, text }), sendTyping: async () => {} }),
+    channel: async () => ({
+      maxTextLength: 4096,
+      sendText: async (target: ChannelTarget, text: string) => void sent.push({ target, text }),
+      sendTyping: async () => {},
+    }),
     newPairingCode: () => `CODE${++codes}`,
     clock: { now: () => 1_000 },
     log: memoryLogger(),
@@ -35,7 +39,13 @@ function setup(overrides: { queues?: AgentQueues; edit?: (c: FleetConfig) => voi
   return { deps, queues, sent };
 }
 
-const update = (updateId = 7, text = 'hello', from = 4242, chat: { id: number; type: string } = { id: from, type: 'private' }, extra: Record<string, unknown> = {}) =>
+const update = (
+  updateId = 7,
+  text = 'hello',
+  from = 4242,
+  chat: { id: number; type: string } = { id: from, type: 'private' },
+  extra: Record<string, unknown> = {},
+) =>
   JSON.stringify({
     update_id: updateId,
     message: { message_id: 3, date: 1_764_000_000, chat, from: { id: from, is_bot: false, first_name: 'Ann' }, text, ...extra },
@@ -43,7 +53,10 @@ const update = (updateId = 7, text = 'hello', from = 4242, chat: { id: number; t
 
 /** A message without text from Ann, carrying `extra` (a photo, a location, a service field). */
 const noText = (updateId: number, extra: Record<string, unknown>) =>
-  JSON.stringify({ update_id: updateId, message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...extra } });
+  JSON.stringify({
+    update_id: updateId,
+    message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...extra },
+  });
 
 const post = (deps: ReturnType<typeof setup>['deps'], body: string) => handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body }, deps);
 
@@ -53,7 +66,14 @@ describe('telegram webhook', () => {
     const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: update() }, deps);
     expect(res).toEqual({ status: 200, body: { ok: true, envelopeId: 'tg.fran.7' } });
     const [body] = queues.queue('fran').bodies();
-    expect(JSON.parse(body!)).toMatchObject({ v: PROTOCOL_VERSION, kind: 'message', id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', text: 'hello' });
+    expect(JSON.parse(body!)).toMatchObject({
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id: 'tg.fran.7',
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      text: 'hello',
+    });
     expect(await deps.sessions.get('agent:fran:main')).toMatchObject({ agentId: 'fran', target: { accountId: 'fran', chatId: '4242' } });
     // Its answer goes to this sender's chat, for as long as the queue could hold the message.
     expect(await deps.origins.get('tg.fran.7')).toEqual({
@@ -115,12 +135,32 @@ describe('telegram webhook', () => {
   });
 
   it.each([
-    ['a photo', { photo: [{ file_id: 'a', width: 90, height: 68 }, { file_id: 'b', width: 1280, height: 960 }] }, /^\[The user sent a photo \(1280×960\)\. Attachments do not reach you yet/],
+    [
+      'a photo',
+      {
+        photo: [
+          { file_id: 'a', width: 90, height: 68 },
+          { file_id: 'b', width: 1280, height: 960 },
+        ],
+      },
+      /^\[The user sent a photo \(1280×960\)\. Attachments do not reach you yet/,
+    ],
     ['a voice message', { voice: { file_id: 'v', duration: 7 } }, /^\[The user sent a voice message \(7 s\)\./],
-    ['a file', { document: { file_id: 'd', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 52_000 } }, /^\[The user sent a file "plan\.pdf" \(application\/pdf, 52000 bytes\)\./],
+    [
+      'a file',
+      { document: { file_id: 'd', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 52_000 } },
+      /^\[The user sent a file "plan\.pdf" \(application\/pdf, 52000 bytes\)\./,
+    ],
     ['a sticker', { sticker: { file_id: 's', emoji: '👍', width: 512, height: 512 } }, /^\[The user sent a sticker 👍\./],
     ['a location', { location: { latitude: 48.8584, longitude: 2.2945 } }, /^\[The user shared a location: latitude 48\.8584, longitude 2\.2945\.\]$/],
-    ['a place', { venue: { title: 'Tour Eiffel', address: 'Champ de Mars', location: { latitude: 48.8584, longitude: 2.2945 } }, location: { latitude: 48.8584, longitude: 2.2945 } }, /^\[The user shared a place: Tour Eiffel, Champ de Mars/],
+    [
+      'a place',
+      {
+        venue: { title: 'Tour Eiffel', address: 'Champ de Mars', location: { latitude: 48.8584, longitude: 2.2945 } },
+        location: { latitude: 48.8584, longitude: 2.2945 },
+      },
+      /^\[The user shared a place: Tour Eiffel, Champ de Mars/,
+    ],
   ])('queues %s as a note the agent can answer, instead of dropping it', async (_name, extra, note) => {
     const { deps, queues } = setup();
     const res = await post(deps, noText(11, extra));

@@ -17,7 +17,9 @@ describe('wrapping untrusted content', () => {
         '<<<END_UNTRUSTED_CONTENT id=a1b2c3d4e5f60718>>>',
       ].join('\n'),
     );
-    expect(wrapUntrusted('x', { source: 'hook' }, id)).toBe('<<<UNTRUSTED_CONTENT id=a1b2c3d4e5f60718 source=hook>>>\nx\n<<<END_UNTRUSTED_CONTENT id=a1b2c3d4e5f60718>>>');
+    expect(wrapUntrusted('x', { source: 'hook' }, id)).toBe(
+      '<<<UNTRUSTED_CONTENT id=a1b2c3d4e5f60718 source=hook>>>\nx\n<<<END_UNTRUSTED_CONTENT id=a1b2c3d4e5f60718>>>',
+    );
   });
 
   it('draws a new 64-bit id for every block', () => {

@@ -65,6 +65,8 @@ describe('web_fetch on real pages', () => {
   it('cuts a long page at maxChars and says so, and how to read more', async () => {
     const r = await fetchPage({ url: `${base}/docs/sharing.html`, maxChars: 1_000 });
     expect(r.text.length).toBeLessThan(1_200);
-    expect(r.text).toMatch(/\n… \[\d+ more characters cut\] — the page was cut at 1000 characters; fetch again with a larger maxChars \(up to 50000\) to read more$/);
+    expect(r.text).toMatch(
+      /\n… \[\d+ more characters cut\] — the page was cut at 1000 characters; fetch again with a larger maxChars \(up to 50000\) to read more$/,
+    );
   });
 });

@@ -14,7 +14,17 @@ import { listenLocal, sendJson, type LocalServer } from '../support/fake-http.ts
 
 const RESULTS = JSON.parse(readFileSync('test/fixtures/brave/web-search.json', 'utf8'));
 const PPLX_RESULTS = JSON.parse(readFileSync('test/fixtures/perplexity/search.json', 'utf8'));
-const RATE_LIMITED = { type: 'ErrorResponse', error: { id: 'c8f5d6f1', status: 429, code: 'RATE_LIMITED', detail: 'Request rate limit exceeded for plan.', meta: { plan: 'Free', rate_limit: 1, rate_current: 2, quota_limit: 2000, quota_current: 12, component: 'rate_limiter' } }, time: 1_780_000_000 };
+const RATE_LIMITED = {
+  type: 'ErrorResponse',
+  error: {
+    id: 'c8f5d6f1',
+    status: 429,
+    code: 'RATE_LIMITED',
+    detail: 'Request rate limit exceeded for plan.',
+    meta: { plan: 'Free', rate_limit: 1, rate_current: 2, quota_limit: 2000, quota_current: 12, component: 'rate_limiter' },
+  },
+  time: 1_780_000_000,
+};
 const KEY = 'BSA-test-key-0123456789';
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
@@ -28,13 +38,22 @@ beforeAll(async () => {
     seen.push(req);
     if (req.url === '/search') {
       bodies.push(JSON.parse(body.toString()));
-      if (req.headers.authorization !== `Bearer ${KEY}`) return sendJson(res, 401, { error: { message: 'Invalid API key provided.', type: 'invalid_api_key', code: 401 } });
+      if (req.headers.authorization !== `Bearer ${KEY}`)
+        return sendJson(res, 401, { error: { message: 'Invalid API key provided.', type: 'invalid_api_key', code: 401 } });
       const a: Answer = answers.shift() ?? { status: 200, body: PPLX_RESULTS };
       res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
       return void res.end(JSON.stringify(a.body));
     }
-    const a = answers.shift() ?? { status: 200, body: RESULTS, headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '0, 1990', 'x-ratelimit-reset': '1, 2419200' } };
-    if (req.headers['x-subscription-token'] !== KEY) return sendJson(res, 422, { type: 'ErrorResponse', error: { code: 'SUBSCRIPTION_TOKEN_INVALID', detail: 'The provided subscription token is invalid.' } });
+    const a = answers.shift() ?? {
+      status: 200,
+      body: RESULTS,
+      headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '0, 1990', 'x-ratelimit-reset': '1, 2419200' },
+    };
+    if (req.headers['x-subscription-token'] !== KEY)
+      return sendJson(res, 422, {
+        type: 'ErrorResponse',
+        error: { code: 'SUBSCRIPTION_TOKEN_INVALID', detail: 'The provided subscription token is invalid.' },
+      });
     res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
     res.end(JSON.stringify(a.body));
   });
@@ -106,7 +125,11 @@ describe('web_search (Brave)', () => {
     const { search, sleeps } = setup();
     await search({ query: 'one' });
     // The answer said 0 remaining this second: the next search waits a second first.
-    answers.push({ status: 429, body: RATE_LIMITED, headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '0, 1989', 'x-ratelimit-reset': '1, 2419100' } });
+    answers.push({
+      status: 429,
+      body: RATE_LIMITED,
+      headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '0, 1989', 'x-ratelimit-reset': '1, 2419100' },
+    });
     const r = await search({ query: 'two' });
     expect(r.isError).toBeUndefined();
     expect(seen.length).toBe(3);
@@ -116,9 +139,16 @@ describe('web_search (Brave)', () => {
   it('reports an exhausted monthly quota without spending requests on it until it resets', async () => {
     seen.length = 0;
     const { search, advance } = setup();
-    answers.push({ status: 429, body: { ...RATE_LIMITED, error: { ...RATE_LIMITED.error, code: 'QUOTA_LIMITED', detail: 'Request quota limit exceeded for plan.' } }, headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '1, 0', 'x-ratelimit-reset': '1, 86400' } });
+    answers.push({
+      status: 429,
+      body: { ...RATE_LIMITED, error: { ...RATE_LIMITED.error, code: 'QUOTA_LIMITED', detail: 'Request quota limit exceeded for plan.' } },
+      headers: { 'x-ratelimit-limit': '1, 2000', 'x-ratelimit-remaining': '1, 0', 'x-ratelimit-reset': '1, 86400' },
+    });
     const r = await search({ query: 'quota' });
-    expect(r).toMatchObject({ isError: true, text: 'the search provider refused: rate limited (QUOTA_LIMITED: Request quota limit exceeded for plan.); the next search is possible in 86400 s' });
+    expect(r).toMatchObject({
+      isError: true,
+      text: 'the search provider refused: rate limited (QUOTA_LIMITED: Request quota limit exceeded for plan.); the next search is possible in 86400 s',
+    });
     const again = await search({ query: 'something else' });
     expect(again).toMatchObject({ isError: true, text: expect.stringMatching(/allows the next search in 86400 s/) });
     expect(seen.length).toBe(1);
@@ -155,7 +185,10 @@ describe('web_search (Brave)', () => {
   });
 
   it("says Perplexity's reason for a refused key, and honours its 429's Retry-After", async () => {
-    expect(await setup({ provider: 'perplexity', key: 'wrong' }).search({ query: 'x' })).toEqual({ text: 'the search provider answered 401: invalid_api_key: Invalid API key provided.', isError: true });
+    expect(await setup({ provider: 'perplexity', key: 'wrong' }).search({ query: 'x' })).toEqual({
+      text: 'the search provider answered 401: invalid_api_key: Invalid API key provided.',
+      isError: true,
+    });
     seen.length = 0;
     const { search, sleeps } = setup({ provider: 'perplexity' });
     answers.push({ status: 429, body: { error: { message: 'Rate limit exceeded', type: 'rate_limit_exceeded', code: 429 } }, headers: { 'retry-after': '2' } });
@@ -172,8 +205,12 @@ describe('web_search (Brave)', () => {
     expect(waitFromHeaders(h({}), 429)).toBe(1000);
   });
 
-  it('needs its key in the agent\'s own secret when tools.web.search is configured', () => {
-    const config = { fleet: 'demo', agent: { id: 'fran', model: { primary: 'x/y', fallbacks: [] }, runtime: {}, tools: { web: { search: { provider: 'brave' } } } }, providers: {} } as RuntimeConfig;
+  it("needs its key in the agent's own secret when tools.web.search is configured", () => {
+    const config = {
+      fleet: 'demo',
+      agent: { id: 'fran', model: { primary: 'x/y', fallbacks: [] }, runtime: {}, tools: { web: { search: { provider: 'brave' } } } },
+      providers: {},
+    } as RuntimeConfig;
     expect(missingSecrets(config, {}, { modelKeys: false })).toEqual([{ name: 'BRAVE_API_KEY', usedBy: 'web_search (tools.web.search)' }]);
     expect(missingSecrets(config, { BRAVE_API_KEY: KEY }, { modelKeys: false })).toEqual([]);
   });

@@ -32,9 +32,20 @@ class InProcessRunner implements WorkspaceTaskRunner {
   async start(agentId: string, run: WorkspaceTaskRun): Promise<string> {
     this.events.push(`task ${run.action}`);
     this.runs.push({ ...run, aliveAtStart: this.tasks.count });
-    const env = readSyncEnv({ CLAWFLEET_AGENT_ID: agentId, CLAWFLEET_WORKSPACE: this.efs, CLAWFLEET_STAGING_BUCKET: 'bucket', CLAWFLEET_STAGING_PREFIX: `${agentId}/`, CLAWFLEET_SYNC_ACTION: run.action, CLAWFLEET_SYNC_TRANSFER: run.transfer, CLAWFLEET_SYNC_FORCE: run.force ? '1' : '0' });
+    const env = readSyncEnv({
+      CLAWFLEET_AGENT_ID: agentId,
+      CLAWFLEET_WORKSPACE: this.efs,
+      CLAWFLEET_STAGING_BUCKET: 'bucket',
+      CLAWFLEET_STAGING_PREFIX: `${agentId}/`,
+      CLAWFLEET_SYNC_ACTION: run.action,
+      CLAWFLEET_SYNC_TRANSFER: run.transfer,
+      CLAWFLEET_SYNC_FORCE: run.force ? '1' : '0',
+    });
     const id = `task-${this.runs.length}`;
-    this.results.set(id, runSync(env, this.staging, memoryLogger()).then((r) => ({ done: true, exitCode: r.ok ? 0 : 1, reason: 'Essential container in task exited' })));
+    this.results.set(
+      id,
+      runSync(env, this.staging, memoryLogger()).then((r) => ({ done: true, exitCode: r.ok ? 0 : 1, reason: 'Essential container in task exited' })),
+    );
     return id;
   }
   async state(taskId: string): Promise<TaskState> {
@@ -123,7 +134,10 @@ describe('workspace push --aws', () => {
   it('refuses to overwrite what differs on EFS unless forced, and releases the agent either way', async () => {
     const t = setup();
     writeFileSync(join(t.efs, 'SOUL.md'), 'I was changed on AWS.\n');
-    await expect(pushToAws('fran', localWorkspace(), { force: false, hibernate: false }, t.deps)).rejects.toMatchObject({ code: 'WORKSPACE_CONFLICT', message: expect.stringMatching(/SOUL\.md: exists with other content/) });
+    await expect(pushToAws('fran', localWorkspace(), { force: false, hibernate: false }, t.deps)).rejects.toMatchObject({
+      code: 'WORKSPACE_CONFLICT',
+      message: expect.stringMatching(/SOUL\.md: exists with other content/),
+    });
     expect(readFileSync(join(t.efs, 'SOUL.md'), 'utf8')).toBe('I was changed on AWS.\n');
     expect((await t.registry.get('fran'))?.state).toBe('asleep');
     const s = await pushToAws('fran', localWorkspace(), { force: true, hibernate: false }, t.deps);
@@ -193,7 +207,9 @@ describe('workspace pull --aws', () => {
     const realSetInterval = globalThis.setInterval;
     globalThis.setInterval = ((fn: () => void) => realSetInterval(fn, 1)) as typeof setInterval;
     try {
-      await expect(pullFromAws('fran', tmp('home'), { force: false, hibernate: false }, { ...t.deps, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) })).rejects.toMatchObject({ code: 'HOLD_LOST' });
+      await expect(
+        pullFromAws('fran', tmp('home'), { force: false, hibernate: false }, { ...t.deps, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) }),
+      ).rejects.toMatchObject({ code: 'HOLD_LOST' });
     } finally {
       globalThis.setInterval = realSetInterval;
     }
@@ -231,7 +247,12 @@ describe('a task whose CLI is gone', () => {
       return { done: false, status: 'RUNNING' };
     };
     t.runner.stop = async (id: string) => void stopped.push(id);
-    const run = pullFromAws('fran', tmp('home'), { force: false, hibernate: true }, { ...t.deps, interrupted: () => asked, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) });
+    const run = pullFromAws(
+      'fran',
+      tmp('home'),
+      { force: false, hibernate: true },
+      { ...t.deps, interrupted: () => asked, sleep: (ms) => new Promise((r) => setTimeout(r, ms + 5)) },
+    );
     await expect(run).rejects.toMatchObject({ code: 'INTERRUPTED', message: expect.stringMatching(/stopped \(SIGINT\); fran was released/) });
     expect(stopped).toEqual(['task-1']);
     // It was awake before: woken again.

@@ -4,7 +4,20 @@
 // and a second run after an interruption writing only what is missing.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,14 +30,17 @@ import { parseManifest, PARTIAL_MARK, WorkspacePathSchema } from '../../shared/w
 const clock = { now: () => 1_700_000_000_000 };
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `cf-wscopy-${name}-`));
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
-const copy = (src: string, dst: string, extra: Partial<Parameters<typeof copyWorkspace>[2]> = {}) => copyWorkspace(src, dst, { agentId: 'fran', clock, force: false, ...extra });
+const copy = (src: string, dst: string, extra: Partial<Parameters<typeof copyWorkspace>[2]> = {}) =>
+  copyWorkspace(src, dst, { agentId: 'fran', clock, force: false, ...extra });
 
 /** Every path under `dir`, files and folders, relative; symlinks are listed, not followed. */
 function tree(dir: string, prefix = ''): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    return e.isDirectory() ? [`${rel}/`, ...tree(join(dir, e.name), rel)] : [rel];
-  }).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const rel = prefix ? `${prefix}/${e.name}` : e.name;
+      return e.isDirectory() ? [`${rel}/`, ...tree(join(dir, e.name), rel)] : [rel];
+    })
+    .sort();
 }
 
 function source(): string {
@@ -107,7 +123,10 @@ describe('copying a workspace', () => {
     const src = source();
     const dst = tmp('dst');
     writeFileSync(join(dst, 'SOUL.md'), 'I am someone else.\n');
-    await expect(copy(src, dst)).rejects.toMatchObject({ code: 'WORKSPACE_CONFLICT', message: expect.stringMatching(/SOUL\.md: exists with other content \(--force replaces it\)/) });
+    await expect(copy(src, dst)).rejects.toMatchObject({
+      code: 'WORKSPACE_CONFLICT',
+      message: expect.stringMatching(/SOUL\.md: exists with other content \(--force replaces it\)/),
+    });
     expect(tree(dst)).toEqual(['SOUL.md']);
     expect(readFileSync(join(dst, 'SOUL.md'), 'utf8')).toBe('I am someone else.\n');
     const forced = await copy(src, dst, { force: true });
@@ -123,10 +142,14 @@ describe('copying a workspace', () => {
     const victim = join(tmp('victim'), 'SOUL.md');
     writeFileSync(victim, 'untouched');
     symlinkSync(victim, join(dst, 'SOUL.md'));
-    await expect(copy(src, dst, { force: true })).rejects.toMatchObject({ message: expect.stringMatching(/memory\/2026-01-02\.md: under memory, a symbolic link/) });
+    await expect(copy(src, dst, { force: true })).rejects.toMatchObject({
+      message: expect.stringMatching(/memory\/2026-01-02\.md: under memory, a symbolic link/),
+    });
     expect(readdirSync(outside)).toEqual([]);
     unlinkSync(join(dst, 'memory'));
-    await expect(copy(src, dst)).rejects.toMatchObject({ message: expect.stringMatching(/SOUL\.md: a symbolic link \(not followed\) is there \(--force replaces it\)/) });
+    await expect(copy(src, dst)).rejects.toMatchObject({
+      message: expect.stringMatching(/SOUL\.md: a symbolic link \(not followed\) is there \(--force replaces it\)/),
+    });
     await copy(src, dst, { force: true });
     expect(lstatSync(join(dst, 'SOUL.md')).isFile()).toBe(true);
     expect(readFileSync(victim, 'utf8')).toBe('untouched');
@@ -173,7 +196,8 @@ describe('copying a workspace', () => {
 
 describe('manifests from elsewhere', () => {
   it('refuses paths that climb out, are absolute, or are not plain names', () => {
-    for (const bad of ['../x', '/etc/passwd', 'a//b', 'a/./b', 'a/../b', 'a\0b', '.', '', 'a/']) expect(WorkspacePathSchema.safeParse(bad).success, bad).toBe(false);
+    for (const bad of ['../x', '/etc/passwd', 'a//b', 'a/./b', 'a/../b', 'a\0b', '.', '', 'a/'])
+      expect(WorkspacePathSchema.safeParse(bad).success, bad).toBe(false);
     for (const good of ['MEMORY.md', 'memory/2026-01-02.md', '.hidden', 'a/..b']) expect(WorkspacePathSchema.safeParse(good).success, good).toBe(true);
   });
 

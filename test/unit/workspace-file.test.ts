@@ -21,7 +21,10 @@ const ws = () => mkdtempSync(join(tmpdir(), 'cf-wsfile-'));
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
 
 async function refusal(p: Promise<unknown>): Promise<NotRegularFileError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(NotRegularFileError);
   return err as NotRegularFileError;
 }
@@ -30,7 +33,9 @@ describe('opening workspace files', () => {
   it('refuses a FIFO for reading and for appending, at once, saying what it is', async () => {
     const dir = ws();
     mkfifo(join(dir, 'MEMORY.md'));
-    expect((await refusal(readWorkspaceFile(dir, 'MEMORY.md', { maxBytes: 100 }))).message).toBe('MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone');
+    expect((await refusal(readWorkspaceFile(dir, 'MEMORY.md', { maxBytes: 100 }))).message).toBe(
+      'MEMORY.md is a FIFO (named pipe), not a regular file, so it was left alone',
+    );
     expect((await refusal(appendWorkspaceFile(dir, 'MEMORY.md', 'x'))).code).toBe('NOT_REGULAR_FILE');
     expect(() => readSmallRegularFileSync(join(dir, 'MEMORY.md'), 100)).toThrow(NotRegularFileError);
     expect(() => writeSmallFileSync(join(dir, 'MEMORY.md'), 'x')).toThrow(/ENXIO|not a regular file/);

@@ -18,7 +18,12 @@ const MIN = 60_000;
 const config = loadConfigFile('clawfleet.json');
 
 function setup() {
-  const clock = { t: 100 * MIN, now() { return this.t; } };
+  const clock = {
+    t: 100 * MIN,
+    now() {
+      return this.t;
+    },
+  };
   const deps = { registry: new InMemoryAgentRegistry(), compute: new InMemoryAgentCompute(), depths: new InMemoryQueueDepths(), clock, log: memoryLogger() };
   return { deps, clock };
 }
@@ -28,7 +33,10 @@ describe('holding an agent for a workspace transfer', () => {
   it('refuses an agent that runs unless --hibernate, and then stops it', async () => {
     const { deps } = setup();
     await deps.registry.recordHeartbeat('fran', 1, 'v');
-    await expect(holdAgent('fran', { hibernate: false }, deps)).rejects.toMatchObject({ code: 'AGENT_AWAKE', message: expect.stringMatching(/fran is awake: .*--hibernate/) });
+    await expect(holdAgent('fran', { hibernate: false }, deps)).rejects.toMatchObject({
+      code: 'AGENT_AWAKE',
+      message: expect.stringMatching(/fran is awake: .*--hibernate/),
+    });
     expect(deps.compute.calls).toEqual([]);
     expect(await stateOf(deps)).toBe('awake');
     const hold = await holdAgent('fran', { hibernate: true }, deps);
@@ -55,7 +63,10 @@ describe('holding an agent for a workspace transfer', () => {
     expect((await handleComputeRequest({ v: 1, agentId: 'fran', action: 'run' }, holder)).outcome).toBe('stopped');
     expect(holder.compute.running.has('fran')).toBe(false);
     expect(actionsFor('held')).toEqual([]);
-    await expect(lifecycleActions(deps).act('fran', 'wake')).rejects.toMatchObject({ code: 'ACTION_NOT_AVAILABLE', message: expect.stringMatching(/being transferred/) });
+    await expect(lifecycleActions(deps).act('fran', 'wake')).rejects.toMatchObject({
+      code: 'ACTION_NOT_AVAILABLE',
+      message: expect.stringMatching(/being transferred/),
+    });
     expect(deps.compute.calls.filter((c) => c.action !== 'stop')).toEqual([]);
     expect(await stateOf(deps, 'jerry')).toBe('held');
   });

@@ -3,7 +3,20 @@
 // stops. Chromium runs inside the sandbox exec uses (its own uid or namespaces, so with
 // --no-sandbox its renderer shares nothing with the runtime) and reaches the network only
 // through the guard proxy. Downloads land in the workspace.
-import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { Logger } from '../../../shared/log.ts';
@@ -94,7 +107,12 @@ export class AgentBrowser {
    * a link planted by the agent's code cannot make the runtime read or write elsewhere.
    */
   private async keep(d: Download): Promise<void> {
-    const name = d.suggestedFilename().replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 120) || 'download';
+    const name =
+      d
+        .suggestedFilename()
+        .replace(/[^A-Za-z0-9._-]+/g, '_')
+        .replace(/^\.+/, '')
+        .slice(0, 120) || 'download';
     const rel = `${DOWNLOADS_DIR}/${Date.now()}-${name}`;
     try {
       const failure = await d.failure();
@@ -175,7 +193,11 @@ export class AgentBrowser {
       const script = join(this.o.runtimeState, `chromium-${process.pid}-${n}.sh`);
       mkdirSync(this.o.runtimeState, { recursive: true, mode: 0o700 });
       const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-      writeFileSync(script, `#!/bin/sh\ncd ${quote(lease.launch.cwd)} || exit 1\nexec ${[lease.launch.file, ...lease.launch.args].map(quote).join(' ')} "$@"\n`, { mode: 0o700 });
+      writeFileSync(
+        script,
+        `#!/bin/sh\ncd ${quote(lease.launch.cwd)} || exit 1\nexec ${[lease.launch.file, ...lease.launch.args].map(quote).join(' ')} "$@"\n`,
+        { mode: 0o700 },
+      );
       chmodSync(script, 0o700);
       const context = await chromium.launchPersistentContext(profile, {
         executablePath: script,

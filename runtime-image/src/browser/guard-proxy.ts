@@ -43,7 +43,14 @@ export async function startGuardProxy(policy: FetchPolicy, resolve: Resolve = sy
     vet(url).then(
       (vetted) => {
         const upstream = httpRequest(
-          { host: vetted.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`, method: req.method, headers: withoutProxyHeaders(req), lookup: pinnedLookup(vetted) },
+          {
+            host: vetted.hostname,
+            port: url.port || 80,
+            path: `${url.pathname}${url.search}`,
+            method: req.method,
+            headers: withoutProxyHeaders(req),
+            lookup: pinnedLookup(vetted),
+          },
           (up) => {
             res.writeHead(up.statusCode ?? 502, up.headers);
             up.pipe(res);

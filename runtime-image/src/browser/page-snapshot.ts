@@ -19,7 +19,14 @@ export function snapshotInPage(args: { attr: string; maxLines: number }): string
   const label = (el: Element) => {
     const id = el.getAttribute('id');
     const byFor = id ? document.querySelector(`label[for="${CSS.escape(id)}"]`) : null;
-    return clean(el.getAttribute('aria-label') || byFor?.textContent || el.closest('label')?.textContent || el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name'));
+    return clean(
+      el.getAttribute('aria-label') ||
+        byFor?.textContent ||
+        el.closest('label')?.textContent ||
+        el.getAttribute('placeholder') ||
+        el.getAttribute('title') ||
+        el.getAttribute('name'),
+    );
   };
   for (const old of Array.from(document.querySelectorAll(`[${attr}]`))) old.removeAttribute(attr);
   const ref = (el: Element) => {
@@ -44,7 +51,9 @@ export function snapshotInPage(args: { attr: string; maxLines: number }): string
         continue;
       }
       if (tag === 'button' || role === 'button' || (tag === 'input' && ['submit', 'button', 'reset'].includes((el as HTMLInputElement).type))) {
-        lines.push(`[${ref(el)}] button "${clean(el.textContent) || clean((el as HTMLInputElement).value) || label(el)}"${(el as HTMLButtonElement).disabled ? ' (disabled)' : ''}`);
+        lines.push(
+          `[${ref(el)}] button "${clean(el.textContent) || clean((el as HTMLInputElement).value) || label(el)}"${(el as HTMLButtonElement).disabled ? ' (disabled)' : ''}`,
+        );
         continue;
       }
       if (tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type)) {
@@ -61,11 +70,21 @@ export function snapshotInPage(args: { attr: string; maxLines: number }): string
       }
       if (tag === 'select') {
         const s = el as HTMLSelectElement;
-        lines.push(`[${ref(el)}] select "${label(el)}" = "${clean(s.selectedOptions[0]?.textContent)}" options: ${Array.from(s.options).slice(0, 20).map((o) => `"${clean(o.textContent)}"`).join(', ')}`);
+        lines.push(
+          `[${ref(el)}] select "${label(el)}" = "${clean(s.selectedOptions[0]?.textContent)}" options: ${Array.from(s.options)
+            .slice(0, 20)
+            .map((o) => `"${clean(o.textContent)}"`)
+            .join(', ')}`,
+        );
         continue;
       }
       // Text that belongs to this element itself (not to its children) is a line of its own.
-      const own = clean(Array.from(el.childNodes).filter((c) => c.nodeType === 3).map((c) => c.textContent).join(' '));
+      const own = clean(
+        Array.from(el.childNodes)
+          .filter((c) => c.nodeType === 3)
+          .map((c) => c.textContent)
+          .join(' '),
+      );
       if (own) lines.push(own);
       walk(el, depth + 1);
     }

@@ -31,7 +31,10 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
   const { node, cli, readyMs } = env.openclaw;
   if (!node || !cli) {
-    throw new ClawfleetError('OPENCLAW_NOT_INSTALLED', 'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")');
+    throw new ClawfleetError(
+      'OPENCLAW_NOT_INSTALLED',
+      'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")',
+    );
   }
   const secrets = await awaitSecrets({
     config: env.config,
@@ -52,7 +55,14 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   const gateway = new GatewaySupervisor({
     clientVersion: RUNTIME_VERSION,
     log,
-    start: () => startManagedGateway({ install: { node, cli }, dir: gatewayDir, config: { config: env.config, secrets, workspace: env.workspace }, log, readyTimeoutMs: readyMs }),
+    start: () =>
+      startManagedGateway({
+        install: { node, cli },
+        dir: gatewayDir,
+        config: { config: env.config, secrets, workspace: env.workspace },
+        log,
+        readyTimeoutMs: readyMs,
+      }),
   });
   const client = await gateway.start();
   const warnings: string[] = [];
@@ -68,17 +78,21 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   };
 
   let stopping: Promise<void> | undefined;
-  const stop = (drainMs = env.drainMs) => (stopping ??= (async () => {
-    clearInterval(heartbeatTimer);
-    await worker.stop(drainMs);
-    await gateway.stop();
-  })());
+  const stop = (drainMs = env.drainMs) =>
+    (stopping ??= (async () => {
+      clearInterval(heartbeatTimer);
+      await worker.stop(drainMs);
+      await gateway.stop();
+    })());
   const control = async (action: ControlAction) => {
     if (action === 'reload') {
       log.info('reload: nothing to re-read; the OpenClaw gateway restarts with the runtime');
       return;
     }
-    void stop().then(() => parts.exit(0), () => parts.exit(1));
+    void stop().then(
+      () => parts.exit(0),
+      () => parts.exit(1),
+    );
   };
   const worker = new Worker({
     agentId: env.agentId,
@@ -96,12 +110,21 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
     attempts: new WorkspaceAttemptLog(env.workspace),
     control,
     isFatal: isFatalReceiveError,
-    onFatal: () => void stop().then(() => parts.exit(1), () => parts.exit(1)),
+    onFatal: () =>
+      void stop().then(
+        () => parts.exit(1),
+        () => parts.exit(1),
+      ),
   });
 
   const startedAt = clock.now();
   let beats = 0;
-  const capabilities = ['runtime:openclaw', `openclaw:${client.server.version ?? 'unknown'}`, `openclaw-protocol:${client.server.protocol}`, `model:${agent.model.primary}`];
+  const capabilities = [
+    'runtime:openclaw',
+    `openclaw:${client.server.version ?? 'unknown'}`,
+    `openclaw-protocol:${client.server.protocol}`,
+    `model:${agent.model.primary}`,
+  ];
   const beat = (announce: boolean) =>
     outbox
       .send({
@@ -113,7 +136,9 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
         version: RUNTIME_VERSION,
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.current() ? [] : ['the OpenClaw gateway is restarting'])].slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+        warnings: [...warnings, ...(gateway.current() ? [] : ['the OpenClaw gateway is restarting'])]
+          .slice(0, 16)
+          .map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const announced = beat(true);
@@ -121,6 +146,15 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   heartbeatTimer?.unref();
   worker.start();
   await announced;
-  log.info('ready', { version: RUNTIME_VERSION, kind: 'openclaw', openclaw: client.server.version, protocol: client.server.protocol, gatewayPid: gateway.pid, model: agent.model.primary, transport: env.transport.kind, workspace: env.workspace });
+  log.info('ready', {
+    version: RUNTIME_VERSION,
+    kind: 'openclaw',
+    openclaw: client.server.version,
+    protocol: client.server.protocol,
+    gatewayPid: gateway.pid,
+    model: agent.model.primary,
+    transport: env.transport.kind,
+    workspace: env.workspace,
+  });
   return { stop };
 }

@@ -142,7 +142,13 @@ class McpServer {
       parse: (args) => {
         const parsed = (validator ?? z.record(z.string(), z.unknown())).safeParse(args ?? {});
         if (parsed.success) return { ok: true, value: args ?? {} };
-        return { ok: false, error: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ') };
+        return {
+          ok: false,
+          error: parsed.error.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
+            .join('; '),
+        };
       },
       run: (args, ctx) => this.call(name, args as Record<string, unknown>, ctx.signal),
     };
@@ -150,7 +156,10 @@ class McpServer {
 
   async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     if (this.state !== 'ready' || !this.client) {
-      return { text: `MCP server "${this.id}" is ${this.state === 'stopped' ? 'stopped' : `unavailable (${this.lastError ?? 'starting'}); it is being restarted, try again shortly`}`, isError: true };
+      return {
+        text: `MCP server "${this.id}" is ${this.state === 'stopped' ? 'stopped' : `unavailable (${this.lastError ?? 'starting'}); it is being restarted, try again shortly`}`,
+        isError: true,
+      };
     }
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.opts.callTimeoutMs ?? 120_000 });
@@ -200,7 +209,9 @@ export class McpHost {
   async start(): Promise<void> {
     const reaped = this.reaper.reap();
     if (reaped > 0) this.opts.log.warn('killed MCP process groups left by a previous runtime', { groups: reaped });
-    await Promise.all(this.servers.map((s) => s.start().catch((err) => this.opts.log.error('MCP server start failed', { mcpServer: s.id, ...errorFields(err) }))));
+    await Promise.all(
+      this.servers.map((s) => s.start().catch((err) => this.opts.log.error('MCP server start failed', { mcpServer: s.id, ...errorFields(err) }))),
+    );
   }
 
   /** The tools of the servers as they stand now; a down server keeps its last known tools (they answer with an error). */

@@ -37,7 +37,9 @@ export class ProcessGroupTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const lease = this.spec.sandbox ? await this.spec.sandbox.lease({ argv: [this.spec.command, ...this.spec.args], env: this.spec.env, network: true }) : undefined;
+    const lease = this.spec.sandbox
+      ? await this.spec.sandbox.lease({ argv: [this.spec.command, ...this.spec.args], env: this.spec.env, network: true })
+      : undefined;
     this.lease = lease;
     const launch = lease?.launch ?? { file: this.spec.command, args: this.spec.args, env: this.spec.env, cwd: this.spec.cwd };
     return new Promise((resolve, reject) => {

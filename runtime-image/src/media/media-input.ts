@@ -84,7 +84,8 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
     return `[The user sent ${what} (${about}), saved at ${path}; ${why}, so you cannot see it — say so if it matters.]`;
   }
   if (SPOKEN.has(ref.kind)) {
-    if (!deps.transcribe) return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed: no transcription provider is configured (tools.media.audio); say so if it matters.]`;
+    if (!deps.transcribe)
+      return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed: no transcription provider is configured (tools.media.audio); say so if it matters.]`;
     try {
       const text = await deps.transcribe({ bytes: stored.bytes, mimeType: ref.mimeType, fileName: path.split('/').pop()! }, deps.signal);
       transcripts.push(text);

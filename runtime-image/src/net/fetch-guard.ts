@@ -68,7 +68,8 @@ export async function vetUrl(url: URL, policy: FetchPolicy, resolve: Resolve = s
   const name = url.hostname.replace(/\.$/, '');
   const hostname = name.startsWith('[') ? name.slice(1, -1) : name;
   const allowed = policy.allowPrivateHosts.has(name);
-  const refuse = (what: string, c: AddressClass) => new FetchRefusedError(`refused ${url.origin}: ${what} ${c.address} (${c.range}). ${c.verdict === 'forbidden' ? NEVER : ONLY_PUBLIC}`);
+  const refuse = (what: string, c: AddressClass) =>
+    new FetchRefusedError(`refused ${url.origin}: ${what} ${c.address} (${c.range}). ${c.verdict === 'forbidden' ? NEVER : ONLY_PUBLIC}`);
 
   const literal = classifyAddress(name);
   if (literal) {

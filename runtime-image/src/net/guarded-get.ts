@@ -56,7 +56,8 @@ export async function guardedGet(url: string, opts: GuardedGetOptions): Promise<
       } catch {
         throw new ClawfleetError('FETCH_REDIRECTS', `${current.href} redirected to "${location.slice(0, 200)}", which is not a URL`);
       }
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new FetchRefusedError(`${current.href} redirected to a ${next.protocol} URL; only http and https are followed`);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:')
+        throw new FetchRefusedError(`${current.href} redirected to a ${next.protocol} URL; only http and https are followed`);
       redirects.push(next.href);
       current = next;
       continue;
@@ -84,7 +85,11 @@ function requestOnce(url: URL, opts: GuardedGetOptions, lookup: ReturnType<typeo
   return new Promise((resolve, reject) => {
     // agent: false, so no pooled socket (connected under another lookup) is reused.
     const tls = opts.ca ? { ca: [...rootCertificates, opts.ca] } : {};
-    const req = request(url, { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...opts.headers }, lookup, agent: false, signal: opts.signal, ...tls }, resolve);
+    const req = request(
+      url,
+      { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br', ...opts.headers }, lookup, agent: false, signal: opts.signal, ...tls },
+      resolve,
+    );
     // on, not once: an error after the response (a reset mid-body) must not go unhandled; the body reader sees it.
     req.on('error', reject);
     req.end();
@@ -110,10 +115,18 @@ async function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ bod
 }
 
 function decoded(res: IncomingMessage): Readable {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === '' || encoding === 'identity') return res;
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
   if (!decoder) {
     res.destroy();
     throw new ClawfleetError('FETCH_ENCODING', `the server sent a body in an encoding web_fetch cannot read ("${encoding.slice(0, 40)}")`);

@@ -121,7 +121,10 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
   const record: AnswerRecord = {
     inboundId: req.inboundId,
     ts: deps.clock.now(),
-    failed: attempts > 0 ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside` : 'it was handed out too often without a turn finishing, so it was set aside',
+    failed:
+      attempts > 0
+        ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside`
+        : 'it was handed out too often without a turn finishing, so it was set aside',
   };
   await deps.journal.put(record);
   await sendAnswer(req, record, deps);
@@ -198,7 +201,10 @@ export function messageText(message: unknown): string {
   if (typeof content === 'string') return content.trim();
   if (!Array.isArray(content)) return '';
   return content
-    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .filter(
+      (c): c is { type: 'text'; text: string } =>
+        !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string',
+    )
     .map((c) => c.text)
     .join('')
     .trim();
@@ -222,4 +228,3 @@ async function sendAnswer(req: TurnRequest, record: AnswerRecord, deps: BridgeDe
   if (envelope) await deps.outbox.send(envelope);
   return envelope !== undefined;
 }
-

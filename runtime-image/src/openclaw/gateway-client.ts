@@ -66,7 +66,10 @@ export class GatewayClient {
     const protocol = typeof hello.protocol === 'number' ? hello.protocol : 0;
     if (hello.type !== 'hello-ok' || protocol !== GATEWAY_PROTOCOL) {
       client.close();
-      throw new ClawfleetError('OPENCLAW_PROTOCOL', `the OpenClaw gateway agreed to protocol ${protocol}, this bridge speaks ${GATEWAY_PROTOCOL} (docs/runtime.md, "Compatibility")`);
+      throw new ClawfleetError(
+        'OPENCLAW_PROTOCOL',
+        `the OpenClaw gateway agreed to protocol ${protocol}, this bridge speaks ${GATEWAY_PROTOCOL} (docs/runtime.md, "Compatibility")`,
+      );
     }
     const server = (hello.server ?? {}) as { version?: string };
     client.server = { version: server.version, protocol };
@@ -113,7 +116,10 @@ export class GatewayClient {
 
   private nextEvent(name: string, timeoutMs: number): Promise<GatewayEvent> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => (off(), reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`))), timeoutMs);
+      const timer = setTimeout(
+        () => (off(), reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`))),
+        timeoutMs,
+      );
       const off = this.onEvent((e) => {
         if (e.event !== name) return;
         clearTimeout(timer);

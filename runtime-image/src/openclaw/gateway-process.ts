@@ -74,13 +74,15 @@ export interface ManagedGateway {
  */
 async function reapStale(stateDir: string, log: Logger): Promise<void> {
   const mark = `OPENCLAW_STATE_DIR=${stateDir}\0`;
-  const stale = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/environ`, 'latin1').includes(mark);
-    } catch {
-      return false;
-    }
-  });
+  const stale = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/environ`, 'latin1').includes(mark);
+      } catch {
+        return false;
+      }
+    });
   if (stale.length === 0) return;
   log.warn('killing what an earlier OpenClaw gateway of this agent left running', { pids: stale.map(Number) });
   for (const pid of stale) {
@@ -90,7 +92,8 @@ async function reapStale(stateDir: string, log: Logger): Promise<void> {
       // gone meanwhile
     }
   }
-  for (let i = 0; i < 50 && stale.some((pid) => existsSync(`/proc/${pid}/stat`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && stale.some((pid) => existsSync(`/proc/${pid}/stat`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))); i++)
+    await new Promise((r) => setTimeout(r, 100));
 }
 
 /** A free loopback port, asked of the kernel. */
@@ -115,7 +118,11 @@ export async function startManagedGateway(opts: {
 }): Promise<ManagedGateway> {
   const { install, dir, log } = opts;
   for (const file of [install.node, install.cli]) {
-    if (!existsSync(file)) throw new ClawfleetError('OPENCLAW_NOT_INSTALLED', `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`);
+    if (!existsSync(file))
+      throw new ClawfleetError(
+        'OPENCLAW_NOT_INSTALLED',
+        `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`,
+      );
   }
   await reapStale(join(dir, 'state'), log);
   const port = await freePort();
@@ -124,7 +131,9 @@ export async function startManagedGateway(opts: {
   const tmp = join(dir, 'tmp');
   for (const d of [dir, home, tmp]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const configPath = join(dir, 'openclaw.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), { mode: 0o600 });
+  writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), {
+    mode: 0o600,
+  });
 
   const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
     cwd: dir,
@@ -142,7 +151,16 @@ export async function startManagedGateway(opts: {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway was not ready within ${opts.readyTimeoutMs / 1000} s; its last lines: ${recent.join(' | ').slice(-1500)}`)), opts.readyTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new ClawfleetError(
+            'OPENCLAW_GATEWAY_FAILED',
+            `the OpenClaw gateway was not ready within ${opts.readyTimeoutMs / 1000} s; its last lines: ${recent.join(' | ').slice(-1500)}`,
+          ),
+        ),
+      opts.readyTimeoutMs,
+    );
     const onLine = (line: string) => {
       recent.push(line);
       if (recent.length > 20) recent.shift();
@@ -165,7 +183,12 @@ export async function startManagedGateway(opts: {
     }
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway exited (code ${code}) before it was ready; its last lines: ${recent.join(' | ').slice(-1500)}`));
+      reject(
+        new ClawfleetError(
+          'OPENCLAW_GATEWAY_FAILED',
+          `the OpenClaw gateway exited (code ${code}) before it was ready; its last lines: ${recent.join(' | ').slice(-1500)}`,
+        ),
+      );
     });
   });
   child.stdin!.on('error', () => {});

@@ -141,11 +141,15 @@ export class UidPoolSandbox implements Sandbox {
    */
   async killAll(uid: number): Promise<boolean> {
     for (let round = 0; round < 5; round++) {
-      await runShort(this.setpriv, ['--reuid', String(uid), '--regid', String(this.setup.gid), '--clear-groups', '--', '/bin/sh', '-c', 'kill -KILL -1 2>/dev/null; exit 0'], {
-        env: { PATH: SANDBOX_PATH },
-        cwd: '/',
-        timeoutMs: 5_000,
-      });
+      await runShort(
+        this.setpriv,
+        ['--reuid', String(uid), '--regid', String(this.setup.gid), '--clear-groups', '--', '/bin/sh', '-c', 'kill -KILL -1 2>/dev/null; exit 0'],
+        {
+          env: { PATH: SANDBOX_PATH },
+          cwd: '/',
+          timeoutMs: 5_000,
+        },
+      );
       if (processesOf(uid).length === 0) return true;
     }
     return false;

@@ -85,7 +85,8 @@ export function unmetRequirement(r: SkillRequirements, host: SkillHost): string 
   // Skill scripts run in the sandboxed exec, whose environment carries only the secret values
   // tools.exec.env names; a skill that needs another would be offered and then fail.
   const unset = (r.env ?? []).filter((v) => !host.hasEnv(v));
-  if (unset.length > 0) return `it needs the environment value${unset.length === 1 ? '' : 's'} ${unset.join(', ')}, which exec does not give its commands (name ${unset.length === 1 ? 'it' : 'them'} in tools.exec.env, from this agent's secret)`;
+  if (unset.length > 0)
+    return `it needs the environment value${unset.length === 1 ? '' : 's'} ${unset.join(', ')}, which exec does not give its commands (name ${unset.length === 1 ? 'it' : 'them'} in tools.exec.env, from this agent's secret)`;
   if (r.config && r.config.length > 0) return `it needs OpenClaw config (${r.config.join(', ')}), which clawfleet does not have`;
   return undefined;
 }
@@ -100,7 +101,10 @@ function skillFolders(source: SkillSource): { folders: string[]; problem?: strin
     return { folders: [], problem: `${source.dir} cannot be listed (${code ?? (err as Error).message})` };
   }
   // Real folders only: a symlink planted in the workspace could point anywhere.
-  const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  const folders = entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
   return { folders };
 }
 
@@ -148,7 +152,7 @@ export async function discoverSkills(sources: SkillSource[], allow: readonly str
       }
       taken.set(name, source.kind);
       if (allow && !allow.includes(name)) {
-        out(name, 'not in the agent\'s skills allow list');
+        out(name, "not in the agent's skills allow list");
         continue;
       }
       const unmet = unmetRequirement(skill.requires, host);

@@ -25,7 +25,10 @@ const OpenClawMetadataSchema = z.looseObject({
 });
 
 export const SkillFrontMatterSchema = z.looseObject({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")').optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")')
+    .optional(),
   description: z.string().min(1, 'must not be empty').max(2_000),
   metadata: z
     .looseObject({
@@ -59,7 +62,9 @@ export function parseSkillFile(text: string): SkillFile {
   const parsed = SkillFrontMatterSchema.safeParse(data ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`has front matter whose ${issue.path.join('.') || 'top level'} ${issue.code === 'invalid_type' && issue.path.length === 1 ? `is missing or not ${issue.expected}` : issue.message}`);
+    throw new Error(
+      `has front matter whose ${issue.path.join('.') || 'top level'} ${issue.code === 'invalid_type' && issue.path.length === 1 ? `is missing or not ${issue.expected}` : issue.message}`,
+    );
   }
   const meta = parsed.data.metadata;
   const oc = meta?.openclaw ?? meta?.clawdbot ?? meta?.clawdis;

@@ -20,7 +20,9 @@ export interface SearchHit {
 const BraveResponseSchema = z.looseObject({
   web: z
     .looseObject({
-      results: z.array(z.looseObject({ title: z.string(), url: z.string(), description: z.string().optional(), age: z.string().optional(), page_age: z.string().optional() })),
+      results: z.array(
+        z.looseObject({ title: z.string(), url: z.string(), description: z.string().optional(), age: z.string().optional(), page_age: z.string().optional() }),
+      ),
     })
     .optional(),
 });
@@ -54,7 +56,12 @@ export function plainSnippet(html: string): string {
 export function braveHits(json: unknown): SearchHit[] | undefined {
   const parsed = BraveResponseSchema.safeParse(json);
   if (!parsed.success) return undefined;
-  return (parsed.data.web?.results ?? []).map((r) => ({ title: plainSnippet(r.title), url: r.url, snippet: plainSnippet(r.description ?? ''), age: r.age ?? r.page_age }));
+  return (parsed.data.web?.results ?? []).map((r) => ({
+    title: plainSnippet(r.title),
+    url: r.url,
+    snippet: plainSnippet(r.description ?? ''),
+    age: r.age ?? r.page_age,
+  }));
 }
 
 /** Brave's own words for an error body ("RATE_LIMITED: Request rate limit exceeded for plan."), when it has them. */
@@ -70,7 +77,13 @@ export function braveError(json: unknown): string | undefined {
  * Retry-After, else the shortest window's reset, else a second. 0: no need to wait.
  */
 export function waitFromHeaders(headers: Headers, status: number): number {
-  const list = (name: string) => (headers.get(name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+  const list = (name: string) =>
+    (headers.get(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map(Number)
+      .filter((n) => Number.isFinite(n) && n >= 0);
   const remaining = list('x-ratelimit-remaining');
   const reset = list('x-ratelimit-reset');
   let wait = 0;

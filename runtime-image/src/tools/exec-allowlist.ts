@@ -17,7 +17,10 @@ const describe = (c: string) => (c.charCodeAt(0) < 32 || c.trim() === '' ? `the 
 
 /** Splits `text` into words the way sh would for a simple command, or says why it will not. */
 export function parseSimpleCommand(text: string): Checked<string[]> {
-  const refuse = (why: string): Checked<string[]> => ({ ok: false, error: `refused by the exec allowlist: ${why}; give one program and its arguments, without pipes, ";", "&&", redirection, $(…), backticks, variables or globs` });
+  const refuse = (why: string): Checked<string[]> => ({
+    ok: false,
+    error: `refused by the exec allowlist: ${why}; give one program and its arguments, without pipes, ";", "&&", redirection, $(…), backticks, variables or globs`,
+  });
   if (/[\r\n\0]/.test(text)) return refuse('the command has more than one line');
   const words: string[] = [];
   let word: string | undefined;

@@ -68,7 +68,13 @@ export function execTool(options: ExecToolOptions): AgentTool {
         maxOutputBytes: limits.maxOutputBytes,
         signal: ctx.signal,
       });
-      const why = r.timedOut ? `killed after ${seconds} s` : r.aborted ? 'killed: the turn was cancelled' : r.code === null && r.signal === null ? 'could not run' : `exit code ${r.code ?? r.signal}`;
+      const why = r.timedOut
+        ? `killed after ${seconds} s`
+        : r.aborted
+          ? 'killed: the turn was cancelled'
+          : r.code === null && r.signal === null
+            ? 'could not run'
+            : `exit code ${r.code ?? r.signal}`;
       const cut = r.droppedBytes > 0 ? `\n[${r.droppedBytes} more bytes of output cut]` : '';
       return { text: `${why}\n${r.output}${cut}`, isError: r.code !== 0 };
     },
@@ -175,8 +181,16 @@ export interface ExecSetup {
  * only inside a sandbox that can do what the policy asks, and off (with the reason) where
  * there is none.
  */
-export function execSetup(policy: ExecPolicy | undefined, choice: SandboxChoice | undefined, workspace: string, limits?: ExecLimits, secrets: Record<string, string> = {}): ExecSetup {
-  const env = Object.fromEntries(Object.entries(policy?.env ?? {}).flatMap(([name, secret]) => (secrets[secret] !== undefined ? [[name, secrets[secret]!]] : [])));
+export function execSetup(
+  policy: ExecPolicy | undefined,
+  choice: SandboxChoice | undefined,
+  workspace: string,
+  limits?: ExecLimits,
+  secrets: Record<string, string> = {},
+): ExecSetup {
+  const env = Object.fromEntries(
+    Object.entries(policy?.env ?? {}).flatMap(([name, secret]) => (secrets[secret] !== undefined ? [[name, secrets[secret]!]] : [])),
+  );
   const security = policy?.security ?? 'full';
   if (security === 'deny') return {};
   const network = policy?.network ?? true;
@@ -188,7 +202,9 @@ export function execSetup(policy: ExecPolicy | undefined, choice: SandboxChoice 
     };
   }
   if (!choice?.sandbox) {
-    return { warning: `exec is off: no sandbox is available (${choice?.unavailable ?? 'none was looked for'}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed` };
+    return {
+      warning: `exec is off: no sandbox is available (${choice?.unavailable ?? 'none was looked for'}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed`,
+    };
   }
   if (!network && !choice.sandbox.isolatesNetwork) {
     return { warning: `exec is off: tools.exec.network is false, and the ${choice.sandbox.kind} sandbox cannot cut the network` };

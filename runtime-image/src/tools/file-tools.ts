@@ -71,7 +71,10 @@ export function fileTools(workspace: string): AgentTool[] {
         const count = text.split(oldText).length - 1;
         if (count === 0) return { text: `oldText was not found in ${path}`, isError: true };
         if (count > 1) return { text: `oldText occurs ${count} times in ${path}; include more context so it is unique`, isError: true };
-        atomicWrite(file, text.replace(oldText, () => newText));
+        atomicWrite(
+          file,
+          text.replace(oldText, () => newText),
+        );
         return `edited ${path}`;
       },
     }),

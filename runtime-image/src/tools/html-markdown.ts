@@ -5,8 +5,46 @@
 
 type Node = { nodeType: number; nodeName: string; textContent: string | null; childNodes: ArrayLike<Node>; getAttribute?(name: string): string | null };
 
-const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME', 'OBJECT', 'EMBED', 'CANVAS', 'FORM', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'HEAD', 'META', 'LINK']);
-const BLOCK = new Set(['P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'HEADER', 'FOOTER', 'ASIDE', 'NAV', 'FIGURE', 'FIGCAPTION', 'DL', 'DT', 'DD', 'ADDRESS', 'DETAILS', 'SUMMARY', 'BODY', 'HTML']);
+const SKIP = new Set([
+  'SCRIPT',
+  'STYLE',
+  'NOSCRIPT',
+  'TEMPLATE',
+  'SVG',
+  'IFRAME',
+  'OBJECT',
+  'EMBED',
+  'CANVAS',
+  'FORM',
+  'BUTTON',
+  'INPUT',
+  'SELECT',
+  'TEXTAREA',
+  'HEAD',
+  'META',
+  'LINK',
+]);
+const BLOCK = new Set([
+  'P',
+  'DIV',
+  'SECTION',
+  'ARTICLE',
+  'MAIN',
+  'HEADER',
+  'FOOTER',
+  'ASIDE',
+  'NAV',
+  'FIGURE',
+  'FIGCAPTION',
+  'DL',
+  'DT',
+  'DD',
+  'ADDRESS',
+  'DETAILS',
+  'SUMMARY',
+  'BODY',
+  'HTML',
+]);
 
 function absolute(href: string, base: string | undefined): string | undefined {
   try {
@@ -56,7 +94,12 @@ function render(node: Node, ctx: Ctx): string {
   const attr = (n: string) => node.getAttribute?.(n) ?? null;
   if (attr('hidden') !== null || attr('aria-hidden') === 'true') return '';
   switch (tag) {
-    case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': {
+    case 'H1':
+    case 'H2':
+    case 'H3':
+    case 'H4':
+    case 'H5':
+    case 'H6': {
       const text = inline(node, ctx);
       return text ? `\n\n${'#'.repeat(Number(tag[1]))} ${text}\n\n` : '';
     }
@@ -78,11 +121,13 @@ function render(node: Node, ctx: Ctx): string {
       const url = src ? absolute(src, ctx.base) : undefined;
       return alt ? (url ? `![${alt}](${url})` : alt) : '';
     }
-    case 'STRONG': case 'B': {
+    case 'STRONG':
+    case 'B': {
       const t = inline(node, ctx);
       return t ? `**${t}**` : '';
     }
-    case 'EM': case 'I': {
+    case 'EM':
+    case 'I': {
       const t = inline(node, ctx);
       return t ? `*${t}*` : '';
     }
@@ -95,9 +140,15 @@ function render(node: Node, ctx: Ctx): string {
     }
     case 'BLOCKQUOTE': {
       const body = tidy(children(node, ctx));
-      return body ? `\n\n${body.split('\n').map((l) => `> ${l}`).join('\n')}\n\n` : '';
+      return body
+        ? `\n\n${body
+            .split('\n')
+            .map((l) => `> ${l}`)
+            .join('\n')}\n\n`
+        : '';
     }
-    case 'UL': case 'OL': {
+    case 'UL':
+    case 'OL': {
       let n = 0;
       const items: string[] = [];
       for (let i = 0; i < node.childNodes.length; i++) {

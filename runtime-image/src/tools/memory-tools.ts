@@ -70,7 +70,8 @@ export function memoryTools(workspace: string): AgentTool[] {
   return [
     defineTool({
       name: 'memory_search',
-      description: 'Search your long-term memory (MEMORY.md and memory/*.md) before answering questions about earlier conversations, people, preferences, decisions or dates.',
+      description:
+        'Search your long-term memory (MEMORY.md and memory/*.md) before answering questions about earlier conversations, people, preferences, decisions or dates.',
       schema: z.strictObject({ query: z.string().min(1).max(500), maxResults: z.number().int().min(1).max(20).default(5) }),
       async run({ query, maxResults }) {
         const { hits, skipped } = await searchMemory(workspace, query, maxResults);
@@ -95,7 +96,13 @@ export function memoryTools(workspace: string): AgentTool[] {
           if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: `${path} does not exist`, isError: true };
           throw err;
         }
-        return capText(text.split('\n').slice(from - 1, from - 1 + lines).join('\n'), 64_000);
+        return capText(
+          text
+            .split('\n')
+            .slice(from - 1, from - 1 + lines)
+            .join('\n'),
+          64_000,
+        );
       },
     }),
   ];

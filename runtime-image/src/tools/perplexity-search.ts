@@ -8,11 +8,21 @@ import type { Freshness, SearchHit } from './brave-search.ts';
 export const PERPLEXITY_API = 'https://api.perplexity.ai';
 
 const ResponseSchema = z.looseObject({
-  results: z.array(z.looseObject({ title: z.string(), url: z.string(), snippet: z.string().optional(), date: z.string().nullish(), last_updated: z.string().nullish() })),
+  results: z.array(
+    z.looseObject({ title: z.string(), url: z.string(), snippet: z.string().optional(), date: z.string().nullish(), last_updated: z.string().nullish() }),
+  ),
 });
-const ErrorSchema = z.looseObject({ error: z.looseObject({ message: z.string().optional(), type: z.string().optional(), code: z.union([z.string(), z.number()]).optional() }) });
+const ErrorSchema = z.looseObject({
+  error: z.looseObject({ message: z.string().optional(), type: z.string().optional(), code: z.union([z.string(), z.number()]).optional() }),
+});
 
-export function perplexityRequest(base: string, query: string, count: number, freshness: Freshness | undefined, apiKey: string): { url: string; init: RequestInit } {
+export function perplexityRequest(
+  base: string,
+  query: string,
+  count: number,
+  freshness: Freshness | undefined,
+  apiKey: string,
+): { url: string; init: RequestInit } {
   return {
     url: new URL('/search', base).toString(),
     init: {
@@ -26,7 +36,12 @@ export function perplexityRequest(base: string, query: string, count: number, fr
 export function perplexityHits(json: unknown): SearchHit[] | undefined {
   const parsed = ResponseSchema.safeParse(json);
   if (!parsed.success) return undefined;
-  return parsed.data.results.map((r) => ({ title: r.title.replace(/\s+/g, ' ').trim(), url: r.url, snippet: (r.snippet ?? '').replace(/\s+/g, ' ').trim().slice(0, 1_000), age: r.date ?? r.last_updated ?? undefined }));
+  return parsed.data.results.map((r) => ({
+    title: r.title.replace(/\s+/g, ' ').trim(),
+    url: r.url,
+    snippet: (r.snippet ?? '').replace(/\s+/g, ' ').trim().slice(0, 1_000),
+    age: r.date ?? r.last_updated ?? undefined,
+  }));
 }
 
 export function perplexityError(json: unknown): string | undefined {

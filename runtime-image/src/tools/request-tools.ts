@@ -18,7 +18,17 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
       async run({ agentId: to, message }, ctx) {
         if (to === agentId) return { text: 'you cannot message yourself', isError: true };
         // The turn's own inbound: the control plane carries its conversation (and hop count) on.
-        const id = await ctx.request((id) => ({ v: PROTOCOL_VERSION, kind: 'agent_send', id, agentId, sessionKey: ctx.sessionKey, inboundId: ctx.inboundId, toAgentId: to, text: message, ts: clock.now() }));
+        const id = await ctx.request((id) => ({
+          v: PROTOCOL_VERSION,
+          kind: 'agent_send',
+          id,
+          agentId,
+          sessionKey: ctx.sessionKey,
+          inboundId: ctx.inboundId,
+          toAgentId: to,
+          text: message,
+          ts: clock.now(),
+        }));
         return `message to ${to} requested (${id}); its answer will arrive in this session`;
       },
     }),
@@ -43,7 +53,17 @@ export function requestTools(agentId: string, clock: Clock): AgentTool[] {
           return `removal of cron job ${args.jobId} requested (${id})`;
         }
         const { jobId, schedule, sessionTarget, message } = args;
-        const id = await ctx.request((id) => ({ v: PROTOCOL_VERSION, kind: 'cron_upsert', id, agentId, jobId, schedule, sessionTarget, message, ts: clock.now() }));
+        const id = await ctx.request((id) => ({
+          v: PROTOCOL_VERSION,
+          kind: 'cron_upsert',
+          id,
+          agentId,
+          jobId,
+          schedule,
+          sessionTarget,
+          message,
+          ts: clock.now(),
+        }));
         return `cron job ${jobId} requested (${id}); the control plane schedules it`;
       },
     }),

@@ -55,7 +55,8 @@ export function sendFileTool(agentId: string, workspace: string, store: MediaSto
       const { handle, stat } = await openRegular(insideWorkspace(workspace, path), 'read', path);
       let bytes: Buffer;
       try {
-        if (stat.size > TELEGRAM_UPLOAD_LIMIT_BYTES) return { text: `${path} is ${stat.size} bytes, over the ${mb(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
+        if (stat.size > TELEGRAM_UPLOAD_LIMIT_BYTES)
+          return { text: `${path} is ${stat.size} bytes, over the ${mb(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
         if (stat.size === 0) return { text: `${path} is empty; Telegram does not send empty files`, isError: true };
         bytes = await handle.readFile();
       } finally {

@@ -19,7 +19,15 @@ export interface ToolPolicy {
 
 function matcher(patterns: string[]): (name: string) => boolean {
   const expanded = patterns.flatMap((p) => TOOL_GROUPS[p] ?? [p]);
-  const regexes = expanded.map((p) => new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  const regexes = expanded.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .split('*')
+          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
   return (name) => regexes.some((r) => r.test(name));
 }
 

@@ -56,7 +56,13 @@ export function defineTool<S extends z.ZodType>(def: {
     parse(args) {
       const parsed = def.schema.safeParse(args);
       if (parsed.success) return { ok: true, value: parsed.data };
-      return { ok: false, error: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ') };
+      return {
+        ok: false,
+        error: parsed.error.issues
+          .slice(0, 5)
+          .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
+          .join('; '),
+      };
     },
     async run(args, ctx) {
       const out = await def.run(args as z.infer<S>, ctx);

@@ -23,7 +23,10 @@ const PROVIDERS: Record<SearchProviderName, SearchProvider> = {
   brave: {
     label: 'Brave Search',
     base: BRAVE_API,
-    request: (base, q, n, freshness, apiKey) => ({ url: braveUrl(base, q, n, freshness), init: { headers: { accept: 'application/json', 'x-subscription-token': apiKey } } }),
+    request: (base, q, n, freshness, apiKey) => ({
+      url: braveUrl(base, q, n, freshness),
+      init: { headers: { accept: 'application/json', 'x-subscription-token': apiKey } },
+    }),
     hits: braveHits,
     error: braveError,
   },
@@ -78,7 +81,8 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
   async function waitTurn(signal: AbortSignal): Promise<string | undefined> {
     const wait = nextAllowedAt - o.clock.now();
     if (wait <= 0) return undefined;
-    if (wait > maxWait) return `the search provider's rate limit allows the next search in ${Math.ceil(wait / 1000)} s; try again then, or answer without searching`;
+    if (wait > maxWait)
+      return `the search provider's rate limit allows the next search in ${Math.ceil(wait / 1000)} s; try again then, or answer without searching`;
     await sleep(wait, signal);
     return undefined;
   }
@@ -88,7 +92,13 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
     description: `Search the web (${provider.label}). Returns titles, URLs and snippets; fetch a page with web_fetch to read it.`,
     schema: z.strictObject({
       query: z.string().trim().min(1).max(400),
-      count: z.number().int().min(1).max(20).optional().describe(`How many results (default ${o.maxResults ?? 5})`),
+      count: z
+        .number()
+        .int()
+        .min(1)
+        .max(20)
+        .optional()
+        .describe(`How many results (default ${o.maxResults ?? 5})`),
       freshness: z.enum(['day', 'week', 'month', 'year']).optional().describe('Only pages from the last day, week, month or year'),
     }),
     async run({ query, count, freshness }, ctx) {
@@ -114,7 +124,10 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
           }
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          return { text: signal.aborted ? `the search provider did not answer within ${timeoutMs / 1000} s` : `search failed: ${(err as Error).message}`, isError: true };
+          return {
+            text: signal.aborted ? `the search provider did not answer within ${timeoutMs / 1000} s` : `search failed: ${(err as Error).message}`,
+            isError: true,
+          };
         }
         const wait = waitFromHeaders(res.headers, res.status);
         if (wait > 0) nextAllowedAt = Math.max(nextAllowedAt, o.clock.now() + wait);
@@ -122,7 +135,10 @@ export function webSearchTool(o: WebSearchOptions): AgentTool {
         if (res.status === 429 && attempt === 1 && wait <= maxWait) continue;
         if (res.status === 429) {
           const why = provider.error(body);
-          return { text: `the search provider refused: rate limited${why ? ` (${why})` : ''}; the next search is possible in ${Math.ceil(wait / 1000)} s`, isError: true };
+          return {
+            text: `the search provider refused: rate limited${why ? ` (${why})` : ''}; the next search is possible in ${Math.ceil(wait / 1000)} s`,
+            isError: true,
+          };
         }
         if (!res.ok) {
           const why = provider.error(body);

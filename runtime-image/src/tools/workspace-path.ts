@@ -15,7 +15,7 @@ export function insideWorkspace(workspace: string, path: string): string {
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
   const real = resolve(realpathSync(existing), relative(existing, wanted));
   const rel = relative(root, real);
-  if (rel === '' ) return real;
+  if (rel === '') return real;
   if (rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) {
     throw new WorkspacePathError(`"${path}" is outside the workspace`);
   }

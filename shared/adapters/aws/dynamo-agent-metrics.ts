@@ -29,8 +29,23 @@ export class DynamoAgentMetrics implements AgentMetrics {
           Key: key(event.agentId, start),
           UpdateExpression: 'ADD #turns :one, #errors :err, #seen :ids SET #expires = :ttl, #agent = :agent, #start = :start',
           ConditionExpression: 'attribute_not_exists(#seen) OR NOT contains(#seen, :id)',
-          ExpressionAttributeNames: { '#turns': 'turns', '#errors': 'errors', '#seen': 'seen', '#expires': 'expiresAt', '#agent': 'agentId', '#start': 'bucketStart' },
-          ExpressionAttributeValues: { ':one': 1, ':err': event.outcome === 'failed' ? 1 : 0, ':ids': new Set([id]), ':id': id, ':ttl': ttlSeconds(start), ':agent': event.agentId, ':start': start },
+          ExpressionAttributeNames: {
+            '#turns': 'turns',
+            '#errors': 'errors',
+            '#seen': 'seen',
+            '#expires': 'expiresAt',
+            '#agent': 'agentId',
+            '#start': 'bucketStart',
+          },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':err': event.outcome === 'failed' ? 1 : 0,
+            ':ids': new Set([id]),
+            ':id': id,
+            ':ttl': ttlSeconds(start),
+            ':agent': event.agentId,
+            ':start': start,
+          },
         }),
       );
     } catch (err) {
@@ -100,7 +115,9 @@ export class DynamoAgentMetrics implements AgentMetrics {
     const names = Object.fromEntries(fields.map((f, i) => [`#f${i}`, f]));
     const out: Record<string, unknown>[] = [];
     for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
-      let request: Record<string, { Keys: Record<string, unknown>[]; ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }> | undefined = {
+      let request:
+        | Record<string, { Keys: Record<string, unknown>[]; ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }>
+        | undefined = {
         [this.table]: { Keys: keys.slice(i, i + BATCH_GET_MAX), ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names },
       };
       // BatchGet may hand back keys it did not get to; ask again for those (a few rounds at most).

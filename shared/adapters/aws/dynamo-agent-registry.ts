@@ -22,7 +22,13 @@ export class DynamoAgentRegistry implements AgentRegistry {
     return { state: 'asleep', stateChangedAt: 0, ...(rest as Partial<AgentRecord>), agentId };
   }
 
-  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean> {
+  async transition(
+    agentId: string,
+    from: (AgentState | 'absent')[],
+    to: AgentState,
+    now: number,
+    guard?: { activityAt?: number | undefined },
+  ): Promise<boolean> {
     const states = from.filter((s): s is AgentState => s !== 'absent');
     const countsRestart = to === 'restarting' || to === 'unhealthy';
     // DynamoDB refuses values the expressions do not use, so add each only where needed.
@@ -70,7 +76,14 @@ export class DynamoAgentRegistry implements AgentRegistry {
           (mcp ? ', mcp = :mcp' : '') +
           (warnings ? ', warnings = :warnings' : ''),
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': now, ':version': version, ':agent': agentId, ':awake': 'awake', ...(mcp ? { ':mcp': mcp } : {}), ...(warnings ? { ':warnings': warnings } : {}) },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':version': version,
+          ':agent': agentId,
+          ':awake': 'awake',
+          ...(mcp ? { ':mcp': mcp } : {}),
+          ...(warnings ? { ':warnings': warnings } : {}),
+        },
       }),
     );
     // A heartbeat proves a starting agent is up; a sleeping one is on its way down and stays asleep.

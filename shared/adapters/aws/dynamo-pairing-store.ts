@@ -57,7 +57,10 @@ export class DynamoPairingStore implements PairingStore {
       return (await this.get(record.accountId, record.peerId)) ?? record;
     }
     await this.db.send(
-      new PutCommand({ TableName: this.table, Item: { pk: codeKey(record.code), accountId: record.accountId, peerId: record.peerId, expiresAt: ttl(record.expiresAt) } }),
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: codeKey(record.code), accountId: record.accountId, peerId: record.peerId, expiresAt: ttl(record.expiresAt) },
+      }),
     );
     return record;
   }

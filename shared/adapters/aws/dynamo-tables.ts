@@ -6,8 +6,7 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type
 import type { ClaimResult, DeliveryLedger, InboundDedupe, SessionRecord, SessionRegistry } from '../../ports.ts';
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
-const expired = (item: Record<string, unknown> | undefined, now: number) =>
-  typeof item?.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
+const expired = (item: Record<string, unknown> | undefined, now: number) => typeof item?.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
 
 export class DynamoInboundDedupe implements InboundDedupe {
   constructor(
@@ -119,16 +118,18 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
   }
 
   async release(key: string): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({
-        TableName: this.table,
-        Key: { pk: key },
-        ConditionExpression: '#state = :sending',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':sending': 'sending' },
-      }),
-    ).catch((err) => {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    });
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { pk: key },
+          ConditionExpression: '#state = :sending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':sending': 'sending' },
+        }),
+      )
+      .catch((err) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
   }
 }

@@ -29,9 +29,15 @@ export class LambdaAgentCompute implements AgentCompute {
     try {
       ({ statusCode: status } = await this.lambda.invokeEvent(this.holder, payload));
     } catch (err) {
-      throw new ClawfleetError('COMPUTE_ASK_FAILED', `could not ask ${this.holder} to ${request.action} agent ${request.agentId}: ${(err as Error).name}`, { cause: err });
+      throw new ClawfleetError('COMPUTE_ASK_FAILED', `could not ask ${this.holder} to ${request.action} agent ${request.agentId}: ${(err as Error).name}`, {
+        cause: err,
+      });
     }
     // An accepted asynchronous invocation is 202; anything else was not queued.
-    if (status !== 202) throw new ClawfleetError('COMPUTE_ASK_FAILED', `${this.holder} did not queue the request to ${request.action} agent ${request.agentId} (status ${status})`);
+    if (status !== 202)
+      throw new ClawfleetError(
+        'COMPUTE_ASK_FAILED',
+        `${this.holder} did not queue the request to ${request.action} agent ${request.agentId} (status ${status})`,
+      );
   }
 }

@@ -4,7 +4,17 @@
 // Content is checked end to end by SHA-256 (the manifest), so the SDK's own checksums are
 // only asked for where S3 requires them.
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { WorkspaceTransferError } from '../../workspace/manifest.ts';
 import { TRANSFER_DOCUMENTS, TransferIdSchema, type TransferDocument, type WorkspaceStaging } from '../../workspace/staging.ts';
 
@@ -16,7 +26,13 @@ const DELETE_CONCURRENCY = 8;
 
 /** An S3 client for staging: path-style addressing when an endpoint is set (an emulator), checksums where S3 requires them. */
 export function stagingS3Client(config: S3ClientConfig & { endpoint?: string | undefined }): S3Client {
-  return new S3Client({ ...config, ...(config.endpoint ? { forcePathStyle: true } : {}), requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', maxAttempts: 5 });
+  return new S3Client({
+    ...config,
+    ...(config.endpoint ? { forcePathStyle: true } : {}),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 5,
+  });
 }
 
 export class S3WorkspaceStaging implements WorkspaceStaging {
@@ -54,7 +70,15 @@ export class S3WorkspaceStaging implements WorkspaceStaging {
   }
 
   async put(sha256: string, size: number, body: AsyncIterable<Uint8Array>): Promise<void> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(sha256), Body: Readable.from(body), ContentLength: size, ContentType: 'application/octet-stream' }));
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(sha256),
+        Body: Readable.from(body),
+        ContentLength: size,
+        ContentType: 'application/octet-stream',
+      }),
+    );
   }
 
   async *get(sha256: string): AsyncIterable<Uint8Array> {
@@ -71,7 +95,9 @@ export class S3WorkspaceStaging implements WorkspaceStaging {
   }
 
   async putDocument(transferId: string, name: TransferDocument, value: unknown): Promise<void> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.documentKey(transferId, name), Body: JSON.stringify(value), ContentType: 'application/json' }));
+    await this.s3.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: this.documentKey(transferId, name), Body: JSON.stringify(value), ContentType: 'application/json' }),
+    );
   }
 
   async getDocument(transferId: string, name: TransferDocument): Promise<unknown | undefined> {
@@ -82,7 +108,8 @@ export class S3WorkspaceStaging implements WorkspaceStaging {
       if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') return undefined;
       throw err;
     }
-    if ((out.ContentLength ?? 0) > MAX_DOCUMENT_BYTES) throw new WorkspaceTransferError('STAGING_DOCUMENT_TOO_LARGE', `transfer ${transferId}'s ${name} is larger than ${MAX_DOCUMENT_BYTES >> 20} MiB`);
+    if ((out.ContentLength ?? 0) > MAX_DOCUMENT_BYTES)
+      throw new WorkspaceTransferError('STAGING_DOCUMENT_TOO_LARGE', `transfer ${transferId}'s ${name} is larger than ${MAX_DOCUMENT_BYTES >> 20} MiB`);
     const text = (await out.Body?.transformToString('utf8')) ?? '';
     try {
       return JSON.parse(text);

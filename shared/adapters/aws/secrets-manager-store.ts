@@ -14,11 +14,9 @@ export class SecretsManagerStore implements SecretStore {
       text = (await this.client.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
     } catch (err) {
       const name = (err as Error).name;
-      throw new ClawfleetError(
-        name === 'ResourceNotFoundException' ? 'SECRET_NOT_FOUND' : 'SECRET_UNREADABLE',
-        `cannot read secret "${secretId}": ${name}`,
-        { cause: err },
-      );
+      throw new ClawfleetError(name === 'ResourceNotFoundException' ? 'SECRET_NOT_FOUND' : 'SECRET_UNREADABLE', `cannot read secret "${secretId}": ${name}`, {
+        cause: err,
+      });
     }
     return parseSecretObject(secretId, text);
   }

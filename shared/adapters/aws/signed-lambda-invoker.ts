@@ -89,7 +89,12 @@ export class SignedLambdaInvoker implements EventInvoker {
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
       });
     } catch (err) {
-      throw new LambdaInvokeError((err as Error).name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError', `Lambda Invoke of ${functionName} got no answer`, 0, { cause: err });
+      throw new LambdaInvokeError(
+        (err as Error).name === 'TimeoutError' ? 'TimeoutError' : 'NetworkingError',
+        `Lambda Invoke of ${functionName} got no answer`,
+        0,
+        { cause: err },
+      );
     }
     const text = await res.text().catch(() => '');
     if (res.ok) return { statusCode: res.status };

@@ -74,7 +74,11 @@ export class SignedS3MediaStore implements MediaStore {
     return this.pathStyle ? `${root}/${this.opts.bucket}/${object}` : `${root}/${object}`;
   }
 
-  private async send(method: 'GET' | 'PUT', key: string, req: { body?: Uint8Array; headers?: Record<string, string> }): Promise<{ bytes: Uint8Array; contentType: string | undefined } | undefined> {
+  private async send(
+    method: 'GET' | 'PUT',
+    key: string,
+    req: { body?: Uint8Array; headers?: Record<string, string> },
+  ): Promise<{ bytes: Uint8Array; contentType: string | undefined } | undefined> {
     const path = this.objectPath(key);
     for (let attempt = 1; ; attempt++) {
       try {

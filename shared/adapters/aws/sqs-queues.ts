@@ -31,7 +31,6 @@ export class SqsQueueDirectory {
   }
 }
 
-
 export class SqsAgentQueues implements AgentQueues {
   constructor(
     private readonly sqs: SQSClient,
@@ -123,7 +122,9 @@ export class SqsDeadLetters implements DeadLetters {
         MessageBody: body.length > 0 ? body : '(empty body)',
         MessageGroupId: groupId,
         // Content-based: the same rejected body is parked once.
-        MessageDeduplicationId: createHash('sha256').update(body + reason).digest('hex'),
+        MessageDeduplicationId: createHash('sha256')
+          .update(body + reason)
+          .digest('hex'),
         MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
       }),
     );
@@ -144,7 +145,11 @@ export class SqsDelayedRetry implements DelayedRetry {
     // An event source mapping names the queue by ARN; its URL is looked up by name.
     const QueueUrl = /^https?:/.test(record.source) ? record.source : await this.directory.url(record.source.split(':').pop()!);
     await this.sqs.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: record.receipt, VisibilityTimeout: Math.min(Math.ceil(seconds) + 1, MAX_VISIBILITY_SECONDS) }),
+      new ChangeMessageVisibilityCommand({
+        QueueUrl,
+        ReceiptHandle: record.receipt,
+        VisibilityTimeout: Math.min(Math.ceil(seconds) + 1, MAX_VISIBILITY_SECONDS),
+      }),
     );
   }
 }

@@ -40,7 +40,10 @@ export async function copyWorkspace(source: string, destination: string, opts: C
   const manifest = manifestOf(opts.agentId, opts.clock.now(), scan.files, scan.skipped);
   const plan = planWrites(manifest.files, await inspectTargets(destination, manifest.files), opts.force);
   if (plan.conflicts.length) {
-    throw new WorkspaceTransferError('WORKSPACE_CONFLICT', `${destination} already holds files that differ; nothing was copied:\n${conflictLines(plan.conflicts)}`);
+    throw new WorkspaceTransferError(
+      'WORKSPACE_CONFLICT',
+      `${destination} already holds files that differ; nothing was copied:\n${conflictLines(plan.conflicts)}`,
+    );
   }
   const writer = new WorkspaceWriter(destination);
   const todo = [...plan.create.map((f) => ({ f, replace: false })), ...plan.replace.map((f) => ({ f, replace: true }))];

@@ -29,7 +29,8 @@ export class DirHandle {
 
   /** Where an entry of this folder is, as a path the kernel resolves through the descriptor. */
   entry(name: string): string {
-    if (name.includes('/') || name === '.' || name === '..' || name.includes('\0')) throw new WorkspaceTransferError('PATH_INVALID', `"${name}" is not a file name`);
+    if (name.includes('/') || name === '.' || name === '..' || name.includes('\0'))
+      throw new WorkspaceTransferError('PATH_INVALID', `"${name}" is not a file name`);
     return FD_PATHS ? `/proc/self/fd/${this.fd}/${name}` : join(this.path, name);
   }
 

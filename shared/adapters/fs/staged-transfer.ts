@@ -68,7 +68,10 @@ export interface StageOptions {
 }
 
 /** Scans `root` and stages every body that is not staged yet; returns the manifest and what was sent. */
-export async function stageWorkspace(root: string, opts: StageOptions): Promise<{ manifest: Manifest; sent: number; sentBytes: number; alreadyStaged: number }> {
+export async function stageWorkspace(
+  root: string,
+  opts: StageOptions,
+): Promise<{ manifest: Manifest; sent: number; sentBytes: number; alreadyStaged: number }> {
   const scan = await scanWorkspace(root, { ...opts.scan, onFile: (p) => opts.onProgress?.({ phase: 'scanning', ...p }) });
   const manifest = manifestOf(opts.agentId, opts.clock.now(), scan.files, scan.skipped);
   const staged = await opts.staging.staged();
@@ -97,17 +100,30 @@ export interface ApplyOptions {
 }
 
 /** Writes a staged manifest into `root`: nothing if any file conflicts; each body checked as it lands. */
-export async function applyStagedManifest(root: string, manifest: Manifest, opts: ApplyOptions): Promise<{ created: number; replaced: number; unchanged: number; bytes: number }> {
+export async function applyStagedManifest(
+  root: string,
+  manifest: Manifest,
+  opts: ApplyOptions,
+): Promise<{ created: number; replaced: number; unchanged: number; bytes: number }> {
   opts.onProgress?.({ phase: 'checking', files: 0, bytes: 0, totalFiles: manifest.files.length, totalBytes: manifest.totalBytes });
   const plan = planWrites(manifest.files, await inspectTargets(root, manifest.files), opts.force);
   if (plan.conflicts.length) {
-    throw new WorkspaceTransferError('WORKSPACE_CONFLICT', `the workspace already holds files that differ; nothing was written:\n${conflictLines(plan.conflicts)}`);
+    throw new WorkspaceTransferError(
+      'WORKSPACE_CONFLICT',
+      `the workspace already holds files that differ; nothing was written:\n${conflictLines(plan.conflicts)}`,
+    );
   }
   const todo = [...plan.create.map((f) => ({ f, replace: false })), ...plan.replace.map((f) => ({ f, replace: true }))];
   const staged = await opts.staging.staged();
   const missing = todo.filter(({ f }) => staged.get(f.sha256) !== f.size);
   if (missing.length) {
-    throw new WorkspaceTransferError('STAGING_INCOMPLETE', `${missing.length} file(s) are not staged (${missing.slice(0, 3).map(({ f }) => f.path).join(', ')}…); nothing was written. Run the transfer again: it sends what is missing`);
+    throw new WorkspaceTransferError(
+      'STAGING_INCOMPLETE',
+      `${missing.length} file(s) are not staged (${missing
+        .slice(0, 3)
+        .map(({ f }) => f.path)
+        .join(', ')}…); nothing was written. Run the transfer again: it sends what is missing`,
+    );
   }
   const writer = new WorkspaceWriter(root);
   const totalBytes = todo.reduce((n, t) => n + t.f.size, 0);

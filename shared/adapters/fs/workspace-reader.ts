@@ -50,7 +50,8 @@ export async function scanWorkspace(root: string, opts: ScanOptions = {}): Promi
 
   const walk = async (dir: DirHandle, prefix: string, depth: number): Promise<void> => {
     for (const name of readdirSync(dir.listPath()).sort()) {
-      if (++entries > MAX_ENTRIES) throw new WorkspaceTransferError('WORKSPACE_TOO_MANY_FILES', `${root} holds more than ${MAX_ENTRIES} entries; nothing was copied`);
+      if (++entries > MAX_ENTRIES)
+        throw new WorkspaceTransferError('WORKSPACE_TOO_MANY_FILES', `${root} holds more than ${MAX_ENTRIES} entries; nothing was copied`);
       const rel = prefix ? `${prefix}/${name}` : name;
       if (name.startsWith(PARTIAL_MARK)) continue; // a write of ours that never finished
       if (!WorkspacePathSchema.safeParse(rel).success) {
@@ -77,7 +78,10 @@ export async function scanWorkspace(root: string, opts: ScanOptions = {}): Promi
         try {
           child = dir.openChild(name, seen);
         } catch (err) {
-          skipped.push({ path: `${rel}/`, reason: `could not be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); a folder swapped for a link is never followed` });
+          skipped.push({
+            path: `${rel}/`,
+            reason: `could not be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); a folder swapped for a link is never followed`,
+          });
           continue;
         }
         try {
@@ -114,7 +118,10 @@ export async function scanWorkspace(root: string, opts: ScanOptions = {}): Promi
       }
       total += hashed.size;
       if (total > maxTotal) {
-        throw new WorkspaceTransferError('WORKSPACE_TOO_LARGE', `${root} holds more than ${formatBytes(maxTotal)} of files; nothing was copied (raise the cap if that is meant)`);
+        throw new WorkspaceTransferError(
+          'WORKSPACE_TOO_LARGE',
+          `${root} holds more than ${formatBytes(maxTotal)} of files; nothing was copied (raise the cap if that is meant)`,
+        );
       }
       files.push({ path: rel, ...hashed });
       opts.onFile?.({ files: files.length, bytes: total });

@@ -103,20 +103,25 @@ export class WorkspaceWriter {
         let size = 0;
         for await (const chunk of chunks) {
           size += chunk.length;
-          if (size > file.size) throw new WorkspaceTransferError('FILE_CORRUPT', `${file.path}: more bytes arrived than the manifest's ${file.size}; nothing was written`);
+          if (size > file.size)
+            throw new WorkspaceTransferError('FILE_CORRUPT', `${file.path}: more bytes arrived than the manifest's ${file.size}; nothing was written`);
           hash.update(chunk);
           await handle.write(chunk);
         }
         const sha256 = hash.digest('hex');
         if (size !== file.size || sha256 !== file.sha256) {
-          throw new WorkspaceTransferError('FILE_CORRUPT', `${file.path}: the bytes that arrived (${size} B, sha256 ${sha256.slice(0, 12)}…) are not the manifest's (${file.size} B, ${file.sha256.slice(0, 12)}…); nothing was written`);
+          throw new WorkspaceTransferError(
+            'FILE_CORRUPT',
+            `${file.path}: the bytes that arrived (${size} B, sha256 ${sha256.slice(0, 12)}…) are not the manifest's (${file.size} B, ${file.sha256.slice(0, 12)}…); nothing was written`,
+          );
         }
         await handle.sync();
         await handle.close();
         closed = true;
         const there = lstatOrUndefined(dir, name);
         if (there?.isDirectory()) throw new WorkspaceTransferError('TARGET_BLOCKED', `${file.path}: a folder is there`);
-        if (there && !opts.replace) throw new WorkspaceTransferError('TARGET_APPEARED', `${file.path}: something appeared there during the transfer; it was left alone`);
+        if (there && !opts.replace)
+          throw new WorkspaceTransferError('TARGET_APPEARED', `${file.path}: something appeared there during the transfer; it was left alone`);
         // rename(2) replaces the entry itself: a symlink at the target is replaced, never followed.
         await fs.rename(dir.entry(temp), dir.entry(name));
         renamed = true;
@@ -144,7 +149,10 @@ export class WorkspaceWriter {
         continue;
       }
       if (!seen.isDirectory()) {
-        throw new WorkspaceTransferError('TARGET_BLOCKED', `${forPath}: ${name} on its way is ${seen.isSymbolicLink() ? 'a symbolic link (nothing is written through one)' : kindOf(seen)}; nothing was written`);
+        throw new WorkspaceTransferError(
+          'TARGET_BLOCKED',
+          `${forPath}: ${name} on its way is ${seen.isSymbolicLink() ? 'a symbolic link (nothing is written through one)' : kindOf(seen)}; nothing was written`,
+        );
       }
       return parent.openChild(name, seen);
     }

@@ -13,7 +13,11 @@ export class HttpRuntimeMedia implements MediaStore {
     private readonly token: string,
   ) {}
 
-  private call(method: 'GET' | 'PUT', key: string, body?: { bytes: Uint8Array; mimeType: string }): Promise<{ status: number; bytes: Buffer; mimeType: string }> {
+  private call(
+    method: 'GET' | 'PUT',
+    key: string,
+    body?: { bytes: Uint8Array; mimeType: string },
+  ): Promise<{ status: number; bytes: Buffer; mimeType: string }> {
     return new Promise((resolve, reject) => {
       const req = request(
         `${this.baseUrl}/runtime/media?key=${encodeURIComponent(key)}`,
@@ -29,7 +33,9 @@ export class HttpRuntimeMedia implements MediaStore {
           res.once('close', () => {
             if (!res.complete) reject(new Error(`control plane media ${method} failed: the connection closed before the answer ended`));
           });
-          res.once('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks), mimeType: res.headers['content-type'] ?? 'application/octet-stream' }));
+          res.once('end', () =>
+            resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks), mimeType: res.headers['content-type'] ?? 'application/octet-stream' }),
+          );
         },
       );
       req.once('error', reject);

@@ -78,7 +78,16 @@ function wallClockInstant(tz: string, y: number, mo: number, d: number, h: numbe
 /** How far `tz`'s wall clock is ahead of UTC at `at`. */
 function offsetMs(tz: string, at: number): number {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
       .formatToParts(at)
       .map((x) => [x.type, Number(x.value)]),
   ) as Record<string, number>;

@@ -88,7 +88,6 @@ export class InMemoryFifoQueue implements Inbox {
   }
 }
 
-
 export class InMemoryAgentQueues implements AgentQueues {
   readonly queues = new Map<string, InMemoryFifoQueue>();
   constructor(private readonly now: () => number = Date.now) {}

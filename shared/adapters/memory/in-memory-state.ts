@@ -1,5 +1,18 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
-import type { ClaimResult, DeadLetters, DeliveryLedger, InboundDedupe, InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SecretStore, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type {
+  ClaimResult,
+  DeadLetters,
+  DeliveryLedger,
+  InboundDedupe,
+  InboundOrigin,
+  InboundOrigins,
+  PairingRecord,
+  PairingStore,
+  RelayRates,
+  SecretStore,
+  SessionRecord,
+  SessionRegistry,
+} from '../../ports.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export class InMemoryInboundDedupe implements InboundDedupe {
@@ -25,7 +38,10 @@ export class InMemorySessionRegistry implements SessionRegistry {
     this.records.set(record.sessionKey, record);
   }
   async list(agentId: string, limit: number) {
-    return [...this.records.values()].filter((r) => r.agentId === agentId).sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
+    return [...this.records.values()]
+      .filter((r) => r.agentId === agentId)
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .slice(0, limit);
   }
 }
 
@@ -71,7 +87,9 @@ export class InMemoryPairingStore implements PairingStore {
   async createPending(record: PairingRecord, opts: { maxPerAccount?: number } = {}): Promise<PairingRecord | 'full'> {
     const existing = this.records.get(this.key(record.accountId, record.peerId));
     if (existing && (existing.status === 'approved' || existing.expiresAt > record.createdAt)) return existing;
-    const waiting = [...this.records.values()].filter((r) => r.accountId === record.accountId && r.status === 'pending' && r.expiresAt > record.createdAt).length;
+    const waiting = [...this.records.values()].filter(
+      (r) => r.accountId === record.accountId && r.status === 'pending' && r.expiresAt > record.createdAt,
+    ).length;
     if (opts.maxPerAccount !== undefined && waiting >= opts.maxPerAccount) return 'full';
     this.records.set(this.key(record.accountId, record.peerId), record);
     return record;

@@ -42,7 +42,15 @@ export class SqliteAgentMetrics implements AgentMetrics {
     this.db.transaction(() => {
       const inserted = this.db
         .prepare('INSERT OR IGNORE INTO agent_turns (agent_id, inbound_id, outcome, at, session_key, timing, error) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(event.agentId, event.inboundId, event.outcome, event.at, event.sessionKey ?? null, event.timing ? JSON.stringify(event.timing) : null, event.error ?? null).changes;
+        .run(
+          event.agentId,
+          event.inboundId,
+          event.outcome,
+          event.at,
+          event.sessionKey ?? null,
+          event.timing ? JSON.stringify(event.timing) : null,
+          event.error ?? null,
+        ).changes;
       if (!inserted) return;
       this.db
         .prepare(
@@ -74,7 +82,14 @@ export class SqliteAgentMetrics implements AgentMetrics {
   async recentTurns(agentId: string, from: number, limit: number): Promise<TurnEvent[]> {
     const rows = this.db
       .prepare('SELECT inbound_id, outcome, at, session_key, timing, error FROM agent_turns WHERE agent_id = ? AND at >= ? ORDER BY at DESC LIMIT ?')
-      .all(agentId, from, limit) as { inbound_id: string; outcome: 'ended' | 'failed'; at: number; session_key: string | null; timing: string | null; error: string | null }[];
+      .all(agentId, from, limit) as {
+      inbound_id: string;
+      outcome: 'ended' | 'failed';
+      at: number;
+      session_key: string | null;
+      timing: string | null;
+      error: string | null;
+    }[];
     return rows.map((r) => ({
       agentId,
       inboundId: r.inbound_id,

@@ -60,24 +60,32 @@ export class SqliteAgentRegistry implements AgentRegistry {
     };
   }
 
-  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean> {
-    return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT state, last_activity_at FROM agent_status WHERE agent_id = ?').get(agentId) as
-        | Pick<Row, 'state' | 'last_activity_at'>
-        | undefined;
-      // 'absent': no state recorded yet (activity or errors may have been).
-      if (!from.includes(row?.state ?? 'absent')) return false;
-      if (guard && 'activityAt' in guard && (row?.last_activity_at ?? undefined) !== guard.activityAt) return false;
-      const restart = to === 'restarting' || to === 'unhealthy' ? 1 : 0;
-      this.db
-        .prepare(
-          `INSERT INTO agent_status (agent_id, state, state_changed_at, restarts) VALUES (?, ?, ?, ?)
+  async transition(
+    agentId: string,
+    from: (AgentState | 'absent')[],
+    to: AgentState,
+    now: number,
+    guard?: { activityAt?: number | undefined },
+  ): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT state, last_activity_at FROM agent_status WHERE agent_id = ?').get(agentId) as
+          | Pick<Row, 'state' | 'last_activity_at'>
+          | undefined;
+        // 'absent': no state recorded yet (activity or errors may have been).
+        if (!from.includes(row?.state ?? 'absent')) return false;
+        if (guard && 'activityAt' in guard && (row?.last_activity_at ?? undefined) !== guard.activityAt) return false;
+        const restart = to === 'restarting' || to === 'unhealthy' ? 1 : 0;
+        this.db
+          .prepare(
+            `INSERT INTO agent_status (agent_id, state, state_changed_at, restarts) VALUES (?, ?, ?, ?)
            ON CONFLICT (agent_id) DO UPDATE SET state = excluded.state, state_changed_at = excluded.state_changed_at,
              restarts = coalesce(agent_status.restarts, 0) + ?`,
-        )
-        .run(agentId, to, now, restart, restart);
-      return true;
-    }).immediate();
+          )
+          .run(agentId, to, now, restart, restart);
+        return true;
+      })
+      .immediate();
   }
 
   async recordHeartbeat(agentId: string, now: number, version: string, _mcp?: unknown, warnings?: string[]): Promise<void> {

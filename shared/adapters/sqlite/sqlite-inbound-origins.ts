@@ -28,6 +28,8 @@ export class SqliteInboundOrigins implements InboundOrigins {
   }
 
   async takeRelay(id: string, max: number): Promise<boolean> {
-    return this.db.prepare('UPDATE inbound_origins SET relays = relays + 1 WHERE id = ? AND expires_at > ? AND relays < ?').run(id, this.now(), max).changes === 1;
+    return (
+      this.db.prepare('UPDATE inbound_origins SET relays = relays + 1 WHERE id = ? AND expires_at > ? AND relays < ?').run(id, this.now(), max).changes === 1
+    );
   }
 }

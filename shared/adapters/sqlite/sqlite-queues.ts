@@ -44,9 +44,13 @@ export class SqliteDeadLetters implements DeadLetters {
   }
 
   list(limit = 100): DeadLetter[] {
-    const rows = this.db
-      .prepare('SELECT id, body, reason, group_id, at FROM dead_letters WHERE queue = ? ORDER BY id DESC LIMIT ?')
-      .all(this.queue, limit) as { id: number; body: string; reason: string; group_id: string | null; at: number }[];
+    const rows = this.db.prepare('SELECT id, body, reason, group_id, at FROM dead_letters WHERE queue = ? ORDER BY id DESC LIMIT ?').all(this.queue, limit) as {
+      id: number;
+      body: string;
+      reason: string;
+      group_id: string | null;
+      at: number;
+    }[];
     return rows.map((r) => ({ id: r.id, body: r.body, reason: r.reason, groupId: r.group_id ?? undefined, at: r.at }));
   }
 }
@@ -152,7 +156,11 @@ export class SqliteFifoQueue implements Inbox {
           if (max !== undefined && row.receive_count >= max && this.opts.deadLetters) {
             // As SQS redrive: the receive after the last allowed one parks it instead.
             this.stmts.remove.run(row.seq);
-            this.opts.deadLetters.add(row.body, `MAX_RECEIVES: received ${row.receive_count} times without being deleted (maxReceiveCount ${max})`, row.group_id);
+            this.opts.deadLetters.add(
+              row.body,
+              `MAX_RECEIVES: received ${row.receive_count} times without being deleted (maxReceiveCount ${max})`,
+              row.group_id,
+            );
             continue;
           }
           const receiveCount = row.receive_count + 1;

@@ -30,7 +30,13 @@ export class SqliteSessionRegistry implements SessionRegistry {
       | { agent_id: string; target: string; updated_at: number; blocked_at: number | null }
       | undefined;
     if (!row) return undefined;
-    return { sessionKey, agentId: row.agent_id, target: JSON.parse(row.target) as ChannelTarget, updatedAt: row.updated_at, ...(row.blocked_at !== null ? { blockedAt: row.blocked_at } : {}) };
+    return {
+      sessionKey,
+      agentId: row.agent_id,
+      target: JSON.parse(row.target) as ChannelTarget,
+      updatedAt: row.updated_at,
+      ...(row.blocked_at !== null ? { blockedAt: row.blocked_at } : {}),
+    };
   }
 
   async put(record: SessionRecord): Promise<void> {
@@ -63,18 +69,22 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
   constructor(private readonly db: StateDatabase) {}
 
   async claim(key: string, now: number, leaseMs: number): Promise<ClaimResult> {
-    return this.db.transaction((): ClaimResult => {
-      const row = this.db.prepare('SELECT state, lease_until FROM deliveries WHERE key = ?').get(key) as { state: string; lease_until: number } | undefined;
-      if (row?.state === 'delivered') return 'delivered';
-      if (row && row.lease_until >= now) return 'in-flight';
-      this.db.prepare("INSERT OR REPLACE INTO deliveries (key, state, lease_until) VALUES (?, 'sending', ?)").run(key, now + leaseMs);
-      return 'claimed';
-    }).immediate();
+    return this.db
+      .transaction((): ClaimResult => {
+        const row = this.db.prepare('SELECT state, lease_until FROM deliveries WHERE key = ?').get(key) as { state: string; lease_until: number } | undefined;
+        if (row?.state === 'delivered') return 'delivered';
+        if (row && row.lease_until >= now) return 'in-flight';
+        this.db.prepare("INSERT OR REPLACE INTO deliveries (key, state, lease_until) VALUES (?, 'sending', ?)").run(key, now + leaseMs);
+        return 'claimed';
+      })
+      .immediate();
   }
 
   async complete(key: string, now: number): Promise<void> {
     this.db
-      .prepare("INSERT INTO deliveries (key, state, lease_until, delivered_at) VALUES (?, 'delivered', 0, ?) ON CONFLICT (key) DO UPDATE SET state = 'delivered', delivered_at = excluded.delivered_at")
+      .prepare(
+        "INSERT INTO deliveries (key, state, lease_until, delivered_at) VALUES (?, 'delivered', 0, ?) ON CONFLICT (key) DO UPDATE SET state = 'delivered', delivered_at = excluded.delivered_at",
+      )
       .run(key, now);
   }
 
@@ -96,7 +106,9 @@ export class SqliteAgentStatus {
 
   heartbeat(agentId: string, at: number): void {
     this.db
-      .prepare('INSERT INTO agent_status (agent_id, last_heartbeat) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET last_heartbeat = excluded.last_heartbeat')
+      .prepare(
+        'INSERT INTO agent_status (agent_id, last_heartbeat) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET last_heartbeat = excluded.last_heartbeat',
+      )
       .run(agentId, at);
   }
 

@@ -72,7 +72,9 @@ export function createBotApi(opts: { apiRoot: string; token: string; timeoutMs?:
     async download(filePath: string, maxBytes: number): Promise<Uint8Array> {
       let res: Response;
       try {
-        res = await doFetch(`${root}/file/bot${opts.token}/${filePath.split('/').map(encodeURIComponent).join('/')}`, { signal: AbortSignal.timeout(Math.max(opts.timeoutMs ?? 15_000, 60_000)) });
+        res = await doFetch(`${root}/file/bot${opts.token}/${filePath.split('/').map(encodeURIComponent).join('/')}`, {
+          signal: AbortSignal.timeout(Math.max(opts.timeoutMs ?? 15_000, 60_000)),
+        });
       } catch (err) {
         throw new TelegramApiError('getFile download', 0, (err as Error).name || 'request failed');
       }
@@ -92,7 +94,6 @@ export function createBotApi(opts: { apiRoot: string; token: string; timeoutMs?:
       return Buffer.concat(chunks);
     },
   };
-
 }
 
 /** The Bot API's answer envelope: the result, or its error as a TelegramApiError. */

@@ -40,7 +40,10 @@ export class TelegramAccounts implements TelegramBots {
     const token = await this.token(accountId);
     if (token) return token;
     const name = this.opts.config.channels.telegram!.accounts[accountId]!.botTokenSecret;
-    throw new ClawfleetError('SECRET_MISSING', `no bot token for telegram account "${accountId}": no "${name}" under "${telegramSecretName(this.opts.config.fleet)}" ${this.opts.where}`);
+    throw new ClawfleetError(
+      'SECRET_MISSING',
+      `no bot token for telegram account "${accountId}": no "${name}" under "${telegramSecretName(this.opts.config.fleet)}" ${this.opts.where}`,
+    );
   }
 
   async webhookSecret(accountId: string): Promise<string> {
@@ -71,20 +74,27 @@ export class TelegramAccounts implements TelegramBots {
   async fetchFile(accountId: string, fileId: string, maxBytes: number): Promise<{ bytes: Uint8Array; filePath: string }> {
     const api = this.api(await this.botToken(accountId));
     const file = await api.call<{ file_path?: string; file_size?: number }>('getFile', { file_id: fileId });
-    if (file.file_size !== undefined && file.file_size > maxBytes) throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is ${file.file_size} bytes, over the ${maxBytes} a bot may download`);
+    if (file.file_size !== undefined && file.file_size > maxBytes)
+      throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is ${file.file_size} bytes, over the ${maxBytes} a bot may download`);
     // Telegram gives no path for a file over its download limit.
     if (!file.file_path) throw new ClawfleetError('MEDIA_TOO_LARGE', 'Telegram gave no download path for the file (it is over the size a bot may download)');
     try {
       return { bytes: await api.download!(file.file_path, maxBytes), filePath: file.file_path };
     } catch (err) {
-      if (err instanceof TelegramApiError && err.errorCode === 400 && /over \d+/.test(err.description)) throw new ClawfleetError('MEDIA_TOO_LARGE', err.description);
+      if (err instanceof TelegramApiError && err.errorCode === 400 && /over \d+/.test(err.description))
+        throw new ClawfleetError('MEDIA_TOO_LARGE', err.description);
       throw err;
     }
   }
 
   /** A Bot API client for a token of this fleet (local mode's long polling asks with a longer timeout). */
   api(token: string, timeoutMs?: number): BotApi {
-    return createBotApi({ apiRoot: this.opts.config.channels.telegram!.apiRoot, token, ...(timeoutMs ? { timeoutMs } : {}), ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}) });
+    return createBotApi({
+      apiRoot: this.opts.config.channels.telegram!.apiRoot,
+      token,
+      ...(timeoutMs ? { timeoutMs } : {}),
+      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+    });
   }
 }
 

@@ -19,7 +19,8 @@ export function telegramSender(api: BotApi): ChannelSender {
     try {
       return await send();
     } catch (err) {
-      if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds) throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
+      if (err instanceof TelegramApiError && err.errorCode === 429 && err.retryAfterSeconds)
+        throw new RetryLaterError(err.retryAfterSeconds, err.message, { cause: err });
       if (err instanceof TelegramApiError && !err.retriable) throw new PermanentDeliveryError(err.message, { cause: err });
       throw err;
     }
@@ -30,12 +31,20 @@ export function telegramSender(api: BotApi): ChannelSender {
     const upload = api.upload;
     if (!upload) throw new PermanentDeliveryError('this Bot API client cannot upload files');
     const send = (kind: OutgoingFile['kind']) =>
-      guarded(() => upload.call(api, FILE_METHODS[kind], { ...where(target), ...(file.caption ? { caption: file.caption } : {}) }, { field: kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }));
+      guarded(() =>
+        upload.call(
+          api,
+          FILE_METHODS[kind],
+          { ...where(target), ...(file.caption ? { caption: file.caption } : {}) },
+          { field: kind, fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes },
+        ),
+      );
     try {
       await send(file.kind);
     } catch (err) {
       // Telegram refuses some pictures as photos (dimensions, format): the same file still goes, as a document.
-      if (file.kind !== 'photo' || !(err instanceof PermanentDeliveryError) || !/PHOTO_|IMAGE_PROCESS_FAILED|wrong file type|too big/i.test(err.message)) throw err;
+      if (file.kind !== 'photo' || !(err instanceof PermanentDeliveryError) || !/PHOTO_|IMAGE_PROCESS_FAILED|wrong file type|too big/i.test(err.message))
+        throw err;
       await send('document');
     }
   };
@@ -89,7 +98,13 @@ export function telegramSender(api: BotApi): ChannelSender {
     async finishPreview(target, previewMessageId, text, opts) {
       const chat = where(target);
       try {
-        await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: previewMessageId, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text));
+        await edited(
+          formatted(
+            'editMessageText',
+            { chat_id: chat.chat_id, message_id: previewMessageId, ...keyboard(opts), link_preview_options: { is_disabled: true } },
+            text,
+          ),
+        );
       } catch (err) {
         // The preview is gone (deleted by someone): the answer is sent as a new message instead.
         if (!(err instanceof PermanentDeliveryError) || !/message to edit not found|message can't be edited/i.test(err.message)) throw err;

@@ -18,9 +18,7 @@ import {
 const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const ChatRequest = z.looseObject({
   model: z.string(),
-  messages: z
-    .array(z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(ContentPart), z.null()]).optional() }))
-    .min(1),
+  messages: z.array(z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(ContentPart), z.null()]).optional() })).min(1),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
 });
@@ -66,7 +64,13 @@ export const openaiCompletions: WireApi = {
   checkHeaders(headers: IncomingHttpHeaders, apiKey: string | undefined) {
     const auth = headers.authorization;
     if (!auth?.startsWith('Bearer ')) {
-      return { status: 401, body: errorBody(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).") };
+      return {
+        status: 401,
+        body: errorBody(
+          401,
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        ),
+      };
     }
     if (apiKey !== undefined && auth !== `Bearer ${apiKey}`) return { status: 401, body: errorBody(401) };
     return undefined;
@@ -128,8 +132,7 @@ export const openaiCompletions: WireApi = {
       // With include_usage every chunk carries `usage: null` until the last one.
       ...(ctx.includeUsage && { usage: null }),
     };
-    const chunk = (delta: object, finish: string | null = null) =>
-      sseData({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const chunk = (delta: object, finish: string | null = null) => sseData({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
 
     const frames = [chunk({ role: 'assistant', content: reply.text ? '' : null, refusal: null })];
     for (const piece of textPieces(reply.text ?? '')) frames.push(chunk({ content: piece }));

@@ -3,6 +3,7 @@
 // (`<fleet>-sessions`), the origins of its inbound messages and the agent-to-agent rate
 // counters of its pairs (`<fleet>-origins`). Found by scans (the tables are keyed by other
 // things), deleted in batches of 25.
+import { agentRegistryKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { BatchWriteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tableNames } from '../../shared/config/names.ts';
 import { awsErrorText } from '../aws-env.ts';
@@ -28,7 +29,7 @@ export class AgentRecords {
       await this.db.send(
         new UpdateCommand({
           TableName: tableNames(this.fleet).registry,
-          Key: { pk: `agent:${agentId}` },
+          Key: { pk: agentRegistryKey(agentId) },
           UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#state': 'state' },
@@ -44,7 +45,7 @@ export class AgentRecords {
   /** Deletes every record naming the agent; how many of each. */
   async delete(agentId: string): Promise<{ registry: number; sessions: number; origins: number }> {
     const t = tableNames(this.fleet);
-    const registry = await this.scan(t.registry, 'pk = :a OR begins_with(pk, :m)', { ':a': `agent:${agentId}`, ':m': `metrics:${agentId}:` });
+    const registry = await this.scan(t.registry, 'pk = :a OR begins_with(pk, :m)', { ':a': agentRegistryKey(agentId), ':m': `metrics:${agentId}:` });
     const sessions = await this.scan(t.sessions, 'agentId = :id', { ':id': agentId });
     // Relay counters are `relay-rate:<from>><to>:<window>`; ids hold neither ">" nor ":".
     const origins = await this.scan(

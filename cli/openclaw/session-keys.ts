@@ -3,6 +3,7 @@
 // (and an account id) is the clawfleet one, and OpenClaw's `direct` peer kind (older
 // releases wrote `dm`) is clawfleet's `dm`. Sessions of channels clawfleet does not have,
 // threads, sub-agents and ACP sessions map to nothing: their transcripts are kept as files.
+import { sessionScope } from '../../shared/routing/session-key.ts';
 import { sanitizeId } from './convert.ts';
 
 /** What an OpenClaw key becomes: a clawfleet key, or why it has none. */
@@ -17,7 +18,7 @@ const PEER = /^[^:\s]+$/;
  * its clawfleet id; `accountIds` maps OpenClaw Telegram account ids to clawfleet ones.
  */
 export function mapSessionKey(openclawKey: string, rawAgentId: string, agentId: string, accountIds: ReadonlyMap<string, string> = new Map()): MappedKey {
-  const scope = `agent:${agentId}:`;
+  const scope = sessionScope(agentId);
   const done = (key: string): MappedKey => (GROUP_SAFE.test(key) ? { key } : { none: 'the clawfleet key would be longer than 128 characters or hold spaces' });
   const lower = openclawKey.toLowerCase();
   // Cron and hook sessions are not agent-scoped in OpenClaw; they live in their agent's store.

@@ -4,39 +4,24 @@
 // by λ outbox). The grants are made where the roles are (control-function-grants.ts,
 // agent-runtime.ts); this bucket is encrypted, TLS only, and expires every object after
 // `media.expireDays` (default 30). Agent stacks find it by SSM parameter.
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as ssm from 'aws-cdk-lib/aws-ssm';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { sharedParameterNames } from '../../shared/config/names.ts';
 import { MEDIA_EXPIRY_DAYS } from '../../shared/media/media-ref.ts';
-import { acknowledge } from '../nag.ts';
+import { expiringBucket } from './expiring-bucket.ts';
 
 export class MediaBucket extends Construct {
   readonly bucket: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: { fleet: string; expireDays?: number | undefined }) {
     super(scope, id);
-    this.bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [
-        { id: 'expire', expiration: Duration.days(props.expireDays ?? MEDIA_EXPIRY_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
-      // Kept on teardown rather than failing it; its objects expire on their own.
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    acknowledge(
-      this.bucket,
-      'S1',
-      'Chat attachments and files agents send, expired after media.expireDays; each agent’s task role reaches only its own prefix. Access logs would need a second bucket kept longer than the data; CloudTrail data events cover it where an account wants an audit trail.',
-    );
-    new ssm.StringParameter(this, 'BucketName', {
+    this.bucket = expiringBucket(this, {
+      expireDays: props.expireDays ?? MEDIA_EXPIRY_DAYS,
+      ruleId: 'expire',
+      noAccessLogBecause:
+        'Chat attachments and files agents send, expired after media.expireDays; each agent’s task role reaches only its own prefix. Access logs would need a second bucket kept longer than the data; CloudTrail data events cover it where an account wants an audit trail.',
       parameterName: sharedParameterNames(props.fleet).mediaBucket,
-      stringValue: this.bucket.bucketName,
-      description: `clawfleet ${props.fleet}: the bucket chat attachments and agents' files are kept in`,
+      parameterDescription: `clawfleet ${props.fleet}: the bucket chat attachments and agents' files are kept in`,
     });
   }
 }

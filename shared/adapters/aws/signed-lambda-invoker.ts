@@ -3,12 +3,9 @@
 // It stands in for @aws-sdk/client-lambda in the control-plane functions, which call nothing
 // else of Lambda: that client brings every Lambda operation's schemas, error classes and the
 // REST protocol stack (≈ 85 KB minified, a fifth of a function's bundle) for this one call.
-import { partition } from '@aws-sdk/core/client';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsClientConfig } from './clients.ts';
+import { AwsRequestError, signedService } from './signed-request.ts';
 
 /** What an asking adapter needs of Lambda: queue an event for a function, answered with the status Lambda gave. */
 export interface EventInvoker {
@@ -16,17 +13,7 @@ export interface EventInvoker {
 }
 
 /** Lambda refused the request, or it never got an answer; `name` is Lambda's error type (ResourceNotFoundException, …). */
-export class LambdaInvokeError extends Error {
-  constructor(
-    override readonly name: string,
-    message: string,
-    /** The HTTP status, or 0 when the request never got an answer. */
-    readonly statusCode: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class LambdaInvokeError extends AwsRequestError {}
 
 /** As the SDK clients here are built (shared/adapters/aws/clients.ts): three attempts in all. */
 const MAX_ATTEMPTS = 3;
@@ -45,12 +32,13 @@ export class SignedLambdaInvoker implements EventInvoker {
   private readonly fetch: typeof fetch;
 
   constructor(opts: SignedLambdaInvokerOptions = {}) {
-    const env = opts.env ?? process.env;
-    const region = opts.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-    if (!region) throw new LambdaInvokeError('RegionMissing', 'no AWS region: set AWS_REGION', 0);
-    this.endpoint = new URL(opts.endpoint ?? env.AWS_ENDPOINT_URL_LAMBDA ?? env.AWS_ENDPOINT_URL ?? `https://lambda.${region}.${partition(region).dnsSuffix}`);
-    const credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider = opts.credentials ?? defaultProvider();
-    this.signer = new SignatureV4({ service: 'lambda', region, credentials, sha256: Sha256, uriEscapePath: true });
+    const lambda = signedService(
+      opts,
+      { service: 'lambda', endpointVariable: 'AWS_ENDPOINT_URL_LAMBDA', uriEscapePath: true },
+      (name, message) => new LambdaInvokeError(name, message, 0),
+    );
+    this.endpoint = new URL(lambda.override ?? lambda.defaultHost('lambda'));
+    this.signer = lambda.signer;
     this.fetch = opts.fetch ?? fetch;
   }
 

@@ -4,29 +4,17 @@
 // λ outbox each call one S3 operation, and the client would bring every operation's schemas and
 // the XML protocol stack into bundles kept under 400 KB (test/unit/lambda-bundles.test.ts).
 // Which prefixes a caller may touch is IAM's to enforce (infra/constructs/media-bucket.ts).
-import { partition } from '@aws-sdk/core/client';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import { ClawfleetError } from '../../errors.ts';
 import { MediaKeySchema, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../../media/media-ref.ts';
 import type { MediaStore } from '../../ports.ts';
 import type { AwsClientConfig } from './clients.ts';
+import { AwsRequestError, signedService } from './signed-request.ts';
 
 const MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 60_000;
 
-export class S3MediaError extends Error {
-  constructor(
-    override readonly name: string,
-    message: string,
-    readonly statusCode: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class S3MediaError extends AwsRequestError {}
 
 export interface SignedS3MediaStoreOptions extends AwsClientConfig {
   bucket: string;
@@ -45,14 +33,14 @@ export class SignedS3MediaStore implements MediaStore {
   private readonly fetch: typeof fetch;
 
   constructor(private readonly opts: SignedS3MediaStoreOptions) {
-    const env = opts.env ?? process.env;
-    const region = opts.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-    if (!region) throw new S3MediaError('RegionMissing', 'no AWS region: set AWS_REGION', 0);
-    const override = opts.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
-    this.pathStyle = override !== undefined;
-    this.base = new URL(override ?? `https://${opts.bucket}.s3.${region}.${partition(region).dnsSuffix}`);
-    const credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider = opts.credentials ?? defaultProvider();
-    this.signer = new SignatureV4({ service: 's3', region, credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: true });
+    const s3 = signedService(
+      opts,
+      { service: 's3', endpointVariable: 'AWS_ENDPOINT_URL_S3', uriEscapePath: false, applyChecksum: true },
+      (name, message) => new S3MediaError(name, message, 0),
+    );
+    this.pathStyle = s3.override !== undefined;
+    this.base = new URL(s3.override ?? s3.defaultHost(`${opts.bucket}.s3`));
+    this.signer = s3.signer;
     this.fetch = opts.fetch ?? fetch;
   }
 

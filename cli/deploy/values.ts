@@ -5,12 +5,16 @@
 // value in any message.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { formatPath } from '../../shared/errors.ts';
+import { parseJsonAs } from '../../shared/json.ts';
 import type { FleetSecretNeed } from '../../shared/secrets/fleet-secrets.ts';
+import { SecretValuesSchema } from '../../shared/secrets/secret-values.ts';
+import * as z from '../../shared/zod.ts';
 import type { CliIO } from '../command.ts';
 import type { SecretState } from './aws-account.ts';
 
-const SecretsFileSchema = z.record(z.string(), z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.string()));
+/** A secrets file as the local one is written: secrets by id, each the named values of shared/secrets/secret-values.ts. */
+const SecretsFileSchema = z.record(z.string(), SecretValuesSchema);
 export type SecretsFile = z.infer<typeof SecretsFileSchema>;
 
 /** Reads a secrets file (or stdin for `-`); an error names the file and the path, never a value. */
@@ -21,18 +25,13 @@ export async function readSecretsFile(path: string, io: CliIO): Promise<SecretsF
   } catch (err) {
     throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`${path === '-' ? 'standard input' : path} is not JSON (expected {"clawfleet/<fleet>/agents/<id>": {"NAME": "value"}, …})`);
-  }
-  const parsed = SecretsFileSchema.safeParse(json);
-  if (!parsed.success)
-    throw new Error(
-      `${path === '-' ? 'standard input' : path} is not secrets by name, each an object of named string values: ${parsed.error.issues.map((i) => i.path.join('.') || '(root)').join(', ')}`,
-    );
-  return parsed.data;
+  const where = path === '-' ? 'standard input' : path;
+  const parsed = parseJsonAs(SecretsFileSchema, text);
+  if (parsed.ok) return parsed.value;
+  if (parsed.notJson) throw new Error(`${where} is not JSON (expected {"clawfleet/<fleet>/agents/<id>": {"NAME": "value"}, …})`);
+  throw new Error(
+    `${where} is not secrets by name, each an object of named string values: ${parsed.issues.map((i) => formatPath(i.path) || '(root)').join(', ')}`,
+  );
 }
 
 export interface MissingValue {

@@ -124,8 +124,9 @@ describe.skipIf(!ROOT)(TITLE, () => {
   });
 
   it('keeps the workspace writable for every uid of the pool: a file one call made, another (another uid) edits', async () => {
-    const pool2 = new UidPoolSandbox({ uids: [UIDS[2]!], gid: GID, workspace });
     const first = await sh('echo one > shared.txt && id -u');
+    // Whichever uid the pool handed out (its order depends on the calls before), the edit comes from another.
+    const pool2 = new UidPoolSandbox({ uids: [UIDS.find((u) => String(u) !== first.output.trim())!], gid: GID, workspace });
     const second = await sh('echo two >> shared.txt && cat MEMORY.md shared.txt && id -u', { box: pool2 });
     expect(second.output).toContain('# seeded by the runtime\none\ntwo');
     expect(first.output.trim()).not.toBe(second.output.trim().split('\n').at(-1));

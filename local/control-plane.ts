@@ -2,6 +2,8 @@
 // outbox authority checks and delivery, agent-to-agent relay, agents' own cron jobs, cron
 // dispatch, wake and hibernate), with embedded adapters. Queues, registry, schedules,
 // dead letters and the chat box live in one SQLite file, so what was queued survives a restart.
+import { answerPlaneCommand } from '../shared/control/command-answers.ts';
+import { parseCommand } from '../shared/control/commands.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
@@ -44,6 +46,9 @@ function chatFileKind(mimeType: string): MediaRef['kind'] {
 }
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
+/** How long a chat box command's id is remembered (each typed command has its own id). */
+const CHAT_COMMAND_DEDUPE_MS = 3_600_000;
+
 export const LOCAL_MAX_RECEIVE_COUNT = 5;
 /**
  * The longest Telegram `retry_after` a runtime's outbox call is held for: well inside the
@@ -161,11 +166,41 @@ export class LocalControlPlane {
     const id = `local.${agentId}.${randomUUID()}`;
     const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
+    // The native commands, as in a private Telegram chat: /status, /whoami, /help and /stop
+    // answered by the control plane, /new, /reset, /model and /think by the runtime.
+    const command = parseCommand(text, undefined);
+    if (command?.kind === 'plane') {
+      this.chat.add(agentId, 'user', text);
+      const plane = {
+        name: command.name,
+        id,
+        agentId,
+        sessionKey,
+        chat,
+        chatKind: 'direct' as const,
+        senderId: undefined,
+        senderName: 'the dashboard',
+        dedupeTtlMs: CHAT_COMMAND_DEDUPE_MS,
+      };
+      await answerPlaneCommand(plane, this.plane.telegramWebhookDeps());
+      return id;
+    }
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    // The dashboard chat shows the answer growing, as a private Telegram chat does.
-    const stream = { mode: 'partial' as const, minIntervalMs: DRAFT_INTERVAL_MS.direct };
-    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, text, from: { channel: 'local' }, stream });
+    // The dashboard chat shows the answer growing, as a private Telegram chat does (a command's answer is not streamed).
+    const stream = command ? undefined : { mode: 'partial' as const, minIntervalMs: DRAFT_INTERVAL_MS.direct };
+    await this.queues.send({
+      v: PROTOCOL_VERSION,
+      kind: 'message',
+      id,
+      agentId,
+      sessionKey,
+      ts: now,
+      text,
+      from: { channel: 'local' },
+      ...(stream ? { stream } : {}),
+      ...(command?.kind === 'runtime' ? { command: command.command } : {}),
+    });
     // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
     this.chat.add(agentId, 'user', text);
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });

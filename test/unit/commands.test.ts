@@ -539,3 +539,43 @@ describe('/think', () => {
     }
   });
 });
+
+describe('commands typed in the dashboard’s chat box (local mode)', () => {
+  const local = async () => {
+    const { LocalControlPlane } = await import('../../local/control-plane.ts');
+    const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
+    const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
+    const { systemClock } = await import('../../shared/ports.ts');
+    return new LocalControlPlane(loadConfigFile('clawfleet.json'), openStateDatabase(':memory:'), new InMemorySecretStore(), systemClock, memoryLogger());
+  };
+  const queued = (cp: Awaited<ReturnType<typeof local>>) =>
+    cp.queues
+      .queue('fran')
+      .bodies()
+      .map((b) => JSON.parse(b) as Record<string, unknown>);
+
+  it('answers /status, /whoami and /help from the control plane, queuing nothing for the agent', async () => {
+    const cp = await local();
+    for (const text of ['/status', '/whoami', '/help']) await cp.chatMessage('fran', text);
+    const lines = cp.chat.since('fran', 0).messages;
+    expect(lines.map((l) => l.role)).toEqual(['user', 'agent', 'user', 'agent', 'user', 'agent']);
+    expect(lines[1]!.text).toMatch(/fran/);
+    expect(lines[5]!.text).toMatch(/^Commands:/);
+    expect(queued(cp)).toEqual([]);
+  });
+
+  it('hands /new, /model and /think to the runtime as commands, /stop as a cancel in the control group, and plain text as a streamed message', async () => {
+    const cp = await local();
+    await cp.chatMessage('fran', '/new');
+    await cp.chatMessage('fran', '/think high');
+    await cp.chatMessage('fran', '/stop');
+    await cp.chatMessage('fran', 'hello');
+    const [fresh, think, stop, hello] = queued(cp);
+    expect(fresh).toMatchObject({ kind: 'message', command: { name: 'new', args: '' } });
+    expect(fresh).not.toHaveProperty('stream');
+    expect(think).toMatchObject({ kind: 'message', command: { name: 'think', args: 'high' } });
+    expect(stop).toMatchObject({ kind: 'control', action: 'cancel', cancelSession: 'agent:fran:main' });
+    expect(hello).toMatchObject({ kind: 'message', text: 'hello', stream: { mode: 'partial' } });
+    expect(hello).not.toHaveProperty('command');
+  });
+});

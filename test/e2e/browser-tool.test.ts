@@ -4,7 +4,7 @@
 // kept there; loopback, private and metadata addresses refused — as a navigation, a
 // redirect and a subresource — and nothing of the browser left once it is stopped; run by a
 // runtime; and, as root, under the container's tool uid pool instead of bubblewrap.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -219,28 +219,9 @@ describe('a runtime with tools.browser', () => {
       },
     };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(
-      JSON.stringify({
-        v: PROTOCOL_VERSION,
-        kind: 'message',
-        id: 'm.1',
-        agentId: 'fran',
-        sessionKey: 'agent:fran:main',
-        ts: 1,
-        text: 'open the shop',
-        from: { channel: 'local' },
-      }),
-      'agent:fran:main',
-      'm.1',
-    );
+    queueLocalMessage(inbox, 'fran', 'm.1', 'open the shop');
     const outbox = new InMemoryOutbox();
-    const send = outbox.send.bind(outbox);
-    const replied = new Promise<void>((resolve) => {
-      outbox.send = async (e) => {
-        await send(e);
-        if (e.kind === 'reply') resolve();
-      };
-    });
+    const replied = replySent(outbox);
     const runtime = await startAgentRuntime({
       env,
       inbox,

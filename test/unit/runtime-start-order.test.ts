@@ -2,7 +2,7 @@
 // runtime has loaded: however long the probe takes, the runtime takes no message, offers no
 // tool and announces nothing until the sandbox is known, so exec is never offered (or used)
 // on a guess. Composed as main.ts composes it, over in-memory queues.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { queueLocalMessage } from '../support/memory-turn.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,20 +53,7 @@ describe('a start whose sandbox is still being looked for', () => {
     let receives = 0;
     const receive = inbox.receive.bind(inbox);
     inbox.receive = (...args) => (receives++, receive(...args));
-    inbox.push(
-      JSON.stringify({
-        v: PROTOCOL_VERSION,
-        kind: 'message',
-        id: 'm.1',
-        agentId: 'fran',
-        sessionKey: 'agent:fran:main',
-        ts: 1,
-        text: 'hi',
-        from: { channel: 'local' },
-      }),
-      'agent:fran:main',
-      'm.1',
-    );
+    queueLocalMessage(inbox, 'fran', 'm.1', 'hi');
     const outbox = new InMemoryOutbox();
     const log = memoryLogger();
     let done = false;

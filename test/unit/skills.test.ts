@@ -3,7 +3,7 @@
 // workspace without writing through anything the agent planted, and — composed as main.ts
 // composes a runtime — the list the model sees in its system prompt and a skill read with
 // the model's own tool call.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -211,28 +211,9 @@ describe('a runtime with skills', () => {
       complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }),
     };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(
-      JSON.stringify({
-        v: PROTOCOL_VERSION,
-        kind: 'message',
-        id: 'm.1',
-        agentId: 'fran',
-        sessionKey: 'agent:fran:main',
-        ts: 1,
-        text: 'write my diary',
-        from: { channel: 'local' },
-      }),
-      'agent:fran:main',
-      'm.1',
-    );
+    queueLocalMessage(inbox, 'fran', 'm.1', 'write my diary');
     const outbox = new InMemoryOutbox();
-    const send = outbox.send.bind(outbox);
-    const replied = new Promise<void>((resolve) => {
-      outbox.send = async (e) => {
-        await send(e);
-        if (e.kind === 'reply') resolve();
-      };
-    });
+    const replied = replySent(outbox);
     const log = memoryLogger();
     started.push(
       await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, model, exit: () => {} }),
@@ -297,28 +278,9 @@ describe("a skill that needs a value of the agent's secret", () => {
       complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }),
     };
     const inbox = new InMemoryFifoQueue();
-    inbox.push(
-      JSON.stringify({
-        v: PROTOCOL_VERSION,
-        kind: 'message',
-        id: 'm.1',
-        agentId: 'fran',
-        sessionKey: 'agent:fran:main',
-        ts: 1,
-        text: 'list my tasks',
-        from: { channel: 'local' },
-      }),
-      'agent:fran:main',
-      'm.1',
-    );
+    queueLocalMessage(inbox, 'fran', 'm.1', 'list my tasks');
     const outbox = new InMemoryOutbox();
-    const send = outbox.send.bind(outbox);
-    const replied = new Promise<void>((resolve) => {
-      outbox.send = async (e) => {
-        await send(e);
-        if (e.kind === 'reply') resolve();
-      };
-    });
+    const replied = replySent(outbox);
     running.push(
       await startAgentRuntime({
         env,

@@ -37,7 +37,7 @@ import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
-import { Worker, type ControlAction } from './worker.ts';
+import { Worker, type ControlAction, type WorkerDeps } from './worker.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
@@ -130,6 +130,40 @@ async function sandboxFor(
       : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
   ];
   return { choice, exec: exec.tool, warnings };
+}
+
+/**
+ * The worker over this agent's queue, as every runtime kind runs it: the environment's
+ * polling, concurrency and redrive settings, the attempt log in the workspace, and exit 1
+ * after `stop` when the queue cannot be read any more. The kind brings the turn.
+ */
+export function runtimeWorker(
+  parts: Pick<RuntimeParts, 'env' | 'inbox' | 'outbox' | 'deadLetters' | 'clock' | 'log' | 'exit'>,
+  kind: Pick<WorkerDeps, 'handle' | 'giveUp' | 'control'> & { stop(): Promise<void> },
+): Worker {
+  const { env } = parts;
+  return new Worker({
+    agentId: env.agentId,
+    inbox: parts.inbox,
+    outbox: parts.outbox,
+    deadLetters: parts.deadLetters,
+    clock: parts.clock,
+    log: parts.log,
+    visibilitySeconds: env.visibilitySeconds,
+    waitSeconds: env.waitSeconds,
+    maxConcurrent: env.maxSessions,
+    handle: kind.handle,
+    maxReceiveCount: env.maxReceiveCount,
+    giveUp: kind.giveUp,
+    attempts: new WorkspaceAttemptLog(env.workspace),
+    control: kind.control,
+    isFatal: isFatalReceiveError,
+    onFatal: () =>
+      void kind.stop().then(
+        () => parts.exit(1),
+        () => parts.exit(1),
+      ),
+  });
 }
 
 export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {
@@ -258,27 +292,11 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     );
   };
 
-  const worker = new Worker({
-    agentId: env.agentId,
-    inbox: parts.inbox,
-    outbox,
-    deadLetters: parts.deadLetters,
-    clock,
-    log,
-    visibilitySeconds: env.visibilitySeconds,
-    waitSeconds: env.waitSeconds,
-    maxConcurrent: env.maxSessions,
+  const worker = runtimeWorker(parts, {
     handle: (envelope, signal, cancel) => runTurn(turnRequestFor(envelope), turnDeps, signal, cancel),
-    maxReceiveCount: env.maxReceiveCount,
     giveUp: (envelope, attempts) => giveUpTurn(turnRequestFor(envelope), turnDeps, attempts),
-    attempts: new WorkspaceAttemptLog(env.workspace),
     control,
-    isFatal: isFatalReceiveError,
-    onFatal: () =>
-      void stop().then(
-        () => parts.exit(1),
-        () => parts.exit(1),
-      ),
+    stop,
   });
 
   // Announce: version and capabilities, then a heartbeat every so often.

@@ -9,8 +9,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { errorFields, processRedactor } from '../../../shared/log.ts';
-import { isFatalReceiveError, RUNTIME_VERSION, type RuntimeParts } from '../agent-runtime.ts';
-import { WorkspaceAttemptLog } from '../attempt-log.ts';
+import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
@@ -18,7 +17,7 @@ import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
-import { Worker, type ControlAction } from '../worker.ts';
+import type { ControlAction } from '../worker.ts';
 import type { RunningRuntime } from './registry.ts';
 
 const WARNING_MAX = 500;
@@ -94,27 +93,11 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
       () => parts.exit(1),
     );
   };
-  const worker = new Worker({
-    agentId: env.agentId,
-    inbox: parts.inbox,
-    outbox,
-    deadLetters: parts.deadLetters,
-    clock,
-    log,
-    visibilitySeconds: env.visibilitySeconds,
-    waitSeconds: env.waitSeconds,
-    maxConcurrent: env.maxSessions,
+  const worker = runtimeWorker(parts, {
     handle: (envelope, signal) => bridgeTurn(turnRequestFor(envelope), deps, signal),
-    maxReceiveCount: env.maxReceiveCount,
     giveUp: (envelope, attempts) => bridgeGiveUp(turnRequestFor(envelope), deps, attempts),
-    attempts: new WorkspaceAttemptLog(env.workspace),
     control,
-    isFatal: isFatalReceiveError,
-    onFatal: () =>
-      void stop().then(
-        () => parts.exit(1),
-        () => parts.exit(1),
-      ),
+    stop,
   });
 
   const startedAt = clock.now();

@@ -44,7 +44,8 @@ type Work = Exclude<InboundEnvelope, { kind: 'control' }>;
 
 /** The message a user replied to, as the model is shown it: who wrote it and what it said, quoted. */
 function quoteBlock(quote: NonNullable<Extract<Work, { kind: 'message' }>['quote']>): string {
-  const who = quote.author === 'you' ? 'your earlier message' : quote.author ? `a message from ${quote.author}` : 'an earlier message';
+  // Only the control plane's mark makes it the agent's own: a person's name may be "you".
+  const who = quote.fromAgent ? 'your earlier message' : quote.author ? `a message from "${quote.author}"` : 'an earlier message';
   return `[Replying to ${who}]\n${quote.text
     .split('\n')
     .map((l) => `> ${l}`)

@@ -382,7 +382,7 @@ function quoteOf(message: TelegramMessage, bot: BotIdentity | undefined): Messag
   if (!quoted || !text) return undefined;
   const own = quoted.from !== undefined && (bot ? quoted.from.id === bot.id : false);
   const author = own ? 'you' : (quoted.from?.username ?? quoted.from?.first_name);
-  return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}) };
+  return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}), ...(own ? { fromAgent: true as const } : {}) };
 }
 
 export const WAKING_NOTE = '⏳ Waking up — the first answer after a nap takes a little longer.';

@@ -56,6 +56,8 @@ export const QuoteSchema = z.strictObject({
   text: z.string().check(z.maxLength(4_096)),
   /** Who wrote it: a display name, or "you" when it was the agent's own message. */
   author: z.optional(z.string().check(z.maxLength(256))),
+  /** Set by the control plane when the quoted message is the bot's own: the only mark of that (a person may be named "you"). */
+  fromAgent: z.optional(z.literal(true)),
 });
 
 /** Inline buttons under a reply: rows of {text, data}; a press comes back as a message with `callback`. */

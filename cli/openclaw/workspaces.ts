@@ -54,8 +54,11 @@ const NOT_READ: [RegExp, string][] = [
   [/^TOOLS\.md$/, 'TOOLS.md (notes the agent can read with its file tools)'],
   [/^BOOT\.md$/, 'BOOT.md (OpenClaw runs it at gateway start; clawfleet does not)'],
   [/^BOOTSTRAP\.md$/, 'BOOTSTRAP.md (OpenClaw’s first-run ritual)'],
-  [/^skills\//, 'skills/ (clawfleet does not load skills; the agent can read them)'],
   [/^canvas\//, 'canvas/ (no canvas in clawfleet)'],
+  [
+    /^skills\//,
+    'skills/ (offered as skills: each SKILL.md is listed in the prompt, the rest read when the agent uses one; `clawfleet skills list --agent <id>`)',
+  ],
 ];
 
 export async function planWorkspaceImport(config: Obj, configPath: string, opts: WorkspaceImportOptions): Promise<AgentImport[]> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { resolveAgent } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { chooseSandbox } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
-import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
+import { needsSandbox } from '../../runtime-image/src/sandbox-at-start.ts';
 import type { Finding } from './findings.ts';
 
 export interface LocalFacts {
@@ -70,18 +70,14 @@ export function auditLocal(config: FleetConfig, facts: LocalFacts): Finding[] {
       fix: `chmod 700 ${facts.statePath}`,
     });
   }
-  const wantsSandbox = config.agents.list.filter(({ id }) => {
-    const agent = resolveAgent(config, id);
-    const exec = agent.tools?.exec;
-    const execSandboxed = toolAllowed(agent.tools)('exec') && (exec?.security ?? 'full') !== 'deny' && exec?.sandbox !== 'off';
-    return execSandboxed || Object.values(agent.mcp?.servers ?? {}).some((s) => 'command' in s && s.sandbox === true);
-  });
+  // As the runtime decides at its start (runtime-image/src/sandbox-at-start.ts).
+  const wantsSandbox = config.agents.list.filter(({ id }) => needsSandbox(resolveAgent(config, id)));
   if (facts.sandboxUnavailable && wantsSandbox.length > 0) {
     out.push({
       id: 'local.no-sandbox',
       severity: 'warn',
       where: 'this machine',
-      title: `exec (and sandboxed MCP servers) stay off for ${wantsSandbox.map((a) => `"${a.id}"`).join(', ')}: no sandbox works here`,
+      title: `exec, sandboxed MCP servers and the browser stay off for ${wantsSandbox.map((a) => `"${a.id}"`).join(', ')}: no sandbox works here`,
       detail: `${facts.sandboxUnavailable}. Without a sandbox, clawfleet start offers those agents no exec tool rather than run commands as you.`,
       fix: 'install bubblewrap (Debian/Ubuntu: apt install bubblewrap) and allow unprivileged user namespaces',
     });

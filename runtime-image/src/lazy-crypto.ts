@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 let crypto: typeof Crypto | undefined;
 const load = (): typeof Crypto => (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto);
 
-export function sha256Hex(text: string): string {
+export function sha256Hex(text: string | Uint8Array): string {
   return load().createHash('sha256').update(text).digest('hex');
 }
 

@@ -10,26 +10,26 @@ import { toolAllowed } from './tools/tool-policy.ts';
 type Agent = RuntimeEnv['config']['agent'];
 
 /** Whether the config lets the agent have exec at all (allowed, and not denied by tools.exec.security). */
-export function execWanted(agent: Agent): boolean {
+export function execWanted(agent: Pick<Agent, 'tools'>): boolean {
   return toolAllowed(agent.tools)('exec') && (agent.tools?.exec?.security ?? 'full') !== 'deny';
 }
 
 /** The stdio MCP servers whose config asks for the sandbox. */
-export function sandboxedServers(agent: Agent): string[] {
+export function sandboxedServers(agent: Pick<Agent, 'mcp'>): string[] {
   return Object.entries(agent.mcp?.servers ?? {})
     .filter(([, s]) => 'command' in s && s.sandbox === true)
     .map(([id]) => id);
 }
 
-/**
- * Starts looking for the sandbox when something needs one (exec wanted and not explicitly
- * unsandboxed, a sandboxed MCP server, or the browser); resolves to undefined when nothing does.
- */
-export function chooseSandboxAtStart(env: RuntimeEnv): Promise<SandboxChoice | undefined> {
-  const agent = env.config.agent;
+/** Whether something the agent runs needs the sandbox: exec (unless explicitly unsandboxed), a sandboxed MCP server, the browser. */
+export function needsSandbox(agent: Pick<Agent, 'tools' | 'mcp'>): boolean {
   const browser = agent.tools?.browser?.enabled === true && toolAllowed(agent.tools)('browser');
-  const needed = (execWanted(agent) && agent.tools?.exec?.sandbox !== 'off') || sandboxedServers(agent).length > 0 || browser;
-  if (!needed) return Promise.resolve(undefined);
+  return (execWanted(agent) && agent.tools?.exec?.sandbox !== 'off') || sandboxedServers(agent).length > 0 || browser;
+}
+
+/** Starts looking for the sandbox when the agent needs one (needsSandbox); resolves to undefined when it does not. */
+export function chooseSandboxAtStart(env: RuntimeEnv): Promise<SandboxChoice | undefined> {
+  if (!needsSandbox(env.config.agent)) return Promise.resolve(undefined);
   // The probe runs inside the workspace (seeding, later, would make it anyway).
   mkdirSync(env.workspace, { recursive: true });
   return chooseSandbox(env.sandbox, env.workspace);

@@ -20,13 +20,10 @@ const MAX_ELEMENTS = 60_000;
 export function readablePage(html: string, url: string): ReadablePage {
   const { document } = parseHTML(html);
   const title = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
-  let parsed: ReturnType<Readability['parse']> = null;
-  try {
-    // Readability changes the document it reads: the fallback below parses the page again.
-    parsed = new Readability(document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS }).parse();
-  } catch {
-    parsed = null;
-  }
+  // Readability changes the document it reads: the fallback below parses the page again. A
+  // page over MAX_ELEMENTS makes it throw, and that page is not parsed and walked again here:
+  // the caller (readableText) falls back to plain text.
+  const parsed = new Readability(document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS }).parse();
   if (parsed?.content && (parsed.textContent ?? '').trim().length > 0) {
     const { document: article } = parseHTML(`<!doctype html><html><body>${parsed.content}</body></html>`);
     return {

@@ -4,11 +4,11 @@
 // naming it; the control plane checks the key is the agent's and delivers it once. Offered
 // only where the runtime has a media store.
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
-import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_FILE_KINDS, outboundMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES, type OutboundFileKind } from '../../../shared/media/media-ref.ts';
 import type { Clock, MediaStore } from '../../../shared/ports.ts';
+import { sha256Hex } from '../lazy-crypto.ts';
 import { openRegular } from '../workspace-file.ts';
 import { defineTool, type AgentTool } from './tool.ts';
 import { insideWorkspace } from './workspace-path.ts';
@@ -66,7 +66,7 @@ export function sendFileTool(agentId: string, workspace: string, store: MediaSto
       let fileKind = kind ?? type.kind;
       if (fileKind === 'photo' && bytes.byteLength > PHOTO_LIMIT_BYTES) fileKind = 'document';
       const fileName = path.split('/').pop()!.slice(-255);
-      const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+      const digest = sha256Hex(bytes).slice(0, 32);
       const key = outboundMediaKey(agentId, digest, fileName);
       await store.put(key, bytes, type.mime);
       const id = await ctx.request((id) => ({

@@ -1,6 +1,8 @@
 // A small Telegram Bot API client. Its errors name the method and Telegram's answer but
 // never the request URL, which carries the bot token.
 
+import { ClawfleetError } from '../../errors.ts';
+
 export class TelegramApiError extends Error {
   override name = 'TelegramApiError';
   constructor(
@@ -82,13 +84,13 @@ export function createBotApi(opts: { apiRoot: string; token: string; timeoutMs?:
       const declared = Number(res.headers.get('content-length') ?? NaN);
       if (declared > maxBytes) {
         await res.body?.cancel();
-        throw new TelegramApiError('getFile download', 400, `file is ${declared} bytes, over ${maxBytes}`);
+        throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is ${declared} bytes, over the ${maxBytes} a bot may download`);
       }
       const chunks: Uint8Array[] = [];
       let size = 0;
       for await (const chunk of res.body ?? []) {
         size += chunk.byteLength;
-        if (size > maxBytes) throw new TelegramApiError('getFile download', 400, `file is over ${maxBytes} bytes`);
+        if (size > maxBytes) throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is over the ${maxBytes} bytes a bot may download`);
         chunks.push(chunk);
       }
       return Buffer.concat(chunks);

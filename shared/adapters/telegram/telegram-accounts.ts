@@ -78,13 +78,8 @@ export class TelegramAccounts implements TelegramBots {
       throw new ClawfleetError('MEDIA_TOO_LARGE', `the file is ${file.file_size} bytes, over the ${maxBytes} a bot may download`);
     // Telegram gives no path for a file over its download limit.
     if (!file.file_path) throw new ClawfleetError('MEDIA_TOO_LARGE', 'Telegram gave no download path for the file (it is over the size a bot may download)');
-    try {
-      return { bytes: await api.download!(file.file_path, maxBytes), filePath: file.file_path };
-    } catch (err) {
-      if (err instanceof TelegramApiError && err.errorCode === 400 && /over \d+/.test(err.description))
-        throw new ClawfleetError('MEDIA_TOO_LARGE', err.description);
-      throw err;
-    }
+    // A download that runs past maxBytes is refused by the client itself (MEDIA_TOO_LARGE).
+    return { bytes: await api.download!(file.file_path, maxBytes), filePath: file.file_path };
   }
 
   /** A Bot API client for a token of this fleet (local mode's long polling asks with a longer timeout). */

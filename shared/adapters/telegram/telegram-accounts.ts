@@ -8,7 +8,7 @@ import type { PortFactories } from '../../control/control-plane.ts';
 import type { ChannelSender, SecretStore, TelegramBots } from '../../ports.ts';
 import { botIdFromToken, type BotIdentity } from '../../telegram/mention.ts';
 import { webhookSecretFor } from '../../telegram/webhook-secret.ts';
-import { createBotApi, TelegramApiError, type BotApi } from './bot-api.ts';
+import { createBotApi, type BotApi } from './bot-api.ts';
 import { telegramSender } from './telegram-sender.ts';
 
 export interface TelegramAccountsOptions {

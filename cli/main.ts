@@ -30,6 +30,11 @@ export const COMMANDS: CommandEntry[] = [
     summary: 'remove an agent that left the config, its workspace archived; or prune every such agent',
     load: async () => (await import('./agents.ts')).agentsCommand,
   },
+  {
+    name: 'sandbox',
+    summary: 'install bubblewrap for local mode’s exec (into .cache/, no root) and check it works',
+    load: async () => (await import('./sandbox.ts')).sandboxCommand,
+  },
   { name: 'skills', summary: 'list the skills an agent is offered, and why any is left out', load: async () => (await import('./skills.ts')).skillsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },

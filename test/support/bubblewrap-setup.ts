@@ -1,9 +1,9 @@
 /**
  * Vitest globalSetup for projects whose tests run `exec` without the emulator (unit): makes
- * sure bubblewrap is there (test/support/install-bubblewrap.ts). A machine where it cannot
+ * sure bubblewrap is there (local/bubblewrap-install.ts, as `clawfleet sandbox install` does). A machine where it cannot
  * be installed is reported here once; the tests that need a sandbox then fail saying why.
  */
-import { ensureBubblewrap } from './install-bubblewrap.ts';
+import { ensureBubblewrap } from '../../local/bubblewrap-install.ts';
 
 export default async function setup(): Promise<void> {
   try {

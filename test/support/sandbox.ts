@@ -1,5 +1,5 @@
 // The sandbox unit tests run exec in: bubblewrap, as the harness installed it
-// (test/support/install-bubblewrap.ts). A machine without one fails the test saying why.
+// (local/bubblewrap-install.ts). A machine without one fails the test saying why.
 import { chooseSandbox } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import type { Sandbox } from '../../runtime-image/src/sandbox/sandbox.ts';
 

@@ -31,6 +31,7 @@ const INVOCATIONS = [
   ['secrets', 'list'],
   ['agents', 'remove'],
   ['agents', 'prune'],
+  ['sandbox', 'install'],
   ['skills', 'list'],
   ['cron', 'list'],
   ['cron', 'run'],

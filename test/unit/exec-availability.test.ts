@@ -69,7 +69,7 @@ describe('exec and the sandbox at start', () => {
     expect(r.tools).not.toContain('exec');
     expect(r.heartbeat.capabilities).not.toContain('tool:exec');
     expect(r.heartbeat.warnings).toEqual([
-      `exec is off: no sandbox is available (bubblewrap not found at ${NO_BWRAP}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed`,
+      `exec is off: no sandbox is available (bubblewrap not found at ${NO_BWRAP}). Install bubblewrap (\`apt-get install bubblewrap\`, or \`npx clawfleet sandbox install\` for a copy of its own in .cache/), or set tools.exec.sandbox to "off" to run commands unsandboxed`,
     ]);
     expect(r.log.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^exec is off: no sandbox is available/) }));
   });

@@ -16,26 +16,26 @@ export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
 const ETC_SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
 const ETC_SECRET_DIRS = ['/etc/sudoers.d', '/etc/ssl/private'];
 
-/** Where the test harness puts a bubblewrap it installed (test/support/install-bubblewrap.ts), under the repository. */
-const HARNESS_BWRAP_IN_REPO = join('.cache', 'bubblewrap', 'bin', 'bwrap');
+/** Where `clawfleet sandbox install` and the test harness put a bubblewrap (local/bubblewrap-install.ts), under the repository. */
+const REPO_BWRAP_IN_REPO = join('.cache', 'bubblewrap', 'bin', 'bwrap');
 
 /**
- * The harness's bubblewrap, found by walking up from this module: it runs from its source
+ * The repository's own bubblewrap (.cache/bubblewrap), found by walking up from this module: it runs from its source
  * (runtime-image/src/sandbox/) and from the bundle (runtime-image/dist/, or a chunk below
  * it), which sit at different depths in the repository.
  */
-function harnessBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+function repoBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, HARNESS_BWRAP_IN_REPO);
+    const candidate = join(dir, REPO_BWRAP_IN_REPO);
     if (isExecutableFile(candidate)) return candidate;
     if (dirname(dir) === dir) return undefined;
   }
 }
 
-/** bubblewrap: the path the runtime was given, else `bwrap` on PATH, else the copy the test harness installed. */
+/** bubblewrap: the path the runtime was given, else `bwrap` on PATH, else the copy `clawfleet sandbox install` (or the test harness) put in .cache/. */
 export function findBwrap(explicit: string | undefined, path = process.env.PATH ?? ''): string | undefined {
   if (explicit) return isExecutableFile(explicit) ? explicit : undefined;
-  return findOnPath('bwrap', path) ?? harnessBwrap();
+  return findOnPath('bwrap', path) ?? repoBwrap();
 }
 
 export interface BwrapSetup {

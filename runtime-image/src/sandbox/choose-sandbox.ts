@@ -10,7 +10,7 @@ import { probeUidPool } from './uid-pool-sandbox.ts';
 export interface SandboxSettings {
   /** auto: bubblewrap, else the uid pool; the others insist on one kind. */
   mode: 'auto' | 'bwrap' | 'uid-pool';
-  /** bubblewrap's path (else PATH, else the test harness's copy). */
+  /** bubblewrap's path (else PATH, else the repository's .cache/ copy). */
   bwrap?: string | undefined;
   toolUids?: number[] | undefined;
   toolGid?: number | undefined;

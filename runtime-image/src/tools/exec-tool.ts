@@ -203,7 +203,7 @@ export function execSetup(
   }
   if (!choice?.sandbox) {
     return {
-      warning: `exec is off: no sandbox is available (${choice?.unavailable ?? 'none was looked for'}). Install bubblewrap, or set tools.exec.sandbox to "off" to run commands unsandboxed`,
+      warning: `exec is off: no sandbox is available (${choice?.unavailable ?? 'none was looked for'}). Install bubblewrap (\`apt-get install bubblewrap\`, or \`npx clawfleet sandbox install\` for a copy of its own in .cache/), or set tools.exec.sandbox to "off" to run commands unsandboxed`,
     };
   }
   if (!network && !choice.sandbox.isolatesNetwork) {

@@ -1,10 +1,11 @@
 /**
- * Gives the tests a bubblewrap without installing anything machine-wide and without root:
- * a `bwrap` already on PATH (or installed here before) is used as it is; otherwise Debian
- * 12's own package, pinned by version and sha256, is downloaded from Debian's pool and its
- * `bwrap` extracted into the git-ignored `.cache/bubblewrap/bin/bwrap`, which is where the
- * runtime looks after PATH (runtime-image/src/sandbox/bwrap-sandbox.ts harnessBwrap).
- * Whether the kernel lets it make namespaces is the runtime's probe's business.
+ * A bubblewrap without installing anything machine-wide and without root, for local mode's
+ * `exec` (`clawfleet sandbox install`) and the test harness: a `bwrap` already on PATH (or
+ * installed here before) is used as it is; otherwise Debian 12's own package, pinned by
+ * version and sha256, is downloaded from Debian's pool and its `bwrap` extracted into the
+ * git-ignored `.cache/bubblewrap/bin/bwrap`, which is where the runtime looks after PATH
+ * (runtime-image/src/sandbox/bwrap-sandbox.ts repoBwrap). Whether the kernel lets it make
+ * namespaces is the runtime's probe's business.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,10 +13,10 @@ import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'nod
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findBwrap } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { findBwrap } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
 
-/** Where the runtime's harnessBwrap() finds it: .cache/ at the repository's root. */
-const HARNESS_BWRAP = fileURLToPath(new URL('../../.cache/bubblewrap/bin/bwrap', import.meta.url));
+/** Where the runtime's repoBwrap() finds it: .cache/ at the repository's root. */
+const REPO_BWRAP = fileURLToPath(new URL('../.cache/bubblewrap/bin/bwrap', import.meta.url));
 
 /** Debian 12 (bookworm) bubblewrap, the version `apt-get install bubblewrap` gives there. */
 export const BUBBLEWRAP_VERSION = '0.8.0-2+deb12u1';
@@ -69,8 +70,8 @@ async function extract(debPath: string, dir: string): Promise<void> {
 }
 
 /**
- * The bwrap the tests will use: one on PATH or installed before, else the pinned package's,
- * installed now. Throws with what failed (no network, an unknown architecture, no unpacker).
+ * The bwrap local runtimes will use: one on PATH or installed before, else the pinned
+ * package's, installed now. Throws with what failed (no network, an unknown architecture, no unpacker).
  */
 export async function ensureBubblewrap(log: (message: string) => void = () => {}): Promise<string> {
   const found = findBwrap(undefined);
@@ -80,7 +81,7 @@ export async function ensureBubblewrap(log: (message: string) => void = () => {}
   const deb = DEBS[process.arch];
   if (!deb) throw new Error(`no pinned bubblewrap package for ${process.arch}; install bubblewrap (bwrap on PATH)`);
   const started = Date.now();
-  const cacheDir = join(HARNESS_BWRAP, '..', '..', '..');
+  const cacheDir = join(REPO_BWRAP, '..', '..', '..');
   mkdirSync(cacheDir, { recursive: true });
   const staging = await mkdtemp(join(cacheDir, 'bubblewrap.tmp-'));
   try {
@@ -92,14 +93,14 @@ export async function ensureBubblewrap(log: (message: string) => void = () => {}
     chmodSync(join(staging, 'install', 'bin', 'bwrap'), 0o755);
     writeFileSync(join(staging, 'install', 'VERSION'), `${BUBBLEWRAP_VERSION} ${deb.file} sha256:${deb.sha256}\n`);
     try {
-      renameSync(join(staging, 'install'), join(HARNESS_BWRAP, '..', '..'));
+      renameSync(join(staging, 'install'), join(REPO_BWRAP, '..', '..'));
     } catch (err) {
       // Another test run installed it meanwhile: theirs is the same pinned file.
-      if (!existsSync(HARNESS_BWRAP)) throw err;
+      if (!existsSync(REPO_BWRAP)) throw err;
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
   log(`installed bubblewrap ${BUBBLEWRAP_VERSION} into .cache/bubblewrap in ${Date.now() - started} ms`);
-  return HARNESS_BWRAP;
+  return REPO_BWRAP;
 }

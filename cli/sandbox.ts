@@ -1,0 +1,43 @@
+// `clawfleet sandbox install`: gives local mode's `exec` its sandbox on a machine without
+// bubblewrap and without root — Debian's pinned build into this checkout's .cache/, where
+// local runtimes look after PATH — then proves it works here (a command run inside it).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { probeBwrap } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { ensureBubblewrap } from '../local/bubblewrap-install.ts';
+import { CliError, EXIT, parse, usageError, type Command } from './command.ts';
+
+const HELP = `Usage: clawfleet sandbox install
+
+Makes sure local mode's exec tool has its sandbox, bubblewrap: a bwrap on PATH is used as
+it is; otherwise Debian 12's bubblewrap package (pinned by version and sha256) is fetched
+from deb.debian.org and its bwrap put in .cache/bubblewrap/ of this checkout, where local
+runtimes look for it. No root needed, nothing installed machine-wide. Then a command is run
+in it to show that this machine's kernel lets it make its namespaces.
+Restart the fleet (npm start) afterwards: runtimes choose their sandbox when they start.
+On AWS the runtime image has its own sandbox (docs/runtime.md, "The sandbox").`;
+
+export const sandboxCommand: Command = {
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
+    if (sub !== 'install') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    if (!parse(rest, {}, HELP, io)) return EXIT.ok;
+    let bwrap: string;
+    try {
+      bwrap = await ensureBubblewrap((m) => io.out(m));
+    } catch (err) {
+      throw new CliError(EXIT.failed, `cannot install bubblewrap: ${(err as Error).message}`);
+    }
+    const workspace = await mkdtemp(join(tmpdir(), 'clawfleet-sandbox-check-'));
+    try {
+      const probed = await probeBwrap(bwrap, workspace, []);
+      if ('unavailable' in probed) throw new CliError(EXIT.failed, `${probed.unavailable}: exec stays off in local mode (docs/runtime.md, "The sandbox")`);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+    io.out(`bubblewrap at ${bwrap} works here: local runtimes run exec in it (restart the fleet if it is running)`);
+    return EXIT.ok;
+  },
+};

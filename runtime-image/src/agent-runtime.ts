@@ -368,16 +368,17 @@ async function browserFor(
   const config = env.config.agent.tools?.browser;
   if (!config?.enabled) return {};
   // Loaded only by an agent with a browser (playwright-core itself only at the first call).
-  const [{ AgentBrowser, DEFAULT_CHROMIUM }, { browserTool }] = await Promise.all([import('./browser/agent-browser.ts'), import('./browser/browser-tool.ts')]);
+  const [{ AgentBrowser }, { browserTool }, { findBrowserInstall }] = await Promise.all([
+    import('./browser/agent-browser.ts'),
+    import('./browser/browser-tool.ts'),
+    import('./browser/browser-install.ts'),
+  ]);
   if (!choice?.sandbox || choice.sandbox.kind === 'none') {
     return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };
   }
-  const executablePath = config.executablePath ?? DEFAULT_CHROMIUM;
-  if (!existsSync(executablePath)) {
-    return {
-      warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)`,
-    };
-  }
+  const install = findBrowserInstall(config.executablePath);
+  if ('missing' in install) return { warning: `browser is off: ${install.missing}` };
+  const executablePath = install.executablePath;
   const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
   const browser = new AgentBrowser({
     executablePath,

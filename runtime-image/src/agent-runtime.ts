@@ -226,7 +226,9 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
+  // A screenshot can go to the chat in the browser's own call where send_file is offered.
+  const sendFile = parts.media && allowed('send_file') ? sendFileTool(env.agentId, env.workspace, parts.media, clock) : undefined;
+  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv, sendFile) : {};
   if (browsing.warning) {
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
@@ -364,6 +366,7 @@ async function browserFor(
   clock: Clock,
   log: Logger,
   browserEnv?: Record<string, string>,
+  sendFile?: AgentTool,
 ): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
   const config = env.config.agent.tools?.browser;
   if (!config?.enabled) return {};
@@ -390,7 +393,7 @@ async function browserFor(
     idleMs: (config.idleMinutes ?? 5) * 60_000,
     log,
   });
-  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock }) };
+  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock, sendFile }) };
 }
 
 /** The fleet's skills copied into the workspace; a failure is logged and the agent starts without them. */

@@ -60,6 +60,12 @@ describe('a fleet skills bundle', () => {
     );
   });
 
+  it('that unpacks to more than any bundle could hold is refused without being unpacked whole', () => {
+    const bomb = gzipSync(Buffer.alloc(40 << 20), { level: 1 });
+    expect(bomb.byteLength).toBeLessThan(1 << 20);
+    expect(() => decodeFleetSkillsBundle(bomb)).toThrow(/not gzip, or larger than the limit unpacked/);
+  });
+
   it('that is not gzip, not JSON, or not this format, says so', () => {
     expect(() => decodeFleetSkillsBundle(text('plain'))).toThrow(/fleet skills bundle: not gzip/);
     expect(() => decodeFleetSkillsBundle(gzipSync('{'))).toThrow(/not JSON/);

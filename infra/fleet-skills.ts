@@ -119,7 +119,11 @@ function pack(root: string, shown: string, folders: string[], issues: ConfigIssu
       }
     }
   };
-  for (const folder of folders) walk(join(root, folder), `/${folder}`, 0);
+  for (const folder of folders) {
+    const problem = unsafeNameProblem(folder);
+    if (problem) issues.push({ path: shown, message: `${problem}: rename that skill's folder, a fleet skill's files must have plain names` });
+    else walk(join(root, folder), `/${folder}`, 0);
+  }
   if (total > FLEET_SKILLS_LIMITS.totalBytes)
     issues.push({ path: shown, message: `the skills one agent gets hold more than ${FLEET_SKILLS_LIMITS.totalBytes >> 20} MB` });
   const ok = issues.length === before && files.length > 0;

@@ -73,7 +73,7 @@ describe("the fleet's skills, deployed", () => {
 });
 
 describe("a fleet's skills that cannot be shipped as they are", () => {
-  it('refuse the synth: a link out of the folder, at the top or inside a skill, and a file name with a control character', () => {
+  it('refuse the synth: a link out of the folder, at the top or inside a skill, and a file or skill folder name with a control character', () => {
     const dir = fleetWithSkills();
     const outside = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-outside-'));
     writeFileSync(join(outside, 'id_rsa'), 'PRIVATE');
@@ -82,6 +82,8 @@ describe("a fleet's skills that cannot be shipped as they are", () => {
     symlinkSync(join(outside, 'id_rsa'), join(dir, 'skills', 'weather', 'key'));
     symlinkSync('../../../..', join(dir, 'skills', 'weather', 'scripts', 'up'));
     writeFileSync(join(dir, 'skills', 'weather', 'bad\nname'), 'x');
+    mkdirSync(join(dir, 'skills', 'odd\u0007skill'));
+    writeFileSync(join(dir, 'skills', 'odd\u0007skill', 'SKILL.md'), '---\nname: odd\ndescription: a bell in its folder name\n---\n');
     let message = '';
     try {
       synthFleet(configWithAllowLists(), { config: join(dir, 'clawfleet.json') }, { nag: false });
@@ -92,6 +94,7 @@ describe("a fleet's skills that cannot be shipped as they are", () => {
     expect(message).toMatch(/skills\/weather\/key: is a symbolic link out of the skills folder/);
     expect(message).toMatch(/skills\/weather\/scripts\/up: is a symbolic link out of the skills folder/);
     expect(message).toMatch(/"bad\\nname" holds a control character/);
+    expect(message).toMatch(/"odd\\u0007skill" holds a control character: rename that skill's folder/);
   });
 
   it('leave out a link that stays inside the folder, as local mode does', () => {

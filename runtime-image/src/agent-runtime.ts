@@ -1,7 +1,7 @@
 // One agent's runtime, composed: its secrets awaited (secret-wait.ts), workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';

@@ -11,6 +11,15 @@ import { decodeFleetSkillsBundle } from '../../shared/config/fleet-skills-bundle
 import { configWithAllowLists, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
+/** The parts of a synthesized resource these tests read. */
+interface TemplateResource {
+  Type: string;
+  Properties: {
+    ContainerDefinitions?: { Environment?: { Name: string; Value: unknown }[] }[];
+    PolicyDocument?: { Statement: { Sid?: string }[] };
+  };
+}
+
 function bundleOf(built: SynthedFleet, id: string): string[] | undefined {
   const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
   const files = Object.values(manifest.contents.files ?? {}).filter((f) => f.source.path?.endsWith('.gz'));
@@ -41,14 +50,15 @@ describe("the fleet's skills, deployed", () => {
     for (const id of ['jerry', 'fran', 'ray', 'grif']) {
       const stack = built.stacks.agents.get(id)!;
       const template = built.templates.get(`demo-agent-${id}`)!;
-      const env = Object.values(template.Resources as Record<string, any>)
+      const resources = Object.values(template.Resources as Record<string, TemplateResource>);
+      const env = resources
         .filter((r) => r.Type === 'AWS::ECS::TaskDefinition')
-        .flatMap((r) => r.Properties.ContainerDefinitions.flatMap((c: any) => c.Environment ?? []))
-        .filter((e: any) => e.Name === 'CLAWFLEET_FLEET_SKILLS_OBJECT');
-      const statements = Object.values(template.Resources as Record<string, any>)
+        .flatMap((r) => (r.Properties.ContainerDefinitions ?? []).flatMap((c) => c.Environment ?? []))
+        .filter((e) => e.Name === 'CLAWFLEET_FLEET_SKILLS_OBJECT');
+      const statements = resources
         .filter((r) => r.Type === 'AWS::IAM::Policy')
-        .flatMap((r) => r.Properties.PolicyDocument.Statement)
-        .filter((s: any) => s.Sid === 'OwnFleetSkills');
+        .flatMap((r) => r.Properties.PolicyDocument?.Statement ?? [])
+        .filter((s) => s.Sid === 'OwnFleetSkills');
       if (!stack.fleetSkills) {
         expect([env, statements]).toEqual([[], []]);
         continue;
@@ -56,8 +66,8 @@ describe("the fleet's skills, deployed", () => {
       const key = stack.fleetSkills.asset.assetHash;
       // Only the runtime's task definition, not the one-off tasks'.
       expect(env).toHaveLength(1);
-      expect(JSON.stringify(env[0].Value)).toContain(`/${key}.gz`);
-      expect(JSON.stringify(env[0].Value)).toMatch(
+      expect(JSON.stringify(env[0]!.Value)).toContain(`/${key}.gz`);
+      expect(JSON.stringify(env[0]!.Value)).toMatch(
         /^\{"Fn::Join":\["",\["s3:\/\/",\{"Fn::Sub":"cdk-hnb659fds-assets-\$\{AWS::AccountId\}-\$\{AWS::Region\}"\}/,
       );
       expect(statements).toEqual([

@@ -1,10 +1,11 @@
 // The fleet's skills on AWS (#19): for each agent, the skill folders of the skills/ folder
 // beside the config that its allow list admits, packed into one bundle
 // (shared/config/fleet-skills-bundle.ts) that its stack ships as a CDK file asset and its task
-// role alone may read. Admission is decided as the runtime decides it (discover.ts: a SKILL.md's
-// name, else its folder's, the first folder of a name winning, against agents.list[].skills);
-// requirements are the runtime's to check, on its own PATH. What cannot be shipped as it is refuses the synth, all at once: a link
-// that leads out of the folder, a name no file system path should hold, a limit passed.
+// role alone may read. Admission is decided as the runtime decides it (discover.ts: a
+// SKILL.md's name, else its folder's, the first folder of a name winning, against
+// agents.list[].skills); requirements are the runtime's to check, on its own PATH. What cannot
+// be shipped as it is refuses the synth, all at once: a link that leads out of the folder, a
+// name no file system path should hold, a limit passed.
 import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { type BundledFile, encodeFleetSkillsBundle, FLEET_SKILLS_LIMITS, unsafeNameProblem } from '../shared/config/fleet-skills-bundle.ts';

@@ -18,6 +18,7 @@ import { configSchedules } from '../shared/cron/config-schedules.ts';
 import type { FleetAppOptions } from './app-options.ts';
 import { AgentSchedules } from './constructs/agent-schedules.ts';
 import { cronDispatchArn } from './constructs/control-functions.ts';
+import { AgentFleetSkills } from './constructs/agent-fleet-skills.ts';
 import { AgentQueues } from './constructs/agent-queues.ts';
 import { AgentRuntime } from './constructs/agent-runtime.ts';
 import { AgentWorkspaceTask } from './constructs/agent-workspace-task.ts';
@@ -34,6 +35,8 @@ export interface AgentStackProps extends StackProps {
   /** The runtime image, for its architecture, of agents that do not name their own. */
   defaultImage: (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
+  /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills.ts); absent when none. */
+  fleetSkills?: Uint8Array | undefined;
 }
 
 export class AgentStack extends Stack {
@@ -43,6 +46,7 @@ export class AgentStack extends Stack {
   readonly archive: WorkspaceArchive;
   readonly workspaceTask: AgentWorkspaceTask;
   readonly schedules: AgentSchedules | undefined;
+  readonly fleetSkills: AgentFleetSkills | undefined;
 
   constructor(scope: Construct, id: string, props: AgentStackProps) {
     super(scope, id, props);
@@ -73,6 +77,7 @@ export class AgentStack extends Stack {
     // runtime the variant its tools need (with Chromium for a browser).
     const fleetImage = props.defaultImage(architecture, 'runtime');
     const image = agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(architecture, imageVariantFor(agent));
+    this.fleetSkills = props.fleetSkills ? new AgentFleetSkills(this, 'FleetSkills', { bundle: props.fleetSkills }) : undefined;
     this.runtime = new AgentRuntime(this, 'Runtime', {
       config,
       agentId,
@@ -85,6 +90,7 @@ export class AgentStack extends Stack {
       image,
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
+      fleetSkills: this.fleetSkills,
     });
     // Run by `clawfleet agents remove` before the stack goes: the workspace is archived, not lost.
     this.archive = new WorkspaceArchive(this, 'Archive', {

@@ -9,7 +9,6 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
 import { browserSizeProblem, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
-import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -19,6 +18,7 @@ import { AgentStack } from './agent-stack.ts';
 import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
 import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/control-functions.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
+import { planFleetSkills } from './fleet-skills.ts';
 
 export interface FleetStacks {
   controlPlane: ControlPlaneStack;
@@ -52,7 +52,8 @@ const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
-  checkDeployable(config, options.configPath);
+  const fleetSkills = planFleetSkills(config, options.configPath);
+  checkDeployable(config, fleetSkills.issues);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
@@ -79,6 +80,7 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
         controlPlane,
         defaultImage,
         imageFromRegistry: (image) => ecs.ContainerImage.fromRegistry(image),
+        fleetSkills: fleetSkills.agents.get(agent.id)?.bundle,
       }),
     );
   }
@@ -122,19 +124,9 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
   };
 }
 
-/** What the schema accepts but this deployment cannot honour, all reported at once. */
-function checkDeployable(config: FleetConfig, configPath: string): void {
-  const issues: ConfigIssue[] = [];
-  // Local mode copies the fleet's skills/ into each workspace; nothing ships it to AWS yet,
-  // and a deployment that silently lacked them would be worse than a clear refusal.
-  const skills = fleetSkillsDir(configPath);
-  if (existsSync(skills)) {
-    issues.push({
-      path: skills,
-      message:
-        'fleet skills (a skills/ folder beside the config) are not deployed to AWS yet: put each skill into the skills/ folder of the workspaces of the agents that use it, and move this folder away to deploy',
-    });
-  }
+/** What the schema accepts but this deployment cannot honour, all reported at once (the fleet skills' issues among them). */
+function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue[]): void {
+  const issues: ConfigIssue[] = [...skillsIssues];
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
     const resolved = resolveAgent(config, agent.id);

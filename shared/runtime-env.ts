@@ -53,6 +53,15 @@ export const RuntimeEnvSchema = z.object({
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
   /** The fleet's skills folder (a skills/ beside clawfleet.json), copied into the workspace at start. */
   CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
+  /**
+   * AWS (#19): the bundle of the fleet's skills this agent's allow list admits, as
+   * s3://<bucket>/<key> (a CDK file asset; infra/fleet-skills.ts), which its task role alone
+   * may read; unpacked at start and copied into the workspace as CLAWFLEET_FLEET_SKILLS is.
+   */
+  CLAWFLEET_FLEET_SKILLS_OBJECT: z
+    .string()
+    .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/[A-Za-z0-9!_.*'()/-]{1,1024}$/, 'must be s3://<bucket>/<key>')
+    .optional(),
   /** AWS (#16): the fleet's media bucket, where this agent reads its attachments (<fleet>/agents/<id>/in/) and writes the files it sends (…/out/). */
   CLAWFLEET_MEDIA_BUCKET: z.string().min(3).max(63).optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */

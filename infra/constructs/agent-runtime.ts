@@ -20,6 +20,7 @@ import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, RUNTIME_HEALTH_CHECK } from '../runtime-health-check.ts';
+import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
@@ -70,6 +71,8 @@ export interface AgentRuntimeProps {
   logRetention: logs.RetentionDays;
   /** Namespace of the fleet's custom metrics (runtime starts). */
   metricNamespace: string;
+  /** The fleet's skills this agent gets (#19): read by its role alone, named in its environment. */
+  fleetSkills?: AgentFleetSkills | undefined;
 }
 
 export class AgentRuntime extends Construct {
@@ -143,6 +146,7 @@ export class AgentRuntime extends Construct {
       new iam.PolicyStatement({ sid: 'OwnMediaWrite', actions: ['s3:PutObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
     );
     for (const s of statements) this.taskRole.addToPolicy(s);
+    props.fleetSkills?.grantRead(this.taskRole);
     const mediaParam = (stack.resolve(mediaBucket) as { Ref: string }).Ref;
     for (const dir of ['in', 'out']) {
       acknowledge(
@@ -217,6 +221,7 @@ export class AgentRuntime extends Construct {
         {
           CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
           CLAWFLEET_MEDIA_BUCKET: mediaBucket,
+          ...(props.fleetSkills ? { CLAWFLEET_FLEET_SKILLS_OBJECT: props.fleetSkills.objectUrl } : {}),
           CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
           // Set here too, so an image of its own (runtime.image) keeps the health check working.
           CLAWFLEET_HEALTH_FILE: HEALTH_FILE,

@@ -1,7 +1,8 @@
 // One agent's runtime, composed: its secrets awaited (secret-wait.ts), workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
 import type { Clock, DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
@@ -34,7 +35,7 @@ import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';
-import { copyFleetSkills, FLEET_SKILLS_DIR } from './skills/fleet-skills.ts';
+import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction, type WorkerDeps } from './worker.ts';
@@ -55,6 +56,8 @@ export interface RuntimeParts {
   readSecrets?: () => Promise<Record<string, string>>;
   /** This agent's files in the media store (#16); absent, attachments arrive as notes and send_file is not offered. */
   media?: MediaStore;
+  /** AWS (#19): the bundle of fleet skills this agent was given (connect-aws.ts); unpacked at start and copied into the workspace. */
+  fleetSkillsBundle?: () => Promise<Uint8Array>;
   /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
   stopSignal?: AbortSignal;
   clock: Clock;
@@ -170,6 +173,9 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
+  // Read while the runtime waits for its secret; a failure is reported where it is awaited.
+  const fleetSkillsBundle = env.fleetSkills ? undefined : parts.fleetSkillsBundle?.();
+  fleetSkillsBundle?.catch(() => {});
   // Fresh from the first moment: a runtime waiting for its secret is alive, and must not be replaced.
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
   let secrets: Record<string, string>;
@@ -196,6 +202,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });
   if (env.fleetSkills) installFleetSkills(env.fleetSkills, env.workspace, log);
+  const skillsWarning = fleetSkillsBundle ? await installFleetSkillsBundle(fleetSkillsBundle, env, log) : undefined;
 
   const modelOptions = {
     contextWindow: env.contextTokens,
@@ -215,10 +222,13 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
 
   const allowed = toolAllowed(agent.tools);
   const sandboxing = await sandboxFor(env, parts.sandbox ?? chooseSandboxAtStart(env), secrets);
+  if (skillsWarning) sandboxing.warnings.push(skillsWarning);
   if (sandboxing.choice?.sandbox) log.info('sandbox for code the agent chooses', { sandbox: sandboxing.choice.sandbox.description });
   // Loud: an operator must notice exec running unsandboxed, or missing for want of a sandbox.
   for (const warning of sandboxing.warnings) log.warn(warning);
-  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv) : {};
+  // A screenshot can go to the chat in the browser's own call where send_file is offered.
+  const sendFile = parts.media && allowed('send_file') ? sendFileTool(env.agentId, env.workspace, parts.media, clock) : undefined;
+  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv, sendFile) : {};
   if (browsing.warning) {
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
@@ -356,20 +366,22 @@ async function browserFor(
   clock: Clock,
   log: Logger,
   browserEnv?: Record<string, string>,
+  sendFile?: AgentTool,
 ): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
   const config = env.config.agent.tools?.browser;
   if (!config?.enabled) return {};
   // Loaded only by an agent with a browser (playwright-core itself only at the first call).
-  const [{ AgentBrowser, DEFAULT_CHROMIUM }, { browserTool }] = await Promise.all([import('./browser/agent-browser.ts'), import('./browser/browser-tool.ts')]);
+  const [{ AgentBrowser }, { browserTool }, { findBrowserInstall }] = await Promise.all([
+    import('./browser/agent-browser.ts'),
+    import('./browser/browser-tool.ts'),
+    import('./browser/browser-install.ts'),
+  ]);
   if (!choice?.sandbox || choice.sandbox.kind === 'none') {
     return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };
   }
-  const executablePath = config.executablePath ?? DEFAULT_CHROMIUM;
-  if (!existsSync(executablePath)) {
-    return {
-      warning: `browser is off: no Chromium at ${executablePath} (run the runtime image's browser variant, install Chromium, or set tools.browser.executablePath)`,
-    };
-  }
+  const install = findBrowserInstall(config.executablePath);
+  if ('missing' in install) return { warning: `browser is off: ${install.missing}` };
+  const executablePath = install.executablePath;
   const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
   const browser = new AgentBrowser({
     executablePath,
@@ -381,7 +393,7 @@ async function browserFor(
     idleMs: (config.idleMinutes ?? 5) * 60_000,
     log,
   });
-  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock }) };
+  return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock, sendFile }) };
 }
 
 /** The fleet's skills copied into the workspace; a failure is logged and the agent starts without them. */
@@ -393,6 +405,25 @@ function installFleetSkills(from: string, workspace: string, log: Logger): void 
   } catch (err) {
     log.warn('fleet skills not copied; the agent has its own skills only', { from, ...errorFields(err) });
   }
+}
+
+/**
+ * AWS: the bundle of fleet skills read from S3, unpacked into the runtime's own state and
+ * copied into the workspace as local mode copies the fleet's folder. A failure is a warning
+ * the operator sees (log and heartbeat); the agent starts with its own skills only.
+ */
+async function installFleetSkillsBundle(bundle: Promise<Uint8Array>, env: RuntimeEnv, log: Logger): Promise<string | undefined> {
+  const where = env.fleetSkillsObject ? `s3://${env.fleetSkillsObject.bucket}/${env.fleetSkillsObject.key}` : 'its bundle';
+  try {
+    const dir = join(env.runtimeState, FLEET_SKILLS_DIR);
+    const unpacked = unpackFleetSkills(await bundle, dir);
+    log.info('fleet skills read', { from: where, files: unpacked.files });
+  } catch (err) {
+    log.warn('fleet skills not read; the agent has its own skills only', { from: where, ...errorFields(err) });
+    return `fleet skills not read from ${where}; the agent has its own skills only (${(err as Error).message.slice(0, 200)})`;
+  }
+  installFleetSkills(join(env.runtimeState, FLEET_SKILLS_DIR), env.workspace, log);
+  return undefined;
 }
 
 /** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */

@@ -4,6 +4,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
 import { SignedS3MediaStore } from '../../shared/adapters/aws/signed-s3-media-store.ts';
+import { getS3Object } from '../../shared/adapters/aws/signed-s3-object.ts';
+import { FLEET_SKILLS_BUNDLE_MAX_BYTES } from '../../shared/config/fleet-skills-bundle.ts';
 import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
 import type { RuntimeConnection } from './connection.ts';
 import type { RuntimeEnv, Transport } from './env.ts';
@@ -25,6 +27,10 @@ export async function connectAws(env: RuntimeEnv, t: Extract<Transport, { kind: 
     secrets: {},
     // media (#16): this agent's files in the fleet's bucket; its task role reaches only its own prefixes.
     ...(env.mediaBucket ? { media: new SignedS3MediaStore({ bucket: env.mediaBucket, fleet: env.config.fleet }) } : {}),
+    // Fleet skills (#19): the one object of the deployment's assets its task role may read.
+    ...(env.fleetSkillsObject
+      ? { fleetSkillsBundle: () => getS3Object(env.fleetSkillsObject!.bucket, env.fleetSkillsObject!.key, FLEET_SKILLS_BUNDLE_MAX_BYTES) }
+      : {}),
     readSecrets: () => {
       const read = first ?? store.get(env.secretId);
       first = undefined;

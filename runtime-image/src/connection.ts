@@ -14,6 +14,8 @@ export interface RuntimeConnection {
   readSecrets?: () => Promise<Record<string, string>>;
   /** This agent's files in the media store (#16): its own in/ and out/ prefixes. Absent where the transport has none (AWS, for now): attachments then arrive as notes and send_file is not offered. */
   media?: MediaStore;
+  /** AWS (#19): reads the bundle of fleet skills this agent was given (CLAWFLEET_FLEET_SKILLS_OBJECT), when it was given one. */
+  fleetSkillsBundle?: () => Promise<Uint8Array>;
 }
 
 export async function connect(env: RuntimeEnv): Promise<RuntimeConnection> {

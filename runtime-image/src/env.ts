@@ -25,6 +25,8 @@ export interface RuntimeEnv {
   workspace: string;
   /** See CLAWFLEET_FLEET_SKILLS. */
   fleetSkills: string | undefined;
+  /** See CLAWFLEET_FLEET_SKILLS_OBJECT. */
+  fleetSkillsObject: { bucket: string; key: string } | undefined;
   /** See CLAWFLEET_RUNTIME_STATE. */
   runtimeState: string;
   drainMs: number;
@@ -120,6 +122,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     secretId: e.CLAWFLEET_SECRET_ID ?? agentSecretName(config.value.fleet, e.CLAWFLEET_AGENT_ID),
     workspace: e.CLAWFLEET_WORKSPACE,
     fleetSkills: e.CLAWFLEET_FLEET_SKILLS,
+    fleetSkillsObject: s3ObjectOf(e.CLAWFLEET_FLEET_SKILLS_OBJECT),
     runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
@@ -136,6 +139,13 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
     openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000 },
   };
+}
+
+/** s3://<bucket>/<key>, as the schema checked it. */
+function s3ObjectOf(url: string | undefined): { bucket: string; key: string } | undefined {
+  if (!url) return undefined;
+  const [bucket, ...key] = url.slice('s3://'.length).split('/');
+  return { bucket: bucket!, key: key.join('/') };
 }
 
 function sandboxSettingsOf(e: z.infer<typeof RuntimeEnvSchema>): SandboxSettings {

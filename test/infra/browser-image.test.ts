@@ -1,9 +1,6 @@
 // An agent with a browser on AWS: synth refuses a task too small for Chromium (saying the
 // size and why), and builds that agent's image from the Dockerfile's "browser" stage while
-// the others keep the plain runtime stage; and a fleet skills/ folder, not shipped to AWS yet, is refused.
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// the others keep the plain runtime stage.
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG, synthFleet } from './synth-fleet.ts';
@@ -33,15 +30,5 @@ describe('an agent with tools.browser', () => {
     // runtime stage every agent's tasks share.
     expect(targets('fran').sort()).toEqual(['browser', 'runtime']);
     expect(targets('jerry')).toEqual(['runtime']);
-  });
-});
-
-describe("the fleet's skills folder", () => {
-  it('is refused by synth with what to do instead, since nothing ships it to AWS yet', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-synth-'));
-    mkdirSync(join(dir, 'skills', 'weather'), { recursive: true });
-    expect(() => synthFleet(EXAMPLE_CONFIG, { config: join(dir, 'clawfleet.json') }, { nag: false })).toThrow(
-      /skills: fleet skills \(a skills\/ folder beside the config\) are not deployed to AWS yet/,
-    );
   });
 });

@@ -1,13 +1,15 @@
 // The isolation matrix: every principal's synthesized IAM policies, evaluated offline
 // (@cloud-copilot/iam-simulate) against every agent's secret, queues, workspace, staging
-// prefix and models and every control-plane table and secret. Allowed exactly where the
+// prefix, fleet skills object and models and every control-plane table and secret. Allowed exactly where the
 // design says, denied everywhere else.
+import { join } from 'node:path';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { Stack, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { ACCOUNT, TemplateResolver } from './resolve-template.ts';
+import { ALLOW, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
 /** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat and a cron job. */
@@ -18,15 +20,17 @@ const CONFIG: FleetConfigInput = {
   models: { providers: { ...EXAMPLE_CONFIG.models.providers, bedrock: { api: 'bedrock-converse' } } },
   agents: {
     ...EXAMPLE_CONFIG.agents,
-    list: EXAMPLE_CONFIG.agents.list.map((a) =>
-      a.id === 'grif'
-        ? { ...a, model: 'bedrock/anthropic.claude-3-haiku-20240307-v1:0' }
-        : a.id === 'ray'
-          ? { ...a, model: { primary: 'bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0', fallbacks: ['openai/gpt-4.1-mini'] } }
-          : a.id === 'fran'
-            ? { ...a, heartbeat: { every: '30m' } }
-            : a,
-    ),
+    list: EXAMPLE_CONFIG.agents.list
+      .map((a) => ({ ...a, ...(ALLOW[a.id] ? { skills: ALLOW[a.id] } : {}) }))
+      .map((a) =>
+        a.id === 'grif'
+          ? { ...a, model: 'bedrock/anthropic.claude-3-haiku-20240307-v1:0' }
+          : a.id === 'ray'
+            ? { ...a, model: { primary: 'bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0', fallbacks: ['openai/gpt-4.1-mini'] } }
+            : a.id === 'fran'
+              ? { ...a, heartbeat: { every: '30m' } }
+              : a,
+      ),
   },
 };
 const AGENTS = ['jerry', 'fran', 'grif', 'ray'];
@@ -153,7 +157,8 @@ const TABLE_ACTIONS = [
 ];
 
 beforeAll(() => {
-  fleet = synthFleet(CONFIG);
+  // Fleet skills (#19): each agent's own set, as a file asset of its own stack.
+  fleet = synthFleet(CONFIG, { config: join(fleetWithSkills(), 'clawfleet.json') });
   resolver = new TemplateResolver(fleet.templates);
   const cp = fleet.stacks.controlPlane;
   res = Object.fromEntries(
@@ -219,7 +224,20 @@ const stagingChecks = (allowed: (agent: string) => boolean): Check[] =>
     s3Check('s3:ListBucket', undefined, allowed(agent) ? 'Allowed' : 'Denied', { 's3:prefix': `${agent}/objects/` }),
   ]);
 
+/** The deployment's assets bucket (the CDK bootstrap's), where each agent's fleet skills bundle is a file asset. */
+const ASSETS_BUCKET = `arn:aws:s3:::cdk-hnb659fds-assets-${ACCOUNT}-us-east-1`;
+/** An agent's fleet skills bundle, when its allow list admits any. */
+const skillsObject = (agent: string): string | undefined => {
+  const skills = fleet.stacks.agents.get(agent)!.fleetSkills;
+  return skills && `${ASSETS_BUCKET}/${skills.asset.assetHash}.gz`;
+};
+
 describe('each agent’s task role', () => {
+  it('is given the fleet skills its allow list admits: a bundle of its own for every agent but the one that admits none', () => {
+    expect(AGENTS.map((a) => skillsObject(a) !== undefined)).toEqual(AGENTS.map((a) => ALLOW[a]?.length !== 0));
+    expect(new Set(AGENTS.map(skillsObject).filter(Boolean)).size).toBe(3);
+  });
+
   it.each(AGENTS)('%s reaches its own secret, queues, workspace and models, and nothing of any other agent or the control plane', async (me) => {
     const role = principalOf(`task-${me}`, fleet.stacks.agents.get(me)!.runtime.taskRole);
     const checks: Check[] = [];
@@ -278,6 +296,20 @@ describe('each agent’s task role', () => {
       mediaCheck('s3:GetObject', `demo/agents/${me}/in/x/photo.jpg`, 'Denied', { 'aws:SecureTransport': 'false' }),
       { action: 's3:ListBucket', resource: media, resourcePolicy: mediaPolicy, expected: 'Denied' },
       { action: 's3:PutBucketPolicy', resource: media, resourcePolicy: mediaPolicy, expected: 'Denied' },
+    );
+    // Fleet skills (#19): its own bundle read, no other agent's, nothing else of the assets bucket.
+    for (const other of AGENTS) {
+      const object = skillsObject(other);
+      if (!object) continue;
+      checks.push(
+        { action: 's3:GetObject', resource: object, expected: other === me ? 'Allowed' : 'Denied' },
+        { action: 's3:PutObject', resource: object, expected: 'Denied' },
+        { action: 's3:DeleteObject', resource: object, expected: 'Denied' },
+      );
+    }
+    checks.push(
+      { action: 's3:GetObject', resource: `${ASSETS_BUCKET}/0123abcd.zip`, expected: 'Denied' },
+      { action: 's3:ListBucket', resource: ASSETS_BUCKET, expected: 'Denied' },
     );
     checks.push({ action: 'secretsmanager:GetSecretValue', resource: telegramSecret, expected: 'Denied' });
     for (const other of AGENTS)

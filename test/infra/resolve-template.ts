@@ -46,6 +46,15 @@ export class TemplateResolver {
           return (this.resolve(stack, arg[1]) as string).split(arg[0]);
         case 'Fn::ImportValue':
           return this.importValue(this.resolve(stack, arg));
+        case 'Fn::Sub': {
+          // The string form, or [string, variables]: ${Name} is a variable, a pseudo parameter or a Ref; ${Id.Attr} a GetAtt.
+          const [text, vars] = (typeof arg === 'string' ? [arg, {}] : arg) as [string, Record<string, Json>];
+          return text.replace(/\$\{([^}!]+)\}/g, (_, name: string) => {
+            if (name in vars) return String(this.resolve(stack, vars[name]));
+            const [id, attr] = name.split('.') as [string, string | undefined];
+            return String(attr ? this.getAtt(stack, id, attr) : this.ref(stack, id));
+          });
+        }
       }
       if (k.startsWith('Fn::')) throw new Error(`cannot resolve ${k} in ${stack}`);
     }

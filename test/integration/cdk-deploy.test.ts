@@ -2,8 +2,10 @@
 // Telegram update POSTed to the deployed webhook's Function URL, queued by the deployed
 // λ telegram-webhook, answered by a runtime process configured from the stack outputs,
 // and delivered to the (fake) Bot API by the deployed λ outbox through the emulator's SQS
-// event source mapping. Everything AWS-side is what `cdk deploy` created in this file's
-// own account; nothing is provisioned by hand except the secrets' values.
+// event source mapping; a fleet skill beside the config shipped as fran's file asset, read
+// by the runtime from the bootstrap bucket and offered to the model. Everything AWS-side is
+// what `cdk deploy` created in this file's own account; nothing is provisioned by hand
+// except the secrets' values.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +63,8 @@ const OutputsSchema = z.record(z.string(), z.record(z.string(), z.string()));
 let tg: FakeTelegram;
 let model: FakeModel;
 let config: FleetConfig;
+/** CLAWFLEET_FLEET_SKILLS_OBJECT as the deployed task definition has it. */
+let skillsObject: string;
 let workDir: string;
 let outputs: z.infer<typeof OutputsSchema>;
 let runtime: RuntimeProcess | undefined;
@@ -139,6 +143,9 @@ beforeAll(async () => {
   });
   const configFile = join(workDir, 'clawfleet.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
+  // A fleet skill beside the config (#19): shipped to fran as a file asset of its stack.
+  mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
+  writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
 
   const context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
   // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
@@ -156,9 +163,13 @@ beforeAll(async () => {
   await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
   await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
 
-  // The runtime as its container would run, configured from the agent stack's outputs.
+  // The runtime as its container would run, configured from the agent stack's outputs (and
+  // where its fleet skills are, from its deployed task definition's environment).
   const fran = agentStackName(FLEET, 'fran');
+  const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
+  skillsObject = taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === 'CLAWFLEET_FLEET_SKILLS_OBJECT')?.value ?? '';
   runtime = startRuntime({
+    CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
     CLAWFLEET_AGENT_ID: 'fran',
     CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
     CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
@@ -215,6 +226,13 @@ describe('the CDK app deployed to the emulator', () => {
     // outbox the runtime's heartbeat (so the agent counts as awake and was not woken again).
     const fran = await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran');
     expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
+  });
+
+  it("ships the fleet's skill to fran: its task definition names its bundle in the bootstrap assets bucket, which its runtime reads and offers", () => {
+    expect(skillsObject).toMatch(new RegExp(`^s3://cdk-hnb659fds-assets-${aws.accountId}-${aws.region}/[0-9a-f]{64}\\.gz$`));
+    expect(runtime!.lines.find((l) => l.msg === 'fleet skills read')).toMatchObject({ from: skillsObject, files: 1 });
+    const system = JSON.stringify((model.requests().at(-1)?.body as { messages?: unknown[] } | undefined)?.messages?.[0]);
+    expect(system).toContain('weather: Current weather from the deployed fleet skills (fleet-skills/weather/SKILL.md)');
   });
 
   it('refuses a webhook call without the secret token', async () => {

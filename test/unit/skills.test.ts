@@ -5,7 +5,7 @@
 // the model's own tool call.
 import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
+import { agentSkills, agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
 import { discoverSkills, pathHost, type SkillHost } from '../../runtime-image/src/skills/discover.ts';
 import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
 import { parseSkillFile } from '../../runtime-image/src/skills/skill-file.ts';
@@ -133,6 +133,57 @@ describe('the skills an agent is offered', () => {
     writeFileSync(join(bin, 'notexec'), '');
     const h = pathHost(`/nonexistent:${bin}`);
     expect([h.hasBinary('mytool'), h.hasBinary('notexec'), h.hasBinary('missing'), h.hasBinary('../bin/mytool')]).toEqual([true, false, false, false]);
+  });
+});
+
+describe('the skills of a running agent, from turn to turn', () => {
+  const counted = () => {
+    const calls: number[] = [];
+    const discover: typeof discoverSkills = (...args) => {
+      calls.push(1);
+      return discoverSkills(...args);
+    };
+    return { calls, discover };
+  };
+
+  it('are discovered once while nothing changes, and again after a SKILL.md is edited, added or removed', async () => {
+    const ws = tmp('cf-skills-cache-');
+    writeSkill(join(ws, 'skills'), 'notes', skillMd('name: notes\ndescription: Take notes'));
+    const { calls, discover } = counted();
+    const skills = agentSkills(ws, undefined, host(), memoryLogger(), discover);
+    const names = async () => (await skills()).map((s) => `${s.name}: ${s.description}`);
+
+    expect(await names()).toEqual(['notes: Take notes']);
+    expect(await names()).toEqual(['notes: Take notes']);
+    expect(await names()).toEqual(['notes: Take notes']);
+    expect(calls.length).toBe(1);
+
+    // Edited in place, even to the same length and with its old mtime put back: its ctime moved.
+    const file = join(ws, 'skills', 'notes', 'SKILL.md');
+    const { mtime } = statSync(file);
+    writeFileSync(file, skillMd('name: notes\ndescription: Keep notes'));
+    utimesSync(file, mtime, mtime);
+    expect(await names()).toEqual(['notes: Keep notes']);
+    expect(calls.length).toBe(2);
+
+    writeSkill(join(ws, 'fleet-skills'), 'weather', skillMd('name: weather\ndescription: Weather'));
+    expect(await names()).toEqual(['notes: Keep notes', 'weather: Weather']);
+    rmSync(join(ws, 'skills', 'notes'), { recursive: true });
+    expect(await names()).toEqual(['weather: Weather']);
+    expect(await names()).toEqual(['weather: Weather']);
+    expect(calls.length).toBe(4);
+  });
+
+  it('are looked for again after a SKILL.md is replaced by a link, which discovery then refuses', async () => {
+    const ws = tmp('cf-skills-cache-link-');
+    writeSkill(join(ws, 'skills'), 'notes', skillMd('name: notes\ndescription: Take notes'));
+    const outside = tmp('cf-skills-cache-outside-');
+    writeFileSync(join(outside, 'SKILL.md'), skillMd('name: notes\ndescription: planted'));
+    const skills = agentSkills(ws, undefined, host(), memoryLogger());
+    expect((await skills()).map((s) => s.description)).toEqual(['Take notes']);
+    rmSync(join(ws, 'skills', 'notes', 'SKILL.md'));
+    symlinkSync(join(outside, 'SKILL.md'), join(ws, 'skills', 'notes', 'SKILL.md'));
+    expect(await skills()).toEqual([]);
   });
 });
 

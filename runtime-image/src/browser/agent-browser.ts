@@ -39,9 +39,6 @@ export interface AgentBrowserOptions {
   log: Logger;
 }
 
-/** Where the runtime image's browser variant has Chromium (Debian's package). */
-export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
-
 /** The browser's profiles, relative to the workspace (each start's own, removed when it stops). */
 export const BROWSER_DIR = '.browser';
 

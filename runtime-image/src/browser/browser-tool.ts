@@ -23,6 +23,8 @@ export interface BrowserToolOptions {
   policy: FetchPolicy;
   resolve?: Resolve | undefined;
   clock: { now(): number };
+  /** send_file, where the agent has it: a screenshot with `send: true` goes to the chat in the same call. */
+  sendFile?: AgentTool | undefined;
 }
 
 export function browserTool(o: BrowserToolOptions): AgentTool {
@@ -38,19 +40,33 @@ export function browserTool(o: BrowserToolOptions): AgentTool {
     };
   };
 
+  const send = o.sendFile;
+  const screenshot = send
+    ? z.strictObject({
+        action: z.literal('screenshot'),
+        path: z.string().min(1).max(500).optional(),
+        fullPage: z.boolean().optional(),
+        send: z.boolean().optional().describe('Also send the screenshot to the user in this chat, as a photo'),
+        caption: z.string().max(1024).optional().describe('Text shown with the photo sent'),
+      })
+    : z.strictObject({ action: z.literal('screenshot'), path: z.string().min(1).max(500).optional(), fullPage: z.boolean().optional() });
+
   return defineTool({
     name: 'browser',
-    description:
-      'Drive a headless web browser (public addresses only). action "navigate" {url} opens a page; "snapshot" shows the page as text with references like [e12]; "click" {ref} and "type" {ref, text, submit?} act on an element; "screenshot" {path?, fullPage?} saves a PNG in your workspace; "close" ends the browser. Downloads are saved in downloads/.',
+    description: `Drive a headless web browser (public addresses only). action "navigate" {url} opens a page; "snapshot" shows the page as text with references like [e12]; "click" {ref} and "type" {ref, text, submit?} act on an element; ${
+      send
+        ? '"screenshot" {path?, fullPage?, send?, caption?} saves a PNG in your workspace, and with send: true also sends it to the user in this chat as a photo (no separate send_file call needed)'
+        : '"screenshot" {path?, fullPage?} saves a PNG in your workspace'
+    }; "close" ends the browser. Downloads are saved in downloads/.`,
     schema: z.discriminatedUnion('action', [
       z.strictObject({ action: z.literal('navigate'), url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }) }),
       z.strictObject({ action: z.literal('snapshot') }),
       z.strictObject({ action: z.literal('click'), ref: Ref }),
       z.strictObject({ action: z.literal('type'), ref: Ref, text: z.string().max(10_000), submit: z.boolean().optional() }),
-      z.strictObject({ action: z.literal('screenshot'), path: z.string().min(1).max(500).optional(), fullPage: z.boolean().optional() }),
+      screenshot,
       z.strictObject({ action: z.literal('close') }),
     ]),
-    async run(args) {
+    async run(args, ctx) {
       if (args.action === 'close') {
         await o.browser.stop();
         return 'browser closed';
@@ -83,7 +99,15 @@ export function browserTool(o: BrowserToolOptions): AgentTool {
         if (!path.toLowerCase().endsWith('.png')) return { text: 'path must end in .png', isError: true };
         const png = await page.screenshot({ fullPage: args.fullPage ?? false, timeout: ACTION_TIMEOUT_MS });
         atomicWriteBytes(insideWorkspace(o.workspace, path), png);
-        return `screenshot of ${page.url()} saved to ${path} (${png.length} bytes)`;
+        const saved = `screenshot of ${page.url()} saved to ${path} (${png.length} bytes)`;
+        // send and caption are in the schema only where send_file is offered.
+        const { send: wanted, caption } = args as { send?: boolean; caption?: string };
+        if (!send || !wanted) return saved;
+        // The same call as send_file's own, so the same checks, key and envelope.
+        const request = send.parse({ path, kind: 'photo', ...(caption ? { caption } : {}) });
+        if (!request.ok) return { text: `${saved}; not sent: ${request.error}`, isError: true };
+        const sent = await send.run(request.value, ctx);
+        return sent.isError ? { text: `${saved}; not sent: ${sent.text}`, isError: true } : `${saved}; ${sent.text}`;
       }
       const target = page.locator(`[${SNAPSHOT_ATTR}="${args.ref}"]`);
       if ((await target.count()) === 0) return { text: `no element ${args.ref} on the page now; take a snapshot for current references`, isError: true };

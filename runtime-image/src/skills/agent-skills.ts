@@ -1,9 +1,12 @@
-// The skills of one running agent: looked for again at each turn (a skill the agent or its
-// user adds to skills/ is offered from the next turn on), with each skill left out logged
-// once with its reason rather than at every turn.
+// The skills of one running agent, as each turn sees them: discovered again (SKILL.md read and
+// its YAML parsed) only when the skill folders changed since the last turn, by a fingerprint of
+// their listings and each SKILL.md's stat (skills-fingerprint.ts), so an unchanged set costs a
+// listing and a stat per skill and a skill the agent or its user adds or edits is offered from
+// the next turn on. Each skill left out is logged once with its reason, not at every turn.
 import type { Logger } from '../../../shared/log.ts';
-import { discoverSkills, type OfferedSkill, type SkillHost, type SkillSource } from './discover.ts';
+import { discoverSkills, type OfferedSkill, type SkillDiscovery, type SkillHost, type SkillSource } from './discover.ts';
 import { FLEET_SKILLS_DIR } from './fleet-skills.ts';
+import { skillsFingerprint } from './skills-fingerprint.ts';
 
 export const WORKSPACE_SKILLS_DIR = 'skills';
 
@@ -15,10 +18,30 @@ export function agentSkillSources(workspace: string): SkillSource[] {
   ];
 }
 
-export function agentSkills(workspace: string, allow: readonly string[] | undefined, host: SkillHost, log: Logger): () => Promise<OfferedSkill[]> {
+export type DiscoverSkills = typeof discoverSkills;
+
+export function agentSkills(
+  workspace: string,
+  allow: readonly string[] | undefined,
+  host: SkillHost,
+  log: Logger,
+  discover: DiscoverSkills = discoverSkills,
+): () => Promise<OfferedSkill[]> {
+  const sources = agentSkillSources(workspace);
   const logged = new Set<string>();
+  let last: { fingerprint: string; found: Promise<SkillDiscovery> } | undefined;
   return async () => {
-    const { offered, leftOut } = await discoverSkills(agentSkillSources(workspace), allow, host);
+    const fingerprint = skillsFingerprint(sources);
+    if (last?.fingerprint !== fingerprint) {
+      // Kept as a promise: turns of two sessions starting together share one discovery.
+      const found = discover(sources, allow, host);
+      last = { fingerprint, found };
+      // A failed discovery is not kept: the next turn looks again.
+      found.catch(() => {
+        if (last?.found === found) last = undefined;
+      });
+    }
+    const { offered, leftOut } = await last.found;
     for (const s of leftOut) {
       const key = `${s.path}\n${s.reason}`;
       if (logged.has(key)) continue;

@@ -4,12 +4,13 @@
 // replaced whole, so an update reaches every agent at its next start and an agent's edits to
 // it do not outlive a restart (its own skills/ is where an agent keeps skills of its own).
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { decodeFleetSkillsBundle, FLEET_SKILLS_LIMITS } from '../../../shared/config/fleet-skills-bundle.ts';
 
 /** The fleet skills' folder in the workspace. */
 export const FLEET_SKILLS_DIR = 'fleet-skills';
 
-const LIMITS = { fileBytes: 1 << 20, totalBytes: 20 << 20, entries: 2_000, depth: 8 };
+const LIMITS = FLEET_SKILLS_LIMITS;
 
 export interface FleetSkillsCopy {
   files: number;
@@ -62,4 +63,21 @@ export function copyFleetSkills(from: string, workspace: string): FleetSkillsCop
   };
   copy(from, to, '', 0);
   return { files, skipped };
+}
+
+/**
+ * AWS: the bundle of fleet skills this agent was given (shared/config/fleet-skills-bundle.ts)
+ * unpacked into `into`, a folder of the runtime's own state that is replaced whole, from which
+ * copyFleetSkills then copies them into the workspace as local mode copies the fleet's folder.
+ * Every path is checked by the decoder; each file and folder is created exclusively.
+ */
+export function unpackFleetSkills(bytes: Uint8Array, into: string): { files: number } {
+  const files = decodeFleetSkillsBundle(bytes);
+  rmSync(into, { recursive: true, force: true });
+  mkdirSync(into, { recursive: true, mode: 0o755 });
+  for (const f of files) {
+    mkdirSync(join(into, dirname(f.path)), { recursive: true, mode: 0o755 });
+    writeFileSync(join(into, f.path), f.data, { flag: 'wx', mode: f.executable ? 0o755 : 0o644 });
+  }
+  return { files: files.length };
 }

@@ -296,7 +296,12 @@ describe('outbound files (outbox)', () => {
 
   it('records that the user blocked the bot when Telegram refuses a file so, as a refused reply does, and drops later files to that chat', async () => {
     const { deps, store, file, dlq } = outbox();
-    await deps.sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target: { channel: 'telegram', accountId: 'fran', chatId: '4242' }, updatedAt: 1 });
+    await deps.sessions.put({
+      sessionKey: 'agent:fran:main',
+      agentId: 'fran',
+      target: { channel: 'telegram', accountId: 'fran', chatId: '4242' },
+      updatedAt: 1,
+    });
     await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');
     await store.put('agents/fran/out/tg.fran.7.req.2/more.png', Buffer.from('png'), 'image/png');
     tg.failNext('sendPhoto', { error_code: 403, description: 'Forbidden: bot was blocked by the user' });

@@ -64,6 +64,8 @@ export interface LocalControlPlaneOptions {
   scheduleClock?: Clock;
   /** Where attachments and agents' files are kept (#16; a directory under the state directory); without it, attachments arrive as notes. */
   media?: MediaStore;
+  /** Why an agent runs its offline stand-in model (no model key), for /status. */
+  offlineModels?: (agentId: string) => string | undefined;
 }
 
 export class LocalControlPlane {
@@ -138,6 +140,7 @@ export class LocalControlPlane {
         scheduler: () => this.scheduler,
         localChat: () => this.chat,
         media: () => this.media,
+        offlineModels: () => opts.offlineModels,
       },
     );
     this.lifecycle = this.plane.lifecycle;

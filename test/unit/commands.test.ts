@@ -560,12 +560,19 @@ describe('/think', () => {
 });
 
 describe('commands typed in the dashboard’s chat box (local mode)', () => {
-  const local = async () => {
+  const local = async (offlineModels?: (agentId: string) => string | undefined) => {
     const { LocalControlPlane } = await import('../../local/control-plane.ts');
     const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
     const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { systemClock } = await import('../../shared/ports.ts');
-    return new LocalControlPlane(loadConfigFile('clawfleet.json'), openStateDatabase(':memory:'), new InMemorySecretStore(), systemClock, memoryLogger());
+    return new LocalControlPlane(
+      loadConfigFile('clawfleet.json'),
+      openStateDatabase(':memory:'),
+      new InMemorySecretStore(),
+      systemClock,
+      memoryLogger(),
+      offlineModels ? { offlineModels } : {},
+    );
   };
   const queued = (cp: Awaited<ReturnType<typeof local>>) =>
     cp.queues
@@ -581,6 +588,16 @@ describe('commands typed in the dashboard’s chat box (local mode)', () => {
     expect(lines[1]!.text).toMatch(/fran/);
     expect(lines[5]!.text).toMatch(/^Commands:/);
     expect(queued(cp)).toEqual([]);
+  });
+
+  it('says in /status that the agent answers with its offline stand-in when it has no model key, not just the configured model', async () => {
+    const cp = await local((id) => (id === 'fran' ? 'no OPENAI_API_KEY in clawfleet/demo/agents/fran' : undefined));
+    await cp.chatMessage('fran', '/status');
+    await cp.chatMessage('grif', '/status');
+    expect(cp.chat.since('fran', 0).messages[1]!.text).toMatch(
+      /^Model: openai\/gpt-4\.1-mini \(offline: no OPENAI_API_KEY in clawfleet\/demo\/agents\/fran; the agent answers with a stand-in, not the model\)$/m,
+    );
+    expect(cp.chat.since('grif', 0).messages[1]!.text).not.toMatch(/offline/);
   });
 
   it('hands /new, /model and /think to the runtime as commands, /stop as a cancel in the control group, and plain text as a streamed message', async () => {

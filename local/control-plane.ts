@@ -34,7 +34,7 @@ import type { CronTrigger } from '../shared/cron/trigger.ts';
 import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type MediaStore, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
-import { PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
+import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
 import { inboundMediaKey, type MediaRef } from '../shared/media/media-ref.ts';
 
 /** How a file from the chat box reaches the agent: a picture as a photo, an Ogg recording as a voice message, other sound as audio, the rest as a document. */
@@ -199,6 +199,24 @@ export class LocalControlPlane {
   }
 
   /**
+   * A press of one of the agent's buttons in the dashboard's chat box: what a Telegram
+   * callback_query becomes (buttonPressText with the button's data, `callback` carrying it),
+   * into the chat box's session, streamed like typed text. The press names a button the agent
+   * put under its own line in this chat (by line and position); its data is read from there,
+   * so a forged press cannot hand the agent words its buttons never offered.
+   */
+  async chatPress(agentId: string, press: { seq: number; row: number; column: number }): Promise<string> {
+    const button = this.chat.button(agentId, press.seq, press.row, press.column);
+    if (!button) throw new ClawfleetError('BODY_INVALID', `line ${press.seq} of this chat has no button at row ${press.row}, column ${press.column}`);
+    const id = `local.${agentId}.${randomUUID()}`;
+    const stream = streamRequestFor(this.config, undefined, 'direct');
+    await this.queueChatMessage(agentId, id, { text: buttonPressText(button.data), callback: { data: button.data }, ...(stream ? { stream } : {}) }, () =>
+      this.chat.add(agentId, 'user', `🔘 ${button.text}`),
+    );
+    return id;
+  }
+
+  /**
    * A file dropped into the dashboard's chat box (#16), with an optional caption: kept under
    * the agent's own in/ prefix as a Telegram attachment is, and queued as a message naming it.
    */
@@ -223,7 +241,7 @@ export class LocalControlPlane {
   private async queueChatMessage(
     agentId: string,
     id: string,
-    fields: Pick<MessageEnvelope, 'text'> & Partial<Pick<MessageEnvelope, 'stream' | 'command' | 'media'>>,
+    fields: Pick<MessageEnvelope, 'text'> & Partial<Pick<MessageEnvelope, 'stream' | 'command' | 'media' | 'callback'>>,
     show: () => void,
   ): Promise<void> {
     const sessionKey = mainSessionKey(agentId);

@@ -3,7 +3,7 @@
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
+import { buttonPressText, MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type {
@@ -353,7 +353,7 @@ function pressAsMessage(press: CallbackQuery): TelegramMessage | undefined {
     from: press.from,
     chat: on.chat,
     date: on.date,
-    text: `[Button pressed] ${press.data}`,
+    text: buttonPressText(press.data),
   };
 }
 

@@ -89,6 +89,8 @@ export const ButtonsSchema = z
 
 /** A press of one of the agent's inline buttons (a Telegram callback_query), with the button's data. */
 export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLength(64)) });
+/** The message text a press becomes, the same from Telegram and from the dashboard's chat box. */
+export const buttonPressText = (data: string) => `[Button pressed] ${data}`;
 
 const conversationFields = {
   stream: z.optional(StreamRequestSchema),

@@ -560,13 +560,15 @@ describe('/think', () => {
 });
 
 describe('commands typed in the dashboard’s chat box (local mode)', () => {
-  const local = async (offlineModels?: (agentId: string) => string | undefined) => {
+  const local = async (offlineModels?: (agentId: string) => string | undefined, streaming?: 'off' | 'partial' | 'block') => {
     const { LocalControlPlane } = await import('../../local/control-plane.ts');
     const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
     const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { systemClock } = await import('../../shared/ports.ts');
+    const config = loadConfigFile('clawfleet.json');
+    if (streaming) config.channels.telegram!.streaming = streaming;
     return new LocalControlPlane(
-      loadConfigFile('clawfleet.json'),
+      config,
       openStateDatabase(':memory:'),
       new InMemorySecretStore(),
       systemClock,
@@ -598,6 +600,24 @@ describe('commands typed in the dashboard’s chat box (local mode)', () => {
       /^Model: openai\/gpt-4\.1-mini \(offline: no OPENAI_API_KEY in clawfleet\/demo\/agents\/fran; the agent answers with a stand-in, not the model\)$/m,
     );
     expect(cp.chat.since('grif', 0).messages[1]!.text).not.toMatch(/offline/);
+  });
+
+  it('streams the chat box as the channel says: in block mode each block is a bubble of its own, and the reply the rest', async () => {
+    const cp = await local(undefined, 'block');
+    const id = await cp.chatMessage('fran', 'Plan my Saturday?');
+    expect(queued(cp)[0]).toMatchObject({ stream: { mode: 'block', block: { minChars: 200, maxChars: 800 } } });
+    const out = (kind: string, extra: Record<string, unknown>) =>
+      cp.outbox('fran', JSON.stringify({ v: PROTOCOL_VERSION, agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: id, ts: 1, kind, ...extra }));
+    await out('block', { id: `${id}.block.a.1`, index: 1, text: 'Coffee at nine.' });
+    await out('block', { id: `${id}.block.a.2`, index: 2, text: 'A walk by the river.' });
+    await out('block', { id: `${id}.block.a.2`, index: 2, text: 'A walk by the river.' });
+    await out('reply', { id: `${id}.reply.0`, text: 'Then lunch.', afterBlocks: 2 });
+    expect(cp.chat.since('fran', 0).messages.map((l) => `${l.role}: ${l.text}`)).toEqual([
+      'user: Plan my Saturday?',
+      'agent: Coffee at nine.',
+      'agent: A walk by the river.',
+      'agent: Then lunch.',
+    ]);
   });
 
   it('hands /new, /model and /think to the runtime as commands, /stop as a cancel in the control group, and plain text as a streamed message', async () => {

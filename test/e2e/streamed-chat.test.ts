@@ -115,6 +115,7 @@ describe('a streamed turn in the dashboard chat', () => {
     const sunday = page.locator('.chat-log .msg.agent .buttons button', { hasText: 'Sunday' });
     await sunday.waitFor({ state: 'visible', timeout: 30_000 });
     expect(await page.locator('.chat-log .msg.agent .buttons button').allTextContents()).toEqual(['Saturday', 'Sunday']);
+    await page.locator('#chat').screenshot({ path: join(ARTIFACTS, 'dashboard-buttons.png') });
 
     await sunday.click();
     await page.locator('.chat-log .msg.user', { hasText: '🔘 Sunday' }).waitFor({ timeout: 10_000 });

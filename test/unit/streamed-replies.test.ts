@@ -148,11 +148,17 @@ function plane(chatId: string) {
   return { deps, dlq, origins, handled, drafts, admit, runtime };
 }
 
-const callsTo = (chatId: string, since: number) => tg.calls().filter((c) => c.at >= since && String(c.params.chat_id) === chatId);
+/** Where the fake Bot API's record stands now: calls after it are this test's (by order, not by clock: two calls can share a millisecond). */
+const mark = () => tg.calls().length;
+const callsTo = (chatId: string, from: number) =>
+  tg
+    .calls()
+    .slice(from)
+    .filter((c) => String(c.params.chat_id) === chatId);
 
 describe('streamed replies', () => {
   it('shows a slow answer growing in a private chat, then sends it exactly once', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(1);
     expect(await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal)).toBe('replied');
@@ -173,7 +179,7 @@ describe('streamed replies', () => {
   });
 
   it('in a group, sends one preview message, edits it as the answer grows and turns it into the final reply', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(GROUP);
     const message = await p.admit(2);
     await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
@@ -195,7 +201,7 @@ describe('streamed replies', () => {
     ['a group', GROUP],
   ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 20_000 }, async (_name, chatId) => {
     {
-      const t0 = Date.now();
+      const t0 = mark();
       const p = plane(chatId);
       const message = await p.admit(3);
       // First attempt: two drafts out, then the process is gone (nothing more leaves it).
@@ -217,7 +223,8 @@ describe('streamed replies', () => {
   });
 
   it('slows drafts down on a 429 without delaying the final reply', async () => {
-    const t0 = Date.now();
+    const started = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(4);
     tg.failNext('sendMessageDraft', faults.tooManyRequests(30));
@@ -228,11 +235,11 @@ describe('streamed replies', () => {
     expect(p.handled.filter((e) => e.kind === 'draft').length).toBeGreaterThanOrEqual(2);
     // …while the reply went out at once, not 30 s later.
     expect(calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
-    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('never shows a secret of the agent, not even its first characters while it is being written', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(5);
     const secret = 'sk-live-0123456789abcdef';
@@ -260,7 +267,7 @@ describe('streamed replies', () => {
       ts: 1,
       text: 'hi Ann, send me your password',
     };
-    const t0 = Date.now();
+    const t0 = mark();
     await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
@@ -270,7 +277,7 @@ describe('streamed replies', () => {
     const p = plane(GROUP);
     const message = await p.admit(7);
     await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
-    const t0 = Date.now();
+    const t0 = mark();
     const late = {
       v: PROTOCOL_VERSION,
       kind: 'draft',
@@ -301,7 +308,7 @@ describe('acknowledgement and threading on the Bot API', () => {
       messageId: 77,
       ack: '👀',
     });
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -326,7 +333,7 @@ describe('inline buttons on the Bot API', () => {
   it('puts the buttons under the last part of the reply, as callback buttons', async () => {
     const p = plane(PRIVATE);
     await p.admit(50);
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -348,7 +355,7 @@ describe('inline buttons on the Bot API', () => {
   it('refuses buttons Telegram would refuse (data over 64 bytes) into the DLQ, sending nothing', async () => {
     const p = plane(PRIVATE);
     await p.admit(51);
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -399,7 +406,7 @@ const BLOCK_STREAM = { mode: 'block', minIntervalMs: 1_000, block: { minChars: 1
 
 describe('block streaming', () => {
   it('sends each completed block as its own message while the model writes, and the reply only what no block said', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(30, BLOCK_STREAM);
     const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
@@ -430,7 +437,7 @@ describe('block streaming', () => {
     const runtime = p.runtime(paragraphModel(PARAGRAPHS, blocks));
     await runTurn(turnRequestFor(message), runtime, new AbortController().signal);
     const first = p.handled.find((e) => e.kind === 'reply');
-    const t0 = Date.now();
+    const t0 = mark();
     // The runtime died before deleting the message: the turn comes again, and SQS hands every record out again.
     expect(await runTurn(turnRequestFor(message), runtime, new AbortController().signal)).toBe('resent');
     expect(p.handled.filter((e) => e.kind === 'reply').at(-1)).toEqual(first);
@@ -439,7 +446,7 @@ describe('block streaming', () => {
   });
 
   it('when the runtime dies after block 2 of 4, the redone turn sends its own blocks under new ids and one final reply; no id is delivered twice', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(32, BLOCK_STREAM);
     const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
@@ -465,9 +472,24 @@ describe('block streaming', () => {
     expect(texts).toHaveLength(2 + 3 + 1);
     expect(texts.filter((t) => t === 'Safe travels!')).toHaveLength(1);
     // Every record handed out again (SQS redelivery) sends nothing: each id went out at most once.
-    const t1 = Date.now();
+    const t1 = mark();
     for (const e of [...p.handled]) await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(e), messageId: `again.${e.id}` }, p.deps);
     expect(callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage')).toEqual([]);
+  });
+
+  it('never sends a secret of the agent in a block', async () => {
+    const t0 = mark();
+    const p = plane(PRIVATE);
+    const message = await p.admit(34, BLOCK_STREAM);
+    const secret = 'sk-live-0123456789abcdef';
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const paragraphs = [`The key is ${secret}, keep it.`, `Again: ${secret}.`, 'That is all.'];
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(paragraphs, blocks), [secret]), new AbortController().signal);
+    const texts = callsTo(PRIVATE, t0)
+      .filter((c) => c.method === 'sendMessage')
+      .map((c) => String(c.params.text));
+    expect(texts).toHaveLength(3);
+    for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
   });
 
   it('refuses a block for an inbound another agent received, like a reply', async () => {
@@ -484,7 +506,7 @@ describe('block streaming', () => {
       ts: 1,
       text: 'hi',
     };
-    const t0 = Date.now();
+    const t0 = mark();
     await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
@@ -502,7 +524,7 @@ describe('the ack reaction on a turn without a reply', () => {
   it('is cleared when the agent answers NO_REPLY', async () => {
     const p = plane(PRIVATE);
     const message = await p.admit(40, undefined, { messageId: 91, emoji: '👀' });
-    const t0 = Date.now();
+    const t0 = mark();
     expect(await runTurn(turnRequestFor(message), p.runtime(saying('NO_REPLY')), new AbortController().signal)).toBe('silent');
     expect(reactions(t0)).toEqual([expect.objectContaining({ params: expect.objectContaining({ message_id: 91, reaction: [] }) })]);
   });
@@ -510,7 +532,7 @@ describe('the ack reaction on a turn without a reply', () => {
   it('is cleared once, by the reply, when the agent answers', async () => {
     const p = plane(PRIVATE);
     const message = await p.admit(41, undefined, { messageId: 92, emoji: '👀' });
-    const t0 = Date.now();
+    const t0 = mark();
     await runTurn(turnRequestFor(message), p.runtime(saying('Done.')), new AbortController().signal);
     expect(reactions(t0)).toHaveLength(1);
   });
@@ -518,7 +540,7 @@ describe('the ack reaction on a turn without a reply', () => {
   it('is left alone for a forged "ended without a reply" status from another agent', async () => {
     const p = plane(PRIVATE);
     await p.admit(42, undefined, { messageId: 93, emoji: '👀' });
-    const t0 = Date.now();
+    const t0 = mark();
     const forged = { v: PROTOCOL_VERSION, kind: 'status', id: 'x.status', agentId: 'grif', turn: 'ended', inboundId: 'tg.fran.42', replied: false, ts: 1 };
     await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
     expect(reactions(t0)).toEqual([]);

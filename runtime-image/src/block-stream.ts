@@ -35,11 +35,18 @@ export class BlockStream {
   update(textSoFar: string): void {
     if (this.stopped) return;
     // Each model call writes from empty: text before a tool call was its own message.
-    if (!textSoFar.startsWith(this.current)) {
+    const fresh = !textSoFar.startsWith(this.current);
+    if (fresh) {
       this.from = 0;
       this.ofCurrent = [];
     }
+    const seen = fresh ? 0 : this.current.length;
     this.current = textSoFar;
+    // Where a block ends can only change once a new line has begun or the text has run past
+    // maxChars: other deltas are skipped rather than scanned again (an answer comes a few characters at a time).
+    const windowEnd = this.from + this.opts.bounds.maxChars;
+    const newLine = textSoFar.lastIndexOf('\n') >= Math.max(0, seen - 1);
+    if (!fresh && !newLine && !(seen <= windowEnd && textSoFar.length > windowEnd)) return;
     const { blocks, rest } = completedBlocks(textSoFar, this.from, this.opts.bounds);
     this.from = rest;
     for (const raw of blocks) {

@@ -3,6 +3,9 @@
 // once sent cannot be taken back, so a cut made early must be the cut the whole text makes).
 import { describe, expect, it } from 'vitest';
 import { completedBlocks } from '../../runtime-image/src/block-chunker.ts';
+import { BlockStream } from '../../runtime-image/src/block-stream.ts';
+import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { memoryLogger } from '../../shared/log.ts';
 import { prng } from '../support/prng.ts';
 
 const bounds = { minChars: 10, maxChars: 800 };
@@ -65,5 +68,35 @@ describe('block chunker', () => {
         expect(whole.slice(0, early.length), `seed round ${round}, prefix ${n}`).toEqual(early);
       }
     }
+  });
+
+  it('sends, however the text arrives, the blocks the whole answer has, in order, and leaves the reply exactly the rest', async () => {
+    const r = prng(7);
+    const pieces = ['Short.', 'A paragraph of a few words.', '```\nx = 1\n\ny = 2\n```', '- a\n\n  a goes on\n- b', 'Last words here'];
+    for (let round = 0; round < 30; round++) {
+      const text = Array.from({ length: r.int(2, 7) }, () => r.pick(pieces)).join(r.pick(['\n\n', '\n']));
+      const b = { minChars: r.int(1, 40), maxChars: r.int(20, 100) };
+      const sent: string[] = [];
+      const stream = new BlockStream({ bounds: b, masker: secretMasker([]), quiet: [], log: memoryLogger(), send: async (_i, t) => void sent.push(t) });
+      for (let at = 0; at < text.length; ) {
+        at = Math.min(text.length, at + r.int(1, 12));
+        stream.update(text.slice(0, at));
+        // Deltas come apart in time: the block sent meanwhile (close() drops those not yet on their way, for the reply to carry).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await stream.close();
+      const whole = completedBlocks(text, 0, b);
+      expect(sent, `round ${round}`).toEqual(whole.blocks);
+      expect(stream.rest(text.trim())).toBe(text.slice(whole.rest).trim());
+    }
+  });
+
+  it('loses nothing when the turn ends before a block is on its way: the reply carries it', async () => {
+    const sent: string[] = [];
+    const stream = new BlockStream({ bounds, masker: secretMasker([]), quiet: [], log: memoryLogger(), send: async (_i, t) => void sent.push(t) });
+    stream.update('First paragraph here.\n\nSecond one.');
+    await stream.close();
+    expect(sent).toEqual([]);
+    expect(stream.rest('First paragraph here.\n\nSecond one.')).toBe('First paragraph here.\n\nSecond one.');
   });
 });

@@ -620,6 +620,32 @@ describe('commands typed in the dashboard’s chat box (local mode)', () => {
     ]);
   });
 
+  it('takes a press of a button the agent put in its own chat, as a Telegram press becomes, and refuses any other', async () => {
+    const cp = await local();
+    const id = await cp.chatMessage('fran', 'Which day?');
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: `${id}.reply.0`, agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: id, ts: 1 };
+    await cp.outbox('fran', JSON.stringify({ ...reply, text: 'Pick one', buttons: [[{ text: 'Sunday', data: 'day:sun' }]] }));
+    const line = cp.chat.since('fran', 0).messages.at(-1)!;
+    expect(line).toMatchObject({ role: 'agent', buttons: [['Sunday']] });
+    // The page never sees a button's data, only its label.
+    expect(JSON.stringify(cp.chat.since('fran', 0))).not.toContain('day:sun');
+
+    await cp.chatPress('fran', { seq: line.seq, row: 0, column: 0 });
+    expect(queued(cp).at(-1)).toMatchObject({
+      kind: 'message',
+      sessionKey: 'agent:fran:main',
+      text: '[Button pressed] day:sun',
+      callback: { data: 'day:sun' },
+      from: { channel: 'local' },
+    });
+    // Another agent's chat, a user's line, a button that is not there: refused, nothing queued.
+    const before = queued(cp).length;
+    await expect(cp.chatPress('grif', { seq: line.seq, row: 0, column: 0 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    await expect(cp.chatPress('fran', { seq: line.seq - 1, row: 0, column: 0 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    await expect(cp.chatPress('fran', { seq: line.seq, row: 0, column: 1 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    expect(queued(cp)).toHaveLength(before);
+  });
+
   it('hands /new, /model and /think to the runtime as commands, /stop as a cancel in the control group, and plain text as a streamed message', async () => {
     const cp = await local();
     await cp.chatMessage('fran', '/new');

@@ -477,6 +477,19 @@ describe('block streaming', () => {
     expect(callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage')).toEqual([]);
   });
 
+  it('threads the answer’s first block to the user’s message under replyToMode "first", and neither later blocks nor the reply', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'first';
+    const message = await p.admit(35, BLOCK_STREAM, { messageId: 88, emoji: '👀' });
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks)), new AbortController().signal);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends.map((c) => c.params.reply_parameters)).toEqual([{ message_id: 88, allow_sending_without_reply: true }, undefined, undefined, undefined]);
+    // The ack goes once the reply is out, after the blocks.
+    expect(callsTo(PRIVATE, t0).at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 88, reaction: [] } });
+  });
+
   it('never sends a secret of the agent in a block', async () => {
     const t0 = mark();
     const p = plane(PRIVATE);

@@ -30,7 +30,7 @@ Assumptions are per agent and printed; prices and their date are printed too.
   --messages-per-day <n>      messages each agent handles a day (default 50)
   --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)
   --writing-seconds <s>       how long the model writes an answer, which streamed replies
-                              show as drafts (default 8; streaming "off" sends none)
+                              show as drafts (default 8; streaming "off" or "block" sends none)
   --files-per-day <n>         photos, voice messages and files each agent gets or sends a day (default 5)`;
 
 /** What one attachment or sent file weighs on average, for the media estimate (a phone photo, a voice note, a PDF). */
@@ -76,6 +76,8 @@ export interface StreamingCost {
   /** Per draft: one outbox envelope, one λ outbox record, SQS send + receive + delete, one origin read. */
   perDraft: { envelopes: 1; lambdaRecords: 1; sqsRequests: 3; dynamoReads: 1 };
   month: number;
+  /** Some account streams in blocks: each block is a message of its own, said per block (its count depends on the answer's length). */
+  blocks: boolean;
 }
 
 /**
@@ -123,7 +125,9 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   });
   const n = agents.length;
   const messages = n * messagesPerDay * days;
-  const streams = Object.keys(config.channels.telegram?.accounts ?? {}).some((id) => streamingMode(config, id) !== 'off');
+  const modes = Object.keys(config.channels.telegram?.accounts ?? {}).map((id) => streamingMode(config, id));
+  // Drafts are partial streaming's; block streaming sends blocks instead (priced per block below, not per turn).
+  const streams = modes.includes('partial');
   const drafts = {
     direct: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.direct) : 0,
     group: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.group) : 0,
@@ -170,7 +174,12 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
     total: computeConfigured + lambda + sqs + dynamo + secrets + logs + media.storage + media.requests + ipv4,
     /** The single VM the fleet replaces, for comparison: t3.large, 30 GB gp3, one public IPv4. */
     vm: HOURS_PER_MONTH * (P.t3LargeHour + P.publicIpv4Hour) + 30 * P.gp3GbMonth,
-    streaming: { draftsPerTurn: drafts, perDraft: { envelopes: 1, lambdaRecords: 1, sqsRequests: 3, dynamoReads: 1 }, month: streamingMonth },
+    streaming: {
+      draftsPerTurn: drafts,
+      perDraft: { envelopes: 1, lambdaRecords: 1, sqsRequests: 3, dynamoReads: 1 },
+      month: streamingMonth,
+      blocks: modes.includes('block'),
+    },
   };
 }
 
@@ -248,10 +257,15 @@ export const costCommand: Command = {
     const d = e.streaming.draftsPerTurn;
     io.out(
       d.direct === 0
-        ? `\nStreamed replies: none (streaming is off, or answers written within a draft interval send no draft).`
+        ? `\nStreamed replies as drafts: none (no account streams "partial", or answers written within a draft interval send no draft).`
         : `\nStreamed replies, per turn written over ${writing} s: ${plural(d.direct, 'draft')} in a private chat, ${d.group} in a group; each draft is 1 outbox envelope, ` +
             `1 λ outbox record, 3 SQS requests (send, receive, delete) and 1 DynamoDB read — ${money(e.streaming.month)}/month of the figures above (priced as private chats).`,
     );
+    if (e.streaming.blocks)
+      io.out(
+        `Block streaming (streaming "block"): each block of an answer is a message like a reply part — 1 outbox envelope, 1 λ outbox record, ` +
+          `3 SQS requests and 2 DynamoDB writes (its delivery claim) — about one per blockStreamingChunk.minChars of answer; not in the figures above, which count one reply per message.`,
+      );
     const allOn = e.agents.reduce((s, a) => s + a.onDemandAlwaysOn, 0);
     const allSpot = e.agents.reduce((s, a) => s + a.spotAlwaysOn, 0);
     const shared = e.lambda + e.sqs + e.dynamo + e.secrets + e.logs + e.media.storage + e.media.requests;

@@ -172,6 +172,7 @@ export const DASHBOARD_JS = String.raw`(() => {
           div.className = 'msg ' + (m.role === 'user' ? 'user' : 'agent');
           if (m.file) div.append(fileView(m.file));
           if (m.text) div.append(document.createTextNode(m.text));
+          if (m.buttons) div.append(buttonsView(m.seq, m.buttons));
           log.append(div);
           after = m.seq;
         }
@@ -184,6 +185,27 @@ export const DASHBOARD_JS = String.raw`(() => {
       } finally {
         busy = false;
       }
+    }
+    // The agent's inline buttons under its line: a press goes to the agent as a Telegram button press would.
+    function buttonsView(seq, rows) {
+      const wrap = document.createElement('div');
+      wrap.className = 'buttons';
+      rows.forEach((labels, row) => {
+        const line = document.createElement('div');
+        labels.forEach((label, column) => {
+          const b = document.createElement('button');
+          b.type = 'button'; b.textContent = label;
+          b.addEventListener('click', async () => {
+            b.disabled = true;
+            try { await post('/api/fleet/' + encodeURIComponent(agent) + '/chat/press', { seq, row, column }); }
+            catch (err) { b.disabled = false; note('not sent: ' + err.message, 'failed'); }
+            poll();
+          });
+          line.append(b);
+        });
+        wrap.append(line);
+      });
+      return wrap;
     }
     // A file in the chat (#16): a picture shown, anything else a link that downloads it.
     function fileView(f) {

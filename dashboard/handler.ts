@@ -47,11 +47,15 @@ export interface ChatLineView {
   ts: number;
   /** A file the line carries (#16); the page fetches it from the local server's /api/chat/<agent>/files. */
   file?: { key: string; name: string; mimeType: string; size: number } | undefined;
+  /** The labels of the inline buttons under an agent's line, by row. */
+  buttons?: string[][] | undefined;
 }
 
 /** Local mode's chat box; absent on AWS, where people chat on Telegram. */
 export interface DashboardChat {
   send(agentId: string, text: string): Promise<string>;
+  /** A press of the button at `row`, `column` under the agent's line `seq`, as a Telegram button press reaches the agent. */
+  press(agentId: string, press: { seq: number; row: number; column: number }): Promise<string>;
   /** `draft`: the answer being written, while it streams. */
   since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean; draft?: string };
 }
@@ -103,6 +107,9 @@ const page = (status: number, body: { toString(): string }, extra?: Partial<Dash
 const redirect = (to: string, cookies: string[] = []) => respond(303, 'text/plain; charset=utf-8', `see ${to}`, { headers: { location: to }, cookies });
 
 const ChatBody = z.strictObject({ text: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)) });
+const index = z.int().check(z.nonnegative(), z.lte(Number.MAX_SAFE_INTEGER));
+/** A button press in the chat box: which line, which button (never the button's data, which the server keeps). */
+const ChatPressBody = z.strictObject({ seq: index, row: index, column: index });
 
 /** A JSON body (an empty one is `{}`: the action buttons post nothing). */
 function jsonBodyOf<T>(schema: z.core.$ZodType<T>, req: DashboardRequest): T {
@@ -252,6 +259,11 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
       const agentId = agentOf(m[1]!);
       const { text } = jsonBodyOf(ChatBody, req);
       return json(202, { envelopeId: await deps.chat.send(agentId, text) });
+    }
+    if ((m = /^\/api\/fleet\/([^/]+)\/chat\/press$/.exec(path))) {
+      if (!deps.chat) throw new ClawfleetError('ROUTE_UNKNOWN', 'the chat box is in local mode only; on AWS, talk to agents on Telegram');
+      const agentId = agentOf(m[1]!);
+      return json(202, { envelopeId: await deps.chat.press(agentId, jsonBodyOf(ChatPressBody, req)) });
     }
     if ((m = /^\/api\/fleet\/([^/]+)\/([a-z]+)$/.exec(path))) {
       const agentId = agentOf(m[1]!);

@@ -73,6 +73,7 @@ ${widths}
 .chat .chat-log{height:260px;overflow:auto;border:1px solid var(--line);border-radius:8px;padding:8px;background:#fbfcfd}
 .msg{max-width:75%;margin:5px 0;padding:7px 11px;border-radius:10px;white-space:pre-wrap}.msg.user{margin-left:auto;background:#dbe7ff}.msg.agent{background:#eef0f3}
 .msg.draft{opacity:.75;border:1px dashed #c5cad3}
+.msg .buttons{margin-top:6px;white-space:normal}.msg .buttons div{display:flex;gap:4px;margin-top:4px}.msg .buttons button{flex:1;padding:4px 8px;border:1px solid #c5cad3;border-radius:6px;background:#fff;cursor:pointer}.msg .buttons button:disabled{opacity:.5;cursor:default}
 .typing{color:var(--muted);min-height:1.4em;font-size:12px}
 .chat-form{display:flex;gap:8px}.chat-form input{flex:1;padding:7px;font:inherit;border:1px solid var(--line);border-radius:6px}.chat-form button{padding:7px 16px;font:inherit}
 #events{position:fixed;right:16px;bottom:16px;display:flex;flex-direction:column;gap:6px;max-width:380px;margin:0;padding:0;list-style:none}

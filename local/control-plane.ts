@@ -25,7 +25,7 @@ import { dispatchTrigger, type CronDispatchDeps, type DispatchOutcome } from '..
 import { handleHook, type HookRequest } from '../shared/control/hooks.ts';
 import { wakeIfAsleep, type LifecycleDeps } from '../shared/control/lifecycle.ts';
 import { newOrigin } from '../shared/control/origins.ts';
-import { DRAFT_INTERVAL_MS } from '../shared/control/streaming.ts';
+import { streamRequestFor } from '../shared/control/streaming.ts';
 import { processOutboxRecord } from '../shared/control/outbox.ts';
 import { handleTelegramWebhook, type HttpResult } from '../shared/control/telegram-webhook.ts';
 import { ClawfleetError } from '../shared/errors.ts';
@@ -34,7 +34,7 @@ import type { CronTrigger } from '../shared/cron/trigger.ts';
 import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, type MediaStore, type SecretStore } from '../shared/ports.ts';
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
-import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
+import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
 import { inboundMediaKey, type MediaRef } from '../shared/media/media-ref.ts';
 
 /** How a file from the chat box reaches the agent: a picture as a photo, an Ogg recording as a voice message, other sound as audio, the rest as a document. */
@@ -64,6 +64,8 @@ export interface LocalControlPlaneOptions {
   scheduleClock?: Clock;
   /** Where attachments and agents' files are kept (#16; a directory under the state directory); without it, attachments arrive as notes. */
   media?: MediaStore;
+  /** Why an agent runs its offline stand-in model (no model key), for /status. */
+  offlineModels?: (agentId: string) => string | undefined;
 }
 
 export class LocalControlPlane {
@@ -138,6 +140,7 @@ export class LocalControlPlane {
         scheduler: () => this.scheduler,
         localChat: () => this.chat,
         media: () => this.media,
+        offlineModels: () => opts.offlineModels,
       },
     );
     this.lifecycle = this.plane.lifecycle;
@@ -164,7 +167,6 @@ export class LocalControlPlane {
   async chatMessage(agentId: string, text: string): Promise<string> {
     const sessionKey = mainSessionKey(agentId);
     const id = `local.${agentId}.${randomUUID()}`;
-    const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     // The native commands, as in a private Telegram chat: /status, /whoami, /help and /stop
     // answered by the control plane, /new, /reset, /model and /think by the runtime.
@@ -185,25 +187,32 @@ export class LocalControlPlane {
       await answerPlaneCommand(plane, this.plane.telegramWebhookDeps());
       return id;
     }
-    await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
-    await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    // The dashboard chat shows the answer growing, as a private Telegram chat does (a command's answer is not streamed).
-    const stream = command ? undefined : { mode: 'partial' as const, minIntervalMs: DRAFT_INTERVAL_MS.direct };
-    await this.queues.send({
-      v: PROTOCOL_VERSION,
-      kind: 'message',
-      id,
+    // The dashboard chat shows the answer streamed as a private Telegram chat would (a command's answer is not streamed).
+    const stream = command ? undefined : streamRequestFor(this.config, undefined, 'direct');
+    await this.queueChatMessage(
       agentId,
-      sessionKey,
-      ts: now,
-      text,
-      from: { channel: 'local' },
-      ...(stream ? { stream } : {}),
-      ...(command?.kind === 'runtime' ? { command: command.command } : {}),
-    });
-    // Shown only once queued: a send refused (a full disk) leaves no line that nobody answers.
-    this.chat.add(agentId, 'user', text);
-    if (await this.wake(agentId, 'message')) await this.chat.sendTyping({ channel: 'local', chatId: agentId });
+      id,
+      { text, ...(stream ? { stream } : {}), ...(command?.kind === 'runtime' ? { command: command.command } : {}) },
+      () => this.chat.add(agentId, 'user', text),
+    );
+    return id;
+  }
+
+  /**
+   * A press of one of the agent's buttons in the dashboard's chat box: what a Telegram
+   * callback_query becomes (buttonPressText with the button's data, `callback` carrying it),
+   * into the chat box's session, streamed like typed text. The press names a button the agent
+   * put under its own line in this chat (by line and position); its data is read from there,
+   * so a forged press cannot hand the agent words its buttons never offered.
+   */
+  async chatPress(agentId: string, press: { seq: number; row: number; column: number }): Promise<string> {
+    const button = this.chat.button(agentId, press.seq, press.row, press.column);
+    if (!button) throw new ClawfleetError('BODY_INVALID', `line ${press.seq} of this chat has no button at row ${press.row}, column ${press.column}`);
+    const id = `local.${agentId}.${randomUUID()}`;
+    const stream = streamRequestFor(this.config, undefined, 'direct');
+    await this.queueChatMessage(agentId, id, { text: buttonPressText(button.data), callback: { data: button.data }, ...(stream ? { stream } : {}) }, () =>
+      this.chat.add(agentId, 'user', `🔘 ${button.text}`),
+    );
     return id;
   }
 
@@ -213,29 +222,36 @@ export class LocalControlPlane {
    */
   async chatFile(agentId: string, file: { name: string; mimeType: string; bytes: Uint8Array }, caption = ''): Promise<string> {
     if (!this.media) throw new ClawfleetError('ROUTE_UNKNOWN', 'this fleet keeps no media, so the chat box takes no files');
-    const sessionKey = mainSessionKey(agentId);
     const id = `local.${agentId}.${randomUUID()}`;
-    const now = this.clock.now();
     const key = inboundMediaKey(agentId, id, file.name);
     await this.media.put(key, file.bytes, file.mimeType);
+    const media = { kind: chatFileKind(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
+    await this.queueChatMessage(agentId, id, { text: caption, media: [media] }, () =>
+      this.chat.add(agentId, 'user', caption, { key, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength }),
+    );
+    return id;
+  }
+
+  /**
+   * What every chat box message does: its origin is the chat box (so its answer comes back
+   * there only), the main session's last route becomes the chat box, the message is queued,
+   * `show` puts the user's line in the chat (only once queued: a send refused, say by a full
+   * disk, leaves no line that nobody answers), and the agent is woken.
+   */
+  private async queueChatMessage(
+    agentId: string,
+    id: string,
+    fields: Pick<MessageEnvelope, 'text'> & Partial<Pick<MessageEnvelope, 'stream' | 'command' | 'media' | 'callback'>>,
+    show: () => void,
+  ): Promise<void> {
+    const sessionKey = mainSessionKey(agentId);
+    const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
-    const media = { kind: chatFileKind(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
-    await this.queues.send({
-      v: PROTOCOL_VERSION,
-      kind: 'message',
-      id,
-      agentId,
-      sessionKey,
-      ts: now,
-      text: caption,
-      from: { channel: 'local' },
-      media: [media],
-    });
-    this.chat.add(agentId, 'user', caption, { key, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength });
+    await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, from: { channel: 'local' }, ...fields });
+    show();
     if (await this.wake(agentId, 'message')) await this.chat.sendTyping(chat);
-    return id;
   }
 
   /**

@@ -92,6 +92,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
       token: async () => (await cp.dashboardToken()) ?? inputs.dashboardToken,
       chat: {
         send: (agentId, text) => cp.chatMessage(agentId, text),
+        press: (agentId, press) => cp.chatPress(agentId, press),
         since: (agentId, after) => cp.chat.since(agentId, after),
       },
       secureCookie: false,

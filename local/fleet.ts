@@ -129,7 +129,10 @@ async function runLocalFleet(
   undo.push(() => void db.close());
   let supervisor: Supervisor | undefined;
   const media = new FileMediaStore(join(opts.stateDir, 'media'));
+  /** Agents that run the offline model, with the reason (set as each runtime's spec is made). */
+  const offline = new Map<string, string>();
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, {
+    offlineModels: (agentId) => offline.get(agentId),
     compute: new SupervisorCompute(() => supervisor),
     scheduleClock: opts.scheduleClock,
     media,
@@ -178,7 +181,6 @@ async function runLocalFleet(
     if (waiting) log.info('messages waiting from the last run', { agentId: agent.id, waiting, released });
   }
 
-  const offline = new Map<string, string>();
   const modelOf = (agentId: string) => {
     const primary = resolveAgent(config, agentId).model?.primary ?? '';
     return offline.has(agentId) ? `offline (no key for ${primary})` : primary;

@@ -2,7 +2,8 @@
 // numbered so the page can poll for what is new. Lines are kept in the state database,
 // so an answer that arrives after a restart still shows up.
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
-import type { ChannelSender, ChannelTarget, DraftView, OutgoingFile } from '../shared/ports.ts';
+import type { ChannelSender, ChannelTarget, DraftView, OutgoingFile, SendOptions } from '../shared/ports.ts';
+import type { Buttons } from '../shared/protocol/envelopes.ts';
 
 /** A draft nobody updated for this long is gone, as Telegram's draft bubble lapses after 30 s. */
 const DRAFT_LIFETIME_MS = 30_000;
@@ -14,6 +15,8 @@ export interface ChatLine {
   ts: number;
   /** A file the line carries (#16): kept in the media store under the agent's prefix, shown by the dashboard. */
   file?: ChatFile | undefined;
+  /** The labels of the inline buttons under an agent's line, by row; their data stays here (a press names a button, never data). */
+  buttons?: string[][] | undefined;
 }
 
 export interface ChatFile {
@@ -34,25 +37,38 @@ export class LocalChat implements ChannelSender {
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(chatId: string, role: ChatLine['role'], text: string, file?: ChatFile): ChatLine {
+  add(chatId: string, role: ChatLine['role'], text: string, file?: ChatFile, buttons?: Buttons): ChatLine {
     const ts = this.now();
     const seq = Number(
       this.db
-        .prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file) VALUES (?, ?, ?, ?, ?)')
-        .run(chatId, role, text, ts, file ? JSON.stringify(file) : null).lastInsertRowid,
+        .prepare('INSERT INTO chat_lines (chat_id, role, text, ts, file, buttons) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(chatId, role, text, ts, file ? JSON.stringify(file) : null, buttons ? JSON.stringify(buttons) : null).lastInsertRowid,
     );
     if (role === 'agent') {
       this.typingUntil.delete(chatId);
       this.drafts.delete(chatId);
     }
-    return { seq, role, text, ts, ...(file ? { file } : {}) };
+    return { seq, role, text, ts, ...(file ? { file } : {}), ...(buttons ? { buttons: labels(buttons) } : {}) };
+  }
+
+  /** The button at `row`, `column` under the agent's line `seq` in this chat, if there is one. */
+  button(chatId: string, seq: number, row: number, column: number): { text: string; data: string } | undefined {
+    const line = this.db.prepare("SELECT buttons FROM chat_lines WHERE chat_id = ? AND seq = ? AND role = 'agent'").get(chatId, seq) as
+      | { buttons: string | null }
+      | undefined;
+    if (!line?.buttons) return undefined;
+    return (JSON.parse(line.buttons) as Buttons)[row]?.[column];
   }
 
   since(chatId: string, after: number): { messages: ChatLine[]; typing: boolean; draft?: string } {
     const rows = this.db
-      .prepare('SELECT seq, role, text, ts, file FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
-      .all(chatId, after) as (Omit<ChatLine, 'file'> & { file: string | null })[];
-    const messages = rows.map(({ file, ...line }) => (file ? { ...line, file: JSON.parse(file) as ChatFile } : line));
+      .prepare('SELECT seq, role, text, ts, file, buttons FROM chat_lines WHERE chat_id = ? AND seq > ? ORDER BY seq LIMIT 500')
+      .all(chatId, after) as (Omit<ChatLine, 'file' | 'buttons'> & { file: string | null; buttons: string | null })[];
+    const messages = rows.map(({ file, buttons, ...line }) => ({
+      ...line,
+      ...(file ? { file: JSON.parse(file) as ChatFile } : {}),
+      ...(buttons ? { buttons: labels(JSON.parse(buttons) as Buttons) } : {}),
+    }));
     const draft = this.drafts.get(chatId);
     const live = draft && draft.at + DRAFT_LIFETIME_MS > this.now() ? draft.text : undefined;
     return { messages, typing: (this.typingUntil.get(chatId) ?? 0) > this.now(), ...(live !== undefined ? { draft: live } : {}) };
@@ -63,8 +79,8 @@ export class LocalChat implements ChannelSender {
     return {};
   }
 
-  async sendText(target: ChannelTarget, text: string) {
-    this.add(target.chatId, 'agent', text);
+  async sendText(target: ChannelTarget, text: string, opts?: SendOptions) {
+    this.add(target.chatId, 'agent', text, undefined, opts?.buttons);
   }
 
   /** A file the agent sends (#16): a line linking to it in the media store, where the outbox read it from. */
@@ -77,3 +93,5 @@ export class LocalChat implements ChannelSender {
     this.typingUntil.set(target.chatId, this.now() + 6_000);
   }
 }
+
+const labels = (buttons: Buttons) => buttons.map((row) => row.map((b) => b.text));

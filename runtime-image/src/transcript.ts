@@ -76,6 +76,8 @@ export const TurnRecordSchema = z.object({
   think: z.enum(['off', 'minimal', 'low', 'medium', 'high']).optional(),
   /** Inline buttons the agent put under its reply (sent again with it on a redelivery). */
   buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
+  /** Block streaming: how many blocks of the reply went out while it was written, and the rest the final reply carries ("" for none). */
+  blocks: z.object({ sent: z.number().int().positive(), rest: z.string() }).optional(),
 });
 
 export const CompactionRecordSchema = z.object({

@@ -84,7 +84,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         answer: { kind: 'reply', sessionKey: e.sessionKey },
         ...(e.stream ? { stream: e.stream } : {}),
         ...(e.command ? { command: e.command } : {}),
-        ...(e.from.channel === 'telegram' ? { buttons: true } : {}),
+        ...(e.from.channel === 'telegram' || e.from.channel === 'local' ? { buttons: true } : {}),
         ...(e.media ? { media: e.media } : {}),
       };
     }

@@ -10,6 +10,8 @@ import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { DraftStream } from './draft-stream.ts';
+import { BlockStream } from './block-stream.ts';
+import { DEFAULT_BLOCK_BOUNDS } from './block-chunker.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
 import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.ts';
@@ -131,10 +133,20 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     images = media.images;
     if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
   }
-  // Draft ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's drafts).
+  // Draft and block ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's).
   const attempt = deps.clock.now().toString(36);
+  const blocks =
+    req.stream?.mode === 'block' && req.answer.kind === 'reply'
+      ? new BlockStream({
+          bounds: req.stream.block ?? DEFAULT_BLOCK_BOUNDS,
+          masker: deps.masker,
+          quiet: req.quiet,
+          log,
+          send: (index, text) => deps.outbox.send(blockEnvelope(req, deps, attempt, index, text)),
+        })
+      : undefined;
   const drafts =
-    req.stream && req.answer.kind === 'reply'
+    req.stream?.mode === 'partial' && req.answer.kind === 'reply'
       ? new DraftStream({
           minIntervalMs: req.stream.minIntervalMs,
           clock: deps.clock,
@@ -211,13 +223,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
-      onText: drafts ? (text) => drafts.update(text) : undefined,
+      onText: drafts ? (text) => drafts.update(text) : blocks ? (text) => blocks.update(text) : undefined,
       thinking: history.think,
     });
   } finally {
     // From here on the answer is going out: a started status would only trail it, and a draft must not.
     clearTimeout(startedStatus);
     await drafts?.close();
+    await blocks?.close();
   }
   const loopMs = deps.clock.now() - started;
   // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
@@ -247,11 +260,15 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     // The voice message quoted first where the agent is set to (recorded so, so a re-sent answer is the same).
     record.reply = heard.length ? `${heard.map((t) => `🎤 “${t.length > 500 ? `${t.slice(0, 500)}…` : t}”`).join('\n')}\n\n${result.text}` : result.text;
     if (buttons) record.buttons = buttons;
+    // What blocks already said is not said again: the reply carries the rest (recorded, so a re-sent reply is the same).
+    if (blocks && blocks.sent > 0) record.blocks = { sent: blocks.sent, rest: blocks.rest(record.reply) };
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing).catch((err) => log.warn('status not sent', errorFields(err)));
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered).catch((err) =>
+    log.warn('status not sent', errorFields(err)),
+  );
   const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
@@ -363,14 +380,17 @@ function failureText(error: string): string {
 /** The answer a record gives, built from the request and the record alone, so a re-sent answer is byte-identical (the OpenClaw bridge's too). */
 export function answerEnvelope(
   req: TurnRequest,
-  record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons'>,
+  record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons' | 'blocks'>,
   agentId: string,
 ): OutboundEnvelope | undefined {
-  const text = record.reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
+  // An answer said in blocks (block streaming) leaves the reply only what they did not say, maybe nothing.
+  const reply = record.reply !== undefined && record.blocks ? record.blocks.rest || undefined : record.reply;
+  const text = reply ?? (record.failed !== undefined ? failureText(record.failed) : undefined);
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
-    const buttons = record.reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
+    const buttons = reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
+    const afterBlocks = reply !== undefined && record.blocks ? { afterBlocks: record.blocks.sent } : {};
     return {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -381,6 +401,7 @@ export function answerEnvelope(
       ts: record.ts,
       text: text.slice(0, 200_000),
       ...buttons,
+      ...afterBlocks,
     };
   }
   return {
@@ -394,6 +415,21 @@ export function answerEnvelope(
     inReplyTo: a.inReplyTo,
     ts: record.ts,
     text: text.slice(0, 100_000),
+  };
+}
+
+function blockEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, index: number, text: string): OutboundEnvelope {
+  return {
+    v: PROTOCOL_VERSION,
+    kind: 'block',
+    // Per attempt: a redone turn's blocks are new messages (its model writes anew), never deduplicated against the dead attempt's.
+    id: derivedId(req.inboundId, `block.${attempt}.${index}`),
+    agentId: deps.agentId,
+    sessionKey: req.answer.sessionKey,
+    inReplyTo: req.inboundId,
+    index,
+    ts: deps.clock.now(),
+    text: text.slice(0, 200_000),
   };
 }
 
@@ -433,6 +469,8 @@ export async function sendStatus(
   turn: 'started' | 'ended' | 'failed',
   error?: string,
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
+  /** On ended: whether a reply went out (false lets the control plane clear the ack itself). */
+  replied?: boolean,
 ): Promise<void> {
   await deps.outbox.send({
     v: PROTOCOL_VERSION,
@@ -445,5 +483,6 @@ export async function sendStatus(
     ts: deps.clock.now(),
     ...(error ? { error: error.slice(0, 2_000) } : {}),
     ...(timing ? { timing } : {}),
+    ...(turn === 'ended' && replied === false ? { replied } : {}),
   });
 }

@@ -235,12 +235,29 @@ const DmPolicySchema = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const AllowFromSchema = z.array(z.union([z.string().check(z.minLength(1)), z.pipe(z.int(), z.transform(String))]));
 
 // ── Conversation keys (streamed replies, native commands), per channel and per account ──
-/** OpenClaw's `streaming`: partial shows the answer growing (drafts in private chats, an edited preview in groups); off sends it whole. */
-const StreamingSchema = z.enum(['off', 'partial']);
+/**
+ * OpenClaw's `streaming`: partial shows the answer growing (drafts in private chats, an edited
+ * preview in groups); block sends each completed paragraph or code block as a message of its
+ * own while the model writes; off sends it whole. OpenClaw's "progress" is refused by name.
+ */
+const StreamingSchema = z.enum(['off', 'partial', 'block'], {
+  error: (issue) =>
+    issue.input === 'progress'
+      ? '"progress" (a status preview while the agent works) is not supported yet; use "partial", "block" or "off"'
+      : 'must be "off", "partial" or "block"',
+});
+/** OpenClaw's `blockStreamingChunk`: a block goes out once it has minChars, and is cut at a line break past maxChars (both at most 4000, Telegram's limit). */
+const BlockStreamingChunkSchema = z
+  .strictObject({
+    minChars: z.optional(z.int().check(z.gte(1), z.lte(4_000))),
+    maxChars: z.optional(z.int().check(z.gte(1), z.lte(4_000))),
+  })
+  .check(z.refine((c) => (c.minChars ?? 0) <= (c.maxChars ?? 4_000), 'minChars must not be over maxChars'));
 /** OpenClaw's `commands.native`: answer /status, /new, /stop… natively and register the bot's command menu. */
 const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
 const conversationKeys = {
   streaming: z.optional(StreamingSchema),
+  blockStreamingChunk: z.optional(BlockStreamingChunkSchema),
   commands: z.optional(CommandsSchema),
   /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
   ackReaction: z.optional(z.string().check(z.maxLength(16))),

@@ -16,7 +16,7 @@ export interface PlaneCommandDeps {
   sessions: SessionRegistry;
   origins: InboundOrigins;
   channel(target: ChannelTarget): Promise<ChannelSender>;
-  statusView?: () => { registry: AgentRegistry; depths: QueueDepths };
+  statusView?: () => { registry: AgentRegistry; depths: QueueDepths; offlineReason?: ((agentId: string) => string | undefined) | undefined };
   clock: Clock;
 }
 
@@ -83,7 +83,8 @@ async function answerText(cmd: PlaneCommandRequest, deps: PlaneCommandDeps, now:
     deps.sessions.get(cmd.sessionKey),
     view?.depths.depth(cmd.agentId).catch(() => undefined),
   ]);
-  return statusText({ config: deps.config, agentId: cmd.agentId, sessionKey: cmd.sessionKey, record, session, queueDepth, now });
+  const offline = view?.offlineReason?.(cmd.agentId);
+  return statusText({ config: deps.config, agentId: cmd.agentId, sessionKey: cmd.sessionKey, record, session, queueDepth, now, offline });
 }
 
 async function say(chat: ChannelTarget, text: string, deps: PlaneCommandDeps): Promise<void> {

@@ -62,6 +62,8 @@ export interface StatusFacts {
   /** Messages waiting for the agent; undefined when it could not be read. */
   queueDepth: number | undefined;
   now: number;
+  /** Why the agent answers with its offline stand-in rather than its model (local mode without a key). */
+  offline?: string | undefined;
 }
 
 /** /status from what the control plane knows: answered without waking the agent. */
@@ -72,7 +74,8 @@ export function statusText(f: StatusFacts): string {
   const ago = (at: number | undefined) => (at === undefined ? 'never' : `${Math.max(0, Math.round((f.now - at) / 1000))} s ago`);
   return [
     `🤖 ${agent.name ?? agent.id} (${agent.id}) — ${state === 'awake' ? 'awake' : state === 'waking' || state === 'restarting' ? 'waking' : state === 'unhealthy' ? 'unhealthy' : 'asleep'}`,
-    `Model: ${model}`,
+    // Naming only the configured model would be a lie while the stand-in answers.
+    `Model: ${model}${f.offline ? ` (offline: ${f.offline}; the agent answers with a stand-in, not the model)` : ''}`,
     `Session: ${f.sessionKey} (last message ${ago(f.session?.updatedAt)})`,
     `Queue: ${f.queueDepth === undefined ? 'unknown' : `${f.queueDepth} waiting`}`,
     `Last activity: ${ago(f.record?.lastActivityAt)}`,

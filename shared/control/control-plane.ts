@@ -68,13 +68,15 @@ export interface ControlPorts {
   workspaceSyncLog: WorkspaceSyncLog;
   /** Where attachments and agents' files are kept (#16); without one, attachments arrive as a note and file envelopes are refused. */
   media: MediaStore | undefined;
+  /** Why an agent runs its offline stand-in model (local mode without a model key), for /status; absent where none can. */
+  offlineModels: ((agentId: string) => string | undefined) | undefined;
 }
 
 /** How a process builds each port it has; called at most once, on first use. */
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels']);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -221,7 +223,7 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       newPairingCode: this.newPairingCode,
       ...this.lifecycleField(),
-      statusView: () => ({ registry: this.registry, depths: this.port('depths') }),
+      statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels') }),
       ...this.inboundMediaField(),
       clock: this.clock,
       log: this.log,

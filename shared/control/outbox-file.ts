@@ -5,7 +5,7 @@
 import type { FileEnvelope } from '../protocol/envelopes.ts';
 import { isOwnMediaKey, mediaPrefix, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../media/media-ref.ts';
 import { PermanentDeliveryError } from '../ports.ts';
-import { answerableOrigin, sameTarget } from './origins.ts';
+import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
 import { completeSoon, DELIVERY_LEASE_MS, type OutboxDeps, type Reject } from './outbox.ts';
 
 export async function deliverFile(envelope: FileEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
@@ -15,19 +15,13 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
   }
   if (envelope.size > TELEGRAM_UPLOAD_LIMIT_BYTES)
     return reject('MEDIA_TOO_LARGE', `the file is ${envelope.size} bytes, over the ${TELEGRAM_UPLOAD_LIMIT_BYTES} a bot may send`, envelope);
-  const checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
-  if (!checked.ok) return reject(checked.code, checked.reason, envelope);
-  const { target } = checked.origin;
   const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, inboundId: envelope.inboundId, fileKind: envelope.fileKind };
-  if (target.channel === 'none') {
-    deps.log.info('file not delivered: its inbound has nobody to answer', ctx);
-    return;
+  const found = await deliverableTarget(deps, envelope.inboundId, sender, envelope.sessionKey);
+  if (!found.ok) {
+    if (found.code === 'NOBODY' || found.code === 'BLOCKED') return deps.log.info(`file not delivered: ${found.reason}`, ctx);
+    return reject(found.code, found.reason, envelope);
   }
-  const session = await deps.sessions.get(envelope.sessionKey);
-  if (session?.blockedAt !== undefined && sameTarget(session.target, target)) {
-    deps.log.info('file dropped: the user blocked the bot', ctx);
-    return;
-  }
+  const { target, session } = found;
   const channel = await deps.channel(target);
   if (!channel.sendFile) return reject('NOT_SUPPORTED', `the ${target.channel} channel cannot carry files`, envelope);
 
@@ -65,6 +59,7 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
   } catch (err) {
     if (err instanceof PermanentDeliveryError) {
       await deps.ledger.complete(envelope.id, deps.clock.now());
+      if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
       return reject('DELIVERY_REFUSED', err.message, envelope);
     }
     await deps.ledger.release(envelope.id);

@@ -6,7 +6,14 @@ import type { FleetConfig } from '../config/schema.ts';
 import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
 import { errorFields, type Logger } from '../log.ts';
-import { parseOutbound, type OutboundEnvelope, type ReplyEnvelope, type TypingEnvelope } from '../protocol/envelopes.ts';
+import {
+  parseOutbound,
+  type BlockEnvelope,
+  type OutboundEnvelope,
+  type ReplyEnvelope,
+  type StatusEnvelope,
+  type TypingEnvelope,
+} from '../protocol/envelopes.ts';
 import {
   PermanentDeliveryError,
   type AgentRegistry,
@@ -26,7 +33,8 @@ import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.t
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../metrics/turn-event.ts';
 import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
-import { answerableOrigin, sameTarget, type OriginCheck } from './origins.ts';
+import { answerableOrigin, type OriginCheck } from './origins.ts';
+import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
 
@@ -103,6 +111,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
 
   switch (envelope.kind) {
     case 'reply':
+    case 'block':
       return deliverReply(envelope, sender, deps, reject);
     case 'draft':
       return showDraft(envelope, sender, { ...deps, draftPauses: deps.draftPauses ?? processDraftPauses }, reject);
@@ -116,6 +125,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       await deps.registry?.recordActivity(sender, deps.clock.now());
       if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
       if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
+      await clearAckOfSilentTurn(envelope, sender, deps);
       deps.log.info('runtime status', {
         agentId: sender,
         envelopeId: envelope.id,
@@ -169,29 +179,33 @@ type OutboxRejectCode =
 
 export type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
-async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
-  // Where the inbound it answers came from: the one place this reply may go.
-  const checked = await answerableOrigin(deps.origins, envelope.inReplyTo, sender, envelope.sessionKey);
-  if (!checked.ok) return reject(checked.code, checked.reason, envelope);
-  const { target, preview } = checked.origin;
+/**
+ * Sends a reply, or a block of a streamed one, to the origin of the inbound it answers, each
+ * part at most once (claimed in the delivery ledger under the envelope's id and the part's
+ * index). A block is a message like any other, without a reply's extras: it never becomes a
+ * group's preview, carries no buttons and leaves the ack reaction to the reply.
+ */
+async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
   const ctx = { agentId: sender, envelopeId: envelope.id, sessionKey: envelope.sessionKey, inReplyTo: envelope.inReplyTo };
-  if (target.channel === 'none') {
-    deps.log.info('reply not delivered: its inbound has nobody to answer', { ...ctx, chars: envelope.text.length });
-    return;
+  // Where the inbound it answers came from: the one place this reply may go.
+  const found = await deliverableTarget(deps, envelope.inReplyTo, sender, envelope.sessionKey);
+  if (!found.ok) {
+    if (found.code === 'NOBODY' || found.code === 'BLOCKED')
+      return deps.log.info(`${envelope.kind} not delivered: ${found.reason}`, { ...ctx, chars: envelope.text.length });
+    return reject(found.code, found.reason, envelope);
   }
-  // A chat that blocked the bot is the session's last direct route until its user writes again.
-  const session = await deps.sessions.get(envelope.sessionKey);
-  if (session?.blockedAt !== undefined && sameTarget(session.target, target)) {
-    deps.log.info('reply dropped: the user blocked the bot', ctx);
-    return;
-  }
-  if (isHeartbeatOk(envelope.text)) {
+  const { origin, target, session } = found;
+  const isReply = envelope.kind === 'reply';
+  if (isReply && isHeartbeatOk(envelope.text)) {
     deps.log.info('heartbeat answered HEARTBEAT_OK; nothing to deliver', ctx);
     return;
   }
   const channel = await deps.channel(target);
   const parts = channel.chunk ? channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
-  const threading = target.channel === 'telegram' && checked.origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
+  const threading = target.channel === 'telegram' && origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
+  // The answer's first message is its first block when blocks went out before the reply.
+  const firstOfAnswer = isReply ? envelope.afterBlocks === undefined : envelope.index === 1;
+  const preview = isReply ? origin.preview : undefined;
 
   for (const [i, text] of parts.entries()) {
     const key = `${envelope.id}#${i}`;
@@ -202,19 +216,15 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
     const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
     try {
       // Buttons go under the last part, where the user reads to.
-      const buttons = i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
-      const thread = threading === 'all' || (threading === 'first' && i === 0) ? { replyToMessageId: checked.origin.messageId } : {};
+      const buttons = isReply && i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
+      const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && i === 0) ? { replyToMessageId: origin.messageId } : {};
       if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, buttons);
       else await channel.sendText(target, text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
         await deps.ledger.complete(key, deps.clock.now());
-        if (/\b403\b|blocked/i.test(err.message)) {
-          if (session && sameTarget(session.target, target)) await deps.sessions.put({ ...session, blockedAt: deps.clock.now() });
-          deps.log.warn('the user blocked the bot; replies to this chat are dropped until they write again', ctx);
-          return;
-        }
+        if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
         return reject('DELIVERY_REFUSED', err.message, envelope);
       }
       await deps.ledger.release(key);
@@ -222,10 +232,22 @@ async function deliverReply(envelope: ReplyEnvelope, sender: string, deps: Outbo
       throw err;
     }
     await completeSoon(deps, key);
-    if (intoPreview) await markPreviewFinal(checked.origin, deps);
+    if (intoPreview) await markPreviewFinal(origin, deps);
   }
-  deps.log.info('reply delivered', { ...ctx, parts: parts.length });
-  if (checked.origin.ack && checked.origin.messageId !== undefined) await clearAck(channel, target, checked.origin.messageId, deps);
+  deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length });
+  if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+}
+
+/** A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message acknowledged: clear that. */
+async function clearAckOfSilentTurn(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
+  if (envelope.turn !== 'ended' || envelope.replied !== false) return;
+  const found = await deliverableTarget(deps, envelope.inboundId, sender, envelope.sessionKey);
+  if (!found.ok || !found.origin.ack || found.origin.messageId === undefined) return;
+  try {
+    await clearAck(await deps.channel(found.target), found.target, found.origin.messageId, deps);
+  } catch (err) {
+    deps.log.warn('ack reaction not removed', { agentId: sender, inboundId: envelope.inboundId, ...errorFields(err) });
+  }
 }
 
 /** The ack reaction has done its job once the answer is there. Best effort. */

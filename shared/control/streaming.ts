@@ -4,11 +4,14 @@
 // channel's config), the ack reaction and reply threading. Private chats get about a draft a second (sendMessageDraft is made for it);
 // groups get an edited preview message, slower, since every edit counts against the group's limit.
 import type { FleetConfig } from '../config/schema.ts';
-import type { StreamRequest } from '../protocol/envelopes.ts';
+import { DEFAULT_BLOCK_CHUNK, type StreamRequest } from '../protocol/envelopes.ts';
 
 export const DRAFT_INTERVAL_MS = { direct: 1_000, group: 3_000 } as const;
 
-type Settings = Pick<NonNullable<FleetConfig['channels']['telegram']>, 'streaming' | 'ackReaction' | 'ackReactionScope' | 'replyToMode'>;
+type Settings = Pick<
+  NonNullable<FleetConfig['channels']['telegram']>,
+  'streaming' | 'blockStreamingChunk' | 'ackReaction' | 'ackReactionScope' | 'replyToMode'
+>;
 function setting<K extends keyof Settings>(config: FleetConfig, accountId: string, key: K): Settings[K] {
   const telegram = config.channels.telegram;
   const own: Settings | undefined = telegram?.accounts[accountId];
@@ -16,8 +19,8 @@ function setting<K extends keyof Settings>(config: FleetConfig, accountId: strin
 }
 
 /** OpenClaw's default is partial. */
-export function streamingMode(config: FleetConfig, accountId: string): 'off' | 'partial' {
-  return setting(config, accountId, 'streaming') ?? 'partial';
+export function streamingMode(config: FleetConfig, accountId: string | undefined): 'off' | 'partial' | 'block' {
+  return (accountId === undefined ? config.channels.telegram?.streaming : setting(config, accountId, 'streaming')) ?? 'partial';
 }
 
 export const DEFAULT_ACK_REACTION = '👀';
@@ -39,7 +42,17 @@ export function replyToMode(config: FleetConfig, accountId: string): 'off' | 'fi
   return setting(config, accountId, 'replyToMode') ?? 'off';
 }
 
-export function streamRequestFor(config: FleetConfig, accountId: string, chatKind: 'direct' | 'group'): StreamRequest | undefined {
-  if (streamingMode(config, accountId) === 'off') return undefined;
-  return { mode: 'partial', minIntervalMs: DRAFT_INTERVAL_MS[chatKind] };
+/**
+ * How the answer to a message in this chat is streamed, if at all. `accountId` undefined is
+ * the dashboard's chat box, which follows the channel-wide setting as a private chat.
+ */
+export function streamRequestFor(config: FleetConfig, accountId: string | undefined, chatKind: 'direct' | 'group'): StreamRequest | undefined {
+  const mode = streamingMode(config, accountId);
+  if (mode === 'off') return undefined;
+  if (mode === 'partial') return { mode, minIntervalMs: DRAFT_INTERVAL_MS[chatKind] };
+  const chunk =
+    (accountId === undefined ? undefined : config.channels.telegram?.accounts[accountId]?.blockStreamingChunk) ?? config.channels.telegram?.blockStreamingChunk;
+  const minChars = chunk?.minChars ?? Math.min(DEFAULT_BLOCK_CHUNK.minChars, chunk?.maxChars ?? Infinity);
+  const maxChars = chunk?.maxChars ?? Math.max(DEFAULT_BLOCK_CHUNK.maxChars, minChars);
+  return { mode, minIntervalMs: DRAFT_INTERVAL_MS[chatKind], block: { minChars, maxChars } };
 }

@@ -3,7 +3,7 @@
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
-import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
+import { buttonPressText, MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type {
@@ -23,7 +23,7 @@ import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
-import { answerPlaneCommand } from './command-answers.ts';
+import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
 import { ackReactionFor, streamRequestFor } from './streaming.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
@@ -64,7 +64,7 @@ export interface TelegramWebhookDeps {
   /** Wakes a hibernating agent; absent where agents never sleep. */
   lifecycle?: LifecycleDeps;
   /** What /status reads, built only when someone asks (the registry and the queue depth), so other updates pay nothing for it. */
-  statusView?: () => { registry: AgentRegistry; depths: QueueDepths };
+  statusView?: PlaneCommandDeps['statusView'];
   /** Where attachments are kept for the agent (#16); absent where there is no media store, and attachments then arrive as a note. */
   media?: InboundMediaDeps;
   clock: Clock;
@@ -353,7 +353,7 @@ function pressAsMessage(press: CallbackQuery): TelegramMessage | undefined {
     from: press.from,
     chat: on.chat,
     date: on.date,
-    text: `[Button pressed] ${press.data}`,
+    text: buttonPressText(press.data),
   };
 }
 

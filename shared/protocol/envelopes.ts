@@ -35,12 +35,21 @@ const SenderSchema = z.strictObject({
 });
 
 // ── Conversation (protocol 2): streamed answers, native commands, quoted context ─
+/** Block streaming's bounds where none are configured: OpenClaw's block chunk defaults (docs/concepts/streaming.md). */
+export const DEFAULT_BLOCK_CHUNK = { minChars: 200, maxChars: 800 } as const;
 /** How the answer to a message is streamed while the model writes; absent: sent whole at the end. */
 export const StreamRequestSchema = z.strictObject({
-  /** partial: the answer so far, as drafts. */
-  mode: z.enum(['partial']),
-  /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. */
+  /** partial: the answer so far, as drafts; block: each completed block (paragraph, closed code block) as a message of its own. */
+  mode: z.enum(['partial', 'block']),
+  /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. Drafts only. */
   minIntervalMs: z.number().check(z.int(), z.gte(250), z.lte(60_000)),
+  /** Block mode: a block is sent once it has at least minChars; past maxChars it is cut at a line break (never inside a code fence or list item). */
+  block: z.optional(
+    z.strictObject({
+      minChars: z.number().check(z.int(), z.gte(1), z.lte(4_000)),
+      maxChars: z.number().check(z.int(), z.gte(1), z.lte(4_000)),
+    }),
+  ),
 });
 
 /** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
@@ -80,6 +89,8 @@ export const ButtonsSchema = z
 
 /** A press of one of the agent's inline buttons (a Telegram callback_query), with the button's data. */
 export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLength(64)) });
+/** The message text a press becomes, the same from Telegram and from the dashboard's chat box. */
+export const buttonPressText = (data: string) => `[Button pressed] ${data}`;
 
 const conversationFields = {
   stream: z.optional(StreamRequestSchema),
@@ -163,6 +174,24 @@ const ReplyEnvelopeSchema = z.strictObject({
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
   /** Inline buttons under the reply (its last part), protocol 2. */
   buttons: z.optional(ButtonsSchema),
+  /** Block streaming: how many blocks of this answer went out before it (the reply then carries only the rest). */
+  afterBlocks: z.optional(z.number().check(z.int(), z.positive())),
+});
+
+/**
+ * A completed block of the answer (a paragraph, a closed code block) sent while the model is
+ * still writing (block streaming). A real message, exactly-once like a reply: its id is
+ * derived from the inbound, the turn's attempt and its index, and the outbox claims each part.
+ */
+const BlockEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('block'),
+  sessionKey: SessionKeySchema,
+  /** The inbound whose answer this is part of: checked like a reply's. */
+  inReplyTo: EnvelopeIdSchema,
+  /** 1, 2, … within the turn's attempt. */
+  index: z.number().check(z.int(), z.positive()),
+  text: z.string().check(z.minLength(1), z.maxLength(200_000)),
 });
 
 /**
@@ -194,6 +223,8 @@ const StatusEnvelopeSchema = z.strictObject({
   sessionKey: z.optional(SessionKeySchema),
   turn: z.enum(['started', 'ended', 'failed']),
   inboundId: EnvelopeIdSchema,
+  /** On ended: false when the turn sent no reply (NO_REPLY, or an answer said whole in blocks), so the control plane clears the ack itself. */
+  replied: z.optional(z.boolean()),
   error: z.optional(z.string().check(z.maxLength(2_000))),
   /** On ended/failed: where the turn's time went (the dashboard shows it per turn). */
   timing: z.optional(
@@ -277,6 +308,7 @@ const FileEnvelopeSchema = z.strictObject({
 
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
+  BlockEnvelopeSchema,
   DraftEnvelopeSchema,
   TypingEnvelopeSchema,
   StatusEnvelopeSchema,
@@ -291,7 +323,9 @@ export type InboundEnvelope = z.infer<typeof InboundEnvelopeSchema>;
 export type MessageEnvelope = z.infer<typeof MessageEnvelopeSchema>;
 export type OutboundEnvelope = z.infer<typeof OutboundEnvelopeSchema>;
 export type ReplyEnvelope = z.infer<typeof ReplyEnvelopeSchema>;
+export type BlockEnvelope = z.infer<typeof BlockEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
+export type StatusEnvelope = z.infer<typeof StatusEnvelopeSchema>;
 export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;

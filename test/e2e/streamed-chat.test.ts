@@ -2,7 +2,8 @@
 // in-process: the model (the fake OpenAI-compatible server, writing a few words at a time)
 // streams, the runtime sends drafts, the control plane shows them in the chat as a growing
 // bubble, and the final reply replaces it. The screenshot of the growing answer is the one
-// README.md shows (test-artifacts/dashboard-streaming.png, copied to docs/).
+// README.md shows (test-artifacts/dashboard-streaming.png, copied to docs/). Then the agent's
+// inline buttons in the same chat: a press reaches the agent as a Telegram button press would.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,5 +87,61 @@ describe('a streamed turn in the dashboard chat', () => {
     await expect.poll(() => page.locator('.chat-log .msg.agent:not(.draft)').count(), { timeout: 30_000 }).toBe(1);
     expect(await draft.count()).toBe(0);
     expect(await page.locator('.chat-log .msg.agent').textContent()).toContain('Want me to put it in your calendar?');
+  });
+
+  it('shows the agent’s inline buttons under its reply; a press reaches the agent in the same session, as a Telegram press would', async () => {
+    // The agent attaches buttons with its tool, then answers; the press's turn gets the plan.
+    model.script(
+      {
+        toolCalls: [
+          {
+            name: 'reply_buttons',
+            arguments: {
+              rows: [
+                [
+                  { text: 'Saturday', data: 'day:sat' },
+                  { text: 'Sunday', data: 'day:sun' },
+                ],
+              ],
+            },
+          },
+        ],
+      },
+      { text: 'Which day?' },
+    );
+    const before = model.requests().length;
+    await page.fill('.chat-form input', 'Plan my weekend?');
+    await page.press('.chat-form input', 'Enter');
+    const sunday = page.locator('.chat-log .msg.agent .buttons button', { hasText: 'Sunday' });
+    await sunday.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await page.locator('.chat-log .msg.agent .buttons button').allTextContents()).toEqual(['Saturday', 'Sunday']);
+    await page.locator('#chat').screenshot({ path: join(ARTIFACTS, 'dashboard-buttons.png') });
+
+    await sunday.click();
+    await page.locator('.chat-log .msg.user', { hasText: '🔘 Sunday' }).waitFor({ timeout: 10_000 });
+    const press = (await model.waitForRequests(before + 3, 30_000)).at(-1)!;
+    // The words a Telegram press becomes, with the button's data, in the session that asked.
+    expect(press.lastUserText).toBe('[Button pressed] day:sun');
+    expect(JSON.stringify(press.body)).toContain('Which day?');
+    expect(JSON.stringify(press.body)).toContain('Plan my Saturday?');
+    await expect.poll(() => page.locator('.chat-log .msg.agent:not(.draft)').count(), { timeout: 30_000 }).toBe(3);
+
+    // A press the agent never offered (a user's line, a button that is not there) is refused, and reaches nobody.
+    const forged = await page.evaluate(async () => {
+      const post = (body: unknown) =>
+        fetch('/api/fleet/fran/chat/press', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          credentials: 'same-origin',
+        });
+      return [
+        (await post({ seq: 1, row: 0, column: 0 })).status,
+        (await post({ seq: 99, row: 0, column: 0 })).status,
+        (await post({ seq: 1, data: 'x' })).status,
+      ];
+    });
+    expect(forged).toEqual([400, 400, 400]);
+    expect(model.requests()).toHaveLength(before + 3);
   });
 });

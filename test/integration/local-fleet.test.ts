@@ -46,6 +46,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cf-local-'));
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
+  // The chat box streams as the channel says: in blocks here (a test below), of at least 10 characters.
+  config.channels.telegram.streaming = 'block';
+  config.channels.telegram.blockStreamingChunk = { minChars: 10 };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY } }));
   options = {
@@ -94,6 +97,19 @@ describe('the local fleet', () => {
     expect(text).toMatch(/^\[offline model — not an AI\] no OPENAI_API_KEY/);
     const agents = (await (await fetch(`${fleet.url}/api/agents`, { headers: dashboardAuth(fleet) })).json()) as { agents: { id: string; model: string }[] };
     expect(agents.agents.find((a) => a.id === 'grif')?.model).toMatch(/^offline/);
+    // And /status says so, rather than naming only the model it would use with a key.
+    await chat('grif', '/status');
+    expect(await replyTo('grif', (t) => t.startsWith('🤖'))).toMatch(
+      /^Model: openai\/gpt-4\.1-mini \(offline: no OPENAI_API_KEY in clawfleet\/demo\/agents\/grif; /m,
+    );
+  });
+
+  it('streams the chat box in blocks where the channel says so: each paragraph a bubble of its own, then the rest', async () => {
+    model.script({ text: 'First, the coffee at nine.\n\nThen a walk by the river.\n\nLunch last.', frameDelayMs: 20 });
+    await chat('fran', 'plan it in paragraphs');
+    await replyTo('fran', (t) => t === 'Lunch last.');
+    const agentLines = (await chatLines(fleet, 'fran')).filter((m) => m.role === 'agent').map((m) => m.text);
+    expect(agentLines.slice(-3)).toEqual(['First, the coffee at nine.', 'Then a walk by the river.', 'Lunch last.']);
   });
 
   it('keeps other agents’ secrets out of each runtime’s environment', async () => {

@@ -560,12 +560,21 @@ describe('/think', () => {
 });
 
 describe('commands typed in the dashboard’s chat box (local mode)', () => {
-  const local = async () => {
+  const local = async (offlineModels?: (agentId: string) => string | undefined, streaming?: 'off' | 'partial' | 'block') => {
     const { LocalControlPlane } = await import('../../local/control-plane.ts');
     const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
     const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { systemClock } = await import('../../shared/ports.ts');
-    return new LocalControlPlane(loadConfigFile('clawfleet.json'), openStateDatabase(':memory:'), new InMemorySecretStore(), systemClock, memoryLogger());
+    const config = loadConfigFile('clawfleet.json');
+    if (streaming) config.channels.telegram!.streaming = streaming;
+    return new LocalControlPlane(
+      config,
+      openStateDatabase(':memory:'),
+      new InMemorySecretStore(),
+      systemClock,
+      memoryLogger(),
+      offlineModels ? { offlineModels } : {},
+    );
   };
   const queued = (cp: Awaited<ReturnType<typeof local>>) =>
     cp.queues
@@ -581,6 +590,60 @@ describe('commands typed in the dashboard’s chat box (local mode)', () => {
     expect(lines[1]!.text).toMatch(/fran/);
     expect(lines[5]!.text).toMatch(/^Commands:/);
     expect(queued(cp)).toEqual([]);
+  });
+
+  it('says in /status that the agent answers with its offline stand-in when it has no model key, not just the configured model', async () => {
+    const cp = await local((id) => (id === 'fran' ? 'no OPENAI_API_KEY in clawfleet/demo/agents/fran' : undefined));
+    await cp.chatMessage('fran', '/status');
+    await cp.chatMessage('grif', '/status');
+    expect(cp.chat.since('fran', 0).messages[1]!.text).toMatch(
+      /^Model: openai\/gpt-4\.1-mini \(offline: no OPENAI_API_KEY in clawfleet\/demo\/agents\/fran; the agent answers with a stand-in, not the model\)$/m,
+    );
+    expect(cp.chat.since('grif', 0).messages[1]!.text).not.toMatch(/offline/);
+  });
+
+  it('streams the chat box as the channel says: in block mode each block is a bubble of its own, and the reply the rest', async () => {
+    const cp = await local(undefined, 'block');
+    const id = await cp.chatMessage('fran', 'Plan my Saturday?');
+    expect(queued(cp)[0]).toMatchObject({ stream: { mode: 'block', block: { minChars: 200, maxChars: 800 } } });
+    const out = (kind: string, extra: Record<string, unknown>) =>
+      cp.outbox('fran', JSON.stringify({ v: PROTOCOL_VERSION, agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: id, ts: 1, kind, ...extra }));
+    await out('block', { id: `${id}.block.a.1`, index: 1, text: 'Coffee at nine.' });
+    await out('block', { id: `${id}.block.a.2`, index: 2, text: 'A walk by the river.' });
+    await out('block', { id: `${id}.block.a.2`, index: 2, text: 'A walk by the river.' });
+    await out('reply', { id: `${id}.reply.0`, text: 'Then lunch.', afterBlocks: 2 });
+    expect(cp.chat.since('fran', 0).messages.map((l) => `${l.role}: ${l.text}`)).toEqual([
+      'user: Plan my Saturday?',
+      'agent: Coffee at nine.',
+      'agent: A walk by the river.',
+      'agent: Then lunch.',
+    ]);
+  });
+
+  it('takes a press of a button the agent put in its own chat, as a Telegram press becomes, and refuses any other', async () => {
+    const cp = await local();
+    const id = await cp.chatMessage('fran', 'Which day?');
+    const reply = { v: PROTOCOL_VERSION, kind: 'reply', id: `${id}.reply.0`, agentId: 'fran', sessionKey: 'agent:fran:main', inReplyTo: id, ts: 1 };
+    await cp.outbox('fran', JSON.stringify({ ...reply, text: 'Pick one', buttons: [[{ text: 'Sunday', data: 'day:sun' }]] }));
+    const line = cp.chat.since('fran', 0).messages.at(-1)!;
+    expect(line).toMatchObject({ role: 'agent', buttons: [['Sunday']] });
+    // The page never sees a button's data, only its label.
+    expect(JSON.stringify(cp.chat.since('fran', 0))).not.toContain('day:sun');
+
+    await cp.chatPress('fran', { seq: line.seq, row: 0, column: 0 });
+    expect(queued(cp).at(-1)).toMatchObject({
+      kind: 'message',
+      sessionKey: 'agent:fran:main',
+      text: '[Button pressed] day:sun',
+      callback: { data: 'day:sun' },
+      from: { channel: 'local' },
+    });
+    // Another agent's chat, a user's line, a button that is not there: refused, nothing queued.
+    const before = queued(cp).length;
+    await expect(cp.chatPress('grif', { seq: line.seq, row: 0, column: 0 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    await expect(cp.chatPress('fran', { seq: line.seq - 1, row: 0, column: 0 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    await expect(cp.chatPress('fran', { seq: line.seq, row: 0, column: 1 })).rejects.toMatchObject({ code: 'BODY_INVALID' });
+    expect(queued(cp)).toHaveLength(before);
   });
 
   it('hands /new, /model and /think to the runtime as commands, /stop as a cancel in the control group, and plain text as a streamed message', async () => {

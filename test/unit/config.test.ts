@@ -4,6 +4,7 @@ import { parseConfig, parseConfigText, loadConfigFile } from '../../shared/confi
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
 import { decideAccess } from '../../shared/control/access.ts';
+import { streamRequestFor } from '../../shared/control/streaming.ts';
 
 const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
 
@@ -90,6 +91,24 @@ describe('config', () => {
 
   it('says where invalid JSON is', () => {
     expect(() => parseConfigText('{ "fleet": ')).toThrow(/not valid JSON/);
+  });
+
+  it('takes block streaming with its chunk bounds per channel and account, and refuses "progress" by name', () => {
+    const c = example();
+    c.channels.telegram.streaming = 'block';
+    c.channels.telegram.blockStreamingChunk = { minChars: 100 };
+    c.channels.telegram.accounts.fran.blockStreamingChunk = { minChars: 50, maxChars: 300 };
+    const config = parseConfig(c);
+    expect(streamRequestFor(config, 'fran', 'direct')).toEqual({ mode: 'block', minIntervalMs: 1_000, block: { minChars: 50, maxChars: 300 } });
+    expect(streamRequestFor(config, 'grif', 'group')).toEqual({ mode: 'block', minIntervalMs: 3_000, block: { minChars: 100, maxChars: 800 } });
+    // The dashboard's chat box follows the channel-wide setting.
+    expect(streamRequestFor(config, undefined, 'direct')?.mode).toBe('block');
+
+    c.channels.telegram.accounts.fran.streaming = 'progress';
+    c.channels.telegram.blockStreamingChunk = { minChars: 900, maxChars: 300 };
+    const issues = issuesOf(c);
+    expect(issues.find((i) => i.path === 'channels.telegram.accounts.fran.streaming')?.message).toMatch(/"progress".*not supported yet/);
+    expect(issues.find((i) => i.path === 'channels.telegram.blockStreamingChunk')?.message).toMatch(/minChars must not be over maxChars/);
   });
 
   it('takes numeric Telegram ids in every allowFrom, as OpenClaw writes them, and keeps them as strings', async () => {

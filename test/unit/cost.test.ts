@@ -76,6 +76,15 @@ describe('what streamed replies cost', () => {
   });
 });
 
+describe('what block streaming costs', () => {
+  it('counts no drafts where every account streams in blocks, and says what each block costs instead', () => {
+    const blocks = parseConfig({ ...EXAMPLE, channels: { ...EXAMPLE.channels, telegram: { ...EXAMPLE.channels!.telegram!, streaming: 'block' } } });
+    const e = estimateCost(blocks, 50, 2);
+    expect(e.streaming).toMatchObject({ draftsPerTurn: { direct: 0, group: 0 }, month: 0, blocks: true });
+    expect(estimateCost(parseConfig(EXAMPLE), 50, 2).streaming.blocks).toBe(false);
+  });
+});
+
 describe('the media lines of the cost estimate (#16)', () => {
   it('prices the media bucket at the example’s traffic: a month of files kept, a PUT and a GET each', () => {
     const e = estimateCost(parseConfig(EXAMPLE), 50, 2, 8, 5);

@@ -294,6 +294,26 @@ describe('outbound files (outbox)', () => {
     expect(dlq.letters).toEqual([]);
   });
 
+  it('records that the user blocked the bot when Telegram refuses a file so, as a refused reply does, and drops later files to that chat', async () => {
+    const { deps, store, file, dlq } = outbox();
+    await deps.sessions.put({
+      sessionKey: 'agent:fran:main',
+      agentId: 'fran',
+      target: { channel: 'telegram', accountId: 'fran', chatId: '4242' },
+      updatedAt: 1,
+    });
+    await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');
+    await store.put('agents/fran/out/tg.fran.7.req.2/more.png', Buffer.from('png'), 'image/png');
+    tg.failNext('sendPhoto', { error_code: 403, description: 'Forbidden: bot was blocked by the user' });
+    const before = tg.calls('sendPhoto').length;
+    await processOutboxRecord(file(), deps);
+    expect((await deps.sessions.get('agent:fran:main'))?.blockedAt).toBe(5_000);
+    // Not parked: a blocked bot is the user's choice, not a fault.
+    expect(dlq.letters).toEqual([]);
+    await processOutboxRecord(file({ id: 'tg.fran.7.req.2', key: 'agents/fran/out/tg.fran.7.req.2/more.png' }), deps);
+    expect(tg.calls('sendPhoto').length - before).toBe(1);
+  });
+
   it('hands the record back (throws) while Telegram fails, and sends it once it recovers', async () => {
     const { deps, store, file } = outbox();
     await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');

@@ -104,7 +104,7 @@ function plane(chatId: string) {
       handled.push(envelope);
     },
   };
-  const admit = async (n: number) => {
+  const admit = async (n: number, stream: MessageEnvelope['stream'] = { mode: 'partial', minIntervalMs: 250 }, ack?: { messageId: number; emoji: string }) => {
     const id = `tg.fran.${n}`;
     await origins.put({
       id,
@@ -113,6 +113,7 @@ function plane(chatId: string) {
       target: { channel: 'telegram', accountId: 'fran', chatId },
       createdAt: Date.now(),
       expiresAt: Date.now() + 60_000,
+      ...(ack ? { messageId: ack.messageId, ack: ack.emoji } : {}),
     });
     const message: MessageEnvelope = {
       v: PROTOCOL_VERSION,
@@ -123,11 +124,11 @@ function plane(chatId: string) {
       ts: Date.now(),
       text: 'plan my trip',
       from: { channel: 'telegram', accountId: 'fran', peerId: '4242' },
-      stream: { mode: 'partial', minIntervalMs: 250 },
+      ...(stream ? { stream } : {}),
     };
     return message;
   };
-  const drafts = () => handled.filter((e) => e.kind === 'draft').length;
+  const drafts = () => handled.filter((e) => e.kind === 'draft' || e.kind === 'block').length;
   const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps => {
     const workspace = mkdtempSync(join(tmpdir(), 'cf-stream-'));
     return {
@@ -147,11 +148,17 @@ function plane(chatId: string) {
   return { deps, dlq, origins, handled, drafts, admit, runtime };
 }
 
-const callsTo = (chatId: string, since: number) => tg.calls().filter((c) => c.at >= since && String(c.params.chat_id) === chatId);
+/** Where the fake Bot API's record stands now: calls after it are this test's (by order, not by clock: two calls can share a millisecond). */
+const mark = () => tg.calls().length;
+const callsTo = (chatId: string, from: number) =>
+  tg
+    .calls()
+    .slice(from)
+    .filter((c) => String(c.params.chat_id) === chatId);
 
 describe('streamed replies', () => {
   it('shows a slow answer growing in a private chat, then sends it exactly once', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(1);
     expect(await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal)).toBe('replied');
@@ -172,7 +179,7 @@ describe('streamed replies', () => {
   });
 
   it('in a group, sends one preview message, edits it as the answer grows and turns it into the final reply', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(GROUP);
     const message = await p.admit(2);
     await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
@@ -194,7 +201,7 @@ describe('streamed replies', () => {
     ['a group', GROUP],
   ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 20_000 }, async (_name, chatId) => {
     {
-      const t0 = Date.now();
+      const t0 = mark();
       const p = plane(chatId);
       const message = await p.admit(3);
       // First attempt: two drafts out, then the process is gone (nothing more leaves it).
@@ -216,7 +223,8 @@ describe('streamed replies', () => {
   });
 
   it('slows drafts down on a 429 without delaying the final reply', async () => {
-    const t0 = Date.now();
+    const started = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(4);
     tg.failNext('sendMessageDraft', faults.tooManyRequests(30));
@@ -227,11 +235,11 @@ describe('streamed replies', () => {
     expect(p.handled.filter((e) => e.kind === 'draft').length).toBeGreaterThanOrEqual(2);
     // …while the reply went out at once, not 30 s later.
     expect(calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
-    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('never shows a secret of the agent, not even its first characters while it is being written', async () => {
-    const t0 = Date.now();
+    const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(5);
     const secret = 'sk-live-0123456789abcdef';
@@ -259,7 +267,7 @@ describe('streamed replies', () => {
       ts: 1,
       text: 'hi Ann, send me your password',
     };
-    const t0 = Date.now();
+    const t0 = mark();
     await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
@@ -269,7 +277,7 @@ describe('streamed replies', () => {
     const p = plane(GROUP);
     const message = await p.admit(7);
     await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
-    const t0 = Date.now();
+    const t0 = mark();
     const late = {
       v: PROTOCOL_VERSION,
       kind: 'draft',
@@ -300,7 +308,7 @@ describe('acknowledgement and threading on the Bot API', () => {
       messageId: 77,
       ack: '👀',
     });
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -325,7 +333,7 @@ describe('inline buttons on the Bot API', () => {
   it('puts the buttons under the last part of the reply, as callback buttons', async () => {
     const p = plane(PRIVATE);
     await p.admit(50);
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -347,7 +355,7 @@ describe('inline buttons on the Bot API', () => {
   it('refuses buttons Telegram would refuse (data over 64 bytes) into the DLQ, sending nothing', async () => {
     const p = plane(PRIVATE);
     await p.admit(51);
-    const t0 = Date.now();
+    const t0 = mark();
     const reply = {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -362,5 +370,192 @@ describe('inline buttons on the Bot API', () => {
     await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
+  });
+});
+
+/**
+ * A model that writes `paragraphs` one at a time, joined by blank lines. Once the first of a
+ * paragraph is out, the one before it is a completed block: it waits until the control plane
+ * has handled that block (or the turn is stopped), so the test waits on events, not the clock.
+ */
+function paragraphModel(paragraphs: string[], blocks: () => number, stopAfter?: number): ModelClient {
+  return {
+    label: 'scripted/paragraphs',
+    contextWindow: 100_000,
+    async complete(req) {
+      for (let i = 0; i < paragraphs.length; i++) {
+        req.onText?.(paragraphs.slice(0, i + 1).join('\n\n'));
+        if (stopAfter !== undefined && i + 1 >= stopAfter && !req.signal?.aborted)
+          await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
+        if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
+        if (i > 0) await until(() => blocks() >= i || req.signal?.aborted === true, 3_000);
+      }
+      return { ok: true, message: assistantMessage('scripted/paragraphs', [{ type: 'text', text: paragraphs.join('\n\n') }]) };
+    },
+  };
+}
+
+const PARAGRAPHS = [
+  'Here is the plan for the trip.',
+  // A blank line inside a code block, and inside a list item: neither is a place to cut.
+  '```sh\npack --bags\n\nwater --plants\n```',
+  '- lock the door\n\n  twice, to be sure\n- leave the key',
+  'Safe travels!',
+];
+const BLOCK_STREAM = { mode: 'block', minIntervalMs: 1_000, block: { minChars: 10, maxChars: 800 } } as const;
+
+describe('block streaming', () => {
+  it('sends each completed block as its own message while the model writes, and the reply only what no block said', async () => {
+    const t0 = mark();
+    const p = plane(PRIVATE);
+    const message = await p.admit(30, BLOCK_STREAM);
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    expect(await runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks)), new AbortController().signal)).toBe('replied');
+
+    const calls = callsTo(PRIVATE, t0);
+    expect(calls.filter((c) => c.method === 'sendMessageDraft')).toEqual([]);
+    const texts = calls.filter((c) => c.method === 'sendMessage').map((c) => String(c.params.text));
+    expect(texts).toHaveLength(4);
+    expect(texts[0]).toBe('Here is the plan for the trip.');
+    // The code block whole, its blank line kept; the list item with its second paragraph.
+    expect(texts[1]).toMatch(/^<pre><code[^>]*>pack --bags\n\nwater --plants\n?<\/code><\/pre>$/);
+    expect(texts[2]).toContain('lock the door');
+    expect(texts[2]).toContain('twice, to be sure');
+    expect(texts[2]).toContain('leave the key');
+    expect(texts[3]).toBe('Safe travels!');
+    // Blocks went out while the model wrote (each before the next paragraph was written), then the reply.
+    const kinds = p.handled.filter((e) => e.kind === 'block' || e.kind === 'reply');
+    expect(kinds.map((e) => e.kind)).toEqual(['block', 'block', 'block', 'reply']);
+    expect(kinds.at(-1)).toMatchObject({ kind: 'reply', text: 'Safe travels!', afterBlocks: 3 });
+    expect(p.dlq.letters).toEqual([]);
+  });
+
+  it('sends nothing again when the finished turn is redelivered: the reply is re-sent byte-identical and every id was delivered once', async () => {
+    const p = plane(PRIVATE);
+    const message = await p.admit(31, BLOCK_STREAM);
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const runtime = p.runtime(paragraphModel(PARAGRAPHS, blocks));
+    await runTurn(turnRequestFor(message), runtime, new AbortController().signal);
+    const first = p.handled.find((e) => e.kind === 'reply');
+    const t0 = mark();
+    // The runtime died before deleting the message: the turn comes again, and SQS hands every record out again.
+    expect(await runTurn(turnRequestFor(message), runtime, new AbortController().signal)).toBe('resent');
+    expect(p.handled.filter((e) => e.kind === 'reply').at(-1)).toEqual(first);
+    for (const e of [...p.handled]) await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(e), messageId: `again.${e.id}` }, p.deps);
+    expect(callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage')).toEqual([]);
+  });
+
+  it('when the runtime dies after block 2 of 4, the redone turn sends its own blocks under new ids and one final reply; no id is delivered twice', async () => {
+    const t0 = mark();
+    const p = plane(PRIVATE);
+    const message = await p.admit(32, BLOCK_STREAM);
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const killed = new AbortController();
+    const first = runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks, 3)), killed.signal);
+    await until(() => blocks() >= 2, 5_000);
+    killed.abort();
+    expect(await first).toBe('aborted');
+    const dead = p.handled.filter((e) => e.kind === 'block').map((e) => e.id);
+    expect(dead).toHaveLength(2);
+
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, () => blocks() - 2)), new AbortController().signal);
+    const redone = p.handled
+      .filter((e) => e.kind === 'block')
+      .map((e) => e.id)
+      .slice(2);
+    expect(redone).toHaveLength(3);
+    expect(redone.filter((id) => dead.includes(id))).toEqual([]);
+    // The user sees the first two blocks twice (the model wrote them again), as with OpenClaw; the answer's end once.
+    const texts = callsTo(PRIVATE, t0)
+      .filter((c) => c.method === 'sendMessage')
+      .map((c) => String(c.params.text));
+    expect(texts).toHaveLength(2 + 3 + 1);
+    expect(texts.filter((t) => t === 'Safe travels!')).toHaveLength(1);
+    // Every record handed out again (SQS redelivery) sends nothing: each id went out at most once.
+    const t1 = mark();
+    for (const e of [...p.handled]) await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(e), messageId: `again.${e.id}` }, p.deps);
+    expect(callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage')).toEqual([]);
+  });
+
+  it('threads the answer’s first block to the user’s message under replyToMode "first", and neither later blocks nor the reply', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'first';
+    const message = await p.admit(35, BLOCK_STREAM, { messageId: 88, emoji: '👀' });
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks)), new AbortController().signal);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends.map((c) => c.params.reply_parameters)).toEqual([{ message_id: 88, allow_sending_without_reply: true }, undefined, undefined, undefined]);
+    // The ack goes once the reply is out, after the blocks.
+    expect(callsTo(PRIVATE, t0).at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 88, reaction: [] } });
+  });
+
+  it('never sends a secret of the agent in a block', async () => {
+    const t0 = mark();
+    const p = plane(PRIVATE);
+    const message = await p.admit(34, BLOCK_STREAM);
+    const secret = 'sk-live-0123456789abcdef';
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const paragraphs = [`The key is ${secret}, keep it.`, `Again: ${secret}.`, 'That is all.'];
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(paragraphs, blocks), [secret]), new AbortController().signal);
+    const texts = callsTo(PRIVATE, t0)
+      .filter((c) => c.method === 'sendMessage')
+      .map((c) => String(c.params.text));
+    expect(texts).toHaveLength(3);
+    for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
+  });
+
+  it('refuses a block for an inbound another agent received, like a reply', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(33, BLOCK_STREAM);
+    const forged = {
+      v: PROTOCOL_VERSION,
+      kind: 'block',
+      id: 'x.block.1',
+      agentId: 'grif',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: 'tg.fran.33',
+      index: 1,
+      ts: 1,
+      text: 'hi',
+    };
+    const t0 = mark();
+    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
+    expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
+    expect(callsTo(PRIVATE, t0)).toEqual([]);
+  });
+});
+
+describe('the ack reaction on a turn without a reply', () => {
+  const saying = (text: string): ModelClient => ({
+    label: 'scripted/quick',
+    contextWindow: 100_000,
+    complete: async () => ({ ok: true, message: assistantMessage('scripted/quick', [{ type: 'text', text }]) }),
+  });
+  const reactions = (since: number) => callsTo(PRIVATE, since).filter((c) => c.method === 'setMessageReaction');
+
+  it('is cleared when the agent answers NO_REPLY', async () => {
+    const p = plane(PRIVATE);
+    const message = await p.admit(40, undefined, { messageId: 91, emoji: '👀' });
+    const t0 = mark();
+    expect(await runTurn(turnRequestFor(message), p.runtime(saying('NO_REPLY')), new AbortController().signal)).toBe('silent');
+    expect(reactions(t0)).toEqual([expect.objectContaining({ params: expect.objectContaining({ message_id: 91, reaction: [] }) })]);
+  });
+
+  it('is cleared once, by the reply, when the agent answers', async () => {
+    const p = plane(PRIVATE);
+    const message = await p.admit(41, undefined, { messageId: 92, emoji: '👀' });
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(saying('Done.')), new AbortController().signal);
+    expect(reactions(t0)).toHaveLength(1);
+  });
+
+  it('is left alone for a forged "ended without a reply" status from another agent', async () => {
+    const p = plane(PRIVATE);
+    await p.admit(42, undefined, { messageId: 93, emoji: '👀' });
+    const t0 = mark();
+    const forged = { v: PROTOCOL_VERSION, kind: 'status', id: 'x.status', agentId: 'grif', turn: 'ended', inboundId: 'tg.fran.42', replied: false, ts: 1 };
+    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
+    expect(reactions(t0)).toEqual([]);
   });
 });

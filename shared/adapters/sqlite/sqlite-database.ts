@@ -120,6 +120,8 @@ export function openStateDatabase(path: string): StateDatabase {
   // media (#16): a chat line may carry a file (JSON: key, name, type, size); older files gain the column empty.
   const chatColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('chat_lines') as { name: string }[];
   if (!chatColumns.some((c) => c.name === 'file')) db.exec('ALTER TABLE chat_lines ADD COLUMN file TEXT');
+  // An agent's line may carry inline buttons (JSON rows of {text, data}); older files gain the column empty.
+  if (!chatColumns.some((c) => c.name === 'buttons')) db.exec('ALTER TABLE chat_lines ADD COLUMN buttons TEXT');
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
   return db;
 }

@@ -6,7 +6,12 @@ import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
 import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } from '../media/media-ref.ts';
 
-export const PROTOCOL_VERSION = 2 as const;
+/**
+ * Both sides must speak the same version (a runtime and its control plane are deployed
+ * together). 2: drafts, commands, buttons, quotes, media. 3: block streaming (`block`
+ * envelopes, a reply's `afterBlocks`, an ended status's `replied`).
+ */
+export const PROTOCOL_VERSION = 3 as const;
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of

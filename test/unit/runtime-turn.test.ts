@@ -599,7 +599,7 @@ describe('the worker', () => {
 
   it('parks an envelope it cannot read in the DLQ with the reason', async () => {
     const { w, inbox, dlq } = worker(scripted());
-    inbox.push('{"v":2,"kind":"message"}', 'g', 'bad-1');
+    inbox.push(`{"v":${PROTOCOL_VERSION},"kind":"message"}`, 'g', 'bad-1');
     inbox.push(JSON.stringify({ ...message(), agentId: 'grif' }), 'g2', 'bad-2');
     w.start();
     await expect.poll(() => dlq.letters.length).toBe(2);

@@ -3,8 +3,8 @@
 // secret values (openclaw/gateway-process.ts), and a bridge in this process takes the
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
-// Heartbeats and the ready line are the native runtime's, so the registry's states and the
-// launcher's restarts work unchanged.
+// Heartbeats, the ready line and the container health file are the native runtime's, so the
+// registry's states, the launcher's restarts and ECS's health check work unchanged.
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
@@ -14,6 +14,7 @@ import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
+import { keepHealthFile } from '../health-file.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
@@ -21,8 +22,46 @@ import type { ControlAction } from '../worker.ts';
 import type { RunningRuntime } from './registry.ts';
 
 const WARNING_MAX = 500;
+/**
+ * A gateway down this long (not started, or not restarted however often it was tried) leaves
+ * the health file to age, so ECS replaces the task: a new task starts from a clean task
+ * storage, which a stuck restart loop in this one cannot.
+ */
+const GATEWAY_DOWN_UNHEALTHY_MS = 5 * 60_000;
+
+/**
+ * OpenClaw's state (its sessions, memory index and databases) lives in the agent's
+ * workspace — on AWS its EFS volume — so a replaced or woken task carries on the same
+ * conversations, as native's transcripts do. Its config (the keys, the gateway's token) stays
+ * in the runtime's own state: written afresh at every start, never on the shared volume.
+ */
+export const openclawStateDir = (workspace: string): string => join(workspace, '.clawfleet', 'openclaw-state');
 
 export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
+  const { env } = parts;
+  // Fresh from the first moment (a runtime waiting for its secret is alive; the gateway takes
+  // ~30 s to start), and left to age once its gateway has been down too long.
+  let gateway: GatewaySupervisor | undefined;
+  let downSince: number | undefined;
+  const gatewayWell = () => {
+    if (!gateway || gateway.current()) downSince = undefined;
+    else downSince ??= Date.now();
+    return downSince === undefined || Date.now() - downSince < GATEWAY_DOWN_UNHEALTHY_MS;
+  };
+  const healthTimer = env.healthFile ? keepHealthFile(env.healthFile, gatewayWell) : undefined;
+  try {
+    return await startOpenclaw(
+      parts,
+      (g) => (gateway = g),
+      () => clearInterval(healthTimer),
+    );
+  } catch (err) {
+    clearInterval(healthTimer);
+    throw err;
+  }
+}
+
+async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewaySupervisor) => void, stopHealth: () => void): Promise<RunningRuntime> {
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
@@ -58,11 +97,13 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
       startManagedGateway({
         install: { node, cli },
         dir: gatewayDir,
+        stateDir: openclawStateDir(env.workspace),
         config: { config: env.config, secrets, workspace: env.workspace },
         log,
         readyTimeoutMs: readyMs,
       }),
   });
+  supervised(gateway);
   const client = await gateway.start();
   const warnings: string[] = [];
 
@@ -82,6 +123,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
       clearInterval(heartbeatTimer);
       await worker.stop(drainMs);
       await gateway.stop();
+      stopHealth();
     })());
   const control = async (action: ControlAction) => {
     if (action === 'reload') {

@@ -2,7 +2,7 @@
 // container health file is fresh from its first moment, while its gateway is still starting
 // (~30 s on AWS, so ECS would otherwise replace the task); an install that is not the pinned
 // release is refused before anything starts; and the image stage each kind runs from.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,11 +15,13 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
+import { readRuntimeEnv, type RuntimeEnv } from '../../runtime-image/src/env.ts';
 import { openclawStateDir, startOpenclawRuntime } from '../../runtime-image/src/kinds/openclaw.ts';
 import { checkPinnedInstall } from '../../runtime-image/src/openclaw/gateway-process.ts';
+import { processes } from '../support/process-tree.ts';
 
 const KEY = 'sk-test-openclaw-health-0123456789';
+const ROOT = process.getuid?.() === 0;
 
 /** An "OpenClaw" install whose gateway never says it is ready (its entry just waits). */
 function neverReadyInstall(version: string): { node: string; cli: string } {
@@ -37,40 +39,50 @@ function franOnOpenclaw() {
   return runtimeConfigFor(parseConfig(raw), 'fran');
 }
 
+/** fran's openclaw runtime starting on a never-ready install, with `extra` in its environment. */
+async function startNeverReady(extra: Record<string, string> = {}) {
+  const install = neverReadyInstall(OPENCLAW_VERSION);
+  const workspace = mkdtempSync(join(tmpdir(), 'cf-openclaw-health-'));
+  const healthFile = `${workspace}-alive`;
+  // As the image lays it out: the runtime's state passable (0711), not listable, by the gateway's user.
+  mkdirSync(`${workspace}-state`, { mode: 0o711 });
+  chmodSync(`${workspace}-state`, 0o711);
+  const env: RuntimeEnv = await readRuntimeEnv(
+    {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(franOnOpenclaw()),
+      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
+      CLAWFLEET_SECRETS_FD: '3',
+      CLAWFLEET_WORKSPACE: workspace,
+      CLAWFLEET_RUNTIME_STATE: `${workspace}-state`,
+      CLAWFLEET_HEALTH_FILE: healthFile,
+      CLAWFLEET_OPENCLAW_NODE: install.node,
+      CLAWFLEET_OPENCLAW_CLI: install.cli,
+      CLAWFLEET_OPENCLAW_READY_SECONDS: '5',
+      ...extra,
+    },
+    async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
+  );
+  const starting = startOpenclawRuntime({
+    env,
+    inbox: new InMemoryFifoQueue(),
+    outbox: new InMemoryOutbox(),
+    deadLetters: new InMemoryDeadLetters(),
+    secrets: { OPENAI_API_KEY: KEY },
+    clock: systemClock,
+    log: memoryLogger(),
+    exit: () => {},
+  });
+  const outcome = starting.then(
+    () => 'started',
+    (err: unknown) => err,
+  );
+  return { install, workspace, healthFile, outcome };
+}
+
 describe('the openclaw kind’s container health file', () => {
   it('is written from the first moment, while the gateway is still starting (its state on the workspace, its config not)', async () => {
-    const install = neverReadyInstall(OPENCLAW_VERSION);
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-openclaw-health-'));
-    const healthFile = `${workspace}-alive`;
-    const env = await readRuntimeEnv(
-      {
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(franOnOpenclaw()),
-        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-        CLAWFLEET_SECRETS_FD: '3',
-        CLAWFLEET_WORKSPACE: workspace,
-        CLAWFLEET_RUNTIME_STATE: `${workspace}-state`,
-        CLAWFLEET_HEALTH_FILE: healthFile,
-        CLAWFLEET_OPENCLAW_NODE: install.node,
-        CLAWFLEET_OPENCLAW_CLI: install.cli,
-        CLAWFLEET_OPENCLAW_READY_SECONDS: '5',
-      },
-      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
-    );
-    const starting = startOpenclawRuntime({
-      env,
-      inbox: new InMemoryFifoQueue(),
-      outbox: new InMemoryOutbox(),
-      deadLetters: new InMemoryDeadLetters(),
-      secrets: { OPENAI_API_KEY: KEY },
-      clock: systemClock,
-      log: memoryLogger(),
-      exit: () => {},
-    });
-    const outcome = starting.then(
-      () => 'started',
-      (err: unknown) => err,
-    );
+    const { workspace, healthFile, outcome } = await startNeverReady();
     // Written before the gateway could be ready (it never is here), and fresh.
     await expect.poll(() => existsSync(healthFile), { timeout: 3_000 }).toBe(true);
     expect(Date.now() - Number(readFileSync(healthFile, 'utf8'))).toBeLessThan(5_000);
@@ -86,8 +98,53 @@ describe('the openclaw kind’s container health file', () => {
     expect((err as ClawfleetError).code).toBe('OPENCLAW_GATEWAY_FAILED');
     expect((err as Error).message).toMatch(/not ready within 5 s/);
     // The config with the key never went to the shared workspace.
-    expect(existsSync(join(workspace, '.clawfleet', 'openclaw-state', 'openclaw.json'))).toBe(false);
+    expect(existsSync(join(openclawStateDir(workspace), 'openclaw.json'))).toBe(false);
   }, 20_000);
+});
+
+describe('the gateway’s user', () => {
+  it('is both CLAWFLEET_OPENCLAW_UID and _GID or neither', async () => {
+    const base = {
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(franOnOpenclaw()),
+      CLAWFLEET_INBOX_URL: 'http://q/in',
+      CLAWFLEET_OUTBOX_URL: 'http://q/out',
+      CLAWFLEET_DLQ_URL: 'http://q/dlq',
+    };
+    expect((await readRuntimeEnv(base)).openclaw.runAs).toBeUndefined();
+    expect((await readRuntimeEnv({ ...base, CLAWFLEET_OPENCLAW_UID: '20100', CLAWFLEET_OPENCLAW_GID: '20000' })).openclaw.runAs).toEqual({
+      uid: 20100,
+      gid: 20000,
+    });
+    await expect(readRuntimeEnv({ ...base, CLAWFLEET_OPENCLAW_UID: '20100' })).rejects.toThrow(/CLAWFLEET_OPENCLAW_GID: is needed with the other/);
+    await expect(readRuntimeEnv({ ...base, CLAWFLEET_OPENCLAW_UID: '0', CLAWFLEET_OPENCLAW_GID: '0' })).rejects.toThrow(/CLAWFLEET_OPENCLAW_UID/);
+  });
+
+  it.skipIf(!ROOT)(
+    ROOT
+      ? 'runs the gateway (and its guard) as that user, owning its own directory and nothing else of the runtime’s'
+      : 'runs the gateway as that user — SKIPPED: not running as root, which dropping to another user needs',
+    async () => {
+      const { install, workspace, outcome } = await startNeverReady({ CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' });
+      const gateway = await expect
+        .poll(() => processes().find((p) => p.command.includes(install.cli) && !p.command.includes('-e')), { timeout: 5_000 })
+        .toBeDefined()
+        .then(() => processes().find((p) => p.command.includes(install.cli) && !p.command.includes('-e'))!);
+      const status = readFileSync(`/proc/${gateway.pid}/status`, 'utf8');
+      expect(/^Uid:\s+(\d+)/m.exec(status)![1]).toBe('65534');
+      expect(/^Gid:\s+(\d+)/m.exec(status)![1]).toBe('65534');
+      // No supplementary group of root's kept, no capability.
+      expect(/^Groups:[ \t]*(.*)$/m.exec(status)![1]!.trim()).toBe('');
+      expect(/^CapEff:\s+(\S+)/m.exec(status)![1]).toBe('0000000000000000');
+      const dir = join(`${workspace}-state`, 'openclaw');
+      expect(statSync(dir)).toMatchObject({ uid: 65534 });
+      expect(statSync(join(dir, 'openclaw.json'))).toMatchObject({ uid: 65534 });
+      expect(statSync(openclawStateDir(workspace))).toMatchObject({ uid: 65534 });
+      expect(statSync(`${workspace}-state`)).toMatchObject({ uid: 0 });
+      expect(await outcome).toBeInstanceOf(ClawfleetError);
+    },
+    20_000,
+  );
 });
 
 describe('the pinned OpenClaw release', () => {

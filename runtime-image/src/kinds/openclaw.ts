@@ -34,8 +34,9 @@ const GATEWAY_DOWN_UNHEALTHY_MS = 5 * 60_000;
  * workspace — on AWS its EFS volume — so a replaced or woken task carries on the same
  * conversations, as native's transcripts do. Its config (the keys, the gateway's token) stays
  * in the runtime's own state: written afresh at every start, never on the shared volume.
+ * Top level, not under .clawfleet/ (the runtime's, which the gateway's user need not reach).
  */
-export const openclawStateDir = (workspace: string): string => join(workspace, '.clawfleet', 'openclaw-state');
+export const openclawStateDir = (workspace: string): string => join(workspace, '.openclaw-state');
 
 export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
   const { env } = parts;
@@ -67,7 +68,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   checkOwnSecretId(env.config, env.secretId);
   const mode = agent.runtime.openclaw?.mode ?? 'managed';
   if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
-  const { node, cli, readyMs } = env.openclaw;
+  const { node, cli, readyMs, runAs } = env.openclaw;
   if (!node || !cli) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',
@@ -98,6 +99,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
         install: { node, cli },
         dir: gatewayDir,
         stateDir: openclawStateDir(env.workspace),
+        ...(runAs ? { runAs } : {}),
         config: { config: env.config, secrets, workspace: env.workspace },
         log,
         readyTimeoutMs: readyMs,

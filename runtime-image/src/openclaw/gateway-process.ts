@@ -5,9 +5,11 @@
 // process stands between: it kills the gateway's whole process group when this runtime's
 // end of its stdin closes, so a SIGKILLed runtime leaves no gateway behind with its keys.
 // The install it is given must be the pinned release (shared/config/openclaw-release.ts).
+// In the image the gateway runs as a user of its own (never root), so nothing OpenClaw runs
+// can read the runtime's environment or memory, where the task role's credentials URI is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
@@ -125,6 +127,21 @@ export function checkPinnedInstall(install: OpenclawInstallPaths): void {
   }
 }
 
+/**
+ * Gives `path` and all under it to the gateway's user. `strict` false: a volume that maps
+ * every caller to one owner of its own (EFS through its access point) refuses chown, and
+ * needs none; there a refusal ends the walk quietly.
+ */
+function giveTo(path: string, user: { uid: number; gid: number }, strict: boolean): void {
+  try {
+    lchownSync(path, user.uid, user.gid);
+  } catch (err) {
+    if (strict) throw err;
+    return;
+  }
+  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) giveTo(join(path, entry), user, strict);
+}
+
 /** A free loopback port, asked of the kernel. */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -146,6 +163,8 @@ export async function startManagedGateway(opts: {
    * outlive the process, and on AWS the task (default `<dir>/state`).
    */
   stateDir?: string;
+  /** The user and group the gateway runs as; absent, this process's own. */
+  runAs?: { uid: number; gid: number };
   config: Omit<GatewayConfigInputs, 'port' | 'token' | 'logFile'>;
   log: Logger;
   readyTimeoutMs: number;
@@ -165,6 +184,11 @@ export async function startManagedGateway(opts: {
   writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), {
     mode: 0o600,
   });
+  if (opts.runAs) {
+    // Its own directory (config, home, logs) and its state become its user's; nothing else of the runtime's is.
+    giveTo(dir, opts.runAs, true);
+    giveTo(stateDir, opts.runAs, false);
+  }
 
   const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
     cwd: dir,
@@ -178,6 +202,7 @@ export async function startManagedGateway(opts: {
       NO_COLOR: '1',
     },
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];

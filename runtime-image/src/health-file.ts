@@ -23,3 +23,16 @@ export function keepHealthFile(file: string, healthy: () => boolean = () => true
   timer.unref();
   return timer;
 }
+
+/**
+ * A health predicate for something that may be down for a while: well while `up()` says so
+ * or it has been down less than `limitMs` (by `now`); each call looks once.
+ */
+export function downNoLongerThan(limitMs: number, up: () => boolean, now: () => number = Date.now): () => boolean {
+  let downSince: number | undefined;
+  return () => {
+    if (up()) downSince = undefined;
+    else downSince ??= now();
+    return downSince === undefined || now() - downSince < limitMs;
+  };
+}

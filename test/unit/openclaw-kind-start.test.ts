@@ -18,6 +18,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { readRuntimeEnv, type RuntimeEnv } from '../../runtime-image/src/env.ts';
 import { openclawStateDir, startOpenclawRuntime } from '../../runtime-image/src/kinds/openclaw.ts';
 import { checkPinnedInstall } from '../../runtime-image/src/openclaw/gateway-process.ts';
+import { downNoLongerThan } from '../../runtime-image/src/health-file.ts';
 import { processes } from '../support/process-tree.ts';
 
 const KEY = 'sk-test-openclaw-health-0123456789';
@@ -100,6 +101,33 @@ describe('the openclaw kind’s container health file', () => {
     // The config with the key never went to the shared workspace.
     expect(existsSync(join(openclawStateDir(workspace), 'openclaw.json'))).toBe(false);
   }, 20_000);
+});
+
+describe('a gateway down too long', () => {
+  it('leaves the health file to age after five minutes down, and is well again once it is back', () => {
+    let t = 0;
+    let up = false;
+    const well = downNoLongerThan(
+      5 * 60_000,
+      () => up,
+      () => t,
+    );
+    expect(well()).toBe(true); // down since 0
+    t = 4 * 60_000 + 59_000;
+    expect(well()).toBe(true);
+    t = 5 * 60_000;
+    expect(well()).toBe(false);
+    up = true;
+    expect(well()).toBe(true);
+    // A new outage counts from when it is first seen, not from the old one.
+    up = false;
+    t = 6 * 60_000;
+    expect(well()).toBe(true);
+    t = 10 * 60_000;
+    expect(well()).toBe(true);
+    t = 11 * 60_000;
+    expect(well()).toBe(false);
+  });
 });
 
 describe('the gateway’s user', () => {

@@ -14,7 +14,7 @@ import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
-import { keepHealthFile } from '../health-file.ts';
+import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
@@ -43,12 +43,8 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   // Fresh from the first moment (a runtime waiting for its secret is alive; the gateway takes
   // ~30 s to start), and left to age once its gateway has been down too long.
   let gateway: GatewaySupervisor | undefined;
-  let downSince: number | undefined;
-  const gatewayWell = () => {
-    if (!gateway || gateway.current()) downSince = undefined;
-    else downSince ??= Date.now();
-    return downSince === undefined || Date.now() - downSince < GATEWAY_DOWN_UNHEALTHY_MS;
-  };
+  // Before there is a gateway to start (the secret awaited) the runtime is well.
+  const gatewayWell = downNoLongerThan(GATEWAY_DOWN_UNHEALTHY_MS, () => !gateway || gateway.current() !== undefined);
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile, gatewayWell) : undefined;
   try {
     return await startOpenclaw(

@@ -2,7 +2,7 @@
 // container health file is fresh from its first moment, while its gateway is still starting
 // (~30 s on AWS, so ECS would otherwise replace the task); an install that is not the pinned
 // release is refused before anything starts; and the image stage each kind runs from.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,13 +41,14 @@ function franOnOpenclaw() {
 }
 
 /** fran's openclaw runtime starting on a never-ready install, with `extra` in its environment. */
-async function startNeverReady(extra: Record<string, string> = {}) {
+async function startNeverReady(extra: Record<string, string> = {}, plant: (runtimeState: string) => void = () => {}) {
   const install = neverReadyInstall(OPENCLAW_VERSION);
   const workspace = mkdtempSync(join(tmpdir(), 'cf-openclaw-health-'));
   const healthFile = `${workspace}-alive`;
   // As the image lays it out: the runtime's state passable (0711), not listable, by the gateway's user.
   mkdirSync(`${workspace}-state`, { mode: 0o711 });
   chmodSync(`${workspace}-state`, 0o711);
+  plant(`${workspace}-state`);
   const env: RuntimeEnv = await readRuntimeEnv(
     {
       CLAWFLEET_AGENT_ID: 'fran',
@@ -150,10 +151,18 @@ describe('the gateway’s user', () => {
 
   it.skipIf(!ROOT)(
     ROOT
-      ? 'runs the gateway (and its guard) as that user, owning its own directory and nothing else of the runtime’s'
+      ? 'runs the gateway (and its guard) as that user, owning its own directory and nothing else, led by no link it left there'
       : 'runs the gateway as that user — SKIPPED: not running as root, which dropping to another user needs',
     async () => {
-      const { install, workspace, outcome } = await startNeverReady({ CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' });
+      // What a gateway's user could have left in its own directory for the next (root's) start:
+      // a link at the config's path and one in its home, both to a file of root's.
+      const victim = join(mkdtempSync(join(tmpdir(), 'cf-openclaw-victim-')), 'root-only');
+      writeFileSync(victim, 'root only\n', { mode: 0o600 });
+      const { install, workspace, outcome } = await startNeverReady({ CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' }, (state) => {
+        mkdirSync(join(state, 'openclaw', 'home'), { recursive: true });
+        symlinkSync(victim, join(state, 'openclaw', 'openclaw.json'));
+        symlinkSync(victim, join(state, 'openclaw', 'home', 'planted'));
+      });
       const gateway = await expect
         .poll(() => processes().find((p) => p.command.includes(install.cli) && !p.command.includes('-e')), { timeout: 5_000 })
         .toBeDefined()
@@ -169,6 +178,10 @@ describe('the gateway’s user', () => {
       expect(statSync(join(dir, 'openclaw.json'))).toMatchObject({ uid: 65534 });
       expect(statSync(openclawStateDir(workspace))).toMatchObject({ uid: 65534 });
       expect(statSync(`${workspace}-state`)).toMatchObject({ uid: 0 });
+      // Neither link was followed: the file of root's is untouched and still root's; the config is a file of its own.
+      expect(readFileSync(victim, 'utf8')).toBe('root only\n');
+      expect(statSync(victim)).toMatchObject({ uid: 0, gid: 0 });
+      expect(lstatSync(join(dir, 'openclaw.json')).isFile()).toBe(true);
       expect(await outcome).toBeInstanceOf(ClawfleetError);
     },
     20_000,

@@ -9,7 +9,7 @@
 // can read the runtime's environment or memory, where the task role's credentials URI is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fchownSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
@@ -128,18 +128,35 @@ export function checkPinnedInstall(install: OpenclawInstallPaths): void {
 }
 
 /**
- * Gives `path` and all under it to the gateway's user. `strict` false: a volume that maps
- * every caller to one owner of its own (EFS through its access point) refuses chown, and
- * needs none; there a refusal ends the walk quietly.
+ * The gateway's user gets its own directories, not what is in them: what it made there is
+ * its own already, and a walk down a tree it can write could be led by a link it planted to
+ * a file of root's (lchown changes a link itself, never its target). The state directory may
+ * be on a volume that maps every caller to one owner of its own (EFS through its access
+ * point), which refuses chown and needs none.
  */
-function giveTo(path: string, user: { uid: number; gid: number }, strict: boolean): void {
+function giveDirs(user: { uid: number; gid: number }, dirs: string[], stateDir: string): void {
+  for (const d of dirs) lchownSync(d, user.uid, user.gid);
   try {
-    lchownSync(path, user.uid, user.gid);
-  } catch (err) {
-    if (strict) throw err;
-    return;
+    lchownSync(stateDir, user.uid, user.gid);
+  } catch {
+    // EFS: the access point's owner is everyone's.
   }
-  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) giveTo(join(path, entry), user, strict);
+}
+
+/**
+ * The config, written afresh at each start: never through a link left at its path (the
+ * gateway's user can write its directory; O_EXCL does not follow one), mode 0600, and that
+ * user's when there is one.
+ */
+function writeConfig(path: string, text: string, user: { uid: number; gid: number } | undefined): void {
+  rmSync(path, { force: true });
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    if (user) fchownSync(fd, user.uid, user.gid);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A free loopback port, asked of the kernel. */
@@ -181,14 +198,9 @@ export async function startManagedGateway(opts: {
   const tmp = join(dir, 'tmp');
   for (const d of [dir, home, tmp, stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const configPath = join(dir, 'openclaw.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), {
-    mode: 0o600,
-  });
-  if (opts.runAs) {
-    // Its own directory (config, home, logs) and its state become its user's; nothing else of the runtime's is.
-    giveTo(dir, opts.runAs, true);
-    giveTo(stateDir, opts.runAs, false);
-  }
+  // Its own directories (config, home, logs) and its state become its user's; nothing else of the runtime's is.
+  if (opts.runAs) giveDirs(opts.runAs, [dir, home, tmp], stateDir);
+  writeConfig(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), opts.runAs);
 
   const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
     cwd: dir,

@@ -18,6 +18,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { readRuntimeEnv, type RuntimeEnv } from '../../runtime-image/src/env.ts';
 import { openclawStateDir, startOpenclawRuntime } from '../../runtime-image/src/kinds/openclaw.ts';
 import { checkPinnedInstall } from '../../runtime-image/src/openclaw/gateway-process.ts';
+import { moveLegacyState } from '../../runtime-image/src/openclaw/legacy-state.ts';
 import { downNoLongerThan } from '../../runtime-image/src/health-file.ts';
 import { processes } from '../support/process-tree.ts';
 
@@ -101,6 +102,24 @@ describe('the openclaw kind’s container health file', () => {
     expect((err as Error).message).toMatch(/not ready within 5 s/);
     // The config with the key never went to the shared workspace.
     expect(existsSync(join(openclawStateDir(workspace), 'openclaw.json'))).toBe(false);
+  }, 20_000);
+});
+
+describe('OpenClaw state from before the move into the workspace', () => {
+  it('is moved over once, at the first start, so no session is lost; a state already in the workspace is left alone', async () => {
+    const { workspace, outcome } = await startNeverReady({}, (state) => {
+      mkdirSync(join(state, 'openclaw', 'state', 'agents', 'fran'), { recursive: true });
+      writeFileSync(join(state, 'openclaw', 'state', 'agents', 'fran', 'sessions.marker'), 'old sessions');
+    });
+    await outcome;
+    expect(readFileSync(join(openclawStateDir(workspace), 'agents', 'fran', 'sessions.marker'), 'utf8')).toBe('old sessions');
+    expect(existsSync(join(`${workspace}-state`, 'openclaw', 'state'))).toBe(false);
+
+    const log = memoryLogger();
+    const legacy = mkdtempSync(join(tmpdir(), 'cf-openclaw-legacy-'));
+    const current = mkdtempSync(join(tmpdir(), 'cf-openclaw-current-'));
+    moveLegacyState(legacy, current, log);
+    expect(existsSync(legacy)).toBe(true);
   }, 20_000);
 });
 

@@ -14,6 +14,7 @@ import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
+import { moveLegacyState } from '../openclaw/legacy-state.ts';
 import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
@@ -87,6 +88,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   processRedactor.add(...Object.values(secrets));
 
   const gatewayDir = join(env.runtimeState, 'openclaw');
+  moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(env.workspace), log);
   const gateway = new GatewaySupervisor({
     clientVersion: RUNTIME_VERSION,
     log,

@@ -28,6 +28,8 @@ const ROOT = process.getuid?.() === 0;
 /** An "OpenClaw" install whose gateway never says it is ready (its entry just waits). */
 function neverReadyInstall(version: string): { node: string; cli: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-fake-install-'));
+  // Readable by all, as an npm install is (the gateway may run as a user of its own).
+  chmodSync(dir, 0o755);
   const pkg = join(dir, 'node_modules', 'openclaw');
   mkdirSync(pkg, { recursive: true });
   writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'openclaw', version }));

@@ -69,7 +69,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   if (!node || !cli) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',
-      'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")',
+      'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
     );
   }
   const secrets = await awaitSecrets({

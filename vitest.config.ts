@@ -72,7 +72,8 @@ export default defineConfig({
               test: {
                 name: 'openclaw',
                 include: ['test/openclaw/**/*.test.ts'],
-                globalSetup: ['test/support/build-bundles.ts'],
+                // The emulator too: test/openclaw/openclaw-aws.test.ts drives the bridge over SQS.
+                globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
                 pool: 'forks',
                 testTimeout: 300_000,
                 hookTimeout: 600_000,

@@ -34,7 +34,7 @@ Stop the OpenClaw gateway first, and do not run the clawfleet fleet on <state> m
   --state <dir>           the clawfleet state directory (default .clawfleet)
   --runtime <kind>        "native" (default): the agents run on clawfleet's runtime; "openclaw": each keeps
                           running on OpenClaw, as a managed one-agent gateway (runtime.kind "openclaw",
-                          1 vCPU / 2048 MB; local mode only for now — docs/runtime.md)
+                          1 vCPU / 2048 MB, locally and on AWS — docs/runtime.md)
   --force                 overwrite --out if it exists, and workspace files that differ`;
 
 function readJson5(path: string, what: string): unknown {

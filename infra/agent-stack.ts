@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
-import { imageVariantFor, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
+import { imageVariantFor, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
 import { agentSecretName, functionName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -74,7 +74,7 @@ export class AgentStack extends Stack {
     const shared = importSharedResources(this, 'Shared', fleet);
     const architecture = runtimeArchitecture(agent.runtime);
     // The one-off tasks (archive, workspace sync) run the plain runtime image; the agent's own
-    // runtime the variant its tools need (with Chromium for a browser).
+    // runtime the variant its kind and tools need (OpenClaw for the openclaw kind, Chromium for a browser).
     const fleetImage = props.defaultImage(architecture, 'runtime');
     const image = agent.runtime.image ? props.imageFromRegistry(agent.runtime.image) : props.defaultImage(architecture, imageVariantFor(agent));
     this.fleetSkills = props.fleetSkills ? new AgentFleetSkills(this, 'FleetSkills', { bundle: props.fleetSkills }) : undefined;

@@ -8,7 +8,9 @@ import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
-import { browserSizeProblem, type RuntimeImageVariant } from '../shared/config/browser-size.ts';
+import { browserSizeProblem } from '../shared/config/browser-size.ts';
+import { imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
+import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -49,6 +51,16 @@ const RUNTIME_IMAGE_CONTEXT = [
   '**/node_modules',
 ];
 const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
+
+/**
+ * Build arguments per Dockerfile stage. The openclaw stage installs the pinned release from
+ * the one place it is pinned (shared/config/openclaw-release.ts), which the managed gateway
+ * checks its install against at start; the other stages take none (their asset hashes stay).
+ */
+export function runtimeImageBuildArgs(variant: RuntimeImageVariant): Record<string, string> | undefined {
+  if (variant !== 'openclaw') return undefined;
+  return { OPENCLAW_VERSION, OPENCLAW_PACKAGE_JSON: JSON.stringify(openclawInstallManifest()) };
+}
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
@@ -111,12 +123,15 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
     const key = `${architecture}/${variant}`;
     let image = built.get(key);
     if (!image) {
-      // The browser variant is the Dockerfile's "browser" stage: the runtime plus Chromium.
+      // Each variant is the Dockerfile stage of its name: "browser" the runtime plus Chromium,
+      // "openclaw" the runtime bundle plus the pinned OpenClaw.
+      const buildArgs = runtimeImageBuildArgs(variant);
       image = ecs.ContainerImage.fromAsset(REPO_ROOT, {
         file: RUNTIME_DOCKERFILE,
         exclude: RUNTIME_IMAGE_CONTEXT,
         platform: IMAGE_PLATFORMS[architecture],
         target: variant,
+        ...(buildArgs ? { buildArgs } : {}),
       });
       built.set(key, image);
     }
@@ -132,9 +147,12 @@ function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue
     const resolved = resolveAgent(config, agent.id);
     const heartbeat = resolved.heartbeat;
     if (heartbeat) expressible(issues, `agents.list[${i}].heartbeat.every`, { kind: 'every', everyMs: durationMs(heartbeat.every) });
-    // A runtime kind this deployment has no image for yet is refused here, not left to fail in its task.
+    // A runtime kind this deployment cannot run (none today; the seam for the next kind) is
+    // refused here, not left to fail in its task; so is an agent no image stage fits.
     const placement = kindPlacementProblem(resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND, 'aws');
     if (placement) issues.push({ path: `agents.list[${i}].runtime.kind`, message: placement });
+    const variant = resolved.runtime.image === undefined ? imageVariantProblem(resolved) : undefined;
+    if (variant) issues.push({ path: `agents.list[${i}].tools.browser`, message: variant });
   });
   // A browser on a task too small for Chromium: refused here, with the size and why.
   config.agents.list.forEach((agent, i) => {

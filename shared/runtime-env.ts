@@ -83,6 +83,23 @@ export const RuntimeEnvSchema = z.object({
   /** runtime.kind "openclaw": the Node 24 binary and OpenClaw's CLI entry (openclaw.mjs) the managed gateway runs on. */
   CLAWFLEET_OPENCLAW_NODE: z.string().startsWith('/').optional(),
   CLAWFLEET_OPENCLAW_CLI: z.string().startsWith('/').optional(),
+  /**
+   * runtime.kind "openclaw": the user and group the managed gateway runs as (the image's
+   * clawfleet-openclaw), so nothing it runs can read the runtime's environment or memory
+   * (the task role's credentials URI); both or neither. Unset: the runtime's own user.
+   */
+  CLAWFLEET_OPENCLAW_UID: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(2 ** 31 - 1)
+    .optional(),
+  CLAWFLEET_OPENCLAW_GID: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(2 ** 31 - 1)
+    .optional(),
   /** How long a managed OpenClaw gateway may take to say it is ready. */
   CLAWFLEET_OPENCLAW_READY_SECONDS: z.coerce.number().int().min(5).max(600).default(180),
   /** First retry delay after a retriable model error (doubles, capped at 10 s). */

@@ -249,7 +249,7 @@ export function convertOpenclaw(
   };
   notes.push(
     onOpenclaw
-      ? 'every agent keeps running on OpenClaw: agents.defaults.runtime {kind "openclaw", cpus 1, memoryMb 2048, idleTimeoutMinutes 30} (a managed one-agent gateway each; local mode only for now, see docs/runtime.md)'
+      ? 'every agent keeps running on OpenClaw: agents.defaults.runtime {kind "openclaw", cpus 1, memoryMb 2048, idleTimeoutMinutes 30} (a managed one-agent gateway each, locally and on AWS; see docs/runtime.md)'
       : 'every agent gets agents.defaults.runtime {cpus 0.5, memoryMb 1024, idleTimeoutMinutes 30}; size them in clawfleet.json',
   );
   const rawDefaults = isObj(agentsRoot.defaults) ? agentsRoot.defaults : {};

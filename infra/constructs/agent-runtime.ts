@@ -15,11 +15,12 @@ import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath, sharedParameterNames } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND } from '../../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
-import { HEALTH_FILE, RUNTIME_HEALTH_CHECK } from '../runtime-health-check.ts';
+import { HEALTH_FILE, runtimeHealthCheck } from '../runtime-health-check.ts';
 import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
@@ -210,8 +211,9 @@ export class AgentRuntime extends Construct {
       linuxParameters,
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
       stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
-      // The image's HEALTHCHECK, which ECS ignores: a hung runtime gets replaced.
-      healthCheck: RUNTIME_HEALTH_CHECK,
+      // The image's HEALTHCHECK, which ECS ignores: a hung runtime gets replaced. Its start
+      // period is the kind's (an OpenClaw gateway takes ~30 s to start, native well under 1 s).
+      healthCheck: runtimeHealthCheck(agent.runtime.kind ?? DEFAULT_RUNTIME_KIND),
       // Names and this agent's own config slice only; secret values are read at start-up
       // from Secrets Manager by the runtime itself, never put into the task definition.
       environment: runtimeEnvironment(

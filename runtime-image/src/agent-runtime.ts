@@ -1,7 +1,7 @@
 // One agent's runtime, composed: its secrets awaited (secret-wait.ts), workspace seeded, model chain,
 // tools (built-in and MCP, filtered by the agent's policy), the worker over its queue,
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
-import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
@@ -33,6 +33,7 @@ import { WorkspaceAttemptLog } from './attempt-log.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn } from './turn.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
+import { keepHealthFile } from './health-file.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
@@ -434,21 +435,6 @@ export function isFatalReceiveError(err: unknown): boolean {
     /QueueDoesNotExist|NonExistentQueue|AccessDenied|InvalidClientTokenId|UnrecognizedClientException|InvalidSecurity/.test(name) ||
     /control plane receive failed: 401/.test(message)
   );
-}
-
-/** Writes the time to `file` every 10 s while the event loop runs: the container health check reads its age. */
-function keepHealthFile(file: string): NodeJS.Timeout {
-  const touch = () => {
-    try {
-      writeFileSync(file, String(Date.now()));
-    } catch {
-      // The health check will say so.
-    }
-  };
-  touch();
-  const timer = setInterval(touch, 10_000);
-  timer.unref();
-  return timer;
 }
 
 /** Each MCP server's state for the heartbeat; an error text is redacted, as log lines are. */

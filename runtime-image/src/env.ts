@@ -44,7 +44,7 @@ export interface RuntimeEnv {
   /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
   mediaBucket: string | undefined;
   /** runtime.kind "openclaw": the install the managed gateway runs on, when the launcher named one. */
-  openclaw: { node: string | undefined; cli: string | undefined; readyMs: number };
+  openclaw: { node: string | undefined; cli: string | undefined; readyMs: number; runAs: { uid: number; gid: number } | undefined };
 }
 
 /** Reads a pipe to its end (a launcher closes its end after writing) and closes it, so no child of the runtime inherits it. */
@@ -137,7 +137,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     healthFile: e.CLAWFLEET_HEALTH_FILE,
     sandbox: sandboxSettingsOf(e),
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
-    openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000 },
+    openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000, runAs: openclawUserOf(e) },
   };
 }
 
@@ -146,6 +146,24 @@ function s3ObjectOf(url: string | undefined): { bucket: string; key: string } | 
   if (!url) return undefined;
   const [bucket, ...key] = url.slice('s3://'.length).split('/');
   return { bucket: bucket!, key: key.join('/') };
+}
+
+function openclawUserOf(e: z.infer<typeof RuntimeEnvSchema>): { uid: number; gid: number } | undefined {
+  const uid = e.CLAWFLEET_OPENCLAW_UID;
+  const gid = e.CLAWFLEET_OPENCLAW_GID;
+  if (uid === undefined && gid === undefined) return undefined;
+  if (uid === undefined || gid === undefined) {
+    throw new ConfigError(
+      [
+        {
+          path: uid === undefined ? 'CLAWFLEET_OPENCLAW_UID' : 'CLAWFLEET_OPENCLAW_GID',
+          message: 'is needed with the other: the gateway runs as both or as neither',
+        },
+      ],
+      'runtime environment',
+    );
+  }
+  return { uid, gid };
 }
 
 function sandboxSettingsOf(e: z.infer<typeof RuntimeEnvSchema>): SandboxSettings {

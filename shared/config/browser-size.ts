@@ -18,10 +18,3 @@ export function browserSizeProblem(agent: Agentish, size: Partial<Pick<RuntimePr
   if ((size.cpus ?? 0) >= cpus && (size.memoryMb ?? 0) >= memoryMb) return undefined;
   return `tools.browser needs a task of at least ${cpus} vCPU and ${memoryMb} MB (got ${size.cpus ?? '?'} vCPU, ${size.memoryMb ?? '?'} MB): headless Chromium takes 0.5–1 GB and a core while a page loads, beside the runtime, and a smaller task starves or is killed for memory`;
 }
-
-/** The runtime image's Dockerfile stage: "runtime", or "browser" (the runtime plus Chromium) for an agent with tools.browser. */
-export type RuntimeImageVariant = 'runtime' | 'browser';
-
-export function imageVariantFor(agent: Agentish): RuntimeImageVariant {
-  return browserEnabled(agent) ? 'browser' : 'runtime';
-}

@@ -1,5 +1,6 @@
 // The runtime kinds an agent can run on (`agents.list[].runtime.kind`) and what each needs
-// of where it runs: the smallest task it fits in, and the placements (local mode, AWS) it
+// of where it runs: the smallest task it fits in, how long its container takes to start,
+// the runtime image stage it runs from on AWS, and the placements (local mode, AWS) it
 // supports. Pure data and checks; the implementations are runtime-image/src/kinds/*.
 // A third kind is one entry here, its options' schema branch and one file under kinds/.
 
@@ -14,19 +15,27 @@ export interface RuntimeKindNeeds {
   minCpus: number;
   minMemoryMb: number;
   why: string;
+  /**
+   * The container health check's start period on AWS (seconds): failed checks before it
+   * ends do not count. Both kinds write the health file from their first moment; this
+   * covers the container's own start (a cold Fargate task pulling and reading the image).
+   */
+  healthStartSeconds: number;
   /** Placements the kind does not support yet, with the reason a user is told. */
   unsupported: Partial<Record<Placement, string>>;
 }
 
 export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
-  native: { minCpus: 0.25, minMemoryMb: 512, why: 'the native runtime idles in under 100 MB', unsupported: {} },
+  native: { minCpus: 0.25, minMemoryMb: 512, why: 'the native runtime idles in under 100 MB', healthStartSeconds: 20, unsupported: {} },
   openclaw: {
     minCpus: 1,
     minMemoryMb: 2048,
     why: 'a managed OpenClaw gateway (Node 24) idles in about 0.5 GB beside the bridge and takes a full vCPU to start in reasonable time (docs/benchmarks.md)',
-    unsupported: {
-      aws: 'not supported yet: no runtime image with OpenClaw is built for AWS (docs/runtime.md, "Runtime kinds"); run this agent with `npm start`, or keep it on runtime.kind "native"',
-    },
+    // Its gateway is ready ~30 s after start here (docs/benchmarks.md: 29.7 s), the health
+    // file fresh all along; three times that leaves room for a cold task reading OpenClaw's
+    // ~650 MB of node_modules from a freshly pulled image on one vCPU.
+    healthStartSeconds: 90,
+    unsupported: {},
   },
 };
 

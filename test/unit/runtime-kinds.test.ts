@@ -98,7 +98,7 @@ describe('runtime.kind in the config', () => {
 });
 
 describe('clawfleet cost per runtime kind', () => {
-  it('prices each agent with its kind, sums compute per kind, and says the openclaw kind is not deployable yet', async () => {
+  it('prices each agent with its kind and sums compute per kind, with no refusal to note now that AWS runs the openclaw kind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-cost-'));
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 })));
     const io = captureIO({ cwd: dir });
@@ -107,7 +107,7 @@ describe('clawfleet cost per runtime kind', () => {
     expect(text).toMatch(/fran\s+openclaw\s+1 vCPU \/ 2 GB arm64/);
     expect(text).toMatch(/grif\s+native\s+0.25 vCPU \/ 0.5 GB arm64/);
     expect(text).toMatch(/Compute by runtime kind \(as configured\): native 3 agents \$\d+(\.\d\d)?; openclaw 1 agent \$\d+(\.\d\d)?/);
-    expect(text).toContain('Note: runtime.kind "openclaw" on AWS is not supported yet (`cdk synth` refuses it)');
+    expect(text).not.toContain('not supported yet');
   });
 });
 
@@ -139,11 +139,14 @@ describe('the kind registry (runtime-image/src/kinds/registry.ts)', () => {
           : { kind: 'local', controlUrl: 'http://127.0.0.1:1', token: 't'.repeat(16), secrets: {} },
     }) as unknown as RuntimeEnv;
 
-  it('loads each kind’s start, and refuses a kind where it cannot run, at start', async () => {
-    expect(typeof (await runtimeKindOf(envFor('native', 'aws')))).toBe('function');
-    expect(typeof (await runtimeKindOf(envFor('openclaw', 'local')))).toBe('function');
-    expect(() => runtimeKindOf(envFor('openclaw', 'aws'))).toThrow(ConfigError);
-    expect(() => runtimeKindOf(envFor('openclaw', 'aws'))).toThrow(/runtime.kind "openclaw" on AWS is not supported yet/);
+  it('loads each kind’s start at each placement (the openclaw kind on AWS too), and refuses a kind it does not know', async () => {
+    for (const kind of ['native', 'openclaw'] as const)
+      for (const placement of ['local', 'aws'] as const) expect(typeof (await runtimeKindOf(envFor(kind, placement)))).toBe('function');
+    // A kind the schema would refuse, as a hand-made environment could still carry it.
+    const unknown = envFor('native', 'aws');
+    (unknown.config.agent.runtime as { kind: string }).kind = 'hermes';
+    expect(() => runtimeKindOf(unknown)).toThrow(ConfigError);
+    expect(() => runtimeKindOf(unknown)).toThrow(/unknown runtime kind "hermes"/);
   });
 });
 

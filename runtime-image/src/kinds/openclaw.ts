@@ -3,8 +3,8 @@
 // secret values (openclaw/gateway-process.ts), and a bridge in this process takes the
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
-// Heartbeats and the ready line are the native runtime's, so the registry's states and the
-// launcher's restarts work unchanged.
+// Heartbeats, the ready line and the container health file are the native runtime's, so the
+// registry's states, the launcher's restarts and ECS's health check work unchanged.
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
@@ -14,6 +14,8 @@ import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
+import { moveLegacyState } from '../openclaw/legacy-state.ts';
+import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
@@ -21,18 +23,53 @@ import type { ControlAction } from '../worker.ts';
 import type { RunningRuntime } from './registry.ts';
 
 const WARNING_MAX = 500;
+/**
+ * A gateway down this long (not started, or not restarted however often it was tried) leaves
+ * the health file to age, so ECS replaces the task: a new task starts from a clean task
+ * storage, which a stuck restart loop in this one cannot.
+ */
+const GATEWAY_DOWN_UNHEALTHY_MS = 5 * 60_000;
+
+/**
+ * OpenClaw's state (its sessions, memory index and databases) lives in the agent's
+ * workspace — on AWS its EFS volume — so a replaced or woken task carries on the same
+ * conversations, as native's transcripts do. Its config (the keys, the gateway's token) stays
+ * in the runtime's own state: written afresh at every start, never on the shared volume.
+ * Top level, not under .clawfleet/ (the runtime's, which the gateway's user need not reach).
+ */
+export const openclawStateDir = (workspace: string): string => join(workspace, '.openclaw-state');
 
 export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
+  const { env } = parts;
+  // Fresh from the first moment (a runtime waiting for its secret is alive; the gateway takes
+  // ~30 s to start), and left to age once its gateway has been down too long.
+  let gateway: GatewaySupervisor | undefined;
+  // Before there is a gateway to start (the secret awaited) the runtime is well.
+  const gatewayWell = downNoLongerThan(GATEWAY_DOWN_UNHEALTHY_MS, () => !gateway || gateway.current() !== undefined);
+  const healthTimer = env.healthFile ? keepHealthFile(env.healthFile, gatewayWell) : undefined;
+  try {
+    return await startOpenclaw(
+      parts,
+      (g) => (gateway = g),
+      () => clearInterval(healthTimer),
+    );
+  } catch (err) {
+    clearInterval(healthTimer);
+    throw err;
+  }
+}
+
+async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewaySupervisor) => void, stopHealth: () => void): Promise<RunningRuntime> {
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
   const mode = agent.runtime.openclaw?.mode ?? 'managed';
   if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
-  const { node, cli, readyMs } = env.openclaw;
+  const { node, cli, readyMs, runAs } = env.openclaw;
   if (!node || !cli) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',
-      'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")',
+      'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
     );
   }
   const secrets = await awaitSecrets({
@@ -51,6 +88,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   processRedactor.add(...Object.values(secrets));
 
   const gatewayDir = join(env.runtimeState, 'openclaw');
+  moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(env.workspace), log);
   const gateway = new GatewaySupervisor({
     clientVersion: RUNTIME_VERSION,
     log,
@@ -58,11 +96,14 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
       startManagedGateway({
         install: { node, cli },
         dir: gatewayDir,
+        stateDir: openclawStateDir(env.workspace),
+        ...(runAs ? { runAs } : {}),
         config: { config: env.config, secrets, workspace: env.workspace },
         log,
         readyTimeoutMs: readyMs,
       }),
   });
+  supervised(gateway);
   const client = await gateway.start();
   const warnings: string[] = [];
 
@@ -82,6 +123,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
       clearInterval(heartbeatTimer);
       await worker.stop(drainMs);
       await gateway.stop();
+      stopHealth();
     })());
   const control = async (action: ControlAction) => {
     if (action === 'reload') {

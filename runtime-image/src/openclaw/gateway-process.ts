@@ -4,13 +4,17 @@
 // which holds this agent's alone), and watched until it says it is ready. A small guard
 // process stands between: it kills the gateway's whole process group when this runtime's
 // end of its stdin closes, so a SIGKILLed runtime leaves no gateway behind with its keys.
+// The install it is given must be the pinned release (shared/config/openclaw-release.ts).
+// In the image the gateway runs as a user of its own (never root), so nothing OpenClaw runs
+// can read the runtime's environment or memory, where the task role's credentials URI is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fchownSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
-import type { Logger } from '../../../shared/log.ts';
+import { processRedactor, type Logger } from '../../../shared/log.ts';
 import { gatewayConfig, type GatewayConfigInputs } from './gateway-config.ts';
 
 /**
@@ -96,6 +100,65 @@ async function reapStale(stateDir: string, log: Logger): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
 }
 
+/**
+ * The install is the pinned release, or a clear error before anything starts: the bridge
+ * speaks the Gateway protocol of that release, and the image installs the same pin.
+ */
+export function checkPinnedInstall(install: OpenclawInstallPaths): void {
+  for (const file of [install.node, install.cli]) {
+    if (!existsSync(file))
+      throw new ClawfleetError(
+        'OPENCLAW_NOT_INSTALLED',
+        `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`,
+      );
+  }
+  const manifest = join(dirname(install.cli), 'package.json');
+  let version: unknown;
+  try {
+    version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
+  } catch {
+    version = undefined;
+  }
+  if (version !== OPENCLAW_VERSION) {
+    throw new ClawfleetError(
+      'OPENCLAW_NOT_INSTALLED',
+      `runtime.kind "openclaw" runs OpenClaw ${OPENCLAW_VERSION}, but ${manifest} says ${typeof version === 'string' ? version : 'no version'} (docs/runtime.md, "Compatibility")`,
+    );
+  }
+}
+
+/**
+ * The gateway's user gets its own directories, not what is in them: what it made there is
+ * its own already, and a walk down a tree it can write could be led by a link it planted to
+ * a file of root's (lchown changes a link itself, never its target). The state directory may
+ * be on a volume that maps every caller to one owner of its own (EFS through its access
+ * point), which refuses chown and needs none.
+ */
+function giveDirs(user: { uid: number; gid: number }, dirs: string[], stateDir: string): void {
+  for (const d of dirs) lchownSync(d, user.uid, user.gid);
+  try {
+    lchownSync(stateDir, user.uid, user.gid);
+  } catch {
+    // EFS: the access point's owner is everyone's.
+  }
+}
+
+/**
+ * The config, written afresh at each start: never through a link left at its path (the
+ * gateway's user can write its directory; O_EXCL does not follow one), mode 0600, and that
+ * user's when there is one.
+ */
+function writeConfig(path: string, text: string, user: { uid: number; gid: number } | undefined): void {
+  rmSync(path, { force: true });
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    if (user) fchownSync(fd, user.uid, user.gid);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A free loopback port, asked of the kernel. */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -110,30 +173,34 @@ async function freePort(): Promise<number> {
 
 export async function startManagedGateway(opts: {
   install: OpenclawInstallPaths;
-  /** The gateway's own directory: config, home, state, logs (inside the runtime's state). */
+  /** The gateway's own directory: config, home, logs (inside the runtime's state). */
   dir: string;
+  /**
+   * OpenClaw's state (OPENCLAW_STATE_DIR: its sessions, memory index, databases): what must
+   * outlive the process, and on AWS the task (default `<dir>/state`).
+   */
+  stateDir?: string;
+  /** The user and group the gateway runs as; absent, this process's own. */
+  runAs?: { uid: number; gid: number };
   config: Omit<GatewayConfigInputs, 'port' | 'token' | 'logFile'>;
   log: Logger;
   readyTimeoutMs: number;
 }): Promise<ManagedGateway> {
   const { install, dir, log } = opts;
-  for (const file of [install.node, install.cli]) {
-    if (!existsSync(file))
-      throw new ClawfleetError(
-        'OPENCLAW_NOT_INSTALLED',
-        `runtime.kind "openclaw" needs OpenClaw installed: ${file} is missing (docs/runtime.md, "Installing OpenClaw")`,
-      );
-  }
-  await reapStale(join(dir, 'state'), log);
+  const stateDir = opts.stateDir ?? join(dir, 'state');
+  checkPinnedInstall(install);
+  await reapStale(stateDir, log);
   const port = await freePort();
+  // Made for this gateway's life only, and kept out of every log line (a gateway line quoting it included).
   const token = randomBytes(32).toString('base64url');
+  processRedactor.add(token);
   const home = join(dir, 'home');
   const tmp = join(dir, 'tmp');
-  for (const d of [dir, home, tmp]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  for (const d of [dir, home, tmp, stateDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const configPath = join(dir, 'openclaw.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), {
-    mode: 0o600,
-  });
+  // Its own directories (config, home, logs) and its state become its user's; nothing else of the runtime's is.
+  if (opts.runAs) giveDirs(opts.runAs, [dir, home, tmp], stateDir);
+  writeConfig(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), opts.runAs);
 
   const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
     cwd: dir,
@@ -142,11 +209,12 @@ export async function startManagedGateway(opts: {
       PATH: `${dirname(install.node)}:/usr/local/bin:/usr/bin:/bin`,
       HOME: home,
       TMPDIR: tmp,
-      OPENCLAW_STATE_DIR: join(dir, 'state'),
+      OPENCLAW_STATE_DIR: stateDir,
       OPENCLAW_CONFIG_PATH: configPath,
       NO_COLOR: '1',
     },
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const recent: string[] = [];

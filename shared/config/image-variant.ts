@@ -1,0 +1,29 @@
+// Which stage of runtime-image/Dockerfile an agent's runtime runs from on AWS: "runtime"
+// (native), "browser" (native plus Chromium, for tools.browser) or "openclaw" (the runtime
+// bundle plus the pinned OpenClaw, for runtime.kind "openclaw"). Pure: infra builds the stage.
+import { browserEnabled } from './browser-size.ts';
+import { DEFAULT_RUNTIME_KIND, type RuntimeKind } from './runtime-kinds.ts';
+
+export type RuntimeImageVariant = 'runtime' | 'browser' | 'openclaw';
+
+type Agentish = { tools?: { browser?: { enabled: boolean } | undefined } | undefined; runtime?: { kind?: RuntimeKind | undefined } | undefined };
+
+const kindOf = (agent: Agentish): RuntimeKind => agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND;
+
+export function imageVariantFor(agent: Agentish): RuntimeImageVariant {
+  if (kindOf(agent) === 'openclaw') return 'openclaw';
+  return browserEnabled(agent) ? 'browser' : 'runtime';
+}
+
+/**
+ * Why no image stage fits this agent, or undefined. An openclaw agent with tools.browser: the
+ * openclaw stage carries no Chromium (tools.browser is the native runtime's browser tool;
+ * OpenClaw's own would find no browser to drive), so it is refused rather than deployed
+ * without one.
+ */
+export function imageVariantProblem(agent: Agentish): string | undefined {
+  if (kindOf(agent) === 'openclaw' && browserEnabled(agent)) {
+    return 'tools.browser with runtime.kind "openclaw" is not supported on AWS yet: the openclaw image carries no Chromium (docs/runtime.md, "The openclaw image"); turn tools.browser off for this agent, or keep it on runtime.kind "native"';
+  }
+  return undefined;
+}

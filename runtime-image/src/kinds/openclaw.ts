@@ -4,14 +4,19 @@
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
 // Heartbeats and the ready line are the native runtime's, so the registry's states and the
-// launcher's restarts work unchanged.
+// launcher's restarts work unchanged. External mode starts no gateway: the bridge connects
+// to an operator's (openclaw/external-gateway.ts) and takes no message until it is in.
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
+import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { errorFields, processRedactor } from '../../../shared/log.ts';
 import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
+import { loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
+import { ExternalGateway } from '../openclaw/external-gateway.ts';
+import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { checkOwnSecretId } from '../secrets.ts';
@@ -22,14 +27,33 @@ import type { RunningRuntime } from './registry.ts';
 
 const WARNING_MAX = 500;
 
+/** What the bridge drives: a managed gateway's supervisor, or the connection to an operator's gateway. */
+interface GatewaySource {
+  connected(signal: AbortSignal): Promise<GatewayClient>;
+  current(): GatewayClient | undefined;
+  stop(): Promise<void>;
+  readonly pid: number | undefined;
+  /** Why turns wait, for heartbeats; undefined when connected. */
+  warning(): string | undefined;
+}
+
 export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
-  const mode = agent.runtime.openclaw?.mode ?? 'managed';
-  if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
+  const options = agent.runtime.openclaw ?? {};
+  const mode = options.mode ?? 'managed';
+  const howToSet = (name: string) =>
+    `clawfleet secrets set ${name} --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`;
+  let external: { url: string; tokenSecret: string } | undefined;
+  if (mode === 'external') {
+    // Config load refused these already; a last guard for a config that did not come through it.
+    const problem = !options.url || !options.tokenSecret ? 'needs url and tokenSecret' : gatewayUrlProblem(options.url, options.allowInsecureWs);
+    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw (mode "external"): url ${problem} (docs/runtime.md)`);
+    external = { url: options.url!, tokenSecret: options.tokenSecret! };
+  }
   const { node, cli, readyMs } = env.openclaw;
-  if (!node || !cli) {
+  if (!external && (!node || !cli)) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',
       'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw (docs/runtime.md, "Installing OpenClaw")',
@@ -38,9 +62,9 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   const secrets = await awaitSecrets({
     config: env.config,
     secretId: env.secretId,
-    modelKeys: true,
+    modelKeys: !external,
     read: parts.readSecrets ?? (async () => parts.secrets),
-    howToSet: `clawfleet secrets set <NAME> --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`,
+    howToSet: howToSet('<NAME>'),
     outbox,
     clock,
     log,
@@ -50,20 +74,46 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   });
   processRedactor.add(...Object.values(secrets));
 
-  const gatewayDir = join(env.runtimeState, 'openclaw');
-  const gateway = new GatewaySupervisor({
-    clientVersion: RUNTIME_VERSION,
-    log,
-    start: () =>
-      startManagedGateway({
-        install: { node, cli },
-        dir: gatewayDir,
-        config: { config: env.config, secrets, workspace: env.workspace },
-        log,
-        readyTimeoutMs: readyMs,
-      }),
-  });
-  const client = await gateway.start();
+  let gateway: GatewaySource;
+  let client: GatewayClient;
+  if (external) {
+    const wait = waitingBeats(parts);
+    const connection = new ExternalGateway({
+      url: external.url,
+      token: secrets[external.tokenSecret]!,
+      tokenName: external.tokenSecret,
+      howToSet: howToSet(external.tokenSecret),
+      // The runtime's own state: hidden from the sandbox, so no tool uid reads the key.
+      device: loadOrCreateDeviceIdentity(join(env.runtimeState, 'openclaw-device', 'device-key.pem')),
+      clientVersion: RUNTIME_VERSION,
+      log,
+      onWarning: (w) => wait.say(w),
+    });
+    const onStop = () => void connection.stop();
+    parts.stopSignal?.addEventListener('abort', onStop, { once: true });
+    try {
+      client = await connection.start();
+    } finally {
+      wait.end();
+      parts.stopSignal?.removeEventListener('abort', onStop);
+    }
+    gateway = connection;
+  } else {
+    const supervisor = new GatewaySupervisor({
+      clientVersion: RUNTIME_VERSION,
+      log,
+      start: () =>
+        startManagedGateway({
+          install: { node: node!, cli: cli! },
+          dir: join(env.runtimeState, 'openclaw'),
+          config: { config: env.config, secrets, workspace: env.workspace },
+          log,
+          readyTimeoutMs: readyMs,
+        }),
+    });
+    client = await supervisor.start();
+    gateway = Object.assign(supervisor, { warning: () => (supervisor.current() ? undefined : 'the OpenClaw gateway is restarting') });
+  }
   const warnings: string[] = [];
 
   const deps: BridgeDeps = {
@@ -74,6 +124,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
     journal: new AnswerJournal(env.workspace),
     gateway: (signal) => gateway.connected(signal),
     turnTimeoutMs: env.turnTimeoutMs,
+    external: external ? { gatewayAgent: options.agent ?? env.agentId } : undefined,
   };
 
   let stopping: Promise<void> | undefined;
@@ -104,6 +155,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   let beats = 0;
   const capabilities = [
     'runtime:openclaw',
+    `openclaw-mode:${mode}`,
     `openclaw:${client.server.version ?? 'unknown'}`,
     `openclaw-protocol:${client.server.protocol}`,
     `model:${agent.model.primary}`,
@@ -119,9 +171,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
         version: RUNTIME_VERSION,
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.current() ? [] : ['the OpenClaw gateway is restarting'])]
-          .slice(0, 16)
-          .map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])].slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const announced = beat(true);
@@ -132,6 +182,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   log.info('ready', {
     version: RUNTIME_VERSION,
     kind: 'openclaw',
+    mode,
     openclaw: client.server.version,
     protocol: client.server.protocol,
     gatewayPid: gateway.pid,
@@ -140,4 +191,39 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
     workspace: env.workspace,
   });
   return { stop };
+}
+
+/**
+ * Heartbeats while the bridge waits for an operator's gateway (pairing, token, reach): the
+ * registry, `clawfleet status` and the dashboard show why the agent takes no message yet.
+ */
+function waitingBeats(parts: RuntimeParts): { say(warning: string | undefined): void; end(): void } {
+  const { env, clock, outbox, log } = parts;
+  const startedAt = clock.now();
+  let beats = 0;
+  let warning: string | undefined;
+  const beat = () => {
+    if (!warning) return;
+    void outbox
+      .send({
+        v: PROTOCOL_VERSION,
+        kind: 'heartbeat',
+        id: `hb.${env.agentId}.${startedAt}.gateway-wait.${beats++}`,
+        agentId: env.agentId,
+        ts: clock.now(),
+        version: RUNTIME_VERSION,
+        inFlight: 0,
+        warnings: [processRedactor.redact(warning).slice(0, WARNING_MAX)],
+      })
+      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
+  };
+  const timer = env.heartbeatMs > 0 ? setInterval(beat, env.heartbeatMs) : undefined;
+  timer?.unref();
+  return {
+    say(w) {
+      warning = w;
+      beat();
+    },
+    end: () => clearInterval(timer),
+  };
 }

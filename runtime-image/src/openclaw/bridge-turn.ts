@@ -100,7 +100,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
       // recovery of the turn the dead gateway left (always on in OpenClaw), which would
       // supersede a run sent meanwhile; this bridge never has two turns in one session.
       if (tries > 0 && (!deps.external || resubmits > 0)) await untilIdle(client, sessionKey, turnSignal);
-      end = await runChat(client, { sessionKey, message, idempotencyKey }, turnSignal);
+      end = await runChat(client, { sessionKey, message, idempotencyKey }, turnSignal, log);
       if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
       if (end.state === 'resubmit') {
         log.warn('the gateway no longer has this turn’s run; asking again', { tries: ++tries });
@@ -179,7 +179,12 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
  * chat.send, then the run's `chat` events to its end. Events are gathered from before the
  * send, by run id: a quick run may end before chat.send's answer names it.
  */
-async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
+async function runChat(
+  client: GatewayClient,
+  params: { sessionKey: string; message: string; idempotencyKey: string },
+  signal: AbortSignal,
+  log: Logger,
+): Promise<RunEnd> {
   const ends = new Map<string, RunEnd>();
   let runId: string | undefined;
   let settle: ((end: RunEnd) => void) | undefined;
@@ -208,7 +213,22 @@ async function runChat(client: GatewayClient, params: { sessionKey: string; mess
     const already = ends.get(runId);
     if (already) return already;
     // The key's run already ended (a redelivery after the bridge restarted): no event will come.
-    if (ack.status === 'ok') return (await historyAnswer(client, params.sessionKey, runId)) ?? { state: 'resubmit' };
+    if (ack.status === 'ok') {
+      log.info('the gateway had this key’s run over already; its answer read from the history', { runId });
+      return (await historyAnswer(client, params.sessionKey, runId)) ?? { state: 'resubmit' };
+    }
+    // Joined a run another connection started (the bridge before a restart): its events may
+    // not come to this connection, so the session is also watched until it is idle.
+    if (ack.status === 'in_flight') {
+      log.info('joined the run this key started, still going in the gateway', { runId });
+      const id = runId;
+      void (async () => {
+        await untilIdle(client, params.sessionKey, signal);
+        if (signal.aborted || ends.has(id)) return;
+        // Idle with no answer of that run: it ended without one (an error told only its own connection).
+        settle?.((await historyAnswer(client, params.sessionKey, id)) ?? { state: 'resubmit' });
+      })().catch(() => {});
+    }
     return await new Promise<RunEnd>((resolve, reject) => {
       settle = resolve;
       offClose = client.onClose(reject);

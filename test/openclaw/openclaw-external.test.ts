@@ -227,6 +227,16 @@ describe(`runtime.openclaw.mode "external", against an operator's OpenClaw ${OPE
         .at(-1) ?? waiting;
     const requestId = /openclaw devices approve ([A-Za-z0-9._:-]+)`/.exec(String(latest.line.why))![1]!;
     expect(linesOf('fran').some((l) => l.line.msg === 'ready')).toBe(false);
+    // What `clawfleet status` and the dashboard show: the heartbeat's warning.
+    await waitFor(
+      'the warning in fran’s status',
+      () =>
+        fleet
+          .status()
+          .agents.find((a) => a.id === 'fran')
+          ?.warnings?.some((w) => w.includes(`openclaw devices approve ${requestId}`)),
+      30_000,
+    );
     // OpenClaw's own view: one pending operator device, read+write, from the non-loopback address.
     const pending = JSON.parse(openclawCli(['devices', 'list', '--json'])) as {
       pending: { requestId: string; role: string; scopes: string[]; remoteIp: string }[];
@@ -280,6 +290,8 @@ describe(`runtime.openclaw.mode "external", against an operator's OpenClaw ${OPE
     expect(linesOf('grif').filter((l) => String(l.line.why ?? '').includes('AUTH_TOKEN_MISMATCH'))).toHaveLength(1);
     expect(linesOf('grif').some((l) => l.line.msg === 'ready')).toBe(false);
     expect(fleet.supervisor.pid('grif')).toBeDefined();
+    const status = fleet.status().agents.find((a) => a.id === 'grif')!;
+    expect(status.warnings?.join(' ')).toContain('AUTH_TOKEN_MISMATCH');
     const all = JSON.stringify(runtimeLines);
     for (const secret of [GATEWAY_TOKEN, WRONG_TOKEN]) expect(all).not.toContain(secret);
   });

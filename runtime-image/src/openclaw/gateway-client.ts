@@ -182,15 +182,24 @@ export class GatewayClient {
 
   private nextEvent(name: string, timeoutMs: number): Promise<GatewayEvent> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => (off(), reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`))),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => {
+        off();
+        offClose();
+        reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      let offClose = () => {};
       const off = this.onEvent((e) => {
         if (e.event !== name) return;
         clearTimeout(timer);
         off();
+        offClose();
         resolve(e);
+      });
+      // A connection that closes first ends the wait now, not at the timeout (no timer left behind).
+      offClose = this.onClose((err) => {
+        clearTimeout(timer);
+        off();
+        reject(err);
       });
     });
   }

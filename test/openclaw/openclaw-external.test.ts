@@ -6,7 +6,7 @@
 // bridge waits, saying which `openclaw devices approve <requestId>` to run; the test runs it
 // with OpenClaw's own CLI; then a Telegram update is answered exactly once through the
 // operator's gateway — also when the bridge is SIGKILLed mid-turn and the message is
-// redelivered. Beside it an agent with a wrong token: a clear warning, no crash loop.
+// redelivered, and when the operator's gateway is SIGKILLed mid-turn and started again. Beside it an agent with a wrong token: a clear warning, no crash loop.
 import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -33,11 +33,12 @@ let fleet: LocalFleet;
 let gateway: ChildProcess;
 let gatewayDir: string;
 let gatewayUrl: string;
+let gatewayPort: number;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
 const held = new Map<string, { release: () => void; released: Promise<void> }>();
 let updateId = 700;
 
-const PHRASES = ['hello operator gateway', 'survive bridge-kill external'];
+const PHRASES = ['hello operator gateway', 'survive bridge-kill external', 'survive operator gateway restart'];
 const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
 async function respond(body: unknown): Promise<ModelReply> {
@@ -99,35 +100,8 @@ const gatewayEnv = () => ({
   NO_COLOR: '1',
 });
 
-beforeAll(async () => {
-  install = ensureOpenclaw(undefined, (line) => console.log(`openclaw install: ${line}`));
-  model = await startModel({ responder: (r) => respond(r.body) });
-  tg = await startTelegram({
-    bots: [
-      { token: FRAN_BOT, username: 'fran_bot' },
-      { token: GRIF_BOT, username: 'grif_bot' },
-    ],
-  });
-
-  // The operator's gateway: its own config, agent, model key and token.
-  const host = lanAddress();
-  const port = await freePort(host);
-  gatewayUrl = `ws://${host}:${port}`;
-  gatewayDir = mkdtempSync(join(tmpdir(), 'cf-operator-gateway-'));
-  for (const d of ['home', 'state', 'workspace']) mkdirSync(join(gatewayDir, d));
-  writeFileSync(
-    join(gatewayDir, 'openclaw.json'),
-    JSON.stringify({
-      gateway: { mode: 'local', port, bind: 'custom', customBindHost: host, auth: { mode: 'token', token: GATEWAY_TOKEN }, controlUi: { enabled: false } },
-      update: { checkOnStart: false },
-      agents: {
-        defaults: { heartbeat: { every: '0m' } },
-        entries: { main: { name: 'Main', model: { primary: 'openai/gpt-4.1-mini' }, workspace: join(gatewayDir, 'workspace') } },
-      },
-      models: { providers: { openai: { baseUrl: model.baseUrls['openai-completions'], api: 'openai-completions', apiKey: OPERATOR_MODEL_KEY, models: [] } } },
-    }),
-    { mode: 0o600 },
-  );
+/** `openclaw gateway run` as the operator starts it, in a process group of its own; resolves once it says ready. */
+async function startOperatorGateway(port: number): Promise<void> {
   gateway = spawn(install.node, [install.cli, 'gateway', 'run', '--port', String(port)], {
     env: gatewayEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,8 +119,44 @@ beforeAll(async () => {
           resolve();
         }
       });
-    gateway.once('exit', (code) => reject(new Error(`the operator's gateway exited (${code}): ${recent.join(' | ')}`)));
+    gateway.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the operator's gateway exited (${code}): ${recent.join(' | ')}`));
+    });
   });
+}
+
+beforeAll(async () => {
+  install = ensureOpenclaw(undefined, (line) => console.log(`openclaw install: ${line}`));
+  model = await startModel({ responder: (r) => respond(r.body) });
+  tg = await startTelegram({
+    bots: [
+      { token: FRAN_BOT, username: 'fran_bot' },
+      { token: GRIF_BOT, username: 'grif_bot' },
+    ],
+  });
+
+  // The operator's gateway: its own config, agent, model key and token.
+  const host = lanAddress();
+  const port = await freePort(host);
+  gatewayUrl = `ws://${host}:${port}`;
+  gatewayPort = port;
+  gatewayDir = mkdtempSync(join(tmpdir(), 'cf-operator-gateway-'));
+  for (const d of ['home', 'state', 'workspace']) mkdirSync(join(gatewayDir, d));
+  writeFileSync(
+    join(gatewayDir, 'openclaw.json'),
+    JSON.stringify({
+      gateway: { mode: 'local', port, bind: 'custom', customBindHost: host, auth: { mode: 'token', token: GATEWAY_TOKEN }, controlUi: { enabled: false } },
+      update: { checkOnStart: false },
+      agents: {
+        defaults: { heartbeat: { every: '0m' } },
+        entries: { main: { name: 'Main', model: { primary: 'openai/gpt-4.1-mini' }, workspace: join(gatewayDir, 'workspace') } },
+      },
+      models: { providers: { openai: { baseUrl: model.baseUrls['openai-completions'], api: 'openai-completions', apiKey: OPERATOR_MODEL_KEY, models: [] } } },
+    }),
+    { mode: 0o600 },
+  );
+  await startOperatorGateway(port);
 
   const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-external-'));
   const external = (tokenSecret: string) => ({
@@ -294,5 +304,25 @@ describe(`runtime.openclaw.mode "external", against an operator's OpenClaw ${OPE
     expect(status.warnings?.join(' ')).toContain('AUTH_TOKEN_MISMATCH');
     const all = JSON.stringify(runtimeLines);
     for (const secret of [GATEWAY_TOKEN, WRONG_TOKEN]) expect(all).not.toContain(secret);
+  });
+
+  it('answers exactly once when the operator’s gateway is SIGKILLed mid-turn and started again: the bridge reconnects, still paired', async () => {
+    const release = hold('survive operator gateway restart');
+    const runtimePid = fleet.supervisor.pid('fran');
+    const before = runtimeLines.length;
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive operator gateway restart' }));
+    await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive operator gateway restart')), 120_000);
+    const exited = new Promise((r) => gateway.once('exit', r));
+    process.kill(-gateway.pid!, 'SIGKILL');
+    await exited;
+    release();
+    await waitFor('the bridge to notice', () => linesOf('fran', before).find((l) => String(l.line.why ?? '').includes('connection dropped')), 30_000);
+    await startOperatorGateway(gatewayPort);
+    await waitFor('the bridge reconnected', () => linesOf('fran', before).find((l) => l.line.msg === 'connected to the OpenClaw gateway'), 120_000);
+    await waitFor('the reply after the gateway restart', () => sentTo(OWNER, 'survive operator gateway restart').length > 0, 240_000);
+    expect(sentTo(OWNER, 'survive operator gateway restart')).toHaveLength(1);
+    // The same runtime: the bridge lived through it, and the approval outlived the gateway's restart.
+    expect(fleet.supervisor.pid('fran')).toBe(runtimePid);
+    expect(linesOf('fran', before).some((l) => String(l.line.why ?? '').includes('pairing'))).toBe(false);
   });
 });

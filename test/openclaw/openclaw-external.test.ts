@@ -6,7 +6,8 @@
 // bridge waits, saying which `openclaw devices approve <requestId>` to run; the test runs it
 // with OpenClaw's own CLI; then a Telegram update is answered exactly once through the
 // operator's gateway — also when the bridge is SIGKILLed mid-turn and the message is
-// redelivered, and when the operator's gateway is SIGKILLed mid-turn and started again. Beside it an agent with a wrong token: a clear warning, no crash loop.
+// redelivered, and when the operator's gateway is SIGKILLed mid-turn and started again.
+// Beside it an agent with a wrong token: a clear warning, no crash loop.
 import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -16,6 +16,7 @@ import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
+import { waitingBeats } from '../openclaw/waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
@@ -48,8 +49,9 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   let external: { url: string; tokenSecret: string } | undefined;
   if (mode === 'external') {
     // Config load refused these already; a last guard for a config that did not come through it.
-    const problem = !options.url || !options.tokenSecret ? 'needs url and tokenSecret' : gatewayUrlProblem(options.url, options.allowInsecureWs);
-    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw (mode "external"): url ${problem} (docs/runtime.md)`);
+    const urlProblem = options.url ? gatewayUrlProblem(options.url, options.allowInsecureWs) : 'is missing';
+    const problem = urlProblem ? `url ${urlProblem}` : options.tokenSecret ? undefined : 'tokenSecret is missing';
+    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw (mode "external"): ${problem} (docs/runtime.md, "External mode")`);
     external = { url: options.url!, tokenSecret: options.tokenSecret! };
   }
   const { node, cli, readyMs } = env.openclaw;
@@ -77,7 +79,7 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   let gateway: GatewaySource;
   let client: GatewayClient;
   if (external) {
-    const wait = waitingBeats(parts);
+    const wait = waitingBeats(parts, RUNTIME_VERSION);
     const connection = new ExternalGateway({
       url: external.url,
       token: secrets[external.tokenSecret]!,
@@ -191,39 +193,4 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
     workspace: env.workspace,
   });
   return { stop };
-}
-
-/**
- * Heartbeats while the bridge waits for an operator's gateway (pairing, token, reach): the
- * registry, `clawfleet status` and the dashboard show why the agent takes no message yet.
- */
-function waitingBeats(parts: RuntimeParts): { say(warning: string | undefined): void; end(): void } {
-  const { env, clock, outbox, log } = parts;
-  const startedAt = clock.now();
-  let beats = 0;
-  let warning: string | undefined;
-  const beat = () => {
-    if (!warning) return;
-    void outbox
-      .send({
-        v: PROTOCOL_VERSION,
-        kind: 'heartbeat',
-        id: `hb.${env.agentId}.${startedAt}.gateway-wait.${beats++}`,
-        agentId: env.agentId,
-        ts: clock.now(),
-        version: RUNTIME_VERSION,
-        inFlight: 0,
-        warnings: [processRedactor.redact(warning).slice(0, WARNING_MAX)],
-      })
-      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  };
-  const timer = env.heartbeatMs > 0 ? setInterval(beat, env.heartbeatMs) : undefined;
-  timer?.unref();
-  return {
-    say(w) {
-      warning = w;
-      beat();
-    },
-    end: () => clearInterval(timer),
-  };
 }

@@ -4,8 +4,10 @@
 // one will not be: pairing pending, a wrong token, an answer for another session, a frame
 // over the limit, a repeated key after the connection dropped. The real OpenClaw is driven
 // in test/openclaw/openclaw-external.test.ts.
+import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -118,10 +120,10 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
     conn = gw = undefined;
   });
 
-  const connection = (token: string, warnings: (string | undefined)[] = []) => {
+  const connection = (token: string, warnings: (string | undefined)[] = [], url = gw!.url) => {
     const log = memoryLogger();
     conn = new ExternalGateway({
-      url: gw!.url,
+      url,
       token,
       tokenName: 'OPENCLAW_GATEWAY_TOKEN',
       howToSet: 'clawfleet secrets set OPENCLAW_GATEWAY_TOKEN --agent fran',
@@ -171,6 +173,56 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
     expect(conn.warning()).not.toContain(wrong);
     await conn.stop();
     await expect(started).rejects.toMatchObject({ code: 'STOPPED_WAITING_FOR_GATEWAY' });
+  });
+
+  it('refuses a wss:// gateway whose certificate does not verify, before any request (so before the token) is sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) });
+    let requests = 0;
+    server.on('request', (_req, res) => {
+      requests++;
+      res.end();
+    });
+    server.on('upgrade', (_req, socket) => {
+      requests++;
+      socket.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { conn } = connection(TOKEN, [], `wss://127.0.0.1:${(server.address() as { port: number }).port}`);
+      conn.start().catch(() => {});
+      await until('the TLS refusal', () => /certificate/i.test(conn.warning() ?? ''));
+      expect(conn.current()).toBeUndefined();
+      expect(requests).toBe(0);
+    } finally {
+      await conn?.stop();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   async function connectedBridge(): Promise<{ deps: BridgeDeps; sent: OutboundEnvelope[] }> {

@@ -5,7 +5,8 @@
 // that a real gateway will not produce: answers for another session, oversized frames.
 // The device signature is checked here independently of the bridge's code.
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
+import { WebSocketServer } from 'ws';
 
 export interface FakeChatRun {
   sessionKey: string;

@@ -281,7 +281,12 @@ async function runLocalFleet(
   };
 
   // runtime.kind "openclaw": the pinned OpenClaw its gateways run on, installed on first use (≈ 800 MB, a minute or two).
-  const openclaw = config.agents.list.some((a) => resolveAgent(config, a.id).runtime.kind === 'openclaw')
+  // An agent on an operator's gateway (mode "external") starts none, so needs no install.
+  const managedOpenclaw = (id: string) => {
+    const runtime = resolveAgent(config, id).runtime;
+    return runtime.kind === 'openclaw' && runtime.openclaw?.mode !== 'external';
+  };
+  const openclaw = config.agents.list.some((a) => managedOpenclaw(a.id))
     ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
     : undefined;
 

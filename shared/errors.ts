@@ -49,6 +49,7 @@ export type ErrorCode =
   | 'SECRET_TARGET_UNKNOWN'
   | 'SECRET_VALUES_INVALID'
   | 'STOPPED_WAITING_FOR_SECRET'
+  | 'STOPPED_WAITING_FOR_GATEWAY'
   // Runtime kinds (runtime.kind): what a kind cannot do here, and a gateway that will not serve.
   | 'RUNTIME_KIND_UNSUPPORTED'
   | 'OPENCLAW_NOT_INSTALLED'

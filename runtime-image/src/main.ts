@@ -59,7 +59,8 @@ async function main(): Promise<void> {
     const [start, connection] = await Promise.all([startKind, connect(env)]);
     runtime = await start({ env, ...connection, sandbox, clock: systemClock, log, exit, stopSignal: stopRequested.signal });
   } catch (err) {
-    if (stopping && (err as { code?: unknown }).code === 'STOPPED_WAITING_FOR_SECRET') return exit(0);
+    const code = (err as { code?: unknown }).code;
+    if (stopping && (code === 'STOPPED_WAITING_FOR_SECRET' || code === 'STOPPED_WAITING_FOR_GATEWAY')) return exit(0);
     throw err;
   }
   if (stopping) drain(runtime, stopping.drainMs);

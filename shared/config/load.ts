@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, formatPath, type ConfigIssue } from '../errors.ts';
 import { ConfigSchema, type FleetConfig } from './schema.ts';
 import { fargateSizeProblem, resolveAgent, type ResolvedAgent } from './resolve.ts';
+import { gatewayUrlProblem } from './openclaw-gateway-url.ts';
 import { DEFAULT_RUNTIME_KIND, kindSizeProblem } from './runtime-kinds.ts';
 
 export function parseConfig(input: unknown, source = 'config'): FleetConfig {
@@ -125,13 +126,9 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
     return openclaw ? [{ path: `${at}.openclaw`, message: `applies to runtime.kind "openclaw" only (this agent's is "${kind}")` }] : [];
   }
   const issues: ConfigIssue[] = [];
-  if (openclaw?.mode === 'external') {
-    issues.push({
-      path: `${at}.openclaw.mode`,
-      message: '"external" (an operator\'s own gateway) is not supported yet: it needs OpenClaw device pairing; use "managed" (docs/runtime.md)',
-    });
-  }
-  for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
+  issues.push(...openclawModeIssues(openclaw, `${at}.openclaw`));
+  // An external gateway runs the operator's own models: the Bedrock limit is the managed gateway's.
+  for (const ref of agent.model && openclaw?.mode !== 'external' ? [agent.model.primary, ...agent.model.fallbacks] : []) {
     const name = ref.slice(0, ref.indexOf('/'));
     if (config.models.providers[name]?.api === 'bedrock-converse') {
       issues.push({
@@ -140,5 +137,26 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
       });
     }
   }
+  return issues;
+}
+
+/** External mode needs a gateway URL that passes gatewayUrlProblem and a token secret; managed mode takes neither. */
+function openclawModeIssues(openclaw: ResolvedAgent['runtime']['openclaw'], at: string): ConfigIssue[] {
+  if (!openclaw) return [];
+  const externalOnly = (['url', 'tokenSecret', 'agent', 'allowInsecureWs'] as const).filter((k) => openclaw[k] !== undefined);
+  if (openclaw.mode !== 'external') {
+    return externalOnly.map((k) => ({ path: `${at}.${k}`, message: 'applies to runtime.openclaw.mode "external" only' }));
+  }
+  const issues: ConfigIssue[] = [];
+  if (openclaw.url === undefined) issues.push({ path: `${at}.url`, message: 'mode "external" needs the gateway\'s URL (wss://host:port)' });
+  else {
+    const problem = gatewayUrlProblem(openclaw.url, openclaw.allowInsecureWs);
+    if (problem) issues.push({ path: `${at}.url`, message: problem });
+  }
+  if (openclaw.tokenSecret === undefined)
+    issues.push({
+      path: `${at}.tokenSecret`,
+      message: 'mode "external" needs the name of the value in the agent\'s own secret that holds the gateway\'s token',
+    });
   return issues;
 }

@@ -20,8 +20,16 @@ const clock = z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a t
 
 /** `runtime.openclaw`: how an agent of runtime.kind "openclaw" runs its OpenClaw gateway (docs/runtime.md). */
 const OpenclawRuntimeSchema = z.strictObject({
-  /** "managed" (the default and, for now, the only mode): the runtime starts a pinned OpenClaw gateway of its own on loopback. "external" (an operator's gateway) is refused as not supported yet. */
+  /** "managed" (the default): the runtime starts a pinned OpenClaw gateway of its own on loopback. "external": the bridge connects to an operator's gateway at `url`. */
   mode: z.optional(z.enum(['managed', 'external'])),
+  /** External mode: the operator's gateway, `wss://host[:port][/path]` (or `ws://` to a loopback address; anywhere else only with `allowInsecureWs`). No credentials in it: the token is `tokenSecret`. */
+  url: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  /** External mode: the name of the value in the agent's own secret holding the gateway's token (`gateway.auth.token`). */
+  tokenSecret: z.optional(secretName),
+  /** External mode: the gateway's agent that answers (the session keys sent name it); default this agent's id. */
+  agent: z.optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be an OpenClaw agent id: 1–64 chars of a-z, 0-9, "_" and "-"'))),
+  /** External mode: allow `ws://` (the token in clear) to a host that is not loopback, e.g. a private network you trust. */
+  allowInsecureWs: z.optional(z.boolean()),
 });
 
 export const RuntimeProfileSchema = z.strictObject({

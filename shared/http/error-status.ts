@@ -43,6 +43,7 @@ export const ERROR_STATUS = {
   FLEET_STARTING: 503,
   FLEET_STOPPING: 503,
   STOPPED_WAITING_FOR_SECRET: 503,
+  STOPPED_WAITING_FOR_GATEWAY: 503,
   STORAGE_FULL: 503,
   DASHBOARD_TOKEN_UNSET: 503,
   // Faults of ours (config, infrastructure, secrets, internals): never the caller's to fix.

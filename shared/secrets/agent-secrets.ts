@@ -22,14 +22,19 @@ export interface NeededValue {
 
 /**
  * Every secret name the agent's config refers to, with what needs it: its own `secrets`,
- * the API keys of the providers its models use (unless `modelKeys` is off: the offline
- * model, or a model the caller supplies), the values exec hands its commands
+ * an external OpenClaw gateway's token, the API keys of the providers its models use
+ * (unless `modelKeys` is off: the offline model, a model the caller supplies, or an
+ * external OpenClaw gateway, which has its own), the values exec hands its commands
  * (`tools.exec.env`), the web search key, its MCP servers' credentials. A name may repeat.
  */
 export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): NeededValue[] {
   const out: NeededValue[] = [];
   for (const name of config.agent.secrets ?? []) out.push({ name, usedBy: 'agents.list[].secrets' });
-  if (opts.modelKeys) {
+  const openclaw = config.agent.runtime.kind === 'openclaw' ? config.agent.runtime.openclaw : undefined;
+  // An operator's own OpenClaw gateway answers with its own models and keys; the agent's secret holds only the token to reach it.
+  const external = openclaw?.mode === 'external';
+  if (external && openclaw.tokenSecret) out.push({ name: openclaw.tokenSecret, usedBy: 'the OpenClaw gateway token (runtime.openclaw.tokenSecret)' });
+  if (opts.modelKeys && !external) {
     for (const ref of [config.agent.model.primary, ...config.agent.model.fallbacks]) {
       const providerName = ref.slice(0, ref.indexOf('/'));
       const key = config.providers[providerName]?.apiKeySecret;

@@ -116,6 +116,29 @@ describe('synth and runtime kinds', () => {
   });
 });
 
+describe('external mode on AWS', () => {
+  it('is refused at synth with the reason: the device key would not survive a new task', () => {
+    const found = issuesOf(() =>
+      synthFleet(
+        withFran({
+          kind: 'openclaw',
+          cpus: 1,
+          memoryMb: 2048,
+          openclaw: { mode: 'external', url: 'wss://gateway.example.com', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN' },
+        }),
+        {},
+        { nag: false },
+      ),
+    );
+    expect(found).toEqual([
+      {
+        path: 'agents.list[1].runtime.openclaw.mode',
+        message: expect.stringMatching(/^"external" is not supported on AWS yet: the bridge's device key would not survive a new task/),
+      },
+    ]);
+  });
+});
+
 describe('the Dockerfile’s openclaw stage (not built here: checked against what infra and the runtime expect)', () => {
   const stages = dockerfileStages();
   const openclaw = stages.get('openclaw') ?? [];

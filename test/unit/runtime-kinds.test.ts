@@ -59,12 +59,15 @@ describe('runtime.kind in the config', () => {
     expect(all.map((i) => i.path)).toEqual(['agents.list[1].runtime', 'agents.list[2].runtime', 'agents.list[3].runtime']);
   });
 
-  it('refuses openclaw options on another kind, an external gateway (not supported yet) and Bedrock models', () => {
+  it('refuses openclaw options on another kind, an external gateway without its URL and token, and Bedrock models', () => {
     expect(issues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([
       { path: 'agents.list[1].runtime.openclaw', message: 'applies to runtime.kind "openclaw" only (this agent\'s is "native")' },
     ]);
     const external = issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'external' } }));
-    expect(external).toEqual([{ path: 'agents.list[1].runtime.openclaw.mode', message: expect.stringMatching(/^"external" .* is not supported yet/) }]);
+    expect(external).toEqual([
+      { path: 'agents.list[1].runtime.openclaw.url', message: expect.stringMatching(/needs the gateway's URL/) },
+      { path: 'agents.list[1].runtime.openclaw.tokenSecret', message: expect.stringMatching(/needs the name of the value/) },
+    ]);
     const bedrock = issues(
       withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (c) => {
         c.models.providers.bedrock = { api: 'bedrock-converse' };

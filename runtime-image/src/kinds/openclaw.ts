@@ -4,14 +4,21 @@
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
 // Heartbeats, the ready line and the container health file are the native runtime's, so the
-// registry's states, the launcher's restarts and ECS's health check work unchanged.
+// registry's states, the launcher's restarts and ECS's health check work unchanged. External
+// mode starts no gateway: the bridge connects to an operator's (openclaw/external-gateway.ts)
+// and takes no message until it is in.
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
+import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { errorFields, processRedactor } from '../../../shared/log.ts';
 import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
+import { loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
+import { ExternalGateway } from '../openclaw/external-gateway.ts';
+import { waitingBeats } from '../openclaw/waiting-beats.ts';
+import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
@@ -39,11 +46,21 @@ const GATEWAY_DOWN_UNHEALTHY_MS = 5 * 60_000;
  */
 export const openclawStateDir = (workspace: string): string => join(workspace, '.openclaw-state');
 
+/** What the bridge drives: a managed gateway's supervisor, or the connection to an operator's gateway. */
+interface GatewaySource {
+  connected(signal: AbortSignal): Promise<GatewayClient>;
+  current(): GatewayClient | undefined;
+  stop(): Promise<void>;
+  readonly pid: number | undefined;
+  /** Why turns wait, for heartbeats; undefined when connected. */
+  warning(): string | undefined;
+}
+
 export async function startOpenclawRuntime(parts: RuntimeParts): Promise<RunningRuntime> {
   const { env } = parts;
   // Fresh from the first moment (a runtime waiting for its secret is alive; the gateway takes
   // ~30 s to start), and left to age once its gateway has been down too long.
-  let gateway: GatewaySupervisor | undefined;
+  let gateway: Pick<GatewaySource, 'current'> | undefined;
   // Before there is a gateway to start (the secret awaited) the runtime is well.
   const gatewayWell = downNoLongerThan(GATEWAY_DOWN_UNHEALTHY_MS, () => !gateway || gateway.current() !== undefined);
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile, gatewayWell) : undefined;
@@ -59,14 +76,28 @@ export async function startOpenclawRuntime(parts: RuntimeParts): Promise<Running
   }
 }
 
-async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewaySupervisor) => void, stopHealth: () => void): Promise<RunningRuntime> {
+async function startOpenclaw(
+  parts: RuntimeParts,
+  supervised: (gateway: Pick<GatewaySource, 'current'>) => void,
+  stopHealth: () => void,
+): Promise<RunningRuntime> {
   const { env, log, clock, outbox } = parts;
   const agent = env.config.agent;
   checkOwnSecretId(env.config, env.secretId);
-  const mode = agent.runtime.openclaw?.mode ?? 'managed';
-  if (mode !== 'managed') throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw.mode "${mode}" is not supported yet (docs/runtime.md)`);
+  const options = agent.runtime.openclaw ?? {};
+  const mode = options.mode ?? 'managed';
+  const howToSet = (name: string) =>
+    `clawfleet secrets set ${name} --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`;
+  let external: { url: string; tokenSecret: string } | undefined;
+  if (mode === 'external') {
+    // Config load refused these already; a last guard for a config that did not come through it.
+    const urlProblem = options.url ? gatewayUrlProblem(options.url, options.allowInsecureWs) : 'is missing';
+    const problem = urlProblem ? `url ${urlProblem}` : options.tokenSecret ? undefined : 'tokenSecret is missing';
+    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `runtime.openclaw (mode "external"): ${problem} (docs/runtime.md, "External mode")`);
+    external = { url: options.url!, tokenSecret: options.tokenSecret! };
+  }
   const { node, cli, readyMs, runAs } = env.openclaw;
-  if (!node || !cli) {
+  if (!external && (!node || !cli)) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',
       'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
@@ -75,9 +106,9 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   const secrets = await awaitSecrets({
     config: env.config,
     secretId: env.secretId,
-    modelKeys: true,
+    modelKeys: !external,
     read: parts.readSecrets ?? (async () => parts.secrets),
-    howToSet: `clawfleet secrets set <NAME> --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`,
+    howToSet: howToSet('<NAME>'),
     outbox,
     clock,
     log,
@@ -87,24 +118,53 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   });
   processRedactor.add(...Object.values(secrets));
 
-  const gatewayDir = join(env.runtimeState, 'openclaw');
-  moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(env.workspace), log);
-  const gateway = new GatewaySupervisor({
-    clientVersion: RUNTIME_VERSION,
-    log,
-    start: () =>
-      startManagedGateway({
-        install: { node, cli },
-        dir: gatewayDir,
-        stateDir: openclawStateDir(env.workspace),
-        ...(runAs ? { runAs } : {}),
-        config: { config: env.config, secrets, workspace: env.workspace },
-        log,
-        readyTimeoutMs: readyMs,
-      }),
-  });
-  supervised(gateway);
-  const client = await gateway.start();
+  let gateway: GatewaySource;
+  let client: GatewayClient;
+  if (external) {
+    const wait = waitingBeats(parts, RUNTIME_VERSION);
+    const connection = new ExternalGateway({
+      url: external.url,
+      token: secrets[external.tokenSecret]!,
+      tokenName: external.tokenSecret,
+      howToSet: howToSet(external.tokenSecret),
+      // The runtime's own state: hidden from the sandbox, so no tool uid reads the key.
+      device: loadOrCreateDeviceIdentity(join(env.runtimeState, 'openclaw-device', 'device-key.pem')),
+      clientVersion: RUNTIME_VERSION,
+      log,
+      onWarning: (w) => wait.say(w),
+    });
+    // Not handed to the health rule: replacing this task would not bring an operator's
+    // gateway back, and its waits are said in heartbeats instead.
+    const onStop = () => void connection.stop();
+    parts.stopSignal?.addEventListener('abort', onStop, { once: true });
+    try {
+      client = await connection.start();
+    } finally {
+      wait.end();
+      parts.stopSignal?.removeEventListener('abort', onStop);
+    }
+    gateway = connection;
+  } else {
+    const gatewayDir = join(env.runtimeState, 'openclaw');
+    moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(env.workspace), log);
+    const supervisor = new GatewaySupervisor({
+      clientVersion: RUNTIME_VERSION,
+      log,
+      start: () =>
+        startManagedGateway({
+          install: { node: node!, cli: cli! },
+          dir: gatewayDir,
+          stateDir: openclawStateDir(env.workspace),
+          ...(runAs ? { runAs } : {}),
+          config: { config: env.config, secrets, workspace: env.workspace },
+          log,
+          readyTimeoutMs: readyMs,
+        }),
+    });
+    supervised(supervisor);
+    client = await supervisor.start();
+    gateway = Object.assign(supervisor, { warning: () => (supervisor.current() ? undefined : 'the OpenClaw gateway is restarting') });
+  }
   const warnings: string[] = [];
 
   const deps: BridgeDeps = {
@@ -115,6 +175,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
     journal: new AnswerJournal(env.workspace),
     gateway: (signal) => gateway.connected(signal),
     turnTimeoutMs: env.turnTimeoutMs,
+    external: external ? { gatewayAgent: options.agent ?? env.agentId } : undefined,
   };
 
   let stopping: Promise<void> | undefined;
@@ -146,6 +207,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   let beats = 0;
   const capabilities = [
     'runtime:openclaw',
+    `openclaw-mode:${mode}`,
     `openclaw:${client.server.version ?? 'unknown'}`,
     `openclaw-protocol:${client.server.protocol}`,
     `model:${agent.model.primary}`,
@@ -161,9 +223,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
         version: RUNTIME_VERSION,
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.current() ? [] : ['the OpenClaw gateway is restarting'])]
-          .slice(0, 16)
-          .map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])].slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const announced = beat(true);
@@ -174,6 +234,7 @@ async function startOpenclaw(parts: RuntimeParts, supervised: (gateway: GatewayS
   log.info('ready', {
     version: RUNTIME_VERSION,
     kind: 'openclaw',
+    mode,
     openclaw: client.server.version,
     protocol: client.server.protocol,
     gatewayPid: gateway.pid,

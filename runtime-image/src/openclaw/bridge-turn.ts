@@ -8,7 +8,12 @@
 // restarts it) and asked again, once the session is idle. The key names the gateway's life too because OpenClaw keeps
 // a user message's key in the session transcript, which outlives the process: the same key
 // sent to the next gateway is refused as a turn already over ("keyed user is outside the
-// current turn"), while within one gateway's life a repeated send is deduplicated.
+// current turn"), while within one gateway's life a repeated send is deduplicated. An
+// operator's gateway (external mode) outlives the bridge, so there the key is the inbound
+// id alone: a redelivery after a bridge restart joins the run still going, or, for one that
+// ended, is acknowledged `status: "ok"` with no events, and the answer is read back from
+// the session's history by its run id. Only events of the session the turn asked, and of
+// its run, are taken: a gateway that answers for another session is not believed.
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { answerEnvelope, sendStatus, type TurnOutcome } from '../turn.ts';
@@ -25,6 +30,18 @@ export interface BridgeDeps {
   /** The connected gateway; waits while it is being (re)started. */
   gateway(signal: AbortSignal): Promise<GatewayClient>;
   turnTimeoutMs: number;
+  /**
+   * An operator's gateway (external mode): keys without the connection's instance, and
+   * the clawfleet session key's agent mapped to the gateway's agent that answers.
+   */
+  external?: { gatewayAgent: string } | undefined;
+}
+
+/** The session key the gateway is asked with: clawfleet's own, or (external) the same with the gateway's agent in it. */
+export function gatewaySessionKey(sessionKey: string, agentId: string, external: BridgeDeps['external']): string {
+  if (!external) return sessionKey;
+  const own = `agent:${agentId}:`;
+  return `agent:${external.gatewayAgent}:${sessionKey.startsWith(own) ? sessionKey.slice(own.length) : sessionKey}`;
 }
 
 /** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
@@ -35,7 +52,16 @@ const IDLE_WAIT_MS = 60_000;
 /** Runs ended without text that are asked again before the turn counts as unanswered. */
 const MAX_EMPTY_RETRIES = 2;
 
-type RunEnd = { state: 'final'; text: string } | { state: 'error' | 'aborted'; error: string };
+type RunEnd =
+  | { state: 'final'; text: string }
+  | { state: 'error' | 'aborted'; error: string }
+  /** The key's run is over and its answer is not in the session's history any more: ask again under a new key. */
+  | { state: 'resubmit' };
+
+/** OpenClaw's refusal of a key whose run a previous gateway process ended (its transcript outlives it). */
+const KEY_OF_ENDED_TURN = /outside the current turn/i;
+/** How far back the history is read for a finished run's answer. */
+const HISTORY_LIMIT = 20;
 
 export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: AbortSignal): Promise<TurnOutcome> {
   const log = deps.log.child({ envelopeId: req.inboundId, sessionKey: req.sessionKey });
@@ -49,9 +75,12 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
   const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
+  const sessionKey = gatewaySessionKey(req.sessionKey, deps.agentId, deps.external);
   let end: RunEnd | undefined;
   let tries = 0;
   let emptyRuns = 0;
+  /** Submissions that must not be taken for the one before (a run that failed or came back empty). */
+  let resubmits = 0;
   while (!end && !turnSignal.aborted) {
     let client: GatewayClient;
     try {
@@ -60,20 +89,31 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
       if (turnSignal.aborted) break;
       throw err;
     }
-    // A retry is a new submission: the same key would be answered with the run that failed.
-    const idempotencyKey = `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
+    // A resubmission is a new key: the same key would be answered with the run that failed.
+    // Managed: the key names the gateway's life too (its transcript outlives it). External:
+    // the inbound id alone, so a bridge restarted mid-turn joins the run it left.
+    const idempotencyKey = deps.external
+      ? `${req.inboundId}${resubmits > 0 ? `:${resubmits}` : ''}`
+      : `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
     try {
       // A retry waits for the session to be idle: after a restart OpenClaw runs its own
       // recovery of the turn the dead gateway left (always on in OpenClaw), which would
       // supersede a run sent meanwhile; this bridge never has two turns in one session.
-      if (tries > 0) await untilIdle(client, req.sessionKey, turnSignal);
-      end = await runChat(client, { sessionKey: req.sessionKey, message, idempotencyKey }, turnSignal);
+      if (tries > 0 && (!deps.external || resubmits > 0)) await untilIdle(client, sessionKey, turnSignal);
+      end = await runChat(client, { sessionKey, message, idempotencyKey }, turnSignal, log);
       if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
+      if (end.state === 'resubmit') {
+        log.warn('the gateway no longer has this turn’s run; asking again', { tries: ++tries });
+        resubmits++;
+        end = undefined;
+        continue;
+      }
       // A run that ends with nothing to say, where something was asked: after a restart,
       // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again, once the
       // session is idle, a bounded number of times before it counts as no answer.
       if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
         log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
+        resubmits++;
         end = undefined;
         continue;
       }
@@ -84,6 +124,8 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
         // The gateway went away mid-turn, is still starting, or its state is busy (it is
         // recovering the session a killed gateway left): wait for it and ask again.
         log.warn('gateway unavailable mid-turn; asking again', { tries: ++tries, ...errorFields(err) });
+        // A closed connection leaves the run going in an operator's gateway: the same key joins it.
+        if (!(err instanceof GatewayClosedError)) resubmits++;
         await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
         continue;
       }
@@ -94,6 +136,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   }
   if (signal.aborted) return 'aborted';
   const record: AnswerRecord = { inboundId: req.inboundId, ts: deps.clock.now() };
+  if (end?.state === 'resubmit') end = undefined;
   if (!end) record.failed = `it took longer than ${Math.round(deps.turnTimeoutMs / 1000)} s`;
   else if (end.state !== 'final') record.failed = processRedactor.redact(end.error);
   else if (end.text === '' && !req.situation) record.failed = 'the agent returned no text';
@@ -136,14 +179,20 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
  * chat.send, then the run's `chat` events to its end. Events are gathered from before the
  * send, by run id: a quick run may end before chat.send's answer names it.
  */
-async function runChat(client: GatewayClient, params: { sessionKey: string; message: string; idempotencyKey: string }, signal: AbortSignal): Promise<RunEnd> {
+async function runChat(
+  client: GatewayClient,
+  params: { sessionKey: string; message: string; idempotencyKey: string },
+  signal: AbortSignal,
+  log: Logger,
+): Promise<RunEnd> {
   const ends = new Map<string, RunEnd>();
   let runId: string | undefined;
   let settle: ((end: RunEnd) => void) | undefined;
   const off = client.onEvent((e: GatewayEvent) => {
     if (e.event !== 'chat') return;
     const p = e.payload;
-    if (typeof p.runId !== 'string') return;
+    // Only this session's events: an answer sent for another session is not this turn's.
+    if (typeof p.runId !== 'string' || typeof p.sessionKey !== 'string' || p.sessionKey.toLowerCase() !== params.sessionKey.toLowerCase()) return;
     const end = runEnd(p);
     if (!end) return;
     ends.set(p.runId, end);
@@ -152,10 +201,34 @@ async function runChat(client: GatewayClient, params: { sessionKey: string; mess
   let offClose = () => {};
   let onAbort = () => {};
   try {
-    const ack = await client.request('chat.send', params);
-    runId = typeof ack.runId === 'string' ? ack.runId : params.idempotencyKey;
+    let ack: Record<string, unknown>;
+    try {
+      ack = await client.request('chat.send', params);
+    } catch (err) {
+      // An operator's gateway restarted since this key was sent: the run's answer may be in the history.
+      if (!KEY_OF_ENDED_TURN.test((err as Error).message)) throw err;
+      return (await historyAnswer(client, params.sessionKey, params.idempotencyKey)) ?? { state: 'resubmit' };
+    }
+    runId = typeof ack.runId === 'string' && ack.runId.length <= 256 ? ack.runId : params.idempotencyKey;
     const already = ends.get(runId);
     if (already) return already;
+    // The key's run already ended (a redelivery after the bridge restarted): no event will come.
+    if (ack.status === 'ok') {
+      log.info('the gateway had this key’s run over already; its answer read from the history', { runId });
+      return (await historyAnswer(client, params.sessionKey, runId)) ?? { state: 'resubmit' };
+    }
+    // Joined a run another connection started (the bridge before a restart): its events may
+    // not come to this connection, so the session is also watched until it is idle.
+    if (ack.status === 'in_flight') {
+      log.info('joined the run this key started, still going in the gateway', { runId });
+      const id = runId;
+      void (async () => {
+        await untilIdle(client, params.sessionKey, signal);
+        if (signal.aborted || ends.has(id)) return;
+        // Idle with no answer of that run: it ended without one (an error told only its own connection).
+        settle?.((await historyAnswer(client, params.sessionKey, id)) ?? { state: 'resubmit' });
+      })().catch(() => {});
+    }
     return await new Promise<RunEnd>((resolve, reject) => {
       settle = resolve;
       offClose = client.onClose(reject);
@@ -172,6 +245,18 @@ async function runChat(client: GatewayClient, params: { sessionKey: string; mess
     offClose();
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** The final answer of run `runId` as the session's history holds it (its last assistant message of that run), if it does. */
+async function historyAnswer(client: GatewayClient, sessionKey: string, runId: string): Promise<RunEnd | undefined> {
+  const history = await client.request('chat.history', { sessionKey, limit: HISTORY_LIMIT });
+  if (typeof history.sessionKey === 'string' && history.sessionKey.toLowerCase() !== sessionKey.toLowerCase()) return undefined;
+  const messages = Array.isArray(history.messages) ? (history.messages as unknown[]) : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; __openclaw?: { runId?: unknown } } | null;
+    if (m && m.role === 'assistant' && m.__openclaw?.runId === runId) return { state: 'final', text: messageText(m) };
+  }
+  return undefined;
 }
 
 /** Resolves once the session has no active run (chat.history's sessionInfo), or after a minute. */

@@ -1,11 +1,14 @@
 // A client of OpenClaw's Gateway WebSocket API (protocol 4, as OpenClaw 2026.9.6 speaks it):
 // JSON frames — `req` {id, method, params} answered by `res` {id, ok, payload | error}, and
-// `event` {event, payload} pushed by the gateway. It connects as a trusted local backend
-// (client id "gateway-client", mode "backend", the shared token, on loopback: no device
-// pairing) and checks the protocol the gateway agreed to.
+// `event` {event, payload} pushed by the gateway. It connects as a backend client (client
+// id "gateway-client", mode "backend", the shared token): to its own managed gateway on
+// loopback as a trusted local backend, to an operator's gateway (external mode) with a
+// device identity signing the gateway's challenge (device-identity.ts), and checks the
+// protocol the gateway agreed to. A refused connect says why: pairing pending, token wrong.
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { ClawfleetError } from '../../../shared/errors.ts';
+import { deviceAuthPayload, type DeviceIdentity } from './device-identity.ts';
 
 /** The Gateway protocol this bridge speaks; a gateway that agrees to another is refused. */
 export const GATEWAY_PROTOCOL = 4;
@@ -28,6 +31,29 @@ export class GatewayClosedError extends Error {
   }
 }
 
+/** The gateway refused the connect: `code` is its detail code (PAIRING_REQUIRED, AUTH_TOKEN_MISMATCH, …). */
+export class GatewayConnectRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** For PAIRING_REQUIRED: the pending request the gateway's operator approves. */
+    readonly requestId?: string,
+  ) {
+    super(message);
+    this.name = 'GatewayConnectRefused';
+  }
+}
+
+export interface ConnectOptions {
+  /** Signs the gateway's challenge (external mode); without it the connect is the trusted local backend's. */
+  device?: DeviceIdentity;
+  /** The largest frame taken from the gateway; a bigger one closes the connection (ws code 1009). */
+  maxPayload?: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const SCOPES = ['operator.read', 'operator.write'];
+
 export class GatewayClient {
   private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<(e: GatewayEvent) => void>();
@@ -45,24 +71,55 @@ export class GatewayClient {
   }
 
   /** Opens the socket, waits for the challenge, connects with the token; rejects with why it could not. */
-  static async connect(url: string, token: string, clientVersion: string): Promise<GatewayClient> {
-    const ws = new WebSocket(url, { handshakeTimeout: CONNECT_TIMEOUT_MS, maxPayload: 32 * 1024 * 1024 });
+  static async connect(url: string, token: string, clientVersion: string, opts: ConnectOptions = {}): Promise<GatewayClient> {
+    const ws = new WebSocket(url, { handshakeTimeout: CONNECT_TIMEOUT_MS, maxPayload: opts.maxPayload ?? 32 * 1024 * 1024 });
     const client = new GatewayClient(ws);
     const challenge = client.nextEvent('connect.challenge', CONNECT_TIMEOUT_MS);
+    challenge.catch(() => {});
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
-      ws.once('error', (err) => reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `cannot reach the OpenClaw gateway at ${url}: ${err.message}`)));
+      ws.once('error', (err) => reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `cannot reach the OpenClaw gateway at ${safeUrl(url)}: ${err.message}`)));
     });
-    await challenge;
-    const hello = await client.request('connect', {
-      minProtocol: GATEWAY_PROTOCOL,
-      maxProtocol: GATEWAY_PROTOCOL,
-      client: { id: 'gateway-client', displayName: 'clawfleet bridge', version: clientVersion, platform: process.platform, mode: 'backend' },
-      role: 'operator',
-      scopes: ['operator.read', 'operator.write'],
-      caps: [],
-      auth: { token },
-    });
+    const { nonce, ts } = (await challenge).payload;
+    if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > 512 || typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) {
+      client.close();
+      throw new ClawfleetError('OPENCLAW_PROTOCOL', 'the OpenClaw gateway sent a malformed connect.challenge (no nonce or timestamp)');
+    }
+    const clientInfo = { id: 'gateway-client', mode: 'backend', platform: process.platform };
+    const device = opts.device && {
+      id: opts.device.deviceId,
+      publicKey: opts.device.publicKey,
+      signature: opts.device.sign(
+        deviceAuthPayload(opts.device.deviceId, {
+          clientId: clientInfo.id,
+          clientMode: clientInfo.mode,
+          role: 'operator',
+          scopes: SCOPES,
+          signedAtMs: ts,
+          token,
+          nonce,
+          platform: clientInfo.platform,
+        }),
+      ),
+      signedAt: ts,
+      nonce,
+    };
+    let hello: Record<string, unknown>;
+    try {
+      hello = await client.request('connect', {
+        minProtocol: GATEWAY_PROTOCOL,
+        maxProtocol: GATEWAY_PROTOCOL,
+        client: { ...clientInfo, displayName: 'clawfleet bridge', version: clientVersion },
+        role: 'operator',
+        scopes: SCOPES,
+        caps: [],
+        auth: { token },
+        ...(device ? { device } : {}),
+      });
+    } catch (err) {
+      client.close();
+      throw refusal(err);
+    }
     const protocol = typeof hello.protocol === 'number' ? hello.protocol : 0;
     if (hello.type !== 'hello-ok' || protocol !== GATEWAY_PROTOCOL) {
       client.close();
@@ -71,8 +128,17 @@ export class GatewayClient {
         `the OpenClaw gateway agreed to protocol ${protocol}, this bridge speaks ${GATEWAY_PROTOCOL} (docs/runtime.md, "Compatibility")`,
       );
     }
-    const server = (hello.server ?? {}) as { version?: string };
-    client.server = { version: server.version, protocol };
+    const server = (hello.server ?? {}) as { version?: unknown };
+    client.server = { version: typeof server.version === 'string' ? server.version.slice(0, 100) : undefined, protocol };
+    // A paired device that was granted less than chat needs would fail every turn: said now, at connect.
+    const granted = (hello.auth as { scopes?: unknown } | undefined)?.scopes;
+    if (opts.device && (!Array.isArray(granted) || !SCOPES.every((s) => granted.includes(s)))) {
+      client.close();
+      throw new GatewayConnectRefused(
+        'SCOPE_MISSING',
+        `the OpenClaw gateway granted this device ${Array.isArray(granted) && granted.length ? granted.join(', ') : 'no scope'}; the bridge needs ${SCOPES.join(' and ')} (approve it with those scopes)`,
+      );
+    }
     return client;
   }
 
@@ -116,15 +182,24 @@ export class GatewayClient {
 
   private nextEvent(name: string, timeoutMs: number): Promise<GatewayEvent> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => (off(), reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`))),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => {
+        off();
+        offClose();
+        reject(new ClawfleetError('OPENCLAW_GATEWAY_FAILED', `the OpenClaw gateway sent no ${name} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      let offClose = () => {};
       const off = this.onEvent((e) => {
         if (e.event !== name) return;
         clearTimeout(timer);
         off();
+        offClose();
         resolve(e);
+      });
+      // A connection that closes first ends the wait now, not at the timeout (no timer left behind).
+      offClose = this.onClose((err) => {
+        clearTimeout(timer);
+        off();
+        reject(err);
       });
     });
   }
@@ -142,8 +217,10 @@ export class GatewayClient {
       this.pending.delete(f.id);
       if (f.ok === true) p.resolve((f.payload ?? {}) as Record<string, unknown>);
       else {
-        const e = (f.error ?? {}) as { code?: string; message?: string };
-        p.reject(Object.assign(new Error(`OpenClaw gateway: ${e.code ?? 'error'}: ${e.message ?? 'no message'}`), { gatewayCode: e.code }));
+        const e = (f.error ?? {}) as { code?: unknown; message?: unknown; details?: unknown };
+        const code = typeof e.code === 'string' ? e.code.slice(0, 64) : undefined;
+        const message = typeof e.message === 'string' ? e.message.slice(0, 500) : 'no message';
+        p.reject(Object.assign(new Error(`OpenClaw gateway: ${code ?? 'error'}: ${message}`), { gatewayCode: code, gatewayDetails: e.details }));
       }
     } else if (f.type === 'event' && typeof f.event === 'string') {
       const e: GatewayEvent = { event: f.event, payload: (f.payload ?? {}) as Record<string, unknown> };
@@ -159,4 +236,24 @@ export class GatewayClient {
     for (const l of this.closeListeners) l(err);
     this.closeListeners.clear();
   }
+}
+
+/** The URL without what must never be logged (userinfo, query); config load refuses both anyway. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
+/** A refused connect as a GatewayConnectRefused with the gateway's detail code, when it gave one. */
+function refusal(err: unknown): Error {
+  if (!(err instanceof Error) || !('gatewayCode' in err)) return err as Error;
+  const details = (err as { gatewayDetails?: unknown }).gatewayDetails;
+  const d = details && typeof details === 'object' ? (details as { code?: unknown; requestId?: unknown }) : {};
+  const code = typeof d.code === 'string' ? d.code.slice(0, 64) : String((err as { gatewayCode?: unknown }).gatewayCode ?? 'REFUSED');
+  const requestId = typeof d.requestId === 'string' && REQUEST_ID.test(d.requestId) ? d.requestId : undefined;
+  return new GatewayConnectRefused(code, err.message, requestId);
 }

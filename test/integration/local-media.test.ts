@@ -125,9 +125,9 @@ describe('media in local mode', () => {
   it('answers a file over Telegram’s 20 MB download limit with a note to the user, and tells the agent, fetching nothing', async () => {
     const before = tg.calls('getFile').length;
     tg.pushUpdate(TOKEN, mediaUpdate(204, { document: { file_id: 'too-big', file_unique_id: 'tb', file_size: 21 * 1024 * 1024, file_name: 'film.mkv' } }));
-    await sentTo('over the 20 MB a Telegram bot may download, so your agent did not get it');
+    await sentTo('over the 20 MiB a Telegram bot may download, so your agent did not get it');
     // The echo responder repeats what the agent was told.
-    await sentTo('It did not reach you: it is 21 MB, over the 20 MB a Telegram bot may download');
+    await sentTo('It did not reach you: it is 21 MiB, over the 20 MiB a Telegram bot may download');
     expect(tg.calls('getFile').length).toBe(before);
   });
 

@@ -135,9 +135,9 @@ describe('inbound media (webhook)', () => {
     const [envelope] = queued();
     expect(envelope!.media).toBeUndefined();
     expect(envelope!.text).toMatch(
-      /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MB, over the 20 MB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
+      /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MiB, over the 20 MiB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
     );
-    expect(told).toEqual([expect.stringMatching(/over the 20 MB a Telegram bot may download, so your agent did not get it/)]);
+    expect(told).toEqual([expect.stringMatching(/over the 20 MiB a Telegram bot may download, so your agent did not get it/)]);
   });
 
   it('stops reading a download that runs past the limit although Telegram declared no size', async () => {

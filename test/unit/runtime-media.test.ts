@@ -304,7 +304,7 @@ describe('send_file', () => {
     await turn(message(11, [], 'go'));
     const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
     expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/outside the workspace/) }] });
-    expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MB a file sent to a chat may be' }] });
+    expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MiB a file sent to a chat may be' }] });
     expect(
       sent()
         .filter((e) => e.kind === 'file')

@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_FILE_KINDS, outboundMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES, type OutboundFileKind } from '../../../shared/media/media-ref.ts';
+import { formatBytes } from '../../../shared/format-bytes.ts';
 import type { Clock, MediaStore } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import { openRegular } from '../workspace-file.ts';
@@ -39,8 +40,6 @@ const TYPES: Record<string, { mime: string; kind: OutboundFileKind }> = {
   '.mp4': { mime: 'video/mp4', kind: 'document' },
 };
 
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1).replace(/\.0$/, '')} MB`;
-
 export function sendFileTool(agentId: string, workspace: string, store: MediaStore, clock: Clock): AgentTool {
   return defineTool({
     name: 'send_file',
@@ -56,7 +55,7 @@ export function sendFileTool(agentId: string, workspace: string, store: MediaSto
       let bytes: Buffer;
       try {
         if (stat.size > TELEGRAM_UPLOAD_LIMIT_BYTES)
-          return { text: `${path} is ${stat.size} bytes, over the ${mb(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
+          return { text: `${path} is ${stat.size} bytes, over the ${formatBytes(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
         if (stat.size === 0) return { text: `${path} is empty; Telegram does not send empty files`, isError: true };
         bytes = await handle.readFile();
       } finally {

@@ -123,6 +123,19 @@ describe('inbound media (webhook)', () => {
     expect(store.objects.get('agents/fran/in/tg.fran.22/Q3_report.pdf')!.mimeType).toBe('application/pdf');
   });
 
+  it('asks the dedupe table once per update with an attachment (a retry too), not once before the fetch and again before queueing', async () => {
+    const { post, deps } = webhook();
+    const dedupe = deps.dedupe;
+    let asked = 0;
+    deps.dedupe = { seen: (id) => (asked++, dedupe.seen(id)), remember: (id, until) => dedupe.remember(id, until) };
+    const file = tg.addFile(TOKEN, Buffer.from('%PDF-1.4 once'), 'documents/file_4.pdf');
+    const update = { document: { ...file, file_name: 'once.pdf', mime_type: 'application/pdf' } };
+    expect((await post(23, update)).body).toMatchObject({ ok: true, envelopeId: 'tg.fran.23' });
+    expect(asked).toBe(1);
+    expect((await post(23, update)).body).toMatchObject({ duplicate: true });
+    expect(asked).toBe(2);
+  });
+
   it('answers a file over the 20 MB download limit with a note to the agent and to the user, without fetching it', async () => {
     const { post, queued, told, store } = webhook();
     const before = tg.calls('getFile').length;

@@ -20,7 +20,8 @@ export interface InboundMediaDeps {
 export type InboundMedia =
   /** The message carries no file (text, a location, a poll…). */
   | { kind: 'none' }
-  | { kind: 'stored'; ref: MediaRef }
+  /** `words`: what the file says in words the envelope's text can carry (a sticker's emoji), if anything. */
+  | { kind: 'stored'; ref: MediaRef; words?: string | undefined }
   /** Not fetched, for good: the agent's note, and what the user is told. */
   | { kind: 'refused'; note: string; toUser: string };
 
@@ -59,6 +60,7 @@ export async function storeInboundMedia(
   await deps.store.put(key, fetched.bytes, file.mimeType);
   return {
     kind: 'stored',
+    ...(file.emoji !== undefined ? { words: file.emoji } : {}),
     ref: {
       kind: file.kind,
       key,

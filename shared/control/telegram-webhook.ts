@@ -311,9 +311,13 @@ async function fetchMedia(
   }
 }
 
-/** The message's text when its file reached the store: the caption alone (the runtime says what is attached); else as before. */
+/**
+ * The message's text when its file reached the store: the caption alone (the runtime says what
+ * is attached), or for a sticker its emoji — what it says, which a model that cannot see the
+ * sticker (or an animated one) would otherwise lose; else as before.
+ */
 function withMedia(media: InboundMedia, text: string, caption: string | undefined): string {
-  if (media.kind === 'stored') return caption ?? '';
+  if (media.kind === 'stored') return caption ?? media.words ?? '';
   if (media.kind === 'refused') return [media.note, caption].filter((t) => t !== undefined).join('\n');
   return text;
 }

@@ -21,7 +21,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { TELEGRAM_DOWNLOAD_LIMIT_BYTES } from '../../shared/media/media-ref.ts';
+import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media/media-ref.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 
@@ -121,6 +121,30 @@ describe('inbound media (webhook)', () => {
       media: [{ kind: 'document', key: 'agents/fran/in/tg.fran.22/Q3_report.pdf', fileName: 'Q3 report.pdf', mimeType: 'application/pdf' }],
     });
     expect(store.objects.get('agents/fran/in/tg.fran.22/Q3_report.pdf')!.mimeType).toBe('application/pdf');
+  });
+
+  it('fetches a round video, a video, an animation and a sticker too, each under its own kind; a sticker’s emoji is the message text', async () => {
+    const { post, queued } = webhook();
+    const mp4 = tg.addFile(TOKEN, Buffer.from('....ftypmp42'), 'videos/file_5.mp4');
+    const tgs = tg.addFile(TOKEN, Buffer.from('gzip lottie'), 'stickers/file_6.tgs');
+    await post(31, { video_note: { ...mp4, length: 240, duration: 7 } });
+    await post(32, { video: { ...mp4, width: 1280, height: 720, duration: 12, mime_type: 'video/mp4' }, caption: 'look' });
+    await post(33, { animation: { ...mp4, width: 320, height: 240, duration: 2, file_name: 'dance.mp4', mime_type: 'video/mp4' }, document: mp4 });
+    await post(34, { sticker: { ...tgs, width: 512, height: 512, is_animated: true, is_video: false, type: 'regular', emoji: '😂' } });
+    expect(
+      queued().map((e) => ({
+        text: e.text,
+        media: (e.media as MediaRef[]).map(({ kind, key, mimeType, durationSeconds }) => ({ kind, key, mimeType, durationSeconds })),
+      })),
+    ).toEqual([
+      { text: '', media: [{ kind: 'video_note', key: 'agents/fran/in/tg.fran.31/round-video.mp4', mimeType: 'video/mp4', durationSeconds: 7 }] },
+      { text: 'look', media: [{ kind: 'video', key: 'agents/fran/in/tg.fran.32/video.mp4', mimeType: 'video/mp4', durationSeconds: 12 }] },
+      { text: '', media: [{ kind: 'animation', key: 'agents/fran/in/tg.fran.33/dance.mp4', mimeType: 'video/mp4', durationSeconds: 2 }] },
+      {
+        text: '😂',
+        media: [{ kind: 'sticker', key: 'agents/fran/in/tg.fran.34/sticker.tgs', mimeType: 'application/x-tgsticker', durationSeconds: undefined }],
+      },
+    ]);
   });
 
   it('asks the dedupe table once per update with an attachment (a retry too), not once before the fetch and again before queueing', async () => {

@@ -187,6 +187,45 @@ describe('attachments in a turn', () => {
   });
 });
 
+describe('what each other kind of attachment becomes', () => {
+  const WEBP = Buffer.from('RIFF....WEBPVP8 pretend sticker', 'latin1');
+  const MP4 = Buffer.from('....ftypmp42 pretend video', 'latin1');
+  const at = (n: number, name: string) => `agents/fran/in/tg.fran.${n}/${name}`;
+
+  it('tells the model plainly that it cannot watch a video, an animation or an animated sticker, each saved in the workspace', async () => {
+    const model = scripted(true);
+    const { store, turn, message, workspace } = setup(model);
+    const refs: MediaRef[] = [
+      { kind: 'video', key: at(40, 'video.mp4'), mimeType: 'video/mp4', size: MP4.length, durationSeconds: 12 },
+      { kind: 'animation', key: at(40, 'dance.mp4'), mimeType: 'video/mp4', size: MP4.length, durationSeconds: 2 },
+      { kind: 'sticker', key: at(40, 'sticker.tgs'), mimeType: 'application/x-tgsticker', size: 11 },
+    ];
+    for (const r of refs) await store.put(r.key, r.kind === 'sticker' ? Buffer.from('gzip lottie') : MP4, r.mimeType);
+    await turn(message(40, refs, '😂'));
+    expect(firstUser(model).content).toBe(
+      [
+        `[The user sent a video (12 s) (video/mp4, ${MP4.length} bytes), saved at inbox/2026-03-01/video.mp4 in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`,
+        `[The user sent an animation (GIF) (2 s) (video/mp4, ${MP4.length} bytes), saved at inbox/2026-03-01/dance.mp4 in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`,
+        '[The user sent a sticker (application/x-tgsticker, 11 bytes), saved at inbox/2026-03-01/sticker.tgs in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]',
+        '😂',
+      ].join('\n'),
+    );
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/video.mp4'))).toEqual(MP4);
+  });
+
+  it('shows a still sticker to a model that takes images, as it shows a photo', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    const sticker: MediaRef = { kind: 'sticker', key: at(41, 'sticker.webp'), mimeType: 'image/webp', size: WEBP.length, width: 512, height: 512 };
+    await store.put(sticker.key, WEBP, 'image/webp');
+    await turn(message(41, [sticker], '👍'));
+    expect(firstUser(model).content).toEqual([
+      { type: 'text', text: '[The user sent a sticker; it is attached as an image, and saved at inbox/2026-03-01/sticker.webp.]\n👍' },
+      { type: 'image', data: WEBP.toString('base64'), mimeType: 'image/webp' },
+    ]);
+  });
+});
+
 describe('voice transcription', () => {
   let url: string;
   const seen: { auth?: string; model?: string; language?: string; file?: { name: string; size: number; type: string } }[] = [];
@@ -225,6 +264,18 @@ describe('voice transcription', () => {
       '[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.',
     );
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
+  });
+
+  it('transcribes a round video message as it does a voice message (its sound sent as the mp4 it is)', async () => {
+    const model = scripted(false, { text: 'Bob at five, noted.' });
+    const { store, turn, message } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
+    const round: MediaRef = { kind: 'video_note', key: 'agents/fran/in/tg.fran.10/round-video.mp4', mimeType: 'video/mp4', size: 8, durationSeconds: 7 };
+    await store.put(round.key, Buffer.from('....ftyp'), 'video/mp4');
+    await turn(message(10, [round]));
+    expect(seen.at(-1)?.file).toEqual({ name: 'round-video.mp4', size: 8, type: 'video/mp4' });
+    expect(firstUser(model).content).toBe(
+      '[The user sent a round video message (7 s), saved at inbox/2026-03-01/round-video.mp4. Transcript:]\nRemind me to call Bob at five.',
+    );
   });
 
   it('quotes the transcript to the user above the answer where echoTranscript is set, and re-sends that same answer', async () => {

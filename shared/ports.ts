@@ -1,6 +1,7 @@
 // The ports of the core: what it needs from the outside world, named by what it means
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
+import type { OutboundFileKind } from './media/media-ref.ts';
 import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
 import type { BotIdentity } from './telegram/mention.ts';
 
@@ -82,7 +83,8 @@ export interface DraftShown {
 
 /** A file on its way to a chat: its bytes, and how the channel should present it. */
 export interface OutgoingFile {
-  kind: 'photo' | 'document' | 'voice' | 'audio';
+  /** One of OUTBOUND_FILE_KINDS (shared/media/media-ref.ts): the Bot API method it goes by. */
+  kind: OutboundFileKind;
   fileName: string;
   mimeType: string;
   bytes: Uint8Array;

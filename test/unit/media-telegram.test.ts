@@ -290,6 +290,35 @@ describe('outbound files (outbox)', () => {
     ]);
   });
 
+  it('sends a video with sendVideo and an animation with sendAnimation, so the chat plays them', async () => {
+    const { deps, store, file } = outbox();
+    const mp4 = Buffer.from('....ftypmp42 clip');
+    await store.put('agents/fran/out/r3/clip.mp4', mp4, 'video/mp4');
+    await store.put('agents/fran/out/r4/dance.gif', Buffer.from('GIF89a'), 'image/gif');
+    const [videos, animations] = [tg.calls('sendVideo').length, tg.calls('sendAnimation').length];
+    const clip = {
+      id: 'tg.fran.7.req.3',
+      key: 'agents/fran/out/r3/clip.mp4',
+      fileKind: 'video',
+      fileName: 'clip.mp4',
+      mimeType: 'video/mp4',
+      size: mp4.length,
+    };
+    await processOutboxRecord(file(clip), deps);
+    await processOutboxRecord(
+      file({ id: 'tg.fran.7.req.4', key: 'agents/fran/out/r4/dance.gif', fileKind: 'animation', fileName: 'dance.gif', mimeType: 'image/gif', size: 6 }),
+      deps,
+    );
+    expect(tg.calls('sendVideo').slice(videos)).toEqual([
+      expect.objectContaining({
+        params: expect.objectContaining({ chat_id: 4242, video: expect.objectContaining({ filename: 'clip.mp4', sha256: sha(mp4) }) }),
+      }),
+    ]);
+    expect(tg.calls('sendAnimation').slice(animations)).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ chat_id: 4242, animation: expect.objectContaining({ filename: 'dance.gif', size: 6 }) }) }),
+    ]);
+  });
+
   it.each([
     ['another agent’s out/ prefix', 'agents/grif/out/x/secret.pdf'],
     ['another agent’s in/ prefix', 'agents/grif/in/tg.grif.1/photo.jpg'],

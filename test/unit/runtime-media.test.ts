@@ -335,7 +335,7 @@ describe('send_file', () => {
     expect(Buffer.from(store.objects.get(file.key as string)!.bytes)).toEqual(png);
   });
 
-  it('refuses a path outside the workspace, a file over 50 MB, and infers voice and document kinds', async () => {
+  it('refuses a path outside the workspace, a file over 50 MB, and infers voice, video, animation and document kinds', async () => {
     const model = scripted(
       false,
       {
@@ -344,6 +344,9 @@ describe('send_file', () => {
           { name: 'send_file', args: { path: 'huge.pdf' } },
           { name: 'send_file', args: { path: 'note.ogg' } },
           { name: 'send_file', args: { path: 'data.bin' } },
+          { name: 'send_file', args: { path: 'clip.mp4' } },
+          { name: 'send_file', args: { path: 'dance.gif' } },
+          { name: 'send_file', args: { path: 'screen.mov' } },
         ],
       },
       { text: 'done' },
@@ -351,6 +354,9 @@ describe('send_file', () => {
     const { turn, message, workspace, sent } = setup(model);
     writeFileSync(join(workspace, 'note.ogg'), 'OggS');
     writeFileSync(join(workspace, 'data.bin'), 'bin');
+    writeFileSync(join(workspace, 'clip.mp4'), '....ftypmp42');
+    writeFileSync(join(workspace, 'dance.gif'), 'GIF89a');
+    writeFileSync(join(workspace, 'screen.mov'), '....ftypqt');
     truncateSync((writeFileSync(join(workspace, 'huge.pdf'), ''), join(workspace, 'huge.pdf')), 50 * 1024 * 1024 + 1); // sparse: nothing is written
     await turn(message(11, [], 'go'));
     const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
@@ -363,6 +369,10 @@ describe('send_file', () => {
     ).toEqual([
       ['voice', 'audio/ogg'],
       ['document', 'application/octet-stream'],
+      // MPEG-4 plays in the chat (sendVideo), a GIF as an animation; other video containers go as documents.
+      ['video', 'video/mp4'],
+      ['animation', 'image/gif'],
+      ['document', 'video/quicktime'],
     ]);
   });
 });

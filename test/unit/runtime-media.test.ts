@@ -18,6 +18,10 @@ import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { modelForAgent } from '../../runtime-image/src/model-for-agent.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import EXAMPLE from '../../clawfleet.json' with { type: 'json' };
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
@@ -223,6 +227,32 @@ describe('what each other kind of attachment becomes', () => {
       { type: 'text', text: '[The user sent a sticker; it is attached as an image, and saved at inbox/2026-03-01/sticker.webp.]\n👍' },
       { type: 'image', data: WEBP.toString('base64'), mimeType: 'image/webp' },
     ]);
+  });
+});
+
+describe('which models are sent images (models.providers.<p>.imageModels; no catalogue is asked)', () => {
+  const SECRETS = { OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-anthropic' };
+  /** Fran's model as the runtime builds it, with `providers` merged into the example's, primary first unless `first` says. */
+  const franModel = (providers: Record<string, { imageModels?: string[] }>, model?: unknown, first?: string) => {
+    const raw = structuredClone(EXAMPLE) as Record<string, any>;
+    for (const [p, extra] of Object.entries(providers)) Object.assign(raw.models.providers[p], extra);
+    if (model) raw.agents.list.find((a: { id: string }) => a.id === 'fran').model = model;
+    return modelForAgent(runtimeConfigFor(parseConfig(raw), 'fran'), SECRETS, 'clawfleet/demo/agents/fran', {}, first);
+  };
+
+  it('sends images only to a model its provider lists, or to all of a provider’s with "*"; a model the config does not list is text-only', () => {
+    expect(franModel({}).imageInput).toBe(false); // the example lists none: gpt-4.1-mini gets notes
+    expect(franModel({ openai: { imageModels: ['gpt-4.1-mini'] } }).imageInput).toBe(true);
+    expect(franModel({ openai: { imageModels: ['*'] } }).imageInput).toBe(true);
+    expect(franModel({ openai: { imageModels: ['gpt-4o'] } }).imageInput).toBe(false);
+    // Another provider's "*" says nothing of this one's models.
+    expect(franModel({ anthropic: { imageModels: ['*'] } }).imageInput).toBe(false);
+  });
+
+  it('asks the model a turn starts with: the primary, or the one /model chose from the fallbacks', () => {
+    const model = { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] };
+    expect(franModel({ anthropic: { imageModels: ['claude-sonnet-4-5'] } }, model).imageInput).toBe(false);
+    expect(franModel({ anthropic: { imageModels: ['claude-sonnet-4-5'] } }, model, 'anthropic/claude-sonnet-4-5').imageInput).toBe(true);
   });
 });
 

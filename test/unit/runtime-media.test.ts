@@ -75,7 +75,6 @@ function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['me
       agentId: 'fran',
       workspace,
       store: opts.withStore === false ? undefined : store,
-      imageInput: model.imageInput ?? false,
       transcribe: opts.transcribe,
       echoTranscript: opts.echo,
     },
@@ -131,6 +130,19 @@ describe('attachments in a turn', () => {
     expect(firstUser(model).content).toBe(
       `[The user sent a photo (image/jpeg, ${JPEG.length} bytes), saved at inbox/2026-03-01/file_9.jpg; this model cannot see images, so you cannot see it — say so if it matters.]`,
     );
+  });
+
+  it('asks the model the session chose with /model whether it sees images, not the primary', async () => {
+    const textOnly = scripted(false, { text: 'switched' });
+    const vision = scripted(true, { text: 'A cat.' });
+    const { store, deps, message } = setup(textOnly);
+    deps.models = { refs: ['openai/text-only', 'openai/vision'], forRef: (ref) => (ref === 'openai/vision' ? vision : textOnly) };
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn({ ...message(1, [], '/model openai/vision'), media: undefined, command: { name: 'model', args: 'openai/vision' } });
+    await store.put('agents/fran/in/tg.fran.2/file_9.jpg', JPEG, 'image/jpeg');
+    await turn(message(2, [photo('agents/fran/in/tg.fran.2/file_9.jpg')], 'what is this?'));
+    expect(textOnly.requests).toHaveLength(0);
+    expect((firstUser(vision).content as { type: string }[]).map((c) => c.type)).toEqual(['text', 'image']);
   });
 
   it('lands a document in inbox/<date>/ under its own name, where the read tool finds it', async () => {

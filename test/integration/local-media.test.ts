@@ -1,7 +1,8 @@
 // Media in local mode, end to end (#16): the fleet polls the fake Bot API, fetches a photo,
 // voice message or document with getFile and the download path into its media directory, and
 // the agent's runtime (a real child process) gets it through its own /runtime/media — a photo
-// as an image part the fake model server records, a voice message transcribed by the fake
+// as an image part the fake model server records (a text-only model, another agent's, gets a
+// note with the path), a voice message transcribed by the fake
 // transcription endpoint, a document in the workspace the read tool reads. send_file goes out
 // as a multipart sendPhoto, once although the runtime is SIGKILLed mid-turn.
 import { createHash } from 'node:crypto';
@@ -48,6 +49,8 @@ beforeAll(async () => {
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     { id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } },
+    // A model imageModels does not list: text-only.
+    { id: 'ray', name: 'Ray', model: 'openai/gpt-4o-mini', secrets: [] },
   ];
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   config.models.providers.openai.imageModels = ['gpt-4.1-mini'];
@@ -56,7 +59,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(
     join(dir, 'secrets.json'),
-    JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY, STT_KEY } }),
+    JSON.stringify({
+      'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN },
+      'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY, STT_KEY },
+      'clawfleet/demo/agents/ray': { OPENAI_API_KEY: MODEL_KEY },
+    }),
   );
   fleet = await startLocalFleet({
     configPath: join(dir, 'clawfleet.json'),
@@ -95,6 +102,27 @@ describe('media in local mode', () => {
     expect(request.lastUserText).toContain('what is this?');
     // Kept under the agent's own prefix of the fleet's media directory, and in its workspace.
     expect(readFileSync(join(dir, 'state/media/agents/fran/in/tg.fran.200/file_1.jpg'))).toEqual(jpeg);
+  });
+
+  it('gives a text-only model (one imageModels does not list) a note with the picture’s workspace path instead', async () => {
+    const png = Buffer.from('\x89PNG for a text-only model', 'latin1');
+    model.script({ text: 'I cannot see pictures.' });
+    const from = model.requests().length;
+    const res = await fetch(`${fleet.url}/api/chat/ray/files?name=drop.png`, {
+      method: 'POST',
+      headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' },
+      body: png,
+    });
+    expect(res.status).toBe(202);
+    await model.waitForRequests(from + 1, 30_000);
+    const request = model.requests().slice(from)[0]!;
+    expect(request.images).toEqual([]);
+    expect(request.lastUserText).toMatch(
+      new RegExp(
+        `\\[The user sent a photo "drop\\.png" \\(image/png, ${png.length} bytes\\), saved at inbox/${today()}/drop\\.png; this model cannot see images`,
+      ),
+    );
+    expect(readFileSync(join(dir, `state/workspaces/ray/inbox/${today()}/drop.png`))).toEqual(png);
   });
 
   it('transcribes a voice message with the agent’s own key and answers it', async () => {

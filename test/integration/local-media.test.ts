@@ -4,7 +4,7 @@
 // as an image part the fake model server records (a text-only model, another agent's, gets a
 // note with the path), a voice message transcribed by the fake
 // transcription endpoint, a document in the workspace the read tool reads. send_file goes out
-// as a multipart sendPhoto, once although the runtime is SIGKILLed mid-turn.
+// as a multipart sendPhoto and sendDocument, each once although the runtime is SIGKILLed mid-turn.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,18 +159,27 @@ describe('media in local mode', () => {
     expect(tg.calls('getFile').length).toBe(before);
   });
 
-  it('sends a photo with send_file exactly once although the runtime is SIGKILLed after sending it', async () => {
+  it('sends a photo and a document with send_file exactly once each although the runtime is SIGKILLed after sending them', async () => {
     const workspace = join(dir, 'state/workspaces/fran');
     mkdirSync(join(workspace, 'out'), { recursive: true });
     const png = Buffer.from('\x89PNG a chart', 'latin1');
+    const pdf = Buffer.from('%PDF-1.4 the figures');
     writeFileSync(join(workspace, 'out/chart.png'), png);
-    const sendIt = { toolCalls: [{ name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } }] };
+    writeFileSync(join(workspace, 'out/figures.pdf'), pdf);
+    const sendIt = {
+      toolCalls: [
+        { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },
+        { name: 'send_file', arguments: { path: 'out/figures.pdf' } },
+      ],
+    };
     // First attempt: the file goes out, then the model hangs and the runtime is killed mid-turn.
     model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
     const pid = fleet.supervisor.pid('fran')!;
     const from = model.requests().length;
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 203, chatId: 42, fromId: 42, text: 'send me the chart' }));
+    const documents = tg.calls('sendDocument').length;
     await tg.waitForCalls('sendPhoto', 1, 30_000);
+    await tg.waitForCalls('sendDocument', documents + 1, 30_000);
     // Killed while the model is asked what to say after the file went out: the turn is not recorded, so it is done again.
     await model.waitForRequests(from + 2, 30_000);
     process.kill(pid, 'SIGKILL');
@@ -186,6 +195,9 @@ describe('media in local mode', () => {
     expect(photos).toHaveLength(1);
     expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
     expect(photos[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+    const docs = tg.calls('sendDocument').slice(documents);
+    expect(docs).toHaveLength(1);
+    expect(docs[0]!.params.document as UploadedPart).toEqual({ filename: 'figures.pdf', size: pdf.length, type: 'application/pdf', sha256: sha(pdf) });
   });
 
   it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {

@@ -360,6 +360,26 @@ describe('outbound files (outbox)', () => {
     expect(dlq.letters).toEqual([]);
   });
 
+  it('sends a video Telegram refuses as a video as a document instead; a voice message it refuses goes nowhere else', async () => {
+    const { deps, store, file, dlq } = outbox();
+    await store.put('agents/fran/out/r5/clip.mp4', Buffer.from('not really a video'), 'video/mp4');
+    tg.failNext('sendVideo', { error_code: 400, description: 'Bad Request: wrong file type' });
+    const before = tg.calls('sendDocument').length;
+    const clip = { id: 'tg.fran.7.req.5', key: 'agents/fran/out/r5/clip.mp4', fileKind: 'video', fileName: 'clip.mp4', mimeType: 'video/mp4', size: 18 };
+    await processOutboxRecord(file(clip), deps);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ document: expect.objectContaining({ filename: 'clip.mp4' }) }) }),
+    ]);
+    expect(dlq.letters).toEqual([]);
+
+    await store.put('agents/fran/out/r6/note.ogg', Buffer.from('OggS'), 'audio/ogg');
+    tg.failNext('sendVoice', { error_code: 400, description: 'Bad Request: wrong file type' });
+    const voice = { id: 'tg.fran.7.req.6', key: 'agents/fran/out/r6/note.ogg', fileKind: 'voice', fileName: 'note.ogg', mimeType: 'audio/ogg', size: 4 };
+    await processOutboxRecord(file(voice), deps);
+    expect(tg.calls('sendDocument').length).toBe(before + 1);
+    expect(dlq.letters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^DELIVERY_REFUSED: .*wrong file type/) })]);
+  });
+
   it('hands the record back (throws) while Telegram fails, and sends it once it recovers', async () => {
     const { deps, store, file } = outbox();
     await store.put('agents/fran/out/tg.fran.7.req.1/chart.png', Buffer.from('png'), 'image/png');

@@ -229,6 +229,19 @@ describe('what each other kind of attachment becomes', () => {
     expect(readFileSync(join(workspace, 'inbox/2026-03-01/video.mp4'))).toEqual(MP4);
   });
 
+  it('shows a picture sent as a file (an image document) to a model that takes images, under its own name', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    const png = Buffer.from('\x89PNG a screenshot', 'latin1');
+    const doc: MediaRef = { kind: 'document', key: at(42, 'screen.png'), mimeType: 'image/png', size: png.length, fileName: 'screen.png' };
+    await store.put(doc.key, png, 'image/png');
+    await turn(message(42, [doc]));
+    expect(firstUser(model).content).toEqual([
+      { type: 'text', text: '[The user sent a file "screen.png"; it is attached as an image, and saved at inbox/2026-03-01/screen.png.]' },
+      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+    ]);
+  });
+
   it('shows a still sticker to a model that takes images, as it shows a photo', async () => {
     const model = scripted(true);
     const { store, turn, message } = setup(model);

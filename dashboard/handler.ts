@@ -150,12 +150,12 @@ async function configuredToken(deps: DashboardDeps): Promise<{ token: string } |
 export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): Promise<DashboardSignIn> {
   const configured = await configuredToken(deps);
   if ('why' in configured) return { ok: false, code: 'DASHBOARD_TOKEN_UNSET', reason: configured.why };
-  const auth = authenticate(
-    configured.token,
-    deps.sources.config.fleet,
-    { authorization: req.headers['authorization'], cookies: req.cookies },
-    deps.sources.clock.now(),
-  );
+  return signInWith(configured.token, req, deps);
+}
+
+/** The same check against a token the caller has read already (one read per request). */
+function signInWith(token: string, req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): DashboardSignIn {
+  const auth = authenticate(token, deps.sources.config.fleet, { authorization: req.headers['authorization'], cookies: req.cookies }, deps.sources.clock.now());
   return auth.ok ? auth : { ok: false, code: 'SIGN_IN_REQUIRED', reason: auth.reason };
 }
 
@@ -203,7 +203,8 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     return redirect('/login', [sessionCookie('', 0, deps.secureCookie)]);
   }
 
-  const auth = await dashboardSignIn(req, deps);
+  // The token read above: a request reads it once (on AWS each read may be a Secrets Manager call).
+  const auth = signInWith(token, req, deps);
   if (!auth.ok) {
     if (method === 'GET' && (path === '/' || path.startsWith('/agents/'))) return redirect('/login');
     throw new ClawfleetError('SIGN_IN_REQUIRED', auth.reason);

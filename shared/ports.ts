@@ -1,6 +1,7 @@
 // The ports of the core: what it needs from the outside world, named by what it means
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
+import type { OutboundFileKind } from './media/media-ref.ts';
 import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
 import type { BotIdentity } from './telegram/mention.ts';
 
@@ -82,7 +83,8 @@ export interface DraftShown {
 
 /** A file on its way to a chat: its bytes, and how the channel should present it. */
 export interface OutgoingFile {
-  kind: 'photo' | 'document' | 'voice' | 'audio';
+  /** One of OUTBOUND_FILE_KINDS (shared/media/media-ref.ts): the Bot API method it goes by. */
+  kind: OutboundFileKind;
   fileName: string;
   mimeType: string;
   bytes: Uint8Array;
@@ -232,6 +234,14 @@ export interface AgentRecord {
   mcp?: Record<string, McpServerState> | undefined;
   /** What the runtime warned about at its last heartbeat (exec off for want of a sandbox, exec unsandboxed). */
   warnings?: string[] | undefined;
+  /** While `held`: the id the workspace transfer that holds it made (shared/control/workspace-hold.ts). */
+  holdId?: string | undefined;
+}
+
+/** What else must hold for a registry transition (AgentRegistry.transition). */
+export interface TransitionGuard {
+  activityAt?: number | undefined;
+  holdId?: string | undefined;
 }
 
 /** The control plane's view of each agent; only the control plane writes it. */
@@ -240,8 +250,11 @@ export interface AgentRegistry {
   /**
    * Moves an agent to `to` only if it is now in one of `from` ('absent' = no record yet)
    * and, when given, its lastActivityAt is still `activityAt`. False if someone else won.
+   * `holdId` (workspace holds): moving to `held` records it; moving from `held` requires the
+   * recorded one to be it, so a hold that lapsed and was retaken is not the old holder's to
+   * renew or release. Any move out of `held` forgets the id.
    */
-  transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }): Promise<boolean>;
+  transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: TransitionGuard): Promise<boolean>;
   /** `warnings` replaces the recorded ones when given (an empty list clears them); a runtime that sends none leaves them. */
   recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>, warnings?: string[]): Promise<void>;
   recordActivity(agentId: string, now: number): Promise<void>;

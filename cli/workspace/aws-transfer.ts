@@ -4,6 +4,7 @@
 // long as its workspace on EFS is read or written, and released whatever happens; its
 // runtime tasks must all be gone before the one-off task starts. Both ends check every
 // file against the manifest, and what already arrived is never sent again.
+import { randomUUID } from 'node:crypto';
 import { isErrorCode } from '../../shared/http/error-status.ts';
 import { checkHoldable, HOLD_RENEW_MS, holdAgent, HoldRefused, releaseHold, renewHold, type Hold } from '../../shared/control/workspace-hold.ts';
 import type { LifecycleDeps } from '../../shared/control/lifecycle.ts';
@@ -160,7 +161,8 @@ async function withHold<T>(
   deps: AwsTransferDeps,
   work: (check: () => void) => Promise<T>,
 ): Promise<T> {
-  const hold: Hold = await holdAgent(agentId, { hibernate: opts.hibernate }, deps.lifecycle);
+  // The hold's id is this CLI's own: a hold that lapses and is retaken by another transfer is no longer ours to renew or release.
+  const hold: Hold = await holdAgent(agentId, { hibernate: opts.hibernate, holdId: randomUUID() }, deps.lifecycle);
   deps.say(`${agentId} held for the transfer${hold.from === 'asleep' || hold.from === 'absent' ? '' : ` (it was ${hold.from}: stopping it)`}`);
   let lost = false;
   let stopAsked: string | undefined;

@@ -3,6 +3,7 @@
 // state directory's lock keeps one from starting meanwhile; with one running, its admin API
 // holds the agent (its runtime stopped, refused while it runs unless --hibernate) and
 // releases it afterwards. Either way one writer has the workspace at a time.
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -111,13 +112,15 @@ const RenewSchema = z.object({ held: z.boolean() });
 const ReleaseSchema = z.object({ outcome: z.enum(['asleep', 'woken', 'lost']) });
 
 async function viaFleet<T>(admin: LocalAdmin, opts: LocalTransferOptions, work: () => Promise<T>, io: CliIO): Promise<T> {
-  const held = await admin.post(`/admin/agents/${opts.agentId}/hold`, { hibernate: opts.hibernate }, HeldSchema);
+  // The hold's id is this CLI's own: the fleet renews and releases only the hold that carries it.
+  const holdId = randomUUID();
+  const held = await admin.post(`/admin/agents/${opts.agentId}/hold`, { hibernate: opts.hibernate, holdId }, HeldSchema);
   io.err(
     `${opts.agentId} held by the running fleet for the transfer${held.from === 'asleep' || held.from === 'absent' ? '' : ` (it was ${held.from}: its runtime was stopped)`}`,
   );
   let lost = false;
   const renewal = setInterval(() => {
-    admin.post(`/admin/agents/${opts.agentId}/renew`, {}, RenewSchema).then(
+    admin.post(`/admin/agents/${opts.agentId}/renew`, { holdId }, RenewSchema).then(
       (r) => (lost ||= !r.held),
       () => (lost = true),
     );
@@ -129,7 +132,7 @@ async function viaFleet<T>(admin: LocalAdmin, opts: LocalTransferOptions, work: 
     return result;
   } finally {
     clearInterval(renewal);
-    const { outcome } = await admin.post(`/admin/agents/${opts.agentId}/release`, {}, ReleaseSchema).catch(() => ({ outcome: 'lost' as const }));
+    const { outcome } = await admin.post(`/admin/agents/${opts.agentId}/release`, { holdId }, ReleaseSchema).catch(() => ({ outcome: 'lost' as const }));
     io.err(
       outcome === 'woken'
         ? `${opts.agentId} released and woken`

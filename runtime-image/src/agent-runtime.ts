@@ -275,7 +275,6 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
       agentId: env.agentId,
       workspace: env.workspace,
       store: parts.media,
-      imageInput: model.imageInput ?? false,
       transcribe: transcriberFor(env.config, secrets),
       echoTranscript: agent.tools?.media?.audio?.echoTranscript,
     },

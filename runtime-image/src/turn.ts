@@ -65,8 +65,11 @@ export interface TurnDeps {
   limits: TurnLimits;
   /** The configured models a session may switch among with /model; absent: /model only shows `model`. */
   models?: { refs: string[]; forRef(ref: string): ModelClient } | undefined;
-  /** Where attachments come from and how they are understood (#16); absent, they are said not to have arrived. */
-  media?: Omit<MediaInputDeps, 'signal'>;
+  /**
+   * Where attachments come from and how they are understood (#16); absent, they are said not to
+   * have arrived. Whether a photo goes as an image is the turn's model's to say (its imageInput).
+   */
+  media?: Omit<MediaInputDeps, 'signal' | 'imageInput'>;
 }
 
 /**
@@ -120,13 +123,18 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
 
   const timeout = AbortSignal.timeout(deps.limits.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout, cancel]);
-  // Attachments (#16): each said in a line of the input; photos for a model that sees them as images.
+  let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
+  // The session's /model choice, if it made one (and it is still configured).
+  const model = history.model && deps.models?.refs.includes(history.model) ? deps.models.forRef(history.model) : deps.model;
+  // Attachments (#16): each said in a line of the input; photos for a model that sees them as
+  // images — the model this turn asks (the session's /model choice), not the primary.
   let input = req.input;
   let images: ImageContent[] = [];
   let heard: string[] = [];
   if (req.media?.length) {
     const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), {
-      ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, imageInput: false, transcribe: undefined }),
+      ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, transcribe: undefined }),
+      imageInput: model.imageInput ?? false,
       signal: turnSignal,
     });
     input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
@@ -173,9 +181,6 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       situation: req.situation,
       skills,
     });
-  let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
-  // The session's /model choice, if it made one (and it is still configured).
-  const model = history.model && deps.models?.refs.includes(history.model) ? deps.models.forRef(history.model) : deps.model;
   let started = 0;
   let requests = 0;
   let toolMs = 0;

@@ -6,6 +6,7 @@
 // update is answered 5xx and Telegram retries it; the key is the envelope's, so a retry
 // writes the same object.
 import { ClawfleetError } from '../errors.ts';
+import { formatBytes } from '../format-bytes.ts';
 import { inboundMediaKey, TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../media/media-ref.ts';
 import type { MediaStore, TelegramBots } from '../ports.ts';
 import { attachmentOf } from '../telegram/attachment.ts';
@@ -19,11 +20,10 @@ export interface InboundMediaDeps {
 export type InboundMedia =
   /** The message carries no file (text, a location, a poll…). */
   | { kind: 'none' }
-  | { kind: 'stored'; ref: MediaRef }
+  /** `words`: what the file says in words the envelope's text can carry (a sticker's emoji), if anything. */
+  | { kind: 'stored'; ref: MediaRef; words?: string | undefined }
   /** Not fetched, for good: the agent's note, and what the user is told. */
   | { kind: 'refused'; note: string; toUser: string };
-
-const mb = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10} MB`;
 
 export async function storeInboundMedia(
   message: unknown,
@@ -41,8 +41,8 @@ export async function storeInboundMedia(
   });
   const tooLarge = (size: number | undefined) =>
     refuse(
-      `it is ${size !== undefined ? `${mb(size)}, ` : ''}over the ${mb(limit)} a Telegram bot may download`,
-      `⚠️ That file${size !== undefined ? ` (${mb(size)})` : ''} is over the ${mb(limit)} a Telegram bot may download, so your agent did not get it. A smaller file, or a link to it, would reach it.`,
+      `it is ${size !== undefined ? `${formatBytes(size)}, ` : ''}over the ${formatBytes(limit)} a Telegram bot may download`,
+      `⚠️ That file${size !== undefined ? ` (${formatBytes(size)})` : ''} is over the ${formatBytes(limit)} a Telegram bot may download, so your agent did not get it. A smaller file, or a link to it, would reach it.`,
     );
   // Telegram declares the size: a file over the limit is not even asked for.
   if (file.size !== undefined && file.size > limit) return tooLarge(file.size);
@@ -60,6 +60,7 @@ export async function storeInboundMedia(
   await deps.store.put(key, fetched.bytes, file.mimeType);
   return {
     kind: 'stored',
+    ...(file.emoji !== undefined ? { words: file.emoji } : {}),
     ref: {
       kind: file.kind,
       key,

@@ -199,6 +199,16 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
       return { status: 503, body: { error: 'temporarily unavailable' } };
     }
   }
+  // Asked once, before the file is fetched: a retried update neither fetches its file again nor is queued twice.
+  try {
+    if (await deps.dedupe.seen(id)) {
+      log.info('duplicate update ignored', { ...ctx, envelopeId: id });
+      return { status: 200, body: { ok: true, duplicate: true } };
+    }
+  } catch (err) {
+    log.error('dedupe not checked; Telegram will retry', { ...ctx, envelopeId: id, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
   let media: InboundMedia = { kind: 'none' };
   if (deps.media && message.text === undefined) {
     const fetched = await fetchMedia(
@@ -246,10 +256,6 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   }
 
   try {
-    if (await deps.dedupe.seen(id)) {
-      log.info('duplicate update ignored', { ...ctx, envelopeId: id });
-      return { status: 200, body: { ok: true, duplicate: true } };
-    }
     // Both recorded before queueing, so a fast reply always finds them. The origin is where
     // the answer to this message goes; the session's target is only its last direct route
     // (for heartbeats and cron jobs), which the next sender in a shared session overwrites.
@@ -289,10 +295,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
 }
 
 // ── media (#16) ──────────────────────────────────────────────────────────────────
-/**
- * The message's file, kept for the agent. A duplicate update is not fetched again; a
- * passing failure answers 503 so Telegram retries the update.
- */
+/** The message's file, kept for the agent; a passing failure answers 503 so Telegram retries the update. */
 async function fetchMedia(
   message: unknown,
   where: { accountId: string; agentId: string; envelopeId: string },
@@ -301,7 +304,6 @@ async function fetchMedia(
 ): Promise<InboundMedia | HttpResult> {
   const ctx = { accountId: where.accountId, envelopeId: where.envelopeId, agentId: where.agentId };
   try {
-    if (await deps.dedupe.seen(where.envelopeId)) return { kind: 'none' };
     return await storeInboundMedia(message, where, media);
   } catch (err) {
     deps.log.error('attachment not fetched; Telegram will retry', { ...ctx, ...errorFields(err) });
@@ -309,9 +311,13 @@ async function fetchMedia(
   }
 }
 
-/** The message's text when its file reached the store: the caption alone (the runtime says what is attached); else as before. */
+/**
+ * The message's text when its file reached the store: the caption alone (the runtime says what
+ * is attached), or for a sticker its emoji — what it says, which a model that cannot see the
+ * sticker (or an animated one) would otherwise lose; else as before.
+ */
 function withMedia(media: InboundMedia, text: string, caption: string | undefined): string {
-  if (media.kind === 'stored') return caption ?? '';
+  if (media.kind === 'stored') return caption ?? media.words ?? '';
   if (media.kind === 'refused') return [media.note, caption].filter((t) => t !== undefined).join('\n');
   return text;
 }

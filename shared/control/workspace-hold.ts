@@ -5,7 +5,9 @@
 // operator said so (--hibernate). The holder renews the hold while it works; a hold not
 // renewed within the lease (its holder died) is released by the health tick, so a crashed
 // transfer never strands an agent. Releasing wakes the agent if it was awake before, or if
-// messages waited meanwhile.
+// messages waited meanwhile. Each hold carries an id its holder made: renewing and releasing
+// are conditional on it, so a holder whose hold lapsed and was retaken by another transfer
+// learns it lost the hold, and cannot release the other's.
 import { ClawfleetError } from '../errors.ts';
 import type { AgentState } from '../ports.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
@@ -22,8 +24,13 @@ export class HoldRefused extends ClawfleetError {
   }
 }
 
+/** What a hold id looks like: made at random by the CLI that takes the hold. */
+export const HOLD_ID_PATTERN = /^[A-Za-z0-9-]{16,64}$/;
+
 export interface Hold {
   agentId: string;
+  /** The holder's own id, recorded with the `held` state: only it renews or releases the hold. */
+  id: string;
   /** The state it was taken from: an agent that was running is woken again on release. */
   from: AgentState | 'absent';
 }
@@ -57,24 +64,25 @@ export async function checkHoldable(agentId: string, opts: { hibernate: boolean 
  * Takes the agent for a workspace task and stops its compute. Refused while it runs unless
  * `hibernate`, and always while another task holds it.
  */
-export async function holdAgent(agentId: string, opts: { hibernate: boolean }, deps: LifecycleDeps): Promise<Hold> {
+export async function holdAgent(agentId: string, opts: { hibernate: boolean; holdId: string }, deps: LifecycleDeps): Promise<Hold> {
+  if (!HOLD_ID_PATTERN.test(opts.holdId)) throw new ClawfleetError('HOLD_INVALID', 'a hold id is 16 to 64 letters, digits or dashes');
   const from = await checkHoldable(agentId, opts, deps);
-  if (!(await deps.registry.transition(agentId, [from], 'held', deps.clock.now()))) {
+  if (!(await deps.registry.transition(agentId, [from], 'held', deps.clock.now(), { holdId: opts.holdId }))) {
     throw new HoldRefused('HOLD_RACED', `${agentId} changed state meanwhile (now ${(await deps.registry.get(agentId))?.state ?? 'unknown'}); try again`);
   }
   await deps.compute.setRunning(agentId, false);
   deps.log.info('agent held for a workspace transfer', { agentId, was: from });
-  return { agentId, from };
+  return { agentId, id: opts.holdId, from };
 }
 
-/** Renews the hold; false once it is no longer ours (released by its lease, or by someone else). */
+/** Renews the hold; false once it is no longer ours (released by its lease, by someone else, or retaken by another transfer). */
 export async function renewHold(hold: Hold, deps: Pick<LifecycleDeps, 'registry' | 'clock'>): Promise<boolean> {
-  return deps.registry.transition(hold.agentId, ['held'], 'held', deps.clock.now());
+  return deps.registry.transition(hold.agentId, ['held'], 'held', deps.clock.now(), { holdId: hold.id });
 }
 
 /** Ends the hold: the agent is asleep again, and woken if it was running before or work is waiting. */
 export async function releaseHold(hold: Hold, deps: LifecycleDeps): Promise<'asleep' | 'woken' | 'lost'> {
-  if (!(await deps.registry.transition(hold.agentId, ['held'], 'asleep', deps.clock.now()))) return 'lost';
+  if (!(await deps.registry.transition(hold.agentId, ['held'], 'asleep', deps.clock.now(), { holdId: hold.id }))) return 'lost';
   const wasRunning = !RESTING.includes(hold.from);
   const waiting = (await deps.depths.depth(hold.agentId)) > 0;
   if (

@@ -15,8 +15,8 @@ export const MEDIA_EXPIRY_DAYS = 30;
 /** The kinds of attachment that reach an agent as a file. */
 export const INBOUND_MEDIA_KINDS = ['photo', 'voice', 'audio', 'video_note', 'video', 'animation', 'document', 'sticker'] as const;
 export type InboundMediaKind = (typeof INBOUND_MEDIA_KINDS)[number];
-/** The kinds of file an agent may send (sendPhoto, sendDocument, sendVoice, sendAudio). */
-export const OUTBOUND_FILE_KINDS = ['photo', 'document', 'voice', 'audio'] as const;
+/** The kinds of file an agent may send (sendPhoto, sendDocument, sendVoice, sendAudio, sendVideo, sendAnimation). */
+export const OUTBOUND_FILE_KINDS = ['photo', 'document', 'voice', 'audio', 'video', 'animation'] as const;
 export type OutboundFileKind = (typeof OUTBOUND_FILE_KINDS)[number];
 
 /** A key's segments: no "..", no empty part, no characters a path or URL would read specially. */

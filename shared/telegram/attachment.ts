@@ -16,6 +16,8 @@ export interface Attachment {
   durationSeconds?: number | undefined;
   width?: number | undefined;
   height?: number | undefined;
+  /** A sticker's emoji: what the sticker says, in words an agent reads whatever it can see. */
+  emoji?: string | undefined;
 }
 
 const num = z.catch(z.optional(z.number().check(z.nonnegative())), undefined);
@@ -30,18 +32,23 @@ const FileSchema = z.object({
   height: num,
   is_animated: z.catch(z.optional(z.boolean()), undefined),
   is_video: z.catch(z.optional(z.boolean()), undefined),
+  emoji: z.catch(z.optional(z.string().check(z.minLength(1), z.maxLength(32))), undefined),
 });
 type TgFile = z.infer<typeof FileSchema>;
 
 /** Each kind: where it sits on the message, its usual type and file name when Telegram gives none. */
-const KINDS: { kind: InboundMediaKind; mime(f: TgFile): string; name: string }[] = [
+const KINDS: { kind: InboundMediaKind; mime(f: TgFile): string; name: string | ((f: TgFile) => string) }[] = [
   { kind: 'voice', mime: (f) => f.mime_type ?? 'audio/ogg', name: 'voice.ogg' },
   { kind: 'audio', mime: (f) => f.mime_type ?? 'audio/mpeg', name: 'audio.mp3' },
   { kind: 'video_note', mime: () => 'video/mp4', name: 'round-video.mp4' },
   { kind: 'animation', mime: (f) => f.mime_type ?? 'video/mp4', name: 'animation.mp4' },
   { kind: 'video', mime: (f) => f.mime_type ?? 'video/mp4', name: 'video.mp4' },
   { kind: 'document', mime: (f) => f.mime_type ?? 'application/octet-stream', name: 'file' },
-  { kind: 'sticker', mime: (f) => (f.is_video ? 'video/webm' : f.is_animated ? 'application/x-tgsticker' : 'image/webp'), name: 'sticker.webp' },
+  {
+    kind: 'sticker',
+    mime: (f) => (f.is_video ? 'video/webm' : f.is_animated ? 'application/x-tgsticker' : 'image/webp'),
+    name: (f) => (f.is_video ? 'sticker.webm' : f.is_animated ? 'sticker.tgs' : 'sticker.webp'),
+  },
 ];
 
 /** The message's file, or undefined when it carries none (or none that reads as one). */
@@ -69,10 +76,11 @@ export function attachmentOf(message: unknown): Attachment | undefined {
       fileId: f.file_id,
       size: f.file_size,
       mimeType: mime(f),
-      fileName: f.file_name ?? name,
+      fileName: f.file_name ?? (typeof name === 'string' ? name : name(f)),
       ...(f.duration !== undefined ? { durationSeconds: f.duration } : {}),
       ...(f.width !== undefined ? { width: Math.round(f.width) } : {}),
       ...(f.height !== undefined ? { height: Math.round(f.height) } : {}),
+      ...(kind === 'sticker' && f.emoji !== undefined ? { emoji: f.emoji } : {}),
     };
   }
   return undefined;

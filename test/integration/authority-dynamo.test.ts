@@ -1,16 +1,17 @@
-// The DynamoDB adapters of the authority ports — inbound origins, the per-pair relay rate
-// and the pending-pairing cap — over the real AWS SDK against the emulator, with the same
-// behaviour cases as the in-memory and SQLite adapters (test/support/authority-port-cases.ts):
-// conditional updates that never count past a limit, TTL honoured on read.
+// The DynamoDB adapters of the authority ports — inbound origins, the per-pair relay rate,
+// the pending-pairing cap and the agent registry's workspace holds (a ConditionExpression on
+// the hold id) — over the real AWS SDK against the emulator, with the same behaviour cases
+// as the in-memory and SQLite adapters (test/support/authority-port-cases.ts): conditional updates that never count past a limit, TTL honoured on read.
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe } from 'vitest';
 import { createAwsClients } from '../../shared/adapters/aws/clients.ts';
+import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
 import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoRelayRates } from '../../shared/adapters/aws/dynamo-relay-rates.ts';
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { awsTestEnv } from '../support/aws.ts';
-import { inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
+import { agentRegistryHoldCases, inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
 
 const aws = awsTestEnv();
 const { dynamo } = createAwsClients(aws);
@@ -34,3 +35,4 @@ describe('DynamoInboundOrigins', () => inboundOriginsCases(async (clock) => new 
 describe('DynamoRelayRates', () => relayRatesCases(async () => new DynamoRelayRates(dynamo, await table())));
 describe('DynamoPairingStore (the cap)', () => pairingCapCases(async () => new DynamoPairingStore(dynamo, await table())));
 describe('DynamoSessionRegistry', () => sessionRegistryCases(async () => new DynamoSessionRegistry(dynamo, await table())));
+describe('DynamoAgentRegistry (workspace holds)', () => agentRegistryHoldCases(async () => new DynamoAgentRegistry(dynamo, await table())));

@@ -1,9 +1,10 @@
 // Media in local mode, end to end (#16): the fleet polls the fake Bot API, fetches a photo,
 // voice message or document with getFile and the download path into its media directory, and
 // the agent's runtime (a real child process) gets it through its own /runtime/media — a photo
-// as an image part the fake model server records, a voice message transcribed by the fake
+// as an image part the fake model server records (a text-only model, another agent's, gets a
+// note with the path), a voice message transcribed by the fake
 // transcription endpoint, a document in the workspace the read tool reads. send_file goes out
-// as a multipart sendPhoto, once although the runtime is SIGKILLed mid-turn.
+// as a multipart sendPhoto and sendDocument, each once although the runtime is SIGKILLed mid-turn.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,8 @@ beforeAll(async () => {
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     { id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } },
+    // A model imageModels does not list: text-only.
+    { id: 'ray', name: 'Ray', model: 'openai/gpt-4o-mini', secrets: [] },
   ];
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   config.models.providers.openai.imageModels = ['gpt-4.1-mini'];
@@ -56,7 +59,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(
     join(dir, 'secrets.json'),
-    JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY, STT_KEY } }),
+    JSON.stringify({
+      'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN },
+      'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY, STT_KEY },
+      'clawfleet/demo/agents/ray': { OPENAI_API_KEY: MODEL_KEY },
+    }),
   );
   fleet = await startLocalFleet({
     configPath: join(dir, 'clawfleet.json'),
@@ -97,6 +104,27 @@ describe('media in local mode', () => {
     expect(readFileSync(join(dir, 'state/media/agents/fran/in/tg.fran.200/file_1.jpg'))).toEqual(jpeg);
   });
 
+  it('gives a text-only model (one imageModels does not list) a note with the picture’s workspace path instead', async () => {
+    const png = Buffer.from('\x89PNG for a text-only model', 'latin1');
+    model.script({ text: 'I cannot see pictures.' });
+    const from = model.requests().length;
+    const res = await fetch(`${fleet.url}/api/chat/ray/files?name=drop.png`, {
+      method: 'POST',
+      headers: { ...dashboardAuth(fleet), 'content-type': 'image/png' },
+      body: png,
+    });
+    expect(res.status).toBe(202);
+    await model.waitForRequests(from + 1, 30_000);
+    const request = model.requests().slice(from)[0]!;
+    expect(request.images).toEqual([]);
+    expect(request.lastUserText).toMatch(
+      new RegExp(
+        `\\[The user sent a photo "drop\\.png" \\(image/png, ${png.length} bytes\\), saved at inbox/${today()}/drop\\.png; this model cannot see images`,
+      ),
+    );
+    expect(readFileSync(join(dir, `state/workspaces/ray/inbox/${today()}/drop.png`))).toEqual(png);
+  });
+
   it('transcribes a voice message with the agent’s own key and answers it', async () => {
     const ogg = Buffer.from('OggS voice bytes');
     const file = tg.addFile(TOKEN, ogg, 'voice/file_2.oga');
@@ -125,24 +153,33 @@ describe('media in local mode', () => {
   it('answers a file over Telegram’s 20 MB download limit with a note to the user, and tells the agent, fetching nothing', async () => {
     const before = tg.calls('getFile').length;
     tg.pushUpdate(TOKEN, mediaUpdate(204, { document: { file_id: 'too-big', file_unique_id: 'tb', file_size: 21 * 1024 * 1024, file_name: 'film.mkv' } }));
-    await sentTo('over the 20 MB a Telegram bot may download, so your agent did not get it');
+    await sentTo('over the 20 MiB a Telegram bot may download, so your agent did not get it');
     // The echo responder repeats what the agent was told.
-    await sentTo('It did not reach you: it is 21 MB, over the 20 MB a Telegram bot may download');
+    await sentTo('It did not reach you: it is 21 MiB, over the 20 MiB a Telegram bot may download');
     expect(tg.calls('getFile').length).toBe(before);
   });
 
-  it('sends a photo with send_file exactly once although the runtime is SIGKILLed after sending it', async () => {
+  it('sends a photo and a document with send_file exactly once each although the runtime is SIGKILLed after sending them', async () => {
     const workspace = join(dir, 'state/workspaces/fran');
     mkdirSync(join(workspace, 'out'), { recursive: true });
     const png = Buffer.from('\x89PNG a chart', 'latin1');
+    const pdf = Buffer.from('%PDF-1.4 the figures');
     writeFileSync(join(workspace, 'out/chart.png'), png);
-    const sendIt = { toolCalls: [{ name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } }] };
+    writeFileSync(join(workspace, 'out/figures.pdf'), pdf);
+    const sendIt = {
+      toolCalls: [
+        { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },
+        { name: 'send_file', arguments: { path: 'out/figures.pdf' } },
+      ],
+    };
     // First attempt: the file goes out, then the model hangs and the runtime is killed mid-turn.
     model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
     const pid = fleet.supervisor.pid('fran')!;
     const from = model.requests().length;
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 203, chatId: 42, fromId: 42, text: 'send me the chart' }));
+    const documents = tg.calls('sendDocument').length;
     await tg.waitForCalls('sendPhoto', 1, 30_000);
+    await tg.waitForCalls('sendDocument', documents + 1, 30_000);
     // Killed while the model is asked what to say after the file went out: the turn is not recorded, so it is done again.
     await model.waitForRequests(from + 2, 30_000);
     process.kill(pid, 'SIGKILL');
@@ -158,6 +195,9 @@ describe('media in local mode', () => {
     expect(photos).toHaveLength(1);
     expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
     expect(photos[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+    const docs = tg.calls('sendDocument').slice(documents);
+    expect(docs).toHaveLength(1);
+    expect(docs[0]!.params.document as UploadedPart).toEqual({ filename: 'figures.pdf', size: pdf.length, type: 'application/pdf', sha256: sha(pdf) });
   });
 
   it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {

@@ -1,9 +1,10 @@
 // Media on the AWS path, over real wire protocols (#16): a photo POSTed to λ telegram-webhook is
 // fetched from the fake Bot API and kept in the emulator's S3 under the agent's in/ prefix; the
 // runtime (a child process on its own SQS queues) reads it with its signed S3 requests and the
-// fake model server gets it as an image part; send_file's document goes out through λ outbox
-// as a multipart sendDocument once; a forged envelope naming another agent's key lands in the
-// sender's outbox DLQ.
+// fake model server gets it as an image part; a voice message is transcribed with the key from
+// the agent's own Secrets Manager secret; a file over Telegram's 20 MB is answered with a note,
+// never fetched; send_file's document goes out through λ outbox as a multipart sendDocument
+// once; a forged envelope naming another agent's key lands in the sender's outbox DLQ.
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
@@ -28,9 +30,11 @@ const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
 const TOKEN = '1000002:AAfran-media-token-00000000000000000';
 const MODEL_KEY = 'sk-test-media-aws-0123456789';
+const STT_KEY = 'sk-test-stt-aws-0123456789';
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 let tg: FakeTelegram;
 let model: FakeModel;
+let stt: FakeTranscription;
 let fleet: ProvisionedFleet;
 let webhook: (event: FunctionUrlEvent) => Promise<{ statusCode: number; body: string }>;
 let pump: { stop(): Promise<void> };
@@ -49,14 +53,17 @@ const post = (update: Update) =>
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN }] });
   model = await startModel({ apiKey: MODEL_KEY });
+  stt = await startTranscription({ apiKey: STT_KEY });
   const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   example.fleet = 'media';
   example.channels.telegram.apiRoot = tg.url;
   example.channels.telegram.allowFrom = ['5001'];
   example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   example.models.providers.openai.imageModels = ['*'];
+  const fran = example.agents.list.find((a: { id: string }) => a.id === 'fran');
+  fran.tools = { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } };
   const config = parseConfig(example);
-  fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: TOKEN }, agents: { fran: { OPENAI_API_KEY: MODEL_KEY } } });
+  fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: TOKEN }, agents: { fran: { OPENAI_API_KEY: MODEL_KEY, STT_KEY } } });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
 
   setHandlerEnv(aws, config);
@@ -95,7 +102,17 @@ afterAll(async () => {
   await pump?.stop();
   await tg?.close();
   await model?.close();
+  await stt?.close();
 });
+
+/** An update from 5001 carrying `fields` instead of text. */
+function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
+  const update = textUpdate({ updateId, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
+  delete update.message.text;
+  delete update.message.entities;
+  Object.assign(update.message, fields);
+  return update as unknown as Update;
+}
 
 describe('media on AWS', () => {
   it('takes a photo through the webhook into S3 and to the vision model as an image part', async () => {
@@ -111,6 +128,37 @@ describe('media on AWS', () => {
     expect(res.statusCode).toBe(200);
     await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'A small jpeg.'), { timeout: 20_000 }).toBe(true);
     expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/jpeg', size: jpeg.length, sha256: sha(jpeg) }]);
+  });
+
+  it('transcribes a voice message with the key from the agent’s own secret, and answers it', async () => {
+    const ogg = Buffer.from('OggS aws voice');
+    const file = tg.addFile(TOKEN, ogg, 'voice/file_8.oga');
+    stt.answer({ text: 'what is on my calendar' });
+    model.script({ text: 'Nothing today.' });
+    const from = model.requests().length;
+    expect((await post(mediaUpdate(302, { voice: { ...file, duration: 2, mime_type: 'audio/ogg' } }))).statusCode).toBe(200);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'Nothing today.'), { timeout: 20_000 }).toBe(true);
+    expect(stt.requests().at(-1)).toMatchObject({ authorization: `Bearer ${STT_KEY}`, model: 'whisper-1', file: { size: ogg.length, sha256: sha(ogg) } });
+    expect(model.requests().slice(from)[0]!.lastUserText).toContain('Transcript:]\nwhat is on my calendar');
+  });
+
+  it('answers a file over Telegram’s 20 MB download limit with a note to the user and the agent, fetching nothing', async () => {
+    const before = tg.calls('getFile').length;
+    model.script({ text: 'That file was too big for me.' });
+    const from = model.requests().length;
+    const big = { file_id: 'too-big-aws', file_unique_id: 'tba', file_size: 21 * 1024 * 1024, file_name: 'film.mkv' };
+    expect((await post(mediaUpdate(303, { document: big }))).statusCode).toBe(200);
+    await expect
+      .poll(
+        () => tg.calls('sendMessage').some((c) => String(c.params.text).includes('over the 20 MiB a Telegram bot may download, so your agent did not get it')),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(true);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'That file was too big for me.'), { timeout: 20_000 }).toBe(true);
+    expect(model.requests().slice(from)[0]!.lastUserText).toContain('It did not reach you: it is 21 MiB, over the 20 MiB a Telegram bot may download');
+    expect(tg.calls('getFile').length).toBe(before);
   });
 
   it('sends a document with send_file through λ outbox, once', async () => {

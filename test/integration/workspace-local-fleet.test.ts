@@ -102,7 +102,8 @@ describe('workspace push and pull with the local fleet running', () => {
   });
 
   it('wakes nothing while an agent is held: a message waits, and is answered once it is released', async () => {
-    const held = await admin('/admin/agents/fran/hold', { hibernate: true });
+    const holdId = 'cli-hold-0000000001';
+    const held = await admin('/admin/agents/fran/hold', { hibernate: true, holdId });
     expect(held).toMatchObject({ status: 200, body: { state: 'held', from: 'awake' } });
     expect(fleet.supervisor.state('fran')).toBe('hibernating');
     expect((await postChat(fleet, 'fran', 'are you there while held?')).status).toBe(202);
@@ -113,9 +114,17 @@ describe('workspace push and pull with the local fleet running', () => {
       status: 409,
       body: { code: 'AGENT_HELD', error: expect.stringMatching(/held for a workspace transfer/) },
     });
-    expect(await admin('/admin/agents/fran/hold', { hibernate: true })).toMatchObject({ status: 409, body: { code: 'AGENT_HELD' } });
-    expect(await admin('/admin/agents/fran/renew')).toMatchObject({ status: 200, body: { held: true } });
-    expect(await admin('/admin/agents/fran/release')).toMatchObject({ status: 200, body: { outcome: 'woken' } });
+    expect(await admin('/admin/agents/fran/hold', { hibernate: true, holdId: 'cli-hold-0000000002' })).toMatchObject({
+      status: 409,
+      body: { code: 'AGENT_HELD' },
+    });
+    // Another CLI's id (or none) neither renews nor releases this hold.
+    expect(await admin('/admin/agents/fran/renew', { holdId: 'cli-hold-0000000002' })).toMatchObject({ status: 200, body: { held: false } });
+    expect(await admin('/admin/agents/fran/release', { holdId: 'cli-hold-0000000002' })).toMatchObject({ status: 200, body: { outcome: 'lost' } });
+    expect(await admin('/admin/agents/fran/release')).toMatchObject({ status: 400, body: { code: 'HOLD_INVALID' } });
+    expect(fleet.cp.registry.record('fran')?.state).toBe('held');
+    expect(await admin('/admin/agents/fran/renew', { holdId })).toMatchObject({ status: 200, body: { held: true } });
+    expect(await admin('/admin/agents/fran/release', { holdId })).toMatchObject({ status: 200, body: { outcome: 'woken' } });
     expect(await replyContaining('are you there while held?')).toBe('echo: are you there while held?');
   });
 

@@ -192,6 +192,16 @@ describe('the dashboard token', () => {
     expect(spies.timingSafe).toBe(1);
     scan.record('dashboard response', JSON.stringify(res));
   });
+  it('reads the token once per request (on AWS a read can be a Secrets Manager call)', async () => {
+    let reads = 0;
+    const counted = { ...deps, token: async () => (reads++, DASHBOARD_TOKEN) };
+    const res = await handleDashboard(
+      { method: 'GET', path: '/api/fleet', query: '', headers: { authorization: 'Bearer not-the-dashboard-token-0123' }, cookies: [], body: '' },
+      counted,
+    );
+    expect(res.status).toBe(401);
+    expect(reads).toBe(1);
+  });
 });
 
 describe('every auth path in the code', () => {

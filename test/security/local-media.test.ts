@@ -15,6 +15,7 @@ import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.
 import { parseConfig } from '../../shared/config/load.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const TOKENS: Record<string, string> = { alpha: 'a'.repeat(48), beta: 'b'.repeat(48) };
 const store = new InMemoryMediaStore();
@@ -92,6 +93,37 @@ describe('a runtime’s media, locally', () => {
     const before = store.objects.get(key);
     await expect(alpha().put(key, Buffer.from('forged'), 'image/jpeg')).rejects.toThrow(/403 .*is not under this runtime's own out\/ prefix/);
     expect(store.objects.get(key)).toBe(before);
+  });
+
+  it('refuses a file envelope from its runtime naming another agent’s out/ key into its own outbox DLQ, sending nothing', async () => {
+    const forged = {
+      v: PROTOCOL_VERSION,
+      kind: 'file',
+      id: 'tg.a.1.req.forged',
+      agentId: 'alpha',
+      sessionKey: 'agent:alpha:main',
+      inboundId: 'tg.a.1',
+      ts: 1,
+      key: 'agents/beta/out/r/report.pdf',
+      fileKind: 'document',
+      fileName: 'report.pdf',
+      mimeType: 'application/pdf',
+      size: 11,
+    };
+    const lines = cp.chat.since('alpha', 0).messages.length;
+    const res = await raw(
+      'POST',
+      '/runtime/outbox',
+      { authorization: `Bearer ${TOKENS.alpha}`, 'content-type': 'application/json' },
+      JSON.stringify({ envelope: forged }),
+    );
+    expect(res.status).toBe(200);
+    expect(cp.dlq('alpha').list()).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(/^MEDIA_NOT_OWNED: key "agents\/beta\/out\/r\/report\.pdf" is not under the sender's own prefix agents\/alpha\/out\//),
+      }),
+    ]);
+    expect(cp.chat.since('alpha', 0).messages).toHaveLength(lines);
   });
 
   it('answers nothing without a runtime token', async () => {

@@ -1,9 +1,10 @@
 // The behaviour every adapter of the authority ports must have — inbound origins, the
-// per-pair relay rate, the pending-pairing cap and the session registry's blocked mark — as one set of cases, run against the
+// per-pair relay rate, the pending-pairing cap, the session registry's blocked mark and the agent registry's workspace
+// holds — as one set of cases, run against the
 // in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
 // DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
 import { expect, it } from 'vitest';
-import type { InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SessionRegistry } from '../../shared/ports.ts';
+import type { AgentRegistry, InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SessionRegistry } from '../../shared/ports.ts';
 
 /** A clock the cases move; adapters that read the time are built on it. */
 export interface CaseClock {
@@ -162,5 +163,29 @@ export function sessionRegistryCases(make: () => SessionRegistry | Promise<Sessi
     await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
     expect(await sessions.get('agent:fran:main')).toEqual({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
     await expect(sessions.put({ sessionKey: 'agent:fran:main', agentId: 'grif', target, updatedAt: 4 })).rejects.toThrow();
+  });
+}
+
+export function agentRegistryHoldCases(make: () => AgentRegistry | Promise<AgentRegistry>): void {
+  it('lets only the hold’s own id renew or release it; a lapsed hold retaken by another id is not the first holder’s any more', async () => {
+    const registry = await make();
+    expect(await registry.transition('fran', ['asleep', 'absent'], 'held', 1, { holdId: 'first-hold-0001' })).toBe(true);
+    expect(await registry.get('fran')).toMatchObject({ state: 'held', holdId: 'first-hold-0001' });
+    expect(await registry.transition('fran', ['held'], 'held', 2, { holdId: 'first-hold-0001' })).toBe(true); // renewed
+    expect(await registry.transition('fran', ['held'], 'held', 3, { holdId: 'someone-else-01' })).toBe(false);
+    expect(await registry.transition('fran', ['held'], 'asleep', 3, { holdId: 'someone-else-01' })).toBe(false);
+    expect(await registry.get('fran')).toMatchObject({ state: 'held', stateChangedAt: 2, holdId: 'first-hold-0001' });
+    // The lease lapsed: the health tick releases it without an id, and the id is forgotten.
+    expect(await registry.transition('fran', ['held'], 'asleep', 4)).toBe(true);
+    expect((await registry.get('fran'))?.holdId).toBeUndefined();
+    // A second transfer takes it: the first one's renewal and release are refused, and change nothing.
+    expect(await registry.transition('fran', ['asleep', 'absent'], 'held', 5, { holdId: 'second-hold-002' })).toBe(true);
+    expect(await registry.transition('fran', ['held'], 'held', 6, { holdId: 'first-hold-0001' })).toBe(false);
+    expect(await registry.transition('fran', ['held'], 'asleep', 6, { holdId: 'first-hold-0001' })).toBe(false);
+    expect(await registry.get('fran')).toMatchObject({ state: 'held', stateChangedAt: 5, holdId: 'second-hold-002' });
+    // Its own holder releases it.
+    expect(await registry.transition('fran', ['held'], 'asleep', 7, { holdId: 'second-hold-002' })).toBe(true);
+    expect(await registry.get('fran')).toMatchObject({ state: 'asleep', stateChangedAt: 7 });
+    expect((await registry.get('fran'))?.holdId).toBeUndefined();
   });
 }

@@ -220,7 +220,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       : { id: chatId, type: 'group', title: `Group ${chatId}` };
   }
 
-  /** A message carrying an uploaded file, shaped as Telegram answers sendPhoto/sendDocument/sendVoice/sendAudio. */
+  /** A message carrying an uploaded file, shaped as Telegram answers sendPhoto/sendDocument/sendVoice/sendAudio/sendVideo/sendAnimation. */
   function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined): Reply {
     if (typeof chatId === 'string') return badRequest('chat not found');
     const id = `fake-sent-${++fileCounter}`;
@@ -228,7 +228,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       file_id: id,
       file_unique_id: `u-${id}`,
       file_size: file.size,
-      ...(kind === 'document' || kind === 'audio' ? { file_name: file.filename } : {}),
+      ...(kind === 'document' || kind === 'audio' || kind === 'video' || kind === 'animation' ? { file_name: file.filename } : {}),
     };
     return {
       result: {
@@ -289,6 +289,8 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption)),
       sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption)),
       sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption)),
+      sendVideo: method(sendFileParams('video'), (p, bot) => sentFile(bot, p.chat_id, 'video', p.video, p.caption)),
+      sendAnimation: method(sendFileParams('animation'), (p, bot) => sentFile(bot, p.chat_id, 'animation', p.animation, p.caption)),
       setWebhook: method(SetWebhookParams, (p, bot) => {
         if (p.url === '') return deleteWebhook(bot, false);
         if (!URL.canParse(p.url)) return badRequest('bad webhook: Failed to resolve host: Name or service not known');

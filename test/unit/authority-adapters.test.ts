@@ -1,13 +1,15 @@
 // The authority ports' behaviour cases (test/support/authority-port-cases.ts) against the
 // in-memory fakes the cores are tested with and the SQLite adapters local mode runs on.
 import { describe } from 'vitest';
+import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
+import { SqliteAgentRegistry } from '../../shared/adapters/sqlite/sqlite-agent-registry.ts';
 import { InMemoryInboundOrigins, InMemoryPairingStore, InMemoryRelayRates, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
 import { SqliteInboundOrigins } from '../../shared/adapters/sqlite/sqlite-inbound-origins.ts';
 import { SqlitePairingStore } from '../../shared/adapters/sqlite/sqlite-pairing-store.ts';
 import { SqliteRelayRates } from '../../shared/adapters/sqlite/sqlite-relay-rates.ts';
 import { SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
-import { inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
+import { agentRegistryHoldCases, inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
 
 describe('InMemoryInboundOrigins', () => inboundOriginsCases((clock) => new InMemoryInboundOrigins(clock.now)));
 describe('SqliteInboundOrigins', () => inboundOriginsCases((clock) => new SqliteInboundOrigins(openStateDatabase(':memory:'), clock.now)));
@@ -17,3 +19,5 @@ describe('InMemoryPairingStore (the cap)', () => pairingCapCases(() => new InMem
 describe('SqlitePairingStore (the cap)', () => pairingCapCases(() => new SqlitePairingStore(openStateDatabase(':memory:'))));
 describe('InMemorySessionRegistry', () => sessionRegistryCases(() => new InMemorySessionRegistry()));
 describe('SqliteSessionRegistry', () => sessionRegistryCases(() => new SqliteSessionRegistry(openStateDatabase(':memory:'))));
+describe('InMemoryAgentRegistry (workspace holds)', () => agentRegistryHoldCases(() => new InMemoryAgentRegistry()));
+describe('SqliteAgentRegistry (workspace holds)', () => agentRegistryHoldCases(() => new SqliteAgentRegistry(openStateDatabase(':memory:'))));

@@ -21,7 +21,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
 import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { TELEGRAM_DOWNLOAD_LIMIT_BYTES } from '../../shared/media/media-ref.ts';
+import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media/media-ref.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 
@@ -123,6 +123,43 @@ describe('inbound media (webhook)', () => {
     expect(store.objects.get('agents/fran/in/tg.fran.22/Q3_report.pdf')!.mimeType).toBe('application/pdf');
   });
 
+  it('fetches a round video, a video, an animation and a sticker too, each under its own kind; a sticker’s emoji is the message text', async () => {
+    const { post, queued } = webhook();
+    const mp4 = tg.addFile(TOKEN, Buffer.from('....ftypmp42'), 'videos/file_5.mp4');
+    const tgs = tg.addFile(TOKEN, Buffer.from('gzip lottie'), 'stickers/file_6.tgs');
+    await post(31, { video_note: { ...mp4, length: 240, duration: 7 } });
+    await post(32, { video: { ...mp4, width: 1280, height: 720, duration: 12, mime_type: 'video/mp4' }, caption: 'look' });
+    await post(33, { animation: { ...mp4, width: 320, height: 240, duration: 2, file_name: 'dance.mp4', mime_type: 'video/mp4' }, document: mp4 });
+    await post(34, { sticker: { ...tgs, width: 512, height: 512, is_animated: true, is_video: false, type: 'regular', emoji: '😂' } });
+    expect(
+      queued().map((e) => ({
+        text: e.text,
+        media: (e.media as MediaRef[]).map(({ kind, key, mimeType, durationSeconds }) => ({ kind, key, mimeType, durationSeconds })),
+      })),
+    ).toEqual([
+      { text: '', media: [{ kind: 'video_note', key: 'agents/fran/in/tg.fran.31/round-video.mp4', mimeType: 'video/mp4', durationSeconds: 7 }] },
+      { text: 'look', media: [{ kind: 'video', key: 'agents/fran/in/tg.fran.32/video.mp4', mimeType: 'video/mp4', durationSeconds: 12 }] },
+      { text: '', media: [{ kind: 'animation', key: 'agents/fran/in/tg.fran.33/dance.mp4', mimeType: 'video/mp4', durationSeconds: 2 }] },
+      {
+        text: '😂',
+        media: [{ kind: 'sticker', key: 'agents/fran/in/tg.fran.34/sticker.tgs', mimeType: 'application/x-tgsticker', durationSeconds: undefined }],
+      },
+    ]);
+  });
+
+  it('asks the dedupe table once per update with an attachment (a retry too), not once before the fetch and again before queueing', async () => {
+    const { post, deps } = webhook();
+    const dedupe = deps.dedupe;
+    let asked = 0;
+    deps.dedupe = { seen: (id) => (asked++, dedupe.seen(id)), remember: (id, until) => dedupe.remember(id, until) };
+    const file = tg.addFile(TOKEN, Buffer.from('%PDF-1.4 once'), 'documents/file_4.pdf');
+    const update = { document: { ...file, file_name: 'once.pdf', mime_type: 'application/pdf' } };
+    expect((await post(23, update)).body).toMatchObject({ ok: true, envelopeId: 'tg.fran.23' });
+    expect(asked).toBe(1);
+    expect((await post(23, update)).body).toMatchObject({ duplicate: true });
+    expect(asked).toBe(2);
+  });
+
   it('answers a file over the 20 MB download limit with a note to the agent and to the user, without fetching it', async () => {
     const { post, queued, told, store } = webhook();
     const before = tg.calls('getFile').length;
@@ -135,9 +172,9 @@ describe('inbound media (webhook)', () => {
     const [envelope] = queued();
     expect(envelope!.media).toBeUndefined();
     expect(envelope!.text).toMatch(
-      /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MB, over the 20 MB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
+      /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MiB, over the 20 MiB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
     );
-    expect(told).toEqual([expect.stringMatching(/over the 20 MB a Telegram bot may download, so your agent did not get it/)]);
+    expect(told).toEqual([expect.stringMatching(/over the 20 MiB a Telegram bot may download, so your agent did not get it/)]);
   });
 
   it('stops reading a download that runs past the limit although Telegram declared no size', async () => {
@@ -253,6 +290,35 @@ describe('outbound files (outbox)', () => {
     ]);
   });
 
+  it('sends a video with sendVideo and an animation with sendAnimation, so the chat plays them', async () => {
+    const { deps, store, file } = outbox();
+    const mp4 = Buffer.from('....ftypmp42 clip');
+    await store.put('agents/fran/out/r3/clip.mp4', mp4, 'video/mp4');
+    await store.put('agents/fran/out/r4/dance.gif', Buffer.from('GIF89a'), 'image/gif');
+    const [videos, animations] = [tg.calls('sendVideo').length, tg.calls('sendAnimation').length];
+    const clip = {
+      id: 'tg.fran.7.req.3',
+      key: 'agents/fran/out/r3/clip.mp4',
+      fileKind: 'video',
+      fileName: 'clip.mp4',
+      mimeType: 'video/mp4',
+      size: mp4.length,
+    };
+    await processOutboxRecord(file(clip), deps);
+    await processOutboxRecord(
+      file({ id: 'tg.fran.7.req.4', key: 'agents/fran/out/r4/dance.gif', fileKind: 'animation', fileName: 'dance.gif', mimeType: 'image/gif', size: 6 }),
+      deps,
+    );
+    expect(tg.calls('sendVideo').slice(videos)).toEqual([
+      expect.objectContaining({
+        params: expect.objectContaining({ chat_id: 4242, video: expect.objectContaining({ filename: 'clip.mp4', sha256: sha(mp4) }) }),
+      }),
+    ]);
+    expect(tg.calls('sendAnimation').slice(animations)).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ chat_id: 4242, animation: expect.objectContaining({ filename: 'dance.gif', size: 6 }) }) }),
+    ]);
+  });
+
   it.each([
     ['another agent’s out/ prefix', 'agents/grif/out/x/secret.pdf'],
     ['another agent’s in/ prefix', 'agents/grif/in/tg.grif.1/photo.jpg'],
@@ -312,6 +378,26 @@ describe('outbound files (outbox)', () => {
     expect(dlq.letters).toEqual([]);
     await processOutboxRecord(file({ id: 'tg.fran.7.req.2', key: 'agents/fran/out/tg.fran.7.req.2/more.png' }), deps);
     expect(tg.calls('sendPhoto').length - before).toBe(1);
+  });
+
+  it('sends a video Telegram refuses as a video as a document instead; a voice message it refuses goes nowhere else', async () => {
+    const { deps, store, file, dlq } = outbox();
+    await store.put('agents/fran/out/r5/clip.mp4', Buffer.from('not really a video'), 'video/mp4');
+    tg.failNext('sendVideo', { error_code: 400, description: 'Bad Request: wrong file type' });
+    const before = tg.calls('sendDocument').length;
+    const clip = { id: 'tg.fran.7.req.5', key: 'agents/fran/out/r5/clip.mp4', fileKind: 'video', fileName: 'clip.mp4', mimeType: 'video/mp4', size: 18 };
+    await processOutboxRecord(file(clip), deps);
+    expect(tg.calls('sendDocument').slice(before)).toEqual([
+      expect.objectContaining({ params: expect.objectContaining({ document: expect.objectContaining({ filename: 'clip.mp4' }) }) }),
+    ]);
+    expect(dlq.letters).toEqual([]);
+
+    await store.put('agents/fran/out/r6/note.ogg', Buffer.from('OggS'), 'audio/ogg');
+    tg.failNext('sendVoice', { error_code: 400, description: 'Bad Request: wrong file type' });
+    const voice = { id: 'tg.fran.7.req.6', key: 'agents/fran/out/r6/note.ogg', fileKind: 'voice', fileName: 'note.ogg', mimeType: 'audio/ogg', size: 4 };
+    await processOutboxRecord(file(voice), deps);
+    expect(tg.calls('sendDocument').length).toBe(before + 1);
+    expect(dlq.letters).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^DELIVERY_REFUSED: .*wrong file type/) })]);
   });
 
   it('hands the record back (throws) while Telegram fails, and sends it once it recovers', async () => {

@@ -18,6 +18,10 @@ import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { modelForAgent } from '../../runtime-image/src/model-for-agent.ts';
+import { parseConfig } from '../../shared/config/load.ts';
+import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import EXAMPLE from '../../clawfleet.json' with { type: 'json' };
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
@@ -71,7 +75,6 @@ function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['me
       agentId: 'fran',
       workspace,
       store: opts.withStore === false ? undefined : store,
-      imageInput: model.imageInput ?? false,
       transcribe: opts.transcribe,
       echoTranscript: opts.echo,
     },
@@ -127,6 +130,19 @@ describe('attachments in a turn', () => {
     expect(firstUser(model).content).toBe(
       `[The user sent a photo (image/jpeg, ${JPEG.length} bytes), saved at inbox/2026-03-01/file_9.jpg; this model cannot see images, so you cannot see it — say so if it matters.]`,
     );
+  });
+
+  it('asks the model the session chose with /model whether it sees images, not the primary', async () => {
+    const textOnly = scripted(false, { text: 'switched' });
+    const vision = scripted(true, { text: 'A cat.' });
+    const { store, deps, message } = setup(textOnly);
+    deps.models = { refs: ['openai/text-only', 'openai/vision'], forRef: (ref) => (ref === 'openai/vision' ? vision : textOnly) };
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn({ ...message(1, [], '/model openai/vision'), media: undefined, command: { name: 'model', args: 'openai/vision' } });
+    await store.put('agents/fran/in/tg.fran.2/file_9.jpg', JPEG, 'image/jpeg');
+    await turn(message(2, [photo('agents/fran/in/tg.fran.2/file_9.jpg')], 'what is this?'));
+    expect(textOnly.requests).toHaveLength(0);
+    expect((firstUser(vision).content as { type: string }[]).map((c) => c.type)).toEqual(['text', 'image']);
   });
 
   it('lands a document in inbox/<date>/ under its own name, where the read tool finds it', async () => {
@@ -187,6 +203,84 @@ describe('attachments in a turn', () => {
   });
 });
 
+describe('what each other kind of attachment becomes', () => {
+  const WEBP = Buffer.from('RIFF....WEBPVP8 pretend sticker', 'latin1');
+  const MP4 = Buffer.from('....ftypmp42 pretend video', 'latin1');
+  const at = (n: number, name: string) => `agents/fran/in/tg.fran.${n}/${name}`;
+
+  it('tells the model plainly that it cannot watch a video, an animation or an animated sticker, each saved in the workspace', async () => {
+    const model = scripted(true);
+    const { store, turn, message, workspace } = setup(model);
+    const refs: MediaRef[] = [
+      { kind: 'video', key: at(40, 'video.mp4'), mimeType: 'video/mp4', size: MP4.length, durationSeconds: 12 },
+      { kind: 'animation', key: at(40, 'dance.mp4'), mimeType: 'video/mp4', size: MP4.length, durationSeconds: 2 },
+      { kind: 'sticker', key: at(40, 'sticker.tgs'), mimeType: 'application/x-tgsticker', size: 11 },
+    ];
+    for (const r of refs) await store.put(r.key, r.kind === 'sticker' ? Buffer.from('gzip lottie') : MP4, r.mimeType);
+    await turn(message(40, refs, '😂'));
+    expect(firstUser(model).content).toBe(
+      [
+        `[The user sent a video (12 s) (video/mp4, ${MP4.length} bytes), saved at inbox/2026-03-01/video.mp4 in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`,
+        `[The user sent an animation (GIF) (2 s) (video/mp4, ${MP4.length} bytes), saved at inbox/2026-03-01/dance.mp4 in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`,
+        '[The user sent a sticker (application/x-tgsticker, 11 bytes), saved at inbox/2026-03-01/sticker.tgs in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]',
+        '😂',
+      ].join('\n'),
+    );
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/video.mp4'))).toEqual(MP4);
+  });
+
+  it('shows a picture sent as a file (an image document) to a model that takes images, under its own name', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    const png = Buffer.from('\x89PNG a screenshot', 'latin1');
+    const doc: MediaRef = { kind: 'document', key: at(42, 'screen.png'), mimeType: 'image/png', size: png.length, fileName: 'screen.png' };
+    await store.put(doc.key, png, 'image/png');
+    await turn(message(42, [doc]));
+    expect(firstUser(model).content).toEqual([
+      { type: 'text', text: '[The user sent a file "screen.png"; it is attached as an image, and saved at inbox/2026-03-01/screen.png.]' },
+      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+    ]);
+  });
+
+  it('shows a still sticker to a model that takes images, as it shows a photo', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    const sticker: MediaRef = { kind: 'sticker', key: at(41, 'sticker.webp'), mimeType: 'image/webp', size: WEBP.length, width: 512, height: 512 };
+    await store.put(sticker.key, WEBP, 'image/webp');
+    await turn(message(41, [sticker], '👍'));
+    expect(firstUser(model).content).toEqual([
+      { type: 'text', text: '[The user sent a sticker; it is attached as an image, and saved at inbox/2026-03-01/sticker.webp.]\n👍' },
+      { type: 'image', data: WEBP.toString('base64'), mimeType: 'image/webp' },
+    ]);
+  });
+});
+
+describe('which models are sent images (models.providers.<p>.imageModels; no catalogue is asked)', () => {
+  const SECRETS = { OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-anthropic' };
+  /** Fran's model as the runtime builds it, with `providers` merged into the example's, primary first unless `first` says. */
+  const franModel = (providers: Record<string, { imageModels?: string[] }>, model?: unknown, first?: string) => {
+    const raw = structuredClone(EXAMPLE) as Record<string, any>;
+    for (const [p, extra] of Object.entries(providers)) Object.assign(raw.models.providers[p], extra);
+    if (model) raw.agents.list.find((a: { id: string }) => a.id === 'fran').model = model;
+    return modelForAgent(runtimeConfigFor(parseConfig(raw), 'fran'), SECRETS, 'clawfleet/demo/agents/fran', {}, first);
+  };
+
+  it('sends images only to a model its provider lists, or to all of a provider’s with "*"; a model the config does not list is text-only', () => {
+    expect(franModel({}).imageInput).toBe(false); // the example lists none: gpt-4.1-mini gets notes
+    expect(franModel({ openai: { imageModels: ['gpt-4.1-mini'] } }).imageInput).toBe(true);
+    expect(franModel({ openai: { imageModels: ['*'] } }).imageInput).toBe(true);
+    expect(franModel({ openai: { imageModels: ['gpt-4o'] } }).imageInput).toBe(false);
+    // Another provider's "*" says nothing of this one's models.
+    expect(franModel({ anthropic: { imageModels: ['*'] } }).imageInput).toBe(false);
+  });
+
+  it('asks the model a turn starts with: the primary, or the one /model chose from the fallbacks', () => {
+    const model = { primary: 'openai/gpt-4.1-mini', fallbacks: ['anthropic/claude-sonnet-4-5'] };
+    expect(franModel({ anthropic: { imageModels: ['claude-sonnet-4-5'] } }, model).imageInput).toBe(false);
+    expect(franModel({ anthropic: { imageModels: ['claude-sonnet-4-5'] } }, model, 'anthropic/claude-sonnet-4-5').imageInput).toBe(true);
+  });
+});
+
 describe('voice transcription', () => {
   let url: string;
   const seen: { auth?: string; model?: string; language?: string; file?: { name: string; size: number; type: string } }[] = [];
@@ -225,6 +319,18 @@ describe('voice transcription', () => {
       '[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.',
     );
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
+  });
+
+  it('transcribes a round video message as it does a voice message (its sound sent as the mp4 it is)', async () => {
+    const model = scripted(false, { text: 'Bob at five, noted.' });
+    const { store, turn, message } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
+    const round: MediaRef = { kind: 'video_note', key: 'agents/fran/in/tg.fran.10/round-video.mp4', mimeType: 'video/mp4', size: 8, durationSeconds: 7 };
+    await store.put(round.key, Buffer.from('....ftyp'), 'video/mp4');
+    await turn(message(10, [round]));
+    expect(seen.at(-1)?.file).toEqual({ name: 'round-video.mp4', size: 8, type: 'video/mp4' });
+    expect(firstUser(model).content).toBe(
+      '[The user sent a round video message (7 s), saved at inbox/2026-03-01/round-video.mp4. Transcript:]\nRemind me to call Bob at five.',
+    );
   });
 
   it('quotes the transcript to the user above the answer where echoTranscript is set, and re-sends that same answer', async () => {
@@ -284,7 +390,7 @@ describe('send_file', () => {
     expect(Buffer.from(store.objects.get(file.key as string)!.bytes)).toEqual(png);
   });
 
-  it('refuses a path outside the workspace, a file over 50 MB, and infers voice and document kinds', async () => {
+  it('refuses a path outside the workspace, a file over 50 MB, and infers voice, video, animation and document kinds', async () => {
     const model = scripted(
       false,
       {
@@ -293,6 +399,9 @@ describe('send_file', () => {
           { name: 'send_file', args: { path: 'huge.pdf' } },
           { name: 'send_file', args: { path: 'note.ogg' } },
           { name: 'send_file', args: { path: 'data.bin' } },
+          { name: 'send_file', args: { path: 'clip.mp4' } },
+          { name: 'send_file', args: { path: 'dance.gif' } },
+          { name: 'send_file', args: { path: 'screen.mov' } },
         ],
       },
       { text: 'done' },
@@ -300,11 +409,14 @@ describe('send_file', () => {
     const { turn, message, workspace, sent } = setup(model);
     writeFileSync(join(workspace, 'note.ogg'), 'OggS');
     writeFileSync(join(workspace, 'data.bin'), 'bin');
+    writeFileSync(join(workspace, 'clip.mp4'), '....ftypmp42');
+    writeFileSync(join(workspace, 'dance.gif'), 'GIF89a');
+    writeFileSync(join(workspace, 'screen.mov'), '....ftypqt');
     truncateSync((writeFileSync(join(workspace, 'huge.pdf'), ''), join(workspace, 'huge.pdf')), 50 * 1024 * 1024 + 1); // sparse: nothing is written
     await turn(message(11, [], 'go'));
     const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
     expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/outside the workspace/) }] });
-    expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MB a file sent to a chat may be' }] });
+    expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MiB a file sent to a chat may be' }] });
     expect(
       sent()
         .filter((e) => e.kind === 'file')
@@ -312,6 +424,10 @@ describe('send_file', () => {
     ).toEqual([
       ['voice', 'audio/ogg'],
       ['document', 'application/octet-stream'],
+      // MPEG-4 plays in the chat (sendVideo), a GIF as an animation; other video containers go as documents.
+      ['video', 'video/mp4'],
+      ['animation', 'image/gif'],
+      ['document', 'video/quicktime'],
     ]);
   });
 });

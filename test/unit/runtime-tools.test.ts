@@ -2,7 +2,7 @@
 // web_fetch, and the allow/deny policy that decides which of them the model sees.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,20 @@ describe('workspace file tools', () => {
       expect(await call(tools, 'read', { path })).toMatchObject({ isError: true, text: expect.stringMatching(/outside the workspace/) });
     }
     expect(await call(tools, 'write', { path: 'link/new.txt', content: 'x' })).toMatchObject({ isError: true });
+  });
+
+  it('says how much of a file too large for it it reads or edits, in the byte units the rest of the house uses', async () => {
+    const dir = ws();
+    writeFileSync(join(dir, 'big.log'), '');
+    truncateSync(join(dir, 'big.log'), 9 * 2 ** 20); // sparse: nothing written
+    const tools = fileTools(dir);
+    expect((await call(tools, 'read', { path: 'big.log', limit: 1 })).text).toMatch(
+      /\[big\.log is 9437184 bytes; only its first 8\.0 MiB can be read with this tool\]$/,
+    );
+    expect(await call(tools, 'edit', { path: 'big.log', oldText: 'a', newText: 'b' })).toEqual({
+      isError: true,
+      text: 'big.log is 9437184 bytes, over the 8.0 MiB this tool edits',
+    });
   });
 
   it('rejects arguments that do not fit the schema', async () => {

@@ -50,6 +50,15 @@ describe('the attachment of a message', () => {
     });
   });
 
+  it('names a sticker’s file after its real type, and keeps its emoji (what it says, for a model that cannot see it)', () => {
+    expect(attachmentOf({ sticker: { file_id: 's', emoji: '👍', width: 512, height: 512 } })).toMatchObject({ fileName: 'sticker.webp', emoji: '👍' });
+    expect(attachmentOf({ sticker: { file_id: 's', is_animated: true, emoji: '😂' } })).toMatchObject({ fileName: 'sticker.tgs', emoji: '😂' });
+    expect(attachmentOf({ sticker: { file_id: 's', is_video: true } })).toMatchObject({ fileName: 'sticker.webm' });
+    expect(attachmentOf({ sticker: { file_id: 's', is_video: true } })).not.toHaveProperty('emoji');
+    // Only a sticker's: a document has no emoji to say.
+    expect(attachmentOf({ document: { file_id: 'd', emoji: '👍' } })).not.toHaveProperty('emoji');
+  });
+
   it('keeps a document’s own name and type, and leaves out what is odd rather than failing', () => {
     expect(attachmentOf({ document: { file_id: 'd', file_name: 'Q3.pdf', mime_type: 'application/pdf', file_size: 'big' } })).toEqual({
       kind: 'document',

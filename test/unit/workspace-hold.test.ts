@@ -13,8 +13,12 @@ import { HOLD_LEASE_MS, holdAgent, releaseHold, renewHold } from '../../shared/c
 import { lifecycleActions } from '../../shared/dashboard/actions.ts';
 import { actionsFor } from '../../shared/dashboard/fleet-view.ts';
 import { memoryLogger } from '../../shared/log.ts';
+import { localWorkspaceHolds } from '../../local/workspace-holds.ts';
 
 const MIN = 60_000;
+let holds = 0;
+/** As a CLI makes one: unique per hold. */
+const newHoldId = () => `test-hold-${String(++holds).padStart(8, '0')}`;
 const config = loadConfigFile('clawfleet.json');
 
 function setup() {
@@ -33,13 +37,13 @@ describe('holding an agent for a workspace transfer', () => {
   it('refuses an agent that runs unless --hibernate, and then stops it', async () => {
     const { deps } = setup();
     await deps.registry.recordHeartbeat('fran', 1, 'v');
-    await expect(holdAgent('fran', { hibernate: false }, deps)).rejects.toMatchObject({
+    await expect(holdAgent('fran', { hibernate: false, holdId: newHoldId() }, deps)).rejects.toMatchObject({
       code: 'AGENT_AWAKE',
       message: expect.stringMatching(/fran is awake: .*--hibernate/),
     });
     expect(deps.compute.calls).toEqual([]);
     expect(await stateOf(deps)).toBe('awake');
-    const hold = await holdAgent('fran', { hibernate: true }, deps);
+    const hold = await holdAgent('fran', { hibernate: true, holdId: newHoldId() }, deps);
     expect(hold.from).toBe('awake');
     expect(await stateOf(deps)).toBe('held');
     expect(deps.compute.calls).toEqual([{ agentId: 'fran', action: 'stop' }]);
@@ -47,13 +51,13 @@ describe('holding an agent for a workspace transfer', () => {
 
   it('takes a sleeping (or never started) agent without --hibernate, and refuses a second holder', async () => {
     const { deps } = setup();
-    await holdAgent('fran', { hibernate: false }, deps);
-    await expect(holdAgent('fran', { hibernate: true }, deps)).rejects.toMatchObject({ code: 'AGENT_HELD' });
+    await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, deps);
+    await expect(holdAgent('fran', { hibernate: true, holdId: newHoldId() }, deps)).rejects.toMatchObject({ code: 'AGENT_HELD' });
   });
 
   it('is never woken meanwhile: not by a message, the health tick (work waiting, always on), a late compute ask or the dashboard', async () => {
     const { deps } = setup();
-    for (const id of ['jerry', 'fran']) await holdAgent(id, { hibernate: false }, deps); // jerry is alwaysOn in the example
+    for (const id of ['jerry', 'fran']) await holdAgent(id, { hibernate: false, holdId: newHoldId() }, deps); // jerry is alwaysOn in the example
     deps.depths.depths.set('fran', 3);
     expect(await wakeIfAsleep('fran', deps, 'message')).toBe(false);
     const ticks = await healthTick(config, deps);
@@ -73,7 +77,7 @@ describe('holding an agent for a workspace transfer', () => {
 
   it('is released by the health tick once its holder stops renewing it, and woken if work waited', async () => {
     const { deps, clock } = setup();
-    const hold = await holdAgent('fran', { hibernate: false }, deps);
+    const hold = await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, deps);
     clock.t += HOLD_LEASE_MS - MIN;
     expect(await renewHold(hold, deps)).toBe(true); // renewed: the lease starts again
     clock.t += HOLD_LEASE_MS - MIN;
@@ -86,18 +90,52 @@ describe('holding an agent for a workspace transfer', () => {
     expect(await releaseHold(hold, deps)).toBe('lost');
   });
 
+  it('is no longer the first holder’s once it lapsed and another transfer took it: its renewal sees the loss, its release leaves the new hold alone', async () => {
+    const { deps, clock } = setup();
+    const first = await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, deps);
+    clock.t += HOLD_LEASE_MS + MIN; // the first CLI stalled past its lease
+    expect((await healthTick(config, deps, HEALTH_DEFAULTS)).fran).toBe('released');
+    const second = await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, deps);
+    expect(await renewHold(first, deps)).toBe(false);
+    expect(await releaseHold(first, deps)).toBe('lost');
+    expect(await deps.registry.get('fran')).toMatchObject({ state: 'held', holdId: second.id });
+    expect(await renewHold(second, deps)).toBe(true);
+    expect(await releaseHold(second, deps)).toBe('asleep');
+  });
+
+  it('locally too: the fleet renews and releases only for the CLI whose id took the hold, not for one whose hold lapsed and was retaken', async () => {
+    const { deps, clock } = setup();
+    const holds = localWorkspaceHolds(deps);
+    expect(await holds.act('fran', 'hold', { holdId: 'first-cli-0000001' })).toEqual({ state: 'held', from: 'absent' });
+    clock.t += HOLD_LEASE_MS + MIN;
+    expect((await healthTick(config, deps, HEALTH_DEFAULTS)).fran).toBe('released');
+    expect(await holds.act('fran', 'hold', { holdId: 'second-cli-000002' })).toEqual({ state: 'held', from: 'asleep' });
+    expect(await holds.act('fran', 'renew', { holdId: 'first-cli-0000001' })).toEqual({ held: false });
+    expect(await holds.act('fran', 'release', { holdId: 'first-cli-0000001' })).toEqual({ outcome: 'lost' });
+    await expect(holds.act('fran', 'release', {})).rejects.toMatchObject({ code: 'HOLD_INVALID' });
+    expect(await deps.registry.get('fran')).toMatchObject({ state: 'held', holdId: 'second-cli-000002' });
+    expect(await holds.act('fran', 'renew', { holdId: 'second-cli-000002' })).toEqual({ held: true });
+    expect(await holds.act('fran', 'release', { holdId: 'second-cli-000002' })).toEqual({ outcome: 'asleep' });
+  });
+
+  it('refuses a hold id that is not one a CLI makes', async () => {
+    const { deps } = setup();
+    await expect(holdAgent('fran', { hibernate: false, holdId: 'short' }, deps)).rejects.toMatchObject({ code: 'HOLD_INVALID' });
+    expect(await stateOf(deps)).toBeUndefined();
+  });
+
   it('on release wakes an agent that ran before, or that has messages waiting, and leaves a sleeping one asleep', async () => {
     const awake = setup();
     await awake.deps.registry.recordHeartbeat('fran', 1, 'v');
-    expect(await releaseHold(await holdAgent('fran', { hibernate: true }, awake.deps), awake.deps)).toBe('woken');
+    expect(await releaseHold(await holdAgent('fran', { hibernate: true, holdId: newHoldId() }, awake.deps), awake.deps)).toBe('woken');
     expect(awake.deps.compute.calls.map((c) => c.action)).toEqual(['stop', 'start']);
 
     const asleep = setup();
-    expect(await releaseHold(await holdAgent('fran', { hibernate: false }, asleep.deps), asleep.deps)).toBe('asleep');
+    expect(await releaseHold(await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, asleep.deps), asleep.deps)).toBe('asleep');
     expect(await stateOf(asleep.deps)).toBe('asleep');
 
     const waiting = setup();
-    const hold = await holdAgent('fran', { hibernate: false }, waiting.deps);
+    const hold = await holdAgent('fran', { hibernate: false, holdId: newHoldId() }, waiting.deps);
     waiting.deps.depths.depths.set('fran', 2);
     expect(await releaseHold(hold, waiting.deps)).toBe('woken');
   });

@@ -2,8 +2,9 @@
 // store (only under this agent's own in/ prefix) and copied into the workspace at
 // inbox/<date>/<name>, so the agent's file tools reach it; then a photo goes to a model that
 // takes images as an image, a voice message or audio file is transcribed where the agent has
-// a transcriber, and every file gets a line saying what it is and where it was saved. A
-// failure with one file is said in its line; it never fails the turn.
+// a transcriber (a round video message too), a video, animation or animated sticker is said
+// to be one the agent cannot watch, and every file gets a line saying what it is and where it
+// was saved. A failure with one file is said in its line; it never fails the turn.
 import type { ImageContent } from '@mariozechner/pi-ai';
 import { isOwnMediaKey, keySegment, type MediaRef } from '../../../shared/media/media-ref.ts';
 import type { MediaStore } from '../../../shared/ports.ts';
@@ -13,7 +14,10 @@ import type { Transcriber } from './transcribe.ts';
 /** The largest image sent as one (Anthropic's per-image limit); a larger one is left to the file tools. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/** Heard, where the agent has a transcriber: a round video message is someone talking to the camera. */
 const SPOKEN = new Set<MediaRef['kind']>(['voice', 'audio', 'video_note']);
+/** Seen only as moving pictures (a sticker that is a still image goes as an image). */
+const MOVING = new Set<MediaRef['kind']>(['video', 'animation', 'sticker']);
 
 export interface MediaInputDeps {
   agentId: string;
@@ -94,6 +98,10 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
       return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed (${(err as Error).message.slice(0, 300)}); say so if it matters.]`;
     }
   }
+  // A video, an animation (GIF) or an animated sticker: no model here takes moving pictures, and
+  // the file tools cannot show one either, so the agent is told plainly rather than sent to read it.
+  if (MOVING.has(ref.kind))
+    return `[The user sent ${what} (${about}), saved at ${path} in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`;
   return `[The user sent ${what} (${about}), saved at ${path} in your workspace; read it with your file tools.]`;
 }
 

@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
+import { formatBytes } from '../../../shared/format-bytes.ts';
 import { readRegularFile } from '../workspace-file.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 import { insideWorkspace } from './workspace-path.ts';
@@ -26,8 +27,6 @@ export function atomicWriteBytes(path: string, content: string | Uint8Array): vo
   renameSync(tmp, path);
 }
 
-const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
-
 export function fileTools(workspace: string): AgentTool[] {
   const at = (p: string) => insideWorkspace(workspace, p);
   return [
@@ -46,7 +45,7 @@ export function fileTools(workspace: string): AgentTool[] {
         const from = (offset ?? 1) - 1;
         const slice = lines.slice(from, limit ? from + limit : undefined);
         const more = from + slice.length < lines.length ? `\n[${lines.length - from - slice.length} more lines; use offset=${from + slice.length + 1}]` : '';
-        const cut = file.truncated ? `\n[${path} is ${file.size} bytes; only its first ${mb(MAX_FILE_BYTES)} can be read with this tool]` : '';
+        const cut = file.truncated ? `\n[${path} is ${file.size} bytes; only its first ${formatBytes(MAX_FILE_BYTES)} can be read with this tool]` : '';
         return capText(slice.join('\n'), MAX_READ_CHARS) + more + cut;
       },
     }),
@@ -66,7 +65,7 @@ export function fileTools(workspace: string): AgentTool[] {
       async run({ path, oldText, newText }) {
         const file = at(path);
         const current = await readRegularFile(file, { maxBytes: MAX_FILE_BYTES, shownAs: path });
-        if (current.truncated) return { text: `${path} is ${current.size} bytes, over the ${mb(MAX_FILE_BYTES)} this tool edits`, isError: true };
+        if (current.truncated) return { text: `${path} is ${current.size} bytes, over the ${formatBytes(MAX_FILE_BYTES)} this tool edits`, isError: true };
         const text = current.text;
         const count = text.split(oldText).length - 1;
         if (count === 0) return { text: `oldText was not found in ${path}`, isError: true };

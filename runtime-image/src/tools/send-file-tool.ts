@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_FILE_KINDS, outboundMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES, type OutboundFileKind } from '../../../shared/media/media-ref.ts';
+import { formatBytes } from '../../../shared/format-bytes.ts';
 import type { Clock, MediaStore } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import { openRegular } from '../workspace-file.ts';
@@ -21,7 +22,8 @@ const TYPES: Record<string, { mime: string; kind: OutboundFileKind }> = {
   '.jpeg': { mime: 'image/jpeg', kind: 'photo' },
   '.png': { mime: 'image/png', kind: 'photo' },
   '.webp': { mime: 'image/webp', kind: 'photo' },
-  '.gif': { mime: 'image/gif', kind: 'document' },
+  // A GIF plays as an animation (sendAnimation); as a photo Telegram would show one still frame.
+  '.gif': { mime: 'image/gif', kind: 'animation' },
   '.ogg': { mime: 'audio/ogg', kind: 'voice' },
   '.oga': { mime: 'audio/ogg', kind: 'voice' },
   '.opus': { mime: 'audio/ogg', kind: 'voice' },
@@ -36,27 +38,29 @@ const TYPES: Record<string, { mime: string; kind: OutboundFileKind }> = {
   '.json': { mime: 'application/json', kind: 'document' },
   '.html': { mime: 'text/html', kind: 'document' },
   '.zip': { mime: 'application/zip', kind: 'document' },
-  '.mp4': { mime: 'video/mp4', kind: 'document' },
+  // MPEG-4 is what Telegram plays inline (sendVideo); other containers go as documents.
+  '.mp4': { mime: 'video/mp4', kind: 'video' },
+  '.m4v': { mime: 'video/mp4', kind: 'video' },
+  '.mov': { mime: 'video/quicktime', kind: 'document' },
+  '.webm': { mime: 'video/webm', kind: 'document' },
 };
-
-const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1).replace(/\.0$/, '')} MB`;
 
 export function sendFileTool(agentId: string, workspace: string, store: MediaStore, clock: Clock): AgentTool {
   return defineTool({
     name: 'send_file',
     description:
-      'Send a file from your workspace to the user in this chat: a photo, a document, a voice message or an audio file (the kind is taken from the file name unless you give it). Up to 50 MB.',
+      'Send a file from your workspace to the user in this chat: a photo, a document, a voice message, an audio file, a video (.mp4) or an animation (.gif, or a silent .mp4 given as animation); the kind is taken from the file name unless you give it. Up to 50 MB.',
     schema: z.strictObject({
       path: z.string().min(1).describe('Path relative to the workspace'),
       caption: z.string().max(1024).optional().describe('Text shown with the file'),
-      kind: z.enum(OUTBOUND_FILE_KINDS).optional().describe('photo, document, voice or audio; inferred from the file name when left out'),
+      kind: z.enum(OUTBOUND_FILE_KINDS).optional().describe('photo, document, voice, audio, video or animation; inferred from the file name when left out'),
     }),
     async run({ path, caption, kind }, ctx) {
       const { handle, stat } = await openRegular(insideWorkspace(workspace, path), 'read', path);
       let bytes: Buffer;
       try {
         if (stat.size > TELEGRAM_UPLOAD_LIMIT_BYTES)
-          return { text: `${path} is ${stat.size} bytes, over the ${mb(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
+          return { text: `${path} is ${stat.size} bytes, over the ${formatBytes(TELEGRAM_UPLOAD_LIMIT_BYTES)} a file sent to a chat may be`, isError: true };
         if (stat.size === 0) return { text: `${path} is empty; Telegram does not send empty files`, isError: true };
         bytes = await handle.readFile();
       } finally {

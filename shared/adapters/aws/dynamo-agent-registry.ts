@@ -2,7 +2,7 @@
 // changes are conditional updates, so concurrent control-plane functions agree on who acts.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AgentRecord, AgentRegistry, AgentState, McpServerState } from '../../ports.ts';
+import type { AgentRecord, AgentRegistry, AgentState, McpServerState, TransitionGuard } from '../../ports.ts';
 
 /** The registry table's key of an agent's item. */
 export const agentRegistryKey = (agentId: string) => `agent:${agentId}`;
@@ -22,13 +22,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
     return { state: 'asleep', stateChangedAt: 0, ...(rest as Partial<AgentRecord>), agentId };
   }
 
-  async transition(
-    agentId: string,
-    from: (AgentState | 'absent')[],
-    to: AgentState,
-    now: number,
-    guard?: { activityAt?: number | undefined },
-  ): Promise<boolean> {
+  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: TransitionGuard): Promise<boolean> {
     const states = from.filter((s): s is AgentState => s !== 'absent');
     const countsRestart = to === 'restarting' || to === 'unhealthy';
     // DynamoDB refuses values the expressions do not use, so add each only where needed.
@@ -47,13 +41,28 @@ export class DynamoAgentRegistry implements AgentRegistry {
         values[':activity'] = guard.activityAt;
       }
     }
+    // A hold is renewed or released only by the transfer that took it (its id on the item);
+    // taking one records the id, and any move out of `held` forgets it.
+    const holdId = guard?.holdId;
+    const checksHold = holdId !== undefined && states.includes('held');
+    const setsHold = holdId !== undefined && to === 'held';
+    if (checksHold) {
+      values[':held'] = 'held';
+      cond += ' AND (#state <> :held OR holdId = :hold)';
+    }
+    if (checksHold || setsHold) values[':hold'] = holdId;
+    const setHold = setsHold ? ', holdId = :hold' : '';
+    const removeHold = to === 'held' ? '' : ' REMOVE holdId';
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: key(agentId),
           UpdateExpression:
-            'SET #state = :to, stateChangedAt = :now, agentId = :agent' + (countsRestart ? ', restarts = if_not_exists(restarts, :zero) + :one' : ''),
+            'SET #state = :to, stateChangedAt = :now, agentId = :agent' +
+            (countsRestart ? ', restarts = if_not_exists(restarts, :zero) + :one' : '') +
+            setHold +
+            removeHold,
           ConditionExpression: cond,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: values,

@@ -9,12 +9,20 @@ import { ClawfleetError } from '../../errors.ts';
 import { MediaKeySchema, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../../media/media-ref.ts';
 import type { MediaStore } from '../../ports.ts';
 import type { AwsClientConfig } from './clients.ts';
-import { AwsRequestError, signedService } from './signed-request.ts';
+import { AwsRequestError, signedService, type SignedService } from './signed-request.ts';
 
 const MAX_ATTEMPTS = 3;
 const ATTEMPT_TIMEOUT_MS = 60_000;
 
 export class S3MediaError extends AwsRequestError {}
+
+/**
+ * How S3 wants requests signed: service `s3`, the path signed as sent (S3 does not escape it
+ * twice, unlike other services), and the payload's SHA-256 in `x-amz-content-sha256`.
+ * Checked against AWS's published examples in test/unit/s3-signature.test.ts — the emulator
+ * does not verify signatures.
+ */
+export const S3_SIGNING: SignedService = { service: 's3', endpointVariable: 'AWS_ENDPOINT_URL_S3', uriEscapePath: false, applyChecksum: true };
 
 export interface SignedS3MediaStoreOptions extends AwsClientConfig {
   bucket: string;
@@ -33,11 +41,7 @@ export class SignedS3MediaStore implements MediaStore {
   private readonly fetch: typeof fetch;
 
   constructor(private readonly opts: SignedS3MediaStoreOptions) {
-    const s3 = signedService(
-      opts,
-      { service: 's3', endpointVariable: 'AWS_ENDPOINT_URL_S3', uriEscapePath: false, applyChecksum: true },
-      (name, message) => new S3MediaError(name, message, 0),
-    );
+    const s3 = signedService(opts, S3_SIGNING, (name, message) => new S3MediaError(name, message, 0));
     this.pathStyle = s3.override !== undefined;
     this.base = new URL(s3.override ?? s3.defaultHost(`${opts.bucket}.s3`));
     this.signer = s3.signer;

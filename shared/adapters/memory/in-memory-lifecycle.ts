@@ -1,5 +1,5 @@
 // In-memory adapters of the lifecycle ports, for unit tests of wake, hibernate and health.
-import type { AgentCompute, AgentRecord, AgentRegistry, AgentState, McpServerState, QueueDepths } from '../../ports.ts';
+import type { AgentCompute, AgentRecord, AgentRegistry, AgentState, McpServerState, QueueDepths, TransitionGuard } from '../../ports.ts';
 
 export class InMemoryAgentRegistry implements AgentRegistry {
   readonly records = new Map<string, AgentRecord>();
@@ -9,12 +9,15 @@ export class InMemoryAgentRegistry implements AgentRegistry {
     return r && { ...r };
   }
 
-  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: { activityAt?: number | undefined }) {
+  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: TransitionGuard) {
     const r = this.records.get(agentId);
     if (!from.includes(r?.state ?? 'absent')) return false;
     if (guard && 'activityAt' in guard && r?.lastActivityAt !== guard.activityAt) return false;
+    if (guard?.holdId !== undefined && r?.state === 'held' && r.holdId !== guard.holdId) return false;
     const restarts = (r?.restarts ?? 0) + (to === 'restarting' || to === 'unhealthy' ? 1 : 0);
-    this.records.set(agentId, { ...r, agentId, state: to, stateChangedAt: now, restarts });
+    const { holdId: _old, ...rest } = r ?? { agentId };
+    const holdId = to === 'held' ? (guard?.holdId ?? r?.holdId) : undefined;
+    this.records.set(agentId, { ...rest, agentId, state: to, stateChangedAt: now, restarts, ...(holdId !== undefined ? { holdId } : {}) });
     return true;
   }
 

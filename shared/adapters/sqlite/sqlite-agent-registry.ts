@@ -3,7 +3,7 @@
 // and hibernate cores decide races the same way locally. It lives in the agent status table
 // that `clawfleet status` reads (SqliteAgentStatus: last heartbeat and error, the same
 // columns), grown by the registry's own.
-import type { AgentRecord, AgentRegistry, AgentState } from '../../ports.ts';
+import type { AgentRecord, AgentRegistry, AgentState, TransitionGuard } from '../../ports.ts';
 import type { StateDatabase } from './sqlite-database.ts';
 
 const COLUMNS: Record<string, string> = {
@@ -14,6 +14,8 @@ const COLUMNS: Record<string, string> = {
   restarts: 'INTEGER',
   /** The runtime's warnings at its last heartbeat, as a JSON list. */
   warnings: 'TEXT',
+  /** While held: the id of the workspace transfer's hold. */
+  hold_id: 'TEXT',
 };
 
 interface Row {
@@ -25,6 +27,7 @@ interface Row {
   version: string | null;
   restarts: number | null;
   warnings: string | null;
+  hold_id: string | null;
 }
 
 export class SqliteAgentRegistry implements AgentRegistry {
@@ -43,7 +46,9 @@ export class SqliteAgentRegistry implements AgentRegistry {
   /** The registry's record, synchronously (local mode reads it in one process). */
   record(agentId: string): AgentRecord | undefined {
     const row = this.db
-      .prepare('SELECT state, state_changed_at, last_heartbeat, last_activity_at, last_error, version, restarts, warnings FROM agent_status WHERE agent_id = ?')
+      .prepare(
+        'SELECT state, state_changed_at, last_heartbeat, last_activity_at, last_error, version, restarts, warnings, hold_id FROM agent_status WHERE agent_id = ?',
+      )
       .get(agentId) as Row | undefined;
     if (!row) return undefined;
     // Activity or an error can be recorded before any state: such an agent was never started.
@@ -57,32 +62,30 @@ export class SqliteAgentRegistry implements AgentRegistry {
       version: row.version ?? undefined,
       restarts: row.restarts ?? undefined,
       warnings: warningsOf(row.warnings),
+      ...(row.hold_id !== null ? { holdId: row.hold_id } : {}),
     };
   }
 
-  async transition(
-    agentId: string,
-    from: (AgentState | 'absent')[],
-    to: AgentState,
-    now: number,
-    guard?: { activityAt?: number | undefined },
-  ): Promise<boolean> {
+  async transition(agentId: string, from: (AgentState | 'absent')[], to: AgentState, now: number, guard?: TransitionGuard): Promise<boolean> {
     return this.db
       .transaction(() => {
-        const row = this.db.prepare('SELECT state, last_activity_at FROM agent_status WHERE agent_id = ?').get(agentId) as
-          | Pick<Row, 'state' | 'last_activity_at'>
+        const row = this.db.prepare('SELECT state, last_activity_at, hold_id FROM agent_status WHERE agent_id = ?').get(agentId) as
+          | Pick<Row, 'state' | 'last_activity_at' | 'hold_id'>
           | undefined;
         // 'absent': no state recorded yet (activity or errors may have been).
         if (!from.includes(row?.state ?? 'absent')) return false;
         if (guard && 'activityAt' in guard && (row?.last_activity_at ?? undefined) !== guard.activityAt) return false;
+        // A hold is renewed or released only by the transfer that took it.
+        if (guard?.holdId !== undefined && row?.state === 'held' && row.hold_id !== guard.holdId) return false;
         const restart = to === 'restarting' || to === 'unhealthy' ? 1 : 0;
+        const holdId = to === 'held' ? (guard?.holdId ?? row?.hold_id ?? null) : null;
         this.db
           .prepare(
-            `INSERT INTO agent_status (agent_id, state, state_changed_at, restarts) VALUES (?, ?, ?, ?)
+            `INSERT INTO agent_status (agent_id, state, state_changed_at, restarts, hold_id) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (agent_id) DO UPDATE SET state = excluded.state, state_changed_at = excluded.state_changed_at,
-             restarts = coalesce(agent_status.restarts, 0) + ?`,
+             restarts = coalesce(agent_status.restarts, 0) + ?, hold_id = excluded.hold_id`,
           )
-          .run(agentId, to, now, restart, restart);
+          .run(agentId, to, now, restart, holdId, restart);
         return true;
       })
       .immediate();

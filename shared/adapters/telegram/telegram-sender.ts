@@ -8,7 +8,16 @@ import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
 
-const FILE_METHODS: Record<OutgoingFile['kind'], string> = { photo: 'sendPhoto', document: 'sendDocument', voice: 'sendVoice', audio: 'sendAudio' };
+const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
+  photo: 'sendPhoto',
+  document: 'sendDocument',
+  voice: 'sendVoice',
+  audio: 'sendAudio',
+  video: 'sendVideo',
+  animation: 'sendAnimation',
+};
+/** The kinds Telegram processes (resizes, transcodes, previews): one it refuses as such still goes, as a document. */
+const PROCESSED = new Set<OutgoingFile['kind']>(['photo', 'video', 'animation']);
 
 export function telegramSender(api: BotApi): ChannelSender {
   const where = (target: ChannelTarget) => {
@@ -42,8 +51,13 @@ export function telegramSender(api: BotApi): ChannelSender {
     try {
       await send(file.kind);
     } catch (err) {
-      // Telegram refuses some pictures as photos (dimensions, format): the same file still goes, as a document.
-      if (file.kind !== 'photo' || !(err instanceof PermanentDeliveryError) || !/PHOTO_|IMAGE_PROCESS_FAILED|wrong file type|too big/i.test(err.message))
+      // Telegram refuses some pictures as photos (dimensions, format), some files as videos or
+      // animations: the same file still goes, as a document.
+      if (
+        !PROCESSED.has(file.kind) ||
+        !(err instanceof PermanentDeliveryError) ||
+        !/PHOTO_|IMAGE_PROCESS_FAILED|VIDEO_|wrong file type|too big/i.test(err.message)
+      )
         throw err;
       await send('document');
     }

@@ -277,7 +277,8 @@ describe('which models are sent images (models.providers.<p>.imageModels; no cat
 
   it('the example config lists its models as taking images, so a photo reaches them on a clean clone', () => {
     const config = parseConfig(structuredClone(EXAMPLE));
-    for (const agent of ['fran', 'jerry']) expect(modelForAgent(runtimeConfigFor(config, agent), SECRETS, `clawfleet/demo/agents/${agent}`, {}).imageInput).toBe(true);
+    for (const agent of ['fran', 'jerry'])
+      expect(modelForAgent(runtimeConfigFor(config, agent), SECRETS, `clawfleet/demo/agents/${agent}`, {}).imageInput).toBe(true);
   });
 
   it('asks the model a turn starts with: the primary, or the one /model chose from the fallbacks', () => {

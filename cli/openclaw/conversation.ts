@@ -50,11 +50,15 @@ export interface FleetWide {
   commandsNative?: boolean;
 }
 
+/** A value of the wrong shape (OpenClaw would refuse it too) is reported, never passed on or dropped unsaid. */
+const unreadable = (r: Reporter, path: string, value: unknown) => r.skip(path, `${JSON.stringify(value)} is not a value OpenClaw or clawfleet reads here`);
+
 const parseMode = (v: unknown): Mode | undefined =>
   typeof v === 'string' && ['off', 'partial', 'block', 'progress'].includes(v.trim().toLowerCase()) ? (v.trim().toLowerCase() as Mode) : undefined;
 
 /** A chunk clawfleet accepts: positive integers clamped to 4000, minChars not over maxChars. */
 function chunkOf(raw: unknown, at: string, r: Reporter): Chunk | undefined {
+  if (raw !== undefined && !isObj(raw)) unreadable(r, at, raw);
   if (!isObj(raw)) return undefined;
   const out: Chunk = {};
   for (const k of ['minChars', 'maxChars'] as const) {
@@ -89,6 +93,7 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
 
   // Block streaming: agents.defaults in OpenClaw, channels.telegram in clawfleet (the only channel).
   if (defaults.blockStreamingDefault === 'on' || defaults.blockStreamingDefault === 'off') fleet.blockStreamingDefault = defaults.blockStreamingDefault;
+  else if (defaults.blockStreamingDefault !== undefined) unreadable(r, 'agents.defaults.blockStreamingDefault', defaults.blockStreamingDefault);
   fleet.blockChunk = chunkOf(defaults.blockStreamingChunk, 'agents.defaults.blockStreamingChunk', r);
   if (defaults.blockStreamingCoalesce !== undefined)
     r.skip('agents.defaults.blockStreamingCoalesce', 'not supported: clawfleet sends each block as soon as it is complete (size it with blockStreamingChunk)');
@@ -97,6 +102,7 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
   if (defaults.humanDelay !== undefined) r.skip('agents.defaults.humanDelay', 'not supported: clawfleet sends blocks without an added pause');
 
   if (typeof messages.ackReaction === 'string') fleet.ackReaction = messages.ackReaction;
+  else if (messages.ackReaction !== undefined) unreadable(r, 'messages.ackReaction', messages.ackReaction);
   const scope = messages.ackReactionScope;
   if (scope === 'off' || scope === 'none') fleet.ackReactionScope = 'off';
   else if (scope === 'all' || scope === 'direct' || scope === 'group-mentions' || scope === 'group-all') fleet.ackReactionScope = scope;
@@ -104,6 +110,7 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
   if (scope === undefined && telegram)
     r.note('channels.telegram: ackReactionScope "group-mentions", OpenClaw\'s default (clawfleet\'s own default "all" would also react in private chats)');
   if (typeof commands.native === 'boolean') fleet.commandsNative = commands.native;
+  else if (commands.native !== undefined && commands.native !== 'auto') unreadable(r, 'commands.native', commands.native);
 
   if (!telegram) {
     for (const k of ['ackReaction', 'ackReactionScope'] as const) if (messages[k] !== undefined) r.skip(`messages.${k}`, unused);
@@ -126,7 +133,13 @@ function streamingOf(raw: Obj, at: string, r: Reporter): { mode?: Mode; blockEna
     if (mode && !isObj(raw.streaming))
       r.note(`${at}: the legacy ${raw.streamMode !== undefined ? 'streamMode' : 'streaming'} spelling is read as streaming.mode "${mode}"`);
   }
+  if (raw.streaming !== undefined && !isObj(raw.streaming) && typeof raw.streaming !== 'boolean' && !parseMode(raw.streaming))
+    unreadable(r, `${at}.streaming`, raw.streaming);
+  if (raw.streamMode !== undefined && !parseMode(raw.streamMode)) unreadable(r, `${at}.streamMode`, raw.streamMode);
+  if (raw.blockStreaming !== undefined && typeof raw.blockStreaming !== 'boolean') unreadable(r, `${at}.blockStreaming`, raw.blockStreaming);
+  if (settings.block !== undefined && !isObj(settings.block)) unreadable(r, `${at}.streaming.block`, settings.block);
   const block = isObj(settings.block) ? settings.block : {};
+  if (block.enabled !== undefined && typeof block.enabled !== 'boolean') unreadable(r, `${at}.streaming.block.enabled`, block.enabled);
   const blockEnabled = typeof block.enabled === 'boolean' ? block.enabled : typeof raw.blockStreaming === 'boolean' ? raw.blockStreaming : undefined;
   return { mode, blockEnabled, settings };
 }
@@ -173,6 +186,7 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
   reportStreamingLeftovers(raw, own.settings, at, r);
 
   // ── Ack reaction ──────────────────────────────────────────────────────────────
+  if (raw.ackReaction !== undefined && typeof raw.ackReaction !== 'string') unreadable(r, `${at}.ackReaction`, raw.ackReaction);
   const emoji = typeof raw.ackReaction === 'string' ? raw.ackReaction : isAccount ? undefined : fleet.ackReaction;
   const emojiFrom = typeof raw.ackReaction === 'string' ? `${at}.ackReaction` : 'messages.ackReaction';
   if (fleet.ackReactionScope === 'off') {
@@ -192,10 +206,13 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
       `${at}.replyToMode`,
       '"batched" threads a reply only to a burst of messages batched into one turn; clawfleet does not batch, so replies are not threaded (off)',
     );
-  else if (reply !== undefined) r.skip(`${at}.replyToMode`, `"${String(reply)}" is not off, first or all`);
+  else if (reply !== undefined) r.skip(`${at}.replyToMode`, `${JSON.stringify(reply)} is not off, first or all`);
 
   // ── Native commands (the channel's setting wins over the fleet-wide one) ────────
+  if (raw.commands !== undefined && !isObj(raw.commands)) unreadable(r, `${at}.commands`, raw.commands);
   const commands = isObj(raw.commands) ? raw.commands : {};
+  if (commands.native !== undefined && typeof commands.native !== 'boolean' && commands.native !== 'auto')
+    unreadable(r, `${at}.commands.native`, commands.native);
   const native = typeof commands.native === 'boolean' ? commands.native : isAccount ? undefined : fleet.commandsNative;
   if (native !== undefined) out.commands = { native };
   if (commands.nativeSkills !== undefined) r.skip(`${at}.commands.nativeSkills`, 'skills are not offered as Telegram commands');
@@ -207,6 +224,7 @@ function reportStreamingLeftovers(raw: Obj, settings: Obj, at: string, r: Report
   const chunking = 'clawfleet always splits a long reply at paragraph and block boundaries (after converting it to Telegram HTML)';
   if (settings.chunkMode !== undefined) r.skip(`${at}.streaming.chunkMode`, chunking);
   if (raw.chunkMode !== undefined) r.skip(`${at}.chunkMode`, chunking);
+  if (settings.preview !== undefined && !isObj(settings.preview)) unreadable(r, `${at}.streaming.preview`, settings.preview);
   const preview = isObj(settings.preview) ? settings.preview : {};
   for (const k of Object.keys(preview)) {
     if (k === 'chunk') {

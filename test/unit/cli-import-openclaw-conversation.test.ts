@@ -93,6 +93,40 @@ describe('import-openclaw: the conversation settings', () => {
     expect(notConverted).toEqual([]);
   });
 
+  it('reports every value of the wrong shape by its path and still writes a valid config', () => {
+    const odd = { streaming: 5, streamMode: 'fast', ackReaction: 7, replyToMode: true, commands: 'x', blockStreaming: 'yes' };
+    const { config, notConverted } = convertOpenclaw(
+      {
+        agents: { defaults: { blockStreamingChunk: { minChars: -1, maxChars: 2.5 }, blockStreamingDefault: 'maybe' } },
+        messages: { ackReactionScope: 'sometimes', ackReaction: 9 },
+        commands: { native: 'sure' },
+        channels: { telegram: { botToken: 'x', ...odd, streaming: { mode: 'loud', block: 'no', preview: 3 }, accounts: { a: { botToken: 'y', ...odd } } } },
+      },
+      { fleet: 'f' },
+    );
+    const telegram = parseConfig(config).channels.telegram!;
+    expect(telegram.accounts.a).toEqual({ botTokenSecret: 'TELEGRAM_A_BOT_TOKEN' });
+    expect(telegram).not.toHaveProperty('streaming');
+    expect(telegram).not.toHaveProperty('blockStreamingChunk');
+    const paths = notConverted.map((n) => n.path);
+    for (const at of ['channels.telegram', 'channels.telegram.accounts.a'])
+      for (const key of ['streamMode', 'blockStreaming', 'ackReaction', 'replyToMode', 'commands']) expect(paths).toContain(`${at}.${key}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'agents.defaults.blockStreamingDefault',
+        'agents.defaults.blockStreamingChunk.minChars',
+        'agents.defaults.blockStreamingChunk.maxChars',
+        'messages.ackReaction',
+        'messages.ackReactionScope',
+        'commands.native',
+        'channels.telegram.accounts.a.streaming',
+        'channels.telegram.streaming.mode',
+        'channels.telegram.streaming.block',
+        'channels.telegram.streaming.preview',
+      ]),
+    );
+  });
+
   it('reports fleet-wide conversation settings when there is no Telegram channel to carry them', () => {
     const { notConverted } = convertOpenclaw({ messages: { ackReaction: '👀', ackReactionScope: 'all' }, commands: { native: true } }, { fleet: 'f' });
     expect(notConverted.map((n) => n.path)).toEqual(['messages.ackReaction', 'messages.ackReactionScope', 'commands.native']);

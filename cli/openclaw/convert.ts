@@ -213,6 +213,8 @@ export function convertOpenclaw(
   const workspaceReason = 'not carried by the config: `import-openclaw --workspaces` copies the workspace into the local fleet';
 
   const idMap = new Map<string, string>();
+  /** Each agent's identity emoji: OpenClaw's ack reaction when none is configured. */
+  const identityEmoji = new Map<string, string>();
   const agents: Obj[] = [];
   for (const { raw, at, id: rawId } of rawAgents) {
     const id = sanitizeId(rawId);
@@ -224,6 +226,8 @@ export function convertOpenclaw(
       (isObj(raw.identity) ? asStr(raw.identity.name) : undefined) ??
       (rawAgents.length === 1 && isObj(root.identity) ? asStr(root.identity.name) : undefined);
     if (name) agent.name = name;
+    const identity = isObj(raw.identity) ? raw.identity : rawAgents.length === 1 && isObj(root.identity) ? root.identity : {};
+    if (typeof identity.emoji === 'string' && identity.emoji) identityEmoji.set(id, identity.emoji);
     if (raw.default === true) agent.default = true;
     const model = modelSelection(raw.model, `${at}.model`);
     if (model) agent.model = model;
@@ -427,6 +431,26 @@ export function convertOpenclaw(
     leftovers(b, new Set(['agentId', 'match', 'type']), at);
     bindings.push({ agentId, match });
   });
+
+  // With no ackReaction anywhere, OpenClaw reacts with the emoji of the agent that owns the
+  // account (its identity), else 👀: each such account gets its owner's emoji as its own.
+  if (telegram && telegram.ackReaction === undefined) {
+    const owns = (accountId: string | undefined) => bindings.find((b) => (b.match as Obj).accountId === accountId && !(b.match as Obj).peer)?.agentId;
+    for (const [accountId, account] of Object.entries(telegram.accounts as Record<string, Obj>)) {
+      if (account.ackReaction !== undefined) continue;
+      const owner = (owns(accountId) ?? owns(undefined) ?? defaultAgent) as string;
+      const emoji = identityEmoji.get(owner);
+      if (!emoji) continue;
+      if (emoji.length > 16)
+        skip(`channels.telegram.accounts.${accountId}`, `agent "${owner}"'s identity emoji "${emoji}" is not one reaction emoji, so the ack reaction stays 👀`);
+      else {
+        account.ackReaction = emoji;
+        notes.push(
+          `channels.telegram.accounts.${accountId}: ackReaction "${emoji}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
+        );
+      }
+    }
+  }
 
   // ── Cron jobs (OpenClaw keeps them in cron/jobs.json, not in the config) ─────────
   const cronJobs: Obj[] = [];

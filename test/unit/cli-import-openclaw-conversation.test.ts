@@ -93,6 +93,32 @@ describe('import-openclaw: the conversation settings', () => {
     expect(notConverted).toEqual([]);
   });
 
+  it("reacts with the account owner's identity emoji where no ackReaction is set, as OpenClaw does", () => {
+    const input = (messages?: object) => ({
+      ...(messages ? { messages } : {}),
+      agents: { list: [{ id: 'main', identity: { name: 'Sam', emoji: '🦞' } }, { id: 'work', identity: { emoji: '🛠️' } }, { id: 'plain' }] },
+      bindings: [
+        { agentId: 'work', match: { channel: 'telegram', accountId: 'work' } },
+        { agentId: 'plain', match: { channel: 'telegram', accountId: 'plain' } },
+      ],
+      channels: {
+        telegram: { accounts: { default: { botToken: 'a' }, work: { botToken: 'b' }, plain: { botToken: 'c' }, own: { botToken: 'd', ackReaction: '👍' } } },
+      },
+    });
+    const { config, notes } = convertOpenclaw(input(), { fleet: 'f' });
+    const accounts = parseConfig(config).channels.telegram!.accounts;
+    // default: no binding of its own, so the default agent (main, the first) owns it.
+    expect(accounts.default!.ackReaction).toBe('🦞');
+    expect(accounts.work!.ackReaction).toBe('🛠️');
+    expect(accounts.plain!.ackReaction).toBeUndefined(); // no emoji: clawfleet's 👀, as OpenClaw's
+    expect(accounts.own!.ackReaction).toBe('👍');
+    expect(notes).toContain('channels.telegram.accounts.work: ackReaction "🛠️", the identity emoji of agent "work" (OpenClaw\'s ack reaction when none is set)');
+    // A fleet-wide ackReaction comes first in OpenClaw: the identity emoji is then not used.
+    const fleetWide = parseConfig(convertOpenclaw(input({ ackReaction: '👀' }), { fleet: 'f' }).config).channels.telegram!;
+    expect(fleetWide.ackReaction).toBe('👀');
+    expect(Object.values(fleetWide.accounts).map((a) => a.ackReaction)).toEqual([undefined, undefined, undefined, '👍']);
+  });
+
   it('reports every value of the wrong shape by its path and still writes a valid config', () => {
     const odd = { streaming: 5, streamMode: 'fast', ackReaction: 7, replyToMode: true, commands: 'x', blockStreaming: 'yes' };
     const { config, notConverted } = convertOpenclaw(

@@ -182,7 +182,14 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
     r.note(
       `${at}: no streaming mode — OpenClaw's Telegram default is "progress" (a status draft, which clawfleet does not have); clawfleet's default "partial" shows the answer growing`,
     );
-  if (!isAccount && out.blockStreamingChunk === undefined && fleet.blockChunk) out.blockStreamingChunk = fleet.blockChunk;
+  if (!isAccount && fleet.blockChunk) {
+    if (out.blockStreamingChunk === undefined) out.blockStreamingChunk = fleet.blockChunk;
+    else
+      r.skip(
+        'agents.defaults.blockStreamingChunk',
+        `${at} keeps its "block" preview's streaming.preview.chunk as blockStreamingChunk, the one clawfleet has per channel`,
+      );
+  }
   reportStreamingLeftovers(raw, own.settings, at, r);
 
   // ── Ack reaction ──────────────────────────────────────────────────────────────

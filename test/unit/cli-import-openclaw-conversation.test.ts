@@ -119,6 +119,20 @@ describe('import-openclaw: the conversation settings', () => {
     expect(Object.values(fleetWide.accounts).map((a) => a.ackReaction)).toEqual([undefined, undefined, undefined, '👍']);
   });
 
+  it("keeps a channel's block preview chunk over the fleet's block chunk, and says the fleet's is not used", () => {
+    const { config, notConverted } = convertOpenclaw(
+      {
+        agents: { defaults: { blockStreamingChunk: { minChars: 50 } } },
+        channels: { telegram: { botToken: 'x', streaming: { mode: 'block', preview: { chunk: { maxChars: 900 } } } } },
+      },
+      { fleet: 'f' },
+    );
+    expect(parseConfig(config).channels.telegram).toMatchObject({ streaming: 'block', blockStreamingChunk: { maxChars: 900 } });
+    expect(notConverted).toEqual([
+      { path: 'agents.defaults.blockStreamingChunk', reason: expect.stringMatching(/keeps its "block" preview's streaming\.preview\.chunk/) },
+    ]);
+  });
+
   it('reports every value of the wrong shape by its path and still writes a valid config', () => {
     const odd = { streaming: 5, streamMode: 'fast', ackReaction: 7, replyToMode: true, commands: 'x', blockStreaming: 'yes' };
     const { config, notConverted } = convertOpenclaw(

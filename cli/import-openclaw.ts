@@ -15,7 +15,8 @@ const HELP = `Usage: clawfleet import-openclaw <openclaw.json> [--fleet <name>] 
 
 Converts an OpenClaw config (JSON5) into a clawfleet config: agents (agents.list or
 agents.entries), models and providers, bindings, channels.telegram (bot tokens become
-secret names), cron jobs, hooks and MCP servers. Prints the secrets to set and everything
+secret names; streaming, ack reactions, reply threading and native commands per channel
+and account), cron jobs, hooks and MCP servers. Prints the secrets to set and everything
 it could not convert, with its path. Secret values are never written to the output.
 
 With --workspaces, each agent's workspace (its configured path, or where OpenClaw puts it)

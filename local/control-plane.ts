@@ -35,15 +35,8 @@ import { RetryLaterError, type AgentCompute, type ChannelTarget, type Clock, typ
 import { LocalChat } from './local-chat.ts';
 import { mainSessionKey } from '../shared/routing/session-key.ts';
 import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
-import { inboundMediaKey, type MediaRef } from '../shared/media/media-ref.ts';
-
-/** How a file from the chat box reaches the agent: a picture as a photo, an Ogg recording as a voice message, other sound as audio, the rest as a document. */
-function chatFileKind(mimeType: string): MediaRef['kind'] {
-  if (/^image\/(jpeg|png|gif|webp)$/.test(mimeType)) return 'photo';
-  if (mimeType === 'audio/ogg') return 'voice';
-  if (mimeType.startsWith('audio/')) return 'audio';
-  return 'document';
-}
+import { attachmentKindOf } from '../shared/media/file-kind.ts';
+import { inboundMediaKey } from '../shared/media/media-ref.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 /** How long a chat box command's id is remembered (each typed command has its own id). */
@@ -218,14 +211,15 @@ export class LocalControlPlane {
 
   /**
    * A file dropped into the dashboard's chat box (#16), with an optional caption: kept under
-   * the agent's own in/ prefix as a Telegram attachment is, and queued as a message naming it.
+   * the agent's own in/ prefix as a Telegram attachment is, and queued as a message naming it,
+   * of the kind Telegram's inbound path gives the same bytes (a video is a video, not a document).
    */
   async chatFile(agentId: string, file: { name: string; mimeType: string; bytes: Uint8Array }, caption = ''): Promise<string> {
     if (!this.media) throw new ClawfleetError('ROUTE_UNKNOWN', 'this fleet keeps no media, so the chat box takes no files');
     const id = `local.${agentId}.${randomUUID()}`;
     const key = inboundMediaKey(agentId, id, file.name);
     await this.media.put(key, file.bytes, file.mimeType);
-    const media = { kind: chatFileKind(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
+    const media = { kind: attachmentKindOf(file.mimeType), key, mimeType: file.mimeType, size: file.bytes.byteLength, fileName: file.name.slice(0, 255) };
     await this.queueChatMessage(agentId, id, { text: caption, media: [media] }, () =>
       this.chat.add(agentId, 'user', caption, { key, name: file.name, mimeType: file.mimeType, size: file.bytes.byteLength }),
     );

@@ -3,6 +3,7 @@
 // key or an MCP credential becomes a secret *name*, listed for `clawfleet secrets set`.
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
+import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
 
 export interface SecretToSet {
   /** The secret container: clawfleet/<fleet>/agents/<id> or clawfleet/<fleet>/control/<part>. */
@@ -40,7 +41,7 @@ const SUPPORTED_APIS = new Set(['anthropic-messages', 'openai-completions', 'bed
 
 /** The keys we understand per object; everything else there is reported. */
 const AGENT_KEYS = new Set(['id', 'name', 'default', 'model', 'tools', 'heartbeat', 'identity']);
-const DEFAULTS_KEYS = new Set(['model', 'tools', 'heartbeat']);
+const DEFAULTS_KEYS = new Set(['model', 'tools', 'heartbeat', ...BLOCK_STREAMING_DEFAULTS_KEYS]);
 
 export function sanitizeId(raw: string): string {
   let id = raw
@@ -212,6 +213,8 @@ export function convertOpenclaw(
   const workspaceReason = 'not carried by the config: `import-openclaw --workspaces` copies the workspace into the local fleet';
 
   const idMap = new Map<string, string>();
+  /** Each agent's identity emoji: OpenClaw's ack reaction when none is configured. */
+  const identityEmoji = new Map<string, string>();
   const agents: Obj[] = [];
   for (const { raw, at, id: rawId } of rawAgents) {
     const id = sanitizeId(rawId);
@@ -223,6 +226,8 @@ export function convertOpenclaw(
       (isObj(raw.identity) ? asStr(raw.identity.name) : undefined) ??
       (rawAgents.length === 1 && isObj(root.identity) ? asStr(root.identity.name) : undefined);
     if (name) agent.name = name;
+    const identity = isObj(raw.identity) ? raw.identity : rawAgents.length === 1 && isObj(root.identity) ? root.identity : {};
+    if (typeof identity.emoji === 'string' && identity.emoji) identityEmoji.set(id, identity.emoji);
     if (raw.default === true) agent.default = true;
     const model = modelSelection(raw.model, `${at}.model`);
     if (model) agent.model = model;
@@ -320,6 +325,9 @@ export function convertOpenclaw(
   let telegram: Obj | undefined;
   const telegramAccounts = new Set<string>();
   const rawTelegram = isObj(channels.telegram) ? channels.telegram : undefined;
+  // Streaming, ack reactions, reply threading and commands: clawfleet keeps them per channel and account.
+  const reporter = { skip, note: (text: string) => notes.push(text) };
+  const fleetConversation = fleetWideConversation(root, rawDefaults, !!rawTelegram && rawTelegram.enabled !== false, reporter);
   if (rawTelegram && rawTelegram.enabled === false) skip('channels.telegram', 'disabled (enabled: false)');
   else if (rawTelegram) {
     const tokenName = (accountId: string, raw: unknown, at: string): string => {
@@ -335,7 +343,7 @@ export function convertOpenclaw(
       return out;
     };
     const accounts: Obj = {};
-    const accountKeys = new Set(['botToken', 'dmPolicy', 'allowFrom']);
+    const accountKeys = new Set(['botToken', 'dmPolicy', 'allowFrom', ...CONVERSATION_KEYS]);
     if (isObj(rawTelegram.accounts)) {
       for (const [rawId, raw] of Object.entries(rawTelegram.accounts)) {
         const at = `channels.telegram.accounts.${rawId}`;
@@ -348,7 +356,11 @@ export function convertOpenclaw(
         if (raw.botToken === undefined) {
           skip(at, raw.tokenFile ? 'tokenFile is not supported: store the token with `clawfleet secrets set --control telegram`' : 'no botToken');
         }
-        accounts[id] = { botTokenSecret: tokenName(id, raw.botToken, `${at}.botToken`), ...policyOf(raw, at) };
+        accounts[id] = {
+          botTokenSecret: tokenName(id, raw.botToken, `${at}.botToken`),
+          ...policyOf(raw, at),
+          ...conversationOf(raw, at, fleetConversation, reporter, rawTelegram),
+        };
         telegramAccounts.add(id);
         leftovers(raw, new Set([...accountKeys, 'enabled']), at, 'per-account Telegram setting with no clawfleet equivalent');
       }
@@ -366,7 +378,7 @@ export function convertOpenclaw(
     if (rawTelegram.tokenFile !== undefined)
       skip('channels.telegram.tokenFile', 'not supported: store the token with `clawfleet secrets set TELEGRAM_BOT_TOKEN --control telegram`');
     if (Object.keys(accounts).length) {
-      telegram = { ...policyOf(rawTelegram, 'channels.telegram'), accounts };
+      telegram = { ...policyOf(rawTelegram, 'channels.telegram'), ...conversationOf(rawTelegram, 'channels.telegram', fleetConversation, reporter), accounts };
       if (isObj(rawTelegram.groups)) {
         const groups: Obj = {};
         for (const [gid, g] of Object.entries(rawTelegram.groups)) {
@@ -384,7 +396,7 @@ export function convertOpenclaw(
     } else skip('channels.telegram', 'no bot token or accounts to convert');
     leftovers(
       rawTelegram,
-      new Set(['enabled', 'botToken', 'tokenFile', 'accounts', 'dmPolicy', 'allowFrom', 'groups']),
+      new Set(['enabled', 'botToken', 'tokenFile', 'accounts', 'dmPolicy', 'allowFrom', 'groups', ...CONVERSATION_KEYS]),
       'channels.telegram',
       'Telegram setting with no clawfleet equivalent',
     );
@@ -419,6 +431,26 @@ export function convertOpenclaw(
     leftovers(b, new Set(['agentId', 'match', 'type']), at);
     bindings.push({ agentId, match });
   });
+
+  // With no ackReaction anywhere, OpenClaw reacts with the emoji of the agent that owns the
+  // account (its identity), else 👀: each such account gets its owner's emoji as its own.
+  if (telegram && telegram.ackReaction === undefined) {
+    const owns = (accountId: string | undefined) => bindings.find((b) => (b.match as Obj).accountId === accountId && !(b.match as Obj).peer)?.agentId;
+    for (const [accountId, account] of Object.entries(telegram.accounts as Record<string, Obj>)) {
+      if (account.ackReaction !== undefined) continue;
+      const owner = (owns(accountId) ?? owns(undefined) ?? defaultAgent) as string;
+      const emoji = identityEmoji.get(owner);
+      if (!emoji) continue;
+      if (emoji.length > 16)
+        skip(`channels.telegram.accounts.${accountId}`, `agent "${owner}"'s identity emoji "${emoji}" is not one reaction emoji, so the ack reaction stays 👀`);
+      else {
+        account.ackReaction = emoji;
+        notes.push(
+          `channels.telegram.accounts.${accountId}: ackReaction "${emoji}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
+        );
+      }
+    }
+  }
 
   // ── Cron jobs (OpenClaw keeps them in cron/jobs.json, not in the config) ─────────
   const cronJobs: Obj[] = [];
@@ -547,7 +579,23 @@ export function convertOpenclaw(
   if (isObj(root.identity) && rawAgents.length === 1)
     leftovers(root.identity, new Set(['name']), 'identity', 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
 
-  const handled = new Set(['agents', 'agent', 'models', 'channels', 'bindings', 'mcp', 'hooks', 'cron', 'session', 'tools', '$schema', 'identity']);
+  // messages and commands: fleetWideConversation() converted what applies to Telegram and reported the rest.
+  const handled = new Set([
+    'agents',
+    'agent',
+    'models',
+    'channels',
+    'bindings',
+    'mcp',
+    'hooks',
+    'cron',
+    'session',
+    'tools',
+    '$schema',
+    'identity',
+    'messages',
+    'commands',
+  ]);
   for (const key of Object.keys(root)) if (!handled.has(key)) skip(key, 'no clawfleet equivalent');
   if (isObj(root.identity) && rawAgents.length > 1) skip('identity', 'a fleet-wide identity: set each agent’s name instead');
 

@@ -257,21 +257,28 @@ describe('what each other kind of attachment becomes', () => {
 
 describe('which models are sent images (models.providers.<p>.imageModels; no catalogue is asked)', () => {
   const SECRETS = { OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-anthropic' };
-  /** Fran's model as the runtime builds it, with `providers` merged into the example's, primary first unless `first` says. */
+  /** Fran's model as the runtime builds it, with `providers` merged into the example's (its own imageModels taken out: each case says its list), primary first unless `first` says. */
   const franModel = (providers: Record<string, { imageModels?: string[] }>, model?: unknown, first?: string) => {
     const raw = structuredClone(EXAMPLE) as Record<string, any>;
+    for (const p of Object.values(raw.models.providers) as { imageModels?: string[] }[]) delete p.imageModels;
     for (const [p, extra] of Object.entries(providers)) Object.assign(raw.models.providers[p], extra);
     if (model) raw.agents.list.find((a: { id: string }) => a.id === 'fran').model = model;
     return modelForAgent(runtimeConfigFor(parseConfig(raw), 'fran'), SECRETS, 'clawfleet/demo/agents/fran', {}, first);
   };
 
   it('sends images only to a model its provider lists, or to all of a provider’s with "*"; a model the config does not list is text-only', () => {
-    expect(franModel({}).imageInput).toBe(false); // the example lists none: gpt-4.1-mini gets notes
+    expect(franModel({}).imageInput).toBe(false); // no imageModels: gpt-4.1-mini gets notes
     expect(franModel({ openai: { imageModels: ['gpt-4.1-mini'] } }).imageInput).toBe(true);
     expect(franModel({ openai: { imageModels: ['*'] } }).imageInput).toBe(true);
     expect(franModel({ openai: { imageModels: ['gpt-4o'] } }).imageInput).toBe(false);
     // Another provider's "*" says nothing of this one's models.
     expect(franModel({ anthropic: { imageModels: ['*'] } }).imageInput).toBe(false);
+  });
+
+  it('the example config lists its models as taking images, so a photo reaches them on a clean clone', () => {
+    const config = parseConfig(structuredClone(EXAMPLE));
+    for (const agent of ['fran', 'jerry'])
+      expect(modelForAgent(runtimeConfigFor(config, agent), SECRETS, `clawfleet/demo/agents/${agent}`, {}).imageInput).toBe(true);
   });
 
   it('asks the model a turn starts with: the primary, or the one /model chose from the fallbacks', () => {

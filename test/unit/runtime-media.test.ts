@@ -229,6 +229,17 @@ describe('what each other kind of attachment becomes', () => {
     expect(readFileSync(join(workspace, 'inbox/2026-03-01/video.mp4'))).toEqual(MP4);
   });
 
+  it('tells the model it cannot watch a video sent as a file (a video/* document), not to read it with its file tools', async () => {
+    const model = scripted(true);
+    const { store, turn, message } = setup(model);
+    const doc: MediaRef = { kind: 'document', key: at(41, 'holiday.mp4'), mimeType: 'video/mp4', size: MP4.length, fileName: 'holiday.mp4' };
+    await store.put(doc.key, MP4, 'video/mp4');
+    await turn(message(41, [doc]));
+    expect(firstUser(model).content).toBe(
+      `[The user sent a file "holiday.mp4" (video/mp4, ${MP4.length} bytes), saved at inbox/2026-03-01/holiday.mp4 in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`,
+    );
+  });
+
   it('shows a picture sent as a file (an image document) to a model that takes images, under its own name', async () => {
     const model = scripted(true);
     const { store, turn, message } = setup(model);
@@ -326,6 +337,16 @@ describe('voice transcription', () => {
       '[The user sent a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript:]\nRemind me to call Bob at five.',
     );
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
+  });
+
+  it('transcribes a recording sent as a file (an audio/* document) as it does a voice message', async () => {
+    const model = scripted(false, { text: 'Noted.' });
+    const { store, turn, message } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
+    const memo: MediaRef = { kind: 'document', key: 'agents/fran/in/tg.fran.11/memo.m4a', mimeType: 'audio/mp4', size: 8, fileName: 'memo.m4a' };
+    await store.put(memo.key, Buffer.from('....ftyp'), 'audio/mp4');
+    await turn(message(11, [memo]));
+    expect(seen.at(-1)?.file).toEqual({ name: 'memo.m4a', size: 8, type: 'audio/mp4' });
+    expect(firstUser(model).content).toBe('[The user sent a file "memo.m4a", saved at inbox/2026-03-01/memo.m4a. Transcript:]\nRemind me to call Bob at five.');
   });
 
   it('transcribes a round video message as it does a voice message (its sound sent as the mp4 it is)', async () => {

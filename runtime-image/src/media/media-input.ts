@@ -87,7 +87,7 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
     const why = deps.imageInput ? 'it is too large or of a type to send as an image' : 'this model cannot see images';
     return `[The user sent ${what} (${about}), saved at ${path}; ${why}, so you cannot see it — say so if it matters.]`;
   }
-  if (SPOKEN.has(ref.kind)) {
+  if (isSpoken(ref)) {
     if (!deps.transcribe)
       return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed: no transcription provider is configured (tools.media.audio); say so if it matters.]`;
     try {
@@ -100,9 +100,19 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
   }
   // A video, an animation (GIF) or an animated sticker: no model here takes moving pictures, and
   // the file tools cannot show one either, so the agent is told plainly rather than sent to read it.
-  if (MOVING.has(ref.kind))
+  if (isMoving(ref))
     return `[The user sent ${what} (${about}), saved at ${path} in your workspace; you cannot watch videos, animations or animated stickers, so say so if it matters.]`;
   return `[The user sent ${what} (${about}), saved at ${path} in your workspace; read it with your file tools.]`;
+}
+
+// A file sent "as a file" keeps Telegram's word "document", whatever it holds: what it is
+// comes from its MIME type then, so a recording is heard and a video is not sent to be read.
+function isSpoken(ref: MediaRef): boolean {
+  return SPOKEN.has(ref.kind) || (ref.kind === 'document' && ref.mimeType.startsWith('audio/'));
+}
+
+function isMoving(ref: MediaRef): boolean {
+  return MOVING.has(ref.kind) || (ref.kind === 'document' && ref.mimeType.startsWith('video/'));
 }
 
 function isImage(ref: MediaRef): boolean {

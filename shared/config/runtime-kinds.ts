@@ -1,7 +1,8 @@
 // The runtime kinds an agent can run on (`agents.list[].runtime.kind`) and what each needs
 // of where it runs: the smallest task it fits in, how long its container takes to start,
 // the runtime image stage it runs from on AWS, and the placements (local mode, AWS) it
-// supports. Pure data and checks; the implementations are runtime-image/src/kinds/*.
+// supports — per mode where a kind's modes differ (openclaw's external mode starts no
+// gateway). Pure data and checks; the implementations are runtime-image/src/kinds/*.
 // A third kind is one entry here, its options' schema branch and one file under kinds/.
 
 export const RUNTIME_KINDS = ['native', 'openclaw'] as const;
@@ -21,8 +22,26 @@ export interface RuntimeKindNeeds {
    * covers the container's own start (a cold Fargate task pulling and reading the image).
    */
   healthStartSeconds: number;
-  /** Placements the kind does not support yet, with the reason a user is told. */
+  /** Placements the kind does not support yet, with the reason a user is told (the kind's, whatever the mode). */
   unsupported: Partial<Record<Placement, string>>;
+  /** A mode whose needs differ from the kind's (the kind's are its default mode's). */
+  modes?: Record<string, Omit<RuntimeKindNeeds, 'modes' | 'unsupported'>>;
+}
+
+/** An agent's runtime as far as its needs go: the kind and, for openclaw, its mode. */
+export interface RuntimeChoice {
+  kind?: RuntimeKind | undefined;
+  openclaw?: { mode?: string | undefined } | undefined;
+}
+
+/** The kind's mode this runtime runs in, if the kind has modes. */
+const modeOf = (runtime: RuntimeChoice): string | undefined => (runtime.kind === 'openclaw' ? (runtime.openclaw?.mode ?? 'managed') : undefined);
+
+/** What this runtime (its kind, in its mode) needs of where it runs. */
+export function runtimeNeeds(runtime: RuntimeChoice): Omit<RuntimeKindNeeds, 'modes' | 'unsupported'> {
+  const needs = RUNTIME_KIND_NEEDS[runtime.kind ?? DEFAULT_RUNTIME_KIND];
+  const mode = modeOf(runtime);
+  return (mode && needs.modes?.[mode]) || needs;
 }
 
 export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
@@ -36,14 +55,31 @@ export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
     // ~650 MB of node_modules from a freshly pulled image on one vCPU.
     healthStartSeconds: 90,
     unsupported: {},
+    modes: {
+      // No gateway: the bridge is the runtime's own process plus one WebSocket client (the
+      // native runtime's size; docs/benchmarks.md has the native idle figure), ready as fast.
+      external: {
+        minCpus: 0.25,
+        minMemoryMb: 512,
+        why: 'in external mode the bridge starts no gateway and idles as the native runtime does',
+        healthStartSeconds: 20,
+      },
+    },
   },
 };
 
-/** Why a task of this size is too small for the kind, or undefined when it fits. */
-export function kindSizeProblem(kind: RuntimeKind, cpus: number, memoryMb: number): string | undefined {
-  const needs = RUNTIME_KIND_NEEDS[kind];
+/** How a runtime is named in messages: `runtime.kind "openclaw" (mode "external")` where the mode has its own needs. */
+const named = (runtime: RuntimeChoice): string => {
+  const kind = runtime.kind ?? DEFAULT_RUNTIME_KIND;
+  const mode = modeOf(runtime);
+  return `runtime.kind "${kind}"${mode && RUNTIME_KIND_NEEDS[kind].modes?.[mode] ? ` (mode "${mode}")` : ''}`;
+};
+
+/** Why a task of this size is too small for the runtime (its kind, in its mode), or undefined when it fits. */
+export function kindSizeProblem(runtime: RuntimeChoice, cpus: number, memoryMb: number): string | undefined {
+  const needs = runtimeNeeds(runtime);
   if (cpus >= needs.minCpus && memoryMb >= needs.minMemoryMb) return undefined;
-  return `runtime.kind "${kind}" needs at least ${needs.minCpus} vCPU and ${needs.minMemoryMb} MB (got ${cpus} vCPU, ${memoryMb} MB): ${needs.why}`;
+  return `${named(runtime)} needs at least ${needs.minCpus} vCPU and ${needs.minMemoryMb} MB (got ${cpus} vCPU, ${memoryMb} MB): ${needs.why}`;
 }
 
 /** Why the kind cannot run at this placement yet, or undefined when it can. */

@@ -34,18 +34,18 @@ export interface RuntimeChoice {
   openclaw?: { mode?: string | undefined } | undefined;
 }
 
-/** The kind's mode this runtime runs in, if the kind has modes. */
-const modeOf = (runtime: RuntimeChoice): string | undefined => (runtime.kind === 'openclaw' ? (runtime.openclaw?.mode ?? 'managed') : undefined);
-
 /** What this runtime (its kind, in its mode) needs of where it runs. */
 export function runtimeNeeds(runtime: RuntimeChoice): Omit<RuntimeKindNeeds, 'modes' | 'unsupported'> {
   const needs = RUNTIME_KIND_NEEDS[runtime.kind ?? DEFAULT_RUNTIME_KIND];
-  const mode = modeOf(runtime);
-  return (mode && needs.modes?.[mode]) || needs;
+  // A mode without an entry of its own (openclaw's default, managed) needs what the kind does.
+  return needs.modes?.[runtime.openclaw?.mode ?? ''] ?? needs;
 }
 
+/** The native runtime's size and start: under 100 MB idle, ready well under a second. */
+const NATIVE_SIZE = { minCpus: 0.25, minMemoryMb: 512, healthStartSeconds: 20 };
+
 export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
-  native: { minCpus: 0.25, minMemoryMb: 512, why: 'the native runtime idles in under 100 MB', healthStartSeconds: 20, unsupported: {} },
+  native: { ...NATIVE_SIZE, why: 'the native runtime idles in under 100 MB', unsupported: {} },
   openclaw: {
     minCpus: 1,
     minMemoryMb: 2048,
@@ -58,28 +58,16 @@ export const RUNTIME_KIND_NEEDS: Record<RuntimeKind, RuntimeKindNeeds> = {
     modes: {
       // No gateway: the bridge is the runtime's own process plus one WebSocket client (the
       // native runtime's size; docs/benchmarks.md has the native idle figure), ready as fast.
-      external: {
-        minCpus: 0.25,
-        minMemoryMb: 512,
-        why: 'in external mode the bridge starts no gateway and idles as the native runtime does',
-        healthStartSeconds: 20,
-      },
+      external: { ...NATIVE_SIZE, why: 'external mode starts no gateway' },
     },
   },
-};
-
-/** How a runtime is named in messages: `runtime.kind "openclaw" (mode "external")` where the mode has its own needs. */
-const named = (runtime: RuntimeChoice): string => {
-  const kind = runtime.kind ?? DEFAULT_RUNTIME_KIND;
-  const mode = modeOf(runtime);
-  return `runtime.kind "${kind}"${mode && RUNTIME_KIND_NEEDS[kind].modes?.[mode] ? ` (mode "${mode}")` : ''}`;
 };
 
 /** Why a task of this size is too small for the runtime (its kind, in its mode), or undefined when it fits. */
 export function kindSizeProblem(runtime: RuntimeChoice, cpus: number, memoryMb: number): string | undefined {
   const needs = runtimeNeeds(runtime);
   if (cpus >= needs.minCpus && memoryMb >= needs.minMemoryMb) return undefined;
-  return `${named(runtime)} needs at least ${needs.minCpus} vCPU and ${needs.minMemoryMb} MB (got ${cpus} vCPU, ${memoryMb} MB): ${needs.why}`;
+  return `runtime.kind "${runtime.kind ?? DEFAULT_RUNTIME_KIND}" needs at least ${needs.minCpus} vCPU and ${needs.minMemoryMb} MB (got ${cpus} vCPU, ${memoryMb} MB): ${needs.why}`;
 }
 
 /** Why the kind cannot run at this placement yet, or undefined when it can. */

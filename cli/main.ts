@@ -60,6 +60,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./import-openclaw.ts')).importOpenclawCommand,
   },
   {
+    name: 'openclaw',
+    summary: 'make an external-mode OpenClaw agent’s device key, stored in its secret (the device id printed, never the key)',
+    load: async () => (await import('./openclaw-device.ts')).openclawCommand,
+  },
+  {
     name: 'workspace',
     summary: 'push a folder into an agent’s workspace, or pull it out (locally or --aws)',
     load: async () => (await import('./workspace.ts')).workspaceCommand,

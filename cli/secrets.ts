@@ -36,8 +36,8 @@ list  prints the names held, and the names the config expects that are missing.
 const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
 
 /** The names the config says this secret should hold (shared/secrets/fleet-secrets.ts). */
-function expectedNames(config: FleetConfig, secretId: string): string[] {
-  return [...new Set((fleetSecretNeeds(config).find((n) => n.secretId === secretId)?.values ?? []).map((v) => v.name))].sort();
+function expectedNames(config: FleetConfig, secretId: string, aws: boolean): string[] {
+  return [...new Set((fleetSecretNeeds(config, aws ? 'aws' : 'local').find((n) => n.secretId === secretId)?.values ?? []).map((v) => v.name))].sort();
 }
 
 export const secretsCommand: Command = {
@@ -77,7 +77,7 @@ export const secretsCommand: Command = {
     const target = p.values.aws
       ? (await import('./aws-secret-target.ts')).awsSecretTarget(awsSettings(io))
       : fileSecretTarget(resolve(io.cwd, str(p.values.secrets)!));
-    const expected = expectedNames(config, secretId);
+    const expected = expectedNames(config, secretId, p.values.aws === true);
 
     if (sub === 'list') {
       const held = Object.keys(await target.read(secretId)).sort();

@@ -153,16 +153,6 @@ function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue
     if (placement) issues.push({ path: `agents.list[${i}].runtime.kind`, message: placement });
     const variant = resolved.runtime.image === undefined ? imageVariantProblem(resolved) : undefined;
     if (variant) issues.push({ path: `agents.list[${i}].tools.browser`, message: variant });
-    // External mode's device key lives in the runtime's own state, which a Fargate task does
-    // not keep (and the EFS workspace is readable by the agent's tools): every new task would
-    // need the operator to approve it again.
-    if (resolved.runtime.kind === 'openclaw' && resolved.runtime.openclaw?.mode === 'external') {
-      issues.push({
-        path: `agents.list[${i}].runtime.openclaw.mode`,
-        message:
-          '"external" is not supported on AWS yet: the bridge\'s device key would not survive a new task, so each one would need pairing again; run this agent with `npm start`, or use mode "managed" (docs/runtime.md, "Not done yet")',
-      });
-    }
   });
   // A browser on a task too small for Chromium: refused here, with the size and why.
   config.agents.list.forEach((agent, i) => {

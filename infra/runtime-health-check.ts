@@ -3,20 +3,21 @@
 // alike (test/infra/fleet-app.test.ts compares the two): healthy while the runtime's event
 // loop keeps refreshing its health file (every 10 s), unhealthy once the file is a minute
 // old, and an unhealthy essential container makes ECS replace the task. The start period is
-// the kind's (shared/config/runtime-kinds.ts): the openclaw stage's HEALTHCHECK says the same.
+// the kind's in its mode (shared/config/runtime-kinds.ts): the openclaw stage's HEALTHCHECK
+// says the same as the managed mode's.
 import { Duration } from 'aws-cdk-lib';
 import type * as ecs from 'aws-cdk-lib/aws-ecs';
-import { RUNTIME_KIND_NEEDS, type RuntimeKind } from '../shared/config/runtime-kinds.ts';
+import { runtimeNeeds, type RuntimeChoice } from '../shared/config/runtime-kinds.ts';
 
 /** Where the runtime writes the time (CLAWFLEET_HEALTH_FILE; the image sets the same). */
 export const HEALTH_FILE = '/tmp/clawfleet-alive';
 
-export function runtimeHealthCheck(kind: RuntimeKind): ecs.HealthCheck {
+export function runtimeHealthCheck(runtime: RuntimeChoice): ecs.HealthCheck {
   return {
     command: ['CMD', 'node', '-e', "const t=Number(require('fs').readFileSync(process.env.CLAWFLEET_HEALTH_FILE,'utf8'));process.exit(Date.now()-t<60000?0:1)"],
     interval: Duration.seconds(30),
     timeout: Duration.seconds(5),
-    startPeriod: Duration.seconds(RUNTIME_KIND_NEEDS[kind].healthStartSeconds),
+    startPeriod: Duration.seconds(runtimeNeeds(runtime).healthStartSeconds),
     retries: 3,
   };
 }

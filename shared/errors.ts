@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'RUNTIME_KIND_UNSUPPORTED'
   | 'OPENCLAW_NOT_INSTALLED'
   | 'OPENCLAW_GATEWAY_FAILED'
+  | 'OPENCLAW_DEVICE_KEY_INVALID'
   | 'OPENCLAW_PROTOCOL'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'

@@ -126,7 +126,7 @@ export function deploySteps(ctx: DeployContext): Step[] {
     },
     {
       name: 'secrets',
-      plan: 'ask for the values the secrets lack (--secrets-file, else the terminal; hooks and dashboard tokens generated if not given)',
+      plan: 'ask for the values the secrets lack (--secrets-file, else the terminal; hooks and dashboard tokens and OpenClaw device keys generated if not given)',
       async run(): Promise<StepResult> {
         const account = await ctx.account();
         const needs = fleetSecretNeeds(config);

@@ -1,13 +1,15 @@
 // The secret values `clawfleet deploy` still needs, and where it gets them: a --secrets-file
 // (the local secrets file's shape: secrets by name, each an object of named values; `-` is
 // standard input), the terminal (typed without echo, Enter to skip), or made here for the
-// two tokens clawfleet may mint itself (the hooks and dashboard tokens). Never argv, never a
-// value in any message.
-import { randomBytes } from 'node:crypto';
+// two tokens clawfleet may mint itself (the hooks and dashboard tokens), or an external
+// OpenClaw agent's device key (made, never typed: it is a PEM). Never argv, never a value in
+// any message.
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { formatPath } from '../../shared/errors.ts';
 import { parseJsonAs } from '../../shared/json.ts';
 import type { FleetSecretNeed } from '../../shared/secrets/fleet-secrets.ts';
+import { deviceIdOf, newDeviceKeyPem } from '../../shared/secrets/openclaw-device-key.ts';
 import { SecretValuesSchema } from '../../shared/secrets/secret-values.ts';
 import * as z from '../../shared/zod.ts';
 import type { CliIO } from '../command.ts';
@@ -60,7 +62,7 @@ export const newToken = (): string => randomBytes(24).toString('hex');
 export async function collectValues(
   needs: FleetSecretNeed[],
   held: Map<string, SecretState>,
-  from: { file?: SecretsFile | undefined; prompt?: CliIO['prompt']; generate?: () => string },
+  from: { file?: SecretsFile | undefined; prompt?: CliIO['prompt']; generate?: () => string; deviceKey?: () => string },
 ): Promise<CollectedValues> {
   const out: CollectedValues = { values: new Map(), said: [], missing: [] };
   const generate = from.generate ?? newToken;
@@ -74,6 +76,14 @@ export async function collectValues(
       if (given) {
         put[v.name] = given;
         out.said.push(`${v.name} for ${need.label} (secrets file)`);
+        continue;
+      }
+      if (v.form === 'openclaw-device-key') {
+        // A key, not a token one could type: made here, and its device id said so the
+        // operator recognises the pairing request on the gateway.
+        const pem = (from.deviceKey ?? newDeviceKeyPem)();
+        put[v.name] = pem;
+        out.said.push(`${v.name} for ${need.label} (generated: device ${deviceIdOf(createPrivateKey(pem))}, approve it on the gateway once the agent runs)`);
         continue;
       }
       if (from.prompt) {

@@ -15,7 +15,6 @@ import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath, sharedParameterNames } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { DEFAULT_RUNTIME_KIND } from '../../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
@@ -212,8 +211,9 @@ export class AgentRuntime extends Construct {
       logging: ecs.LogDrivers.awsLogs({ logGroup: this.logGroup, streamPrefix: 'runtime' }),
       stopTimeout: Duration.seconds(DRAIN_SECONDS + 5),
       // The image's HEALTHCHECK, which ECS ignores: a hung runtime gets replaced. Its start
-      // period is the kind's (an OpenClaw gateway takes ~30 s to start, native well under 1 s).
-      healthCheck: runtimeHealthCheck(agent.runtime.kind ?? DEFAULT_RUNTIME_KIND),
+      // period is the kind's in its mode (a managed OpenClaw gateway takes ~30 s to start;
+      // native, and openclaw's external mode, well under 1 s).
+      healthCheck: runtimeHealthCheck(agent.runtime),
       // Names and this agent's own config slice only; secret values are read at start-up
       // from Secrets Manager by the runtime itself, never put into the task definition.
       environment: runtimeEnvironment(

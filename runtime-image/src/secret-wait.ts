@@ -9,7 +9,9 @@ import { ClawfleetError } from '../../shared/errors.ts';
 import { errorFields, type Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
-import { secretsNeeded } from '../../shared/secrets/agent-secrets.ts';
+import type { Placement } from '../../shared/config/runtime-kinds.ts';
+import { secretsNeeded, type NeededValue } from '../../shared/secrets/agent-secrets.ts';
+import { deviceKeyProblem } from '../../shared/secrets/openclaw-device-key.ts';
 
 /** A heartbeat warning's length limit (the envelope's schema). */
 const WARNING_MAX = 500;
@@ -21,6 +23,8 @@ export interface SecretWaitDeps {
   secretId: string;
   /** Whether the model keys count (not where the offline model or a test's model answers). */
   modelKeys: boolean;
+  /** Where the runtime runs (default local): on AWS some values are needed that locally are made (an OpenClaw device key). */
+  placement?: Placement;
   /**
    * Reads the secret's values; throws a ClawfleetError (SECRET_NOT_FOUND, _UNREADABLE,
    * _MALFORMED) when it cannot. Locally it gives what the launcher piped at start: new
@@ -46,14 +50,31 @@ interface ReadResult {
   problem?: string;
 }
 
-/** The names the config needs that `values` lacks, each with what needs it (first user wins). */
-export function missingSecrets(config: RuntimeConfig, values: Record<string, string>, opts: { modelKeys: boolean }): { name: string; usedBy: string }[] {
+/** What is wrong with a value of a particular form (never quoting it), or undefined. */
+const FORM_PROBLEM: Record<NonNullable<NeededValue['form']>, (value: string) => string | undefined> = {
+  'openclaw-device-key': deviceKeyProblem,
+};
+
+/**
+ * The names the config needs that `values` lacks, each with what needs it (first user wins);
+ * a value of the wrong form counts as missing, its usedBy saying what is wrong with it.
+ */
+export function missingSecrets(
+  config: RuntimeConfig,
+  values: Record<string, string>,
+  opts: { modelKeys: boolean; placement?: Placement | undefined },
+): { name: string; usedBy: string }[] {
   const seen = new Set<string>();
-  return secretsNeeded(config, opts).filter(({ name }) => {
-    if (seen.has(name) || (values[name] !== undefined && values[name] !== '')) return false;
-    seen.add(name);
-    return true;
-  });
+  const out: { name: string; usedBy: string }[] = [];
+  for (const need of secretsNeeded(config, opts.placement ? { modelKeys: opts.modelKeys, placement: opts.placement } : { modelKeys: opts.modelKeys })) {
+    if (seen.has(need.name)) continue;
+    const value = values[need.name];
+    const problem = value && need.form ? FORM_PROBLEM[need.form](value) : undefined;
+    if (value && !problem) continue;
+    seen.add(need.name);
+    out.push({ name: need.name, usedBy: problem ? `${need.usedBy}: the value held ${problem}` : need.usedBy });
+  }
+  return out;
 }
 
 /** The warning the heartbeat carries: the secret, the names and who needs them, never a value. */
@@ -69,7 +90,7 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
   const { log, clock } = deps;
   const recheck = deps.recheck ?? SECRET_RECHECK;
   let found = await readOnce(deps);
-  let missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys });
+  let missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys, placement: deps.placement });
   // Nothing needed (an agent on Bedrock with no MCP token): a secret without a value is fine.
   if (missing.length === 0) return found.values;
 
@@ -114,7 +135,7 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
         );
       delay = Math.min(recheck.maxMs, delay * 2);
       found = await readOnce(deps);
-      missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys });
+      missing = missingSecrets(deps.config, found.values, { modelKeys: deps.modelKeys, placement: deps.placement });
       if (missing.length === 0) {
         log.info('secret values found; starting', { secret: deps.secretId, waitedMs: clock.now() - startedAt });
         return found.values;

@@ -1,17 +1,22 @@
 // Which stage of runtime-image/Dockerfile an agent's runtime runs from on AWS: "runtime"
 // (native), "browser" (native plus Chromium, for tools.browser) or "openclaw" (the runtime
-// bundle plus the pinned OpenClaw, for runtime.kind "openclaw"). Pure: infra builds the stage.
+// bundle plus the pinned OpenClaw, for runtime.kind "openclaw" in managed mode; external mode
+// starts no OpenClaw, so runs from "runtime"). Pure: infra builds the stage.
 import { browserEnabled } from './browser-size.ts';
 import { DEFAULT_RUNTIME_KIND, type RuntimeKind } from './runtime-kinds.ts';
 
 export type RuntimeImageVariant = 'runtime' | 'browser' | 'openclaw';
 
-type Agentish = { tools?: { browser?: { enabled: boolean } | undefined } | undefined; runtime?: { kind?: RuntimeKind | undefined } | undefined };
+type Agentish = {
+  tools?: { browser?: { enabled: boolean } | undefined } | undefined;
+  runtime?: { kind?: RuntimeKind | undefined; openclaw?: { mode?: string | undefined } | undefined } | undefined;
+};
 
 const kindOf = (agent: Agentish): RuntimeKind => agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND;
 
 export function imageVariantFor(agent: Agentish): RuntimeImageVariant {
-  if (kindOf(agent) === 'openclaw') return 'openclaw';
+  // External mode drives an operator's gateway: nothing of OpenClaw's runs in the task.
+  if (kindOf(agent) === 'openclaw' && agent.runtime?.openclaw?.mode !== 'external') return 'openclaw';
   return browserEnabled(agent) ? 'browser' : 'runtime';
 }
 

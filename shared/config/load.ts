@@ -86,7 +86,7 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
     if (cpus === undefined || memoryMb === undefined) {
       issues.push({ path: `${at}.runtime`, message: 'needs cpus and memoryMb (here or in agents.defaults.runtime)' });
     } else {
-      const problem = fargateSizeProblem(cpus, memoryMb) ?? kindSizeProblem(resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND, cpus, memoryMb);
+      const problem = fargateSizeProblem(cpus, memoryMb) ?? kindSizeProblem(resolved.runtime, cpus, memoryMb);
       if (problem) issues.push({ path: `${at}.runtime`, message: problem });
     }
     issues.push(...runtimeKindIssues(config, resolved, `${at}.runtime`));

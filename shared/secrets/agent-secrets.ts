@@ -3,7 +3,9 @@
 // work (runtime-image/src/secret-wait.ts); `clawfleet secrets list` and `clawfleet deploy`
 // report the ones missing (fleet-secrets.ts).
 import type { RuntimeConfig } from '../config/resolve.ts';
+import type { Placement } from '../config/runtime-kinds.ts';
 import { searchKeyName } from '../config/schema.ts';
+import { OPENCLAW_DEVICE_KEY } from './openclaw-device-key.ts';
 
 type McpServers = NonNullable<RuntimeConfig['agent']['mcp']>['servers'];
 
@@ -18,6 +20,11 @@ export interface NeededValue {
   usedBy: string;
   /** A random token clawfleet may make itself (the hooks and dashboard tokens); the rest only their issuers can. */
   generated?: boolean;
+  /**
+   * A value of a particular form, checked when read (a malformed one counts as missing, with
+   * why) and made as that form: an OpenClaw device key (openclaw-device-key.ts).
+   */
+  form?: 'openclaw-device-key';
 }
 
 /**
@@ -26,14 +33,25 @@ export interface NeededValue {
  * (unless `modelKeys` is off: the offline model, a model the caller supplies, or an
  * external OpenClaw gateway, which has its own), the values exec hands its commands
  * (`tools.exec.env`), the web search key, its MCP servers' credentials. A name may repeat.
+ * On AWS (`placement`, default local) an external gateway's agent also needs its device key:
+ * a task keeps nothing of its own between starts. Locally the runtime makes one in its state
+ * when the secret has none.
  */
-export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean }): NeededValue[] {
+export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean; placement?: Placement }): NeededValue[] {
   const out: NeededValue[] = [];
   for (const name of config.agent.secrets ?? []) out.push({ name, usedBy: 'agents.list[].secrets' });
   const openclaw = config.agent.runtime.kind === 'openclaw' ? config.agent.runtime.openclaw : undefined;
   // An operator's own OpenClaw gateway answers with its own models and keys; the agent's secret holds only the token to reach it.
   const external = openclaw?.mode === 'external';
   if (external && openclaw.tokenSecret) out.push({ name: openclaw.tokenSecret, usedBy: 'the OpenClaw gateway token (runtime.openclaw.tokenSecret)' });
+  if (external && opts.placement === 'aws') {
+    out.push({
+      name: OPENCLAW_DEVICE_KEY,
+      usedBy: "the agent's OpenClaw device key (clawfleet openclaw device)",
+      generated: true,
+      form: 'openclaw-device-key',
+    });
+  }
   if (opts.modelKeys && !external) {
     for (const ref of [config.agent.model.primary, ...config.agent.model.fallbacks]) {
       const providerName = ref.slice(0, ref.indexOf('/'));

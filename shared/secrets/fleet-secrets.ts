@@ -4,6 +4,7 @@
 import { DASHBOARD_TOKEN_NAME } from '../dashboard/auth.ts';
 import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../config/names.ts';
 import { runtimeConfigFor } from '../config/resolve.ts';
+import type { Placement } from '../config/runtime-kinds.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { secretsNeeded, type NeededValue } from './agent-secrets.ts';
 
@@ -16,8 +17,8 @@ export interface FleetSecretNeed {
   values: NeededValue[];
 }
 
-/** Every secret the deployed fleet has, and the values each should hold. */
-export function fleetSecretNeeds(config: FleetConfig): FleetSecretNeed[] {
+/** Every secret the fleet has, and the values each should hold where it runs (by default deployed: AWS). */
+export function fleetSecretNeeds(config: FleetConfig, placement: Placement = 'aws'): FleetSecretNeed[] {
   const fleet = config.fleet;
   const needs: FleetSecretNeed[] = [];
   const telegram = config.channels.telegram;
@@ -44,7 +45,7 @@ export function fleetSecretNeeds(config: FleetConfig): FleetSecretNeed[] {
       secretId: agentSecretName(fleet, agent.id),
       label: `agent ${agent.id}`,
       agentId: agent.id,
-      values: secretsNeeded(runtimeConfigFor(config, agent.id), { modelKeys: true }),
+      values: secretsNeeded(runtimeConfigFor(config, agent.id), { modelKeys: true, placement }),
     });
   }
   return needs.map((n) => ({ ...n, values: n.values.filter((v, i) => n.values.findIndex((w) => w.name === v.name) === i) }));

@@ -117,25 +117,34 @@ describe('synth and runtime kinds', () => {
 });
 
 describe('external mode on AWS', () => {
-  it('is refused at synth with the reason: the device key would not survive a new task', () => {
-    const found = issuesOf(() =>
-      synthFleet(
-        withFran({
-          kind: 'openclaw',
-          cpus: 1,
-          memoryMb: 2048,
-          openclaw: { mode: 'external', url: 'wss://gateway.example.com', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN' },
-        }),
-        {},
-        { nag: false },
-      ),
+  const external = { mode: 'external', url: 'wss://gateway.example.com', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN' };
+  // The native runtime's size: refused before this change (the managed mode's 1 vCPU / 2 GB applied, and synth refused external mode outright).
+  const built = synthFleet(withFran({ kind: 'openclaw', cpus: 0.25, memoryMb: 512, openclaw: external }), { runtimeImage: undefined }, { nag: false });
+
+  it('synthesizes: the runtime stage (no OpenClaw in the task), the native size and start period, no token or key in the environment', () => {
+    expect(images(built, 'fran').map((i) => [i.target, i.buildArgs])).toEqual([['runtime', undefined]]);
+    const fran = runtimeContainer(built, 'fran');
+    expect(fran.task).toMatchObject({ Cpu: '256', Memory: '512' });
+    expect(fran.container.HealthCheck.StartPeriod).toBe(RUNTIME_KIND_NEEDS.openclaw.modes!.external!.healthStartSeconds);
+    expect(fran.container.HealthCheck.StartPeriod).toBe(RUNTIME_KIND_NEEDS.native.healthStartSeconds);
+    const names = fran.container.Environment.map((e: { Name: string }) => e.Name);
+    expect(names.filter((n: string) => /TOKEN|OPENCLAW|DEVICE/.test(n))).toEqual([]);
+  });
+
+  it('lets the task role read its own secret only', () => {
+    const policies = Object.values(built.template('demo-agent-fran').findResources('AWS::IAM::Policy'));
+    const secretResources = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .filter((st) => [st.Action].flat().some((a) => a.startsWith('secretsmanager:')))
+      .map((st) => JSON.stringify(st.Resource));
+    expect(secretResources.length).toBeGreaterThan(0);
+    for (const r of secretResources) expect(r).not.toMatch(/jerry|grif|ray|\*"?\]?$/);
+  });
+
+  it('keeps the managed mode’s size: the external mode’s smaller needs are its own', () => {
+    expect(() => synthFleet(withFran({ kind: 'openclaw', cpus: 0.5, memoryMb: 1024, openclaw: { mode: 'managed' } }), {}, { nag: false })).toThrow(
+      /runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB \(got 0.5 vCPU, 1024 MB\)/,
     );
-    expect(found).toEqual([
-      {
-        path: 'agents.list[1].runtime.openclaw.mode',
-        message: expect.stringMatching(/^"external" is not supported on AWS yet: the bridge's device key would not survive a new task/),
-      },
-    ]);
   });
 });
 
@@ -171,7 +180,7 @@ describe('the Dockerfile’s openclaw stage (not built here: checked against wha
       const line = stages.get(stage)!.find((l) => l.startsWith('HEALTHCHECK '))!;
       const m = /^HEALTHCHECK\s+((?:--[a-z-]+=\S+\s+)*)CMD\s+(\[.*\])\s*$/.exec(line)!;
       const opts = Object.fromEntries([...m[1]!.matchAll(/--([a-z-]+)=(\d+)s?/g)].map(([, k, v]) => [k, Number(v)]));
-      const check = runtimeHealthCheck(kind);
+      const check = runtimeHealthCheck({ kind });
       expect({
         command: ['CMD', ...JSON.parse(m[2]!)],
         interval: opts.interval,

@@ -27,6 +27,8 @@ export interface FakeGateway {
   paired: Set<string>;
   /** Request ids handed out for pending devices, newest last. */
   pending: string[];
+  /** The device id of every connect whose signature verified, in order (approved or not). */
+  devices: string[];
   /** Signatures that did not verify (a test expects none). */
   badSignatures: number;
   connects: number;
@@ -52,6 +54,7 @@ export async function startFakeGateway(opts: { token: string }): Promise<FakeGat
     token: opts.token,
     paired: new Set(),
     pending: [],
+    devices: [],
     badSignatures: 0,
     connects: 0,
     onChat: (h) => void (handler = h),
@@ -92,6 +95,7 @@ export async function startFakeGateway(opts: { token: string }): Promise<FakeGat
           gw.badSignatures++;
           return fail(f.id, 'INVALID_REQUEST', 'device signature invalid', { code: 'DEVICE_AUTH_SIGNATURE_INVALID' });
         }
+        gw.devices.push(deviceId);
         if (!gw.paired.has(deviceId)) {
           const requestId = `req-${gw.pending.length + 1}`;
           gw.pending.push(requestId);

@@ -139,7 +139,7 @@ describe('clawfleet deploy --plan', () => {
         '  1. credentials: check the AWS credentials and region (STS GetCallerIdentity)',
         '  2. bootstrap: make sure the account and region are CDK-bootstrapped (stack CDKToolkit); run `cdk bootstrap` if not',
         '  3. synth: synthesize 3 stacks (dd-control-plane, dd-agent-fran, dd-agent-grif) with cdk-nag, and check none is stuck',
-        '  4. secrets: ask for the values the secrets lack (--secrets-file, else the terminal; hooks and dashboard tokens generated if not given)',
+        '  4. secrets: ask for the values the secrets lack (--secrets-file, else the terminal; hooks and dashboard tokens and OpenClaw device keys generated if not given)',
         '  5. deploy: cdk deploy --all (about 15 minutes the first time), then put the values whose secrets it made and restart the agents that got values',
         '  6. webhooks: point the webhook of "fran" at the deployed Telegram function URL (setWebhook, with the secret token)',
         '  7. links: print each bot’s t.me link and the dashboard’s and hooks’ URLs',

@@ -42,6 +42,7 @@ const INVOCATIONS = [
   ['deploy'],
   ['security', 'audit'],
   ['import-openclaw'],
+  ['openclaw', 'device'],
   ['workspace', 'push'],
   ['workspace', 'pull'],
 ];

@@ -15,7 +15,8 @@ import { errorFields, processRedactor } from '../../../shared/log.ts';
 import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
-import { loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
+import { deviceIdentityFromSecret, loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
+import { deviceKeyRedactions, OPENCLAW_DEVICE_KEY } from '../../../shared/secrets/openclaw-device-key.ts';
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
 import { waitingBeats } from '../openclaw/waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
@@ -103,10 +104,13 @@ async function startOpenclaw(
       'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
     );
   }
+  const placement = env.transport.kind === 'aws' ? 'aws' : 'local';
   const secrets = await awaitSecrets({
     config: env.config,
     secretId: env.secretId,
     modelKeys: !external,
+    // On AWS an external agent's device key must be in its secret (a task keeps nothing).
+    placement,
     read: parts.readSecrets ?? (async () => parts.secrets),
     howToSet: howToSet('<NAME>'),
     outbox,
@@ -117,6 +121,9 @@ async function startOpenclaw(
     signal: parts.stopSignal,
   });
   processRedactor.add(...Object.values(secrets));
+  const deviceKey = external ? secrets[OPENCLAW_DEVICE_KEY] : undefined;
+  // A log line is JSON: the PEM's escaped newlines hide the whole value, not its body line.
+  if (deviceKey) processRedactor.add(...deviceKeyRedactions(deviceKey));
 
   let gateway: GatewaySource;
   let client: GatewayClient;
@@ -127,8 +134,15 @@ async function startOpenclaw(
       token: secrets[external.tokenSecret]!,
       tokenName: external.tokenSecret,
       howToSet: howToSet(external.tokenSecret),
-      // The runtime's own state: hidden from the sandbox, so no tool uid reads the key.
-      device: loadOrCreateDeviceIdentity(join(env.runtimeState, 'openclaw-device', 'device-key.pem')),
+      // The agent's secret's key when it holds one (on AWS it must: awaited above); else,
+      // locally, one made in the runtime's own state, hidden from the sandbox.
+      device: deviceKey
+        ? deviceIdentityFromSecret(
+            deviceKey,
+            OPENCLAW_DEVICE_KEY,
+            `clawfleet openclaw device --agent ${env.agentId}${placement === 'aws' ? ' --aws' : ''} --replace`,
+          )
+        : loadOrCreateDeviceIdentity(join(env.runtimeState, 'openclaw-device', 'device-key.pem')),
       clientVersion: RUNTIME_VERSION,
       log,
       onWarning: (w) => wait.say(w),

@@ -1,13 +1,16 @@
 // The bridge's OpenClaw device identity, for an operator's gateway (external mode): an
-// Ed25519 keypair made once and kept in the runtime's own state directory (mode 0600, a
-// directory the sandbox hides, so no tool uid reads it), whose public key the gateway's
-// operator approves once (`openclaw devices approve <requestId>`). The device id is the
-// SHA-256 of the raw public key, and each connect signs the gateway's challenge with the
-// fields OpenClaw's v3 device-auth payload binds (docs/runtime.md, "External mode").
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+// Ed25519 keypair whose public key the gateway's operator approves once (`openclaw devices
+// approve <requestId>`). On AWS it is the agent's secret's OPENCLAW_DEVICE_KEY, so every task
+// is the same device; locally that value when the secrets file has it, else a key made once
+// in the runtime's own state directory (mode 0600, a directory the sandbox hides, so no tool
+// uid reads it). The device id is the SHA-256 of the raw public key, and each connect signs
+// the gateway's challenge with the fields OpenClaw's v3 device-auth payload binds
+// (docs/runtime.md, "External mode").
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
+import { deviceIdOf, deviceKeyProblem, newDeviceKeyPem, parseDeviceKey, rawPublicKey } from '../../../shared/secrets/openclaw-device-key.ts';
 
 export interface DeviceIdentity {
   /** hex SHA-256 of the raw public key: what `openclaw devices list` shows. */
@@ -38,10 +41,9 @@ export function deviceAuthPayload(deviceId: string, s: ConnectSigning): string {
 }
 
 function identityOf(privateKey: KeyObject): DeviceIdentity {
-  const raw = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32);
   return {
-    deviceId: createHash('sha256').update(raw).digest('hex'),
-    publicKey: raw.toString('base64url'),
+    deviceId: deviceIdOf(privateKey),
+    publicKey: rawPublicKey(privateKey).toString('base64url'),
     sign: (payload) => sign(null, Buffer.from(payload, 'utf8'), privateKey).toString('base64url'),
   };
 }
@@ -63,9 +65,21 @@ export function loadOrCreateDeviceIdentity(file: string): DeviceIdentity {
     return identityOf(key);
   }
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const pem = newDeviceKeyPem();
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'w' });
+  writeFileSync(tmp, pem, { mode: 0o600, flag: 'w' });
   renameSync(tmp, file);
-  return identityOf(privateKey);
+  return identityOf(createPrivateKey(pem));
+}
+
+/**
+ * The identity held in the agent's secret (`name`, e.g. OPENCLAW_DEVICE_KEY). A value that is
+ * not an Ed25519 PKCS#8 PEM key is an error naming the value and how to make a new one — the
+ * value itself is never quoted.
+ */
+export function deviceIdentityFromSecret(pem: string, name: string, howToMake: string): DeviceIdentity {
+  const key = parseDeviceKey(pem);
+  if (!key)
+    throw new ClawfleetError('OPENCLAW_DEVICE_KEY_INVALID', `${name} in the agent's secret ${deviceKeyProblem(pem)}; make a new one with: ${howToMake}`);
+  return identityOf(key);
 }

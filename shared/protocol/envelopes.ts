@@ -7,11 +7,17 @@ import { formatPath } from '../errors.ts';
 import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } from '../media/media-ref.ts';
 
 /**
- * Both sides must speak the same version (a runtime and its control plane are deployed
- * together). 2: drafts, commands, buttons, quotes, media. 3: block streaming (`block`
- * envelopes, a reply's `afterBlocks`, an ended status's `replied`).
+ * The version this build writes. 2: drafts, commands, buttons, quotes, media. 3: block
+ * streaming (`block` envelopes, a reply's `afterBlocks`, an ended status's `replied`).
  */
 export const PROTOCOL_VERSION = 3 as const;
+/**
+ * The oldest version this build still reads. Version 3 only added (a kind, optional fields),
+ * so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
+ * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
+ * dead-lettered. A version that removes or changes a field moves this up with it.
+ */
+export const MIN_PROTOCOL_VERSION = 2 as const;
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
@@ -24,7 +30,7 @@ const AgentIdSchema = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/));
 export const SessionKeySchema = z.string().check(z.minLength(1), z.maxLength(512));
 
 const base = {
-  v: z.literal(PROTOCOL_VERSION),
+  v: z.literal([MIN_PROTOCOL_VERSION, PROTOCOL_VERSION]),
   id: EnvelopeIdSchema,
   agentId: AgentIdSchema,
   /** Epoch milliseconds when the envelope was made. */
@@ -352,8 +358,11 @@ function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, directio
     }
   }
   const v = (json as { v?: unknown } | null)?.v;
-  if (typeof json === 'object' && json !== null && v !== PROTOCOL_VERSION) {
-    throw new EnvelopeError('ENVELOPE_VERSION', `${direction} envelope has protocol version ${JSON.stringify(v)}; this build speaks ${PROTOCOL_VERSION}`);
+  if (typeof json === 'object' && json !== null && v !== PROTOCOL_VERSION && v !== MIN_PROTOCOL_VERSION) {
+    throw new EnvelopeError(
+      'ENVELOPE_VERSION',
+      `${direction} envelope has protocol version ${JSON.stringify(v)}; this build reads ${MIN_PROTOCOL_VERSION} to ${PROTOCOL_VERSION}`,
+    );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

@@ -6,7 +6,7 @@ import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbo
 import { memoryLogger } from '../../shared/log.ts';
 import { TelegramApiError, type BotApi } from '../../shared/adapters/telegram/bot-api.ts';
 import { telegramSender } from '../../shared/adapters/telegram/telegram-sender.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
 
@@ -67,6 +67,18 @@ describe('outbox', () => {
     await processOutboxRecord(record(reply()), deps);
     expect(sent).toEqual([
       { method: 'sendMessage', params: { chat_id: '4242', text: 'hi Ann', parse_mode: 'HTML', link_preview_options: { is_disabled: true } } },
+    ]);
+  });
+
+  it('delivers a version 2 reply (a task of the last build still draining through an upgrade); refuses versions it does not read', async () => {
+    const { deps, sent, dlq } = setup();
+    await processOutboxRecord(record(reply({ v: MIN_PROTOCOL_VERSION })), deps);
+    expect(sent.map((c) => c.params.text)).toEqual(['hi Ann']);
+    await processOutboxRecord(record(reply({ v: 1, id: 'tg.fran.1.reply.1' })), deps);
+    await processOutboxRecord(record(reply({ v: PROTOCOL_VERSION + 1, id: 'tg.fran.1.reply.2' })), deps);
+    expect(dlq.letters.map((l) => l.reason)).toEqual([
+      'ENVELOPE_VERSION: outbound envelope has protocol version 1; this build reads 2 to 3',
+      'ENVELOPE_VERSION: outbound envelope has protocol version 4; this build reads 2 to 3',
     ]);
   });
 

@@ -172,6 +172,40 @@ describe('the gateway’s user', () => {
 
   it.skipIf(!ROOT)(
     ROOT
+      ? 'refuses, on AWS and as root, to start a gateway without a user of its own (an image without the openclaw stage’s)'
+      : 'refuses a root gateway on AWS (skipped: only a root runtime can be refused so; run as root)',
+    async () => {
+      const install = neverReadyInstall(OPENCLAW_VERSION);
+      const workspace = mkdtempSync(join(tmpdir(), 'cf-openclaw-rootless-'));
+      const env = await readRuntimeEnv({
+        CLAWFLEET_AGENT_ID: 'fran',
+        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(franOnOpenclaw()),
+        CLAWFLEET_INBOX_URL: 'http://q/in',
+        CLAWFLEET_OUTBOX_URL: 'http://q/out',
+        CLAWFLEET_DLQ_URL: 'http://q/dlq',
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_RUNTIME_STATE: `${workspace}-state`,
+        CLAWFLEET_OPENCLAW_NODE: install.node,
+        CLAWFLEET_OPENCLAW_CLI: install.cli,
+      });
+      const started = startOpenclawRuntime({
+        env,
+        inbox: new InMemoryFifoQueue(),
+        outbox: new InMemoryOutbox(),
+        deadLetters: new InMemoryDeadLetters(),
+        secrets: { OPENAI_API_KEY: KEY },
+        clock: systemClock,
+        log: memoryLogger(),
+        exit: () => {},
+      });
+      await expect(started).rejects.toThrow(/on AWS runs its gateway as a user of its own, never root: set CLAWFLEET_OPENCLAW_UID and CLAWFLEET_OPENCLAW_GID/);
+      // Refused before anything started: no gateway config was written.
+      expect(existsSync(join(`${workspace}-state`, 'openclaw', 'openclaw.json'))).toBe(false);
+    },
+  );
+
+  it.skipIf(!ROOT)(
+    ROOT
       ? 'runs the gateway (and its guard) as that user, owning its own directory and nothing else, led by no link it left there'
       : 'runs the gateway as that user — SKIPPED: not running as root, which dropping to another user needs',
     async () => {

@@ -104,6 +104,15 @@ async function startOpenclaw(
       'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
     );
   }
+  // On AWS the runtime's environment holds the task role's credentials URI: a gateway running
+  // as root (an image of the operator's own without the openclaw stage's user) could read it,
+  // and everything OpenClaw runs with it. The image's stage names the user; refuse without one.
+  if (!external && env.transport.kind === 'aws' && !runAs && process.getuid?.() === 0) {
+    throw new ClawfleetError(
+      'OPENCLAW_NOT_INSTALLED',
+      'runtime.kind "openclaw" on AWS runs its gateway as a user of its own, never root: set CLAWFLEET_OPENCLAW_UID and CLAWFLEET_OPENCLAW_GID (the runtime image\'s openclaw stage does; docs/runtime.md, "The openclaw image")',
+    );
+  }
   const placement = env.transport.kind === 'aws' ? 'aws' : 'local';
   const secrets = await awaitSecrets({
     config: env.config,

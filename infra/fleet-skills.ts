@@ -11,6 +11,7 @@ import { join, relative, sep } from 'node:path';
 import { type BundledFile, encodeFleetSkillsBundle, FLEET_SKILLS_LIMITS, unsafeNameProblem } from '../shared/config/fleet-skills-bundle.ts';
 import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import type { ConfigIssue } from '../shared/errors.ts';
 import { parseSkillFile } from '../runtime-image/src/skills/skill-file.ts';
@@ -45,7 +46,12 @@ export function planFleetSkills(config: FleetConfig, configPath: string): FleetS
   const named = skillNames(root);
   const byAllowList = new Map<string, AgentFleetSkills>();
   for (const agent of config.agents.list) {
-    const allow = resolveAgent(config, agent.id).skills;
+    const resolved = resolveAgent(config, agent.id);
+    // Fleet skills are the native runtime's; an openclaw agent loads skills as OpenClaw does
+    // (its workspace's skills/, OpenClaw's bundled ones), filtered by the same allow list in its
+    // gateway's config — a bundle it never reads would only be an asset and a grant for nothing.
+    if ((resolved.runtime.kind ?? DEFAULT_RUNTIME_KIND) !== 'native') continue;
+    const allow = resolved.skills;
     const key = JSON.stringify(allow ?? null);
     let planned = byAllowList.get(key);
     if (!planned) {

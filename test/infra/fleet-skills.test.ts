@@ -82,6 +82,18 @@ describe("the fleet's skills, deployed", () => {
   });
 });
 
+describe("the fleet's skills and an openclaw agent", () => {
+  it('ship it nothing: it loads skills as OpenClaw does, filtered by the same allow list in its gateway’s config', () => {
+    const config = configWithAllowLists();
+    const ray = config.agents.list.find((a) => a.id === 'ray')!;
+    ray.runtime = { kind: 'openclaw', cpus: 1, memoryMb: 2048 };
+    const built = synthFleet(config, { config: join(fleetWithSkills(), 'clawfleet.json') }, { nag: false });
+    expect(built.stacks.agents.get('ray')!.fleetSkills).toBeUndefined();
+    expect(bundleOf(built, 'ray')).toBeUndefined();
+    expect(bundleOf(built, 'jerry')).toEqual(['secret-tool/SKILL.md', 'weather/SKILL.md', 'weather/scripts/get.sh (x)']);
+  });
+});
+
 describe("a fleet's skills that cannot be shipped as they are", () => {
   it('refuse the synth: a link out of the folder, at the top or inside a skill, and a file or skill folder name with a control character', () => {
     const dir = fleetWithSkills();

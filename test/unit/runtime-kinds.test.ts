@@ -171,6 +171,19 @@ describe('the managed gateway’s config (openclaw/gateway-config.ts)', () => {
     logFile: '/state/logs/openclaw.log',
   }) as Record<string, any>;
 
+  it('passes the agent’s skills allow list on as OpenClaw’s own (agents.entries.<id>.skills), and none when it has none', () => {
+    const allowing = gatewayConfig({
+      config: runtimeConfigFor(parseConfig(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (c) => (c.agents.list[1].skills = ['notes']))), 'fran'),
+      secrets: { OPENAI_API_KEY: 'sk-fran-openai' },
+      port: 4242,
+      token: 'gateway-token-0123456789',
+      workspace: '/workspace',
+      logFile: '/state/logs/openclaw.log',
+    }) as Record<string, any>;
+    expect(allowing.agents.entries.fran.skills).toEqual(['notes']);
+    expect(written.agents.entries.fran).not.toHaveProperty('skills');
+  });
+
   it('holds one agent, its providers with its own keys, and turns off everything the control plane owns', () => {
     expect(Object.keys(written.agents.entries)).toEqual(['fran']);
     expect(written.agents.entries.fran).toEqual({

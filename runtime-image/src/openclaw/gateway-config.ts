@@ -60,7 +60,13 @@ export function gatewayConfig(i: GatewayConfigInputs): Record<string, unknown> {
     agents: {
       defaults: { heartbeat: { every: '0m' }, systemAgent: { agentId: agent.id } },
       entries: {
-        [agent.id]: { name: agent.name ?? agent.id, model: { primary: agent.model.primary, fallbacks: agent.model.fallbacks }, workspace: i.workspace },
+        [agent.id]: {
+          name: agent.name ?? agent.id,
+          model: { primary: agent.model.primary, fallbacks: agent.model.fallbacks },
+          workspace: i.workspace,
+          // agents.list[].skills is OpenClaw's own allow list (agents.entries.*.skills), same meaning.
+          ...(agent.skills ? { skills: agent.skills } : {}),
+        },
       },
     },
     models: { providers },

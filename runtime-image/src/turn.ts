@@ -143,8 +143,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   }
   // Draft and block ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's).
   const attempt = deps.clock.now().toString(36);
+  // A quoted transcript leads the reply, so an answer that quotes one goes whole: blocks sent
+  // before the quote would put it after them, and the reply would then say them again.
   const blocks =
-    req.stream?.mode === 'block' && req.answer.kind === 'reply'
+    req.stream?.mode === 'block' && req.answer.kind === 'reply' && heard.length === 0
       ? new BlockStream({
           bounds: req.stream.block ?? DEFAULT_BLOCK_BOUNDS,
           masker: deps.masker,

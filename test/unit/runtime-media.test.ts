@@ -361,6 +361,29 @@ describe('voice transcription', () => {
     );
   });
 
+  it('sends an answer to a quoted voice message whole, not in blocks, so nothing of it is said twice', async () => {
+    const answer = 'First paragraph of the answer, long enough to be a block.\n\nSecond paragraph, also long enough to be one.\n\nTail';
+    const model: ModelClient = {
+      label: 'streaming/test',
+      contextWindow: 100_000,
+      imageInput: false,
+      async complete(req) {
+        for (let i = 1; i <= answer.length; i += 7) req.onText?.(answer.slice(0, i));
+        req.onText?.(answer);
+        return { ok: true, message: assistantMessage('streaming/test', [{ type: 'text', text: answer }]) };
+      },
+    };
+    const { store, turn, message, sent } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined), echo: true });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn({ ...message(12, [voice]), stream: { mode: 'block', minIntervalMs: 1000, block: { minChars: 10, maxChars: 800 } } });
+    expect(sent().filter((e) => e.kind === 'block')).toEqual([]);
+    expect(
+      sent()
+        .filter((e) => e.kind === 'reply')
+        .map((e) => e.text),
+    ).toEqual([`🎤 “Remind me to call Bob at five.”\n\n${answer}`]);
+  });
+
   it('quotes the transcript to the user above the answer where echoTranscript is set, and re-sends that same answer', async () => {
     const model = scripted(false, { text: 'Will do.' });
     const { store, turn, message, sent, deps } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined), echo: true });

@@ -16,6 +16,8 @@ export interface BlockStreamOptions {
 }
 
 export class BlockStream {
+  /** Blocks given an index (their ids); only those whose send succeeded count as sent. */
+  private indexed = 0;
   private sentCount = 0;
   /** The text of the model call being written, and how far into it blocks have gone. */
   private current = '';
@@ -27,7 +29,7 @@ export class BlockStream {
 
   constructor(private readonly opts: BlockStreamOptions) {}
 
-  /** How many blocks went out. */
+  /** How many blocks went out (a reply's afterBlocks: none means the reply is the answer's first message). */
   get sent(): number {
     return this.sentCount;
   }
@@ -52,12 +54,13 @@ export class BlockStream {
     for (const raw of blocks) {
       const text = this.opts.masker.mask(raw).trim();
       if (text === '' || this.opts.quiet.includes(text)) continue;
-      const index = ++this.sentCount;
+      const index = ++this.indexed;
       const ofCurrent = this.ofCurrent;
       this.chain = this.chain.then(async () => {
         if (this.stopped) return;
         try {
           await this.opts.send(index, text);
+          this.sentCount++;
           ofCurrent.push(text);
         } catch (err) {
           // The final reply carries what did not go out as a block: nothing is lost.

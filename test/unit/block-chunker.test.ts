@@ -97,6 +97,24 @@ describe('block chunker', () => {
     stream.update('First paragraph here.\n\nSecond one.');
     await stream.close();
     expect(sent).toEqual([]);
+    expect(stream.sent).toBe(0);
     expect(stream.rest('First paragraph here.\n\nSecond one.')).toBe('First paragraph here.\n\nSecond one.');
+  });
+
+  it('counts only the blocks that went out: after a send fails, the reply is the first after none, with the rest of the answer', async () => {
+    const stream = new BlockStream({
+      bounds,
+      masker: secretMasker([]),
+      quiet: [],
+      log: memoryLogger(),
+      send: async () => {
+        throw new Error('queue unavailable');
+      },
+    });
+    const text = 'First paragraph here.\n\nSecond paragraph here.\n\nThird';
+    stream.update(text);
+    await stream.close();
+    expect(stream.sent).toBe(0);
+    expect(stream.rest(text)).toBe(text);
   });
 });

@@ -91,6 +91,7 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
     }
     issues.push(...runtimeKindIssues(config, resolved, `${at}.runtime`));
   });
+  issues.push(...sharedGatewayAgentIssues(config));
 
   const accounts = config.channels.telegram?.accounts ?? {};
   config.bindings.forEach((b, i) => {
@@ -141,6 +142,37 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
 }
 
 /** External mode needs a gateway URL that passes gatewayUrlProblem and a token secret; managed mode takes neither. */
+/**
+ * Two agents answered by the same agent of the same operator's gateway would share its
+ * sessions (the session keys both send name that agent): one agent's users would see the
+ * other's history. Each external agent needs a gateway agent of its own.
+ */
+function sharedGatewayAgentIssues(config: FleetConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const seen = new Map<string, string>();
+  config.agents.list.forEach((agent, i) => {
+    const openclaw = resolveAgent(config, agent.id).runtime.openclaw;
+    if (openclaw?.mode !== 'external' || !openclaw.url) return;
+    let where: string;
+    try {
+      const url = new URL(openclaw.url);
+      where = `${url.host.toLowerCase()}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return; // the URL's own issue says what is wrong with it
+    }
+    const gatewayAgent = openclaw.agent ?? agent.id;
+    const key = `${where}#${gatewayAgent}`;
+    const first = seen.get(key);
+    if (first) {
+      issues.push({
+        path: `agents.list[${i}].runtime.openclaw.agent`,
+        message: `agent "${first}" is already answered by gateway agent "${gatewayAgent}" at ${where}: the two would share its sessions; give each its own gateway agent`,
+      });
+    } else seen.set(key, agent.id);
+  });
+  return issues;
+}
+
 function openclawModeIssues(openclaw: ResolvedAgent['runtime']['openclaw'], at: string): ConfigIssue[] {
   if (!openclaw) return [];
   const externalOnly = (['url', 'tokenSecret', 'agent', 'allowInsecureWs'] as const).filter((k) => openclaw[k] !== undefined);

@@ -53,6 +53,29 @@ describe('runtime.openclaw.mode "external" in the config', () => {
     expect(needed).not.toContain('OPENAI_API_KEY');
   });
 
+  it('refuses two agents answered by the same agent of the same gateway (they would share its sessions); other agents or gateways are fine', () => {
+    const external = (agent: string, url = 'wss://gateway.example:18789') => ({
+      kind: 'openclaw',
+      cpus: 1,
+      memoryMb: 2048,
+      openclaw: { mode: 'external', url, tokenSecret: 'OPENCLAW_GATEWAY_TOKEN', agent },
+    });
+    const both = (ray: Record<string, unknown>) => {
+      const config = withFran({ mode: 'external', url: 'wss://gateway.example:18789', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN', agent: 'main' });
+      config.agents.list.find((a: { id: string }) => a.id === 'ray').runtime = ray;
+      return config;
+    };
+    expect(issues(both(external('main', 'wss://GATEWAY.example:18789/')))).toEqual([
+      {
+        path: 'agents.list[3].runtime.openclaw.agent',
+        message:
+          'agent "fran" is already answered by gateway agent "main" at gateway.example:18789: the two would share its sessions; give each its own gateway agent',
+      },
+    ]);
+    expect(issues(both(external('ops')))).toEqual([]);
+    expect(issues(both(external('main', 'wss://other.example:18789')))).toEqual([]);
+  });
+
   it('refuses ws:// to a host that is not loopback unless allowed, and takes it to loopback', () => {
     const at = 'agents.list[1].runtime.openclaw.url';
     expect(issues(withFran({ mode: 'external', url: 'ws://192.0.2.2:18789', tokenSecret: 'T' }))).toEqual([

@@ -40,11 +40,10 @@ import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/f
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
 import { Worker, type ControlAction, type WorkerDeps } from './worker.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
 /** A heartbeat warning's length limit (the envelope's schema). */
-const WARNING_MAX = 500;
 
 export interface RuntimeParts {
   env: RuntimeEnv;
@@ -325,7 +324,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
         ...(mcp ? { mcp: mcpReport(mcp) } : {}),
-        warnings: sandboxing.warnings.slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+        warnings: sandboxing.warnings.slice(0, HEARTBEAT_WARNINGS_MAX).map((w) => processRedactor.redact(w).slice(0, HEARTBEAT_WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   // The announcement and the first poll go out together, one round trip rather than two (an

@@ -4,17 +4,16 @@
 // (they wait in its queue), says "waiting for secret …" in a heartbeat every so often (the
 // registry, `clawfleet status` and the dashboard show it), re-reads its secret with backoff
 // where it can, and returns the values once every one is there.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { HEARTBEAT_WARNING_MAX } from '../../shared/protocol/envelopes.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
-import { errorFields, type Logger } from '../../shared/log.ts';
+import type { Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import type { Placement } from '../../shared/config/runtime-kinds.ts';
 import { secretsNeeded, type NeededValue } from '../../shared/secrets/agent-secrets.ts';
 import { deviceKeyProblem } from '../../shared/secrets/openclaw-device-key.ts';
+import { waitingBeats } from './waiting-beats.ts';
 
-/** A heartbeat warning's length limit (the envelope's schema). */
-const WARNING_MAX = 500;
 /** Reads of the secret start 1 s apart and double up to a minute (~$0.02 a day in Secrets Manager calls). */
 export const SECRET_RECHECK = { firstMs: 1_000, maxMs: 60_000 };
 
@@ -82,7 +81,7 @@ export function waitingWarning(secretId: string, missing: { name: string; usedBy
   const names = missing.map((m) => `${m.name} (${m.usedBy})`).join(', ');
   const why = problem ? `${problem}; it must hold ${names}` : `it lacks ${names}`;
   const text = `waiting for secret "${secretId}": ${why}. Set with: ${howToSet}`;
-  return text.length <= WARNING_MAX ? text : `${text.slice(0, WARNING_MAX - 1)}…`;
+  return text.length <= HEARTBEAT_WARNING_MAX ? text : `${text.slice(0, HEARTBEAT_WARNING_MAX - 1)}…`;
 }
 
 /** Returns the secret's values once every one the config needs is there; the first read usually finds them and returns at once. */
@@ -95,21 +94,16 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
   if (missing.length === 0) return found.values;
 
   const startedAt = clock.now();
-  let beats = 0;
+  const beats = waitingBeats({
+    agentId: deps.config.agent.id,
+    heartbeatMs: deps.heartbeatMs,
+    clock,
+    outbox: deps.outbox,
+    log,
+    version: deps.version,
+    label: 'wait',
+  });
   let warning = '';
-  const beat = () =>
-    deps.outbox
-      .send({
-        v: PROTOCOL_VERSION,
-        kind: 'heartbeat',
-        id: `hb.${deps.config.agent.id}.${startedAt}.wait.${beats++}`,
-        agentId: deps.config.agent.id,
-        ts: clock.now(),
-        version: deps.version,
-        inFlight: 0,
-        warnings: [warning],
-      })
-      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const report = () => {
     const next = waitingWarning(deps.secretId, missing, deps.howToSet, found.problem);
     if (next === warning) return;
@@ -120,10 +114,9 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
       missing: missing.map((m) => m.name),
       ...(found.problem ? { problem: found.problem } : {}),
     });
-    void beat();
+    beats.say(warning);
   };
   report();
-  const timer = deps.heartbeatMs > 0 ? setInterval(() => void beat(), deps.heartbeatMs) : undefined;
   try {
     let delay = recheck.firstMs;
     for (;;) {
@@ -143,7 +136,7 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
       report();
     }
   } finally {
-    clearInterval(timer);
+    beats.end();
   }
 }
 

@@ -19,6 +19,10 @@ export const PROTOCOL_VERSION = 3 as const;
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 
+/** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
+export const HEARTBEAT_WARNINGS_MAX = 16;
+export const HEARTBEAT_WARNING_MAX = 500;
+
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
  * the characters SQS allows in a MessageDeduplicationId.
@@ -267,7 +271,7 @@ const HeartbeatEnvelopeSchema = z.strictObject({
   /** Announced on start: what this runtime offers (tool names, MCP servers). */
   capabilities: z.optional(z.array(z.string().check(z.maxLength(128))).check(z.maxLength(512))),
   /** What the operator must know about this runtime now (exec off for want of a sandbox, exec unsandboxed); empty when all is well. */
-  warnings: z.optional(z.array(z.string().check(z.maxLength(500))).check(z.maxLength(16))),
+  warnings: z.optional(z.array(z.string().check(z.maxLength(HEARTBEAT_WARNING_MAX))).check(z.maxLength(HEARTBEAT_WARNINGS_MAX))),
 });
 
 const AgentSendEnvelopeSchema = z.strictObject({

@@ -7,7 +7,7 @@
 // registry's states, the launcher's restarts and ECS's health check work unchanged. External
 // mode starts no gateway: the bridge connects to an operator's (openclaw/external-gateway.ts)
 // and takes no message until it is in.
-import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { join } from 'node:path';
 import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
@@ -18,7 +18,7 @@ import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-tu
 import { deviceIdentityFromSecret, loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
 import { deviceKeyRedactions, OPENCLAW_DEVICE_KEY } from '../../../shared/secrets/openclaw-device-key.ts';
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
-import { waitingBeats } from '../openclaw/waiting-beats.ts';
+import { waitingBeats } from '../waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
@@ -30,7 +30,6 @@ import { turnRequestFor } from '../turn-request.ts';
 import type { ControlAction } from '../worker.ts';
 import type { RunningRuntime } from './registry.ts';
 
-const WARNING_MAX = 500;
 /**
  * A gateway down this long (not started, or not restarted however often it was tried) leaves
  * the health file to age, so ECS replaces the task: a new task starts from a clean task
@@ -137,7 +136,15 @@ async function startOpenclaw(
   let gateway: GatewaySource;
   let client: GatewayClient;
   if (external) {
-    const wait = waitingBeats(parts, RUNTIME_VERSION);
+    const wait = waitingBeats({
+      agentId: env.agentId,
+      heartbeatMs: env.heartbeatMs,
+      clock,
+      outbox,
+      log,
+      version: RUNTIME_VERSION,
+      label: 'gateway-wait',
+    });
     const connection = new ExternalGateway({
       url: external.url,
       token: secrets[external.tokenSecret]!,
@@ -246,7 +253,9 @@ async function startOpenclaw(
         version: RUNTIME_VERSION,
         inFlight: worker.busy,
         ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])].slice(0, 16).map((w) => processRedactor.redact(w).slice(0, WARNING_MAX)),
+        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])]
+          .slice(0, HEARTBEAT_WARNINGS_MAX)
+          .map((w) => processRedactor.redact(w).slice(0, HEARTBEAT_WARNING_MAX)),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   const announced = beat(true);

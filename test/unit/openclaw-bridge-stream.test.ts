@@ -31,6 +31,7 @@ afterEach(async () => {
 
 interface Bridge {
   deps: BridgeDeps;
+  log: ReturnType<typeof memoryLogger>;
   sent: OutboundEnvelope[];
   /** Resolves once `n` envelopes of `kind` are on the outbox. */
   until(kind: OutboundEnvelope['kind'], n: number): Promise<void>;
@@ -53,8 +54,10 @@ async function connectedBridge(): Promise<Bridge> {
   const sent: OutboundEnvelope[] = [];
   const waiters = new Set<() => void>();
   const c = conn;
+  const log = memoryLogger();
   return {
     sent,
+    log,
     until: (kind, n) =>
       new Promise<void>((resolve) => {
         const check = () => {
@@ -75,7 +78,7 @@ async function connectedBridge(): Promise<Bridge> {
         },
       },
       clock: { now: () => Date.now() },
-      log: memoryLogger(),
+      log,
       journal: new AnswerJournal(mkdtempSync(join(tmpdir(), 'cf-bridge-stream-'))),
       gateway: (signal) => c.connected(signal),
       turnTimeoutMs: 10_000,
@@ -186,6 +189,8 @@ describe('the openclaw bridge streaming the gateway’s chat deltas', () => {
           sofar += piece;
           run.emit(delta(i + 1, sofar, previous));
           if (sofar === `${paragraphs[0]!}Second `) await b.until('block', 1);
+          // Blocks still queued when the run ends go in the reply instead: the second is waited for too.
+          if (sofar.endsWith('\n\nThe ')) await b.until('block', 2);
         }
         run.finish(sofar);
       })();
@@ -206,6 +211,52 @@ describe('the openclaw bridge streaming the gateway’s chat deltas', () => {
     expect(JSON.stringify(b.sent.at(-1))).toBe(JSON.stringify(reply));
     const ids = b.sent.filter((e) => e.kind === 'block').map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('block: a bridge gone mid-stream and given the message again rejoins the run; its blocks keep their ids and texts, and one reply says the rest', async () => {
+    const b = await connectedBridge();
+    const paragraphs = ['First paragraph, long enough.\n\n', 'Second paragraph, also long.\n\n', 'The rest of it.'];
+    let resume!: () => void;
+    const resumed = new Promise<void>((r) => (resume = r));
+    let runs = 0;
+    gw!.onChat((run) => {
+      runs++;
+      void (async () => {
+        let sofar = '';
+        for (const [i, piece] of paragraphs.flatMap((p) => p.split(/(?<=\s)/)).entries()) {
+          const previous = sofar;
+          sofar += piece;
+          run.emit(delta(i + 1, sofar, previous));
+          // The first block is out when the bridge goes; the run goes on in the gateway once the next bridge has joined it.
+          if (sofar === `${paragraphs[0]!}Second `) await resumed;
+          // The first block said again by the joined bridge, and the second: all three out before the run ends.
+          if (sofar.endsWith('\n\nThe ')) await b.until('block', 3);
+        }
+        run.finish(sofar);
+      })();
+    });
+    const req = request('tg.6', { mode: 'block', minIntervalMs: 1000, block: { minChars: 10, maxChars: 800 } });
+    const gone = new AbortController();
+    const first = bridgeTurn(req, b.deps, gone.signal);
+    await b.until('block', 1);
+    gone.abort();
+    expect(await first).toBe('aborted');
+    expect(b.sent.some((e) => e.kind === 'reply')).toBe(false);
+
+    // Redelivered: the same key joins the run still going (an operator's gateway outlives the bridge).
+    const second = bridgeTurn(req, b.deps, new AbortController().signal);
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => b.log.lines.some((l) => String(l.msg).startsWith('joined the run')) && (clearInterval(t), resolve()), 10);
+    });
+    resume();
+    expect(await second).toBe('replied');
+    expect(runs).toBe(1);
+    const blocks = b.sent.filter((e) => e.kind === 'block') as { id: string; text: string }[];
+    // The rejoined stream said the first block again under the same id (the outbox delivers an id once), never under another.
+    const byId = new Map<string, Set<string>>();
+    for (const blk of blocks) byId.set(blk.id, (byId.get(blk.id) ?? new Set()).add(blk.text));
+    expect([...byId.values()].map((t) => [...t])).toEqual([['First paragraph, long enough.'], ['Second paragraph, also long.']]);
+    expect(b.sent.filter((e) => e.kind === 'reply')).toEqual([expect.objectContaining({ id: 'tg.6.reply.0', text: 'The rest of it.', afterBlocks: 2 })]);
   });
 
   it('sends no draft when the turn does not stream, and none for an answer to another agent', async () => {

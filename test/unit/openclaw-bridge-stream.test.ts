@@ -156,6 +156,10 @@ describe('the openclaw bridge streaming the gateway’s chat deltas', () => {
     expect(drafts.map((d) => (d as { seq: number }).seq)).toEqual(drafts.map((_, i) => i + 1));
     expect(drafts.every((d) => d.id.startsWith('tg.1.draft.') && (d as { inReplyTo: string }).inReplyTo === 'tg.1')).toBe(true);
     expect(new Set(drafts.map((d) => d.id)).size).toBe(drafts.length);
+    // As the native turn: a turn still working after 300 ms says so (the dashboard's turn events), before its answer.
+    const statuses = b.sent.filter((e) => e.kind === 'status') as { turn: string; replied?: boolean }[];
+    expect(statuses.map((st) => st.turn)).toEqual(['started', 'ended']);
+    expect(b.sent.findIndex((e) => e.kind === 'status')).toBeLessThan(replyAt);
   });
 
   it('ignores deltas for another session and another run: only this run’s text is drafted', async () => {
@@ -257,6 +261,18 @@ describe('the openclaw bridge streaming the gateway’s chat deltas', () => {
     for (const blk of blocks) byId.set(blk.id, (byId.get(blk.id) ?? new Set()).add(blk.text));
     expect([...byId.values()].map((t) => [...t])).toEqual([['First paragraph, long enough.'], ['Second paragraph, also long.']]);
     expect(b.sent.filter((e) => e.kind === 'reply')).toEqual([expect.objectContaining({ id: 'tg.6.reply.0', text: 'The rest of it.', afterBlocks: 2 })]);
+  });
+
+  it('a run that writes NO_REPLY slowly shows no draft of it, sends no reply, and its ended status says none went out', async () => {
+    const b = await connectedBridge();
+    gw!.onChat((run) => {
+      void (async () => {
+        run.finish(await write(run, ['NO', '_RE', 'PLY'], () => new Promise((r) => setTimeout(r, 150))));
+      })();
+    });
+    expect(await bridgeTurn(request('tg.7', { mode: 'partial', minIntervalMs: 250 }), b.deps, new AbortController().signal)).toBe('silent');
+    expect(b.sent.filter((e) => e.kind !== 'status')).toEqual([]);
+    expect(b.sent.find((e) => e.kind === 'status' && e.turn === 'ended')).toMatchObject({ replied: false });
   });
 
   it('sends no draft when the turn does not stream, and none for an answer to another agent', async () => {

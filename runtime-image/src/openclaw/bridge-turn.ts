@@ -259,6 +259,8 @@ async function runChat(
       return (await historyAnswer(client, params.sessionKey, params.idempotencyKey)) ?? { state: 'resubmit' };
     }
     runId = typeof ack.runId === 'string' && ack.runId.length <= 256 ? ack.runId : params.idempotencyKey;
+    // Said before a run end that came ahead of this answer is taken: a joined run may end while chat.send is answered.
+    if (ack.status === 'in_flight') log.info('joined the run this key started, still going in the gateway', { runId });
     const already = ends.get(runId);
     if (already) return already;
     const written = early.get(runId);
@@ -271,7 +273,6 @@ async function runChat(
     // Joined a run another connection started (the bridge before a restart): its events may
     // not come to this connection, so the session is also watched until it is idle.
     if (ack.status === 'in_flight') {
-      log.info('joined the run this key started, still going in the gateway', { runId });
       const id = runId;
       void (async () => {
         await untilIdle(client, params.sessionKey, signal);

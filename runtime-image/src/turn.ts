@@ -9,9 +9,6 @@ import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
-import { DraftStream } from './draft-stream.ts';
-import { BlockStream } from './block-stream.ts';
-import { DEFAULT_BLOCK_BOUNDS } from './block-chunker.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
 import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.ts';
@@ -20,6 +17,7 @@ import type { OfferedSkill } from './skills/discover.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
+import { startTurnStream } from './turn-stream.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 import { NotRegularFileError } from './workspace-file.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
@@ -145,27 +143,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   const attempt = deps.clock.now().toString(36);
   // A quoted transcript leads the reply, so an answer that quotes one goes whole: blocks sent
   // before the quote would put it after them, and the reply would then say them again.
-  const blocks =
-    req.stream?.mode === 'block' && req.answer.kind === 'reply' && heard.length === 0
-      ? new BlockStream({
-          bounds: req.stream.block ?? DEFAULT_BLOCK_BOUNDS,
-          masker: deps.masker,
-          quiet: req.quiet,
-          log,
-          send: (index, text) => deps.outbox.send(blockEnvelope(req, deps, attempt, index, text)),
-        })
-      : undefined;
-  const drafts =
-    req.stream?.mode === 'partial' && req.answer.kind === 'reply'
-      ? new DraftStream({
-          minIntervalMs: req.stream.minIntervalMs,
-          clock: deps.clock,
-          masker: deps.masker,
-          quiet: req.quiet,
-          log,
-          send: (seq, text) => deps.outbox.send(draftEnvelope(req, deps, attempt, seq, text)),
-        })
-      : undefined;
+  const stream = startTurnStream(req, { ...deps, log }, { drafts: attempt, blocks: attempt }, { noBlocks: heard.length > 0 });
   let buttons: Buttons | undefined;
   const tools = req.buttons && req.answer.kind === 'reply' ? [...deps.tools(), buttonsTool((b) => (buttons = b))] : deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
@@ -230,14 +208,13 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         toolMs += c.ms;
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
-      onText: drafts ? (text) => drafts.update(text) : blocks ? (text) => blocks.update(text) : undefined,
+      onText: stream.onText,
       thinking: history.think,
     });
   } finally {
     // From here on the answer is going out: a started status would only trail it, and a draft must not.
     clearTimeout(startedStatus);
-    await drafts?.close();
-    await blocks?.close();
+    await stream.close();
   }
   const loopMs = deps.clock.now() - started;
   // Where the turn's time went, for the dashboard: the model is the loop minus its tools.
@@ -268,7 +245,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     record.reply = heard.length ? `${heard.map((t) => `🎤 “${t.length > 500 ? `${t.slice(0, 500)}…` : t}”`).join('\n')}\n\n${result.text}` : result.text;
     if (buttons) record.buttons = buttons;
     // What blocks already said is not said again: the reply carries the rest (recorded, so a re-sent reply is the same).
-    if (blocks && blocks.sent > 0) record.blocks = { sent: blocks.sent, rest: blocks.rest(record.reply) };
+    const blocks = stream.blocksFor(record.reply);
+    if (blocks) record.blocks = blocks;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
@@ -422,35 +400,6 @@ export function answerEnvelope(
     inReplyTo: a.inReplyTo,
     ts: record.ts,
     text: text.slice(0, 100_000),
-  };
-}
-
-function blockEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, index: number, text: string): OutboundEnvelope {
-  return {
-    v: PROTOCOL_VERSION,
-    kind: 'block',
-    // Per attempt: a redone turn's blocks are new messages (its model writes anew), never deduplicated against the dead attempt's.
-    id: derivedId(req.inboundId, `block.${attempt}.${index}`),
-    agentId: deps.agentId,
-    sessionKey: req.answer.sessionKey,
-    inReplyTo: req.inboundId,
-    index,
-    ts: deps.clock.now(),
-    text: text.slice(0, 200_000),
-  };
-}
-
-function draftEnvelope(req: TurnRequest, deps: TurnDeps, attempt: string, seq: number, text: string): OutboundEnvelope {
-  return {
-    v: PROTOCOL_VERSION,
-    kind: 'draft',
-    id: derivedId(req.inboundId, `draft.${attempt}.${seq}`),
-    agentId: deps.agentId,
-    sessionKey: req.answer.sessionKey,
-    inReplyTo: req.inboundId,
-    seq,
-    ts: deps.clock.now(),
-    text: text.slice(0, 200_000),
   };
 }
 

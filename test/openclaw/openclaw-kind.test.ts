@@ -3,8 +3,9 @@
 // OpenClaw (installed on demand into .cache/openclaw; a failed install fails here, with why)
 // as a managed one-agent gateway, driven by the bridge against the fake model server, a
 // Telegram update in through the fake Bot API and its answer out exactly once — also when
-// the bridge (the agent's runtime) and then the gateway are SIGKILLed mid-turn. Beside it a
-// native agent with a key of its own, which the OpenClaw side must never see.
+// the bridge (the agent's runtime) and then the gateway are SIGKILLed mid-turn — the bridge
+// while the answer is streaming as drafts. Beside it a native agent with a key of its own,
+// which the OpenClaw side must never see.
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,18 +44,34 @@ function hold(marker: string): () => void {
  * context block, and it asks for side work (an activity recap) with the chat inside: the
  * fake model answers the phrase the request carries last (the newest; the history holds the rest).
  */
-const PHRASES = ['hello openclaw', 'survive bridge-kill', 'survive gateway-kill', 'native still here'];
+const PHRASES = ['hello openclaw', 'stream slowly', 'survive bridge-kill', 'survive gateway-kill', 'native still here'];
+/** Phrases answered at length and slowly (a word per frame, 100 ms apart: about 5 s), so the answer streams as drafts. */
+const SLOW = new Set(['stream slowly', 'survive bridge-kill']);
+const slowText = (phrase: string) =>
+  `echo: ${phrase} — ${Array.from({ length: 48 }, (_, i) => ['and', 'the', 'answer', 'keeps', 'growing', 'word', 'by', 'word'][i % 8]).join(' ')}.`;
 const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
 async function respond(body: unknown): Promise<ModelReply> {
   for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
   const text = JSON.stringify(body);
   const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
+  if (phrase && SLOW.has(phrase)) return { text: slowText(phrase), frameDelayMs: 100 };
   return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
 }
 
 const sentTo = (chatId: number, containing: string) =>
   tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
+const draftsTo = (chatId: number, containing: string) =>
+  tg.calls('sendMessageDraft').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
+/** The chat's messages and drafts containing `containing`, in the order the Bot API got them. */
+const shownTo = (chatId: number, containing: string) =>
+  tg
+    .calls()
+    .filter(
+      (c) =>
+        (c.method === 'sendMessage' || c.method === 'sendMessageDraft') && Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing),
+    )
+    .map((c) => c.method);
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -200,20 +217,35 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
     for (const addr of listening) expect(['0100007F', '00000000000000000000000001000000']).toContain(addr);
   });
 
-  it('answers exactly once when the bridge is SIGKILLed mid-turn, and leaves no gateway behind', async () => {
-    const release = hold('bridge-kill');
+  it('streams a slow answer from the gateway’s chat deltas: drafts while it writes, then exactly one final message', async () => {
+    const linesBefore = runtimeLines.length;
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'stream slowly' }));
+    await waitFor('the reply', () => sentTo(OWNER, 'stream slowly').length > 0, 120_000);
+    await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
+    expect(sentTo(OWNER, 'stream slowly')).toHaveLength(1);
+    expect(String(sentTo(OWNER, 'stream slowly')[0]!.params.text)).toBe(slowText('stream slowly'));
+    const drafts = draftsTo(OWNER, 'stream slowly');
+    expect(drafts.length).toBeGreaterThanOrEqual(2);
+    // Each draft the start of the answer; none after the final message (it would bring the bubble back).
+    for (const d of drafts) expect(slowText('stream slowly').startsWith(String(d.params.text))).toBe(true);
+    expect(shownTo(OWNER, 'stream slowly').at(-1)).toBe('sendMessage');
+  });
+
+  it('answers exactly once when the bridge is SIGKILLed mid-stream, and leaves no gateway behind', async () => {
     tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive bridge-kill' }));
-    await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive bridge-kill')), 60_000);
+    // Two drafts reached the user: the answer is visibly streaming. Then kill -9, mid-answer.
+    await waitFor('two drafts', () => draftsTo(OWNER, 'survive bridge-kill').length >= 2, 60_000);
+    expect(sentTo(OWNER, 'survive bridge-kill')).toHaveLength(0);
     const oldGateway = gatewayProcess()!;
     const linesBefore = runtimeLines.length;
     process.kill(fleet.supervisor.pid('fran')!, 'SIGKILL');
     // The guard takes the gateway down with the runtime that started it.
     await waitFor('the old gateway to be gone', () => !processes().some((p) => p.pid === oldGateway.pid), 30_000);
-    release();
     await ready('fran', linesBefore);
     await waitFor('the reply after the restart', () => sentTo(OWNER, 'survive bridge-kill').length > 0, 180_000);
     await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
     expect(sentTo(OWNER, 'survive bridge-kill')).toHaveLength(1);
+    expect(shownTo(OWNER, 'survive bridge-kill').at(-1)).toBe('sendMessage');
   });
 
   it('answers exactly once when the gateway is SIGKILLed mid-turn: restarted, and asked again by the same bridge', async () => {

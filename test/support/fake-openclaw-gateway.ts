@@ -141,7 +141,9 @@ export async function startFakeGateway(opts: { token: string }): Promise<FakeGat
         const messages = [...runs.values()]
           .filter((r) => r.sessionKey === p.sessionKey && r.text !== undefined)
           .map((r) => ({ role: 'assistant', content: [{ type: 'text', text: r.text }], __openclaw: { runId: r.runId } }));
-        return send({ type: 'res', id: f.id, ok: true, payload: { sessionKey: p.sessionKey, messages, sessionInfo: { hasActiveRun: false } } });
+        // As OpenClaw's: the session is busy while a run of it has not finished.
+        const hasActiveRun = [...runs.values()].some((r) => r.sessionKey === p.sessionKey && r.text === undefined);
+        return send({ type: 'res', id: f.id, ok: true, payload: { sessionKey: p.sessionKey, messages, sessionInfo: { hasActiveRun } } });
       }
       send({ type: 'res', id: f.id, ok: false, error: { code: 'INVALID_REQUEST', message: `unknown method ${f.method}` } });
     });

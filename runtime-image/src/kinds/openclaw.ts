@@ -24,6 +24,7 @@ import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
 import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
+import { secretMasker } from '../secret-mask.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
@@ -205,6 +206,7 @@ async function startOpenclaw(
     journal: new AnswerJournal(env.workspace),
     gateway: (signal) => gateway.connected(signal),
     turnTimeoutMs: env.turnTimeoutMs,
+    masker: secretMasker(Object.values(secrets)),
     external: external ? { gatewayAgent: options.agent ?? env.agentId } : undefined,
   };
 

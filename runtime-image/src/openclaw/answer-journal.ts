@@ -20,6 +20,8 @@ const AnswerRecordSchema = z.strictObject({
   /** The answer's text; absent with `failed`, or when the agent chose silence. */
   reply: z.string().optional(),
   failed: z.string().optional(),
+  /** Block streaming: how many blocks said the answer's start, and the rest the reply carries. */
+  blocks: z.strictObject({ sent: z.number().int().positive(), rest: z.string() }).optional(),
 });
 export type AnswerRecord = z.infer<typeof AnswerRecordSchema>;
 

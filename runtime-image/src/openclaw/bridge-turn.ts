@@ -13,11 +13,16 @@
 // id alone: a redelivery after a bridge restart joins the run still going, or, for one that
 // ended, is acknowledged `status: "ok"` with no events, and the answer is read back from
 // the session's history by its run id. Only events of the session the turn asked, and of
-// its run, are taken: a gateway that answers for another session is not believed.
+// its run, are taken: a gateway that answers for another session is not believed. While
+// the run writes, its `chat` deltas (the text so far) stream as the native turn's model text
+// does, through the same helper (turn-stream.ts): drafts or blocks, closed before the answer.
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
-import { answerEnvelope, sendStatus, type TurnOutcome } from '../turn.ts';
+import { sha256Hex } from '../lazy-crypto.ts';
+import type { SecretMasker } from '../secret-mask.ts';
+import { answerEnvelope, SHOW_WORK_AFTER_MS, sendStatus, type TurnOutcome } from '../turn.ts';
 import type { TurnRequest } from '../turn-request.ts';
+import { startTurnStream, type TurnStream } from '../turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
 
@@ -30,6 +35,11 @@ export interface BridgeDeps {
   /** The connected gateway; waits while it is being (re)started. */
   gateway(signal: AbortSignal): Promise<GatewayClient>;
   turnTimeoutMs: number;
+  /**
+   * Masks this agent's own secret values in the answer and its drafts and blocks; absent, the
+   * values the process redacts from its logs (the same values, without their encodings).
+   */
+  masker?: SecretMasker | undefined;
   /**
    * An operator's gateway (external mode): keys without the connection's instance, and
    * the clawfleet session key's agent mapped to the gateway's agent that answers.
@@ -72,6 +82,12 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
     return 'resent';
   }
   const started = deps.clock.now();
+  const masker = deps.masker ?? { mask: (text: string) => processRedactor.redact(text) };
+  // As the native turn: a started status only for a turn still working after SHOW_WORK_AFTER_MS.
+  const startedStatus = setTimeout(
+    () => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))),
+    SHOW_WORK_AFTER_MS,
+  );
   const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
   const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
@@ -81,58 +97,72 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   let emptyRuns = 0;
   /** Submissions that must not be taken for the one before (a run that failed or came back empty). */
   let resubmits = 0;
-  while (!end && !turnSignal.aborted) {
-    let client: GatewayClient;
-    try {
-      client = await deps.gateway(turnSignal);
-    } catch (err) {
-      if (turnSignal.aborted) break;
-      throw err;
-    }
-    // A resubmission is a new key: the same key would be answered with the run that failed.
-    // Managed: the key names the gateway's life too (its transcript outlives it). External:
-    // the inbound id alone, so a bridge restarted mid-turn joins the run it left.
-    const idempotencyKey = deps.external
-      ? `${req.inboundId}${resubmits > 0 ? `:${resubmits}` : ''}`
-      : `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
-    try {
-      // A retry waits for the session to be idle: after a restart OpenClaw runs its own
-      // recovery of the turn the dead gateway left (always on in OpenClaw), which would
-      // supersede a run sent meanwhile; this bridge never has two turns in one session.
-      if (tries > 0 && (!deps.external || resubmits > 0)) await untilIdle(client, sessionKey, turnSignal);
-      end = await runChat(client, { sessionKey, message, idempotencyKey }, turnSignal, log);
-      if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
-      if (end.state === 'resubmit') {
-        log.warn('the gateway no longer has this turn’s run; asking again', { tries: ++tries });
-        resubmits++;
+  /** The stream of the run asked last: each run writes its answer from the start. */
+  let stream: TurnStream | undefined;
+  const attempt = deps.clock.now().toString(36);
+  try {
+    while (!end && !turnSignal.aborted) {
+      let client: GatewayClient;
+      try {
+        client = await deps.gateway(turnSignal);
+      } catch (err) {
+        if (turnSignal.aborted) break;
+        throw err;
+      }
+      // A resubmission is a new key: the same key would be answered with the run that failed.
+      // Managed: the key names the gateway's life too (its transcript outlives it). External:
+      // the inbound id alone, so a bridge restarted mid-turn joins the run it left.
+      const idempotencyKey = deps.external
+        ? `${req.inboundId}${resubmits > 0 ? `:${resubmits}` : ''}`
+        : `${req.inboundId}:${client.instance}${tries > 0 ? `:${tries}` : ''}`;
+      try {
+        // A retry waits for the session to be idle: after a restart OpenClaw runs its own
+        // recovery of the turn the dead gateway left (always on in OpenClaw), which would
+        // supersede a run sent meanwhile; this bridge never has two turns in one session.
+        if (tries > 0 && (!deps.external || resubmits > 0)) await untilIdle(client, sessionKey, turnSignal);
+        // A run's blocks are named by its key: the same run's text, streamed again to a bridge
+        // that rejoined it (external), gives the same blocks under the same ids, which the
+        // outbox absorbs. Drafts are named by this attempt and try: a draft is never absorbed.
+        await stream?.close();
+        stream = startTurnStream(req, { ...deps, log, masker }, { drafts: `${attempt}.${tries}`, blocks: sha256Hex(idempotencyKey).slice(0, 12) });
+        end = await runChat(client, { sessionKey, message, idempotencyKey }, turnSignal, log, stream.onText);
+        if (end.state === 'error' && TRANSIENT.test(end.error)) throw Object.assign(new Error(end.error), { gatewayCode: 'UNAVAILABLE' });
+        if (end.state === 'resubmit') {
+          log.warn('the gateway no longer has this turn’s run; asking again', { tries: ++tries });
+          resubmits++;
+          end = undefined;
+          continue;
+        }
+        // A run that ends with nothing to say, where something was asked: after a restart,
+        // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again, once the
+        // session is idle, a bounded number of times before it counts as no answer.
+        if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
+          log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
+          resubmits++;
+          end = undefined;
+          continue;
+        }
+      } catch (err) {
         end = undefined;
-        continue;
+        const code = (err as { gatewayCode?: unknown }).gatewayCode;
+        if (err instanceof GatewayClosedError || code === 'UNAVAILABLE') {
+          // The gateway went away mid-turn, is still starting, or its state is busy (it is
+          // recovering the session a killed gateway left): wait for it and ask again.
+          log.warn('gateway unavailable mid-turn; asking again', { tries: ++tries, ...errorFields(err) });
+          // A closed connection leaves the run going in an operator's gateway: the same key joins it.
+          if (!(err instanceof GatewayClosedError)) resubmits++;
+          await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
+          continue;
+        }
+        // The gateway refused the request itself: retrying the same request would not help.
+        if (typeof code === 'string') end = { state: 'error', error: (err as Error).message };
+        else throw err;
       }
-      // A run that ends with nothing to say, where something was asked: after a restart,
-      // OpenClaw's recovery of the dead gateway's turn supersedes it. Asked again, once the
-      // session is idle, a bounded number of times before it counts as no answer.
-      if (end.state === 'final' && end.text === '' && !req.situation && emptyRuns++ < MAX_EMPTY_RETRIES) {
-        log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
-        resubmits++;
-        end = undefined;
-        continue;
-      }
-    } catch (err) {
-      end = undefined;
-      const code = (err as { gatewayCode?: unknown }).gatewayCode;
-      if (err instanceof GatewayClosedError || code === 'UNAVAILABLE') {
-        // The gateway went away mid-turn, is still starting, or its state is busy (it is
-        // recovering the session a killed gateway left): wait for it and ask again.
-        log.warn('gateway unavailable mid-turn; asking again', { tries: ++tries, ...errorFields(err) });
-        // A closed connection leaves the run going in an operator's gateway: the same key joins it.
-        if (!(err instanceof GatewayClosedError)) resubmits++;
-        await pause(Math.min(5_000, 250 * 2 ** Math.min(tries, 5)), turnSignal);
-        continue;
-      }
-      // The gateway refused the request itself: retrying the same request would not help.
-      if (typeof code === 'string') end = { state: 'error', error: (err as Error).message };
-      else throw err;
     }
+  } finally {
+    // From here on the answer is going out: a started status would only trail it, and a draft or block must not.
+    clearTimeout(startedStatus);
+    await stream?.close();
   }
   if (signal.aborted) return 'aborted';
   const record: AnswerRecord = { inboundId: req.inboundId, ts: deps.clock.now() };
@@ -140,12 +170,19 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   if (!end) record.failed = `it took longer than ${Math.round(deps.turnTimeoutMs / 1000)} s`;
   else if (end.state !== 'final') record.failed = processRedactor.redact(end.error);
   else if (end.text === '' && !req.situation) record.failed = 'the agent returned no text';
-  else if (end.text !== '' && !req.quiet.includes(end.text.trim())) record.reply = end.text;
+  else if (end.text !== '' && !req.quiet.includes(end.text.trim())) {
+    record.reply = masker.mask(end.text);
+    // What blocks already said is not said again (recorded, so a re-sent reply is the same).
+    const blocks = stream?.blocksFor(record.reply);
+    if (blocks) record.blocks = blocks;
+  }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.journal.put(record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed).catch((err) => log.warn('status not sent', errorFields(err)));
-  const fields = { ms: deps.clock.now() - started, tries };
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, undefined, answered).catch((err) =>
+    log.warn('status not sent', errorFields(err)),
+  );
+  const fields = { ms: deps.clock.now() - started, tries, ...(record.blocks ? { blocks: record.blocks.sent } : {}) };
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';
@@ -176,16 +213,20 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
 }
 
 /**
- * chat.send, then the run's `chat` events to its end. Events are gathered from before the
- * send, by run id: a quick run may end before chat.send's answer names it.
+ * chat.send, then the run's `chat` events to its end, its deltas' text so far to `onText`.
+ * Events are gathered from before the send, by run id: a quick run may write, and even end,
+ * before chat.send's answer names it.
  */
 async function runChat(
   client: GatewayClient,
   params: { sessionKey: string; message: string; idempotencyKey: string },
   signal: AbortSignal,
   log: Logger,
+  onText?: (textSoFar: string) => void,
 ): Promise<RunEnd> {
   const ends = new Map<string, RunEnd>();
+  /** Each run's latest text while chat.send's answer has not named the run yet. */
+  const early = new Map<string, string>();
   let runId: string | undefined;
   let settle: ((end: RunEnd) => void) | undefined;
   const off = client.onEvent((e: GatewayEvent) => {
@@ -193,6 +234,14 @@ async function runChat(
     const p = e.payload;
     // Only this session's events: an answer sent for another session is not this turn's.
     if (typeof p.runId !== 'string' || typeof p.sessionKey !== 'string' || p.sessionKey.toLowerCase() !== params.sessionKey.toLowerCase()) return;
+    if (p.state === 'delta') {
+      // The whole text so far (OpenClaw's `message`; `deltaText` is only what is new). Nothing after the run's end.
+      if (!onText || ends.has(p.runId)) return;
+      const text = messageText(p.message, { trim: false });
+      if (runId === undefined) early.set(p.runId, text);
+      else if (p.runId === runId) onText(text);
+      return;
+    }
     const end = runEnd(p);
     if (!end) return;
     ends.set(p.runId, end);
@@ -210,8 +259,12 @@ async function runChat(
       return (await historyAnswer(client, params.sessionKey, params.idempotencyKey)) ?? { state: 'resubmit' };
     }
     runId = typeof ack.runId === 'string' && ack.runId.length <= 256 ? ack.runId : params.idempotencyKey;
+    // Said before a run end that came ahead of this answer is taken: a joined run may end while chat.send is answered.
+    if (ack.status === 'in_flight') log.info('joined the run this key started, still going in the gateway', { runId });
     const already = ends.get(runId);
     if (already) return already;
+    const written = early.get(runId);
+    if (written !== undefined) onText?.(written);
     // The key's run already ended (a redelivery after the bridge restarted): no event will come.
     if (ack.status === 'ok') {
       log.info('the gateway had this key’s run over already; its answer read from the history', { runId });
@@ -220,7 +273,6 @@ async function runChat(
     // Joined a run another connection started (the bridge before a restart): its events may
     // not come to this connection, so the session is also watched until it is idle.
     if (ack.status === 'in_flight') {
-      log.info('joined the run this key started, still going in the gateway', { runId });
       const id = runId;
       void (async () => {
         await untilIdle(client, params.sessionKey, signal);
@@ -279,20 +331,20 @@ function runEnd(p: Record<string, unknown>): RunEnd | undefined {
   return undefined;
 }
 
-/** The text of a gateway chat message: a string, or the text parts of its content. */
-export function messageText(message: unknown): string {
+/** The text of a gateway chat message: a string, or the text parts of its content; trimmed unless asked not to be (a delta's text so far). */
+export function messageText(message: unknown, opts: { trim: boolean } = { trim: true }): string {
   if (!message || typeof message !== 'object') return '';
   const content = (message as { content?: unknown; text?: unknown }).content ?? (message as { text?: unknown }).text;
-  if (typeof content === 'string') return content.trim();
+  if (typeof content === 'string') return opts.trim ? content.trim() : content;
   if (!Array.isArray(content)) return '';
-  return content
+  const text = content
     .filter(
       (c): c is { type: 'text'; text: string } =>
         !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string',
     )
     .map((c) => c.text)
-    .join('')
-    .trim();
+    .join('');
+  return opts.trim ? text.trim() : text;
 }
 
 /** Waits `ms`, or until the signal aborts; leaves no listener on the signal behind. */

@@ -57,8 +57,8 @@ export function gatewaySessionKey(sessionKey: string, agentId: string, external:
 /** Run errors that say "not now" rather than "not this": OpenClaw's state database busy with another of its lifecycle steps. */
 const TRANSIENT = /ContentionError|SQLITE_BUSY|GatewayDrainingError/;
 
-/** How long a retry waits for the session's own run (OpenClaw's restart recovery) to end. */
-const IDLE_WAIT_MS = 60_000;
+/** How often a wait for the session's run to end asks the gateway (chat.history, one message). */
+const IDLE_POLL_MS = 500;
 /** Runs ended without text that are asked again before the turn counts as unanswered. */
 const MAX_EMPTY_RETRIES = 2;
 
@@ -119,7 +119,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
         // A retry waits for the session to be idle: after a restart OpenClaw runs its own
         // recovery of the turn the dead gateway left (always on in OpenClaw), which would
         // supersede a run sent meanwhile; this bridge never has two turns in one session.
-        if (tries > 0 && (!deps.external || resubmits > 0)) await untilIdle(client, sessionKey, turnSignal);
+        if (tries > 0 && (!deps.external || resubmits > 0) && !(await untilIdle(client, sessionKey, turnSignal))) break;
         // A run's blocks are named by its key: the same run's text, streamed again to a bridge
         // that rejoined it (external), gives the same blocks under the same ids, which the
         // outbox absorbs. Drafts are named by this attempt and try: a draft is never absorbed.
@@ -275,8 +275,7 @@ async function runChat(
     if (ack.status === 'in_flight') {
       const id = runId;
       void (async () => {
-        await untilIdle(client, params.sessionKey, signal);
-        if (signal.aborted || ends.has(id)) return;
+        if (!(await untilIdle(client, params.sessionKey, signal)) || ends.has(id)) return;
         // Idle with no answer of that run: it ended without one (an error told only its own connection).
         settle?.((await historyAnswer(client, params.sessionKey, id)) ?? { state: 'resubmit' });
       })().catch(() => {});
@@ -311,15 +310,20 @@ async function historyAnswer(client: GatewayClient, sessionKey: string, runId: s
   return undefined;
 }
 
-/** Resolves once the session has no active run (chat.history's sessionInfo), or after a minute. */
-async function untilIdle(client: GatewayClient, sessionKey: string, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + IDLE_WAIT_MS;
-  while (!signal.aborted && Date.now() < deadline) {
+/**
+ * True once the session has no active run (chat.history's sessionInfo); false when the turn
+ * was stopped first (its own timeout bounds the wait). Never a guess after a while: a run
+ * still going taken for one that ended would be asked again — the model run twice, its
+ * tools' effects twice, and the first answer dropped.
+ */
+async function untilIdle(client: GatewayClient, sessionKey: string, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
     const history = await client.request('chat.history', { sessionKey, limit: 1 });
     const info = history.sessionInfo as { hasActiveRun?: unknown } | undefined;
-    if (info?.hasActiveRun !== true) return;
-    await pause(500, signal);
+    if (info?.hasActiveRun !== true) return true;
+    await pause(IDLE_POLL_MS, signal);
   }
+  return false;
 }
 
 /** A terminal chat event's outcome; undefined for a delta or status. */

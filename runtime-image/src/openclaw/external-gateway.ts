@@ -9,6 +9,7 @@ import { ClawfleetError } from '../../../shared/errors.ts';
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import type { DeviceIdentity } from './device-identity.ts';
 import { GatewayClient, GatewayConnectRefused, safeUrl } from './gateway-client.ts';
+import { ClientWaiters } from './client-wait.ts';
 
 /** Frames from an operator's gateway above this close the connection: no answer needs more. */
 export const EXTERNAL_MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -35,7 +36,7 @@ export interface ExternalGatewayOptions {
 
 export class ExternalGateway {
   private client: GatewayClient | undefined;
-  private waiters = new Set<() => void>();
+  private readonly waiters = new ClientWaiters();
   private stopped = false;
   private wake: (() => void) | undefined;
   private why: string | undefined = 'connecting to the OpenClaw gateway';
@@ -64,21 +65,12 @@ export class ExternalGateway {
     return (this.firstConnect ??= this.connectLoop());
   }
 
-  async connected(signal: AbortSignal): Promise<GatewayClient> {
-    while (!this.client) {
-      if (this.stopped) throw new Error('the gateway connection stopped');
-      if (signal.aborted) throw signal.reason;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.waiters.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.waiters.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-    return this.client;
+  connected(signal: AbortSignal): Promise<GatewayClient> {
+    return this.waiters.connected(
+      () => this.client,
+      () => (this.stopped ? 'the gateway connection stopped' : undefined),
+      signal,
+    );
   }
 
   async stop(): Promise<void> {
@@ -86,7 +78,7 @@ export class ExternalGateway {
     this.client?.close();
     this.client = undefined;
     this.wake?.();
-    for (const w of [...this.waiters]) w();
+    this.waiters.wake();
   }
 
   private async connectLoop(): Promise<GatewayClient> {
@@ -107,7 +99,7 @@ export class ExternalGateway {
         this.opts.log.info('connected to the OpenClaw gateway', { url: safeUrl(this.opts.url), deviceId: this.opts.device.deviceId, connects: this.connects });
         this.lastLogged = '';
         this.opts.onWarning?.(undefined);
-        for (const w of [...this.waiters]) w();
+        this.waiters.wake();
         client.onClose((err) => this.dropped(client, err));
         return client;
       } catch (err) {

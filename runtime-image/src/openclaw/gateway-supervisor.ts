@@ -4,6 +4,7 @@
 // Turns ask for the connected client and wait while there is none.
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import { GatewayClient } from './gateway-client.ts';
+import { ClientWaiters } from './client-wait.ts';
 import type { ManagedGateway } from './gateway-process.ts';
 
 const BACKOFF_FIRST_MS = 1_000;
@@ -13,7 +14,7 @@ const STABLE_MS = 60_000;
 export class GatewaySupervisor {
   private client: GatewayClient | undefined;
   private gateway: ManagedGateway | undefined;
-  private waiters = new Set<() => void>();
+  private readonly waiters = new ClientWaiters();
   private stopped = false;
   private failures = 0;
   /** Starts this runtime has made of the gateway (the first included). */
@@ -42,21 +43,12 @@ export class GatewaySupervisor {
   }
 
   /** The connected client, once there is one. */
-  async connected(signal: AbortSignal): Promise<GatewayClient> {
-    while (!this.client) {
-      if (this.stopped) throw new Error('the gateway supervisor stopped');
-      if (signal.aborted) throw signal.reason;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.waiters.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.waiters.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-    return this.client;
+  connected(signal: AbortSignal): Promise<GatewayClient> {
+    return this.waiters.connected(
+      () => this.client,
+      () => (this.stopped ? 'the gateway supervisor stopped' : undefined),
+      signal,
+    );
   }
 
   async stop(): Promise<void> {
@@ -64,7 +56,7 @@ export class GatewaySupervisor {
     this.client?.close();
     this.client = undefined;
     await this.gateway?.stop();
-    for (const w of [...this.waiters]) w();
+    this.waiters.wake();
   }
 
   private async launch(): Promise<void> {
@@ -80,7 +72,7 @@ export class GatewaySupervisor {
       throw err;
     }
     this.client = client;
-    for (const w of [...this.waiters]) w();
+    this.waiters.wake();
     // One way down: the gateway exits (its connection closes with it) or the connection drops.
     let handled = false;
     const down = (why: string) => {

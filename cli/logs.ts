@@ -24,11 +24,12 @@ ${COMMON_HELP}`;
 
 const FOLLOW_POLL_MS = 500;
 
-function render(text: string, json: boolean): string {
+/** A JSON line as `clawfleet start` prints it, the agent's name in its column (a blank column and `agent=` on every line said it twice). */
+function render(text: string, json: boolean, agentId: string): string {
   if (json) return text;
   try {
     const line: unknown = JSON.parse(text);
-    if (typeof line === 'object' && line !== null && !Array.isArray(line)) return prettyLine('', line as Record<string, unknown>).trimStart();
+    if (typeof line === 'object' && line !== null && !Array.isArray(line)) return prettyLine(agentId, line as Record<string, unknown>);
   } catch {
     // not JSON: print as is
   }
@@ -43,7 +44,15 @@ function durationMs(text: string, help: string): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function localLogs(path: string, lines: number, follow: boolean, json: boolean, io: CliIO): Promise<void> {
+/** What to print, the same for the local file and CloudWatch Logs. */
+interface LogsView {
+  agentId: string;
+  lines: number;
+  follow: boolean;
+  json: boolean;
+}
+
+async function localLogs(path: string, { agentId, lines, follow, json }: LogsView, io: CliIO): Promise<void> {
   let size: number;
   try {
     size = statSync(path).size;
@@ -66,7 +75,7 @@ async function localLogs(path: string, lines: number, follow: boolean, json: boo
   const start = Math.max(0, size - lines * 2_000);
   const tail = readRange(start, size).split('\n');
   if (start > 0) tail.shift(); // begins mid-line
-  for (const line of lines === 0 ? [] : tail.filter(Boolean).slice(-lines)) io.out(render(line, json));
+  for (const line of lines === 0 ? [] : tail.filter(Boolean).slice(-lines)) io.out(render(line, json, agentId));
   if (!follow) return;
 
   let offset = size;
@@ -86,11 +95,11 @@ async function localLogs(path: string, lines: number, follow: boolean, json: boo
     offset = now;
     const parts = chunk.split('\n');
     partial = parts.pop() ?? '';
-    for (const line of parts) if (line) io.out(render(line, json));
+    for (const line of parts) if (line) io.out(render(line, json, agentId));
   }
 }
 
-async function awsLogs(logGroupName: string, lines: number, sinceMs: number, follow: boolean, json: boolean, io: CliIO): Promise<void> {
+async function awsLogs(logGroupName: string, sinceMs: number, { agentId, lines, follow, json }: LogsView, io: CliIO): Promise<void> {
   // The AWS SDK loads only for --aws.
   const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
   const logs = new CloudWatchLogsClient(awsSettings(io));
@@ -111,7 +120,7 @@ async function awsLogs(logGroupName: string, lines: number, sinceMs: number, fol
     return events.sort((a, b) => a.ts - b.ts);
   };
   const first = await fetchSince(Date.now() - sinceMs);
-  for (const e of first.slice(-lines)) io.out(render(e.message, json));
+  for (const e of first.slice(-lines)) io.out(render(e.message, json, agentId));
   if (!follow) return;
   const seen = new Set(first.map((e) => e.id));
   let from = first.at(-1)?.ts ?? Date.now();
@@ -123,7 +132,7 @@ async function awsLogs(logGroupName: string, lines: number, sinceMs: number, fol
       if (seen.has(e.id)) continue;
       seen.add(e.id);
       from = Math.max(from, e.ts);
-      io.out(render(e.message, json));
+      io.out(render(e.message, json, agentId));
     }
   }
 }
@@ -148,10 +157,9 @@ export const logsCommand: Command = {
     if (!Number.isInteger(lines) || lines < 0) throw usageError(`--lines must be a whole number, got "${str(p.values.lines)}"`, HELP);
     const config = loadFleetConfig(str(p.values.config)!, io);
     const agentId = requireAgent(config, str(p.values.agent), HELP);
-    const follow = p.values.follow === true;
-    const json = p.values.json === true;
-    if (p.values.aws) await awsLogs(agentLogGroupName(config.fleet, agentId), lines, durationMs(str(p.values.since)!, HELP), follow, json, io);
-    else await localLogs(runtimeLogPath(resolve(io.cwd, str(p.values.state)!, 'logs'), agentId), lines, follow, json, io);
+    const view: LogsView = { agentId, lines, follow: p.values.follow === true, json: p.values.json === true };
+    if (p.values.aws) await awsLogs(agentLogGroupName(config.fleet, agentId), durationMs(str(p.values.since)!, HELP), view, io);
+    else await localLogs(runtimeLogPath(resolve(io.cwd, str(p.values.state)!, 'logs'), agentId), view, io);
     return EXIT.ok;
   },
 };

@@ -181,6 +181,9 @@ describe('the local fleet', () => {
     const { code, out } = await clawfleet('logs', '--agent', 'fran', '--lines', '200');
     expect(code).toBe(0);
     expect(out).toMatch(/ready/);
+    // As `npm start` prints it: the agent in its column, not a blank column and agent=fran again.
+    expect(out).toMatch(/^\d\d:\d\d:\d\d fran {5}ready /m);
+    expect(out).not.toContain('agent=fran');
     expect(out).not.toContain(FRAN_KEY);
 
     const io = captureIO({ cwd: dir });

@@ -201,6 +201,13 @@ afterAll(async () => {
     );
 });
 
+/**
+ * How long an asynchronous invocation may take to show its effect: the emulator queues it and
+ * starts the function to run it; with 30 s this test failed once on two
+ * cores loaded by the rest of the suite. A longer wait costs nothing when it passes.
+ */
+const ASYNC_INVOKE_MS = 60_000;
+
 describe('the CDK app deployed to the emulator', () => {
   it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
     const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
@@ -280,45 +287,49 @@ describe('the CDK app deployed to the emulator', () => {
     });
   });
 
-  it('wakes and hibernates an agent by asking the deployed compute function, which alone sets the service’s desired count', async () => {
-    const dashboard = localUrl(output(controlPlaneStackName(FLEET), 'DashboardUrl'));
-    const act = async (action: string) => {
-      const res = await fetch(`${dashboard}/api/fleet/fran/${action}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${DASHBOARD_TOKEN}` },
-        body: '{}',
+  it(
+    'wakes and hibernates an agent by asking the deployed compute function, which alone sets the service’s desired count',
+    async () => {
+      const dashboard = localUrl(output(controlPlaneStackName(FLEET), 'DashboardUrl'));
+      const act = async (action: string) => {
+        const res = await fetch(`${dashboard}/api/fleet/fran/${action}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${DASHBOARD_TOKEN}` },
+          body: '{}',
+        });
+        expect(res.status, await res.clone().text()).toBe(200);
+        return ((await res.json()) as { state: string }).state;
+      };
+      // fran answered while awake with no wake needed; its service is still at 0.
+      expect(await desiredCount()).toBe(0);
+      expect(await act('hibernate')).toBe('asleep');
+      expect(await act('wake')).toBe('waking');
+      // The dashboard function asked λ compute (an asynchronous invocation), which set the count…
+      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(1);
+      expect(await act('hibernate')).toBe('asleep');
+      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      // …as λ compute's own log says: the dashboard holds no ECS power, it only asks.
+      const computeSaid = async () => {
+        const { events = [] } = await new CloudWatchLogsClient(aws).send(
+          new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }),
+        );
+        return events
+          .map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{'))))
+          .map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
+      };
+      // (Which ask did which depends on when the emulator ran them: each follows the registry.)
+      await expect.poll(computeSaid, { timeout: ASYNC_INVOKE_MS, interval: 500 }).toEqual(expect.arrayContaining(['fran started', 'fran stopped']));
+      const dashboardFn = await new LambdaClient(aws).send(new GetFunctionConfigurationCommand({ FunctionName: functionName(FLEET, 'dashboard') }));
+      expect(dashboardFn.Environment?.Variables?.CLAWFLEET_COMPUTE_FUNCTION).toBe(functionName(FLEET, 'compute'));
+      // An ask Lambda does not queue is an error for the asker (here: no such function), never a silent no-op.
+      const nowhere = new LambdaAgentCompute(new SignedLambdaInvoker(aws), functionName(FLEET, 'no-such-holder'));
+      await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({
+        code: 'COMPUTE_ASK_FAILED',
+        message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/),
       });
-      expect(res.status, await res.clone().text()).toBe(200);
-      return ((await res.json()) as { state: string }).state;
-    };
-    // fran answered while awake with no wake needed; its service is still at 0.
-    expect(await desiredCount()).toBe(0);
-    expect(await act('hibernate')).toBe('asleep');
-    expect(await act('wake')).toBe('waking');
-    // The dashboard function asked λ compute (an asynchronous invocation), which set the count…
-    await expect.poll(desiredCount, { timeout: 30_000, interval: 250 }).toBe(1);
-    expect(await act('hibernate')).toBe('asleep');
-    await expect.poll(desiredCount, { timeout: 30_000, interval: 250 }).toBe(0);
-    // …as λ compute's own log says: the dashboard holds no ECS power, it only asks.
-    const computeSaid = async () => {
-      const { events = [] } = await new CloudWatchLogsClient(aws).send(
-        new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'compute')}`, filterPattern: '"agent compute set"' }),
-      );
-      return events
-        .map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{'))))
-        .map((l: { agentId: string; outcome: string }) => `${l.agentId} ${l.outcome}`);
-    };
-    // (Which ask did which depends on when the emulator ran them: each follows the registry.)
-    await expect.poll(computeSaid, { timeout: 30_000, interval: 500 }).toEqual(expect.arrayContaining(['fran started', 'fran stopped']));
-    const dashboardFn = await new LambdaClient(aws).send(new GetFunctionConfigurationCommand({ FunctionName: functionName(FLEET, 'dashboard') }));
-    expect(dashboardFn.Environment?.Variables?.CLAWFLEET_COMPUTE_FUNCTION).toBe(functionName(FLEET, 'compute'));
-    // An ask Lambda does not queue is an error for the asker (here: no such function), never a silent no-op.
-    const nowhere = new LambdaAgentCompute(new SignedLambdaInvoker(aws), functionName(FLEET, 'no-such-holder'));
-    await expect(nowhere.setRunning('fran', true)).rejects.toMatchObject({
-      code: 'COMPUTE_ASK_FAILED',
-      message: expect.stringMatching(/could not ask cdkdep-no-such-holder to run agent fran: ResourceNotFoundException/),
-    });
-  }, 90_000);
+    },
+    4 * ASYNC_INVOKE_MS,
+  );
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
     // A run for fran, were it not for the field no caller may send: refused, fran stays at 0.

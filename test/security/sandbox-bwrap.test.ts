@@ -5,6 +5,7 @@
 // the launcher hides hidden even inside a system directory, and nothing of a call left
 // running once it ends, times out or is cancelled — a `setsid` grandchild included
 // (issue #12, "Why" 7). Real bwrap (the harness installs it), real processes.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -139,6 +140,30 @@ describe('the bubblewrap sandbox', () => {
     await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
     abort.abort();
     expect(await running).toMatchObject({ aborted: true });
+    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+  });
+
+  it('ends the call on release even where bwrap died before its init could arm --die-with-parent (containers/bubblewrap#633)', async () => {
+    const marker = uniqueSleep();
+    const lease = await sandbox.lease({
+      argv: ['/bin/sh', '-c', `setsid sh -c "sleep ${marker}" & sleep ${marker}`],
+      env: baseSandboxEnv(workspace),
+      network: false,
+    });
+    // The race's outcome, made certain: an init that never set its parent-death signal.
+    const args = lease.launch.args.filter((a) => a !== '--die-with-parent');
+    const bwrap = spawn(lease.launch.file, args, { cwd: lease.launch.cwd, env: lease.launch.env, detached: true, stdio: 'ignore' });
+    after.push(() => {
+      for (const pid of livingWith(marker)) process.kill(pid, 'SIGKILL');
+    });
+    await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(4);
+    const exited = new Promise((r) => bwrap.once('exit', r));
+    process.kill(bwrap.pid!, 'SIGKILL'); // bwrap alone, as a cancelled call's process group kill reaches it
+    await exited;
+    // The namespace outlived bwrap: its init, the shell and both sleeps.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(livingWith(marker).length).toBeGreaterThanOrEqual(3);
+    await lease.release();
     await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
   });
 

@@ -2,11 +2,13 @@
 // own (user, pid, ipc, uts, cgroup, and the network unless allowed) and a root that shows
 // the system read-only, the agent's workspace read-write and fresh /tmp, /proc and /dev —
 // no $HOME, no state directory, no other agent. The pid namespace dies when the command
-// exits (or bwrap is killed), so a `setsid` grandchild dies with it.
+// exits (or bwrap is killed, or the lease is released), so a `setsid` grandchild dies with it.
+import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findOnPath, isExecutableFile } from '../path-lookup.ts';
+import { killProcessesWithArgument } from './host-processes.ts';
 import { firstLine, runShort } from './run-short.ts';
 import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
 
@@ -162,10 +164,23 @@ export class BwrapSandbox implements Sandbox {
     // The environment reaches the command as bwrap's own (spawned with exactly this env),
     // not as --setenv arguments: an MCP server's secret values would be in bwrap's command
     // line, which every process of the host can read. So no --clearenv either.
+    //
+    // The call's pid namespace dies with its pid 1, and pid 1 (bwrap's init) dies with bwrap
+    // by --die-with-parent — but only once it has set that up, after forking the command: a
+    // bwrap killed in between (a turn cancelled as its command starts, on a busy machine)
+    // leaves pid 1 and everything in the namespace running with no parent to die with
+    // (containers/bubblewrap#633). So each lease tags its bwrap with an argument of no effect
+    // that bwrap's init carries too (a fork, not an exec), and release kills whatever still
+    // carries it: killing pid 1 ends the namespace.
+    const tag = `CLAWFLEET_LEASE_${randomUUID().replaceAll('-', '')}`;
     return {
-      launch: { file: this.setup.bwrap, args: bwrapArgs(this.setup, this.mounts, request), env: request.env, cwd: this.setup.workspace },
-      // The command's pid namespace is gone once bwrap has exited: nothing is left to kill.
-      release: async () => {},
+      launch: {
+        file: this.setup.bwrap,
+        args: ['--unsetenv', tag, ...bwrapArgs(this.setup, this.mounts, request)],
+        env: request.env,
+        cwd: this.setup.workspace,
+      },
+      release: async () => killProcessesWithArgument(tag),
     };
   }
 }

@@ -1,39 +1,90 @@
 // The openclaw kind's bridge turn against a scripted gateway client (no OpenClaw here; the
 // real one is test/openclaw): one answer per inbound whatever happens to the gateway, the
-// recorded answer re-sent byte-identical, a retry sent under a key of its own.
+// recorded answer re-sent byte-identical, a retry sent under a key of its own, and a run
+// longer than a minute waited out (fake timers), never taken for one that ended.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { AnswerJournal } from '../../runtime-image/src/openclaw/answer-journal.ts';
 import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/bridge-turn.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from '../../runtime-image/src/openclaw/gateway-client.ts';
+import type { TurnOutcome } from '../../runtime-image/src/turn.ts';
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
 
-type Behaviour = 'answer' | 'die' | 'busy' | 'empty';
+/** What one chat.send does: 'in_flight' joins a run another connection started (the bridge before a restart). */
+type Behaviour = 'answer' | 'die' | 'busy' | 'empty' | 'in_flight';
+
+/** A request the gateway was sent, ms after the gateway was made (the fake clock under fake timers). */
+interface Call {
+  at: number;
+  /** `chat.send <key>`, `chat.history(<limit>): active|idle` (as answered), `chat.abort <runId>`. */
+  call: string;
+}
+
+interface ScriptOptions {
+  /**
+   * How long the session stays busy: after a run that failed (OpenClaw recovering it), or
+   * from the send that joined an in-flight run to that run's end, whose answer is then in
+   * the history only (its events went to the connection that started it). Without it,
+   * the session is busy on the first look after a failure and idle on the next.
+   */
+  busyForMs?: number;
+  /** Every request, in order. */
+  calls?: Call[];
+}
 
 /** A gateway client whose chat.send runs do what `script` says, one entry per send. */
-function scriptedGateway(script: Behaviour[], sends: { idempotencyKey: string; afterIdleChecks?: number }[], instance = 'i1'): GatewayClient {
+function scriptedGateway(
+  script: Behaviour[],
+  sends: { idempotencyKey: string; afterIdleChecks?: number }[],
+  instance = 'i1',
+  opts: ScriptOptions = {},
+): GatewayClient {
   const listeners = new Set<(e: GatewayEvent) => void>();
   const history: string[] = [];
   const closers = new Set<(err: Error) => void>();
+  const t0 = Date.now();
+  let busyUntil = 0;
+  /** Answers of joined runs, in the history from their end on. */
+  const answers: { runId: string; text: string; endsAt: number }[] = [];
   return {
     instance,
-    onEvent: (l: (e: GatewayEvent) => void) => (listeners.add(l), () => listeners.delete(l)),
-    onClose: (l: (err: Error) => void) => (closers.add(l), () => closers.delete(l)),
+    onEvent: (l: (e: GatewayEvent) => void) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    onClose: (l: (err: Error) => void) => {
+      closers.add(l);
+      return () => closers.delete(l);
+    },
     request: async (method: string, params: Record<string, unknown>) => {
+      const call = (what: string) => opts.calls?.push({ at: Date.now() - t0, call: what });
       if (method === 'chat.history') {
         history.push(String(params.sessionKey));
-        // Busy on the first look after a failure (OpenClaw recovering), idle on the next.
-        return { sessionInfo: { hasActiveRun: history.length % 2 === 1 } };
+        // Busy on the first look after a failure (OpenClaw recovering), idle on the next; or for busyForMs.
+        const hasActiveRun = opts.busyForMs === undefined ? history.length % 2 === 1 : Date.now() < busyUntil;
+        call(`chat.history(${params.limit}): ${hasActiveRun ? 'active' : 'idle'}`);
+        const messages = answers
+          .filter((a) => a.endsAt <= Date.now())
+          .map((a) => ({ role: 'assistant', content: [{ type: 'text', text: a.text }], __openclaw: { runId: a.runId } }));
+        return { sessionKey: params.sessionKey, messages, sessionInfo: { hasActiveRun } };
       }
+      if (method === 'chat.abort') call(`chat.abort ${params.runId}`);
       if (method !== 'chat.send') return {};
+      call(`chat.send ${params.idempotencyKey}`);
       sends.push({ idempotencyKey: String(params.idempotencyKey), ...(history.length ? { afterIdleChecks: history.length } : {}) });
       const what = script.shift() ?? 'answer';
       const runId = `run-${sends.length}`;
+      if (what === 'in_flight') {
+        busyUntil = Date.now() + (opts.busyForMs ?? 0);
+        answers.push({ runId, text: `the joined run’s answer to ${params.message}`, endsAt: busyUntil });
+        return { runId, status: 'in_flight' };
+      }
       setTimeout(() => {
+        if (what !== 'answer' && opts.busyForMs !== undefined) busyUntil = Date.now() + opts.busyForMs;
         if (what === 'die') for (const c of closers) c(new GatewayClosedError('code 1006'));
         else {
           const payload =
@@ -133,5 +184,99 @@ describe('the openclaw bridge turn', () => {
     expect(await bridgeTurn({ ...req, inboundId: 'tg.fran.8' }, silent.deps, new AbortController().signal)).toBe('failed');
     expect(never).toHaveLength(3);
     expect(replies(silent.sent)[0]!.text).toContain('the agent returned no text');
+  });
+});
+
+/**
+ * Waits, in real time, until `ready()`: the turn reads its answer journal from disk first,
+ * which the fake clock does not move, so the test advances it only once the turn is under way.
+ * performance.now and setImmediate are not faked here.
+ */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!ready()) {
+    if (performance.now() > deadline) throw new Error(`not ${what} after 10 s`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** `n` looks at a session whose run is still going. */
+const active = (n: number) => Array<string>(n).fill('chat.history(1): active');
+
+describe('the openclaw bridge turn waiting on a run longer than a minute', () => {
+  // Only the clock and timers are fake: the journal's file I/O, and setImmediate and performance.now for `until`, are real.
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  afterEach(() => vi.useRealTimers());
+  /** The turn's own timeout outlasts the run: only the run's end, or the turn's abort, ends the wait. */
+  const long = (d: BridgeDeps, external = false): BridgeDeps => ({ ...d, turnTimeoutMs: 600_000, ...(external ? { external: { gatewayAgent: 'main' } } : {}) });
+
+  it('a retry after a transient failure waits 90 s of an active session out, then sends once: never while the run goes on', async () => {
+    fakeTimers();
+    const calls: Call[] = [];
+    const sends: { idempotencyKey: string }[] = [];
+    const { deps: d, sent } = deps([scriptedGateway(['busy', 'answer'], sends, 'i1', { busyForMs: 90_000, calls })]);
+    const turn = bridgeTurn(req, long(d), new AbortController().signal);
+    await until(() => calls.length > 0, 'sent');
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(await turn).toBe('replied');
+    // The run fails at 5 ms (state busy), the session stays active until 90 005 ms; the retry
+    // backs off 500 ms, then looks every 500 ms: 179 looks while active, the 180th idle, then the send.
+    expect(calls.map((c) => c.call)).toEqual(['chat.send tg.fran.7:i1', ...active(179), 'chat.history(1): idle', 'chat.send tg.fran.7:i1:1']);
+    expect(calls.at(-1)!.at).toBe(90_005);
+    expect(replies(sent).map((e) => (e as { text: string }).text)).toEqual(['answer to hi']);
+  });
+
+  it('a rejoined in-flight run active for 90 s settles with its own answer from the history, with no new chat.send', async () => {
+    fakeTimers();
+    const calls: Call[] = [];
+    const sends: { idempotencyKey: string }[] = [];
+    const { deps: d, sent } = deps([scriptedGateway(['in_flight'], sends, 'i1', { busyForMs: 90_000, calls })]);
+    const turn = bridgeTurn(req, long(d, true), new AbortController().signal);
+    await until(() => calls.length > 0, 'sent');
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(await turn).toBe('replied');
+    // Looked at from the join on, every 500 ms: 180 looks while the run goes on (0 to 89 500 ms),
+    // idle at 90 000 ms, then its answer read from the history by its run id.
+    expect(calls.map((c) => c.call)).toEqual(['chat.send tg.fran.7', ...active(180), 'chat.history(1): idle', 'chat.history(20): idle']);
+    expect(calls.at(-1)!.at).toBe(90_000);
+    expect(replies(sent).map((e) => (e as { text: string }).text)).toEqual(['the joined run’s answer to hi']);
+  });
+
+  it.each([
+    {
+      wait: 'a retry’s wait for idle',
+      script: ['busy'] as Behaviour[],
+      external: false,
+      // Failed at 5 ms, backed off 500 ms, looks at 505 … 30 005 ms; aborted at 30 250 ms.
+      expected: ['chat.send tg.fran.7:i1', ...active(60)],
+    },
+    {
+      wait: 'an in-flight run’s wait for idle',
+      script: ['in_flight'] as Behaviour[],
+      external: true,
+      // Looks at 0 … 30 000 ms; aborted at 30 250 ms: the joined run is stopped in the gateway too (best effort).
+      expected: ['chat.send tg.fran.7', ...active(61), 'chat.abort run-1'],
+    },
+  ])('aborted during $wait, the turn ends at once and sends nothing more', async ({ script, external, expected }) => {
+    fakeTimers();
+    const calls: Call[] = [];
+    const sends: { idempotencyKey: string }[] = [];
+    const { deps: d, sent } = deps([scriptedGateway(script, sends, 'i1', { busyForMs: 90_000, calls })]);
+    const ac = new AbortController();
+    let ended: { outcome: TurnOutcome; at: number } | undefined;
+    const turn = bridgeTurn(req, long(d, external), ac.signal).then((outcome) => (ended = { outcome, at: Date.now() }));
+    await until(() => calls.length > 0, 'sent');
+    await vi.advanceTimersByTimeAsync(30_250);
+    const abortedAt = Date.now();
+    ac.abort();
+    // Ended with the clock not moved: no timer, no further look at the session, was waited for.
+    await until(() => ended !== undefined, 'ended');
+    expect(ended).toEqual({ outcome: 'aborted', at: abortedAt });
+    await turn;
+    // Nor is anything sent later: the run's end, at 90 s, asks nothing of the aborted turn.
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(calls.map((c) => c.call)).toEqual(expected);
+    // Only the started status (the turn ran past 300 ms): no answer, no failure told.
+    expect(sent.map((e) => (e.kind === 'status' ? `status ${e.turn}` : e.kind))).toEqual(['status started']);
   });
 });

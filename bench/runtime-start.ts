@@ -50,6 +50,8 @@ interface Variant {
   args: string[];
   env: Record<string, string>;
   mcp?: boolean;
+  /** Built from an older tree, whose runtime refuses config keys added since (strict schemas): given the config without them. */
+  olderTree?: boolean;
   /** Started once first as a plain process stopped by SIGTERM, so Node writes its compile cache (a SIGKILL'd namespace never would). */
   warmCompileCache?: boolean;
 }
@@ -157,6 +159,7 @@ const asImage = (label: string, image: ImageApp, more: Partial<Variant> = {}): V
   node: node24,
   args: image.nodeArgs,
   env: image.env,
+  olderTree: image !== after,
   ...more,
 });
 
@@ -215,11 +218,20 @@ withMcp.agents.list.find((a: { id: string }) => a.id === 'fran').mcp = {
   },
 };
 const mcpConfig = runtimeConfigFor(parseConfig(withMcp), 'fran');
+/**
+ * The runtime config without the keys added after the baseline (90433df): a provider's
+ * `imageModels` (issue #16). A start reads neither, so every row starts the same agent.
+ */
+const withoutNewerKeys = (config: typeof plain): typeof plain => {
+  const copy = structuredClone(config) as typeof plain & { providers: Record<string, { imageModels?: unknown }> };
+  for (const provider of Object.values(copy.providers)) delete provider.imageModels;
+  return copy;
+};
 
 const cp = await idleControlChannel();
 const runEnv = (v: Variant, dir: string): Record<string, string> => ({
   CLAWFLEET_AGENT_ID: 'fran',
-  CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(v.mcp ? mcpConfig : plain),
+  CLAWFLEET_RUNTIME_CONFIG: JSON.stringify((v.olderTree ? withoutNewerKeys : (c: typeof plain) => c)(v.mcp ? mcpConfig : plain)),
   CLAWFLEET_CONTROL_URL: cp.url,
   CLAWFLEET_SECRETS_FD: '3',
   CLAWFLEET_WORKSPACE: join(dir, 'workspace'),

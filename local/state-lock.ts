@@ -17,6 +17,14 @@ const STATE_PID_FILE = 'fleet.pid';
 /** Racing starts: the loser waits this long for the winner to settle before it reports the directory in use. */
 const LOCK_WAIT_MS = 1_000;
 
+/**
+ * Every lock this process holds, until it is released. A better-sqlite3 handle closes
+ * itself when garbage-collected, and closing drops the kernel lock: a caller that kept
+ * no reference to its StateLock (a script that only wants to hold the directory until it
+ * exits) would lose it at the next GC, and a second start would take the directory too.
+ */
+const heldLocks = new Set<Database.Database>();
+
 const HolderSchema = z.object({ pid: z.number().int().positive(), startedAt: z.number() });
 export type LockHolder = z.infer<typeof HolderSchema>;
 
@@ -45,12 +53,14 @@ export async function lockStateDir(stateDir: string, holder: LockHolder): Promis
     db.close();
     throw err;
   }
+  heldLocks.add(db);
   let held = true;
   return {
     release() {
       if (!held) return;
       held = false;
       if (readHolder(stateDir)?.pid === holder.pid) rmSync(pidFile, { force: true });
+      heldLocks.delete(db);
       db.close();
     },
   };

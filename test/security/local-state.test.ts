@@ -217,6 +217,44 @@ describe('starts racing for one state directory', () => {
   });
 });
 
+describe('a lock its holder keeps no reference to', () => {
+  // better-sqlite3 closes a handle when it is garbage-collected, and closing drops the
+  // kernel lock: CI once saw two of four racers win because a racer kept nothing of its
+  // StateLock. The lock stays held until release() or exit, whatever the caller keeps.
+  it('is still held after a full garbage collection in the holder', async () => {
+    const held = join(dir, 'held-after-gc');
+    mkdirSync(held, { mode: 0o700 });
+    const script = join(dir, 'hold.ts');
+    writeFileSync(
+      script,
+      `import { lockStateDir } from ${JSON.stringify(join(REPO, 'local', 'state-lock.ts'))};
+       await lockStateDir(${JSON.stringify(held)}, { pid: process.pid, startedAt: Date.now() });
+       globalThis.gc();
+       await new Promise((resolve) => setTimeout(resolve, 50));
+       globalThis.gc();
+       process.stdout.write('collected\\n');
+       process.stdin.resume();
+       process.stdin.once('end', () => process.exit(0));`,
+    );
+    const bundle = join(REPO, '.cache', `hold-${process.pid}.mjs`);
+    buildSync({ entryPoints: [script], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'error' });
+    const child = spawn(process.execPath, ['--expose-gc', bundle], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      await expect.poll(() => out, { timeout: 60_000, interval: 50 }).toContain('collected');
+      await expect(lockStateDir(held, { pid: process.pid, startedAt: Date.now() })).rejects.toMatchObject({
+        code: 'STATE_DIR_IN_USE',
+        message: expect.stringContaining(`clawfleet pid ${child.pid}`),
+      });
+    } finally {
+      await new Promise((resolve) => (child.once('exit', resolve), child.stdin!.end()));
+      rmSync(bundle, { force: true });
+    }
+    (await lockStateDir(held, { pid: process.pid, startedAt: Date.now() })).release();
+  });
+});
+
 describe('what the fleets said', () => {
   it('never printed or logged a dashboard or admin token', () => {
     scan.record('clawfleet start output', cliOutput);

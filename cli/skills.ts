@@ -4,9 +4,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
+import { skillAccess } from '../shared/config/skill-tools.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import { discoverSkills, pathHost, type SkillSource } from '../runtime-image/src/skills/discover.ts';
 import { WORKSPACE_SKILLS_DIR } from '../runtime-image/src/skills/agent-skills.ts';
+import { execWanted } from '../runtime-image/src/sandbox-at-start.ts';
+import { toolAllowed } from '../runtime-image/src/tools/tool-policy.ts';
 import { commonOptions, EXIT, parse, str, table, usageError, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
@@ -40,11 +43,16 @@ export const skillsCommand: Command = {
       { kind: 'workspace', root: workspace, dir: WORKSPACE_SKILLS_DIR },
       { kind: 'fleet', root: resolve(fleet, '..'), dir: 'skills' },
     ];
-    const { offered, leftOut } = await discoverSkills(
+    // As the runtime decides it; exec counts as offered where the policy allows it (a runtime
+    // also needs a sandbox for it, which this machine's CLI cannot tell for the agent's).
+    const access = skillAccess({ read: toolAllowed(agent.tools)('read'), exec: execWanted(agent), execEnv: agent.tools?.exec?.env });
+    const found = await discoverSkills(
       sources.filter((s) => existsSync(s.root)),
       allow,
-      pathHost(io.env.PATH, undefined, Object.keys(agent.tools?.exec?.env ?? {})),
+      pathHost(io.env.PATH, undefined, access.offered ? access.env : []),
     );
+    const offered = access.offered ? found.offered : [];
+    const leftOut = access.offered ? found.leftOut : [...found.offered.map((s) => ({ ...s, reason: access.why })), ...found.leftOut];
     const notes = [
       `workspace skills: ${existsSync(join(workspace, WORKSPACE_SKILLS_DIR)) ? join(workspace, WORKSPACE_SKILLS_DIR) : `none (${join(workspace, WORKSPACE_SKILLS_DIR)} does not exist)`}`,
       `fleet skills: ${existsSync(fleet) ? fleet : `none (${fleet} does not exist)`}`,

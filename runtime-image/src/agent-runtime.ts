@@ -27,6 +27,7 @@ import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
 import { searchKeyName } from '../../shared/config/schema.ts';
+import { skillAccess } from '../../shared/config/skill-tools.ts';
 import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
 import { WorkspaceAttemptLog } from './attempt-log.ts';
@@ -251,8 +252,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   await mcp?.start();
   const tools = () => [...builtins, ...(mcp?.tools() ?? []).filter((t) => allowed(t.name))];
 
-  // A skill's requires.env is met by what exec gives its commands (tools.exec.env), where exec is offered.
-  const execEnv = builtins.some((t) => t.name === 'exec') ? Object.keys(agent.tools?.exec?.env ?? {}) : [];
+  // The same decision `clawfleet skills list` makes (shared/config/skill-tools.ts).
+  const skillTools = skillAccess({ read: allowed('read'), exec: builtins.some((t) => t.name === 'exec'), execEnv: agent.tools?.exec?.env });
   const transcripts = new TranscriptStore(env.workspace);
   const turnDeps = {
     agentId: env.agentId,
@@ -265,8 +266,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     clock,
     log,
     tools,
-    // Skills are read with the read tool: without it there is nothing to offer.
-    skills: allowed('read') ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, execEnv), log) : undefined,
+    skills: skillTools.offered ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, skillTools.env), log) : undefined,
     // The runtime's own token to the local control plane is a secret of this agent too.
     masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },

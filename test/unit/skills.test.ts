@@ -381,4 +381,31 @@ describe('clawfleet skills list', () => {
     const unknown = captureIO({ cwd: dir });
     expect(await runCli(['skills', 'list', '--agent', 'nobody'], unknown)).toBe(2);
   });
+
+  it('decides as the runtime does: no skill without read, and no requires.env met through an exec the agent is denied', async () => {
+    const { runCli } = await import('../../cli/main.ts');
+    const { captureIO } = await import('./cli-io.ts');
+    const dir = tmp('cf-cli-skills-tools-');
+    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+    const fran = raw.agents.list.find((a: { id: string }) => a.id === 'fran');
+    // exec.env names the value, but exec itself is denied: the runtime gives it to no script.
+    fran.tools = { deny: ['exec'], exec: { env: { TODOIST_API_KEY: 'TODOIST_KEY' } } };
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
+    writeSkill(join(dir, 'skills'), 'todo', skillMd('name: todo\ndescription: Todoist\nmetadata: {"openclaw": {"requires": {"env": ["TODOIST_API_KEY"]}}}'));
+    writeSkill(join(dir, 'skills'), 'weather', skillMd('name: weather\ndescription: Current weather'));
+    const list = async () => {
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(['skills', 'list', '--agent', 'fran'], io)).toBe(0);
+      return io.outText();
+    };
+    let out = await list();
+    expect(out).toMatch(/weather\s+fleet\s+yes/);
+    expect(out).toMatch(/todo\s+fleet\s+no\s+it needs the environment value TODOIST_API_KEY, which exec does not give/);
+
+    fran.tools = { deny: ['read'] };
+    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
+    out = await list();
+    expect(out).not.toMatch(/\syes\s/);
+    expect(out).toMatch(/weather\s+fleet\s+no\s+the read tool is not offered/);
+  });
 });

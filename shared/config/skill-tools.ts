@@ -12,9 +12,7 @@ export interface SkillToolFacts {
   execEnv: Readonly<Record<string, string>> | undefined;
 }
 
-export type SkillAccess =
-  | { offered: true; /** The variables a skill's requires.env may name. */ env: string[] }
-  | { offered: false; why: string };
+export type SkillAccess = { offered: true /** The variables a skill's requires.env may name. */; env: string[] } | { offered: false; why: string };
 
 export function skillAccess(facts: SkillToolFacts): SkillAccess {
   if (!facts.read) return { offered: false, why: 'the read tool is not offered (tools allow/deny), and skills are read with it' };

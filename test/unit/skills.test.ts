@@ -1,8 +1,8 @@
 // Skills as OpenClaw writes them: SKILL.md front matter, the workspace's skills/ before the
 // fleet's, the agent's allow list, requirements, the fleet's folder copied into the
-// workspace without writing through anything the agent planted, and — composed as main.ts
-// composes a runtime — the list the model sees in its system prompt and a skill read with
-// the model's own tool call.
+// workspace without writing through anything the agent planted, and a skill's requires.env
+// met through exec. The skills the model sees and reads over the wire, with the runtime a
+// child process: test/integration/skills-local-fleet.test.ts.
 import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -213,79 +213,6 @@ describe("the fleet's skills copied into a workspace", () => {
     copyFleetSkills(from, ws);
     expect(lstatSync(join(ws, 'fleet-skills')).isDirectory()).toBe(true);
     expect(existsSync(join(target, 'weather'))).toBe(false);
-  });
-});
-
-describe('a runtime with skills', () => {
-  const started: AgentRuntime[] = [];
-  afterAll(() => Promise.all(started.map((r) => r.stop(0))));
-
-  it('lists the offered skills in the system prompt, leaves out the others with a logged reason, and the model reads one with its read tool', async () => {
-    const fleetSkills = tmp('cf-fleet-skills-');
-    writeSkill(fleetSkills, 'weather', skillMd('name: weather\ndescription: Current weather for a city'));
-    writeSkill(
-      fleetSkills,
-      'video',
-      skillMd('name: video\ndescription: Cut videos\nmetadata: {"openclaw": {"requires": {"bins": ["clawfleet-no-such-program"]}}}'),
-    );
-    writeSkill(fleetSkills, 'banking', skillMd('name: banking\ndescription: Not for this agent'));
-    const workspace = join(tmp('cf-skills-rt-'), 'workspace');
-    writeSkill(join(workspace, 'skills'), 'diary', skillMd('name: diary\ndescription: Write the diary entry', 'Append today to diary.md.'));
-
-    const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-    Object.assign(
-      raw.agents.list.find((a: { id: string }) => a.id === 'fran'),
-      { skills: ['weather', 'video', 'diary'], tools: { deny: ['exec'] } },
-    );
-    const env = await readRuntimeEnv(
-      {
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-        CLAWFLEET_SECRETS_FD: '3',
-        CLAWFLEET_WORKSPACE: workspace,
-        CLAWFLEET_FLEET_SKILLS: fleetSkills,
-        CLAWFLEET_HEARTBEAT_SECONDS: '0',
-        CLAWFLEET_WAIT_SECONDS: '1',
-        CLAWFLEET_DRAIN_SECONDS: '0',
-      },
-      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
-    );
-    const requests: ModelRequest[] = [];
-    const script = [
-      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'read', arguments: { path: 'skills/diary/SKILL.md' } }]),
-      assistantMessage('rec/test', [{ type: 'text', text: 'Diary written.' }]),
-    ];
-    const model: ModelClient = {
-      label: 'rec/test',
-      contextWindow: 100_000,
-      complete: async (req) => (requests.push(req), { ok: true, message: script.shift()! }),
-    };
-    const inbox = new InMemoryFifoQueue();
-    queueLocalMessage(inbox, 'fran', 'm.1', 'write my diary');
-    const outbox = new InMemoryOutbox();
-    const replied = replySent(outbox);
-    const log = memoryLogger();
-    started.push(
-      await startAgentRuntime({ env, inbox, outbox, deadLetters: new InMemoryDeadLetters(), secrets: {}, clock: systemClock, log, model, exit: () => {} }),
-    );
-    await replied;
-
-    const prompt = requests[0]!.systemPrompt;
-    expect(prompt).toContain('## Skills');
-    expect(prompt).toContain('- diary: Write the diary entry (skills/diary/SKILL.md)');
-    expect(prompt).toContain('- weather: Current weather for a city (fleet-skills/weather/SKILL.md)');
-    expect(prompt).not.toContain('video');
-    expect(prompt).not.toContain('banking');
-    const result = requests[1]!.messages.find((m) => m.role === 'toolResult');
-    expect(JSON.stringify(result)).toContain('Append today to diary.md.');
-    const leftOut = log.lines.filter((l) => l.msg === 'skill left out').map((l) => [l.skill, l.reason]);
-    expect(leftOut).toEqual(
-      expect.arrayContaining([
-        ['banking', "not in the agent's skills allow list"],
-        ['video', '"clawfleet-no-such-program" is not on PATH'],
-      ]),
-    );
   });
 });
 

@@ -108,6 +108,7 @@ function webSearchFor(search: SearchConfig, secrets: Record<string, string>, clo
     provider: search.provider ?? 'brave',
     // checkSecrets has made sure the value is there before any tool is built.
     apiKey: secrets[keyName] ?? '',
+    baseUrl: search.baseUrl,
     maxResults: search.maxResults,
     cacheTtlMs: (search.cacheTtlMinutes ?? 5) * 60_000,
     clock,

@@ -153,6 +153,8 @@ const ToolPolicySchema = z.strictObject({
           maxResults: z.optional(z.number().check(z.int(), z.gte(1), z.lte(20))),
           /** How long an answer is reused for the same query (default 5 minutes; 0 turns the cache off). */
           cacheTtlMinutes: z.optional(z.number().check(z.int(), z.gte(0), z.lte(60))),
+          /** The provider's API root (default its public one): a proxy or compatible endpoint the operator runs; the key is sent there. */
+          baseUrl: z.optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
         }),
       ),
     }),

@@ -214,4 +214,16 @@ describe('web_search (Brave)', () => {
     expect(missingSecrets(config, {}, { modelKeys: false })).toEqual([{ name: 'BRAVE_API_KEY', usedBy: 'web_search (tools.web.search)' }]);
     expect(missingSecrets(config, { BRAVE_API_KEY: KEY }, { modelKeys: false })).toEqual([]);
   });
+
+  it("takes the operator's baseUrl for the provider only as an http(s) URL, and says so otherwise", async () => {
+    const { parseConfig } = await import('../../shared/config/load.ts');
+    const withSearch = (search: unknown) => {
+      const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
+      raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { web: { search } };
+      return () => parseConfig(raw);
+    };
+    expect(withSearch({ baseUrl: 'https://search-proxy.example.com' })).not.toThrow();
+    for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'not a url'])
+      expect(withSearch({ baseUrl: bad }), bad).toThrow(/tools\.web\.search\.baseUrl.*must be an http\(s\) URL/s);
+  });
 });

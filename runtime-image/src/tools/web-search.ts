@@ -37,7 +37,7 @@ export interface WebSearchOptions {
   /** Default brave. */
   provider?: SearchProviderName | undefined;
   apiKey: string;
-  /** The provider's root; tests point it at a fake on 127.0.0.1. */
+  /** The provider's root (tools.web.search.baseUrl; tests point it at a fake on 127.0.0.1). */
   baseUrl?: string | undefined;
   maxResults?: number | undefined;
   /** 0 turns the cache off. */

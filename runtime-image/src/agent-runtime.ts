@@ -69,6 +69,8 @@ export interface RuntimeParts {
   sandbox?: Promise<SandboxChoice | undefined>;
   /** For tests: what a Chromium unpacked outside the system needs in its environment (its libraries, its fonts). */
   browserEnv?: Record<string, string> | undefined;
+  /** For tests: the browser's idle time in ms, shorter than tools.browser.idleMinutes (whole minutes) can say. */
+  browserIdleMs?: number | undefined;
   /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
   exit(code: number): void;
 }
@@ -230,7 +232,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   for (const warning of sandboxing.warnings) log.warn(warning);
   // A screenshot can go to the chat in the browser's own call where send_file is offered.
   const sendFile = parts.media && allowed('send_file') ? sendFileTool(env.agentId, env.workspace, parts.media, clock) : undefined;
-  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, parts.browserEnv, sendFile) : {};
+  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, { env: parts.browserEnv, idleMs: parts.browserIdleMs }, sendFile) : {};
   if (browsing.warning) {
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);
@@ -365,7 +367,7 @@ async function browserFor(
   choice: SandboxChoice | undefined,
   clock: Clock,
   log: Logger,
-  browserEnv?: Record<string, string>,
+  test: { env?: Record<string, string> | undefined; idleMs?: number | undefined },
   sendFile?: AgentTool,
 ): Promise<{ tool?: AgentTool; browser?: AgentBrowser; warning?: string }> {
   const config = env.config.agent.tools?.browser;
@@ -385,12 +387,12 @@ async function browserFor(
   const policy = fetchPolicy(env.config.agent.tools?.web?.fetch?.allowPrivateHosts);
   const browser = new AgentBrowser({
     executablePath,
-    env: browserEnv,
+    env: test.env,
     workspace: env.workspace,
     runtimeState: env.runtimeState,
     sandbox: choice.sandbox,
     policy,
-    idleMs: (config.idleMinutes ?? 5) * 60_000,
+    idleMs: test.idleMs ?? (config.idleMinutes ?? 5) * 60_000,
     log,
   });
   return { browser, tool: browserTool({ browser, workspace: env.workspace, policy, clock, sendFile }) };

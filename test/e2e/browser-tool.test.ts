@@ -16,7 +16,7 @@ import { AgentBrowser } from '../../runtime-image/src/browser/agent-browser.ts';
 import { browserTool } from '../../runtime-image/src/browser/browser-tool.ts';
 import { fetchPolicy } from '../../runtime-image/src/net/fetch-guard.ts';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../runtime-image/src/tools/tool.ts';
-import { processes } from '../support/process-tree.ts';
+import { processes, tree } from '../support/process-tree.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
 
 const PAGE = `<!doctype html><html><head><title>Test shop</title></head><body>
@@ -172,7 +172,8 @@ describe('the browser tool', () => {
 });
 
 describe('a runtime with tools.browser', () => {
-  it('offers the browser, starts Chromium on the first call, and leaves nothing running once the runtime stops', async () => {
+  /** A runtime of fran with the browser on, its model scripted in-process: each message navigates to the shop, then answers. */
+  async function startBrowserRuntime(browserIdleMs?: number) {
     const { InMemoryFifoQueue, InMemoryOutbox } = await import('../../shared/adapters/memory/in-memory-queues.ts');
     const { InMemoryDeadLetters } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { parseConfig } = await import('../../shared/config/load.ts');
@@ -205,23 +206,35 @@ describe('a runtime with tools.browser', () => {
       },
       async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
     );
+    /** This runtime's Chromium, from /proc: what runs below this process that was started for its workspace, and all below that. */
+    const chromiumOf = () => {
+      const mine = tree(process.pid);
+      const roots = mine.filter((p) => p.command.includes(ws));
+      return mine.filter((p) => roots.some((r) => tree(r.pid).some((d) => d.pid === p.pid)));
+    };
     const results: string[] = [];
-    const script = [
-      assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'browser', arguments: { action: 'navigate', url: `${site}/` } }]),
-      assistantMessage('rec/test', [{ type: 'text', text: 'The shop says welcome.' }]),
-    ];
+    /** Chromium processes of this runtime seen when the model was asked after the browser call: during use. */
+    const duringUse: number[] = [];
     const model = {
       label: 'rec/test',
       contextWindow: 100_000,
-      complete: async (req: { messages: { role: string }[] }) => {
-        results.push(JSON.stringify(req.messages.filter((m) => m.role === 'toolResult')));
-        return { ok: true as const, message: script.shift()! };
+      complete: async (req: { messages: { role: string; toolCallId?: string }[] }) => {
+        const last = req.messages.at(-1)!;
+        if (last.role !== 'toolResult')
+          return {
+            ok: true as const,
+            message: assistantMessage('rec/test', [
+              { type: 'toolCall', id: `c${results.length}`, name: 'browser', arguments: { action: 'navigate', url: `${site}/` } },
+            ]),
+          };
+        duringUse.push(chromiumOf().filter((p) => p.command.includes(chromium.executablePath)).length);
+        results.push(JSON.stringify(last));
+        return { ok: true as const, message: assistantMessage('rec/test', [{ type: 'text', text: 'The shop says welcome.' }]) };
       },
     };
     const inbox = new InMemoryFifoQueue();
-    queueLocalMessage(inbox, 'fran', 'm.1', 'open the shop');
     const outbox = new InMemoryOutbox();
-    const replied = replySent(outbox);
+    const log = memoryLogger();
     const runtime = await startAgentRuntime({
       env,
       inbox,
@@ -229,17 +242,55 @@ describe('a runtime with tools.browser', () => {
       deadLetters: new InMemoryDeadLetters(),
       secrets: {},
       clock: systemClock,
-      log: memoryLogger(),
+      log,
       model,
       browserEnv: chromium.env,
+      browserIdleMs,
       exit: () => {},
     });
+    /** Sends one message and waits for its answer. */
+    const ask = async (id: string) => {
+      const replied = replySent(outbox);
+      queueLocalMessage(inbox, 'fran', id, 'open the shop');
+      await replied;
+    };
+    return { runtime, ask, chromiumOf, results, duringUse, log };
+  }
+
+  it('offers the browser, starts Chromium on the first call, and leaves nothing running once the runtime stops', async () => {
+    const { runtime, ask, chromiumOf, results } = await startBrowserRuntime();
     expect(runtime.tools().map((t) => t.name)).toContain('browser');
-    await replied;
-    expect(results[1]).toContain('# Welcome');
-    const chromiumOf = () => processes().filter((p) => p.command.includes('--proxy-server=http://127.0.0.1') && p.command.includes(ws));
+    // Lazily: no Chromium until the model first calls the browser.
+    expect(chromiumOf()).toEqual([]);
+    await ask('m.1');
+    expect(results[0]).toContain('# Welcome');
     expect(chromiumOf().length).toBeGreaterThan(0);
     await runtime.stop(0);
+    expect(chromiumOf()).toEqual([]);
+  });
+
+  it('stops Chromium once it has been idle for its idle time, and starts it again at the next call', async () => {
+    const IDLE_MS = 2_000;
+    const { runtime, ask, chromiumOf, results, duringUse, log } = await startBrowserRuntime(IDLE_MS);
+    try {
+      expect(chromiumOf()).toEqual([]);
+      await ask('m.1');
+      const used = Date.now();
+      expect(results[0]).toContain('# Welcome');
+      // Several Chromium processes (browser, zygote, renderer) while it was in use.
+      expect(duringUse[0]).toBeGreaterThan(1);
+      await expect.poll(() => chromiumOf(), { timeout: 20_000, interval: 100 }).toEqual([]);
+      // Stopped by the idle timer, not sooner than its idle time after the call ended.
+      expect(Date.now() - used).toBeGreaterThanOrEqual(IDLE_MS - 500);
+      expect(log.lines.filter((l) => l.msg === 'browser stopped')).toHaveLength(1);
+
+      await ask('m.2');
+      expect(results[1]).toContain('# Welcome');
+      expect(duringUse[1]).toBeGreaterThan(1);
+      expect(log.lines.filter((l) => l.msg === 'browser started')).toHaveLength(2);
+    } finally {
+      await runtime.stop(0);
+    }
     expect(chromiumOf()).toEqual([]);
   });
 });

@@ -144,8 +144,27 @@ export class AgentBrowser {
     this.o.log.info('browser stopped');
   }
 
+  /**
+   * One tool call over the browser: the idle clock is stopped while it runs and starts again
+   * from its end, so an idle time shorter than a call (a slow page, Chromium's own start)
+   * never stops the browser under the call.
+   */
+  async use<T>(call: () => Promise<T>): Promise<T> {
+    this.busy++;
+    clearTimeout(this.idleTimer);
+    try {
+      return await call();
+    } finally {
+      this.busy--;
+      if (this.running) this.touch();
+    }
+  }
+
+  private busy = 0;
+
   private touch(): void {
     clearTimeout(this.idleTimer);
+    if (this.busy > 0) return;
     this.idleTimer = setTimeout(() => void this.stop(), this.o.idleMs);
     this.idleTimer.unref();
   }

@@ -71,53 +71,56 @@ export function browserTool(o: BrowserToolOptions): AgentTool {
         await o.browser.stop();
         return 'browser closed';
       }
-      if (args.action === 'navigate') {
-        try {
-          // Refused here with the guard's own words, before Chromium is even started.
-          await vetUrl(new URL(args.url), o.policy, o.resolve);
-        } catch (err) {
-          if (err instanceof ClawfleetError) return { text: err.message, isError: true };
-          throw err;
+      // The idle clock waits for the call to end (AgentBrowser.use).
+      return o.browser.use(async (): Promise<ToolResult | string> => {
+        if (args.action === 'navigate') {
+          try {
+            // Refused here with the guard's own words, before Chromium is even started.
+            await vetUrl(new URL(args.url), o.policy, o.resolve);
+          } catch (err) {
+            if (err instanceof ClawfleetError) return { text: err.message, isError: true };
+            throw err;
+          }
+          const { page, proxy } = await o.browser.page();
+          const before = proxy.refusals.length;
+          try {
+            const res = await page.goto(args.url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+            // A redirect to a refused address: the proxy's 403 is the page Chromium got.
+            if (res?.headers()[REFUSED_HEADER]) return { text: `navigation to ${args.url} failed: ${proxy.refusals.at(-1) ?? 'refused'}`, isError: true };
+            return await describePage(`opened ${page.url()}${res ? ` (${res.status()})` : ''}`);
+          } catch (err) {
+            const refused = proxy.refusals.slice(before);
+            const why = refused.length > 0 ? refused.at(-1)! : (err as Error).message.split('\n')[0]!;
+            return { text: `navigation to ${args.url} failed: ${why}`, isError: true };
+          }
         }
-        const { page, proxy } = await o.browser.page();
-        const before = proxy.refusals.length;
-        try {
-          const res = await page.goto(args.url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
-          // A redirect to a refused address: the proxy's 403 is the page Chromium got.
-          if (res?.headers()[REFUSED_HEADER]) return { text: `navigation to ${args.url} failed: ${proxy.refusals.at(-1) ?? 'refused'}`, isError: true };
-          return await describePage(`opened ${page.url()}${res ? ` (${res.status()})` : ''}`);
-        } catch (err) {
-          const refused = proxy.refusals.slice(before);
-          const why = refused.length > 0 ? refused.at(-1)! : (err as Error).message.split('\n')[0]!;
-          return { text: `navigation to ${args.url} failed: ${why}`, isError: true };
+        if (args.action === 'snapshot') return describePage('page');
+        const { page } = await o.browser.page();
+        if (args.action === 'screenshot') {
+          const path = args.path ?? `screenshots/${new Date(o.clock.now()).toISOString().replace(/[:.]/g, '-')}.png`;
+          if (!path.toLowerCase().endsWith('.png')) return { text: 'path must end in .png', isError: true };
+          const png = await page.screenshot({ fullPage: args.fullPage ?? false, timeout: ACTION_TIMEOUT_MS });
+          atomicWriteBytes(insideWorkspace(o.workspace, path), png);
+          const saved = `screenshot of ${page.url()} saved to ${path} (${png.length} bytes)`;
+          // send and caption are in the schema only where send_file is offered.
+          const { send: wanted, caption } = args as { send?: boolean; caption?: string };
+          if (!send || !wanted) return saved;
+          // The same call as send_file's own, so the same checks, key and envelope.
+          const request = send.parse({ path, kind: 'photo', ...(caption ? { caption } : {}) });
+          if (!request.ok) return { text: `${saved}; not sent: ${request.error}`, isError: true };
+          const sent = await send.run(request.value, ctx);
+          return sent.isError ? { text: `${saved}; not sent: ${sent.text}`, isError: true } : `${saved}; ${sent.text}`;
         }
-      }
-      if (args.action === 'snapshot') return describePage('page');
-      const { page } = await o.browser.page();
-      if (args.action === 'screenshot') {
-        const path = args.path ?? `screenshots/${new Date(o.clock.now()).toISOString().replace(/[:.]/g, '-')}.png`;
-        if (!path.toLowerCase().endsWith('.png')) return { text: 'path must end in .png', isError: true };
-        const png = await page.screenshot({ fullPage: args.fullPage ?? false, timeout: ACTION_TIMEOUT_MS });
-        atomicWriteBytes(insideWorkspace(o.workspace, path), png);
-        const saved = `screenshot of ${page.url()} saved to ${path} (${png.length} bytes)`;
-        // send and caption are in the schema only where send_file is offered.
-        const { send: wanted, caption } = args as { send?: boolean; caption?: string };
-        if (!send || !wanted) return saved;
-        // The same call as send_file's own, so the same checks, key and envelope.
-        const request = send.parse({ path, kind: 'photo', ...(caption ? { caption } : {}) });
-        if (!request.ok) return { text: `${saved}; not sent: ${request.error}`, isError: true };
-        const sent = await send.run(request.value, ctx);
-        return sent.isError ? { text: `${saved}; not sent: ${sent.text}`, isError: true } : `${saved}; ${sent.text}`;
-      }
-      const target = page.locator(`[${SNAPSHOT_ATTR}="${args.ref}"]`);
-      if ((await target.count()) === 0) return { text: `no element ${args.ref} on the page now; take a snapshot for current references`, isError: true };
-      if (args.action === 'click') {
-        await target.click({ timeout: ACTION_TIMEOUT_MS });
-        return describePage(`clicked ${args.ref}; now at ${page.url()}`);
-      }
-      await target.fill(args.text, { timeout: ACTION_TIMEOUT_MS });
-      if (args.submit) await target.press('Enter', { timeout: ACTION_TIMEOUT_MS });
-      return describePage(`typed into ${args.ref}${args.submit ? ' and pressed Enter' : ''}; now at ${page.url()}`);
+        const target = page.locator(`[${SNAPSHOT_ATTR}="${args.ref}"]`);
+        if ((await target.count()) === 0) return { text: `no element ${args.ref} on the page now; take a snapshot for current references`, isError: true };
+        if (args.action === 'click') {
+          await target.click({ timeout: ACTION_TIMEOUT_MS });
+          return describePage(`clicked ${args.ref}; now at ${page.url()}`);
+        }
+        await target.fill(args.text, { timeout: ACTION_TIMEOUT_MS });
+        if (args.submit) await target.press('Enter', { timeout: ACTION_TIMEOUT_MS });
+        return describePage(`typed into ${args.ref}${args.submit ? ' and pressed Enter' : ''}; now at ${page.url()}`);
+      });
     },
   });
 }

@@ -232,7 +232,9 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   for (const warning of sandboxing.warnings) log.warn(warning);
   // A screenshot can go to the chat in the browser's own call where send_file is offered.
   const sendFile = parts.media && allowed('send_file') ? sendFileTool(env.agentId, env.workspace, parts.media, clock) : undefined;
-  const browsing = allowed('browser') ? await browserFor(env, sandboxing.choice, clock, log, { env: parts.browserEnv, idleMs: parts.browserIdleMs }, sendFile) : {};
+  const browsing = allowed('browser')
+    ? await browserFor(env, sandboxing.choice, clock, log, { env: parts.browserEnv, idleMs: parts.browserIdleMs }, sendFile)
+    : {};
   if (browsing.warning) {
     sandboxing.warnings.push(browsing.warning);
     log.warn(browsing.warning);

@@ -419,6 +419,31 @@ describe('replyToMode "all" on the Bot API', () => {
   });
 });
 
+describe('replyToMode with a streamed answer in a group', () => {
+  it.each(['first', 'all'] as const)('threads the preview message under "%s": it becomes the answer, so the answer is threaded', async (mode) => {
+    const p = plane(GROUP);
+    p.deps.config.channels.telegram!.replyToMode = mode;
+    const message = await p.admit(mode === 'first' ? 37 : 38, undefined, { messageId: 79, emoji: '👀' });
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const calls = callsTo(GROUP, t0);
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.params.reply_parameters).toEqual({ message_id: 79, allow_sending_without_reply: true });
+    expect(calls.filter((c) => c.method === 'editMessageText').at(-1)!.params.text).toContain('Safe travels!');
+  });
+
+  it('leaves the preview unthreaded under "off"', async () => {
+    const p = plane(GROUP);
+    const message = await p.admit(39, undefined, { messageId: 80, emoji: '👀' });
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const sends = callsTo(GROUP, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.params.reply_parameters).toBeUndefined();
+  });
+});
+
 describe('inline buttons on the Bot API', () => {
   it('puts the buttons under the last part of the reply, as callback buttons', async () => {
     const p = plane(PRIVATE);

@@ -1,7 +1,7 @@
 // Native commands: which the control plane answers alone (a sleeping agent is not woken for
 // /status), which it forwards (/stop in the control group, /new and /reset to the runtime), and
 // which are not ours (another bot's, unknown ones); and the runtime's side of /stop and /new.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -338,6 +338,64 @@ describe('native commands in the runtime', () => {
   });
 });
 
+describe('/reset', () => {
+  it('is queued for the runtime as a command, waking the agent, like /new', async () => {
+    const { post, queued, compute } = webhook('asleep');
+    await post('/reset');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/reset', command: { name: 'reset', args: '' } });
+    expect(compute.calls).toEqual([{ agentId: 'fran', action: 'start' }]);
+  });
+
+  it('starts a fresh session (no earlier turn, no /think level in context) and keeps the old transcript on disk, across a restart and a redelivery', async () => {
+    const asked: { texts: string[]; thinking: string | undefined }[] = [];
+    const model: ModelClient = {
+      label: 'scripted/reset',
+      contextWindow: 100_000,
+      async complete(req) {
+        asked.push({ texts: req.messages.map((m) => JSON.stringify(m.content)), thinking: req.thinking });
+        return { ok: true, message: assistantMessage('scripted/reset', [{ type: 'text', text: 'noted' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn(msg(1, 'my locker code is 4711'));
+    await turn(msg(2, '/think high', { command: { name: 'think', args: 'high' } }));
+    await turn(msg(3, 'and the bike lock is 0815'));
+    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('replied');
+    await turn(msg(5, 'what codes do you know?'));
+
+    // Before: the session's turns and its /think level; after /reset: only the new message, default thinking.
+    expect(asked.map((a) => a.texts.length)).toEqual([1, 3, 1]);
+    expect(asked[1]!.thinking).toBe('high');
+    expect(asked[2]!.thinking).toBeUndefined();
+    expect(asked[2]!.texts.join()).not.toMatch(/4711|0815/);
+    const replies = (deps.outbox as InMemoryOutbox).queue
+      .bodies()
+      .map((b) => JSON.parse(b))
+      .filter((e) => e.kind === 'reply');
+    expect(replies.find((r) => r.inReplyTo === 'tg.fran.4')).toMatchObject({ text: NEW_SESSION_TEXT, sessionKey: 'agent:fran:main' });
+
+    // The old conversation is still in the session's file, the reset line after it.
+    const file = readFileSync(deps.transcripts.path('agent:fran:main'), 'utf8');
+    expect(file).toContain('my locker code is 4711');
+    expect(file).toContain('and the bike lock is 0815');
+    const lines = file
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.inboundId)).toEqual(['tg.fran.1', 'tg.fran.2', 'tg.fran.3', 'tg.fran.4', 'tg.fran.5']);
+    expect(lines[3]).toMatchObject({ reset: true, reply: NEW_SESSION_TEXT });
+
+    // A restarted runtime reads the same file and starts after the reset too.
+    const restarted = new TranscriptStore(deps.workspace);
+    expect((await restarted.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
+    // The /reset handed out again (its deletion lost) re-sends its answer; it does not reset again over turn 5.
+    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('resent');
+    expect((await deps.transcripts.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
+    expect(readFileSync(deps.transcripts.path('agent:fran:main'), 'utf8')).toBe(file);
+  });
+});
+
 describe('acknowledgement and threading', () => {
   it('puts the ack reaction on a queued message, and none where the scope leaves it out', async () => {
     const { post, deps } = webhook('awake');
@@ -357,6 +415,88 @@ describe('acknowledgement and threading', () => {
     await post('and again', { updateId: 3 });
     expect(reactions).toHaveLength(1);
     expect((await deps.origins.get('tg.fran.3'))!.ack).toBeUndefined();
+  });
+});
+
+describe('ackReactionScope at the webhook', () => {
+  const GROUP_CHAT = { id: -1001234, type: 'supergroup' };
+  /** The messages each scope is judged on: a private one, and group ones that do or do not address the bot. */
+  const cases = {
+    direct: { text: 'hello' },
+    'group, @mentioned': { text: 'hi @fran_bot', chat: GROUP_CHAT, extra: { entities: [{ type: 'mention', offset: 3, length: 9 }] } },
+    'group, replying to the bot': {
+      text: 'and then?',
+      chat: GROUP_CHAT,
+      extra: {
+        reply_to_message: { message_id: 2, date: 1_764_000_000, chat: GROUP_CHAT, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Hi' },
+      },
+    },
+    'group, not addressed': { text: 'hi all', chat: GROUP_CHAT },
+    // Hostile: another bot whose name starts with ours, and our handle typed without Telegram's mention entity.
+    'group, a look-alike @fran_bot_x': { text: 'hi @fran_bot_x', chat: GROUP_CHAT, extra: { entities: [{ type: 'mention', offset: 3, length: 11 }] } },
+    'group, "@fran_bot" with no entity': { text: 'hi @fran_bot', chat: GROUP_CHAT },
+  } as const;
+  type Case = keyof typeof cases;
+  const reacted: Record<string, Case[]> = {
+    all: [
+      'direct',
+      'group, @mentioned',
+      'group, replying to the bot',
+      'group, not addressed',
+      'group, a look-alike @fran_bot_x',
+      'group, "@fran_bot" with no entity',
+    ],
+    direct: ['direct'],
+    'group-all': [
+      'group, @mentioned',
+      'group, replying to the bot',
+      'group, not addressed',
+      'group, a look-alike @fran_bot_x',
+      'group, "@fran_bot" with no entity',
+    ],
+    'group-mentions': ['group, @mentioned', 'group, replying to the bot'],
+  };
+
+  it.each(Object.keys(reacted))('under "%s", reacts to exactly the messages the scope names, each one queued', async (scope) => {
+    const { post, deps, queued } = webhook('awake');
+    deps.config.channels.telegram!.ackReactionScope = scope as 'all';
+    const reactions: { chatId: string; messageId: number; emoji: string | undefined }[] = [];
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      react: async (t, messageId, emoji) => void reactions.push({ chatId: t.chatId, messageId, emoji }),
+    });
+    const names = Object.keys(cases) as Case[];
+    for (const [i, name] of names.entries()) {
+      const c: { text: string; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = cases[name];
+      await post(c.text, { updateId: 100 + i, ...(c.chat ? { chat: c.chat } : {}), extra: { message_id: 10 + i, ...c.extra } });
+    }
+    // Every message was admitted (the group needs no mention): the scope alone decides the reaction.
+    expect(queued()).toHaveLength(names.length);
+    expect(reactions.map((r) => names[r.messageId - 10])).toEqual(reacted[scope]);
+    for (const r of reactions) expect(r.emoji).toBe('👀');
+    // The origin keeps the reaction only where one was set, so the outbox clears only those.
+    for (const [i, name] of names.entries())
+      expect((await deps.origins.get(`tg.fran.${100 + i}`))!.ack, name).toBe(reacted[scope]!.includes(name) ? '👀' : undefined);
+  });
+
+  it('takes the account’s own scope and emoji over the channel’s', async () => {
+    const { post, deps } = webhook('awake');
+    deps.config.channels.telegram!.ackReactionScope = 'direct';
+    deps.config.channels.telegram!.accounts.fran!.ackReactionScope = 'group-all';
+    deps.config.channels.telegram!.accounts.fran!.ackReaction = '🤔';
+    const reactions: (string | undefined)[] = [];
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      react: async (_t, _m, emoji) => void reactions.push(emoji),
+    });
+    await post('hello', { updateId: 120 });
+    await post('hi all', { updateId: 121, chat: GROUP_CHAT });
+    expect(reactions).toEqual(['🤔']);
+    expect((await deps.origins.get('tg.fran.121'))!.ack).toBe('🤔');
   });
 });
 

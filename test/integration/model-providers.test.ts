@@ -207,6 +207,51 @@ describe('the bedrock-converse provider', () => {
     expect(JSON.stringify(calls[1]!.body)).toMatch(/"toolResult":\{"toolUseId":"tooluse_1".*14°C, rain/);
   });
 
+  // /think <level> (a session's thinking level) at the provider boundary: what ConverseStream is asked for.
+  const thinkingAsked = async (modelId: string, thinking: ModelRequest['thinking']) => {
+    const before = calls.length;
+    const result = await piAiModel({ providerName: 'bedrock', provider: { api: 'bedrock-converse', baseUrl }, modelId, apiKey: undefined }).complete({
+      systemPrompt: '',
+      messages: [user('think about it')],
+      tools: [],
+      thinking,
+    });
+    expect(result.ok).toBe(true);
+    expect(calls).toHaveLength(before + 1);
+    return calls.at(-1)!.body;
+  };
+
+  it.each([
+    ['minimal', 1_024],
+    ['low', 2_048],
+    ['medium', 8_192],
+    ['high', 16_384],
+  ] as const)('asks Claude on Bedrock for a thinking budget under /think %s (%i tokens), in additionalModelRequestFields', async (level, budget) => {
+    const body = await thinkingAsked('anthropic.claude-test-v1:0', level);
+    expect(body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: budget, display: 'summarized' },
+      anthropic_beta: ['interleaved-thinking-2025-05-14'],
+    });
+    // No maxTokens of ours under the budget: Bedrock's default is the model's maximum, which leaves room for the answer.
+    expect((body.inferenceConfig as { maxTokens?: number } | undefined)?.maxTokens).toBeUndefined();
+  });
+
+  it('asks an adaptive-thinking Claude (an inference profile id) for an effort instead of a budget', async () => {
+    const body = await thinkingAsked('us.anthropic.claude-sonnet-4-6', 'minimal');
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
+  });
+
+  it.each([
+    ['/think off', 'anthropic.claude-test-v1:0', 'off'],
+    ['no /think', 'anthropic.claude-test-v1:0', undefined],
+    // A Bedrock model that is not Claude has no thinking field to ask with: it answers as before (what /think says it does).
+    ['/think high on a model that is not Claude', 'amazon.nova-pro-v1:0', 'high'],
+  ] as const)('asks for no thinking under %s', async (_name, modelId, level) => {
+    const body = await thinkingAsked(modelId, level);
+    expect(body.additionalModelRequestFields).toBeUndefined();
+    expect(JSON.stringify(body)).not.toMatch(/thinking|budget_tokens|effort/);
+  });
+
   it('reports throttling as a retriable failure', async () => {
     replies.push(
       { status: 429, type: 'ThrottlingException' },

@@ -1,13 +1,11 @@
 // Our model adapter over each provider's real wire format (streamed), against the fake
 // model server: text, tool calls and their results, errors, retries with backoff. Bedrock's
-// ConverseStream (an AWS event stream) has a small fake of its own below.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { crc32 } from 'node:zlib';
+// ConverseStream (an AWS event stream) has a small fake of its own (test/support/fake-bedrock.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@mariozechner/pi-ai';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, piAiModel, textOf, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { startFakeBedrock, type BedrockCall, type BedrockReply, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { start, type FakeModel } from '../support/fake-model.ts';
 
 const KEY = 'sk-test-provider-key-0123456789';
@@ -100,41 +98,12 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
   });
 });
 
-// ── Bedrock ConverseStream ──────────────────────────────────────────────────────
-// The AWS event stream framing: prelude (total length, headers length, CRC32), string
-// headers, a JSON payload, and a CRC32 of the whole message.
-function eventMessage(eventType: string, payload: unknown): Buffer {
-  const header = (name: string, value: string) => {
-    const n = Buffer.from(name);
-    const v = Buffer.from(value);
-    const len = Buffer.alloc(2);
-    len.writeUInt16BE(v.length);
-    return Buffer.concat([Buffer.from([n.length]), n, Buffer.from([7]), len, v]);
-  };
-  const headers = Buffer.concat([header(':event-type', eventType), header(':content-type', 'application/json'), header(':message-type', 'event')]);
-  const body = Buffer.from(JSON.stringify(payload));
-  const prelude = Buffer.alloc(8);
-  prelude.writeUInt32BE(16 + headers.length + body.length, 0);
-  prelude.writeUInt32BE(headers.length, 4);
-  const preludeCrc = Buffer.alloc(4);
-  preludeCrc.writeUInt32BE(crc32(prelude));
-  const withoutCrc = Buffer.concat([prelude, preludeCrc, headers, body]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(withoutCrc));
-  return Buffer.concat([withoutCrc, crc]);
-}
-
-interface BedrockCall {
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
-}
-
+// ── Bedrock ConverseStream (its AWS event stream framing: test/support/fake-bedrock.ts) ──
 describe('the bedrock-converse provider', () => {
-  let bedrock: Server;
+  let bedrock: FakeBedrock;
   let baseUrl: string;
-  const calls: BedrockCall[] = [];
-  const replies: ({ text?: string; tool?: { id: string; name: string; input: object } } | { status: number; type: string })[] = [];
+  let calls: BedrockCall[];
+  let replies: BedrockReply[];
   const saved = { ...process.env };
 
   beforeAll(async () => {
@@ -142,42 +111,12 @@ describe('the bedrock-converse provider', () => {
     process.env.AWS_BEDROCK_FORCE_HTTP1 = '1';
     // Task-role credentials on AWS; here the SDK's default chain finds these.
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDBEDROCKTEST', AWS_SECRET_ACCESS_KEY: 'bedrock-test-secret', AWS_REGION: 'us-east-1' });
-    bedrock = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        calls.push({ path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) as Record<string, unknown> });
-        const reply = replies.shift() ?? { text: 'echo' };
-        if ('status' in reply) {
-          res
-            .writeHead(reply.status, { 'content-type': 'application/json', 'x-amzn-errortype': reply.type })
-            .end(JSON.stringify({ message: `${reply.type}: slow down` }));
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
-        res.write(eventMessage('messageStart', { role: 'assistant' }));
-        let index = 0;
-        if (reply.text) {
-          for (const piece of reply.text.split(/(?<= )/)) res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text: piece } }));
-          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index++ }));
-        }
-        if (reply.tool) {
-          res.write(eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: reply.tool.id, name: reply.tool.name } } }));
-          const json = JSON.stringify(reply.tool.input);
-          for (let i = 0; i < json.length; i += 6)
-            res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(i, i + 6) } } }));
-          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index }));
-        }
-        res.write(eventMessage('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }));
-        res.end(eventMessage('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, metrics: { latencyMs: 1 } }));
-      });
-    });
-    await new Promise<void>((r) => bedrock.listen(0, '127.0.0.1', r));
-    baseUrl = `http://127.0.0.1:${(bedrock.address() as AddressInfo).port}`;
+    bedrock = await startFakeBedrock();
+    ({ baseUrl, calls, replies } = bedrock);
   });
-  afterAll(() => {
+  afterAll(async () => {
     process.env = saved;
-    bedrock.close();
+    await bedrock.close();
   });
 
   const client = () =>
@@ -205,51 +144,6 @@ describe('the bedrock-converse provider', () => {
     });
     expect(second.ok && textOf(second.message)).toBe('Rainy in Porto.');
     expect(JSON.stringify(calls[1]!.body)).toMatch(/"toolResult":\{"toolUseId":"tooluse_1".*14°C, rain/);
-  });
-
-  // /think <level> (a session's thinking level) at the provider boundary: what ConverseStream is asked for.
-  const thinkingAsked = async (modelId: string, thinking: ModelRequest['thinking']) => {
-    const before = calls.length;
-    const result = await piAiModel({ providerName: 'bedrock', provider: { api: 'bedrock-converse', baseUrl }, modelId, apiKey: undefined }).complete({
-      systemPrompt: '',
-      messages: [user('think about it')],
-      tools: [],
-      thinking,
-    });
-    expect(result.ok).toBe(true);
-    expect(calls).toHaveLength(before + 1);
-    return calls.at(-1)!.body;
-  };
-
-  it.each([
-    ['minimal', 1_024],
-    ['low', 2_048],
-    ['medium', 8_192],
-    ['high', 16_384],
-  ] as const)('asks Claude on Bedrock for a thinking budget under /think %s (%i tokens), in additionalModelRequestFields', async (level, budget) => {
-    const body = await thinkingAsked('anthropic.claude-test-v1:0', level);
-    expect(body.additionalModelRequestFields).toEqual({
-      thinking: { type: 'enabled', budget_tokens: budget, display: 'summarized' },
-      anthropic_beta: ['interleaved-thinking-2025-05-14'],
-    });
-    // No maxTokens of ours under the budget: Bedrock's default is the model's maximum, which leaves room for the answer.
-    expect((body.inferenceConfig as { maxTokens?: number } | undefined)?.maxTokens).toBeUndefined();
-  });
-
-  it('asks an adaptive-thinking Claude (an inference profile id) for an effort instead of a budget', async () => {
-    const body = await thinkingAsked('us.anthropic.claude-sonnet-4-6', 'minimal');
-    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
-  });
-
-  it.each([
-    ['/think off', 'anthropic.claude-test-v1:0', 'off'],
-    ['no /think', 'anthropic.claude-test-v1:0', undefined],
-    // A Bedrock model that is not Claude has no thinking field to ask with: it answers as before (what /think says it does).
-    ['/think high on a model that is not Claude', 'amazon.nova-pro-v1:0', 'high'],
-  ] as const)('asks for no thinking under %s', async (_name, modelId, level) => {
-    const body = await thinkingAsked(modelId, level);
-    expect(body.additionalModelRequestFields).toBeUndefined();
-    expect(JSON.stringify(body)).not.toMatch(/thinking|budget_tokens|effort/);
   });
 
   it('reports throttling as a retriable failure', async () => {

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import {
@@ -21,7 +21,8 @@ import { memoryLogger } from '../../shared/log.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, piAiModel, type ModelClient } from '../../runtime-image/src/model.ts';
+import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { start as startModel } from '../support/fake-model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
@@ -696,6 +697,75 @@ describe('/think', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('/think on a Bedrock model (bedrock-converse)', () => {
+  let bedrock: FakeBedrock;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    // HTTP/1.1 for the fake (pi-ai's switch); the credentials the SDK's default chain finds, as a task role's are on AWS.
+    Object.assign(process.env, {
+      AWS_BEDROCK_FORCE_HTTP1: '1',
+      AWS_ACCESS_KEY_ID: 'AKIDBEDROCKTHINK',
+      AWS_SECRET_ACCESS_KEY: 'bedrock-think-secret',
+      AWS_REGION: 'us-east-1',
+    });
+    bedrock = await startFakeBedrock();
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await bedrock.close();
+  });
+
+  // The level a session's /think set, at the provider boundary: what ConverseStream is asked for.
+  const thinkingAsked = async (modelId: string, thinking: ModelRequest['thinking']) => {
+    const before = bedrock.calls.length;
+    const result = await piAiModel({
+      providerName: 'bedrock',
+      provider: { api: 'bedrock-converse', baseUrl: bedrock.baseUrl },
+      modelId,
+      apiKey: undefined,
+    }).complete({
+      systemPrompt: '',
+      messages: [{ role: 'user', content: 'think about it', timestamp: 1 }],
+      tools: [],
+      thinking,
+    });
+    expect(result.ok).toBe(true);
+    expect(bedrock.calls).toHaveLength(before + 1);
+    return bedrock.calls.at(-1)!.body;
+  };
+
+  it.each([
+    ['minimal', 1_024],
+    ['low', 2_048],
+    ['medium', 8_192],
+    ['high', 16_384],
+  ] as const)('asks Claude on Bedrock for a thinking budget under /think %s (%i tokens), in additionalModelRequestFields', async (level, budget) => {
+    const body = await thinkingAsked('anthropic.claude-test-v1:0', level);
+    expect(body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: budget, display: 'summarized' },
+      anthropic_beta: ['interleaved-thinking-2025-05-14'],
+    });
+    // No maxTokens of ours under the budget: Bedrock's default is the model's maximum, which leaves room for the answer.
+    expect((body.inferenceConfig as { maxTokens?: number } | undefined)?.maxTokens).toBeUndefined();
+  });
+
+  it('asks an adaptive-thinking Claude (an inference profile id) for an effort instead of a budget', async () => {
+    const body = await thinkingAsked('us.anthropic.claude-sonnet-4-6', 'minimal');
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
+  });
+
+  it.each([
+    ['/think off', 'anthropic.claude-test-v1:0', 'off'],
+    ['no /think', 'anthropic.claude-test-v1:0', undefined],
+    // A Bedrock model that is not Claude has no thinking field to ask with: it answers as before (what /think says it does).
+    ['/think high on a model that is not Claude', 'amazon.nova-pro-v1:0', 'high'],
+  ] as const)('asks for no thinking under %s', async (_name, modelId, level) => {
+    const body = await thinkingAsked(modelId, level);
+    expect(body.additionalModelRequestFields).toBeUndefined();
+    expect(JSON.stringify(body)).not.toMatch(/thinking|budget_tokens|effort/);
   });
 });
 

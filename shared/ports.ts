@@ -74,6 +74,8 @@ export interface DraftView {
   text: string;
   /** The preview message this answer already has, which is edited rather than sent again. */
   previewMessageId?: number | undefined;
+  /** Thread a new preview message to this one (the user's): the preview becomes the answer's first message (replyToMode). */
+  replyToMessageId?: number | undefined;
 }
 
 export interface DraftShown {

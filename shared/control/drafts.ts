@@ -6,12 +6,15 @@
 // an ephemeral bubble that the final sendMessage replaces, and a group's preview message is
 // recorded with the inbound's origin, so the reply edits it into the final text once (under
 // the reply's own exactly-once ledger) and marks it final, after which drafts are dropped.
+import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
 import type { DraftEnvelope, OutboundEnvelope } from '../protocol/envelopes.ts';
 import { RetryLaterError, type ChannelSender, type ChannelTarget, type Clock, type InboundOrigins } from '../ports.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
+import { replyToMode } from './streaming.ts';
 
 export interface DraftDeps {
+  config: FleetConfig;
   origins: InboundOrigins;
   channel(target: ChannelTarget): Promise<ChannelSender>;
   /** Chats that said "slow down" to a draft, in this process. */
@@ -68,7 +71,14 @@ export async function showDraft(envelope: DraftEnvelope, sender: string, deps: D
     const channel = await deps.channel(target);
     if (!channel.showDraft) return;
     const text = envelope.text.length > channel.maxTextLength ? `${envelope.text.slice(0, channel.maxTextLength - 1)}…` : envelope.text;
-    const shown = await channel.showDraft(target, { draftId: draftIdFor(envelope.inReplyTo), text, previewMessageId: origin.preview?.messageId });
+    // A group's preview becomes the answer's first message, so it is threaded as that message would be.
+    const threaded = target.channel === 'telegram' && origin.messageId !== undefined && replyToMode(deps.config, target.accountId) !== 'off';
+    const shown = await channel.showDraft(target, {
+      draftId: draftIdFor(envelope.inReplyTo),
+      text,
+      previewMessageId: origin.preview?.messageId,
+      ...(threaded ? { replyToMessageId: origin.messageId } : {}),
+    });
     if (shown.previewMessageId !== undefined && shown.previewMessageId !== origin.preview?.messageId) {
       await deps.origins.put({ ...origin, preview: { messageId: shown.previewMessageId } });
     }

@@ -218,7 +218,8 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
       // Buttons go under the last part, where the user reads to.
       const buttons = isReply && i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
       const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && i === 0) ? { replyToMessageId: origin.messageId } : {};
-      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, buttons);
+      // The preview was threaded when it was sent; the thread here is for a preview gone, sent anew.
+      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, { ...thread, ...buttons });
       else await channel.sendText(target, text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {

@@ -2,20 +2,35 @@
 // process (the container's entry point) behind the real λ telegram-webhook and λ outbox on the
 // emulator's queues. Once the user has seen at least two drafts of the answer, the process is
 // killed; the message comes back to a new runtime, which writes the answer again. The user
-// gets exactly one final message, and no draft of either attempt shows after it.
+// gets exactly one final message, and no draft of either attempt shows after it. In a group the
+// drafts are a preview message edited as the answer grows; the redone turn's reply turns that
+// same preview into the answer, so the group still sees one message, finished once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textUpdate } from '../support/fake-telegram.ts';
 import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from './fault-fleet.ts';
 
 const USER = 7301;
 const ANSWER = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+const GROUP = -1007301000000;
+// A group gets a draft every 3 s: this one is written over ~18 s, so several edits show before the kill.
+const GROUP_ANSWER = Array.from({ length: 120 }, (_, i) => `part${i}`).join(' ');
+const GROUP_ASK = 'Tell the group a hundred and twenty words.';
 
 let f: FaultFleet;
 
 beforeAll(async () => {
-  f = await startFaultFleet({ fleet: 'sigstream', senders: [USER] });
-  // The first attempt writes slowly (a draft a second shows it growing); the redone one quicker.
-  let attempts = 0;
-  f.model.setResponder(() => ({ text: ANSWER, frameDelayMs: ++attempts === 1 ? 150 : 20 }));
+  f = await startFaultFleet({
+    fleet: 'sigstream',
+    senders: [USER],
+    edit: (raw) => void (raw.channels.telegram.groups = { [String(GROUP)]: { requireMention: false } }),
+  });
+  // Each question's first attempt writes slowly (the drafts show it growing); the redone one quicker.
+  const attempts = new Map<string, number>();
+  f.model.setResponder((req) => {
+    const n = (attempts.get(req.lastUserText ?? '') ?? 0) + 1;
+    attempts.set(req.lastUserText ?? '', n);
+    return { text: req.lastUserText === GROUP_ASK ? GROUP_ANSWER : ANSWER, frameDelayMs: n === 1 ? 150 : 20 };
+  });
 }, 120_000);
 
 afterAll(() => f?.close());
@@ -52,6 +67,47 @@ describe('a runtime SIGKILLed mid-stream (a real child process)', () => {
     expect(draftsBeforeKill).toBeGreaterThanOrEqual(2);
     // The killed attempt's drafts only ever showed the start of the answer.
     for (const d of drafts()) expect(ANSWER.startsWith(String(d.params.text))).toBe(true);
+    expect(await f.deadLetters(f.queues.fran!.inboxDlq)).toEqual([]);
+    expect(await f.deadLetters(f.queues.fran!.outboxDlq)).toEqual([]);
+  });
+
+  it('gives a group exactly one message, its preview edited into the final answer once', { timeout: 150_000 }, async () => {
+    const inGroup = () => f.tg.calls().filter((c) => c.params.chat_id === GROUP);
+    const edits = () => inGroup().filter((c) => c.method === 'editMessageText');
+    const [live] = f.runtimes.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
+    expect(live).toBeDefined();
+    const body = JSON.stringify(textUpdate({ updateId: 2, chatId: GROUP, chatType: 'supergroup', fromId: USER, text: GROUP_ASK }));
+    expect((await f.post(body)).statusCode).toBe(200);
+
+    // The preview was sent and edited twice as the answer grew. Then kill -9, mid-answer.
+    await expect.poll(() => edits().length, { timeout: 45_000, interval: 20 }).toBeGreaterThanOrEqual(2);
+    expect(inGroup().some((c) => String(c.params.text) === GROUP_ANSWER)).toBe(false);
+    await live!.kill('SIGKILL');
+    const editsBeforeKill = edits().length;
+
+    f.launch();
+    await expect.poll(() => inGroup().filter((c) => String(c.params.text) === GROUP_ANSWER).length, { timeout: 60_000, interval: 50 }).toBe(1);
+    await f.settled();
+
+    const calls = inGroup();
+    // One message in the group: the first attempt's preview, which the redone turn's reply edited into the answer.
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(calls.filter((c) => c.method === 'sendMessageDraft')).toEqual([]);
+    const shown = calls.filter((c) => c.method === 'sendMessage' || c.method === 'editMessageText');
+    // The whole answer shown once, by the last edit: no draft of either attempt edited it back after.
+    expect(shown.filter((c) => String(c.params.text) === GROUP_ANSWER)).toHaveLength(1);
+    expect(shown.at(-1)!.params.text).toBe(GROUP_ANSWER);
+    expect(shown.at(-1)!.method).toBe('editMessageText');
+    expect(editsBeforeKill).toBeGreaterThanOrEqual(2);
+    // Every edit went to that one preview, and each draft was a start of the answer.
+    const preview = sends[0]!;
+    expect(new Set(edits().map((c) => c.params.message_id)).size).toBe(1);
+    for (const c of shown.slice(0, -1)) expect(GROUP_ANSWER.startsWith(String(c.params.text))).toBe(true);
+    expect(preview.params.text).not.toBe(GROUP_ANSWER);
+    expect(f.model.requests().filter((q) => q.lastUserText === GROUP_ASK)).toHaveLength(2);
+    // The ack reaction on the group message, set when it was queued, was cleared once the answer was there.
+    expect(calls.filter((c) => c.method === 'setMessageReaction').map((c) => c.params.reaction)).toEqual([[{ type: 'emoji', emoji: '👀' }], []]);
     expect(await f.deadLetters(f.queues.fran!.inboxDlq)).toEqual([]);
     expect(await f.deadLetters(f.queues.fran!.outboxDlq)).toEqual([]);
   });

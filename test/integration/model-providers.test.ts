@@ -1,13 +1,11 @@
 // Our model adapter over each provider's real wire format (streamed), against the fake
 // model server: text, tool calls and their results, errors, retries with backoff. Bedrock's
-// ConverseStream (an AWS event stream) has a small fake of its own below.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { crc32 } from 'node:zlib';
+// ConverseStream (an AWS event stream) has a small fake of its own (test/support/fake-bedrock.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@mariozechner/pi-ai';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, piAiModel, textOf, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { startFakeBedrock, type BedrockCall, type BedrockReply, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { start, type FakeModel } from '../support/fake-model.ts';
 
 const KEY = 'sk-test-provider-key-0123456789';
@@ -100,41 +98,12 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
   });
 });
 
-// ── Bedrock ConverseStream ──────────────────────────────────────────────────────
-// The AWS event stream framing: prelude (total length, headers length, CRC32), string
-// headers, a JSON payload, and a CRC32 of the whole message.
-function eventMessage(eventType: string, payload: unknown): Buffer {
-  const header = (name: string, value: string) => {
-    const n = Buffer.from(name);
-    const v = Buffer.from(value);
-    const len = Buffer.alloc(2);
-    len.writeUInt16BE(v.length);
-    return Buffer.concat([Buffer.from([n.length]), n, Buffer.from([7]), len, v]);
-  };
-  const headers = Buffer.concat([header(':event-type', eventType), header(':content-type', 'application/json'), header(':message-type', 'event')]);
-  const body = Buffer.from(JSON.stringify(payload));
-  const prelude = Buffer.alloc(8);
-  prelude.writeUInt32BE(16 + headers.length + body.length, 0);
-  prelude.writeUInt32BE(headers.length, 4);
-  const preludeCrc = Buffer.alloc(4);
-  preludeCrc.writeUInt32BE(crc32(prelude));
-  const withoutCrc = Buffer.concat([prelude, preludeCrc, headers, body]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(withoutCrc));
-  return Buffer.concat([withoutCrc, crc]);
-}
-
-interface BedrockCall {
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
-}
-
+// ── Bedrock ConverseStream (its AWS event stream framing: test/support/fake-bedrock.ts) ──
 describe('the bedrock-converse provider', () => {
-  let bedrock: Server;
+  let bedrock: FakeBedrock;
   let baseUrl: string;
-  const calls: BedrockCall[] = [];
-  const replies: ({ text?: string; tool?: { id: string; name: string; input: object } } | { status: number; type: string })[] = [];
+  let calls: BedrockCall[];
+  let replies: BedrockReply[];
   const saved = { ...process.env };
 
   beforeAll(async () => {
@@ -142,42 +111,12 @@ describe('the bedrock-converse provider', () => {
     process.env.AWS_BEDROCK_FORCE_HTTP1 = '1';
     // Task-role credentials on AWS; here the SDK's default chain finds these.
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDBEDROCKTEST', AWS_SECRET_ACCESS_KEY: 'bedrock-test-secret', AWS_REGION: 'us-east-1' });
-    bedrock = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        calls.push({ path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(raw) as Record<string, unknown> });
-        const reply = replies.shift() ?? { text: 'echo' };
-        if ('status' in reply) {
-          res
-            .writeHead(reply.status, { 'content-type': 'application/json', 'x-amzn-errortype': reply.type })
-            .end(JSON.stringify({ message: `${reply.type}: slow down` }));
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
-        res.write(eventMessage('messageStart', { role: 'assistant' }));
-        let index = 0;
-        if (reply.text) {
-          for (const piece of reply.text.split(/(?<= )/)) res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text: piece } }));
-          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index++ }));
-        }
-        if (reply.tool) {
-          res.write(eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: reply.tool.id, name: reply.tool.name } } }));
-          const json = JSON.stringify(reply.tool.input);
-          for (let i = 0; i < json.length; i += 6)
-            res.write(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(i, i + 6) } } }));
-          res.write(eventMessage('contentBlockStop', { contentBlockIndex: index }));
-        }
-        res.write(eventMessage('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }));
-        res.end(eventMessage('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, metrics: { latencyMs: 1 } }));
-      });
-    });
-    await new Promise<void>((r) => bedrock.listen(0, '127.0.0.1', r));
-    baseUrl = `http://127.0.0.1:${(bedrock.address() as AddressInfo).port}`;
+    bedrock = await startFakeBedrock();
+    ({ baseUrl, calls, replies } = bedrock);
   });
-  afterAll(() => {
+  afterAll(async () => {
     process.env = saved;
-    bedrock.close();
+    await bedrock.close();
   });
 
   const client = () =>

@@ -172,3 +172,59 @@ describe('a Telegram message, end to end', () => {
     expect(tg.calls('sendMessage').some((c) => c.params.text === 'never delivered')).toBe(false);
   });
 });
+
+describe('an inline button press, end to end', () => {
+  /** A callback_query as Telegram sends it: the press, on the bot's message in the chat it was pressed in. */
+  const press = (updateId: number, queryId: string, from: number, data: string) =>
+    JSON.stringify({
+      update_id: updateId,
+      callback_query: {
+        id: queryId,
+        from: { id: from, is_bot: false, first_name: 'Ann' },
+        chat_instance: '-4718295530199210001',
+        data,
+        message: { message_id: 41, date: 1_764_000_000, chat: { id: from, type: 'private', first_name: 'Ann' }, text: 'Which day?' },
+      },
+    });
+  const answered = (queryId: string) => tg.calls('answerCallbackQuery').filter((c) => c.params.callback_query_id === queryId);
+
+  it('is answered on the Bot API within the webhook call, and reaches the agent’s model with the button’s data', async () => {
+    model.script({ text: 'Sunday it is.' });
+    const before = model.requests().length;
+    const res = await post('fran', press(110, '4382610975412897301', 5001, 'day:sun'));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ ok: true, envelopeId: 'tg.fran.110' });
+    // Already there when the webhook answered Telegram: one call, on fran's bot, with just the query id.
+    const calls = answered('4382610975412897301');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ token: TOKENS.fran, method: 'answerCallbackQuery' });
+    expect(calls[0]!.params).toEqual({ callback_query_id: '4382610975412897301' });
+
+    // The press is a message for the agent: the model is asked with the button's data.
+    const [asked] = (await model.waitForRequests(before + 1, 20_000)).slice(before);
+    expect(asked!.lastUserText).toBe('[Button pressed] day:sun');
+    expect(await repliesWith('Sunday it is.')).toHaveLength(1);
+    expect(answered('4382610975412897301')).toHaveLength(1);
+  });
+
+  it('is answered even when the access rules keep its sender out, and reaches no model', async () => {
+    const before = model.requests().length;
+    const res = await post('fran', press(111, '4382610975412897302', 6001, 'day:sat'));
+    expect(res.statusCode).toBe(200);
+    // A stranger's spinning button stops too; nothing of theirs is queued.
+    expect(answered('4382610975412897302')).toHaveLength(1);
+    expect(await queueDepth(fleet.queues.fran!.inbox)).toBe(0);
+    expect(model.requests()).toHaveLength(before);
+  });
+
+  it('still reaches the agent when Telegram refuses the answer (a query too old)', async () => {
+    tg.failNext('answerCallbackQuery', { error_code: 400, description: 'Bad Request: query is too old and response timeout expired or query ID is invalid' });
+    model.script({ text: 'Saturday, then.' });
+    const before = model.requests().length;
+    expect((await post('fran', press(112, '4382610975412897303', 5001, 'day:sat'))).statusCode).toBe(200);
+    expect(answered('4382610975412897303')).toHaveLength(1);
+    const [asked] = (await model.waitForRequests(before + 1, 20_000)).slice(before);
+    expect(asked!.lastUserText).toBe('[Button pressed] day:sat');
+    expect(await repliesWith('Saturday, then.')).toHaveLength(1);
+  });
+});

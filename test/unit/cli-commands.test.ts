@@ -125,6 +125,35 @@ describe('clawfleet', () => {
     expect(await runCli(['cost', '--awake-hours-per-day', '25'], captureIO({ cwd: workdir() }))).toBe(2);
   });
 
+  it('says what streamed replies cost per turn: drafts, and per draft its envelope, λ outbox record and SQS requests', async () => {
+    const line = (text: string) => text.split('\n').find((l) => /^Streamed replies/.test(l)) ?? '';
+    const io = captureIO({ cwd: workdir() });
+    expect(await runCli(['cost', '--writing-seconds', '8'], io)).toBe(0);
+    // Written over 8 s: a draft a second in a private chat after the first second (7), one per 3 s in a group (2).
+    const streamed = line(io.outText());
+    expect(streamed).toMatch(
+      /^Streamed replies, per turn written over 8 s: 7 drafts in a private chat, 2 in a group; each draft is 1 outbox envelope, 1 λ outbox record, 3 SQS requests \(send, receive, delete\) and 1 DynamoDB read — \$\d+\.\d\d\/month of the figures above \(priced as private chats\)\.$/,
+    );
+    // The month's figure is the drafts' own share, and it grows with the writing time.
+    const monthOf = (text: string) => Number(/— \$(\d+\.\d\d)\/month/.exec(line(text))?.[1]);
+    const longer = captureIO({ cwd: workdir() });
+    await runCli(['cost', '--writing-seconds', '30'], longer);
+    expect(line(longer.outText())).toMatch(/over 30 s: 29 drafts in a private chat, 9 in a group;/);
+    expect(monthOf(longer.outText())).toBeGreaterThan(monthOf(io.outText()));
+    expect(monthOf(io.outText())).toBeGreaterThan(0);
+    // An answer written within one draft interval sends none, and the line says so.
+    const quick = captureIO({ cwd: workdir() });
+    await runCli(['cost', '--writing-seconds', '0.5'], quick);
+    expect(line(quick.outText())).toMatch(/^Streamed replies as drafts: none \(/);
+    // Streaming off everywhere: no drafts either.
+    const off = JSON.parse(demo);
+    off.channels.telegram.streaming = 'off';
+    const quiet = captureIO({ cwd: workdir(off) });
+    await runCli(['cost'], quiet);
+    expect(line(quiet.outText())).toMatch(/^Streamed replies as drafts: none \(no account streams "partial"/);
+    expect(await runCli(['cost', '--writing-seconds', '601'], captureIO({ cwd: workdir() }))).toBe(2);
+  });
+
   it('counts in words that agree with the number ("1 agent", "4 agents")', async () => {
     const one = JSON.parse(demo);
     one.agents.list = [{ id: 'fran', default: true }];

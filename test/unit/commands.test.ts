@@ -1,10 +1,10 @@
 // Native commands: which the control plane answers alone (a sleeping agent is not woken for
 // /status), which it forwards (/stop in the control group, /new and /reset to the runtime), and
 // which are not ours (another bot's, unknown ones); and the runtime's side of /stop and /new.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import {
@@ -21,7 +21,8 @@ import { memoryLogger } from '../../shared/log.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, piAiModel, type ModelClient } from '../../runtime-image/src/model.ts';
+import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { start as startModel } from '../support/fake-model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
@@ -338,6 +339,64 @@ describe('native commands in the runtime', () => {
   });
 });
 
+describe('/reset', () => {
+  it('is queued for the runtime as a command, waking the agent, like /new', async () => {
+    const { post, queued, compute } = webhook('asleep');
+    await post('/reset');
+    expect(queued()[0]).toMatchObject({ kind: 'message', text: '/reset', command: { name: 'reset', args: '' } });
+    expect(compute.calls).toEqual([{ agentId: 'fran', action: 'start' }]);
+  });
+
+  it('starts a fresh session (no earlier turn, no /think level in context) and keeps the old transcript on disk, across a restart and a redelivery', async () => {
+    const asked: { texts: string[]; thinking: string | undefined }[] = [];
+    const model: ModelClient = {
+      label: 'scripted/reset',
+      contextWindow: 100_000,
+      async complete(req) {
+        asked.push({ texts: req.messages.map((m) => JSON.stringify(m.content)), thinking: req.thinking });
+        return { ok: true, message: assistantMessage('scripted/reset', [{ type: 'text', text: 'noted' }]) };
+      },
+    };
+    const { deps } = runtime(model);
+    const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
+    await turn(msg(1, 'my locker code is 4711'));
+    await turn(msg(2, '/think high', { command: { name: 'think', args: 'high' } }));
+    await turn(msg(3, 'and the bike lock is 0815'));
+    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('replied');
+    await turn(msg(5, 'what codes do you know?'));
+
+    // Before: the session's turns and its /think level; after /reset: only the new message, default thinking.
+    expect(asked.map((a) => a.texts.length)).toEqual([1, 3, 1]);
+    expect(asked[1]!.thinking).toBe('high');
+    expect(asked[2]!.thinking).toBeUndefined();
+    expect(asked[2]!.texts.join()).not.toMatch(/4711|0815/);
+    const replies = (deps.outbox as InMemoryOutbox).queue
+      .bodies()
+      .map((b) => JSON.parse(b))
+      .filter((e) => e.kind === 'reply');
+    expect(replies.find((r) => r.inReplyTo === 'tg.fran.4')).toMatchObject({ text: NEW_SESSION_TEXT, sessionKey: 'agent:fran:main' });
+
+    // The old conversation is still in the session's file, the reset line after it.
+    const file = readFileSync(deps.transcripts.path('agent:fran:main'), 'utf8');
+    expect(file).toContain('my locker code is 4711');
+    expect(file).toContain('and the bike lock is 0815');
+    const lines = file
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.inboundId)).toEqual(['tg.fran.1', 'tg.fran.2', 'tg.fran.3', 'tg.fran.4', 'tg.fran.5']);
+    expect(lines[3]).toMatchObject({ reset: true, reply: NEW_SESSION_TEXT });
+
+    // A restarted runtime reads the same file and starts after the reset too.
+    const restarted = new TranscriptStore(deps.workspace);
+    expect((await restarted.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
+    // The /reset handed out again (its deletion lost) re-sends its answer; it does not reset again over turn 5.
+    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('resent');
+    expect((await deps.transcripts.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
+    expect(readFileSync(deps.transcripts.path('agent:fran:main'), 'utf8')).toBe(file);
+  });
+});
+
 describe('acknowledgement and threading', () => {
   it('puts the ack reaction on a queued message, and none where the scope leaves it out', async () => {
     const { post, deps } = webhook('awake');
@@ -357,6 +416,88 @@ describe('acknowledgement and threading', () => {
     await post('and again', { updateId: 3 });
     expect(reactions).toHaveLength(1);
     expect((await deps.origins.get('tg.fran.3'))!.ack).toBeUndefined();
+  });
+});
+
+describe('ackReactionScope at the webhook', () => {
+  const GROUP_CHAT = { id: -1001234, type: 'supergroup' };
+  /** The messages each scope is judged on: a private one, and group ones that do or do not address the bot. */
+  const cases = {
+    direct: { text: 'hello' },
+    'group, @mentioned': { text: 'hi @fran_bot', chat: GROUP_CHAT, extra: { entities: [{ type: 'mention', offset: 3, length: 9 }] } },
+    'group, replying to the bot': {
+      text: 'and then?',
+      chat: GROUP_CHAT,
+      extra: {
+        reply_to_message: { message_id: 2, date: 1_764_000_000, chat: GROUP_CHAT, from: { id: 1000002, is_bot: true, first_name: 'Fran' }, text: 'Hi' },
+      },
+    },
+    'group, not addressed': { text: 'hi all', chat: GROUP_CHAT },
+    // Hostile: another bot whose name starts with ours, and our handle typed without Telegram's mention entity.
+    'group, a look-alike @fran_bot_x': { text: 'hi @fran_bot_x', chat: GROUP_CHAT, extra: { entities: [{ type: 'mention', offset: 3, length: 11 }] } },
+    'group, "@fran_bot" with no entity': { text: 'hi @fran_bot', chat: GROUP_CHAT },
+  } as const;
+  type Case = keyof typeof cases;
+  const reacted: Record<string, Case[]> = {
+    all: [
+      'direct',
+      'group, @mentioned',
+      'group, replying to the bot',
+      'group, not addressed',
+      'group, a look-alike @fran_bot_x',
+      'group, "@fran_bot" with no entity',
+    ],
+    direct: ['direct'],
+    'group-all': [
+      'group, @mentioned',
+      'group, replying to the bot',
+      'group, not addressed',
+      'group, a look-alike @fran_bot_x',
+      'group, "@fran_bot" with no entity',
+    ],
+    'group-mentions': ['group, @mentioned', 'group, replying to the bot'],
+  };
+
+  it.each(Object.keys(reacted))('under "%s", reacts to exactly the messages the scope names, each one queued', async (scope) => {
+    const { post, deps, queued } = webhook('awake');
+    deps.config.channels.telegram!.ackReactionScope = scope as 'all';
+    const reactions: { chatId: string; messageId: number; emoji: string | undefined }[] = [];
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      react: async (t, messageId, emoji) => void reactions.push({ chatId: t.chatId, messageId, emoji }),
+    });
+    const names = Object.keys(cases) as Case[];
+    for (const [i, name] of names.entries()) {
+      const c: { text: string; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = cases[name];
+      await post(c.text, { updateId: 100 + i, ...(c.chat ? { chat: c.chat } : {}), extra: { message_id: 10 + i, ...c.extra } });
+    }
+    // Every message was admitted (the group needs no mention): the scope alone decides the reaction.
+    expect(queued()).toHaveLength(names.length);
+    expect(reactions.map((r) => names[r.messageId - 10])).toEqual(reacted[scope]);
+    for (const r of reactions) expect(r.emoji).toBe('👀');
+    // The origin keeps the reaction only where one was set, so the outbox clears only those.
+    for (const [i, name] of names.entries())
+      expect((await deps.origins.get(`tg.fran.${100 + i}`))!.ack, name).toBe(reacted[scope]!.includes(name) ? '👀' : undefined);
+  });
+
+  it('takes the account’s own scope and emoji over the channel’s', async () => {
+    const { post, deps } = webhook('awake');
+    deps.config.channels.telegram!.ackReactionScope = 'direct';
+    deps.config.channels.telegram!.accounts.fran!.ackReactionScope = 'group-all';
+    deps.config.channels.telegram!.accounts.fran!.ackReaction = '🤔';
+    const reactions: (string | undefined)[] = [];
+    deps.channel = async () => ({
+      maxTextLength: 4096,
+      sendText: async () => {},
+      sendTyping: async () => {},
+      react: async (_t, _m, emoji) => void reactions.push(emoji),
+    });
+    await post('hello', { updateId: 120 });
+    await post('hi all', { updateId: 121, chat: GROUP_CHAT });
+    expect(reactions).toEqual(['🤔']);
+    expect((await deps.origins.get('tg.fran.121'))!.ack).toBe('🤔');
   });
 });
 
@@ -556,6 +697,75 @@ describe('/think', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('/think on a Bedrock model (bedrock-converse)', () => {
+  let bedrock: FakeBedrock;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    // HTTP/1.1 for the fake (pi-ai's switch); the credentials the SDK's default chain finds, as a task role's are on AWS.
+    Object.assign(process.env, {
+      AWS_BEDROCK_FORCE_HTTP1: '1',
+      AWS_ACCESS_KEY_ID: 'AKIDBEDROCKTHINK',
+      AWS_SECRET_ACCESS_KEY: 'bedrock-think-secret',
+      AWS_REGION: 'us-east-1',
+    });
+    bedrock = await startFakeBedrock();
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await bedrock.close();
+  });
+
+  // The level a session's /think set, at the provider boundary: what ConverseStream is asked for.
+  const thinkingAsked = async (modelId: string, thinking: ModelRequest['thinking']) => {
+    const before = bedrock.calls.length;
+    const result = await piAiModel({
+      providerName: 'bedrock',
+      provider: { api: 'bedrock-converse', baseUrl: bedrock.baseUrl },
+      modelId,
+      apiKey: undefined,
+    }).complete({
+      systemPrompt: '',
+      messages: [{ role: 'user', content: 'think about it', timestamp: 1 }],
+      tools: [],
+      thinking,
+    });
+    expect(result.ok).toBe(true);
+    expect(bedrock.calls).toHaveLength(before + 1);
+    return bedrock.calls.at(-1)!.body;
+  };
+
+  it.each([
+    ['minimal', 1_024],
+    ['low', 2_048],
+    ['medium', 8_192],
+    ['high', 16_384],
+  ] as const)('asks Claude on Bedrock for a thinking budget under /think %s (%i tokens), in additionalModelRequestFields', async (level, budget) => {
+    const body = await thinkingAsked('anthropic.claude-test-v1:0', level);
+    expect(body.additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: budget, display: 'summarized' },
+      anthropic_beta: ['interleaved-thinking-2025-05-14'],
+    });
+    // No maxTokens of ours under the budget: Bedrock's default is the model's maximum, which leaves room for the answer.
+    expect((body.inferenceConfig as { maxTokens?: number } | undefined)?.maxTokens).toBeUndefined();
+  });
+
+  it('asks an adaptive-thinking Claude (an inference profile id) for an effort instead of a budget', async () => {
+    const body = await thinkingAsked('us.anthropic.claude-sonnet-4-6', 'minimal');
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } });
+  });
+
+  it.each([
+    ['/think off', 'anthropic.claude-test-v1:0', 'off'],
+    ['no /think', 'anthropic.claude-test-v1:0', undefined],
+    // A Bedrock model that is not Claude has no thinking field to ask with: it answers as before (what /think says it does).
+    ['/think high on a model that is not Claude', 'amazon.nova-pro-v1:0', 'high'],
+  ] as const)('asks for no thinking under %s', async (_name, modelId, level) => {
+    const body = await thinkingAsked(modelId, level);
+    expect(body.additionalModelRequestFields).toBeUndefined();
+    expect(JSON.stringify(body)).not.toMatch(/thinking|budget_tokens|effort/);
   });
 });
 

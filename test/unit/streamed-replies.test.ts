@@ -190,8 +190,17 @@ describe('streamed replies', () => {
     const edits = calls.filter((c) => c.method === 'editMessageText');
     // Exactly one message in the chat: the preview, which became the answer.
     expect(sends).toHaveLength(1);
-    expect(edits.length).toBeGreaterThanOrEqual(2);
     expect(new Set(edits.map((c) => c.params.message_id))).toEqual(new Set([(await p.origins.get('tg.fran.2'))!.preview!.messageId]));
+    // The preview, then at least three drafts edited into it, each longer than the one before and none yet the whole answer…
+    const draftEdits = edits.slice(0, -1);
+    expect(draftEdits.length).toBeGreaterThanOrEqual(3);
+    const lengths = [sends[0]!, ...draftEdits].map((c) => String(c.params.text).length);
+    for (let i = 1; i < lengths.length; i++) expect(lengths[i]).toBeGreaterThan(lengths[i - 1]!);
+    for (const c of [sends[0]!, ...draftEdits]) expect(c.params.text).not.toContain('Safe travels!');
+    // …then exactly one final edit with the whole answer, the last call to the chat.
+    expect(calls.filter((c) => String(c.params.text).includes('Safe travels!'))).toHaveLength(1);
+    expect(calls.at(-1)).toBe(edits.at(-1));
+    expect(edits.at(-1)!.params).toMatchObject({ parse_mode: 'HTML', text: expect.stringContaining('<b>the plan</b>') });
     expect(edits.at(-1)!.params.text).toContain('Safe travels!');
     expect((await p.origins.get('tg.fran.2'))!.preview!.final).toBe(true);
   });
@@ -222,20 +231,47 @@ describe('streamed replies', () => {
     }
   });
 
-  it('slows drafts down on a 429 without delaying the final reply', async () => {
-    const started = Date.now();
+  it('slows drafts down on a 429: none is shown while the chat says wait, and they resume after it', { timeout: 20_000 }, async () => {
+    const t0 = mark();
+    const p = plane(PRIVATE);
+    const message = await p.admit(8);
+    tg.failNext('sendMessageDraft', faults.tooManyRequests(1));
+    // Long enough to write for well over the second the chat asks for.
+    const long = Array.from({ length: 45 }, (_, i) => `word${i}`).join(' ');
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(long, p.drafts)), new AbortController().signal);
+
+    const drafts = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessageDraft');
+    const [refused, ...shown] = drafts;
+    expect(shown.length).toBeGreaterThanOrEqual(1);
+    // Not one draft reached the chat within the second after the 429; the first after it came once the wait was over.
+    for (const c of shown) expect(c.at - refused!.at).toBeGreaterThanOrEqual(1_000);
+    // The runtime kept writing drafts meanwhile: the ones due during the pause were dropped, not queued or sent late.
+    const envelopes = p.handled.filter((e) => e.kind === 'draft');
+    const duringPause = envelopes.filter((e) => e.ts > refused!.at && e.ts < refused!.at + 1_000);
+    expect(duringPause.length).toBeGreaterThanOrEqual(2);
+    expect(drafts.length).toBeLessThan(envelopes.length);
+    expect(callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage')).toHaveLength(1);
+  });
+
+  it('does not delay the final reply when a 429 pauses the drafts', async () => {
     const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(4);
     tg.failNext('sendMessageDraft', faults.tooManyRequests(30));
-    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const model = slowModel(ANSWER, p.drafts);
+    let written = 0;
+    const timed: ModelClient = { ...model, complete: async (req) => model.complete(req).finally(() => (written = Date.now())) };
+    await runTurn(turnRequestFor(message), p.runtime(timed), new AbortController().signal);
     const calls = callsTo(PRIVATE, t0);
-    // The refused draft was the only one tried: the chat's drafts are paused for 30 s…
-    expect(calls.filter((c) => c.method === 'sendMessageDraft')).toHaveLength(1);
-    expect(p.handled.filter((e) => e.kind === 'draft').length).toBeGreaterThanOrEqual(2);
-    // …while the reply went out at once, not 30 s later.
-    expect(calls.filter((c) => c.method === 'sendMessage')).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(30_000);
+    const [refused, ...more] = calls.filter((c) => c.method === 'sendMessageDraft');
+    // The refused draft was the only one tried: the chat's drafts are paused for 30 s, every later one dropped…
+    expect(more).toEqual([]);
+    expect(p.handled.filter((e) => e.kind === 'draft' && e.ts > refused!.at).length).toBeGreaterThanOrEqual(2);
+    // …while the reply went out as soon as the model was done, well inside the pause, not after it.
+    const finals = calls.filter((c) => c.method === 'sendMessage');
+    expect(finals).toHaveLength(1);
+    expect(finals[0]!.at - written).toBeLessThan(2_000);
+    expect(finals[0]!.at).toBeLessThan(refused!.at + 30_000);
   });
 
   it('never shows a secret of the agent, not even its first characters while it is being written', async () => {
@@ -326,6 +362,85 @@ describe('acknowledgement and threading on the Bot API', () => {
     expect(sends[0]!.params.reply_parameters).toEqual({ message_id: 77, allow_sending_without_reply: true });
     expect(sends[1]!.params.reply_parameters).toBeUndefined();
     expect(calls.at(-1)).toMatchObject({ method: 'setMessageReaction', params: { message_id: 77, reaction: [] } });
+  });
+});
+
+describe('replyToMode "all" on the Bot API', () => {
+  const threaded = { message_id: 78, allow_sending_without_reply: true };
+
+  it('threads every part of a multi-part reply to the user’s message, and the account’s own "off" overrides the channel’s "all"', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'all';
+    const origin = {
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      target: { channel: 'telegram', accountId: 'fran', chatId: PRIVATE },
+      createdAt: 1,
+      expiresAt: Date.now() + 60_000,
+      messageId: 78,
+    } as const;
+    const reply = (n: number) => ({
+      v: PROTOCOL_VERSION,
+      kind: 'reply',
+      id: `tg.fran.${n}.reply.0`,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      inReplyTo: `tg.fran.${n}`,
+      ts: 1,
+      // Three parts: Telegram takes 4096 characters a message.
+      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(4000)}\n\n${'c'.repeat(100)}`,
+    });
+    await p.origins.put({ ...origin, id: 'tg.fran.21' });
+    const t0 = mark();
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply(21)), messageId: 'm' }, p.deps);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends.map((c) => String(c.params.text)[0])).toEqual(['a', 'b', 'c']);
+    expect(sends.map((c) => c.params.reply_parameters)).toEqual([threaded, threaded, threaded]);
+
+    p.deps.config.channels.telegram!.accounts.fran!.replyToMode = 'off';
+    await p.origins.put({ ...origin, id: 'tg.fran.22' });
+    const t1 = mark();
+    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply(22)), messageId: 'm' }, p.deps);
+    const unthreaded = callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage');
+    expect(unthreaded).toHaveLength(3);
+    expect(unthreaded.map((c) => c.params.reply_parameters)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('threads every block of a block-streamed answer and the reply’s rest', async () => {
+    const p = plane(PRIVATE);
+    p.deps.config.channels.telegram!.replyToMode = 'all';
+    const message = await p.admit(36, BLOCK_STREAM, { messageId: 78, emoji: '👀' });
+    const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks)), new AbortController().signal);
+    const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(4);
+    expect(sends.map((c) => c.params.reply_parameters)).toEqual([threaded, threaded, threaded, threaded]);
+  });
+});
+
+describe('replyToMode with a streamed answer in a group', () => {
+  it.each(['first', 'all'] as const)('threads the preview message under "%s": it becomes the answer, so the answer is threaded', async (mode) => {
+    const p = plane(GROUP);
+    p.deps.config.channels.telegram!.replyToMode = mode;
+    const message = await p.admit(mode === 'first' ? 37 : 38, undefined, { messageId: 79, emoji: '👀' });
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const calls = callsTo(GROUP, t0);
+    const sends = calls.filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.params.reply_parameters).toEqual({ message_id: 79, allow_sending_without_reply: true });
+    expect(calls.filter((c) => c.method === 'editMessageText').at(-1)!.params.text).toContain('Safe travels!');
+  });
+
+  it('leaves the preview unthreaded under "off"', async () => {
+    const p = plane(GROUP);
+    const message = await p.admit(39, undefined, { messageId: 80, emoji: '👀' });
+    const t0 = mark();
+    await runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts)), new AbortController().signal);
+    const sends = callsTo(GROUP, t0).filter((c) => c.method === 'sendMessage');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.params.reply_parameters).toBeUndefined();
   });
 });
 

@@ -64,8 +64,11 @@ export function telegramSender(api: BotApi): ChannelSender {
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
   const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
-    const thread = opts?.replyToMessageId !== undefined ? { reply_parameters: { message_id: opts.replyToMessageId, allow_sending_without_reply: true } } : {};
-    await formatted('sendMessage', { ...where(target), ...thread, ...keyboard(opts), link_preview_options: { is_disabled: true } }, text);
+    await formatted(
+      'sendMessage',
+      { ...where(target), ...thread(opts?.replyToMessageId), ...keyboard(opts), link_preview_options: { is_disabled: true } },
+      text,
+    );
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
@@ -106,7 +109,11 @@ export function telegramSender(api: BotApi): ChannelSender {
         await edited(formatted('editMessageText', { chat_id: chat.chat_id, message_id: draft.previewMessageId }, draft.text));
         return {};
       }
-      const sent = await formatted<{ message_id: number }>('sendMessage', { ...chat, link_preview_options: { is_disabled: true } }, draft.text);
+      const sent = await formatted<{ message_id: number }>(
+        'sendMessage',
+        { ...chat, ...thread(draft.replyToMessageId), link_preview_options: { is_disabled: true } },
+        draft.text,
+      );
       return { previewMessageId: sent.message_id };
     },
     async finishPreview(target, previewMessageId, text, opts) {
@@ -128,6 +135,9 @@ export function telegramSender(api: BotApi): ChannelSender {
     answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
   };
 }
+
+const thread = (messageId: number | undefined) =>
+  messageId !== undefined ? { reply_parameters: { message_id: messageId, allow_sending_without_reply: true } } : {};
 
 const keyboard = (opts: SendOptions | undefined) =>
   opts?.buttons ? { reply_markup: { inline_keyboard: opts.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) } } : {};

@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ClawfleetError } from '../shared/errors.ts';
+import { formatBytes } from '../shared/format-bytes.ts';
 import { isOwnMediaKey, TELEGRAM_DOWNLOAD_LIMIT_BYTES, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../shared/media/media-ref.ts';
 import { errorAnswer } from '../shared/http/error-status.ts';
 import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
@@ -110,13 +111,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
 /** Types the dashboard shows in the page; anything else (SVG and HTML included) is only ever downloaded. */
 const INLINE_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-/** A raw body of up to `max` bytes (a file), refused past it. */
+/** A raw body of up to `max` bytes (a file), refused past it with the limit as a person reads it ("20 MiB"). */
 async function readBytes(req: IncomingMessage, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > max) throw new ClawfleetError('MEDIA_TOO_LARGE', `file larger than ${max} bytes`);
+    if (size > max) throw new ClawfleetError('MEDIA_TOO_LARGE', `file larger than ${formatBytes(max)}`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);

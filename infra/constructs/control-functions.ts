@@ -57,6 +57,9 @@ export interface ControlFunctionSpec {
   logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
 
+/** λ outbox's timeout: the 120 s upload of a 50 MB file, up to 30 s reading it from S3, and 30 s for the batch's other records. */
+export const OUTBOX_TIMEOUT_SECONDS = 180;
+
 /** Telling a sleeping agent it has work: record the activity, then ask λ compute for desired count 1. */
 const WAKE = ['trackAgents', 'askAgentCompute'] as const;
 
@@ -96,7 +99,15 @@ export const CONTROL_FUNCTIONS = [
   },
   {
     name: 'outbox',
-    timeoutSeconds: 30,
+    // A file an agent sends (#16) is read whole from S3 (up to Telegram's 50 MB upload limit)
+    // and uploaded with a 120 s budget (shared/adapters/telegram/bot-api.ts): one worst-case
+    // file, its S3 read and the rest of its batch's text must fit in one invocation, or the
+    // batch is handed out again and the file is sent twice. The outbox queues' visibility
+    // follows at six times this (agent-queues.ts).
+    timeoutSeconds: OUTBOX_TIMEOUT_SECONDS,
+    // The file is held in memory up to three times (its S3 body, the upload's Blob, the
+    // multipart request being written): 150 MB beside Node's own ~80 MB does not fit 256 MB.
+    memoryMb: 512,
     // Every refused envelope (another agent's session, a forbidden relay, a forged sender…)
     // is counted; any at all is worth a look, since a correct runtime never sends one.
     logMetrics: [{ name: 'OutboxRejected', alarmAt: 1, description: 'A runtime sent an envelope the control plane refused' }],

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Stack, Validations, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
+import { OUTBOX_TIMEOUT_SECONDS } from '../../infra/constructs/control-functions.ts';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
 import { ARCHIVE_SCRIPT } from '../../infra/workspace-archive-script.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -247,6 +248,26 @@ describe('the control-plane stack', () => {
     expect(() => synthFleet(EXAMPLE_CONFIG, { reservedConcurrency: 'sometimes' }, { nag: false })).toThrow(/context.reservedConcurrency/);
   });
 
+  it('tells the webhook and the outbox the media bucket, the one each stores in or reads from', () => {
+    const mediaId = Stack.of(fleet.stacks.controlPlane).getLogicalId(fleet.stacks.controlPlane.media.bucket.node.defaultChild as CfnElement);
+    for (const name of ['demo-telegram-webhook', 'demo-outbox']) {
+      const [fn] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: name } }));
+      expect(fn!.Properties.Environment.Variables.CLAWFLEET_MEDIA_BUCKET, name).toEqual({ Ref: mediaId });
+    }
+  });
+
+  it('gives the outbox the time and memory of one 50 MB file sent with its 120 s upload budget, and its queues six times that as visibility', () => {
+    cp().hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'demo-outbox', Timeout: OUTBOX_TIMEOUT_SECONDS, MemorySize: 512 });
+    // The upload's own budget (bot-api.ts) plus reading the file from S3 must fit with room for the batch's text.
+    expect(OUTBOX_TIMEOUT_SECONDS).toBeGreaterThanOrEqual(120 + 30);
+    for (const agent of ['fran', 'jerry', 'grif', 'ray']) {
+      fleet.template(`demo-agent-${agent}`).hasResourceProperties('AWS::SQS::Queue', {
+        QueueName: `demo-outbox-${agent}.fifo`,
+        VisibilityTimeout: OUTBOX_TIMEOUT_SECONDS * 6,
+      });
+    }
+  });
+
   it('tells the outbox which function and role agents’ own schedules use', () => {
     const [outbox] = Object.values(cp().findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-outbox' } }));
     const env = outbox!.Properties.Environment.Variables;
@@ -456,6 +477,15 @@ describe('an agent stack', () => {
       SecretString: Match.absent(),
       GenerateSecretString: Match.absent(),
     });
+  });
+
+  it('tells every agent’s runtime the media bucket, by the control plane’s SSM parameter', () => {
+    for (const agent of ['fran', 'jerry', 'grif', 'ray']) {
+      const t = fleet.template(`demo-agent-${agent}`);
+      const task = Object.values(t.findResources('AWS::ECS::TaskDefinition'))[0]!;
+      const env = Object.fromEntries(task.Properties.ContainerDefinitions[0].Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+      expect(env.CLAWFLEET_MEDIA_BUCKET, agent).toEqual({ Ref: ssmParameter(t, '/clawfleet/demo/media/bucket') });
+    }
   });
 
   it('sizes the task from the runtime profile and hands the runtime only its own config slice and queues', () => {

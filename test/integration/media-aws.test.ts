@@ -4,10 +4,14 @@
 // fake model server gets it as an image part; a voice message is transcribed with the key from
 // the agent's own Secrets Manager secret; a file over Telegram's 20 MB is answered with a note,
 // never fetched; send_file's document goes out through λ outbox as a multipart sendDocument
-// once; a forged envelope naming another agent's key lands in the sender's outbox DLQ.
+// once; a forged envelope naming another agent's key lands in the sender's outbox DLQ; a
+// document lands in the workspace where the read tool reads it; a text-only model (grif's, a
+// second runtime) gets a note with the picture's path instead of an image; and a photo and a
+// document sent with send_file reach the chat once each although the runtime is SIGKILLed
+// after sending them and a new one redoes the turn.
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -29,6 +33,7 @@ import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts
 const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
 const TOKEN = '1000002:AAfran-media-token-00000000000000000';
+const GRIF_TOKEN = '1000003:AAgrif-media-token-00000000000000000';
 const MODEL_KEY = 'sk-test-media-aws-0123456789';
 const STT_KEY = 'sk-test-stt-aws-0123456789';
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -40,18 +45,23 @@ let webhook: (event: FunctionUrlEvent) => Promise<{ statusCode: number; body: st
 let pump: { stop(): Promise<void> };
 let runtime: RuntimeProcess;
 let workspace: string;
+/** Fran's runtime environment: a runtime started again after a SIGKILL gets the same. */
+let franEnv: Record<string, string>;
+let grif: RuntimeProcess | undefined;
+let config: ReturnType<typeof parseConfig>;
+const today = () => new Date().toISOString().slice(0, 10);
 const s3 = new S3Client({ ...aws, forcePathStyle: true });
 
-const post = (update: Update) =>
+const post = (update: Update, account: 'fran' | 'grif' = 'fran') =>
   webhook({
-    rawPath: '/telegram/fran',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(TOKEN) },
+    rawPath: `/telegram/${account}`,
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(account === 'fran' ? TOKEN : GRIF_TOKEN) },
     body: JSON.stringify(update),
     requestContext: { http: { method: 'POST' } },
   });
 
 beforeAll(async () => {
-  tg = await startTelegram({ bots: [{ token: TOKEN }] });
+  tg = await startTelegram({ bots: [{ token: TOKEN }, { token: GRIF_TOKEN }] });
   model = await startModel({ apiKey: MODEL_KEY });
   stt = await startTranscription({ apiKey: STT_KEY });
   const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
@@ -59,11 +69,16 @@ beforeAll(async () => {
   example.channels.telegram.apiRoot = tg.url;
   example.channels.telegram.allowFrom = ['5001'];
   example.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
-  example.models.providers.openai.imageModels = ['*'];
+  // Fran's model (the default, gpt-4.1-mini) takes images; grif's, one the list leaves out, does not.
+  example.models.providers.openai.imageModels = ['gpt-4.1-mini'];
   const fran = example.agents.list.find((a: { id: string }) => a.id === 'fran');
   fran.tools = { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } };
-  const config = parseConfig(example);
-  fleet = await provisionFleet(aws, config, { telegram: { FRAN_BOT_TOKEN: TOKEN }, agents: { fran: { OPENAI_API_KEY: MODEL_KEY, STT_KEY } } });
+  example.agents.list.find((a: { id: string }) => a.id === 'grif').model = 'openai/gpt-4o-mini';
+  config = parseConfig(example);
+  fleet = await provisionFleet(aws, config, {
+    telegram: { FRAN_BOT_TOKEN: TOKEN, GRIF_BOT_TOKEN: GRIF_TOKEN },
+    agents: { fran: { OPENAI_API_KEY: MODEL_KEY, STT_KEY }, grif: { OPENAI_API_KEY: MODEL_KEY } },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
 
   setHandlerEnv(aws, config);
@@ -77,13 +92,20 @@ beforeAll(async () => {
   );
 
   workspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-'));
-  runtime = startRuntime({
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-    CLAWFLEET_WORKSPACE: workspace,
+  franEnv = runtimeEnv('fran', workspace);
+  runtime = startRuntime(franEnv);
+  await runtime.waitFor((l) => l.msg === 'ready');
+});
+
+/** A runtime's environment on its own queues, reading its secret and the media bucket with signed requests. */
+function runtimeEnv(agentId: 'fran' | 'grif', dir: string): Record<string, string> {
+  return {
+    CLAWFLEET_AGENT_ID: agentId,
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, agentId)),
+    CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
+    CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
+    CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
+    CLAWFLEET_WORKSPACE: dir,
     CLAWFLEET_MEDIA_BUCKET: BUCKET,
     CLAWFLEET_VISIBILITY_SECONDS: '4',
     CLAWFLEET_WAIT_SECONDS: '1',
@@ -92,13 +114,13 @@ beforeAll(async () => {
     AWS_REGION: aws.region,
     AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  });
-  await runtime.waitFor((l) => l.msg === 'ready');
-});
+  };
+}
 
 afterAll(async () => {
   delete process.env.CLAWFLEET_MEDIA_BUCKET;
   await runtime?.kill('SIGKILL');
+  await grif?.kill('SIGKILL');
   await pump?.stop();
   await tg?.close();
   await model?.close();
@@ -214,5 +236,83 @@ describe('media on AWS', () => {
       .toBe(true);
     expect(reason).toMatch(/^MEDIA_NOT_OWNED: key "agents\/grif\/out\/r\/secret\.pdf" is not under the sender's own prefix agents\/fran\/out\//);
     expect(tg.calls('sendDocument').length).toBe(before);
+  });
+
+  it('lands a document from S3 in the workspace, where the read tool reads it', async () => {
+    const doc = Buffer.from('the budget review moved to Friday');
+    const file = tg.addFile(TOKEN, doc, 'documents/file_9.txt');
+    const path = `inbox/${today()}/budget.txt`;
+    model.script({ toolCalls: [{ name: 'read', arguments: { path } }] }, { text: 'The review is on Friday.' });
+    const from = model.requests().length;
+    expect((await post(mediaUpdate(304, { document: { ...file, file_name: 'budget.txt', mime_type: 'text/plain' } }))).statusCode).toBe(200);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'The review is on Friday.'), { timeout: 20_000 }).toBe(true);
+    const [first, second] = model.requests().slice(from);
+    expect(first!.lastUserText).toContain(`saved at ${path} in your workspace; read it with your file tools.`);
+    // The read tool's result, in the request that follows the tool call, holds the document's text.
+    const toolResults = (second!.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool');
+    expect(JSON.stringify(toolResults.at(-1)!.content)).toContain('the budget review moved to Friday');
+    expect(readFileSync(join(workspace, path))).toEqual(doc);
+  });
+
+  it('gives a text-only model (grif’s, one imageModels does not list) a note with the photo’s workspace path, no image part', async () => {
+    const grifWorkspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-grif-'));
+    grif = startRuntime(runtimeEnv('grif', grifWorkspace));
+    await grif.waitFor((l) => l.msg === 'ready');
+    const jpeg = Buffer.from('\xff\xd8\xff\xe0 for grif', 'latin1');
+    const file = tg.addFile(GRIF_TOKEN, jpeg, 'photos/file_10.jpg');
+    model.script({ text: 'I cannot see pictures.' });
+    const from = model.requests().length;
+    const update = mediaUpdate(305, { photo: [{ ...file, width: 10, height: 10 }] });
+    expect((await post(update, 'grif')).statusCode).toBe(200);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'I cannot see pictures.'), { timeout: 20_000 }).toBe(true);
+    const request = model.requests().slice(from)[0]!;
+    expect(request.images).toEqual([]);
+    expect(request.lastUserText).toMatch(
+      new RegExp(`\\[The user sent a photo \\(image/jpeg, ${jpeg.length} bytes\\), saved at inbox/${today()}/file_10\\.jpg; this model cannot see images`),
+    );
+    expect(readFileSync(join(grifWorkspace, `inbox/${today()}/file_10.jpg`))).toEqual(jpeg);
+  });
+
+  it('sends a photo and a document with send_file exactly once each although the runtime is SIGKILLed after sending them', async () => {
+    mkdirSync(join(workspace, 'out'), { recursive: true });
+    const png = Buffer.from('\x89PNG an aws chart', 'latin1');
+    const pdf = Buffer.from('%PDF-1.4 the aws figures');
+    writeFileSync(join(workspace, 'out/chart.png'), png);
+    writeFileSync(join(workspace, 'out/figures.pdf'), pdf);
+    const sendIt = {
+      toolCalls: [
+        { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },
+        { name: 'send_file', arguments: { path: 'out/figures.pdf' } },
+      ],
+    };
+    // First attempt: both files go out, then the model hangs and the runtime is killed mid-turn.
+    model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
+    const from = model.requests().length;
+    const [photos, documents] = [tg.calls('sendPhoto').length, tg.calls('sendDocument').length];
+    expect((await post(textUpdate({ updateId: 306, chatId: 5001, fromId: 5001, text: 'send me the chart' }))).statusCode).toBe(200);
+    await tg.waitForCalls('sendPhoto', photos + 1, 30_000);
+    await tg.waitForCalls('sendDocument', documents + 1, 30_000);
+    // Killed while the model is asked what to say after the files went out: the turn is not
+    // recorded and its message not deleted, so a new runtime gets it again and redoes it.
+    await model.waitForRequests(from + 2, 30_000);
+    await runtime.kill('SIGKILL');
+    runtime = startRuntime(franEnv);
+    await runtime.waitFor((l) => l.msg === 'ready');
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'Here is your chart.'), { timeout: 30_000 }).toBe(true);
+    // The turn was done twice (the model asked to send the files twice), each file sent once.
+    expect(
+      model
+        .requests()
+        .slice(from)
+        .filter((r) => JSON.stringify(r.body).includes('send me the chart')),
+    ).toHaveLength(4);
+    const photoCalls = tg.calls('sendPhoto').slice(photos);
+    expect(photoCalls).toHaveLength(1);
+    expect(photoCalls[0]!.params).toMatchObject({ chat_id: 5001, caption: 'your chart' });
+    expect(photoCalls[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
+    const docCalls = tg.calls('sendDocument').slice(documents);
+    expect(docCalls).toHaveLength(1);
+    expect(docCalls[0]!.params.document as UploadedPart).toEqual({ filename: 'figures.pdf', size: pdf.length, type: 'application/pdf', sha256: sha(pdf) });
+    expect(tg.calls('sendMessage').filter((c) => c.params.text === 'Here is your chart.')).toHaveLength(1);
   });
 });

@@ -194,6 +194,30 @@ describe('files in the dashboard’s chat box', () => {
     expect((await raw('POST', '/api/chat/alpha/files?name=x.txt', { 'content-type': 'text/plain' }, 'x')).status).toBe(401);
   });
 
+  it('refuses a file over Telegram’s 20 MiB with the limit as a person reads it, storing and queuing nothing', async () => {
+    const objects = store.objects.size;
+    const lines = cp.chat.since('alpha', 0).messages.length;
+    const tooBig = Buffer.alloc(20 * 1024 * 1024 + 1, 0x61);
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${url}/api/chat/alpha/files?name=big.bin`,
+        { method: 'POST', headers: { ...signedIn, 'content-type': 'application/octet-stream' } },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      req.on('error', reject);
+      req.end(tooBig);
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ error: 'file larger than 20 MiB', code: 'MEDIA_TOO_LARGE' });
+    expect(store.objects.size).toBe(objects);
+    expect(cp.chat.since('alpha', 0).messages).toHaveLength(lines);
+    expect(await cp.inbox('alpha').receive(0)).toEqual([]);
+  });
+
   it('refuses an upload from another site’s page, an empty one and one without a name', async () => {
     const cross = await raw(
       'POST',

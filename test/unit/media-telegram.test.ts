@@ -1,10 +1,13 @@
 // Media through the control plane (#16), against the fake Bot API on 127.0.0.1 (its real wire
-// format: getFile, the file download path, multipart sendPhoto/sendDocument): an attachment is
+// format: getFile, the file download path, multipart sendPhoto/sendDocument/sendVoice): an attachment is
 // fetched with the bot's token and kept under the receiving agent's own in/ prefix; a file an
 // agent sends goes out once, from its own out/ prefix only.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
 import {
@@ -23,6 +26,7 @@ import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/co
 import { memoryLogger } from '../../shared/log.ts';
 import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media/media-ref.ts';
 import type { ChannelTarget } from '../../shared/ports.ts';
+import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 
 const TOKEN = '1000002:fran-token-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -288,6 +292,39 @@ describe('outbound files (outbox)', () => {
     expect(tg.calls('sendDocument').slice(before)).toEqual([
       expect.objectContaining({ params: { chat_id: 4242, document: expect.objectContaining({ filename: 'notes.txt', size: 5 }) } }),
     ]);
+  });
+
+  it('sends a file send_file was told is a voice message as a multipart sendVoice with its bytes, once', async () => {
+    const { deps, store } = outbox();
+    const workspace = mkdtempSync(join(tmpdir(), 'cf-voice-'));
+    // An .m4a is inferred as audio: the kind given wins, so it plays as a voice message.
+    const voice = Buffer.from('OggS a voice reply');
+    writeFileSync(join(workspace, 'reply.m4a'), voice);
+    const tool = sendFileTool('fran', workspace, store, { now: () => 5_000 });
+    const envelopes: OutboundEnvelope[] = [];
+    const ctx = {
+      signal: new AbortController().signal,
+      sessionKey: 'agent:fran:main',
+      inboundId: 'tg.fran.7',
+      request: async (make: (id: string) => OutboundEnvelope) => {
+        const envelope = make('tg.fran.7.req.voice');
+        envelopes.push(envelope);
+        return envelope.id;
+      },
+    };
+    const parsed = tool.parse({ path: 'reply.m4a', kind: 'voice', caption: 'listen' });
+    expect(parsed.ok).toBe(true);
+    expect((await tool.run((parsed as { value: unknown }).value, ctx)).isError).toBeUndefined();
+    expect(envelopes).toEqual([expect.objectContaining({ kind: 'file', fileKind: 'voice', fileName: 'reply.m4a', size: voice.length })]);
+    const [voices, audios] = [tg.calls('sendVoice').length, tg.calls('sendAudio').length];
+    const record = { source: arn('fran'), messageId: 'm-voice', body: JSON.stringify(envelopes[0]) };
+    await processOutboxRecord(record, deps);
+    await processOutboxRecord(record, deps);
+    const calls = tg.calls('sendVoice').slice(voices);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.params).toMatchObject({ chat_id: 4242, caption: 'listen' });
+    expect(calls[0]!.params.voice as UploadedPart).toEqual({ filename: 'reply.m4a', size: voice.length, type: 'audio/mp4', sha256: sha(voice) });
+    expect(tg.calls('sendAudio').length).toBe(audios);
   });
 
   it('sends a video with sendVideo and an animation with sendAnimation, so the chat plays them', async () => {

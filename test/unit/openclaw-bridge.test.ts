@@ -1,12 +1,15 @@
 // The openclaw kind's bridge turn against a scripted gateway client (no OpenClaw here; the
 // real one is test/openclaw): one answer per inbound whatever happens to the gateway, the
 // recorded answer re-sent byte-identical, a retry sent under a key of its own, and a run
-// longer than a minute waited out (fake timers), never taken for one that ended.
-import { mkdtempSync } from 'node:fs';
+// longer than a minute waited out (fake timers), never taken for one that ended; attachments
+// copied into the workspace and named in the text the gateway is sent (#16).
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { memoryLogger } from '../../shared/log.ts';
+import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { AnswerJournal } from '../../runtime-image/src/openclaw/answer-journal.ts';
 import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/bridge-turn.ts';
@@ -278,5 +281,78 @@ describe('the openclaw bridge turn waiting on a run longer than a minute', () =>
     expect(calls.map((c) => c.call)).toEqual(expected);
     // Only the started status (the turn ran past 300 ms): no answer, no failure told.
     expect(sent.map((e) => (e.kind === 'status' ? `status ${e.turn}` : e.kind))).toEqual(['status started']);
+  });
+});
+
+describe('attachments on the openclaw kind (#16)', () => {
+  const DAY = Date.UTC(2026, 2, 1, 9);
+  const withMedia = (media: MediaRef[], text = 'see these'): TurnRequest => ({
+    ...req,
+    inboundId: `tg.fran.${media.length}${text.length}`,
+    enqueuedAt: DAY,
+    input: text,
+    media,
+  });
+  const gatewayAsked = (sent: OutboundEnvelope[]) => {
+    const reply = replies(sent)[0] as { text: string } | undefined;
+    return reply?.text.replace(/^answer to /, '') ?? '';
+  };
+
+  it('copies a document and a photo into the workspace and sends the gateway a note naming each path, no image', async () => {
+    const store = new InMemoryMediaStore();
+    const workspace = mkdtempSync(join(tmpdir(), 'cf-bridge-media-'));
+    await store.put('agents/fran/in/tg.fran.8/minutes.txt', Buffer.from('the meeting moved'), 'text/plain');
+    await store.put('agents/fran/in/tg.fran.8/photo.jpg', Buffer.from('\xff\xd8\xff jpeg', 'latin1'), 'image/jpeg');
+    const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
+    d.media = { agentId: 'fran', workspace, store, transcribe: undefined };
+    const turn = withMedia([
+      { kind: 'document', key: 'agents/fran/in/tg.fran.8/minutes.txt', mimeType: 'text/plain', size: 17, fileName: 'minutes.txt' },
+      { kind: 'photo', key: 'agents/fran/in/tg.fran.8/photo.jpg', mimeType: 'image/jpeg', size: 8 },
+    ]);
+    expect(await bridgeTurn(turn, d, new AbortController().signal)).toBe('replied');
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/minutes.txt'), 'utf8')).toBe('the meeting moved');
+    expect(readFileSync(join(workspace, 'inbox/2026-03-01/photo.jpg'))).toEqual(Buffer.from('\xff\xd8\xff jpeg', 'latin1'));
+    expect(gatewayAsked(sent).split('\n')).toEqual([
+      '[The user sent a file "minutes.txt" (text/plain, 17 bytes), saved at inbox/2026-03-01/minutes.txt in your workspace; read it with your file tools.]',
+      '[The user sent a photo (image/jpeg, 8 bytes), saved at inbox/2026-03-01/photo.jpg; this model cannot see images, so you cannot see it — say so if it matters.]',
+      'see these',
+    ]);
+  });
+
+  it('refuses an attachment under another agent’s prefix (a forged envelope), reading and writing nothing', async () => {
+    const store = new InMemoryMediaStore();
+    const workspace = mkdtempSync(join(tmpdir(), 'cf-bridge-media-'));
+    await store.put('agents/grif/in/tg.grif.1/secret.txt', Buffer.from('grif only'), 'text/plain');
+    const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
+    d.media = { agentId: 'fran', workspace, store, transcribe: undefined };
+    await bridgeTurn(
+      withMedia([{ kind: 'document', key: 'agents/grif/in/tg.grif.1/secret.txt', mimeType: 'text/plain', size: 9, fileName: 'secret.txt' }]),
+      d,
+      new AbortController().signal,
+    );
+    expect(gatewayAsked(sent)).toContain("it was refused: it is not kept under this agent's own prefix");
+    expect(gatewayAsked(sent)).not.toContain('grif only');
+    expect(existsSync(join(workspace, 'inbox'))).toBe(false);
+  });
+
+  it('tells an operator’s gateway (external mode, no shared workspace) that the file did not reach it, with the text still sent', async () => {
+    const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
+    d.external = { gatewayAgent: 'main' };
+    await bridgeTurn(
+      withMedia([{ kind: 'voice', key: 'agents/fran/in/tg.fran.9/v.ogg', mimeType: 'audio/ogg', size: 4, durationSeconds: 2 }], 'listen'),
+      d,
+      new AbortController().signal,
+    );
+    expect(gatewayAsked(sent).split('\n')).toEqual([
+      "[The user sent a voice message, but it did not reach you: this OpenClaw gateway does not share this runtime's workspace; say so if it matters.]",
+      'listen',
+    ]);
+  });
+
+  it('sends a message without attachments as it is', async () => {
+    const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
+    d.media = { agentId: 'fran', workspace: mkdtempSync(join(tmpdir(), 'cf-bridge-media-')), store: new InMemoryMediaStore(), transcribe: undefined };
+    await bridgeTurn({ ...req, inboundId: 'tg.fran.plain' }, d, new AbortController().signal);
+    expect(gatewayAsked(sent)).toBe('hi');
   });
 });

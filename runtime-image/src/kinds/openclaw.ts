@@ -24,6 +24,7 @@ import { startManagedGateway } from '../openclaw/gateway-process.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
 import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
+import { transcriberFor } from '../media/transcribe.ts';
 import { secretMasker } from '../secret-mask.ts';
 import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
@@ -208,6 +209,9 @@ async function startOpenclaw(
     turnTimeoutMs: env.turnTimeoutMs,
     masker: secretMasker(Object.values(secrets)),
     external: external ? { gatewayAgent: options.agent ?? env.agentId } : undefined,
+    // Attachments into the managed gateway's workspace (it is env.workspace); an operator's
+    // gateway has its own, so there they are only said to have been sent.
+    media: external ? undefined : { agentId: env.agentId, workspace: env.workspace, store: parts.media, transcribe: transcriberFor(env.config, secrets) },
   };
 
   let stopping: Promise<void> | undefined;

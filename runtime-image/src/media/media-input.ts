@@ -40,7 +40,8 @@ export interface MediaInput {
   transcripts: string[];
 }
 
-const WORDS: Record<MediaRef['kind'], string> = {
+/** Each kind of attachment as the model is told of it ("The user sent a voice message"). */
+export const MEDIA_WORDS: Record<MediaRef['kind'], string> = {
   photo: 'a photo',
   voice: 'a voice message',
   audio: 'an audio file',
@@ -60,7 +61,7 @@ export async function mediaInput(refs: MediaRef[], at: number, deps: MediaInputD
 }
 
 async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, transcripts }: MediaInput): Promise<string> {
-  const what = `${WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
+  const what = `${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
   if (!deps.store) return `[The user sent ${what}. This runtime has no media store, so it did not reach you; say so if it matters.]`;
   // Defence in depth: the control plane writes only here, and only this agent may read here.
   if (!isOwnMediaKey(deps.agentId, ref.key, 'in')) return `[The user sent ${what}, but it was refused: it is not kept under this agent's own prefix.]`;

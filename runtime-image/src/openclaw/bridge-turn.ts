@@ -16,9 +16,13 @@
 // its run, are taken: a gateway that answers for another session is not believed. While
 // the run writes, its `chat` deltas (the text so far) stream as the native turn's model text
 // does, through the same helper (turn-stream.ts): drafts or blocks, closed before the answer.
+// Attachments (#16) become what they are for the native runtime's text-only model: copied into
+// the agent's workspace (the managed gateway's own) with a note naming the path, voice heard
+// where a transcriber is configured — the gateway is sent text only, never an image.
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
+import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-input.ts';
 import type { SecretMasker } from '../secret-mask.ts';
 import { answerEnvelope, SHOW_WORK_AFTER_MS, sendStatus, type TurnOutcome } from '../turn.ts';
 import type { TurnRequest } from '../turn-request.ts';
@@ -45,6 +49,12 @@ export interface BridgeDeps {
    * the clawfleet session key's agent mapped to the gateway's agent that answers.
    */
   external?: { gatewayAgent: string } | undefined;
+  /**
+   * Where attachments go (media/media-input.ts without images: the gateway is sent text).
+   * Absent, each attachment is said not to have reached the agent: an operator's gateway
+   * (external mode) has a workspace of its own, which this runtime cannot write into.
+   */
+  media?: Omit<MediaInputDeps, 'imageInput' | 'signal'> | undefined;
 }
 
 /** The session key the gateway is asked with: clawfleet's own, or (external) the same with the gateway's agent in it. */
@@ -90,7 +100,8 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   );
   const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
-  const message = req.situation ? `[${req.situation}]\n\n${req.input}` : req.input;
+  const input = await bridgeInput(req, deps, turnSignal);
+  const message = req.situation ? `[${req.situation}]\n\n${input}` : input;
   const sessionKey = gatewaySessionKey(req.sessionKey, deps.agentId, deps.external);
   let end: RunEnd | undefined;
   let tries = 0;
@@ -189,6 +200,21 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   }
   log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
   return answered ? 'replied' : 'silent';
+}
+
+/**
+ * The text the gateway is sent: a line per attachment before the message's own text, as the
+ * native turn gives a model that takes no images. Read once per turn, before the first send.
+ */
+export async function bridgeInput(req: TurnRequest, deps: Pick<BridgeDeps, 'media' | 'clock'>, signal: AbortSignal): Promise<string> {
+  if (!req.media?.length) return req.input;
+  const lines = deps.media
+    ? (await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...deps.media, imageInput: false, signal })).lines
+    : req.media.map(
+        (ref) =>
+          `[The user sent ${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}, but it did not reach you: this OpenClaw gateway does not share this runtime's workspace; say so if it matters.]`,
+      );
+  return [...lines, req.input].filter((t) => t !== '').join('\n');
 }
 
 /** A message that never got through: the asker is told, as the native runtime's giveUpTurn does. */

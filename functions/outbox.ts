@@ -12,7 +12,7 @@ export interface SqsRecord {
   receiptHandle: string;
   body: string;
   eventSourceARN: string;
-  attributes: { MessageGroupId?: string };
+  attributes: { MessageGroupId?: string; ApproximateReceiveCount?: string };
 }
 
 const cp = awsControlPlane('outbox', (env) => [
@@ -34,6 +34,7 @@ export async function handler(event: { Records: SqsRecord[] }): Promise<{ batchI
       messageId: r.messageId,
       receipt: r.receiptHandle,
       group: r.attributes.MessageGroupId,
+      receiveCount: Number(r.attributes.ApproximateReceiveCount ?? 1),
     })),
     deps,
   );

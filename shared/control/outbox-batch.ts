@@ -1,7 +1,11 @@
 // A batch of outbox records, as λ outbox's event source mapping hands them over: each record
 // through the outbox core, reporting partial batch failures so only failed records are retried.
 // Within a FIFO group the records after a failure fail too, so a session's replies never
-// overtake each other; a channel that said when to come back has its record hidden that long.
+// overtake each other. A failed record is hidden for as long as the channel asked
+// (retry_after), or else for a backoff by how often it was received: the queue's own
+// visibility timeout is six times λ outbox's (minutes, sized for a 50 MB upload), far too
+// long to keep a reply waiting after a passing error. The records held behind it are hidden
+// just as long, so the session's next reply follows it rather than the timeout.
 import { errorFields } from '../log.ts';
 import { RetryLaterError, type DelayedRetry } from '../ports.ts';
 import { processOutboxRecord, type OutboxDeps, type OutboxRecord } from './outbox.ts';
@@ -11,7 +15,13 @@ export interface OutboxBatchRecord extends OutboxRecord {
   receipt: string;
   /** The FIFO group (session key) it was sent in; records of one group are kept in order. */
   group: string | undefined;
+  /** How many times the queue has handed it out, this time included (SQS's ApproximateReceiveCount). */
+  receiveCount?: number;
 }
+
+/** A record that failed for a reason the channel gave no time for waits this long, doubled on each receive. */
+export const FAILED_RETRY_BASE_SECONDS = 15;
+const FAILED_RETRY_MAX_SECONDS = 600;
 
 export interface OutboxBatchDeps extends OutboxDeps {
   delayedRetry: DelayedRetry;
@@ -19,11 +29,14 @@ export interface OutboxBatchDeps extends OutboxDeps {
 
 /** The message ids to hand back to the queue; every other record is done with. */
 export async function processOutboxBatch(records: readonly OutboxBatchRecord[], deps: OutboxBatchDeps): Promise<string[]> {
-  const failedGroups = new Set<string>();
+  /** A failed group's delay, in seconds, which the records behind its failure wait too. */
+  const failedGroups = new Map<string, number>();
   const failed: string[] = [];
   for (const record of records) {
     const group = `${record.source}|${record.group ?? ''}`;
-    if (failedGroups.has(group)) {
+    const held = failedGroups.get(group);
+    if (held !== undefined) {
+      await retryAfter(record, held, deps);
       failed.push(record.messageId);
       continue;
     }
@@ -31,20 +44,26 @@ export async function processOutboxBatch(records: readonly OutboxBatchRecord[], 
       await processOutboxRecord(record, deps);
     } catch (err) {
       const later = err instanceof RetryLaterError;
-      if (later) await retryAfter(record, err.seconds, deps);
+      const seconds = later ? err.seconds : backoffSeconds(record.receiveCount);
+      await retryAfter(record, seconds, deps);
       deps.log[later ? 'warn' : 'error']('outbox record failed; it will be retried', {
         messageId: record.messageId,
         source: record.source,
+        retryInSeconds: seconds,
         ...errorFields(err),
       });
-      failedGroups.add(group);
+      failedGroups.set(group, seconds);
       failed.push(record.messageId);
     }
   }
   return failed;
 }
 
-/** The channel said when to come back: hide the record that long. If that fails, the queue's visibility timeout applies. */
+function backoffSeconds(receiveCount = 1): number {
+  return Math.min(FAILED_RETRY_BASE_SECONDS * 2 ** (Math.max(1, receiveCount) - 1), FAILED_RETRY_MAX_SECONDS);
+}
+
+/** Hide the record that long. If that fails, the queue's visibility timeout applies. */
 async function retryAfter(record: OutboxBatchRecord, seconds: number, deps: OutboxBatchDeps): Promise<void> {
   try {
     await deps.delayedRetry.retryAfter({ source: record.source, receipt: record.receipt }, seconds);

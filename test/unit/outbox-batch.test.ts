@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
-import { processOutboxBatch, type OutboxBatchDeps, type OutboxBatchRecord } from '../../shared/control/outbox-batch.ts';
+import { FAILED_RETRY_BASE_SECONDS, processOutboxBatch, type OutboxBatchDeps, type OutboxBatchRecord } from '../../shared/control/outbox-batch.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { RetryLaterError, type ChannelTarget, type ReceivedRecord } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
@@ -81,7 +81,11 @@ describe('an outbox batch', () => {
     // The second reply of the same session waits behind the first; the other session goes on.
     expect(failed).toEqual(['m1', 'm2']);
     expect(sent).toEqual(['other chat']);
-    expect(retries).toEqual([{ record: { source: OUTBOX, receipt: 'receipt-1' }, seconds: 7 }]);
+    // The one behind it is hidden as long, so it follows the first rather than the queue's visibility timeout.
+    expect(retries).toEqual([
+      { record: { source: OUTBOX, receipt: 'receipt-1' }, seconds: 7 },
+      { record: { source: OUTBOX, receipt: 'receipt-2' }, seconds: 7 },
+    ]);
     expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({
       level: 'warn',
       msg: 'outbox record failed; it will be retried',
@@ -89,11 +93,13 @@ describe('an outbox batch', () => {
     });
   });
 
-  it('fails a record that failed for another reason without delaying it, and logs it as an error', async () => {
+  it('hides a record that failed for another reason for a backoff by its receive count (not the queue’s minutes-long visibility timeout), and logs it as an error', async () => {
     const { deps, retries } = setup({ refuse: () => new Error('socket hang up') });
     expect(await processOutboxBatch([reply(1, 'agent:fran:sa', 'x')], deps)).toEqual(['m1']);
-    expect(retries).toEqual([]);
-    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({ level: 'error', error: 'socket hang up' });
+    expect(await processOutboxBatch([{ ...reply(1, 'agent:fran:sa', 'x'), receiveCount: 3 }], deps)).toEqual(['m1']);
+    expect(await processOutboxBatch([{ ...reply(1, 'agent:fran:sa', 'x'), receiveCount: 40 }], deps)).toEqual(['m1']);
+    expect(retries.map((r) => r.seconds)).toEqual([FAILED_RETRY_BASE_SECONDS, FAILED_RETRY_BASE_SECONDS * 4, 600]);
+    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({ level: 'error', error: 'socket hang up', retryInSeconds: 15 });
   });
 
   it('still fails the record when its retry cannot be delayed, leaving it to the queue’s visibility timeout', async () => {

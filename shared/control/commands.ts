@@ -5,6 +5,7 @@
 // addressed to another bot (`/status@otherbot`) is not ours; an unknown one goes to the model.
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND } from '../config/runtime-kinds.ts';
 import { RUNTIME_COMMANDS, type RuntimeCommand } from '../protocol/envelopes.ts';
 import type { AgentRecord, RecordedSessionStats, SessionRecord } from '../ports.ts';
 
@@ -80,14 +81,16 @@ export function statusText(f: StatusFacts): string {
     // Naming only the configured model would be a lie while the stand-in answers.
     `Model: ${model}${f.offline ? ` (offline: ${f.offline}; the agent answers with a stand-in, not the model)` : ''}`,
     `Session: ${f.sessionKey} (last message ${ago(f.session?.updatedAt)})`,
-    ...sessionLines(stats, ago),
+    ...sessionLines(stats, ago, (agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND) !== DEFAULT_RUNTIME_KIND),
     `Queue: ${f.queueDepth === undefined ? 'unknown' : `${f.queueDepth} waiting`}`,
     `Last activity: ${ago(f.record?.lastActivityAt)}`,
   ].join('\n');
 }
 
 /** The session's length and context use as the runtime last reported them (after its latest turn). */
-function sessionLines(stats: RecordedSessionStats | undefined, ago: (at: number) => string): string[] {
+function sessionLines(stats: RecordedSessionStats | undefined, ago: (at: number) => string, foreignRuntime: boolean): string[] {
+  // An OpenClaw runtime keeps its sessions inside its gateway, which does not say their length.
+  if (!stats && foreignRuntime) return ['Session length: not reported by this runtime kind'];
   if (!stats) return ['Session length: not reported yet (the agent reports it after a turn)'];
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const share = stats.contextTokens / stats.contextWindow;

@@ -80,6 +80,14 @@ describe('/status renders the session', () => {
     expect(status(undefined)).not.toMatch(/^Context:/m);
   });
 
+  it('says an OpenClaw runtime does not report them, rather than that it has not yet', () => {
+    const openclaw = structuredClone(config);
+    const fran = openclaw.agents.list.find((a) => a.id === 'fran')!;
+    fran.runtime = { ...fran.runtime, kind: 'openclaw' };
+    const text = statusText({ config: openclaw, agentId: 'fran', sessionKey: 'agent:fran:main', record: undefined, session: undefined, queueDepth: 0, now: 1 });
+    expect(text).toContain('Session length: not reported by this runtime kind');
+  });
+
   it('says token counts as people do', () => {
     expect([0, 850, 1_000, 12_345, 128_000, 1_048_576].map(tokenCount)).toEqual(['0', '850', '1k', '12.3k', '128k', '1M']);
   });

@@ -7,9 +7,10 @@ import { ClawfleetError } from '../shared/errors.ts';
 import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
 import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+import { allowedUpdatesFor } from '../shared/control/streaming.ts';
 
-/** The updates the webhook handler acts on; Telegram sends nothing else. */
-export const ALLOWED_UPDATES = ['message', 'callback_query'];
+/** The updates the webhook handler acts on; Telegram sends nothing else (edits too for an account that passes them on). */
+export { ALLOWED_UPDATES } from '../shared/control/streaming.ts';
 
 export interface RegisterWebhooksOptions {
   config: FleetConfig;
@@ -33,7 +34,7 @@ export async function registerWebhooks(opts: RegisterWebhooksOptions): Promise<{
     const token = await opts.botToken(accountId);
     const url = webhookUrlFor(opts.functionUrl, accountId);
     const api = createBotApi({ apiRoot: telegram.apiRoot, token, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-    await api.call('setWebhook', { url, secret_token: webhookSecretFor(token), allowed_updates: ALLOWED_UPDATES });
+    await api.call('setWebhook', { url, secret_token: webhookSecretFor(token), allowed_updates: allowedUpdatesFor(opts.config, accountId) });
     await registerCommandMenu(api, opts.config, accountId);
     done.push({ accountId, url });
   }

@@ -4,6 +4,7 @@
 import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts';
 import { errorFields, type Logger } from '../shared/log.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
+import { allowedUpdatesFor } from '../shared/control/streaming.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 
 /** getUpdates holds the request up to its 25 s timeout; the client waits longer than that. */
@@ -21,7 +22,12 @@ export function startTelegramPoller(cp: LocalControlPlane, accountId: string, to
     await registerCommandMenu(api, cp.config, accountId).catch((err) => log.warn('command menu not registered', { accountId, ...errorFields(err) }));
     while (!stopped) {
       try {
-        const updates = await api.call<{ update_id: number }[]>('getUpdates', { offset, timeout: 25 });
+        // The same updates a deployed webhook is sent (edits only where the account passes them on).
+        const updates = await api.call<{ update_id: number }[]>('getUpdates', {
+          offset,
+          timeout: 25,
+          allowed_updates: allowedUpdatesFor(cp.config, accountId),
+        });
         for (const update of updates) {
           if (stopped) return;
           const result = await cp.telegramUpdate(accountId, secret, JSON.stringify(update));

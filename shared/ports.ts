@@ -2,7 +2,7 @@
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
 import type { OutboundFileKind } from './media/media-ref.ts';
-import type { InboundEnvelope, OutboundEnvelope } from './protocol/envelopes.ts';
+import type { InboundEnvelope, OutboundEnvelope, SessionStats } from './protocol/envelopes.ts';
 import type { BotIdentity } from './telegram/mention.ts';
 
 export interface Clock {
@@ -159,12 +159,27 @@ export interface SessionRecord {
   updatedAt: number;
   /** The user blocked the bot: replies are dropped until they write again. */
   blockedAt?: number | undefined;
+  /**
+   * What the agent's runtime last reported about the session (its length, context use and
+   * model) and when (`at`: the reporting envelope's ts), for /status. Kept by `recordStats`
+   * alone: a `put` leaves it as it is.
+   */
+  stats?: RecordedSessionStats | undefined;
 }
+
+export type RecordedSessionStats = SessionStats & { at: number };
 
 /** Session key → the agent that owns it and where its replies go. Written only by the control plane. */
 export interface SessionRegistry {
   get(sessionKey: string): Promise<SessionRecord | undefined>;
-  put(record: SessionRecord): Promise<void>;
+  /** Records the owner, target and blockedAt; a session's stats are kept as they are. */
+  put(record: Omit<SessionRecord, 'stats'>): Promise<void>;
+  /**
+   * Records what `agentId`'s runtime reported about the session, if the session exists, is
+   * that agent's, and has no report newer than `stats.at` (a redelivered or late status never
+   * overwrites a newer one). Returns whether it was recorded; never creates a session.
+   */
+  recordStats(sessionKey: string, agentId: string, stats: RecordedSessionStats): Promise<boolean>;
   /** An agent's sessions, most recently updated first (the dashboard's agent page). */
   list(agentId: string, limit: number): Promise<SessionRecord[]>;
 }

@@ -53,8 +53,11 @@ export const GRANTS = {
   readDashboardSecret: (ctx: GrantContext) => readSecret(ctx.dashboardSecret),
   /** Inbound dedupe: was this update admitted, remember that it was. */
   admitInbound: (ctx: GrantContext) => tableAccess(ctx, 'dedupe', ['GetItem', 'PutItem']),
-  /** Record a session's owner and reply target (a conditional put). */
-  recordSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['PutItem']),
+  /**
+   * Record a session's owner and reply target, and what its runtime reported about it (conditional
+   * updates: an update keeps the item's other attributes, as a put would not).
+   */
+  recordSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['UpdateItem']),
   readSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['GetItem']),
   /** An agent's sessions for the dashboard: a filtered scan (the table is keyed by session only). */
   listSessions: (ctx: GrantContext) => tableAccess(ctx, 'sessions', ['Scan']),

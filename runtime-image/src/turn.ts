@@ -3,7 +3,7 @@
 // after answering but before deleting the message), the recorded answer is sent again,
 // byte-identical, instead of asking the model a second time.
 import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
-import type { Buttons, OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import type { Buttons, OutboundEnvelope, SessionStats } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { replyId } from '../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
@@ -18,6 +18,7 @@ import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';
 import { startTurnStream } from './turn-stream.ts';
+import { sessionStats } from './session-stats.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 import { NotRegularFileError } from './workspace-file.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
@@ -109,6 +110,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
     await deps.transcripts.append(req.sessionKey, record);
     await sendAnswer(req, record, deps);
+    await sendCommandStatus(req, [...entries, record], deps);
     log.info('session reset by command', { command: req.command.name });
     return 'replied';
   }
@@ -123,7 +125,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   const turnSignal = AbortSignal.any([signal, timeout, cancel]);
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   // The session's /model choice, if it made one (and it is still configured).
-  const model = history.model && deps.models?.refs.includes(history.model) ? deps.models.forRef(history.model) : deps.model;
+  const model = sessionModel(history, deps).chosen ? deps.models!.forRef(history.model!) : deps.model;
   // Attachments (#16): each said in a line of the input; photos for a model that sees them as
   // images — the model this turn asks (the session's /model choice), not the primary.
   let input = req.input;
@@ -251,7 +253,17 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered).catch((err) =>
+  // An isolated run's transcript is its own, not the session its status names: nothing to say about that one.
+  const session = req.isolated
+    ? undefined
+    : sessionStats({
+        entries: [...entries, record],
+        history: { ...history, turns: [...history.turns, record] },
+        model,
+        ...sessionModel(history, deps),
+        promptChars: prompt(history).length + JSON.stringify(tools.map((t) => t.parameters)).length,
+      });
+  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered, session).catch((err) =>
     log.warn('status not sent', errorFields(err)),
   );
   const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
@@ -279,6 +291,7 @@ async function modelCommand(req: TurnRequest, args: string, entries: TranscriptE
   }
   await deps.transcripts.append(req.sessionKey, record);
   await sendAnswer(req, record, deps);
+  await sendCommandStatus(req, [...entries, record], deps);
   return 'replied';
 }
 
@@ -297,7 +310,25 @@ async function thinkCommand(req: TurnRequest, args: string, entries: TranscriptE
   }
   await deps.transcripts.append(req.sessionKey, record);
   await sendAnswer(req, record, deps);
+  await sendCommandStatus(req, [...entries, record], deps);
   return 'replied';
+}
+
+/** The model a session's turns use: its /model choice while that is still configured, else the agent's own. */
+function sessionModel(history: SessionHistory, deps: Pick<TurnDeps, 'models' | 'model'>): { ref: string; chosen: boolean } {
+  const chosen = history.model !== undefined && (deps.models?.refs.includes(history.model) ?? false);
+  return { ref: chosen ? history.model! : (deps.models?.refs[0] ?? deps.model.label), chosen };
+}
+
+/**
+ * After /new, /model or /think: the session's stats as they now stand (a fresh session, another
+ * model), so /status says so before the next turn. Best effort, as every status.
+ */
+async function sendCommandStatus(req: TurnRequest, entries: TranscriptEntry[], deps: TurnDeps): Promise<void> {
+  const history = historyOf(entries);
+  const { ref, chosen } = sessionModel(history, deps);
+  const session = sessionStats({ entries, history, model: chosen ? deps.models!.forRef(ref) : deps.model, ref, chosen });
+  await sendStatus(req, deps, 'ended', undefined, undefined, true, session).catch((err) => deps.log.warn('status not sent', errorFields(err)));
 }
 
 /**
@@ -427,6 +458,8 @@ export async function sendStatus(
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
   /** On ended: whether a reply went out (false lets the control plane clear the ack itself). */
   replied?: boolean,
+  /** The session's length, context use and model after the turn (protocol 4), for /status. */
+  session?: SessionStats,
 ): Promise<void> {
   await deps.outbox.send({
     v: PROTOCOL_VERSION,
@@ -440,5 +473,6 @@ export async function sendStatus(
     ...(error ? { error: error.slice(0, 2_000) } : {}),
     ...(timing ? { timing } : {}),
     ...(turn === 'ended' && replied === false ? { replied } : {}),
+    ...(session ? { session } : {}),
   });
 }

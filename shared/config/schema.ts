@@ -275,6 +275,8 @@ const conversationKeys = {
   ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
   /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */
   replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
+  /** A user's edit of a message already sent: ignore (default; Telegram is not even asked for edits), or note (passed on to the agent as "[edited message <id>] new text"). */
+  editedMessages: z.optional(z.enum(['ignore', 'note'])),
 };
 
 const TelegramAccountSchema = z.strictObject({

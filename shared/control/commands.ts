@@ -5,8 +5,9 @@
 // addressed to another bot (`/status@otherbot`) is not ours; an unknown one goes to the model.
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
+import { DEFAULT_RUNTIME_KIND } from '../config/runtime-kinds.ts';
 import { RUNTIME_COMMANDS, type RuntimeCommand } from '../protocol/envelopes.ts';
-import type { AgentRecord, SessionRecord } from '../ports.ts';
+import type { AgentRecord, RecordedSessionStats, SessionRecord } from '../ports.ts';
 
 /** The command menu registered with setMyCommands, in the order Telegram shows it. */
 export const COMMAND_MENU = [
@@ -70,16 +71,42 @@ export interface StatusFacts {
 export function statusText(f: StatusFacts): string {
   const agent = resolveAgent(f.config, f.agentId);
   const state = f.record?.state ?? 'asleep';
-  const model = agent.model ? [agent.model.primary, ...agent.model.fallbacks].join(' → ') : '(none configured)';
+  const configured = agent.model ? [agent.model.primary, ...agent.model.fallbacks].join(' → ') : '(none configured)';
   const ago = (at: number | undefined) => (at === undefined ? 'never' : `${Math.max(0, Math.round((f.now - at) / 1000))} s ago`);
+  const stats = f.session?.stats;
+  // The session's /model choice leads: it is what answers in this chat.
+  const model = stats?.modelChosen ? `${stats.model} (chosen with /model; configured: ${configured})` : configured;
   return [
     `🤖 ${agent.name ?? agent.id} (${agent.id}) — ${state === 'awake' ? 'awake' : state === 'waking' || state === 'restarting' ? 'waking' : state === 'unhealthy' ? 'unhealthy' : 'asleep'}`,
     // Naming only the configured model would be a lie while the stand-in answers.
     `Model: ${model}${f.offline ? ` (offline: ${f.offline}; the agent answers with a stand-in, not the model)` : ''}`,
     `Session: ${f.sessionKey} (last message ${ago(f.session?.updatedAt)})`,
+    ...sessionLines(stats, ago, (agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND) !== DEFAULT_RUNTIME_KIND),
     `Queue: ${f.queueDepth === undefined ? 'unknown' : `${f.queueDepth} waiting`}`,
     `Last activity: ${ago(f.record?.lastActivityAt)}`,
   ].join('\n');
+}
+
+/** The session's length and context use as the runtime last reported them (after its latest turn). */
+function sessionLines(stats: RecordedSessionStats | undefined, ago: (at: number) => string, foreignRuntime: boolean): string[] {
+  // An OpenClaw runtime keeps its sessions inside its gateway, which does not say their length.
+  if (!stats && foreignRuntime) return ['Session length: not reported by this runtime kind'];
+  if (!stats) return ['Session length: not reported yet (the agent reports it after a turn)'];
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const share = stats.contextTokens / stats.contextWindow;
+  const percent = stats.contextTokens > 0 && share < 0.005 ? '<1%' : `${Math.round(share * 100)}%`;
+  return [
+    `Session length: ${plural(stats.turns, 'turn')}, ${plural(stats.messages, 'message')} in context (as of ${ago(stats.at)})`,
+    `Context: ${stats.estimated ? '~' : ''}${tokenCount(stats.contextTokens)} / ${tokenCount(stats.contextWindow)} tokens (${percent})`,
+  ];
+}
+
+/** 850, 12.3k, 200k, 1.5M: how token counts are usually said. */
+export function tokenCount(n: number): string {
+  const short = (value: number, unit: string) => `${value >= 100 ? Math.round(value) : Number(value.toFixed(1))}${unit}`;
+  if (n >= 1_000_000) return short(n / 1_000_000, 'M');
+  if (n >= 1_000) return short(n / 1_000, 'k');
+  return String(n);
 }
 
 export function whoamiText(f: {

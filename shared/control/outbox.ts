@@ -125,6 +125,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       await deps.registry?.recordActivity(sender, deps.clock.now());
       if (envelope.turn === 'failed') await deps.registry?.recordError(sender, deps.clock.now(), envelope.error ?? 'turn failed');
       if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
+      await recordSessionStats(envelope, sender, deps);
       await clearAckOfSilentTurn(envelope, sender, deps);
       deps.log.info('runtime status', {
         agentId: sender,
@@ -237,6 +238,23 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
   }
   deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length });
   if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+}
+
+/**
+ * What the runtime says about the session after a turn, kept on the session for /status. Only
+ * on a session the sender owns (the store's condition: a runtime cannot write onto another
+ * agent's session, nor make one up); a refused one is logged, not dead-lettered: it is
+ * information, and the turn it reports is done either way.
+ */
+async function recordSessionStats(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
+  if (!envelope.session || envelope.sessionKey === undefined) return;
+  const recorded = await deps.sessions.recordStats(envelope.sessionKey, sender, { ...envelope.session, at: envelope.ts });
+  if (!recorded)
+    deps.log.info('session stats not recorded: no such session of this agent, or a newer report is there', {
+      agentId: sender,
+      sessionKey: envelope.sessionKey,
+      envelopeId: envelope.id,
+    });
 }
 
 /** A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message acknowledged: clear that. */

@@ -1,7 +1,7 @@
 // The conversation settings of a Telegram account (its own, else the channel's, else the
 // default): whether and how fast an answer is streamed (OpenClaw's `streaming`; the control
 // plane decides and tells the runtime in the message envelope, so the runtime never needs the
-// channel's config), the ack reaction and reply threading. Private chats get about a draft a second (sendMessageDraft is made for it);
+// channel's config), the ack reaction, reply threading, and what becomes of edited messages. Private chats get about a draft a second (sendMessageDraft is made for it);
 // groups get an edited preview message, slower, since every edit counts against the group's limit.
 import type { FleetConfig } from '../config/schema.ts';
 import { DEFAULT_BLOCK_CHUNK, type StreamRequest } from '../protocol/envelopes.ts';
@@ -10,7 +10,7 @@ export const DRAFT_INTERVAL_MS = { direct: 1_000, group: 3_000 } as const;
 
 type Settings = Pick<
   NonNullable<FleetConfig['channels']['telegram']>,
-  'streaming' | 'blockStreamingChunk' | 'ackReaction' | 'ackReactionScope' | 'replyToMode'
+  'streaming' | 'blockStreamingChunk' | 'ackReaction' | 'ackReactionScope' | 'replyToMode' | 'editedMessages'
 >;
 function setting<K extends keyof Settings>(config: FleetConfig, accountId: string, key: K): Settings[K] {
   const telegram = config.channels.telegram;
@@ -40,6 +40,19 @@ export function ackReactionFor(config: FleetConfig, accountId: string, chat: { k
 
 export function replyToMode(config: FleetConfig, accountId: string): 'off' | 'first' | 'all' {
   return setting(config, accountId, 'replyToMode') ?? 'off';
+}
+
+/** What becomes of a user's edit of a message already sent: ignored (the default, as before), or a note to the agent. */
+export function editedMessagesMode(config: FleetConfig, accountId: string): 'ignore' | 'note' {
+  return setting(config, accountId, 'editedMessages') ?? 'ignore';
+}
+
+/** The updates the control plane reads: the ones Telegram is asked for, by the webhook (setWebhook) and by local polling (getUpdates). */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+
+/** An account's allowed_updates: edits too where it passes them on (`editedMessages: "note"`), so no other account's bot is sent them for nothing. */
+export function allowedUpdatesFor(config: FleetConfig, accountId: string): string[] {
+  return editedMessagesMode(config, accountId) === 'note' ? [...ALLOWED_UPDATES, 'edited_message'] : [...ALLOWED_UPDATES];
 }
 
 /**

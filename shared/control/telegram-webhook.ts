@@ -1,4 +1,5 @@
-// Admits one Telegram update: authenticate, parse, dedupe, route, record the message's
+// Admits one Telegram update (a message, a button press, or where configured an edit):
+// authenticate, parse, dedupe, route, record the message's
 // origin (whom its answer reaches) and the session's last direct route, and queue it. It answers 200 only once the message is
 // durably queued; any failure after authentication is a 5xx, so Telegram retries.
 import type { FleetConfig } from '../config/schema.ts';
@@ -25,7 +26,7 @@ import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
-import { ackReactionFor, streamRequestFor } from './streaming.ts';
+import { ackReactionFor, editedMessagesMode, streamRequestFor } from './streaming.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
@@ -106,13 +107,21 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   const press = update.callback_query;
   // A button press is answered at once, whatever becomes of it, so the button stops spinning.
   if (press) await answerPress(req.accountId, press, deps);
-  const message = update.message ?? (press ? pressAsMessage(press) : undefined);
+  const ctx = { accountId: req.accountId, updateId: update.update_id };
+  // A user's edit of a message already sent: ignored unless the account passes edits on.
+  const edit = update.message || press ? undefined : update.edited_message;
+  if (edit && editedMessagesMode(config, req.accountId) !== 'note') {
+    log.info('update skipped: an edited message, and editedMessages is "ignore"', ctx);
+    return { status: 200, body: { ok: true, skipped: 'an edited message' } };
+  }
+  const message = update.message ?? (press ? pressAsMessage(press) : undefined) ?? edit;
   // A photo, voice message or file arrives as a note saying so (with its caption), so the
   // agent can tell the user it cannot see it rather than the user hearing nothing; with a
-  // media store the file itself is fetched below, and the note replaced.
-  const note = message && message.text === undefined ? mediaNote((raw as { message?: unknown }).message) : undefined;
-  const text = message?.text ?? ([note, message?.caption].filter((t) => t !== undefined).join('\n') || undefined);
-  const ctx = { accountId: req.accountId, updateId: update.update_id };
+  // media store the file itself is fetched below, and the note replaced. An edit carries its
+  // new text or caption only: its file (if any) came with the message it edits.
+  const note = message && message.text === undefined && !edit ? mediaNote((raw as { message?: unknown }).message) : undefined;
+  const said = message?.text ?? ([note, message?.caption].filter((t) => t !== undefined).join('\n') || undefined);
+  const text = edit && said !== undefined ? editNoteText(edit.message_id, said) : said;
   if (!message || text === undefined) {
     log.info('update skipped: nothing for an agent in it', { ...ctx, kind: updateKind(raw as Record<string, unknown>) });
     return { status: 200, body: { ok: true, skipped: 'nothing for an agent in it' } };
@@ -133,7 +142,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   let bot: BotIdentity | undefined;
   let mentioned = false;
   try {
-    if (message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
+    // An edit is never a command: an edited "/new" must not start the session over a second time.
+    if (!edit && message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
       // Who we are matters only for /cmd@somebot: a plain /cmd is for whichever bot reads it.
       bot = message.text.includes('@') || peer.kind === 'group' ? await deps.botIdentity(req.accountId) : undefined;
       command = parseCommand(message.text, bot?.username);
@@ -210,7 +220,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
   let media: InboundMedia = { kind: 'none' };
-  if (deps.media && message.text === undefined) {
+  if (deps.media && message.text === undefined && !edit) {
     const fetched = await fetchMedia(
       (raw as { message?: unknown }).message,
       { accountId: req.accountId, agentId: target.agentId, envelopeId: id },
@@ -231,7 +241,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     agentId: target.agentId,
     sessionKey: target.sessionKey,
     // From the update, not the clock: a retried update must make a byte-identical envelope.
-    ts: message.date * 1000,
+    ts: (edit?.edit_date ?? message.date) * 1000,
     text: withMedia(media, text, message.caption),
     ...(media.kind === 'stored' ? { media: [media.ref] } : {}),
     from: {
@@ -390,5 +400,8 @@ function quoteOf(message: TelegramMessage, bot: BotIdentity | undefined): Messag
   const author = own ? 'you' : (quoted.from?.username ?? quoted.from?.first_name);
   return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}), ...(own ? { fromAgent: true as const } : {}) };
 }
+
+/** What the agent is told of an edit (`editedMessages: "note"`): which message, and what it says now. */
+export const editNoteText = (messageId: number, text: string) => `[edited message ${messageId}] ${text}`;
 
 export const WAKING_NOTE = '⏳ Waking up — the first answer after a nap takes a little longer.';

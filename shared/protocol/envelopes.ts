@@ -9,15 +9,18 @@ import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } f
 /**
  * The version this build writes. 2: drafts, commands, buttons, quotes, media. 3: block
  * streaming (`block` envelopes, a reply's `afterBlocks`, an ended status's `replied`).
+ * 4: a status's `session` (the session's length, context use and model, for /status).
  */
-export const PROTOCOL_VERSION = 3 as const;
+export const PROTOCOL_VERSION = 4 as const;
 /**
- * The oldest version this build still reads. Version 3 only added (a kind, optional fields),
- * so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
+ * The oldest version this build still reads. Versions 3 and 4 only added (a kind, optional
+ * fields), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
+/** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -34,7 +37,7 @@ const AgentIdSchema = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/));
 export const SessionKeySchema = z.string().check(z.minLength(1), z.maxLength(512));
 
 const base = {
-  v: z.literal([MIN_PROTOCOL_VERSION, PROTOCOL_VERSION]),
+  v: z.literal(READABLE_VERSIONS),
   id: EnvelopeIdSchema,
   agentId: AgentIdSchema,
   /** Epoch milliseconds when the envelope was made. */
@@ -232,6 +235,28 @@ const TypingEnvelopeSchema = z.strictObject({
   inboundId: EnvelopeIdSchema,
 });
 
+/**
+ * Where a session stands after a turn (protocol 4): the control plane records it on the
+ * session and /status shows it, so a sleeping agent is not woken to say how long its session
+ * is. Evidence, like all runtime output: it is kept only on a session the sender owns.
+ */
+export const SessionStatsSchema = z.strictObject({
+  /** Turns since the session started or its last /new (compacted ones included). */
+  turns: z.number().check(z.int(), z.nonnegative(), z.lte(10_000_000)),
+  /** Messages the model's context holds for the next turn (after any compaction). */
+  messages: z.number().check(z.int(), z.nonnegative(), z.lte(10_000_000)),
+  /** Tokens of the last context the model was given (prompt and answer), as the provider counted them. */
+  contextTokens: z.number().check(z.int(), z.nonnegative(), z.lte(100_000_000)),
+  /** The provider gave no count (an offline stand-in, a command turn): contextTokens is estimated from the text. */
+  estimated: z.optional(z.literal(true)),
+  /** Tokens the session's model takes in. */
+  contextWindow: z.number().check(z.int(), z.positive(), z.lte(100_000_000)),
+  /** The model ref the session's turns use. */
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  /** Set when the session chose it with /model (absent: the agent's configured primary). */
+  modelChosen: z.optional(z.literal(true)),
+});
+
 const StatusEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('status'),
@@ -241,6 +266,8 @@ const StatusEnvelopeSchema = z.strictObject({
   /** On ended: false when the turn sent no reply (NO_REPLY, or an answer said whole in blocks), so the control plane clears the ack itself. */
   replied: z.optional(z.boolean()),
   error: z.optional(z.string().check(z.maxLength(2_000))),
+  /** On ended/failed, protocol 4: the session's length, context use and model after the turn (/status shows them). */
+  session: z.optional(SessionStatsSchema),
   /** On ended/failed: where the turn's time went (the dashboard shows it per turn). */
   timing: z.optional(
     z.strictObject({
@@ -342,6 +369,7 @@ export type BlockEnvelope = z.infer<typeof BlockEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
 export type StatusEnvelope = z.infer<typeof StatusEnvelopeSchema>;
 export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
+export type SessionStats = z.infer<typeof SessionStatsSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
 export type Quote = z.infer<typeof QuoteSchema>;
@@ -362,7 +390,7 @@ function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, directio
     }
   }
   const v = (json as { v?: unknown } | null)?.v;
-  if (typeof json === 'object' && json !== null && v !== PROTOCOL_VERSION && v !== MIN_PROTOCOL_VERSION) {
+  if (typeof json === 'object' && json !== null && !(READABLE_VERSIONS as readonly unknown[]).includes(v)) {
     throw new EnvelopeError(
       'ENVELOPE_VERSION',
       `${direction} envelope has protocol version ${JSON.stringify(v)}; this build reads ${MIN_PROTOCOL_VERSION} to ${PROTOCOL_VERSION}`,

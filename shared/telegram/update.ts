@@ -29,6 +29,8 @@ export const TelegramMessageSchema = z.object({
   from: z.optional(UserSchema),
   chat: ChatSchema,
   date: z.number().check(z.int()),
+  /** Set on an edited message: when it was edited. */
+  edit_date: z.optional(z.number().check(z.int())),
   text: z.optional(z.string()),
   caption: z.optional(z.string()),
   entities: z.optional(z.array(EntitySchema)),
@@ -62,6 +64,8 @@ export const CallbackQuerySchema = z.object({
 export const TelegramUpdateSchema = z.object({
   update_id: z.number().check(z.int(), z.nonnegative()),
   message: z.optional(TelegramMessageSchema),
+  /** A user's edit of a message already sent; read only where the account passes edits on (`editedMessages: "note"`). */
+  edited_message: z.optional(TelegramMessageSchema),
   callback_query: z.optional(CallbackQuerySchema),
 });
 

@@ -48,12 +48,17 @@ describe('register-webhooks', () => {
   });
   afterAll(() => tg?.close());
 
-  it('points each bot at /telegram/<accountId> with its own secret token and only message updates', async () => {
+  it('points each bot at /telegram/<accountId> with its own secret token and only the updates it reads (edits where the account passes them on)', async () => {
     const config = parseConfig({
       fleet: 'demo',
       agents: { list: [{ id: 'jerry', model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }] },
       models: { providers: { openai: { api: 'openai-completions' } } },
-      channels: { telegram: { apiRoot: tg.url, accounts: { jerry: { botTokenSecret: 'JERRY_BOT_TOKEN' }, fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
+      channels: {
+        telegram: {
+          apiRoot: tg.url,
+          accounts: { jerry: { botTokenSecret: 'JERRY_BOT_TOKEN' }, fran: { botTokenSecret: 'FRAN_BOT_TOKEN', editedMessages: 'note' } },
+        },
+      },
     });
     const registered = await registerWebhooks({ config, functionUrl: 'https://abc123.lambda-url.us-east-1.on.aws/', botToken: async (id) => tokens[id]! });
     expect(registered.map((r) => r.url)).toEqual([
@@ -67,7 +72,7 @@ describe('register-webhooks', () => {
       expect(call.params).toMatchObject({
         url: `https://abc123.lambda-url.us-east-1.on.aws/telegram/${accountId}`,
         secret_token: webhookSecretFor(token),
-        allowed_updates: ALLOWED_UPDATES,
+        allowed_updates: accountId === 'fran' ? [...ALLOWED_UPDATES, 'edited_message'] : ALLOWED_UPDATES,
       });
     }
     // And each bot's command menu, as Telegram shows it after "/".

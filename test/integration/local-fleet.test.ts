@@ -91,6 +91,26 @@ describe('the local fleet', () => {
     expect(model.requests().at(-1)?.headers.authorization).toBe(`Bearer ${FRAN_KEY}`);
   });
 
+  it('says in /status, after a real turn, how long the session is and how full the model’s context is (the provider’s count)', async () => {
+    await chat('fran', 'how long is this session?');
+    await replyTo('fran', (t) => t === 'echo: how long is this session?');
+    // The runtime's ended status carries the session's stats; the outbox records them on the session.
+    let status = '';
+    await expect
+      .poll(
+        async () => {
+          await chat('fran', '/status');
+          status = (await chatLines(fleet, 'fran')).filter((m) => m.role === 'agent' && m.text.startsWith('🤖')).at(-1)?.text ?? '';
+          return /^Session length: [1-9]\d* turns?, [1-9]\d* messages in context/m.test(status);
+        },
+        { timeout: 20_000, interval: 300 },
+      )
+      .toBe(true);
+    // Counted by the model server (its usage), not estimated: no "~".
+    expect(status).toMatch(/^Context: \d+(\.\d)?k? \/ \d+(\.\d)?k tokens \((\d+%|<1%)\)$/m);
+    expect(status).not.toMatch(/^Context: ~/m);
+  });
+
   it('answers with a clearly labelled offline model when the agent has no key', async () => {
     await chat('grif', 'anyone there?');
     const text = await replyTo('grif', (t) => t.includes('anyone there?'));

@@ -26,7 +26,13 @@ beforeAll(async () => {
   // One agent is enough here; Telegram by polling, pairing for unknown senders.
   config.agents.list = [{ id: 'fran', name: 'Fran', default: true }];
   config.bindings = [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }];
-  config.channels.telegram = { apiRoot: tg.url, dmPolicy: 'pairing', allowFrom: ['42'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } };
+  // Edits are passed on to the agent as notes (a test below).
+  config.channels.telegram = {
+    apiRoot: tg.url,
+    dmPolicy: 'pairing',
+    allowFrom: ['42'],
+    accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN', editedMessages: 'note' } },
+  };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN } }));
   fleet = await startLocalFleet({
@@ -58,6 +64,16 @@ describe('local Telegram by long polling', () => {
     // The offset moved past the update: it is asked for once, never again.
     const offsets = tg.calls('getUpdates').map((c) => Number(c.params.offset ?? 0));
     expect(Math.max(...offsets)).toBe(101);
+  });
+
+  it('asks getUpdates for edits where the account passes them on, and an edit reaches the agent as a note', async () => {
+    await tg.waitForCalls('getUpdates', 1, 20_000);
+    expect(tg.calls('getUpdates').at(-1)!.params.allowed_updates).toEqual(['message', 'callback_query', 'edited_message']);
+    const { message, ...rest } = textUpdate({ updateId: 150, chatId: 42, fromId: 42, messageId: 77, text: 'meet at the station' });
+    const before = tg.calls('sendMessage').length;
+    tg.pushUpdate(TOKEN, { ...rest, edited_message: { ...message!, edit_date: Math.floor(Date.now() / 1000) } });
+    const sends = await tg.waitForCalls('sendMessage', before + 1, 30_000);
+    expect(sends.some((c) => String(c.params.text).includes('[edited message 77] meet at the station'))).toBe(true);
   });
 
   it('sends a stranger a pairing code, and answers them once the owner approves it with the CLI', async () => {

@@ -1,5 +1,5 @@
 // The behaviour every adapter of the authority ports must have — inbound origins, the
-// per-pair relay rate, the pending-pairing cap, the session registry's blocked mark and the agent registry's workspace
+// per-pair relay rate, the pending-pairing cap, the session registry's blocked mark and stats, and the agent registry's workspace
 // holds — as one set of cases, run against the
 // in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
 // DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
@@ -163,6 +163,29 @@ export function sessionRegistryCases(make: () => SessionRegistry | Promise<Sessi
     await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
     expect(await sessions.get('agent:fran:main')).toEqual({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 3 });
     await expect(sessions.put({ sessionKey: 'agent:fran:main', agentId: 'grif', target, updatedAt: 4 })).rejects.toThrow();
+  });
+
+  it('records a runtime’s session stats only on its own existing session, never older over newer, and keeps them through puts', async () => {
+    const sessions = await make();
+    const target = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
+    const stats = { turns: 3, messages: 6, contextTokens: 4_321, contextWindow: 128_000, model: 'openai/gpt-4.1-mini', at: 50 };
+    // No session yet: a report does not make one.
+    expect(await sessions.recordStats('agent:fran:main', 'fran', stats)).toBe(false);
+    expect(await sessions.get('agent:fran:main')).toBeUndefined();
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 1 });
+    // Another agent's report on fran's session is refused.
+    expect(await sessions.recordStats('agent:fran:main', 'grif', stats)).toBe(false);
+    expect((await sessions.get('agent:fran:main'))?.stats).toBeUndefined();
+    expect(await sessions.recordStats('agent:fran:main', 'fran', stats)).toBe(true);
+    // An older report (a redelivered status) does not overwrite it; a newer one does.
+    expect(await sessions.recordStats('agent:fran:main', 'fran', { ...stats, turns: 1, at: 40 })).toBe(false);
+    const chosen = { ...stats, turns: 4, estimated: true as const, modelChosen: true as const, model: 'anthropic/claude-sonnet-4-5', at: 60 };
+    expect(await sessions.recordStats('agent:fran:main', 'fran', chosen)).toBe(true);
+    // The webhook's puts (a new message, a block mark and its clearing) leave the stats as they are.
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 70, blockedAt: 70 });
+    await sessions.put({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 80 });
+    expect(await sessions.get('agent:fran:main')).toEqual({ sessionKey: 'agent:fran:main', agentId: 'fran', target, updatedAt: 80, stats: chosen });
+    expect((await sessions.list('fran', 10)).map((s) => s.stats)).toEqual([chosen]);
   });
 }
 

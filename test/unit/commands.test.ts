@@ -85,13 +85,25 @@ function webhook(state: 'asleep' | 'awake' = 'asleep') {
 }
 
 describe('native commands at the webhook', () => {
-  it('answers /status for a sleeping agent without waking it', async () => {
-    const { post, sent, queued, compute } = webhook('asleep');
+  it('answers /status for a sleeping agent without waking it, with the session’s length, context use and model as last reported', async () => {
+    const { post, sent, queued, compute, deps } = webhook('asleep');
+    // What the runtime reported after the session's last turn, before it went to sleep.
+    await deps.sessions.put({
+      sessionKey: 'agent:fran:main',
+      agentId: 'fran',
+      target: { channel: 'telegram', accountId: 'fran', chatId: '4242' },
+      updatedAt: 400,
+    });
+    const report = { turns: 7, messages: 14, contextTokens: 12_345, contextWindow: 200_000, model: 'anthropic/claude-sonnet-4-5', modelChosen: true as const };
+    await deps.sessions.recordStats('agent:fran:main', 'fran', { ...report, at: 400 });
     const res = await post('/status');
     expect(res).toEqual({ status: 200, body: { ok: true, command: 'status' } });
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text).toMatch(/asleep/);
     expect(sent[0]!.text).toMatch(/Session: agent:fran:main/);
+    expect(sent[0]!.text).toMatch(/^Session length: 7 turns, 14 messages in context/m);
+    expect(sent[0]!.text).toMatch(/^Context: 12\.3k \/ 200k tokens \(6%\)$/m);
+    expect(sent[0]!.text).toMatch(/^Model: anthropic\/claude-sonnet-4-5 \(chosen with \/model; /m);
     expect(sent[0]!.text).toMatch(/Queue: 0 waiting/);
     expect(queued()).toEqual([]);
     expect(compute.calls).toEqual([]);

@@ -3,7 +3,8 @@
 // expired items lazily, so reads also treat an expired item as absent.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ClaimResult, DeliveryLedger, InboundDedupe, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type { ClaimResult, DeliveryLedger, InboundDedupe, RecordedSessionStats, SessionRecord, SessionRegistry } from '../../ports.ts';
+import { readRecordedStats } from '../session-stats-item.ts';
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 const expired = (item: Record<string, unknown> | undefined, now: number) => typeof item?.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
@@ -34,27 +35,48 @@ export class DynamoSessionRegistry implements SessionRegistry {
   async get(sessionKey: string): Promise<SessionRecord | undefined> {
     const { Item } = await this.db.send(new GetCommand({ TableName: this.table, Key: { pk: sessionKey }, ConsistentRead: true }));
     if (!Item) return undefined;
-    return {
-      sessionKey,
-      agentId: Item.agentId as string,
-      target: Item.target as SessionRecord['target'],
-      updatedAt: Item.updatedAt as number,
-      ...(typeof Item.blockedAt === 'number' ? { blockedAt: Item.blockedAt } : {}),
-    };
+    return sessionFromItem(Item);
   }
 
-  async put(record: SessionRecord): Promise<void> {
+  async put(record: Omit<SessionRecord, 'stats'>): Promise<void> {
+    // An update, not a put: the item's stats (recordStats') are kept; a put without
+    // blockedAt (the user wrote again) removes it.
+    const blocked = record.blockedAt !== undefined;
     await this.db.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: this.table,
-        // The whole item is replaced: a put without blockedAt (the user wrote again) clears it.
-        Item: { pk: record.sessionKey, agentId: record.agentId, target: record.target, updatedAt: record.updatedAt, blockedAt: record.blockedAt },
+        Key: { pk: record.sessionKey },
+        UpdateExpression: `SET agentId = :agent, target = :target, updatedAt = :updated${blocked ? ', blockedAt = :blocked' : ' REMOVE blockedAt'}`,
         // A session never changes hands: routing derives the key from the agent id, so a
         // write that would move it to another agent is a bug, refused here as well.
         ConditionExpression: 'attribute_not_exists(pk) OR agentId = :agent',
-        ExpressionAttributeValues: { ':agent': record.agentId },
+        ExpressionAttributeValues: {
+          ':agent': record.agentId,
+          ':target': record.target,
+          ':updated': record.updatedAt,
+          ...(blocked ? { ':blocked': record.blockedAt } : {}),
+        },
       }),
     );
+  }
+
+  async recordStats(sessionKey: string, agentId: string, stats: RecordedSessionStats): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: sessionKey },
+          UpdateExpression: 'SET stats = :stats, statsAt = :at',
+          // Never creates a session, never touches another agent's, never goes back in time.
+          ConditionExpression: 'attribute_exists(pk) AND agentId = :agent AND (attribute_not_exists(statsAt) OR statsAt <= :at)',
+          ExpressionAttributeValues: { ':stats': stats, ':at': stats.at, ':agent': agentId },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /**
@@ -69,12 +91,24 @@ export class DynamoSessionRegistry implements SessionRegistry {
         new ScanCommand({ TableName: this.table, FilterExpression: 'agentId = :agent', ExpressionAttributeValues: { ':agent': agentId }, ExclusiveStartKey }),
       );
       for (const Item of page.Items ?? []) {
-        out.push({ sessionKey: Item.pk as string, agentId, target: Item.target as SessionRecord['target'], updatedAt: Item.updatedAt as number });
+        out.push(sessionFromItem(Item));
       }
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit);
   }
+}
+
+function sessionFromItem(Item: Record<string, unknown>): SessionRecord {
+  const stats = readRecordedStats(Item.stats);
+  return {
+    sessionKey: Item.pk as string,
+    agentId: Item.agentId as string,
+    target: Item.target as SessionRecord['target'],
+    updatedAt: Item.updatedAt as number,
+    ...(typeof Item.blockedAt === 'number' ? { blockedAt: Item.blockedAt } : {}),
+    ...(stats ? { stats } : {}),
+  };
 }
 
 /** How long a delivered claim is remembered; redeliveries come within minutes. */

@@ -10,6 +10,7 @@ import type {
   PairingStore,
   RelayRates,
   SecretStore,
+  RecordedSessionStats,
   SessionRecord,
   SessionRegistry,
 } from '../../ports.ts';
@@ -32,10 +33,20 @@ export class InMemorySessionRegistry implements SessionRegistry {
   async get(sessionKey: string) {
     return this.records.get(sessionKey);
   }
-  async put(record: SessionRecord) {
+  async put(record: Omit<SessionRecord, 'stats'>) {
     const existing = this.records.get(record.sessionKey);
     if (existing && existing.agentId !== record.agentId) throw new Error(`session ${record.sessionKey} belongs to ${existing.agentId}`);
-    this.records.set(record.sessionKey, record);
+    // The stats are recordStats' alone, as in the real stores.
+    const next: SessionRecord = { ...record };
+    delete next.stats;
+    if (existing?.stats) next.stats = existing.stats;
+    this.records.set(record.sessionKey, next);
+  }
+  async recordStats(sessionKey: string, agentId: string, stats: RecordedSessionStats) {
+    const existing = this.records.get(sessionKey);
+    if (!existing || existing.agentId !== agentId || (existing.stats && existing.stats.at > stats.at)) return false;
+    this.records.set(sessionKey, { ...existing, stats });
+    return true;
   }
   async list(agentId: string, limit: number) {
     return [...this.records.values()]

@@ -7,8 +7,11 @@ import Database from 'better-sqlite3';
 
 export type StateDatabase = Database.Database;
 
-/** 2: sessions.blocked_at (a user who blocked the bot), added to version-1 files in place. */
-const SCHEMA_VERSION = 2;
+/**
+ * 2: sessions.blocked_at (a user who blocked the bot), added to version-1 files in place.
+ * 3: sessions.stats (what the runtime last reported about the session, for /status), likewise.
+ */
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue_messages (
@@ -42,7 +45,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   agent_id TEXT NOT NULL,
   target TEXT NOT NULL,
   updated_at INTEGER NOT NULL,
-  blocked_at INTEGER
+  blocked_at INTEGER,
+  stats TEXT
 );
 CREATE TABLE IF NOT EXISTS inbound_dedupe (
   key TEXT PRIMARY KEY,
@@ -117,6 +121,7 @@ export function openStateDatabase(path: string): StateDatabase {
   // A version-1 file has its sessions table already, without the column (CREATE … IF NOT EXISTS left it).
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions') as { name: string }[];
   if (!columns.some((c) => c.name === 'blocked_at')) db.exec('ALTER TABLE sessions ADD COLUMN blocked_at INTEGER');
+  if (!columns.some((c) => c.name === 'stats')) db.exec('ALTER TABLE sessions ADD COLUMN stats TEXT');
   // media (#16): a chat line may carry a file (JSON: key, name, type, size); older files gain the column empty.
   const chatColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('chat_lines') as { name: string }[];
   if (!chatColumns.some((c) => c.name === 'file')) db.exec('ALTER TABLE chat_lines ADD COLUMN file TEXT');

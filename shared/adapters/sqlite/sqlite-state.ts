@@ -2,7 +2,8 @@
 // of the DynamoDB ones: expired dedupe keys read as absent, a session never changes
 // hands, and a delivery claim is exclusive until it is completed or its lease runs out.
 import { ClawfleetError } from '../../errors.ts';
-import type { ChannelTarget, ClaimResult, DeliveryLedger, InboundDedupe, SessionRecord, SessionRegistry } from '../../ports.ts';
+import type { ChannelTarget, ClaimResult, DeliveryLedger, InboundDedupe, RecordedSessionStats, SessionRecord, SessionRegistry } from '../../ports.ts';
+import { readRecordedStats } from '../session-stats-item.ts';
 import type { StateDatabase } from './sqlite-database.ts';
 
 export class SqliteInboundDedupe implements InboundDedupe {
@@ -26,20 +27,22 @@ export class SqliteSessionRegistry implements SessionRegistry {
   constructor(private readonly db: StateDatabase) {}
 
   async get(sessionKey: string): Promise<SessionRecord | undefined> {
-    const row = this.db.prepare('SELECT agent_id, target, updated_at, blocked_at FROM sessions WHERE session_key = ?').get(sessionKey) as
-      | { agent_id: string; target: string; updated_at: number; blocked_at: number | null }
+    const row = this.db.prepare('SELECT agent_id, target, updated_at, blocked_at, stats FROM sessions WHERE session_key = ?').get(sessionKey) as
+      | { agent_id: string; target: string; updated_at: number; blocked_at: number | null; stats: string | null }
       | undefined;
     if (!row) return undefined;
+    const stats = parseStats(row.stats);
     return {
       sessionKey,
       agentId: row.agent_id,
       target: JSON.parse(row.target) as ChannelTarget,
       updatedAt: row.updated_at,
       ...(row.blocked_at !== null ? { blockedAt: row.blocked_at } : {}),
+      ...(stats ? { stats } : {}),
     };
   }
 
-  async put(record: SessionRecord): Promise<void> {
+  async put(record: Omit<SessionRecord, 'stats'>): Promise<void> {
     const changed = this.db
       .prepare(
         `INSERT INTO sessions (session_key, agent_id, target, updated_at, blocked_at) VALUES (?, ?, ?, ?, ?)
@@ -53,15 +56,38 @@ export class SqliteSessionRegistry implements SessionRegistry {
     }
   }
 
+  async recordStats(sessionKey: string, agentId: string, stats: RecordedSessionStats): Promise<boolean> {
+    const changed = this.db
+      .prepare(
+        `UPDATE sessions SET stats = ? WHERE session_key = ? AND agent_id = ?
+         AND (stats IS NULL OR json_extract(stats, '$.at') IS NULL OR json_extract(stats, '$.at') <= ?)`,
+      )
+      .run(JSON.stringify(stats), sessionKey, agentId, stats.at).changes;
+    return changed > 0;
+  }
+
   async list(agentId: string, limit: number): Promise<SessionRecord[]> {
     const rows = this.db
-      .prepare('SELECT session_key, target, updated_at FROM sessions WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?')
-      .all(agentId, limit) as { session_key: string; target: string; updated_at: number }[];
-    return rows.map((r) => ({ sessionKey: r.session_key, agentId, target: JSON.parse(r.target) as ChannelTarget, updatedAt: r.updated_at }));
+      .prepare('SELECT session_key, target, updated_at, stats FROM sessions WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?')
+      .all(agentId, limit) as { session_key: string; target: string; updated_at: number; stats: string | null }[];
+    return rows.map((r) => {
+      const stats = parseStats(r.stats);
+      return { sessionKey: r.session_key, agentId, target: JSON.parse(r.target) as ChannelTarget, updatedAt: r.updated_at, ...(stats ? { stats } : {}) };
+    });
   }
 
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+  }
+}
+
+/** Stats as stored; a row this build cannot read shows none rather than failing /status. */
+function parseStats(raw: string | null): RecordedSessionStats | undefined {
+  if (raw === null) return undefined;
+  try {
+    return readRecordedStats(JSON.parse(raw));
+  } catch {
+    return undefined;
   }
 }
 

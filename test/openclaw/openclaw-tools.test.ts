@@ -34,6 +34,12 @@ const toolNames = (r: ModelRequest): string[] =>
   ((r.body as { tools?: { function?: { name?: string } }[] }).tools ?? []).map((t) => t.function?.name ?? '').filter(Boolean);
 const toolResults = (r: ModelRequest): string[] =>
   ((r.body as { messages?: { role?: string; content?: unknown }[] }).messages ?? []).filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+/** The tools OpenClaw's Tool Search lists in the system prompt without their schemas ("Available deferred-schema tools"). */
+const deferredNames = (r: ModelRequest): string[] => {
+  const system = JSON.stringify((r.body as { messages?: { role?: string; content?: unknown }[] }).messages?.find((m) => m.role === 'system')?.content ?? '');
+  const at = system.indexOf('Available deferred-schema tools:');
+  return at < 0 ? [] : [...system.slice(at).matchAll(/\\n- ([a-z][a-z0-9_-]*) \(/g)].map((m) => m[1]!);
+};
 const turnRequests = () => model.requests().filter((r) => JSON.stringify(r.body).includes(PHRASE) && toolNames(r).length > 0);
 
 /**
@@ -148,8 +154,15 @@ describe(`an openclaw agent’s MCP servers and tools.deny, on OpenClaw ${OPENCL
     // Denied by the agent (tools.deny "write"): not offered, while the file tools beside it are.
     expect(offered, turnSummary()).toEqual(expect.arrayContaining(['read', 'edit']));
     expect(offered).not.toContain('write');
-    // Denied by the control plane in every openclaw agent's gateway.
-    for (const name of DENIED_TOOLS) expect(offered).not.toContain(name);
+    // The tools listed by name only (Tool Search's directory): the agent's denial holds there too.
+    const deferred = deferredNames(first!);
+    expect(deferred, turnSummary()).toEqual(expect.arrayContaining(['memory_search', 'web_fetch']));
+    expect(deferred).not.toContain('write');
+    // Denied by the control plane in every openclaw agent's gateway (cron by OpenClaw's current name too).
+    for (const name of [...DENIED_TOOLS, 'automations']) {
+      expect(offered).not.toContain(name);
+      expect(deferred).not.toContain(name);
+    }
     // The MCP server's catalog, as Tool Search returned it: its tools named <server>__<tool>, but not the denied get-sum.
     const searched =
       turnRequests()

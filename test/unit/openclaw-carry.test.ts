@@ -70,7 +70,7 @@ describe('the managed gateway’s config carries the agent’s MCP servers and t
   it('writes the agent’s allow/deny as OpenClaw’s per-agent lists (group:mcp as OpenClaw’s *__*), beside the control plane’s global deny', () => {
     const out = written(config, secrets);
     expect(out.agents.entries.fran.tools).toEqual({ allow: ['read', '*__*', 'exec'], deny: ['exec', 'wiki__delete*'] });
-    expect(out.tools.deny).toEqual(['message', 'cron', 'gateway', 'nodes', 'sessions_send']);
+    expect(out.tools.deny).toEqual(['message', 'cron', 'gateway', 'nodes', 'sessions_send', 'plugins', 'openclaw']);
     // No MCP server and no tool policy: neither key is written.
     const plain = written(
       withFran(() => {}),

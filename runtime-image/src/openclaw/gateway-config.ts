@@ -17,9 +17,13 @@ const DEFAULT_BASE_URLS: Record<string, string> = {
  * OpenClaw tools the control plane owns the effect of: sending on a channel (message),
  * scheduling (cron), reconfiguring or restarting the gateway (gateway), remote devices
  * (nodes), and talking to another agent's sessions (sessions_send: across agents that is
- * clawfleet's relay, agentToAgent).
+ * clawfleet's relay, agentToAgent). Also the two that change the gateway from a chat —
+ * installing, enabling or reloading plugins (plugins) and OpenClaw's setup and repair
+ * helper (openclaw) — since clawfleet writes this gateway's config and plugins are not
+ * carried (docs/runtime.md); neither is offered by default, but an agent's tools.allow
+ * could ask for them, and this global deny wins over it.
  */
-export const DENIED_TOOLS = ['message', 'cron', 'gateway', 'nodes', 'sessions_send'] as const;
+export const DENIED_TOOLS = ['message', 'cron', 'gateway', 'nodes', 'sessions_send', 'plugins', 'openclaw'] as const;
 
 export interface GatewayConfigInputs {
   config: RuntimeConfig;

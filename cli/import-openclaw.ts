@@ -35,7 +35,9 @@ Stop the OpenClaw gateway first, and do not run the clawfleet fleet on <state> m
   --state <dir>           the clawfleet state directory (default .clawfleet)
   --runtime <kind>        "native" (default): the agents run on clawfleet's runtime; "openclaw": each keeps
                           running on OpenClaw, as a managed one-agent gateway (runtime.kind "openclaw",
-                          1 vCPU / 2048 MB, locally and on AWS — docs/runtime.md)
+                          1 vCPU / 2048 MB, locally and on AWS — docs/runtime.md); the report then says,
+                          per agent, what its gateway starts without (its OpenClaw sessions and memory
+                          index, plugins: not carried)
   --force                 overwrite --out if it exists, and workspace files that differ`;
 
 function readJson5(path: string, what: string): unknown {
@@ -137,19 +139,31 @@ export const importOpenclawCommand: Command = {
     if (outPath && existsSync(outPath) && !p.values.force) throw new CliError(EXIT.failed, `${out} exists; pass --force to overwrite it`);
     const cronJobs = str(p.values['cron-jobs']);
     const workspaces = p.values.workspaces === true;
-    if (!workspaces && p.values['openclaw-state'] !== undefined) throw usageError('--openclaw-state goes with --workspaces', HELP);
     const runtime = str(p.values.runtime);
     if (runtime !== 'native' && runtime !== 'openclaw') throw usageError(`--runtime must be "native" or "openclaw" (got "${runtime}")`, HELP);
+    if (!workspaces && runtime !== 'openclaw' && p.values['openclaw-state'] !== undefined)
+      throw usageError('--openclaw-state goes with --workspaces or --runtime openclaw', HELP);
     const configPath = resolve(io.cwd, p.positionals[0]!);
     const result = importOpenclaw(
       configPath,
       { fleet, workspaces, runtime, defaultModel: str(p.values['default-model']), ...(cronJobs ? { cronJobsPath: resolve(io.cwd, cronJobs) } : {}) },
       io,
     );
+    const openclawState = resolve(io.cwd, str(p.values['openclaw-state']) ?? io.env.OPENCLAW_STATE_DIR ?? dirname(configPath));
+    // Kept on OpenClaw: what each agent's managed gateway starts without, said before anything is written.
+    if (runtime === 'openclaw') {
+      const { keptOnOpenclawReport } = await import('./openclaw/kept-on-openclaw.ts');
+      io.err(
+        keptOnOpenclawReport(result.input as Record<string, unknown>, configPath, {
+          openclawState,
+          home: io.env.HOME,
+          workspaceEnv: io.env.OPENCLAW_WORKSPACE_DIR,
+          workspaces,
+        }).join('\n'),
+      );
+    }
     // Every workspace is planned before anything is written, --out included.
-    const carried = workspaces
-      ? await planWorkspaces(configPath, result.input, str(p.values['openclaw-state']), str(p.values.state)!, p.values.force === true, io)
-      : undefined;
+    const carried = workspaces ? await planWorkspaces(configPath, result.input, openclawState, str(p.values.state)!, p.values.force === true, io) : undefined;
     if (outPath) {
       writeFileSync(outPath, result.text);
       io.err(`\nwrote ${out}`);
@@ -163,7 +177,7 @@ export const importOpenclawCommand: Command = {
 async function planWorkspaces(
   configPath: string,
   input: unknown,
-  openclawState: string | undefined,
+  openclawDir: string,
   state: string,
   force: boolean,
   io: CliIO,
@@ -171,7 +185,6 @@ async function planWorkspaces(
   const { planWorkspaceImport, applyWorkspaceImport, conflictsOf, importSummary } = await import('./openclaw/workspaces.ts');
   const [{ lockStateDir }, { holdStateUmask }] = await Promise.all([import('../local/state-lock.ts'), import('../local/state-modes.ts')]);
   const stateDir = resolve(io.cwd, state);
-  const openclawDir = resolve(io.cwd, openclawState ?? io.env.OPENCLAW_STATE_DIR ?? dirname(configPath));
   const imports = await planWorkspaceImport(input as Record<string, unknown>, configPath, {
     openclawState: openclawDir,
     stateDir,

@@ -150,6 +150,8 @@ function agentFindings(config: FleetConfig): Finding[] {
         fix: 'set tools.exec.network false where the agent needs no network from its commands (needs bubblewrap)',
       });
     }
+    // An openclaw agent's servers are started by its gateway, where `sandbox: true` is refused (shared/config/load.ts).
+    const onOpenclaw = agent.runtime.kind === 'openclaw';
     for (const [server, spec] of Object.entries(agent.mcp?.servers ?? {})) {
       // The server runs whatever its tools' policy: a denied tool only hides it from the model.
       if (!('command' in spec) || spec.sandbox === true) continue;
@@ -158,10 +160,14 @@ function agentFindings(config: FleetConfig): Finding[] {
         severity: 'warn',
         where: `${where}.mcp.servers.${server}`,
         title: `Agent "${id}"'s MCP server "${server}" runs outside the sandbox`,
-        detail:
-          'A stdio MCP server runs as the runtime’s own user. If what it processes can steer it (web pages, mail), it can read the runtime’s environment: ' +
-          'on AWS the task role’s credentials (the agent’s whole secret), locally the state directory.',
-        fix: `set mcp.servers.${server}.sandbox true`,
+        detail: onOpenclaw
+          ? 'OpenClaw starts it as its gateway’s own user. If what it processes can steer it (web pages, mail), it can read the gateway’s config: ' +
+            'this agent’s model keys and MCP values, and the gateway’s token. Not the task role’s credentials, which stay the runtime’s.'
+          : 'A stdio MCP server runs as the runtime’s own user. If what it processes can steer it (web pages, mail), it can read the runtime’s environment: ' +
+            'on AWS the task role’s credentials (the agent’s whole secret), locally the state directory.',
+        fix: onOpenclaw
+          ? 'runtime.kind "openclaw" cannot sandbox it: run only servers you trust with what they process, or keep the agent on runtime.kind "native" and set sandbox true'
+          : `set mcp.servers.${server}.sandbox true`,
       });
     }
     const execSecrets = Object.keys(exec?.env ?? {});

@@ -128,6 +128,7 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
   }
   const issues: ConfigIssue[] = [];
   issues.push(...openclawModeIssues(openclaw, `${at}.openclaw`));
+  issues.push(...openclawCarryIssues(agent, openclaw?.mode === 'external', at.replace(/\.runtime$/, '')));
   // An external gateway runs the operator's own models: the Bedrock limit is the managed gateway's.
   for (const ref of agent.model && openclaw?.mode !== 'external' ? [agent.model.primary, ...agent.model.fallbacks] : []) {
     const name = ref.slice(0, ref.indexOf('/'));
@@ -135,6 +136,40 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
       issues.push({
         path: `${at}.model`,
         message: `model "${ref}" is served by Bedrock, which runtime.kind "openclaw" does not support yet (its gateway is given API keys, not an IAM role)`,
+      });
+    }
+  }
+  return issues;
+}
+
+/**
+ * What an openclaw agent's config says that its gateway would not honour, refused rather than
+ * dropped (docs/runtime.md, "What maps and what does not"): `tools.browser` is the native
+ * runtime's browser tool, which no openclaw agent runs (and the openclaw image has no
+ * Chromium); an MCP server asked to run in clawfleet's sandbox would run unsandboxed as
+ * OpenClaw starts it; and an operator's gateway (external mode) runs its own MCP servers,
+ * so servers configured here would reach nothing.
+ */
+function openclawCarryIssues(agent: ResolvedAgent, external: boolean, at: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (agent.tools?.browser?.enabled) {
+    issues.push({
+      path: `${at}.tools.browser`,
+      message:
+        'is the native runtime\'s browser tool, which runtime.kind "openclaw" does not run (and the openclaw image carries no Chromium): turn it off for this agent, or keep it on runtime.kind "native" (docs/runtime.md, "What maps and what does not")',
+    });
+  }
+  for (const [name, server] of Object.entries(agent.mcp?.servers ?? {})) {
+    if (external) {
+      issues.push({
+        path: `${at}.mcp.servers.${name}`,
+        message: 'runtime.openclaw.mode "external" answers with the operator\'s gateway, which runs its own MCP servers: configure this one there, not here',
+      });
+    } else if ('command' in server && server.sandbox) {
+      issues.push({
+        path: `${at}.mcp.servers.${name}.sandbox`,
+        message:
+          'runtime.kind "openclaw" cannot honour it: OpenClaw starts its MCP servers itself, outside clawfleet\'s sandbox; remove it, or keep the agent on runtime.kind "native"',
       });
     }
   }

@@ -99,7 +99,7 @@ describe('synth and runtime kinds', () => {
     expect(() => synthFleet(withFran({ kind: 'hermes' }), {}, { nag: false })).toThrow(/agents.list\[1\].runtime.kind: must be one of the runtime kinds/);
   });
 
-  it('refuses an openclaw agent with tools.browser: the openclaw image has no Chromium', () => {
+  it('refuses an openclaw agent with tools.browser: the native runtime’s browser tool, which the kind does not run (nor has the image Chromium)', () => {
     const found = issuesOf(() =>
       synthFleet(
         withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (fran) => (fran.tools = { browser: { enabled: true } })),
@@ -110,7 +110,9 @@ describe('synth and runtime kinds', () => {
     expect(found).toEqual([
       {
         path: 'agents.list[1].tools.browser',
-        message: expect.stringMatching(/^tools.browser with runtime.kind "openclaw" is not supported on AWS yet: the openclaw image carries no Chromium/),
+        message: expect.stringMatching(
+          /^is the native runtime's browser tool, which runtime.kind "openclaw" does not run \(and the openclaw image carries no Chromium\)/,
+        ),
       },
     ]);
   });

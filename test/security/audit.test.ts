@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { auditLocal } from '../../cli/security/local-checks.ts';
-import { loadConfigFile } from '../../shared/config/load.ts';
+import { auditConfig } from '../../cli/security/config-checks.ts';
+import { loadConfigFile, parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
@@ -109,6 +110,20 @@ describe('clawfleet security audit', () => {
     const report = JSON.parse(io.outText()) as { findings: { id: string; severity: string }[] };
     expect(report.findings.filter((f) => f.severity === 'high')).toEqual([]);
     expect(report.findings.map((f) => f.id)).not.toContain('dm.shared-session');
+  });
+
+  it('tells an openclaw agent’s unsandboxed MCP server what its gateway can and cannot do, never to set sandbox true (refused for that kind)', () => {
+    const config = structuredClone(demo);
+    const fran = config.agents.list[1]!;
+    fran.runtime = { kind: 'openclaw', cpus: 1, memoryMb: 2048 };
+    fran.mcp = { servers: { files: { command: 'mcp-files' } } };
+    const findings = auditConfig(parseConfig(config)).filter((f) => f.id === 'mcp.unsandboxed');
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.detail).toMatch(/OpenClaw starts it as its gateway’s own user/);
+    expect(findings[0]!.fix).toMatch(/^runtime.kind "openclaw" cannot sandbox it/);
+    // What the fix would have said before is a config error for this kind.
+    fran.mcp.servers.files = { command: 'mcp-files', sandbox: true };
+    expect(() => parseConfig(config)).toThrow(/agents.list\[1\].mcp.servers.files.sandbox: runtime.kind "openclaw" cannot honour it/);
   });
 
   it('says exec stays off where no sandbox works, for the agents that would use one', () => {

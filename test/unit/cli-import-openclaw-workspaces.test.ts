@@ -212,3 +212,50 @@ describe('import-openclaw --workspaces', () => {
     expect(err).toMatch(/ops → [\s\S]*no OpenClaw sessions \(looked in .*agents\/ops\)/);
   });
 });
+
+describe('import-openclaw --runtime openclaw: what each agent’s gateway starts without, said per agent', () => {
+  it('names, per agent, the sessions it leaves behind and why, the workspace and memory index, and the plugins no gateway runs', async () => {
+    const s = setup('state-entries');
+    // The OpenClaw install had a plugin and an MCP server: the plugin is not carried, the server is.
+    const config = JSON.parse(readFileSync(join(s.openclaw, 'openclaw.json'), 'utf8'));
+    config.plugins = { entries: { 'voice-call': { enabled: true } } };
+    config.mcp = { servers: { notes: { command: 'notes-mcp' } } };
+    writeFileSync(join(s.openclaw, 'openclaw.json'), JSON.stringify(config));
+    const { code, err } = await importWith(s, '--runtime', 'openclaw');
+    expect(code, err).toBe(0);
+    const report = err.slice(err.indexOf('kept on OpenClaw — per agent'));
+    const store = join(s.openclaw, 'agents', 'mara', 'agent', 'openclaw-agent.sqlite');
+    expect(report).toContain(
+      `  mara:\n    sessions: not carried — ${store} stays where it is; the managed gateway keeps its own state in <its workspace>/.openclaw-state/ and starts new sessions there (--workspaces converted them into clawfleet transcripts, which only runtime.kind "native" reads)\n    workspace: copied (--workspaces)`,
+    );
+    expect(report).toMatch(/ {2}ops:\n {4}sessions: none found \(looked in .*agents\/ops\)\n {4}workspace: copied/);
+    expect(report).toMatch(/OpenClaw's memory index is not carried: the gateway builds it again from those files/);
+    expect(report).toContain('every agent: plugins (installed plugins and plugins.* settings): clawfleet has no plugin settings');
+    expect(report).toContain('every agent: MCP servers are carried');
+    // The MCP server is in every agent's config, which the gateway config writer carries (test/unit/openclaw-carry.test.ts).
+    const written = parseConfig(JSON.parse(readFileSync(join(s.cwd, 'clawfleet.json'), 'utf8')));
+    for (const a of written.agents.list) expect(a.mcp?.servers.notes).toEqual({ command: 'notes-mcp' });
+    // The OpenClaw store was read, never moved or changed.
+    expect(existsSync(store)).toBe(true);
+  });
+
+  it('without --workspaces, says the workspace and memory stay where they are too; a native import says none of it', async () => {
+    const s = setup('state-entries');
+    const io = captureIO({ cwd: s.cwd, env: { HOME: join(s.openclaw, 'home') } });
+    const args = ['import-openclaw', join(s.openclaw, 'openclaw.json'), '--out', 'clawfleet.json', '--runtime', 'openclaw'];
+    expect(await runCli([...args, '--openclaw-state', s.openclaw], io), io.errText()).toBe(0);
+    const err = io.errText();
+    expect(err).toMatch(
+      / {2}mara:\n {4}sessions: not carried — .*openclaw-agent\.sqlite stays where it is; the managed gateway keeps its own state in <its workspace>\/\.openclaw-state\/ and starts new sessions there\n/,
+    );
+    expect(err).toContain(`    workspace, memory: not copied — ${join(s.openclaw, 'home', 'ops-workspace')} stays where it is (pass --workspaces`);
+    expect(err).not.toContain('plugins');
+    expect(existsSync(s.state)).toBe(false);
+    const native = captureIO({ cwd: s.cwd, env: { HOME: join(s.openclaw, 'home') } });
+    expect(await runCli(['import-openclaw', join(s.openclaw, 'openclaw.json'), '--force', '--out', 'clawfleet.json'], native)).toBe(0);
+    expect(native.errText()).not.toContain('kept on OpenClaw');
+    const bad = captureIO({ cwd: s.cwd });
+    expect(await runCli(['import-openclaw', join(s.openclaw, 'openclaw.json'), '--openclaw-state', s.openclaw], bad)).toBe(2);
+    expect(bad.errText()).toContain('--openclaw-state goes with --workspaces or --runtime openclaw');
+  });
+});

@@ -1,7 +1,7 @@
 // The runtime kind seam without a gateway: runtime.kind and its options checked where a
 // config enters (`clawfleet config validate`, `npm start`; synth in test/infra/runtime-kinds),
 // the registry refusing a kind where it cannot run, and the managed gateway's written config.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,24 +79,29 @@ describe('runtime.kind in the config', () => {
     ]);
   });
 
-  it('is refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
+  it('an unknown kind and an undersized task are each refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-'));
-    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran({ kind: 'hermes' })));
-    const io = captureIO({ cwd: dir });
-    expect(await runCli(['config', 'validate'], io)).toBe(3);
-    expect(io.errText()).toContain('agents.list[1].runtime.kind: must be one of the runtime kinds: "native", "openclaw"');
-
-    writeFileSync(join(dir, 'small.json'), JSON.stringify(withFran({ kind: 'openclaw' })));
     writeFileSync(join(dir, 'secrets.json'), '{}');
-    await expect(
-      startLocalFleet({
-        configPath: join(dir, 'small.json'),
-        secretsPath: join(dir, 'secrets.json'),
-        stateDir: join(dir, 'state'),
-        port: 0,
-        log: memoryLogger(),
-      }),
-    ).rejects.toThrow(/agents.list\[1\].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB/);
+    const cases = [
+      { file: 'unknown.json', runtime: { kind: 'hermes' }, says: 'agents.list[1].runtime.kind: must be one of the runtime kinds: "native", "openclaw"' },
+      {
+        file: 'small.json',
+        runtime: { kind: 'openclaw' },
+        says: 'agents.list[1].runtime: runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB (got 0.25 vCPU, 512 MB)',
+      },
+    ];
+    for (const c of cases) {
+      writeFileSync(join(dir, c.file), JSON.stringify(withFran(c.runtime)));
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(['config', 'validate', '--config', c.file], io), c.file).toBe(3);
+      expect(io.errText()).toContain(c.says);
+      const state = join(dir, `state-${c.file}`);
+      const start = startLocalFleet({ configPath: join(dir, c.file), secretsPath: join(dir, 'secrets.json'), stateDir: state, port: 0, log: memoryLogger() });
+      await expect(start).rejects.toThrow(ConfigError);
+      await expect(start).rejects.toThrow(c.says);
+      // Refused before anything starts: no state directory, so no runtime, queue or lock.
+      expect(existsSync(state), c.file).toBe(false);
+    }
   });
 });
 

@@ -38,10 +38,10 @@ async function handshakeGateway(answer: ConnectAnswer): Promise<HandshakeGateway
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const methods: string[] = [];
   const asked: HandshakeGateway['asked'] = [];
-  let open = 0;
+  const sockets = new Set<{ terminate(): void }>();
   server.on('connection', (ws) => {
-    open++;
-    ws.on('close', () => open--);
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
     ws.send(JSON.stringify({ type: 'event', event: 'connect.challenge', payload: { nonce: 'nonce-protocol-test', ts: Date.now() } }));
     ws.on('message', (data) => {
       const f = JSON.parse(String(data)) as { id: string; method: string; params: Record<string, unknown> };
@@ -58,10 +58,10 @@ async function handshakeGateway(answer: ConnectAnswer): Promise<HandshakeGateway
     url: `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
     methods,
     asked,
-    allClosed: () => open === 0,
+    allClosed: () => sockets.size === 0,
     close: () =>
       new Promise((resolve) => {
-        for (const c of server.clients) c.terminate();
+        for (const c of sockets) c.terminate();
         server.close(() => resolve());
       }),
   };

@@ -73,7 +73,13 @@ export default defineConfig({
                 name: 'openclaw',
                 include: ['test/openclaw/**/*.test.ts'],
                 // The emulator too: test/openclaw/openclaw-aws.test.ts drives the bridge over SQS.
-                globalSetup: ['test/support/install-openclaw.ts', 'test/support/global-setup.ts', 'test/support/build-bundles.ts'],
+                // bubblewrap too: npm start runs a managed gateway only inside it (openclaw/gateway-sandbox.ts).
+                globalSetup: [
+                  'test/support/install-openclaw.ts',
+                  'test/support/bubblewrap-setup.ts',
+                  'test/support/global-setup.ts',
+                  'test/support/build-bundles.ts',
+                ],
                 pool: 'forks',
                 testTimeout: 300_000,
                 hookTimeout: 600_000,

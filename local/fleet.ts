@@ -289,6 +289,18 @@ async function runLocalFleet(
   const openclaw = config.agents.list.some((a) => managedOpenclaw(a.id))
     ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
     : undefined;
+  // Their gateways run only inside bubblewrap (runtime-image/src/openclaw/gateway-sandbox.ts):
+  // installed now as OpenClaw is, or the fleet stops here saying why, not each runtime in a restart loop.
+  if (openclaw) {
+    try {
+      await (await import('./bubblewrap-install.ts')).ensureBubblewrap((line) => log.info(`bubblewrap: ${line}`));
+    } catch (err) {
+      throw new ClawfleetError(
+        'OPENCLAW_SANDBOX_UNAVAILABLE',
+        `runtime.kind "openclaw" runs its gateway locally only inside bubblewrap, which is not installed and could not be: ${(err as Error).message} (docs/runtime.md, "The local sandbox")`,
+      );
+    }
+  }
 
   supervisor = new Supervisor(
     url,

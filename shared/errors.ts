@@ -56,6 +56,7 @@ export type ErrorCode =
   | 'OPENCLAW_GATEWAY_FAILED'
   | 'OPENCLAW_DEVICE_KEY_INVALID'
   | 'OPENCLAW_PROTOCOL'
+  | 'OPENCLAW_SANDBOX_UNAVAILABLE'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'
   | 'FETCH_UNRESOLVED'

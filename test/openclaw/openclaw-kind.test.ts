@@ -4,9 +4,11 @@
 // as a managed one-agent gateway, driven by the bridge against the fake model server, a
 // Telegram update in through the fake Bot API and its answer out exactly once — also when
 // the bridge (the agent's runtime) and then the gateway are SIGKILLed mid-turn — the bridge
-// while the answer is streaming as drafts. Beside it a native agent with a key of its own,
-// which the OpenClaw side must never see.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+// while the answer is streaming as drafts — and drains a turn in flight on SIGTERM. Beside it
+// a native agent with a key of its own, which the OpenClaw side must never see: the gateway
+// runs in bubblewrap, and a model that makes it exec and read the fleet's secrets file,
+// the other agent's workspace and the state database gets nothing of them.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +17,7 @@ import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.t
 import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
-import { processes } from '../support/process-tree.ts';
+import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
 
 const FRAN_KEY = 'sk-test-openclaw-fran-0123456789abcdef';
 const GRIF_KEY = 'sk-test-native-grif-fedcba9876543210';
@@ -44,17 +46,67 @@ function hold(marker: string): () => void {
  * context block, and it asks for side work (an activity recap) with the chat inside: the
  * fake model answers the phrase the request carries last (the newest; the history holds the rest).
  */
-const PHRASES = ['hello openclaw', 'stream slowly', 'survive bridge-kill', 'survive gateway-kill', 'native still here'];
+const PHRASES = [
+  'hello openclaw',
+  'stream slowly',
+  'survive bridge-kill',
+  'survive gateway-kill',
+  'native still here',
+  'probe the sandbox',
+  'drain on sigterm',
+];
 /** Phrases answered at length and slowly (a word per frame, 100 ms apart: about 5 s), so the answer streams as drafts. */
 const SLOW = new Set(['stream slowly', 'survive bridge-kill']);
 const slowText = (phrase: string) =>
   `echo: ${phrase} — ${Array.from({ length: 48 }, (_, i) => ['and', 'the', 'answer', 'keeps', 'growing', 'word', 'by', 'word'][i % 8]).join(' ')}.`;
 const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
+/** What grif (the native agent) keeps in its workspace, and fran in its own: the probe must see only fran's. */
+const GRIF_NOTE = 'grif-private-note-5b1f0e77c2d94a61';
+const FRAN_NOTE = 'fran-own-note-0c3e9d1a7b6f4e28';
+/** The call the probe makes: its result comes back in the next request, answered with text. */
+const PROBE_CALL = 'call_sandboxprobe01';
+let probed = false;
+const probeTargets = () => ({
+  secrets: join(dir, 'secrets.json'),
+  grifNote: join(dir, 'state', 'workspaces', 'grif', 'notes.txt'),
+  stateDb: join(dir, 'state', 'state.db'),
+  grifRuntime: join(dir, 'state', 'runtime', 'grif'),
+  ownNote: join(dir, 'state', 'workspaces', 'fran', 'own-note.txt'),
+  planted: join(dir, 'state', 'workspaces', 'grif', 'planted-by-fran.txt'),
+});
+
+/** The hostile turn: OpenClaw's exec and read aimed at what belongs to the fleet and the other agent. */
+function probe(): ModelReply {
+  const t = probeTargets();
+  const paths = [t.secrets, t.grifNote, t.stateDb, t.ownNote];
+  const script = [
+    ...paths.map((p) => `echo "== ${p}"; cat '${p}' 2>&1`),
+    `echo "== ls"; ls -la '${join(dir, 'state')}' '${t.grifRuntime}' 2>&1`,
+    `echo "== write"; echo pwned > '${t.planted}' 2>&1 || echo write refused`,
+  ].join('; ');
+  return {
+    toolCalls: [
+      { id: PROBE_CALL, name: 'exec', arguments: { command: script } },
+      { id: `${PROBE_CALL}r`, name: 'read', arguments: { path: t.secrets } },
+    ],
+  };
+}
+
 async function respond(body: unknown): Promise<ModelReply> {
   for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
   const text = JSON.stringify(body);
   const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
+  if (phrase === 'probe the sandbox') {
+    // Once, in the agent's own turn (it offers exec); its results come back in the next request,
+    // which (as any side request) is answered in words.
+    const offersExec = ((body as { tools?: { function?: { name?: string } }[] }).tools ?? []).some((t) => t.function?.name === 'exec');
+    if (offersExec && !probed) {
+      probed = true;
+      return probe();
+    }
+    return { text: 'probe done' };
+  }
   if (phrase && SLOW.has(phrase)) return { text: slowText(phrase), frameDelayMs: 100 };
   return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
 }
@@ -86,12 +138,17 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false, time
 const ready = (agentId: string, after = 0) =>
   waitFor(`${agentId} ready`, () => runtimeLines.slice(after).find((l) => l.agentId === agentId && l.line.msg === 'ready'), 240_000);
 
-/** The OpenClaw gateway process under fran's runtime: the guard's (its only child's) only child. */
+/**
+ * The OpenClaw gateway process under fran's runtime: the guard's only child. The guard runs
+ * inside bubblewrap (runtime → bwrap → bwrap's init → guard), so it is the one node process
+ * below the runtime with the guard's script (`-e`) that is not bwrap itself.
+ */
 function gatewayProcess(): { pid: number; command: string } | undefined {
   const runtimePid = fleet.supervisor.pid('fran');
-  const all = processes();
-  const guard = all.find((p) => p.ppid === runtimePid && p.command.includes('gateway'));
-  return guard ? all.find((p) => p.ppid === guard.pid) : undefined;
+  if (!runtimePid) return undefined;
+  const below = tree(runtimePid);
+  const guard = below.find((p) => p.command.includes(' -e ') && p.command.includes('gateway') && !p.command.includes('bwrap'));
+  return guard ? below.find((p) => p.ppid === guard.pid) : undefined;
 }
 
 beforeAll(async () => {
@@ -146,6 +203,10 @@ beforeAll(async () => {
     onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }),
   });
   await ready('fran');
+  // What the sandbox must keep from fran's gateway: grif's workspace (its runtime made it by now).
+  mkdirSync(join(dir, 'state', 'workspaces', 'grif'), { recursive: true });
+  writeFileSync(probeTargets().grifNote, `${GRIF_NOTE}\n`);
+  writeFileSync(probeTargets().ownNote, `${FRAN_NOTE}\n`);
 }, 600_000);
 
 afterAll(async () => {
@@ -217,6 +278,43 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
     for (const addr of listening) expect(['0100007F', '00000000000000000000000001000000']).toContain(addr);
   });
 
+  it('runs the gateway in bubblewrap: exec and read reach its own workspace, never the secrets file, the other agent or the state database', async () => {
+    const gw = gatewayProcess()!;
+    // Namespaces of its own: the host's mounts are not what it sees.
+    for (const ns of ['mnt', 'user', 'pid']) expect(readlinkSync(`/proc/${gw.pid}/ns/${ns}`)).not.toBe(readlinkSync(`/proc/self/ns/${ns}`));
+    const requestsBefore = model.requests().length;
+    const linesBefore = runtimeLines.length;
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'probe the sandbox' }));
+    await waitFor('the reply', () => sentTo(OWNER, 'probe done').length > 0, 180_000);
+    await waitFor('the turn to end', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'turn answered'), 30_000);
+    const seenByModel = JSON.stringify(
+      model
+        .requests()
+        .slice(requestsBefore)
+        .map((r) => r.body),
+    );
+    // The tools ran (the model got their results): its own workspace was read, the rest was not there.
+    // (Booleans, not toContain: a failure would print the whole ~100 kB of requests.)
+    expect(probed).toBe(true);
+    expect(seenByModel.includes(FRAN_NOTE), 'its own workspace’s note in the tool result').toBe(true);
+    expect(seenByModel.includes(`== ${probeTargets().secrets}`), 'the exec ran').toBe(true);
+    expect(/No such file or directory/.test(seenByModel), 'the other paths were not there').toBe(true);
+    // Nothing of the fleet's secrets file (every agent's key, the bot tokens), grif's workspace or
+    // the state database reached the model, the chat, fran's log lines or the gateway's own logs.
+    const leaks = [FRAN_KEY, GRIF_KEY, FRAN_BOT, GRIF_BOT, GRIF_NOTE, 'SQLite format 3', 'clawfleet/demo/control/telegram'];
+    const seen: Record<string, string> = {
+      'the model': seenByModel,
+      // What the bots sent (each call's own token is the control plane's, in its URL).
+      'the chat': JSON.stringify(tg.calls().map((c) => c.params)),
+      'fran’s log lines': JSON.stringify(runtimeLines.filter((l) => l.agentId === 'fran')),
+      'the gateway’s logs': filesUnder(join(dir, 'state', 'runtime', 'fran', 'openclaw', 'logs')),
+      'the fleet’s logs': filesUnder(join(dir, 'state', 'logs')),
+    };
+    for (const [where, text] of Object.entries(seen)) for (const leak of leaks) expect(text.includes(leak), `${leak.slice(0, 12)}… in ${where}`).toBe(false);
+    // Nor could it write into grif's workspace.
+    expect(existsSync(probeTargets().planted)).toBe(false);
+  });
+
   it('streams a slow answer from the gateway’s chat deltas: drafts while it writes, then exactly one final message', async () => {
     const linesBefore = runtimeLines.length;
     tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'stream slowly' }));
@@ -274,4 +372,44 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
     const asked = model.requests().filter((r) => mentions(r.body, 'native still here'));
     for (const r of asked) expect(r.headers.authorization).toBe(`Bearer ${GRIF_KEY}`);
   });
+
+  // Last: fran stays hibernated after it.
+  it('drains a turn in flight on SIGTERM: answered exactly once, then the bridge and its gateway exit and nothing of them is left', async () => {
+    const release = hold('drain on sigterm');
+    const runtimePid = fleet.supervisor.pid('fran')!;
+    const gateway = gatewayProcess()!;
+    const linesBefore = runtimeLines.length;
+    tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'drain on sigterm' }));
+    await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'drain on sigterm')), 60_000);
+    // Everything under the runtime now: bwrap, its init, the guard, the gateway and its helpers.
+    const below = tree(runtimePid);
+    // Hibernation stops a runtime as the fleet does: SIGTERM, then SIGKILL after 30 s.
+    const hibernated = fleet.supervisor.act('fran', 'hibernate');
+    await waitFor('SIGTERM heard', () => runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'stopping'), 10_000);
+    expect(runtimeLines.slice(linesBefore).find((l) => l.agentId === 'fran' && l.line.msg === 'stopping')!.line.signal).toBe('SIGTERM');
+    // Mid-turn still, its gateway up: then the model answers.
+    expect(sentTo(OWNER, 'drain on sigterm')).toHaveLength(0);
+    expect(processes().some((p) => p.pid === gateway.pid)).toBe(true);
+    release();
+    await expect(hibernated).resolves.toBe('hibernating');
+    // It exited by itself, cleanly, within the grace (not SIGKILLed by the supervisor).
+    expect(fleet.supervisor.info('fran').lastExit).toMatchObject({ code: 0, signal: null });
+    expect(runtimeLines.slice(linesBefore).some((l) => l.agentId === 'fran' && l.line.msg === 'turn answered')).toBe(true);
+    await waitFor('the reply', () => sentTo(OWNER, 'drain on sigterm').length > 0, 30_000);
+    // Nothing of the runtime, its sandbox or its gateway is left, wherever it was re-parented to.
+    await waitFor('everything under the runtime gone', () => !below.some(alive), 15_000);
+    expect(mentioning(join(dir, 'state', 'runtime', 'fran', 'openclaw'))).toEqual([]);
+    // Exactly once: a while later, still one reply.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(sentTo(OWNER, 'drain on sigterm')).toHaveLength(1);
+  });
 });
+
+/** Every file's text under `root` (empty when it does not exist), for a leak scan. */
+function filesUnder(root: string): string {
+  if (!existsSync(root)) return '';
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath, e.name), 'latin1'))
+    .join('\n');
+}

@@ -25,15 +25,15 @@ import { processes } from '../support/process-tree.ts';
 const KEY = 'sk-test-openclaw-health-0123456789';
 const ROOT = process.getuid?.() === 0;
 
-/** An "OpenClaw" install whose gateway never says it is ready (its entry just waits). */
-function neverReadyInstall(version: string): { node: string; cli: string } {
+/** An "OpenClaw" install whose gateway never says it is ready (its entry runs `entry`, then just waits). */
+function neverReadyInstall(version: string, entry = ''): { node: string; cli: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-fake-install-'));
   // Readable by all, as an npm install is (the gateway may run as a user of its own).
   chmodSync(dir, 0o755);
   const pkg = join(dir, 'node_modules', 'openclaw');
   mkdirSync(pkg, { recursive: true });
   writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'openclaw', version }));
-  writeFileSync(join(pkg, 'openclaw.mjs'), 'setInterval(() => {}, 60_000);\n');
+  writeFileSync(join(pkg, 'openclaw.mjs'), `${entry}\nsetInterval(() => {}, 60_000);\n`);
   return { node: process.execPath, cli: join(pkg, 'openclaw.mjs') };
 }
 
@@ -56,23 +56,33 @@ const startWith = (env: RuntimeEnv) =>
     exit: () => {},
   });
 
-/** fran's openclaw runtime starting on a never-ready install, with `extra` in its environment. */
-async function startNeverReady(extra: Record<string, string> = {}, plant: (runtimeState: string) => void = () => {}) {
-  const install = neverReadyInstall(OPENCLAW_VERSION);
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-openclaw-health-'));
+/**
+ * fran's openclaw runtime starting on a never-ready install, with `extra` in its environment:
+ * local (npm start's pipe) unless told it is on AWS (its queues' URLs; the queues are in memory).
+ */
+async function startNeverReady(
+  extra: Record<string, string> = {},
+  plant: (runtimeState: string) => void = () => {},
+  opts: { placement?: 'local' | 'aws'; install?: { node: string; cli: string }; workspace?: string; runtimeState?: string } = {},
+) {
+  const install = opts.install ?? neverReadyInstall(OPENCLAW_VERSION);
+  const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), 'cf-openclaw-health-'));
+  mkdirSync(workspace, { recursive: true });
   const healthFile = `${workspace}-alive`;
+  const runtimeState = opts.runtimeState ?? `${workspace}-state`;
   // As the image lays it out: the runtime's state passable (0711), not listable, by the gateway's user.
-  mkdirSync(`${workspace}-state`, { mode: 0o711 });
-  chmodSync(`${workspace}-state`, 0o711);
-  plant(`${workspace}-state`);
+  mkdirSync(runtimeState, { recursive: true, mode: 0o711 });
+  chmodSync(runtimeState, 0o711);
+  plant(runtimeState);
   const env: RuntimeEnv = await readRuntimeEnv(
     {
       CLAWFLEET_AGENT_ID: 'fran',
       CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(franOnOpenclaw()),
-      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-      CLAWFLEET_SECRETS_FD: '3',
+      ...(opts.placement === 'aws'
+        ? { CLAWFLEET_INBOX_URL: 'http://q/in', CLAWFLEET_OUTBOX_URL: 'http://q/out', CLAWFLEET_DLQ_URL: 'http://q/dlq' }
+        : { CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1', CLAWFLEET_SECRETS_FD: '3' }),
       CLAWFLEET_WORKSPACE: workspace,
-      CLAWFLEET_RUNTIME_STATE: `${workspace}-state`,
+      CLAWFLEET_RUNTIME_STATE: runtimeState,
       CLAWFLEET_HEALTH_FILE: healthFile,
       CLAWFLEET_OPENCLAW_NODE: install.node,
       CLAWFLEET_OPENCLAW_CLI: install.cli,
@@ -208,11 +218,16 @@ describe('the gateway’s user', () => {
       // a link at the config's path and one in its home, both to a file of root's.
       const victim = join(mkdtempSync(join(tmpdir(), 'cf-openclaw-victim-')), 'root-only');
       writeFileSync(victim, 'root only\n', { mode: 0o600 });
-      const { install, workspace, outcome } = await startNeverReady({ CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' }, (state) => {
-        mkdirSync(join(state, 'openclaw', 'home'), { recursive: true });
-        symlinkSync(victim, join(state, 'openclaw', 'openclaw.json'));
-        symlinkSync(victim, join(state, 'openclaw', 'home', 'planted'));
-      });
+      // The gateway's own user is the image's boundary (on AWS; locally it is bubblewrap).
+      const { install, workspace, outcome } = await startNeverReady(
+        { CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' },
+        (state) => {
+          mkdirSync(join(state, 'openclaw', 'home'), { recursive: true });
+          symlinkSync(victim, join(state, 'openclaw', 'openclaw.json'));
+          symlinkSync(victim, join(state, 'openclaw', 'home', 'planted'));
+        },
+        { placement: 'aws' },
+      );
       const gateway = await expect
         .poll(() => processes().find((p) => p.command.includes(install.cli) && !p.command.includes('-e')), { timeout: 5_000 })
         .toBeDefined()
@@ -236,6 +251,79 @@ describe('the gateway’s user', () => {
     },
     20_000,
   );
+});
+
+describe('the local sandbox around the gateway', () => {
+  it('refuses to start the kind locally without bubblewrap, saying why and how to get it, before anything is written', async () => {
+    const { install, workspace, outcome } = await startNeverReady({ CLAWFLEET_BWRAP: '/nonexistent/bwrap' });
+    const err = await outcome;
+    expect(err).toBeInstanceOf(ClawfleetError);
+    expect((err as ClawfleetError).code).toBe('OPENCLAW_SANDBOX_UNAVAILABLE');
+    expect((err as Error).message).toContain('runs its gateway locally only inside a sandbox');
+    expect((err as Error).message).toContain('bubblewrap not found at /nonexistent/bwrap');
+    expect((err as Error).message).toContain('apt-get install bubblewrap');
+    expect(existsSync(join(`${workspace}-state`, 'openclaw', 'openclaw.json'))).toBe(false);
+    expect(processes().some((p) => p.command.includes(install.cli))).toBe(false);
+  });
+
+  it('asks for none on AWS, where the container and the gateway’s own user are the boundary', async () => {
+    const { outcome } = await startNeverReady(
+      { CLAWFLEET_BWRAP: '/nonexistent/bwrap', ...(ROOT ? { CLAWFLEET_OPENCLAW_UID: '65534', CLAWFLEET_OPENCLAW_GID: '65534' } : {}) },
+      () => {},
+      { placement: 'aws' },
+    );
+    // It got as far as starting the gateway (which never says it is ready).
+    expect(await outcome).toMatchObject({ code: 'OPENCLAW_GATEWAY_FAILED', message: expect.stringMatching(/not ready within 5 s/) });
+  }, 20_000);
+
+  it('shows the gateway its own workspace and directory, and not the secrets file, another agent, the state database or the code', async () => {
+    // npm start's layout: <state>/workspaces/<agent>, <state>/runtime/<agent>, <state>/state.db, the secrets file beside.
+    const base = mkdtempSync(join(tmpdir(), 'cf-openclaw-sandbox-'));
+    const state = join(base, 'state');
+    const t = {
+      secrets: join(base, 'clawfleet.secrets.json'),
+      otherNote: join(state, 'workspaces', 'grif', 'notes.txt'),
+      otherRuntime: join(state, 'runtime', 'grif', 'token'),
+      stateDb: join(state, 'state.db'),
+      repo: join(process.cwd(), 'package.json'),
+      ownNote: join(state, 'workspaces', 'fran', 'own-note.txt'),
+      ownConfig: join(state, 'runtime', 'fran', 'openclaw', 'openclaw.json'),
+    };
+    mkdirSync(join(state, 'workspaces', 'fran'), { recursive: true });
+    mkdirSync(join(state, 'workspaces', 'grif'), { recursive: true });
+    mkdirSync(join(state, 'runtime', 'grif'), { recursive: true });
+    writeFileSync(t.secrets, JSON.stringify({ 'clawfleet/demo/agents/grif': { OPENAI_API_KEY: 'sk-grif-never-seen' } }));
+    writeFileSync(t.otherNote, 'grif private');
+    writeFileSync(t.otherRuntime, 'grif token');
+    writeFileSync(t.stateDb, 'SQLite format 3');
+    writeFileSync(t.ownNote, 'fran own');
+    const writes = { ownWorkspace: join(state, 'workspaces', 'fran', 'made.txt'), otherWorkspace: join(state, 'workspaces', 'grif', 'planted.txt') };
+    // The "gateway": reads and writes what it is pointed at, records what happened in its state (the workspace), then waits.
+    const install = neverReadyInstall(
+      OPENCLAW_VERSION,
+      `import fs from 'node:fs';
+const out = {};
+for (const [k, p] of Object.entries(${JSON.stringify(t)})) { try { out[k] = fs.readFileSync(p, 'utf8'); } catch (e) { out[k] = 'ERR ' + e.code; } }
+for (const [k, p] of Object.entries(${JSON.stringify(writes)})) { try { fs.writeFileSync(p, 'x'); out['write:' + k] = 'written'; } catch (e) { out['write:' + k] = 'ERR ' + e.code; } }
+fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json', JSON.stringify(out));`,
+    );
+    const workspace = join(state, 'workspaces', 'fran');
+    const { outcome } = await startNeverReady({ CLAWFLEET_SANDBOX_HIDE: JSON.stringify([state, process.cwd(), base]) }, () => {}, {
+      install,
+      workspace,
+      runtimeState: join(state, 'runtime', 'fran'),
+    });
+    const probe = join(openclawStateDir(workspace), 'probe.json');
+    await expect.poll(() => existsSync(probe), { timeout: 5_000 }).toBe(true);
+    const seen = JSON.parse(readFileSync(probe, 'utf8')) as Record<string, string>;
+    expect(seen.ownNote).toBe('fran own');
+    expect(seen.ownConfig).toContain(KEY); // its own config, with this agent's own key
+    expect(seen['write:ownWorkspace']).toBe('written');
+    for (const hidden of ['secrets', 'otherNote', 'otherRuntime', 'stateDb', 'repo']) expect(seen[hidden], hidden).toBe('ERR ENOENT');
+    expect(seen['write:otherWorkspace']).toMatch(/^ERR /);
+    expect(existsSync(writes.otherWorkspace)).toBe(false);
+    await outcome;
+  }, 20_000);
 });
 
 describe('the pinned OpenClaw release', () => {

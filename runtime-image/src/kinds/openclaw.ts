@@ -8,6 +8,7 @@
 // mode starts no gateway: the bridge connects to an operator's (openclaw/external-gateway.ts)
 // and takes no message until it is in.
 import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
@@ -20,7 +21,9 @@ import { deviceKeyRedactions, OPENCLAW_DEVICE_KEY } from '../../../shared/secret
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
 import { waitingBeats } from '../waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
-import { startManagedGateway } from '../openclaw/gateway-process.ts';
+import { checkPinnedInstall, startManagedGateway, type OpenclawInstallPaths } from '../openclaw/gateway-process.ts';
+import { localGatewaySandbox, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
+import type { BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
 import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
@@ -115,6 +118,9 @@ async function startOpenclaw(
     );
   }
   const placement = env.transport.kind === 'aws' ? 'aws' : 'local';
+  // Locally, nothing but bubblewrap keeps the gateway's tools from the fleet's secrets file and
+  // the other agents: found (or refused) now, before the secret is awaited or anything written.
+  const local = !external && placement === 'local' ? await localGateway(env, { node: node!, cli: cli! }) : undefined;
   const secrets = await awaitSecrets({
     config: env.config,
     secretId: env.secretId,
@@ -177,18 +183,20 @@ async function startOpenclaw(
     }
     gateway = connection;
   } else {
-    const gatewayDir = join(env.runtimeState, 'openclaw');
-    moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(env.workspace), log);
+    const gatewayDir = local?.gatewayDir ?? join(env.runtimeState, 'openclaw');
+    const workspace = local?.workspace ?? env.workspace;
+    moveLegacyState(join(gatewayDir, 'state'), openclawStateDir(workspace), log);
     const supervisor = new GatewaySupervisor({
       clientVersion: RUNTIME_VERSION,
       log,
       start: () =>
         startManagedGateway({
-          install: { node: node!, cli: cli! },
+          install: local?.install ?? { node: node!, cli: cli! },
           dir: gatewayDir,
-          stateDir: openclawStateDir(env.workspace),
+          stateDir: openclawStateDir(workspace),
           ...(runAs ? { runAs } : {}),
-          config: { config: env.config, secrets, workspace: env.workspace },
+          ...(local ? { sandbox: { sandbox: local.sandbox, readOnly: local.readOnly } } : {}),
+          config: { config: env.config, secrets, workspace },
           log,
           readyTimeoutMs: readyMs,
         }),
@@ -281,4 +289,21 @@ async function startOpenclaw(
     workspace: env.workspace,
   });
   return { stop };
+}
+
+/**
+ * A local managed gateway's sandbox, and the paths it is started with: real ones, as only
+ * those exist inside (a workspace or install reached through a link would not be found).
+ */
+async function localGateway(
+  env: RuntimeParts['env'],
+  install: OpenclawInstallPaths,
+): Promise<{ sandbox: BwrapSandbox; install: OpenclawInstallPaths; readOnly: string[]; workspace: string; gatewayDir: string }> {
+  checkPinnedInstall(install);
+  const gatewayDir = join(env.runtimeState, 'openclaw');
+  mkdirSync(gatewayDir, { recursive: true, mode: 0o700 });
+  mkdirSync(env.workspace, { recursive: true });
+  const dirs = { workspace: realpathSync(env.workspace), gatewayDir: realpathSync(gatewayDir) };
+  const sandbox = await localGatewaySandbox(env.sandbox, dirs);
+  return { sandbox, ...sandboxedInstall(install), ...dirs };
 }

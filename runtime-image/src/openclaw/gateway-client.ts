@@ -7,6 +7,7 @@
 // protocol the gateway agreed to. A refused connect says why: pairing pending, token wrong.
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { deviceAuthPayload, type DeviceIdentity } from './device-identity.ts';
 
@@ -123,10 +124,7 @@ export class GatewayClient {
     const protocol = typeof hello.protocol === 'number' ? hello.protocol : 0;
     if (hello.type !== 'hello-ok' || protocol !== GATEWAY_PROTOCOL) {
       client.close();
-      throw new ClawfleetError(
-        'OPENCLAW_PROTOCOL',
-        `the OpenClaw gateway agreed to protocol ${protocol}, this bridge speaks ${GATEWAY_PROTOCOL} (docs/runtime.md, "Compatibility")`,
-      );
+      throw protocolMismatch(`agreed to protocol ${protocol}`);
     }
     const server = (hello.server ?? {}) as { version?: unknown };
     client.server = { version: typeof server.version === 'string' ? server.version.slice(0, 100) : undefined, protocol };
@@ -248,11 +246,29 @@ export function safeUrl(url: string): string {
   }
 }
 
-/** A refused connect as a GatewayConnectRefused with the gateway's detail code, when it gave one. */
+/** The bridge and the gateway speak different protocols: both named, and where the pin is said. */
+function protocolMismatch(gatewaySide: string): ClawfleetError {
+  return new ClawfleetError(
+    'OPENCLAW_PROTOCOL',
+    `the OpenClaw gateway ${gatewaySide}; this bridge speaks protocol ${GATEWAY_PROTOCOL}, as the pinned OpenClaw ${OPENCLAW_VERSION} does (docs/runtime.md, "Compatibility")`,
+  );
+}
+
+/**
+ * A refused connect as a GatewayConnectRefused with the gateway's detail code, when it gave
+ * one — or, when it refused the protocol range asked for (a gateway of another release
+ * answers PROTOCOL_MISMATCH with the protocol it expects), as the protocol error that it is.
+ */
 function refusal(err: unknown): Error {
   if (!(err instanceof Error) || !('gatewayCode' in err)) return err as Error;
   const details = (err as { gatewayDetails?: unknown }).gatewayDetails;
-  const d = details && typeof details === 'object' ? (details as { code?: unknown; requestId?: unknown }) : {};
+  const d = details && typeof details === 'object' ? (details as { code?: unknown; requestId?: unknown; expectedProtocol?: unknown }) : {};
+  if (d.code === 'PROTOCOL_MISMATCH') {
+    const expected = d.expectedProtocol;
+    return protocolMismatch(
+      typeof expected === 'number' && Number.isSafeInteger(expected) ? `speaks protocol ${expected}` : 'speaks another protocol (it did not say which)',
+    );
+  }
   const code = typeof d.code === 'string' ? d.code.slice(0, 64) : String((err as { gatewayCode?: unknown }).gatewayCode ?? 'REFUSED');
   const requestId = typeof d.requestId === 'string' && REQUEST_ID.test(d.requestId) ? d.requestId : undefined;
   return new GatewayConnectRefused(code, err.message, requestId);

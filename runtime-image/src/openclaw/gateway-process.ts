@@ -6,7 +6,9 @@
 // end of its stdin closes, so a SIGKILLed runtime leaves no gateway behind with its keys.
 // The install it is given must be the pinned release (shared/config/openclaw-release.ts).
 // In the image the gateway runs as a user of its own (never root), so nothing OpenClaw runs
-// can read the runtime's environment or memory, where the task role's credentials URI is.
+// can read the runtime's environment or memory, where the task role's credentials URI is;
+// locally it runs, guard and all, inside bubblewrap (gateway-sandbox.ts), so nothing it runs
+// sees the fleet's secrets file or another agent's directories.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fchownSync, lchownSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { processRedactor, type Logger } from '../../../shared/log.ts';
+import type { Sandbox, SandboxLease } from '../sandbox/sandbox.ts';
 import { gatewayConfig, type GatewayConfigInputs } from './gateway-config.ts';
 
 /**
@@ -182,6 +185,11 @@ export async function startManagedGateway(opts: {
   stateDir?: string;
   /** The user and group the gateway runs as; absent, this process's own. */
   runAs?: { uid: number; gid: number };
+  /**
+   * Local mode: the sandbox the gateway runs in (gateway-sandbox.ts), made with `dir` and the
+   * workspace writable, and the install's directories to show it read-only.
+   */
+  sandbox?: { sandbox: Sandbox; readOnly: string[] };
   config: Omit<GatewayConfigInputs, 'port' | 'token' | 'logFile'>;
   log: Logger;
   readyTimeoutMs: number;
@@ -202,21 +210,32 @@ export async function startManagedGateway(opts: {
   if (opts.runAs) giveDirs(opts.runAs, [dir, home, tmp], stateDir);
   writeConfig(configPath, JSON.stringify(gatewayConfig({ ...opts.config, port, token, logFile: join(dir, 'logs', 'openclaw.log') }), null, 2), opts.runAs);
 
-  const child: ChildProcess = spawn(install.node, ['-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)], {
-    cwd: dir,
-    // No secret here, nothing of the runtime's own environment: names and paths only.
-    env: {
-      PATH: `${dirname(install.node)}:/usr/local/bin:/usr/bin:/bin`,
-      HOME: home,
-      TMPDIR: tmp,
-      OPENCLAW_STATE_DIR: stateDir,
-      OPENCLAW_CONFIG_PATH: configPath,
-      NO_COLOR: '1',
-    },
+  const argv = [install.node, '-e', GUARD, install.node, install.cli, 'gateway', 'run', '--port', String(port)];
+  // No secret here, nothing of the runtime's own environment: names and paths only.
+  const env = {
+    PATH: `${dirname(install.node)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: home,
+    TMPDIR: tmp,
+    OPENCLAW_STATE_DIR: stateDir,
+    OPENCLAW_CONFIG_PATH: configPath,
+    NO_COLOR: '1',
+  };
+  // In the sandbox the guard runs inside too: the runtime's stdin closing still stops the
+  // gateway gently, and bwrap (--die-with-parent) takes everything inside down with a killed runtime.
+  let lease: SandboxLease | undefined;
+  if (opts.sandbox) lease = await opts.sandbox.sandbox.lease({ argv, env, network: true, readOnly: opts.sandbox.readOnly });
+  const launch = lease?.launch ?? { file: argv[0]!, args: argv.slice(1), env, cwd: dir };
+  const child: ChildProcess = spawn(launch.file, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Released once the sandbox's process is gone: whatever of it is still running is killed.
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    await lease?.release();
+    return code;
+  });
   const recent: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(

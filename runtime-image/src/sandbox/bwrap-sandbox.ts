@@ -49,6 +49,11 @@ export interface BwrapSetup {
   systemDirs?: string[];
   /** Whether this bwrap has --disable-userns (0.8+): the sandbox cannot make user namespaces of its own. */
   disableUserns?: boolean;
+  /**
+   * Directories writable besides the workspace, shown even inside a hidden one: a managed
+   * OpenClaw gateway's own directory (its config, home, logs), which sits in the runtime's state.
+   */
+  writable?: string[];
 }
 
 const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
@@ -117,7 +122,9 @@ function sandboxMounts(setup: BwrapSetup): string[] {
     const real = realOrUndefined(path);
     if (real && shown(real) && !masks.some((m) => inside(real, m)) && !needed.some((d) => inside(d, real))) mask(real);
   }
-  args.push('--bind', setup.workspace, setup.workspace, '--chdir', setup.workspace);
+  args.push('--bind', setup.workspace, setup.workspace);
+  for (const dir of setup.writable ?? []) args.push('--bind', dir, dir);
+  args.push('--chdir', setup.workspace);
   // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
   args.push('--remount-ro', '/');
   return args;
@@ -157,7 +164,7 @@ export class BwrapSandbox implements Sandbox {
 
   constructor(private readonly setup: BwrapSetup) {
     this.mounts = sandboxMounts(setup);
-    this.description = `bubblewrap (${setup.bwrap}): own namespaces, system read-only, workspace ${setup.workspace} writable`;
+    this.description = `bubblewrap (${setup.bwrap}): own namespaces, system read-only, workspace ${[setup.workspace, ...(setup.writable ?? [])].join(' and ')} writable`;
   }
 
   async lease(request: SandboxRequest): Promise<SandboxLease> {
@@ -189,18 +196,26 @@ export class BwrapSandbox implements Sandbox {
  * Finds out whether bubblewrap works here (unprivileged user namespaces may be off) by
  * running `sh -c 'echo ok'` through exactly the arguments real calls get: first with
  * --disable-userns, and without it on a bubblewrap older than 0.8 that does not know it.
- * Returns the sandbox, or why not.
+ * `writable` are further directories the calls may write (BwrapSetup.writable). Returns the
+ * sandbox, or why not.
  */
-export async function probeBwrap(bwrap: string, workspace: string, hide: string[]): Promise<{ sandbox: BwrapSandbox } | { unavailable: string }> {
+export async function probeBwrap(
+  bwrap: string,
+  workspace: string,
+  hide: string[],
+  writable: string[] = [],
+): Promise<{ sandbox: BwrapSandbox } | { unavailable: string }> {
   let real: string;
+  let realWritable: string[];
   try {
     real = realpathSync(workspace);
+    realWritable = writable.map((d) => realpathSync(d));
   } catch (err) {
     return { unavailable: `bubblewrap cannot be set up: ${(err as Error).message}` };
   }
   let failure = '';
   for (const disableUserns of [true, false]) {
-    const sandbox = new BwrapSandbox({ bwrap, workspace: real, hide, disableUserns });
+    const sandbox = new BwrapSandbox({ bwrap, workspace: real, hide, disableUserns, writable: realWritable });
     const lease = await sandbox.lease({ argv: ['/bin/sh', '-c', 'echo ok'], env: baseSandboxEnv(real), network: false });
     const run = await runShort(lease.launch.file, lease.launch.args, { env: lease.launch.env, cwd: lease.launch.cwd, timeoutMs: 10_000 });
     if (run.failure) return { unavailable: `bubblewrap at ${bwrap} ${run.failure}` };

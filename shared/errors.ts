@@ -57,6 +57,7 @@ export type ErrorCode =
   | 'OPENCLAW_DEVICE_KEY_INVALID'
   | 'OPENCLAW_PROTOCOL'
   | 'OPENCLAW_SANDBOX_UNAVAILABLE'
+  | 'OPENCLAW_MCP_PATH_HIDDEN'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'
   | 'FETCH_UNRESOLVED'

@@ -22,7 +22,7 @@ import { ExternalGateway } from '../openclaw/external-gateway.ts';
 import { waitingBeats } from '../waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { checkPinnedInstall, startManagedGateway, type OpenclawInstallPaths } from '../openclaw/gateway-process.ts';
-import { localGatewaySandbox, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
+import { localGatewaySandbox, mcpServerReadOnly, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
 import type { BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
@@ -305,5 +305,7 @@ async function localGateway(
   mkdirSync(env.workspace, { recursive: true });
   const dirs = { workspace: realpathSync(env.workspace), gatewayDir: realpathSync(gatewayDir) };
   const sandbox = await localGatewaySandbox(env.sandbox, dirs);
-  return { sandbox, ...sandboxedInstall(install), ...dirs };
+  const shown = sandboxedInstall(install);
+  const servers = mcpServerReadOnly(env.config.agent.mcp?.servers, env.sandbox.hide);
+  return { sandbox, install: shown.install, readOnly: [...new Set([...shown.readOnly, ...servers])], ...dirs };
 }

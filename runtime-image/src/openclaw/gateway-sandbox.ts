@@ -7,8 +7,8 @@
 // the repository or $HOME. The network is shared (the bridge reaches it on loopback; it
 // reaches the model provider). Without a working bubblewrap the kind refuses to start. On AWS
 // the container is the boundary and the gateway runs as a user of its own instead.
-import { realpathSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { findBwrap, probeBwrap, type BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import type { SandboxSettings } from '../sandbox/choose-sandbox.ts';
@@ -51,4 +51,55 @@ export function sandboxedInstall(install: OpenclawInstallPaths): { install: Open
   while (basename(modules) !== 'node_modules' && dirname(modules) !== modules) modules = dirname(modules);
   if (basename(modules) !== 'node_modules') modules = dirname(cli);
   return { install: { node, cli }, readOnly: [dirname(dirname(node)), modules] };
+}
+
+const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+/**
+ * What the agent's stdio MCP servers run, shown read-only inside the gateway's sandbox:
+ * OpenClaw starts them there, where only the system, the install and the workspace are, so
+ * a server named by its path (`node /srv/mcp/node_modules/x/dist/index.js`) would not be
+ * found. For each absolute path of a server's command and arguments that exists: the
+ * node_modules folder it lies in (its dependencies are there too), else its own folder.
+ * A folder that holds something the sandbox hides (the repository with the secrets file, the
+ * state directory, $HOME) is refused, naming the server: showing it would show them.
+ */
+export function mcpServerReadOnly(
+  servers: Record<string, { command: string; args?: string[] } | { url: string }> | undefined,
+  hide: readonly string[],
+): string[] {
+  const hidden = hide.map((p) => realOr(p));
+  const shown = new Set<string>();
+  for (const [name, server] of Object.entries(servers ?? {})) {
+    if (!('command' in server)) continue;
+    for (const arg of [server.command, ...(server.args ?? [])]) {
+      if (!isAbsolute(arg)) continue;
+      const real = realOr(arg);
+      let isDir: boolean;
+      try {
+        isDir = statSync(real).isDirectory();
+      } catch {
+        continue;
+      }
+      let dir = real;
+      while (basename(dir) !== 'node_modules' && dirname(dir) !== dir) dir = dirname(dir);
+      if (basename(dir) !== 'node_modules') dir = isDir ? real : dirname(real);
+      const secret = hidden.find((h) => within(h, dir));
+      if (secret)
+        throw new ClawfleetError(
+          'OPENCLAW_MCP_PATH_HIDDEN',
+          `MCP server "${name}" runs ${arg}, whose folder ${dir} holds ${secret}, which the gateway's sandbox hides; install the server in a node_modules folder or a folder of its own (docs/runtime.md, "The local sandbox")`,
+        );
+      shown.add(dir);
+    }
+  }
+  return [...shown];
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

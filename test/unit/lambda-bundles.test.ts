@@ -22,10 +22,12 @@ const MAX_BUNDLE_BYTES = 400 * 1000;
 // only by a decision written beside it. The dashboard parses the fleet config, so carries
 // shared/config/runtime-kinds.ts: 410 KB was 51 bytes short once openclaw's external mode got
 // its own task size there (the entry already reuses the native size) and an error code (#17).
-// 461 and 412 KB since /status shows a session's length and context use: the stores read the
-// recorded figures back through their schema (shared/protocol/session-stats.ts, kept apart
-// from the envelopes so the dashboard does not carry them all), and the outbox records them.
-const MAX_BYTES: Record<string, number> = { outbox: 461 * 1000, 'telegram-webhook': 461 * 1000, dashboard: 412 * 1000 };
+// 462 and 414 KB since /status shows a session's length and context use (the stores read the
+// recorded figures back through their schema, shared/protocol/session-stats.ts, kept apart
+// from the envelopes so the dashboard does not carry them all; the outbox records them) and
+// the config loader refuses what an openclaw agent's gateway cannot honour (MCP sandboxing,
+// external-mode servers, the native browser): every handler loads the config.
+const MAX_BYTES: Record<string, number> = { outbox: 462 * 1000, 'telegram-webhook': 462 * 1000, dashboard: 414 * 1000 };
 
 /** The SDK clients each handler's core calls: the port groups its file names. */
 const CLIENTS: Record<string, string[]> = {

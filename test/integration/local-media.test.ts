@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { dashboardAuth } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 
 const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
@@ -65,19 +65,7 @@ beforeAll(async () => {
       'clawfleet/demo/agents/ray': { OPENAI_API_KEY: MODEL_KEY },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
-  });
-  const deadline = Date.now() + 30_000;
-  while (fleet.supervisor.state('fran') !== 'running') {
-    if (Date.now() > deadline) throw new Error(`runtime not ready: ${JSON.stringify(runtimeLines.slice(-5))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran'], onRuntimeLine: (_agentId, line) => void runtimeLines.push(line) });
 });
 
 afterAll(async () => {

@@ -31,7 +31,9 @@ afterAll(async () => {
 
 describe('startFleet', () => {
   it('on a timeout names the agent, its state and its last lines, and stops the fleet it started', async () => {
-    await expect(startFleet({ dir, running: ['solo'], timeoutMs: 0 })).rejects.toThrow(/^solo's runtime is (starting|restarting), not running, after 0 s; its last lines: \[/);
+    await expect(startFleet({ dir, running: ['solo'], timeoutMs: 0 })).rejects.toThrow(
+      /^solo's runtime is (starting|restarting), not running, after 0 s; its last lines: \[/,
+    );
     // Stopped: the state directory's lock is free, so the next start on it succeeds.
     fleet = await startFleet({ dir, running: 'all' });
     await fleet.stop();

@@ -6,23 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
-import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import {
-  InMemoryDeadLetters,
-  InMemoryInboundDedupe,
-  InMemoryInboundOrigins,
-  InMemoryPairingStore,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { COMMAND_MENU, parseCommand } from '../../shared/control/commands.ts';
-import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import type { ChannelTarget } from '../../shared/ports.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
+import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
@@ -30,38 +24,23 @@ import { answerEnvelope, defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_T
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
 
-const SECRET = 'webhook-secret-for-fran-0123456789';
-
 function webhook(state: 'asleep' | 'awake' = 'asleep') {
   const config = loadConfigFile('clawfleet.json');
   config.channels.telegram!.allowFrom = ['4242'];
   config.channels.telegram!.groups = { '-1001234': { requireMention: false } };
-  const queues = new InMemoryAgentQueues();
   const registry = new InMemoryAgentRegistry();
   void registry.transition('fran', ['absent'], state, 500);
   const compute = new InMemoryAgentCompute();
-  const sent: { target: ChannelTarget; text: string }[] = [];
-  const deps: TelegramWebhookDeps = {
-    config,
-    webhookSecret: async () => SECRET,
-    queues,
-    dedupe: new InMemoryInboundDedupe(() => 1_000),
-    sessions: new InMemorySessionRegistry(),
-    origins: new InMemoryInboundOrigins(() => 1_000),
-    pairings: new InMemoryPairingStore(),
-    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
-    channel: async () => ({ maxTextLength: 4096, sendText: async (target, text) => void sent.push({ target, text }), sendTyping: async () => {} }),
-    newPairingCode: () => 'CODE',
+  const { deps, queues, sent, queued } = memoryWebhook(config, {
     lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock: { now: () => 1_000 }, log: memoryLogger() },
-    statusView: () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } }),
-    clock: { now: () => 1_000 },
-    log: memoryLogger(),
-  };
+  });
+  // /status reads the depth of the queue the webhook writes to.
+  deps.statusView = () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } });
   const post = (text: string, opts: { updateId?: number; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = {}) =>
     handleTelegramWebhook(
       {
         accountId: 'fran',
-        secretToken: SECRET,
+        secretToken: WEBHOOK_SECRET,
         body: JSON.stringify({
           update_id: opts.updateId ?? 7,
           message: {
@@ -76,11 +55,6 @@ function webhook(state: 'asleep' | 'awake' = 'asleep') {
       },
       deps,
     );
-  const queued = () =>
-    queues
-      .queue('fran')
-      .bodies()
-      .map((b) => JSON.parse(b));
   return { deps, post, sent, queued, compute, queues };
 }
 
@@ -535,7 +509,7 @@ describe('inline buttons', () => {
       sendTyping: async () => {},
       answerButtonPress: async (id) => void answered.push(id),
     });
-    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
+    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: WEBHOOK_SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
     expect(res.status).toBe(200);
     expect(answered).toEqual(['cbq-1']);
     expect(queued()[0]).toMatchObject({
@@ -559,7 +533,7 @@ describe('inline buttons', () => {
       sendTyping: async () => {},
       answerButtonPress: async (id) => void answered.push(id),
     });
-    await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
+    await handleTelegramWebhook({ accountId: 'fran', secretToken: WEBHOOK_SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
     expect(answered).toEqual(['cbq-1']);
     expect(queued()).toEqual([]);
   });

@@ -13,10 +13,14 @@ import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn.t
 
 /**
  * Fran answering with `model`: the system clock, no tools, no secrets to mask, the default
- * limits; `more` adds to them or replaces any (other models, a fixed clock). The outbox is
- * handed back as itself, to read what the turn sent.
+ * limits; `more` adds to them or replaces any (other models, a fixed clock, tools made for the
+ * workspace when it is a function of it). The in-memory outbox is handed back as itself, to read
+ * what the turn sent (unless `more` gives the turn another).
  */
-export function franTurnDeps(model: ModelClient, more: Partial<TurnDeps> = {}): { deps: TurnDeps; outbox: InMemoryOutbox } {
+export function franTurnDeps(
+  model: ModelClient,
+  more: Partial<TurnDeps> | ((workspace: string) => Partial<TurnDeps>) = {},
+): { deps: TurnDeps; outbox: InMemoryOutbox } {
   const workspace = mkdtempSync(join(tmpdir(), 'cf-fran-turn-'));
   const outbox = new InMemoryOutbox();
   const deps: TurnDeps = {
@@ -31,7 +35,7 @@ export function franTurnDeps(model: ModelClient, more: Partial<TurnDeps> = {}): 
     tools: () => [],
     masker: secretMasker([]),
     limits: defaultTurnLimits,
-    ...more,
+    ...(typeof more === 'function' ? more(workspace) : more),
   };
   return { deps, outbox };
 }

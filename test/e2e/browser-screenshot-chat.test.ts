@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 
@@ -76,19 +76,7 @@ beforeAll(async () => {
     join(dir, 'secrets.json'),
     JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY } }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
-  });
-  const deadline = Date.now() + 60_000;
-  while (fleet.supervisor.state('fran') !== 'running') {
-    if (Date.now() > deadline) throw new Error(`runtime not ready: ${JSON.stringify(runtimeLines.slice(-5))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran'], timeoutMs: 60_000, onRuntimeLine: (_agentId, line) => void runtimeLines.push(line) });
 });
 
 afterAll(async () => {

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
 
@@ -35,18 +35,7 @@ beforeAll(async () => {
     join(dir, 'secrets.json'),
     JSON.stringify({ 'clawfleet/demo/control/dashboard': { DASHBOARD_TOKEN }, 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: MODEL_KEY } }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-  });
-  const deadline = Date.now() + 60_000;
-  while (fleet.supervisor.state('fran') !== 'running') {
-    if (Date.now() > deadline) throw new Error('runtime not ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran'], timeoutMs: 60_000 });
   browser = await launchChromium();
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
 }, 120_000);

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
 
 const DASHBOARD_TOKEN = 'dash-e2e-token-7f3a9c1b5e2d4f60';
@@ -34,18 +34,7 @@ beforeAll(async () => {
       'clawfleet/demo/agents/jerry': { GRAPH_TOKEN },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-  });
-  const deadline = Date.now() + 60_000;
-  while (!fleet.cp.config.agents.list.every((a) => fleet.supervisor.state(a.id) === 'running')) {
-    if (Date.now() > deadline) throw new Error('runtimes not ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: 'all', timeoutMs: 60_000 });
   // Someone asked to talk to Fran's bot: the overview shows it, the test approves it.
   await fleet.cp.pairings.createPending({
     channel: 'telegram',

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openclaw');
@@ -70,14 +70,7 @@ async function importAndStart(fixture: string, agentId: string): Promise<{ dir: 
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'clawfleet.secrets.json'), JSON.stringify({ [`clawfleet/moved/agents/${agentId}`]: { OPENAI_API_KEY: KEY } }), { mode: 0o600 });
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'clawfleet.secrets.json'),
-    stateDir: join(dir, '.clawfleet'),
-    port: 0,
-    log: memoryLogger(),
-  });
-  await expect.poll(() => fleet!.supervisor.state(agentId), { timeout: 30_000, interval: 100 }).toBe('running');
+  fleet = await startFleet({ dir, secretsPath: join(dir, 'clawfleet.secrets.json'), stateDir: join(dir, '.clawfleet'), running: [agentId] });
   return { dir };
 }
 

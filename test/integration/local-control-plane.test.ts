@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { chatLines as readChat, dashboardAuth, postChat } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 
 const KEY = 'sk-test-local-cp-0123456789abcdef';
 const HOOKS_TOKEN = 'hooks-token-0123456789abcdef';
@@ -66,19 +67,7 @@ beforeAll(async () => {
       'clawfleet/lcp/control/hooks': { HOOKS_TOKEN },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log,
-    scheduleClock: { now: () => Date.now() + scheduleSkewMs },
-  });
-  const deadline = Date.now() + 30_000;
-  while (!fleet.cp.config.agents.list.every((a) => fleet.supervisor.state(a.id) === 'running')) {
-    if (Date.now() > deadline) throw new Error('runtimes not ready within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, log, running: 'all', scheduleClock: { now: () => Date.now() + scheduleSkewMs } });
 });
 
 afterAll(async () => {
@@ -237,13 +226,7 @@ describe('the state that outlives a run', () => {
     const db = openStateDatabase(join(dir, 'state', 'state.db'));
     await new SqliteCronScheduler(db).put({ name: 'agent-ray-weekly', expression: 'cron(0 9 ? * 2 *)', timezone: 'Europe/Berlin', input: '{}' });
     db.close();
-    fleet = await startLocalFleet({
-      configPath: join(dir, 'clawfleet.json'),
-      secretsPath: join(dir, 'secrets.json'),
-      stateDir: join(dir, 'state'),
-      port: 0,
-      log,
-    });
+    fleet = await startFleet({ dir, log });
     expect(await fleet.cp.scheduler.list('')).toEqual(['agent-ray-weekly', 'heartbeat-grif']);
     expect(log.lines.some((l) => l.msg === 'schedules no longer in the config removed' && JSON.stringify(l.removed) === '["config-grif-tick"]')).toBe(true);
   });

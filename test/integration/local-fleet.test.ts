@@ -5,19 +5,20 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../shared/log.ts';
 import { readAdminFile } from '../../local/admin-file.ts';
-import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { chatLines, dashboardAuth, postChat } from '../support/local-api.ts';
+import { startFleet, untilRunning, type StartFleetOptions } from '../support/local-fleet.ts';
 
 const FRAN_KEY = 'sk-test-local-fran-0123456789abcdef';
 let fleet: LocalFleet;
 let model: FakeModel;
 let dir: string;
-let options: LocalFleetOptions;
+let state: string;
+let options: StartFleetOptions;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
 
 async function chat(agentId: string, text: string): Promise<string> {
@@ -51,26 +52,11 @@ beforeAll(async () => {
   config.channels.telegram.blockStreamingChunk = { minChars: 10 };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: FRAN_KEY } }));
-  options = {
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (agentId, line) => runtimeLines.push({ agentId, line }),
-  };
-  fleet = await startLocalFleet(options);
-  await allRunning();
+  state = join(dir, 'state');
+  // Every runtime says it is ready before the tests talk to it.
+  options = { dir, running: 'all', onRuntimeLine: (agentId, line) => runtimeLines.push({ agentId, line }) };
+  fleet = await startFleet(options);
 });
-
-/** Every runtime says it is ready before the tests talk to it. */
-async function allRunning(): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!fleet.cp.config.agents.list.every((a) => fleet.supervisor.state(a.id) === 'running')) {
-    if (Date.now() > deadline) throw new Error(`runtimes not ready: ${JSON.stringify(runtimeLines.slice(-10))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Runs a `clawfleet` command against this fleet, as a user in its directory would. */
 async function clawfleet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -194,7 +180,12 @@ describe('the local fleet', () => {
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'ray', '--no-wait');
     expect(code).toBe(0);
     expect(out).toBe('restart ray…\nray: waking');
-    await allRunning();
+    await untilRunning(
+      fleet,
+      fleet.cp.config.agents.list.map((a) => a.id),
+      30_000,
+      (id) => runtimeLines.filter((l) => l.agentId === id).map((l) => l.line),
+    );
   });
 
   it('prints an agent’s runtime log with `clawfleet logs`, and follows it', async () => {
@@ -246,21 +237,20 @@ describe('the local fleet', () => {
   });
 
   it('answers after a restart what was queued before the fleet stopped, and keeps the dashboard signed in', async () => {
-    const token = readFileSync(join(options.stateDir, 'dashboard-token'), 'utf8').trim();
-    expect(statSync(join(options.stateDir, 'dashboard-token')).mode & 0o077).toBe(0);
+    const token = readFileSync(join(state, 'dashboard-token'), 'utf8').trim();
+    expect(statSync(join(state, 'dashboard-token')).mode & 0o077).toBe(0);
     // The state directory the fleet made (transcripts, chats, memory) is its owner's alone.
-    expect(statSync(options.stateDir).mode & 0o077).toBe(0);
+    expect(statSync(state).mode & 0o077).toBe(0);
     const signedIn = async (t: string) => (await fetch(`${fleet.url}/api/fleet`, { headers: { authorization: `Bearer ${t}` } })).status;
     expect(await signedIn(token)).toBe(200);
-    expect(await signedIn(readAdminFile(options.stateDir)!.token)).toBe(401);
+    expect(await signedIn(readAdminFile(state)!.token)).toBe(401);
     await clawfleet('runtime', 'hibernate', '--agent', 'ray');
     await chat('ray', 'still there after the restart?');
     await fleet.stop();
     const stopped = await clawfleet('status');
     expect(stopped.code).toBe(1);
 
-    fleet = await startLocalFleet(options);
-    await allRunning();
+    fleet = await startFleet(options);
     expect(await replyTo('ray', (t) => t.includes('still there after the restart?'))).toBeTruthy();
     // The chat survived the restart too.
     const messages = await chatLines(fleet, 'ray');

@@ -6,17 +6,18 @@
 // transcription endpoint, a document in the workspace the read tool reads. send_file goes out
 // as a multipart sendPhoto and sendDocument, each once although the runtime is SIGKILLed mid-turn.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
-import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { dashboardAuth } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
+import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 
 const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
@@ -65,19 +66,7 @@ beforeAll(async () => {
       'clawfleet/demo/agents/ray': { OPENAI_API_KEY: MODEL_KEY },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
-  });
-  const deadline = Date.now() + 30_000;
-  while (fleet.supervisor.state('fran') !== 'running') {
-    if (Date.now() > deadline) throw new Error(`runtime not ready: ${JSON.stringify(runtimeLines.slice(-5))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran'], onRuntimeLine: (_agentId, line) => void runtimeLines.push(line) });
 });
 
 afterAll(async () => {
@@ -160,44 +149,20 @@ describe('media in local mode', () => {
   });
 
   it('sends a photo and a document with send_file exactly once each although the runtime is SIGKILLed after sending them', async () => {
-    const workspace = join(dir, 'state/workspaces/fran');
-    mkdirSync(join(workspace, 'out'), { recursive: true });
-    const png = Buffer.from('\x89PNG a chart', 'latin1');
-    const pdf = Buffer.from('%PDF-1.4 the figures');
-    writeFileSync(join(workspace, 'out/chart.png'), png);
-    writeFileSync(join(workspace, 'out/figures.pdf'), pdf);
-    const sendIt = {
-      toolCalls: [
-        { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },
-        { name: 'send_file', arguments: { path: 'out/figures.pdf' } },
-      ],
-    };
-    // First attempt: the file goes out, then the model hangs and the runtime is killed mid-turn.
-    model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
+    // First attempt: the files go out, then the model hangs and the runtime is killed mid-turn.
+    const files = scriptChartAndFigures(model, join(dir, 'state/workspaces/fran'));
     const pid = fleet.supervisor.pid('fran')!;
     const from = model.requests().length;
-    tg.pushUpdate(TOKEN, textUpdate({ updateId: 203, chatId: 42, fromId: 42, text: 'send me the chart' }));
+    tg.pushUpdate(TOKEN, textUpdate({ updateId: 203, chatId: 42, fromId: 42, text: CHART_ASK }));
     const documents = tg.calls('sendDocument').length;
     await tg.waitForCalls('sendPhoto', 1, 30_000);
     await tg.waitForCalls('sendDocument', documents + 1, 30_000);
     // Killed while the model is asked what to say after the file went out: the turn is not recorded, so it is done again.
     await model.waitForRequests(from + 2, 30_000);
     process.kill(pid, 'SIGKILL');
-    await sentTo('Here is your chart.');
-    // The turn was done twice (the model asked to send the file twice), the file sent once.
-    expect(
-      model
-        .requests()
-        .slice(from)
-        .filter((r) => JSON.stringify(r.body).includes('send me the chart')),
-    ).toHaveLength(4);
-    const photos = tg.calls('sendPhoto');
-    expect(photos).toHaveLength(1);
-    expect(photos[0]!.params).toMatchObject({ chat_id: 42, caption: 'your chart' });
-    expect(photos[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
-    const docs = tg.calls('sendDocument').slice(documents);
-    expect(docs).toHaveLength(1);
-    expect(docs[0]!.params.document as UploadedPart).toEqual({ filename: 'figures.pdf', size: pdf.length, type: 'application/pdf', sha256: sha(pdf) });
+    await sentTo(CHART_ANSWER);
+    // No photo went out before this test: the one sent is this turn's.
+    expectEachFileOnce({ model, tg, chatId: 42, requestsFrom: from, photosFrom: 0, documentsFrom: documents, ...files });
   });
 
   it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { faults, start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const TOKEN = '7000000001:AAlocal-polling-test-token-0123456789';
@@ -35,14 +36,7 @@ beforeAll(async () => {
   };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: TOKEN } }));
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log,
-    onRuntimeLine: (_agentId, line) => void runtimeLines.push(line),
-  });
+  fleet = await startFleet({ dir, log, onRuntimeLine: (_agentId, line) => void runtimeLines.push(line) });
   expect(fleet.pollingAccounts).toEqual(['fran']);
 });
 

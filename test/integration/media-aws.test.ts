@@ -11,7 +11,7 @@
 // after sending them and a new one redoes the turn.
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -29,6 +29,7 @@ import { startTranscription, type FakeTranscription } from '../support/fake-tran
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 
 const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
@@ -274,22 +275,11 @@ describe('media on AWS', () => {
   });
 
   it('sends a photo and a document with send_file exactly once each although the runtime is SIGKILLed after sending them', async () => {
-    mkdirSync(join(workspace, 'out'), { recursive: true });
-    const png = Buffer.from('\x89PNG an aws chart', 'latin1');
-    const pdf = Buffer.from('%PDF-1.4 the aws figures');
-    writeFileSync(join(workspace, 'out/chart.png'), png);
-    writeFileSync(join(workspace, 'out/figures.pdf'), pdf);
-    const sendIt = {
-      toolCalls: [
-        { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },
-        { name: 'send_file', arguments: { path: 'out/figures.pdf' } },
-      ],
-    };
     // First attempt: both files go out, then the model hangs and the runtime is killed mid-turn.
-    model.script(sendIt, { text: 'never seen', delayMs: 60_000 }, sendIt, { text: 'Here is your chart.' });
+    const files = scriptChartAndFigures(model, workspace);
     const from = model.requests().length;
     const [photos, documents] = [tg.calls('sendPhoto').length, tg.calls('sendDocument').length];
-    expect((await post(textUpdate({ updateId: 306, chatId: 5001, fromId: 5001, text: 'send me the chart' }))).statusCode).toBe(200);
+    expect((await post(textUpdate({ updateId: 306, chatId: 5001, fromId: 5001, text: CHART_ASK }))).statusCode).toBe(200);
     await tg.waitForCalls('sendPhoto', photos + 1, 30_000);
     await tg.waitForCalls('sendDocument', documents + 1, 30_000);
     // Killed while the model is asked what to say after the files went out: the turn is not
@@ -298,21 +288,8 @@ describe('media on AWS', () => {
     await runtime.kill('SIGKILL');
     runtime = startRuntime(franEnv);
     await runtime.waitFor((l) => l.msg === 'ready');
-    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'Here is your chart.'), { timeout: 30_000 }).toBe(true);
-    // The turn was done twice (the model asked to send the files twice), each file sent once.
-    expect(
-      model
-        .requests()
-        .slice(from)
-        .filter((r) => JSON.stringify(r.body).includes('send me the chart')),
-    ).toHaveLength(4);
-    const photoCalls = tg.calls('sendPhoto').slice(photos);
-    expect(photoCalls).toHaveLength(1);
-    expect(photoCalls[0]!.params).toMatchObject({ chat_id: 5001, caption: 'your chart' });
-    expect(photoCalls[0]!.params.photo as UploadedPart).toEqual({ filename: 'chart.png', size: png.length, type: 'image/png', sha256: sha(png) });
-    const docCalls = tg.calls('sendDocument').slice(documents);
-    expect(docCalls).toHaveLength(1);
-    expect(docCalls[0]!.params.document as UploadedPart).toEqual({ filename: 'figures.pdf', size: pdf.length, type: 'application/pdf', sha256: sha(pdf) });
-    expect(tg.calls('sendMessage').filter((c) => c.params.text === 'Here is your chart.')).toHaveLength(1);
+    await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === CHART_ANSWER), { timeout: 30_000 }).toBe(true);
+    expectEachFileOnce({ model, tg, chatId: 5001, requestsFrom: from, photosFrom: photos, documentsFrom: documents, ...files });
+    expect(tg.calls('sendMessage').filter((c) => c.params.text === CHART_ANSWER)).toHaveLength(1);
   });
 });

@@ -8,11 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../shared/log.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const KEY = 'sk-test-local-skills-0123456789abcdef';
@@ -61,19 +61,7 @@ beforeAll(async () => {
     skillMd('name: diary\ndescription: Write the diary entry', 'Append today to diary.md.'),
   );
 
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (agentId, line) => agentId === 'fran' && runtimeLines.push(line),
-  });
-  const deadline = Date.now() + 30_000;
-  while (fleet.supervisor.state('fran') !== 'running') {
-    if (Date.now() > deadline) throw new Error(`fran is not ready: ${JSON.stringify(runtimeLines.slice(-10))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran'], onRuntimeLine: (agentId, line) => agentId === 'fran' && runtimeLines.push(line) });
 }, 60_000);
 
 afterAll(async () => {

@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../shared/log.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { listenLocal, sendJson, type LocalServer } from '../support/fake-http.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 
 const MODEL_KEY = 'sk-test-local-search-0123456789abcdef';
 const BRAVE_KEYS = { fran: 'BSA-fran-0123456789abcdef', ray: 'BSA-ray-fedcba9876543210' } as const;
@@ -59,19 +59,7 @@ beforeAll(async () => {
       'clawfleet/demo/agents/ray': { OPENAI_API_KEY: MODEL_KEY, BRAVE_API_KEY: BRAVE_KEYS.ray },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (agentId, line) => runtimeLines.push({ agentId, line }),
-  });
-  const deadline = Date.now() + 30_000;
-  while (!['fran', 'ray'].every((id) => fleet.supervisor.state(id) === 'running')) {
-    if (Date.now() > deadline) throw new Error(`runtimes not ready: ${JSON.stringify(runtimeLines.slice(-10))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  fleet = await startFleet({ dir, running: ['fran', 'ray'], onRuntimeLine: (agentId, line) => runtimeLines.push({ agentId, line }) });
 }, 60_000);
 
 afterAll(async () => {

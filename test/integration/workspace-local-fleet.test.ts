@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { readAdminFile } from '../../local/admin-file.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const KEY = 'sk-test-wslocal-fran-0123456789abcdef';
@@ -32,16 +32,7 @@ beforeAll(async () => {
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { OPENAI_API_KEY: KEY } }));
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-  });
-  for (const deadline = Date.now() + 30_000; fleet.supervisor.state('fran') !== 'running'; await new Promise((r) => setTimeout(r, 100))) {
-    if (Date.now() > deadline) throw new Error('fran did not start');
-  }
+  fleet = await startFleet({ dir, running: ['fran'] });
   mkdirSync(join(dir, 'mine'));
   writeFileSync(join(dir, 'mine', 'MEMORY.md'), "- Sam's cat is called Miso.\n");
 });

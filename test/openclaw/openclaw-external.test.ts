@@ -14,11 +14,11 @@ import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { ensureOpenclaw, OPENCLAW_VERSION, type OpenclawInstall } from '../../local/openclaw-install.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startFleet } from '../support/local-fleet.ts';
 
 const GATEWAY_TOKEN = 'gw-operator-token-0123456789abcdefghij';
 const WRONG_TOKEN = 'gw-wrong-token-zyxwvutsrqponmlk98765';
@@ -203,14 +203,7 @@ beforeAll(async () => {
       'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: FRAN_BOT, GRIF_BOT_TOKEN: GRIF_BOT },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }),
-  });
+  fleet = await startFleet({ dir, onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }) });
 }, 600_000);
 
 afterAll(async () => {

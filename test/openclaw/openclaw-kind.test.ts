@@ -12,11 +12,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
 
 const FRAN_KEY = 'sk-test-openclaw-fran-0123456789abcdef';
@@ -194,14 +194,7 @@ beforeAll(async () => {
       'clawfleet/demo/control/telegram': { FRAN_BOT_TOKEN: FRAN_BOT, GRIF_BOT_TOKEN: GRIF_BOT },
     }),
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
-    onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }),
-  });
+  fleet = await startFleet({ dir, onRuntimeLine: (agentId, line) => void runtimeLines.push({ agentId, line }) });
   await ready('fran');
   // What the sandbox must keep from fran's gateway: grif's workspace (its runtime made it by now).
   mkdirSync(join(dir, 'state', 'workspaces', 'grif'), { recursive: true });

@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminFilePath, readAdminFile } from '../../local/admin-file.ts';
 import { dashboardTokenPath } from '../../local/dashboard-token.ts';
-import { startLocalFleet, type LocalFleet } from '../../local/fleet.ts';
+import type { LocalFleet } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { writeFigures } from '../support/figures.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
@@ -92,19 +93,14 @@ beforeAll(async () => {
     }),
     { mode: 0o600 },
   );
-  fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
+  fleet = await startFleet({
+    dir,
     secretsPath,
     stateDir: state,
-    port: 0,
     log,
+    running: ['alpha', 'beta', 'gamma'],
     onRuntimeLine: (agentId, line) => runtimeLines.push(`${agentId} ${JSON.stringify(line)}`),
   });
-  const deadline = Date.now() + 30_000;
-  while (!['alpha', 'beta', 'gamma'].every((a) => fleet.supervisor.state(a) === 'running')) {
-    if (Date.now() > deadline) throw new Error('runtimes not ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   writeFileSync(join(state, 'workspaces', 'beta', 'diary.md'), 'beta’s private notes\n');
 });
 

@@ -1,67 +1,44 @@
 // Native commands: which the control plane answers alone (a sleeping agent is not woken for
 // /status), which it forwards (/stop in the control group, /new and /reset to the runtime), and
 // which are not ours (another bot's, unknown ones); and the runtime's side of /stop and /new.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
-import { InMemoryAgentQueues, InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import {
-  InMemoryDeadLetters,
-  InMemoryInboundDedupe,
-  InMemoryInboundOrigins,
-  InMemoryPairingStore,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryFifoQueue, type InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { COMMAND_MENU, parseCommand } from '../../shared/control/commands.ts';
-import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import type { ChannelTarget } from '../../shared/ports.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
+import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
+import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
-import { answerEnvelope, defaultTurnLimits, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { answerEnvelope, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
-
-const SECRET = 'webhook-secret-for-fran-0123456789';
 
 function webhook(state: 'asleep' | 'awake' = 'asleep') {
   const config = loadConfigFile('clawfleet.json');
   config.channels.telegram!.allowFrom = ['4242'];
   config.channels.telegram!.groups = { '-1001234': { requireMention: false } };
-  const queues = new InMemoryAgentQueues();
   const registry = new InMemoryAgentRegistry();
   void registry.transition('fran', ['absent'], state, 500);
   const compute = new InMemoryAgentCompute();
-  const sent: { target: ChannelTarget; text: string }[] = [];
-  const deps: TelegramWebhookDeps = {
-    config,
-    webhookSecret: async () => SECRET,
-    queues,
-    dedupe: new InMemoryInboundDedupe(() => 1_000),
-    sessions: new InMemorySessionRegistry(),
-    origins: new InMemoryInboundOrigins(() => 1_000),
-    pairings: new InMemoryPairingStore(),
-    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
-    channel: async () => ({ maxTextLength: 4096, sendText: async (target, text) => void sent.push({ target, text }), sendTyping: async () => {} }),
-    newPairingCode: () => 'CODE',
+  const { deps, queues, sent, queued } = memoryWebhook(config, {
     lifecycle: { registry, compute, depths: new InMemoryQueueDepths(), clock: { now: () => 1_000 }, log: memoryLogger() },
-    statusView: () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } }),
-    clock: { now: () => 1_000 },
-    log: memoryLogger(),
-  };
+  });
+  // /status reads the depth of the queue the webhook writes to.
+  deps.statusView = () => ({ registry, depths: { depth: async (id) => queues.queue(id).depth } });
   const post = (text: string, opts: { updateId?: number; chat?: { id: number; type: string }; extra?: Record<string, unknown> } = {}) =>
     handleTelegramWebhook(
       {
         accountId: 'fran',
-        secretToken: SECRET,
+        secretToken: WEBHOOK_SECRET,
         body: JSON.stringify({
           update_id: opts.updateId ?? 7,
           message: {
@@ -76,11 +53,6 @@ function webhook(state: 'asleep' | 'awake' = 'asleep') {
       },
       deps,
     );
-  const queued = () =>
-    queues
-      .queue('fran')
-      .bodies()
-      .map((b) => JSON.parse(b));
   return { deps, post, sent, queued, compute, queues };
 }
 
@@ -245,21 +217,7 @@ function stallingModel(started: () => void): ModelClient {
 }
 
 function runtime(model: ModelClient) {
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-cmd-'));
-  const outbox = new InMemoryOutbox();
-  const deps: TurnDeps = {
-    agentId: 'fran',
-    agentName: 'Fran',
-    workspace,
-    transcripts: new TranscriptStore(workspace),
-    model,
-    outbox,
-    clock: { now: () => Date.now() },
-    log: memoryLogger(),
-    tools: () => [],
-    masker: secretMasker([]),
-    limits: defaultTurnLimits,
-  };
+  const { deps, outbox } = franTurnDeps(model);
   const inbox = new InMemoryFifoQueue();
   const worker = new Worker({
     agentId: 'fran',
@@ -282,17 +240,6 @@ function runtime(model: ModelClient) {
   return { deps, inbox, worker, replies };
 }
 
-const msg = (n: number, text: string, extra: Partial<MessageEnvelope> = {}): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id: `tg.fran.${n}`,
-  agentId: 'fran',
-  sessionKey: 'agent:fran:main',
-  ts: 1,
-  text,
-  from: { channel: 'telegram', accountId: 'fran' },
-  ...extra,
-});
 const cancel = (n: number) => ({
   v: PROTOCOL_VERSION,
   kind: 'control',
@@ -307,7 +254,7 @@ describe('native commands in the runtime', () => {
   it('/stop cancels the turn that is running: it answers "stopped" and its message is done with', async () => {
     let started = false;
     const { inbox, worker, replies } = runtime(stallingModel(() => (started = true)));
-    inbox.push(JSON.stringify(msg(1, 'write me a novel')), 'agent:fran:main', 'tg.fran.1');
+    inbox.push(JSON.stringify(franMessage(1, 'write me a novel')), 'agent:fran:main', 'tg.fran.1');
     worker.start();
     await expect.poll(() => started).toBe(true);
     // The session's group is blocked by the turn; the cancel comes in the control group.
@@ -339,10 +286,10 @@ describe('native commands in the runtime', () => {
     };
     const { deps } = runtime(model);
     const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
-    await turn(msg(1, 'remember: blue'));
-    await turn(msg(2, 'and green'));
-    await turn(msg(3, '/new', { command: { name: 'new', args: '' } }));
-    await turn(msg(4, 'what colours?'));
+    await turn(franMessage(1, 'remember: blue'));
+    await turn(franMessage(2, 'and green'));
+    await turn(franMessage(3, '/new', { command: { name: 'new', args: '' } }));
+    await turn(franMessage(4, 'what colours?'));
     // 1, then 3 (two earlier messages and the new one), then — after /new — 1 again.
     expect(seen).toEqual([1, 3, 1]);
     const entries = await deps.transcripts.entries('agent:fran:main');
@@ -371,11 +318,11 @@ describe('/reset', () => {
     };
     const { deps } = runtime(model);
     const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
-    await turn(msg(1, 'my locker code is 4711'));
-    await turn(msg(2, '/think high', { command: { name: 'think', args: 'high' } }));
-    await turn(msg(3, 'and the bike lock is 0815'));
-    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('replied');
-    await turn(msg(5, 'what codes do you know?'));
+    await turn(franMessage(1, 'my locker code is 4711'));
+    await turn(franMessage(2, '/think high', { command: { name: 'think', args: 'high' } }));
+    await turn(franMessage(3, 'and the bike lock is 0815'));
+    expect(await turn(franMessage(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('replied');
+    await turn(franMessage(5, 'what codes do you know?'));
 
     // Before: the session's turns and its /think level; after /reset: only the new message, default thinking.
     expect(asked.map((a) => a.texts.length)).toEqual([1, 3, 1]);
@@ -403,7 +350,7 @@ describe('/reset', () => {
     const restarted = new TranscriptStore(deps.workspace);
     expect((await restarted.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
     // The /reset handed out again (its deletion lost) re-sends its answer; it does not reset again over turn 5.
-    expect(await turn(msg(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('resent');
+    expect(await turn(franMessage(4, '/reset', { command: { name: 'reset', args: '' } }))).toBe('resent');
     expect((await deps.transcripts.history('agent:fran:main')).turns.map((t) => t.inboundId)).toEqual(['tg.fran.5']);
     expect(readFileSync(deps.transcripts.path('agent:fran:main'), 'utf8')).toBe(file);
   });
@@ -535,7 +482,7 @@ describe('inline buttons', () => {
       sendTyping: async () => {},
       answerButtonPress: async (id) => void answered.push(id),
     });
-    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
+    const res = await handleTelegramWebhook({ accountId: 'fran', secretToken: WEBHOOK_SECRET, body: pressUpdate({ id: -1001234, type: 'supergroup' }) }, deps);
     expect(res.status).toBe(200);
     expect(answered).toEqual(['cbq-1']);
     expect(queued()[0]).toMatchObject({
@@ -559,7 +506,7 @@ describe('inline buttons', () => {
       sendTyping: async () => {},
       answerButtonPress: async (id) => void answered.push(id),
     });
-    await handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
+    await handleTelegramWebhook({ accountId: 'fran', secretToken: WEBHOOK_SECRET, body: pressUpdate({ id: 4242, type: 'private' }) }, deps);
     expect(answered).toEqual(['cbq-1']);
     expect(queued()).toEqual([]);
   });
@@ -593,8 +540,8 @@ describe('inline buttons', () => {
       },
     };
     const { deps } = runtime(model);
-    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
-    await runTurn(turnRequestFor(msg(40, 'plan my weekend')), deps, new AbortController().signal);
+    await runTurn(turnRequestFor(franMessage(40, 'plan my weekend')), deps, new AbortController().signal);
+    await runTurn(turnRequestFor(franMessage(40, 'plan my weekend')), deps, new AbortController().signal);
     const replies = (deps.outbox as InMemoryOutbox).queue
       .bodies()
       .map((b) => JSON.parse(b))
@@ -609,7 +556,7 @@ describe('inline buttons', () => {
     // The second run found the turn done and re-sent the same answer, buttons and all.
     expect(n).toBe(2);
     const [record] = await deps.transcripts.entries('agent:fran:main');
-    expect(answerEnvelope(turnRequestFor(msg(40, 'plan my weekend')), record as TurnRecord, 'fran')).toEqual(replies[0]);
+    expect(answerEnvelope(turnRequestFor(franMessage(40, 'plan my weekend')), record as TurnRecord, 'fran')).toEqual(replies[0]);
   });
 });
 
@@ -635,7 +582,7 @@ describe('/model', () => {
         .filter((e) => e.kind === 'reply')
         .map((e) => e.text as string);
     const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
-      runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+      runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
     return { turn, said };
   }
 
@@ -681,7 +628,7 @@ describe('/think', () => {
         .filter((e) => e.kind === 'reply')
         .map((e) => e.text as string);
     const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
-      runTurn(turnRequestFor(msg(n, text, command ? { command } : {})), deps, new AbortController().signal);
+      runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
     await turn(1, 'hi');
     await turn(2, '/think high', { name: 'think', args: 'high' });
     await turn(3, 'think hard');

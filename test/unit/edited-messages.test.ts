@@ -2,15 +2,10 @@
 // them on, an edit reaches the agent in the session its message went to, as a note that says
 // which message and what it says now — under the same access rules as text, never as a command.
 import { describe, expect, it } from 'vitest';
-import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile, parseConfig } from '../../shared/config/load.ts';
 import { allowedUpdatesFor, editedMessagesMode } from '../../shared/control/streaming.ts';
-import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
-import { memoryLogger } from '../../shared/log.ts';
-import type { ChannelTarget } from '../../shared/ports.ts';
-
-const SECRET = 'webhook-secret-for-fran-0123456789';
+import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
+import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 
 function webhook(edited?: { channel?: 'ignore' | 'note'; account?: 'ignore' | 'note' }) {
   const config = loadConfigFile('clawfleet.json');
@@ -20,23 +15,7 @@ function webhook(edited?: { channel?: 'ignore' | 'note'; account?: 'ignore' | 'n
   telegram.groups = { '-1001234': { requireMention: true } };
   if (edited?.channel) telegram.editedMessages = edited.channel;
   if (edited?.account) telegram.accounts.fran!.editedMessages = edited.account;
-  const queues = new InMemoryAgentQueues();
-  const sessions = new InMemorySessionRegistry();
-  const sent: { target: ChannelTarget; text: string }[] = [];
-  const deps: TelegramWebhookDeps = {
-    config,
-    webhookSecret: async () => SECRET,
-    queues,
-    dedupe: new InMemoryInboundDedupe(() => 1_000),
-    sessions,
-    origins: new InMemoryInboundOrigins(() => 1_000),
-    pairings: new InMemoryPairingStore(),
-    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
-    channel: async () => ({ maxTextLength: 4096, sendText: async (target, text) => void sent.push({ target, text }), sendTyping: async () => {} }),
-    newPairingCode: () => 'CODE',
-    clock: { now: () => 1_000 },
-    log: memoryLogger(),
-  };
+  const { deps, sessions, sent, queued } = memoryWebhook(config);
   type Post = { updateId?: number; fromId?: number; chat?: { id: number; type: string }; text?: string; caption?: string; entities?: unknown[] };
   const message = (o: Post) => ({
     message_id: 3,
@@ -47,14 +26,10 @@ function webhook(edited?: { channel?: 'ignore' | 'note'; account?: 'ignore' | 'n
     ...(o.caption !== undefined ? { caption: o.caption } : {}),
     ...(o.entities ? { entities: o.entities } : {}),
   });
-  const send = (update: Record<string, unknown>) => handleTelegramWebhook({ accountId: 'fran', secretToken: SECRET, body: JSON.stringify(update) }, deps);
+  const send = (update: Record<string, unknown>) =>
+    handleTelegramWebhook({ accountId: 'fran', secretToken: WEBHOOK_SECRET, body: JSON.stringify(update) }, deps);
   const post = (o: Post) => send({ update_id: o.updateId ?? 7, message: message(o) });
   const edit = (o: Post) => send({ update_id: o.updateId ?? 8, edited_message: { ...message(o), edit_date: 1_764_000_060 } });
-  const queued = () =>
-    queues
-      .queue('fran')
-      .bodies()
-      .map((b) => JSON.parse(b));
   return { post, edit, queued, sent, sessions };
 }
 

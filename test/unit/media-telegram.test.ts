@@ -9,28 +9,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
-import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import {
-  InMemoryDeadLetters,
-  InMemoryDeliveryLedger,
-  InMemoryInboundDedupe,
-  InMemoryInboundOrigins,
-  InMemoryPairingStore,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
-import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
+import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media/media-ref.ts';
-import type { ChannelTarget } from '../../shared/ports.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 
 const TOKEN = '1000002:fran-token-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-const SECRET = 'webhook-secret-for-fran-0123456789';
 let tg: FakeTelegram;
 
 beforeAll(async () => {
@@ -48,29 +39,13 @@ function fleet(): { config: FleetConfig; telegram: TelegramAccounts } {
 
 function webhook() {
   const { config, telegram } = fleet();
-  const queues = new InMemoryAgentQueues();
   const store = new InMemoryMediaStore();
-  const told: string[] = [];
-  const deps: TelegramWebhookDeps = {
-    config,
-    webhookSecret: async () => SECRET,
-    queues,
-    dedupe: new InMemoryInboundDedupe(() => 1_000),
-    sessions: new InMemorySessionRegistry(),
-    origins: new InMemoryInboundOrigins(() => 1_000),
-    pairings: new InMemoryPairingStore(),
-    botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
-    channel: async () => ({ maxTextLength: 4096, sendText: async (_t: ChannelTarget, text: string) => void told.push(text), sendTyping: async () => {} }),
-    newPairingCode: () => 'CODE',
-    media: { store, fetchFile: (a, f, m) => telegram.fetchFile(a, f, m) },
-    clock: { now: () => 1_000 },
-    log: memoryLogger(),
-  };
+  const { deps, sent, queued } = memoryWebhook(config, { media: { store, fetchFile: (a, f, m) => telegram.fetchFile(a, f, m) } });
   const post = (updateId: number, fields: Record<string, unknown>) =>
     handleTelegramWebhook(
       {
         accountId: 'fran',
-        secretToken: SECRET,
+        secretToken: WEBHOOK_SECRET,
         body: JSON.stringify({
           update_id: updateId,
           message: { message_id: 3, date: 1_764_000_000, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, ...fields },
@@ -78,12 +53,7 @@ function webhook() {
       },
       deps,
     );
-  const queued = () =>
-    queues
-      .queue('fran')
-      .bodies()
-      .map((b) => JSON.parse(b) as Record<string, unknown>);
-  return { deps, store, told, post, queued };
+  return { deps, store, sent, post, queued };
 }
 
 describe('inbound media (webhook)', () => {
@@ -165,7 +135,7 @@ describe('inbound media (webhook)', () => {
   });
 
   it('answers a file over the 20 MB download limit with a note to the agent and to the user, without fetching it', async () => {
-    const { post, queued, told, store } = webhook();
+    const { post, queued, sent, store } = webhook();
     const before = tg.calls('getFile').length;
     await post(23, {
       document: { file_id: 'huge', file_unique_id: 'h', file_size: TELEGRAM_DOWNLOAD_LIMIT_BYTES + 1, file_name: 'film.mkv' },
@@ -178,7 +148,7 @@ describe('inbound media (webhook)', () => {
     expect(envelope!.text).toMatch(
       /^\[The user sent a file "film\.mkv".*It did not reach you: it is 20 MiB, over the 20 MiB a Telegram bot may download\. Say so if it matters\.\]\nwatch this$/,
     );
-    expect(told).toEqual([expect.stringMatching(/over the 20 MiB a Telegram bot may download, so your agent did not get it/)]);
+    expect(sent.map((s) => s.text)).toEqual([expect.stringMatching(/over the 20 MiB a Telegram bot may download, so your agent did not get it/)]);
   });
 
   it('stops reading a download that runs past the limit although Telegram declared no size', async () => {

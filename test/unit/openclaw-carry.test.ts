@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { startLocalFleet } from '../../local/fleet.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { ConfigError } from '../../shared/errors.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import { gatewayConfig, literal } from '../../runtime-image/src/openclaw/gateway-config.ts';
+import { configIssues } from '../support/config-issues.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from './cli-io.ts';
 
 const OPENCLAW = { kind: 'openclaw', cpus: 1, memoryMb: 2048 };
@@ -23,16 +22,6 @@ function withFran(edit: (fran: any, config: any) => void, runtime: Record<string
   config.agents.list[1].runtime = runtime;
   edit(config.agents.list[1], config);
   return config;
-}
-
-function issues(config: unknown): { path: string; message: string }[] {
-  try {
-    parseConfig(config);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  return [];
 }
 
 const written = (config: unknown, secrets: Record<string, string>) =>
@@ -98,20 +87,22 @@ describe('the managed gateway’s config carries the agent’s MCP servers and t
 describe('what an openclaw agent’s config asks that its gateway would not honour is a config error', () => {
   it('refuses tools.browser (the native runtime’s browser tool), for managed and external mode alike', () => {
     const browser = (fran: any) => (fran.tools = { browser: { enabled: true } });
-    expect(issues(withFran(browser))).toEqual([{ path: 'agents.list[1].tools.browser', message: expect.stringMatching(/native runtime's browser tool/) }]);
+    expect(configIssues(withFran(browser))).toEqual([
+      { path: 'agents.list[1].tools.browser', message: expect.stringMatching(/native runtime's browser tool/) },
+    ]);
     const external = { ...OPENCLAW, openclaw: { mode: 'external', url: 'wss://gw.example.com', tokenSecret: 'GW_TOKEN' } };
-    expect(issues(withFran(browser, external)).map((i) => i.path)).toEqual(['agents.list[1].tools.browser']);
+    expect(configIssues(withFran(browser, external)).map((i) => i.path)).toEqual(['agents.list[1].tools.browser']);
     // Off is fine, and a native agent keeps its browser.
-    expect(issues(withFran((fran) => (fran.tools = { browser: { enabled: false } })))).toEqual([]);
-    expect(issues(withFran(browser, { cpus: 1, memoryMb: 2048 }))).toEqual([]);
+    expect(configIssues(withFran((fran) => (fran.tools = { browser: { enabled: false } })))).toEqual([]);
+    expect(configIssues(withFran(browser, { cpus: 1, memoryMb: 2048 }))).toEqual([]);
   });
 
   it('refuses an MCP server asked to run in clawfleet’s sandbox (OpenClaw starts it outside), and any MCP server for an operator’s gateway', () => {
-    const sandboxed = issues(withFran((fran) => (fran.mcp = { servers: { fs: { command: 'mcp-fs', sandbox: true } } })));
+    const sandboxed = configIssues(withFran((fran) => (fran.mcp = { servers: { fs: { command: 'mcp-fs', sandbox: true } } })));
     expect(sandboxed).toEqual([{ path: 'agents.list[1].mcp.servers.fs.sandbox', message: expect.stringMatching(/outside clawfleet's sandbox/) }]);
-    expect(issues(withFran((fran) => (fran.mcp = { servers: { fs: { command: 'mcp-fs' } } })))).toEqual([]);
+    expect(configIssues(withFran((fran) => (fran.mcp = { servers: { fs: { command: 'mcp-fs' } } })))).toEqual([]);
     const external = { ...OPENCLAW, openclaw: { mode: 'external', url: 'wss://gw.example.com', tokenSecret: 'GW_TOKEN' } };
-    const found = issues(withFran((fran) => (fran.mcp = { servers: { wiki: { url: 'https://wiki.example.com/mcp' } } }), external));
+    const found = configIssues(withFran((fran) => (fran.mcp = { servers: { wiki: { url: 'https://wiki.example.com/mcp' } } }), external));
     expect(found).toEqual([{ path: 'agents.list[1].mcp.servers.wiki', message: expect.stringMatching(/operator's gateway, which runs its own MCP servers/) }]);
   });
 
@@ -122,14 +113,6 @@ describe('what an openclaw agent’s config asks that its gateway would not hono
     const io = captureIO({ cwd: dir });
     expect(await runCli(['config', 'validate'], io)).toBe(3);
     expect(io.errText()).toContain('agents.list[1].tools.browser: is the native runtime');
-    await expect(
-      startLocalFleet({
-        configPath: join(dir, 'clawfleet.json'),
-        secretsPath: join(dir, 'secrets.json'),
-        stateDir: join(dir, 'state'),
-        port: 0,
-        log: memoryLogger(),
-      }),
-    ).rejects.toThrow(/agents.list\[1\].tools.browser: is the native runtime's browser tool/);
+    await expect(startFleet({ dir })).rejects.toThrow(/agents.list\[1\].tools.browser: is the native runtime's browser tool/);
   });
 });

@@ -14,7 +14,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayUrlProblem } from '../../shared/config/openclaw-gateway-url.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { ConfigError } from '../../shared/errors.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { secretsNeeded } from '../../shared/secrets/agent-secrets.ts';
@@ -23,6 +22,7 @@ import { bridgeTurn, gatewaySessionKey, type BridgeDeps } from '../../runtime-im
 import { deviceAuthPayload, loadOrCreateDeviceIdentity } from '../../runtime-image/src/openclaw/device-identity.ts';
 import { EXTERNAL_MAX_FRAME_BYTES, ExternalGateway } from '../../runtime-image/src/openclaw/external-gateway.ts';
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
+import { configIssues } from '../support/config-issues.ts';
 import { startFakeGateway, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
 
 const TOKEN = 'gw-token-external-0123456789abcdef';
@@ -34,20 +34,10 @@ function withFran(openclaw: Record<string, unknown>): any {
   return config;
 }
 
-function issues(config: unknown): { path: string; message: string }[] {
-  try {
-    parseConfig(config);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  return [];
-}
-
 describe('runtime.openclaw.mode "external" in the config', () => {
   it('takes a wss:// gateway and a token secret, and the agent then needs the token, not model keys', () => {
     const config = withFran({ mode: 'external', url: 'wss://gateway.example:18789', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN', agent: 'main' });
-    expect(issues(config)).toEqual([]);
+    expect(configIssues(config)).toEqual([]);
     const needed = secretsNeeded(runtimeConfigFor(parseConfig(config), 'fran'), { modelKeys: true }).map((n) => n.name);
     expect(needed).toContain('OPENCLAW_GATEWAY_TOKEN');
     expect(needed).not.toContain('OPENAI_API_KEY');
@@ -65,30 +55,30 @@ describe('runtime.openclaw.mode "external" in the config', () => {
       config.agents.list.find((a: { id: string }) => a.id === 'ray').runtime = ray;
       return config;
     };
-    expect(issues(both(external('main', 'wss://GATEWAY.example:18789/')))).toEqual([
+    expect(configIssues(both(external('main', 'wss://GATEWAY.example:18789/')))).toEqual([
       {
         path: 'agents.list[3].runtime.openclaw.agent',
         message:
           'agent "fran" is already answered by gateway agent "main" at gateway.example:18789: the two would share its sessions; give each its own gateway agent',
       },
     ]);
-    expect(issues(both(external('ops')))).toEqual([]);
-    expect(issues(both(external('main', 'wss://other.example:18789')))).toEqual([]);
+    expect(configIssues(both(external('ops')))).toEqual([]);
+    expect(configIssues(both(external('main', 'wss://other.example:18789')))).toEqual([]);
   });
 
   it('refuses ws:// to a host that is not loopback unless allowed, and takes it to loopback', () => {
     const at = 'agents.list[1].runtime.openclaw.url';
-    expect(issues(withFran({ mode: 'external', url: 'ws://192.0.2.2:18789', tokenSecret: 'T' }))).toEqual([
+    expect(configIssues(withFran({ mode: 'external', url: 'ws://192.0.2.2:18789', tokenSecret: 'T' }))).toEqual([
       { path: at, message: expect.stringMatching(/ws:\/\/ to a host that is not loopback: the token would cross the network in clear/) },
     ]);
-    expect(issues(withFran({ mode: 'external', url: 'ws://192.0.2.2:18789', tokenSecret: 'T', allowInsecureWs: true }))).toEqual([]);
+    expect(configIssues(withFran({ mode: 'external', url: 'ws://192.0.2.2:18789', tokenSecret: 'T', allowInsecureWs: true }))).toEqual([]);
     for (const url of ['ws://127.0.0.1:18789', 'ws://localhost:1', 'ws://[::1]:1']) expect(gatewayUrlProblem(url)).toBeUndefined();
   });
 
   it('refuses credentials or a query in the URL without echoing them, other schemes, and link-local hosts', () => {
     const secretish = 'sk-pasted-token-9876';
     for (const url of [`wss://u:${secretish}@gw.example`, `wss://gw.example/?token=${secretish}`, `wss://gw.example/#${secretish}`]) {
-      const found = issues(withFran({ mode: 'external', url, tokenSecret: 'T' }));
+      const found = configIssues(withFran({ mode: 'external', url, tokenSecret: 'T' }));
       expect(found).toHaveLength(1);
       expect(JSON.stringify(found)).not.toContain(secretish);
     }
@@ -98,11 +88,11 @@ describe('runtime.openclaw.mode "external" in the config', () => {
   });
 
   it('refuses the external keys in managed mode, and an external mode without them', () => {
-    expect(issues(withFran({ url: 'wss://gw.example', tokenSecret: 'T' }))).toEqual([
+    expect(configIssues(withFran({ url: 'wss://gw.example', tokenSecret: 'T' }))).toEqual([
       { path: 'agents.list[1].runtime.openclaw.url', message: 'applies to runtime.openclaw.mode "external" only' },
       { path: 'agents.list[1].runtime.openclaw.tokenSecret', message: 'applies to runtime.openclaw.mode "external" only' },
     ]);
-    expect(issues(withFran({ mode: 'external', url: 'wss://gw.example' })).map((i) => i.path)).toEqual(['agents.list[1].runtime.openclaw.tokenSecret']);
+    expect(configIssues(withFran({ mode: 'external', url: 'wss://gw.example' })).map((i) => i.path)).toEqual(['agents.list[1].runtime.openclaw.tokenSecret']);
   });
 
   it('maps the session key to the gateway’s agent in external mode only', () => {

@@ -6,15 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { startLocalFleet } from '../../local/fleet.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import type { RuntimeEnv } from '../../runtime-image/src/env.ts';
 import { runtimeKindOf } from '../../runtime-image/src/kinds/registry.ts';
 import { messageText } from '../../runtime-image/src/openclaw/bridge-turn.ts';
 import { DENIED_TOOLS, gatewayConfig } from '../../runtime-image/src/openclaw/gateway-config.ts';
+import { configIssues } from '../support/config-issues.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from './cli-io.ts';
 
 const demo = () => JSON.parse(readFileSync('clawfleet.json', 'utf8'));
@@ -26,49 +26,39 @@ function withFran(runtime: Record<string, unknown>, edit: (c: any) => void = () 
   return config;
 }
 
-function issues(config: unknown): { path: string; message: string }[] {
-  try {
-    parseConfig(config);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  return [];
-}
-
 describe('runtime.kind in the config', () => {
   it('takes native by default and openclaw at a size it fits in', () => {
-    expect(issues(demo())).toEqual([]);
-    expect(issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }))).toEqual([]);
-    expect(issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'managed' } }))).toEqual([]);
+    expect(configIssues(demo())).toEqual([]);
+    expect(configIssues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }))).toEqual([]);
+    expect(configIssues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'managed' } }))).toEqual([]);
     expect(runtimeConfigFor(parseConfig(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 })), 'fran').agent.runtime.kind).toBe('openclaw');
   });
 
   it('refuses an unknown kind, naming the kinds there are', () => {
-    const found = issues(withFran({ kind: 'hermes' }));
+    const found = configIssues(withFran({ kind: 'hermes' }));
     expect(found).toEqual([{ path: 'agents.list[1].runtime.kind', message: 'must be one of the runtime kinds: "native", "openclaw"' }]);
   });
 
   it('refuses a task too small for the kind, with the reason (the example’s light agents cannot run OpenClaw in 0.5 GB)', () => {
-    const found = issues(withFran({ kind: 'openclaw' }));
+    const found = configIssues(withFran({ kind: 'openclaw' }));
     expect(found).toHaveLength(1);
     expect(found[0]!.path).toBe('agents.list[1].runtime');
     expect(found[0]!.message).toMatch(/^runtime.kind "openclaw" needs at least 1 vCPU and 2048 MB \(got 0.25 vCPU, 512 MB\): a managed OpenClaw gateway/);
     // Set in the defaults, the kind applies to every agent that inherits it, and each is sized on its own.
-    const all = issues(withFran({}, (c) => (c.agents.defaults.runtime.kind = 'openclaw')));
+    const all = configIssues(withFran({}, (c) => (c.agents.defaults.runtime.kind = 'openclaw')));
     expect(all.map((i) => i.path)).toEqual(['agents.list[1].runtime', 'agents.list[2].runtime', 'agents.list[3].runtime']);
   });
 
   it('refuses openclaw options on another kind, an external gateway without its URL and token, and Bedrock models', () => {
-    expect(issues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([
+    expect(configIssues(withFran({ openclaw: { mode: 'managed' } }))).toEqual([
       { path: 'agents.list[1].runtime.openclaw', message: 'applies to runtime.kind "openclaw" only (this agent\'s is "native")' },
     ]);
-    const external = issues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'external' } }));
+    const external = configIssues(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048, openclaw: { mode: 'external' } }));
     expect(external).toEqual([
       { path: 'agents.list[1].runtime.openclaw.url', message: expect.stringMatching(/needs the gateway's URL/) },
       { path: 'agents.list[1].runtime.openclaw.tokenSecret', message: expect.stringMatching(/needs the name of the value/) },
     ]);
-    const bedrock = issues(
+    const bedrock = configIssues(
       withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 }, (c) => {
         c.models.providers.bedrock = { api: 'bedrock-converse' };
         c.agents.list[1].model = 'bedrock/anthropic.claude-sonnet-4-5';
@@ -96,7 +86,7 @@ describe('runtime.kind in the config', () => {
       expect(await runCli(['config', 'validate', '--config', c.file], io), c.file).toBe(3);
       expect(io.errText()).toContain(c.says);
       const state = join(dir, `state-${c.file}`);
-      const start = startLocalFleet({ configPath: join(dir, c.file), secretsPath: join(dir, 'secrets.json'), stateDir: state, port: 0, log: memoryLogger() });
+      const start = startFleet({ dir, configPath: join(dir, c.file), stateDir: state });
       await expect(start).rejects.toThrow(ConfigError);
       await expect(start).rejects.toThrow(c.says);
       // Refused before anything starts: no state directory, so no runtime, queue or lock.

@@ -3,7 +3,6 @@
 // its workspace path), a voice message is transcribed by an OpenAI-compatible endpoint (a
 // fake one on 127.0.0.1), a document lands in inbox/<date>/ where the file tools read it,
 // and send_file puts a workspace file under the agent's own out/ prefix and asks for it to be sent.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,8 +11,6 @@ import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
-import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
@@ -22,12 +19,11 @@ import { modelForAgent } from '../../runtime-image/src/model-for-agent.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import EXAMPLE from '../../clawfleet.json' with { type: 'json' };
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 type Step = { text?: string; calls?: { name: string; args: unknown }[] };
 function scripted(imageInput: boolean, ...script: Step[]): ModelClient & { requests: ModelRequest[] } {
@@ -54,42 +50,15 @@ const JPEG = Buffer.from('\xff\xd8\xff\xe0 pretend jpeg', 'latin1');
 const TS = Date.parse('2026-03-01T10:00:00Z');
 
 function setup(model: ModelClient, opts: { transcribe?: NonNullable<TurnDeps['media']>['transcribe']; withStore?: boolean; echo?: boolean } = {}) {
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-media-'));
   const store = new InMemoryMediaStore();
-  const outbox = new InMemoryOutbox();
   const clock = { now: () => TS };
-  const tools = [...fileTools(workspace), sendFileTool('fran', workspace, store, clock)];
-  const deps: TurnDeps = {
-    agentId: 'fran',
-    agentName: 'Fran',
-    workspace,
-    transcripts: new TranscriptStore(workspace),
-    model,
-    outbox,
-    clock,
-    log: memoryLogger(),
-    tools: () => tools,
-    masker: secretMasker([]),
-    limits: defaultTurnLimits,
-    media: {
-      agentId: 'fran',
-      workspace,
-      store: opts.withStore === false ? undefined : store,
-      transcribe: opts.transcribe,
-      echoTranscript: opts.echo,
-    },
-  };
-  const message = (n: number, media: MediaRef[], text = ''): MessageEnvelope => ({
-    v: PROTOCOL_VERSION,
-    kind: 'message',
-    id: `tg.fran.${n}`,
-    agentId: 'fran',
-    sessionKey: 'agent:fran:main',
-    ts: TS,
-    text,
-    from: { channel: 'telegram', accountId: 'fran' },
-    media,
+  const { deps, outbox } = franTurnDeps(model, (workspace) => {
+    const tools = [...fileTools(workspace), sendFileTool('fran', workspace, store, clock)];
+    const media = { agentId: 'fran', workspace, store: opts.withStore === false ? undefined : store, transcribe: opts.transcribe, echoTranscript: opts.echo };
+    return { clock, tools: () => tools, media };
   });
+  const { workspace } = deps;
+  const message = (n: number, media: MediaRef[], text = ''): MessageEnvelope => franMessage(n, text, { ts: TS, media });
   const turn = (e: MessageEnvelope) => runTurn(turnRequestFor(e), deps, new AbortController().signal);
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b) as Record<string, unknown>);
   return { workspace, store, deps, turn, message, sent };

@@ -1,29 +1,26 @@
 // The turn loop with a scripted model: tool calls and their results, bad arguments,
 // unknown tools, provider errors with retries and fallbacks, redelivery, sessions,
 // every kind of inbound envelope, and compaction with its memory note.
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { describe, expect, it } from 'vitest';
-import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
+import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { modelChain } from '../../runtime-image/src/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, giveUpTurn, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
 import { z } from 'zod';
 import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
+import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 type Step =
   | { text?: string; calls?: { name: string; args: unknown }[] }
@@ -59,34 +56,14 @@ function lastUserText(messages: Message[]): string {
 
 const toolResults = (req: ModelRequest) => req.messages.filter((m) => m.role === 'toolResult');
 
-const message = (n = 1, text = 'hello', sessionKey = 'agent:fran:main'): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id: `tg.fran.${n}`,
-  agentId: 'fran',
-  sessionKey,
-  ts: 1,
-  text,
-  from: { channel: 'telegram', accountId: 'fran' },
-});
+const message = (n = 1, text = 'hello', sessionKey = 'agent:fran:main'): MessageEnvelope => franMessage(n, text, { sessionKey });
 
 function setup(model: ModelClient, opts: { tools?: (ws: string) => AgentTool[]; limits?: Partial<TurnDeps['limits']> } = {}) {
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-ws-'));
-  const outbox = new InMemoryOutbox();
-  const tools = opts.tools?.(workspace) ?? fileTools(workspace);
-  const deps: TurnDeps = {
-    agentId: 'fran',
-    agentName: 'Fran',
-    workspace,
-    transcripts: new TranscriptStore(workspace),
-    model,
-    outbox,
-    clock: { now: () => Date.parse('2026-03-01T10:00:00Z') },
-    log: memoryLogger(),
-    tools: () => tools,
-    masker: secretMasker([]),
-    limits: { ...defaultTurnLimits, ...opts.limits },
-  };
+  const { deps, outbox } = franTurnDeps(model, (workspace) => {
+    const tools = opts.tools?.(workspace) ?? fileTools(workspace);
+    return { clock: { now: () => Date.parse('2026-03-01T10:00:00Z') }, tools: () => tools, limits: { ...defaultTurnLimits, ...opts.limits } };
+  });
+  const { workspace } = deps;
   const sent = () => outbox.queue.bodies().map((b) => JSON.parse(b));
   const replies = () => sent().filter((e) => e.kind === 'reply');
   const turn = (e: WorkEnvelope, signal = new AbortController().signal) => runTurn(turnRequestFor(e), deps, signal);

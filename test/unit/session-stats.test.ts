@@ -2,11 +2,7 @@
 // sends after a turn (protocol 4), the outbox records them on the session — only on a session
 // the sender owns, never going back in time — and /status renders them from the record, so a
 // sleeping agent is not woken to say them.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
 import { SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
@@ -17,10 +13,9 @@ import { memoryLogger } from '../../shared/log.ts';
 import type { RecordedSessionStats, SessionRecord, SessionRegistry } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, parseOutbound, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 const config = loadConfigFile('clawfleet.json');
 const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
@@ -197,40 +192,13 @@ describe('the runtime reports the session after each turn', () => {
   });
 
   function runtime() {
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-stats-'));
     const primary = counting('openai/gpt-4.1-mini', 128_000);
     const other = counting('anthropic/claude-sonnet-4-5', 200_000);
-    const sent = new InMemoryOutbox();
-    const deps: TurnDeps = {
-      agentId: 'fran',
-      agentName: 'Fran',
-      workspace,
-      transcripts: new TranscriptStore(workspace),
-      model: primary,
+    const { deps, outbox: sent } = franTurnDeps(primary, {
       models: { refs: ['openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4-5'], forRef: (ref) => (ref === 'anthropic/claude-sonnet-4-5' ? other : primary) },
-      outbox: sent,
-      clock: { now: () => Date.now() },
-      log: memoryLogger(),
-      tools: () => [],
-      masker: secretMasker([]),
-      limits: defaultTurnLimits,
-    };
+    });
     const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
-      runTurn(
-        turnRequestFor({
-          v: PROTOCOL_VERSION,
-          kind: 'message',
-          id: `tg.fran.${n}`,
-          agentId: 'fran',
-          sessionKey: 'agent:fran:main',
-          ts: 1,
-          text,
-          from: { channel: 'telegram', accountId: 'fran' },
-          ...(command ? { command } : {}),
-        }),
-        deps,
-        new AbortController().signal,
-      );
+      runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
     const lastSession = () =>
       sent.queue
         .bodies()

@@ -2,9 +2,6 @@
 // drafts, each goes through the outbox core as λ outbox would take it, and the control plane's
 // Telegram bot shows it on the fake Bot API (sendMessageDraft in a private chat, a preview
 // message edited in a group). Whatever the drafts do, the final reply arrives exactly once.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   InMemoryDeadLetters,
@@ -23,10 +20,10 @@ import { systemClock, type Outbox } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start, faults, type FakeTelegram } from '../support/fake-telegram.ts';
+import { franTurnDeps } from '../support/fran-turn.ts';
 
 const TOKEN = '1000002:fran-token-for-tests';
 const ANSWER = 'Here is **the plan**:\n\n- pack the bags\n- water the plants\n- lock the door\n\nSafe travels!';
@@ -129,22 +126,8 @@ function plane(chatId: string) {
     return message;
   };
   const drafts = () => handled.filter((e) => e.kind === 'draft' || e.kind === 'block').length;
-  const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps => {
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-stream-'));
-    return {
-      agentId: 'fran',
-      agentName: 'Fran',
-      workspace,
-      transcripts: new TranscriptStore(workspace),
-      model,
-      outbox,
-      clock: systemClock,
-      log,
-      tools: () => [],
-      masker: secretMasker(secrets),
-      limits: defaultTurnLimits,
-    };
-  };
+  const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps =>
+    franTurnDeps(model, { outbox, clock: systemClock, log, masker: secretMasker(secrets) }).deps;
   return { deps, dlq, origins, handled, drafts, admit, runtime };
 }
 

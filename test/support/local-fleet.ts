@@ -1,0 +1,69 @@
+// `npm start`'s fleet as the tests start it: in-process, on a temp directory that holds
+// clawfleet.json and secrets.json, and handed back only once the named agents' runtimes run.
+import { join } from 'node:path';
+import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../local/fleet.ts';
+import { memoryLogger } from '../../shared/log.ts';
+
+export interface StartFleetOptions extends Partial<LocalFleetOptions> {
+  /** Holds clawfleet.json and secrets.json; the state goes to <dir>/state unless stateDir says otherwise. */
+  dir: string;
+  /** Agents whose runtimes must be running before the fleet is returned; 'all' for every agent in the config. */
+  running?: readonly string[] | 'all';
+  /** How long the runtimes may take to start (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** How many of an agent's last runtime lines a timeout error shows. */
+const LINES_SHOWN = 5;
+
+/**
+ * Starts the fleet (port 0, a memory logger unless given) and waits for `running`. On a timeout
+ * it stops the fleet (the caller never got it to stop) and names the agent, its state and its last lines.
+ */
+export async function startFleet(opts: StartFleetOptions): Promise<LocalFleet> {
+  const { dir, running = [], timeoutMs = 30_000, ...given } = opts;
+  const recent = new Map<string, Record<string, unknown>[]>();
+  const fleet = await startLocalFleet({
+    configPath: join(dir, 'clawfleet.json'),
+    secretsPath: join(dir, 'secrets.json'),
+    stateDir: join(dir, 'state'),
+    port: 0,
+    log: memoryLogger(),
+    ...given,
+    onRuntimeLine: (agentId, line) => {
+      const lines = recent.get(agentId) ?? [];
+      lines.push(line);
+      recent.set(agentId, lines.slice(-LINES_SHOWN));
+      given.onRuntimeLine?.(agentId, line);
+    },
+  });
+  const ids = running === 'all' ? fleet.cp.config.agents.list.map((a) => a.id) : running;
+  try {
+    await untilRunning(fleet, ids, timeoutMs, (id) => recent.get(id) ?? []);
+  } catch (err) {
+    // The timeout is the failure to report; a failed stop would only hide it.
+    await fleet.stop().catch(() => undefined);
+    throw err;
+  }
+  return fleet;
+}
+
+/** Waits until every one of `ids` is running in `fleet`'s supervisor, or throws naming the first that is not. */
+export async function untilRunning(
+  fleet: Pick<LocalFleet, 'supervisor'>,
+  ids: readonly string[],
+  timeoutMs = 30_000,
+  lastLines: (id: string) => readonly Record<string, unknown>[] = () => [],
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const waiting = ids.find((id) => fleet.supervisor.state(id) !== 'running');
+    if (waiting === undefined) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${waiting}'s runtime is ${fleet.supervisor.state(waiting)}, not running, after ${timeoutMs / 1000} s; its last lines: ${JSON.stringify(lastLines(waiting))}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

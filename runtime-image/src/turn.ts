@@ -163,6 +163,9 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       situation: req.situation,
       skills,
     });
+  /** The tools' schemas, sent with every request: part of the context, as the prompt is. */
+  const toolChars = JSON.stringify(tools.map((t) => t.parameters)).length;
+  let systemPrompt = '';
   let started = 0;
   let requests = 0;
   let toolMs = 0;
@@ -171,7 +174,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     history = await compactIfNeeded(
       req.sessionKey,
       history,
-      prompt({ summary: undefined, turns: [] }).length + input.length + JSON.stringify(tools.map((t) => t.parameters)).length,
+      prompt({ summary: undefined, turns: [] }).length + input.length + toolChars,
       {
         model,
         transcripts: deps.transcripts,
@@ -185,9 +188,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     );
 
     started = deps.clock.now();
+    systemPrompt = prompt(history);
     result = await runAgentLoop({
       model,
-      systemPrompt: prompt(history),
+      systemPrompt,
       history: historyMessages(history),
       input: { role: 'user', content: images.length ? [{ type: 'text', text: input }, ...images] : input, timestamp: started },
       tools,
@@ -261,7 +265,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         history: { ...history, turns: [...history.turns, record] },
         model,
         ...sessionModel(history, deps),
-        promptChars: prompt(history).length + JSON.stringify(tools.map((t) => t.parameters)).length,
+        promptChars: systemPrompt.length + toolChars,
       });
   await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered, session).catch((err) =>
     log.warn('status not sent', errorFields(err)),

@@ -169,14 +169,13 @@ function openclawCarryIssues(agent: ResolvedAgent, external: boolean, at: string
       issues.push({
         path: `${at}.mcp.servers.${name}.sandbox`,
         message:
-          'runtime.kind "openclaw" cannot honour it: OpenClaw starts its MCP servers itself, outside clawfleet\'s sandbox; remove it, or keep the agent on runtime.kind "native"',
+          'runtime.kind "openclaw" cannot honour it: OpenClaw starts its MCP servers itself, outside clawfleet\'s sandbox for MCP servers (they share the gateway\'s: bubblewrap locally, its user on AWS); remove it, or keep the agent on runtime.kind "native"',
       });
     }
   }
   return issues;
 }
 
-/** External mode needs a gateway URL that passes gatewayUrlProblem and a token secret; managed mode takes neither. */
 /**
  * Two agents answered by the same agent of the same operator's gateway would share its
  * sessions (the session keys both send name that agent): one agent's users would see the
@@ -208,6 +207,7 @@ function sharedGatewayAgentIssues(config: FleetConfig): ConfigIssue[] {
   return issues;
 }
 
+/** External mode needs a gateway URL that passes gatewayUrlProblem and a token secret; managed mode takes neither. */
 function openclawModeIssues(openclaw: ResolvedAgent['runtime']['openclaw'], at: string): ConfigIssue[] {
   if (!openclaw) return [];
   const externalOnly = (['url', 'tokenSecret', 'agent', 'allowInsecureWs'] as const).filter((k) => openclaw[k] !== undefined);

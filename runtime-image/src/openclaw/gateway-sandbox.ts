@@ -10,7 +10,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
-import { findBwrap, probeBwrap, type BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
+import { findBwrap, inside, probeBwrap, realOrUndefined, type BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import type { SandboxSettings } from '../sandbox/choose-sandbox.ts';
 import type { OpenclawInstallPaths } from './gateway-process.ts';
 
@@ -53,8 +53,6 @@ export function sandboxedInstall(install: OpenclawInstallPaths): { install: Open
   return { install: { node, cli }, readOnly: [dirname(dirname(node)), modules] };
 }
 
-const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-
 /**
  * What the agent's stdio MCP servers run, shown read-only inside the gateway's sandbox:
  * OpenClaw starts them there, where only the system, the install and the workspace are, so
@@ -68,13 +66,13 @@ export function mcpServerReadOnly(
   servers: Record<string, { command: string; args?: string[] } | { url: string }> | undefined,
   hide: readonly string[],
 ): string[] {
-  const hidden = hide.map((p) => realOr(p));
+  const hidden = hide.map((p) => realOrUndefined(p) ?? p);
   const shown = new Set<string>();
   for (const [name, server] of Object.entries(servers ?? {})) {
     if (!('command' in server)) continue;
     for (const arg of [server.command, ...(server.args ?? [])]) {
       if (!isAbsolute(arg)) continue;
-      const real = realOr(arg);
+      const real = realOrUndefined(arg) ?? arg;
       let isDir: boolean;
       try {
         isDir = statSync(real).isDirectory();
@@ -84,7 +82,7 @@ export function mcpServerReadOnly(
       let dir = real;
       while (basename(dir) !== 'node_modules' && dirname(dir) !== dir) dir = dirname(dir);
       if (basename(dir) !== 'node_modules') dir = isDir ? real : dirname(real);
-      const secret = hidden.find((h) => within(h, dir));
+      const secret = hidden.find((h) => inside(h, dir));
       if (secret)
         throw new ClawfleetError(
           'OPENCLAW_MCP_PATH_HIDDEN',
@@ -94,12 +92,4 @@ export function mcpServerReadOnly(
     }
   }
   return [...shown];
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -56,9 +56,10 @@ export interface BwrapSetup {
   writable?: string[];
 }
 
-const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+/** Whether `path` is `dir` or lies under it. */
+export const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
-function realOrUndefined(path: string): string | undefined {
+export function realOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {

@@ -19,8 +19,14 @@ export interface OutboxBatchRecord extends OutboxRecord {
   receiveCount?: number;
 }
 
-/** A record that failed for a reason the channel gave no time for waits this long, doubled on each receive. */
-export const FAILED_RETRY_BASE_SECONDS = 15;
+/**
+ * A record that failed for a reason the channel gave no time for waits this long, four times
+ * as long on each receive after the first (5, 20, 80, 320 s): the first retry comes at once,
+ * and the queue's maxReceiveCount (5) still spans about seven minutes of a channel's outage
+ * before the record is dead-lettered.
+ */
+export const FAILED_RETRY_BASE_SECONDS = 5;
+export const FAILED_RETRY_FACTOR = 4;
 const FAILED_RETRY_MAX_SECONDS = 600;
 
 export interface OutboxBatchDeps extends OutboxDeps {
@@ -60,7 +66,7 @@ export async function processOutboxBatch(records: readonly OutboxBatchRecord[], 
 }
 
 function backoffSeconds(receiveCount = 1): number {
-  return Math.min(FAILED_RETRY_BASE_SECONDS * 2 ** (Math.max(1, receiveCount) - 1), FAILED_RETRY_MAX_SECONDS);
+  return Math.min(FAILED_RETRY_BASE_SECONDS * FAILED_RETRY_FACTOR ** (Math.max(1, receiveCount) - 1), FAILED_RETRY_MAX_SECONDS);
 }
 
 /** Hide the record that long. If that fails, the queue's visibility timeout applies. */

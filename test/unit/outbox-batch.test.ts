@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
-import { FAILED_RETRY_BASE_SECONDS, processOutboxBatch, type OutboxBatchDeps, type OutboxBatchRecord } from '../../shared/control/outbox-batch.ts';
+import {
+  FAILED_RETRY_BASE_SECONDS,
+  FAILED_RETRY_FACTOR,
+  processOutboxBatch,
+  type OutboxBatchDeps,
+  type OutboxBatchRecord,
+} from '../../shared/control/outbox-batch.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { RetryLaterError, type ChannelTarget, type ReceivedRecord } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
@@ -98,8 +104,12 @@ describe('an outbox batch', () => {
     expect(await processOutboxBatch([reply(1, 'agent:fran:sa', 'x')], deps)).toEqual(['m1']);
     expect(await processOutboxBatch([{ ...reply(1, 'agent:fran:sa', 'x'), receiveCount: 3 }], deps)).toEqual(['m1']);
     expect(await processOutboxBatch([{ ...reply(1, 'agent:fran:sa', 'x'), receiveCount: 40 }], deps)).toEqual(['m1']);
-    expect(retries.map((r) => r.seconds)).toEqual([FAILED_RETRY_BASE_SECONDS, FAILED_RETRY_BASE_SECONDS * 4, 600]);
-    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({ level: 'error', error: 'socket hang up', retryInSeconds: 15 });
+    expect(retries.map((r) => r.seconds)).toEqual([FAILED_RETRY_BASE_SECONDS, FAILED_RETRY_BASE_SECONDS * FAILED_RETRY_FACTOR ** 2, 600]);
+    expect(deps.log.lines.find((l) => l.messageId === 'm1')).toMatchObject({
+      level: 'error',
+      error: 'socket hang up',
+      retryInSeconds: FAILED_RETRY_BASE_SECONDS,
+    });
   });
 
   it('still fails the record when its retry cannot be delayed, leaving it to the queue’s visibility timeout', async () => {

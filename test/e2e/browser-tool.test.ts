@@ -215,6 +215,8 @@ describe('a runtime with tools.browser', () => {
     const results: string[] = [];
     /** Chromium processes of this runtime seen when the model was asked after the browser call: during use. */
     const duringUse: number[] = [];
+    /** When each browser call's result reached the model (just after the call ended). */
+    const callEnded: number[] = [];
     const model = {
       label: 'rec/test',
       contextWindow: 100_000,
@@ -227,6 +229,8 @@ describe('a runtime with tools.browser', () => {
               { type: 'toolCall', id: `c${results.length}`, name: 'browser', arguments: { action: 'navigate', url: `${site}/` } },
             ]),
           };
+        // When the browser call ended, as near as the model sees it: before the /proc scan below, which takes a while on a loaded machine.
+        callEnded.push(Date.now());
         duringUse.push(chromiumOf().filter((p) => p.command.includes(chromium.executablePath)).length);
         results.push(JSON.stringify(last));
         return { ok: true as const, message: assistantMessage('rec/test', [{ type: 'text', text: 'The shop says welcome.' }]) };
@@ -254,7 +258,7 @@ describe('a runtime with tools.browser', () => {
       queueLocalMessage(inbox, 'fran', id, 'open the shop');
       await replied;
     };
-    return { runtime, ask, chromiumOf, results, duringUse, log };
+    return { runtime, ask, chromiumOf, results, duringUse, callEnded, log };
   }
 
   it('offers the browser, starts Chromium on the first call, and leaves nothing running once the runtime stops', async () => {
@@ -271,11 +275,12 @@ describe('a runtime with tools.browser', () => {
 
   it('stops Chromium once it has been idle for its idle time, and starts it again at the next call', async () => {
     const IDLE_MS = 2_000;
-    const { runtime, ask, chromiumOf, results, duringUse, log } = await startBrowserRuntime(IDLE_MS);
+    const { runtime, ask, chromiumOf, results, duringUse, callEnded, log } = await startBrowserRuntime(IDLE_MS);
     try {
       expect(chromiumOf()).toEqual([]);
       await ask('m.1');
-      const used = Date.now();
+      // From the call's end, not the turn's: the reply comes later still on a loaded machine.
+      const used = callEnded[0]!;
       expect(results[0]).toContain('# Welcome');
       // Several Chromium processes (browser, zygote, renderer) while it was in use.
       expect(duringUse[0]).toBeGreaterThan(1);

@@ -287,7 +287,8 @@ describe('a runtime with tools.browser', () => {
       await expect.poll(() => chromiumOf(), { timeout: 20_000, interval: 100 }).toEqual([]);
       // Stopped by the idle timer, not sooner than its idle time after the call ended.
       expect(Date.now() - used).toBeGreaterThanOrEqual(IDLE_MS - 500);
-      expect(log.lines.filter((l) => l.msg === 'browser stopped')).toHaveLength(1);
+      // Its line comes once the close has returned, which can be after the processes are gone.
+      await expect.poll(() => log.lines.filter((l) => l.msg === 'browser stopped'), { timeout: 10_000 }).toHaveLength(1);
 
       await ask('m.2');
       expect(results[1]).toContain('# Welcome');

@@ -20,6 +20,8 @@ export interface ImageFleetOptions {
   telegramApiRoot?: string;
   /** Telegram chat ids allowed to talk to fran. */
   allowFrom?: string[];
+  /** Whose agents to include (default: every stage's); fran, the default agent, always. */
+  stages?: ImageStage[];
 }
 
 export function imageFleetConfig(options: ImageFleetOptions = {}): FleetConfigInput {
@@ -30,8 +32,8 @@ export function imageFleetConfig(options: ImageFleetOptions = {}): FleetConfigIn
       list: [
         { id: 'fran', name: 'Fran', default: true },
         { id: 'bram', name: 'Bram', runtime: { cpus: 1, memoryMb: 2048 }, tools: { browser: { enabled: true } } },
-        { id: 'olly', name: 'Olly', runtime: { kind: 'openclaw', cpus: 1, memoryMb: 2048 } },
-      ],
+        { id: 'olly', name: 'Olly', runtime: { kind: 'openclaw' as const, cpus: 1, memoryMb: 2048 } },
+      ].filter((a) => a.id === 'fran' || (options.stages ?? IMAGE_STAGES).some((s) => STAGE_AGENTS[s] === a.id)),
     },
     models: {
       providers: {

@@ -16,7 +16,7 @@ export interface AgentTasks {
   /** The workspace's host directory (the access point's root), the same for every task. */
   workspace: string;
   /** Starts a task and waits for its runtime's `ready` line; `startMs` is how long that took. */
-  start(extra?: Pick<TaskRunOptions, 'env' | 'pidsLimit'>): Promise<TaskRun & { startMs: number }>;
+  start(extra?: Pick<TaskRunOptions, 'env' | 'pidsLimit'> & { readyTimeoutMs?: number }): Promise<TaskRun & { startMs: number }>;
   remove(): void;
 }
 
@@ -47,7 +47,7 @@ export async function agentTasks(aws: AwsTestEnv, fleet: DeployedFleet, agentId:
         ...(extra.pidsLimit ? { pidsLimit: extra.pidsLimit } : {}),
       });
       try {
-        await task.waitFor((l) => l.msg === 'ready', 120_000);
+        await task.waitFor((l) => l.msg === 'ready', extra.readyTimeoutMs ?? 120_000);
       } catch (err) {
         await task.remove();
         throw err;

@@ -66,6 +66,8 @@ export interface TaskRun {
   state(): Promise<ContainerState>;
   /** Host pid of the runtime (tini's child). */
   runtimePid(): Promise<number>;
+  /** A file of the container's cgroup (v1) for `controller`, as the host sees it, e.g. ('memory', 'memory.failcnt'). */
+  cgroupFile(controller: string, file: string): Promise<string>;
   /** `docker kill --signal`. */
   signal(signal: string): Promise<void>;
   /** `docker stop` with the container's own stop timeout (the task definition's); resolves with its exit code. */
@@ -318,6 +320,14 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
         const children = readFileSync(`/proc/${tini}/task/${tini}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
         if (children.length !== 1) throw new Error(`tini (pid ${tini}) has ${children.length} children, not the runtime alone`);
         return children[0]!;
+      },
+      async cgroupFile(controller, file) {
+        const tini = (await inspectContainer(task.Id)).State.Pid;
+        const line = readFileSync(`/proc/${tini}/cgroup`, 'utf8')
+          .split('\n')
+          .find((l) => l.split(':')[1]?.split(',').includes(controller));
+        if (!line) throw new Error(`the container has no ${controller} cgroup (v1) here`);
+        return readFileSync(join('/sys/fs/cgroup', controller, line.slice(line.indexOf(':', line.indexOf(':') + 1) + 1), file), 'utf8').trim();
       },
       signal: async (signal) => void (await engineApi('POST', `/containers/${task.Id}/kill?signal=${signal}`)),
       async stop() {

@@ -82,16 +82,6 @@ async function stillAnswers(): Promise<void> {
   await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === `echo: ${text}`), { timeout: 90_000, interval: 250 }).toBe(true);
 }
 
-/** The container's processes as the host sees them: pid, state, uid, command. */
-async function containerProcesses(): Promise<{ pid: number; state: string; uid: number; comm: string }[]> {
-  const out = await docker(['top', task.id, '-eo', 'pid,stat,uid,comm']);
-  return out
-    .split('\n')
-    .slice(1)
-    .map((l) => l.trim().split(/\s+/))
-    .map(([pid, state, uid, comm]) => ({ pid: Number(pid), state: state!, uid: Number(uid), comm: comm! }));
-}
-
 describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED: ${SKIP}` : 'the runtime image attacked from inside, as a tool uid', () => {
   beforeAll(async () => {
     tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
@@ -220,7 +210,7 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED
     let bombing = true;
     const sampling = (async () => {
       while (bombing) {
-        const tools = (await containerProcesses().catch(() => [])).filter((p) => p.uid >= 20001 && p.uid <= 20032).length;
+        const tools = (await task.processes().catch(() => [])).filter((p) => p.uid >= 20001 && p.uid <= 20032).length;
         peak = Math.max(peak, tools);
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -234,9 +224,7 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED
     expect(peak).toBeLessThanOrEqual(TOOL_PROCESS_LIMIT);
     expect((await task.state()).Running).toBe(true);
     expect(await task.runtimePid()).toBe(runtimePid);
-    await expect
-      .poll(async () => (await containerProcesses()).filter((p) => p.uid >= 20001 && p.uid <= 20032), { timeout: 60_000, interval: 1_000 })
-      .toEqual([]);
+    await expect.poll(async () => (await task.processes()).filter((p) => p.uid >= 20001 && p.uid <= 20032), { timeout: 60_000, interval: 1_000 }).toEqual([]);
     await stillAnswers();
   });
 
@@ -248,7 +236,7 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED
     expect(saw).toMatch(/^\s*5 PPid:\s+1$/m);
     // The call's end killed them: tini waited for each, so no zombie stays in the process table.
     await expect
-      .poll(async () => (await containerProcesses()).filter((p) => p.state.startsWith('Z') || p.comm === 'sleep'), { timeout: 30_000, interval: 500 })
+      .poll(async () => (await task.processes()).filter((p) => p.state.startsWith('Z') || p.comm === 'sleep'), { timeout: 30_000, interval: 500 })
       .toEqual([]);
   });
 });

@@ -14,7 +14,8 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { parseConfig } from '../../shared/config/load.ts';
-import { agentStackName } from '../../shared/config/names.ts';
+import { agentStackName, controlPlaneStackName } from '../../shared/config/names.ts';
+import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import type { FleetConfig, FleetConfigInput } from '../../shared/config/schema.ts';
 import type { AwsTestEnv } from './aws.ts';
 import { type AccessPoint, parseTaskDefinition, type TaskDefinition } from './ecs-task-definition.ts';
@@ -31,6 +32,8 @@ export interface DeployedFleet {
   output(stack: string, key: string): string;
   /** The emulator's URL for a Function URL output. */
   functionUrl(stack: string, key: string): string;
+  /** POSTs a Telegram update for `agentId`'s bot to the deployed webhook's Function URL, as Telegram would. */
+  postUpdate(agentId: string, botToken: string, update: unknown): Promise<Response>;
   /** The agent's runtime task definition as the emulator holds it, parsed strictly. */
   taskDefinition(agentId: string): Promise<TaskDefinition>;
   /** The access point a task definition's volume mounts through. */
@@ -130,6 +133,7 @@ export async function deployImageFleet(
       if (!value) throw new Error(`no output ${stack}.${key}; have ${JSON.stringify(outputs)}`);
       return value;
     };
+    const functionUrl = (stack: string, key: string) => `${aws.endpoint}/_aws/lambda-url/${new URL(output(stack, key)).hostname.split('.')[0]}`;
     const sqs = new SQSClient(aws);
     const depth = async (url: string) => {
       const { Attributes = {} } = await sqs.send(
@@ -146,7 +150,13 @@ export async function deployImageFleet(
       outputs,
       seconds: { bootstrap: (t1 - t0) / 1000, deploy: (t2 - t1) / 1000 },
       output,
-      functionUrl: (stack, key) => `${aws.endpoint}/_aws/lambda-url/${new URL(output(stack, key)).hostname.split('.')[0]}`,
+      functionUrl,
+      postUpdate: (agentId, botToken, update) =>
+        fetch(`${functionUrl(controlPlaneStackName(config.fleet), 'TelegramWebhookUrl')}/telegram/${agentId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(botToken) },
+          body: JSON.stringify(update),
+        }),
       async taskDefinition(agentId) {
         const { taskDefinition } = await ecsJson(aws, 'DescribeTaskDefinition', { taskDefinition: agentStackName(config.fleet, agentId) });
         return parseTaskDefinition(taskDefinition);

@@ -18,34 +18,39 @@ export interface ImageFleetOptions {
   modelBaseUrl?: string;
   /** The fake Bot API, as the control plane reaches it. */
   telegramApiRoot?: string;
-  /** Telegram chat ids allowed to talk to fran. */
+  /** Telegram chat ids allowed to talk to the agents. */
   allowFrom?: string[];
   /** Whose agents to include (default: every stage's); fran, the default agent, always. */
   stages?: ImageStage[];
+  /** Loopback or private hosts bram's browser may open (tools.web.fetch.allowPrivateHosts): the test's pages. */
+  pageHosts?: string[];
 }
 
 export function imageFleetConfig(options: ImageFleetOptions = {}): FleetConfigInput {
+  const web = options.pageHosts ? { web: { fetch: { allowPrivateHosts: options.pageHosts } } } : {};
+  const agents = [
+    { id: 'fran', name: 'Fran', default: true },
+    { id: 'bram', name: 'Bram', runtime: { cpus: 1, memoryMb: 2048 }, tools: { browser: { enabled: true }, ...web } },
+    { id: 'olly', name: 'Olly', runtime: { kind: 'openclaw' as const, cpus: 1, memoryMb: 2048 } },
+  ].filter((a) => a.id === 'fran' || (options.stages ?? IMAGE_STAGES).some((s) => STAGE_AGENTS[s] === a.id));
   return {
     fleet: options.fleet ?? IMAGE_FLEET,
     agents: {
       defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, architecture: HOST_ARCHITECTURE, idleTimeoutMinutes: 30 } },
-      list: [
-        { id: 'fran', name: 'Fran', default: true },
-        { id: 'bram', name: 'Bram', runtime: { cpus: 1, memoryMb: 2048 }, tools: { browser: { enabled: true } } },
-        { id: 'olly', name: 'Olly', runtime: { kind: 'openclaw' as const, cpus: 1, memoryMb: 2048 } },
-      ].filter((a) => a.id === 'fran' || (options.stages ?? IMAGE_STAGES).some((s) => STAGE_AGENTS[s] === a.id)),
+      list: agents,
     },
     models: {
       providers: {
         openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', ...(options.modelBaseUrl ? { baseUrl: options.modelBaseUrl } : {}) },
       },
     },
-    bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
+    // Each agent its own bot: <ID>_BOT_TOKEN in the control plane's Telegram secret.
+    bindings: agents.map((a) => ({ agentId: a.id, match: { channel: 'telegram' as const, accountId: a.id } })),
     channels: {
       telegram: {
         ...(options.telegramApiRoot ? { apiRoot: options.telegramApiRoot } : {}),
         ...(options.allowFrom ? { allowFrom: options.allowFrom } : {}),
-        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } },
+        accounts: Object.fromEntries(agents.map((a) => [a.id, { botTokenSecret: `${a.id.toUpperCase()}_BOT_TOKEN` }])),
       },
     },
   };

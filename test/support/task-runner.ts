@@ -17,7 +17,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages, findSystemBinary } from './container-engine.ts';
-import { dockerRun } from './docker-cli.ts';
+import { docker, dockerRun } from './docker-cli.ts';
 import { type ContainerState, engineApi, inspectContainer } from './engine-api.ts';
 import { type AccessPoint, containerCreateBody, type TaskDefinition } from './ecs-task-definition.ts';
 
@@ -66,6 +66,8 @@ export interface TaskRun {
   state(): Promise<ContainerState>;
   /** Host pid of the runtime (tini's child). */
   runtimePid(): Promise<number>;
+  /** The container's processes as the host sees them (`docker top`): pid, state, uid, command name. */
+  processes(): Promise<{ pid: number; state: string; uid: number; comm: string }[]>;
   /** A file of the container's cgroup (v1) for `controller`, as the host sees it, e.g. ('memory', 'memory.failcnt'). */
   cgroupFile(controller: string, file: string): Promise<string>;
   /** `docker kill --signal`. */
@@ -234,6 +236,8 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
       Entrypoint: ['/bin/sleep'],
       Cmd: ['infinity'],
       User: '65534',
+      // The image's HEALTHCHECK is the runtime's, not the pause container's.
+      Healthcheck: { Test: ['NONE'] },
       Labels: labels,
       HostConfig: { NetworkMode: 'none', CapDrop: ['ALL'] },
     });
@@ -320,6 +324,14 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
         const children = readFileSync(`/proc/${tini}/task/${tini}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
         if (children.length !== 1) throw new Error(`tini (pid ${tini}) has ${children.length} children, not the runtime alone`);
         return children[0]!;
+      },
+      async processes() {
+        const out = await docker(['top', task.Id, '-eo', 'pid,stat,uid,comm']);
+        return out
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim().split(/\s+/))
+          .map(([pid, state, uid, comm]) => ({ pid: Number(pid), state: state!, uid: Number(uid), comm: comm! }));
       },
       async cgroupFile(controller, file) {
         const tini = (await inspectContainer(task.Id)).State.Pid;

@@ -75,6 +75,11 @@ export const clusterName = (fleet: string) => `clawfleet-${fleet}`;
 /** An agent's ECS service inside the fleet's cluster. */
 export const agentServiceName = (agentId: string) => `agent-${agentId}`;
 export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
+/**
+ * The cost allocation tags every resource of a fleet carries (`clawfleet:agent` only on an
+ * agent's own), by which `clawfleet cost --actual` reads the bill per agent.
+ */
+export const COST_TAGS = { fleet: 'clawfleet:fleet', agent: 'clawfleet:agent' } as const;
 /** A control-plane Lambda function, e.g. `demo-telegram-webhook`. */
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;

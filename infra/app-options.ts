@@ -26,11 +26,13 @@ const ContextSchema = z.object({
   /** Receives before a message moves to its queue's DLQ. */
   maxReceiveCount: z.coerce.number().int().min(1).max(1000).default(5),
   /**
-   * Reserve concurrency for the public functions and λ compute (control-functions.ts).
-   * Lambda keeps at least 100 of an account's concurrency unreserved, so an account whose
-   * quota is below about 125 (new accounts may start at 10) cannot reserve any: the deploy
-   * fails, and `-c reservedConcurrency=false` deploys without (docs/deploy.md).
+   * The account's Lambda concurrency this fleet may reserve from: its "Concurrent executions"
+   * quota, less what functions outside the fleet reserve. The public functions and λ compute
+   * reserve theirs only when it leaves Lambda its 100 unreserved (reserved-concurrency.ts);
+   * unknown, nothing is reserved. `clawfleet deploy` passes what the account says.
    */
+  lambdaConcurrency: z.coerce.number().int().min(0).optional(),
+  /** `false` reserves nothing, whatever the account could give. */
   reservedConcurrency: flag.default(true),
   /** Days CloudWatch keeps the logs of runtimes and functions. */
   logRetentionDays: z.coerce
@@ -45,13 +47,14 @@ export interface FleetAppOptions {
   runtimeImage: string | undefined;
   maxReceiveCount: number;
   reservedConcurrency: boolean;
+  lambdaConcurrency: number | undefined;
   logRetentionDays: number;
 }
 
 /** Reads the app's options from CDK context; `lookup` is `app.node.tryGetContext`. */
 export function readAppOptions(lookup: (key: string) => unknown): FleetAppOptions {
   const raw = Object.fromEntries(
-    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'logRetentionDays']
+    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'lambdaConcurrency', 'logRetentionDays']
       .map((k) => [k, lookup(k)])
       .filter(([, v]) => v !== undefined),
   );
@@ -75,6 +78,7 @@ export function readAppOptions(lookup: (key: string) => unknown): FleetAppOption
     runtimeImage: c.runtimeImage,
     maxReceiveCount: c.maxReceiveCount,
     reservedConcurrency: c.reservedConcurrency,
+    lambdaConcurrency: c.lambdaConcurrency,
     logRetentionDays: c.logRetentionDays,
   };
 }

@@ -3,7 +3,7 @@
 // URLs and alarms, the schedule group and what schedules invoke through. Nothing in it
 // names an agent, so agents come and go without touching it (except through the config
 // the functions route by).
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
@@ -19,6 +19,7 @@ import { FleetTables } from './constructs/fleet-tables.ts';
 import { SharedParameters } from './constructs/shared-resources.ts';
 import { WorkspaceStaging } from './constructs/workspace-staging.ts';
 import { MediaBucket } from './constructs/media-bucket.ts';
+import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -40,6 +41,8 @@ export class ControlPlaneStack extends Stack {
   readonly staging: WorkspaceStaging;
   /** Attachments and agents' files (#16). */
   readonly media: MediaBucket;
+  /** What the functions reserve of the account's Lambda concurrency, and why (said in the synth output). */
+  readonly concurrency: ReservedConcurrencyPlan;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
@@ -79,6 +82,8 @@ export class ControlPlaneStack extends Stack {
     // Attachments on their way to agents, and the files agents send (#16).
     this.media = new MediaBucket(this, 'Media', { fleet, expireDays: config.media?.expireDays });
 
+    this.concurrency = planReservedConcurrency(config, options.lambdaConcurrency, options.reservedConcurrency);
+    Annotations.of(this).addInfo(this.concurrency.summary);
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,
       config,
@@ -95,7 +100,7 @@ export class ControlPlaneStack extends Stack {
         mediaBucket: this.media.bucket,
       },
       logRetention,
-      reservedConcurrency: options.reservedConcurrency,
+      reserved: this.concurrency.reserved,
       ...(props.functions ? { specs: props.functions } : {}),
     });
 

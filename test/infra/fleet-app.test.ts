@@ -48,7 +48,8 @@ const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'healt
 
 let fleet: SynthedFleet;
 beforeAll(() => {
-  fleet = synthFleet(CONFIG);
+  // An account with Lambda's default quota of 1,000 concurrent executions.
+  fleet = synthFleet(CONFIG, { lambdaConcurrency: '1000' });
 });
 
 describe('the stacks', () => {
@@ -241,11 +242,34 @@ describe('the control-plane stack', () => {
       cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
   });
 
-  it('reserves none with reservedConcurrency=false, for accounts whose quota leaves nothing to reserve', () => {
-    const small = synthFleet(CONFIG, { reservedConcurrency: 'false' }, { nag: false }).template('demo-control-plane');
-    for (const f of Object.values(small.findResources('AWS::Lambda::Function'))) expect(f.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    expect(Object.keys(small.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } }))).toEqual([]);
+  it('sizes the reservations from what the account can give: all of them while Lambda keeps its 100 unreserved, else none, and says which', () => {
+    const reservedAt = (context: Record<string, string>) => {
+      const synthed = synthFleet(CONFIG, context, { nag: false });
+      const t = synthed.template('demo-control-plane');
+      const reserved = Object.values(t.findResources('AWS::Lambda::Function'))
+        .map((f) => f.Properties.ReservedConcurrentExecutions)
+        .filter((n) => n !== undefined);
+      const throttleAlarms = Object.keys(t.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } })).length;
+      const said = synthed.assembly.getStackByName('demo-control-plane').messages.map((m) => String(m.entry.data));
+      return { total: reserved.reduce((a, b) => a + b, 0), throttleAlarms, said: said.filter((m) => m.startsWith('reserved concurrency')) };
+    };
+    // This fleet (webhook, hooks, dashboard, compute) reserves 21, so it needs 121.
+    expect(reservedAt({ lambdaConcurrency: '121' })).toEqual({
+      total: 21,
+      throttleAlarms: 3,
+      said: ["reserved concurrency: telegram-webhook 10, hooks 5, dashboard 5, compute 1 (21 of the account's 121; 100 left unreserved)"],
+    });
+    const tooSmall = reservedAt({ lambdaConcurrency: '120' });
+    expect(tooSmall).toMatchObject({ total: 0, throttleAlarms: 0 });
+    expect(tooSmall.said[0]).toMatch(/none \(the account gives 120 concurrent executions; reserving 21 .* needs 121/);
+    // A new account (10) and one whose figure nobody gave reserve nothing: the deploy cannot fail on it.
+    expect(reservedAt({ lambdaConcurrency: '10' })).toMatchObject({ total: 0, throttleAlarms: 0 });
+    const unknown = reservedAt({});
+    expect(unknown).toMatchObject({ total: 0, throttleAlarms: 0 });
+    expect(unknown.said[0]).toMatch(/lambdaConcurrency=<n> of at least 121/);
+    expect(reservedAt({ lambdaConcurrency: '5000', reservedConcurrency: 'false' })).toMatchObject({ total: 0, throttleAlarms: 0 });
     expect(() => synthFleet(EXAMPLE_CONFIG, { reservedConcurrency: 'sometimes' }, { nag: false })).toThrow(/context.reservedConcurrency/);
+    expect(() => synthFleet(EXAMPLE_CONFIG, { lambdaConcurrency: 'lots' }, { nag: false })).toThrow(/context.lambdaConcurrency/);
   });
 
   it('tells the webhook and the outbox the media bucket, the one each stores in or reads from', () => {

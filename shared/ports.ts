@@ -484,3 +484,23 @@ export class CostReportsUnavailable extends Error {
     super(message);
   }
 }
+
+/**
+ * What the account allows and holds, for the deploy's preflight: read-only. Each call may fail
+ * on its own (a service an account or an emulator lacks, a permission the credentials lack);
+ * the preflight then says it could not check that quota.
+ */
+export interface AccountQuotas {
+  /** Lambda: the account's concurrent executions, and how many of them no function reserves. */
+  lambdaConcurrency(): Promise<{ limit: number; unreserved: number }>;
+  /** What these functions reserve now, together (a function that does not exist, or reserves nothing, adds 0). */
+  reservedConcurrency(functionNames: string[]): Promise<number>;
+  /** A quota's value as Service Quotas states it: applied to the account, else AWS's default. */
+  serviceQuota(serviceCode: string, quotaCode: string): Promise<number>;
+  /** IAM: the roles in the account, and its quota (account-wide, every region). */
+  iamRoles(): Promise<{ used: number; quota: number }>;
+  /** CloudFormation: the stacks in this region that count against its quota (every one not deleted). */
+  stackCount(): Promise<number>;
+  /** EC2: the VPCs and the internet gateways in this region. */
+  networkCounts(): Promise<{ vpcs: number; internetGateways: number }>;
+}

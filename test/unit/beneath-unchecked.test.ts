@@ -26,7 +26,8 @@ describe('the test-only switch for unchecked paths', () => {
   it('is off unless the environment says exactly "1", and nothing else turns it on', async () => {
     expect((await readRuntimeEnv(base, pipe)).uncheckedPathsForTests).toBe(false);
     expect((await readRuntimeEnv({ ...base, CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: '1' }, pipe)).uncheckedPathsForTests).toBe(true);
-    for (const value of ['true', '0', 'yes']) await expect(readRuntimeEnv({ ...base, CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: value }, pipe)).rejects.toThrow(ConfigError);
+    for (const value of ['true', '0', 'yes'])
+      await expect(readRuntimeEnv({ ...base, CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: value }, pipe)).rejects.toThrow(ConfigError);
     // The environment a launcher builds from a config never carries it; a config naming it is refused.
     const env = runtimeEnvironment('fran', runtimeConfigFor(parseConfig(example), 'fran'), { kind: 'local', controlUrl: 'http://127.0.0.1:1', secretsFd: 3 });
     expect(Object.keys(env)).not.toContain('CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS');

@@ -352,7 +352,7 @@ export class WorkspaceDir {
       return { dir: DirHandle.openRoot(parent), name: full.slice(slash + 1) || undefined, shown: path };
     }
     const { dirs, name, shown } = this.locate(path);
-    let dir = DirHandle.openRoot(this.root);
+    let dir = this.openRootDir(opts.make !== undefined);
     try {
       for (let i = 0; i < dirs.length; i++) {
         const upTo = dirs.slice(0, i + 1).join('/');
@@ -365,6 +365,17 @@ export class WorkspaceDir {
       throw err;
     }
     return { dir, name, shown };
+  }
+
+  /** The root, made first when asked to make folders and it is missing (its path is the operator's, so made by path as before). */
+  private openRootDir(make: boolean): DirHandle {
+    try {
+      return DirHandle.openRoot(this.root);
+    } catch (err) {
+      if (!make || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(this.root, { recursive: true });
+      return DirHandle.openRoot(this.root);
+    }
   }
 
   private withParent<T>(path: string, opts: { make?: number }, use: (dir: DirHandle, name: string | undefined, shown: string) => T): T {

@@ -4,7 +4,7 @@
 // store (agents/<id>/agent/openclaw-agent.sqlite: session_nodes → transcript_events, large
 // events zstd-compressed) or an older release's files (agents/<id>/sessions/sessions.json
 // and <sessionId>.jsonl). The store is opened read-only; nothing of OpenClaw's is changed.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { NotRegularFileError, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
@@ -208,7 +208,15 @@ function readFileStore(dir: string): { sessions: OpenclawSession[]; problems: st
       problems.push(`${key}: its transcript ${file} is outside ${dir}, so it was not read`);
       continue;
     }
-    if (!folder.stat(rel)) {
+    let there: Stats | undefined;
+    try {
+      there = folder.stat(rel);
+    } catch (err) {
+      // A link on the way (never followed), or a file where a folder should be.
+      problems.push(`${key}: its transcript ${file} was not read (${(err as Error).message})`);
+      continue;
+    }
+    if (!there) {
       problems.push(`${key}: its transcript ${file} is missing`);
       continue;
     }
@@ -238,6 +246,7 @@ function readRegular(folder: WorkspaceDir, path: string, max: number): Buffer | 
   } catch (err) {
     if (err instanceof NotRegularFileError) return 'it is not a regular file';
     if (err instanceof WorkspacePathError && err.code === 'PATH_SYMLINK') return 'it is a symbolic link, which is not followed';
+    if (err instanceof WorkspacePathError) return err.message;
     throw err;
   }
   if (read.size > max) return `it is over ${max >> 20} MiB`;

@@ -233,7 +233,7 @@ export class DirHandle {
       return this.lstatEntry(name);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
+      throw translate(err, name);
     }
   }
 
@@ -565,6 +565,8 @@ export class WorkspaceDir {
     const dir = this.openFolder(path);
     try {
       return listEntries(dir);
+    } catch (err) {
+      throw translate(err, path);
     } finally {
       dir.close();
     }

@@ -71,6 +71,9 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
     stackName: controlPlaneStackName(fleet),
     description: `clawfleet ${fleet}: control plane (tables, functions, cluster, network)`,
+    // Deleting it by mistake would take every function and the network with it: a delete is
+    // refused until an operator turns this off (`clawfleet destroy` does, after its plan).
+    terminationProtection: true,
     config,
     options,
     configFile: extras.configFile === null ? undefined : (extras.configFile ?? options.configPath),

@@ -6,6 +6,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { OUTBOX_TIMEOUT_SECONDS } from '../../infra/constructs/control-functions.ts';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
+import { retainedResources } from '../../infra/retained-resources.ts';
 import { ARCHIVE_SCRIPT } from '../../infra/workspace-archive-script.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
@@ -125,6 +126,39 @@ function acknowledgements(app: App): { path: string; id: string; reason: string 
 
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
+
+  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones go with the stack', () => {
+    const tables = Object.values(cp().findResources('AWS::DynamoDB::Table')).map((t) => ({
+      name: t.Properties.TableName,
+      deletion: t.DeletionPolicy,
+      replace: t.UpdateReplacePolicy,
+      protectedFromDelete: t.Properties.DeletionProtectionEnabled ?? false,
+    }));
+    const kept = { deletion: 'Retain', replace: 'Retain', protectedFromDelete: true };
+    const gone = { deletion: 'Delete', replace: 'Delete', protectedFromDelete: false };
+    expect(tables.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'demo-dedupe', ...gone },
+      { name: 'demo-deliveries', ...gone },
+      { name: 'demo-origins', ...gone },
+      { name: 'demo-registry', ...kept },
+      { name: 'demo-sessions', ...kept },
+    ]);
+  });
+
+  it('is protected from termination; the agent stacks, which `clawfleet agents remove` deletes, are not', () => {
+    for (const s of fleet.assembly.stacks) expect(s.terminationProtection ?? false, s.stackName).toBe(s.stackName === 'demo-control-plane');
+  });
+
+  it('lists every resource a teardown keeps, and only those, for `clawfleet destroy` to print', () => {
+    const kept = [...fleet.templates.values()].flatMap((t) =>
+      Object.values<any>(t.Resources)
+        .filter((r) => r.DeletionPolicy === 'Retain')
+        .map((r) => `${r.Type} ${r.Properties?.TableName ?? ''}`.trim()),
+    );
+    const listed = retainedResources('demo').map((r) => `${r.type} ${r.name ?? ''}`.trim());
+    expect(kept.sort()).toEqual(listed.sort());
+    for (const r of retainedResources('demo')) expect(r.name ?? r.parameter, r.what).toBeTruthy();
+  });
 
   it('has the session, dedupe, delivery, registry and origins tables keyed by pk with the expiresAt TTL, billed per request', () => {
     for (const name of ['demo-sessions', 'demo-dedupe', 'demo-deliveries', 'demo-registry', 'demo-origins']) {

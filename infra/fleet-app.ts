@@ -65,7 +65,7 @@ export function runtimeImageBuildArgs(variant: RuntimeImageVariant): Record<stri
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
   const fleetSkills = planFleetSkills(config, options.configPath);
-  checkDeployable(config, fleetSkills.issues);
+  checkDeployable(config, options, fleetSkills.issues);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
@@ -96,6 +96,7 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
         defaultImage,
         imageFromRegistry: (image) => ecs.ContainerImage.fromRegistry(image),
         fleetSkills: fleetSkills.agents.get(agent.id)?.bundle,
+        creating: options.newAgents === 'all' || options.newAgents.has(agent.id),
       }),
     );
   }
@@ -143,8 +144,13 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once (the fleet skills' issues among them). */
-function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue[]): void {
+function checkDeployable(config: FleetConfig, options: FleetAppOptions, skillsIssues: readonly ConfigIssue[]): void {
   const issues: ConfigIssue[] = [...skillsIssues];
+  if (options.newAgents !== 'all') {
+    const known = new Set(config.agents.list.map((a) => a.id));
+    for (const id of options.newAgents)
+      if (!known.has(id)) issues.push({ path: 'context.newAgents', message: `names "${id}", which is no agent of this fleet` });
+  }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
     const resolved = resolveAgent(config, agent.id);

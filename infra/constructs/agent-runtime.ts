@@ -2,7 +2,8 @@
 // Bedrock models, its own workspace — nothing else), its execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
 // from its runtime profile with the image's health check (the capabilities the runtime
-// does not need dropped), the service (desired 0 or 1, circuit breaker), and alarms.
+// does not need dropped), the service (its desired count left to λ compute, circuit
+// breaker), and alarms.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -73,6 +74,8 @@ export interface AgentRuntimeProps {
   metricNamespace: string;
   /** The fleet's skills this agent gets (#19): read by its role alone, named in its environment. */
   fleetSkills?: AgentFleetSkills | undefined;
+  /** This deploy creates the service (context newAgents): it starts at desired count 0. */
+  creating: boolean;
 }
 
 export class AgentRuntime extends Construct {
@@ -243,8 +246,17 @@ export class AgentRuntime extends Construct {
       serviceName: agentServiceName(agentId),
       cluster: props.cluster,
       taskDefinition: this.taskDefinition,
-      // Hibernating agents start at 0; the control plane wakes them (desired 0 → 1).
-      desiredCount: agent.runtime.alwaysOn ? 1 : 0,
+      // λ compute alone sets the desired count (wake, hibernate, restart, hold for a workspace
+      // transfer); a deploy must never. CloudFormation's AWS::ECS::Service DesiredCount: "For
+      // new services, if a desired count is not specified, a default value of 1 is used. ...
+      // For existing services, if a desired count is not specified, it is omitted from the
+      // operation" (CloudFormation User Guide, AWS::ECS::Service), while a count in the
+      // template is sent with every update of the service (a new task definition included),
+      // stopping an awake agent mid-turn or starting a held one. So the template names 0 only
+      // when the deploy creates the service (context newAgents) and nothing after; an
+      // always-on agent is started by the next health tick (state asleep → wake), within a
+      // minute. A service created without it starts at 1 and hibernates after its idle timeout.
+      ...(props.creating ? { desiredCount: 0 } : {}),
       assignPublicIp: true,
       vpcSubnets: { subnets: props.subnets },
       securityGroups: [props.securityGroup],

@@ -713,18 +713,30 @@ describe('an agent stack', () => {
     expect(task.Properties.ContainerDefinitions[0].User).toBeUndefined();
   });
 
-  it('runs an always-on agent at 1 and a hibernating one at 0, with the circuit breaker, on Fargate or Fargate Spot', () => {
+  it('leaves the desired count to λ compute: a redeploy names none, so CloudFormation keeps the running count; a creating deploy names 0', () => {
     const service = { DeploymentConfiguration: { DeploymentCircuitBreaker: { Enable: true, Rollback: true }, MinimumHealthyPercent: 0, MaximumPercent: 100 } };
     jerry().hasResourceProperties('AWS::ECS::Service', {
       ...service,
       ServiceName: 'agent-jerry',
-      DesiredCount: 1,
       CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE', Weight: 1 }],
     });
-    fran().hasResourceProperties('AWS::ECS::Service', { ...service, DesiredCount: 0 });
     fleet
       .template('demo-agent-ray')
       .hasResourceProperties('AWS::ECS::Service', { CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE_SPOT', Weight: 1 }] });
+    const desired = (f: SynthedFleet) =>
+      Object.fromEntries(
+        ['jerry', 'fran', 'grif', 'ray'].map((id) => {
+          const [svc] = Object.values(f.template(`demo-agent-${id}`).findResources('AWS::ECS::Service'));
+          return [id, svc!.Properties.DesiredCount];
+        }),
+      );
+    // A redeploy (the default): no agent's template names a count, always-on jerry's neither.
+    expect(desired(fleet)).toEqual({ jerry: undefined, fran: undefined, grif: undefined, ray: undefined });
+    // The deploy that creates fran's stack starts her service at 0; the others are left as they run.
+    expect(desired(synthFleet(CONFIG, { newAgents: 'fran' }, { nag: false }))).toEqual({ jerry: undefined, fran: 0, grif: undefined, ray: undefined });
+    // A new fleet: every service is created at 0, jerry too (the health tick starts an always-on agent).
+    expect(desired(synthFleet(CONFIG, { newAgents: '*' }, { nag: false }))).toEqual({ jerry: 0, fran: 0, grif: 0, ray: 0 });
+    expect(() => synthFleet(CONFIG, { newAgents: 'fran,jery' }, { nag: false })).toThrow(/context.newAgents: names "jery", which is no agent of this fleet/);
   });
 
   it('logs to its own log group with retention, and alarms on DLQ depth and restarts', () => {

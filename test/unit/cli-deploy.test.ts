@@ -177,7 +177,17 @@ describe('clawfleet deploy', () => {
     expect(cdk.runs.map((r) => r.args[0])).toEqual(['bootstrap', 'synth', 'deploy']);
     expect(cdk.runs[0]!.args).toEqual(['bootstrap', 'aws://123456789012/eu-west-1']);
     expect(cdk.runs[0]!.cwd).toMatch(/clawfleet-bootstrap-/);
-    expect(cdk.runs[1]!.args).toEqual(['synth', '--quiet', '--output', join(dir, 'cdk.out'), '-c', `config=${join(dir, 'clawfleet.json')}`]);
+    // Both agents' stacks are new: their services are created at desired count 0, then left to λ compute.
+    expect(cdk.runs[1]!.args).toEqual([
+      'synth',
+      '--quiet',
+      '--output',
+      join(dir, 'cdk.out'),
+      '-c',
+      `config=${join(dir, 'clawfleet.json')}`,
+      '-c',
+      'newAgents=fran,grif',
+    ]);
     // A terminal for the test's questions, but not for the CDK CLI's: it is told not to ask.
     expect(cdk.runs[2]!.args).toEqual([
       'deploy',
@@ -225,6 +235,13 @@ describe('clawfleet deploy', () => {
     expect(again.asked!.map((a) => a.question)).toEqual(['GRAPH_TOKEN — MCP server "graph", in clawfleet/dd/agents/fran (Enter to skip): ']);
     expect(again.outText()).toContain('  – [2/7] bootstrap: bootstrapped already (version 28)');
     expect(again.outText()).toContain('  ✓ [3/7] synth: 3 stacks (0 new, 3 deployed before), cdk-nag clean');
+    // No stack is new: no template names a desired count, so the deploy leaves every service as it runs.
+    expect(
+      cdk.runs
+        .filter((r) => r.args[0] === 'synth')
+        .at(-1)!
+        .args.some((a) => a.startsWith('newAgents=')),
+    ).toBe(false);
     expect(again.outText()).toContain('put now: GRAPH_TOKEN');
     expect(account.secrets.get('clawfleet/dd/agents/fran')).toEqual({ OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'graph-token-0123456789abcdef' });
     expect(again.outText()).toMatch(/deployed: message a bot above to talk to its agent/);

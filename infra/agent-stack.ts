@@ -102,15 +102,15 @@ export class AgentStack extends Stack {
       runtime: this.runtime,
       fileSystem: shared.fileSystem,
       image: fleetImage,
-      runtimeImage: image,
       architecture,
     });
 
-    // `clawfleet workspace push|pull`: the one-off task with this agent's role and access point.
+    // `clawfleet workspace push|pull`: the one-off task with this agent's access point and the
+    // role of its one-off tasks (the archive's), never the runtime's.
     this.workspaceTask = new AgentWorkspaceTask(this, 'WorkspaceTask', {
       fleet,
       agentId,
-      taskRole: this.runtime.taskRole,
+      taskRole: this.archive.taskRole,
       executionRole: this.runtime.executionRole,
       fileSystem: shared.fileSystem,
       accessPoint: this.runtime.accessPoint,

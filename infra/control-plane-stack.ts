@@ -4,6 +4,7 @@
 // names an agent, so agents come and go without touching it (except through the config
 // the functions route by).
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
@@ -20,6 +21,9 @@ import { SharedParameters } from './constructs/shared-resources.ts';
 import { WorkspaceStaging } from './constructs/workspace-staging.ts';
 import { MediaBucket } from './constructs/media-bucket.ts';
 import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
+import { runtimeEgressPorts } from './runtime-egress.ts';
+import { TaskExecutionRole } from './constructs/task-execution-role.ts';
+import { customResourceLogGroups } from './constructs/custom-resource-logs.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -32,6 +36,7 @@ export interface ControlPlaneStackProps extends StackProps {
 export class ControlPlaneStack extends Stack {
   readonly network: FleetNetwork;
   readonly tables: FleetTables;
+  readonly taskExecutionRole: iam.Role;
   readonly telegramSecret: EmptySecret | undefined;
   readonly hooksSecret: EmptySecret | undefined;
   readonly dashboardSecret: EmptySecret;
@@ -50,8 +55,10 @@ export class ControlPlaneStack extends Stack {
     const fleet = config.fleet;
     const logRetention = options.logRetentionDays as logs.RetentionDays;
 
-    this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention });
+    this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention, egressPorts: runtimeEgressPorts(config) });
     this.tables = new FleetTables(this, 'Tables', { fleet });
+    // What ECS pulls every agent task's image and ships its logs with (the agent stacks name it).
+    this.taskExecutionRole = new TaskExecutionRole(this, 'TaskExecution', { fleet }).role;
     this.telegramSecret = config.channels.telegram
       ? new EmptySecret(this, 'TelegramSecret', {
           secretName: telegramSecretName(fleet),
@@ -105,6 +112,8 @@ export class ControlPlaneStack extends Stack {
     });
 
     new CfnOutput(this, 'ClusterName', { value: clusterName(fleet), description: 'ECS cluster of the agent runtimes' });
+    // Last, once every construct that may add a custom-resource provider has.
+    customResourceLogGroups(this, logRetention, (provider) => `/clawfleet/${fleet}/custom-resources/${provider}`);
   }
 }
 

@@ -21,6 +21,7 @@ import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
 import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/control-functions.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
 import { planFleetSkills } from './fleet-skills.ts';
+import { MAX_EGRESS_PORTS, runtimeEgressPorts } from './runtime-egress.ts';
 
 export interface FleetStacks {
   controlPlane: ControlPlaneStack;
@@ -169,6 +170,12 @@ function checkDeployable(config: FleetConfig, options: FleetAppOptions, skillsIs
     const problem = browserSizeProblem(resolved, resolved.runtime);
     if (problem) issues.push({ path: `agents.list[${i}].runtime`, message: problem });
   });
+  const egress = runtimeEgressPorts(config);
+  if (egress.length > MAX_EGRESS_PORTS)
+    issues.push({
+      path: 'agents',
+      message: `the runtimes would need ${egress.length} outbound ports (${egress.map((p) => p.port).join(', ')}); a security group takes at most ${MAX_EGRESS_PORTS} here`,
+    });
   config.cron?.jobs.forEach((job, i) => {
     expressible(issues, `cron.jobs[${i}].schedule`, job.schedule.kind === 'every' ? { kind: 'every', everyMs: durationMs(job.schedule.every) } : job.schedule);
   });

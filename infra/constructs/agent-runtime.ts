@@ -1,5 +1,5 @@
 // One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
-// Bedrock models, its own workspace — nothing else), its execution role, its workspace
+// Bedrock models, its own workspace — nothing else), the fleet's execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
 // from its runtime profile with the image's health check (the capabilities the runtime
 // does not need dropped), the service (its desired count left to λ compute, circuit
@@ -14,7 +14,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
-import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath, sharedParameterNames } from '../../shared/config/names.ts';
+import {
+  agentLogGroupName,
+  agentServiceName,
+  agentStackName,
+  agentWorkspacePath,
+  sharedParameterNames,
+  taskExecutionRoleName,
+} from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
@@ -80,7 +87,7 @@ export interface AgentRuntimeProps {
 
 export class AgentRuntime extends Construct {
   readonly taskRole: iam.Role;
-  readonly executionRole: iam.Role;
+  readonly executionRole: iam.IRole;
   readonly logGroup: logs.LogGroup;
   readonly accessPoint: efs.AccessPoint;
   readonly taskDefinition: ecs.FargateTaskDefinition;
@@ -168,18 +175,10 @@ export class AgentRuntime extends Construct {
       );
     }
 
-    this.executionRole = new iam.Role(this, 'ExecutionRole', {
-      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
-      description: `clawfleet ${fleet}: pulls the image and ships the logs of agent ${agentId}`,
-    });
-    if (props.image instanceof ecs.AssetImage) {
-      acknowledge(
-        this.executionRole,
-        'IAM5',
-        'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
-        'Resource::*',
-      );
-    }
+    // The fleet's one execution role (task-execution-role.ts, in the control plane): it pulls
+    // the image and ships the logs; the task never holds it. Immutable here, so an image
+    // asset's grants are not attempted on it: the control plane granted them.
+    this.executionRole = iam.Role.fromRoleName(this, 'ExecutionRole', taskExecutionRoleName(fleet), { mutable: false });
 
     this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
       family: agentStackName(fleet, agentId),

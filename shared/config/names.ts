@@ -79,6 +79,11 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+/**
+ * The one execution role of every agent task of the fleet (the runtimes and their one-off
+ * tasks): ECS uses it to pull the image and ship the logs; no task's code ever holds it.
+ */
+export const taskExecutionRoleName = (fleet: string) => `clawfleet-${fleet}-task-execution`;
 /** The task definition family of an agent's one-off workspace archive task (`clawfleet agents remove`). */
 export const agentArchiveTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-archive`;
 /** Where on the fleet's file system an agent's workspace lives, and where its archived copies are kept. */

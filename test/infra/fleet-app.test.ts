@@ -335,6 +335,54 @@ describe('the control-plane stack', () => {
     expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
   });
 
+  it('lets runtimes out only to HTTPS, HTTP (agents fetch the web) and NFS in the VPC, and the file system in from their security group alone', () => {
+    const groups = cp().findResources('AWS::EC2::SecurityGroup');
+    const [runtimeId, runtime] = Object.entries(groups).find(([id]) => id.startsWith('NetworkRuntimeSecurityGroup'))!;
+    expect(runtime.Properties.SecurityGroupEgress.map((r: Record<string, unknown>) => [r.IpProtocol, r.FromPort, r.ToPort, r.CidrIp])).toEqual([
+      ['tcp', 80, 80, '0.0.0.0/0'],
+      ['tcp', 443, 443, '0.0.0.0/0'],
+      ['tcp', 2049, 2049, '10.0.0.0/16'],
+    ]);
+    expect(runtime.Properties.SecurityGroupIngress).toBeUndefined();
+    const [, efs] = Object.entries(groups).find(([id]) => id.startsWith('NetworkWorkspacesEfsSecurityGroup'))!;
+    expect(efs.Properties.SecurityGroupIngress).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049, SourceSecurityGroupId: { 'Fn::GetAtt': [runtimeId, 'GroupId'] } }),
+    ]);
+    // Inline, and nothing else opens a port: no separate ingress or egress resource.
+    expect(Object.keys(cp().findResources('AWS::EC2::SecurityGroupIngress'))).toEqual([]);
+    expect(Object.keys(cp().findResources('AWS::EC2::SecurityGroupEgress'))).toEqual([]);
+  });
+
+  it('opens the ports the config’s URLs name, and no HTTP where no agent may fetch the web', () => {
+    const ported: FleetConfigInput = {
+      ...CONFIG,
+      agents: {
+        ...CONFIG.agents,
+        defaults: { ...CONFIG.agents.defaults, tools: { deny: ['group:web'] } },
+        list: CONFIG.agents.list.map((a) => (a.id === 'fran' ? { ...a, mcp: { servers: { graph: { url: 'https://mcp.example.com:8443/mcp' } } } } : a)),
+      },
+      models: { providers: { ...CONFIG.models.providers, local: { api: 'openai-completions', baseUrl: 'http://10.1.2.3:11434/v1' } } },
+    };
+    const t = synthFleet(ported, {}, { nag: false }).template('demo-control-plane');
+    const [runtime] = Object.entries(t.findResources('AWS::EC2::SecurityGroup')).filter(([id]) => id.startsWith('NetworkRuntimeSecurityGroup'));
+    expect(runtime![1].Properties.SecurityGroupEgress.map((r: Record<string, unknown>) => `${r.FromPort} ${r.Description}`)).toEqual([
+      '443 HTTPS: AWS APIs, the image registry, model providers, MCP servers, web pages',
+      '8443 MCP server "graph" of fran',
+      '11434 model provider "local"',
+      '2049 NFS to the workspaces file system',
+    ]);
+  });
+
+  it('gives every function, the custom resources’ too, a log group with a retention', () => {
+    const groups = cp().findResources('AWS::Logs::LogGroup');
+    for (const [id, fn] of Object.entries(cp().findResources('AWS::Lambda::Function'))) {
+      const ref = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect(ref, id).toBeDefined();
+      expect(groups[ref]!.Properties.RetentionInDays, id).toBe(30);
+    }
+    cp().hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/clawfleet/demo/custom-resources/VpcRestrictDefaultSG', RetentionInDays: 30 });
+  });
+
   it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed, the role published for the agent stacks', () => {
     cp().hasResourceProperties('AWS::SQS::Queue', { QueueName: 'demo-schedules-dlq', SqsManagedSseEnabled: true });
     cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-schedules-dlq', MetricName: 'ApproximateNumberOfMessagesVisible' });
@@ -591,7 +639,7 @@ describe('an agent stack', () => {
 
   it('builds the runtime image once per architecture in use, for that platform, and passes cdk-nag that way too', () => {
     const built = synthFleet(CONFIG, { runtimeImage: undefined });
-    // The image asset gives each execution role an ECR login (Resource::*): acknowledged, and reported.
+    // The fleet's one execution role has its ECR login (Resource::*): acknowledged, and reported.
     const nag = nagReport(built);
     expect(nag.violations).toEqual([]);
     const reported = new Set(
@@ -599,7 +647,7 @@ describe('an agent stack', () => {
     );
     const made = acknowledgements(built.app).map((a) => `${a.path} ${a.id}`);
     expect(made.filter((a) => !reported.has(a))).toEqual([]);
-    expect(made.filter((a) => a.includes('/Runtime/ExecutionRole '))).toHaveLength(4);
+    expect(made.filter((a) => a.includes('/TaskExecution/Role ') && a.includes('Resource::*'))).toHaveLength(1);
     // The asset manifest beside each stack lists the images `cdk deploy` builds and pushes.
     const images = (id: string) => {
       const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
@@ -677,7 +725,7 @@ describe('an agent stack', () => {
       },
     });
     expect(container.Environment).toBeUndefined();
-    // Its own role (not the runtime's), the runtime's execution role (same image, same log group).
+    // Its own role (not the runtime's), the fleet's execution role (as the runtime's: same image, same log group).
     expect(task.TaskRoleArn).not.toEqual(runtime.TaskRoleArn);
     expect(task.ExecutionRoleArn).toEqual(runtime.ExecutionRoleArn);
     expect(task.RuntimePlatform).toEqual(runtime.RuntimePlatform);

@@ -401,12 +401,17 @@ describe('the CDK app deployed to the emulator', () => {
   it('moves fran’s workspace in and out through the deployed staging bucket and its own one-off task, held through λ compute', async () => {
     const ecs = new ECSClient(aws);
     const definition = async (family: string) => (await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }))).taskDefinition!;
-    // The one-off task definition: fran's own task role and access point, the runtime's.
-    const [runtimeTask, workspaceTask] = await Promise.all([
+    // The one-off task definition: fran's own access point (the runtime's), and the role of her
+    // one-off tasks (the archive's), never the runtime's; all three with the fleet's execution role.
+    const [runtimeTask, workspaceTask, archiveTask] = await Promise.all([
       definition(agentStackName(FLEET, 'fran')),
       definition(`${agentStackName(FLEET, 'fran')}-workspace`),
+      definition(`${agentStackName(FLEET, 'fran')}-archive`),
     ]);
-    expect(workspaceTask.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    expect(workspaceTask.taskRoleArn).not.toBe(runtimeTask.taskRoleArn);
+    expect(workspaceTask.taskRoleArn).toBe(archiveTask.taskRoleArn);
+    const sharedExecution = expect.stringMatching(/:role\/clawfleet-cdkdep-task-execution$/);
+    expect([runtimeTask, workspaceTask, archiveTask].map((t) => t.executionRoleArn)).toEqual([sharedExecution, sharedExecution, sharedExecution]);
     expect(workspaceTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig).toEqual(
       runtimeTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig,
     );
@@ -455,7 +460,7 @@ describe('the CDK app deployed to the emulator', () => {
       CLAWFLEET_SYNC_ACTION: 'push',
       CLAWFLEET_SYNC_FORCE: '0',
     });
-    expect(runner.started[0]!.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    expect(runner.started[0]!.taskRoleArn).toBe(workspaceTask.taskRoleArn);
     // Held through the deployed λ compute (fran's service at 0 meanwhile), released asleep, the push recorded for the dashboard.
     expect(await desiredCount()).toBe(0);
     expect((await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran'))?.state).toBe('asleep');

@@ -8,7 +8,15 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { clusterName, dashboardSecretName, hooksSecretName, scheduleGroupName, telegramSecretName } from '../shared/config/names.ts';
+import {
+  clusterName,
+  CONTROL_PLANE_COST_TAG,
+  COST_TAGS,
+  dashboardSecretName,
+  hooksSecretName,
+  scheduleGroupName,
+  telegramSecretName,
+} from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import type { FleetAppOptions } from './app-options.ts';
@@ -23,7 +31,7 @@ import { MediaBucket } from './constructs/media-bucket.ts';
 import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
 import { runtimeEgressPorts } from './runtime-egress.ts';
 import { TaskExecutionRole } from './constructs/task-execution-role.ts';
-import { customResourceLogGroups } from './constructs/custom-resource-logs.ts';
+import { settleCustomResourceProviders } from './constructs/custom-resource-providers.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -113,7 +121,11 @@ export class ControlPlaneStack extends Stack {
 
     new CfnOutput(this, 'ClusterName', { value: clusterName(fleet), description: 'ECS cluster of the agent runtimes' });
     // Last, once every construct that may add a custom-resource provider has.
-    customResourceLogGroups(this, logRetention, (provider) => `/clawfleet/${fleet}/custom-resources/${provider}`);
+    settleCustomResourceProviders(this, {
+      retention: logRetention,
+      logGroupName: (provider) => `/clawfleet/${fleet}/custom-resources/${provider}`,
+      tags: { [COST_TAGS.fleet]: fleet, [COST_TAGS.agent]: CONTROL_PLANE_COST_TAG },
+    });
   }
 }
 

@@ -2,12 +2,12 @@
 // per agent, and the cdk-nag AwsSolutions checks over all of them.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Validations, type App } from 'aws-cdk-lib';
+import { Tags, Validations, type App } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
-import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
+import { agentStackName, CONTROL_PLANE_COST_TAG, controlPlaneStackName, COST_TAGS } from '../shared/config/names.ts';
 import { browserSizeProblem } from '../shared/config/browser-size.ts';
 import { imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
 import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
@@ -100,6 +100,14 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
         creating: options.newAgents === 'all' || options.newAgents.has(agent.id),
       }),
     );
+  }
+
+  // Cost per agent: every taggable resource, and the tasks ECS runs (agent-runtime.ts propagates them).
+  Tags.of(controlPlane).add(COST_TAGS.fleet, fleet);
+  Tags.of(controlPlane).add(COST_TAGS.agent, CONTROL_PLANE_COST_TAG);
+  for (const [id, stack] of agents) {
+    Tags.of(stack).add(COST_TAGS.fleet, fleet);
+    Tags.of(stack).add(COST_TAGS.agent, id);
   }
 
   if (extras.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -261,6 +261,9 @@ export class AgentRuntime extends Construct {
       securityGroups: [props.securityGroup],
       capacityProviderStrategies: [{ capacityProvider: agent.runtime.spot ? 'FARGATE_SPOT' : 'FARGATE', weight: 1 }],
       circuitBreaker: { rollback: true },
+      // Each task carries its agent's cost tags (the task definition's) and ECS's own.
+      enableECSManagedTags: true,
+      propagateTags: ecs.PropagatedTagSource.TASK_DEFINITION,
       // One runtime per agent at a time: two would share a workspace. A deploy stops the
       // old task (it drains its turn) before starting the new one; the queue holds the work.
       minHealthyPercent: 0,

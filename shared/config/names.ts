@@ -89,6 +89,14 @@ export const agentArchiveTaskFamily = (fleet: string, agentId: string) => `${age
 /** Where on the fleet's file system an agent's workspace lives, and where its archived copies are kept. */
 export const agentWorkspacePath = (agentId: string) => `/agents/${agentId}`;
 export const agentArchivePath = (agentId: string) => `/archive/${agentId}`;
+/**
+ * Cost-allocation tags on everything the stacks make (and on the tasks ECS runs from them):
+ * the fleet, and the agent a resource belongs to — `control plane` for the shared rest, which
+ * no agent id can be (ids have no space). Activate both in Billing to group costs by them.
+ */
+export const COST_TAGS = { fleet: 'clawfleet:fleet', agent: 'clawfleet:agent' } as const;
+export const CONTROL_PLANE_COST_TAG = 'control plane';
+
 /** The one-off task that moves an agent's workspace in and out of AWS (infra/constructs/agent-workspace-task.ts). */
 export const agentWorkspaceTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-workspace`;
 /** That task's one container: RunTask's overrides name it. */

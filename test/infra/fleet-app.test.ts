@@ -1,7 +1,7 @@
 // What the synthesized fleet must contain, item by item (docs/deploy.md, DESIGN.md "Stacks").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack, Validations, type App, type CfnElement } from 'aws-cdk-lib';
+import { CfnResource, Stack, TagManager, Validations, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { OUTBOX_TIMEOUT_SECONDS } from '../../infra/constructs/control-functions.ts';
@@ -795,6 +795,48 @@ describe('an agent stack', () => {
     });
     for (const name of ['demo-agent-fran-inbox-dlq', 'demo-agent-fran-outbox-dlq', 'demo-agent-fran-restarts'])
       fran().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
+  });
+});
+
+describe('cost tags', () => {
+  /** A resource's tags as the template has them (a list of Key/Value, or a map), from every property named …Tags. */
+  const tagsOf = (r: { Properties?: Record<string, unknown> }): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(r.Properties ?? {})) {
+      if (!key.endsWith('Tags')) continue;
+      if (Array.isArray(value)) for (const t of value as { Key: string; Value: string }[]) out[t.Key] = t.Value;
+      else if (value && typeof value === 'object') Object.assign(out, value);
+    }
+    return out;
+  };
+
+  it('are on every resource of a type that takes tags, naming the fleet and the agent (the control plane’s “control plane”)', () => {
+    // The types CDK can tag, as the app's own L1 constructs say.
+    const taggable = new Set(
+      fleet.app.node
+        .findAll()
+        .filter((c): c is CfnResource => c instanceof CfnResource && TagManager.isTaggable(c))
+        .map((c) => c.cfnResourceType),
+    );
+    expect(taggable.size).toBeGreaterThan(15);
+    const untagged: string[] = [];
+    let checked = 0;
+    for (const [name, t] of fleet.templates) {
+      const agent = name === 'demo-control-plane' ? 'control plane' : name.replace('demo-agent-', '');
+      for (const [id, r] of Object.entries<{ Type: string; Properties?: Record<string, unknown> }>(t.Resources)) {
+        if (!taggable.has(r.Type)) continue;
+        checked++;
+        const tags = tagsOf(r);
+        if (tags['clawfleet:fleet'] !== 'demo' || tags['clawfleet:agent'] !== agent) untagged.push(`${name}/${id} (${r.Type}): ${JSON.stringify(tags)}`);
+      }
+    }
+    expect(untagged).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('reach each agent’s tasks: its service turns on ECS managed tags and copies the task definition’s', () => {
+    for (const id of ['jerry', 'fran', 'grif', 'ray'])
+      fleet.template(`demo-agent-${id}`).hasResourceProperties('AWS::ECS::Service', { EnableECSManagedTags: true, PropagateTags: 'TASK_DEFINITION' });
   });
 });
 

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { newAgentsContext } from '../../infra/app-options.ts';
 import { agentStackName, controlPlaneStackName } from '../../shared/config/names.ts';
 import { fleetSecretNeeds } from '../../shared/secrets/fleet-secrets.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
@@ -101,7 +102,11 @@ export function deploySteps(ctx: DeployContext): Step[] {
       name: 'synth',
       plan: `synthesize ${stackNames.length} stacks (${stackNames.join(', ')}) with cdk-nag and the account’s Lambda concurrency, check none is stuck, and check the IAM roles the new stacks make fit the account’s quota`,
       async run(): Promise<StepResult> {
-        await (await ctx.cdk()).run(['synth', '--quiet', '--output', assemblyDir, ...cdkContext()]).catch((err: Error) => {
+        // The agents whose stacks this deploy creates: their services start at desired count 0,
+        // and every other template leaves the count to λ compute (infra/app-options.ts newAgents).
+        const creating = await newAgentsOf(await ctx.account(), config);
+        const newAgents = creating.length ? ['-c', `newAgents=${newAgentsContext(creating)}`] : [];
+        await (await ctx.cdk()).run(['synth', '--quiet', '--output', assemblyDir, ...cdkContext(), ...newAgents]).catch((err: Error) => {
           throw new StepFailed(
             err.message,
             'fix what it says (config problems are listed with their paths; `clawfleet config validate` checks the config alone), then run clawfleet deploy again',
@@ -351,4 +356,12 @@ function assemblyStacks(dir: string): string[] {
   return Object.entries(manifest.artifacts ?? {})
     .filter(([, a]) => a.type === 'aws:cloudformation:stack')
     .map(([id, a]) => a.properties?.stackName ?? id);
+}
+
+/** The agents of `config` whose stacks are not in the account (or were deleted). */
+async function newAgentsOf(account: DeployAccountPort, config: FleetConfig): Promise<string[]> {
+  const states = await Promise.all(
+    config.agents.list.map(async (a) => [a.id, (await account.stack(agentStackName(config.fleet, a.id)))?.StackStatus] as const),
+  );
+  return states.filter(([, status]) => status === undefined || status === 'DELETE_COMPLETE').map(([id]) => id);
 }

@@ -1,7 +1,7 @@
 // What `clawfleet cost --actual` makes of the bill: the months it asks about (last month and
 // this one so far), the bill's figures per agent beside the estimate, and what to do when the
 // fleet's cost allocation tags are not active in billing. Pure: today's date comes in.
-import { COST_TAGS } from '../config/names.ts';
+import { CONTROL_PLANE_COST_TAG, COST_TAGS } from '../config/names.ts';
 import type { CostTagStatus, TaggedCostPeriod } from '../ports.ts';
 
 /** The span asked of the bill: from the first of last month to today (exclusive: today is not over). */
@@ -22,8 +22,11 @@ export function costSpan(today: string): CostSpan {
   return { start: `${ym(last.y, last.m)}-01`, end: today, lastMonth: ym(last.y, last.m), thisMonth: ym(year, month) };
 }
 
+/** The agent tag's values that name no agent: the control plane's resources, and any left untagged. */
+const SHARED = new Set(['', CONTROL_PLANE_COST_TAG]);
+
 export interface AgentCostRow {
-  /** An agent id; '' for what the fleet's resources cost without an agent's tag (the control plane, shared services). */
+  /** An agent id; '' for what the fleet's resources cost under no agent (the control plane, shared services, untagged). */
   agentId: string;
   /** In the config now; false for an agent billed but since removed. */
   listed: boolean;
@@ -41,14 +44,20 @@ export function agentCostRows(agentIds: string[], estimates: Record<string, numb
   const month = (ym: string) => periods.find((p) => p.start.startsWith(ym));
   const [last, current] = [month(span.lastMonth), month(span.thisMonth)];
   const billed = new Set(periods.flatMap((p) => Object.keys(p.byTag)));
+  const cost = (p: TaggedCostPeriod | undefined, agentId: string) =>
+    p === undefined
+      ? undefined
+      : agentId === ''
+        ? Object.entries(p.byTag).reduce((sum, [tag, v]) => sum + (SHARED.has(tag) ? v : 0), 0)
+        : (p.byTag[agentId] ?? 0);
   const row = (agentId: string, listed: boolean): AgentCostRow => ({
     agentId,
     listed,
     estimate: estimates[agentId],
-    lastMonth: last ? (last.byTag[agentId] ?? 0) : undefined,
-    thisMonth: current ? (current.byTag[agentId] ?? 0) : undefined,
+    lastMonth: cost(last, agentId),
+    thisMonth: cost(current, agentId),
   });
-  const gone = [...billed].filter((id) => id !== '' && !agentIds.includes(id)).sort();
+  const gone = [...billed].filter((id) => !SHARED.has(id) && !agentIds.includes(id)).sort();
   return [...agentIds.map((id) => row(id, true)), ...gone.map((id) => row(id, false)), row('', true)];
 }
 

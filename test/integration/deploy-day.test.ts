@@ -200,6 +200,13 @@ describe('clawfleet deploy, against the emulator', () => {
       expect.objectContaining({ url: `${webhookUrl.replace(/\/$/, '')}/telegram/fran`, secret_token: webhookSecretFor(BOT) }),
     ]);
     expect(deployOut).toContain('bot "fran": https://t.me/dday_fran_bot');
+    // Both agents' stacks were new: their services were created at desired count 0 (the
+    // deployed templates name it), and after that only λ compute sets it.
+    for (const id of ['fran', 'old']) {
+      const template = JSON.parse(readFileSync(join(workDir, 'cdk.out', `${agentStackName(FLEET, id)}.template.json`), 'utf8'));
+      const services = Object.values<{ Type: string; Properties: { DesiredCount?: number } }>(template.Resources).filter((r) => r.Type === 'AWS::ECS::Service');
+      expect(services.map((r) => r.Properties.DesiredCount)).toEqual([0]);
+    }
     for (const v of [BOT, FRAN_KEY, OLD_KEY]) expect(deployOut).not.toContain(v);
   });
 });

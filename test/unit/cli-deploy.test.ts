@@ -226,7 +226,8 @@ describe('clawfleet deploy', () => {
       { question: 'GRAPH_TOKEN — MCP server "graph", in clawfleet/dd/agents/fran (Enter to skip): ', secret: true },
     ]);
     expect(cdk.runs.map((r) => r.args[0])).toEqual(['synth', 'bootstrap', 'deploy']);
-    // Synthesized first (with the account's Lambda concurrency), then bootstrapped from outside the app's directory.
+    // Synthesized first (with the account's Lambda concurrency; both agents' stacks are new, so their services are
+    // created at desired count 0, then left to λ compute), then bootstrapped from outside the app's directory.
     expect(cdk.runs[0]!.args).toEqual([
       'synth',
       '--quiet',
@@ -236,6 +237,8 @@ describe('clawfleet deploy', () => {
       `config=${join(dir, 'clawfleet.json')}`,
       '-c',
       'lambdaConcurrency=1000',
+      '-c',
+      'newAgents=fran,grif',
     ]);
     expect(cdk.runs[1]!.args).toEqual(['bootstrap', 'aws://123456789012/eu-west-1']);
     expect(cdk.runs[1]!.cwd).toMatch(/clawfleet-bootstrap-/);
@@ -286,6 +289,13 @@ describe('clawfleet deploy', () => {
     expect(again.asked!.map((a) => a.question)).toEqual(['GRAPH_TOKEN — MCP server "graph", in clawfleet/dd/agents/fran (Enter to skip): ']);
     expect(again.outText()).toContain('  – [4/8] bootstrap: bootstrapped already (version 28)');
     expect(again.outText()).toContain('  ✓ [3/8] synth: 3 stacks (0 new, 3 deployed before), cdk-nag clean');
+    // No stack is new: no template names a desired count, so the deploy leaves every service as it runs.
+    expect(
+      cdk.runs
+        .filter((r) => r.args[0] === 'synth')
+        .at(-1)!
+        .args.some((a) => a.startsWith('newAgents=')),
+    ).toBe(false);
     expect(again.outText()).toContain('put now: GRAPH_TOKEN');
     expect(account.secrets.get('clawfleet/dd/agents/fran')).toEqual({ OPENAI_API_KEY: KEY, GRAPH_TOKEN: 'graph-token-0123456789abcdef' });
     expect(again.outText()).toMatch(/deployed: message a bot above to talk to its agent/);

@@ -40,14 +40,15 @@ describe('clawfleet cost --actual', () => {
     const bill = new InMemoryCostReports({
       tags: ACTIVE,
       periods: [
-        { start: '2026-11-01', end: '2026-12-01', estimated: false, byTag: { jerry: 55.1, fran: 0.81, '': 4.2, old: 1.2 } },
+        { start: '2026-11-01', end: '2026-12-01', estimated: false, byTag: { jerry: 55.1, fran: 0.81, '': 0.2, 'control plane': 4, old: 1.2 } },
         { start: '2026-12-01', end: '2026-12-03', estimated: true, byTag: { jerry: 3.7, '': 0.3 } },
       ],
     });
     const r = await actual(bill);
     expect(r.code, r.err).toBe(0);
     expect(bill.asked).toEqual([{ start: '2026-11-01', end: '2026-12-03', filter: { key: 'clawfleet:fleet', value: 'demo' }, groupBy: 'clawfleet:agent' }]);
-    // The example fleet: jerry always on (2 vCPU, 4 GB), three hibernating agents at 2 h a day.
+    // The example fleet: jerry always on (2 vCPU, 4 GB), three hibernating agents at 2 h a day. The control plane's
+    // resources (tagged "control plane") and any untagged ones make the shared row.
     expect(r.out.split('\n\nThe estimate')[0]).toBe(
       [
         'Actual cost of fleet "demo" from the bill (Cost Explorer, unblended, USD): resources tagged clawfleet:fleet=demo, by clawfleet:agent',

@@ -83,6 +83,7 @@ export async function runDestroy(args: string[], io: CliIO, deps: DestroyDeps = 
     now: deps.now ?? (() => Date.now()),
     pollMs: deps.pollMs ?? 3_000,
     stackTimeoutMs: deps.stackTimeoutMs ?? 60 * 60_000,
+    say: (line) => io.err(line),
   };
   const { awsSettings } = await import('./aws-env.ts');
   const aws = awsSettings(io);

@@ -57,9 +57,13 @@ export interface DestroyOptions {
   now(): number;
   pollMs: number;
   stackTimeoutMs: number;
+  /** Progress of the workspace pulls (standard error). */
+  say(line: string): void;
 }
 
 const STATE_FILE = 'destroy.json';
+/** An agent id as the config allows it: what names a folder of the export. */
+const AGENT_ID = /^[a-z][a-z0-9-]{0,23}$/;
 const SECRET = 'AWS::SecretsManager::Secret';
 
 /** Reads what is deployed of the fleet, what its stacks keep, and its secrets; merged with what an earlier run saved. */
@@ -78,7 +82,7 @@ export async function readPlan(config: FleetConfig, account: DestroyAccount, opt
   const foreign: string[] = [];
   for (const name of await account.stackNames(prefix)) {
     const agentId = name.slice(prefix.length);
-    const stack = await account.stack(name);
+    const stack = AGENT_ID.test(agentId) ? await account.stack(name) : undefined;
     if (stack && madeForAgent(fleet, agentId, stack)) agentStacks.push({ agentId, name });
     else foreign.push(name);
   }
@@ -117,7 +121,8 @@ function readState(dir: string): DestroyState | undefined {
 
 /** Saved once the operator has said yes, before the first step: what a resumed run needs. */
 export function saveState(dir: string, state: DestroyState): void {
-  mkdirSync(dir, { recursive: true });
+  // Transcripts, memory and who may talk to which bot: the operator's alone to read.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeAtomically(join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
 }
 
@@ -203,7 +208,7 @@ export function destroySteps(config: FleetConfig, account: DestroyAccount, plan:
             continue;
           }
           try {
-            done.push(`${agentId} ${await account.pullWorkspace(agentId, dir, (line) => void line)} files`);
+            done.push(`${agentId} ${await account.pullWorkspace(agentId, dir, opts.say)} files`);
           } catch (err) {
             throw new StepFailed(
               `the workspace of ${agentId} could not be pulled: ${(err as Error).message}`,

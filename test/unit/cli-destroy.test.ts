@@ -5,7 +5,7 @@
 // protection saying so, deletes the stacks and lists what stays billed; a failed step resumed
 // without doing anything twice; a stack clawfleet did not make left alone. The Bot API is the
 // fake Telegram server.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -328,6 +328,8 @@ describe('clawfleet destroy', () => {
     expect(JSON.parse(readFileSync(join(s.out, 'pairings.json'), 'utf8'))).toEqual([APPROVED]);
     expect(readFileSync(join(s.out, 'workspaces', 'fran', 'MEMORY.md'), 'utf8')).toBe('Ann likes tea\n');
     expect(readdirSync(join(s.out, 'workspaces')).sort()).toEqual(['fran', 'grif']);
+    // Transcripts, memory and who may talk to which bot: readable by the operator alone.
+    expect(statSync(s.out).mode & 0o777).toBe(0o700);
     // Done in this order; the kept tables are there, the values only in the dated copies (scheduled for deletion).
     expect(s.account.changes).toEqual([
       'deleted schedule agent-fran-tidy',

@@ -32,7 +32,7 @@ Assumptions are per agent and printed; prices and their date are printed too.
 With --actual, what the deployed fleet did cost, from the account's bill (Cost Explorer,
 unblended, for last month and this month so far), per agent beside its estimate: resources
 tagged clawfleet:fleet=<fleet>, grouped by their clawfleet:agent tag (the control plane's
-have none). Both tags must be activated as cost allocation tags first; the command says how
+say "control plane"). Both tags must be activated as cost allocation tags first; the command says how
 if they are not. Cost Explorer charges $0.01 per request: a run makes two or three.
 
   --config <path>             the fleet config (default clawfleet.json)

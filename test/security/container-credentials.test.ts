@@ -14,7 +14,7 @@
 // elsewhere this is skipped, saying so in its name.
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -48,6 +48,7 @@ let model: FakeModel;
 let endpoint: FakeContainerCredentials;
 let fleet: ProvisionedFleet;
 let workspace: string;
+let root: string | undefined;
 let runtime: RuntimeProcess | undefined;
 const figures: Record<string, unknown> = {};
 
@@ -70,7 +71,7 @@ async function exec(command: string): Promise<string> {
 
 describe.skipIf(!ROOT)(TITLE, () => {
   beforeAll(async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cf-container-'));
+    root = mkdtempSync(join(tmpdir(), 'cf-container-'));
     // As in the image: the app and /workspace reachable by the tool uids, the runtime's state root's alone.
     chmodSync(root, 0o711);
     const app = join(root, 'app');
@@ -118,6 +119,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     await runtime?.kill('SIGKILL');
     await model?.close();
     await endpoint?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it('starts with the uid pool as its sandbox and exec on, warning about nothing', () => {

@@ -135,6 +135,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), {
       ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, transcribe: undefined }),
       imageInput: model.imageInput ?? false,
+      forwarded: req.forwarded,
       signal: turnSignal,
     });
     input = [...media.lines, req.input].filter((t) => t !== '').join('\n');

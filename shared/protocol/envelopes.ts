@@ -11,17 +11,19 @@ import { SessionStatsSchema } from './session-stats.ts';
  * The version this build writes. 2: drafts, commands, buttons, quotes, media. 3: block
  * streaming (`block` envelopes, a reply's `afterBlocks`, an ended status's `replied`).
  * 4: a status's `session` (the session's length, context use and model, for /status).
+ * 5: other people's words in a message (`forward`, `shared`, and a quote's `part`, `chat`,
+ * `origin`, `shared`, `what`), which the runtime frames as theirs.
  */
-export const PROTOCOL_VERSION = 4 as const;
+export const PROTOCOL_VERSION = 5 as const;
 /**
- * The oldest version this build still reads. Versions 3 and 4 only added (a kind, optional
+ * The oldest version this build still reads. Versions 3 to 5 only added (a kind, optional
  * fields), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -79,6 +81,39 @@ export const RuntimeCommandSchema = z.strictObject({
   args: z.string().check(z.maxLength(4_096)),
 });
 
+// ── Other people's words (protocol 5): the runtime frames each as theirs, never the sender's ─
+/** Who wrote words the sender passes on: Telegram's MessageOrigin (or the legacy forward_* fields). */
+export const OriginSchema = z.strictObject({
+  /**
+   * user: a person; hidden_user: a person whose account is hidden (a name only); chat: a group,
+   * on its own behalf; channel: a channel's post; unknown: forwarded, but Telegram names no one
+   * we can read (an origin of a type newer than this build).
+   */
+  kind: z.enum(['user', 'hidden_user', 'chat', 'channel', 'unknown']),
+  /** Their name as Telegram gives it: a person's name and @username, a chat's title. */
+  name: z.string().check(z.maxLength(256)),
+  /** The post's author signature (a channel's, or an anonymous group admin's). */
+  signature: z.optional(z.string().check(z.maxLength(256))),
+  /** When it was first sent, epoch milliseconds. */
+  sentAt: z.optional(z.number().check(z.int(), z.nonnegative())),
+});
+
+/** Kinds of content a message carries in words that are not its sender's own (shared/telegram/others-words.ts). */
+export const SHARED_KINDS = ['poll', 'contact', 'venue', 'story', 'game', 'giveaway', 'checklist', 'invoice'] as const;
+/** Content in words that its sender did not write: a poll, a contact card, a place, …, its words one item a line. */
+export const SharedSchema = z.strictObject({
+  kind: z.enum(SHARED_KINDS),
+  text: z.string().check(z.maxLength(20_000)),
+  /** Who posted it, where Telegram names them (a story's chat). */
+  from: z.optional(z.string().check(z.maxLength(256))),
+});
+
+/** A forwarded message: its words (its text or caption; empty for none) are its origin's. */
+export const ForwardSchema = z.strictObject({
+  from: OriginSchema,
+  text: z.string().check(z.maxLength(100_000)),
+});
+
 /** The message this one replies to, as the user saw it. */
 export const QuoteSchema = z.strictObject({
   text: z.string().check(z.maxLength(4_096)),
@@ -86,6 +121,16 @@ export const QuoteSchema = z.strictObject({
   author: z.optional(z.string().check(z.maxLength(256))),
   /** Set by the control plane when the quoted message is the bot's own: the only mark of that (a person may be named "you"). */
   fromAgent: z.optional(z.literal(true)),
+  /** Protocol 5: `text` is the part of it the user selected (Telegram's TextQuote), not all of it. */
+  part: z.optional(z.literal(true)),
+  /** Protocol 5: it is in another chat (Telegram's external_reply), named so. */
+  chat: z.optional(z.string().check(z.maxLength(256))),
+  /** Protocol 5: who wrote it, where Telegram says (an external reply's origin). */
+  origin: z.optional(OriginSchema),
+  /** Protocol 5: its content in words (a poll, a contact, a story, …). */
+  shared: z.optional(SharedSchema),
+  /** Protocol 5: what it carries besides words ("a photo (1280×720)"). */
+  what: z.optional(z.string().check(z.maxLength(400))),
 });
 
 /** Inline buttons under a reply: rows of {text, data}; a press comes back as a message with `callback`. */
@@ -116,6 +161,10 @@ const conversationFields = {
   command: z.optional(RuntimeCommandSchema),
   quote: z.optional(QuoteSchema),
   callback: z.optional(CallbackSchema),
+  /** Protocol 5: the message is forwarded; `text` then holds only what the control plane says of it (a note on its file). */
+  forward: z.optional(ForwardSchema),
+  /** Protocol 5: content in words the sender did not write (forwarded or not). */
+  shared: z.optional(SharedSchema),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -352,6 +401,9 @@ export type SessionStats = z.infer<typeof SessionStatsSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
 export type Quote = z.infer<typeof QuoteSchema>;
+export type Origin = z.infer<typeof OriginSchema>;
+export type Shared = z.infer<typeof SharedSchema>;
+export type Forward = z.infer<typeof ForwardSchema>;
 export type Buttons = z.infer<typeof ButtonsSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;

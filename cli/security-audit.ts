@@ -3,7 +3,7 @@
 // control plane's tokens (--aws). Exit 1 when anything is high, so CI can gate on it.
 import { resolve } from 'node:path';
 import { awsSettings } from './aws-env.ts';
-import { EXIT, parse, str, usageError, type Command } from './command.ts';
+import { EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 import { auditConfig } from './security/config-checks.ts';
@@ -35,7 +35,7 @@ export const securityCommand: Command = {
       io.out(HELP);
       return EXIT.ok;
     }
-    if (sub !== 'audit') throw usageError(sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`, HELP);
+    choose(sub, ['audit'], HELP);
     const p = parse(
       rest,
       {

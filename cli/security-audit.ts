@@ -24,7 +24,7 @@ no working sandbox (exec stays off), and short tokens. Values are never printed.
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)
   --state <dir>      local mode's state directory (default .clawfleet)
   --aws              check the deployed fleet's tokens in Secrets Manager instead of this machine
-  --json             the findings as JSON: { findings: [{ id, severity, where, title, detail, fix }], counts }
+  --json             the findings as JSON: { findings: [{ id, severity, where, title, detail, fix, byDesign? }], counts }
 
 Exit codes: 0 no high finding, 1 at least one high finding, 2 usage, 3 invalid config.`;
 

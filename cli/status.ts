@@ -18,7 +18,8 @@ DescribeServices, SQS GetQueueAttributes and the registry table.
 ${COMMON_HELP}
   --json            print the status as JSON`;
 
-function formatStatus(status: FleetStatus, now: number): string {
+/** The status as the terminal shows it: where, the table, details, then each warning once. */
+export function formatStatus(status: FleetStatus, now: number): string {
   const rows = [['AGENT', 'STATE', 'MODEL', 'QUEUE', 'DLQ', 'HEARTBEAT', 'LAST ERROR']];
   for (const a of status.agents) {
     rows.push([

@@ -49,6 +49,18 @@ describe('clawfleet workspace (local, no fleet running)', () => {
     expect(await new FileWorkspaceSyncLog(join(s.cwd, '.clawfleet')).last('fran')).toMatchObject({ direction: 'pull' });
   });
 
+  it('counts every file it scanned and wrote, not the first one', async () => {
+    const s = setup();
+    for (let i = 1; i <= 5; i++) writeFileSync(join(s.mine, `note-${i}.md`), `note ${i}\n`);
+    const push = await cli(s.cwd, 'push', '--agent', 'fran', 'mine');
+    expect(push.code, push.err).toBe(0);
+    expect(push.err).toBe('  scanned: 7 files (52 B)\n  writing: 7/7 new or changed files, 52 B of 52 B');
+    writeFileSync(join(s.mine, 'note-6.md'), 'note 6\n');
+    const again = await cli(s.cwd, 'push', '--agent', 'fran', 'mine');
+    expect(again.err).toBe('  scanned: 8 files (59 B)\n  writing: 1/1 new or changed file, 7 B of 7 B');
+    expect(again.out).toBe("pushed mine to fran's workspace: 8 files — 1 new, 0 replaced, 7 unchanged");
+  });
+
   it('refuses to overwrite what differs without --force, and leaves a link out of the folder behind', async () => {
     const s = setup();
     await cli(s.cwd, 'push', '--agent', 'fran', 'mine');

@@ -46,7 +46,7 @@ function readJson5(path: string, what: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(EXIT.failed, `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new CliError(EXIT.invalid, `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
   }
   try {
     return JSON5.parse(text);

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS, runCli } from '../../cli/main.ts';
 import { awsErrorText, awsProblem, isAwsError } from '../../cli/aws-errors.ts';
 import { nodePlanLine, replaceSdkNodeWarning } from '../../cli/sdk-node-warning.ts';
+import { runSteps } from '../../cli/steps.ts';
 import { captureIO } from './cli-io.ts';
 
 const dirs: string[] = [];
@@ -128,6 +129,18 @@ describe('an AWS error', () => {
     expect(awsProblem(invalid, aws).kind).toBe('credentials-invalid');
     const unknown = Object.assign(new Error('something else'), { name: 'WeirdException', $metadata: meta });
     expect(awsErrorText('cannot do x', unknown, aws)).toBe('cannot do x: something else [WeirdException]');
+  });
+
+  it('from a step of deploy or agents remove that did not word it, is said the same way, with how to resume', async () => {
+    const lines: string[] = [];
+    const io = { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t) };
+    const throttled = new ThrottlingException({ message: 'Rate exceeded', $metadata: meta });
+    expect(
+      await runSteps([{ name: 'stack', plan: 'delete it', run: () => Promise.reject(throttled) }], io, { again: 'run clawfleet agents remove old again' }),
+    ).toBe(false);
+    expect(lines).toEqual([
+      '  ✗ stack: AWS is throttling these requests [ThrottlingException]\n    wait a minute, then run clawfleet agents remove old again: finished steps are skipped',
+    ]);
   });
 
   it('is told apart from other errors by its shape', () => {

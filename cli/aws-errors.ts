@@ -110,7 +110,7 @@ export function awsProblem(err: unknown, aws?: AwsSettings): AwsProblem {
   if (/NotFound|NoSuch|NonExistent|DoesNotExist/.test(name) || (name === 'ValidationError' && /does not exist/.test(message)))
     return {
       kind: 'not-found',
-      problem: `it does not exist at ${reached(aws)}${message ? ` (${message})` : ''}`,
+      problem: `it does not exist at ${reached(aws)}${message ? ` (${message.replace(/\.$/, '')})` : ''}`,
       next: 'deploy the fleet there first (clawfleet deploy), or check AWS_REGION and the account you are signed in to',
       code,
     };

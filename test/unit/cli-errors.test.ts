@@ -119,7 +119,7 @@ describe('an AWS error', () => {
     );
     const missing = new ClusterNotFoundException({ message: 'Cluster not found.', $metadata: meta });
     expect(awsErrorText('cannot restart agent-fran', missing, aws)).toBe(
-      'cannot restart agent-fran: it does not exist at AWS in eu-west-1 (Cluster not found.); deploy the fleet there first (clawfleet deploy), or check AWS_REGION and the account you are signed in to [ClusterNotFoundException]',
+      'cannot restart agent-fran: it does not exist at AWS in eu-west-1 (Cluster not found); deploy the fleet there first (clawfleet deploy), or check AWS_REGION and the account you are signed in to [ClusterNotFoundException]',
     );
     const stack = Object.assign(new Error('Stack with id demo-control-plane does not exist'), { name: 'ValidationError', $metadata: meta });
     expect(awsProblem(stack, aws).kind).toBe('not-found');

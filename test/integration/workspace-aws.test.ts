@@ -6,7 +6,7 @@
 // interrupted transfer — the upload cut, or the task killed halfway — resumes without
 // sending again what arrived; a forged manifest is refused.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -148,6 +148,7 @@ describe('workspace push and pull through the staging bucket', () => {
       await registry.transition('jerry', ['awake'], 'asleep', Date.now());
       // What this push staged stays staged (for a retry with --force): gone here, so later tests count from nothing.
       await t.staging.remove([...(await t.staging.staged()).keys()]);
+      for (const d of [t.efs, dir]) rmSync(d, { recursive: true, force: true });
     });
     await expect(pushToAws('jerry', dir, { force: false, hibernate: true }, t.deps)).rejects.toMatchObject({
       code: 'WORKSPACE_CONFLICT',

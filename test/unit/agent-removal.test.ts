@@ -3,10 +3,10 @@
 // with what to do. Locally (`clawfleet agents remove|prune` on a stopped fleet's state
 // directory) its workspace, runtime state and log are archived, not deleted, and every record
 // that names it leaves state.db — while the records of an agent whose id it prefixes stay.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { confirmRemoval, checkRemovable, runRemoval, strayAgents, StepFailed, type RemovalPlan } from '../../cli/agents/removal.ts';
 import { runCli } from '../../cli/main.ts';
 import { LocalControlPlane } from '../../local/control-plane.ts';
@@ -213,6 +213,7 @@ describe('clawfleet agents (local)', () => {
 
   it('plans with --dry-run while a fleet runs on the state directory, saying it must stop first, and changes nothing', async () => {
     const { dir, state } = await localState();
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const before = holdings(state, 'old');
     locks.push(await lockStateDir(state, { pid: process.pid, startedAt: Date.now() }));
     for (const argv of [

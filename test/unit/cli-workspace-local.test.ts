@@ -2,10 +2,10 @@
 // and <state>/workspaces/<id>, under the state directory's lock, with private modes, links
 // left behind, nothing overwritten without --force, and the last transfer recorded for the
 // dashboard. (With a fleet running: test/integration/workspace-local-fleet.test.ts.)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { FileWorkspaceSyncLog } from '../../shared/adapters/local/file-workspace-sync-log.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
@@ -51,6 +51,7 @@ describe('clawfleet workspace (local, no fleet running)', () => {
 
   it('counts every file it scanned and wrote, not the first one', async () => {
     const s = setup();
+    onTestFinished(() => rmSync(s.cwd, { recursive: true, force: true }));
     for (let i = 1; i <= 5; i++) writeFileSync(join(s.mine, `note-${i}.md`), `note ${i}\n`);
     const push = await cli(s.cwd, 'push', '--agent', 'fran', 'mine');
     expect(push.code, push.err).toBe(0);

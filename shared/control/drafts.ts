@@ -80,7 +80,8 @@ export async function showDraft(envelope: DraftEnvelope, sender: string, deps: D
       ...(threaded ? { replyToMessageId: origin.messageId } : {}),
     });
     if (shown.previewMessageId !== undefined && shown.previewMessageId !== origin.preview?.messageId) {
-      await deps.origins.put({ ...origin, preview: { messageId: shown.previewMessageId } });
+      // A progress status is removed once the answer is out rather than turned into it (#31).
+      await deps.origins.put({ ...origin, preview: { messageId: shown.previewMessageId, ...(envelope.progress ? { progress: true } : {}) } });
     }
   } catch (err) {
     if (err instanceof RetryLaterError) {

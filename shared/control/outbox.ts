@@ -35,6 +35,8 @@ import { turnEventFrom } from '../metrics/turn-event.ts';
 import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
 import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
+import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
+import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
 
@@ -207,37 +209,61 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
   // The answer's first message is its first block when blocks went out before the reply.
   const firstOfAnswer = isReply ? envelope.afterBlocks === undefined : envelope.index === 1;
   const preview = isReply ? origin.preview : undefined;
+  // A streamed answer in a group already has a preview message: its first part becomes that message.
+  // A progress status (#31) is not the answer: the answer goes as messages of its own, and the status is removed.
+  const answerPreview = preview !== undefined && !preview.final && !preview.progress && channel.finishPreview !== undefined;
+  // Spoken replies (#31): the voice is read only from the sender's own out/ prefix.
+  const voice = isReply ? envelope.voice : undefined;
+  if (voice && !isOwnMediaKey(sender, voice.key, 'out')) {
+    return reject('MEDIA_NOT_OWNED', `voice key "${voice.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
+  }
+  if (voice && !deps.media) deps.log.warn('voice not sent: this control plane has no media store; the reply goes as text', ctx);
+  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerPreview);
 
-  for (const [i, text] of parts.entries()) {
-    const key = `${envelope.id}#${i}`;
-    const claim = await deps.ledger.claim(key, deps.clock.now(), DELIVERY_LEASE_MS);
+  for (const [m, message] of messages.entries()) {
+    const claim = await deps.ledger.claim(message.key, deps.clock.now(), DELIVERY_LEASE_MS);
     if (claim === 'delivered') continue;
-    if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
-    // A streamed answer in a group already has a preview message: its first part becomes that message.
-    const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
+    if (claim === 'in-flight') throw new Error(`${message.key} of ${envelope.id} is being delivered by another worker; retry later`);
+    const intoPreview = message.kind === 'text' && message.part === 0 && answerPreview;
     try {
-      // Buttons go under the last part, where the user reads to.
-      const buttons = isReply && i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
-      const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && i === 0) ? { replyToMessageId: origin.messageId } : {};
+      // Buttons go under the end of the text, where the user reads to.
+      const buttons = isReply && endsText(message, parts.length) && envelope.buttons ? { buttons: envelope.buttons } : {};
+      const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && m === 0) ? { replyToMessageId: origin.messageId } : {};
       // The preview was threaded when it was sent; the thread here is for a preview gone, sent anew.
-      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, { ...thread, ...buttons });
-      else await channel.sendText(target, text, { ...thread, ...buttons });
+      if (message.kind === 'voice') await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
+      else if (intoPreview) await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
+      else await channel.sendText(target, message.text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
-        await deps.ledger.complete(key, deps.clock.now());
+        await deps.ledger.complete(message.key, deps.clock.now());
         if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
         return reject('DELIVERY_REFUSED', err.message, envelope);
       }
-      await deps.ledger.release(key);
+      await deps.ledger.release(message.key);
       // The edge logs it once, with the record's ids, and has it retried.
       throw err;
     }
-    await completeSoon(deps, key);
+    await completeSoon(deps, message.key);
     if (intoPreview) await markPreviewFinal(origin, deps);
   }
-  deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length });
+  deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length, ...(voice ? { voice: true } : {}) });
+  if (isReply && preview?.progress && !preview.final) await removeStatus(channel, target, origin, deps);
   if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+}
+
+/**
+ * Progress streaming (#31): the group's status message has done its job once the answer is out.
+ * Removed best effort (a failure leaves a stale status, never a lost answer), then marked final
+ * so a late draft does not bring it back; a redelivered reply finds it final and leaves it.
+ */
+async function removeStatus(channel: ChannelSender, target: ChannelTarget, origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
+  try {
+    await channel.clearPreview?.(target, origin.preview!.messageId);
+  } catch (err) {
+    deps.log.warn('progress status not removed', { envelopeId: origin.id, ...errorFields(err) });
+  }
+  await markPreviewFinal(origin, deps);
 }
 
 /**
@@ -281,7 +307,7 @@ async function clearAck(channel: ChannelSender, target: ChannelTarget, messageId
 /** Later drafts of this answer (a redelivered one) are dropped rather than edit the final text back. Best effort. */
 async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
   try {
-    await deps.origins.put({ ...origin, preview: { messageId: origin.preview!.messageId, final: true } });
+    await deps.origins.put({ ...origin, preview: { ...origin.preview!, final: true } });
   } catch (err) {
     deps.log.warn('preview not marked final', { envelopeId: origin.id, ...errorFields(err) });
   }

@@ -151,6 +151,30 @@ describe('spoken replies', () => {
     expect(callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage')).toEqual([]);
   });
 
+  it('hands the reply back on a 429 or a 5xx from sendVoice, its claim released, and sends the voice once when it comes again', async () => {
+    const t0 = mark();
+    const p = voicePlane(PRIVATE);
+    const message = await p.admit(40);
+    // The turn's own delivery meets a 429; λ outbox's next receives meet a 502, then go through.
+    tg.failNext('sendVoice', faults.tooManyRequests(1));
+    await expect(p.turn(message, { text: 'Patience.' })).rejects.toMatchObject({ name: 'RetryLaterError', seconds: 1 });
+    expect(p.handled.some((e) => e.kind === 'reply')).toBe(false);
+    // The turn was recorded before its reply went out: the redelivered message re-sends the reply as it was.
+    tg.failNext('sendVoice', { error_code: 502, description: 'Bad Gateway' });
+    await expect(p.turn(message)).rejects.toThrow(/Telegram sendVoice failed: 502/);
+    expect(await p.turn(message)).toBe('resent');
+    expect(said(PRIVATE, t0)).toEqual([
+      ['sendVoice', 'Patience.'],
+      ['sendVoice', 'Patience.'],
+      ['sendVoice', 'Patience.'],
+    ]);
+    // Two refused, one delivered: the ledger holds it as delivered, so a fourth delivery sends nothing.
+    const last = p.handled.find((e) => e.kind === 'reply')!;
+    await p.deliver(last);
+    expect(voices(PRIVATE, t0)).toHaveLength(3);
+    expect(speech.requests().filter((r) => r.body?.input === 'Patience.')).toHaveLength(1);
+  });
+
   it('answers in text alone, saying nothing odd, when the speech provider fails', async () => {
     const t0 = mark();
     const p = voicePlane(PRIVATE);

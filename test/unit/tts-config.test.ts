@@ -42,7 +42,8 @@ describe('tts in the config', () => {
     expect(configIssues(c)).toEqual([
       {
         path: 'agents.list[1].tts.auto',
-        message: '"tagged" (spoken only where the model writes [[tts:…]] directives) is not supported; use "off", "always" or "inbound", and /voice per session',
+        message:
+          '"tagged" (spoken only where the model writes [[tts:…]] directives) is not supported; use "off", "always" or "inbound", and /voice per session',
       },
       { path: 'agents.list[1].tts.baseUrl', message: 'must not carry credentials: the key is apiKeySecret, a name in the agent secret' },
       { path: 'agents.list[1].tts.maxTextLength', message: expect.stringMatching(/>=100/) },

@@ -211,14 +211,17 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
   const preview = isReply ? origin.preview : undefined;
   // A streamed answer in a group already has a preview message: its first part becomes that message.
   // A progress status (#31) is not the answer: the answer goes as messages of its own, and the status is removed.
-  const answerPreview = preview !== undefined && !preview.final && !preview.progress && channel.finishPreview !== undefined;
+  // The layout of a spoken reply follows whether the answer has a preview at all: after a crash the
+  // preview may already be final, and the same reply must still find its voice where it was.
+  const answerShown = preview !== undefined && !preview.progress && channel.finishPreview !== undefined;
+  const answerPreview = answerShown && !preview.final;
   // Spoken replies (#31): the voice is read only from the sender's own out/ prefix.
   const voice = isReply ? envelope.voice : undefined;
   if (voice && !isOwnMediaKey(sender, voice.key, 'out')) {
     return reject('MEDIA_NOT_OWNED', `voice key "${voice.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
   }
   if (voice && !deps.media) deps.log.warn('voice not sent: this control plane has no media store; the reply goes as text', ctx);
-  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerPreview);
+  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
 
   for (const [m, message] of messages.entries()) {
     const claim = await deps.ledger.claim(message.key, deps.clock.now(), DELIVERY_LEASE_MS);

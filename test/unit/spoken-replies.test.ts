@@ -226,6 +226,24 @@ describe('spoken replies', () => {
     expect(calls[1]!.params).toEqual({ chat_id: Number(GROUP), voice: FIXTURE, duration: 1 });
   });
 
+  it('sends the voice once when the reply comes again after its text finished the preview but before its voice went', async () => {
+    const p = voicePlane(GROUP);
+    const preview = (await fetch(`${tg.url}/bot${PLANE_BOT_TOKEN}/sendMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: Number(GROUP), text: 'Here' }),
+    }).then((r) => r.json())) as { result: { message_id: number } };
+    const t0 = mark();
+    const message = await p.admit(41, {}, { preview: { messageId: preview.result.message_id } });
+    tg.failNext('sendVoice', { error_code: 502, description: 'Bad Gateway' });
+    await expect(p.turn(message, { text: 'Here it is.' })).rejects.toThrow(/sendVoice failed: 502/);
+    // The preview is final now; the redelivered reply must still send its voice, and only that.
+    expect((await p.origins.get(message.id))!.preview!.final).toBe(true);
+    expect(await p.turn(message)).toBe('resent');
+    expect(callsTo(GROUP, t0).map((c) => c.method)).toEqual(['editMessageText', 'sendVoice', 'sendVoice']);
+    expect(voices(GROUP, t0).at(-1)!.params).toEqual({ chat_id: Number(GROUP), voice: FIXTURE, duration: 1 });
+  });
+
   it('speaks answers to voice messages only, under tts.auto "inbound"', async () => {
     const t0 = mark();
     const p = voicePlane(PRIVATE, 'inbound');

@@ -286,13 +286,18 @@ async function recordSessionStats(envelope: StatusEnvelope, sender: string, deps
     });
 }
 
-/** A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message acknowledged: clear that. */
+/**
+ * A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message
+ * acknowledged, and may have shown a progress status (#31): clear both, as a reply would.
+ */
 async function clearAckOfSilentTurn(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
   if (envelope.turn !== 'ended' || envelope.replied !== false) return;
   const found = await deliverableTarget(deps, envelope.inboundId, sender, envelope.sessionKey);
-  if (!found.ok || !found.origin.ack || found.origin.messageId === undefined) return;
+  if (!found.ok) return;
+  const { origin, target } = found;
   try {
-    await clearAck(await deps.channel(found.target), found.target, found.origin.messageId, deps);
+    if (origin.preview?.progress && !origin.preview.final) await removeStatus(await deps.channel(target), target, origin, deps);
+    if (origin.ack && origin.messageId !== undefined) await clearAck(await deps.channel(target), target, origin.messageId, deps);
   } catch (err) {
     deps.log.warn('ack reaction not removed', { agentId: sender, inboundId: envelope.inboundId, ...errorFields(err) });
   }

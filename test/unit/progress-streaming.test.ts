@@ -113,6 +113,20 @@ describe('progress streaming', () => {
     expect(calls.indexOf(calls.find((c) => c === answer)!)).toBeLessThan(calls.length - 1);
   });
 
+  it('removes a group’s status when the turn ends without an answer (NO_REPLY)', async () => {
+    const t0 = mark();
+    const p = progressPlane(GROUP);
+    const message = await p.admit(7, { stream: PROGRESS });
+    expect(await p.turn(message, new AbortController().signal, work[0]!, work[1]!, { text: 'NO_REPLY' })).toBe('silent');
+    const calls = callsTo(GROUP, t0);
+    const status = (await p.origins.get(message.id))!.preview!;
+    expect(status).toMatchObject({ progress: true, final: true });
+    expect(calls.filter((c) => c.method === 'sendMessage').map((c) => c.params.text)).toEqual([
+      'Running the tests, then checking the results.\n🛠️ <code>exec</code>',
+    ]);
+    expect(calls.at(-1)).toMatchObject({ method: 'deleteMessage', params: { message_id: status.messageId } });
+  });
+
   it('shows no status for an answer without tool calls', async () => {
     const t0 = mark();
     const p = progressPlane(GROUP);

@@ -108,6 +108,8 @@ export type ErrorCode =
   | 'MEDIA_TOO_LARGE'
   | 'MEDIA_MISSING'
   | 'TRANSCRIPTION_FAILED'
+  // Spoken replies (#31): the speech provider failed or answered something that is no voice message.
+  | 'SPEECH_FAILED'
   // The fleet's skills as shipped to an agent on AWS (#19).
   | 'FLEET_SKILLS_INVALID'
   // A request to one of our HTTP surfaces (the local server, the dashboard).

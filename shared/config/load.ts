@@ -155,7 +155,7 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
  * What an openclaw agent's config says that its gateway would not honour, refused rather than
  * dropped (docs/runtime.md, "What maps and what does not"): `tools.browser` is the native
  * runtime's browser tool, which no openclaw agent runs (and the openclaw image has no
- * Chromium); an MCP server asked to run in clawfleet's sandbox would run unsandboxed as
+ * Chromium); `tts` is the native turn's (the bridge sends text); an MCP server asked to run in clawfleet's sandbox would run unsandboxed as
  * OpenClaw starts it; and an operator's gateway (external mode) runs its own MCP servers,
  * so servers configured here would reach nothing.
  */
@@ -166,6 +166,13 @@ function openclawCarryIssues(agent: ResolvedAgent, external: boolean, at: string
       path: `${at}.tools.browser`,
       message:
         'is the native runtime\'s browser tool, which runtime.kind "openclaw" does not run (and the openclaw image carries no Chromium): turn it off for this agent, or keep it on runtime.kind "native" (docs/runtime.md, "What maps and what does not")',
+    });
+  }
+  if (agent.tts) {
+    issues.push({
+      path: `${at}.tts`,
+      message:
+        'spoken replies are the native runtime\'s: the bridge to an OpenClaw gateway sends its answers as text (OpenClaw\'s own tts speaks through its channels, which are off here); remove it for this agent, or keep it on runtime.kind "native"',
     });
   }
   for (const [name, server] of Object.entries(agent.mcp?.servers ?? {})) {

@@ -4,7 +4,7 @@
 import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
-import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } from '../media/media-ref.ts';
+import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS, VOICE_REPLY_MAX_BYTES } from '../media/media-ref.ts';
 import { SessionStatsSchema } from './session-stats.ts';
 
 /**
@@ -13,17 +13,19 @@ import { SessionStatsSchema } from './session-stats.ts';
  * 4: a status's `session` (the session's length, context use and model, for /status).
  * 5: other people's words in a message (`forward`, `shared`, and a quote's `part`, `chat`,
  * `origin`, `shared`, `what`), which the runtime frames as theirs.
+ * 6: spoken replies (a reply's `voice`, the /voice command) and progress streaming (stream
+ * mode `progress`, a draft's `progress`).
  */
-export const PROTOCOL_VERSION = 5 as const;
+export const PROTOCOL_VERSION = 6 as const;
 /**
- * The oldest version this build still reads. Versions 3 to 5 only added (a kind, optional
- * fields), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
+ * The oldest version this build still reads. Versions 3 to 6 only added (a kind, optional
+ * fields, enum values), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -60,8 +62,12 @@ const SenderSchema = z.strictObject({
 export const DEFAULT_BLOCK_CHUNK = { minChars: 200, maxChars: 800 } as const;
 /** How the answer to a message is streamed while the model writes; absent: sent whole at the end. */
 export const StreamRequestSchema = z.strictObject({
-  /** partial: the answer so far, as drafts; block: each completed block (paragraph, closed code block) as a message of its own. */
-  mode: z.enum(['partial', 'block']),
+  /**
+   * partial: the answer so far, as drafts; block: each completed block (paragraph, closed code
+   * block) as a message of its own; progress: a status of the work (tool calls) as drafts,
+   * the answer sent whole at the end (protocol 5).
+   */
+  mode: z.enum(['partial', 'block', 'progress']),
   /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. Drafts only. */
   minIntervalMs: z.number().check(z.int(), z.gte(250), z.lte(60_000)),
   /** Block mode: a block is sent once it has at least minChars; past maxChars it is cut at a line break (never inside a code fence or list item). */
@@ -74,7 +80,7 @@ export const StreamRequestSchema = z.strictObject({
 });
 
 /** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
-export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think'] as const;
+export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think', 'voice'] as const;
 export const RuntimeCommandSchema = z.strictObject({
   name: z.enum(RUNTIME_COMMANDS),
   /** What followed the command (`/new be brief` → "be brief"). */
@@ -244,6 +250,14 @@ const ReplyEnvelopeSchema = z.strictObject({
   buttons: z.optional(ButtonsSchema),
   /** Block streaming: how many blocks of this answer went out before it (the reply then carries only the rest). */
   afterBlocks: z.optional(z.number().check(z.int(), z.positive())),
+  /** The reply spoken (protocol 5): an Ogg Opus file under the sender's own out/ prefix, sent as a voice message with the text. */
+  voice: z.optional(
+    z.strictObject({
+      key: MediaKeySchema,
+      size: z.number().check(z.int(), z.positive(), z.lte(VOICE_REPLY_MAX_BYTES)),
+      durationSeconds: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(86_400))),
+    }),
+  ),
 });
 
 /**
@@ -275,6 +289,8 @@ export const DraftEnvelopeSchema = z.strictObject({
   /** Counts up within a turn's attempt; the control plane shows the latest. */
   seq: z.number().check(z.int(), z.positive()),
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
+  /** Progress streaming (protocol 5): a status of the work, not the answer; a group's status message is removed once the answer is out. */
+  progress: z.optional(z.literal(true)),
 });
 
 const TypingEnvelopeSchema = z.strictObject({
@@ -397,6 +413,7 @@ export type BlockEnvelope = z.infer<typeof BlockEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
 export type StatusEnvelope = z.infer<typeof StatusEnvelopeSchema>;
 export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
+export type VoiceRef = NonNullable<ReplyEnvelope['voice']>;
 export type SessionStats = z.infer<typeof SessionStatsSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;

@@ -92,7 +92,7 @@ describe('config', () => {
     expect(() => parseConfigText('{ "fleet": ')).toThrow(/not valid JSON/);
   });
 
-  it('takes block streaming with its chunk bounds per channel and account, and refuses "progress" by name', () => {
+  it("takes block streaming with its chunk bounds per channel and account, and progress streaming at the chat's draft pace", () => {
     const c = example();
     c.channels.telegram.streaming = 'block';
     c.channels.telegram.blockStreamingChunk = { minChars: 100 };
@@ -104,9 +104,15 @@ describe('config', () => {
     expect(streamRequestFor(config, undefined, 'direct')?.mode).toBe('block');
 
     c.channels.telegram.accounts.fran.streaming = 'progress';
+    const progress = parseConfig(c);
+    expect(streamRequestFor(progress, 'fran', 'direct')).toEqual({ mode: 'progress', minIntervalMs: 1_000 });
+    expect(streamRequestFor(progress, 'fran', 'group')).toEqual({ mode: 'progress', minIntervalMs: 3_000 });
+    expect(streamRequestFor(progress, 'grif', 'direct')?.mode).toBe('block');
+
+    c.channels.telegram.accounts.fran.streaming = 'preview';
     c.channels.telegram.blockStreamingChunk = { minChars: 900, maxChars: 300 };
     const issues = issuesOf(c);
-    expect(issues.find((i) => i.path === 'channels.telegram.accounts.fran.streaming')?.message).toMatch(/"progress".*not supported yet/);
+    expect(issues.find((i) => i.path === 'channels.telegram.accounts.fran.streaming')?.message).toBe('must be "off", "partial", "block" or "progress"');
     expect(issues.find((i) => i.path === 'channels.telegram.blockStreamingChunk')?.message).toMatch(/minChars must not be over maxChars/);
   });
 

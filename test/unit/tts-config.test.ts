@@ -46,10 +46,10 @@ describe('tts in the config', () => {
           '"tagged" (spoken only where the model writes [[tts:…]] directives) is not supported; use "off", "always" or "inbound", and /voice per session',
       },
       { path: 'agents.list[1].tts.baseUrl', message: 'must not carry credentials: the key is apiKeySecret, a name in the agent secret' },
-      { path: 'agents.list[1].tts.maxTextLength', message: expect.stringMatching(/>=100/) },
-      { path: 'agents.list[1].tts.timeoutMs', message: expect.stringMatching(/<=120000/) },
-      { path: 'agents.list[2].tts.baseUrl', message: 'must be an http(s) URL' },
-      { path: 'agents.list[2].tts.voice', message: expect.stringMatching(/>=1/) },
+      { path: 'agents.list[1].tts.maxTextLength', message: expect.stringMatching(/50 is too small; expected a whole number from 100 to 4096/) },
+      { path: 'agents.list[1].tts.timeoutMs', message: expect.stringMatching(/500000 is too big; expected a whole number from 1000 to 120000/) },
+      { path: 'agents.list[2].tts.baseUrl', message: 'must be an http(s) URL (got "file:///etc/passwd")' },
+      { path: 'agents.list[2].tts.voice', message: 'must not be empty' },
     ]);
   });
 

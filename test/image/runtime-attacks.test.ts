@@ -143,12 +143,12 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED
     Object.assign(figures, { toolUid: uid, refusedReads: (saw.match(/Permission denied/g) ?? []).length, endpointProbesRefused: probed.length });
   });
 
-  // Issue #27 item 3 ("nothing in the container for a race to find"), landing from the
-  // walls-words branch: this fails while the runtime keeps AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
-  // in its environment, where a root file tool tricked by a race could read it from
-  // /proc/self/environ. (tini, PID 1, keeps ECS's environment whatever the runtime does: only
-  // race-free file tools, walls-files, close /proc/1/environ to such a tool.)
-  it('keeps the credentials URI out of the runtime’s own environment (#27: fails until the runtime drops it)', async () => {
+  // Issue #27 item 3 ("nothing in the container for a race to find"): a root file tool tricked
+  // by a path race could read the runtime's /proc/self/environ, so the runtime re-executes
+  // itself without ECS's credentials settings (container-credentials.ts). Red on this branch
+  // before main brought that change in. (tini, PID 1, keeps ECS's environment whatever the
+  // runtime does: only race-free file tools close /proc/1/environ to such a tool.)
+  it('keeps the credentials URI out of the runtime’s own environment, where a raced file tool could read it', async () => {
     const pid = await task.runtimePid();
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
     expect(environ).toContain('CLAWFLEET_AGENT_ID=fran'); // the probe reads the runtime's environment

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { engineUnavailable, startEngine } from './container-engine.ts';
+import { docker } from './docker-cli.ts';
 import { writeFigures } from './figures.ts';
 import { buildImageAsset, synthImageAssets, type BuiltImage } from './image-assets.ts';
 import { IMAGE_STAGES, type ImageStage } from './image-fleet.ts';
@@ -47,6 +48,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const engine = await startEngine();
   process.env.DOCKER_HOST = engine.host;
   try {
+    // Tasks a killed run left in our own engine (task-runner.ts labels them): gone before new ones start.
+    if (engine.source === 'own') {
+      const left = (await docker(['ps', '-aq', '--filter', 'label=clawfleet.test=image'])).split('\n').filter(Boolean);
+      if (left.length > 0) await docker(['container', 'rm', '-f', '--volumes', ...left]);
+    }
     const base = await ensureStandInBase();
     const { assets, remove } = synthImageAssets();
     const images = {} as Record<ImageStage, BuiltImage>;

@@ -31,6 +31,7 @@ import { MediaBucket } from './constructs/media-bucket.ts';
 import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
 import { runtimeEgressPorts } from './runtime-egress.ts';
 import { TaskExecutionRole } from './constructs/task-execution-role.ts';
+import { OperatorAlarms } from './constructs/operator-alarms.ts';
 import { settleCustomResourceProviders } from './constructs/custom-resource-providers.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
@@ -45,6 +46,8 @@ export class ControlPlaneStack extends Stack {
   readonly network: FleetNetwork;
   readonly tables: FleetTables;
   readonly taskExecutionRole: iam.Role;
+  /** The topic every alarm notifies, and its subscribers. */
+  readonly alarms: OperatorAlarms;
   readonly telegramSecret: EmptySecret | undefined;
   readonly hooksSecret: EmptySecret | undefined;
   readonly dashboardSecret: EmptySecret;
@@ -65,6 +68,8 @@ export class ControlPlaneStack extends Stack {
 
     this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention, egressPorts: runtimeEgressPorts(config) });
     this.tables = new FleetTables(this, 'Tables', { fleet });
+    // Before any alarm: every alarm of the fleet notifies this topic (reachOperator).
+    this.alarms = OperatorAlarms.create(this, { fleet, email: config.operator?.email });
     // What ECS pulls every agent task's image and ships its logs with (the agent stacks name it).
     this.taskExecutionRole = new TaskExecutionRole(this, 'TaskExecution', { fleet }).role;
     this.telegramSecret = config.channels.telegram
@@ -119,6 +124,9 @@ export class ControlPlaneStack extends Stack {
       ...(props.functions ? { specs: props.functions } : {}),
     });
 
+    const alerts = this.functions.functions.get('operator-alerts');
+    if (alerts) this.alarms.subscribe(alerts);
+    new CfnOutput(this, 'AlarmsTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic every alarm of the fleet notifies' });
     new CfnOutput(this, 'ClusterName', { value: clusterName(fleet), description: 'ECS cluster of the agent runtimes' });
     // Last, once every construct that may add a custom-resource provider has.
     settleCustomResourceProviders(this, {

@@ -15,12 +15,14 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionLogGroupName, functionName } from '../../shared/config/names.ts';
+import { operatorChat } from '../../shared/config/operator-chat.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
 import { BUILD_SETTINGS } from './function-bundling.ts';
+import { reachOperator } from './operator-alarms.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -146,6 +148,17 @@ export const CONTROL_FUNCTIONS = [
     asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 600 },
     grants: ['readAgents', 'holdAgentCompute'],
   },
+  {
+    // Subscribed to the fleet's alarm topic: each alarm's state change, once, to the operator's
+    // Telegram chat (operator.telegram), deduplicated and rate-limited in the deliveries table.
+    name: 'operator-alerts',
+    timeoutSeconds: 30,
+    when: (config) => operatorChat(config) !== undefined,
+    // SNS invokes it asynchronously: a send Telegram refused for now is tried twice more; what
+    // fails every try is parked with its error, and that DLQ's alarm still reaches the email.
+    asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 3600 },
+    grants: ['readTelegramSecret', 'claimDeliveries'],
+  },
 ] as const satisfies readonly ControlFunctionSpec[];
 
 /** λ cron-dispatch's ARN, from its deterministic name: what every schedule invokes. */
@@ -245,7 +258,7 @@ export class ControlFunctions extends Construct {
     });
     this.functions.set(spec.name, fn);
 
-    new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
+    const errors = new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
       alarmName: `${functionName(fleet, spec.name)}-errors`,
       alarmDescription: `The ${spec.name} function threw (see ${functionLogGroupName(fleet, spec.name)})`,
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -254,11 +267,13 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // Alarms over a 5-minute count clear themselves when the window passes: told when they go off.
+    reachOperator(errors, fleet, { resolved: false });
 
     if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
     if (reserved !== undefined && spec.url) {
       // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
-      new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
+      const throttles = new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-throttles`,
         alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${reserved}): a flood, or a fleet that needs more`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -267,6 +282,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(throttles, fleet, { resolved: false });
     }
 
     for (const m of spec.logMetrics ?? []) {
@@ -283,7 +299,7 @@ export class ControlFunctions extends Construct {
       filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
       if (m.alarmAt !== undefined) {
         const total = filter(`${m.name}Metric`);
-        new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
+        const alarm = new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
           alarmName: `${functionName(fleet, spec.name)}-${m.name}`,
           alarmDescription: `${m.description ?? m.name} (see ${functionLogGroupName(fleet, spec.name)})`,
           metric: total.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -292,6 +308,7 @@ export class ControlFunctions extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         });
+        reachOperator(alarm, fleet, { resolved: false });
       }
     }
 
@@ -316,7 +333,7 @@ export class ControlFunctions extends Construct {
       this.urls.set(spec.name, url);
       new CfnOutput(scope, 'Url', { key: `${pascal(spec.name)}Url`, value: url.url, description: `Function URL of ${spec.name}` });
       // A 5xx makes Telegram retry; several in a row mean updates are piling up.
-      new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
+      const url5xx = new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-5xx`,
         alarmDescription: `The ${spec.name} Function URL answered 5xx: callers are retrying`,
         metric: new cloudwatch.Metric({
@@ -331,6 +348,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(url5xx, fleet, { resolved: false });
     }
   }
 
@@ -352,7 +370,7 @@ export class ControlFunctions extends Construct {
       maxEventAge: Duration.seconds(config.maxEventAgeSeconds),
       onFailure: new destinations.SqsDestination(queue),
     });
-    new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
+    const deadLetters = new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
       alarmName: deadLetterQueueName(fleet, spec.name),
       alarmDescription: `A request to the ${spec.name} function failed every retry (see its reason in ${deadLetterQueueName(fleet, spec.name)})`,
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -361,6 +379,8 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // A dead letter stays until someone acts on it: told when the queue is empty again too.
+    reachOperator(deadLetters, fleet, { resolved: true });
   }
 }
 

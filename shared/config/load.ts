@@ -117,7 +117,21 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       if (!agentIds.has(pair[side])) issues.push({ path: `agentToAgent.allow[${i}].${side}`, message: `no agent "${pair[side]}"` });
     }
   });
+  issues.push(...operatorIssues(config));
   return issues;
+}
+
+/** operator.telegram needs a bot of the fleet to write with: the one named, or the only one. */
+function operatorIssues(config: FleetConfig): ConfigIssue[] {
+  const chat = config.operator?.telegram;
+  if (!chat) return [];
+  const accounts = Object.keys(config.channels.telegram?.accounts ?? {});
+  if (accounts.length === 0) return [{ path: 'operator.telegram', message: 'needs channels.telegram: alerts are written by one of the fleet’s bots' }];
+  if (chat.accountId !== undefined && !accounts.includes(chat.accountId))
+    return [{ path: 'operator.telegram.accountId', message: `no telegram account "${chat.accountId}" (have ${accounts.join(', ')})` }];
+  if (chat.accountId === undefined && accounts.length > 1)
+    return [{ path: 'operator.telegram.accountId', message: `name the bot that writes alerts: one of ${accounts.join(', ')}` }];
+  return [];
 }
 
 /** runtime.openclaw's options for its kind only; what the openclaw kind cannot do yet, refused here rather than at run time. */

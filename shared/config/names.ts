@@ -75,6 +75,8 @@ export const clusterName = (fleet: string) => `clawfleet-${fleet}`;
 /** An agent's ECS service inside the fleet's cluster. */
 export const agentServiceName = (agentId: string) => `agent-${agentId}`;
 export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
+/** The SNS topic every alarm of the fleet notifies (the operator's email, λ operator-alerts). */
+export const alarmsTopicName = (fleet: string) => `${fleet}-alarms`;
 /** A control-plane Lambda function, e.g. `demo-telegram-webhook`. */
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;

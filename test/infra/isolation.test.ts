@@ -12,10 +12,11 @@ import { ACCOUNT, TemplateResolver } from './resolve-template.ts';
 import { ALLOW, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat and a cron job. */
+/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat, a cron job and an operator chat. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  operator: { email: 'ops@example.com', telegram: { accountId: 'jerry', chatId: 5001 } },
   cron: { jobs: [{ id: 'daily', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'systemEvent', text: 'plan the day' } }] },
   models: { providers: { ...EXAMPLE_CONFIG.models.providers, bedrock: { api: 'bedrock-converse' } } },
   agents: {
@@ -499,16 +500,21 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('deploys the seven handlers, one role each', () => {
+  it('deploys the eight handlers, one role each', () => {
     expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual([
       'compute',
       'cron-dispatch',
       'dashboard',
       'health',
       'hooks',
+      'operator-alerts',
       'outbox',
       'telegram-webhook',
     ]);
+  });
+
+  it('operator-alerts reads the bot tokens and claims and counts alerts in the deliveries table — nothing else', async () => {
+    await expectOnly(fn('operator-alerts'), any(secret('telegram'), table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')));
   });
 
   it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {

@@ -38,6 +38,7 @@ const CLIENTS: Record<string, string[]> = {
   health: ['dynamodb', 'sqs'],
   dashboard: ['dynamodb', 'secrets-manager', 'sqs'],
   compute: ['dynamodb', 'ecs'],
+  'operator-alerts': ['dynamodb', 'secrets-manager'],
 };
 
 const handlers = readdirSync('functions')

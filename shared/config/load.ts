@@ -124,14 +124,15 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
 /** operator.telegram needs a bot of the fleet to write with: the one named, or the only one. */
 function operatorIssues(config: FleetConfig): ConfigIssue[] {
   const chat = config.operator?.telegram;
-  if (!chat) return [];
   const accounts = Object.keys(config.channels.telegram?.accounts ?? {});
-  if (accounts.length === 0) return [{ path: 'operator.telegram', message: 'needs channels.telegram: alerts are written by one of the fleet’s bots' }];
-  if (chat.accountId !== undefined && !accounts.includes(chat.accountId))
-    return [{ path: 'operator.telegram.accountId', message: `no telegram account "${chat.accountId}" (have ${accounts.join(', ')})` }];
-  if (chat.accountId === undefined && accounts.length > 1)
-    return [{ path: 'operator.telegram.accountId', message: `name the bot that writes alerts: one of ${accounts.join(', ')}` }];
-  return [];
+  const bot = chat?.accountId ?? (accounts.length === 1 ? accounts[0] : undefined);
+  if (!chat || (bot !== undefined && accounts.includes(bot))) return [];
+  return [
+    {
+      path: 'operator.telegram.accountId',
+      message: `must name the bot that writes alerts, one of channels.telegram.accounts: ${accounts.join(', ') || 'none'}`,
+    },
+  ];
 }
 
 /** runtime.openclaw's options for its kind only; what the openclaw kind cannot do yet, refused here rather than at run time. */

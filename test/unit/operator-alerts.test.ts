@@ -194,10 +194,12 @@ describe('the operator’s chat', () => {
   it('is operator.telegram’s, written by the bot it names or the fleet’s only one', () => {
     expect(operatorChat(parseConfig({ ...EXAMPLE_CONFIG, operator: { telegram: { accountId: 'jerry', chatId: 5001 } } }))).toEqual(OPERATOR);
     expect(operatorChat(parseConfig(EXAMPLE_CONFIG))).toBeUndefined();
-    expect(() => parseConfig({ ...EXAMPLE_CONFIG, operator: { telegram: { chatId: 5001 } } })).toThrow(
-      /operator.telegram.accountId: name the bot that writes alerts/,
+    const unnamed = /operator.telegram.accountId: must name the bot that writes alerts, one of channels.telegram.accounts: jerry, fran, grif, ray/;
+    expect(() => parseConfig({ ...EXAMPLE_CONFIG, operator: { telegram: { chatId: 5001 } } })).toThrow(unnamed);
+    expect(() => parseConfig({ ...EXAMPLE_CONFIG, operator: { telegram: { accountId: 'nobody', chatId: 5001 } } })).toThrow(unnamed);
+    expect(() => parseConfig({ ...EXAMPLE_CONFIG, channels: {}, bindings: [], operator: { telegram: { chatId: 5001 } } })).toThrow(
+      /channels.telegram.accounts: none/,
     );
-    expect(() => parseConfig({ ...EXAMPLE_CONFIG, operator: { telegram: { accountId: 'nobody', chatId: 5001 } } })).toThrow(/no telegram account "nobody"/);
     expect(() => parseConfig({ ...EXAMPLE_CONFIG, operator: { email: 'not an address' } })).toThrow(/operator.email: must be an email address/);
   });
 });

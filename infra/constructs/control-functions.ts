@@ -52,6 +52,9 @@ export interface ControlFunctionSpec {
   logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
 
+/** The largest fleet whose control-plane log metrics get an Agent dimension: under the 1,000 pairs an hour that disable a filter, with room. */
+export const MAX_AGENTS_WITH_METRIC_DIMENSION = 900;
+
 /** λ outbox's timeout: the 120 s upload of a 50 MB file, up to 30 s reading it from S3, and 30 s for the batch's other records. */
 export const OUTBOX_TIMEOUT_SECONDS = 180;
 
@@ -295,8 +298,12 @@ export class ControlFunctions extends Construct {
           ...(dimensions ? { dimensions } : {}),
           metricValue: '1',
         });
-      // Per agent; and a fleet total where an alarm watches it (alarms cannot search dimensions).
-      filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
+      // Per agent while the fleet is small enough for it, and a fleet total where an alarm
+      // watches it (alarms cannot search dimensions). CloudWatch Logs may disable a filter that
+      // makes 1,000 name/value pairs of its dimensions in an hour (PutMetricFilter reference),
+      // which one Agent value per agent reaches at 1,000 agents: a larger fleet counts per
+      // agent in Logs Insights (docs/deploy.md, "A thousand agents") and the dashboard.
+      if (props.config.agents.list.length <= MAX_AGENTS_WITH_METRIC_DIMENSION) filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
       if (m.alarmAt !== undefined) {
         const total = filter(`${m.name}Metric`);
         const alarm = new cloudwatch.Alarm(scope, `${m.name}Alarm`, {

@@ -82,7 +82,7 @@ function localUrl(output: string): string {
 }
 
 /** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
-function cdklocal(args: string[], cwd: string): Promise<void> {
+function cdklocal(args: string[], cwd: string, timeoutMs = 150_000): Promise<void> {
   const env = {
     ...process.env,
     // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
@@ -98,7 +98,7 @@ function cdklocal(args: string[], cwd: string): Promise<void> {
     CI: 'true',
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
       else resolve();
     });
@@ -218,6 +218,8 @@ afterAll(async () => {
  * cores loaded by the rest of the suite. A longer wait costs nothing when it passes.
  */
 const ASYNC_INVOKE_MS = 60_000;
+/** A cdklocal deploy of one agent's stack: synth and deploy, under a load that once took it past 150 s. */
+const REDEPLOY_MS = 400_000;
 
 describe('the CDK app deployed to the emulator', () => {
   it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
@@ -357,30 +359,38 @@ describe('the CDK app deployed to the emulator', () => {
       const service = async () =>
         (await new ECSClient(aws).send(new DescribeServicesCommand({ cluster: clusterName(FLEET), services: [agentServiceName('fran')] }))).services![0]!;
       const before = (await service()).taskDefinition;
-
-      // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
-      // memory), and no newAgents, so the template names no desired count.
-      const configFile = join(workDir, 'clawfleet-bigger.json');
-      const bigger = {
-        ...config,
-        agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
-      };
-      writeFileSync(configFile, JSON.stringify(bigger, null, 2));
-      const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
-      await timed('redeploy', () =>
-        cdklocal(['deploy', agentStackName(FLEET, 'fran'), ...again, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never'], REPO),
-      );
-      const after = await service();
-      expect(after.taskDefinition).not.toBe(before);
-      expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe('1024');
-      // Still running: the redeploy did not stop the awake agent.
-      expect(after.desiredCount).toBe(1);
-
-      // Back to sleep for the tests after this one.
-      expect((await act('hibernate')).status).toBe(200);
-      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      try {
+        // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
+        // memory), and no newAgents, so the template names no desired count. Only her stack
+        // (--exclusively), so only its assets are built.
+        const configFile = join(workDir, 'clawfleet-bigger.json');
+        const bigger = {
+          ...config,
+          agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
+        };
+        writeFileSync(configFile, JSON.stringify(bigger, null, 2));
+        const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
+        await timed('redeploy', () =>
+          cdklocal(
+            ['deploy', agentStackName(FLEET, 'fran'), '--exclusively', ...again, '--output', join(workDir, 'cdk.redeploy.out'), '--require-approval', 'never'],
+            REPO,
+            REDEPLOY_MS,
+          ),
+        );
+        const after = await service();
+        expect(after.taskDefinition).not.toBe(before);
+        expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe(
+          '1024',
+        );
+        // Still running: the redeploy did not stop the awake agent.
+        expect(after.desiredCount).toBe(1);
+      } finally {
+        // Back to sleep for the tests after this one, whatever happened above.
+        expect((await act('hibernate')).status).toBe(200);
+        await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      }
     },
-    3 * ASYNC_INVOKE_MS + 150_000,
+    3 * ASYNC_INVOKE_MS + REDEPLOY_MS,
   );
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
@@ -441,7 +451,12 @@ describe('the CDK app deployed to the emulator', () => {
         const { events = [] } = await new CloudWatchLogsClient(aws).send(
           new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'operator-alerts')}`, filterPattern: '"operator alert"' }),
         );
-        return events.map((e) => JSON.parse(e.message!.slice(e.message!.indexOf('{'))) as { alarm: string; outcome: string }).filter((l) => l.outcome);
+        // The function's own JSON lines; the emulator's lines about the invocation are not ours.
+        return events
+          .map((e) => e.message ?? '')
+          .filter((m) => m.includes('{"level"'))
+          .map((m) => JSON.parse(m.slice(m.indexOf('{"level"'))) as { alarm?: string; outcome?: string })
+          .filter((l) => l.outcome);
       };
       for (let i = 0; i < 2; i++) await awsQuery(aws, 'sns', { Action: 'Publish', TopicArn: topicArn, Message: change, Version: '2010-03-31' });
       // Two deliveries of that change: one sent, one found sent already (a delivery that met the

@@ -176,6 +176,8 @@ export async function alertOperator(event: OperatorEvent, deps: OperatorAlertDep
   const windowStart = now - (now % ALERT_LIMITS.windowMs);
   const windowEnd = utc(windowStart + ALERT_LIMITS.windowMs);
   let note: string | undefined;
+  // Counted before the send: a send that fails and is retried counts again, so a channel that
+  // is down spends this alarm's window sooner rather than the limit ever being passed.
   try {
     const own = await deps.rates.take(keys.rate, windowStart, ALERT_LIMITS.windowMs, ALERT_LIMITS.perAlarm);
     const fleet = own === undefined ? undefined : await deps.rates.take('fleet', windowStart, ALERT_LIMITS.windowMs, ALERT_LIMITS.fleet);

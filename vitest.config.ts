@@ -87,6 +87,27 @@ export default defineConfig({
             },
           ]
         : []),
+      // The runtime image built and run (docs/testing.md, "The image"): a Docker engine (Debian's,
+      // started as root, or DOCKER_HOST's), every Dockerfile stage built as `cdk deploy` builds it
+      // (≈ 15 min cold on 2 cores, seconds cached), containers run as the synthesized task
+      // definition says and attacked from inside. A project of its own, outside `npm test`'s time
+      // budget and its bare-machine promise: `npm run test:image` (CLAWFLEET_IMAGE_TESTS=1) runs
+      // it, and .ci/run does. Without root or DOCKER_HOST every test is skipped, saying why.
+      ...(process.env.CLAWFLEET_IMAGE_TESTS === '1'
+        ? [
+            {
+              test: {
+                name: 'image',
+                include: ['test/image/**/*.test.ts'],
+                // The engine and the images first, then the emulator: the containers' AWS.
+                globalSetup: ['test/support/image-setup.ts', 'test/support/global-setup.ts'],
+                pool: 'forks',
+                testTimeout: 300_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]
+        : []),
       // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
       // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
       { test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], pool: 'forks', testTimeout: 300_000 } },

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
 import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
 import { baseSandboxEnv } from '../../runtime-image/src/sandbox/sandbox.ts';
-import { processesOf, probeUidPool, UidPoolSandbox } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
+import { processesOf, probeUidPool, TOOL_OOM_SCORE_ADJ, TOOL_PROCESS_LIMIT, UidPoolSandbox } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
 import { runSandboxed } from '../../runtime-image/src/tools/exec-tool.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 
@@ -70,6 +70,17 @@ describe.skipIf(!ROOT)(TITLE, () => {
     expect(r.output).toMatch(/CapEff:\s+0{16}/);
     expect(r.output).toMatch(/CapBnd:\s+0{16}/);
     expect(r.output).toMatch(/NoNewPrivs:\s+1/);
+  });
+
+  it('caps a call at TOOL_PROCESS_LIMIT processes, which it cannot raise, and makes its processes the first the OOM killer takes', async () => {
+    const r = await sh(
+      'grep "Max processes" /proc/self/limits; cat /proc/self/oom_score_adj; prlimit --pid $$ --nproc=unlimited:unlimited && echo raised; echo -1 > /proc/self/oom_score_adj && echo below-the-runtime',
+    );
+    expect(r.output).toMatch(new RegExp(`^Max processes\\s+${TOOL_PROCESS_LIMIT}\\s+${TOOL_PROCESS_LIMIT}\\s+processes`, 'm'));
+    expect(r.output.split('\n')[1]).toBe(String(TOOL_OOM_SCORE_ADJ));
+    // Without CAP_SYS_RESOURCE it can come back down to the runtime's 0 at most, never below.
+    expect(r.output).not.toMatch(/^(raised|below-the-runtime)$/m);
+    expect(r.output).toMatch(/failed to set the NPROC resource limit: Operation not permitted/);
   });
 
   it('cannot read a root process’s environment (the credentials URI) or memory', async () => {

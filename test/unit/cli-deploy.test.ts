@@ -3,8 +3,7 @@
 // test/integration/deploy-day.test.ts). What it asks for and where values go; what a failed
 // step says and that nothing after it runs; a second run asks nothing and skips what is done;
 // values never reach the output. The Bot API is the fake Telegram server (its real wire format).
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployAccountPort, SecretState } from '../../cli/deploy/aws-account.ts';
@@ -14,6 +13,7 @@ import { runCli } from '../../cli/main.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const BOT = '1000001:AAfran-bot-token-0000000000000000000';
 const KEY = 'sk-test-deploy-fran-0123456789abcdef';
@@ -92,6 +92,8 @@ function fakeCdk(account: MemoryAccount, assemblyDir: string, fail?: { command: 
     interactive,
     async run(args, opts) {
       runs.push({ args, cwd: opts?.cwd });
+      // What the CLI may leave where it runs: the step removes its own directory, whatever happened.
+      if (args[0] === 'bootstrap') writeFileSync(join(opts!.cwd!, 'cdk.context.json'), '{}');
       if (fail && args[0] === fail.command) throw new Error(fail.message);
       if (args[0] === 'bootstrap')
         account.stacks.set('CDKToolkit', { StackStatus: 'CREATE_COMPLETE', Outputs: [{ OutputKey: 'BootstrapVersion', OutputValue: '28' }] });
@@ -109,7 +111,7 @@ function fakeCdk(account: MemoryAccount, assemblyDir: string, fail?: { command: 
 }
 
 function setup(opts: { fail?: { command: string; message: string } } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-deploy-'));
+  const dir = tempDir('cf-deploy-');
   const config = { ...FLEET, channels: { telegram: { ...FLEET.channels!.telegram!, apiRoot: tg.url } } };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   const account = new MemoryAccount();
@@ -177,6 +179,7 @@ describe('clawfleet deploy', () => {
     expect(cdk.runs.map((r) => r.args[0])).toEqual(['bootstrap', 'synth', 'deploy']);
     expect(cdk.runs[0]!.args).toEqual(['bootstrap', 'aws://123456789012/eu-west-1']);
     expect(cdk.runs[0]!.cwd).toMatch(/clawfleet-bootstrap-/);
+    expect(existsSync(cdk.runs[0]!.cwd!)).toBe(false);
     expect(cdk.runs[1]!.args).toEqual(['synth', '--quiet', '--output', join(dir, 'cdk.out'), '-c', `config=${join(dir, 'clawfleet.json')}`]);
     // A terminal for the test's questions, but not for the CDK CLI's: it is told not to ask.
     expect(cdk.runs[2]!.args).toEqual([
@@ -314,5 +317,14 @@ describe('clawfleet deploy', () => {
       '  ✗ [5/7] deploy: cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded\n    the stacks that deployed stay; fix the cause and run clawfleet deploy again',
     );
     expect(readFileSync(join(dir, 'clawfleet.json'), 'utf8')).toContain('"dd"');
+  });
+
+  it('says what to check when cdk bootstrap fails, and leaves no directory of its own behind', async () => {
+    const { dir, deps, cdk } = setup({ fail: { command: 'bootstrap', message: 'cdk bootstrap exited 1: AccessDenied' } });
+    const io = captureIO({ cwd: dir });
+    expect(await runDeploy(['--non-interactive'], io, deps)).toBe(1);
+    expect(io.errText()).toContain('  ✗ [2/7] bootstrap: cdk bootstrap exited 1: AccessDenied\n    check your credentials may create CloudFormation stacks');
+    expect(cdk.runs.map((r) => r.args[0])).toEqual(['bootstrap']);
+    expect(existsSync(cdk.runs[0]!.cwd!)).toBe(false);
   });
 });

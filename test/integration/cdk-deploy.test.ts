@@ -8,7 +8,6 @@
 // except the secrets' values.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -47,6 +46,7 @@ import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
 import { pullFromAws, pushToAws } from '../../cli/workspace/aws-transfer.ts';
 import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
@@ -122,7 +122,7 @@ const output = (stack: string, key: string) => {
 };
 
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'cf-cdk-deploy-'));
+  workDir = tempDir('cf-cdk-deploy-');
   if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
   mkdirSync(join(workDir, 'tmp'));
 

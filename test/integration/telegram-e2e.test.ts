@@ -1,9 +1,7 @@
 // The first slice end to end, over real wire protocols: a Telegram update POSTed to the
 // webhook handler, queued in SQS, answered by a runtime child process that calls the
 // (fake) model, and delivered by the outbox handler to the (fake) Bot API.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
@@ -16,6 +14,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const TOKENS = {
@@ -98,7 +97,7 @@ beforeAll(async () => {
     CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
     CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
     CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-    CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), 'cf-fran-')),
+    CLAWFLEET_WORKSPACE: tempDir('cf-fran-'),
     CLAWFLEET_VISIBILITY_SECONDS: '4',
     CLAWFLEET_WAIT_SECONDS: '1',
     CLAWFLEET_DRAIN_SECONDS: '5',

@@ -10,11 +10,16 @@
  * Projects share the run's dir: the first setup makes it, the last teardown checks it. The run
  * dir of a run that was killed is removed by the next run.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PREFIX = 'cf-test-run-';
+/**
+ * What tools keep in TMPDIR on purpose, across runs: not litter, removed with the run's dir.
+ * tsx's compile cache and IPC socket (`<tmp>/tsx-<uid>`), made by every process run through tsx.
+ */
+const TOOL_CACHES = [/^tsx-\w+$/];
 const SHARED = Symbol.for('clawfleet.test-temp-root');
 
 interface RunTemp {
@@ -58,6 +63,7 @@ function sizeOf(path: string): number {
 /** What is left in the run's dir: one line per entry, with its size. */
 export function leftovers(dir: string): string[] {
   return readdirSync(dir)
+    .filter((name) => !TOOL_CACHES.some((cache) => cache.test(name)))
     .sort()
     .map((name) => {
       const path = join(dir, name);
@@ -73,6 +79,9 @@ export default function setup(): () => void {
     const systemTmp = tmpdir();
     removeAbandoned(systemTmp);
     const dir = mkdtempSync(join(systemTmp, `${PREFIX}${process.pid}-`));
+    // As the system's temp dir is (sticky, open to all): tests run tools, gateways and
+    // sandboxes as other users, who reach files under it as they would under /tmp.
+    chmodSync(dir, 0o1777);
     shared[SHARED] = { dir, before: process.env.TMPDIR, projects: 0 };
     process.env.TMPDIR = dir;
     log(`TMPDIR for this run: ${dir}`);

@@ -3,8 +3,7 @@
 // recorded answer re-sent byte-identical, a retry sent under a key of its own, and a run
 // longer than a minute waited out (fake timers), never taken for one that ended; attachments
 // copied into the workspace and named in the text the gateway is sent (#16).
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
@@ -16,6 +15,7 @@ import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/br
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from '../../runtime-image/src/openclaw/gateway-client.ts';
 import type { TurnOutcome } from '../../runtime-image/src/turn.ts';
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 /** What one chat.send does: 'in_flight' joins a run another connection started (the bridge before a restart). */
 type Behaviour = 'answer' | 'die' | 'busy' | 'empty' | 'in_flight';
@@ -135,7 +135,7 @@ function deps(clients: GatewayClient[]): { deps: BridgeDeps; sent: OutboundEnvel
       outbox: { send: async (e) => void sent.push(e) },
       clock: { now: () => 1_000 },
       log: memoryLogger(),
-      journal: new AnswerJournal(mkdtempSync(join(tmpdir(), 'cf-bridge-'))),
+      journal: new AnswerJournal(tempDir('cf-bridge-')),
       // Each call after a failure is "the restarted gateway".
       gateway: async () => clients[Math.min(i++, clients.length - 1)]!,
       turnTimeoutMs: 10_000,
@@ -300,7 +300,7 @@ describe('attachments on the openclaw kind (#16)', () => {
 
   it('copies a document and a photo into the workspace and sends the gateway a note naming each path, no image', async () => {
     const store = new InMemoryMediaStore();
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-bridge-media-'));
+    const workspace = tempDir('cf-bridge-media-');
     await store.put('agents/fran/in/tg.fran.8/minutes.txt', Buffer.from('the meeting moved'), 'text/plain');
     await store.put('agents/fran/in/tg.fran.8/photo.jpg', Buffer.from('\xff\xd8\xff jpeg', 'latin1'), 'image/jpeg');
     const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
@@ -321,7 +321,7 @@ describe('attachments on the openclaw kind (#16)', () => {
 
   it('refuses an attachment under another agent’s prefix (a forged envelope), reading and writing nothing', async () => {
     const store = new InMemoryMediaStore();
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-bridge-media-'));
+    const workspace = tempDir('cf-bridge-media-');
     await store.put('agents/grif/in/tg.grif.1/secret.txt', Buffer.from('grif only'), 'text/plain');
     const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
     d.media = { agentId: 'fran', workspace, store, transcribe: undefined };
@@ -351,7 +351,7 @@ describe('attachments on the openclaw kind (#16)', () => {
 
   it('sends a message without attachments as it is', async () => {
     const { deps: d, sent } = deps([scriptedGateway(['answer'], [])]);
-    d.media = { agentId: 'fran', workspace: mkdtempSync(join(tmpdir(), 'cf-bridge-media-')), store: new InMemoryMediaStore(), transcribe: undefined };
+    d.media = { agentId: 'fran', workspace: tempDir('cf-bridge-media-'), store: new InMemoryMediaStore(), transcribe: undefined };
     await bridgeTurn({ ...req, inboundId: 'tg.fran.plain' }, d, new AbortController().signal);
     expect(gatewayAsked(sent)).toBe('hi');
   });

@@ -2,9 +2,8 @@
 // is refused without being opened blocking, reads are capped and asynchronous (the event
 // loop turns during a long read), and the tail of a log is read whole lines only.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,8 +15,9 @@ import {
   readWorkspaceFile,
   writeSmallFileSync,
 } from '../../runtime-image/src/workspace-file.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const ws = () => mkdtempSync(join(tmpdir(), 'cf-wsfile-'));
+const ws = () => tempDir('cf-wsfile-');
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
 
 async function refusal(p: Promise<unknown>): Promise<NotRegularFileError> {

@@ -45,6 +45,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./deploy.ts')).deployCommand,
   },
   {
+    name: 'destroy',
+    summary: 'take the deployed fleet down: export the registry, pairings and workspaces, remove what clawfleet made, list what stays billed',
+    load: async () => (await import('./destroy.ts')).destroyCommand,
+  },
+  {
     name: 'cost',
     summary: 'monthly AWS estimate for the config, with the prices used and their date',
     load: async () => (await import('./cost.ts')).costCommand,

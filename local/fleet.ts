@@ -55,6 +55,11 @@ export interface LocalFleetOptions {
   openclawRoot?: string;
   /** Host names besides 127.0.0.1, localhost and [::1] that requests may name (a proxy's or tunnel's); see shared/http/request-origin.ts. */
   allowedHosts?: readonly string[];
+  /**
+   * Test-only, never from config or the CLI: runtimes resolve file-tool paths the naive way
+   * (no beneath-the-workspace walk), so a test can show what the runtime's box holds alone.
+   */
+  uncheckedPathsForTests?: boolean;
 }
 
 export interface LocalFleet {
@@ -337,7 +342,11 @@ async function runLocalFleet(
         logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
       },
     },
-    { hide: [opts.secretsPath], ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}) },
+    {
+      hide: [opts.secretsPath],
+      ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}),
+      uncheckedPathsForTests: opts.uncheckedPathsForTests === true,
+    },
   );
   undo.push(() => supervisor!.stop());
 

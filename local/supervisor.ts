@@ -79,15 +79,18 @@ export class Supervisor {
   private readonly hide: string[];
   /** The pinned OpenClaw install that runtime.kind "openclaw" agents' gateways run on. */
   private readonly openclaw: { node: string; cli: string } | undefined;
+  /** Test-only (LocalFleetOptions.uncheckedPathsForTests): runtimes resolve file-tool paths naively. */
+  private readonly uncheckedPathsForTests: boolean;
 
   constructor(
     private readonly controlUrl: string,
     private readonly workspaceRoot: string,
     private readonly log: Logger,
     private readonly events: SupervisorEvents,
-    options: { hide?: string[]; openclaw?: { node: string; cli: string } } = {},
+    options: { hide?: string[]; openclaw?: { node: string; cli: string }; uncheckedPathsForTests?: boolean } = {},
   ) {
     this.openclaw = options.openclaw;
+    this.uncheckedPathsForTests = options.uncheckedPathsForTests === true;
     // The state directory (every agent's workspace, the tokens, state.db), the code and the
     // directory the fleet runs from (the secrets file by default), and the user's home.
     this.hide = [dirname(workspaceRoot), REPO, process.cwd(), ...(process.env.HOME ? [process.env.HOME] : []), ...(options.hide ?? [])];
@@ -212,6 +215,7 @@ export class Supervisor {
             CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
             CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
             CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
+            CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: this.uncheckedPathsForTests ? '1' : undefined,
             ...(spec.config.agent.runtime.kind === 'openclaw' && this.openclaw
               ? { CLAWFLEET_OPENCLAW_NODE: this.openclaw.node, CLAWFLEET_OPENCLAW_CLI: this.openclaw.cli }
               : {}),

@@ -65,6 +65,11 @@ export type ErrorCode =
   | 'FETCH_TOO_LARGE'
   | 'FETCH_ENCODING'
   | 'NOT_REGULAR_FILE'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PATH_SYMLINK'
+  | 'PATH_NOT_FOUND'
+  | 'PATH_NOT_FOLDER'
+  | 'FILE_ACCESS_FAILED'
   // Moving workspaces (clawfleet workspace push|pull, import-openclaw --workspaces) and holding agents for it.
   | 'AGENT_AWAKE'
   | 'AGENT_HELD'

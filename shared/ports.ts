@@ -448,3 +448,59 @@ export interface Inbox {
 export interface Outbox {
   send(envelope: OutboundEnvelope): Promise<void>;
 }
+
+// ── The account, as the CLI's deploy, destroy and cost see it ─────────────────
+
+/** Whether a cost allocation tag is active in billing; 'unseen' when billing has not seen it on any resource yet. */
+export type CostTagStatus = 'active' | 'inactive' | 'unseen';
+
+/** The cost of one month (or the part of it asked for), by the value of the tag grouped by ('' = resources without it). */
+export interface TaggedCostPeriod {
+  /** ISO dates; `end` is exclusive. */
+  start: string;
+  end: string;
+  /** Not final yet: the month is still open, or billing has not settled it. */
+  estimated: boolean;
+  byTag: Record<string, number>;
+}
+
+/** The bill by tag: Cost Explorer on AWS. */
+export interface CostReports {
+  tagStatus(keys: string[]): Promise<Record<string, CostTagStatus>>;
+  /** Unblended cost per month in [start, end) of the resources whose `filter` tag has that value, grouped by the `groupBy` tag. */
+  monthlyCostsByTag(q: { start: string; end: string; filter: { key: string; value: string }; groupBy: string }): Promise<{
+    currency: string;
+    periods: TaggedCostPeriod[];
+  }>;
+}
+
+/** The bill cannot be read: Cost Explorer is not enabled, has no data yet, or the caller may not read it. */
+export class CostReportsUnavailable extends Error {
+  override name = 'CostReportsUnavailable';
+  constructor(
+    readonly reason: 'not-enabled' | 'no-data' | 'denied',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What the account allows and holds, for the deploy's preflight: read-only. Each call may fail
+ * on its own (a service an account or an emulator lacks, a permission the credentials lack);
+ * the preflight then says it could not check that quota.
+ */
+export interface AccountQuotas {
+  /** Lambda: the account's concurrent executions, and how many of them no function reserves. */
+  lambdaConcurrency(): Promise<{ limit: number; unreserved: number }>;
+  /** What these functions reserve now, together (a function that does not exist, or reserves nothing, adds 0). */
+  reservedConcurrency(functionNames: string[]): Promise<number>;
+  /** A quota's value as Service Quotas states it: applied to the account, else AWS's default. */
+  serviceQuota(serviceCode: string, quotaCode: string): Promise<number>;
+  /** IAM: the roles in the account, and its quota (account-wide, every region). */
+  iamRoles(): Promise<{ used: number; quota: number }>;
+  /** CloudFormation: the stacks in this region that count against its quota (every one not deleted). */
+  stackCount(): Promise<number>;
+  /** EC2: the VPCs and the internet gateways in this region. */
+  networkCounts(): Promise<{ vpcs: number; internetGateways: number }>;
+}

@@ -29,6 +29,7 @@ import {
   outboxDlqName,
   scheduleGroupName,
 } from '../../shared/config/names.ts';
+import { madeForAgent } from '../../shared/deploy/teardown.ts';
 import { awsErrorText, type AwsSettings } from '../aws-env.ts';
 import { CliError, EXIT } from '../command.ts';
 import { AgentRecords } from './aws-agent-records.ts';
@@ -82,10 +83,8 @@ export class AwsAgentRemoval {
     try {
       const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
       if (!s || s.StackStatus === 'DELETE_COMPLETE') return undefined;
-      // The app describes it, and outputs this agent's own secret name (which the emulator keeps where it drops the description).
-      const ours =
-        (s.Description ?? '').startsWith(`clawfleet ${this.fleet}: agent ${agentId} (`) ||
-        s.Outputs?.some((o) => o.OutputKey === 'SecretName' && o.OutputValue === agentSecretName(this.fleet, agentId)) === true;
+      const outputs = Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+      const ours = madeForAgent(this.fleet, agentId, { description: s.Description ?? '', outputs });
       return { name, status: s.StackStatus ?? 'UNKNOWN', ours, description: s.Description ?? '' };
     } catch (err) {
       if (/does not exist/.test((err as Error).message)) return undefined;

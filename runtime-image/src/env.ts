@@ -29,6 +29,8 @@ export interface RuntimeEnv {
   fleetSkillsObject: { bucket: string; key: string } | undefined;
   /** See CLAWFLEET_RUNTIME_STATE. */
   runtimeState: string;
+  /** See CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: test-only, file tools without their path checks. */
+  uncheckedPathsForTests: boolean;
   drainMs: number;
   visibilitySeconds: number;
   waitSeconds: number;
@@ -124,6 +126,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     fleetSkills: e.CLAWFLEET_FLEET_SKILLS,
     fleetSkillsObject: s3ObjectOf(e.CLAWFLEET_FLEET_SKILLS_OBJECT),
     runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
+    uncheckedPathsForTests: e.CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS === '1',
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,

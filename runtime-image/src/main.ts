@@ -2,6 +2,7 @@
 // start. Reads the environment, connects this agent's own queues and secret (AWS) or the
 // local control plane's channel, starts the runtime of the agent's kind (kinds/registry.ts:
 // native, or OpenClaw driven through its gateway), and drains on SIGTERM.
+import { resolvePathsUncheckedForTests } from '../../shared/adapters/fs/beneath.ts';
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
@@ -13,6 +14,10 @@ import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 async function main(): Promise<void> {
   const env = await readRuntimeEnv(process.env);
   const log = createLogger({ component: 'runtime', agentId: env.agentId });
+  if (env.uncheckedPathsForTests) {
+    resolvePathsUncheckedForTests();
+    log.warn('TEST-ONLY SWITCH ON: CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS=1, file tools follow links and do not check paths; never run a real agent like this');
+  }
   const exit = (code: number) => {
     log.info('exiting', { code });
     process.exit(code);

@@ -3,15 +3,13 @@
 // for the turns before them. Appends are fsynced; a line cut short by a crash mid-write
 // is ignored on read (and healed on the next append), so an interrupted write never
 // corrupts earlier turns. Lines are parsed with a schema, never cast. Reads are of the
-// file's tail only, asynchronous and capped (workspace-file.ts): a transcript replaced by a
+// file's tail only, asynchronous and capped (shared/adapters/fs/beneath.ts): a transcript replaced by a
 // FIFO is refused, and one grown huge is not read whole.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from './lazy-crypto.ts';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
-import { insideWorkspace } from './tools/workspace-path.ts';
-import { openRegular, readWorkspaceFile } from './workspace-file.ts';
+import { isMissing, WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 
 /**
  * How much of a transcript's tail is read: the first window, grown fourfold while it holds
@@ -109,8 +107,11 @@ export interface SessionHistory {
 }
 
 export class TranscriptStore {
+  private readonly ws: WorkspaceDir;
+
   constructor(private readonly workspace: string) {
-    mkdirSync(join(workspace, 'sessions'), { recursive: true });
+    this.ws = new WorkspaceDir(workspace);
+    this.ws.mkdirp('sessions');
   }
 
   /** File names from session keys: readable, but safe for any key. */
@@ -127,9 +128,9 @@ export class TranscriptStore {
     for (const window of TRANSCRIPT_WINDOWS) {
       let read: { text: string; truncated: boolean };
       try {
-        read = await readWorkspaceFile(this.workspace, this.relative(sessionKey), { maxBytes: window, from: 'end' });
+        read = await this.ws.readText(this.relative(sessionKey), { maxBytes: window, from: 'end' });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        if (isMissing(err)) return [];
         throw err;
       }
       const entries = parseEntries(read.text);
@@ -154,7 +155,7 @@ export class TranscriptStore {
 
   async append(sessionKey: string, entry: TranscriptEntry): Promise<void> {
     const rel = this.relative(sessionKey);
-    const { handle, stat } = await openRegular(insideWorkspace(this.workspace, rel), 'read+append', rel);
+    const { handle, stat } = await this.ws.open(rel, 'read+append');
     try {
       // If a crash left a torn line, start on a fresh line so this record parses.
       const { size } = stat;

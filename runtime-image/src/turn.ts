@@ -20,7 +20,7 @@ import type { TurnRequest } from './turn-request.ts';
 import { startTurnStream } from './turn-stream.ts';
 import { sessionStats } from './session-stats.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
-import { NotRegularFileError } from './workspace-file.ts';
+import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
@@ -94,7 +94,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   try {
     entries = await deps.transcripts.entries(req.sessionKey);
   } catch (err) {
-    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    if (err instanceof WorkspacePathError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
     throw err;
   }
   const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
@@ -346,7 +346,7 @@ export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: num
   try {
     entries = await deps.transcripts.entries(req.sessionKey);
   } catch (err) {
-    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    if (err instanceof WorkspacePathError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
     throw err;
   }
   const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);

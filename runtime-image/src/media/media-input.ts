@@ -8,7 +8,7 @@
 import type { ImageContent } from '@mariozechner/pi-ai';
 import { isOwnMediaKey, keySegment, type MediaRef } from '../../../shared/media/media-ref.ts';
 import type { MediaStore } from '../../../shared/ports.ts';
-import { writeNewWorkspaceFile } from '../workspace-file.ts';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { Transcriber } from './transcribe.ts';
 
 /** The largest image sent as one (Anthropic's per-image limit); a larger one is left to the file tools. */
@@ -74,7 +74,7 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
   if (!stored) return `[The user sent ${what}, but it is no longer kept (attachments expire); say so if it matters.]`;
   let path: string;
   try {
-    path = await writeNewWorkspaceFile(deps.workspace, `inbox/${day}/${keySegment(ref.fileName ?? ref.key.split('/').pop() ?? ref.kind)}`, stored.bytes);
+    path = await new WorkspaceDir(deps.workspace).createNew(`inbox/${day}/${keySegment(ref.fileName ?? ref.key.split('/').pop() ?? ref.kind)}`, stored.bytes);
   } catch (err) {
     return `[The user sent ${what}, but it could not be saved in your workspace (${(err as Error).message.slice(0, 200)}).]`;
   }

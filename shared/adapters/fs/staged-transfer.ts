@@ -10,7 +10,7 @@ import type { Clock } from '../../ports.ts';
 import { manifestOf, MAX_DEPTH, MAX_ENTRIES, WorkspaceTransferError, type Manifest, type ManifestFile } from '../../workspace/manifest.ts';
 import { conflictLines, planWrites } from '../../workspace/plan.ts';
 import type { WorkspaceStaging } from '../../workspace/staging.ts';
-import { DirHandle } from './dir-handle.ts';
+import { DirHandle } from './beneath.ts';
 import { readWorkspaceFile, scanWorkspace, type ScanOptions } from './workspace-reader.ts';
 import { inspectTargets, WorkspaceWriter } from './workspace-writer.ts';
 

@@ -388,7 +388,9 @@ describe('clawfleet deploy', () => {
     const { dir, deps, cdk } = setup({ fail: { command: 'bootstrap', message: 'cdk bootstrap exited 1: AccessDenied' } });
     const io = captureIO({ cwd: dir });
     expect(await runDeploy(['--non-interactive'], io, deps)).toBe(1);
-    expect(io.errText()).toMatch(/ {2}✗ \[\d\/\d\] bootstrap: cdk bootstrap exited 1: AccessDenied\n {4}check your credentials may create CloudFormation stacks/);
+    expect(io.errText()).toMatch(
+      / {2}✗ \[\d\/\d\] bootstrap: cdk bootstrap exited 1: AccessDenied\n {4}check your credentials may create CloudFormation stacks/,
+    );
     const bootstrap = cdk.runs.find((r) => r.args[0] === 'bootstrap')!;
     expect(cdk.runs.at(-1)).toBe(bootstrap);
     expect(existsSync(bootstrap.cwd!)).toBe(false);

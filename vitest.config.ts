@@ -11,6 +11,9 @@ const common = {
   // expect.poll waits for an event: 1 s (vitest's default) is a guess at speed that a busy
   // machine loses. A poll that needs longer says so itself.
   expect: { poll: { timeout: 20_000 } },
+  // Hooks start fleets, servers and in-memory planes: vitest's default of 10 s was a guess that
+  // a fuzz file's beforeAll lost on the clean-clone run at load ~25. Projects may give more.
+  hookTimeout: 120_000,
 };
 
 export default defineConfig({

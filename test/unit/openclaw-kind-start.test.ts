@@ -120,7 +120,7 @@ describe('the openclaw kind’s container health file', () => {
     expect((err as Error).message).toMatch(/not ready within 5 s/);
     // The config with the key never went to the shared workspace.
     expect(existsSync(join(openclawStateDir(workspace), 'openclaw.json'))).toBe(false);
-  }, 20_000);
+  }, 90_000);
 });
 
 describe('OpenClaw state from before the move into the workspace', () => {
@@ -138,7 +138,7 @@ describe('OpenClaw state from before the move into the workspace', () => {
     const current = tempDir('cf-openclaw-current-');
     moveLegacyState(legacy, current, log);
     expect(existsSync(legacy)).toBe(true);
-  }, 20_000);
+  }, 90_000);
 });
 
 describe('a gateway down too long', () => {
@@ -277,7 +277,7 @@ describe('the local sandbox around the gateway', () => {
     );
     // It got as far as starting the gateway (which never says it is ready).
     expect(await outcome).toMatchObject({ code: 'OPENCLAW_GATEWAY_FAILED', message: expect.stringMatching(/not ready within 5 s/) });
-  }, 20_000);
+  }, 90_000);
 
   it('shows the gateway its own workspace and directory, and not the secrets file, another agent, the state database or the code', async () => {
     // npm start's layout: <state>/workspaces/<agent>, <state>/runtime/<agent>, <state>/state.db, the secrets file beside.
@@ -326,7 +326,7 @@ fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json', JSON.stringify(
     expect(seen['write:otherWorkspace']).toMatch(/^ERR /);
     expect(existsSync(writes.otherWorkspace)).toBe(false);
     await outcome;
-  }, 20_000);
+  }, 90_000);
 });
 
 describe('the pinned OpenClaw release', () => {

@@ -192,7 +192,7 @@ describe('streamed replies', () => {
   it.each([
     ['a private chat', PRIVATE],
     ['a group', GROUP],
-  ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 20_000 }, async (_name, chatId) => {
+  ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 90_000 }, async (_name, chatId) => {
     {
       const t0 = mark();
       const p = plane(chatId);
@@ -215,7 +215,7 @@ describe('streamed replies', () => {
     }
   });
 
-  it('slows drafts down on a 429: none is shown while the chat says wait, and they resume after it', { timeout: 20_000 }, async () => {
+  it('slows drafts down on a 429: none is shown while the chat says wait, and they resume after it', { timeout: 90_000 }, async () => {
     const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(8);

@@ -7,6 +7,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  AlertRates,
   QueueStats,
   AgentCompute,
   AgentMetrics,
@@ -51,6 +52,8 @@ export interface ControlPorts {
   /** The dashboard's and the queue chart's figures: each agent's queue, DLQ and outbox DLQ. */
   queueStats: QueueStats;
   relayRates: RelayRates;
+  /** Operator alerts counted per alarm and for the fleet (operator-alerts.ts). */
+  alertRates: AlertRates;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
   secrets: SecretStore;
   telegram: TelegramBots;

@@ -36,7 +36,11 @@ const MAX_BUNDLE_BYTES = 400 * 1000;
 // loads the config) and #31's spoken replies met on main: a stopgap that keeps main honest about
 // where the bundles stand; issue #32 brings every bundle back to 400 KB (loading what only some
 // requests need only on those paths), and these entries go with it.
-const MAX_BYTES: Record<string, number> = { outbox: 477 * 1000, 'telegram-webhook': 463 * 1000, dashboard: 425 * 1000 };
+// Outbox 478, webhook 465, dashboard 426 KB with #29's deploy-infra: every handler loads the
+// config, which has the `operator` block and its check (0.6 KB), and the two that hold bot
+// tokens find each token's secret among the fleet's telegram secrets (shared/secrets/
+// telegram-secrets.ts, 0.45 KB) — part of what #32 brings back to 400 KB.
+const MAX_BYTES: Record<string, number> = { outbox: 478 * 1000, 'telegram-webhook': 465 * 1000, dashboard: 426 * 1000 };
 
 /** The SDK clients each handler's core calls: the port groups its file names. */
 const CLIENTS: Record<string, string[]> = {
@@ -47,6 +51,7 @@ const CLIENTS: Record<string, string[]> = {
   health: ['dynamodb', 'sqs'],
   dashboard: ['dynamodb', 'secrets-manager', 'sqs'],
   compute: ['dynamodb', 'ecs'],
+  'operator-alerts': ['dynamodb', 'secrets-manager'],
 };
 
 const handlers = readdirSync('functions')

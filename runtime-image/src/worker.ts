@@ -48,6 +48,8 @@ export interface WorkerDeps {
   waitSeconds?: number;
   /** Sessions whose turns may run at once. */
   maxConcurrent?: number;
+  /** A user's turn still working after this long shows "typing…" (SHOW_WORK_AFTER_MS but in tests). */
+  showWorkAfterMs?: number;
 }
 
 /** The answer to a /stop when the session has no turn running. */
@@ -312,7 +314,7 @@ export class Worker {
       typingTimer = setTimeout(() => {
         void typing();
         typingTimer = setInterval(typing, TYPING_EVERY_MS);
-      }, SHOW_WORK_AFTER_MS);
+      }, this.deps.showWorkAfterMs ?? SHOW_WORK_AFTER_MS);
     }
     const extendTimer = setInterval(
       () => {

@@ -8,7 +8,6 @@
 // except the secrets' values.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -48,6 +47,7 @@ import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
 import { pullFromAws, pushToAws } from '../../cli/workspace/aws-transfer.ts';
 import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
@@ -81,8 +81,15 @@ function localUrl(output: string): string {
   return `${aws.endpoint}/_aws/lambda-url/${id}`;
 }
 
+/**
+ * One cdklocal run's limit. The whole app deploys in ~20 s on a quiet machine; the clean-clone
+ * run at load ~25 on 2 cores (two CPU hogs beside the suite) was still creating the first
+ * deploy's changeset at the 150 s this was before, so a generous bound, never an expectation.
+ */
+const CDKLOCAL_MS = 420_000;
+
 /** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
-function cdklocal(args: string[], cwd: string, timeoutMs = 150_000): Promise<void> {
+function cdklocal(args: string[], cwd: string, timeoutMs = CDKLOCAL_MS): Promise<void> {
   const env = {
     ...process.env,
     // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
@@ -126,78 +133,95 @@ const output = (stack: string, key: string) => {
   return value;
 };
 
-beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'cf-cdk-deploy-'));
-  if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
-  mkdirSync(join(workDir, 'tmp'));
+beforeAll(
+  async () => {
+    workDir = tempDir('cf-cdk-deploy-');
+    if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
+    mkdirSync(join(workDir, 'tmp'));
 
-  tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
-  model = await startModel({ apiKey: MODEL_KEY });
-  config = parseConfig({
-    fleet: FLEET,
-    agents: {
-      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
-      // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
-      list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' } }],
-    },
-    models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
-    bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
-    channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
-    cron: { jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }] },
-    hooks: { tokenSecret: 'HOOKS_TOKEN' },
-    // Alarms reach the operator: by email (subscribed) and in their own chat with fran's bot.
-    operator: { email: 'ops@example.com', telegram: { accountId: 'fran', chatId: OPERATOR_CHAT } },
-  });
-  const configFile = join(workDir, 'clawfleet.json');
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
-  // A fleet skill beside the config (#19): shipped to fran as a file asset of its stack.
-  mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
-  writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
+    tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
+    model = await startModel({ apiKey: MODEL_KEY });
+    config = parseConfig({
+      fleet: FLEET,
+      agents: {
+        defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
+        // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
+        list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' } }],
+      },
+      models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
+      bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
+      channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
+      cron: {
+        jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }],
+      },
+      hooks: { tokenSecret: 'HOOKS_TOKEN' },
+      // Alarms reach the operator: by email (subscribed) and in their own chat with fran's bot.
+      operator: { email: 'ops@example.com', telegram: { accountId: 'fran', chatId: OPERATOR_CHAT } },
+    });
+    const configFile = join(workDir, 'clawfleet.json');
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    // A fleet skill beside the config (#19): shipped to fran as a file asset of its stack.
+    mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
+    writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
 
-  context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
-  // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
-  await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
-  const outputsFile = join(workDir, 'outputs.json');
-  await timed('deploy', () =>
-    // The first deploy creates every agent's stack: their services start at 0 (newAgents).
-    cdklocal(
-      ['deploy', '--all', ...context, '-c', 'newAgents=*', '--output', join(workDir, 'cdk.out'), '--require-approval', 'never', '--outputs-file', outputsFile],
-      REPO,
-    ),
-  );
-  outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
+    context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
+    // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
+    await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
+    const outputsFile = join(workDir, 'outputs.json');
+    await timed('deploy', () =>
+      // The first deploy creates every agent's stack: their services start at 0 (newAgents).
+      cdklocal(
+        [
+          'deploy',
+          '--all',
+          ...context,
+          '-c',
+          'newAgents=*',
+          '--output',
+          join(workDir, 'cdk.out'),
+          '--require-approval',
+          'never',
+          '--outputs-file',
+          outputsFile,
+        ],
+        REPO,
+      ),
+    );
+    outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
 
-  // Secret values go in after the deploy, as docs/deploy.md says, through the same function the script uses.
-  const secrets = new SecretsManagerClient(aws);
-  await putSecretValues(secrets, secretIdFor(FLEET, 'telegram'), { FRAN_BOT_TOKEN: BOT_TOKEN });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'agent:fran'), { OPENAI_API_KEY: MODEL_KEY });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
+    // Secret values go in after the deploy, as docs/deploy.md says, through the same function the script uses.
+    const secrets = new SecretsManagerClient(aws);
+    await putSecretValues(secrets, secretIdFor(FLEET, 'telegram'), { FRAN_BOT_TOKEN: BOT_TOKEN });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'agent:fran'), { OPENAI_API_KEY: MODEL_KEY });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
 
-  // The runtime as its container would run, configured from the agent stack's outputs (and
-  // where its fleet skills are, from its deployed task definition's environment).
-  const fran = agentStackName(FLEET, 'fran');
-  const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
-  skillsObject = taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === 'CLAWFLEET_FLEET_SKILLS_OBJECT')?.value ?? '';
-  runtime = startRuntime({
-    CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
-    CLAWFLEET_OUTBOX_URL: output(fran, 'OutboxUrl'),
-    CLAWFLEET_DLQ_URL: output(fran, 'InboxDlqUrl'),
-    CLAWFLEET_SECRET_ID: output(fran, 'SecretName'),
-    CLAWFLEET_WORKSPACE: mkdtempSync(join(workDir, 'fran-')),
-    CLAWFLEET_VISIBILITY_SECONDS: '10',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '2',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  });
-  await runtime.waitFor((l) => l.msg === 'ready', 30_000);
-}, 300_000);
+    // The runtime as its container would run, configured from the agent stack's outputs (and
+    // where its fleet skills are, from its deployed task definition's environment).
+    const fran = agentStackName(FLEET, 'fran');
+    const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
+    skillsObject = taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === 'CLAWFLEET_FLEET_SKILLS_OBJECT')?.value ?? '';
+    runtime = startRuntime({
+      CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+      CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
+      CLAWFLEET_OUTBOX_URL: output(fran, 'OutboxUrl'),
+      CLAWFLEET_DLQ_URL: output(fran, 'InboxDlqUrl'),
+      CLAWFLEET_SECRET_ID: output(fran, 'SecretName'),
+      CLAWFLEET_WORKSPACE: mkdtempSync(join(workDir, 'fran-')),
+      CLAWFLEET_VISIBILITY_SECONDS: '10',
+      CLAWFLEET_WAIT_SECONDS: '1',
+      CLAWFLEET_DRAIN_SECONDS: '2',
+      AWS_ENDPOINT_URL: aws.endpoint,
+      AWS_REGION: aws.region,
+      AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    });
+    await runtime.waitFor((l) => l.msg === 'ready', 30_000);
+  },
+  2 * CDKLOCAL_MS + 120_000,
+);
 
 afterAll(async () => {
   await runtime?.kill('SIGKILL');

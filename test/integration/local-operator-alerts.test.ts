@@ -2,8 +2,7 @@
 // for its secret's values) become one message each in the operator's own chat with the fleet's
 // bot — one when it goes off, however many ticks see it on, and one when it is resolved —
 // deduplicated in the local state's delivery ledger.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { alertOperator } from '../../shared/control/operator-alerts.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const TOKEN = '1000009:AAoperator-alerts-local-000000000000';
@@ -26,7 +26,7 @@ const told = () => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id
 
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-alerts-'));
+  dir = tempDir('cf-local-alerts-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   // One agent on the offline model, with an MCP server whose token is not set: it waits for it.
   config.agents.list = [

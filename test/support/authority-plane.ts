@@ -2,9 +2,6 @@
 // fake Telegram Bot API, with runtimes driven by the real turn code (runTurn) and a model
 // that answers from a function: the whole path a message and its answer take, without
 // child processes, for the attacks in test/security/ on who hears which answer.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { InMemorySecretStore } from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
@@ -22,6 +19,7 @@ import { defaultTurnLimits, runTurn, type TurnOutcome } from '../../runtime-imag
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { tempDir } from './temp-dirs.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };
 export const HOOKS_TOKEN = 'authority-hooks-token-0123456789abcdef';
@@ -101,7 +99,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
       return cp.telegramUpdate(agentId, webhookSecretFor(BOT_TOKENS[agentId]), JSON.stringify(update));
     },
     runtime(agentId, model, opts = {}) {
-      const workspace = mkdtempSync(join(tmpdir(), `cf-auth-${agentId}-`));
+      const workspace = tempDir(`cf-auth-${agentId}-`);
       const deps = {
         agentId,
         agentName: agentId,

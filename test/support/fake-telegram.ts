@@ -150,7 +150,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       return me;
     },
     calls: (method) => recorder.list((call) => method === undefined || call.method === method),
-    waitForCalls: (method, n, timeoutMs = 5000) => recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
+    waitForCalls: (method, n, timeoutMs = 20_000) => recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
     pushUpdate(token, update) {
       const bot = mustGetBot(token);
       const message = update.message ?? update.edited_message ?? update.channel_post;

@@ -93,4 +93,8 @@ describe('the Lambda bundles', () => {
     expect(inputs.filter((i) => /zod\/v4\/locales\/(?!en\.)/.test(i))).toEqual([]);
     expect(inputs.filter((i) => /@aws-sdk\/(nested-clients|credential-provider-(sso|ini|process|web-identity|login))\//.test(i))).toEqual([]);
   });
+
+  it('λ dashboard carries no chat box (local mode hands it its own: DashboardChat.box)', () => {
+    expect(bundles.get('dashboard')!.inputs.filter((i) => /dashboard\/chat-/.test(i))).toEqual([]);
+  });
 });

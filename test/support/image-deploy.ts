@@ -3,8 +3,8 @@
 // image tests to run its agents' tasks as the deployed task definitions say. Each caller
 // deploys into its own emulator account, from a temp directory outside the repository.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tempDir } from './temp-dirs.ts';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeAccessPointsCommand, EFSClient } from '@aws-sdk/client-efs';
@@ -105,7 +105,7 @@ export async function deployImageFleet(
   runtimeImage: string,
   secrets: Record<string, Record<string, string>>,
 ): Promise<DeployedFleet> {
-  const workDir = mkdtempSync(join(tmpdir(), 'cf-image-deploy-'));
+  const workDir = tempDir('cf-image-deploy-');
   if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
   try {
     mkdirSync(join(workDir, 'tmp'));

@@ -2,9 +2,8 @@
 // read back from the emulator, its workspace a directory standing in for the EFS access point
 // it mounts, each task started from the image stage built for it (task-runner.ts) and handed
 // back once its runtime is ready.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { tempDir } from './temp-dirs.ts';
 import type { AwsTestEnv } from './aws.ts';
 import type { TaskDefinition } from './ecs-task-definition.ts';
 import type { DeployedFleet } from './image-deploy.ts';
@@ -25,7 +24,7 @@ export async function agentTasks(aws: AwsTestEnv, fleet: DeployedFleet, agentId:
   const volume = taskDefinition.volumes.find((v) => v.name === 'workspace');
   const accessPointId = volume?.efsVolumeConfiguration.authorizationConfig?.accessPointId;
   if (!accessPointId) throw new Error(`${agentId}'s task definition mounts no workspace through an access point`);
-  const efsRoot = mkdtempSync(join(tmpdir(), 'cf-efs-'));
+  const efsRoot = tempDir('cf-efs-');
   const workspace = workspaceFor(efsRoot, await fleet.accessPoint(accessPointId));
   let started = 0;
   return {

@@ -11,10 +11,10 @@
 // the agent's sight), relaying each connection over a unix socket to a server of this process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tempDir } from './temp-dirs.ts';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages, findSystemBinary } from './container-engine.ts';
 import { docker, dockerRun } from './docker-cli.ts';
@@ -217,7 +217,7 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRun> {
   await ensureDebianPackages({ nsenter: 'util-linux', ip: 'iproute2' });
   const [container, ...others] = options.taskDefinition.containerDefinitions;
   if (!container || others.length > 0) throw new Error('the task runner runs tasks of one container, as every clawfleet task is');
-  const dir = mkdtempSync(join(tmpdir(), 'cf-task-'));
+  const dir = tempDir('cf-task-');
   const servers: (Server | HttpServer)[] = [];
   let forwarder: ChildProcess | undefined;
   const created: string[] = [];

@@ -37,7 +37,7 @@ table.fleet tr:last-child td{border-bottom:0}
 tr.agent-row td.st{border-left:4px solid var(--asleep);width:110px}
 tr.r-awake td.st{border-left-color:var(--awake)}tr.r-waking td.st{border-left-color:var(--waking)}tr.r-restarting td.st{border-left-color:var(--restarting)}tr.r-unhealthy td.st{border-left-color:var(--unhealthy)}
 tr.r-unhealthy{background:#fff5f5}
-td.who small,td.model small{display:block;color:var(--muted);font-size:12px}
+td.who small,td.model small{display:block;color:var(--muted);font-size:12px}td.model small.warn{color:#a86400}
 td.who a.chat-link{font-size:12px}
 td.who a.warn-mark{font-size:12px;text-decoration:none}ul.warnings{margin:0;padding-left:1.1em}
 td.model span{font-family:ui-monospace,monospace;font-size:12px}

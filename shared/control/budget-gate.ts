@@ -3,6 +3,7 @@
 // question), it asks whether the agent's cap is reached, from its own count of the usage the
 // agent's runtime reported. An agent without a budget is never looked up.
 import { budgetReachedText, capReached, capsOf, spendText, type CapReached, type SpendCaps, type SpendTotals } from '../budget/budget.ts';
+import { resetText, untilText } from '../budget/periods.ts';
 import { resolveAgent } from '../config/resolve.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError } from '../errors.ts';
@@ -56,4 +57,11 @@ export async function spendView(config: FleetConfig, agentId: string, spend: (()
   if (!caps) return undefined;
   const totals = await counts(spend, agentId).totals(agentId, now);
   return { caps, totals, reached: capReached(caps, totals, now), text: spendText(caps, totals) };
+}
+
+/** "$0.42 of $1.00 today · … (UTC)", and once a cap is reached, what is paused and until when (/status, `clawfleet status`). */
+export function spendStatusText(spend: Pick<SpendView, 'text' | 'reached'>, now: number): string {
+  const r = spend.reached;
+  if (!r) return spend.text;
+  return `${spend.text} — ${r.period === 'day' ? 'daily' : 'monthly'} budget reached: messages are not answered and cron jobs and heartbeats are paused until ${resetText(r.resetsAt, r.period === 'month')} (${untilText(now, r.resetsAt)})`;
 }

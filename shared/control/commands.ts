@@ -3,8 +3,7 @@
 // agent, forwards /stop as a cancel in the agent's control group (so it overtakes the turn it
 // stops), and queues /new and /reset to the runtime, which owns the transcript. A command
 // addressed to another bot (`/status@otherbot`) is not ours; an unknown one goes to the model.
-import { resetText, untilText } from '../budget/periods.ts';
-import type { SpendView } from './budget-gate.ts';
+import { spendStatusText, type SpendView } from './budget-gate.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND } from '../config/runtime-kinds.ts';
@@ -87,16 +86,9 @@ export function statusText(f: StatusFacts): string {
     `Session: ${f.sessionKey} (last message ${ago(f.session?.updatedAt)})`,
     ...sessionLines(stats, ago, (agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND) !== DEFAULT_RUNTIME_KIND),
     `Queue: ${f.queueDepth === undefined ? 'unknown' : `${f.queueDepth} waiting`}`,
-    ...(f.spend ? [spendLine(f.spend, f.now)] : []),
+    ...(f.spend ? [`Spend: ${spendStatusText(f.spend, f.now)}`] : []),
     `Last activity: ${ago(f.record?.lastActivityAt)}`,
   ].join('\n');
-}
-
-/** "Spend: $0.42 of $1.00 today · … (UTC)", and once a cap is reached, until when the agent rests. */
-function spendLine(spend: SpendView, now: number): string {
-  const r = spend.reached;
-  if (!r) return `Spend: ${spend.text}`;
-  return `Spend: ${spend.text} — ${r.period === 'day' ? 'daily' : 'monthly'} budget reached: messages are not answered and cron jobs and heartbeats are paused until ${resetText(r.resetsAt, r.period === 'month')} (${untilText(now, r.resetsAt)})`;
 }
 
 /** The session's length and context use as the runtime last reported them (after its latest turn). */

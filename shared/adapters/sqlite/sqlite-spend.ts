@@ -61,6 +61,11 @@ export class SqliteSpendCounts implements SpendCounts {
   }
 
   async totals(agentId: string, at: number): Promise<SpendTotals> {
+    return this.totalsNow(agentId, at);
+  }
+
+  /** The same, at once: `clawfleet status` is answered from the fleet's memory and this file without waiting. */
+  totalsNow(agentId: string, at: number): SpendTotals {
     const p = periodsAt(at);
     const month = this.db
       .prepare('SELECT COALESCE(SUM(micros), 0) AS micros FROM spend_days WHERE agent_id = ? AND day LIKE ?')

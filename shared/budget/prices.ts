@@ -69,11 +69,11 @@ export function callCeilingMicros(requestBytes: number, maxOutputTokens: number,
   return Math.ceil(requestBytes * promptRate + maxOutputTokens * price.output);
 }
 
-/** Micro-dollars as a person reads dollars: "$0.42", "$12.00"; below a cent, "$0.0031". */
+/** Micro-dollars as a person reads dollars: "$12.00", "$0.42"; below a dollar to a hundredth of a cent where that shows, "$0.0112", "$0.0031". */
 export function usdText(micros: number): string {
   const usd = micros / 1_000_000;
-  if (usd !== 0 && Math.abs(usd) < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
+  if (usd === 0 || Math.abs(usd) >= 1) return `$${usd.toFixed(2)}`;
+  return `$${usd.toFixed(4).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
 
 /** A dollar amount from the config as micro-dollars. */

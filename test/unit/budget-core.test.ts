@@ -41,6 +41,8 @@ describe('pricing a call', () => {
     expect(usdText(420_000)).toBe('$0.42');
     expect(usdText(12_000_000)).toBe('$12.00');
     expect(usdText(3_100)).toBe('$0.0031');
+    expect(usdText(11_200)).toBe('$0.0112');
+    expect(usdText(100_000)).toBe('$0.10');
     expect(usdText(0)).toBe('$0.00');
   });
 });

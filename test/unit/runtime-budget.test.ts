@@ -111,7 +111,7 @@ describe('a metered agent’s model calls', () => {
     expect(t.inner.calls).toBe(0);
     expect(t.of('usage')).toEqual([]);
     const [reply] = t.of('reply');
-    expect(reply!.text).toContain('Fran has reached its daily budget: $0.0010 spent of $0.0010 today (UTC)');
+    expect(reply!.text).toContain('Fran has reached its daily budget: $0.001 spent of $0.001 today (UTC)');
     expect(reply!.text).toContain('answers again from 00:00 UTC (in 3 h 12 min)');
     expect(reply!.text).toContain('budget.dailyUsd of agent "fran"');
     expect(t.of('status').at(-1)).toMatchObject({ turn: 'failed', error: 'the agent’s budget is spent' });
@@ -126,7 +126,7 @@ describe('a metered agent’s model calls', () => {
     expect(await runTurn(turnRequestFor(franMessage(3, 'loop')), t.deps, new AbortController().signal)).toBe('replied');
     expect(t.inner.calls).toBe(1);
     expect(t.of('usage')).toHaveLength(1);
-    expect(t.of('reply')[0]!.text).toMatch(/^⛔ Fran has reached its daily budget: \$0\.0064 spent of \$0\.0060/);
+    expect(t.of('reply')[0]!.text).toMatch(/^⛔ Fran has reached its daily budget: \$0\.0064 spent of \$0\.006 /);
     // The session remembers the question and the note, not the unfinished loop.
     const record = await t.deps.transcripts.find('agent:fran:main', 'tg.fran.3');
     expect(record?.messages).toBeUndefined();

@@ -361,7 +361,7 @@ export class LocalControlPlane {
       | { op: 'month'; month: string },
   ): Promise<unknown> {
     const caps = agentCaps(this.config, agentId);
-    if (!caps) throw new ClawfleetError('SPEND_LEDGER_MISSING', `agent "${agentId}" has no budget, so it keeps no spend ledger`);
+    if (!caps) throw new ClawfleetError('ROUTE_UNKNOWN', `agent "${agentId}" has no budget, so it keeps no spend ledger`);
     const at = this.clock.now();
     if (call.op === 'reserve')
       return { outcome: await this.spendLedger.reserve(agentId, { callId: call.callId, micros: call.micros, holdMs: call.holdMs, at, caps }) };

@@ -460,7 +460,7 @@ function spendMeter(parts: Pick<RuntimeParts, 'spendLedger' | 'outbox' | 'clock'
     clock: parts.clock,
     log: parts.log,
     // A hold outlives its call's longest turn, then lapses (the runtime died mid-call).
-    holdMs: env.turnTimeoutMs + 60_000,
+    holdMs: env.turnTimeoutMs + 30_000,
   };
 }
 

@@ -6,7 +6,8 @@ import { COST_TAGS } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { agentCostRows, billIsEmpty, costSpan, tagAdvice, type AgentCostRow } from '../shared/cost/actual-cost.ts';
 import { CostReportsUnavailable, type CostReports } from '../shared/ports.ts';
-import { awsErrorText, awsSettings } from './aws-env.ts';
+import { awsSettings } from './aws-env.ts';
+import { awsErrorText } from './aws-errors.ts';
 import { CliError, EXIT, table, type CliIO } from './command.ts';
 import type { CostDeps, CostEstimate } from './cost.ts';
 

@@ -39,7 +39,8 @@ if they are not. Cost Explorer charges $0.01 per request: a run makes two or thr
   --messages-per-day <n>      messages each agent handles a day (default 50)
   --awake-hours-per-day <h>   how long a hibernating agent is up a day (default 2)
   --writing-seconds <s>       how long the model writes an answer, which streamed replies
-                              show as drafts (default 8; streaming "off" or "block" sends none)
+                              show as drafts (default 8; streaming "off" or "block" sends none,
+                              "progress" at most as many, only while tools run)
   --files-per-day <n>         photos, voice messages and files each agent gets or sends a day (default 5)
   --actual                    the bill per agent beside the estimate (AWS credentials; Cost Explorer)`;
 
@@ -136,8 +137,9 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
   const n = agents.length;
   const messages = n * messagesPerDay * days;
   const modes = Object.keys(config.channels.telegram?.accounts ?? {}).map((id) => streamingMode(config, id));
-  // Drafts are partial streaming's; block streaming sends blocks instead (priced per block below, not per turn).
-  const streams = modes.includes('partial');
+  // Drafts are partial streaming's, and progress streaming's while tools run (priced as partial's: at most as many);
+  // block streaming sends blocks instead (priced per block below, not per turn).
+  const streams = modes.includes('partial') || modes.includes('progress');
   const drafts = {
     direct: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.direct) : 0,
     group: streams ? draftsPerTurn(writingSeconds, DRAFT_INTERVAL_MS.group) : 0,

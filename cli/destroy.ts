@@ -94,7 +94,7 @@ export async function runDestroy(args: string[], io: CliIO, deps: DestroyDeps = 
     plan = await readPlan(config, account, opts);
   } catch (err) {
     if (err instanceof StepFailed) throw new CliError(EXIT.failed, `${err.message}: ${err.hint}`);
-    const { awsErrorText } = await import('./aws-env.ts');
+    const { awsErrorText } = await import('./aws-errors.ts');
     throw new CliError(EXIT.failed, awsErrorText('cannot read the deployed fleet', err));
   }
   const steps = destroySteps(config, account, plan, opts);

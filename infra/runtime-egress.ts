@@ -1,11 +1,12 @@
 // Which TCP ports the agent runtimes may connect out to, from the fleet config: HTTPS (AWS
 // APIs, the image registry, logs, model providers, MCP servers, web pages), HTTP where an
 // agent may fetch the web (web_fetch or the browser follow http:// links), and any other port
-// a configured URL names (a provider's baseUrl, an MCP url server, a search or transcription
-// endpoint, an external OpenClaw gateway). Nothing else: the runtimes' security group allows
+// a configured URL names (a provider's baseUrl, an MCP url server, a search, transcription or
+// speech endpoint, an external OpenClaw gateway). Nothing else: the runtimes' security group allows
 // these and NFS to the workspaces file system, not every port (fleet-network.ts).
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
+import { TTS_DEFAULTS } from '../shared/config/tts.ts';
 import { toolAllowed } from '../runtime-image/src/tools/tool-policy.ts';
 
 export interface EgressPort {
@@ -44,6 +45,7 @@ export function runtimeEgressPorts(config: FleetConfig): EgressPort[] {
     for (const [server, spec] of Object.entries(agent.mcp?.servers ?? {})) if ('url' in spec) add(spec.url, `MCP server "${server}" of ${id}`);
     add(agent.tools?.web?.search?.baseUrl, `web search of ${id}`);
     add(agent.tools?.media?.audio?.baseUrl, `transcription of ${id}`);
+    if (agent.tts) add(agent.tts.baseUrl ?? TTS_DEFAULTS.baseUrl, `speech (tts) of ${id}`);
     if (agent.runtime.openclaw?.mode === 'external') add(agent.runtime.openclaw.url, `the OpenClaw gateway of ${id}`);
   }
   return [...ports].map(([port, why]) => ({ port, why })).sort((a, b) => a.port - b.port);

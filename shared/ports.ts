@@ -61,6 +61,25 @@ export interface ChannelSender {
   answerButtonPress?(queryId: string): Promise<void>;
   /** Sends a file (media, #16); absent on a channel that cannot carry files. */
   sendFile?(target: ChannelTarget, file: OutgoingFile): Promise<void>;
+  /**
+   * Sends a spoken reply (#31): a voice message (Ogg Opus), with the reply's text as its
+   * caption when `captionFits` says it fits one. Throws VoiceRefusedError where the chat takes
+   * no voice messages. Absent on a channel without voice messages.
+   */
+  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<void>;
+  /** Whether a reply's text fits as one caption (Telegram: 1024 characters as sent), decided from the text alone. */
+  captionFits?(text: string): boolean;
+  /** Removes a status message that the answer does not replace (progress streaming's, #31). Best effort; absent where a channel has none. */
+  clearPreview?(target: ChannelTarget, previewMessageId: number): Promise<void>;
+}
+
+/** A spoken reply's audio, read from the media store. */
+export interface OutgoingVoice {
+  bytes: Uint8Array;
+  /** How long it plays, shown before it is played. */
+  durationSeconds?: number | undefined;
+  /** Where the bytes are kept: a channel that shows files by reference (the local chat box) links to it. */
+  key: string;
 }
 
 export interface SendOptions {
@@ -112,6 +131,11 @@ export interface MediaStore {
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
 export class PermanentDeliveryError extends Error {
   override name = 'PermanentDeliveryError';
+}
+
+/** The chat takes no voice messages (a Telegram user's privacy setting): the reply goes as text instead. */
+export class VoiceRefusedError extends PermanentDeliveryError {
+  override name = 'VoiceRefusedError';
 }
 
 /** The channel asked us to slow down (Telegram's 429 retry_after): try again after this many seconds, not before. */
@@ -372,8 +396,12 @@ export interface InboundOrigin {
   messageId?: number | undefined;
   /** The ack reaction put on that message, cleared once the reply is sent. */
   ack?: string | undefined;
-  /** The preview message a group's streamed answer is shown in; final once the reply replaced it (later drafts are then dropped). */
-  preview?: { messageId: number; final?: boolean | undefined } | undefined;
+  /**
+   * The preview message a group's streamed answer is shown in; final once the reply replaced it
+   * (later drafts are then dropped). `progress`: a status of the work (progress streaming), which
+   * the answer does not replace: it is removed once the answer is out.
+   */
+  preview?: { messageId: number; final?: boolean | undefined; progress?: boolean | undefined } | undefined;
 }
 
 /** Inbound envelope id → its origin. Written only by the control plane. */

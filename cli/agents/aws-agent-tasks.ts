@@ -15,7 +15,7 @@ import {
   type NetworkConfiguration,
 } from '@aws-sdk/client-ecs';
 import { agentArchivePath, agentArchiveTaskFamily, agentLogGroupName, agentServiceName, clusterName } from '../../shared/config/names.ts';
-import { awsErrorText } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { StepFailed, type StepResult } from '../steps.ts';
 import { RUN_TASK_TAGGING } from '../../shared/adapters/aws/ecs-task-tags.ts';
 

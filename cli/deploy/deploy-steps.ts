@@ -12,6 +12,7 @@ import { fleetSecretNeeds } from '../../shared/secrets/fleet-secrets.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { findingLines, rolesFinding } from '../../shared/deploy/preflight.ts';
 import type { AccountQuotas } from '../../shared/ports.ts';
+import { awsProblem } from '../aws-errors.ts';
 import type { CliIO } from '../command.ts';
 import { StepFailed, type Step, type StepResult } from '../steps.ts';
 import type { DeployAccountPort, SecretState } from './aws-account.ts';
@@ -70,10 +71,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
         try {
           ctx.state.identity = await account.identity();
         } catch (err) {
-          throw new StepFailed(
-            `no usable AWS credentials (${(err as Error).name}: ${(err as Error).message})`,
-            'sign in (aws configure, aws sso login, or AWS_PROFILE / AWS_ACCESS_KEY_ID), set AWS_REGION, then run clawfleet deploy again',
-          );
+          const { problem, next, code } = awsProblem(err, account.aws);
+          throw new StepFailed(`${problem} [${code}]`, next.replace(/run this again$/, 'run clawfleet deploy again') || 'run clawfleet deploy again');
         }
         return { status: 'done', detail: `account ${ctx.state.identity.account} as ${ctx.state.identity.arn}, region ${account.aws.region}` };
       },

@@ -10,7 +10,7 @@
 // Shape, for other one-off workspace tasks to reuse: `taskDefinition` (family from
 // names.ts agentWorkspaceTaskFamily), container names.ts WORKSPACE_SYNC_CONTAINER, environment
 // CLAWFLEET_AGENT_ID / CLAWFLEET_WORKSPACE / CLAWFLEET_STAGING_BUCKET / CLAWFLEET_STAGING_PREFIX,
-// and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull),
+// and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull|check),
 // CLAWFLEET_SYNC_TRANSFER (the transfer id) and CLAWFLEET_SYNC_FORCE (1 to replace what differs).
 import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';

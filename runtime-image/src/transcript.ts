@@ -76,6 +76,10 @@ export const TurnRecordSchema = z.object({
   buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
   /** Block streaming: how many blocks of the reply went out while it was written, and the rest the final reply carries ("" for none). */
   blocks: z.object({ sent: z.number().int().positive(), rest: z.string() }).optional(),
+  /** The reply spoken (#31): its voice message in the media store, sent again with it on a redelivery. */
+  voice: z.object({ key: z.string(), size: z.number().int().positive(), durationSeconds: z.number().int().nonnegative().optional() }).optional(),
+  /** A /voice choice: this session's replies spoken (on), not (off), or as the agent's tts.auto says (default), until the next choice or /new. */
+  voiceSetting: z.enum(['on', 'off', 'default']).optional(),
 });
 
 export const CompactionRecordSchema = z.object({
@@ -102,6 +106,8 @@ export interface SessionHistory {
   model?: string | undefined;
   /** The session's /think level since its last reset, if any. */
   think?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | undefined;
+  /** The session's /voice choice since its last reset, if it made one (default: none). */
+  voice?: 'on' | 'off' | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
 }
@@ -196,6 +202,7 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let summary: string | undefined;
   let model: string | undefined;
   let think: SessionHistory['think'];
+  let voice: SessionHistory['voice'];
   let turns: TurnRecord[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
@@ -206,16 +213,18 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
       summary = undefined;
       model = undefined;
       think = undefined;
+      voice = undefined;
       turns = [];
-    } else if (e.model !== undefined || e.think !== undefined) {
-      // A /model or /think line: a setting, not a turn the model should see.
+    } else if (e.model !== undefined || e.think !== undefined || e.voiceSetting !== undefined) {
+      // A /model, /think or /voice line: a setting, not a turn the model should see.
       model = e.model ?? model;
       think = e.think ?? think;
+      if (e.voiceSetting !== undefined) voice = e.voiceSetting === 'default' ? undefined : e.voiceSetting;
     } else {
       turns.push(e);
     }
   }
-  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}) };
+  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}), ...(voice !== undefined ? { voice } : {}) };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

@@ -4,6 +4,7 @@ import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
 import { priceOf } from '../budget/prices.ts';
 import { AgentSchema, ModelPriceSchema, ProviderSchema, RuntimeProfileSchema, type AgentConfig, type FleetConfig, type RuntimeProfile } from './schema.ts';
+import { mergeTts } from './tts.ts';
 
 export interface ModelChoice {
   primary: string;
@@ -44,6 +45,7 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
     skills: agent.skills ?? defaults.skills,
     // Key by key: an agent that sets only a daily cap keeps the defaults' monthly one.
     budget: defaults.budget || agent.budget ? { ...defaults.budget, ...agent.budget } : undefined,
+    tts: mergeTts(defaults.tts, agent.tts),
   };
 }
 

@@ -123,6 +123,7 @@ export const ERROR_STATUS = {
   MEDIA_TOO_LARGE: 413,
   MEDIA_MISSING: 404,
   TRANSCRIPTION_FAILED: 500,
+  SPEECH_FAILED: 500,
   // The fleet's skills bundle an agent was given is not one (#19): the deployment's fault, not the caller's.
   FLEET_SKILLS_INVALID: 500,
 } as const satisfies Record<ErrorCode, ErrorStatus>;

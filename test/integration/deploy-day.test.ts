@@ -314,7 +314,7 @@ describe('an agent that leaves the config', () => {
     const dry = await clawfleet(['agents', 'remove', 'old', '--aws', '--dry-run']);
     expect(dry.code, dry.err).toBe(0);
     expect(dry.out).toMatch(
-      /^remove agent old \(AWS us-east-1\):\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/,
+      /^remove agent old from fleet "dday" on AWS account \d{12}, us-east-1 at \S+:\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/,
     );
 
     // The emulator starts no container: this stands in for ECS saying the archive task ended, after checking what it was asked to run.
@@ -336,7 +336,7 @@ describe('an agent that leaves the config', () => {
     };
     const io = captureIO({ cwd: workDir, env: cliEnv() });
     const code = await runAgents(['remove', 'old', '--aws', '--yes'], io, {
-      awsRemoval: (fleet, settings) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask }),
+      awsRemoval: (fleet, settings, where) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask, where }),
     });
     expect(code, `${io.outText()}\n${io.errText()}`).toBe(0);
     expect(archived).toHaveLength(1);
@@ -395,7 +395,9 @@ describe('an agent that leaves the config', () => {
     expect(dry.out).toContain('left alone: stack dday-agent-visitor, which clawfleet did not make for an agent "visitor"');
     expect(dry.out).toContain('not in the config: old-2 (schedule agent-old-2-report)');
     expect(dry.out).not.toContain('remove agent visitor');
-    expect(dry.out).toMatch(/remove agent old-2 \(AWS us-east-1\):\n {2}1\. schedules: .*\n {2}2\. records: .*\n {2}! no stack dday-agent-old-2/);
+    expect(dry.out).toMatch(
+      /remove agent old-2 from fleet "dday" on AWS account \d{12}, us-east-1 at \S+:\n {2}1\. schedules: .*\n {2}2\. records: .*\n {2}! no stack dday-agent-old-2/,
+    );
     const pruned = await clawfleet(['agents', 'prune', '--aws', '--yes']);
     expect(pruned.code, pruned.err).toBe(0);
     expect(pruned.out).toContain('  ✓ schedules: deleted agent-old-2-report');

@@ -353,7 +353,7 @@ describe('clawfleet deploy', () => {
     const io = captureIO({ cwd: dir });
     expect(await runDeploy([], io, deps)).toBe(1);
     expect(io.errText()).toMatch(
-      /^ {2}✗ \[1\/8\] credentials: no usable AWS credentials \(CredentialsProviderError: Could not load credentials from any providers\)\n {4}sign in \(aws configure, aws sso login, or AWS_PROFILE \/ AWS_ACCESS_KEY_ID\), set AWS_REGION, then run clawfleet deploy again\n {4}not done: preflight, synth, bootstrap, secrets, deploy, webhooks, links$/,
+      /^ {2}✗ \[1\/8\] credentials: no AWS credentials found \[CredentialsProviderError\]\n {4}sign in \(aws configure, aws sso login, or AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\), then run clawfleet deploy again\n {4}not done: preflight, synth, bootstrap, secrets, deploy, webhooks, links$/,
     );
     expect(cdk.runs).toEqual([]);
   });

@@ -43,11 +43,13 @@ describe('runtime egress', () => {
               web: { search: { baseUrl: 'https://search.example.com:9443' } },
               media: { audio: { baseUrl: 'https://stt.example.com:7443/v1', model: 'whisper-1' } },
             },
+            // Spoken replies (#31): a self-hosted speech server.
+            tts: { auto: 'always', baseUrl: 'http://10.1.2.4:8880/v1' },
           },
         ],
       },
       models: { providers: { ...base.models.providers, local: { api: 'openai-completions', baseUrl: 'http://10.1.2.3:11434/v1' } } },
     };
-    expect(ports(input)).toEqual([80, 443, 7443, 8443, 9443, 11434]);
+    expect(ports(input)).toEqual([80, 443, 7443, 8443, 8880, 9443, 11434]);
   });
 });

@@ -308,6 +308,18 @@ describe('voice transcription', () => {
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
   });
 
+  it('quotes a forwarded voice message’s transcript as someone else’s words, under the forward’s frame (#27)', async () => {
+    const model = scripted(false, { text: 'Noted.' });
+    const { store, turn } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn(franMessage(9, '', { ts: TS, media: [voice], forward: { from: { kind: 'user', name: 'Alice' }, text: '' } }));
+    expect((firstUser(model).content as string).split('\n')).toEqual([
+      "[The user forwarded a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript, someone else's words:]",
+      '> Remind me to call Bob at five.',
+      '[Forwarded message from "Alice"]',
+    ]);
+  });
+
   it('transcribes a recording sent as a file (an audio/* document) as it does a voice message', async () => {
     const model = scripted(false, { text: 'Noted.' });
     const { store, turn, message } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });

@@ -40,6 +40,9 @@ import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shar
 import { attachmentKindOf } from '../shared/media/file-kind.ts';
 import { inboundMediaKey } from '../shared/media/media-ref.ts';
 import type { SpendAlarm } from '../shared/budget/budget.ts';
+import { SqliteAlertRates } from '../shared/adapters/sqlite/sqlite-alert-rates.ts';
+import { operatorAlertDeps, type OperatorAlertDeps } from '../shared/control/operator-alerts.ts';
+import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 /** How long a chat box command's id is remembered (each typed command has its own id). */
@@ -137,6 +140,7 @@ export class LocalControlPlane {
         metrics: () => this.metrics,
         depths: () => ({ depth: async (agentId) => this.inbox(agentId).depth }),
         relayRates: () => this.relayRates,
+        alertRates: () => new SqliteAlertRates(db),
         secrets: () => secrets,
         telegram: () => this.telegram,
         outboxDeadLetters: () => (agentId) => this.dlq(agentId ?? 'unknown'),
@@ -146,7 +150,8 @@ export class LocalControlPlane {
         media: () => this.media,
         offlineModels: () => opts.offlineModels,
         spendCounts: () => this.spend,
-        spendAlerts: () => opts.spendAlerts,
+        // Spend alarms (#31): through the operator channel, as λ outbox tells them, unless a test listens itself.
+        spendAlerts: (plane) => opts.spendAlerts ?? spendAlarmPorts().spendAlerts!(plane),
       },
     );
     this.lifecycle = this.plane.lifecycle;
@@ -159,6 +164,11 @@ export class LocalControlPlane {
   /** Inbound envelopes the agent's runtime could not process (its queue's DLQ). */
   inboxDlq(agentId: string): SqliteDeadLetters {
     return this.queues.deadLetters(localQueueNames(agentId).inboxDlq);
+  }
+
+  /** What operator alerts go through: the operator's chat, its bot, the ledger and the alert counters (local/operator-alarms.ts). */
+  operatorAlertDeps(): OperatorAlertDeps {
+    return operatorAlertDeps(this.plane);
   }
 
   /** Outbound envelopes the control plane refused (the agent's outbox DLQ). */

@@ -7,6 +7,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  AlertRates,
   QueueStats,
   AgentCompute,
   AgentMetrics,
@@ -53,6 +54,8 @@ export interface ControlPorts {
   /** The dashboard's and the queue chart's figures: each agent's queue, DLQ and outbox DLQ. */
   queueStats: QueueStats;
   relayRates: RelayRates;
+  /** Operator alerts counted per alarm and for the fleet (operator-alerts.ts). */
+  alertRates: AlertRates;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
   secrets: SecretStore;
   telegram: TelegramBots;
@@ -74,7 +77,7 @@ export interface ControlPorts {
   offlineModels: ((agentId: string) => string | undefined) | undefined;
   /** Budgets (#31): each agent's spend as the control plane counts it. */
   spendCounts: SpendCounts;
-  /** Tells the operator a spend alarm (80 %, 100 % of a cap); absent where no operator channel is wired, and the alarm is logged. */
+  /** Tells the operator a spend alarm (80 %, 100 % of a cap): the operator channel (spend-alarm.ts), where the process wires it; absent, alarms are logged. */
   spendAlerts: ((agentId: string, alarm: SpendAlarm) => Promise<void>) | undefined;
 }
 

@@ -14,7 +14,7 @@ import { agentCaps } from './budget-gate.ts';
 export interface SpendCountDeps {
   config: FleetConfig;
   spend: SpendCounts;
-  /** Tells the operator an alarm; absent where no operator channel is wired (the alarm is then logged). Throws to be retried. */
+  /** Tells the operator an alarm (the composition's: the operator channel); absent (a hand-built core), the alarm is logged. Throws to be retried. */
   alertSpend?: ((agentId: string, alarm: SpendAlarm) => Promise<void>) | undefined;
   clock: Clock;
   log: Logger;
@@ -59,6 +59,6 @@ async function tellAlarm(agentId: string, alarm: SpendAlarm, deps: SpendCountDep
       deps.log.error('spend alarm not told; retried with the record', { ...ctx, ...errorFields(err) });
       throw err;
     }
-  } else deps.log.warn(`spend at ${alarm.percent} % of the ${alarm.period === 'day' ? 'daily' : 'monthly'} budget (no operator channel is wired)`, ctx);
+  } else deps.log.warn(`spend at ${alarm.percent} % of the ${alarm.period === 'day' ? 'daily' : 'monthly'} budget (no operator channel in this process)`, ctx);
   await deps.spend.markAlerted(agentId, alarmKey(alarm), deps.clock.now());
 }

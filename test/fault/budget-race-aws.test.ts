@@ -20,6 +20,7 @@ const MESSAGES_EACH = 8;
 const USAGE = { input: 2_000, output: 1_000 };
 const CALL = callCostMicros({ ...USAGE, cacheRead: 0, cacheWrite: 0 }, DEFAULT_MODEL_PRICES['openai/gpt-4.1-mini']!);
 const CAP = 50_000;
+const OPERATOR = 7599;
 
 let f: FaultFleet;
 
@@ -29,6 +30,8 @@ beforeAll(async () => {
     senders: USERS,
     edit: (raw) => {
       raw.agents.list.find((a: { id: string }) => a.id === 'fran').budget = { dailyUsd: CAP / 1_000_000 };
+      // The operator hears of 80 % and 100 % in their own chat, through fran's bot.
+      raw.operator = { telegram: { accountId: 'fran', chatId: OPERATOR } };
     },
     runtimeEnv: { CLAWFLEET_SPEND_TABLE: tableNames(FLEET).spend, CLAWFLEET_MAX_SESSIONS: '4' },
   });
@@ -76,6 +79,12 @@ describe('four sessions racing one budget on AWS (a real runtime process, the em
         .filter((t) => t.startsWith('answer: '));
       expect(own).toEqual(own.map((_, i) => `answer: m${i + 1} from ${u}`));
     }
+    // The operator was told 80 % and 100 % once each, however many λ outbox records raced past them.
+    const alerts = f.tg
+      .calls('sendMessage')
+      .filter((c) => c.params.chat_id === OPERATOR)
+      .map((c) => String(c.params.text).split('\n')[0]);
+    expect(alerts).toEqual(["💸 80 % of the budget spent: fran's daily budget", "💸 Over budget: fran's daily budget"]);
     expect(await f.deadLetters(f.queues.fran!.outboxDlq)).toEqual([]);
     expect(await f.deadLetters(f.queues.fran!.inboxDlq)).toEqual([]);
     writeFigures('budget-race-aws', {

@@ -11,7 +11,7 @@ import { callCostMicros, DEFAULT_MODEL_PRICES } from '../../shared/budget/prices
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
-import { HOOKS_TOKEN, startAuthorityPlane, type AuthorityPlane } from '../support/authority-plane.ts';
+import { BOT_TOKENS, HOOKS_TOKEN, startAuthorityPlane, type AuthorityPlane } from '../support/authority-plane.ts';
 
 const FRAN_BUDGETED = {
   agents: {
@@ -56,7 +56,6 @@ describe('admission while an agent is over its budget', () => {
       message: { message_id: 5, date: 1, chat: { id: 4242, type: 'private' }, from: { id: 4242, is_bot: false, first_name: 'Ann' }, text: 'hi' },
     });
     const { webhookSecretFor } = await import('../../shared/telegram/webhook-secret.ts');
-    const { BOT_TOKENS } = await import('../support/authority-plane.ts');
     await p.cp.telegramUpdate('fran', webhookSecretFor(BOT_TOKENS.fran), update);
     await p.cp.telegramUpdate('fran', webhookSecretFor(BOT_TOKENS.fran), update);
     expect(p.sent()).toHaveLength(2);
@@ -194,6 +193,21 @@ describe('counting usage reports', () => {
     await fran.forge(usage('tg.fran.1.usage.a.9', { input: 1, output: 1 }, 'openai/gpt-free'));
     expect(p.refused('fran')).toEqual([expect.stringMatching(/^USAGE_MODEL_UNKNOWN: "openai\/gpt-free" is not one of the priced models of agent "fran"/)]);
     expect((await p.cp.spend.totals('fran', p.clock.now())).monthMicros).toBe(0);
+  });
+
+  it('tells the operator in their own chat through the operator channel, once per alarm however often a report is delivered', async () => {
+    plane = await startAuthorityPlane({ ...FRAN_BUDGETED, operator: { telegram: { accountId: 'fran', chatId: 9001 } } } as never);
+    const p = plane;
+    const fran = p.runtime('fran', { label: 'x', contextWindow: 1, complete: async () => ({ ok: false, error: 'unused', retriable: false }) });
+    for (let i = 1; i <= 8; i++) {
+      await fran.forge(usage(`tg.fran.1.usage.a.${i}`, { input: 400_000, output: 0 }));
+      // The same report delivered again: nothing more is counted or told.
+      await fran.forge(usage(`tg.fran.1.usage.a.${i}`, { input: 400_000, output: 0 }));
+    }
+    const toOperator = p.sent().filter((m) => m.chatId === '9001');
+    expect(toOperator.map((m) => m.text.split('\n')[0])).toEqual(["💸 80 % of the budget spent: fran's daily budget", "💸 Over budget: fran's daily budget"]);
+    expect(toOperator[1]!.text).toContain('$1.12 spent of $1.00 for 2026-12-01');
+    expect(toOperator.every((m) => m.token === BOT_TOKENS.fran)).toBe(true);
   });
 
   it('tells the operator at 80 % and at 100 % of a cap, once per period each', async () => {

@@ -7,7 +7,7 @@ import type { TurnEvent } from '../shared/ports.ts';
 import type { AgentDetail, WorkspaceView } from '../shared/dashboard/view.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { activityChart, queueChart } from './charts.ts';
-import { ago, duration, isoTime, profileLabel, until } from './format.ts';
+import { ago, duration, isoTime, profileLabel, spendLabel, until } from './format.ts';
 import { html, type Html } from './html.ts';
 import { livePart } from './layout.ts';
 import { actionButtons, pairingList, stateBadge, WARNING_MARK } from './overview.ts';
@@ -60,6 +60,7 @@ function facts(d: AgentDetail): Html {
 ${row('state', html`${stateBadge(a, d.now)}${a.detail ? html` <small>${a.detail}</small>` : ''}`)}
 ${row('model', `${a.model ?? '—'}${a.fallbacks.length ? ` (then ${a.fallbacks.join(', ')})` : ''}`)}
 ${row('compute', profileLabel(a.profile))}
+${a.spend ? row('spend', html`<span class="${a.spend.reached || a.spend.error ? 'warn' : ''}">${spendLabel(a.spend, d.now)}</span>`) : ''}
 ${row('heartbeat', html`<span title="${isoTime(a.lastHeartbeatAt)}">${ago(a.lastHeartbeatAt, d.now)}</span>${a.version ? html` · runtime ${a.version}` : ''}`)}
 ${row('last work', html`<span title="${isoTime(a.lastActivityAt)}">${ago(a.lastActivityAt, d.now)}</span>`)}
 ${row('queue', a.queue ? `${a.queue.depth} waiting · ${a.queue.dlq} in DLQ · ${a.queue.outboxDlq} refused replies` : `unreadable (${a.queueError ?? 'error'})`)}

@@ -3,7 +3,7 @@
 import { AGENT_STATES } from '../shared/dashboard/fleet-view.ts';
 import type { AgentSummary, FleetView, PairingView } from '../shared/dashboard/view.ts';
 import { activityChart, queueChart } from './charts.ts';
-import { ago, isoTime, profileLabel, STATE_LABEL, until } from './format.ts';
+import { ago, isoTime, profileLabel, spendLabel, STATE_LABEL, until } from './format.ts';
 import { html, type Html } from './html.ts';
 import { livePart } from './layout.ts';
 
@@ -42,7 +42,7 @@ function agentRow(a: AgentSummary, now: number, chat: boolean): Html {
   return html`<tr class="agent-row r-${a.state}" data-agent="${a.id}" data-state="${a.state}">
 <td class="st">${stateBadge(a, now)}</td>
 <td class="who"><a href="/agents/${a.id}"><strong>${a.name}</strong></a> <small>${a.id}</small>${chat ? html` <a class="chat-link" href="/agents/${a.id}#chat">chat</a>` : ''}${warningMark(a)}</td>
-<td class="model"><span>${a.model ?? '—'}</span><small>${profileLabel(a.profile)}</small></td>
+<td class="model"><span>${a.model ?? '—'}</span><small>${profileLabel(a.profile)}</small>${a.spend ? html`<small class="spend${a.spend.reached || a.spend.error ? ' warn' : ''}">${spendLabel(a.spend, now)}</small>` : ''}</td>
 ${heartbeatCell(a, now)}
 ${queueCell(a)}
 <td class="chart ct" data-label="turns · 24 h">${activityChart(a.activity)}</td>
@@ -69,6 +69,7 @@ ${AGENT_STATES.filter((s) => t.byState[s]).map((s) => html`<span class="chip s-$
 <span class="chip${t.deadLetters ? ' bad' : ' quiet'}"><strong>${t.deadLetters}</strong> dead letters</span>
 <span class="chip quiet"><strong>${t.turns24h}</strong> turns / 24 h${t.errors24h ? html`, <b class="bad">${t.errors24h} failed</b>` : ''}</span>
 ${t.pendingPairings ? html`<span class="chip warn"><strong>${t.pendingPairings}</strong> pairing requests</span>` : ''}
+${t.overBudget ? html`<span class="chip warn" title="their messages are answered with a note, their cron jobs and heartbeats paused"><strong>${t.overBudget}</strong> over budget</span>` : ''}
 ${t.withWarnings ? html`<span class="chip warn" title="see each agent's page"><strong>${t.withWarnings}</strong> ${t.withWarnings === 1 ? 'agent' : 'agents'} with warnings</span>` : ''}
 </div>`;
 }

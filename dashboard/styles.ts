@@ -37,7 +37,7 @@ table.fleet tr:last-child td{border-bottom:0}
 .r-awake{--c:var(--awake)}.r-waking{--c:var(--waking)}.r-restarting{--c:var(--restarting)}.r-unhealthy{--c:var(--unhealthy)}
 tr.agent-row td.st{border-left:4px solid var(--c,var(--asleep));width:110px}
 tr.r-unhealthy{background:#fff5f5}
-td.who small,td.model small{display:block;color:var(--muted);font-size:12px}
+td.who small,td.model small{display:block;color:var(--muted);font-size:12px}td.model small.warn{color:#a86400}
 td.who a.chat-link{font-size:12px}
 td.who a.warn-mark{font-size:12px;text-decoration:none;white-space:nowrap}ul.warnings{margin:0;padding-left:0;list-style:none}
 i.mark-warn{display:inline-block;width:1.3em;height:1.3em;border-radius:50%;background:var(--waking);color:#fff;font:700 11px/1.3em sans-serif;text-align:center;vertical-align:1px}

@@ -14,6 +14,8 @@ import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-regi
 import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
 import { SqliteInboundOrigins } from '../shared/adapters/sqlite/sqlite-inbound-origins.ts';
 import { SqliteRelayRates } from '../shared/adapters/sqlite/sqlite-relay-rates.ts';
+import { SqliteSpendCounts, SqliteSpendLedger } from '../shared/adapters/sqlite/sqlite-spend.ts';
+import { agentCaps, budgetRefusal } from '../shared/control/budget-gate.ts';
 import { TelegramAccounts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
@@ -37,8 +39,10 @@ import { mainSessionKey } from '../shared/routing/session-key.ts';
 import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
 import { attachmentKindOf } from '../shared/media/file-kind.ts';
 import { inboundMediaKey } from '../shared/media/media-ref.ts';
+import type { SpendAlarm } from '../shared/budget/budget.ts';
 import { SqliteAlertRates } from '../shared/adapters/sqlite/sqlite-alert-rates.ts';
 import { operatorAlertDeps, type OperatorAlertDeps } from '../shared/control/operator-alerts.ts';
+import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 /** How long a chat box command's id is remembered (each typed command has its own id). */
@@ -61,6 +65,8 @@ export interface LocalControlPlaneOptions {
   media?: MediaStore;
   /** Why an agent runs its offline stand-in model (no model key), for /status. */
   offlineModels?: (agentId: string) => string | undefined;
+  /** Tells the operator a spend alarm (#31); without it, alarms are logged. */
+  spendAlerts?: (agentId: string, alarm: SpendAlarm) => Promise<void>;
 }
 
 export class LocalControlPlane {
@@ -88,6 +94,10 @@ export class LocalControlPlane {
   readonly telegram: TelegramAccounts;
   /** Attachments and agents' files (#16); undefined where this fleet keeps none. */
   readonly media: MediaStore | undefined;
+  /** Budgets (#31): each agent's spend as the control plane counts it from its usage reports. */
+  readonly spend: SqliteSpendCounts;
+  /** Budgets (#31): each runtime's own ledger, which it reserves and settles in through its channel (/runtime/spend). */
+  readonly spendLedger: SqliteSpendLedger;
   /** The same composition as every Lambda's (shared/control/control-plane.ts), over the adapters above. */
   private readonly plane: ControlPlane;
 
@@ -115,6 +125,8 @@ export class LocalControlPlane {
     const secretsWhere = 'in the local secrets file';
     this.telegram = new TelegramAccounts({ config, secrets, where: secretsWhere });
     this.media = opts.media;
+    this.spend = new SqliteSpendCounts(db);
+    this.spendLedger = new SqliteSpendLedger(db);
     this.plane = new ControlPlane(
       { config, clock, log, component: 'local', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere },
       {
@@ -137,6 +149,9 @@ export class LocalControlPlane {
         localChat: () => this.chat,
         media: () => this.media,
         offlineModels: () => opts.offlineModels,
+        spendCounts: () => this.spend,
+        // Spend alarms (#31): through the operator channel, as λ outbox tells them, unless a test listens itself.
+        spendAlerts: (plane) => opts.spendAlerts ?? spendAlarmPorts().spendAlerts!(plane),
       },
     );
     this.lifecycle = this.plane.lifecycle;
@@ -249,6 +264,15 @@ export class LocalControlPlane {
     const sessionKey = mainSessionKey(agentId);
     const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
+    // Budgets (#31): over its cap the agent is not given the message (a runtime command asks no
+    // model and goes through); the chat box shows the line and the note that answers it.
+    const refusal = fields.command ? undefined : await budgetRefusal(this.config, agentId, () => this.spend, now);
+    if (refusal) {
+      show();
+      await this.chat.sendText(chat, refusal.text);
+      this.log.info('chat message not queued: the agent is over its budget', { agentId, envelopeId: id, period: refusal.reached.period });
+      return;
+    }
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
     await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, from: { channel: 'local' }, ...fields });
@@ -333,6 +357,26 @@ export class LocalControlPlane {
         }
       }
     }
+  }
+
+  /**
+   * A runtime's call on its own spend ledger (#31), `agentId` known from its token: its caps are
+   * the config's and the time is this process's, whatever the runtime would say.
+   */
+  async runtimeSpend(
+    agentId: string,
+    call:
+      | { op: 'reserve'; callId: string; micros: number; holdMs: number }
+      | { op: 'settle'; callId: string; month: string; micros: number }
+      | { op: 'month'; month: string },
+  ): Promise<unknown> {
+    const caps = agentCaps(this.config, agentId);
+    if (!caps) throw new ClawfleetError('ROUTE_UNKNOWN', `agent "${agentId}" has no budget, so it keeps no spend ledger`);
+    const at = this.clock.now();
+    if (call.op === 'reserve')
+      return { outcome: await this.spendLedger.reserve(agentId, { callId: call.callId, micros: call.micros, holdMs: call.holdMs, at, caps }) };
+    if (call.op === 'settle') return { settled: await this.spendLedger.settle(agentId, { callId: call.callId, month: call.month, micros: call.micros, at }) };
+    return { month: await this.spendLedger.month(agentId, call.month) };
   }
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */

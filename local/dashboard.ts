@@ -59,6 +59,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
     },
     sessions: cp.sessions,
     pairings: cp.pairings,
+    spend: cp.spend,
     metrics: {
       recordTurn: (event) => cp.metrics.recordTurn(event),
       activity: (agentId, from, to) => cp.metrics.activity(agentId, from, to),

@@ -3,6 +3,8 @@
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
 // (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
+import { capReached, spendText } from '../shared/budget/budget.ts';
+import { agentCaps, spendStatusText } from '../shared/control/budget-gate.ts';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -210,9 +212,19 @@ async function runLocalFleet(
         lastError: recorded.lastError ?? null,
         detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
         warnings: cp.registry.record(a.id)?.warnings ?? [],
+        ...spendOf(a.id),
       };
     }),
   });
+  /** A metered agent's spend (#31), from the control plane's count. */
+  const spendOf = (agentId: string): { spend?: string } => {
+    const caps = agentCaps(config, agentId);
+    if (!caps) return {};
+    const now = systemClock.now();
+    const totals = cp.spend.totalsNow(agentId, now);
+    const text = spendText(caps, totals);
+    return { spend: spendStatusText({ text, reached: capReached(caps, totals, now) }, now) };
+  };
 
   /**
    * An operator's command (CLI, dashboard): the registry says what the agent should be,

@@ -1,6 +1,8 @@
 // The ports of the core: what it needs from the outside world, named by what it means
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
+import type { SpendTotals } from './budget/budget.ts';
+import type { LedgerMonth, ReserveOutcome, ReserveRequest, SettleRequest } from './budget/ledger.ts';
 import type { OutboundFileKind } from './media/media-ref.ts';
 import type { InboundEnvelope, OutboundEnvelope, SessionStats } from './protocol/envelopes.ts';
 import type { BotIdentity } from './telegram/mention.ts';
@@ -422,6 +424,40 @@ export interface RelayRates {
    * `windowStart` and lasts `windowMs`: false, counting nothing, if it holds `max` already.
    */
   take(fromAgentId: string, toAgentId: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
+}
+
+// ── Budgets (#31) ─────────────────────────────────────────────────────────────
+
+/**
+ * What each agent has spent on model calls, as the control plane counts it from the usage its
+ * runtime reports on its outbox: what admission, /status, the dashboard and the alarms read.
+ * Written only by the control plane.
+ */
+export interface SpendCounts {
+  /**
+   * Adds one reported call's cost to the day and month containing `at`, once per `usageId`: a
+   * report delivered again counts nothing (`counted: false`). Returns the totals after.
+   */
+  add(agentId: string, usageId: string, micros: number, at: number): Promise<{ counted: boolean; totals: SpendTotals }>;
+  /** The totals of the day and month containing `at` (zero where nothing was counted). */
+  totals(agentId: string, at: number): Promise<SpendTotals>;
+  /** Records that the alarm `key` (alarmKey) was told, in the month containing `at`; false when it had been already. */
+  markAlerted(agentId: string, key: string, at: number): Promise<boolean>;
+}
+
+/**
+ * The runtime's own spend ledger (shared/budget/ledger.ts): it holds each model call's ceiling
+ * before the call and settles it after, so concurrent turns of one agent cannot overspend by more
+ * than one call. Each reserve and settle is one atomic step over the agent's month. On AWS the
+ * runtime writes its own items directly (IAM: its agent id as the leading key); locally through
+ * the local control plane's runtime channel.
+ */
+export interface SpendLedger {
+  reserve(agentId: string, req: ReserveRequest): Promise<ReserveOutcome>;
+  /** False when there was no such hold (settled before, or lapsed): nothing is counted twice. */
+  settle(agentId: string, req: SettleRequest): Promise<boolean>;
+  /** The agent's month as it stands (tests, the dashboard). */
+  month(agentId: string, month: string): Promise<LedgerMonth>;
 }
 
 /** Operator alerts counted per key (one alarm, or the whole fleet) in fixed windows: their rate limit. */

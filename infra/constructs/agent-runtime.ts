@@ -20,9 +20,11 @@ import {
   agentStackName,
   agentWorkspacePath,
   sharedParameterNames,
+  tableNames,
   taskExecutionRoleName,
 } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { capsOf } from '../../shared/budget/budget.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
@@ -156,6 +158,22 @@ export class AgentRuntime extends Construct {
       }),
       new iam.PolicyStatement({ sid: 'OwnMediaWrite', actions: ['s3:PutObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
     );
+    // Budgets (#31): a metered agent holds and settles its model calls in its own ledger items
+    // of the spend table (`<agent>#<month>`): the leading key must start with its id and "#",
+    // so no other agent's ledger and none of the control plane's counts (`count:…`, `usage:…`).
+    const metered = capsOf(agent.budget) !== undefined;
+    const spendTable = tableNames(fleet).spend;
+    if (metered) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'OwnSpendLedger',
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+          resources: [stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: spendTable })],
+          // Null: a request must name its leading key (ForAllValues alone holds for a request with none).
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${agentId}#*`] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+        }),
+      );
+    }
     for (const s of statements) this.taskRole.addToPolicy(s);
     props.fleetSkills?.grantRead(this.taskRole);
     const mediaParam = (stack.resolve(mediaBucket) as { Ref: string }).Ref;
@@ -226,6 +244,7 @@ export class AgentRuntime extends Construct {
         {
           CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
           CLAWFLEET_MEDIA_BUCKET: mediaBucket,
+          ...(metered ? { CLAWFLEET_SPEND_TABLE: spendTable } : {}),
           ...(props.fleetSkills ? { CLAWFLEET_FLEET_SKILLS_OBJECT: props.fleetSkills.objectUrl } : {}),
           CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
           // Set here too, so an image of its own (runtime.image) keeps the health check working.

@@ -83,6 +83,11 @@ export const GRANTS = {
   approvePairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'Scan', 'UpdateItem', 'DeleteItem']),
   /** A day of an agent's 15-minute metric buckets, by key. */
   readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
+  // The spend table (#31): the control plane's counts and the runtimes' own ledgers.
+  /** Budgets: an agent's spend as counted (admission, /status, the dashboard). */
+  readSpend: (ctx: GrantContext) => tableAccess(ctx, 'spend', ['GetItem']),
+  /** λ outbox: count a usage report once (a transaction: the report's claim and the month's sums), and mark an alarm told. */
+  countSpend: (ctx: GrantContext) => tableAccess(ctx, 'spend', ['GetItem', 'PutItem', 'UpdateItem']),
   /**
    * ECS power, held by λ compute alone: desired count 0 ↔ 1 (and force a new deployment)
    * on the fleet's agent services. UpdateService could change far more (task definition,

@@ -82,6 +82,8 @@ export const CONTROL_FUNCTIONS = [
       'readAgents',
       'readSessions',
       'readInboxDepths',
+      // Budgets (#31): a metered agent's message is checked against its spend, and /status says it.
+      'readSpend',
     ],
   },
   {
@@ -89,7 +91,7 @@ export const CONTROL_FUNCTIONS = [
     url: true,
     timeoutSeconds: 10,
     when: (config) => config.hooks !== undefined,
-    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
+    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'readSpend', ...WAKE],
   },
   {
     name: 'outbox',
@@ -126,10 +128,17 @@ export const CONTROL_FUNCTIONS = [
       'manageAgentSchedules',
       // Files agents send (#16), from their out/ prefixes.
       'readOutboundMedia',
+      // Budgets (#31): usage reports counted; a question for an agent over its cap answered for it.
+      'countSpend',
       ...WAKE,
     ],
   },
-  { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE] },
+  {
+    name: 'cron-dispatch',
+    timeoutSeconds: 15,
+    // readSpend: a metered agent's jobs and heartbeats pause while its cap is reached (#31).
+    grants: ['readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'readSpend', ...WAKE],
+  },
   {
     name: 'health',
     timeoutSeconds: 50,
@@ -141,7 +150,7 @@ export const CONTROL_FUNCTIONS = [
     name: 'dashboard',
     url: true,
     timeoutSeconds: 20,
-    grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', ...WAKE],
+    grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', 'readSpend', ...WAKE],
   },
   {
     // The one holder of ecs:UpdateService (shared/control/compute-request.ts); the others ask it.

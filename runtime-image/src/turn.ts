@@ -152,6 +152,9 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   }
   // Draft and block ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's).
   const attempt = deps.clock.now().toString(36);
+  // Each model call of this attempt, named for its usage report (#31): a redone turn's calls are new calls, and counted as such.
+  let calls = 0;
+  const call = { inboundId: req.inboundId, sessionKey: req.answer.sessionKey, nextCallId: () => derivedId(req.inboundId, `usage.${attempt}.${++calls}`) };
   // Spoken replies (#31): decided now, since an answer to be spoken goes whole (its voice says it all).
   const speak = deps.speech?.wanted(req, history) ?? false;
   // A quoted transcript leads the reply, so an answer that quotes one goes whole: blocks sent
@@ -194,6 +197,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log,
         compactAtTokens: deps.limits.compactAtTokens,
         keepTurns: deps.limits.keepTurnsOnCompaction,
+        call,
       },
       turnSignal,
     );
@@ -228,6 +232,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       onText: stream.onText,
       onToolStart: stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said)),
       thinking: history.think,
+      call,
     });
   } finally {
     // From here on the answer is going out: a started status would only trail it, and a draft must not.
@@ -250,10 +255,18 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     input,
     messages: images.length ? withoutImages(result.messages) : result.messages,
   };
+  let overBudget = false;
   if (cancel.aborted && !result.ok) {
     // Stopped by the user: what it had written is dropped, the stop is the answer.
     record.messages = [];
     record.reply = STOPPED_TEXT;
+  } else if (!result.ok && result.overBudget) {
+    // The budget is spent (#31), before the turn's first model call or in its tool loop: the
+    // person is told so instead of an answer; scheduled work (cron, heartbeats, wake-ups) says
+    // nothing. The history keeps the question and this note, not the unfinished tool loop.
+    overBudget = true;
+    delete record.messages;
+    if (!req.scheduled) record.reply = result.overBudget.text;
   } else if (!result.ok) {
     record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
   } else if (result.text === '' && !req.situation) {
@@ -282,10 +295,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         ...sessionModel(history, deps),
         promptChars: systemPrompt.length + toolChars,
       });
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered, session).catch((err) =>
-    log.warn('status not sent', errorFields(err)),
-  );
+  // A turn the budget stopped shows as failed (the dashboard, the registry's last error), its note sent or not.
+  const failure = record.failed ?? (overBudget && !result.ok ? 'the agent’s budget is spent' : undefined);
+  await sendStatus(req, deps, failure ? 'failed' : 'ended', failure, timing, answered, session).catch((err) => log.warn('status not sent', errorFields(err)));
   const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
+  if (overBudget) {
+    log.info(answered ? 'turn stopped: the budget is spent; the asker was told' : 'scheduled turn skipped: the budget is spent', fields);
+    return answered ? 'replied' : 'silent';
+  }
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';

@@ -41,6 +41,8 @@ export const tableNames = (fleet: string) => ({
   registry: `${fleet}-registry`,
   /** Each inbound envelope's origin (whom its answer reaches; TTL) and the agent-to-agent rate counters. */
   origins: `${fleet}-origins`,
+  /** Budgets (#31): the control plane's count of each agent's spend, and each runtime's own ledger (its items keyed `<agent>#…`). */
+  spend: `${fleet}-spend`,
 });
 
 /**

@@ -188,6 +188,30 @@ const HeartbeatSchema = z.strictObject({
   prompt: z.optional(z.string().check(z.minLength(1))),
 });
 
+/**
+ * `budget`: a spending cap in USD, per UTC day and per UTC month (#31), counted from the token
+ * usage each provider reports, priced by models.prices. Over a cap, the agent's messages are
+ * answered with a note saying so, and its cron jobs and heartbeats pause, until the period ends.
+ */
+const BudgetSchema = z
+  .strictObject({
+    dailyUsd: z.optional(z.number().check(z.positive(), z.lte(1_000_000))),
+    monthlyUsd: z.optional(z.number().check(z.positive(), z.lte(1_000_000))),
+  })
+  .check(z.refine((b) => b.dailyUsd !== undefined || b.monthlyUsd !== undefined, 'needs dailyUsd, monthlyUsd or both'));
+
+/** A model's price in USD per million tokens, named as OpenClaw's models.providers.<p>.models[].cost and pi-ai's Model.cost. */
+export const ModelPriceSchema = z.strictObject({
+  /** Prompt tokens read fresh. */
+  input: z.number().check(z.gte(0), z.lte(10_000)),
+  /** Tokens the model writes (reasoning included). */
+  output: z.number().check(z.gte(0), z.lte(10_000)),
+  /** Prompt tokens read from the provider's cache; default the input price. */
+  cacheRead: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
+  /** Prompt tokens written to the provider's cache; default the input price. */
+  cacheWrite: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
+});
+
 /** Skill names (a SKILL.md's `name`, else its folder's): only these are offered; absent means every skill found. */
 const SkillAllowListSchema = z
   .array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")')))
@@ -199,6 +223,7 @@ const AgentDefaultsSchema = z.strictObject({
   runtime: z.optional(z.partial(RuntimeProfileSchema)),
   tools: z.optional(ToolPolicySchema),
   heartbeat: z.optional(HeartbeatSchema),
+  budget: z.optional(BudgetSchema),
   /** Spoken replies (shared/config/tts.ts); an agent's own merges key by key over these. */
   tts: z.optional(TtsSchema),
 });
@@ -215,6 +240,8 @@ export const AgentSchema = z.strictObject({
   /** The skills this agent is offered, by name (OpenClaw's agents.list[].skills); replaces agents.defaults.skills. */
   skills: z.optional(SkillAllowListSchema),
   heartbeat: z.optional(HeartbeatSchema),
+  /** This agent's spending cap; merged key by key over agents.defaults.budget. */
+  budget: z.optional(BudgetSchema),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
   secrets: z.optional(z.array(secretName)),
   /** Spoken replies: an OpenAI-compatible /audio/speech, its voice sent with the text (shared/config/tts.ts). */
@@ -337,7 +364,14 @@ export const ConfigSchema = z.strictObject({
     defaults: z.optional(AgentDefaultsSchema),
     list: z.array(AgentSchema).check(z.minLength(1, 'needs at least one agent')),
   }),
-  models: z.strictObject({ providers: z.record(id, ProviderSchema) }),
+  models: z.strictObject({
+    providers: z.record(id, ProviderSchema),
+    /**
+     * Prices by model ref, USD per million tokens: what a budget counts (#31). The models the
+     * example config uses have defaults (shared/budget/prices.ts); an entry here replaces one.
+     */
+    prices: z.optional(z.record(ModelRefSchema, ModelPriceSchema)),
+  }),
   bindings: z._default(z.array(BindingSchema), []),
   session: z.optional(z.strictObject({ dmScope: z._default(z.enum(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer']), 'main') })),
   channels: z._default(z.strictObject({ telegram: z.optional(TelegramChannelSchema) }), {}),
@@ -408,4 +442,5 @@ export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
 export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
 export type OpenclawRuntimeOptions = z.infer<typeof OpenclawRuntimeSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
+export type ModelPriceConfig = z.infer<typeof ModelPriceSchema>;
 export type Binding = z.infer<typeof BindingSchema>;

@@ -28,8 +28,10 @@ import type {
   RelayRates,
   SecretStore,
   SessionRegistry,
+  SpendCounts,
   TelegramBots,
 } from '../ports.ts';
+import type { SpendAlarm } from '../budget/budget.ts';
 import type { CronDispatchDeps } from './cron-dispatch.ts';
 import type { HooksDeps } from './hooks.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
@@ -73,13 +75,17 @@ export interface ControlPorts {
   media: MediaStore | undefined;
   /** Why an agent runs its offline stand-in model (local mode without a model key), for /status; absent where none can. */
   offlineModels: ((agentId: string) => string | undefined) | undefined;
+  /** Budgets (#31): each agent's spend as the control plane counts it. */
+  spendCounts: SpendCounts;
+  /** Tells the operator a spend alarm (80 %, 100 % of a cap): the operator channel (spend-alarm.ts), where the process wires it; absent, alarms are logged. */
+  spendAlerts: ((agentId: string, alarm: SpendAlarm) => Promise<void>) | undefined;
 }
 
 /** How a process builds each port it has; called at most once, on first use. */
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels', 'spendAlerts']);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -157,6 +163,10 @@ export class ControlPlane {
   get telegram() {
     return this.port('telegram');
   }
+  /** Built when first read: only where an agent has a budget. */
+  get spendCounts() {
+    return this.port('spendCounts');
+  }
   get secretsWhere() {
     return this.basics.secretsWhere;
   }
@@ -226,8 +236,9 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       newPairingCode: this.newPairingCode,
       ...this.lifecycleField(),
-      statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels') }),
+      statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels'), spend: () => this.spendCounts }),
       ...this.inboundMediaField(),
+      spend: () => this.spendCounts,
       clock: this.clock,
       log: this.log,
     };
@@ -253,6 +264,7 @@ export class ControlPlane {
       sessions: this.sessions,
       origins: this.origins,
       ...this.lifecycleField(),
+      spend: () => this.spendCounts,
       newId: this.newId,
       clock: this.clock,
       log: this.log,
@@ -273,7 +285,8 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       registry: this.registry,
       metrics: this.metrics,
-      relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle },
+      relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle, spend: () => this.spendCounts },
+      spend: { counts: () => this.spendCounts, alertSpend: this.port('spendAlerts') },
       ...(scheduler ? { scheduler } : {}),
       ...(this.port('media') ? { media: this.port('media') } : {}),
       clock: this.clock,
@@ -294,6 +307,7 @@ export class ControlPlane {
       sessions: this.sessions,
       origins: this.origins,
       lifecycle: this.lifecycle,
+      spend: () => this.spendCounts,
       clock: this.clock,
       log: this.log,
     };

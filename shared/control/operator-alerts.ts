@@ -1,8 +1,8 @@
 // Telling the operator when something goes wrong, in their own Telegram chat, through one of
 // the fleet's bots (the token stays in the control plane). What is told: an alarm's state
 // change — a CloudWatch alarm's, delivered by SNS to λ operator-alerts, or a local condition
-// the local health loop watches (local/operator-alarms.ts) — and, once #31 measures it, spend
-// over budget. Each change is told once: its idempotency key (the alarm's name and the time of
+// the local health loop watches (local/operator-alarms.ts) — and spend reaching 80 % and 100 %
+// of an agent's budget (#31, spend-alarm.ts). Each change is told once: its idempotency key (the alarm's name and the time of
 // its state change) is claimed in the delivery ledger before it is sent, so SNS delivering it
 // twice or Lambda retrying sends nothing more. And told at a bounded rate: per alarm and for
 // the whole fleet in fixed windows (ALERT_LIMITS), the last one of a window saying so.
@@ -29,8 +29,8 @@ export interface AlarmStateChange {
 }
 
 /**
- * Spend over budget, as #31 will measure it: typed here so its producer only calls
- * alertOperator. Told once per scope and period.
+ * Spend reaching a share of a budget, or over it (#31, spend-alarm.ts). Told once per scope,
+ * period and share.
  */
 export interface SpendOverBudget {
   /** What spent it: the fleet, or an agent's id. */
@@ -39,6 +39,8 @@ export interface SpendOverBudget {
   budgetUsd: number;
   /** The budget's period, e.g. "2026-12". */
   period: string;
+  /** The share of the budget reached (#31 tells 80 and 100 once each); absent: over it. */
+  percent?: number | undefined;
   at: number;
 }
 
@@ -124,7 +126,7 @@ export function parseAlarmNotification(message: string): ParsedAlarm {
   };
 }
 
-/** Whether an event is worth telling: an alarm going off, one that was off coming back, spend over budget. */
+/** Whether an event is worth telling: an alarm going off, one that was off coming back, a share of a budget spent. */
 export function announced(event: OperatorEvent): boolean {
   if (event.kind === 'spend') return true;
   const { state, previous } = event.change;
@@ -133,7 +135,10 @@ export function announced(event: OperatorEvent): boolean {
 
 /** The event's idempotency key (the same change delivered again has the same one) and the key its rate is counted under. */
 export function alertKeys(event: OperatorEvent): { idempotency: string; rate: string } {
-  if (event.kind === 'spend') return { idempotency: `alert:spend:${event.spend.scope}:${event.spend.period}`, rate: `spend:${event.spend.scope}` };
+  if (event.kind === 'spend') {
+    const share = event.spend.percent === undefined ? '' : `:${event.spend.percent}`;
+    return { idempotency: `alert:spend:${event.spend.scope}:${event.spend.period}${share}`, rate: `spend:${event.spend.scope}` };
+  }
   return { idempotency: `alert:${event.change.alarm}@${event.change.at}`, rate: `alarm:${event.change.alarm}` };
 }
 
@@ -144,7 +149,9 @@ export function alertText(event: OperatorEvent, limitNote?: string): string {
   const lines =
     event.kind === 'spend'
       ? [
-          `💸 Over budget: ${event.spend.scope}`,
+          event.spend.percent !== undefined && event.spend.percent < 100
+            ? `💸 ${event.spend.percent} % of the budget spent: ${event.spend.scope}`
+            : `💸 Over budget: ${event.spend.scope}`,
           `$${event.spend.spentUsd.toFixed(2)} spent of $${event.spend.budgetUsd.toFixed(2)} for ${event.spend.period} (${utc(event.spend.at)})`,
         ]
       : [

@@ -27,6 +27,7 @@ import {
   type InboundOrigins,
   type MediaStore,
   type SessionRegistry,
+  type SpendCounts,
 } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
@@ -43,6 +44,7 @@ import { replyToMode } from './streaming.ts';
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
 import { deliverFile } from './outbox-file.ts';
+import { countUsage, type SpendCountDeps } from './spend-count.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -77,6 +79,8 @@ export interface OutboxDeps {
   draftPauses?: DraftPauses;
   /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
   media?: MediaStore;
+  /** Budgets (#31): the count usage reports are added to, and the operator's alarms; absent, usage envelopes are refused. */
+  spend?: { counts: () => SpendCounts; alertSpend?: SpendCountDeps['alertSpend'] };
   clock: Clock;
   log: Logger;
 }
@@ -145,6 +149,18 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     }
     case 'file':
       return deliverFile(envelope, sender, deps, reject);
+    case 'usage': {
+      if (!deps.spend) return reject('NOT_SUPPORTED', 'usage reports are not counted in this control plane', envelope);
+      const outcome = await countUsage(envelope, sender, {
+        spend: deps.spend.counts(),
+        alertSpend: deps.spend.alertSpend,
+        config: deps.config,
+        clock: deps.clock,
+        log: deps.log,
+      });
+      if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
+      return;
+    }
     case 'cron_upsert':
     case 'cron_delete': {
       if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
@@ -178,7 +194,9 @@ type OutboxRejectCode =
   // media (#16): a file from another agent's prefix, over the limit, or not kept.
   | 'MEDIA_NOT_OWNED'
   | 'MEDIA_TOO_LARGE'
-  | 'MEDIA_MISSING';
+  | 'MEDIA_MISSING'
+  // Budgets (#31): a usage report for a model the sender has no price for.
+  | 'USAGE_MODEL_UNKNOWN';
 
 export type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 

@@ -18,6 +18,7 @@ import type {
   PairingStore,
   QueueDepths,
   SessionRegistry,
+  SpendCounts,
 } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { forwardOf, replyQuoteOf, sharedOf } from '../telegram/others-words.ts';
@@ -31,6 +32,7 @@ import { ackReactionFor, editedMessagesMode, streamRequestFor } from './streamin
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
+import { budgetRefusal } from './budget-gate.ts';
 
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
@@ -69,6 +71,8 @@ export interface TelegramWebhookDeps {
   statusView?: PlaneCommandDeps['statusView'];
   /** Where attachments are kept for the agent (#16); absent where there is no media store, and attachments then arrive as a note. */
   media?: InboundMediaDeps;
+  /** Budgets (#31): the spend count a metered agent's messages are checked against; read only for an agent with a budget. */
+  spend?: () => SpendCounts;
   clock: Clock;
   log: Logger;
 }
@@ -228,6 +232,14 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     log.error('dedupe not checked; Telegram will retry', { ...ctx, envelopeId: id, ...errorFields(err) });
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
+  // Budgets (#31): over its cap, the agent is not given the message (a runtime command — /new,
+  // /model, /think — asks no model and goes through); the sender is told why, once.
+  if (command?.kind !== 'runtime') {
+    // In a group the note answers the message it is about.
+    const replyTo = peer.kind === 'group' ? message.message_id : undefined;
+    const refused = await refuseOverBudget({ id, agentId: target.agentId, chat, replyTo, now, ctx }, deps);
+    if (refused) return refused;
+  }
   let media: InboundMedia = { kind: 'none' };
   if (deps.media && message.text === undefined && !edit) {
     const fetched = await fetchMedia(
@@ -313,6 +325,34 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   if (deps.lifecycle)
     await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
+}
+
+/**
+ * An agent whose budget is spent answers nothing: the sender is told its cap, when it resets and
+ * how it is raised, and the update is remembered as admitted, so Telegram's retry of it is not
+ * told twice. Undefined when the agent may take the message.
+ */
+async function refuseOverBudget(
+  at: { id: string; agentId: string; chat: ChannelTarget; replyTo: number | undefined; now: number; ctx: Record<string, unknown> },
+  deps: TelegramWebhookDeps,
+): Promise<HttpResult | undefined> {
+  const log = { ...at.ctx, envelopeId: at.id, agentId: at.agentId };
+  try {
+    const refusal = await budgetRefusal(deps.config, at.agentId, deps.spend, at.now);
+    if (!refusal) return undefined;
+    await (await deps.channel(at.chat)).sendText(at.chat, refusal.text, at.replyTo !== undefined ? { replyToMessageId: at.replyTo } : {});
+    await deps.dedupe.remember(at.id, at.now + DEDUPE_TTL_MS);
+    deps.log.info('message not queued: the agent is over its budget', {
+      ...log,
+      period: refusal.reached.period,
+      spentMicros: refusal.reached.spentMicros,
+      capMicros: refusal.reached.capMicros,
+    });
+    return { status: 200, body: { ok: true, overBudget: refusal.reached.period } };
+  } catch (err) {
+    deps.log.error('budget not checked, or its note not sent; Telegram will retry', { ...log, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
 }
 
 // ── media (#16) ──────────────────────────────────────────────────────────────────

@@ -15,17 +15,18 @@ import { SessionStatsSchema } from './session-stats.ts';
  * `origin`, `shared`, `what`), which the runtime frames as theirs.
  * 6: spoken replies (a reply's `voice`, the /voice command) and progress streaming (stream
  * mode `progress`, a draft's `progress`).
+ * 7: `usage` envelopes (each model call's token counts, which a budget is counted from).
  */
-export const PROTOCOL_VERSION = 6 as const;
+export const PROTOCOL_VERSION = 7 as const;
 /**
- * The oldest version this build still reads. Versions 3 to 6 only added (a kind, optional
+ * The oldest version this build still reads. Versions 3 to 7 only added (a kind, optional
  * fields, enum values), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, 6, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -394,6 +395,26 @@ const FileEnvelopeSchema = z.strictObject({
   caption: z.optional(z.string().check(z.maxLength(1024))),
 });
 
+/** A token count: a call's, which no provider reports in the billions. */
+const tokenCount = z.number().check(z.int(), z.nonnegative(), z.lte(1_000_000_000));
+
+/**
+ * One model call's token usage as its provider reported it (protocol 7, #31): sent by a metered
+ * agent's runtime (one with a budget) after each call, answered or failed. The control plane
+ * prices it with the config and counts it once per envelope id (its own count is what budgets
+ * are checked against); evidence, like all runtime output.
+ */
+const UsageEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('usage'),
+  sessionKey: z.optional(SessionKeySchema),
+  /** The inbound of the turn that made the call. */
+  inboundId: EnvelopeIdSchema,
+  /** The model ref the call went to: one of the agent's configured models. */
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  tokens: z.strictObject({ input: tokenCount, output: tokenCount, cacheRead: tokenCount, cacheWrite: tokenCount }),
+});
+
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
   BlockEnvelopeSchema,
@@ -405,6 +426,7 @@ const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   CronUpsertEnvelopeSchema,
   CronDeleteEnvelopeSchema,
   FileEnvelopeSchema,
+  UsageEnvelopeSchema,
 ]);
 
 export type InboundEnvelope = z.infer<typeof InboundEnvelopeSchema>;
@@ -428,6 +450,7 @@ export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;
 export type FileEnvelope = z.infer<typeof FileEnvelopeSchema>;
+export type UsageEnvelope = z.infer<typeof UsageEnvelopeSchema>;
 
 /** Parses an envelope body, with an error that names what was wrong (never the body). */
 function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, direction: string): T {

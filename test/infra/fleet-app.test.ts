@@ -18,7 +18,7 @@ import { RUNTIME_ENV_NAMES } from '../../shared/runtime-env.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes and a weekday job, and hooks. */
+/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes with a daily budget and a weekday job, and hooks. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   agents: {
@@ -27,7 +27,7 @@ const CONFIG: FleetConfigInput = {
       a.id === 'ray'
         ? { ...a, runtime: { spot: true } }
         : a.id === 'fran'
-          ? { ...a, heartbeat: { every: '30m' } }
+          ? { ...a, heartbeat: { every: '30m' }, budget: { dailyUsd: 3 } }
           : a.id === 'grif'
             ? { ...a, runtime: { architecture: 'x86_64' as const } }
             : a,
@@ -128,7 +128,7 @@ function acknowledgements(app: App): { path: string; id: string; reason: string 
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
 
-  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones go with the stack', () => {
+  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones and the spend count go with the stack', () => {
     const tables = Object.values(cp().findResources('AWS::DynamoDB::Table')).map((t) => ({
       name: t.Properties.TableName,
       deletion: t.DeletionPolicy,
@@ -143,6 +143,8 @@ describe('the control-plane stack', () => {
       { name: 'demo-origins', ...gone },
       { name: 'demo-registry', ...kept },
       { name: 'demo-sessions', ...kept },
+      // Budgets (#31): a month's count matters while the fleet runs; a teardown ends it.
+      { name: 'demo-spend', ...gone },
     ]);
   });
 
@@ -593,6 +595,27 @@ describe('an agent stack', () => {
       const env = Object.fromEntries(task.Properties.ContainerDefinitions[0].Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
       expect(env.CLAWFLEET_MEDIA_BUCKET, agent).toEqual({ Ref: ssmParameter(t, '/clawfleet/demo/media/bucket') });
     }
+  });
+
+  it('tells a metered agent’s runtime the spend table, and lets its task role reach its own ledger items only (#31); an agent without a budget neither', () => {
+    const envOf = (agent: string) => {
+      const task = Object.values(fleet.template(`demo-agent-${agent}`).findResources('AWS::ECS::TaskDefinition'))[0]!;
+      return Object.fromEntries(task.Properties.ContainerDefinitions[0].Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+    };
+    expect(envOf('fran').CLAWFLEET_SPEND_TABLE).toBe('demo-spend');
+    expect(envOf('jerry').CLAWFLEET_SPEND_TABLE).toBeUndefined();
+    fran().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'OwnSpendLedger',
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['fran#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+          }),
+        ]),
+      },
+    });
+    expect(JSON.stringify(jerry().findResources('AWS::IAM::Policy'))).not.toContain('OwnSpendLedger');
   });
 
   it('sizes the task from the runtime profile and hands the runtime only its own config slice and queues', () => {

@@ -29,11 +29,15 @@ const CONFIG: FleetConfigInput = {
           : a.id === 'ray'
             ? { ...a, model: { primary: 'bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0', fallbacks: ['openai/gpt-4.1-mini'] } }
             : a.id === 'fran'
-              ? { ...a, heartbeat: { every: '30m' } }
-              : a,
+              ? { ...a, heartbeat: { every: '30m' }, budget: { dailyUsd: 2 } }
+              : a.id === 'jerry'
+                ? { ...a, budget: { monthlyUsd: 50 } }
+                : a,
       ),
   },
 };
+/** The agents with a budget (#31): each keeps its own ledger in the spend table. */
+const METERED = new Set(['jerry', 'fran']);
 const AGENTS = ['jerry', 'fran', 'grif', 'ray'];
 const MODELS: Record<string, string> = {
   grif: 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0',
@@ -319,7 +323,9 @@ describe('each agent’s task role', () => {
           .slice(0, 1)
           .map((c) => ({ ...c, expected: 'Denied' as const })),
       );
+    // Every table, the spend table included, for a request that names no key of its own ledger.
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
+    checks.push(...spendLedgerChecks(me));
     // Nothing of the control plane's: its secrets, schedules, the scheduler's role and queue, its functions.
     checks.push(...controlPlaneOnly().map((p) => ({ ...p, expected: 'Denied' as const })));
     await expectMatrix(role, checks);
@@ -335,6 +341,42 @@ describe('each agent’s task role', () => {
     ]);
   });
 });
+
+/**
+ * Budgets (#31): the spend table as DynamoDB evaluates a request, its leading key in the
+ * context. A metered agent reads and writes its own ledger items (`<agent>#<month>`) and
+ * nothing else: not every other agent's, not one whose id starts with its own, not the control
+ * plane's counts and claims, not by update, delete, query or scan, not two keys at once.
+ */
+const spendLedgerChecks = (me: string): Check[] => {
+  const keyed = (action: string, keys: string[], expected: Decision): Check => ({
+    action,
+    resource: tables.spend!,
+    context: { 'dynamodb:LeadingKeys': keys } as unknown as Record<string, string>,
+    expected,
+  });
+  const checks: Check[] = [];
+  for (const other of AGENTS) {
+    const own = other === me && METERED.has(me);
+    for (const action of TABLE_ACTIONS) {
+      const allowed = own && ['dynamodb:GetItem', 'dynamodb:PutItem'].includes(action);
+      checks.push(keyed(action, [`${other}#2026-12`], allowed ? 'Allowed' : 'Denied'));
+    }
+    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']) {
+      checks.push(keyed(action, [`count:${other}#2026-12`], 'Denied'), keyed(action, [`usage:${other}#tg.${other}.1.usage.a.1`], 'Denied'));
+    }
+  }
+  const other = AGENTS.find((a) => a !== me)!;
+  checks.push(
+    keyed('dynamodb:GetItem', [`${me}-2#2026-12`], 'Denied'),
+    keyed('dynamodb:PutItem', [`${me}2026-12`], 'Denied'),
+    keyed('dynamodb:BatchGetItem', [`${me}#2026-12`, `${other}#2026-12`], 'Denied'),
+    keyed('dynamodb:PutItem', [`${me}#2026-12`], 'Denied'),
+  );
+  // The last check is allowed for a metered agent: its own month, written.
+  checks.at(-1)!.expected = METERED.has(me) ? 'Allowed' : 'Denied';
+  return checks;
+};
 
 /** ECS UpdateService on an agent's service; never on another cluster's or a non-agent service. */
 const serviceChecks = (agentId: string, expected: Decision): Check[] => [
@@ -560,6 +602,8 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'UpdateItem', 'GetItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+        // Budgets (#31): a metered agent's spend, for admission and /status.
+        table('spend', 'GetItem'),
         // Attachments into any agent's in/ prefix (#16), never read, never out/.
         (p) => p.kind === 'media' && p.name === 'in' && p.action === 's3:PutObject',
       ),
@@ -577,6 +621,7 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'GetItem', 'UpdateItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        table('spend', 'GetItem'),
       ),
     );
   });
@@ -594,6 +639,8 @@ describe('each control-plane function’s role', () => {
         table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
         table('origins', 'GetItem', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        // Budgets (#31): usage reports counted (a claim and the month's sums), alarms marked, budgets read.
+        table('spend', 'GetItem', 'PutItem', 'UpdateItem'),
         (p) => p.kind === 'schedule' && p.name === 'agent' && p.action !== 'scheduler:GetSchedule',
         (p) => p.kind === 'listSchedules',
         (p) => p.kind === 'passRole' && p.name === 'scheduler' && p.context?.['iam:PassedToService'] === 'scheduler.amazonaws.com',
@@ -612,6 +659,8 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'GetItem', 'UpdateItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        // Budgets (#31): a metered agent's jobs and heartbeats pause over its cap.
+        table('spend', 'GetItem'),
       ),
     );
   });
@@ -631,6 +680,7 @@ describe('each control-plane function’s role', () => {
         wake,
         table('sessions', 'Scan'),
         table('registry', 'GetItem', 'BatchGetItem', 'Scan', 'UpdateItem', 'DeleteItem'),
+        table('spend', 'GetItem'),
       ),
     );
   });

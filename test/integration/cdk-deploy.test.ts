@@ -23,6 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { DynamoSpendCounts, DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';
+import { periodsAt } from '../../shared/budget/periods.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import {
@@ -67,6 +69,7 @@ let tg: FakeTelegram;
 let model: FakeModel;
 let config: FleetConfig;
 /** CLAWFLEET_FLEET_SKILLS_OBJECT as the deployed task definition has it. */
+let spendTable = '';
 let skillsObject: string;
 let workDir: string;
 /** The CDK context every cdklocal deploy of this file passes. */
@@ -146,7 +149,8 @@ beforeAll(
       agents: {
         defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
         // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
-        list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' } }],
+        // A budget (#31): her runtime finds the spend table in its task definition, the deployed λ outbox counts her calls.
+        list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' }, budget: { dailyUsd: 5 } }],
       },
       models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
       bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
@@ -200,9 +204,12 @@ beforeAll(
     // where its fleet skills are, from its deployed task definition's environment).
     const fran = agentStackName(FLEET, 'fran');
     const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
-    skillsObject = taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === 'CLAWFLEET_FLEET_SKILLS_OBJECT')?.value ?? '';
+    const env = (name: string) => taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === name)?.value ?? '';
+    skillsObject = env('CLAWFLEET_FLEET_SKILLS_OBJECT');
+    spendTable = env('CLAWFLEET_SPEND_TABLE');
     runtime = startRuntime({
       CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
+      CLAWFLEET_SPEND_TABLE: spendTable,
       CLAWFLEET_AGENT_ID: 'fran',
       CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
       CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
@@ -270,6 +277,30 @@ describe('the CDK app deployed to the emulator', () => {
     // outbox the runtime's heartbeat (so the agent counts as awake and was not woken again).
     const fran = await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran');
     expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
+  });
+
+  it('counts fran’s model call in the deployed spend table, and /status says it against her budget (#31)', async () => {
+    expect(spendTable).toBe(tableNames(FLEET).spend);
+    const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+    // The deployed λ outbox priced the call's usage report; the runtime settled the same in its own ledger.
+    await expect
+      .poll(async () => (await new DynamoSpendCounts(doc, spendTable).totals('fran', Date.now())).dayMicros, { timeout: 45_000, interval: 250 })
+      .toBeGreaterThan(0);
+    const counted = (await new DynamoSpendCounts(doc, spendTable).totals('fran', Date.now())).dayMicros;
+    expect((await new DynamoSpendLedger(doc, spendTable).month('fran', periodsAt(Date.now()).month)).spentMicros).toBe(counted);
+    const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
+    const res = await fetch(`${webhook}/telegram/fran`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
+      body: JSON.stringify(textUpdate({ updateId: 702, chatId: 5001, fromId: 5001, text: '/status' })),
+    });
+    expect(res.status).toBe(200);
+    await expect
+      .poll(() => tg.calls('sendMessage').some((c) => /\nSpend: \$[0-9.]+ of \$5\.00 today · \$[0-9.]+ this month \(UTC\)\n/.test(String(c.params.text))), {
+        timeout: 45_000,
+        interval: 250,
+      })
+      .toBe(true);
   });
 
   it("ships the fleet's skill to fran: its task definition names its bundle in the bootstrap assets bucket, which its runtime reads and offers", () => {

@@ -10,7 +10,7 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope, type OutboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane, type LocalControlPlaneOptions } from '../../local/control-plane.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
@@ -54,7 +54,10 @@ export interface TestRuntime {
 let updateIds = 1_000;
 
 /** `config` replaces top-level keys of the two-agent fleet; the Telegram channel is always the fake's, with `dmPolicy` (default open). */
-export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}, opts: { dmPolicy?: 'open' | 'pairing' } = {}): Promise<AuthorityPlane> {
+export async function startAuthorityPlane(
+  config: Partial<FleetConfigInput> = {},
+  opts: { dmPolicy?: 'open' | 'pairing'; spendAlerts?: LocalControlPlaneOptions['spendAlerts'] } = {},
+): Promise<AuthorityPlane> {
   const tg = await startTelegram({
     bots: [
       { token: BOT_TOKENS.fran, username: 'fran_bot' },
@@ -87,7 +90,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
   let t = Date.parse('2026-12-01T10:00:00Z');
   const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
   const log = memoryLogger();
-  const cp = new LocalControlPlane(fleet, openStateDatabase(':memory:'), secrets, clock, log);
+  const cp = new LocalControlPlane(fleet, openStateDatabase(':memory:'), secrets, clock, log, opts.spendAlerts ? { spendAlerts: opts.spendAlerts } : {});
 
   return {
     cp,

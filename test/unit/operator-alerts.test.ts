@@ -188,6 +188,18 @@ describe('alerting the operator', () => {
     expect([await alertOperator(spend, deps), await alertOperator(spend, deps)]).toEqual(['sent', 'duplicate']);
     expect(sent).toHaveLength(1);
   });
+
+  it('takes a share of a budget reached (#31: 80 %, 100 %) as an alert of its own, worded as what it is', async () => {
+    const at = Date.parse('2026-12-03T10:15:00Z');
+    const share = (percent: number) => ({
+      kind: 'spend' as const,
+      spend: { scope: "fran's daily budget", spentUsd: percent / 100, budgetUsd: 1, period: '2026-12-03', percent, at },
+    });
+    expect(alertKeys(share(80))).toEqual({ idempotency: "alert:spend:fran's daily budget:2026-12-03:80", rate: "spend:fran's daily budget" });
+    expect(alertKeys(share(100)).idempotency).toBe("alert:spend:fran's daily budget:2026-12-03:100");
+    expect(alertText(share(80))).toBe("💸 80 % of the budget spent: fran's daily budget\n$0.80 spent of $1.00 for 2026-12-03 (2026-12-03 10:15 UTC)");
+    expect(alertText(share(100)).split('\n')[0]).toBe("💸 Over budget: fran's daily budget");
+  });
 });
 
 describe('the operator’s chat', () => {

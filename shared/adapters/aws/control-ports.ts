@@ -15,6 +15,7 @@ import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
 import { DynamoPairingStore } from './dynamo-pairing-store.ts';
 import { DynamoRelayRates } from './dynamo-relay-rates.ts';
+import { DynamoSpendCounts } from './dynamo-spend.ts';
 import { DynamoWorkspaceSyncLog } from './dynamo-workspace-sync-log.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from './dynamo-tables.ts';
 import { EcsAgentCompute } from './ecs-agent-compute.ts';
@@ -48,6 +49,7 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
+    spendCounts: (cp) => new DynamoSpendCounts(dynamo(), tables(cp).spend),
   };
 }
 

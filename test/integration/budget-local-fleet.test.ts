@@ -4,8 +4,8 @@
 // then the chat box answers for her and the model is not asked; /status says so; her cron job
 // is skipped; a restarted fleet still knows her count and her runtime's ledger. Ray's tool
 // loop is stopped by his own runtime before its next model call, mid-turn, with the same note.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tempDir } from '../support/temp-dirs.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -38,7 +38,7 @@ beforeAll(async () => {
         ? { toolCalls: [{ name: 'list', arguments: { path: '.' } }], usage: USAGE }
         : { text: `answer to ${request.lastUserText}`, usage: USAGE },
   });
-  dir = mkdtempSync(join(tmpdir(), 'cf-budget-local-'));
+  dir = tempDir('cf-budget-local-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   config.agents.list = [

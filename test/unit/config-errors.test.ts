@@ -105,7 +105,7 @@ describe('an unknown key', () => {
     const c = example();
     c.agents.list[2].colour = 'blue';
     expect(messageAt(c, 'agents.list[2].colour')).toBe(
-      'unknown key; the keys here are id, name, default, model, runtime, tools, mcp, skills, heartbeat, secrets, tts',
+      'unknown key; the keys here are id, name, default, model, runtime, tools, mcp, skills, heartbeat, budget, secrets, tts',
     );
   });
 

@@ -2,8 +2,8 @@
 // fakes and the SQLite adapters local mode runs on. Each test gets a store of its own; within a
 // test, `make` opens the same store again, as a restarted process would (SQLite: a new adapter
 // on the same file, closed and opened again).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { tempDir } from '../support/temp-dirs.ts';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe } from 'vitest';
 import { InMemorySpendCounts, InMemorySpendLedger } from '../../shared/adapters/memory/in-memory-spend.ts';
@@ -18,7 +18,7 @@ let opened: StateDatabase[] = [];
 beforeEach(() => {
   counts = new InMemorySpendCounts();
   ledger = new InMemorySpendLedger();
-  dir = mkdtempSync(join(tmpdir(), 'cf-spend-'));
+  dir = tempDir('cf-spend-');
 });
 afterEach(() => {
   for (const db of opened) db.close();

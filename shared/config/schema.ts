@@ -230,7 +230,17 @@ export const ProviderSchema = z.strictObject({
   imageModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
 });
 
-const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().check(z.minLength(1)) });
+/** A forum topic's id (Telegram's message_thread_id); 1 is a forum's General topic. */
+const TopicIdSchema = z.number().check(z.int(), z.gte(1), z.lte(2_147_483_647));
+
+const PeerSchema = z
+  .strictObject({
+    kind: z.enum(['direct', 'group']),
+    id: z.string().check(z.minLength(1)),
+    /** A forum topic of the group (1 is its General topic): the binding matches that topic only, and wins over the group's. */
+    topic: z.optional(TopicIdSchema),
+  })
+  .check(z.refine((p) => p.topic === undefined || p.kind === 'group', { message: 'a topic belongs to a group: kind must be "group"', path: ['topic'] }));
 
 const BindingSchema = z.strictObject({
   agentId: id,
@@ -280,6 +290,24 @@ const conversationKeys = {
   editedMessages: z.optional(z.enum(['ignore', 'note'])),
 };
 
+/**
+ * One forum topic of a group (OpenClaw's `channels.telegram.groups.<id>.topics.<topicId>`): its own
+ * agent, and its own requireMention and allowFrom over the group's.
+ */
+const TopicSchema = z.strictObject({
+  /** The agent that answers in this topic (a binding for the topic wins over it); topic-only, never inherited from the group. */
+  agentId: z.optional(id),
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+});
+
+/** An enabled group: whether it must mention the bot, who in it may, and its forum topics ("*": every topic not listed). */
+const GroupSchema = z.strictObject({
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+  topics: z.optional(z.record(z.string().check(z.regex(/^(\*|[1-9][0-9]{0,9})$/, 'must be a topic id (a positive number; 1 is General) or "*"')), TopicSchema)),
+});
+
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
   botTokenSecret: secretName,
@@ -294,7 +322,7 @@ const TelegramChannelSchema = z.strictObject({
   dmPolicy: z._default(DmPolicySchema, 'pairing'),
   /** Telegram user ids (or "*") allowed to message the bots directly. */
   allowFrom: z.optional(AllowFromSchema),
-  groups: z.optional(z.record(z.string(), z.strictObject({ requireMention: z.optional(z.boolean()), allowFrom: z.optional(AllowFromSchema) }))),
+  groups: z.optional(z.record(z.string(), GroupSchema)),
   accounts: z.record(id, TelegramAccountSchema).check(z.refine((a) => Object.keys(a).length > 0, 'needs at least one account')),
   ...conversationKeys,
 });

@@ -22,6 +22,7 @@ import type {
 import { mediaNote } from '../telegram/media-note.ts';
 import { forwardOf, replyQuoteOf, sharedOf } from '../telegram/others-words.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
+import { topicOf } from '../telegram/forum-topic.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
@@ -141,7 +142,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     accountId: req.accountId,
     kind: message.chat.type === 'private' ? ('direct' as const) : ('group' as const),
     id: String(message.chat.id),
-    topicId: message.is_topic_message ? message.message_thread_id : undefined,
+    // A reply thread's id in a group is not a topic: only a topic message (or a forum's General) names one.
+    topicId: topicOf(message),
   };
   const senderId = message.from ? String(message.from.id) : undefined;
 
@@ -166,7 +168,13 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // A press of the bot's own button addresses the bot.
     mentioned = peer.kind === 'group' && (press !== undefined || (bot !== undefined && mentionsBot(message, bot)));
     access = await decideAccess(
-      { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
+      {
+        accountId: req.accountId,
+        chat: { kind: peer.kind, id: peer.id, topicId: peer.topicId },
+        senderId,
+        senderName: message.from?.username ?? message.from?.first_name,
+        mentioned,
+      },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
     );
   } catch (err) {

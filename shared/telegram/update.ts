@@ -13,6 +13,8 @@ const ChatSchema = z.object({
   id: z.number().check(z.int()),
   type: z.enum(['private', 'group', 'supergroup', 'channel']),
   title: z.optional(z.string()),
+  /** A supergroup with topics (a forum): a message in it outside any topic is in its General topic. */
+  is_forum: z.optional(z.boolean()),
 });
 
 const EntitySchema = z.object({

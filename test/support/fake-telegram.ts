@@ -206,6 +206,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
     res.end(entry.bytes);
   }
 
+  /** A forum's General topic (thread 1) takes no sends that name it: Telegram answers "message thread not found". */
+  function threadAccepted(bot: BotState, chatId: number, threadId: number | undefined): boolean {
+    const chat = bot.chats.get(chatId);
+    return !(threadId === 1 && chat?.type === 'supergroup' && chat.is_forum === true);
+  }
+
   function nextMessageId(bot: BotState, chatId: number): number {
     const id = (bot.lastMessageId.get(chatId) ?? 0) + 1;
     bot.lastMessageId.set(chatId, id);
@@ -223,8 +229,9 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
   }
 
   /** A message carrying an uploaded file, shaped as Telegram answers sendPhoto/sendDocument/sendVoice/sendAudio/sendVideo/sendAnimation. */
-  function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined): Reply {
+  function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined, threadId?: number): Reply {
     if (typeof chatId === 'string') return badRequest('chat not found');
+    if (!threadAccepted(bot, chatId, threadId)) return badRequest('message thread not found');
     const id = `fake-sent-${++fileCounter}`;
     const fileObject = {
       file_id: id,
@@ -250,6 +257,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       getMe: method(z.object({}), (_, bot) => ({ result: bot.me })),
       sendMessage: method(SendMessageParams, (p, bot) => {
         if (typeof p.chat_id === 'string') return badRequest('chat not found'); // the fake knows no @usernames
+        if (!threadAccepted(bot, p.chat_id, p.message_thread_id)) return badRequest('message thread not found');
         const message: Message.TextMessage = {
           message_id: nextMessageId(bot, p.chat_id),
           from: { id: bot.me.id, is_bot: true, first_name: bot.me.first_name, username: bot.me.username },
@@ -293,12 +301,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       }),
       answerCallbackQuery: method(AnswerCallbackQueryParams, () => ({ result: true })),
       // Files (#16): the upload must be a multipart part (a file id or URL string is not one the fake knows).
-      sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption)),
-      sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption)),
-      sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption)),
-      sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption)),
-      sendVideo: method(sendFileParams('video'), (p, bot) => sentFile(bot, p.chat_id, 'video', p.video, p.caption)),
-      sendAnimation: method(sendFileParams('animation'), (p, bot) => sentFile(bot, p.chat_id, 'animation', p.animation, p.caption)),
+      sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption, p.message_thread_id)),
+      sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption, p.message_thread_id)),
+      sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption, p.message_thread_id)),
+      sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption, p.message_thread_id)),
+      sendVideo: method(sendFileParams('video'), (p, bot) => sentFile(bot, p.chat_id, 'video', p.video, p.caption, p.message_thread_id)),
+      sendAnimation: method(sendFileParams('animation'), (p, bot) => sentFile(bot, p.chat_id, 'animation', p.animation, p.caption, p.message_thread_id)),
       setWebhook: method(SetWebhookParams, (p, bot) => {
         if (p.url === '') return deleteWebhook(bot, false);
         if (!URL.canParse(p.url)) return badRequest('bad webhook: Failed to resolve host: Name or service not known');
@@ -486,6 +494,7 @@ const ParseMode = z.enum(['HTML', 'Markdown', 'MarkdownV2'], { error: 'unsupport
 
 const SendMessageParams = z.object({
   chat_id: ChatId,
+  message_thread_id: z.number().int().optional(),
   text: MessageText,
   parse_mode: ParseMode.optional(),
   entities: z.array(z.record(z.string(), z.unknown()), { error: "can't parse entities JSON object" }).optional(),
@@ -547,6 +556,7 @@ const sendFileParams = <K extends string>(field: K) =>
   z
     .object({
       chat_id: ChatId,
+      message_thread_id: z.number().int().optional(),
       caption: z.string().max(1024, 'message caption is too long').optional(),
       parse_mode: ParseMode.optional(),
       duration: z.number({ error: 'duration must be a number' }).int().optional(),

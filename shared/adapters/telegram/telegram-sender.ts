@@ -5,6 +5,7 @@
 import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile, type SendOptions } from '../../ports.ts';
 import { captionFits, voiceSender } from './telegram-voice.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
+import { GENERAL_TOPIC_ID } from '../../config/telegram-groups.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
 import { TelegramApiError, type BotApi } from './bot-api.ts';
@@ -21,9 +22,12 @@ const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
 const PROCESSED = new Set<OutgoingFile['kind']>(['photo', 'video', 'animation']);
 
 export function telegramSender(api: BotApi): ChannelSender {
-  const where = (target: ChannelTarget) => {
+  // A forum's General topic (1) takes messages without a thread id: Telegram refuses sends to thread 1
+  // ("message thread not found"), though "typing…" there needs it (as OpenClaw has it).
+  const where = (target: ChannelTarget, opts: { typing?: boolean } = {}) => {
     if (target.channel !== 'telegram') throw new Error(`telegram sender given a ${target.channel} target`);
-    return { chat_id: target.chatId, ...(target.threadId !== undefined ? { message_thread_id: target.threadId } : {}) };
+    const thread = target.threadId !== undefined && (target.threadId !== GENERAL_TOPIC_ID || opts.typing) ? { message_thread_id: target.threadId } : {};
+    return { chat_id: target.chatId, ...thread };
   };
   const guarded = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
@@ -96,7 +100,7 @@ export function telegramSender(api: BotApi): ChannelSender {
     // Split after conversion, on Markdown block boundaries: no part carries broken markup.
     chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
-    sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
+    sendTyping: async (target) => void (await call('sendChatAction', { ...where(target, { typing: true }), action: 'typing' })),
     sendFile,
     react: async (target, messageId, emoji) =>
       void (await call('setMessageReaction', { chat_id: where(target).chat_id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] })),

@@ -394,6 +394,8 @@ export interface InboundOrigin {
   messageId?: number | undefined;
   /** The ack reaction put on that message, cleared once the reply is sent. */
   ack?: string | undefined;
+  /** Status reactions (#31) follow this message's turn (queued → … → done or error) in place of the ack; its state is kept beside the record (advanceStatus). */
+  statusReactions?: boolean | undefined;
   /**
    * The preview message a group's streamed answer is shown in; final once the reply replaced it
    * (later drafts are then dropped). `progress`: a status of the work (progress streaming), which
@@ -413,7 +415,18 @@ export interface InboundOrigins {
    * named as the cause of a relay.
    */
   takeRelay(id: string, max: number): Promise<boolean>;
+  /**
+   * Moves inbound `id`'s status reaction (#31) to `to` if it stands at one of `from` ("unset": none
+   * was ever set): false, changing nothing, otherwise or once the origin is gone. One conditional
+   * write, so of two racing moves one wins; recording the origin again (put) leaves the state where it is.
+   */
+  advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]): Promise<boolean>;
 }
+
+/** Where a message's status reaction stands (#31): forward only, done and error final. */
+export type StatusState = 'queued' | 'thinking' | 'tool' | 'done' | 'error';
+/** A state a move may start from: one of them, or none set yet. */
+export type StatusFrom = StatusState | 'unset';
 
 /** Agent-to-agent relays counted per ordered pair of agents in fixed windows: the per-pair rate limit. */
 export interface RelayRates {

@@ -3,6 +3,7 @@
 // `commands.native`, with the fleet-wide `messages.ackReaction[Scope]`, `commands.native` and
 // `agents.defaults.blockStreaming*`) as clawfleet's per-channel/per-account keys. A value
 // clawfleet cannot honour is reported with its path and why, never dropped silently.
+import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import type { Obj } from './convert.ts';
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -28,9 +29,8 @@ export const BLOCK_STREAMING_DEFAULTS_KEYS = new Set([
   'humanDelay',
 ]);
 
-/** clawfleet's limits (shared/config/schema.ts): Telegram's 4000-character message, a 16-character reaction. */
+/** clawfleet's limit (shared/config/schema.ts): Telegram's 4000-character message. A reaction must be one of Telegram's (isReactionEmoji). */
 const MAX_CHUNK = 4_000;
-const MAX_REACTION = 16;
 
 type Mode = 'off' | 'partial' | 'block' | 'progress';
 type Chunk = { minChars?: number; maxChars?: number };
@@ -204,8 +204,8 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
     if (!isAccount) out.ackReaction = '';
     if (emoji) r.skip(emojiFrom, 'messages.ackReactionScope is off, so no message gets a reaction (clawfleet: ackReaction "")');
   } else if (emoji !== undefined) {
-    if (emoji.length > MAX_REACTION) r.skip(emojiFrom, `"${emoji}" is not one reaction emoji (at most ${MAX_REACTION} characters)`);
-    else out.ackReaction = emoji;
+    if (emoji !== '' && !isReactionEmoji(emoji)) r.skip(emojiFrom, `"${emoji}" is not one reaction emoji Telegram takes (setMessageReaction would refuse it)`);
+    else out.ackReaction = emoji === '' ? '' : reactionSpelling(emoji);
   }
   if (!isAccount && fleet.ackReactionScope !== 'off') out.ackReactionScope = fleet.ackReactionScope;
 

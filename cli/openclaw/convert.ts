@@ -2,6 +2,7 @@
 // store into a clawfleet config. Secret values are never carried over: a bot token, an API
 // key or an MCP credential becomes a secret *name*, listed for `clawfleet secrets set`.
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
+import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
 import { ttsOf } from './tts.ts';
@@ -453,12 +454,15 @@ export function convertOpenclaw(
       const owner = (owns(accountId) ?? owns(undefined) ?? defaultAgent) as string;
       const emoji = identityEmoji.get(owner);
       if (!emoji) continue;
-      if (emoji.length > 16)
-        skip(`channels.telegram.accounts.${accountId}`, `agent "${owner}"'s identity emoji "${emoji}" is not one reaction emoji, so the ack reaction stays 👀`);
+      if (!isReactionEmoji(emoji))
+        skip(
+          `channels.telegram.accounts.${accountId}`,
+          `agent "${owner}"'s identity emoji "${emoji}" is not one of the reaction emoji Telegram takes, so the ack reaction stays 👀`,
+        );
       else {
-        account.ackReaction = emoji;
+        account.ackReaction = reactionSpelling(emoji);
         notes.push(
-          `channels.telegram.accounts.${accountId}: ackReaction "${emoji}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
+          `channels.telegram.accounts.${accountId}: ackReaction "${account.ackReaction}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
         );
       }
     }

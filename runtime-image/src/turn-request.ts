@@ -39,6 +39,8 @@ export interface TurnRequest {
   media?: MediaRef[] | undefined;
   /** The message is forwarded (protocol 5): its attachments are someone else's, a voice message's transcript quoted as theirs. */
   forwarded?: boolean | undefined;
+  /** The chat shows tool use (status reactions, protocol 7): a `tool` status goes out when the turn first calls one. */
+  reportTools?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -95,6 +97,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         ...(e.from.channel === 'telegram' || e.from.channel === 'local' ? { buttons: true } : {}),
         ...(e.media ? { media: e.media } : {}),
         ...(e.forward ? { forwarded: true } : {}),
+        ...(e.reportTools ? { reportTools: true } : {}),
       };
     }
     case 'system_event': {

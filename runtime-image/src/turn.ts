@@ -226,7 +226,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
       onText: stream.onText,
-      onToolStart: stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said)),
+      onToolStart: toolStarts(
+        req,
+        stream,
+        (name) =>
+          void sendStatus(req, deps, 'tool', undefined, undefined, undefined, undefined, name).catch((err) => log.warn('status not sent', errorFields(err))),
+      ),
       thinking: history.think,
     });
   } finally {
@@ -341,6 +346,26 @@ async function settingCommand(req: TurnRequest, record: TurnRecord, entries: Tra
   return 'replied';
 }
 
+/**
+ * What a tool call's start feeds: the progress stream's status (progress streaming), and where the
+ * chat shows status reactions (#31) a `tool` status for the first call of the attempt only (the
+ * reaction moves forward only, so later calls would change nothing). Undefined when neither.
+ */
+function toolStarts(
+  req: TurnRequest,
+  stream: ReturnType<typeof startTurnStream>,
+  firstTool: (name: string) => void,
+): ((c: { name: string; said: string }) => void) | undefined {
+  if (!req.reportTools) return stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said));
+  let reported = false;
+  return (c) => {
+    stream.onToolStart?.(c.name, c.said);
+    if (reported) return;
+    reported = true;
+    firstTool(c.name);
+  };
+}
+
 /** The model a session's turns use: its /model choice while that is still configured, else the agent's own. */
 function sessionModel(history: SessionHistory, deps: Pick<TurnDeps, 'models' | 'model'>): { ref: string; chosen: boolean } {
   const chosen = history.model !== undefined && (deps.models?.refs.includes(history.model) ?? false);
@@ -432,6 +457,8 @@ export function answerEnvelope(
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
+    // The failure's own words: the chat's status reaction shows error rather than done (protocol 7).
+    const failed = reply === undefined ? { failed: true as const } : {};
     const buttons = reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
     const afterBlocks = reply !== undefined && record.blocks ? { afterBlocks: record.blocks.sent } : {};
     const voice = reply !== undefined && record.voice ? { voice: record.voice } : {};
@@ -444,6 +471,7 @@ export function answerEnvelope(
       inReplyTo: req.inboundId,
       ts: record.ts,
       text: text.slice(0, 200_000),
+      ...failed,
       ...buttons,
       ...afterBlocks,
       ...voice,
@@ -482,13 +510,15 @@ async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps):
 export async function sendStatus(
   req: TurnRequest,
   deps: Pick<TurnDeps, 'outbox' | 'agentId' | 'clock'>,
-  turn: 'started' | 'ended' | 'failed',
+  turn: 'started' | 'tool' | 'ended' | 'failed',
   error?: string,
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
   /** On ended: whether a reply went out (false lets the control plane clear the ack itself). */
   replied?: boolean,
   /** The session's length, context use and model after the turn (protocol 4), for /status. */
   session?: SessionStats,
+  /** On tool (protocol 7): the first tool the turn called. */
+  tool?: string,
 ): Promise<void> {
   await deps.outbox.send({
     v: PROTOCOL_VERSION,
@@ -503,5 +533,6 @@ export async function sendStatus(
     ...(timing ? { timing } : {}),
     ...(turn === 'ended' && replied === false ? { replied } : {}),
     ...(session ? { session } : {}),
+    ...(tool !== undefined ? { tool: tool.slice(0, 128) } : {}),
   });
 }

@@ -7,6 +7,7 @@ import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 import { RUNTIME_KINDS } from './runtime-kinds.ts';
 import { TtsSchema } from './tts.ts';
+import { isReactionEmoji, REACTION_EMOJI_RULE } from '../telegram/reaction-emoji.ts';
 
 const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
@@ -276,12 +277,34 @@ const BlockStreamingChunkSchema = z
   .check(z.refine((c) => (c.minChars ?? 0) <= (c.maxChars ?? 4_000), 'minChars must not be over maxChars'));
 /** OpenClaw's `commands.native`: answer /status, /new, /stop… natively and register the bot's command menu. */
 const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
+/** An emoji the bot may react with: one of Telegram's (shared/telegram/reaction-emoji.ts), a keyboard's "❤️" taken as "❤". */
+const reactionEmoji = z.string().check(z.refine(isReactionEmoji, REACTION_EMOJI_RULE));
+/**
+ * OpenClaw's `statusReactions`: the reaction on the user's message follows its turn — queued →
+ * thinking → tool → done or error — instead of the ack being removed. Off by default on Telegram,
+ * as OpenClaw has it.
+ */
+const StatusReactionsSchema = z.strictObject({
+  enabled: z.optional(z.boolean()),
+  /** Each state's emoji; queued defaults to `ackReaction`, the rest to OpenClaw's (🤔 🔥 👍 😱). */
+  emojis: z.optional(
+    z.strictObject({
+      queued: z.optional(reactionEmoji),
+      thinking: z.optional(reactionEmoji),
+      tool: z.optional(reactionEmoji),
+      done: z.optional(reactionEmoji),
+      error: z.optional(reactionEmoji),
+    }),
+  ),
+});
 const conversationKeys = {
   streaming: z.optional(StreamingSchema),
   blockStreamingChunk: z.optional(BlockStreamingChunkSchema),
   commands: z.optional(CommandsSchema),
   /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
-  ackReaction: z.optional(z.string().check(z.maxLength(16))),
+  ackReaction: z.optional(z.string().check(z.refine((e) => e === '' || isReactionEmoji(e), `${REACTION_EMOJI_RULE}, or "" for none`))),
+  /** Status reactions (queued → thinking → tool → done / error) on the user's message; see StatusReactionsSchema. */
+  statusReactions: z.optional(StatusReactionsSchema),
   /** Which messages get it: all, direct (private chats), group-mentions (group messages that address the bot), group-all (every admitted group message). */
   ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
   /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */

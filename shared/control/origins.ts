@@ -30,6 +30,7 @@ export const InboundOriginSchema = z.object({
   askedBy: z.optional(z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema })),
   messageId: z.optional(z.number().check(z.int())),
   ack: z.optional(z.string()),
+  statusReactions: z.optional(z.boolean()),
   preview: z.optional(z.object({ messageId: z.number().check(z.int()), final: z.optional(z.boolean()), progress: z.optional(z.boolean()) })),
 }) satisfies z.ZodMiniType<InboundOrigin>;
 

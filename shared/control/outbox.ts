@@ -27,6 +27,7 @@ import {
   type InboundOrigins,
   type MediaStore,
   type SessionRegistry,
+  type StatusState,
 } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
@@ -39,9 +40,12 @@ import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
 import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
+import { anyStatusReactions, ReactionPacer, showStatus, type StatusReactionDeps } from './status-reactions.ts';
 
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
+/** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
+const processReactionPacer = new ReactionPacer();
 import { deliverFile } from './outbox-file.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
@@ -75,6 +79,8 @@ export interface OutboxDeps {
   scheduler?: CronScheduler;
   /** Chats whose drafts are paused after a 429 (default: this process's own). */
   draftPauses?: DraftPauses;
+  /** The pace of status reactions per chat (default: this process's own). */
+  reactionPacer?: ReactionPacer;
   /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
   media?: MediaStore;
   clock: Clock;
@@ -129,6 +135,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
       await recordSessionStats(envelope, sender, deps);
       await clearAckOfSilentTurn(envelope, sender, deps);
+      await reactToStatus(envelope, sender, deps);
       deps.log.info('runtime status', {
         agentId: sender,
         envelopeId: envelope.id,
@@ -253,6 +260,28 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
   deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length, ...(voice ? { voice: true } : {}) });
   if (isReply && preview?.progress && !preview.final) await removeStatus(channel, target, origin, deps);
   if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+  if (isReply) await showStatus(origin, envelope.failed ? 'error' : 'done', statusReactionDeps(deps));
+}
+
+const statusReactionDeps = (deps: OutboxDeps): StatusReactionDeps => ({ ...deps, pacer: deps.reactionPacer ?? processReactionPacer });
+
+/**
+ * Status reactions (#31): a turn's started status is "thinking", its tool status "tool", a failed
+ * turn "error", one ended without a reply "done" (a reply sets done itself, when delivered). The
+ * origin is read only where some account has them on, and only if the inbound is the sender's.
+ */
+async function reactToStatus(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
+  if (!anyStatusReactions(deps.config)) return;
+  const to = { started: 'thinking', tool: 'tool', failed: 'error', ended: envelope.replied === false ? 'done' : undefined }[envelope.turn] as
+    | Exclude<StatusState, 'queued'>
+    | undefined;
+  if (!to) return;
+  const checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
+  if (!checked.ok) {
+    deps.log.info('status reaction not set: the status names an inbound its sender may not answer', { agentId: sender, reason: checked.reason });
+    return;
+  }
+  await showStatus(checked.origin, to, statusReactionDeps(deps));
 }
 
 /**

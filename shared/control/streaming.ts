@@ -5,6 +5,7 @@
 // groups get an edited preview message, slower, since every edit counts against the group's limit.
 import type { FleetConfig } from '../config/schema.ts';
 import { DEFAULT_BLOCK_CHUNK, type StreamRequest } from '../protocol/envelopes.ts';
+import { reactionSpelling } from '../telegram/reaction-emoji.ts';
 
 export const DRAFT_INTERVAL_MS = { direct: 1_000, group: 3_000 } as const;
 
@@ -25,17 +26,21 @@ export function streamingMode(config: FleetConfig, accountId: string | undefined
 
 export const DEFAULT_ACK_REACTION = '👀';
 
-/** The reaction for an admitted message, or undefined when this message gets none. */
-export function ackReactionFor(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): string | undefined {
-  const emoji = setting(config, accountId, 'ackReaction') ?? DEFAULT_ACK_REACTION;
-  if (emoji === '') return undefined;
+/** Whether an admitted message gets a reaction at all (`ackReactionScope`), the ack or status reactions (#31). */
+export function ackScopeApplies(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): boolean {
   const scope = setting(config, accountId, 'ackReactionScope') ?? 'all';
-  const applies =
+  return (
     scope === 'all' ||
     (scope === 'direct' && chat.kind === 'direct') ||
     (scope === 'group-all' && chat.kind === 'group') ||
-    (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned);
-  return applies ? emoji : undefined;
+    (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned)
+  );
+}
+
+/** The ack reaction for an admitted message, or undefined when this message gets none. */
+export function ackReactionFor(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): string | undefined {
+  const emoji = reactionSpelling(setting(config, accountId, 'ackReaction') ?? DEFAULT_ACK_REACTION);
+  return emoji !== '' && ackScopeApplies(config, accountId, chat) ? emoji : undefined;
 }
 
 export function replyToMode(config: FleetConfig, accountId: string): 'off' | 'first' | 'all' {

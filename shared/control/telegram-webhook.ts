@@ -28,7 +28,8 @@ import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
-import { ackReactionFor, editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { reactionPlanFor, showQueued } from './status-reactions.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
@@ -248,8 +249,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     media = fetched;
   }
   const quote = replyQuoteOf(rawMessage, bot?.id);
-  // Not on a press: the message it would sit on is the bot's own.
-  const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
+  // Not on a press: the message it would sit on is the bot's own. The ack, or status reactions (#31) starting at queued.
+  const reaction = press ? undefined : reactionPlanFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
@@ -272,6 +273,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     ...(forward ? { forward } : {}),
     ...(shared ? { shared } : {}),
     ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
+    // Status reactions show a tool in use: the runtime says when it first calls one.
+    ...(reaction?.kind === 'status' && !command ? { reportTools: true as const } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -296,7 +299,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
         target: chat,
         createdAt: now,
         messageId: message.message_id,
-        ...(ack ? { ack } : {}),
+        ...(reaction?.kind === 'ack' ? { ack: reaction.emoji } : {}),
+        ...(reaction?.kind === 'status' ? { statusReactions: true } : {}),
       }),
     );
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
@@ -316,7 +320,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     matchedBy: target.matchedBy,
     ...(media.kind !== 'none' ? { media: media.kind } : {}),
   });
-  if (ack) await acknowledge(chat, message.message_id, ack, deps);
+  if (reaction?.kind === 'ack') await acknowledge(chat, message.message_id, reaction.emoji, deps);
+  if (reaction?.kind === 'status') await showQueued(id, chat, message.message_id, reaction.emoji, deps);
   if (media.kind === 'refused') await tellSender(chat, media.toUser, deps);
   if (deps.lifecycle)
     await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);

@@ -15,17 +15,19 @@ import { SessionStatsSchema } from './session-stats.ts';
  * `origin`, `shared`, `what`), which the runtime frames as theirs.
  * 6: spoken replies (a reply's `voice`, the /voice command) and progress streaming (stream
  * mode `progress`, a draft's `progress`).
+ * 7: status reactions and the user's reactions (#31): a message's `reportTools` and `reaction`, a
+ * status's turn `tool` and its `tool`, a reply's `failed`.
  */
-export const PROTOCOL_VERSION = 6 as const;
+export const PROTOCOL_VERSION = 7 as const;
 /**
- * The oldest version this build still reads. Versions 3 to 6 only added (a kind, optional
+ * The oldest version this build still reads. Versions 3 to 7 only added (a kind, optional
  * fields, enum values), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, 6, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -171,6 +173,8 @@ const conversationFields = {
   forward: z.optional(ForwardSchema),
   /** Protocol 5: content in words the sender did not write (forwarded or not). */
   shared: z.optional(SharedSchema),
+  /** Protocol 7: the chat shows tool use (status reactions, #31): send a `tool` status when the turn first calls a tool. */
+  reportTools: z.optional(z.literal(true)),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -250,6 +254,8 @@ const ReplyEnvelopeSchema = z.strictObject({
   buttons: z.optional(ButtonsSchema),
   /** Block streaming: how many blocks of this answer went out before it (the reply then carries only the rest). */
   afterBlocks: z.optional(z.number().check(z.int(), z.positive())),
+  /** Protocol 7: the text says the turn failed (the status reaction shows error, not done). */
+  failed: z.optional(z.literal(true)),
   /** The reply spoken (protocol 5): an Ogg Opus file under the sender's own out/ prefix, sent as a voice message with the text. */
   voice: z.optional(
     z.strictObject({
@@ -305,8 +311,11 @@ const StatusEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('status'),
   sessionKey: z.optional(SessionKeySchema),
-  turn: z.enum(['started', 'ended', 'failed']),
+  /** tool (protocol 7): the turn called its first tool, sent only where the message asked (`reportTools`). */
+  turn: z.enum(['started', 'tool', 'ended', 'failed']),
   inboundId: EnvelopeIdSchema,
+  /** On tool (protocol 7): the tool's name, for the log. */
+  tool: z.optional(z.string().check(z.maxLength(128))),
   /** On ended: false when the turn sent no reply (NO_REPLY, or an answer said whole in blocks), so the control plane clears the ack itself. */
   replied: z.optional(z.boolean()),
   error: z.optional(z.string().check(z.maxLength(2_000))),

@@ -82,6 +82,45 @@ export function inboundOriginsCases(make: (clock: CaseClock) => InboundOrigins |
     const results = await Promise.all(Array.from({ length: 8 }, () => origins.takeRelay('tg.fran.4', 3)));
     expect(results.filter(Boolean)).toHaveLength(3);
   });
+
+  it("moves a message's status reaction forward only, from the states given, and never past an expired origin", async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31 }));
+    // Nothing set yet: it is "unset", not queued.
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(true);
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'tool', ['thinking'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(true);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'done', ['unset', 'queued', 'thinking', 'tool'])).toBe(true);
+    // A late "queued", "thinking" or "tool", or a second "done", finds it done.
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'done', ['unset', 'queued', 'thinking', 'tool'])).toBe(false);
+    // Recording the origin again (a preview marked final) keeps the state; the record reads as it was put.
+    await origins.put(origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31, preview: { messageId: 9, final: true } }));
+    expect(await origins.advanceStatus('tg.fran.5', 'error', ['unset', 'queued', 'thinking', 'tool'])).toBe(false);
+    expect(await origins.get('tg.fran.5')).toEqual(
+      origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31, preview: { messageId: 9, final: true } }),
+    );
+    expect(await origins.advanceStatus('tg.fran.none', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', [])).toBe(false);
+    await origins.put(origin('tg.fran.6', clock.now()));
+    clock.advance(60_001);
+    expect(await origins.advanceStatus('tg.fran.6', 'queued', ['unset'])).toBe(false);
+  });
+
+  it('lets one of racing moves to a final state win', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.7', clock.now(), { statusReactions: true }));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => origins.advanceStatus('tg.fran.7', i % 2 ? 'done' : 'error', ['unset', 'queued', 'thinking', 'tool'])),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
 }
 
 export function relayRatesCases(make: () => RelayRates | Promise<RelayRates>): void {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Chat, File, Message, Update, UserFromGetMe, WebhookInfo } from 'grammy/types';
 import { z } from 'zod';
+import { TELEGRAM_REACTION_EMOJI } from '../../shared/telegram/reaction-emoji.ts';
 import { listenLocal, Recorder, sendJson } from './fake-http.ts';
 
 export { textUpdate, type TextUpdateInput } from './telegram-updates.ts';
@@ -532,7 +533,17 @@ const SetMyCommandsParams = z.object({
 const SetMessageReactionParams = z.object({
   chat_id: ChatId,
   message_id: z.number({ error: 'message_id is invalid' }).int(),
-  reaction: z.array(z.object({ type: z.literal('emoji'), emoji: z.string().min(1) }), { error: "can't parse reaction JSON object" }).optional(),
+  // Only Telegram's own reaction emoji, and (a bot is not Premium) at most one: the new one replaces the bot's last.
+  reaction: z
+    .array(
+      z.object({
+        type: z.literal('emoji'),
+        emoji: z.string().refine((e) => (TELEGRAM_REACTION_EMOJI as readonly string[]).includes(e), 'REACTION_INVALID'),
+      }),
+      { error: "can't parse reaction JSON object" },
+    )
+    .max(1, 'REACTIONS_TOO_MANY')
+    .optional(),
   is_big: z.boolean().optional(),
 });
 const DeleteMessageParams = z.object({ chat_id: ChatId, message_id: z.number({ error: 'message identifier is not specified' }).int() });

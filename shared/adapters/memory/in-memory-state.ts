@@ -10,6 +10,8 @@ import type {
   PairingStore,
   RelayRates,
   SecretStore,
+  StatusFrom,
+  StatusState,
   RecordedSessionStats,
   SessionRecord,
   SessionRegistry,
@@ -116,16 +118,23 @@ export class InMemoryPairingStore implements PairingStore {
 }
 
 export class InMemoryInboundOrigins implements InboundOrigins {
-  readonly records = new Map<string, InboundOrigin & { relays?: number }>();
+  readonly records = new Map<string, InboundOrigin & { relays?: number; statusState?: StatusState }>();
   constructor(private readonly now: () => number = Date.now) {}
   async get(id: string) {
     const found = this.records.get(id);
     if (!found || found.expiresAt <= this.now()) return undefined;
-    const { relays: _r, ...origin } = found;
+    const { relays: _r, statusState: _s, ...origin } = found;
     return origin;
   }
   async put(origin: InboundOrigin) {
-    this.records.set(origin.id, { ...origin, relays: this.records.get(origin.id)?.relays });
+    const kept = this.records.get(origin.id);
+    this.records.set(origin.id, { ...origin, relays: kept?.relays, statusState: kept?.statusState });
+  }
+  async advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]) {
+    const found = this.records.get(id);
+    if (!found || found.expiresAt <= this.now() || !from.includes(found.statusState ?? 'unset')) return false;
+    found.statusState = to;
+    return true;
   }
   async takeRelay(id: string, max: number) {
     const found = this.records.get(id);

@@ -71,6 +71,7 @@ export const CONTROL_FUNCTIONS = [
       'requestPairings',
       'recordSessions',
       'recordOrigins',
+      'findSentMessages',
       'sendToAgentInboxes',
       'storeInboundMedia',
       ...WAKE,

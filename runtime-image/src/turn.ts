@@ -24,6 +24,7 @@ import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
 import type { Speaker } from './speech/spoken-reply.ts';
 import { voiceCommand } from './speech/voice-command.ts';
+import { REACTIONS_RULE, withNotes } from './reaction-note.ts';
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
@@ -107,6 +108,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.note) {
+    // A user's reaction (#31): kept for the session's next turn, which reads it first. Nothing is asked or sent.
+    await deps.transcripts.append(req.sessionKey, { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, note: true });
+    log.info('reaction noted for the next turn');
+    return 'silent';
+  }
   if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'voice') {
@@ -134,9 +141,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   // The session's /model choice, if it made one (and it is still configured).
   const model = sessionModel(history, deps).chosen ? deps.models!.forRef(history.model!) : deps.model;
+  // The users' reactions since the last turn (#31) come first, framed as theirs; recorded with the input, so they are read once.
+  const pending = req.isolated ? undefined : history.pending;
+  const situation = pending?.length ? [req.situation, REACTIONS_RULE].filter((t) => t !== undefined).join('\n\n') : req.situation;
   // Attachments (#16): each said in a line of the input; photos for a model that sees them as
   // images — the model this turn asks (the session's /model choice), not the primary.
-  let input = req.input;
+  let input = withNotes(pending, req.input) ?? req.input;
   let images: ImageContent[] = [];
   let heard: string[] = [];
   if (req.media?.length) {
@@ -146,7 +156,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       forwarded: req.forwarded,
       signal: turnSignal,
     });
-    input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    const own = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    input = withNotes(pending, own) ?? own;
     images = media.images;
     if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
   }
@@ -171,7 +182,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       bootstrap,
       now: new Date(deps.clock.now()).toISOString(),
       summary: h.summary,
-      situation: req.situation,
+      situation,
       skills,
     });
   /** The tools' schemas, sent with every request: part of the context, as the prompt is. */

@@ -311,6 +311,11 @@ const conversationKeys = {
   replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
   /** A user's edit of a message already sent: ignore (default; Telegram is not even asked for edits), or note (passed on to the agent as "[edited message <id>] new text"). */
   editedMessages: z.optional(z.enum(['ignore', 'note'])),
+  /**
+   * OpenClaw's `reactionNotifications`: which of the users' reactions reach the agent, as a note
+   * before its next turn — off, own (default: reactions to the bot's messages), all (to any message).
+   */
+  reactionNotifications: z.optional(z.enum(['off', 'own', 'all'])),
 };
 
 /**

@@ -45,6 +45,8 @@ export interface AccessRequest {
   senderName?: string | undefined;
   /** The bot was @mentioned, replied to, or addressed with /command@bot. */
   mentioned: boolean;
+  /** false: an unknown sender under `pairing` is ignored rather than given a code (a reaction, #31, asks for nothing). */
+  mayPair?: boolean;
 }
 
 export interface AccessDeps {
@@ -78,6 +80,7 @@ export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promis
 
   const existing = await deps.pairings.get(req.accountId, req.senderId);
   if (existing?.status === 'approved') return { kind: 'allow' };
+  if (req.mayPair === false) return { kind: 'ignore', reason: 'sender not paired' };
   if (existing && existing.expiresAt > deps.now) return { kind: 'pair', code: existing.code, fresh: false };
   const record: PairingRecord = {
     channel: 'telegram',

@@ -24,8 +24,10 @@ import type {
   MediaStore,
   PairingStore,
   QueueDepths,
+  ReactionRates,
   RelayRates,
   SecretStore,
+  SentMessages,
   SessionRegistry,
   TelegramBots,
 } from '../ports.ts';
@@ -51,6 +53,10 @@ export interface ControlPorts {
   /** The dashboard's and the queue chart's figures: each agent's queue, DLQ and outbox DLQ. */
   queueStats: QueueStats;
   relayRates: RelayRates;
+  /** The bot's messages, whose reactions reach the agent that sent them (#31). */
+  sentMessages: SentMessages | undefined;
+  /** The users' reactions counted per chat (#31); without both, reactions reach no agent. */
+  reactionRates: ReactionRates | undefined;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
   secrets: SecretStore;
   telegram: TelegramBots;
@@ -76,7 +82,7 @@ export interface ControlPorts {
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels', 'sentMessages', 'reactionRates']);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -225,9 +231,17 @@ export class ControlPlane {
       ...this.lifecycleField(),
       statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels') }),
       ...this.inboundMediaField(),
+      ...this.reactionsField(),
       clock: this.clock,
       log: this.log,
     };
+  }
+
+  /** The users' reactions (#31), where this process keeps the bot's messages and counts reactions. */
+  private reactionsField(): Pick<TelegramWebhookDeps, 'reactions'> {
+    const sent = this.port('sentMessages');
+    const rates = this.port('reactionRates');
+    return sent && rates ? { reactions: { sent, rates } } : {};
   }
 
   /** The webhook's media path (#16), where this process has a media store and its bots can fetch files. */
@@ -273,6 +287,7 @@ export class ControlPlane {
       relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle },
       ...(scheduler ? { scheduler } : {}),
       ...(this.port('media') ? { media: this.port('media') } : {}),
+      ...(this.port('sentMessages') ? { sentMessages: this.port('sentMessages') } : {}),
       clock: this.clock,
       log: this.log,
     };

@@ -9,7 +9,7 @@ import type { InboundOrigin, InboundOrigins, SessionRegistry, SessionTarget } fr
  * retention (14 days), and its answer is delivered after that; a day more covers the turn
  * and the outbox's retries. Chat ids are personal data, so not longer than that.
  */
-const ORIGIN_TTL_MS = 15 * 24 * 3600 * 1000;
+export const ORIGIN_TTL_MS = 15 * 24 * 3600 * 1000;
 
 const TargetSchema = z.discriminatedUnion('channel', [
   z.object({ channel: z.literal('telegram'), accountId: z.string(), chatId: z.string(), threadId: z.optional(z.number().check(z.int())) }),

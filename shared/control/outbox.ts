@@ -26,6 +26,8 @@ import {
   type InboundOrigin,
   type InboundOrigins,
   type MediaStore,
+  type SentMessage,
+  type SentMessages,
   type SessionRegistry,
   type StatusState,
 } from '../ports.ts';
@@ -41,6 +43,7 @@ import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
 import { anyStatusReactions, ReactionPacer, showStatus, type StatusReactionDeps } from './status-reactions.ts';
+import { recordSent } from './sent-messages.ts';
 
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
@@ -83,6 +86,8 @@ export interface OutboxDeps {
   reactionPacer?: ReactionPacer;
   /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
   media?: MediaStore;
+  /** The bot's messages, kept so the users' reactions reach the agent that sent them (#31); absent, none are kept. */
+  sentMessages?: SentMessages;
   clock: Clock;
   log: Logger;
 }
@@ -235,14 +240,16 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`${message.key} of ${envelope.id} is being delivered by another worker; retry later`);
     const intoPreview = message.kind === 'text' && message.part === 0 && answerPreview;
+    let sent: SentMessage | void;
     try {
       // Buttons go under the end of the text, where the user reads to.
       const buttons = isReply && endsText(message, parts.length) && envelope.buttons ? { buttons: envelope.buttons } : {};
       const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && m === 0) ? { replyToMessageId: origin.messageId } : {};
       // The preview was threaded when it was sent; the thread here is for a preview gone, sent anew.
-      if (message.kind === 'voice') await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
-      else if (intoPreview) await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
-      else await channel.sendText(target, message.text, { ...thread, ...buttons });
+      if (message.kind === 'voice')
+        sent = await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
+      else if (intoPreview) sent = await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
+      else sent = await channel.sendText(target, message.text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
@@ -256,6 +263,8 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     }
     await completeSoon(deps, message.key);
     if (intoPreview) await markPreviewFinal(origin, deps);
+    // Whose message it is, for the users' reactions to it (#31).
+    await recordSent(origin, target, sent, deps);
   }
   deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length, ...(voice ? { voice: true } : {}) });
   if (isReply && preview?.progress && !preview.final) await removeStatus(channel, target, origin, deps);

@@ -30,6 +30,7 @@ import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts'
 import { nativeCommandsOn, parseCommand } from './commands.ts';
 import { editedMessagesMode, streamRequestFor } from './streaming.ts';
 import { reactionPlanFor, showQueued } from './status-reactions.ts';
+import { admitReaction, type ReactionDeps } from './reaction-updates.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
@@ -71,6 +72,8 @@ export interface TelegramWebhookDeps {
   statusView?: PlaneCommandDeps['statusView'];
   /** Where attachments are kept for the agent (#16); absent where there is no media store, and attachments then arrive as a note. */
   media?: InboundMediaDeps;
+  /** The bot's messages and the per-chat count, for the users' reactions (#31); absent, reactions reach no agent. */
+  reactions?: ReactionDeps;
   clock: Clock;
   log: Logger;
 }
@@ -107,6 +110,9 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
   }
   const update = parsed.data;
+  // A user's reaction (#31): a note for the agent, with rules of its own (reaction-updates.ts).
+  if (update.message_reaction && !update.message && !update.callback_query)
+    return admitReaction(update.message_reaction, { accountId: req.accountId, updateId: update.update_id }, deps);
   const press = update.callback_query;
   // A button press is answered at once, whatever becomes of it, so the button stops spinning.
   if (press) await answerPress(req.accountId, press, deps);

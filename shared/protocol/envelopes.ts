@@ -164,6 +164,21 @@ export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLengt
 /** The message text a press becomes, the same from Telegram and from the dashboard's chat box. */
 export const buttonPressText = (data: string) => `[Button pressed] ${data}`;
 
+// ── The users' reactions (protocol 7, #31): a note for the agent's next turn, never a turn of its own ─
+/** A user's reaction to a message: the emoji they added to it, framed by the runtime as theirs. */
+export const ReactionSchema = z.strictObject({
+  /** The emoji added, Telegram's own (one line each, no brackets or quotes that could pass for a frame). */
+  emoji: z.array(z.string().check(z.minLength(1), z.maxLength(16), z.regex(/^[^\s[\]"<>]+$/))).check(z.maxLength(16)),
+  /** Custom emoji added (Telegram Premium's), which have no text to show. */
+  custom: z.optional(z.number().check(z.int(), z.positive(), z.lte(16))),
+  /** The message reacted to, as its chat numbers it. */
+  messageId: z.number().check(z.int()),
+  /** It is this agent's own message (the bot sent it as this agent's answer): the control plane's mark, never the reactor's. */
+  toAgent: z.boolean(),
+  /** Who reacted, as Telegram names them: a person, or the chat an anonymous reaction was made for. */
+  by: z.optional(z.strictObject({ kind: z.enum(['user', 'chat']), name: z.string().check(z.maxLength(256)) })),
+});
+
 const conversationFields = {
   stream: z.optional(StreamRequestSchema),
   command: z.optional(RuntimeCommandSchema),
@@ -175,6 +190,8 @@ const conversationFields = {
   shared: z.optional(SharedSchema),
   /** Protocol 7: the chat shows tool use (status reactions, #31): send a `tool` status when the turn first calls a tool. */
   reportTools: z.optional(z.literal(true)),
+  /** Protocol 7: not a message but a user's reaction (#31); `text` is empty. The runtime notes it for the session's next turn and answers nothing. */
+  reaction: z.optional(ReactionSchema),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -431,6 +448,7 @@ export type Origin = z.infer<typeof OriginSchema>;
 export type Shared = z.infer<typeof SharedSchema>;
 export type Forward = z.infer<typeof ForwardSchema>;
 export type Buttons = z.infer<typeof ButtonsSchema>;
+export type Reaction = z.infer<typeof ReactionSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;

@@ -1,10 +1,20 @@
 // The behaviour every adapter of the authority ports must have — inbound origins, the
-// per-pair relay rate, the pending-pairing cap, the session registry's blocked mark and stats, and the agent registry's workspace
+// per-pair relay rate, the bot's sent messages and the per-chat reaction rate (#31), the pending-pairing cap, the session registry's blocked mark and stats, and the agent registry's workspace
 // holds — as one set of cases, run against the
 // in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
 // DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
 import { expect, it } from 'vitest';
-import type { AgentRegistry, InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SessionRegistry } from '../../shared/ports.ts';
+import type {
+  AgentRegistry,
+  InboundOrigin,
+  InboundOrigins,
+  PairingRecord,
+  PairingStore,
+  ReactionRates,
+  RelayRates,
+  SentMessages,
+  SessionRegistry,
+} from '../../shared/ports.ts';
 
 /** A clock the cases move; adapters that read the time are built on it. */
 export interface CaseClock {
@@ -151,6 +161,54 @@ const pending = (peerId: string, at: number, code = `CODE${peerId}`): PairingRec
   createdAt: at,
   expiresAt: at + 3_600_000,
 });
+
+export function sentMessagesCases(make: (clock: CaseClock) => SentMessages | Promise<SentMessages>): void {
+  it("finds the agent and session of the bot's message by chat and id, until it expires", async () => {
+    const clock = caseClock();
+    const sent = await make(clock);
+    const record = { accountId: 'fran', chatId: '-1001', messageId: 42, agentId: 'grif', sessionKey: 'agent:grif:telegram:group:-1001:topic:3', threadId: 3 };
+    await sent.put({ ...record, expiresAt: clock.now() + 60_000 });
+    await sent.put({
+      ...record,
+      chatId: '4242',
+      messageId: 43,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      threadId: undefined,
+      expiresAt: clock.now() + 60_000,
+    });
+    expect(await sent.get('fran', '-1001', 42)).toEqual({ ...record, expiresAt: clock.now() + 60_000 });
+    expect(await sent.get('fran', '4242', 43)).toEqual({
+      accountId: 'fran',
+      chatId: '4242',
+      messageId: 43,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      expiresAt: clock.now() + 60_000,
+    });
+    // Another chat's message 42, another bot's, one never sent: nothing.
+    expect(await sent.get('fran', '-1002', 42)).toBeUndefined();
+    expect(await sent.get('grif', '-1001', 42)).toBeUndefined();
+    expect(await sent.get('fran', '-1001', 41)).toBeUndefined();
+    clock.advance(60_001);
+    expect(await sent.get('fran', '-1001', 42)).toBeUndefined();
+  });
+}
+
+export function reactionRatesCases(make: () => ReactionRates | Promise<ReactionRates>): void {
+  const W = 600_000;
+  it('counts reactions per chat and window, up to the most allowed, and never past it when they race', async () => {
+    const rates = await make();
+    const taken = [];
+    for (let i = 0; i < 3; i++) taken.push(await rates.take('fran:4242', 0, W, 2));
+    expect(taken).toEqual([true, true, false]);
+    // Another chat and another window have counts of their own.
+    expect(await rates.take('fran:-1001', 0, W, 2)).toBe(true);
+    expect(await rates.take('fran:4242', W, W, 2)).toBe(true);
+    const raced = await Promise.all(Array.from({ length: 8 }, () => rates.take('fran:5151', 0, W, 3)));
+    expect(raced.filter(Boolean)).toHaveLength(3);
+  });
+}
 
 export function pairingCapCases(make: () => PairingStore | Promise<PairingStore>): void {
   it('holds at most the given number of senders waiting per account; a sender already waiting keeps their code', async () => {

@@ -12,6 +12,8 @@ import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient,
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
+import { DynamoReactionRates } from './dynamo-reaction-rates.ts';
+import { DynamoSentMessages } from './dynamo-sent-messages.ts';
 import { DynamoPairingStore } from './dynamo-pairing-store.ts';
 import { DynamoRelayRates } from './dynamo-relay-rates.ts';
 import { DynamoWorkspaceSyncLog } from './dynamo-workspace-sync-log.ts';
@@ -47,6 +49,8 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
+    sentMessages: (cp) => new DynamoSentMessages(dynamo(), tables(cp).origins, cp.clock.now),
+    reactionRates: (cp) => new DynamoReactionRates(dynamo(), tables(cp).origins),
   };
 }
 

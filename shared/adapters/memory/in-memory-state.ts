@@ -8,8 +8,11 @@ import type {
   InboundOrigins,
   PairingRecord,
   PairingStore,
+  ReactionRates,
   RelayRates,
   SecretStore,
+  SentMessageRecord,
+  SentMessages,
   StatusFrom,
   StatusState,
   RecordedSessionStats,
@@ -140,6 +143,29 @@ export class InMemoryInboundOrigins implements InboundOrigins {
     const found = this.records.get(id);
     if (!found || found.expiresAt <= this.now() || (found.relays ?? 0) >= max) return false;
     found.relays = (found.relays ?? 0) + 1;
+    return true;
+  }
+}
+
+export class InMemorySentMessages implements SentMessages {
+  readonly records = new Map<string, SentMessageRecord>();
+  constructor(private readonly now: () => number = Date.now) {}
+  async put(record: SentMessageRecord) {
+    this.records.set(`${record.accountId}:${record.chatId}:${record.messageId}`, { ...record });
+  }
+  async get(accountId: string, chatId: string, messageId: number) {
+    const found = this.records.get(`${accountId}:${chatId}:${messageId}`);
+    return found && found.expiresAt > this.now() ? { ...found } : undefined;
+  }
+}
+
+export class InMemoryReactionRates implements ReactionRates {
+  readonly counts = new Map<string, number>();
+  async take(chat: string, windowStart: number, _windowMs: number, max: number) {
+    const key = `${chat}@${windowStart}`;
+    const n = this.counts.get(key) ?? 0;
+    if (n >= max) return false;
+    this.counts.set(key, n + 1);
     return true;
   }
 }

@@ -96,6 +96,25 @@ CREATE TABLE IF NOT EXISTS relay_rates (
   expires_at INTEGER NOT NULL,
   PRIMARY KEY (pair, window_start)
 );
+-- The bot's messages (#31): whose answer each was, so a user's reaction to one reaches that agent.
+CREATE TABLE IF NOT EXISTS sent_messages (
+  account_id TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  message_id INTEGER NOT NULL,
+  agent_id TEXT NOT NULL,
+  session_key TEXT NOT NULL,
+  thread_id INTEGER,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, chat_id, message_id)
+);
+-- The users' reactions per chat and fixed window (#31): how many reach the agents.
+CREATE TABLE IF NOT EXISTS reaction_rates (
+  chat TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (chat, window_start)
+);
 -- Relayed messages are origins now; the old relay log goes.
 DROP TABLE IF EXISTS relays;
 CREATE TABLE IF NOT EXISTS agent_status (

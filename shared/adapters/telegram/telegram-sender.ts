@@ -2,13 +2,21 @@
 // Streamed answers: a private chat gets sendMessageDraft (an ephemeral bubble the final
 // sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
 // and the final reply's first part replaces in place.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile, type SendOptions } from '../../ports.ts';
+import {
+  PermanentDeliveryError,
+  RetryLaterError,
+  type ChannelSender,
+  type ChannelTarget,
+  type OutgoingFile,
+  type SendOptions,
+  type SentMessage,
+} from '../../ports.ts';
 import { captionFits, voiceSender } from './telegram-voice.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { GENERAL_TOPIC_ID } from '../../config/telegram-groups.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
-import { TelegramApiError, type BotApi } from './bot-api.ts';
+import { sentMessage, TelegramApiError, type BotApi } from './bot-api.ts';
 
 const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
   photo: 'sendPhoto',
@@ -68,12 +76,13 @@ export function telegramSender(api: BotApi): ChannelSender {
     }
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
-  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
-    await formatted(
+  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions): Promise<SentMessage | void> => {
+    const sent = await formatted<{ message_id?: unknown } | undefined>(
       'sendMessage',
       { ...where(target), ...thread(opts?.replyToMessageId), ...keyboard(opts), link_preview_options: { is_disabled: true } },
       text,
     );
+    return sentMessage(sent);
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
@@ -134,8 +143,9 @@ export function telegramSender(api: BotApi): ChannelSender {
       } catch (err) {
         // The preview is gone (deleted by someone): the answer is sent as a new message instead.
         if (!(err instanceof PermanentDeliveryError) || !/message to edit not found|message can't be edited/i.test(err.message)) throw err;
-        await sendText(target, text, opts);
+        return sendText(target, text, opts);
       }
+      return { messageId: previewMessageId };
     },
     answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
     // Spoken replies and progress statuses (#31): telegram-voice.ts.

@@ -58,6 +58,8 @@ export interface FakeTelegram {
   failNext(method: string, fault: BotApiFault): void;
   /** Makes bytes downloadable through getFile + `/file/bot<token>/<file_path>`. */
   addFile(token: string, bytes: Uint8Array, filePath?: string): File;
+  /** The text messages bots sent to a chat and still have (edited as they stand, deleted ones gone), oldest first: their ids, as users react to them. */
+  messages(chatId: number): Message.TextMessage[];
 }
 
 export interface FakeTelegramOptions {
@@ -170,6 +172,8 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       list.push({ ...fault, ...(retry_after !== undefined && { retry_after }) });
       pendingFaults.set(method, list);
     },
+    messages: (chatId) =>
+      [...bots.values()].flatMap((bot) => [...bot.sent.values()].filter((m) => m.chat.id === chatId)).sort((a, b) => a.message_id - b.message_id),
     addFile(token, bytes, filePath) {
       const bot = mustGetBot(token);
       fileCounter += 1;

@@ -39,6 +39,8 @@ import { mainSessionKey } from '../shared/routing/session-key.ts';
 import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
 import { attachmentKindOf } from '../shared/media/file-kind.ts';
 import { inboundMediaKey } from '../shared/media/media-ref.ts';
+import { SqliteAlertRates } from '../shared/adapters/sqlite/sqlite-alert-rates.ts';
+import { operatorAlertDeps, type OperatorAlertDeps } from '../shared/control/operator-alerts.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 /** How long a chat box command's id is remembered (each typed command has its own id). */
@@ -136,6 +138,7 @@ export class LocalControlPlane {
         relayRates: () => this.relayRates,
         sentMessages: () => this.sentMessages,
         reactionRates: () => this.reactionRates,
+        alertRates: () => new SqliteAlertRates(db),
         secrets: () => secrets,
         telegram: () => this.telegram,
         outboxDeadLetters: () => (agentId) => this.dlq(agentId ?? 'unknown'),
@@ -156,6 +159,11 @@ export class LocalControlPlane {
   /** Inbound envelopes the agent's runtime could not process (its queue's DLQ). */
   inboxDlq(agentId: string): SqliteDeadLetters {
     return this.queues.deadLetters(localQueueNames(agentId).inboxDlq);
+  }
+
+  /** What operator alerts go through: the operator's chat, its bot, the ledger and the alert counters (local/operator-alarms.ts). */
+  operatorAlertDeps(): OperatorAlertDeps {
+    return operatorAlertDeps(this.plane);
   }
 
   /** Outbound envelopes the control plane refused (the agent's outbox DLQ). */

@@ -40,6 +40,7 @@ import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
+import { LocalAlarms, localConditions, tellOperator, type AgentSnapshot } from './operator-alarms.ts';
 
 export interface LocalFleetOptions {
   configPath: string;
@@ -355,7 +356,26 @@ async function runLocalFleet(
     await cp.registry.transition(agent.id, ALL_STATES, 'waking', systemClock.now());
     supervisor.start(await specFor(agent.id));
   }
-  const health = startHealthLoop(config, cp.lifecycle!);
+  // After every health tick: what CloudWatch's alarms watch on AWS, told to the operator's chat on a change.
+  const alarms = new LocalAlarms();
+  const alertDeps = cp.operatorAlertDeps();
+  const snapshot = (): AgentSnapshot[] =>
+    config.agents.list.map((a) => {
+      const info = supervisor!.info(a.id);
+      return {
+        id: a.id,
+        restarts: info.restarts,
+        state: info.state,
+        startedAt: info.startedAt,
+        inboxDlq: cp.inboxDlq(a.id).depth,
+        outboxDlq: cp.dlq(a.id).depth,
+        warnings: cp.registry.record(a.id)?.warnings ?? [],
+      };
+    });
+  const health = startHealthLoop(config, cp.lifecycle!, undefined, async (failure) => {
+    const now = systemClock.now();
+    await tellOperator(alarms, localConditions(config, snapshot(), failure, now), now, alertDeps);
+  });
   const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
   undo.push(
     () => health.stop(),

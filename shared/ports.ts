@@ -471,6 +471,15 @@ export interface RelayRates {
   take(fromAgentId: string, toAgentId: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
 }
 
+/** Operator alerts counted per key (one alarm, or the whole fleet) in fixed windows: their rate limit. */
+export interface AlertRates {
+  /**
+   * Counts one alert under `key` in the window that starts at `windowStart` and lasts
+   * `windowMs`: the count with this one, or undefined, counting nothing, if it holds `max` already.
+   */
+  take(key: string, windowStart: number, windowMs: number, max: number): Promise<number | undefined>;
+}
+
 /** One schedule: when, and what to pass to λ cron-dispatch. */
 export interface Schedule {
   name: string;

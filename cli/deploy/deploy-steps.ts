@@ -295,8 +295,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
             'deploy again (clawfleet deploy); the control plane must be deployed first',
           );
         const { registerWebhooks } = await import('../../infra/webhooks.ts');
-        const { telegramSecretName } = await import('../../shared/config/names.ts');
-        const tokens = await account.values(telegramSecretName(fleet));
+        const { readTelegramTokens } = await import('../../shared/secrets/telegram-secrets.ts');
+        const tokens = await readTelegramTokens(config, (id) => account.values(id));
         const done: string[] = [];
         for (const id of accounts) {
           const token = tokens[telegram.accounts[id]!.botTokenSecret];
@@ -328,8 +328,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
         const telegram = ctx.telegramCalls ? config.channels.telegram : undefined;
         if (telegram) {
           const { createBotApi } = await import('../../shared/adapters/telegram/bot-api.ts');
-          const { telegramSecretName } = await import('../../shared/config/names.ts');
-          const tokens = await account.values(telegramSecretName(fleet));
+          const { readTelegramTokens } = await import('../../shared/secrets/telegram-secrets.ts');
+          const tokens = await readTelegramTokens(config, (id) => account.values(id));
           for (const id of accounts) {
             const token = tokens[telegram.accounts[id]!.botTokenSecret];
             if (!token) continue;

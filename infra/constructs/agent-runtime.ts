@@ -28,6 +28,7 @@ import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, runtimeHealthCheck } from '../runtime-health-check.ts';
+import { reachOperator } from './operator-alarms.ts';
 import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
@@ -276,8 +277,8 @@ export class AgentRuntime extends Construct {
   private addAlarms(props: AgentRuntimeProps): void {
     const { agentId, queues } = props;
     const fleet = props.config.fleet;
-    const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) =>
-      new cloudwatch.Alarm(this, id, {
+    const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) => {
+      const alarm = new cloudwatch.Alarm(this, id, {
         alarmName: `${agentStackName(fleet, agentId)}-${what}-dlq`,
         alarmDescription: `Messages in ${queue.queueName}: see their "reason" attribute`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -286,6 +287,9 @@ export class AgentRuntime extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      // A dead letter stays until someone acts on it: told when the queue is empty again too.
+      reachOperator(alarm, fleet, { resolved: true });
+    };
     dlqAlarm('InboxDlqAlarm', queues.inboxDlq, 'inbox');
     dlqAlarm('OutboxDlqAlarm', queues.outboxDlq, 'outbox');
 
@@ -299,7 +303,7 @@ export class AgentRuntime extends Construct {
       dimensions: { Agent: '$.agentId' },
       metricValue: '1',
     });
-    new cloudwatch.Alarm(this, 'RestartsAlarm', {
+    const restarts = new cloudwatch.Alarm(this, 'RestartsAlarm', {
       alarmName: `${agentStackName(fleet, agentId)}-restarts`,
       alarmDescription: `The runtime of ${agentId} started 3 or more times in 15 minutes: it is crashing (see ${this.logGroup.logGroupName})`,
       metric: starts.metric({ dimensionsMap: { Agent: agentId }, period: Duration.minutes(15), statistic: 'Sum' }),
@@ -308,5 +312,6 @@ export class AgentRuntime extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    reachOperator(restarts, fleet, { resolved: true });
   }
 }

@@ -17,7 +17,8 @@ export interface GrantContext {
   stack: Stack;
   tables: Record<TableRole, dynamodb.Table>;
   /** Each absent when the fleet does not use it (no Telegram channel, no hooks). */
-  telegramSecret: EmptySecret | undefined;
+  /** The bot tokens' secrets (one, or more beyond 400 bots); empty without Telegram. */
+  telegramSecrets: readonly EmptySecret[];
   hooksSecret: EmptySecret | undefined;
   dashboardSecret: EmptySecret;
   /** The role EventBridge Scheduler assumes to invoke λ cron-dispatch. */
@@ -46,7 +47,7 @@ const agentSchedulesArn = (ctx: GrantContext) =>
 
 export const GRANTS = {
   /** Bot tokens, to verify webhooks (their derived secret token) and to call the Bot API. */
-  readTelegramSecret: (ctx: GrantContext) => readSecret(ctx.telegramSecret),
+  readTelegramSecret: (ctx: GrantContext) => ctx.telegramSecrets.flatMap(readSecret),
   /** The token HTTP hook callers present. */
   readHooksSecret: (ctx: GrantContext) => readSecret(ctx.hooksSecret),
   /** The dashboard's login token. */

@@ -15,12 +15,14 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionLogGroupName, functionName } from '../../shared/config/names.ts';
+import { operatorChat } from '../../shared/config/operator-chat.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
 import { BUILD_SETTINGS } from './function-bundling.ts';
+import { reachOperator } from './operator-alarms.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -49,6 +51,9 @@ export interface ControlFunctionSpec {
    */
   logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
+
+/** The largest fleet whose control-plane log metrics get an Agent dimension: under the 1,000 pairs an hour that disable a filter, with room. */
+export const MAX_AGENTS_WITH_METRIC_DIMENSION = 900;
 
 /** λ outbox's timeout: the 120 s upload of a 50 MB file, up to 30 s reading it from S3, and 30 s for the batch's other records. */
 export const OUTBOX_TIMEOUT_SECONDS = 180;
@@ -146,6 +151,17 @@ export const CONTROL_FUNCTIONS = [
     // A wake older than 10 minutes is moot: the health tick has acted on the agent by then.
     asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 600 },
     grants: ['readAgents', 'holdAgentCompute'],
+  },
+  {
+    // Subscribed to the fleet's alarm topic: each alarm's state change, once, to the operator's
+    // Telegram chat (operator.telegram), deduplicated and rate-limited in the deliveries table.
+    name: 'operator-alerts',
+    timeoutSeconds: 30,
+    when: (config) => operatorChat(config) !== undefined,
+    // SNS invokes it asynchronously: a send Telegram refused for now is tried twice more; what
+    // fails every try is parked with its error, and that DLQ's alarm still reaches the email.
+    asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 3600 },
+    grants: ['readTelegramSecret', 'claimDeliveries'],
   },
 ] as const satisfies readonly ControlFunctionSpec[];
 
@@ -246,7 +262,7 @@ export class ControlFunctions extends Construct {
     });
     this.functions.set(spec.name, fn);
 
-    new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
+    const errors = new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
       alarmName: `${functionName(fleet, spec.name)}-errors`,
       alarmDescription: `The ${spec.name} function threw (see ${functionLogGroupName(fleet, spec.name)})`,
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -255,11 +271,13 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // Alarms over a 5-minute count clear themselves when the window passes: told when they go off.
+    reachOperator(errors, fleet, { resolved: false });
 
     if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
     if (reserved !== undefined && spec.url) {
       // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
-      new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
+      const throttles = new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-throttles`,
         alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${reserved}): a flood, or a fleet that needs more`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -268,6 +286,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(throttles, fleet, { resolved: false });
     }
 
     for (const m of spec.logMetrics ?? []) {
@@ -280,11 +299,15 @@ export class ControlFunctions extends Construct {
           ...(dimensions ? { dimensions } : {}),
           metricValue: '1',
         });
-      // Per agent; and a fleet total where an alarm watches it (alarms cannot search dimensions).
-      filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
+      // Per agent while the fleet is small enough for it, and a fleet total where an alarm
+      // watches it (alarms cannot search dimensions). CloudWatch Logs may disable a filter that
+      // makes 1,000 name/value pairs of its dimensions in an hour (PutMetricFilter reference),
+      // which one Agent value per agent reaches at 1,000 agents: a larger fleet counts per
+      // agent in Logs Insights (docs/deploy.md, "A thousand agents") and the dashboard.
+      if (props.config.agents.list.length <= MAX_AGENTS_WITH_METRIC_DIMENSION) filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
       if (m.alarmAt !== undefined) {
         const total = filter(`${m.name}Metric`);
-        new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
+        const alarm = new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
           alarmName: `${functionName(fleet, spec.name)}-${m.name}`,
           alarmDescription: `${m.description ?? m.name} (see ${functionLogGroupName(fleet, spec.name)})`,
           metric: total.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -293,6 +316,7 @@ export class ControlFunctions extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         });
+        reachOperator(alarm, fleet, { resolved: false });
       }
     }
 
@@ -317,7 +341,7 @@ export class ControlFunctions extends Construct {
       this.urls.set(spec.name, url);
       new CfnOutput(scope, 'Url', { key: `${pascal(spec.name)}Url`, value: url.url, description: `Function URL of ${spec.name}` });
       // A 5xx makes Telegram retry; several in a row mean updates are piling up.
-      new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
+      const url5xx = new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-5xx`,
         alarmDescription: `The ${spec.name} Function URL answered 5xx: callers are retrying`,
         metric: new cloudwatch.Metric({
@@ -332,6 +356,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(url5xx, fleet, { resolved: false });
     }
   }
 
@@ -353,7 +378,7 @@ export class ControlFunctions extends Construct {
       maxEventAge: Duration.seconds(config.maxEventAgeSeconds),
       onFailure: new destinations.SqsDestination(queue),
     });
-    new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
+    const deadLetters = new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
       alarmName: deadLetterQueueName(fleet, spec.name),
       alarmDescription: `A request to the ${spec.name} function failed every retry (see its reason in ${deadLetterQueueName(fleet, spec.name)})`,
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -362,6 +387,8 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // A dead letter stays until someone acts on it: told when the queue is empty again too.
+    reachOperator(deadLetters, fleet, { resolved: true });
   }
 }
 

@@ -129,7 +129,22 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       if (!agentIds.has(pair[side])) issues.push({ path: `agentToAgent.allow[${i}].${side}`, message: `no agent "${pair[side]}"` });
     }
   });
+  issues.push(...operatorIssues(config));
   return issues;
+}
+
+/** operator.telegram needs a bot of the fleet to write with: the one named, or the only one. */
+function operatorIssues(config: FleetConfig): ConfigIssue[] {
+  const chat = config.operator?.telegram;
+  const accounts = Object.keys(config.channels.telegram?.accounts ?? {});
+  const bot = chat?.accountId ?? (accounts.length === 1 ? accounts[0] : undefined);
+  if (!chat || (bot !== undefined && accounts.includes(bot))) return [];
+  return [
+    {
+      path: 'operator.telegram.accountId',
+      message: `must name the bot that writes alerts, one of channels.telegram.accounts: ${accounts.join(', ') || 'none'}`,
+    },
+  ];
 }
 
 /** runtime.openclaw's options for its kind only; what the openclaw kind cannot do yet, refused here rather than at run time. */

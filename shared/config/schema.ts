@@ -422,6 +422,26 @@ export const ConfigSchema = z.strictObject({
       ),
     }),
   ),
+  /**
+   * Who is told when something goes wrong (docs/operations.md, "Alarms"): an alarm's state
+   * change, an agent crash-looping, dead letters, an agent waiting for a secret, a failing
+   * health tick. No secret here: an address and a chat id are where alerts go, not credentials.
+   */
+  operator: z.optional(
+    z.strictObject({
+      /** Subscribed to the fleet's alarm topic on AWS (SNS asks the address to confirm once). */
+      email: z.optional(z.string().check(z.maxLength(254), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'))),
+      /** The operator's own Telegram chat, written to by one of the fleet's bots (the token stays in the control plane). */
+      telegram: z.optional(
+        z.strictObject({
+          /** The bot that writes (a key of channels.telegram.accounts); may be left out when there is one. */
+          accountId: z.optional(id),
+          /** The chat: the operator's user id for a private chat with that bot (its /whoami says it), or a group's (negative) id. */
+          chatId: z.union([z.number().check(z.int()), z.string().check(z.regex(/^-?\d{1,20}$/, 'must be a Telegram chat id (digits, "-" first for a group)'))]),
+        }),
+      ),
+    }),
+  ),
   /** Attachments and the files agents send (#16): kept in the media store this many days (default 30), then deleted. */
   media: z.optional(z.strictObject({ expireDays: z.optional(z.number().check(z.int(), z.gte(1), z.lte(3650))) })),
   agentToAgent: z.optional(

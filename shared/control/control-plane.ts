@@ -7,6 +7,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  AlertRates,
   QueueStats,
   AgentCompute,
   AgentMetrics,
@@ -57,6 +58,8 @@ export interface ControlPorts {
   sentMessages: SentMessages | undefined;
   /** The users' reactions counted per chat (#31); without both, reactions reach no agent. */
   reactionRates: ReactionRates | undefined;
+  /** Operator alerts counted per alarm and for the fleet (operator-alerts.ts). */
+  alertRates: AlertRates;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
   secrets: SecretStore;
   telegram: TelegramBots;

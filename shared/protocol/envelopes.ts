@@ -32,6 +32,8 @@ const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, 6, PROTOCOL_VERSION] a
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
 export const HEARTBEAT_WARNING_MAX = 500;
+/** How the heartbeat warning of a runtime that waits for its secret's values begins (the local operator alarms look for it). */
+export const WAITING_FOR_SECRET = 'waiting for secret';
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of

@@ -58,7 +58,9 @@ const reactionsOn = (messageId: number) =>
 describe('forum topics on the AWS path', () => {
   it("queues a topic's message for the topic's agent (topic 5 grif's by a binding), in the topic's session", { timeout: 60_000 }, async () => {
     expect((await f.post(inTopic(1, 'for grif', 5))).statusCode).toBe(200);
-    const { Messages = [] } = await f.sqs.send(new ReceiveMessageCommand({ QueueUrl: f.queues.grif!.inbox, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 1 }));
+    const { Messages = [] } = await f.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: f.queues.grif!.inbox, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 1 }),
+    );
     expect(Messages.map((m) => JSON.parse(m.Body!))).toEqual([
       expect.objectContaining({ agentId: 'grif', sessionKey: `agent:grif:telegram:group:${FORUM}:topic:5`, text: 'for grif' }),
     ]);

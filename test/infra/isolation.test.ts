@@ -12,10 +12,11 @@ import { ACCOUNT, TemplateResolver } from './resolve-template.ts';
 import { ALLOW, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat and a cron job. */
+/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat, a cron job and an operator chat. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  operator: { email: 'ops@example.com', telegram: { accountId: 'jerry', chatId: 5001 } },
   cron: { jobs: [{ id: 'daily', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'systemEvent', text: 'plan the day' } }] },
   models: { providers: { ...EXAMPLE_CONFIG.models.providers, bedrock: { api: 'bedrock-converse' } } },
   agents: {
@@ -182,7 +183,7 @@ beforeAll(() => {
     }),
   );
   tables = Object.fromEntries(Object.entries(cp.tables.tables).map(([k, t]) => [k, resolveIn(cp, cp.resolve(t.tableArn))]));
-  telegramSecret = resolveIn(cp, cp.resolve(cp.telegramSecret!.secretArn));
+  telegramSecret = resolveIn(cp, cp.resolve(cp.telegramSecrets[0]!.secretArn));
   hooksSecret = resolveIn(cp, cp.resolve(cp.hooksSecret!.secretArn));
   dashboardSecret = resolveIn(cp, cp.resolve(cp.dashboardSecret.secretArn));
   schedulerRole = resolveIn(cp, cp.resolve(cp.cronInvoker.role.roleArn));
@@ -499,16 +500,21 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('deploys the seven handlers, one role each', () => {
+  it('deploys the eight handlers, one role each', () => {
     expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual([
       'compute',
       'cron-dispatch',
       'dashboard',
       'health',
       'hooks',
+      'operator-alerts',
       'outbox',
       'telegram-webhook',
     ]);
+  });
+
+  it('operator-alerts reads the bot tokens and claims and counts alerts in the deliveries table — nothing else', async () => {
+    await expectOnly(fn('operator-alerts'), any(secret('telegram'), table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')));
   });
 
   it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {
@@ -850,5 +856,45 @@ describe('the one-off workspace task', () => {
     // the workspace task, as the one-off role, which reaches only this agent's directory, its
     // archive and its staging prefix (checked in its own describe).
     expect(mounting.sort()).toEqual([roleArn, oneOffRoleArn, oneOffRoleArn].sort());
+  });
+});
+
+describe('the bot tokens of a fleet past 400 bots', () => {
+  it('are in three secrets, every one read by the functions that use tokens and by no agent', async () => {
+    // Two agents, 801 bots (unbound accounts route to the default agent): three telegram secrets.
+    const accounts = Object.fromEntries(Array.from({ length: 801 }, (_, i) => [`bot${i}`, { botTokenSecret: `BOT${i}_TOKEN` }]));
+    const many = synthFleet(
+      {
+        ...EXAMPLE_CONFIG,
+        agents: { ...EXAMPLE_CONFIG.agents, list: EXAMPLE_CONFIG.agents.list.slice(0, 2) },
+        bindings: [],
+        channels: { telegram: { accounts } },
+        operator: { telegram: { accountId: 'bot0', chatId: 5001 } },
+      },
+      {},
+      { nag: false },
+    );
+    const r = new TemplateResolver(many.templates);
+    const cp = many.stacks.controlPlane;
+    const arns = cp.telegramSecrets.map((s) => r.resolve(cp.stackName, cp.resolve(s.secretArn)) as string);
+    expect(cp.telegramSecrets.map((s) => s.secretName)).toEqual([
+      'clawfleet/demo/control/telegram',
+      'clawfleet/demo/control/telegram-1',
+      'clawfleet/demo/control/telegram-2',
+    ]);
+    const principal = (label: string, role: IConstruct): Principal => ({ label, policies: r.rolePolicies(Stack.of(role).stackName, logicalId(role)) });
+    const readers = ['telegram-webhook', 'outbox', 'operator-alerts'];
+    for (const [name, fn] of cp.functions.functions) {
+      await expectMatrix(
+        principal(`fn-${name}`, fn.role!),
+        arns.map((resource) => ({ action: 'secretsmanager:GetSecretValue', resource, expected: readers.includes(name) ? 'Allowed' : 'Denied' })),
+      );
+    }
+    for (const s of many.stacks.agents.values()) {
+      await expectMatrix(
+        principal(`task-${s.node.id}`, s.runtime.taskRole),
+        arns.map((resource) => ({ action: 'secretsmanager:GetSecretValue', resource, expected: 'Denied' as const })),
+      );
+    }
   });
 });

@@ -39,6 +39,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv } from '../support/aws.ts';
+import { awsQuery } from '../support/aws-query.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
@@ -57,6 +58,8 @@ const MODEL_KEY = 'sk-test-fran-deployed-0123456789';
 const HOOKS_TOKEN = 'hooks-deployed-token-0123456789abcdef';
 const DASHBOARD_TOKEN = 'dashboard-deployed-token-0123456789abcdef';
 const RUNTIME_IMAGE = 'public.ecr.aws/docker/library/node:24-slim';
+/** The operator's own chat with fran's bot, where alarms are told. */
+const OPERATOR_CHAT = 7001;
 
 const OutputsSchema = z.record(z.string(), z.record(z.string(), z.string()));
 
@@ -79,7 +82,7 @@ function localUrl(output: string): string {
 }
 
 /** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
-function cdklocal(args: string[], cwd: string): Promise<void> {
+function cdklocal(args: string[], cwd: string, timeoutMs = 150_000): Promise<void> {
   const env = {
     ...process.env,
     // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
@@ -95,7 +98,7 @@ function cdklocal(args: string[], cwd: string): Promise<void> {
     CI: 'true',
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
       else resolve();
     });
@@ -142,6 +145,8 @@ beforeAll(async () => {
     channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
     cron: { jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }] },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
+    // Alarms reach the operator: by email (subscribed) and in their own chat with fran's bot.
+    operator: { email: 'ops@example.com', telegram: { accountId: 'fran', chatId: OPERATOR_CHAT } },
   });
   const configFile = join(workDir, 'clawfleet.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
@@ -213,6 +218,8 @@ afterAll(async () => {
  * cores loaded by the rest of the suite. A longer wait costs nothing when it passes.
  */
 const ASYNC_INVOKE_MS = 60_000;
+/** A cdklocal deploy of one agent's stack: synth and deploy, under a load that once took it past 150 s. */
+const REDEPLOY_MS = 400_000;
 
 describe('the CDK app deployed to the emulator', () => {
   it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
@@ -352,30 +359,38 @@ describe('the CDK app deployed to the emulator', () => {
       const service = async () =>
         (await new ECSClient(aws).send(new DescribeServicesCommand({ cluster: clusterName(FLEET), services: [agentServiceName('fran')] }))).services![0]!;
       const before = (await service()).taskDefinition;
-
-      // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
-      // memory), and no newAgents, so the template names no desired count.
-      const configFile = join(workDir, 'clawfleet-bigger.json');
-      const bigger = {
-        ...config,
-        agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
-      };
-      writeFileSync(configFile, JSON.stringify(bigger, null, 2));
-      const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
-      await timed('redeploy', () =>
-        cdklocal(['deploy', agentStackName(FLEET, 'fran'), ...again, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never'], REPO),
-      );
-      const after = await service();
-      expect(after.taskDefinition).not.toBe(before);
-      expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe('1024');
-      // Still running: the redeploy did not stop the awake agent.
-      expect(after.desiredCount).toBe(1);
-
-      // Back to sleep for the tests after this one.
-      expect((await act('hibernate')).status).toBe(200);
-      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      try {
+        // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
+        // memory), and no newAgents, so the template names no desired count. Only her stack
+        // (--exclusively), so only its assets are built.
+        const configFile = join(workDir, 'clawfleet-bigger.json');
+        const bigger = {
+          ...config,
+          agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
+        };
+        writeFileSync(configFile, JSON.stringify(bigger, null, 2));
+        const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
+        await timed('redeploy', () =>
+          cdklocal(
+            ['deploy', agentStackName(FLEET, 'fran'), '--exclusively', ...again, '--output', join(workDir, 'cdk.redeploy.out'), '--require-approval', 'never'],
+            REPO,
+            REDEPLOY_MS,
+          ),
+        );
+        const after = await service();
+        expect(after.taskDefinition).not.toBe(before);
+        expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe(
+          '1024',
+        );
+        // Still running: the redeploy did not stop the awake agent.
+        expect(after.desiredCount).toBe(1);
+      } finally {
+        // Back to sleep for the tests after this one, whatever happened above.
+        expect((await act('hibernate')).status).toBe(200);
+        await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      }
     },
-    3 * ASYNC_INVOKE_MS + 150_000,
+    3 * ASYNC_INVOKE_MS + REDEPLOY_MS,
   );
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
@@ -397,6 +412,79 @@ describe('the CDK app deployed to the emulator', () => {
     expect(parked).toMatchObject({ requestPayload: forged, responsePayload: { errorMessage: expect.stringMatching(/^not a compute request: .*cluster/) } });
     expect(await desiredCount()).toBe(0);
   }, 60_000);
+
+  it(
+    'tells the operator’s chat of an alarm going off, once, however often SNS delivers it, and mails the operator',
+    async () => {
+      const alarm = `${agentStackName(FLEET, 'fran')}-inbox-dlq`;
+      const topicArn = output(controlPlaneStackName(FLEET), 'AlarmsTopicArn');
+      const told = () => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === OPERATOR_CHAT && String(c.params.text).includes(alarm));
+      // The operator's email and λ operator-alerts are the topic's subscribers.
+      const subscriptions = await awsQuery(aws, 'sns', { Action: 'ListSubscriptionsByTopic', TopicArn: topicArn, Version: '2010-03-31' });
+      expect(subscriptions).toContain('<Endpoint>ops@example.com</Endpoint>');
+      expect(subscriptions).toMatch(new RegExp(`<Endpoint>arn:aws:lambda:[^<]*:function:${functionName(FLEET, 'operator-alerts')}</Endpoint>`));
+
+      // The deployed alarm changes state: CloudWatch notifies the topic, SNS invokes λ operator-alerts, fran's bot writes.
+      await awsQuery(aws, 'monitoring', {
+        Action: 'SetAlarmState',
+        AlarmName: alarm,
+        StateValue: 'ALARM',
+        StateReason: 'a message in the DLQ (test)',
+        Version: '2010-08-01',
+      });
+      await expect.poll(() => told().length, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(1);
+      expect(told()[0]).toMatchObject({ token: BOT_TOKEN });
+      expect(String(told()[0]!.params.text)).toContain(
+        `🔴 ${alarm}\nMessages in ${FLEET}-agent-fran-dlq.fifo: see their "reason" attribute\na message in the DLQ (test) (`,
+      );
+
+      // One state change, delivered twice more by SNS (each a message of its own) and once straight to the function: nothing more is sent.
+      const change = JSON.stringify({
+        AlarmName: alarm,
+        AlarmDescription: 'the same change, delivered again',
+        NewStateValue: 'ALARM',
+        OldStateValue: 'OK',
+        NewStateReason: 'redelivered',
+        StateChangeTime: '2026-12-03T10:15:00.000+0000',
+      });
+      const outcomes = async () => {
+        const { events = [] } = await new CloudWatchLogsClient(aws).send(
+          new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'operator-alerts')}`, filterPattern: '"operator alert"' }),
+        );
+        // The function's own JSON lines; the emulator's lines about the invocation are not ours.
+        return events
+          .map((e) => e.message ?? '')
+          .filter((m) => m.includes('{"level"'))
+          .map((m) => JSON.parse(m.slice(m.indexOf('{"level"'))) as { alarm?: string; outcome?: string })
+          .filter((l) => l.outcome);
+      };
+      for (let i = 0; i < 2; i++) await awsQuery(aws, 'sns', { Action: 'Publish', TopicArn: topicArn, Message: change, Version: '2010-03-31' });
+      // Two deliveries of that change: one sent, one found sent already (a delivery that met the
+      // other in flight is retried by Lambda and then finds it sent).
+      await expect
+        .poll(
+          async () =>
+            (await outcomes())
+              .filter((o) => o.alarm === alarm)
+              .map((o) => o.outcome)
+              .sort(),
+          { timeout: ASYNC_INVOKE_MS, interval: 500 },
+        )
+        .toEqual(['duplicate', 'sent', 'sent']);
+      // And once more, straight to the function with SNS's event, as a retry of Lambda's would come.
+      const invoked = await new LambdaClient(aws).send(
+        new InvokeCommand({
+          FunctionName: functionName(FLEET, 'operator-alerts'),
+          Payload: new TextEncoder().encode(JSON.stringify({ Records: [{ Sns: { MessageId: 'direct-1', Message: change } }] })),
+        }),
+      );
+      expect(invoked.FunctionError).toBeUndefined();
+      expect(JSON.parse(new TextDecoder().decode(invoked.Payload))).toEqual(['duplicate']);
+      expect(told()).toHaveLength(2);
+      expect(String(told()[1]!.params.text)).toContain('redelivered');
+    },
+    3 * ASYNC_INVOKE_MS,
+  );
 
   it('moves fran’s workspace in and out through the deployed staging bucket and its own one-off task, held through λ compute', async () => {
     const ecs = new ECSClient(aws);

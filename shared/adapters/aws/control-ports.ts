@@ -10,6 +10,7 @@ import type { CronScheduler } from '../../ports.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
 import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
+import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
 import { DynamoReactionRates } from './dynamo-reaction-rates.ts';
@@ -52,6 +53,11 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     sentMessages: (cp) => new DynamoSentMessages(dynamo(), tables(cp).origins, cp.clock.now),
     reactionRates: (cp) => new DynamoReactionRates(dynamo(), tables(cp).origins),
   };
+}
+
+/** Operator alerts' rate counters (λ operator-alerts alone), in the deliveries table beside their claims. */
+export function alertPorts(config: AwsClientConfig = {}): PortFactories {
+  return { alertRates: (cp) => new DynamoAlertRates(sharedDynamo(config), tables(cp).deliveries) };
 }
 
 /** The agents' queues, their depths and DLQs, on one SQS client and one cache of queue URLs. */

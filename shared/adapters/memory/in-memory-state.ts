@@ -1,5 +1,6 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
 import type {
+  AlertRates,
   ClaimResult,
   DeadLetters,
   DeliveryLedger,
@@ -178,5 +179,16 @@ export class InMemoryRelayRates implements RelayRates {
     if (n >= max) return false;
     this.counts.set(key, n + 1);
     return true;
+  }
+}
+
+export class InMemoryAlertRates implements AlertRates {
+  readonly counts = new Map<string, number>();
+  async take(key: string, windowStart: number, _windowMs: number, max: number) {
+    const at = `${key}@${windowStart}`;
+    const n = this.counts.get(at) ?? 0;
+    if (n >= max) return undefined;
+    this.counts.set(at, n + 1);
+    return n + 1;
   }
 }

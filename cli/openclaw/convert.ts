@@ -2,6 +2,7 @@
 // store into a clawfleet config. Secret values are never carried over: a bot token, an API
 // key or an MCP credential becomes a secret *name*, listed for `clawfleet secrets set`.
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
+import { topicsOf } from './reactions.ts';
 import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
@@ -396,11 +397,13 @@ export function convertOpenclaw(
         const groups: Obj = {};
         for (const [gid, g] of Object.entries(rawTelegram.groups)) {
           if (!isObj(g)) continue;
+          const topics = topicsOf(g.topics, `channels.telegram.groups.${gid}.topics`, agentOf, reporter);
           groups[gid] = {
             ...(typeof g.requireMention === 'boolean' ? { requireMention: g.requireMention } : {}),
             ...(Array.isArray(g.allowFrom) ? { allowFrom: g.allowFrom.map(String) } : {}),
+            ...(topics ? { topics } : {}),
           };
-          leftovers(g, new Set(['requireMention', 'allowFrom']), `channels.telegram.groups.${gid}`);
+          leftovers(g, new Set(['requireMention', 'allowFrom', 'topics']), `channels.telegram.groups.${gid}`);
         }
         telegram.groups = groups;
       }

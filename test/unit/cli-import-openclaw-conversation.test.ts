@@ -211,3 +211,59 @@ describe('import-openclaw: the conversation settings', () => {
     expect(notConverted[0]!.reason).toMatch(/no Telegram channel was converted/);
   });
 });
+
+describe('import-openclaw: topics and reactions (#31)', () => {
+  it("carries a group's topics, status reactions and reactionNotifications, and names what clawfleet has not", () => {
+    const { config, notConverted } = convertOpenclaw(
+      {
+        agents: { list: [{ id: 'main' }, { id: 'Coder' }] },
+        messages: {
+          statusReactions: { enabled: true, emojis: { thinking: '🤓', done: '❤️', coding: '👨‍💻', error: '💥' }, timing: { debounceMs: 0 } },
+        },
+        channels: {
+          telegram: {
+            botToken: 'x',
+            reactionNotifications: 'all',
+            groups: {
+              '-1001234567890': {
+                requireMention: true,
+                topics: {
+                  '1': { agentId: 'main' },
+                  '3': { agentId: 'Coder', requireMention: false, allowFrom: [8734062810], systemPrompt: 'be terse' },
+                  '*': { requireMention: false },
+                  general: { agentId: 'main' },
+                  '9': { agentId: 'ghost' },
+                },
+              },
+            },
+            accounts: { ops: { botToken: 'y', reactionNotifications: 'off', statusReactions: { enabled: false } } },
+          },
+        },
+      },
+      { fleet: 'f' },
+    );
+    const telegram = parseConfig(config).channels.telegram!;
+    expect(telegram.statusReactions).toEqual({ enabled: true, emojis: { thinking: '🤓', done: '❤' } });
+    expect(telegram.reactionNotifications).toBe('all');
+    expect(telegram.accounts.ops).toMatchObject({ reactionNotifications: 'off', statusReactions: { enabled: false } });
+    expect(telegram.groups!['-1001234567890']).toEqual({
+      requireMention: true,
+      topics: {
+        '1': { agentId: 'main' },
+        '3': { agentId: 'coder', requireMention: false, allowFrom: ['8734062810'] },
+        '*': { requireMention: false },
+        '9': {},
+      },
+    });
+    expect(notConverted.map((n) => n.path).sort()).toEqual(
+      [
+        'channels.telegram.groups.-1001234567890.topics.3.systemPrompt',
+        'channels.telegram.groups.-1001234567890.topics.9.agentId',
+        'channels.telegram.groups.-1001234567890.topics.general',
+        'messages.statusReactions.emojis.coding',
+        'messages.statusReactions.emojis.error',
+        'messages.statusReactions.timing',
+      ].sort(),
+    );
+  });
+});

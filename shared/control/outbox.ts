@@ -285,7 +285,14 @@ async function reactToStatus(envelope: StatusEnvelope, sender: string, deps: Out
     | Exclude<StatusState, 'queued'>
     | undefined;
   if (!to) return;
-  const checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
+  let checked: OriginCheck;
+  try {
+    checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
+  } catch (err) {
+    // Best effort: the status's other records stand; a reaction is never a reason to retry it.
+    deps.log.warn('status reaction not set: the origin could not be read', { agentId: sender, inboundId: envelope.inboundId, ...errorFields(err) });
+    return;
+  }
   if (!checked.ok) {
     deps.log.info('status reaction not set: the status names an inbound its sender may not answer', { agentId: sender, reason: checked.reason });
     return;

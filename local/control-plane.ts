@@ -13,6 +13,8 @@ import { SqliteAgentMetrics } from '../shared/adapters/sqlite/sqlite-agent-metri
 import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-registry.ts';
 import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
 import { SqliteInboundOrigins } from '../shared/adapters/sqlite/sqlite-inbound-origins.ts';
+import { SqliteReactionRates } from '../shared/adapters/sqlite/sqlite-reaction-rates.ts';
+import { SqliteSentMessages } from '../shared/adapters/sqlite/sqlite-sent-messages.ts';
 import { SqliteRelayRates } from '../shared/adapters/sqlite/sqlite-relay-rates.ts';
 import { SqliteSpendCounts, SqliteSpendLedger } from '../shared/adapters/sqlite/sqlite-spend.ts';
 import { agentCaps, budgetRefusal } from '../shared/control/budget-gate.ts';
@@ -82,6 +84,10 @@ export class LocalControlPlane {
   readonly origins: SqliteInboundOrigins;
   /** The per-pair agent-to-agent rate limit. */
   readonly relayRates: SqliteRelayRates;
+  /** The bot's messages, whose reactions reach the agent that sent them (#31). */
+  readonly sentMessages: SqliteSentMessages;
+  /** The users' reactions per chat (#31). */
+  readonly reactionRates: SqliteReactionRates;
   /** The fleet's schedule group: the config's jobs and heartbeats, and agents' own jobs. */
   readonly scheduler: SqliteCronScheduler;
   /** Wake and hibernate, wired as on AWS; absent without a compute. */
@@ -117,6 +123,8 @@ export class LocalControlPlane {
     this.registry = new SqliteAgentRegistry(db);
     this.origins = new SqliteInboundOrigins(db, clock.now);
     this.relayRates = new SqliteRelayRates(db);
+    this.sentMessages = new SqliteSentMessages(db, clock.now);
+    this.reactionRates = new SqliteReactionRates(db);
     const scheduleClock = opts.scheduleClock ?? clock;
     this.scheduler = new SqliteCronScheduler(db, () => scheduleClock.now());
     this.pairings = new SqlitePairingStore(db);
@@ -140,6 +148,8 @@ export class LocalControlPlane {
         metrics: () => this.metrics,
         depths: () => ({ depth: async (agentId) => this.inbox(agentId).depth }),
         relayRates: () => this.relayRates,
+        sentMessages: () => this.sentMessages,
+        reactionRates: () => this.reactionRates,
         alertRates: () => new SqliteAlertRates(db),
         secrets: () => secrets,
         telegram: () => this.telegram,

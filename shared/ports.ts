@@ -46,7 +46,8 @@ export interface ChannelSender {
   readonly maxTextLength: number;
   /** Splits a reply into the parts sent as messages, the same way every time (each part is claimed in the delivery ledger); absent: chunkText by maxTextLength. */
   chunk?(text: string): string[];
-  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<void>;
+  /** Sends one message; says which where the channel numbers its messages (Telegram's message_id), for reactions to it (#31). */
+  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<SentMessage | void>;
   sendTyping(target: ChannelTarget): Promise<void>;
   /** Sets (emoji) or clears (undefined) the bot's reaction on a message; absent where a channel has none. */
   react?(target: ChannelTarget, messageId: number, emoji: string | undefined): Promise<void>;
@@ -56,7 +57,7 @@ export interface ChannelSender {
    */
   showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
   /** Turns a group's preview message into the first part of the final reply, in place. */
-  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<void>;
+  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<SentMessage | void>;
   /** Stops a pressed button spinning (Telegram's answerCallbackQuery); absent where a channel has no buttons. */
   answerButtonPress?(queryId: string): Promise<void>;
   /** Sends a file (media, #16); absent on a channel that cannot carry files. */
@@ -66,11 +67,16 @@ export interface ChannelSender {
    * caption when `captionFits` says it fits one. Throws VoiceRefusedError where the chat takes
    * no voice messages. Absent on a channel without voice messages.
    */
-  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<void>;
+  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<SentMessage | void>;
   /** Whether a reply's text fits as one caption (Telegram: 1024 characters as sent), decided from the text alone. */
   captionFits?(text: string): boolean;
   /** Removes a status message that the answer does not replace (progress streaming's, #31). Best effort; absent where a channel has none. */
   clearPreview?(target: ChannelTarget, previewMessageId: number): Promise<void>;
+}
+
+/** A message a channel sent: its id there (Telegram's message_id). */
+export interface SentMessage {
+  messageId: number;
 }
 
 /** A spoken reply's audio, read from the media store. */
@@ -396,6 +402,8 @@ export interface InboundOrigin {
   messageId?: number | undefined;
   /** The ack reaction put on that message, cleared once the reply is sent. */
   ack?: string | undefined;
+  /** Status reactions (#31) follow this message's turn (queued → … → done or error) in place of the ack; its state is kept beside the record (advanceStatus). */
+  statusReactions?: boolean | undefined;
   /**
    * The preview message a group's streamed answer is shown in; final once the reply replaced it
    * (later drafts are then dropped). `progress`: a status of the work (progress streaming), which
@@ -415,6 +423,45 @@ export interface InboundOrigins {
    * named as the cause of a relay.
    */
   takeRelay(id: string, max: number): Promise<boolean>;
+  /**
+   * Moves inbound `id`'s status reaction (#31) to `to` if it stands at one of `from` ("unset": none
+   * was ever set): false, changing nothing, otherwise or once the origin is gone. One conditional
+   * write, so of two racing moves one wins; recording the origin again (put) leaves the state where it is.
+   */
+  advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]): Promise<boolean>;
+}
+
+/** Where a message's status reaction stands (#31): forward only, done and error final. */
+export type StatusState = 'queued' | 'thinking' | 'tool' | 'done' | 'error';
+/** A state a move may start from: one of them, or none set yet. */
+export type StatusFrom = StatusState | 'unset';
+
+/**
+ * A message the bot sent for an agent (#31): whose answer it was, so a user's reaction to it
+ * (Telegram names only the chat and the message) reaches that agent, in that session.
+ */
+export interface SentMessageRecord {
+  accountId: string;
+  chatId: string;
+  messageId: number;
+  agentId: string;
+  sessionKey: string;
+  /** The forum topic it was sent in. */
+  threadId?: number | undefined;
+  /** Epoch ms after which it is forgotten (personal data, kept as long as an origin). */
+  expiresAt: number;
+}
+
+/** The bot's messages by chat and id (#31). Written by the outbox as it delivers, read by the webhook. */
+export interface SentMessages {
+  put(record: SentMessageRecord): Promise<void>;
+  get(accountId: string, chatId: string, messageId: number): Promise<SentMessageRecord | undefined>;
+}
+
+/** The users' reactions counted per chat in fixed windows (#31): how many reach the agents. */
+export interface ReactionRates {
+  /** Counts one reaction in `chat` in the window that starts at `windowStart`: false, counting nothing, if it holds `max` already. */
+  take(chat: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
 }
 
 /** Agent-to-agent relays counted per ordered pair of agents in fixed windows: the per-pair rate limit. */

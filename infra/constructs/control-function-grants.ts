@@ -67,6 +67,11 @@ export const GRANTS = {
   /** Record whom an admitted inbound's answer reaches (an update that keeps the item's relay count). */
   recordOrigins: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['UpdateItem']),
   /**
+   * The users' reactions (#31): find whose message was reacted to (`sent:` items the outbox writes),
+   * and count reactions per chat and move a message's status reaction (updates, under recordOrigins).
+   */
+  findSentMessages: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['GetItem']),
+  /**
    * The outbox: read the origin of the inbound a reply, typing or relay names; record a
    * relayed message's origin and count relays (per inbound, per pair of agents).
    */

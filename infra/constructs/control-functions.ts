@@ -76,6 +76,7 @@ export const CONTROL_FUNCTIONS = [
       'requestPairings',
       'recordSessions',
       'recordOrigins',
+      'findSentMessages',
       'sendToAgentInboxes',
       'storeInboundMedia',
       ...WAKE,

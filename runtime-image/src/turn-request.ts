@@ -7,6 +7,7 @@ import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
 import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './others-words.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
+import { reactionNote } from './reaction-note.ts';
 
 export type Answer =
   /** A reply into a session this agent owns; the control plane finds the channel. */
@@ -41,6 +42,10 @@ export interface TurnRequest {
   scheduled?: boolean | undefined;
   /** The message is forwarded (protocol 5): its attachments are someone else's, a voice message's transcript quoted as theirs. */
   forwarded?: boolean | undefined;
+  /** The chat shows tool use (status reactions, protocol 7): a `tool` status goes out when the turn first calls one. */
+  reportTools?: boolean | undefined;
+  /** Not a turn (#31): `input` is a note (a user's reaction) kept for the session's next turn; nothing is asked or answered. */
+  note?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -86,6 +91,8 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
           answer: { kind: 'reply', sessionKey: e.sessionKey },
         };
       }
+      // A user's reaction (#31): a note for the next turn, not a turn.
+      if (e.reaction) return { ...base, input: reactionNote(e.reaction), answer: { kind: 'reply', sessionKey: e.sessionKey }, note: true };
       const { input, othersWords } = messageInput(e);
       return {
         ...base,
@@ -97,6 +104,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         ...(e.from.channel === 'telegram' || e.from.channel === 'local' ? { buttons: true } : {}),
         ...(e.media ? { media: e.media } : {}),
         ...(e.forward ? { forwarded: true } : {}),
+        ...(e.reportTools ? { reportTools: true } : {}),
       };
     }
     case 'system_event': {

@@ -24,6 +24,7 @@ import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
 import type { Speaker } from './speech/spoken-reply.ts';
 import { voiceCommand } from './speech/voice-command.ts';
+import { REACTIONS_RULE, withNotes } from './reaction-note.ts';
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
@@ -107,6 +108,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.note) {
+    // A user's reaction (#31): kept for the session's next turn, which reads it first. Nothing is asked or sent.
+    await deps.transcripts.append(req.sessionKey, { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, note: true });
+    log.info('reaction noted for the next turn');
+    return 'silent';
+  }
   if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'voice') {
@@ -134,9 +141,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   // The session's /model choice, if it made one (and it is still configured).
   const model = sessionModel(history, deps).chosen ? deps.models!.forRef(history.model!) : deps.model;
+  // The users' reactions since the last turn (#31) come first, framed as theirs; recorded with the input, so they are read once.
+  const pending = req.isolated ? undefined : history.pending;
+  const situation = pending?.length ? [req.situation, REACTIONS_RULE].filter((t) => t !== undefined).join('\n\n') : req.situation;
   // Attachments (#16): each said in a line of the input; photos for a model that sees them as
   // images — the model this turn asks (the session's /model choice), not the primary.
-  let input = req.input;
+  let input = withNotes(pending, req.input) ?? req.input;
   let images: ImageContent[] = [];
   let heard: string[] = [];
   if (req.media?.length) {
@@ -146,7 +156,8 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       forwarded: req.forwarded,
       signal: turnSignal,
     });
-    input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    const own = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    input = withNotes(pending, own) ?? own;
     images = media.images;
     if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
   }
@@ -174,7 +185,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       bootstrap,
       now: new Date(deps.clock.now()).toISOString(),
       summary: h.summary,
-      situation: req.situation,
+      situation,
       skills,
     });
   /** The tools' schemas, sent with every request: part of the context, as the prompt is. */
@@ -230,7 +241,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
       onText: stream.onText,
-      onToolStart: stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said)),
+      onToolStart: toolStarts(
+        req,
+        stream,
+        (name) =>
+          void sendStatus(req, deps, 'tool', undefined, undefined, undefined, undefined, name).catch((err) => log.warn('status not sent', errorFields(err))),
+      ),
       thinking: history.think,
       call,
     });
@@ -358,6 +374,26 @@ async function settingCommand(req: TurnRequest, record: TurnRecord, entries: Tra
   return 'replied';
 }
 
+/**
+ * What a tool call's start feeds: the progress stream's status (progress streaming), and where the
+ * chat shows status reactions (#31) a `tool` status for the first call of the attempt only (the
+ * reaction moves forward only, so later calls would change nothing). Undefined when neither.
+ */
+function toolStarts(
+  req: TurnRequest,
+  stream: ReturnType<typeof startTurnStream>,
+  firstTool: (name: string) => void,
+): ((c: { name: string; said: string }) => void) | undefined {
+  if (!req.reportTools) return stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said));
+  let reported = false;
+  return (c) => {
+    stream.onToolStart?.(c.name, c.said);
+    if (reported) return;
+    reported = true;
+    firstTool(c.name);
+  };
+}
+
 /** The model a session's turns use: its /model choice while that is still configured, else the agent's own. */
 function sessionModel(history: SessionHistory, deps: Pick<TurnDeps, 'models' | 'model'>): { ref: string; chosen: boolean } {
   const chosen = history.model !== undefined && (deps.models?.refs.includes(history.model) ?? false);
@@ -449,6 +485,8 @@ export function answerEnvelope(
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
+    // The failure's own words: the chat's status reaction shows error rather than done (protocol 7).
+    const failed = reply === undefined ? { failed: true as const } : {};
     const buttons = reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
     const afterBlocks = reply !== undefined && record.blocks ? { afterBlocks: record.blocks.sent } : {};
     const voice = reply !== undefined && record.voice ? { voice: record.voice } : {};
@@ -461,6 +499,7 @@ export function answerEnvelope(
       inReplyTo: req.inboundId,
       ts: record.ts,
       text: text.slice(0, 200_000),
+      ...failed,
       ...buttons,
       ...afterBlocks,
       ...voice,
@@ -499,13 +538,15 @@ async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps):
 export async function sendStatus(
   req: TurnRequest,
   deps: Pick<TurnDeps, 'outbox' | 'agentId' | 'clock'>,
-  turn: 'started' | 'ended' | 'failed',
+  turn: 'started' | 'tool' | 'ended' | 'failed',
   error?: string,
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
   /** On ended: whether a reply went out (false lets the control plane clear the ack itself). */
   replied?: boolean,
   /** The session's length, context use and model after the turn (protocol 4), for /status. */
   session?: SessionStats,
+  /** On tool (protocol 7): the first tool the turn called. */
+  tool?: string,
 ): Promise<void> {
   await deps.outbox.send({
     v: PROTOCOL_VERSION,
@@ -520,5 +561,6 @@ export async function sendStatus(
     ...(timing ? { timing } : {}),
     ...(turn === 'ended' && replied === false ? { replied } : {}),
     ...(session ? { session } : {}),
+    ...(tool !== undefined ? { tool: tool.slice(0, 128) } : {}),
   });
 }

@@ -296,7 +296,8 @@ export class Worker {
   private keepAlive(m: ReceivedMessage, envelope: WorkEnvelope): () => void {
     const { visibilitySeconds, inbox, outbox, log, clock, agentId } = this.deps;
     let typingTimer: NodeJS.Timeout | undefined;
-    if (envelope.kind === 'message') {
+    // A reaction (#31) is noted, not answered: nobody waits for it to be typed.
+    if (envelope.kind === 'message' && !envelope.reaction) {
       let typingCount = 0;
       const typing = () =>
         outbox

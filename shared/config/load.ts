@@ -7,6 +7,7 @@ import { jsonSyntaxProblem } from './json-syntax.ts';
 import { ConfigSchema, type FleetConfig } from './schema.ts';
 import { fargateSizeProblem, resolveAgent, type ResolvedAgent } from './resolve.ts';
 import { gatewayUrlProblem } from './openclaw-gateway-url.ts';
+import { topicAgentIssues } from './telegram-groups.ts';
 import { DEFAULT_RUNTIME_KIND, kindSizeProblem } from './runtime-kinds.ts';
 import { priceOf } from '../budget/prices.ts';
 
@@ -114,6 +115,8 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       issues.push({ path: `bindings[${i}].match.accountId`, message: `no telegram account "${b.match.accountId}"` });
     }
   });
+
+  issues.push(...topicAgentIssues(config, agentIds));
 
   config.cron?.jobs.forEach((job, i) => {
     if (!agentIds.has(job.agentId)) issues.push({ path: `cron.jobs[${i}].agentId`, message: `no agent "${job.agentId}"` });

@@ -7,6 +7,7 @@ import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 import { RUNTIME_KINDS } from './runtime-kinds.ts';
 import { TtsSchema } from './tts.ts';
+import { isReactionEmoji, REACTION_EMOJI_RULE } from '../telegram/reaction-emoji.ts';
 
 const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
@@ -257,7 +258,17 @@ export const ProviderSchema = z.strictObject({
   imageModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
 });
 
-const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().check(z.minLength(1)) });
+/** A forum topic's id (Telegram's message_thread_id); 1 is a forum's General topic. */
+const TopicIdSchema = z.number().check(z.int(), z.gte(1), z.lte(2_147_483_647));
+
+const PeerSchema = z
+  .strictObject({
+    kind: z.enum(['direct', 'group']),
+    id: z.string().check(z.minLength(1)),
+    /** A forum topic of the group (1 is its General topic): the binding matches that topic only, and wins over the group's. */
+    topic: z.optional(TopicIdSchema),
+  })
+  .check(z.refine((p) => p.topic === undefined || p.kind === 'group', { message: 'a topic belongs to a group: kind must be "group"', path: ['topic'] }));
 
 const BindingSchema = z.strictObject({
   agentId: id,
@@ -293,19 +304,64 @@ const BlockStreamingChunkSchema = z
   .check(z.refine((c) => (c.minChars ?? 0) <= (c.maxChars ?? 4_000), 'minChars must not be over maxChars'));
 /** OpenClaw's `commands.native`: answer /status, /new, /stop… natively and register the bot's command menu. */
 const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
+/** An emoji the bot may react with: one of Telegram's (shared/telegram/reaction-emoji.ts), a keyboard's "❤️" taken as "❤". */
+const reactionEmoji = z.string().check(z.refine(isReactionEmoji, REACTION_EMOJI_RULE));
+/**
+ * OpenClaw's `statusReactions`: the reaction on the user's message follows its turn — queued →
+ * thinking → tool → done or error — instead of the ack being removed. Off by default on Telegram,
+ * as OpenClaw has it.
+ */
+const StatusReactionsSchema = z.strictObject({
+  enabled: z.optional(z.boolean()),
+  /** Each state's emoji; queued defaults to `ackReaction`, the rest to OpenClaw's (🤔 🔥 👍 😱). */
+  emojis: z.optional(
+    z.strictObject({
+      queued: z.optional(reactionEmoji),
+      thinking: z.optional(reactionEmoji),
+      tool: z.optional(reactionEmoji),
+      done: z.optional(reactionEmoji),
+      error: z.optional(reactionEmoji),
+    }),
+  ),
+});
 const conversationKeys = {
   streaming: z.optional(StreamingSchema),
   blockStreamingChunk: z.optional(BlockStreamingChunkSchema),
   commands: z.optional(CommandsSchema),
   /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
-  ackReaction: z.optional(z.string().check(z.maxLength(16))),
+  ackReaction: z.optional(z.string().check(z.refine((e) => e === '' || isReactionEmoji(e), `${REACTION_EMOJI_RULE}, or "" for none`))),
+  /** Status reactions (queued → thinking → tool → done / error) on the user's message; see StatusReactionsSchema. */
+  statusReactions: z.optional(StatusReactionsSchema),
   /** Which messages get it: all, direct (private chats), group-mentions (group messages that address the bot), group-all (every admitted group message). */
   ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
   /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */
   replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
   /** A user's edit of a message already sent: ignore (default; Telegram is not even asked for edits), or note (passed on to the agent as "[edited message <id>] new text"). */
   editedMessages: z.optional(z.enum(['ignore', 'note'])),
+  /**
+   * OpenClaw's `reactionNotifications`: which of the users' reactions reach the agent, as a note
+   * before its next turn — off, own (default: reactions to the bot's messages), all (to any message).
+   */
+  reactionNotifications: z.optional(z.enum(['off', 'own', 'all'])),
 };
+
+/**
+ * One forum topic of a group (OpenClaw's `channels.telegram.groups.<id>.topics.<topicId>`): its own
+ * agent, and its own requireMention and allowFrom over the group's.
+ */
+const TopicSchema = z.strictObject({
+  /** The agent that answers in this topic (a binding for the topic wins over it); topic-only, never inherited from the group. */
+  agentId: z.optional(id),
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+});
+
+/** An enabled group: whether it must mention the bot, who in it may, and its forum topics ("*": every topic not listed). */
+const GroupSchema = z.strictObject({
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+  topics: z.optional(z.record(z.string().check(z.regex(/^(\*|[1-9][0-9]{0,9})$/, 'must be a topic id (a positive number; 1 is General) or "*"')), TopicSchema)),
+});
 
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
@@ -321,7 +377,7 @@ const TelegramChannelSchema = z.strictObject({
   dmPolicy: z._default(DmPolicySchema, 'pairing'),
   /** Telegram user ids (or "*") allowed to message the bots directly. */
   allowFrom: z.optional(AllowFromSchema),
-  groups: z.optional(z.record(z.string(), z.strictObject({ requireMention: z.optional(z.boolean()), allowFrom: z.optional(AllowFromSchema) }))),
+  groups: z.optional(z.record(z.string(), GroupSchema)),
   accounts: z.record(id, TelegramAccountSchema).check(z.refine((a) => Object.keys(a).length > 0, 'needs at least one account')),
   ...conversationKeys,
 });

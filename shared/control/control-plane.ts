@@ -25,8 +25,10 @@ import type {
   MediaStore,
   PairingStore,
   QueueDepths,
+  ReactionRates,
   RelayRates,
   SecretStore,
+  SentMessages,
   SessionRegistry,
   SpendCounts,
   TelegramBots,
@@ -54,6 +56,10 @@ export interface ControlPorts {
   /** The dashboard's and the queue chart's figures: each agent's queue, DLQ and outbox DLQ. */
   queueStats: QueueStats;
   relayRates: RelayRates;
+  /** The bot's messages, whose reactions reach the agent that sent them (#31). */
+  sentMessages: SentMessages | undefined;
+  /** The users' reactions counted per chat (#31); without both, reactions reach no agent. */
+  reactionRates: ReactionRates | undefined;
   /** Operator alerts counted per alarm and for the fleet (operator-alerts.ts). */
   alertRates: AlertRates;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
@@ -85,7 +91,7 @@ export interface ControlPorts {
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels', 'spendAlerts']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels', 'spendAlerts', 'sentMessages', 'reactionRates']);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -239,9 +245,17 @@ export class ControlPlane {
       statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels'), spend: () => this.spendCounts }),
       ...this.inboundMediaField(),
       spend: () => this.spendCounts,
+      ...this.reactionsField(),
       clock: this.clock,
       log: this.log,
     };
+  }
+
+  /** The users' reactions (#31), where this process keeps the bot's messages and counts reactions. */
+  private reactionsField(): Pick<TelegramWebhookDeps, 'reactions'> {
+    const sent = this.port('sentMessages');
+    const rates = this.port('reactionRates');
+    return sent && rates ? { reactions: { sent, rates } } : {};
   }
 
   /** The webhook's media path (#16), where this process has a media store and its bots can fetch files. */
@@ -289,6 +303,7 @@ export class ControlPlane {
       spend: { counts: () => this.spendCounts, alertSpend: this.port('spendAlerts') },
       ...(scheduler ? { scheduler } : {}),
       ...(this.port('media') ? { media: this.port('media') } : {}),
+      ...(this.port('sentMessages') ? { sentMessages: this.port('sentMessages') } : {}),
       clock: this.clock,
       log: this.log,
     };

@@ -23,12 +23,15 @@ import type {
 import { mediaNote } from '../telegram/media-note.ts';
 import { forwardOf, replyQuoteOf, sharedOf } from '../telegram/others-words.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
+import { topicOf } from '../telegram/forum-topic.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
-import { ackReactionFor, editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { reactionPlanFor, showQueued } from './status-reactions.ts';
+import { admitReaction, type ReactionDeps } from './reaction-updates.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
@@ -73,6 +76,8 @@ export interface TelegramWebhookDeps {
   media?: InboundMediaDeps;
   /** Budgets (#31): the spend count a metered agent's messages are checked against; read only for an agent with a budget. */
   spend?: () => SpendCounts;
+  /** The bot's messages and the per-chat count, for the users' reactions (#31); absent, reactions reach no agent. */
+  reactions?: ReactionDeps;
   clock: Clock;
   log: Logger;
 }
@@ -109,6 +114,9 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
   }
   const update = parsed.data;
+  // A user's reaction (#31): a note for the agent, with rules of its own (reaction-updates.ts).
+  if (update.message_reaction && !update.message && !update.callback_query)
+    return admitReaction(update.message_reaction, { accountId: req.accountId, updateId: update.update_id }, deps);
   const press = update.callback_query;
   // A button press is answered at once, whatever becomes of it, so the button stops spinning.
   if (press) await answerPress(req.accountId, press, deps);
@@ -145,7 +153,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     accountId: req.accountId,
     kind: message.chat.type === 'private' ? ('direct' as const) : ('group' as const),
     id: String(message.chat.id),
-    topicId: message.is_topic_message ? message.message_thread_id : undefined,
+    // A reply thread's id in a group is not a topic: only a topic message (or a forum's General) names one.
+    topicId: topicOf(message),
   };
   const senderId = message.from ? String(message.from.id) : undefined;
 
@@ -170,7 +179,13 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // A press of the bot's own button addresses the bot.
     mentioned = peer.kind === 'group' && (press !== undefined || (bot !== undefined && mentionsBot(message, bot)));
     access = await decideAccess(
-      { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
+      {
+        accountId: req.accountId,
+        chat: { kind: peer.kind, id: peer.id, topicId: peer.topicId },
+        senderId,
+        senderName: message.from?.username ?? message.from?.first_name,
+        mentioned,
+      },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
     );
   } catch (err) {
@@ -252,8 +267,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     media = fetched;
   }
   const quote = replyQuoteOf(rawMessage, bot?.id);
-  // Not on a press: the message it would sit on is the bot's own.
-  const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
+  // Not on a press: the message it would sit on is the bot's own. The ack, or status reactions (#31) starting at queued.
+  const reaction = press ? undefined : reactionPlanFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
@@ -276,6 +291,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     ...(forward ? { forward } : {}),
     ...(shared ? { shared } : {}),
     ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
+    // Status reactions show a tool in use: the runtime says when it first calls one.
+    ...(reaction?.kind === 'status' && !command ? { reportTools: true as const } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -300,7 +317,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
         target: chat,
         createdAt: now,
         messageId: message.message_id,
-        ...(ack ? { ack } : {}),
+        ...(reaction?.kind === 'ack' ? { ack: reaction.emoji } : {}),
+        ...(reaction?.kind === 'status' ? { statusReactions: true } : {}),
       }),
     );
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
@@ -320,7 +338,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     matchedBy: target.matchedBy,
     ...(media.kind !== 'none' ? { media: media.kind } : {}),
   });
-  if (ack) await acknowledge(chat, message.message_id, ack, deps);
+  if (reaction?.kind === 'ack') await acknowledge(chat, message.message_id, reaction.emoji, deps);
+  if (reaction?.kind === 'status') await showQueued(id, chat, message.message_id, reaction.emoji, deps);
   if (media.kind === 'refused') await tellSender(chat, media.toUser, deps);
   if (deps.lifecycle)
     await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);

@@ -591,7 +591,7 @@ describe('each control-plane function’s role', () => {
     expect(holders).toEqual(['fn-compute']);
   });
 
-  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, stores attachments, queues into and wakes any agent, reads what /status says — nothing else', async () => {
+  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, finds whose message a reaction is on, stores attachments, queues into and wakes any agent, reads what /status says — nothing else', async () => {
     await expectOnly(
       fn('telegram-webhook'),
       any(
@@ -600,7 +600,8 @@ describe('each control-plane function’s role', () => {
         wake,
         table('dedupe', 'GetItem', 'PutItem'),
         table('sessions', 'UpdateItem', 'GetItem'),
-        table('origins', 'UpdateItem'),
+        // GetItem (#31): the bot's sent messages (`sent:` items), to find whose message a user reacted to.
+        table('origins', 'UpdateItem', 'GetItem'),
         table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
         // Budgets (#31): a metered agent's spend, for admission and /status.
         table('spend', 'GetItem'),

@@ -62,7 +62,7 @@ describe('local Telegram by long polling', () => {
 
   it('asks getUpdates for edits where the account passes them on, and an edit reaches the agent as a note', async () => {
     await tg.waitForCalls('getUpdates', 1, 20_000);
-    expect(tg.calls('getUpdates').at(-1)!.params.allowed_updates).toEqual(['message', 'callback_query', 'edited_message']);
+    expect(tg.calls('getUpdates').at(-1)!.params.allowed_updates).toEqual(['message', 'callback_query', 'edited_message', 'message_reaction']);
     const { message, ...rest } = textUpdate({ updateId: 150, chatId: 42, fromId: 42, messageId: 77, text: 'meet at the station' });
     const before = tg.calls('sendMessage').length;
     tg.pushUpdate(TOKEN, { ...rest, edited_message: { ...message!, edit_date: Math.floor(Date.now() / 1000) } });

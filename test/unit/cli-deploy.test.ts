@@ -259,7 +259,7 @@ describe('clawfleet deploy', () => {
     const [hook] = tg.calls('setWebhook');
     expect(hook!.params).toMatchObject({
       url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran',
-      allowed_updates: ['message', 'callback_query'],
+      allowed_updates: ['message', 'callback_query', 'message_reaction'],
       secret_token: expect.any(String),
     });
 

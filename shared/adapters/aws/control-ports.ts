@@ -13,6 +13,8 @@ import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
 import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
+import { DynamoReactionRates } from './dynamo-reaction-rates.ts';
+import { DynamoSentMessages } from './dynamo-sent-messages.ts';
 import { DynamoPairingStore } from './dynamo-pairing-store.ts';
 import { DynamoRelayRates } from './dynamo-relay-rates.ts';
 import { DynamoSpendCounts } from './dynamo-spend.ts';
@@ -50,6 +52,8 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
     spendCounts: (cp) => new DynamoSpendCounts(dynamo(), tables(cp).spend),
+    sentMessages: (cp) => new DynamoSentMessages(dynamo(), tables(cp).origins, cp.clock.now),
+    reactionRates: (cp) => new DynamoReactionRates(dynamo(), tables(cp).origins),
   };
 }
 

@@ -91,7 +91,16 @@ export interface ControlPorts {
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels', 'spendAlerts', 'sentMessages', 'reactionRates']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>([
+  'compute',
+  'scheduler',
+  'localChat',
+  'media',
+  'offlineModels',
+  'spendAlerts',
+  'sentMessages',
+  'reactionRates',
+]);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;

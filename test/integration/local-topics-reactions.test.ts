@@ -4,8 +4,8 @@
 // without a thread id, which Telegram refuses). The reaction on the user's message follows the
 // turn to done — once, although grif's runtime is SIGKILLed mid-turn — and a user's reaction to
 // grif's answer reaches grif as a note its next turn reads, never as a turn of its own.
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tempDir } from '../support/temp-dirs.ts';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ beforeAll(async () => {
     await held.get(`${req.lastUserText}#${n}`);
     return respond(req, n);
   });
-  dir = mkdtempSync(join(tmpdir(), 'cf-topics-'));
+  dir = tempDir('cf-topics-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     { id: 'fran', name: 'Fran', default: true },

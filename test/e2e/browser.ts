@@ -12,9 +12,12 @@ export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 export async function launchChromium(): Promise<{ context: BrowserContext; source: string; close(): Promise<void> }> {
   const choice = inject('chromium');
   const profile = tempDir('cf-chromium-');
+  // Its own TMPDIR: Chromium keeps shared-memory files there (`.org.chromium.Chromium.*`) where
+  // /dev/shm is not used, and one it is killed holding stays behind; this dir goes with the file.
+  const tmp = tempDir('cf-chromium-tmp-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: choice.executablePath,
-    env: { ...process.env, ...choice.env },
+    env: { ...process.env, ...choice.env, TMPDIR: tmp },
     headless: true,
     viewport: { width: 1440, height: 900 },
     args: [
@@ -35,6 +38,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; sourc
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
     },
   };
 }

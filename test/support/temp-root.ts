@@ -17,9 +17,12 @@ import { join } from 'node:path';
 const PREFIX = 'cf-test-run-';
 /**
  * What tools keep in TMPDIR on purpose, across runs: not litter, removed with the run's dir.
- * tsx's compile cache and IPC socket (`<tmp>/tsx-<uid>`), made by every process run through tsx.
+ * - tsx's compile cache and IPC socket (`<tmp>/tsx-<uid>`), made by every process run through tsx;
+ * - Node's own compile cache where a program enables it without naming a directory
+ *   (`module.enableCompileCache()`: `<tmp>/node-compile-cache`), as OpenClaw's CLI does when
+ *   npm runs it while installing it.
  */
-const TOOL_CACHES = [/^tsx-\w+$/];
+const TOOL_CACHES = [/^tsx-\w+$/, /^node-compile-cache$/];
 const SHARED = Symbol.for('clawfleet.test-temp-root');
 
 interface RunTemp {

@@ -28,7 +28,7 @@ import { sendFileTool } from './tools/send-file-tool.ts';
 import { transcriberFor } from './media/transcribe.ts';
 import { speaker } from './speech/spoken-reply.ts';
 import type { AgentTool } from './tools/tool.ts';
-import { toolAllowed } from './tools/tool-policy.ts';
+import { toolAllowed } from '../../shared/tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
 import { searchKeyName } from '../../shared/config/schema.ts';
 import { skillAccess } from '../../shared/config/skill-tools.ts';

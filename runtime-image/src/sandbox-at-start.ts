@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { RuntimeEnv } from './env.ts';
 import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
-import { toolAllowed } from './tools/tool-policy.ts';
+import { toolAllowed } from '../../shared/tools/tool-policy.ts';
 
 type Agent = RuntimeEnv['config']['agent'];
 

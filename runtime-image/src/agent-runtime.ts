@@ -40,7 +40,7 @@ import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
 import { keepHealthFile } from './health-file.ts';
 import { agentSkills } from './skills/agent-skills.ts';
-import { pathHost } from './skills/discover.ts';
+import { pathHost } from '../../shared/adapters/fs/skill-discovery.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';

@@ -13,7 +13,7 @@ import { buttonsTool } from './tools/buttons-tool.ts';
 import { derivedId } from './envelope-ids.ts';
 import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
-import type { OfferedSkill } from './skills/discover.ts';
+import type { OfferedSkill } from '../../shared/adapters/fs/skill-discovery.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import type { TurnRequest } from './turn-request.ts';

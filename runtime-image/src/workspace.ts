@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMissing, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
-import type { OfferedSkill } from './skills/discover.ts';
+import type { OfferedSkill } from '../../shared/adapters/fs/skill-discovery.ts';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
@@ -90,7 +90,7 @@ export interface PromptInput {
   summary?: string | undefined;
   /** What kind of input this turn answers, when not a user message. */
   situation?: string | undefined;
-  /** The skills the agent is offered this turn (skills/discover.ts). */
+  /** The skills the agent is offered this turn (shared/adapters/fs/skill-discovery.ts). */
   skills?: readonly OfferedSkill[] | undefined;
 }
 

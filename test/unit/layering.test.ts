@@ -111,7 +111,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/sandbox/bwrap-sandbox.ts': 'the system paths bubblewrap binds, and the workspace root’s real path',
   'runtime-image/src/sandbox/host-processes.ts': '/proc reads of the host’s processes',
   'runtime-image/src/sandbox/uid-pool-sandbox.ts': '/proc reads and the tool uids’ temporary folders outside the workspace',
-  'runtime-image/src/skills/discover.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
+  'shared/adapters/fs/skill-discovery.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
   'runtime-image/src/workspace.ts': 'the image’s own template folder; the workspace goes through beneath.ts',

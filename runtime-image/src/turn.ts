@@ -15,7 +15,8 @@ import { THINKING_LEVELS, type ModelClient, type ThinkingLevel } from './model.t
 import type { SecretMasker } from './secret-mask.ts';
 import type { OfferedSkill } from '../../shared/adapters/fs/skill-discovery.ts';
 import type { AgentTool } from './tools/tool.ts';
-import { historyOf, type SessionHistory, type TranscriptEntry, type TranscriptStore, type TurnRecord } from './transcript.ts';
+import { historyOf, type SessionHistory, type TranscriptStore } from './transcript.ts';
+import type { TranscriptEntry, TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 import type { TurnRequest } from './turn-request.ts';
 import { startTurnStream } from './turn-stream.ts';
 import { sessionStats } from './session-stats.ts';

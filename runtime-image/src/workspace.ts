@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { isMissing, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import type { OfferedSkill } from '../../shared/adapters/fs/skill-discovery.ts';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
+import { BOOTSTRAP_FILES } from '../../shared/workspace/layout.ts';
 
-export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
 const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveAgent } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { chooseSandbox } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
-import { needsSandbox } from '../../runtime-image/src/sandbox-at-start.ts';
+import { chooseSandbox } from '../../shared/adapters/sandbox/choose-sandbox.ts';
+import { needsSandbox } from '../../shared/tools/sandbox-needs.ts';
 import type { Finding } from './findings.ts';
 
 export interface LocalFacts {
@@ -70,7 +70,7 @@ export function auditLocal(config: FleetConfig, facts: LocalFacts): Finding[] {
       fix: `chmod 700 ${facts.statePath}`,
     });
   }
-  // As the runtime decides at its start (runtime-image/src/sandbox-at-start.ts).
+  // As the runtime decides at its start (shared/tools/sandbox-needs.ts).
   const wantsSandbox = config.agents.list.filter(({ id }) => needsSandbox(resolveAgent(config, id)));
   if (facts.sandboxUnavailable && wantsSandbox.length > 0) {
     out.push({

@@ -4,28 +4,8 @@
 // still offered only once the answer is in (agent-runtime.ts awaits it before any tool exists).
 import { mkdirSync } from 'node:fs';
 import type { RuntimeEnv } from './env.ts';
-import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
-import { toolAllowed } from '../../shared/tools/tool-policy.ts';
-
-type Agent = RuntimeEnv['config']['agent'];
-
-/** Whether the config lets the agent have exec at all (allowed, and not denied by tools.exec.security). */
-export function execWanted(agent: Pick<Agent, 'tools'>): boolean {
-  return toolAllowed(agent.tools)('exec') && (agent.tools?.exec?.security ?? 'full') !== 'deny';
-}
-
-/** The stdio MCP servers whose config asks for the sandbox. */
-export function sandboxedServers(agent: Pick<Agent, 'mcp'>): string[] {
-  return Object.entries(agent.mcp?.servers ?? {})
-    .filter(([, s]) => 'command' in s && s.sandbox === true)
-    .map(([id]) => id);
-}
-
-/** Whether something the agent runs needs the sandbox: exec (unless explicitly unsandboxed), a sandboxed MCP server, the browser. */
-export function needsSandbox(agent: Pick<Agent, 'tools' | 'mcp'>): boolean {
-  const browser = agent.tools?.browser?.enabled === true && toolAllowed(agent.tools)('browser');
-  return (execWanted(agent) && agent.tools?.exec?.sandbox !== 'off') || sandboxedServers(agent).length > 0 || browser;
-}
+import { chooseSandbox, type SandboxChoice } from '../../shared/adapters/sandbox/choose-sandbox.ts';
+import { needsSandbox } from '../../shared/tools/sandbox-needs.ts';
 
 /** Starts looking for the sandbox when the agent needs one (needsSandbox); resolves to undefined when it does not. */
 export function chooseSandboxAtStart(env: RuntimeEnv): Promise<SandboxChoice | undefined> {

@@ -94,7 +94,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
   'runtime-image/src/health-file.ts': 'the container health file, a fixed path outside the workspace',
-  'runtime-image/src/path-lookup.ts': 'programs on PATH (system directories)',
+  'shared/adapters/fs/path-lookup.ts': 'programs on PATH (system directories)',
   'runtime-image/src/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',
   'runtime-image/src/browser/agent-browser.ts':
@@ -108,9 +108,9 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/openclaw/gateway-sandbox.ts': 'the OpenClaw install’s real paths for the sandbox',
   'runtime-image/src/openclaw/legacy-state.ts':
     'moves <runtime state>/openclaw/state to <workspace>/.openclaw-state: one name beneath the root, and rename(2) replaces a link there rather than following it',
-  'runtime-image/src/sandbox/bwrap-sandbox.ts': 'the system paths bubblewrap binds, and the workspace root’s real path',
-  'runtime-image/src/sandbox/host-processes.ts': '/proc reads of the host’s processes',
-  'runtime-image/src/sandbox/uid-pool-sandbox.ts': '/proc reads and the tool uids’ temporary folders outside the workspace',
+  'shared/adapters/sandbox/bwrap-sandbox.ts': 'the system paths bubblewrap binds, and the workspace root’s real path',
+  'shared/adapters/sandbox/host-processes.ts': '/proc reads of the host’s processes',
+  'shared/adapters/sandbox/uid-pool-sandbox.ts': '/proc reads and the tool uids’ temporary folders outside the workspace',
   'shared/adapters/fs/skill-discovery.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
@@ -118,7 +118,13 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
 };
 
 describe('workspace files', () => {
-  const scanned = [...sources('runtime-image/src'), ...sources('cli/openclaw'), ...sources('cli/workspace'), ...sources('shared/adapters/fs')];
+  const scanned = [
+    ...sources('runtime-image/src'),
+    ...sources('cli/openclaw'),
+    ...sources('cli/workspace'),
+    ...sources('shared/adapters/fs'),
+    ...sources('shared/adapters/sandbox'),
+  ];
   const usesFs = scanned.filter((f) => importsOf(f).some((i) => i === 'node:fs' || i === 'node:fs/promises' || i === 'fs' || i === 'fs/promises'));
 
   it('are reached only through shared/adapters/fs/beneath.ts: node:fs elsewhere only where the allowlist says what for', () => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findOnPath, isExecutableFile } from '../path-lookup.ts';
+import { findOnPath, isExecutableFile } from '../fs/path-lookup.ts';
 import { killProcessesWithArgument } from './host-processes.ts';
 import { firstLine, runShort } from './run-short.ts';
 import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';

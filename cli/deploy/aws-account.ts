@@ -5,7 +5,7 @@
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { putSecretValues } from '../../infra/secrets.ts';
+import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { parseSecretObject } from '../../shared/secrets/secret-values.ts';

@@ -1,14 +1,15 @@
 // Fills a clawfleet secret from stdin, so values never enter a shell history, a template
 // or a log:
-//   npx tsx infra/scripts/set-secret.ts telegram JERRY_BOT_TOKEN     (stdin: the raw value)
-//   npx tsx infra/scripts/set-secret.ts agent:fran < values.json      (stdin: {"NAME": "value"})
+//   npx tsx scripts/set-secret.ts telegram JERRY_BOT_TOKEN     (stdin: the raw value)
+//   npx tsx scripts/set-secret.ts agent:fran < values.json      (stdin: {"NAME": "value"})
 // Options: --config <clawfleet.json> (default ./clawfleet.json), --replace (drop values
 // not given; the default merges). Uses the usual AWS credentials, region and endpoint.
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { loadConfigFile } from '../../shared/config/load.ts';
-import { telegramSecretOfValue } from '../../shared/secrets/telegram-secrets.ts';
-import { parseSecretValues, putSecretValues, secretIdFor } from '../secrets.ts';
+import { loadConfigFile } from '../shared/config/load.ts';
+import { telegramSecretOfValue } from '../shared/secrets/telegram-secrets.ts';
+import { putSecretValues } from '../shared/adapters/aws/secrets-manager-writer.ts';
+import { parseSecretValues, secretIdFor } from '../shared/secrets/secret-target.ts';
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Paste the value, then press Enter and Ctrl-D:\n');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseSandbox } from '../shared/adapters/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../shared/adapters/sandbox/no-sandbox.ts';
-import { baseSandboxEnv, type Sandbox } from '../shared/adapters/sandbox/sandbox.ts';
+import { baseSandboxEnv, type Sandbox } from '../shared/adapters/sandbox/sandbox-port.ts';
 import { runSandboxed } from '../runtime-image/src/tools/exec-tool.ts';
 
 const CALLS = Number(process.argv[2] ?? 50);

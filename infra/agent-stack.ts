@@ -36,7 +36,7 @@ export interface AgentStackProps extends StackProps {
   /** The runtime image, for its architecture, of agents that do not name their own. */
   defaultImage: (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
-  /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills.ts); absent when none. */
+  /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills-plan.ts); absent when none. */
   fleetSkills?: Uint8Array | undefined;
   /** This deploy creates the stack: its service starts at desired count 0 (context newAgents). */
   creating: boolean;

@@ -7,7 +7,7 @@ import type { Logger } from '../shared/log.ts';
 import { systemClock, type AgentRecord } from '../shared/ports.ts';
 import type { DashboardDeps } from '../shared/dashboard/handler.ts';
 import { CHAT_BOX } from '../shared/dashboard/pages/chat-box.ts';
-import type { LocalControlPlane } from './control-plane.ts';
+import type { LocalControlPlane } from './sqlite-control-plane.ts';
 import type { AgentStatus, FleetStatus } from './fleet-status.ts';
 import { localAgentState } from './agent-state.ts';
 import type { StorageWatch } from './storage-watch.ts';

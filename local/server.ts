@@ -18,7 +18,7 @@ import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
 import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../shared/dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
-import type { LocalControlPlane } from './control-plane.ts';
+import type { LocalControlPlane } from './sqlite-control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
 import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';

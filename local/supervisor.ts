@@ -3,7 +3,7 @@
 // the same user could read at /proc/<pid>/environ — restarts one that dies (with backoff)
 // without touching the others, and carries out the operator's lifecycle commands: restart,
 // upgrade, hibernate, wake.
-import { LOCAL_MAX_RECEIVE_COUNT } from './control-plane.ts';
+import { LOCAL_MAX_RECEIVE_COUNT } from './sqlite-control-plane.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';

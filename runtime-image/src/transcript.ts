@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { isMissing, WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
-import { transcriptPath } from '../../shared/workspace/layout.ts';
+import { transcriptPath } from '../../shared/workspace/workspace-paths.ts';
 import { EntrySchema, type TranscriptEntry, type TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 
 /**

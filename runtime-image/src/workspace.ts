@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { isMissing, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import type { OfferedSkill } from '../../shared/adapters/fs/skill-discovery.ts';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
-import { BOOTSTRAP_FILES } from '../../shared/workspace/layout.ts';
+import { BOOTSTRAP_FILES } from '../../shared/workspace/workspace-paths.ts';
 
 const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
 import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
-import { baseSandboxEnv } from '../../shared/adapters/sandbox/sandbox.ts';
+import { baseSandboxEnv } from '../../shared/adapters/sandbox/sandbox-port.ts';
 import { processesOf, probeUidPool, TOOL_OOM_SCORE_ADJ, TOOL_PROCESS_LIMIT, UidPoolSandbox } from '../../shared/adapters/sandbox/uid-pool-sandbox.ts';
 import { runSandboxed } from '../../runtime-image/src/tools/exec-tool.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';

@@ -731,7 +731,7 @@ describe('/think on a Bedrock model (bedrock-converse)', () => {
 
 describe('commands typed in the dashboard’s chat box (local mode)', () => {
   const local = async (offlineModels?: (agentId: string) => string | undefined, streaming?: 'off' | 'partial' | 'block') => {
-    const { LocalControlPlane } = await import('../../local/control-plane.ts');
+    const { LocalControlPlane } = await import('../../local/sqlite-control-plane.ts');
     const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
     const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { systemClock } = await import('../../shared/ports.ts');

@@ -5,7 +5,7 @@
 // state-entries fixture, made by OpenClaw itself).
 import { describe, expect, it } from 'vitest';
 import { mapSessionKey } from '../../cli/openclaw/session-keys.ts';
-import { convertTranscript } from '../../cli/openclaw/transcript.ts';
+import { convertTranscript } from '../../cli/openclaw/openclaw-transcript.ts';
 import { historyOf, turnMessages } from '../../runtime-image/src/transcript.ts';
 import type { TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import type { SandboxChoice } from '../../../shared/adapters/sandbox/choose-sandbox.ts';
-import { baseSandboxEnv } from '../../../shared/adapters/sandbox/sandbox.ts';
+import { baseSandboxEnv } from '../../../shared/adapters/sandbox/sandbox-port.ts';
 import type { AgentTool, ToolResult } from '../tools/tool.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';

@@ -5,7 +5,7 @@
 // the next turn on. Each skill left out is logged once with its reason, not at every turn.
 import type { Logger } from '../../../shared/log.ts';
 import { discoverSkills, type OfferedSkill, type SkillDiscovery, type SkillHost, type SkillSource } from '../../../shared/adapters/fs/skill-discovery.ts';
-import { WORKSPACE_SKILLS_DIR } from '../../../shared/workspace/layout.ts';
+import { WORKSPACE_SKILLS_DIR } from '../../../shared/workspace/workspace-paths.ts';
 import { FLEET_SKILLS_DIR } from './fleet-skills.ts';
 import { skillsFingerprint } from './skills-fingerprint.ts';
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { findOnPath, isExecutableFile } from '../fs/path-lookup.ts';
 import { killProcessesWithArgument } from './host-processes.ts';
 import { firstLine, runShort } from './run-short.ts';
-import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox-port.ts';
 
 /** Shown read-only (a symlink is recreated as one): the system, never / as a whole. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerClient } from '../shared/adapters/aws/clients.ts';
 import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { controlPlaneStackName } from '../shared/config/names.ts';
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   });
   const config = loadConfigFile(flags.config);
   const functionUrl = flags.url ?? stackOutput(flags['outputs-file'], controlPlaneStackName(config.fleet), 'TelegramWebhookUrl');
-  const store = new SecretsManagerStore(new SecretsManagerClient({}));
+  const store = new SecretsManagerStore(secretsManagerClient());
   const secrets = await readTelegramTokens(config, (id) => store.get(id));
   const accounts = config.channels.telegram?.accounts ?? {};
   const registered = await registerWebhooks({

@@ -5,7 +5,7 @@
 // Options: --config <clawfleet.json> (default ./clawfleet.json), --replace (drop values
 // not given; the default merges). Uses the usual AWS credentials, region and endpoint.
 import { parseArgs } from 'node:util';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerClient } from '../shared/adapters/aws/clients.ts';
 import { loadConfigFile } from '../shared/config/load.ts';
 import { telegramSecretOfValue } from '../shared/secrets/telegram-secrets.ts';
 import { putSecretValues } from '../shared/adapters/aws/secrets-manager-writer.ts';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     byTarget.set(secretId, { ...byTarget.get(secretId), [name]: value });
   }
   for (const [secretId, some] of byTarget) {
-    const result = await putSecretValues(new SecretsManagerClient({}), secretId, some, { merge: !flags.replace });
+    const result = await putSecretValues(secretsManagerClient(), secretId, some, { merge: !flags.replace });
     process.stdout.write(`${result.secretId} now holds: ${result.names.join(', ')}\n`);
   }
 }

@@ -232,20 +232,19 @@ const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'runtime-image/src/connect-aws.ts': 'the runtime’s composition on AWS: builds the SQS and Secrets Manager clients its adapters take; sends no command',
   'runtime-image/src/sdk-credential-chain.ts': 'the SDK’s default credential chain, as the runtime bundle puts it in place of the SDK’s own',
   'runtime-image/src/task-credentials.ts': 'the task role’s credentials from ECS’s endpoint: a credential provider, not an AWS call',
-  'scripts/set-secret.ts': 'builds the Secrets Manager client shared/adapters/aws/secrets-manager-writer.ts takes',
-  'scripts/register-webhooks.ts': 'builds the Secrets Manager client shared/adapters/aws/secrets-manager-store.ts takes',
   'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
   'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
   'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
   'cli/aws-fleet.ts': 'the ECS Service type it reads a deployment from; not yet behind a port group',
-  'cli/aws-secret-target.ts': 'not yet behind a port group: Secrets Manager get, put and create for `clawfleet secrets --aws`',
   'cli/aws-where.ts': 'not yet behind a port group: STS GetCallerIdentity',
   'cli/logs.ts': 'not yet behind a port group: CloudWatch Logs FilterLogEvents',
-  'cli/agents/aws-agent-records.ts': 'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws`',
+  'cli/agents/aws-agent-records.ts':
+    'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws` (by the keys the adapters export; the registry item is written by DynamoAgentRegistry)',
   'cli/agents/aws-agent-schedules.ts': 'not yet behind a port group: EventBridge Scheduler list, get and delete',
   'cli/agents/aws-agent-tasks.ts': 'not yet behind a port group: ECS and CloudWatch Logs calls of `agents remove --aws`',
   'cli/agents/aws-removal.ts': 'not yet behind a port group: CloudFormation and SQS calls of `agents remove --aws`, and the clients it builds',
-  'cli/deploy/aws-account.ts': 'not yet behind a port group: STS, CloudFormation and Secrets Manager reads of `clawfleet deploy`',
+  'cli/deploy/aws-account.ts':
+    'not yet behind a port group: the STS and CloudFormation reads of `clawfleet deploy` (its secrets go through secrets-manager-secrets.ts)',
   'cli/workspace/aws-deps.ts': 'builds the clients the workspace transfer’s adapters take, and reads a task definition (ECS), not yet behind a port group',
 };
 

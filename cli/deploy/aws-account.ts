@@ -3,7 +3,7 @@
 // names each secret holds (never a value in any message), values put from the operator, and
 // the restart of an agent that got values (asked of λ compute).
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { callerIdentity } from '../../shared/adapters/aws/caller-identity.ts';
 import { SecretsManagerSecrets } from '../../shared/adapters/aws/secrets-manager-secrets.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
@@ -48,9 +48,8 @@ export class DeployAccount implements DeployAccountPort {
     this.sm = SecretsManagerSecrets.for(aws);
   }
 
-  async identity(): Promise<{ account: string; arn: string }> {
-    const out = await new STSClient(this.aws).send(new GetCallerIdentityCommand({}));
-    return { account: out.Account ?? 'unknown', arn: out.Arn ?? 'unknown' };
+  identity(): Promise<{ account: string; arn: string }> {
+    return callerIdentity(this.aws);
   }
 
   /** The stack, or undefined when there is none (or only a deleted one). */

@@ -3,7 +3,7 @@
 // (`<fleet>-sessions`), the origins of its inbound messages and the agent-to-agent rate
 // counters of its pairs (`<fleet>-origins`). Found by scans (the tables are keyed by other
 // things), deleted in batches of 25.
-import { AGENT_KEY_PREFIX, agentRegistryKey, DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { AGENT_KEY_PREFIX, agentRegistryKey, markAgentAsleep } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { agentMetricsKeyPrefix } from '../../shared/adapters/aws/dynamo-agent-metrics.ts';
 import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tableNames } from '../../shared/config/names.ts';
@@ -29,7 +29,7 @@ export class AgentRecords {
   /** Asleep in the registry, where it has an item: the health tick leaves a sleeping agent without work alone. */
   async markAsleep(agentId: string): Promise<void> {
     try {
-      await new DynamoAgentRegistry(this.db, tableNames(this.fleet).registry).markAsleep(agentId, Date.now());
+      await markAgentAsleep(this.db, tableNames(this.fleet).registry, agentId, Date.now());
     } catch (err) {
       if (!/ConditionalCheckFailed|ResourceNotFound/.test((err as Error).name))
         throw new StepFailed(awsErrorText('cannot mark the agent asleep in the registry', err), 'run this again');

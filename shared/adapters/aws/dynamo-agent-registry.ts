@@ -100,30 +100,6 @@ export class DynamoAgentRegistry implements AgentRegistry {
     await this.transition(agentId, ['waking', 'restarting', 'unhealthy'], 'awake', now);
   }
 
-  /**
-   * Asleep, where the agent has an item at all (`clawfleet agents remove --aws` before it stops
-   * the agent's service: the health tick leaves a sleeping agent without work alone). False
-   * when there is no item; whatever state it was in, it is asleep afterwards.
-   */
-  async markAsleep(agentId: string, now: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(agentId),
-          UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':asleep': 'asleep', ':now': now },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
-  }
-
   async recordActivity(agentId: string, now: number): Promise<void> {
     try {
       await this.db.send(
@@ -149,5 +125,30 @@ export class DynamoAgentRegistry implements AgentRegistry {
         ExpressionAttributeValues: { ':error': error.slice(0, 1000), ':now': now, ':agent': agentId },
       }),
     );
+  }
+}
+
+/**
+ * Asleep, where the agent has an item at all (`clawfleet agents remove --aws` before it stops
+ * the agent's service: the health tick leaves a sleeping agent without work alone). False when
+ * there is no item; whatever state it was in, it is asleep afterwards. A function beside the
+ * registry rather than a method of it, so the Lambda bundles, which never call it, leave it out.
+ */
+export async function markAgentAsleep(db: DynamoDBDocumentClient, table: string, agentId: string, now: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: key(agentId),
+        UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':asleep': 'asleep', ':now': now },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
   }
 }

@@ -2,7 +2,7 @@
 // credentials are, whether the account is bootstrapped, the stacks' states and outputs, the
 // names each secret holds (never a value in any message), values put from the operator, and
 // the restart of an agent that got values (asked of λ compute).
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationStacks, cloudFormationClient, type StackState } from '../../shared/adapters/aws/cloudformation-stacks.ts';
 import { callerIdentity } from '../../shared/adapters/aws/caller-identity.ts';
 import { SecretsManagerSecrets } from '../../shared/adapters/aws/secrets-manager-secrets.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
@@ -37,14 +37,14 @@ export interface DeployAccountPort {
 }
 
 export class DeployAccount implements DeployAccountPort {
-  private readonly cfn: CloudFormationClient;
+  private readonly stacks: CloudFormationStacks;
   private readonly sm: SecretsManagerSecrets;
 
   constructor(
     readonly aws: AwsSettings,
     private readonly fleet: string,
   ) {
-    this.cfn = new CloudFormationClient(aws);
+    this.stacks = new CloudFormationStacks(cloudFormationClient(aws));
     this.sm = SecretsManagerSecrets.for(aws);
   }
 
@@ -53,19 +53,21 @@ export class DeployAccount implements DeployAccountPort {
   }
 
   /** The stack, or undefined when there is none (or only a deleted one). */
-  async stack(name: string): Promise<Stack | undefined> {
-    try {
-      const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      return s && s.StackStatus !== 'DELETE_COMPLETE' ? s : undefined;
-    } catch (err) {
-      if (/does not exist/.test((err as Error).message)) return undefined;
-      throw new Error(awsErrorText(`cannot describe stack ${name}`, err, this.aws));
-    }
+  async stack(name: string): Promise<StackInfo | undefined> {
+    const s = await this.state(name);
+    return s && { StackStatus: s.status, Outputs: Object.entries(s.outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })) };
   }
 
   async outputs(stackName: string): Promise<Record<string, string>> {
-    const s = await this.stack(stackName);
-    return Object.fromEntries((s?.Outputs ?? []).filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
+    return (await this.state(stackName))?.outputs ?? {};
+  }
+
+  private async state(name: string): Promise<StackState | undefined> {
+    try {
+      return await this.stacks.get(name);
+    } catch (err) {
+      throw new Error(awsErrorText(`cannot describe stack ${name}`, err, this.aws));
+    }
   }
 
   async secret(secretId: string): Promise<SecretState> {

@@ -235,15 +235,11 @@ const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
   'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
   'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
-  'cli/aws-fleet.ts': 'the ECS Service type it reads a deployment from; not yet behind a port group',
-  'cli/logs.ts': 'not yet behind a port group: CloudWatch Logs FilterLogEvents',
   'cli/agents/aws-agent-records.ts':
     'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws` (by the keys the adapters export; the registry item is written by DynamoAgentRegistry)',
   'cli/agents/aws-agent-schedules.ts': 'not yet behind a port group: EventBridge Scheduler list, get and delete',
   'cli/agents/aws-agent-tasks.ts': 'not yet behind a port group: ECS and CloudWatch Logs calls of `agents remove --aws`',
   'cli/agents/aws-removal.ts': 'not yet behind a port group: CloudFormation and SQS calls of `agents remove --aws`, and the clients it builds',
-  'cli/deploy/aws-account.ts':
-    'not yet behind a port group: the CloudFormation reads of `clawfleet deploy` (its identity and secrets go through caller-identity.ts and secrets-manager-secrets.ts)',
   'cli/workspace/aws-deps.ts': 'builds the clients the workspace transfer’s adapters take, and reads a task definition (ECS), not yet behind a port group',
 };
 

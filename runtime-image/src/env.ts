@@ -40,6 +40,8 @@ export interface RuntimeEnv {
   compactAtTokens: number;
   modelRetryBaseMs: number;
   healthFile: string | undefined;
+  /** See CLAWFLEET_LIFELINE. */
+  lifeline: 'stdin' | undefined;
   sandbox: SandboxSettings;
   /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
   mediaBucket: string | undefined;
@@ -135,6 +137,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     compactAtTokens: e.CLAWFLEET_COMPACT_AT_TOKENS ?? Math.floor(e.CLAWFLEET_CONTEXT_TOKENS * 0.75),
     modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
     healthFile: e.CLAWFLEET_HEALTH_FILE,
+    lifeline: e.CLAWFLEET_LIFELINE,
     sandbox: sandboxSettingsOf(e),
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
     openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000, runAs: openclawUserOf(e) },

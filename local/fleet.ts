@@ -367,7 +367,7 @@ async function runLocalFleet(
   const boxed = specs.filter((spec) => !unboxed.includes(spec.agentId));
   for (const spec of boxed) {
     try {
-      supervisor.startFor(spec);
+      supervisor.boxReadOnlyFor(spec);
     } catch (err) {
       if (err instanceof ClawfleetError) throw new ClawfleetError(err.code, `${spec.agentId}: ${err.message}`, { cause: err });
       throw err;

@@ -238,28 +238,13 @@ export class Supervisor {
       const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...runtimeEnvironment(spec.agentId, spec.config, transport, settings) };
       return { file: launch.argv[0]!, args: launch.argv.slice(1), env, cwd: REPO, boxed };
     }
-    if (!this.boxing)
-      throw new ClawfleetError(
-        'RUNTIME_BOX_UNAVAILABLE',
-        `${spec.agentId}'s runtime runs only in a box (runtime.localSandbox), and this fleet has no bubblewrap`,
-      );
-    const { bwrap, dropTo } = this.boxing;
+    // (Throws where this fleet has no bubblewrap, or the box would show what it hides.)
+    const readOnly = this.boxReadOnlyFor(spec, launch.runsFrom);
+    const { bwrap, dropTo } = this.boxing!;
     // Its own home, in its runtime state: $HOME stays outside the box (npx's cache of an MCP server lands here).
     const home = join(runtimeState, 'home');
     mkdirSync(home, { recursive: true, mode: 0o700 });
     if (dropTo) for (const dir of [workspace, runtimeState]) giveToBox(dir, dropTo.uid, dropTo.gid);
-    const browser = agent.tools?.browser;
-    const readOnly = boxReadOnly(
-      {
-        runsFrom: launch.runsFrom,
-        bwrap,
-        fleetSkills: spec.fleetSkills,
-        chromium: browser?.enabled ? (browser.executablePath ?? DEFAULT_CHROMIUM) : undefined,
-        mcpServers: agent.mcp?.servers,
-        openclaw,
-      },
-      this.hide,
-    );
     // Names and settings only; no secret value, no token (those go on the pipe).
     const env = {
       PATH: process.env.PATH ?? '',
@@ -268,6 +253,28 @@ export class Supervisor {
     };
     const [file, ...args] = boxCommand({ bwrap, dropTo, hide: this.hide }, { workspace, runtimeState, readOnly }, launch.argv);
     return { file: file!, args, env, cwd: '/', boxed };
+  }
+
+  /** What this agent's box shows read-only; throws RUNTIME_BOX_PATH_HIDDEN where it would show something hidden. Touches nothing. */
+  boxReadOnlyFor(spec: AgentRuntimeSpec, runsFrom = runtimeLaunch().runsFrom): string[] {
+    if (!this.boxing)
+      throw new ClawfleetError(
+        'RUNTIME_BOX_UNAVAILABLE',
+        `${spec.agentId}'s runtime runs only in a box (runtime.localSandbox), and this fleet has no bubblewrap`,
+      );
+    const agent = spec.config.agent;
+    const browser = agent.tools?.browser;
+    return boxReadOnly(
+      {
+        runsFrom,
+        bwrap: this.boxing.bwrap,
+        fleetSkills: spec.fleetSkills,
+        chromium: browser?.enabled ? (browser.executablePath ?? DEFAULT_CHROMIUM) : undefined,
+        mcpServers: agent.mcp?.servers,
+        openclaw: agent.runtime.kind === 'openclaw' ? this.openclaw : undefined,
+      },
+      this.hide,
+    );
   }
 
   private spawn(m: Managed): void {

@@ -9,7 +9,21 @@
 // run in boxes of their own, and a stop still drains to exactly one reply. Then without
 // bubblewrap: the start refuses, saying what is missing and how to get it, unless the config
 // says "off" — then it warns once per agent, and `clawfleet security audit` reports it.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -395,5 +409,105 @@ describe('a machine without bubblewrap', () => {
     expect(await started.catch((err: Error) => err.message)).toMatch(
       new RegExp(`^grif: MCP server "files" is in ${dir}, which holds ${dir}/(state|secrets\\.json): the runtime's box would show it`),
     );
+  });
+});
+
+/** A uid no other test uses, standing in for a normal user of the machine. */
+const NORMAL_UID = 20201;
+/** Whether NORMAL_UID may reach the repository (every folder on the way open to others), as a normal user's checkout is to its user. */
+function reachableByOthers(path: string): boolean {
+  for (let dir = path; ; dir = join(dir, '..')) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === '/') return true;
+  }
+}
+
+describe.skipIf(!ROOT || !reachableByOthers(REPO) || !reachableByOthers(realpathSync(join(REPO, '.cache'))))('a fleet run by a normal user', () => {
+  it('boxes each runtime as that user in a user namespace of its own (one stage): it answers, and sees none of the fleet’s state', async () => {
+    const dir = twoAgents();
+    chmodSync(dir, 0o700);
+    for (const f of ['', 'clawfleet.json', 'secrets.json']) chownSync(join(dir, f), NORMAL_UID, NORMAL_UID);
+    const state = join(dir, 'state');
+    const fleet = spawn(
+      'setpriv',
+      [
+        '--reuid',
+        String(NORMAL_UID),
+        '--regid',
+        String(NORMAL_UID),
+        '--clear-groups',
+        '--',
+        process.execPath,
+        join(REPO, 'bin', 'clawfleet.js'),
+        'start',
+        '--config',
+        join(dir, 'clawfleet.json'),
+        '--secrets',
+        join(dir, 'secrets.json'),
+        '--state',
+        state,
+        '--port',
+        '0',
+      ],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    fleet.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    fleet.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise((r) => fleet.once('exit', r));
+    cleanups.push(async () => {
+      if (fleet.exitCode === null) fleet.kill('SIGTERM');
+      await exited;
+    });
+    await expect.poll(() => /dashboard and chat: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)?.[1], { timeout: 60_000, interval: 200 }).toBeDefined();
+    const url = /dashboard and chat: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)![1]!;
+    const token = readFileSync(join(state, 'dashboard-token'), 'utf8').trim();
+    // Both runtimes ready: the fleet's status says so.
+    const admin = readAdminFile(state)!;
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`${admin.url}/admin/status`, { headers: { authorization: `Bearer ${admin.token}` } });
+          return ((await res.json()) as { agents: { state: string }[] }).agents.every((a) => a.state === 'running');
+        },
+        { timeout: 60_000, interval: 200 },
+      )
+      .toBe(true);
+    const runtime = tree(fleet.pid!).find((p) => p.command.startsWith(`${process.execPath} `) && p.command.includes('runtime-image/'));
+    expect(runtime, out).toBeDefined();
+    // The fleet's own user, in a user and mount namespace of its own: one bwrap above it, no setpriv, nothing as root.
+    expect(status(runtime!.pid, 'Uid')!.split(/\s+/).map(Number)).toEqual(Array(4).fill(NORMAL_UID));
+    expect(readlinkSync(`/proc/${runtime!.pid}/ns/user`)).not.toBe(readlinkSync('/proc/self/ns/user'));
+    const boxRoot = `/proc/${runtime!.pid}/root`;
+    for (const gone of [
+      join(dir, 'secrets.json'),
+      join(state, 'state.db'),
+      join(state, 'admin.json'),
+      join(state, 'dashboard-token'),
+      join(state, 'workspaces', 'grif'),
+    ])
+      expect(existsSync(join(boxRoot, gone)), gone).toBe(false);
+    expect(existsSync(join(boxRoot, state, 'workspaces', 'fran', 'AGENTS.md'))).toBe(true);
+    expect(tree(fleet.pid!).filter((p) => p.command.includes('setpriv') || (status(p.pid, 'Uid') ?? '').startsWith('0'))).toEqual([]);
+    // It answers the chat box.
+    const post = await fetch(`${url}/api/chat/fran`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'are you boxed?' }),
+    });
+    expect(post.status).toBe(202);
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`${url}/api/chat/fran/messages?after=0`, { headers: { authorization: `Bearer ${token}` } });
+          return ((await res.json()) as { messages: { role: string }[] }).messages.some((m) => m.role === 'agent');
+        },
+        { timeout: 60_000, interval: 200 },
+      )
+      .toBe(true);
+    const below = tree(fleet.pid!);
+    fleet.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect.poll(() => below.filter(alive), { timeout: 30_000 }).toEqual([]);
   });
 });

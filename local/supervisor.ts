@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../shared/config/resolve.ts';
 import { runtimeLaunch } from './runtime-entry.ts';
 import { giveToBox } from './box-owner.ts';
+import { processBelow } from './process-below.ts';
 import { boxCommand, boxReadOnly, type BoxSetup } from './runtime-box.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
@@ -24,6 +25,8 @@ import { DEFAULT_CHROMIUM } from '../runtime-image/src/browser/browser-install.t
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** How long a stopping runtime may finish its turn before it is killed. */
 const STOP_GRACE_MS = 30_000;
+/** How long after a runtime's process exits its output may stay open (its box's last processes dying) before it is closed for it. */
+const OUTPUT_CLOSE_MS = 10_000;
 /** The child's file descriptor for the pipe that carries its token and secrets (stdio index 3). */
 const SECRETS_FD = 3;
 
@@ -34,6 +37,8 @@ export type RuntimeBoxing = Pick<BoxSetup, 'bwrap' | 'dropTo'>;
 export interface RuntimeStart {
   file: string;
   args: string[];
+  /** The runtime's own command line (inside the box, for a boxed one). */
+  argv: string[];
   env: Record<string, string>;
   cwd: string;
   boxed: boolean;
@@ -67,6 +72,8 @@ interface Managed {
   token: string;
   state: RuntimeState;
   child?: ChildProcess;
+  /** A boxed child's runtime: its command line, and its pid once found below the box's bwrap. */
+  runtime?: { argv: string[]; pid?: number };
   restarts: number;
   startedAt?: number;
   timer?: NodeJS.Timeout;
@@ -134,11 +141,24 @@ export class Supervisor {
 
   info(agentId: string): RuntimeInfo {
     const m = this.agents.get(agentId);
-    return { state: m?.state ?? 'stopped', pid: m?.child?.pid, restarts: m?.restarts ?? 0, startedAt: m?.startedAt, lastExit: m?.lastExit };
+    return { state: m?.state ?? 'stopped', pid: this.pid(agentId), restarts: m?.restarts ?? 0, startedAt: m?.startedAt, lastExit: m?.lastExit };
   }
 
-  /** The child process of an agent, for tests and the CLI. */
+  /**
+   * An agent's runtime process, for tests, the CLI and the dashboard: for a boxed one, the
+   * runtime inside the box (killing it is a crash, as for an unboxed one), or the box's bwrap
+   * while the runtime is not started in it yet.
+   */
   pid(agentId: string): number | undefined {
+    const m = this.agents.get(agentId);
+    const top = m?.child?.pid;
+    if (!m?.runtime || top === undefined) return top;
+    m.runtime.pid ??= processBelow(top, m.runtime.argv);
+    return m.runtime.pid ?? top;
+  }
+
+  /** The bwrap an agent's box runs under (what killing kills the whole box), or an unboxed runtime's own process. */
+  topPid(agentId: string): number | undefined {
     return this.agents.get(agentId)?.child?.pid;
   }
 
@@ -195,7 +215,7 @@ export class Supervisor {
   private async kill(m: Managed): Promise<void> {
     const child = m.child;
     if (!child) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('close', resolve));
     // Said on its stdin: a signal to bwrap would not reach the runtime in its box.
     child.stdin?.write('SIGTERM\n');
     this.events.onStopping?.(m.spec.agentId, true);
@@ -236,7 +256,7 @@ export class Supervisor {
     if (!boxed) {
       // Names and settings only; no secret value, no token (those go on the pipe).
       const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...runtimeEnvironment(spec.agentId, spec.config, transport, settings) };
-      return { file: launch.argv[0]!, args: launch.argv.slice(1), env, cwd: REPO, boxed };
+      return { file: launch.argv[0]!, args: launch.argv.slice(1), argv: launch.argv, env, cwd: REPO, boxed };
     }
     // (Throws where this fleet has no bubblewrap, or the box would show what it hides.)
     const readOnly = this.boxReadOnlyFor(spec, launch.runsFrom);
@@ -252,7 +272,7 @@ export class Supervisor {
       ...runtimeEnvironment(spec.agentId, spec.config, transport, { ...settings, CLAWFLEET_BWRAP: bwrap }),
     };
     const [file, ...args] = boxCommand({ bwrap, dropTo, hide: this.hide }, { workspace, runtimeState, readOnly }, launch.argv);
-    return { file: file!, args, env, cwd: '/', boxed };
+    return { file: file!, args, argv: launch.argv, env, cwd: '/', boxed };
   }
 
   /** What this agent's box shows read-only; throws RUNTIME_BOX_PATH_HIDDEN where it would show something hidden. Touches nothing. */
@@ -301,6 +321,7 @@ export class Supervisor {
       detached: true,
     });
     m.child = child;
+    m.runtime = start.boxed ? { argv: start.argv } : undefined;
     child.stdin!.on('error', () => {}); // a runtime that is gone cannot be asked anything: its exit says why
     // Only what this agent may know: its own token and secrets, no other agent's, no bot
     // token. The runtime reads the pipe to its end at start and closes it, so nothing it
@@ -326,7 +347,18 @@ export class Supervisor {
       }
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.events.onLine(spec.agentId, { level: 'error', msg: chunk.trimEnd() }));
-    child.once('exit', (code, signal) => this.exited(m, child, code, signal));
+    // Gone means its output closed, not only its first process exited: a box's bwrap killed
+    // first leaves the runtime inside a moment longer (its pid namespace dies after), and the
+    // next runtime of the agent must not start, nor its messages be released, while it lives.
+    // Everything in the box holds that output; nothing the runtime starts inherits it.
+    child.once('close', (code, signal) => this.exited(m, child, code, signal));
+    child.once('exit', () => {
+      const held = setTimeout(() => {
+        this.log.warn('runtime exited but its output is still open; closing it', { agentId: spec.agentId });
+        for (const stream of [child.stdout, child.stderr, child.stdio[SECRETS_FD]]) stream?.destroy();
+      }, OUTPUT_CLOSE_MS);
+      child.once('close', () => clearTimeout(held));
+    });
   }
 
   private exited(m: Managed, child: ChildProcess | undefined, code: number | null, signal: string | null): void {

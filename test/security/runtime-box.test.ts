@@ -87,11 +87,12 @@ async function ask(fleet: LocalFleet, agentId: string, text: string, match = (t:
   return found!;
 }
 
-/** The runtime's own process inside its box: node running the runtime, below the box's bwraps. */
+/** The runtime's own process inside its box: node running the runtime, below the box's bwraps (and what the supervisor names as the agent's pid). */
 function runtimeProcess(fleet: LocalFleet, agentId: string): ProcessInfo {
-  const below = tree(fleet.supervisor.pid(agentId)!);
+  const below = tree(fleet.supervisor.topPid(agentId)!);
   const runtime = below.find((p) => p.command.startsWith(`${process.execPath} `) && /runtime-image\/(dist\/main\.mjs|src\/main\.ts)/.test(p.command));
   if (!runtime) throw new Error(`no runtime process under ${agentId}'s box: ${JSON.stringify(below.map((p) => p.command.slice(0, 100)))}`);
+  expect(fleet.supervisor.pid(agentId)).toBe(runtime.pid);
   return runtime;
 }
 
@@ -272,7 +273,7 @@ describe('a fleet whose runtimes are boxed', () => {
     await expect
       .poll(
         () => {
-          below = tree(fleet.supervisor.pid('alpha')!);
+          below = tree(fleet.supervisor.topPid('alpha')!);
           return below.some((p) => p.command === 'sleep 0.1');
         },
         { timeout: 60_000, interval: 100 },
@@ -300,7 +301,7 @@ describe('a fleet whose runtimes are boxed', () => {
   });
 
   it('drains a turn in flight when the fleet stops the runtime: answered exactly once, then the box is gone', async () => {
-    const box = tree(fleet.supervisor.pid('beta')!);
+    const box = tree(fleet.supervisor.topPid('beta')!);
     const linesBefore = runtimeLines.length;
     model.script({ text: 'answered while draining', delayMs: 3_000 });
     const before = model.requests().length;

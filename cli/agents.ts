@@ -7,7 +7,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import type { AwsSettings } from './aws-env.ts';
 import type { AwsAgentRemoval } from './agents/aws-removal.ts';
 import { checkRemovable, confirmRemoval, printPlan, runRemoval, strayAgents, type RemovalPlan } from './agents/removal.ts';
-import { EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
+import { EXIT, parse, plural, str, type CliIO, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet agents remove <id> [--aws] [--yes] [--dry-run]
@@ -36,13 +36,13 @@ to do; running the command again resumes (finished steps find nothing to do).
 
 /** Where removals happen; tests give the AWS one their own task waiter (the emulator runs no containers). */
 export interface AgentsDeps {
-  awsRemoval?(fleet: string, aws: AwsSettings): AwsAgentRemoval;
+  awsRemoval?(fleet: string, aws: AwsSettings, where: string): AwsAgentRemoval;
 }
 
 export async function runAgents(args: string[], io: CliIO, deps: AgentsDeps = {}): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-  if (sub !== 'remove' && sub !== 'prune') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+  choose(sub, ['remove', 'prune'], HELP);
   const p = parse(
     rest,
     {
@@ -66,16 +66,17 @@ export async function runAgents(args: string[], io: CliIO, deps: AgentsDeps = {}
     // The AWS SDK loads only for --aws.
     const [{ AwsAgentRemoval }, { awsSettings }] = await Promise.all([import('./agents/aws-removal.ts'), import('./aws-env.ts')]);
     const aws = awsSettings(io);
-    const removal = deps.awsRemoval?.(config.fleet, aws) ?? new AwsAgentRemoval(config.fleet, aws);
+    const where = `fleet "${config.fleet}" ${await (await import('./aws-where.ts')).awsWhere(config.fleet, aws)}`;
+    const removal = deps.awsRemoval?.(config.fleet, aws, where) ?? new AwsAgentRemoval(config.fleet, aws, { where });
     const found = await removal.found();
-    const ids = requested ? present(requested, found, `fleet "${config.fleet}" on AWS ${aws.region}`, io) : strays(config, found, io);
+    const ids = requested ? present(requested, found, where, io) : strays(config, found, io);
     return removeAll(ids, (id) => removal.plan(id), io, opts);
   }
   const { LocalAgentRemoval } = await import('./agents/local-removal.ts');
   const stateDir = resolve(io.cwd, str(p.values.state)!);
-  const local = await LocalAgentRemoval.open(stateDir);
+  const local = await LocalAgentRemoval.open(stateDir, { fleet: config.fleet, dryRun: opts.dryRun });
   try {
-    const ids = requested ? present(requested, local.found(), stateDir, io) : strays(config, local.found(), io);
+    const ids = requested ? present(requested, local.found(), `fleet "${config.fleet}", state in ${stateDir}`, io) : strays(config, local.found(), io);
     return await removeAll(ids, async (id) => local.plan(id), io, opts);
   } finally {
     local.close();

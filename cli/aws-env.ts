@@ -25,9 +25,3 @@ export function awsSettings(io: CliIO): AwsSettings {
       : {}),
   };
 }
-
-/** An AWS error as one line that names the call and the resource, never a secret value. */
-export function awsErrorText(what: string, err: unknown): string {
-  const e = err as { name?: string; message?: string };
-  return `${what}: ${e.name ?? 'Error'}${e.message && e.message !== e.name ? ` (${e.message})` : ''}`;
-}

@@ -13,7 +13,8 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import type { AgentRecord } from '../shared/ports.ts';
 import type { AgentStatus, FleetStatus } from '../local/fleet-status.ts';
 import type { LifecycleAction } from '../local/supervisor.ts';
-import { awsErrorText, type AwsSettings } from './aws-env.ts';
+import { type AwsSettings } from './aws-env.ts';
+import { awsErrorText } from './aws-errors.ts';
 import { CliError, EXIT } from './command.ts';
 
 export class AwsFleet {
@@ -35,7 +36,7 @@ export class AwsFleet {
     try {
       return await this.services.describe(agentIds);
     } catch (err) {
-      throw new CliError(EXIT.failed, awsErrorText(`cannot describe the services of cluster ${clusterName(this.config.fleet)}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot describe the services of cluster ${clusterName(this.config.fleet)}`, err, this.aws));
     }
   }
 
@@ -44,7 +45,7 @@ export class AwsFleet {
     try {
       return await this.queues.counts(queueName);
     } catch (err) {
-      throw new CliError(EXIT.failed, awsErrorText(`cannot read queue ${queueName}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read queue ${queueName}`, err, this.aws));
     }
   }
 
@@ -53,7 +54,7 @@ export class AwsFleet {
       return await this.registry.get(agentId);
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return undefined;
-      throw new CliError(EXIT.failed, awsErrorText(`cannot read the registry ${tableNames(this.config.fleet).registry}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read the registry ${tableNames(this.config.fleet).registry}`, err, this.aws));
     }
   }
 
@@ -92,7 +93,7 @@ export class AwsFleet {
           .join('; '),
       });
     }
-    return { fleet, where: `AWS ${this.aws.region} (cluster ${clusterName(fleet)})`, agents };
+    return { fleet, where: `on AWS ${this.aws.region} (cluster ${clusterName(fleet)})`, agents };
   }
 
   /** The proposal's independent lifecycle on ECS: only this agent's service changes. */
@@ -107,7 +108,10 @@ export class AwsFleet {
     try {
       return serviceState(await this.services.update(agentId, change));
     } catch (err) {
-      throw new CliError(EXIT.failed, awsErrorText(`cannot ${action} ${agentServiceName(agentId)} in cluster ${clusterName(this.config.fleet)}`, err));
+      throw new CliError(
+        EXIT.failed,
+        awsErrorText(`cannot ${action} ${agentServiceName(agentId)} in cluster ${clusterName(this.config.fleet)}`, err, this.aws),
+      );
     }
   }
 

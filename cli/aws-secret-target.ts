@@ -2,7 +2,8 @@
 // names as the local file (its own module, so the SDK loads only for --aws).
 import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { parseSecretObject } from '../shared/secrets/secret-values.ts';
-import { awsErrorText, type AwsSettings } from './aws-env.ts';
+import type { AwsSettings } from './aws-env.ts';
+import { awsErrorText } from './aws-errors.ts';
 import { CliError, EXIT } from './command.ts';
 import type { SecretTarget } from './secret-targets.ts';
 
@@ -16,7 +17,7 @@ export function awsSecretTarget(aws: AwsSettings): SecretTarget {
         return parseSecretObject(secretId, out.SecretString);
       } catch (err) {
         if ((err as Error).name === 'ResourceNotFoundException') return {};
-        throw new CliError(EXIT.failed, awsErrorText(`cannot read secret ${secretId}`, err));
+        throw new CliError(EXIT.failed, awsErrorText(`cannot read secret ${secretId}`, err, aws));
       }
     },
     async write(secretId, values) {
@@ -24,11 +25,11 @@ export function awsSecretTarget(aws: AwsSettings): SecretTarget {
       try {
         await sm.send(new PutSecretValueCommand({ SecretId: secretId, SecretString }));
       } catch (err) {
-        if ((err as Error).name !== 'ResourceNotFoundException') throw new CliError(EXIT.failed, awsErrorText(`cannot write secret ${secretId}`, err));
+        if ((err as Error).name !== 'ResourceNotFoundException') throw new CliError(EXIT.failed, awsErrorText(`cannot write secret ${secretId}`, err, aws));
         try {
           await sm.send(new CreateSecretCommand({ Name: secretId, SecretString }));
         } catch (createErr) {
-          throw new CliError(EXIT.failed, awsErrorText(`cannot create secret ${secretId}`, createErr));
+          throw new CliError(EXIT.failed, awsErrorText(`cannot create secret ${secretId}`, createErr, aws));
         }
       }
     },

@@ -1,6 +1,7 @@
 // What every command shares: its I/O (injectable, so tests run commands in-process), the
 // exit codes, and argument parsing that turns a mistake into a usage error with the help.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closest, didYouMean } from '../shared/did-you-mean.ts';
 
 export const EXIT = {
   ok: 0,
@@ -54,13 +55,51 @@ export interface Parsed {
   positionals: string[];
 }
 
-/** Parses `args` strictly; `--help` is always accepted. Undefined means help was printed. */
+/**
+ * What is wrong with the options in `args`, in our words (Node's parser words it for a
+ * programmer): an unknown option with the nearest known one, a value missing or given where
+ * none is taken. Undefined when parseArgs will take them.
+ */
+export function optionProblem(args: readonly string[], options: Options): string | undefined {
+  const names = Object.keys(options);
+  const byShort = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name] as const] : [])));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined; // what follows is positional
+    if (!arg.startsWith('-') || arg === '-') continue;
+    let name: string | undefined;
+    let inline: string | undefined;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      [name, inline] = eq < 0 ? [arg.slice(2), undefined] : [arg.slice(2, eq), arg.slice(eq + 1)];
+      if (!options[name]) return `unknown option --${name}${didYouMean(name, names, (s) => `--${s}`)}`;
+    } else {
+      // Short options stand alone here (-f, -h); "-x" is a mistyped one, or "--x".
+      name = byShort.get(arg.slice(1, 2));
+      if (!name || arg.length > 2) return `unknown option ${arg}${didYouMean(arg.replace(/^-+/, ''), names, (s) => `--${s}`)}`;
+    }
+    const takesValue = options[name]!.type === 'string';
+    if (!takesValue && inline !== undefined) return `--${name} takes no value`;
+    if (takesValue && inline === undefined) {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith('-') && next !== '-')) return `--${name} needs a value`;
+      i++;
+    }
+  }
+  return undefined;
+}
+
+/** Parses `args` strictly; `--help` (or -h) is always accepted. Undefined means help was printed. */
 export function parse(args: string[], options: Options, help: string, io: CliIO, positionals = { min: 0, max: 0 }): Parsed | undefined {
+  const all: Options = { ...options, help: { type: 'boolean', short: 'h' } };
+  const problem = optionProblem(args, all);
+  if (problem) throw usageError(problem, help);
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: all, allowPositionals: true, strict: true });
   } catch (err) {
-    throw usageError((err as Error).message, help);
+    // optionProblem saw what parseArgs refuses; should they ever disagree, say it without Node's wording.
+    throw usageError(`cannot read the options (${(err as NodeJS.ErrnoException).code ?? 'parse error'})`, help);
   }
   if (parsed.values.help) {
     io.out(help);
@@ -69,6 +108,19 @@ export function parse(args: string[], options: Options, help: string, io: CliIO,
   if (parsed.positionals.length < positionals.min) throw usageError('missing argument', help);
   if (parsed.positionals.length > positionals.max) throw usageError(`unexpected argument "${parsed.positionals[positionals.max]}"`, help);
   return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };
+}
+
+/**
+ * The subcommand (or action) `given` as one of `allowed`; a usage error otherwise, naming the
+ * nearest one when it is a near miss.
+ */
+export function choose<T extends string>(given: string | undefined, allowed: readonly T[], help: string, what = 'subcommand'): T {
+  if (given !== undefined && (allowed as readonly string[]).includes(given)) return given as T;
+  const list = allowed.length === 1 ? allowed[0]! : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+  if (given === undefined) throw usageError(`missing ${what} (${list})`, help);
+  if (given.startsWith('-')) throw usageError(`missing ${what} (${list}): it comes before the options`, help);
+  const guess = closest(given, allowed);
+  throw usageError(`unknown ${what} "${given}"${guess ? `; did you mean ${guess}?` : ` (${list})`}`, help);
 }
 
 /** A string option's value (parseArgs types them loosely). */

@@ -1,5 +1,5 @@
 // `clawfleet config validate`: every problem in the fleet config, each with its JSON path.
-import { EXIT, parse, plural, str, usageError, type Command } from './command.ts';
+import { EXIT, parse, plural, str, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet config validate [--config clawfleet.json]
@@ -12,12 +12,8 @@ prints every problem at once with its path (exit 3), or a summary when it is val
 export const configCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === '--help' || sub === '-h' || sub === undefined) {
-      if (sub === undefined) throw usageError('missing subcommand', HELP);
-      io.out(HELP);
-      return EXIT.ok;
-    }
-    if (sub !== 'validate') throw usageError(`unknown subcommand "${sub}"`, HELP);
+    if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
+    choose(sub, ['validate'], HELP);
     const p = parse(rest, { config: { type: 'string', default: 'clawfleet.json' } }, HELP, io);
     if (!p) return EXIT.ok;
     const path = str(p.values.config)!;

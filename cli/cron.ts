@@ -4,10 +4,11 @@
 import { z } from 'zod';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { configJobTrigger } from '../shared/cron/config-schedules.ts';
-import { awsErrorText, awsSettings } from './aws-env.ts';
-import { CliError, COMMON_HELP, EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { awsSettings } from './aws-env.ts';
+import { awsErrorText } from './aws-errors.ts';
+import { CliError, COMMON_HELP, EXIT, parse, str, table, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
-import { localAdmin } from './local-admin.ts';
+import { reachLocalFleet } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet cron list [--config clawfleet.json]
        clawfleet cron run <job-id> [--aws]
@@ -23,7 +24,7 @@ export const cronCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-    if (sub !== 'list' && sub !== 'run') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    choose(sub, ['list', 'run'], HELP);
     const p = parse(
       rest,
       { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false } },
@@ -51,7 +52,10 @@ export const cronCommand: Command = {
     if (!job) throw new CliError(EXIT.usage, `no cron job "${jobId}"; jobs: ${jobs.map((j) => j.id).join(', ') || '(none)'}`);
     const trigger = configJobTrigger(job);
     let outcome: { queued?: string | undefined; skipped?: string | undefined };
+    let where: string;
     if (p.values.aws) {
+      const aws = awsSettings(io);
+      where = `fleet "${config.fleet}" ${await (await import('./aws-where.ts')).awsWhere(config.fleet, aws)}`;
       try {
         // The AWS SDK loads only for --aws.
         const [{ randomUUID }, { awsOperatorControlPlane }, { dispatchTrigger }] = await Promise.all([
@@ -59,20 +63,19 @@ export const cronCommand: Command = {
           import('./aws-control-plane.ts'),
           import('../shared/control/cron-dispatch.ts'),
         ]);
-        const cp = awsOperatorControlPlane(config, awsSettings(io), io);
+        const cp = awsOperatorControlPlane(config, aws, io);
         outcome = await dispatchTrigger(trigger, Date.now(), cp.cronDispatchDeps(), { id: randomUUID() });
       } catch (err) {
-        throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err));
+        throw new CliError(EXIT.failed, awsErrorText(`cannot queue ${jobId} for ${job.agentId}`, err, aws));
       }
     } else {
-      outcome = await localAdmin(str(p.values.state)!, io).post(
-        '/admin/cron/run',
-        { trigger },
-        z.object({ queued: z.string().optional(), skipped: z.string().optional() }),
-      );
+      // The fleet running there must be the config's, and run the job's agent: otherwise it says which fleet it is and what it runs.
+      const reached = await reachLocalFleet(str(p.values.state)!, io, config, job.agentId);
+      where = reached.where;
+      outcome = await reached.admin.post('/admin/cron/run', { trigger }, z.object({ queued: z.string().optional(), skipped: z.string().optional() }));
     }
-    if (!outcome.queued) throw new CliError(EXIT.failed, `${jobId} not queued: ${outcome.skipped ?? 'no reason given'}`);
-    io.out(`queued ${jobId} for ${job.agentId}: envelope ${outcome.queued}`);
+    if (!outcome.queued) throw new CliError(EXIT.failed, `${jobId} not queued in ${where}: ${outcome.skipped ?? 'no reason given'}`);
+    io.out(`queued ${jobId} for ${job.agentId} in ${where}: envelope ${outcome.queued}`);
     return EXIT.ok;
   },
 };

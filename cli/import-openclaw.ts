@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { parseConfig } from '../shared/config/load.ts';
+import { sourceExcerpt } from '../shared/config/source-excerpt.ts';
 import { ConfigError } from '../shared/errors.ts';
 import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { convertOpenclaw, FALLBACK_MODEL, sanitizeId } from './openclaw/convert.ts';
@@ -45,12 +46,19 @@ function readJson5(path: string, what: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(EXIT.failed, `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new CliError(EXIT.invalid, `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
   }
   try {
     return JSON5.parse(text);
   } catch (err) {
-    throw new CliError(EXIT.invalid, `${path} is not valid JSON5: ${(err as Error).message}`);
+    // json5 says "JSON5: invalid character 'x' at 3:14" and carries the place: said as the config's own syntax errors are.
+    const { lineNumber, columnNumber, message } = err as SyntaxError & { lineNumber?: number; columnNumber?: number };
+    if (lineNumber === undefined || columnNumber === undefined) throw new CliError(EXIT.invalid, `${path} is not valid JSON5: ${message}`);
+    const problem = message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    throw new CliError(
+      EXIT.invalid,
+      `${path} is not valid JSON5: line ${lineNumber}, column ${columnNumber}: ${problem}\n${sourceExcerpt(text, lineNumber, columnNumber).replace(/^/gm, '    ')}`,
+    );
   }
 }
 

@@ -1,8 +1,11 @@
 // The CLI's way into a running local fleet: its admin API, found through the admin file
-// `npm start` writes to the state directory.
+// `npm start` writes to the state directory; and the fleet it reached, named, and checked to be
+// the one the config describes (another fleet's state directory answers just as readily).
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { readAdminFile } from '../local/admin-file.ts';
+import { FleetStatusSchema } from '../local/fleet-status.ts';
+import type { FleetConfig } from '../shared/config/schema.ts';
 import { CliError, EXIT, type CliIO } from './command.ts';
 
 export interface LocalAdmin {
@@ -46,4 +49,40 @@ export function localAdmin(stateDir: string, io: CliIO): LocalAdmin {
     get: (path, schema) => call('GET', path, undefined, schema),
     post: (path, body, schema) => call('POST', path, body, schema),
   };
+}
+
+/** A running local fleet, reached: its admin API, its name and agents as it runs, and where, in words. */
+export interface ReachedFleet {
+  admin: LocalAdmin;
+  fleet: string;
+  agents: string[];
+  /** `fleet "demo" at http://127.0.0.1:8787`. */
+  where: string;
+}
+
+/**
+ * The fleet running on `stateDir`. With `config`, it must be that config's fleet, holding
+ * `agentId` if one is named: otherwise the command would act on another fleet (or an agent it
+ * does not run), and the error names the fleet it reached and its agents.
+ */
+export async function reachLocalFleet(stateDir: string, io: CliIO, config?: FleetConfig, agentId?: string): Promise<ReachedFleet> {
+  const admin = localAdmin(stateDir, io);
+  const status = await admin.get('/admin/status', FleetStatusSchema);
+  const agents = status.agents.map((a) => a.id);
+  const where = `fleet "${status.fleet}" at ${admin.url}`;
+  const dir = resolve(io.cwd, stateDir);
+  if (config && config.fleet !== status.fleet) {
+    throw new CliError(
+      EXIT.failed,
+      `${where} (state in ${dir}) runs agents ${agents.join(', ')}; the config names fleet "${config.fleet}". ` +
+        `Pass --state <dir> of fleet "${config.fleet}", or --config <file> of fleet "${status.fleet}"`,
+    );
+  }
+  if (agentId && !agents.includes(agentId)) {
+    throw new CliError(
+      EXIT.failed,
+      `${where} runs agents ${agents.join(', ')}, not "${agentId}": it started before the config listed it; restart it (clawfleet start) to take the change`,
+    );
+  }
+  return { admin, fleet: status.fleet, agents, where };
 }

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { agentLogGroupName } from '../shared/config/names.ts';
 import { prettyLine } from '../local/pretty-log.ts';
 import { runtimeLogPath } from '../local/runtime-logs.ts';
-import { awsErrorText, awsSettings } from './aws-env.ts';
+import { awsSettings } from './aws-env.ts';
+import { awsErrorText } from './aws-errors.ts';
 import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
@@ -102,7 +103,8 @@ async function localLogs(path: string, { agentId, lines, follow, json }: LogsVie
 async function awsLogs(logGroupName: string, sinceMs: number, { agentId, lines, follow, json }: LogsView, io: CliIO): Promise<void> {
   // The AWS SDK loads only for --aws.
   const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
-  const logs = new CloudWatchLogsClient(awsSettings(io));
+  const aws = awsSettings(io);
+  const logs = new CloudWatchLogsClient(aws);
   const fetchSince = async (startTime: number) => {
     const events: { id: string; ts: number; message: string }[] = [];
     let nextToken: string | undefined;
@@ -111,7 +113,7 @@ async function awsLogs(logGroupName: string, sinceMs: number, { agentId, lines, 
       try {
         out = await logs.send(new FilterLogEventsCommand({ logGroupName, startTime, nextToken }));
       } catch (err) {
-        throw new CliError(EXIT.failed, awsErrorText(`cannot read log group ${logGroupName}`, err));
+        throw new CliError(EXIT.failed, awsErrorText(`cannot read log group ${logGroupName}`, err, aws));
       }
       for (const e of out.events ?? [])
         events.push({ id: e.eventId ?? `${e.timestamp}-${e.message}`, ts: e.timestamp ?? 0, message: (e.message ?? '').trimEnd() });
@@ -158,8 +160,18 @@ export const logsCommand: Command = {
     const config = loadFleetConfig(str(p.values.config)!, io);
     const agentId = requireAgent(config, str(p.values.agent), HELP);
     const view: LogsView = { agentId, lines, follow: p.values.follow === true, json: p.values.json === true };
-    if (p.values.aws) await awsLogs(agentLogGroupName(config.fleet, agentId), durationMs(str(p.values.since)!, HELP), view, io);
-    else await localLogs(runtimeLogPath(resolve(io.cwd, str(p.values.state)!, 'logs'), agentId), view, io);
+    // Which fleet's log this is goes to standard error, so standard output stays the log alone.
+    if (p.values.aws) {
+      const group = agentLogGroupName(config.fleet, agentId);
+      const since = durationMs(str(p.values.since)!, HELP);
+      const { awsWhere } = await import('./aws-where.ts');
+      io.err(`fleet "${config.fleet}" ${await awsWhere(config.fleet, awsSettings(io))}: ${agentId}'s log group ${group}, the last ${str(p.values.since)}`);
+      await awsLogs(group, since, view, io);
+    } else {
+      const path = runtimeLogPath(resolve(io.cwd, str(p.values.state)!, 'logs'), agentId);
+      io.err(`fleet "${config.fleet}": ${agentId}'s log ${path}`);
+      await localLogs(path, view, io);
+    }
     return EXIT.ok;
   },
 };

@@ -2,9 +2,13 @@
 // and maps failures to exit codes (0 ok, 1 failed, 2 usage, 3 invalid input).
 import { readFileSync } from 'node:fs';
 import { watchParent } from '../shared/adapters/local/parent-watch.ts';
+import { closest } from '../shared/did-you-mean.ts';
 import { ClawfleetError } from '../shared/errors.ts';
+import { awsSettings } from './aws-env.ts';
+import { awsErrorText, isAwsError } from './aws-errors.ts';
 import { CliError, EXIT, type CliIO, type Command } from './command.ts';
 import { terminalPrompt } from './prompt.ts';
+import { replaceSdkNodeWarning } from './sdk-node-warning.ts';
 
 /** A command as the list shows it; its code is loaded only when it runs, so each start loads one command. */
 export interface CommandEntry {
@@ -43,6 +47,11 @@ export const COMMANDS: CommandEntry[] = [
     name: 'deploy',
     summary: 'deploy the fleet to AWS step by step: credentials, bootstrap, synth, secrets, cdk deploy, webhooks, links',
     load: async () => (await import('./deploy.ts')).deployCommand,
+  },
+  {
+    name: 'destroy',
+    summary: 'take the deployed fleet down: export the registry, pairings and workspaces, remove what clawfleet made, list what stays billed',
+    load: async () => (await import('./destroy.ts')).destroyCommand,
   },
   {
     name: 'cost',
@@ -101,7 +110,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.err(`clawfleet: unknown command "${name}"\n\n${mainHelp()}`);
+    const guess = closest(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    io.err(
+      name.startsWith('-')
+        ? `clawfleet: unknown option ${name}: the command comes first (clawfleet <command> [options])\n\n${mainHelp()}`
+        : `clawfleet: unknown command "${name}"${guess ? `; did you mean ${guess}?` : ''}\n\n${mainHelp()}`,
+    );
     return EXIT.usage;
   }
   try {
@@ -110,6 +127,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof CliError) {
       io.err(`clawfleet ${name}: ${err.message}`);
       return err.exitCode;
+    }
+    // An AWS error no command worded (a call outside any try): the same sentence, never a stack trace.
+    if (isAwsError(err)) {
+      io.err(`clawfleet ${name}: ${awsErrorText('an AWS call failed', err, awsSettings(io))}`);
+      return EXIT.failed;
     }
     if (err instanceof ClawfleetError) {
       io.err(`clawfleet ${name}: ${err.message} (${err.code})`);
@@ -159,6 +181,7 @@ export function processIO(): CliIO {
 
 /** Entry point of the `clawfleet` bin and of `npm start`. */
 export async function main(argv: string[]): Promise<void> {
+  replaceSdkNodeWarning(process as unknown as Parameters<typeof replaceSdkNodeWarning>[0], (line) => process.stderr.write(`${line}\n`));
   const code = await runCli(argv, processIO());
   // Long-running commands end here too; open handles (an SDK's sockets) must not keep us up.
   process.exit(code);

@@ -8,7 +8,7 @@ import { agentSecretName } from '../shared/config/names.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import { deviceIdOf, newDeviceKeyPem, OPENCLAW_DEVICE_KEY, parseDeviceKey } from '../shared/secrets/openclaw-device-key.ts';
 import { awsSettings } from './aws-env.ts';
-import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, choose, EXIT, parse, str, type Command } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 
@@ -35,7 +35,7 @@ export const openclawCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-    if (sub !== 'device') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    choose(sub, ['device'], HELP);
     const p = parse(
       rest,
       {

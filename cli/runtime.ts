@@ -5,9 +5,9 @@ import { z } from 'zod';
 import type { LifecycleAction } from '../local/supervisor.ts';
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema } from '../local/fleet-status.ts';
-import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, type CliIO, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
-import { localAdmin, type LocalAdmin } from './local-admin.ts';
+import { reachLocalFleet, type LocalAdmin } from './local-admin.ts';
 
 const HELP = `Usage: clawfleet runtime <restart|upgrade|hibernate|wake> --agent <id> [--no-wait] [--aws]
 
@@ -35,7 +35,7 @@ export const runtimeCommand: Command = {
   async run(args, io) {
     const [action, ...rest] = args;
     if (action === '--help' || action === '-h') return (io.out(HELP), EXIT.ok);
-    if (!ACTIONS.includes(action as LifecycleAction)) throw usageError(action ? `unknown action "${action}"` : 'missing action', HELP);
+    choose(action, ACTIONS, HELP, 'action');
     const p = parse(
       rest,
       {
@@ -50,11 +50,12 @@ export const runtimeCommand: Command = {
     const config = loadFleetConfig(str(p.values.config)!, io);
     const agentId = requireAgent(config, str(p.values.agent), HELP);
     const wait = p.values['no-wait'] !== true;
-    io.out(`${action} ${agentId}…`);
     if (p.values.aws) {
       // The AWS SDK loads only for --aws.
-      const [{ AwsFleet }, { awsSettings }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts')]);
-      const fleet = new AwsFleet(config, awsSettings(io));
+      const [{ AwsFleet }, { awsSettings }, { awsWhere }] = await Promise.all([import('./aws-fleet.ts'), import('./aws-env.ts'), import('./aws-where.ts')]);
+      const aws = awsSettings(io);
+      io.out(`${action} ${agentId} in fleet "${config.fleet}" ${await awsWhere(config.fleet, aws)}…`);
+      const fleet = new AwsFleet(config, aws);
       const state = await fleet.act(agentId, action as LifecycleAction);
       if (!wait) return (io.out(`${agentId}: ${state}`), EXIT.ok);
       io.out(`${agentId}: waiting until its ECS service is stable (--no-wait skips this)…`);
@@ -68,7 +69,8 @@ export const runtimeCommand: Command = {
       io.out(`${agentId}: ${stable.state} (after ${seconds(Date.now() - started)})`);
       return EXIT.ok;
     }
-    const admin = localAdmin(str(p.values.state)!, io);
+    const { admin, where } = await reachLocalFleet(str(p.values.state)!, io, config, agentId);
+    io.out(`${action} ${agentId} in ${where}…`);
     const state = (await admin.post(`/admin/agents/${agentId}/${action}`, {}, z.object({ state: z.string() }))).state;
     // A hibernation returns once the process has stopped; the other actions once it was started.
     if (!wait || state !== 'starting') return (io.out(`${agentId}: ${localAgentState(state)}`), EXIT.ok);

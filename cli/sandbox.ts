@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeBwrap } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
 import { ensureBubblewrap } from '../local/bubblewrap-install.ts';
-import { CliError, EXIT, parse, usageError, type Command } from './command.ts';
+import { CliError, EXIT, parse, type Command, choose } from './command.ts';
 
 const HELP = `Usage: clawfleet sandbox install
 
@@ -25,7 +25,7 @@ export const sandboxCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-    if (sub !== 'install') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    choose(sub, ['install'], HELP);
     if (!parse(rest, {}, HELP, io)) return EXIT.ok;
     let bwrap: string;
     try {

@@ -7,7 +7,7 @@ import { fleetSecretNeeds } from '../shared/secrets/fleet-secrets.ts';
 import { SECRET_NAME } from '../shared/secrets/secret-values.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { awsSettings } from './aws-env.ts';
-import { CliError, EXIT, parse, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, EXIT, parse, str, usageError, type CliIO, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 
@@ -44,7 +44,7 @@ export const secretsCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-    if (sub !== 'set' && sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    choose(sub, ['set', 'list'], HELP);
     const p = parse(
       rest,
       {

@@ -3,7 +3,7 @@
 // control plane's tokens (--aws). Exit 1 when anything is high, so CI can gate on it.
 import { resolve } from 'node:path';
 import { awsSettings } from './aws-env.ts';
-import { EXIT, parse, str, usageError, type Command } from './command.ts';
+import { EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 import { auditConfig } from './security/config-checks.ts';
@@ -25,7 +25,7 @@ runtimes do not start, exec stays off), and short tokens. Values are never print
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)
   --state <dir>      local mode's state directory (default .clawfleet)
   --aws              check the deployed fleet's tokens in Secrets Manager instead of this machine
-  --json             the findings as JSON: { findings: [{ id, severity, where, title, detail, fix }], counts }
+  --json             the findings as JSON: { findings: [{ id, severity, where, title, detail, fix, byDesign? }], counts }
 
 Exit codes: 0 no high finding, 1 at least one high finding, 2 usage, 3 invalid config.`;
 
@@ -36,7 +36,7 @@ export const securityCommand: Command = {
       io.out(HELP);
       return EXIT.ok;
     }
-    if (sub !== 'audit') throw usageError(sub === undefined ? 'missing subcommand' : `unknown subcommand "${sub}"`, HELP);
+    choose(sub, ['audit'], HELP);
     const p = parse(
       rest,
       {

@@ -10,7 +10,7 @@ import { discoverSkills, pathHost, type SkillSource } from '../runtime-image/src
 import { WORKSPACE_SKILLS_DIR } from '../runtime-image/src/skills/agent-skills.ts';
 import { execWanted } from '../runtime-image/src/sandbox-at-start.ts';
 import { toolAllowed } from '../runtime-image/src/tools/tool-policy.ts';
-import { commonOptions, EXIT, parse, str, table, usageError, type Command } from './command.ts';
+import { commonOptions, EXIT, parse, str, table, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet skills list --agent <id> [--config clawfleet.json] [--state .clawfleet]
@@ -28,7 +28,7 @@ export const skillsCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
-    if (sub !== 'list') throw usageError(sub ? `unknown subcommand "${sub}"` : 'missing subcommand', HELP);
+    choose(sub, ['list'], HELP);
     const p = parse(rest, { config: commonOptions.config, state: commonOptions.state, agent: { type: 'string' } }, HELP, io);
     if (!p) return EXIT.ok;
     const configPath = resolve(io.cwd, str(p.values.config)!);

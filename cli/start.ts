@@ -8,6 +8,7 @@ import { parseAllowedHost } from '../shared/http/request-origin.ts';
 import { ensureRuntimeBundle } from '../local/runtime-entry.ts';
 import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
+import { WarningsOnce } from './start-warnings.ts';
 
 const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--allow-host <name>]... [--verbose]
        npm start -- [the same options]
@@ -32,6 +33,9 @@ started; run through npm, it also stops when npm goes.
                     Requests naming any other host are refused (DNS rebinding)
   --verbose         print whole JSON log lines, every one (without it, a chat turn is one
                     line: the runtime's "turn answered"; warnings and errors always show)`;
+
+/** The longest a warning given while the fleet starts waits for the runtimes that have not said they are ready. */
+const WARNINGS_HOLD_MS = 10_000;
 
 /** The options npm takes for itself when they come before `--` in `npm start --port 8788`. */
 const NPM_SWALLOWED = ['config', 'secrets', 'port', 'state', 'allow-host'] as const;
@@ -66,11 +70,17 @@ export const startCommand: Command = {
       throw usageError(`--allow-host: ${(err as Error).message}`, HELP);
     }
     const configPath = str(p.values.config)!;
-    loadFleetConfig(configPath, io); // every config problem, before anything starts
+    const config = loadFleetConfig(configPath, io); // every config problem, before anything starts
 
     const print = (prefix: string, line: Record<string, unknown>) => {
       if (p.values.verbose) io.out(`[${prefix}] ${JSON.stringify(line)}`);
       else if (shownByDefault(line)) io.out(prettyLine(prefix, line));
+    };
+    // Without --verbose, each runtime warning once for the fleet, naming its agents (not once per agent and restart).
+    const warnings = new WarningsOnce({ agents: config.agents.list.map((a) => a.id), print, holdMs: WARNINGS_HOLD_MS });
+    const printRuntime = (agentId: string, line: Record<string, unknown>) => {
+      if (!p.values.verbose && warnings.take(agentId, line)) return;
+      print(agentId, line);
     };
     const log = createLogger({ component: 'local' }, (json) => print('control', JSON.parse(json) as Record<string, unknown>));
     io.out('clawfleet: starting the control plane and the agents…');
@@ -85,7 +95,7 @@ export const startCommand: Command = {
         port,
         allowedHosts,
         log,
-        onRuntimeLine: print,
+        onRuntimeLine: printRuntime,
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -116,6 +126,7 @@ export const startCommand: Command = {
     io.out('  Ctrl-C stops the fleet.\n');
 
     const why = await stopRequested;
+    warnings.flush();
     io.out(`\nclawfleet: stopping agents (${why})…`);
     await fleet.stop();
     io.out('clawfleet: stopped.');

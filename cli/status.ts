@@ -1,6 +1,8 @@
 // `clawfleet status`: each agent's state, model, queue and DLQ depth, last heartbeat and
 // last error — from the running local fleet, or from AWS with --aws.
+import { resolve } from 'node:path';
 import { localAgentState } from '../local/agent-state.ts';
+import { clusterName } from '../shared/config/names.ts';
 import { FleetStatusSchema, type FleetStatus } from '../local/fleet-status.ts';
 import { ago, COMMON_HELP, commonOptions, EXIT, parse, str, table, type Command } from './command.ts';
 import { localAdmin } from './local-admin.ts';
@@ -16,7 +18,8 @@ DescribeServices, SQS GetQueueAttributes and the registry table.
 ${COMMON_HELP}
   --json            print the status as JSON`;
 
-function formatStatus(status: FleetStatus, now: number): string {
+/** The status as the terminal shows it: where, the table, details, then each warning once. */
+export function formatStatus(status: FleetStatus, now: number): string {
   const rows = [['AGENT', 'STATE', 'MODEL', 'QUEUE', 'DLQ', 'HEARTBEAT', 'LAST ERROR']];
   for (const a of status.agents) {
     rows.push([
@@ -30,8 +33,15 @@ function formatStatus(status: FleetStatus, now: number): string {
     ]);
   }
   const details = status.agents.filter((a) => a.detail).map((a) => `  ${a.id}: ${a.detail}`);
-  const warnings = status.agents.flatMap((a) => (a.warnings ?? []).map((w) => `  ⚠ ${a.id}: ${w}`));
-  return `fleet "${status.fleet}" — ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}${warnings.length ? `\nWarnings:\n${warnings.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
+  const warnings = groupWarnings(status.agents).map(({ agents, warning }) => `  ⚠ ${agents.join(', ')}: ${warning}`);
+  return `fleet "${status.fleet}" ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}${warnings.length ? `\nWarnings:\n${warnings.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
+}
+
+/** Each warning once, naming every agent that reported it (four agents without a sandbox say the same thing). */
+export function groupWarnings(agents: readonly { id: string; warnings?: string[] | undefined }[]): { agents: string[]; warning: string }[] {
+  const byText = new Map<string, string[]>();
+  for (const a of agents) for (const w of new Set(a.warnings ?? [])) byText.set(w, [...(byText.get(w) ?? []), a.id]);
+  return [...byText].map(([warning, ids]) => ({ agents: ids, warning }));
 }
 
 export const statusCommand: Command = {
@@ -47,11 +57,19 @@ export const statusCommand: Command = {
         import('./fleet-config.ts'),
       ]);
       const config = loadFleetConfig(str(p.values.config)!, io);
-      status = await new AwsFleet(config, awsSettings(io)).status();
+      const aws = awsSettings(io);
+      // Who we are (the credentials check) before the fleet's calls, then both said in the header.
+      const where = await (await import('./aws-where.ts')).awsWhere(config.fleet, aws);
+      status = { ...(await new AwsFleet(config, aws).status()), where: `${where} (cluster ${clusterName(config.fleet)})` };
     } else {
-      const local = await localAdmin(str(p.values.state)!, io).get('/admin/status', FleetStatusSchema);
+      const admin = localAdmin(str(p.values.state)!, io);
+      const local = await admin.get('/admin/status', FleetStatusSchema);
       // The admin API reports the supervisor's process states; say them in the dashboard's words.
-      status = { ...local, agents: local.agents.map((a) => ({ ...a, state: localAgentState(a.state) })) };
+      status = {
+        ...local,
+        where: `at ${admin.url} (state in ${resolve(io.cwd, str(p.values.state)!)})`,
+        agents: local.agents.map((a) => ({ ...a, state: localAgentState(a.state) })),
+      };
     }
     io.out(p.values.json ? JSON.stringify(status, null, 2) : formatStatus(status, Date.now()));
     return EXIT.ok;

@@ -2,6 +2,7 @@
 // it did, or why there was nothing to do; the first that fails stops the rest and says what to
 // do about it. Steps are written so that running the command again resumes: a step already
 // done finds nothing left to do.
+import { awsProblem, isAwsError } from './aws-errors.ts';
 
 export type StepResult = { status: 'done' | 'skipped'; detail: string };
 
@@ -41,9 +42,17 @@ export async function runSteps(steps: Step[], io: StepIO, opts: { numbered?: boo
     try {
       result = await step.run();
     } catch (err) {
+      const again = opts.again ?? 'run the same command again';
+      // An AWS error no step worded is said as every AWS failure is: what is wrong, and what to do.
+      const aws = !(err instanceof StepFailed) && isAwsError(err) ? awsProblem(err) : undefined;
+      const message = aws ? `${aws.problem} [${aws.code}]` : (err as Error).message;
       const hint =
-        err instanceof StepFailed ? err.hint : `fix what the error says, then ${opts.again ?? 'run the same command again'}: finished steps are skipped`;
-      io.err(`${indent}✗ ${label}: ${(err as Error).message}\n${indent}  ${hint}`);
+        err instanceof StepFailed
+          ? err.hint
+          : aws?.next
+            ? aws.next.replace(/run this again$/, `${again}: finished steps are skipped`)
+            : `fix what the error says, then ${again}: finished steps are skipped`;
+      io.err(`${indent}✗ ${label}: ${message}\n${indent}  ${hint}`);
       const left = steps.slice(i + 1).map((s) => s.name);
       if (left.length) io.err(`${indent}  not done: ${left.join(', ')}`);
       return false;

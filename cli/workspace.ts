@@ -2,7 +2,7 @@
 // transcripts, files) in and out of the fleet — locally the state directory's copy, with
 // --aws the agent's directory on EFS through its own one-off task. A pull is also how a
 // person gets their agent's memory; see docs/operations.md for moving agents around.
-import { CliError, COMMON_HELP, EXIT, parse, str, usageError, type Command } from './command.ts';
+import { CliError, COMMON_HELP, EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet workspace <push|pull> --agent <id> <dir> [--hibernate] [--force] [--aws]
@@ -33,9 +33,9 @@ ${COMMON_HELP}`;
 
 export const workspaceCommand: Command = {
   async run(args, io) {
-    const [action, ...rest] = args;
-    if (action === '--help' || action === '-h') return (io.out(HELP), EXIT.ok);
-    if (action !== 'push' && action !== 'pull') throw usageError(action ? `unknown action "${action}"` : 'missing action (push or pull)', HELP);
+    const [given, ...rest] = args;
+    if (given === '--help' || given === '-h') return (io.out(HELP), EXIT.ok);
+    const action = choose(given, ['push', 'pull'], HELP, 'action');
     const p = parse(
       rest,
       {

@@ -37,6 +37,8 @@ export interface AgentStackProps extends StackProps {
   imageFromRegistry: (image: string) => ecs.ContainerImage;
   /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills.ts); absent when none. */
   fleetSkills?: Uint8Array | undefined;
+  /** This deploy creates the stack: its service starts at desired count 0 (context newAgents). */
+  creating: boolean;
 }
 
 export class AgentStack extends Stack {
@@ -91,6 +93,7 @@ export class AgentStack extends Stack {
       logRetention: props.options.logRetentionDays as logs.RetentionDays,
       metricNamespace: `Clawfleet/${fleet}`,
       fleetSkills: this.fleetSkills,
+      creating: props.creating,
     });
     // Run by `clawfleet agents remove` before the stack goes: the workspace is archived, not lost.
     this.archive = new WorkspaceArchive(this, 'Archive', {
@@ -99,15 +102,15 @@ export class AgentStack extends Stack {
       runtime: this.runtime,
       fileSystem: shared.fileSystem,
       image: fleetImage,
-      runtimeImage: image,
       architecture,
     });
 
-    // `clawfleet workspace push|pull`: the one-off task with this agent's role and access point.
+    // `clawfleet workspace push|pull`: the one-off task with this agent's access point and the
+    // role of its one-off tasks (the archive's), never the runtime's.
     this.workspaceTask = new AgentWorkspaceTask(this, 'WorkspaceTask', {
       fleet,
       agentId,
-      taskRole: this.runtime.taskRole,
+      taskRole: this.archive.taskRole,
       executionRole: this.runtime.executionRole,
       fileSystem: shared.fileSystem,
       accessPoint: this.runtime.accessPoint,

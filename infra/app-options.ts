@@ -26,12 +26,20 @@ const ContextSchema = z.object({
   /** Receives before a message moves to its queue's DLQ. */
   maxReceiveCount: z.coerce.number().int().min(1).max(1000).default(5),
   /**
-   * Reserve concurrency for the public functions and λ compute (control-functions.ts).
-   * Lambda keeps at least 100 of an account's concurrency unreserved, so an account whose
-   * quota is below about 125 (new accounts may start at 10) cannot reserve any: the deploy
-   * fails, and `-c reservedConcurrency=false` deploys without (docs/deploy.md).
+   * The account's Lambda concurrency this fleet may reserve from: its "Concurrent executions"
+   * quota, less what functions outside the fleet reserve. The public functions and λ compute
+   * reserve theirs only when it leaves Lambda its 100 unreserved (reserved-concurrency.ts);
+   * unknown, nothing is reserved. `clawfleet deploy` passes what the account says.
    */
+  lambdaConcurrency: z.coerce.number().int().min(0).optional(),
+  /** `false` reserves nothing, whatever the account could give. */
   reservedConcurrency: flag.default(true),
+  /**
+   * The agents whose stacks this deploy creates: comma-separated ids, or `*` for every agent
+   * (a new fleet). Their services are created at desired count 0; every other agent's template
+   * leaves DesiredCount out, so a redeploy keeps what λ compute set (agent-runtime.ts).
+   */
+  newAgents: z.union([z.string(), z.array(z.string())]).optional(),
   /** Days CloudWatch keeps the logs of runtimes and functions. */
   logRetentionDays: z.coerce
     .number()
@@ -45,13 +53,16 @@ export interface FleetAppOptions {
   runtimeImage: string | undefined;
   maxReceiveCount: number;
   reservedConcurrency: boolean;
+  lambdaConcurrency: number | undefined;
+  /** Agents whose services this deploy creates (desired count 0 on creation): `all`, or their ids. */
+  newAgents: 'all' | ReadonlySet<string>;
   logRetentionDays: number;
 }
 
 /** Reads the app's options from CDK context; `lookup` is `app.node.tryGetContext`. */
 export function readAppOptions(lookup: (key: string) => unknown): FleetAppOptions {
   const raw = Object.fromEntries(
-    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'logRetentionDays']
+    ['config', 'emulator', 'runtimeImage', 'maxReceiveCount', 'reservedConcurrency', 'lambdaConcurrency', 'newAgents', 'logRetentionDays']
       .map((k) => [k, lookup(k)])
       .filter(([, v]) => v !== undefined),
   );
@@ -75,6 +86,19 @@ export function readAppOptions(lookup: (key: string) => unknown): FleetAppOption
     runtimeImage: c.runtimeImage,
     maxReceiveCount: c.maxReceiveCount,
     reservedConcurrency: c.reservedConcurrency,
+    lambdaConcurrency: c.lambdaConcurrency,
+    newAgents: newAgentsOption(c.newAgents),
     logRetentionDays: c.logRetentionDays,
   };
+}
+
+/** `*` (or a list holding it) is every agent; otherwise the ids named, blanks dropped. */
+function newAgentsOption(value: string | string[] | undefined): 'all' | ReadonlySet<string> {
+  const ids = (Array.isArray(value) ? value : (value ?? '').split(',')).map((id) => id.trim()).filter(Boolean);
+  return ids.includes('*') ? 'all' : new Set(ids);
+}
+
+/** The context value that tells the app which agents' stacks a deploy creates (`clawfleet deploy` passes the ones it does not find). */
+export function newAgentsContext(agentIds: readonly string[]): string {
+  return agentIds.join(',');
 }

@@ -3,11 +3,20 @@
 // URLs and alarms, the schedule group and what schedules invoke through. Nothing in it
 // names an agent, so agents come and go without touching it (except through the config
 // the functions route by).
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { clusterName, dashboardSecretName, hooksSecretName, scheduleGroupName, telegramSecretName } from '../shared/config/names.ts';
+import {
+  clusterName,
+  CONTROL_PLANE_COST_TAG,
+  COST_TAGS,
+  dashboardSecretName,
+  hooksSecretName,
+  scheduleGroupName,
+  telegramSecretName,
+} from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import type { FleetAppOptions } from './app-options.ts';
@@ -19,6 +28,10 @@ import { FleetTables } from './constructs/fleet-tables.ts';
 import { SharedParameters } from './constructs/shared-resources.ts';
 import { WorkspaceStaging } from './constructs/workspace-staging.ts';
 import { MediaBucket } from './constructs/media-bucket.ts';
+import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
+import { runtimeEgressPorts } from './runtime-egress.ts';
+import { TaskExecutionRole } from './constructs/task-execution-role.ts';
+import { settleCustomResourceProviders } from './constructs/custom-resource-providers.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
   config: FleetConfig;
@@ -31,6 +44,7 @@ export interface ControlPlaneStackProps extends StackProps {
 export class ControlPlaneStack extends Stack {
   readonly network: FleetNetwork;
   readonly tables: FleetTables;
+  readonly taskExecutionRole: iam.Role;
   readonly telegramSecret: EmptySecret | undefined;
   readonly hooksSecret: EmptySecret | undefined;
   readonly dashboardSecret: EmptySecret;
@@ -40,6 +54,8 @@ export class ControlPlaneStack extends Stack {
   readonly staging: WorkspaceStaging;
   /** Attachments and agents' files (#16). */
   readonly media: MediaBucket;
+  /** What the functions reserve of the account's Lambda concurrency, and why (said in the synth output). */
+  readonly concurrency: ReservedConcurrencyPlan;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
@@ -47,8 +63,10 @@ export class ControlPlaneStack extends Stack {
     const fleet = config.fleet;
     const logRetention = options.logRetentionDays as logs.RetentionDays;
 
-    this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention });
+    this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention, egressPorts: runtimeEgressPorts(config) });
     this.tables = new FleetTables(this, 'Tables', { fleet });
+    // What ECS pulls every agent task's image and ships its logs with (the agent stacks name it).
+    this.taskExecutionRole = new TaskExecutionRole(this, 'TaskExecution', { fleet }).role;
     this.telegramSecret = config.channels.telegram
       ? new EmptySecret(this, 'TelegramSecret', {
           secretName: telegramSecretName(fleet),
@@ -79,6 +97,8 @@ export class ControlPlaneStack extends Stack {
     // Attachments on their way to agents, and the files agents send (#16).
     this.media = new MediaBucket(this, 'Media', { fleet, expireDays: config.media?.expireDays });
 
+    this.concurrency = planReservedConcurrency(config, options.lambdaConcurrency, options.reservedConcurrency);
+    Annotations.of(this).addInfo(this.concurrency.summary);
     this.functions = new ControlFunctions(this, 'Functions', {
       scheduleGroupName: this.scheduleGroup.ref,
       config,
@@ -95,11 +115,17 @@ export class ControlPlaneStack extends Stack {
         mediaBucket: this.media.bucket,
       },
       logRetention,
-      reservedConcurrency: options.reservedConcurrency,
+      reserved: this.concurrency.reserved,
       ...(props.functions ? { specs: props.functions } : {}),
     });
 
     new CfnOutput(this, 'ClusterName', { value: clusterName(fleet), description: 'ECS cluster of the agent runtimes' });
+    // Last, once every construct that may add a custom-resource provider has.
+    settleCustomResourceProviders(this, {
+      retention: logRetention,
+      logGroupName: (provider) => `/clawfleet/${fleet}/custom-resources/${provider}`,
+      tags: { [COST_TAGS.fleet]: fleet, [COST_TAGS.agent]: CONTROL_PLANE_COST_TAG },
+    });
   }
 }
 

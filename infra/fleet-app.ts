@@ -2,12 +2,12 @@
 // per agent, and the cdk-nag AwsSolutions checks over all of them.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Validations, type App } from 'aws-cdk-lib';
+import { Tags, Validations, type App } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
-import { agentStackName, controlPlaneStackName } from '../shared/config/names.ts';
+import { agentStackName, CONTROL_PLANE_COST_TAG, controlPlaneStackName, COST_TAGS } from '../shared/config/names.ts';
 import { browserSizeProblem } from '../shared/config/browser-size.ts';
 import { imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
 import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
@@ -21,6 +21,7 @@ import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
 import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/control-functions.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
 import { planFleetSkills } from './fleet-skills.ts';
+import { MAX_EGRESS_PORTS, runtimeEgressPorts } from './runtime-egress.ts';
 
 export interface FleetStacks {
   controlPlane: ControlPlaneStack;
@@ -65,12 +66,15 @@ export function runtimeImageBuildArgs(variant: RuntimeImageVariant): Record<stri
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;
   const fleetSkills = planFleetSkills(config, options.configPath);
-  checkDeployable(config, fleetSkills.issues);
+  checkDeployable(config, options, fleetSkills.issues);
   const fleet = config.fleet;
 
   const controlPlane = new ControlPlaneStack(app, controlPlaneStackName(fleet), {
     stackName: controlPlaneStackName(fleet),
     description: `clawfleet ${fleet}: control plane (tables, functions, cluster, network)`,
+    // Deleting it by mistake would take every function and the network with it: a delete is
+    // refused until an operator turns this off (`clawfleet destroy` does, after its plan).
+    terminationProtection: true,
     config,
     options,
     configFile: extras.configFile === null ? undefined : (extras.configFile ?? options.configPath),
@@ -93,8 +97,17 @@ export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptio
         defaultImage,
         imageFromRegistry: (image) => ecs.ContainerImage.fromRegistry(image),
         fleetSkills: fleetSkills.agents.get(agent.id)?.bundle,
+        creating: options.newAgents === 'all' || options.newAgents.has(agent.id),
       }),
     );
+  }
+
+  // Cost per agent: every taggable resource, and the tasks ECS runs (agent-runtime.ts propagates them).
+  Tags.of(controlPlane).add(COST_TAGS.fleet, fleet);
+  Tags.of(controlPlane).add(COST_TAGS.agent, CONTROL_PLANE_COST_TAG);
+  for (const [id, stack] of agents) {
+    Tags.of(stack).add(COST_TAGS.fleet, fleet);
+    Tags.of(stack).add(COST_TAGS.agent, id);
   }
 
   if (extras.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
@@ -140,8 +153,13 @@ function runtimeImages(options: FleetAppOptions): (architecture: CpuArchitecture
 }
 
 /** What the schema accepts but this deployment cannot honour, all reported at once (the fleet skills' issues among them). */
-function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue[]): void {
+function checkDeployable(config: FleetConfig, options: FleetAppOptions, skillsIssues: readonly ConfigIssue[]): void {
   const issues: ConfigIssue[] = [...skillsIssues];
+  if (options.newAgents !== 'all') {
+    const known = new Set(config.agents.list.map((a) => a.id));
+    for (const id of options.newAgents)
+      if (!known.has(id)) issues.push({ path: 'context.newAgents', message: `names "${id}", which is no agent of this fleet` });
+  }
   // (An agent id ending in "-dlq", whose queues would collide with a DLQ, is refused by parseConfig.)
   config.agents.list.forEach((agent, i) => {
     const resolved = resolveAgent(config, agent.id);
@@ -160,6 +178,12 @@ function checkDeployable(config: FleetConfig, skillsIssues: readonly ConfigIssue
     const problem = browserSizeProblem(resolved, resolved.runtime);
     if (problem) issues.push({ path: `agents.list[${i}].runtime`, message: problem });
   });
+  const egress = runtimeEgressPorts(config);
+  if (egress.length > MAX_EGRESS_PORTS)
+    issues.push({
+      path: 'agents',
+      message: `the runtimes would need ${egress.length} outbound ports (${egress.map((p) => p.port).join(', ')}); a security group takes at most ${MAX_EGRESS_PORTS} here`,
+    });
   config.cron?.jobs.forEach((job, i) => {
     expressible(issues, `cron.jobs[${i}].schedule`, job.schedule.kind === 'every' ? { kind: 'every', everyMs: durationMs(job.schedule.every) } : job.schedule);
   });

@@ -62,6 +62,11 @@ export interface LocalFleetOptions {
    * (local/bubblewrap-install.ts). Tests make it fail.
    */
   bubblewrap?: () => Promise<string>;
+  /**
+   * Test-only, never from config or the CLI: runtimes resolve file-tool paths the naive way
+   * (no beneath-the-workspace walk), so a test can show what the runtime's box holds alone.
+   */
+  uncheckedPathsForTests?: boolean;
 }
 
 export interface LocalFleet {
@@ -356,7 +361,12 @@ async function runLocalFleet(
         logs.write(agentId, { level: crashed ? 'warn' : 'info', msg: 'runtime process exited', code, signal });
       },
     },
-    { hide: [opts.secretsPath], ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}), ...(boxing ? { boxing } : {}) },
+    {
+      hide: [opts.secretsPath],
+      ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}),
+      ...(boxing ? { boxing } : {}),
+      uncheckedPathsForTests: opts.uncheckedPathsForTests === true,
+    },
   );
   undo.push(() => supervisor!.stop());
 

@@ -2,7 +2,7 @@
 // numbered so the page can poll for what is new. Lines are kept in the state database,
 // so an answer that arrives after a restart still shows up.
 import type { StateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
-import type { ChannelSender, ChannelTarget, DraftView, OutgoingFile, SendOptions } from '../shared/ports.ts';
+import type { ChannelSender, ChannelTarget, DraftView, OutgoingFile, OutgoingVoice, SendOptions } from '../shared/ports.ts';
 import type { Buttons } from '../shared/protocol/envelopes.ts';
 
 /** A draft nobody updated for this long is gone, as Telegram's draft bubble lapses after 30 s. */
@@ -87,6 +87,22 @@ export class LocalChat implements ChannelSender {
   async sendFile(target: ChannelTarget, file: OutgoingFile) {
     if (!file.key) throw new Error('the local chat shows files by their media key, and this one has none');
     this.add(target.chatId, 'agent', file.caption ?? '', { key: file.key, name: file.fileName, mimeType: file.mimeType, size: file.bytes.byteLength });
+  }
+
+  /** A spoken reply (#31): one line with the reply's text and its voice, which the dashboard offers as a download. */
+  async sendVoice(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }) {
+    this.add(
+      target.chatId,
+      'agent',
+      opts?.caption ?? '',
+      { key: voice.key, name: 'voice.ogg', mimeType: 'audio/ogg', size: voice.bytes.byteLength },
+      opts?.buttons,
+    );
+  }
+
+  /** Any reply is one line here, however long: its text always goes with the voice. */
+  captionFits() {
+    return true;
   }
 
   async sendTyping(target: ChannelTarget) {

@@ -105,16 +105,19 @@ export class Supervisor {
   private readonly openclaw: { node: string; cli: string } | undefined;
   /** Absent: no runtime may be boxed (every agent's runtime.localSandbox is "off"). */
   private readonly boxing: RuntimeBoxing | undefined;
+  /** Test-only (LocalFleetOptions.uncheckedPathsForTests): runtimes resolve file-tool paths naively. */
+  private readonly uncheckedPathsForTests: boolean;
 
   constructor(
     private readonly controlUrl: string,
     private readonly workspaceRoot: string,
     private readonly log: Logger,
     private readonly events: SupervisorEvents,
-    options: { hide?: string[]; openclaw?: { node: string; cli: string }; boxing?: RuntimeBoxing } = {},
+    options: { hide?: string[]; openclaw?: { node: string; cli: string }; boxing?: RuntimeBoxing; uncheckedPathsForTests?: boolean } = {},
   ) {
     this.openclaw = options.openclaw;
     this.boxing = options.boxing;
+    this.uncheckedPathsForTests = options.uncheckedPathsForTests === true;
     // The state directory (every agent's workspace, the tokens, state.db), the code and the
     // directory the fleet runs from (the secrets file by default), and the user's home.
     this.hide = [dirname(workspaceRoot), REPO, process.cwd(), ...(process.env.HOME ? [process.env.HOME] : []), ...(options.hide ?? [])];
@@ -249,6 +252,7 @@ export class Supervisor {
       CLAWFLEET_MAX_RECEIVE_COUNT: String(LOCAL_MAX_RECEIVE_COUNT),
       CLAWFLEET_OFFLINE_MODEL: spec.offlineReason,
       CLAWFLEET_FLEET_SKILLS: spec.fleetSkills,
+      CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: this.uncheckedPathsForTests ? ('1' as const) : undefined,
       CLAWFLEET_LIFELINE: 'stdin' as const,
       ...(openclaw ? { CLAWFLEET_OPENCLAW_NODE: openclaw.node, CLAWFLEET_OPENCLAW_CLI: openclaw.cli } : {}),
     };

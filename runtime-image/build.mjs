@@ -43,6 +43,21 @@ const builtinsByRequire = {
   },
 };
 
+/**
+ * The AWS SDK's default credential chain is the runtime's own (src/sdk-credential-chain.ts) for
+ * every importer but that module itself, which wraps the SDK's. The runtime takes the task
+ * role's credentials settings out of its environment at start (src/container-credentials.ts),
+ * where the SDK's chain would look for them; every SDK client in the bundle, pi-ai's Bedrock
+ * client included (it takes no credentials option), then signs with what the runtime took over.
+ */
+const runtimeCredentialChain = {
+  name: 'runtime-credential-chain',
+  setup(b) {
+    const chain = here('./src/sdk-credential-chain.ts');
+    b.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => (args.importer === chain ? undefined : { path: chain }));
+  },
+};
+
 /** esbuild's options for the runtime bundle in `outdir`. */
 export function runtimeBuildOptions(outdir) {
   return {
@@ -65,7 +80,7 @@ export function runtimeBuildOptions(outdir) {
     // CommonJS dependencies inside an ES module bundle need a require of their own (and the
     // built-ins, see builtinsByRequire).
     banner: { js: "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);" },
-    plugins: [builtinsByRequire, zodEnglishOnly],
+    plugins: [builtinsByRequire, zodEnglishOnly, runtimeCredentialChain],
     // playwright-core finds its own files through __dirname, which a bundle does not have: it
     // stays a package, imported from node_modules by the browser (the image's browser stage
     // ships it in /app/node_modules), and only there.

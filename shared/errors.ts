@@ -68,6 +68,11 @@ export type ErrorCode =
   | 'FETCH_TOO_LARGE'
   | 'FETCH_ENCODING'
   | 'NOT_REGULAR_FILE'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PATH_SYMLINK'
+  | 'PATH_NOT_FOUND'
+  | 'PATH_NOT_FOLDER'
+  | 'FILE_ACCESS_FAILED'
   // Moving workspaces (clawfleet workspace push|pull, import-openclaw --workspaces) and holding agents for it.
   | 'AGENT_AWAKE'
   | 'AGENT_HELD'
@@ -106,6 +111,8 @@ export type ErrorCode =
   | 'MEDIA_TOO_LARGE'
   | 'MEDIA_MISSING'
   | 'TRANSCRIPTION_FAILED'
+  // Spoken replies (#31): the speech provider failed or answered something that is no voice message.
+  | 'SPEECH_FAILED'
   // The fleet's skills as shipped to an agent on AWS (#19).
   | 'FLEET_SKILLS_INVALID'
   // A request to one of our HTTP surfaces (the local server, the dashboard).
@@ -136,6 +143,8 @@ export interface ConfigIssue {
   /** JSON path of the offending value, like `agents.list[2].runtime.cpus`. */
   path: string;
   message: string;
+  /** Where in the file, for a problem of its text (not valid JSON) rather than of a value: the line shown with a caret. */
+  at?: { line: number; column: number; excerpt: string };
 }
 
 /** Every problem in a config at once, so a user fixes them in one pass. */
@@ -145,8 +154,14 @@ export class ConfigError extends ClawfleetError {
     readonly issues: ConfigIssue[],
     readonly source = 'config',
   ) {
-    super('CONFIG_INVALID', `${source} is invalid:\n${issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`).join('\n')}`);
+    super('CONFIG_INVALID', `${source} is invalid:\n${issues.map(issueLines).join('\n')}`);
   }
+}
+
+/** One problem as the list shows it: its path (or line and column) and message, then the line of the file if there is one. */
+function issueLines(i: ConfigIssue): string {
+  if (!i.at) return `  - ${i.path || '(root)'}: ${i.message}`;
+  return `  - line ${i.at.line}, column ${i.at.column}: ${i.message}\n${i.at.excerpt.replace(/^/gm, '      ')}`;
 }
 
 /** An envelope failed its schema, or claims something its transport contradicts. */

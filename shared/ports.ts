@@ -59,6 +59,25 @@ export interface ChannelSender {
   answerButtonPress?(queryId: string): Promise<void>;
   /** Sends a file (media, #16); absent on a channel that cannot carry files. */
   sendFile?(target: ChannelTarget, file: OutgoingFile): Promise<void>;
+  /**
+   * Sends a spoken reply (#31): a voice message (Ogg Opus), with the reply's text as its
+   * caption when `captionFits` says it fits one. Throws VoiceRefusedError where the chat takes
+   * no voice messages. Absent on a channel without voice messages.
+   */
+  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<void>;
+  /** Whether a reply's text fits as one caption (Telegram: 1024 characters as sent), decided from the text alone. */
+  captionFits?(text: string): boolean;
+  /** Removes a status message that the answer does not replace (progress streaming's, #31). Best effort; absent where a channel has none. */
+  clearPreview?(target: ChannelTarget, previewMessageId: number): Promise<void>;
+}
+
+/** A spoken reply's audio, read from the media store. */
+export interface OutgoingVoice {
+  bytes: Uint8Array;
+  /** How long it plays, shown before it is played. */
+  durationSeconds?: number | undefined;
+  /** Where the bytes are kept: a channel that shows files by reference (the local chat box) links to it. */
+  key: string;
 }
 
 export interface SendOptions {
@@ -110,6 +129,11 @@ export interface MediaStore {
 /** The channel refused for good (bot blocked, chat gone): retrying would never succeed. */
 export class PermanentDeliveryError extends Error {
   override name = 'PermanentDeliveryError';
+}
+
+/** The chat takes no voice messages (a Telegram user's privacy setting): the reply goes as text instead. */
+export class VoiceRefusedError extends PermanentDeliveryError {
+  override name = 'VoiceRefusedError';
 }
 
 /** The channel asked us to slow down (Telegram's 429 retry_after): try again after this many seconds, not before. */
@@ -370,8 +394,12 @@ export interface InboundOrigin {
   messageId?: number | undefined;
   /** The ack reaction put on that message, cleared once the reply is sent. */
   ack?: string | undefined;
-  /** The preview message a group's streamed answer is shown in; final once the reply replaced it (later drafts are then dropped). */
-  preview?: { messageId: number; final?: boolean | undefined } | undefined;
+  /**
+   * The preview message a group's streamed answer is shown in; final once the reply replaced it
+   * (later drafts are then dropped). `progress`: a status of the work (progress streaming), which
+   * the answer does not replace: it is removed once the answer is out.
+   */
+  preview?: { messageId: number; final?: boolean | undefined; progress?: boolean | undefined } | undefined;
 }
 
 /** Inbound envelope id → its origin. Written only by the control plane. */
@@ -447,4 +475,60 @@ export interface Inbox {
 /** A runtime's own outbox; the control plane knows the sender by which outbox it is. */
 export interface Outbox {
   send(envelope: OutboundEnvelope): Promise<void>;
+}
+
+// ── The account, as the CLI's deploy, destroy and cost see it ─────────────────
+
+/** Whether a cost allocation tag is active in billing; 'unseen' when billing has not seen it on any resource yet. */
+export type CostTagStatus = 'active' | 'inactive' | 'unseen';
+
+/** The cost of one month (or the part of it asked for), by the value of the tag grouped by ('' = resources without it). */
+export interface TaggedCostPeriod {
+  /** ISO dates; `end` is exclusive. */
+  start: string;
+  end: string;
+  /** Not final yet: the month is still open, or billing has not settled it. */
+  estimated: boolean;
+  byTag: Record<string, number>;
+}
+
+/** The bill by tag: Cost Explorer on AWS. */
+export interface CostReports {
+  tagStatus(keys: string[]): Promise<Record<string, CostTagStatus>>;
+  /** Unblended cost per month in [start, end) of the resources whose `filter` tag has that value, grouped by the `groupBy` tag. */
+  monthlyCostsByTag(q: { start: string; end: string; filter: { key: string; value: string }; groupBy: string }): Promise<{
+    currency: string;
+    periods: TaggedCostPeriod[];
+  }>;
+}
+
+/** The bill cannot be read: Cost Explorer is not enabled, has no data yet, or the caller may not read it. */
+export class CostReportsUnavailable extends Error {
+  override name = 'CostReportsUnavailable';
+  constructor(
+    readonly reason: 'not-enabled' | 'no-data' | 'denied',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What the account allows and holds, for the deploy's preflight: read-only. Each call may fail
+ * on its own (a service an account or an emulator lacks, a permission the credentials lack);
+ * the preflight then says it could not check that quota.
+ */
+export interface AccountQuotas {
+  /** Lambda: the account's concurrent executions, and how many of them no function reserves. */
+  lambdaConcurrency(): Promise<{ limit: number; unreserved: number }>;
+  /** What these functions reserve now, together (a function that does not exist, or reserves nothing, adds 0). */
+  reservedConcurrency(functionNames: string[]): Promise<number>;
+  /** A quota's value as Service Quotas states it: applied to the account, else AWS's default. */
+  serviceQuota(serviceCode: string, quotaCode: string): Promise<number>;
+  /** IAM: the roles in the account, and its quota (account-wide, every region). */
+  iamRoles(): Promise<{ used: number; quota: number }>;
+  /** CloudFormation: the stacks in this region that count against its quota (every one not deleted). */
+  stackCount(): Promise<number>;
+  /** EC2: the VPCs and the internet gateways in this region. */
+  networkCounts(): Promise<{ vpcs: number; internetGateways: number }>;
 }

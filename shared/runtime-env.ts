@@ -58,6 +58,13 @@ export const RuntimeEnvSchema = z.object({
   /** Set by the local launcher when the agent has no model key: why the offline model is used. */
   CLAWFLEET_OFFLINE_MODEL: z.string().min(1).optional(),
   CLAWFLEET_WORKSPACE: z.string().min(1).default('/workspace'),
+  /**
+   * Test-only: "1" makes the runtime's file tools resolve paths the naive way (joined, links
+   * followed, no check), to test what the local box holds alone. Set only by the test harness
+   * (test/support/local-fleet.ts → LocalFleetOptions.uncheckedPathsForTests); no config key,
+   * CLI flag or agent can set it, and the runtime warns loudly when it is on.
+   */
+  CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: z.literal('1').optional(),
   /** The fleet's skills folder (a skills/ beside clawfleet.json), copied into the workspace at start. */
   CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
   /**

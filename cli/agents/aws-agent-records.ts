@@ -6,7 +6,7 @@
 import { agentRegistryKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { BatchWriteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tableNames } from '../../shared/config/names.ts';
-import { awsErrorText } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT } from '../command.ts';
 import { StepFailed } from '../steps.ts';
 

@@ -4,7 +4,7 @@
 // the input it passes to cron-dispatch, names its agent.
 import { DeleteScheduleCommand, GetScheduleCommand, ListSchedulesCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { scheduleGroupName } from '../../shared/config/names.ts';
-import { awsErrorText } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT } from '../command.ts';
 import { StepFailed } from '../steps.ts';
 

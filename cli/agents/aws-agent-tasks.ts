@@ -15,8 +15,9 @@ import {
   type NetworkConfiguration,
 } from '@aws-sdk/client-ecs';
 import { agentArchivePath, agentArchiveTaskFamily, agentLogGroupName, agentServiceName, clusterName } from '../../shared/config/names.ts';
-import { awsErrorText } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { StepFailed, type StepResult } from '../steps.ts';
+import { RUN_TASK_TAGGING } from '../../shared/adapters/aws/ecs-task-tags.ts';
 
 /** How a one-off task ended. */
 export interface TaskEnd {
@@ -81,7 +82,15 @@ export class AgentTasks {
     let taskArn: string | undefined;
     try {
       const out = await this.ecs.send(
-        new RunTaskCommand({ cluster, taskDefinition: family, count: 1, launchType: 'FARGATE', networkConfiguration: network, startedBy: STARTED_BY }),
+        new RunTaskCommand({
+          cluster,
+          taskDefinition: family,
+          count: 1,
+          launchType: 'FARGATE',
+          networkConfiguration: network,
+          startedBy: STARTED_BY,
+          ...RUN_TASK_TAGGING,
+        }),
       );
       if (out.failures?.length) throw new Error(out.failures.map((f) => `${f.reason}${f.detail ? ` (${f.detail})` : ''}`).join('; '));
       taskArn = out.tasks?.[0]?.taskArn;

@@ -29,7 +29,9 @@ import {
   outboxDlqName,
   scheduleGroupName,
 } from '../../shared/config/names.ts';
-import { awsErrorText, type AwsSettings } from '../aws-env.ts';
+import { madeForAgent } from '../../shared/deploy/teardown.ts';
+import type { AwsSettings } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT } from '../command.ts';
 import { AgentRecords } from './aws-agent-records.ts';
 import { AgentTasks, type AgentTasksOptions } from './aws-agent-tasks.ts';
@@ -39,6 +41,8 @@ import { StepFailed, type RemovalPlan, type RemovalStep } from './removal.ts';
 export type { TaskEnd } from './aws-agent-tasks.ts';
 
 export interface AwsRemovalOptions extends Partial<Omit<AgentTasksOptions, 'waitForTask'>> {
+  /** The fleet and where it was reached, for the plan's heading: `fleet "demo" on AWS account 123456789012, us-east-1`. */
+  where?: string;
   stackTimeoutMs?: number;
   waitForTask?: AgentTasksOptions['waitForTask'];
 }
@@ -54,6 +58,7 @@ export class AwsAgentRemoval {
   private readonly records: AgentRecords;
   private readonly stackTimeoutMs: number;
   private readonly pollMs: number;
+  private readonly where: string;
 
   constructor(
     private readonly fleet: string,
@@ -61,6 +66,7 @@ export class AwsAgentRemoval {
     opts: AwsRemovalOptions = {},
   ) {
     this.cfn = new CloudFormationClient(aws);
+    this.where = opts.where ?? `fleet "${fleet}" on AWS ${aws.region}`;
     this.pollMs = opts.pollMs ?? 3_000;
     this.stackTimeoutMs = opts.stackTimeoutMs ?? 30 * 60_000;
     this.tasks = new AgentTasks(new ECSClient(aws), new CloudWatchLogsClient(aws), fleet, {
@@ -82,14 +88,12 @@ export class AwsAgentRemoval {
     try {
       const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
       if (!s || s.StackStatus === 'DELETE_COMPLETE') return undefined;
-      // The app describes it, and outputs this agent's own secret name (which the emulator keeps where it drops the description).
-      const ours =
-        (s.Description ?? '').startsWith(`clawfleet ${this.fleet}: agent ${agentId} (`) ||
-        s.Outputs?.some((o) => o.OutputKey === 'SecretName' && o.OutputValue === agentSecretName(this.fleet, agentId)) === true;
+      const outputs = Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
+      const ours = madeForAgent(this.fleet, agentId, { description: s.Description ?? '', outputs });
       return { name, status: s.StackStatus ?? 'UNKNOWN', ours, description: s.Description ?? '' };
     } catch (err) {
       if (/does not exist/.test((err as Error).message)) return undefined;
-      throw new CliError(EXIT.failed, awsErrorText(`cannot describe stack ${name}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot describe stack ${name}`, err, this.aws));
     }
   }
 
@@ -175,7 +179,7 @@ export class AwsAgentRemoval {
       plan: `delete its registry, metrics, session and origin records in ${this.fleet}-registry, -sessions and -origins`,
       run: () => this.deleteRecords(agentId),
     });
-    return { agentId, where: `AWS ${this.aws.region}`, notes, steps };
+    return { agentId, where: this.where, notes, steps };
   }
 
   // ── The steps ───────────────────────────────────────────────────────────────────
@@ -223,7 +227,7 @@ export class AwsAgentRemoval {
     try {
       return await f();
     } catch (err) {
-      throw new CliError(EXIT.failed, awsErrorText(`cannot ${what}`, err));
+      throw new CliError(EXIT.failed, awsErrorText(`cannot ${what}`, err, this.aws));
     }
   }
 

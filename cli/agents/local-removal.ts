@@ -5,7 +5,9 @@
 // fleet cannot start meanwhile and one that runs makes this refuse, naming its pid.
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { openStateDatabase, type StateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
+import { agentSecretName } from '../../shared/config/names.ts';
 import { localQueueNames } from '../../shared/adapters/sqlite/sqlite-queues.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { lockStateDir, type StateLock } from '../../local/state-lock.ts';
@@ -20,33 +22,54 @@ const agentPaths = (stateDir: string, agentId: string) => ({
   log: join(stateDir, 'logs', `${agentId}.log`),
 });
 
+export interface LocalRemovalOptions {
+  /** The fleet's name, for the names in the plan (its secret clawfleet/<fleet>/agents/<id>). */
+  fleet: string;
+  /** Plan only: the state directory is read, not locked, so a running fleet does not stand in the way. */
+  dryRun?: boolean;
+  now?: () => Date;
+}
+
 export class LocalAgentRemoval {
   private constructor(
     private readonly stateDir: string,
-    private readonly lock: StateLock,
+    private readonly fleet: string,
+    private readonly lock: StateLock | undefined,
     private readonly db: StateDatabase | undefined,
     private readonly now: () => Date,
+    /** Why the removal itself could not run now (a fleet holds the directory); said in a dry run's plan. */
+    private readonly inUse: string | undefined,
   ) {}
 
-  /** Takes the state directory (refusing while a fleet runs on it) and opens its database, if it has one. */
-  static async open(stateDir: string, now: () => Date = () => new Date()): Promise<LocalAgentRemoval> {
+  /**
+   * Takes the state directory (refusing while a fleet runs on it) and opens its database, if
+   * it has one. A dry run only reads: it opens the database read-only, beside a running fleet.
+   */
+  static async open(stateDir: string, opts: LocalRemovalOptions): Promise<LocalAgentRemoval> {
     if (!existsSync(stateDir))
       throw new CliError(EXIT.failed, `no state directory ${stateDir}: nothing of a local fleet is there (pass --state, or --aws for the deployed fleet)`);
-    let lock: StateLock;
+    let lock: StateLock | undefined;
+    let inUse: string | undefined;
     try {
       lock = await lockStateDir(stateDir, { pid: process.pid, startedAt: Date.now() });
     } catch (err) {
-      if (err instanceof ClawfleetError && err.code === 'STATE_DIR_IN_USE')
-        throw new CliError(EXIT.failed, `${err.message}; agents are removed from a stopped fleet`);
-      throw err;
+      if (!(err instanceof ClawfleetError && err.code === 'STATE_DIR_IN_USE')) throw err;
+      if (!opts.dryRun) throw new CliError(EXIT.failed, `${err.message}; agents are removed from a stopped fleet (--dry-run shows the plan meanwhile)`);
+      inUse = err.message;
+    }
+    if (opts.dryRun) {
+      // Taken only to learn whether a fleet holds the directory: a plan writes nothing.
+      lock?.release();
+      lock = undefined;
     }
     const dbFile = join(stateDir, 'state.db');
-    return new LocalAgentRemoval(stateDir, lock, existsSync(dbFile) ? openStateDatabase(dbFile) : undefined, now);
+    const db = existsSync(dbFile) ? (opts.dryRun ? new Database(dbFile, { readonly: true, fileMustExist: true }) : openStateDatabase(dbFile)) : undefined;
+    return new LocalAgentRemoval(stateDir, opts.fleet, lock, db, opts.now ?? (() => new Date()), inUse);
   }
 
   close(): void {
     this.db?.close();
-    this.lock.release();
+    this.lock?.release();
   }
 
   /** Agents the state directory holds anything of: workspaces, logs, statuses, sessions, queued messages, schedules. */
@@ -74,11 +97,12 @@ export class LocalAgentRemoval {
     if (queued) notes.push(`${queued} message(s) still waiting in its queue are deleted`);
     if (parked) notes.push(`${parked} message(s) parked in its DLQs are deleted`);
     notes.push(
-      `its values in the secrets file (clawfleet/<fleet>/agents/${agentId}) are left there: delete them with your editor if you will not add the agent back`,
+      `its values in the secrets file (${agentSecretName(this.fleet, agentId)}) are left there: delete them with your editor if you will not add the agent back`,
     );
+    if (this.inUse) notes.push(`${this.inUse}: stop it before removing (this plan only read the state directory)`);
     return {
       agentId,
-      where: `local (${this.stateDir})`,
+      where: `fleet "${this.fleet}", state in ${this.stateDir}`,
       notes,
       steps: [
         {
@@ -100,7 +124,13 @@ export class LocalAgentRemoval {
     };
   }
 
+  /** A dry run opened the directory to read it: nothing that writes may run on it. */
+  private writable(): void {
+    if (!this.lock) throw new CliError(EXIT.failed, 'the state directory was opened for a plan only (--dry-run): nothing was changed');
+  }
+
   private archive(agentId: string): StepResult {
+    this.writable();
     const paths = agentPaths(this.stateDir, agentId);
     const present = (Object.entries(paths) as [keyof typeof paths, string][]).filter(([, p]) => existsSync(p));
     if (present.length === 0) return { status: 'skipped', detail: 'no workspace, runtime state or log' };
@@ -111,6 +141,7 @@ export class LocalAgentRemoval {
   }
 
   private deleteSchedules(agentId: string): StepResult {
+    this.writable();
     if (!this.db || !this.has('cron_schedules')) return { status: 'skipped', detail: 'none' };
     // By the trigger each passes: "agent-fran-" also starts fran-2's names.
     const rows = this.db.prepare("SELECT name FROM cron_schedules WHERE json_valid(input) AND json_extract(input, '$.agentId') = ?").all(agentId) as {
@@ -122,6 +153,7 @@ export class LocalAgentRemoval {
   }
 
   private deleteRecords(agentId: string): StepResult {
+    this.writable();
     if (!this.db) return { status: 'skipped', detail: 'no state.db' };
     const q = localQueueNames(agentId);
     const deletes: [table: string, where: string, args: unknown[]][] = [

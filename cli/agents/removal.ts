@@ -11,7 +11,7 @@ export type RemovalStep = Step;
 
 export interface RemovalPlan {
   agentId: string;
-  /** Where the agent lives, for the heading: "AWS us-east-1", "local (.clawfleet)". */
+  /** The fleet and where, for the heading: `fleet "demo" on AWS account 123456789012, us-east-1`, `fleet "demo", state in /home/me/.clawfleet`. */
   where: string;
   /** What the operator should know before saying yes (messages that go with the queue, a secret deleted at once). */
   notes: string[];
@@ -33,7 +33,7 @@ export function checkRemovable(config: FleetConfig, agentId: string): void {
 }
 
 export function printPlan(plan: RemovalPlan, io: CliIO): void {
-  io.out(`remove agent ${plan.agentId} (${plan.where}):`);
+  io.out(`remove agent ${plan.agentId} from ${plan.where}:`);
   plan.steps.forEach((s, i) => io.out(`  ${i + 1}. ${s.name}: ${s.plan}`));
   for (const note of plan.notes) io.out(`  ! ${note}`);
 }

@@ -10,7 +10,8 @@ import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compu
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { parseSecretObject } from '../../shared/secrets/secret-values.ts';
 import { functionName } from '../../shared/config/names.ts';
-import { awsErrorText, type AwsSettings } from '../aws-env.ts';
+import type { AwsSettings } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 
 /** The CDK's default bootstrap stack. */
 export const TOOLKIT_STACK = 'CDKToolkit';
@@ -60,7 +61,7 @@ export class DeployAccount implements DeployAccountPort {
       return s && s.StackStatus !== 'DELETE_COMPLETE' ? s : undefined;
     } catch (err) {
       if (/does not exist/.test((err as Error).message)) return undefined;
-      throw new Error(awsErrorText(`cannot describe stack ${name}`, err));
+      throw new Error(awsErrorText(`cannot describe stack ${name}`, err, this.aws));
     }
   }
 
@@ -74,7 +75,7 @@ export class DeployAccount implements DeployAccountPort {
       await this.sm.send(new DescribeSecretCommand({ SecretId: secretId }));
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return { exists: false };
-      throw new Error(awsErrorText(`cannot describe secret ${secretId}`, err));
+      throw new Error(awsErrorText(`cannot describe secret ${secretId}`, err, this.aws));
     }
     try {
       const out = await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }));
@@ -85,7 +86,7 @@ export class DeployAccount implements DeployAccountPort {
       return {
         exists: true,
         names: [],
-        unreadable: (err as Error).name === 'ClawfleetError' ? (err as Error).message : awsErrorText(`cannot read secret ${secretId}`, err),
+        unreadable: (err as Error).name === 'ClawfleetError' ? (err as Error).message : awsErrorText(`cannot read secret ${secretId}`, err, this.aws),
       };
     }
   }
@@ -106,7 +107,7 @@ export class DeployAccount implements DeployAccountPort {
       return parseSecretObject(secretId, (await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString);
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return {};
-      throw new Error(awsErrorText(`cannot read secret ${secretId}`, err));
+      throw new Error(awsErrorText(`cannot read secret ${secretId}`, err, this.aws));
     }
   }
 }

@@ -1,16 +1,23 @@
-// The seven steps of `clawfleet deploy` (cli/deploy.ts parses and wires them), each saying
-// what it did and, when it fails, what to do: credentials, bootstrap, synth, secrets,
-// deploy, webhooks, links. Each can run again: what is done is found done.
+// The eight steps of `clawfleet deploy` (cli/deploy.ts parses and wires them), each saying
+// what it did and, when it fails, what to do: credentials, preflight, synth, bootstrap,
+// secrets, deploy, webhooks, links. Nothing is created before the quotas are checked (the
+// preflight, and the IAM roles once synth has made the templates). Each can run again: what
+// is done is found done.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { newAgentsContext } from '../../infra/app-options.ts';
 import { agentStackName, controlPlaneStackName } from '../../shared/config/names.ts';
 import { fleetSecretNeeds } from '../../shared/secrets/fleet-secrets.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
+import { findingLines, rolesFinding } from '../../shared/deploy/preflight.ts';
+import type { AccountQuotas } from '../../shared/ports.ts';
+import { awsProblem } from '../aws-errors.ts';
 import type { CliIO } from '../command.ts';
 import { StepFailed, type Step, type StepResult } from '../steps.ts';
 import type { DeployAccountPort, SecretState } from './aws-account.ts';
 import type { CdkRunner } from './cdk.ts';
+import { assemblyRoles, checkQuotas, concurrencyContext, type QuotaCheck } from './preflight-step.ts';
 import type { CollectedValues, SecretsFile } from './values.ts';
 
 export interface DeployContext {
@@ -24,11 +31,15 @@ export interface DeployContext {
   /** --no-webhooks: no Bot API call. */
   telegramCalls: boolean;
   account(): Promise<DeployAccountPort>;
+  /** The account's quotas, read-only (the preflight). */
+  quotas(): Promise<AccountQuotas>;
   assemblyDir: string;
   cdk(): Promise<CdkRunner>;
   /** Filled by the steps as they run. */
   state: {
     identity?: { account: string; arn: string };
+    /** What the preflight found: the figure synth gets, and the IAM roles to check the templates against. */
+    preflight?: QuotaCheck;
     stacks?: string[];
     pending: Map<string, Record<string, string>>;
     missing: CollectedValues['missing'];
@@ -41,7 +52,12 @@ export interface DeployContext {
 export function deploySteps(ctx: DeployContext): Step[] {
   const { config } = ctx;
   const fleet = config.fleet;
-  const cdkContext = () => ['-c', `config=${ctx.configPath}`, ...ctx.context.flatMap((c) => ['-c', c])];
+  const cdkContext = () => {
+    // The account's figure, unless the operator gave one: the app sizes reserved concurrency from it.
+    const figure = ctx.state.preflight?.lambdaConcurrency;
+    const pass = figure !== undefined && concurrencyContext(ctx.context).lambdaConcurrency === undefined ? [`lambdaConcurrency=${figure}`] : [];
+    return ['-c', `config=${ctx.configPath}`, ...[...ctx.context, ...pass].flatMap((c) => ['-c', c])];
+  };
   const assemblyDir = ctx.assemblyDir;
   const stackNames = [controlPlaneStackName(fleet), ...config.agents.list.map((a) => agentStackName(fleet, a.id))];
   const accounts = Object.keys(config.channels.telegram?.accounts ?? {});
@@ -55,12 +71,78 @@ export function deploySteps(ctx: DeployContext): Step[] {
         try {
           ctx.state.identity = await account.identity();
         } catch (err) {
-          throw new StepFailed(
-            `no usable AWS credentials (${(err as Error).name}: ${(err as Error).message})`,
-            'sign in (aws configure, aws sso login, or AWS_PROFILE / AWS_ACCESS_KEY_ID), set AWS_REGION, then run clawfleet deploy again',
-          );
+          const { problem, next, code } = awsProblem(err, account.aws);
+          throw new StepFailed(`${problem} [${code}]`, next.replace(/run this again$/, 'run clawfleet deploy again') || 'run clawfleet deploy again');
         }
         return { status: 'done', detail: `account ${ctx.state.identity.account} as ${ctx.state.identity.arn}, region ${account.aws.region}` };
+      },
+    },
+    {
+      name: 'preflight',
+      plan: 'read the account’s quotas — Lambda concurrency (reserved concurrency is sized from it), Fargate vCPUs, CloudFormation stacks, VPCs, IAM roles — and stop before anything is made if the fleet would cross one',
+      async run(): Promise<StepResult> {
+        const account = await ctx.account();
+        const check = await checkQuotas(config, account, await ctx.quotas(), ctx.context);
+        ctx.state.preflight = check;
+        const lines = `\n${check.lines.map((l) => `      ${l}`).join('\n')}`;
+        if (check.blocking)
+          throw new StepFailed(
+            `the fleet would cross ${check.blocking === 1 ? 'a quota' : `${check.blocking} quotas`} (✗); nothing was created:${lines}`,
+            'raise each quota marked ✗ (the lines under it say how; an increase can take a while to be granted), then run clawfleet deploy again',
+          );
+        const read = check.findings.length - check.findings.filter((f) => f.text.startsWith('could not be read')).length;
+        return {
+          status: 'done',
+          detail: `${read} of ${check.findings.length} quotas read${check.warnings ? `, ${check.warnings} warning${check.warnings === 1 ? '' : 's'} (!)` : ''}; IAM roles follow synth${lines}`,
+        };
+      },
+    },
+    {
+      name: 'synth',
+      plan: `synthesize ${stackNames.length} stacks (${stackNames.join(', ')}) with cdk-nag and the account’s Lambda concurrency, check none is stuck, and check the IAM roles the new stacks make fit the account’s quota`,
+      async run(): Promise<StepResult> {
+        // The agents whose stacks this deploy creates: their services start at desired count 0,
+        // and every other template leaves the count to λ compute (infra/app-options.ts newAgents).
+        const creating = await newAgentsOf(await ctx.account(), config);
+        const newAgents = creating.length ? ['-c', `newAgents=${newAgentsContext(creating)}`] : [];
+        await (await ctx.cdk()).run(['synth', '--quiet', '--output', assemblyDir, ...cdkContext(), ...newAgents]).catch((err: Error) => {
+          throw new StepFailed(
+            err.message,
+            'fix what it says (config problems are listed with their paths; `clawfleet config validate` checks the config alone), then run clawfleet deploy again',
+          );
+        });
+        ctx.state.stacks = assemblyStacks(assemblyDir);
+        const account = await ctx.account();
+        const states = await Promise.all(ctx.state.stacks.map(async (name) => [name, (await account.stack(name))?.StackStatus] as const));
+        const stuck = states.filter(([, s]) => s === 'ROLLBACK_COMPLETE' || s === 'ROLLBACK_FAILED' || s === 'DELETE_FAILED');
+        if (stuck.length) {
+          throw new StepFailed(
+            `${stuck.map(([n, s]) => `${n} is ${s}`).join(', ')}: CloudFormation cannot update ${stuck.length === 1 ? 'it' : 'them'}`,
+            `delete ${stuck.length === 1 ? 'it' : 'them'} (aws cloudformation delete-stack --stack-name <name>), then run clawfleet deploy again`,
+          );
+        }
+        const busy = states.filter(([, s]) => s?.endsWith('_IN_PROGRESS'));
+        if (busy.length)
+          throw new StepFailed(`${busy.map(([n, s]) => `${n} is ${s}`).join(', ')}`, 'wait until CloudFormation has finished, then run clawfleet deploy again');
+        const deployed = states.filter(([, s]) => s !== undefined).length;
+        // Roles of the stacks not deployed yet; a deployed stack's are counted in the account already.
+        const roles = [...assemblyRoles(assemblyDir)]
+          .filter(([name]) => states.some(([n, s]) => n === name && s === undefined))
+          .reduce((sum, [, n]) => sum + n, 0);
+        const figure = ctx.state.preflight?.figures.iamRoles ?? { error: 'the preflight did not run' };
+        const finding = rolesFinding(figure, roles, account.aws.region);
+        const lines = findingLines(finding)
+          .map((l) => `      ${l}`)
+          .join('\n');
+        if (finding.level === 'blocking')
+          throw new StepFailed(
+            `the new stacks make ${roles} IAM roles, more than the account has room for; nothing was created:\n${lines}`,
+            'raise the quota (the lines under it say how), or remove roles the account no longer needs, then run clawfleet deploy again',
+          );
+        return {
+          status: 'done',
+          detail: `${ctx.state.stacks.length} stacks (${ctx.state.stacks.length - deployed} new, ${deployed} deployed before), cdk-nag clean\n${lines}`,
+        };
       },
     },
     {
@@ -92,36 +174,6 @@ export function deploySteps(ctx: DeployContext): Step[] {
           );
         });
         return { status: 'done', detail: `bootstrapped ${target}` };
-      },
-    },
-    {
-      name: 'synth',
-      plan: `synthesize ${stackNames.length} stacks (${stackNames.join(', ')}) with cdk-nag, and check none is stuck`,
-      async run(): Promise<StepResult> {
-        await (await ctx.cdk()).run(['synth', '--quiet', '--output', assemblyDir, ...cdkContext()]).catch((err: Error) => {
-          throw new StepFailed(
-            err.message,
-            'fix what it says (config problems are listed with their paths; `clawfleet config validate` checks the config alone), then run clawfleet deploy again',
-          );
-        });
-        ctx.state.stacks = assemblyStacks(assemblyDir);
-        const account = await ctx.account();
-        const states = await Promise.all(ctx.state.stacks.map(async (name) => [name, (await account.stack(name))?.StackStatus] as const));
-        const stuck = states.filter(([, s]) => s === 'ROLLBACK_COMPLETE' || s === 'ROLLBACK_FAILED' || s === 'DELETE_FAILED');
-        if (stuck.length) {
-          throw new StepFailed(
-            `${stuck.map(([n, s]) => `${n} is ${s}`).join(', ')}: CloudFormation cannot update ${stuck.length === 1 ? 'it' : 'them'}`,
-            `delete ${stuck.length === 1 ? 'it' : 'them'} (aws cloudformation delete-stack --stack-name <name>), then run clawfleet deploy again`,
-          );
-        }
-        const busy = states.filter(([, s]) => s?.endsWith('_IN_PROGRESS'));
-        if (busy.length)
-          throw new StepFailed(`${busy.map(([n, s]) => `${n} is ${s}`).join(', ')}`, 'wait until CloudFormation has finished, then run clawfleet deploy again');
-        const deployed = states.filter(([, s]) => s !== undefined).length;
-        return {
-          status: 'done',
-          detail: `${ctx.state.stacks.length} stacks (${ctx.state.stacks.length - deployed} new, ${deployed} deployed before), cdk-nag clean`,
-        };
       },
     },
     {
@@ -303,4 +355,12 @@ function assemblyStacks(dir: string): string[] {
   return Object.entries(manifest.artifacts ?? {})
     .filter(([, a]) => a.type === 'aws:cloudformation:stack')
     .map(([id, a]) => a.properties?.stackName ?? id);
+}
+
+/** The agents of `config` whose stacks are not in the account (or were deleted). */
+async function newAgentsOf(account: DeployAccountPort, config: FleetConfig): Promise<string[]> {
+  const states = await Promise.all(
+    config.agents.list.map(async (a) => [a.id, (await account.stack(agentStackName(config.fleet, a.id)))?.StackStatus] as const),
+  );
+  return states.filter(([, status]) => status === undefined || status === 'DELETE_COMPLETE').map(([id]) => id);
 }

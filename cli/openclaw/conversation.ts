@@ -116,11 +116,16 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
     for (const k of ['ackReaction', 'ackReactionScope'] as const) if (messages[k] !== undefined) r.skip(`messages.${k}`, unused);
     if (commands.native !== undefined) r.skip('commands.native', unused);
   }
-  for (const k of Object.keys(messages)) if (k !== 'ackReaction' && k !== 'ackReactionScope') r.skip(`messages.${k}`, 'no clawfleet equivalent');
+  // messages.tts is spoken replies' (cli/openclaw/tts.ts).
+  for (const k of Object.keys(messages)) if (!['ackReaction', 'ackReactionScope', 'tts'].includes(k)) r.skip(`messages.${k}`, 'no clawfleet equivalent');
   for (const k of Object.keys(commands))
     if (k !== 'native') r.skip(`commands.${k}`, k === 'nativeSkills' ? 'skills are not offered as Telegram commands' : 'no clawfleet equivalent');
   return fleet;
 }
+
+/** Whether a scope writes a streaming mode at all, in any spelling, readable or not. */
+const modeWritten = (raw: Obj): boolean =>
+  (isObj(raw.streaming) ? raw.streaming.mode !== undefined : raw.streaming !== undefined) || raw.streamMode !== undefined;
 
 /** The raw streaming settings of one scope, legacy spellings read as OpenClaw's doctor migrates them. */
 function streamingOf(raw: Obj, at: string, r: Reporter): { mode?: Mode; blockEnabled?: boolean; settings: Obj } {
@@ -165,7 +170,7 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
     if (blocks) {
       out.streaming = 'block';
       if (own.blockEnabled === undefined && !isAccount) r.note(`${at}: agents.defaults.blockStreamingDefault "on" is streaming "block" here`);
-    } else if (mode === 'off' || mode === 'partial') out.streaming = mode;
+    } else if (mode === 'off' || mode === 'partial' || mode === 'progress') out.streaming = mode;
     else if (mode === 'block') {
       out.streaming = 'block';
       r.note(
@@ -173,15 +178,14 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
       );
       const chunk = chunkOf(isObj(own.settings.preview) ? own.settings.preview.chunk : undefined, `${at}.streaming.preview.chunk`, r);
       if (chunk) out.blockStreamingChunk = chunk;
-    } else if (mode === 'progress')
-      r.skip(
-        `${at}.streaming.mode`,
-        `"progress" (a status draft of tool lines, the answer sent whole at the end) is not supported yet; ${isAccount ? "the account keeps the channel's streaming" : 'clawfleet\'s default "partial" applies (the answer grows in a draft)'}; set streaming "off" to get the answer only at the end`,
-      );
-  } else if (!isAccount && own.mode === undefined)
+    }
+  } else if (!isAccount && !modeWritten(raw)) {
+    // clawfleet's own default is "partial": the imported fleet keeps OpenClaw's (a mode that cannot be read was reported above).
+    out.streaming = 'progress';
     r.note(
-      `${at}: no streaming mode — OpenClaw's Telegram default is "progress" (a status draft, which clawfleet does not have); clawfleet's default "partial" shows the answer growing`,
+      `${at}: no streaming mode — OpenClaw's Telegram default is "progress" (a status draft of the work, then the answer), written as streaming "progress"`,
     );
+  }
   if (!isAccount && fleet.blockChunk) {
     if (out.blockStreamingChunk === undefined) out.blockStreamingChunk = fleet.blockChunk;
     else
@@ -237,10 +241,22 @@ function reportStreamingLeftovers(raw: Obj, settings: Obj, at: string, r: Report
     if (k === 'chunk') {
       if (parseMode(settings.mode) !== 'block') r.skip(`${at}.streaming.preview.chunk`, 'used only by the "block" preview mode');
     } else if (k === 'toolProgress' || k === 'commandText')
-      r.skip(`${at}.streaming.preview.${k}`, 'clawfleet shows no tool-progress lines in a draft (the chat shows "typing" while tools run)');
+      r.skip(
+        `${at}.streaming.preview.${k}`,
+        'clawfleet shows no tool-progress lines in an answer\'s draft (streaming "progress" shows them, instead of the answer)',
+      );
     else r.skip(`${at}.streaming.preview.${k}`, 'no clawfleet equivalent');
   }
-  if (settings.progress !== undefined) r.skip(`${at}.streaming.progress`, 'the "progress" mode is not supported');
+  if (settings.progress !== undefined && !isObj(settings.progress)) unreadable(r, `${at}.streaming.progress`, settings.progress);
+  const progress = isObj(settings.progress) ? settings.progress : {};
+  for (const [k, v] of Object.entries(progress)) {
+    // clawfleet's status always has the tool lines (OpenClaw's Telegram default).
+    if (k === 'toolProgress' && v === true) continue;
+    r.skip(
+      `${at}.streaming.progress.${k}`,
+      'clawfleet\'s progress status is fixed: the model\'s words (else "Working…") over a line per tool call by name, the last 8 lines, each at most 120 characters',
+    );
+  }
   const block = isObj(settings.block) ? settings.block : {};
   if (block.coalesce !== undefined || raw.blockStreamingCoalesce !== undefined)
     r.skip(

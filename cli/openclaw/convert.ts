@@ -4,6 +4,7 @@
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
+import { ttsOf } from './tts.ts';
 
 export interface SecretToSet {
   /** The secret container: clawfleet/<fleet>/agents/<id> or clawfleet/<fleet>/control/<part>. */
@@ -38,9 +39,10 @@ const BUILTIN_PROVIDERS: Record<string, { api: string; apiKeySecret?: string }> 
   'amazon-bedrock': { api: 'bedrock-converse' },
 };
 const SUPPORTED_APIS = new Set(['anthropic-messages', 'openai-completions', 'bedrock-converse']);
+const TTS_ON_OPENCLAW = "spoken replies are the native runtime's: agents kept on OpenClaw (--runtime openclaw) answer in text";
 
 /** The keys we understand per object; everything else there is reported. */
-const AGENT_KEYS = new Set(['id', 'name', 'default', 'model', 'tools', 'heartbeat', 'identity']);
+const AGENT_KEYS = new Set(['id', 'name', 'default', 'model', 'tools', 'heartbeat', 'identity', 'tts']);
 const DEFAULTS_KEYS = new Set(['model', 'tools', 'heartbeat', ...BLOCK_STREAMING_DEFAULTS_KEYS]);
 
 export function sanitizeId(raw: string): string {
@@ -235,6 +237,9 @@ export function convertOpenclaw(
     if (tools) agent.tools = tools;
     const hb = heartbeat(raw.heartbeat, `${at}.heartbeat`);
     if (hb) agent.heartbeat = hb;
+    if (raw.tts !== undefined && opts.runtime === 'openclaw') skip(`${at}.tts`, TTS_ON_OPENCLAW);
+    const tts = opts.runtime === 'openclaw' ? undefined : ttsOf(raw.tts, `${at}.tts`, { skip, note: (text) => notes.push(text) }, referencedName, false);
+    if (tts) agent.tts = tts;
     if (isObj(raw.identity))
       leftovers(raw.identity, new Set(['name']), `${at}.identity`, 'identity other than the name lives in the workspace (IDENTITY.md) in clawfleet');
     leftovers(raw, new Set([...AGENT_KEYS, ...workspaceKeys]), at, 'per-agent setting with no clawfleet equivalent');
@@ -270,6 +275,13 @@ export function convertOpenclaw(
   if (defaultTools) defaults.tools = defaultTools;
   const defaultHb = heartbeat(rawDefaults.heartbeat, 'agents.defaults.heartbeat');
   if (defaultHb) defaults.heartbeat = defaultHb;
+  // Spoken replies: the top-level tts, else the messages.tts older releases wrote, for every agent.
+  const legacyTts = isObj(root.messages) ? root.messages.tts : undefined;
+  const ttsAt = root.tts !== undefined ? 'tts' : 'messages.tts';
+  if (onOpenclaw && (root.tts ?? legacyTts) !== undefined) skip(ttsAt, TTS_ON_OPENCLAW);
+  const fleetTts = onOpenclaw ? undefined : ttsOf(root.tts ?? legacyTts, ttsAt, { skip, note: (text) => notes.push(text) }, referencedName, true);
+  if (fleetTts) defaults.tts = fleetTts;
+  if (root.tts !== undefined && legacyTts !== undefined) skip('messages.tts', 'the top-level tts is the one converted (OpenClaw reads it first)');
   leftovers(rawDefaults, new Set([...DEFAULTS_KEYS, ...workspaceKeys]), 'agents.defaults');
   if (typeof rawDefaults.workspace === 'string' && !opts.workspaces) skip('agents.defaults.workspace', workspaceReason);
   leftovers(agentsRoot, new Set(['list', 'entries', 'defaults']), 'agents');
@@ -595,6 +607,7 @@ export function convertOpenclaw(
     'identity',
     'messages',
     'commands',
+    'tts',
   ]);
   for (const key of Object.keys(root)) if (!handled.has(key)) skip(key, 'no clawfleet equivalent');
   if (isObj(root.identity) && rawAgents.length > 1) skip('identity', 'a fleet-wide identity: set each agent’s name instead');

@@ -4,9 +4,10 @@
 // store (agents/<id>/agent/openclaw-agent.sqlite: session_nodes → transcript_events, large
 // events zstd-compressed) or an older release's files (agents/<id>/sessions/sessions.json
 // and <sessionId>.jsonl). The store is opened read-only; nothing of OpenClaw's is changed.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, statSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { NotRegularFileError, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { decompress } from 'fzstd';
 import { isObj, listOpenclawAgents, sanitizeId, type Obj } from './convert.ts';
 
@@ -177,16 +178,18 @@ function inflate(blob: Buffer | null, bytes: number | null): string | undefined 
 
 function readFileStore(dir: string): { sessions: OpenclawSession[]; problems: string[] } {
   const problems: string[] = [];
+  // The folder is written by an OpenClaw agent's gateway: every file in it is reached beneath
+  // it without following a link (shared/adapters/fs/beneath.ts), never by a checked path.
+  const folder = new WorkspaceDir(dir);
   let store: unknown;
   try {
-    const bytes = readRegular(join(dir, 'sessions.json'), 64 * 1024 * 1024);
+    const bytes = readRegular(folder, 'sessions.json', 64 * 1024 * 1024);
     if (typeof bytes === 'string') throw new Error(bytes);
     store = JSON.parse(bytes.toString('utf8'));
   } catch (err) {
     return { sessions: [], problems: [`${join(dir, 'sessions.json')} cannot be read (${(err as Error).message})`] };
   }
   if (!isObj(store)) return { sessions: [], problems: [`${join(dir, 'sessions.json')} is not a session store`] };
-  const realDir = realpathSync(dir);
   const sessions: OpenclawSession[] = [];
   const named = new Set<string>();
   for (const [key, entry] of Object.entries(store).sort(([a], [b]) => a.localeCompare(b))) {
@@ -195,58 +198,63 @@ function readFileStore(dir: string): { sessions: OpenclawSession[]; problems: st
       continue;
     }
     const file = typeof entry.sessionFile === 'string' ? resolve(dir, entry.sessionFile) : join(dir, `${entry.sessionId}.jsonl`);
-    // A store names its own transcripts: never a file outside its folder.
-    let real: string;
+    // A store names its own transcripts: never a file outside its folder (an absolute name
+    // only where it lies inside it; "..", or a link on the way, refused).
+    let rel: string;
     try {
-      real = realpathSync(file);
+      const at = folder.locate(file);
+      rel = [...at.dirs, at.name ?? '.'].join('/');
     } catch {
-      problems.push(`${key}: its transcript ${file} is missing`);
-      continue;
-    }
-    if (relative(realDir, real).startsWith('..') || isAbsolute(relative(realDir, real))) {
       problems.push(`${key}: its transcript ${file} is outside ${dir}, so it was not read`);
       continue;
     }
-    const { events, unreadable } = readJsonl(real, problems, key);
-    named.add(real);
+    let there: Stats | undefined;
+    try {
+      there = folder.stat(rel);
+    } catch (err) {
+      // A link on the way (never followed), or a file where a folder should be.
+      problems.push(`${key}: its transcript ${file} was not read (${(err as Error).message})`);
+      continue;
+    }
+    if (!there) {
+      problems.push(`${key}: its transcript ${file} is missing`);
+      continue;
+    }
+    const { events, unreadable } = readJsonl(folder, rel, problems, key);
+    named.add(rel);
     sessions.push({ key, sessionId: entry.sessionId, window: 'current', events, unreadable });
   }
   // Transcripts no entry names are windows of earlier resets: OpenClaw no longer shows them; kept as files.
-  for (const file of readdirSync(dir).sort()) {
-    if (!file.endsWith('.jsonl') || named.has(join(realDir, file)) || !/^[A-Za-z0-9._-]{1,200}$/.test(file)) continue;
-    // Not named by the store, so nothing vouches for a link: only regular files here.
-    if (!lstatSync(join(dir, file)).isFile()) {
+  for (const { name: file, kind } of folder.list('.')) {
+    if (!file.endsWith('.jsonl') || named.has(file) || !/^[A-Za-z0-9._-]{1,200}$/.test(file)) continue;
+    // Only regular files (a link is never followed; the read checks again on the descriptor).
+    if (kind !== 'file') {
       problems.push(`${file}: not a regular file (a link is not followed), so it was not read`);
       continue;
     }
-    const { events, unreadable } = readJsonl(join(dir, file), problems, file);
+    const { events, unreadable } = readJsonl(folder, file, problems, file);
     sessions.push({ key: '(an earlier window)', sessionId: file.slice(0, -'.jsonl'.length), window: 'earlier', events, unreadable });
   }
   return { sessions, problems };
 }
 
-/** A regular file's bytes, at most `max`; a FIFO or device is refused without blocking. */
-function readRegular(path: string, max: number): Buffer | string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+/** A regular file's bytes, at most `max`; a FIFO, device or link is refused without blocking. */
+function readRegular(folder: WorkspaceDir, path: string, max: number): Buffer | string {
+  let read: { bytes: Buffer; size: number };
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return 'it is not a regular file';
-    if (st.size > max) return `it is over ${max >> 20} MiB`;
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } finally {
-    closeSync(fd);
+    read = folder.readBytesSync(path, max + 1);
+  } catch (err) {
+    if (err instanceof NotRegularFileError) return 'it is not a regular file';
+    if (err instanceof WorkspacePathError && err.code === 'PATH_SYMLINK') return 'it is a symbolic link, which is not followed';
+    if (err instanceof WorkspacePathError) return err.message;
+    throw err;
   }
+  if (read.size > max) return `it is over ${max >> 20} MiB`;
+  return read.bytes;
 }
 
-function readJsonl(path: string, problems: string[], key: string): { events: unknown[]; unreadable: number } {
-  const text = readRegular(path, MAX_TRANSCRIPT_FILE_BYTES);
+function readJsonl(folder: WorkspaceDir, path: string, problems: string[], key: string): { events: unknown[]; unreadable: number } {
+  const text = readRegular(folder, path, MAX_TRANSCRIPT_FILE_BYTES);
   if (typeof text === 'string') {
     problems.push(`${key}: its transcript was left out (${text})`);
     return { events: [], unreadable: 0 };

@@ -7,7 +7,7 @@ import { DEFAULT_RELAY_RATE_LIMIT } from '../../shared/control/relay.ts';
 import { hookSessionPolicy } from '../../shared/hooks/session-key.ts';
 import { route } from '../../shared/routing/route.ts';
 import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
-import type { Finding } from './findings.ts';
+import { quotedList, together, type Finding, type Severity } from './findings.ts';
 
 /** Programs that run other programs: allowlisting one allows everything. */
 const RUNS_ANYTHING = new Set([
@@ -55,6 +55,7 @@ function dmFindings(config: FleetConfig): Finding[] {
   const telegram = config.channels.telegram;
   if (!telegram) return [];
   const out: Finding[] = [];
+  const shared: { name: string; hit: { severity: Severity; why: string; pairing: boolean; agentId: string } }[] = [];
   const dmScope = config.session?.dmScope ?? 'main';
   for (const [accountId, account] of Object.entries(telegram.accounts)) {
     const where = `channels.telegram.accounts.${accountId}`;
@@ -75,18 +76,34 @@ function dmFindings(config: FleetConfig): Finding[] {
     const senders = policy === 'disabled' ? 0 : policy === 'open' || policy === 'pairing' || allowFrom.includes('*') ? Infinity : new Set(allowFrom).size;
     if (dmScope === 'main' && senders > 1) {
       // Pairing admits only people the owner approves: sharing is then a choice, if a hidden one.
-      out.push({
-        id: 'dm.shared-session',
-        severity: policy === 'pairing' && !allowFrom.includes('*') ? 'warn' : 'high',
-        where: 'session.dmScope',
-        title: `Everyone who writes to bot "${accountId}" shares agent "${agentId}"'s one conversation`,
-        detail:
-          `session.dmScope is "main" and ${senders === Infinity ? `dmPolicy "${policy}" admits more than one person` : `allowFrom lists ${senders} people`}: ` +
-          'they share one transcript, so what one person told the agent (and what it answered) is in the context of the next person’s turn. Replies still reach only their own sender.',
-        fix: 'set session.dmScope to "per-channel-peer" (a session per person), or allow one person only',
-      });
+      const pairing = policy === 'pairing' && !allowFrom.includes('*');
+      const why = senders === Infinity ? `dmPolicy "${policy}" admits more than one person` : `allowFrom lists ${senders} people`;
+      shared.push({ name: accountId, hit: { severity: pairing ? 'warn' : 'high', why, pairing, agentId } });
     }
   }
+  // One setting (session.dmScope) for every bot: one finding per reason, naming the bots.
+  out.push(
+    ...together(
+      shared,
+      (h) => `${h.severity} ${h.why}`,
+      (bots, h) => ({
+        id: 'dm.shared-session',
+        severity: h.severity,
+        where: 'session.dmScope',
+        title:
+          bots.length === 1
+            ? `Everyone who writes to bot "${bots[0]}" shares agent "${h.agentId}"'s one conversation`
+            : `Everyone who writes to one of the bots ${quotedList(bots, 'or')} shares that bot's one conversation with the others`,
+        detail:
+          `session.dmScope is "main" and ${h.why}: ` +
+          'they share one transcript, so what one person told the agent (and what it answered) is in the context of the next person’s turn. Replies still reach only their own sender.',
+        byDesign: h.pairing
+          ? 'each bot is one person’s agent: pairing lets in only the people you approve (clawfleet pairing approve), and a bot with one approved person shares nothing. Approve a second person only after the fix'
+          : undefined,
+        fix: 'set session.dmScope to "per-channel-peer" (a session per person), or allow one person only',
+      }),
+    ),
+  );
   return out;
 }
 
@@ -111,24 +128,17 @@ function groupFindings(config: FleetConfig): Finding[] {
 /** Each agent's tools: exec, MCP servers and web_fetch's allowlist. */
 function agentFindings(config: FleetConfig): Finding[] {
   const out: Finding[] = [];
+  // Hits that name only their agent: each kind becomes one finding naming every agent it concerns.
+  const unsandboxed: { name: string; hit: null }[] = [];
+  const network: { name: string; hit: null }[] = [];
+  const browsing: { name: string; hit: null }[] = [];
   for (const { id } of config.agents.list) {
     const agent = resolveAgent(config, id);
     const where = `agents.list[${id}]`;
     const allowed = toolAllowed(agent.tools);
     const exec = agent.tools?.exec;
     const execOn = allowed('exec') && (exec?.security ?? 'full') !== 'deny';
-    if (execOn && exec?.sandbox === 'off') {
-      out.push({
-        id: 'exec.unsandboxed',
-        severity: 'high',
-        where: `${where}.tools.exec.sandbox`,
-        title: `Agent "${id}" runs commands outside any sandbox`,
-        detail:
-          'With tools.exec.sandbox "off", exec runs as the runtime itself: a prompt-injected turn can read the runtime’s memory and environment, ' +
-          'locally the state directory (every agent’s transcripts, the admin and dashboard tokens) and the secrets file, and on AWS the task role’s credentials.',
-        fix: 'remove tools.exec.sandbox (the default "required" runs exec only in bubblewrap or a tool uid), or deny exec',
-      });
-    }
+    if (execOn && exec?.sandbox === 'off') unsandboxed.push({ name: id, hit: null });
     const wide = exec?.security === 'allowlist' ? (exec.allowlist ?? []).filter((p) => RUNS_ANYTHING.has(p.split('/').pop()!)) : [];
     if (execOn && wide.length > 0) {
       out.push({
@@ -140,16 +150,7 @@ function agentFindings(config: FleetConfig): Finding[] {
         fix: 'list only the programs the agent needs, none that run others',
       });
     }
-    if (execOn && exec?.sandbox !== 'off' && (exec?.network ?? true)) {
-      out.push({
-        id: 'exec.network',
-        severity: 'info',
-        where: `${where}.tools.exec.network`,
-        title: `Agent "${id}"'s commands reach the network`,
-        detail: 'Sandboxed commands share the host’s network (locally: services on loopback too). web_fetch’s address guard does not apply to them.',
-        fix: 'set tools.exec.network false where the agent needs no network from its commands (needs bubblewrap)',
-      });
-    }
+    if (execOn && exec?.sandbox !== 'off' && (exec?.network ?? true)) network.push({ name: id, hit: null });
     // An openclaw agent's servers are started by its gateway, where `sandbox: true` is refused (shared/config/load.ts).
     const onOpenclaw = agent.runtime.kind === 'openclaw';
     for (const [server, spec] of Object.entries(agent.mcp?.servers ?? {})) {
@@ -181,18 +182,7 @@ function agentFindings(config: FleetConfig): Finding[] {
         fix: 'name only the values a skill needs, with keys scoped to what it does',
       });
     }
-    if (allowed('browser') && agent.tools?.browser?.enabled) {
-      out.push({
-        id: 'browser.enabled',
-        severity: 'info',
-        where: `${where}.tools.browser`,
-        title: `Agent "${id}" renders web pages in a browser`,
-        detail:
-          'Chromium runs without its own sandbox, inside the one exec uses; its requests pass the address guard, but a page that exploits the renderer ' +
-          'gets what exec gets: the workspace and the host’s network. Its snapshots reach the model as untrusted content.',
-        fix: 'enable tools.browser only for agents that need it',
-      });
-    }
+    if (allowed('browser') && agent.tools?.browser?.enabled) browsing.push({ name: id, hit: null });
     const loopback = (agent.tools?.web?.fetch?.allowPrivateHosts ?? []).filter((h) => LOOPBACK_HOSTS.test(h));
     if ((allowed('web_fetch') || (allowed('browser') && agent.tools?.browser?.enabled)) && loopback.length > 0) {
       out.push({
@@ -205,6 +195,40 @@ function agentFindings(config: FleetConfig): Finding[] {
       });
     }
   }
+  const agents = (ids: string[]) => `agents.list[${ids.join(', ')}]`;
+  const who = (ids: string[], one: string, many: string) => (ids.length === 1 ? `Agent "${ids[0]}"${one}` : `Agents ${quotedList(ids)}${many}`);
+  const same = () => '';
+  out.push(
+    ...together(unsandboxed, same, (ids) => ({
+      id: 'exec.unsandboxed',
+      severity: 'high',
+      where: `${agents(ids)}.tools.exec.sandbox`,
+      title: `${who(ids, ' runs', ' run')} commands outside any sandbox`,
+      detail:
+        'With tools.exec.sandbox "off", exec runs as the runtime itself: a prompt-injected turn can read the runtime’s memory and environment, ' +
+        'locally the state directory (every agent’s transcripts, the admin and dashboard tokens) and the secrets file, and on AWS the task role’s credentials.',
+      fix: 'remove tools.exec.sandbox (the default "required" runs exec only in bubblewrap or a tool uid), or deny exec',
+    })),
+    ...together(network, same, (ids) => ({
+      id: 'exec.network',
+      severity: 'info',
+      where: `${agents(ids)}.tools.exec.network`,
+      title: `${who(ids, "'s commands reach", ': their commands reach')} the network`,
+      detail: 'Sandboxed commands share the host’s network (locally: services on loopback too). web_fetch’s address guard does not apply to them.',
+      byDesign: 'the default, since commands install packages and call APIs; turn it off for each agent whose commands need no network',
+      fix: 'set tools.exec.network false where the agent needs no network from its commands (needs bubblewrap)',
+    })),
+    ...together(browsing, same, (ids) => ({
+      id: 'browser.enabled',
+      severity: 'info',
+      where: `${agents(ids)}.tools.browser`,
+      title: `${who(ids, ' renders', ' render')} web pages in a browser`,
+      detail:
+        'Chromium runs without its own sandbox, inside the one exec uses; its requests pass the address guard, but a page that exploits the renderer ' +
+        'gets what exec gets: the workspace and the host’s network. Its snapshots reach the model as untrusted content.',
+      fix: 'enable tools.browser only for agents that need it',
+    })),
+  );
   return out;
 }
 

@@ -13,6 +13,30 @@ export interface Finding {
   title: string;
   detail: string;
   fix?: string | undefined;
+  /** Why a default or the shipped example is this way on purpose, and when to act after all. */
+  byDesign?: string | undefined;
+}
+
+/** `"a"`, `"a" and "b"`, `"a", "b" and "c"`: the agents or bots one finding is about. */
+export function quotedList(names: readonly string[], and = 'and'): string {
+  const q = names.map((n) => `"${n}"`);
+  return q.length <= 1 ? (q[0] ?? '') : `${q.slice(0, -1).join(', ')} ${and} ${q.at(-1)}`;
+}
+
+/**
+ * Hits of one check that differ only in the agent (or bot) they name, as one finding naming
+ * them all: four agents on the same default are one thing to read and one thing to fix.
+ * `key` says which hits are the same finding (the same severity and reason); `make` words it.
+ */
+export function together<T>(hits: readonly { name: string; hit: T }[], key: (hit: T) => string, make: (names: string[], hit: T) => Finding): Finding[] {
+  const groups = new Map<string, { names: string[]; hit: T }>();
+  for (const { name, hit } of hits) {
+    const k = key(hit);
+    const group = groups.get(k);
+    if (group) group.names.push(name);
+    else groups.set(k, { names: [name], hit });
+  }
+  return [...groups.values()].map(({ names, hit }) => make(names, hit));
 }
 
 const ORDER: Record<Severity, number> = { high: 0, warn: 1, info: 2 };
@@ -32,9 +56,13 @@ export function countBySeverity(findings: Finding[]): Record<Severity, number> {
 export function formatFindings(findings: Finding[]): string {
   const sorted = sortFindings(findings);
   const blocks = sorted.map((f) =>
-    [`${f.severity.toUpperCase().padEnd(4)}  ${f.title}`, `      ${f.id} · ${f.where}`, `      ${f.detail}`, ...(f.fix ? [`      fix: ${f.fix}`] : [])].join(
-      '\n',
-    ),
+    [
+      `${f.severity.toUpperCase().padEnd(4)}  ${f.title}`,
+      `      ${f.id} · ${f.where}`,
+      `      ${f.detail}`,
+      ...(f.byDesign ? [`      by design: ${f.byDesign}`] : []),
+      ...(f.fix ? [`      fix: ${f.fix}`] : []),
+    ].join('\n'),
   );
   const c = countBySeverity(findings);
   const summary = `${c.high} high, ${c.warn} warn, ${c.info} info`;

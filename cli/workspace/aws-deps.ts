@@ -19,7 +19,8 @@ import { agentWorkspaceTaskFamily, functionName, stagingPrefix, tableNames, WORK
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { awsErrorText, awsSettings } from '../aws-env.ts';
+import { awsSettings } from '../aws-env.ts';
+import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT, type CliIO } from '../command.ts';
 import type { AwsTransferDeps } from './aws-transfer.ts';
 
@@ -36,7 +37,7 @@ export async function awsTransferDeps(config: FleetConfig, agentId: string, io: 
   } catch (err) {
     throw new CliError(
       EXIT.failed,
-      awsErrorText(`cannot read the task definition ${family} (deploy the agent's stack, ${config.fleet}-agent-${agentId}, first)`, err),
+      awsErrorText(`cannot read the task definition ${family} (deploy the agent's stack, ${config.fleet}-agent-${agentId}, first)`, err, settings),
     );
   }
   if (!bucket) throw new CliError(EXIT.failed, `the task definition ${family} names no staging bucket; redeploy the agent's stack`);

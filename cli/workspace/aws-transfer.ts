@@ -6,12 +6,13 @@
 // file against the manifest, and what already arrived is never sent again.
 import { randomUUID } from 'node:crypto';
 import { isErrorCode } from '../../shared/http/error-status.ts';
-import { checkHoldable, HOLD_RENEW_MS, holdAgent, HoldRefused, releaseHold, renewHold, type Hold } from '../../shared/control/workspace-hold.ts';
+import { checkHoldable, HOLD_RENEW_MS, holdAgent, HoldRefused, releaseHold, renewHold, RESTING, type Hold } from '../../shared/control/workspace-hold.ts';
 import type { LifecycleDeps } from '../../shared/control/lifecycle.ts';
 import { applyStagedManifest, stageWorkspace, type TransferProgress } from '../../shared/adapters/fs/staged-transfer.ts';
 import { formatBytes } from '../../shared/format-bytes.ts';
 import { parseManifest, WorkspaceTransferError, type Manifest } from '../../shared/workspace/manifest.ts';
-import { TransferResultSchema, TransferStatusSchema, type TransferAction, type WorkspaceStaging } from '../../shared/workspace/staging.ts';
+import { TransferResultSchema, TransferStatusSchema, type TaskAction, type TransferAction, type WorkspaceStaging } from '../../shared/workspace/staging.ts';
+import { plural } from '../command.ts';
 import type { WorkspaceSyncLog } from '../../shared/workspace/sync-log.ts';
 import type { AgentTasks, WorkspaceTaskRunner } from '../../shared/workspace/task-runner.ts';
 
@@ -47,14 +48,19 @@ export interface TransferSummary {
   workspaceBytes: number;
 }
 
-const progressLine = (p: TransferProgress): string =>
-  p.phase === 'scanning' || p.phase === 'checking'
-    ? `${p.phase}: ${p.files} files (${formatBytes(p.bytes)})`
-    : `${p.phase}: ${p.files}/${p.totalFiles ?? '?'} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`;
+/** A progress line: a scan's running count then its total, what is checked, what is sent or written of how many. */
+const progressLine = (p: TransferProgress): string => {
+  if (p.phase === 'scanning') return `${p.totalFiles === undefined ? 'scanning' : 'scanned'}: ${plural(p.files, 'file')} (${formatBytes(p.bytes)})`;
+  if (p.phase === 'checking')
+    return p.totalFiles === undefined
+      ? `checking: ${plural(p.files, 'file')}`
+      : `checking ${plural(p.totalFiles, 'file')} (${formatBytes(p.totalBytes ?? 0)}) against the workspace`;
+  return `${p.phase}: ${p.files}/${plural(p.totalFiles ?? 0, 'file')}, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`;
+};
 
-/** Says progress at most every few seconds, and always the last. */
+/** Says progress at most every few seconds, and always the last (a small transfer says only its totals). */
 function throttled(say: (line: string) => void, now: () => number, everyMs = 2_000): (p: TransferProgress) => void {
-  let last = 0;
+  let last = now();
   return (p) => {
     const t = now();
     if (t - last >= everyMs || p.files === p.totalFiles) {
@@ -67,7 +73,7 @@ function throttled(say: (line: string) => void, now: () => number, everyMs = 2_0
 /** Local folder → staging → the agent's workspace on EFS. */
 export async function pushToAws(agentId: string, localDir: string, opts: TransferOptions, deps: AwsTransferDeps): Promise<TransferSummary> {
   // Refused now rather than after the upload, if the hold would be refused (it is checked again when taken).
-  await checkHoldable(agentId, opts, deps.lifecycle);
+  const from = await checkHoldable(agentId, opts, deps.lifecycle);
   const transfer = deps.newTransferId();
   deps.say(`staging ${localDir} for ${agentId} (transfer ${transfer})…`);
   // Sent before the hold: the agent keeps running while its new workspace uploads.
@@ -83,6 +89,8 @@ export async function pushToAws(agentId: string, localDir: string, opts: Transfe
     `staged: ${manifest.files.length} files (${formatBytes(manifest.totalBytes)}); sent ${staged.sent} now (${formatBytes(staged.sentBytes)}), ${staged.alreadyStaged} were staged already`,
   );
   await deps.staging.putDocument(transfer, 'manifest', manifest);
+  // The hold stops a running agent (--hibernate): a conflict is looked for first, so it is never stopped for nothing.
+  if (!RESTING.includes(from) && !opts.force) await checkBeforeStopping(agentId, manifest, deps);
   const result = await withHold(agentId, transfer, opts, deps, (check) => runTask(agentId, { action: 'push', transfer, force: opts.force }, check, deps));
   if (result.created + result.replaced + result.unchanged !== manifest.files.length) {
     throw new WorkspaceTransferError(
@@ -103,6 +111,34 @@ export async function pushToAws(agentId: string, localDir: string, opts: Transfe
   };
   await finish(agentId, transfer, manifest, summary, 'AWS', deps);
   return summary;
+}
+
+/**
+ * Plans the staged manifest against the agent's workspace with a task that writes nothing, while
+ * the agent still runs. A conflict refuses the push here; a check that cannot run (a runtime
+ * image from before checks) is said and skipped, since the push's own task checks again.
+ */
+async function checkBeforeStopping(agentId: string, manifest: Manifest, deps: AwsTransferDeps): Promise<void> {
+  const check = deps.newTransferId();
+  deps.say(`checking ${plural(manifest.files.length, 'file')} against ${agentId}'s workspace before stopping it (transfer ${check})…`);
+  await deps.staging.putDocument(check, 'manifest', manifest);
+  // The task stops without a keepalive from its CLI; nothing holds the agent, but this CLI is here.
+  await deps.staging.putDocument(check, 'keepalive', { at: deps.lifecycle.clock.now() });
+  try {
+    await runTask(agentId, { action: 'check', transfer: check, force: false }, () => undefined, deps);
+  } catch (err) {
+    if (err instanceof WorkspaceTransferError && err.code === 'WORKSPACE_CONFLICT') {
+      // The task's first line is its own; the conflicts follow it.
+      const conflicts = err.message.split('\n').slice(1).join('\n');
+      throw new WorkspaceTransferError(
+        'WORKSPACE_CONFLICT',
+        `${agentId}'s workspace already holds files that differ; nothing was sent to it and ${agentId} was left running:\n${conflicts}`,
+      );
+    }
+    deps.say(`  could not check beforehand (${(err as Error).message.split('\n')[0]}); the push's own task checks again`);
+  } finally {
+    await deps.staging.removeTransfer(check).catch(() => undefined);
+  }
 }
 
 /** The agent's workspace on EFS → staging → a local folder. */
@@ -207,7 +243,7 @@ async function withHold<T>(
 }
 
 /** Starts the task, reports its progress until it stops, and returns its verified result. */
-async function runTask(agentId: string, run: { action: TransferAction; transfer: string; force: boolean }, check: () => void, deps: AwsTransferDeps) {
+async function runTask(agentId: string, run: { action: TaskAction; transfer: string; force: boolean }, check: () => void, deps: AwsTransferDeps) {
   check();
   const task = await deps.runner.start(agentId, run);
   deps.say(`  workspace task ${task.split('/').pop()} started`);

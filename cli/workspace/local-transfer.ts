@@ -7,16 +7,18 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { copyWorkspace, type CopyProgress, type CopyResult } from '../../shared/adapters/fs/copy-workspace.ts';
+import { copyWorkspace, planCopy, type CopyPlan, type CopyProgress, type CopyResult } from '../../shared/adapters/fs/copy-workspace.ts';
 import { measureWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
 import { FileWorkspaceSyncLog } from '../../shared/adapters/local/file-workspace-sync-log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { formatBytes } from '../../shared/format-bytes.ts';
+import { WorkspaceTransferError } from '../../shared/workspace/manifest.ts';
+import { conflictLines } from '../../shared/workspace/plan.ts';
 import type { TransferAction } from '../../shared/workspace/staging.ts';
 import { readAdminFile } from '../../local/admin-file.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
 import { holdStateUmask } from '../../local/state-modes.ts';
-import { CliError, EXIT, type CliIO } from '../command.ts';
+import { CliError, EXIT, plural, type CliIO } from '../command.ts';
 import { localAdmin, type LocalAdmin } from '../local-admin.ts';
 
 /** The CLI renews a local hold this often (the fleet releases one not renewed for 10 minutes). */
@@ -45,9 +47,23 @@ export async function localTransfer(opts: LocalTransferOptions, io: CliIO): Prom
   const releaseUmask = holdStateUmask(); // the fleet's modes: 0600 files, 0700 folders
   try {
     const admin = await runningFleet(stateDir, io);
-    const result = admin
-      ? await viaFleet(admin, opts, () => copy(source, destination, opts, io), io)
-      : await underLock(stateDir, () => copy(source, destination, opts, io));
+    const progress = progressPrinter(io);
+    let result: CopyResult;
+    if (admin && opts.hibernate) {
+      // Planned before the fleet holds (and with --hibernate stops) the agent: a conflict found now leaves it running.
+      const planned = await planCopy(source, destination, copyOptions(opts, progress));
+      if (planned.plan.conflicts.length) {
+        throw new WorkspaceTransferError(
+          'WORKSPACE_CONFLICT',
+          `${destination} already holds files that differ; nothing was copied and ${opts.agentId} was left as it was:\n${conflictLines(planned.plan.conflicts)}`,
+        );
+      }
+      // Planned again under the hold (the workspace may have changed meanwhile); a folder being pushed is scanned once.
+      result = await viaFleet(admin, opts, () => copy(source, destination, opts, progress, opts.action === 'push' ? planned : undefined), io);
+    } else if (admin) {
+      // Without --hibernate the hold stops nothing: it is refused while the runtime runs.
+      result = await viaFleet(admin, opts, () => copy(source, destination, opts, progress), io);
+    } else result = await underLock(stateDir, () => copy(source, destination, opts, progress));
     const size = measureWorkspace(workspace);
     await new FileWorkspaceSyncLog(stateDir).record(opts.agentId, {
       direction: opts.action,
@@ -64,20 +80,31 @@ export async function localTransfer(opts: LocalTransferOptions, io: CliIO): Prom
   }
 }
 
-function copy(source: string, destination: string, opts: LocalTransferOptions, io: CliIO): Promise<CopyResult> {
-  let last = 0;
-  const progress = (p: CopyProgress) => {
+/** Progress as lines on standard error: the scan's count once it is done, the writes as they go, a line at most every 2 s. */
+function progressPrinter(io: CliIO): (p: CopyProgress) => void {
+  let last = Date.now(); // a small transfer says only its totals
+  return (p) => {
     const now = Date.now();
     if (now - last < 2_000 && p.files !== p.totalFiles) return;
     last = now;
     io.err(
       p.phase === 'scan'
-        ? `  scanning: ${p.files} files (${formatBytes(p.bytes)})`
-        : `  writing: ${p.files}/${p.totalFiles} files, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`,
+        ? `  ${p.totalFiles === undefined ? 'scanning' : 'scanned'}: ${plural(p.files, 'file')} (${formatBytes(p.bytes)})`
+        : `  writing: ${p.files}/${plural(p.totalFiles ?? 0, 'new or changed file')}, ${formatBytes(p.bytes)} of ${formatBytes(p.totalBytes ?? 0)}`,
     );
   };
+}
+
+const copyOptions = (opts: LocalTransferOptions, onProgress: (p: CopyProgress) => void) => ({
+  agentId: opts.agentId,
+  clock: systemClock,
+  force: opts.force,
+  onProgress,
+});
+
+function copy(source: string, destination: string, opts: LocalTransferOptions, progress: (p: CopyProgress) => void, planned?: CopyPlan): Promise<CopyResult> {
   if (opts.action === 'pull') mkdirSync(destination, { recursive: true, mode: 0o700 });
-  return copyWorkspace(source, destination, { agentId: opts.agentId, clock: systemClock, force: opts.force, onProgress: progress });
+  return copyWorkspace(source, destination, copyOptions(opts, progress), planned);
 }
 
 /** The fleet running on the state directory, if one answers there. */

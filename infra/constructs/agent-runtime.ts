@@ -1,8 +1,9 @@
 // One agent's runtime on Fargate: its task role (its own secret, its own queues, its own
-// Bedrock models, its own workspace — nothing else), its execution role, its workspace
+// Bedrock models, its own workspace — nothing else), the fleet's execution role, its workspace
 // (an EFS access point with IAM authorization), its log group, the task definition sized
 // from its runtime profile with the image's health check (the capabilities the runtime
-// does not need dropped), the service (desired 0 or 1, circuit breaker), and alarms.
+// does not need dropped), the service (its desired count left to λ compute, circuit
+// breaker), and alarms.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -13,7 +14,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
-import { agentLogGroupName, agentServiceName, agentStackName, agentWorkspacePath, sharedParameterNames } from '../../shared/config/names.ts';
+import {
+  agentLogGroupName,
+  agentServiceName,
+  agentStackName,
+  agentWorkspacePath,
+  sharedParameterNames,
+  taskExecutionRoleName,
+} from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
@@ -73,11 +81,13 @@ export interface AgentRuntimeProps {
   metricNamespace: string;
   /** The fleet's skills this agent gets (#19): read by its role alone, named in its environment. */
   fleetSkills?: AgentFleetSkills | undefined;
+  /** This deploy creates the service (context newAgents): it starts at desired count 0. */
+  creating: boolean;
 }
 
 export class AgentRuntime extends Construct {
   readonly taskRole: iam.Role;
-  readonly executionRole: iam.Role;
+  readonly executionRole: iam.IRole;
   readonly logGroup: logs.LogGroup;
   readonly accessPoint: efs.AccessPoint;
   readonly taskDefinition: ecs.FargateTaskDefinition;
@@ -165,18 +175,10 @@ export class AgentRuntime extends Construct {
       );
     }
 
-    this.executionRole = new iam.Role(this, 'ExecutionRole', {
-      assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
-      description: `clawfleet ${fleet}: pulls the image and ships the logs of agent ${agentId}`,
-    });
-    if (props.image instanceof ecs.AssetImage) {
-      acknowledge(
-        this.executionRole,
-        'IAM5',
-        'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
-        'Resource::*',
-      );
-    }
+    // The fleet's one execution role (task-execution-role.ts, in the control plane): it pulls
+    // the image and ships the logs; the task never holds it. Immutable here, so an image
+    // asset's grants are not attempted on it: the control plane granted them.
+    this.executionRole = iam.Role.fromRoleName(this, 'ExecutionRole', taskExecutionRoleName(fleet), { mutable: false });
 
     this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
       family: agentStackName(fleet, agentId),
@@ -243,13 +245,25 @@ export class AgentRuntime extends Construct {
       serviceName: agentServiceName(agentId),
       cluster: props.cluster,
       taskDefinition: this.taskDefinition,
-      // Hibernating agents start at 0; the control plane wakes them (desired 0 → 1).
-      desiredCount: agent.runtime.alwaysOn ? 1 : 0,
+      // λ compute alone sets the desired count (wake, hibernate, restart, hold for a workspace
+      // transfer); a deploy must never. CloudFormation's AWS::ECS::Service DesiredCount: "For
+      // new services, if a desired count is not specified, a default value of 1 is used. ...
+      // For existing services, if a desired count is not specified, it is omitted from the
+      // operation" (CloudFormation User Guide, AWS::ECS::Service), while a count in the
+      // template is sent with every update of the service (a new task definition included),
+      // stopping an awake agent mid-turn or starting a held one. So the template names 0 only
+      // when the deploy creates the service (context newAgents) and nothing after; an
+      // always-on agent is started by the next health tick (state asleep → wake), within a
+      // minute. A service created without it starts at 1 and hibernates after its idle timeout.
+      ...(props.creating ? { desiredCount: 0 } : {}),
       assignPublicIp: true,
       vpcSubnets: { subnets: props.subnets },
       securityGroups: [props.securityGroup],
       capacityProviderStrategies: [{ capacityProvider: agent.runtime.spot ? 'FARGATE_SPOT' : 'FARGATE', weight: 1 }],
       circuitBreaker: { rollback: true },
+      // Each task carries its agent's cost tags (the task definition's) and ECS's own.
+      enableECSManagedTags: true,
+      propagateTags: ecs.PropagatedTagSource.TASK_DEFINITION,
       // One runtime per agent at a time: two would share a workspace. A deploy stops the
       // old task (it drains its turn) before starting the new one; the queue holds the work.
       minHealthyPercent: 0,

@@ -1,15 +1,16 @@
 // The one-off task that moves an agent's workspace in and out of AWS (`clawfleet workspace
 // push|pull`): a task definition of its own, `<fleet>-agent-<id>-workspace`, run with
-// RunTask only when asked, with THAT agent's task role and THAT agent's access point — the
-// same two its runtime has — so no other principal ever mounts the agent's directory. It
-// runs the runtime image's `workspace-sync` entry (runtime-image/src/workspace-sync.ts) as
-// uid 1000 with no capabilities and a read-only root, and reads and writes only the agent's
-// prefix of the staging bucket, which this construct grants to the task role.
+// RunTask only when asked, with THAT agent's access point and the role of THAT agent's
+// one-off tasks (workspace-archive.ts), not its runtime's: the agent's own code never holds
+// the staging grant. It runs the runtime image's `workspace-sync` entry
+// (runtime-image/src/workspace-sync.ts) as uid 1000 with no capabilities and a read-only
+// root, and reads and writes only the agent's prefix of the staging bucket, which this
+// construct grants to that role.
 //
 // Shape, for other one-off workspace tasks to reuse: `taskDefinition` (family from
 // names.ts agentWorkspaceTaskFamily), container names.ts WORKSPACE_SYNC_CONTAINER, environment
 // CLAWFLEET_AGENT_ID / CLAWFLEET_WORKSPACE / CLAWFLEET_STAGING_BUCKET / CLAWFLEET_STAGING_PREFIX,
-// and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull),
+// and per run (RunTask containerOverrides) CLAWFLEET_SYNC_ACTION (push|pull|check),
 // CLAWFLEET_SYNC_TRANSFER (the transfer id) and CLAWFLEET_SYNC_FORCE (1 to replace what differs).
 import { Stack } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -33,7 +34,7 @@ const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64:
 export interface AgentWorkspaceTaskProps {
   fleet: string;
   agentId: string;
-  /** The agent's own task role and execution role (its runtime's). */
+  /** The role of the agent's one-off tasks, and the fleet's execution role. */
   taskRole: iam.IRole;
   executionRole: iam.IRole;
   fileSystem: efs.IFileSystem;

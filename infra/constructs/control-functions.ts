@@ -1,8 +1,8 @@
 // The control plane's Lambda functions: one per handler file in functions/, each bundled
 // by esbuild (ESM, Node 24, arm64, AWS SDK included) with the fleet config copied beside
 // it, with its own role holding only the grants it lists, its own log group, alarms, and
-// (where reserved concurrency is on) a concurrency of its own. Adding a handler is one
-// line in CONTROL_FUNCTIONS.
+// (where the account can give it: infra/reserved-concurrency.ts) a concurrency of its own.
+// Adding a handler is one line in CONTROL_FUNCTIONS.
 import { join } from 'node:path';
 import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -38,13 +38,6 @@ export interface ControlFunctionSpec {
   environment?: (ctx: GrantContext) => Record<string, string>;
   grants: readonly GrantName[];
   /**
-   * Concurrency reserved for this function (context `reservedConcurrency`): both a floor
-   * and a ceiling. On the public URLs it is the ceiling that matters: a flood of requests
-   * is refused (429) past it instead of taking the account's concurrency from outbox and
-   * cron-dispatch.
-   */
-  reservedConcurrency?: number;
-  /**
    * Invoked asynchronously by the other functions: Lambda retries a failed event this
    * often, drops it after this age, and sends what fails, with its error, to a DLQ of the
    * function's own (`<fleet>-<name>-dlq`, alarmed).
@@ -70,9 +63,6 @@ export const CONTROL_FUNCTIONS = [
     // An attachment (up to Telegram's 20 MB) is fetched before the update is answered (#16):
     // 1–3 s from Telegram's file servers, with room for a slow one.
     timeoutSeconds: 30,
-    // An update takes tens of milliseconds, so 10 instances answer hundreds a second, far
-    // beyond a personal fleet; past that Telegram is told 429 and retries later (for 24 h).
-    reservedConcurrency: 10,
     when: (config) => config.channels.telegram !== undefined,
     // readAgents, readSessions, readInboxDepths: /status and /stop are answered here, from the registry and the queue, without waking the agent.
     grants: [
@@ -93,7 +83,6 @@ export const CONTROL_FUNCTIONS = [
     name: 'hooks',
     url: true,
     timeoutSeconds: 10,
-    reservedConcurrency: 5,
     when: (config) => config.hooks !== undefined,
     grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
   },
@@ -147,17 +136,12 @@ export const CONTROL_FUNCTIONS = [
     name: 'dashboard',
     url: true,
     timeoutSeconds: 20,
-    // One operator's browser (a page, its refreshes and actions).
-    reservedConcurrency: 5,
     grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', ...WAKE],
   },
   {
     // The one holder of ecs:UpdateService (shared/control/compute-request.ts); the others ask it.
     name: 'compute',
     timeoutSeconds: 15,
-    // One ECS change at a time, so asks for one agent rarely cross (when they do, as without
-    // reserved concurrency, each re-reads the registry after its change and follows it).
-    reservedConcurrency: 1,
     // A wake older than 10 minutes is moot: the health tick has acted on the agent by then.
     asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 600 },
     grants: ['readAgents', 'holdAgentCompute'],
@@ -172,8 +156,11 @@ export { BUILD_SETTINGS } from './function-bundling.ts';
 
 export interface ControlFunctionsProps {
   config: FleetConfig;
-  /** Give functions their reservedConcurrency (off for accounts whose concurrency quota is too small to reserve any). */
-  reservedConcurrency: boolean;
+  /**
+   * Concurrency reserved per function name (infra/reserved-concurrency.ts, sized from what the
+   * account can give); a function not named shares the account's pool.
+   */
+  reserved: Readonly<Record<string, number>>;
   /**
    * The clawfleet.json copied into every bundle (config-bundle.ts); it must hold `config`.
    * Optional only where bundling is skipped (infra tests synthesize in-memory configs).
@@ -201,6 +188,7 @@ export class ControlFunctions extends Construct {
     if (!configFile)
       throw new ClawfleetError('CONFIG_FILE_REQUIRED', 'bundling the control-plane functions needs the fleet config as a file (context "config")');
     const scope = new Construct(this, pascal(spec.name));
+    const reserved = props.reserved[spec.name];
     const logGroup = new logs.LogGroup(scope, 'Logs', {
       logGroupName: functionLogGroupName(fleet, spec.name),
       retention: props.logRetention,
@@ -239,7 +227,7 @@ export class ControlFunctions extends Construct {
       role,
       logGroup,
       ...(Object.keys(environment).length > 0 ? { environment } : {}),
-      ...(props.reservedConcurrency && spec.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: spec.reservedConcurrency } : {}),
+      ...(reserved !== undefined ? { reservedConcurrentExecutions: reserved } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
@@ -268,11 +256,11 @@ export class ControlFunctions extends Construct {
     });
 
     if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
-    if (props.reservedConcurrency && spec.reservedConcurrency !== undefined && spec.url) {
+    if (reserved !== undefined && spec.url) {
       // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
       new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-throttles`,
-        alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${spec.reservedConcurrency}): a flood, or a fleet that needs more`,
+        alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${reserved}): a flood, or a fleet that needs more`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 1,
         evaluationPeriods: 1,

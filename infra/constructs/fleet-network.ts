@@ -1,7 +1,8 @@
 // The fleet's network and shared compute: a VPC with public subnets only (runtimes reach
 // SQS, Secrets Manager, Telegram and model APIs through an internet gateway, so there is
-// no NAT gateway to pay for), the ECS cluster, the runtimes' security group, and the
-// encrypted EFS file system that holds every agent's workspace behind its access point.
+// no NAT gateway to pay for), the ECS cluster, the runtimes' security group (out only, to
+// the ports the config needs: runtime-egress.ts), and the encrypted EFS file system that
+// holds every agent's workspace behind its access point, reachable from that group alone.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -11,13 +12,17 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { clusterName } from '../../shared/config/names.ts';
 import { acknowledge } from '../nag.ts';
+import type { EgressPort } from '../runtime-egress.ts';
 
 const VPC_CIDR = '10.0.0.0/16';
+const NFS = ec2.Port.tcp(2049);
 
 export interface FleetNetworkProps {
   fleet: string;
   emulator: boolean;
   logRetention: logs.RetentionDays;
+  /** What the runtimes connect out to, besides NFS (runtime-egress.ts). */
+  egressPorts: readonly EgressPort[];
 }
 
 export class FleetNetwork extends Construct {
@@ -51,9 +56,14 @@ export class FleetNetwork extends Construct {
 
     this.runtimeSecurityGroup = new ec2.SecurityGroup(this, 'RuntimeSecurityGroup', {
       vpc: this.vpc,
-      description: 'Agent runtimes: outbound HTTPS to AWS APIs, Telegram and model providers; no inbound',
-      allowAllOutbound: true,
+      description: `Agent runtimes: out to TCP ${props.egressPorts.map((p) => p.port).join(', ')} and NFS; no inbound`,
+      allowAllOutbound: false,
     });
+    // Inline rules (a CIDR peer): the emulator has no separate egress resource either.
+    for (const { port, why } of props.egressPorts) this.runtimeSecurityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(port), why.slice(0, 255));
+    // To the workspaces' mount targets, which are in this VPC (a CIDR, not the file system's
+    // group: that group names this one, and two groups naming each other inline are a cycle).
+    this.runtimeSecurityGroup.addEgressRule(ec2.Peer.ipv4(VPC_CIDR), NFS, 'NFS to the workspaces file system');
 
     this.fileSystem = new efs.FileSystem(this, 'Workspaces', {
       vpc: this.vpc,
@@ -77,10 +87,14 @@ export class FleetNetwork extends Construct {
       // agent-runtime.ts) is then the only way in; ClientRootAccess is granted to nobody.
       allowAnonymousAccess: true,
     });
-    // NFS from inside the VPC, which holds nothing but agent runtimes; who may mount what
-    // is decided by IAM on each mount. (An inline CIDR rule, not a separate ingress
-    // resource, which the emulator lacks.)
-    this.fileSystem.connections.allowFrom(ec2.Peer.ipv4(VPC_CIDR), ec2.Port.tcp(2049), 'NFS from agent runtimes in this VPC');
+    // NFS from the runtimes' security group alone (their one-off archive and workspace tasks
+    // run in it too); who may mount what is decided by IAM on each mount. By the group's id,
+    // so the rule is inline, not a separate ingress resource.
+    this.fileSystem.connections.allowFrom(
+      ec2.Peer.securityGroupId(this.runtimeSecurityGroup.securityGroupId),
+      NFS,
+      'NFS from agent runtimes and their one-off tasks',
+    );
     // Clients must use TLS; who may mount and write which directory is decided by each task
     // role's access-point condition (IAM authorization on the mount). An allow in either the
     // identity or this policy grants an action (EFS User Guide, "Using IAM to control access

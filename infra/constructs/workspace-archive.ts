@@ -11,7 +11,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { agentArchivePath, agentArchiveTaskFamily } from '../../shared/config/names.ts';
 import type { CpuArchitecture } from '../../shared/config/architecture.ts';
-import { acknowledge } from '../nag.ts';
 import { ARCHIVE_MOUNTS, ARCHIVE_SCRIPT } from '../workspace-archive-script.ts';
 import { CPU_ARCHITECTURES, RUNTIME_UID, type AgentRuntime } from './agent-runtime.ts';
 
@@ -22,8 +21,6 @@ export interface WorkspaceArchiveProps {
   fileSystem: efs.IFileSystem;
   /** The fleet's runtime image, which has node (an agent's own runtime.image may not). */
   image: ecs.ContainerImage;
-  /** The image the agent's runtime runs (its own runtime.image, or the same). */
-  runtimeImage: ecs.ContainerImage;
   architecture: CpuArchitecture;
 }
 
@@ -44,9 +41,12 @@ export class WorkspaceArchive extends Construct {
       posixUser: { uid: RUNTIME_UID, gid: RUNTIME_UID },
     });
 
+    // The role of both of this agent's one-off tasks, this archive and the workspace sync
+    // (agent-workspace-task.ts adds its staging prefix): never the runtime's, which an agent's
+    // own code holds. One role for the two keeps the fleet at two roles per agent.
     this.taskRole = new iam.Role(this, 'TaskRole', {
       assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
-      description: `clawfleet ${fleet}: archives the workspace of agent ${agentId} (its workspace and archive access points only)`,
+      description: `clawfleet ${fleet}: the one-off tasks of agent ${agentId}, archive and workspace sync (its workspace and archive access points, its staging prefix)`,
     });
     this.taskRole.addToPolicy(
       new iam.PolicyStatement({
@@ -101,14 +101,5 @@ export class WorkspaceArchive extends Construct {
       { containerPath: ARCHIVE_MOUNTS.workspace, sourceVolume: 'workspace', readOnly: false },
       { containerPath: ARCHIVE_MOUNTS.archive, sourceVolume: 'archive', readOnly: false },
     );
-    if (props.image instanceof ecs.AssetImage && !(props.runtimeImage instanceof ecs.AssetImage)) {
-      // The runtime's own image comes from a registry, so only this task needs the asset repository.
-      acknowledge(
-        runtime.executionRole,
-        'IAM5',
-        'ecr:GetAuthorizationToken takes no resource (an ECR login is account-wide); image pulls themselves are limited to the CDK asset repository.',
-        'Resource::*',
-      );
-    }
   }
 }

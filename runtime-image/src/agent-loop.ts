@@ -28,6 +28,8 @@ export interface LoopInput {
   /** Masks this agent's secret values in tool results and in what the model says. */
   masker: SecretMasker;
   onToolCall?: (call: { name: string; ms: number; isError: boolean }) => void;
+  /** A tool call is about to run; `said` is the text the model wrote with its calls (progress streaming shows it). */
+  onToolStart?: ((call: { name: string; said: string }) => void) | undefined;
   /** The text the model is writing now, as it grows (each model call starts again from empty). */
   onText?: ((textSoFar: string) => void) | undefined;
   /** The session's /think level, passed to every model call. */
@@ -59,7 +61,9 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
     if (round >= input.maxToolRounds) {
       return { ok: false, messages: added, error: `the model kept calling tools after ${input.maxToolRounds} rounds`, aborted: false };
     }
+    const said = textOf(reply);
     for (const call of calls) {
+      input.onToolStart?.({ name: call.name, said });
       const started = input.clock.now();
       const out = await callTool(byName.get(call.name), call, input);
       input.onToolCall?.({ name: call.name, ms: input.clock.now() - started, isError: out.isError === true });

@@ -23,6 +23,7 @@ import { memoryTools } from './tools/memory-tools.ts';
 import { requestTools } from './tools/request-tools.ts';
 import { sendFileTool } from './tools/send-file-tool.ts';
 import { transcriberFor } from './media/transcribe.ts';
+import { speaker } from './speech/spoken-reply.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { toolAllowed } from './tools/tool-policy.ts';
 import { webFetchTool } from './tools/web-fetch.ts';
@@ -260,6 +261,25 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   // The same decision `clawfleet skills list` makes (shared/config/skill-tools.ts).
   const skillTools = skillAccess({ read: allowed('read'), exec: builtins.some((t) => t.name === 'exec'), execEnv: agent.tools?.exec?.env });
   const transcripts = new TranscriptStore(env.workspace);
+  // The runtime's own token to the local control plane is a secret of this agent too.
+  const masker = secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]);
+  // Spoken replies (#31): the voice is kept in the media store, so an agent without one answers in text (and says why, once).
+  if (agent.tts && !parts.media) {
+    const warning = 'spoken replies (tts) are off: this runtime has no media store to keep a voice message in';
+    sandboxing.warnings.push(warning);
+    log.warn(warning);
+  }
+  const speech =
+    agent.tts && parts.media
+      ? speaker({
+          agentId: env.agentId,
+          tts: agent.tts,
+          apiKey: agent.tts.apiKeySecret ? secrets[agent.tts.apiKeySecret] : undefined,
+          store: parts.media,
+          masker,
+          log,
+        })
+      : undefined;
   const turnDeps = {
     agentId: env.agentId,
     agentName: agent.name ?? agent.id,
@@ -272,8 +292,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     log,
     tools,
     skills: skillTools.offered ? agentSkills(env.workspace, agent.skills, pathHost(undefined, undefined, skillTools.env), log) : undefined,
-    // The runtime's own token to the local control plane is a secret of this agent too.
-    masker: secretMasker([...Object.values(secrets), ...(env.transport.kind === 'local' ? [env.transport.token] : [])]),
+    masker,
     limits: { ...defaultTurnLimits, turnTimeoutMs: env.turnTimeoutMs, compactAtTokens: env.compactAtTokens },
     media: {
       agentId: env.agentId,
@@ -282,6 +301,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
       transcribe: transcriberFor(env.config, secrets),
       echoTranscript: agent.tools?.media?.audio?.echoTranscript,
     },
+    speech,
   };
 
   let stopping: Promise<void> | undefined;

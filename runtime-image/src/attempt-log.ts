@@ -6,11 +6,9 @@
 // the workspace (on EFS on AWS), so it outlives the task a crash takes down. The agent's own
 // exec can write there: at worst it sets aside or retries its own messages, and the queue's
 // receive count still bounds every message.
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 import { sha256Hex } from './lazy-crypto.ts';
-import { insideWorkspace } from './tools/workspace-path.ts';
-import { readWorkspaceFile } from './workspace-file.ts';
 
 const DIR = join('.clawfleet', 'attempts');
 
@@ -26,7 +24,11 @@ export interface AttemptLog {
 }
 
 export class WorkspaceAttemptLog implements AttemptLog {
-  constructor(private readonly workspace: string) {}
+  private readonly ws: WorkspaceDir;
+
+  constructor(workspace: string) {
+    this.ws = new WorkspaceDir(workspace);
+  }
 
   private relative(inboundId: string): string {
     return join(DIR, sha256Hex(inboundId).slice(0, 40));
@@ -34,7 +36,7 @@ export class WorkspaceAttemptLog implements AttemptLog {
 
   async count(inboundId: string): Promise<number> {
     try {
-      const { text } = await readWorkspaceFile(this.workspace, this.relative(inboundId), { maxBytes: 64 });
+      const { text } = await this.ws.readText(this.relative(inboundId), { maxBytes: 64 });
       const n = Number(text.trim());
       return Number.isInteger(n) && n > 0 ? n : 0;
     } catch {
@@ -56,19 +58,14 @@ export class WorkspaceAttemptLog implements AttemptLog {
   }
 
   async clear(inboundId: string): Promise<void> {
-    await rm(insideWorkspace(this.workspace, this.relative(inboundId)), { force: true, recursive: true });
+    this.ws.remove(this.relative(inboundId), { recursive: true });
   }
 
   /**
-   * Written to a fresh temp file and renamed over, at a path resolved inside the workspace:
-   * never through a link the agent's code planted at the name or in place of the folder.
+   * Written to a fresh temp file and renamed over, beneath the workspace: never through a link
+   * the agent's code planted at the name or in place of a folder.
    */
   private async write(inboundId: string, n: number): Promise<void> {
-    await mkdir(insideWorkspace(this.workspace, DIR), { recursive: true });
-    const path = insideWorkspace(this.workspace, this.relative(inboundId));
-    const tmp = `${path}.${process.pid}.tmp`;
-    await rm(tmp, { force: true, recursive: true });
-    await writeFile(tmp, `${n}\n`, { flag: 'wx' });
-    await rename(tmp, path);
+    this.ws.writeAtomic(this.relative(inboundId), `${n}\n`);
   }
 }

@@ -3,14 +3,12 @@
 // appended to memory/YYYY-MM-DD.md), then a summary that stands in for those turns in
 // the transcript. The newest turns stay verbatim. A failed flush or summary never fails
 // the turn: the session is then trimmed to fit instead, and the next turn tries again.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import type { Logger } from '../../shared/log.ts';
 import type { Clock } from '../../shared/ports.ts';
 import { textOf, type ModelClient } from './model.ts';
 import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
-import { appendWorkspaceFile } from './workspace-file.ts';
+import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 
 export interface CompactionDeps {
   model: ModelClient;
@@ -107,8 +105,8 @@ export async function compactIfNeeded(
 async function writeMemoryNote(workspace: string, sessionKey: string, facts: string, now: number): Promise<string> {
   const iso = new Date(now).toISOString();
   const rel = `memory/${iso.slice(0, 10)}.md`;
-  mkdirSync(join(workspace, 'memory'), { recursive: true });
-  await appendWorkspaceFile(workspace, rel, `\n## ${iso.slice(11, 16)} UTC — before compacting session ${sessionKey}\n\n${facts}\n`);
+  // Folders on the way are made as the append walks to the file.
+  await new WorkspaceDir(workspace).append(rel, `\n## ${iso.slice(11, 16)} UTC — before compacting session ${sessionKey}\n\n${facts}\n`);
   return rel;
 }
 

@@ -12,6 +12,8 @@ export interface DraftStreamOptions {
   masker: SecretMasker;
   /** Whole answers that mean "send nothing": a draft is held back while the text could still become one. */
   quiet: string[];
+  /** The text given is complete as it is (a progress status), not an answer being written: no word is held back. */
+  whole?: boolean;
   send(seq: number, text: string): Promise<void>;
   log: Logger;
 }
@@ -40,7 +42,7 @@ export class DraftStream {
   update(textSoFar: string): void {
     if (this.closed) return;
     this.lastSentAt ??= this.opts.clock.now();
-    this.latest = draftText(textSoFar, this.opts.masker);
+    this.latest = this.opts.whole ? this.opts.masker.mask(textSoFar).trimEnd() : draftText(textSoFar, this.opts.masker);
     this.schedule();
   }
 

@@ -29,6 +29,8 @@ export interface RuntimeEnv {
   fleetSkillsObject: { bucket: string; key: string } | undefined;
   /** See CLAWFLEET_RUNTIME_STATE. */
   runtimeState: string;
+  /** See CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS: test-only, file tools without their path checks. */
+  uncheckedPathsForTests: boolean;
   drainMs: number;
   visibilitySeconds: number;
   waitSeconds: number;
@@ -125,7 +127,8 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     workspace: e.CLAWFLEET_WORKSPACE,
     fleetSkills: e.CLAWFLEET_FLEET_SKILLS,
     fleetSkillsObject: s3ObjectOf(e.CLAWFLEET_FLEET_SKILLS_OBJECT),
-    runtimeState: e.CLAWFLEET_RUNTIME_STATE ?? join(e.CLAWFLEET_WORKSPACE, '.clawfleet'),
+    runtimeState: runtimeStateDirOf(e),
+    uncheckedPathsForTests: e.CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS === '1',
     drainMs: e.CLAWFLEET_DRAIN_SECONDS * 1000,
     visibilitySeconds: e.CLAWFLEET_VISIBILITY_SECONDS,
     waitSeconds: e.CLAWFLEET_WAIT_SECONDS,
@@ -142,6 +145,11 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
     openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000, runAs: openclawUserOf(e) },
   };
+}
+
+/** CLAWFLEET_RUNTIME_STATE, or <workspace>/.clawfleet where no launcher names one (tests); read before the rest of the environment too (main.ts). */
+export function runtimeStateDirOf(env: { CLAWFLEET_RUNTIME_STATE?: string | undefined; CLAWFLEET_WORKSPACE?: string | undefined }): string {
+  return env.CLAWFLEET_RUNTIME_STATE ?? join(env.CLAWFLEET_WORKSPACE ?? RuntimeEnvSchema.shape.CLAWFLEET_WORKSPACE.parse(undefined), '.clawfleet');
 }
 
 /** s3://<bucket>/<key>, as the schema checked it. */

@@ -1,19 +1,33 @@
 // The agent runtime's entry point: the same one the container runs (bundled) and the tests
-// start. Reads the environment, connects this agent's own queues and secret (AWS) or the
+// start. Takes ECS's credentials settings out of its environment (container-credentials.ts),
+// reads the environment, connects this agent's own queues and secret (AWS) or the
 // local control plane's channel, starts the runtime of the agent's kind (kinds/registry.ts:
 // native, or OpenClaw driven through its gateway), and drains on SIGTERM.
+import { resolvePathsUncheckedForTests } from '../../shared/adapters/fs/beneath.ts';
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { connect } from './connection.ts';
-import { readRuntimeEnv } from './env.ts';
+import { handOffContainerCredentials, takeContainerCredentials } from './container-credentials.ts';
+import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
 import { runtimeKindOf, type RunningRuntime } from './kinds/registry.ts';
 import { watchLifeline } from './lifeline.ts';
 import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
+  // Before anything else runs: ECS's task credentials settings leave the environment, through a
+  // re-execution of this process that /proc/<pid>/environ shows too (container-credentials.ts).
+  const stateDir = runtimeStateDirOf(process.env);
+  handOffContainerCredentials(process.env, stateDir);
+  const handedOver = takeContainerCredentials(stateDir);
+  if (handedOver) (await import('./task-credentials.ts')).useContainerCredentials(handedOver);
   const env = await readRuntimeEnv(process.env);
   const log = createLogger({ component: 'runtime', agentId: env.agentId });
+  if (handedOver) log.info('task credentials taken out of the environment', { endpoint: handedOver.relativeUri ? 'relative' : 'full' });
+  if (env.uncheckedPathsForTests) {
+    resolvePathsUncheckedForTests();
+    log.warn('TEST-ONLY SWITCH ON: CLAWFLEET_UNCHECKED_PATHS_FOR_TESTS=1, file tools follow links and do not check paths; never run a real agent like this');
+  }
   const exit = (code: number) => {
     log.info('exiting', { code });
     process.exit(code);

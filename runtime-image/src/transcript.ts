@@ -3,15 +3,13 @@
 // for the turns before them. Appends are fsynced; a line cut short by a crash mid-write
 // is ignored on read (and healed on the next append), so an interrupted write never
 // corrupts earlier turns. Lines are parsed with a schema, never cast. Reads are of the
-// file's tail only, asynchronous and capped (workspace-file.ts): a transcript replaced by a
+// file's tail only, asynchronous and capped (shared/adapters/fs/beneath.ts): a transcript replaced by a
 // FIFO is refused, and one grown huge is not read whole.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from './lazy-crypto.ts';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
-import { insideWorkspace } from './tools/workspace-path.ts';
-import { openRegular, readWorkspaceFile } from './workspace-file.ts';
+import { isMissing, WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 
 /**
  * How much of a transcript's tail is read: the first window, grown fourfold while it holds
@@ -78,6 +76,10 @@ export const TurnRecordSchema = z.object({
   buttons: z.array(z.array(z.object({ text: z.string(), data: z.string() }))).optional(),
   /** Block streaming: how many blocks of the reply went out while it was written, and the rest the final reply carries ("" for none). */
   blocks: z.object({ sent: z.number().int().positive(), rest: z.string() }).optional(),
+  /** The reply spoken (#31): its voice message in the media store, sent again with it on a redelivery. */
+  voice: z.object({ key: z.string(), size: z.number().int().positive(), durationSeconds: z.number().int().nonnegative().optional() }).optional(),
+  /** A /voice choice: this session's replies spoken (on), not (off), or as the agent's tts.auto says (default), until the next choice or /new. */
+  voiceSetting: z.enum(['on', 'off', 'default']).optional(),
 });
 
 export const CompactionRecordSchema = z.object({
@@ -104,13 +106,18 @@ export interface SessionHistory {
   model?: string | undefined;
   /** The session's /think level since its last reset, if any. */
   think?: 'off' | 'minimal' | 'low' | 'medium' | 'high' | undefined;
+  /** The session's /voice choice since its last reset, if it made one (default: none). */
+  voice?: 'on' | 'off' | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
 }
 
 export class TranscriptStore {
+  private readonly ws: WorkspaceDir;
+
   constructor(private readonly workspace: string) {
-    mkdirSync(join(workspace, 'sessions'), { recursive: true });
+    this.ws = new WorkspaceDir(workspace);
+    this.ws.mkdirp('sessions');
   }
 
   /** File names from session keys: readable, but safe for any key. */
@@ -127,9 +134,9 @@ export class TranscriptStore {
     for (const window of TRANSCRIPT_WINDOWS) {
       let read: { text: string; truncated: boolean };
       try {
-        read = await readWorkspaceFile(this.workspace, this.relative(sessionKey), { maxBytes: window, from: 'end' });
+        read = await this.ws.readText(this.relative(sessionKey), { maxBytes: window, from: 'end' });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        if (isMissing(err)) return [];
         throw err;
       }
       const entries = parseEntries(read.text);
@@ -154,7 +161,7 @@ export class TranscriptStore {
 
   async append(sessionKey: string, entry: TranscriptEntry): Promise<void> {
     const rel = this.relative(sessionKey);
-    const { handle, stat } = await openRegular(insideWorkspace(this.workspace, rel), 'read+append', rel);
+    const { handle, stat } = await this.ws.open(rel, 'read+append');
     try {
       // If a crash left a torn line, start on a fresh line so this record parses.
       const { size } = stat;
@@ -195,6 +202,7 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let summary: string | undefined;
   let model: string | undefined;
   let think: SessionHistory['think'];
+  let voice: SessionHistory['voice'];
   let turns: TurnRecord[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
@@ -205,16 +213,18 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
       summary = undefined;
       model = undefined;
       think = undefined;
+      voice = undefined;
       turns = [];
-    } else if (e.model !== undefined || e.think !== undefined) {
-      // A /model or /think line: a setting, not a turn the model should see.
+    } else if (e.model !== undefined || e.think !== undefined || e.voiceSetting !== undefined) {
+      // A /model, /think or /voice line: a setting, not a turn the model should see.
       model = e.model ?? model;
       think = e.think ?? think;
+      if (e.voiceSetting !== undefined) voice = e.voiceSetting === 'default' ? undefined : e.voiceSetting;
     } else {
       turns.push(e);
     }
   }
-  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}) };
+  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}), ...(voice !== undefined ? { voice } : {}) };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

@@ -1,9 +1,11 @@
 // What each kind of inbound envelope asks of the agent: which session's history the turn
 // builds on, what the model is told, and where the answer goes. Pure mapping, no I/O;
 // text that came through an HTTP hook is wrapped as untrusted content (with a marker id
-// from `newMarkerId`, random unless a test fixes it).
+// from `newMarkerId`, random unless a test fixes it), and other people's words in a message
+// (a reply's quote, a forward, a shared poll or contact) are framed as theirs (others-words.ts).
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
+import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './others-words.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
 
 export type Answer =
@@ -35,6 +37,8 @@ export interface TurnRequest {
   buttons?: boolean | undefined;
   /** The message's attachments (#16), made into the model's input when the turn starts (media/media-input.ts). */
   media?: MediaRef[] | undefined;
+  /** The message is forwarded (protocol 5): its attachments are someone else's, a voice message's transcript quoted as theirs. */
+  forwarded?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -42,14 +46,16 @@ export const DEFAULT_HEARTBEAT_PROMPT =
 
 type Work = Exclude<InboundEnvelope, { kind: 'control' }>;
 
-/** The message a user replied to, as the model is shown it: who wrote it and what it said, quoted. */
-function quoteBlock(quote: NonNullable<Extract<Work, { kind: 'message' }>['quote']>): string {
-  // Only the control plane's mark makes it the agent's own: a person's name may be "you".
-  const who = quote.fromAgent ? 'your earlier message' : quote.author ? `a message from "${quote.author}"` : 'an earlier message';
-  return `[Replying to ${who}]\n${quote.text
-    .split('\n')
-    .map((l) => `> ${l}`)
-    .join('\n')}`;
+/**
+ * A message's input for the model: the words of others it carries — the message it replies to,
+ * what it forwards or shares — each framed as theirs (others-words.ts), then the sender's own.
+ */
+function messageInput(e: Extract<Work, { kind: 'message' }>): { input: string; othersWords: boolean } {
+  const framed = [
+    e.quote ? quoteBlock(e.quote) : undefined,
+    e.forward ? forwardBlock(e.forward, e.shared) : e.shared ? sharedBlock(e.shared) : undefined,
+  ].filter((b) => b !== undefined);
+  return { input: [...framed, e.text].filter((t) => t !== '').join('\n\n'), othersWords: framed.length > 0 };
 }
 
 /**
@@ -78,14 +84,17 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
           answer: { kind: 'reply', sessionKey: e.sessionKey },
         };
       }
+      const { input, othersWords } = messageInput(e);
       return {
         ...base,
-        input: e.quote ? `${quoteBlock(e.quote)}\n\n${e.text}` : e.text,
+        input,
+        ...(othersWords ? { situation: OTHER_WORDS_RULE } : {}),
         answer: { kind: 'reply', sessionKey: e.sessionKey },
         ...(e.stream ? { stream: e.stream } : {}),
         ...(e.command ? { command: e.command } : {}),
         ...(e.from.channel === 'telegram' || e.from.channel === 'local' ? { buttons: true } : {}),
         ...(e.media ? { media: e.media } : {}),
+        ...(e.forward ? { forwarded: true } : {}),
       };
     }
     case 'system_event': {

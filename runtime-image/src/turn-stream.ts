@@ -8,6 +8,7 @@ import type { Clock, Outbox } from '../../shared/ports.ts';
 import { DEFAULT_BLOCK_BOUNDS } from './block-chunker.ts';
 import { BlockStream } from './block-stream.ts';
 import { DraftStream } from './draft-stream.ts';
+import { ProgressStream } from './progress-stream.ts';
 import { derivedId } from './envelope-ids.ts';
 import type { SecretMasker } from './secret-mask.ts';
 import type { TurnRequest } from './turn-request.ts';
@@ -21,8 +22,10 @@ export interface TurnStreamDeps {
 }
 
 export interface TurnStream {
-  /** Takes the answer's text so far (whole, not a delta); undefined when the turn does not stream. */
+  /** Takes the answer's text so far (whole, not a delta); undefined when the turn does not stream its text. */
   readonly onText: ((textSoFar: string) => void) | undefined;
+  /** Takes each tool call as it starts, with what the model said before it (progress streaming); undefined otherwise. */
+  readonly onToolStart?: ((name: string, said: string) => void) | undefined;
   /** Stops streaming and waits for what is on its way: after this, nothing of the stream can follow the reply. */
   close(): Promise<void>;
   /**
@@ -72,6 +75,17 @@ export function startTurnStream(req: TurnRequest, deps: TurnStreamDeps, attempt:
     });
     return { onText: (text) => drafts.update(text), close: () => drafts.close(), blocksFor: () => undefined };
   }
+  if (mode === 'progress') {
+    // A status of the work, not the answer: fed by tool calls, never by the answer's text.
+    const progress = new ProgressStream({
+      minIntervalMs: req.stream!.minIntervalMs,
+      clock: deps.clock,
+      masker: deps.masker,
+      log: deps.log,
+      send: (seq, text) => deps.outbox.send({ ...draftEnvelope(req, deps, attempt.drafts, seq, text), progress: true }),
+    });
+    return { onText: undefined, onToolStart: (name, said) => progress.toolStarted(name, said), close: () => progress.close(), blocksFor: () => undefined };
+  }
   return { onText: undefined, close: async () => {}, blocksFor: () => undefined };
 }
 
@@ -90,7 +104,7 @@ function blockEnvelope(req: TurnRequest, deps: TurnStreamDeps, attempt: string, 
   };
 }
 
-function draftEnvelope(req: TurnRequest, deps: TurnStreamDeps, attempt: string, seq: number, text: string): OutboundEnvelope {
+function draftEnvelope(req: TurnRequest, deps: TurnStreamDeps, attempt: string, seq: number, text: string): Extract<OutboundEnvelope, { kind: 'draft' }> {
   return {
     v: PROTOCOL_VERSION,
     kind: 'draft',

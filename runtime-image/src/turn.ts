@@ -20,8 +20,10 @@ import type { TurnRequest } from './turn-request.ts';
 import { startTurnStream } from './turn-stream.ts';
 import { sessionStats } from './session-stats.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
-import { NotRegularFileError } from './workspace-file.ts';
+import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
+import type { Speaker } from './speech/spoken-reply.ts';
+import { voiceCommand } from './speech/voice-command.ts';
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
@@ -69,6 +71,8 @@ export interface TurnDeps {
    * have arrived. Whether a photo goes as an image is the turn's model's to say (its imageInput).
    */
   media?: Omit<MediaInputDeps, 'signal' | 'imageInput'>;
+  /** Spoken replies (#31, speech/spoken-reply.ts); absent where the agent has no tts (or no media store to keep a voice in). */
+  speech?: Speaker | undefined;
 }
 
 /**
@@ -94,7 +98,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   try {
     entries = await deps.transcripts.entries(req.sessionKey);
   } catch (err) {
-    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    if (err instanceof WorkspacePathError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
     throw err;
   }
   const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
@@ -105,6 +109,10 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   }
   if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
+  if (req.command?.name === 'voice') {
+    const said = voiceCommand(req.command.args, historyOf(entries), deps.speech?.auto);
+    return settingCommand(req, { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, ...said }, entries, deps);
+  }
   if (req.command) {
     // /new and /reset: the session starts over after this line; the model is not asked.
     const record: TurnRecord = { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, reply: NEW_SESSION_TEXT, reset: true };
@@ -135,6 +143,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     const media = await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), {
       ...(deps.media ?? { agentId: deps.agentId, workspace: deps.workspace, store: undefined, transcribe: undefined }),
       imageInput: model.imageInput ?? false,
+      forwarded: req.forwarded,
       signal: turnSignal,
     });
     input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
@@ -143,9 +152,11 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   }
   // Draft and block ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's).
   const attempt = deps.clock.now().toString(36);
+  // Spoken replies (#31): decided now, since an answer to be spoken goes whole (its voice says it all).
+  const speak = deps.speech?.wanted(req, history) ?? false;
   // A quoted transcript leads the reply, so an answer that quotes one goes whole: blocks sent
   // before the quote would put it after them, and the reply would then say them again.
-  const stream = startTurnStream(req, { ...deps, log }, { drafts: attempt, blocks: attempt }, { noBlocks: heard.length > 0 });
+  const stream = startTurnStream(req, { ...deps, log }, { drafts: attempt, blocks: attempt }, { noBlocks: heard.length > 0 || speak });
   let buttons: Buttons | undefined;
   const tools = req.buttons && req.answer.kind === 'reply' ? [...deps.tools(), buttonsTool((b) => (buttons = b))] : deps.tools();
   const bootstrap = await readBootstrap(deps.workspace);
@@ -215,6 +226,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
       onText: stream.onText,
+      onToolStart: stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said)),
       thinking: history.think,
     });
   } finally {
@@ -253,6 +265,9 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     // What blocks already said is not said again: the reply carries the rest (recorded, so a re-sent reply is the same).
     const blocks = stream.blocksFor(record.reply);
     if (blocks) record.blocks = blocks;
+    // The answer spoken, without the transcript quote; recorded, so a re-sent reply carries the same voice.
+    const voice = speak ? await deps.speech!.speak(result.text, signal) : undefined;
+    if (voice) record.voice = voice;
   }
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.transcripts.append(req.sessionKey, record);
@@ -318,6 +333,14 @@ async function thinkCommand(req: TurnRequest, args: string, entries: TranscriptE
   return 'replied';
 }
 
+/** A command that answers and may record a setting (/voice): appended, answered and reported as /model is. */
+async function settingCommand(req: TurnRequest, record: TurnRecord, entries: TranscriptEntry[], deps: TurnDeps): Promise<TurnOutcome> {
+  await deps.transcripts.append(req.sessionKey, record);
+  await sendAnswer(req, record, deps);
+  await sendCommandStatus(req, [...entries, record], deps);
+  return 'replied';
+}
+
 /** The model a session's turns use: its /model choice while that is still configured, else the agent's own. */
 function sessionModel(history: SessionHistory, deps: Pick<TurnDeps, 'models' | 'model'>): { ref: string; chosen: boolean } {
   const chosen = history.model !== undefined && (deps.models?.refs.includes(history.model) ?? false);
@@ -346,7 +369,7 @@ export async function giveUpTurn(req: TurnRequest, deps: TurnDeps, attempts: num
   try {
     entries = await deps.transcripts.entries(req.sessionKey);
   } catch (err) {
-    if (err instanceof NotRegularFileError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
+    if (err instanceof WorkspacePathError) return unrecordedFailure(req, deps, `this session's transcript cannot be used: ${err.message}`);
     throw err;
   }
   const done = entries.find((e): e is TurnRecord => e.kind !== 'compaction' && e.inboundId === req.inboundId);
@@ -400,7 +423,7 @@ function failureText(error: string): string {
 /** The answer a record gives, built from the request and the record alone, so a re-sent answer is byte-identical (the OpenClaw bridge's too). */
 export function answerEnvelope(
   req: TurnRequest,
-  record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons' | 'blocks'>,
+  record: Pick<TurnRecord, 'reply' | 'failed' | 'ts' | 'buttons' | 'blocks' | 'voice'>,
   agentId: string,
 ): OutboundEnvelope | undefined {
   // An answer said in blocks (block streaming) leaves the reply only what they did not say, maybe nothing.
@@ -411,6 +434,7 @@ export function answerEnvelope(
   if (a.kind === 'reply') {
     const buttons = reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
     const afterBlocks = reply !== undefined && record.blocks ? { afterBlocks: record.blocks.sent } : {};
+    const voice = reply !== undefined && record.voice ? { voice: record.voice } : {};
     return {
       v: PROTOCOL_VERSION,
       kind: 'reply',
@@ -422,6 +446,7 @@ export function answerEnvelope(
       text: text.slice(0, 200_000),
       ...buttons,
       ...afterBlocks,
+      ...voice,
     };
   }
   return {

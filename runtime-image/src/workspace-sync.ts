@@ -2,18 +2,19 @@
 // runs (infra/constructs/agent-workspace-task.ts), with the agent's own task role and its
 // access point mounted at /workspace. `pull` stages the workspace (its manifest last, so a
 // manifest means every body is there); `push` writes a staged manifest into the workspace,
-// each file checked against its hash. It reports progress and its result as documents of the
+// each file checked against its hash; `check` plans a staged manifest against the workspace
+// and writes nothing (it runs beside the agent's runtime, before a push stops it). It reports progress and its result as documents of the
 // transfer, which the CLI reads, and exits 0 only when the transfer is done and verified.
 import { z } from 'zod';
 import { S3WorkspaceStaging, stagingS3Client } from '../../shared/adapters/aws/s3-workspace-staging.ts';
-import { applyStagedManifest, measureWorkspace, stageWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
+import { applyStagedManifest, measureWorkspace, planStagedManifest, stageWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
 import { ClawfleetError, ConfigError, formatPath } from '../../shared/errors.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseManifest, WorkspaceTransferError } from '../../shared/workspace/manifest.ts';
 import {
   KEEPALIVE_STALE_MS,
-  TransferActionSchema,
+  TaskActionSchema,
   TransferIdSchema,
   type TransferResult,
   type TransferStatus,
@@ -25,7 +26,7 @@ const EnvSchema = z.object({
   CLAWFLEET_WORKSPACE: z.string().startsWith('/').default('/workspace'),
   CLAWFLEET_STAGING_BUCKET: z.string().min(3).max(63),
   CLAWFLEET_STAGING_PREFIX: z.string(),
-  CLAWFLEET_SYNC_ACTION: TransferActionSchema,
+  CLAWFLEET_SYNC_ACTION: TaskActionSchema,
   CLAWFLEET_SYNC_TRANSFER: TransferIdSchema,
   CLAWFLEET_SYNC_FORCE: z.enum(['0', '1']).default('0'),
   AWS_REGION: z.string().optional(),
@@ -109,6 +110,23 @@ export async function runSync(
         unchanged: staged.alreadyStaged,
         workspaceFiles: staged.manifest.files.length,
         workspaceBytes: staged.manifest.totalBytes,
+        at: systemClock.now(),
+      };
+    } else if (action === 'check') {
+      // Reads the workspace only: the CLI asks before it stops a running agent for a push.
+      const raw = await staging.getDocument(transfer, 'manifest');
+      if (raw === undefined) throw new WorkspaceTransferError('MANIFEST_MISSING', `transfer ${transfer} has no manifest in staging`);
+      progress = { phase: 'checking', files: 0, bytes: 0 };
+      const plan = await planStagedManifest(workspace, parseManifest(raw, agentId), env.CLAWFLEET_SYNC_FORCE === '1');
+      const size = measureWorkspace(workspace);
+      result = {
+        ok: true,
+        action,
+        created: plan.create.length,
+        replaced: plan.replace.length,
+        unchanged: plan.same.length,
+        workspaceFiles: size.files,
+        workspaceBytes: size.bytes,
         at: systemClock.now(),
       };
     } else {

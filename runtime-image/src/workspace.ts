@@ -1,12 +1,12 @@
 // The agent's workspace: seeded from the template on first start (never overwriting a
 // file the agent or user changed), and the bootstrap files that feed the system prompt
 // as in OpenClaw: AGENTS.md, SOUL.md, IDENTITY.md, USER.md, HEARTBEAT.md, MEMORY.md.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMissing, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import type { OfferedSkill } from './skills/discover.ts';
 import { UNTRUSTED_CONTENT_RULE } from './untrusted-content.ts';
-import { readWorkspaceFile } from './workspace-file.ts';
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
@@ -25,7 +25,8 @@ export function defaultTemplate(): string {
 
 /** Copies template files the workspace lacks; returns their names. */
 export function seedWorkspace(workspace: string, template = defaultTemplate()): string[] {
-  mkdirSync(join(workspace, 'memory'), { recursive: true });
+  const ws = new WorkspaceDir(workspace);
+  ws.mkdirp('memory');
   let names: string[];
   try {
     names = readdirSync(template);
@@ -37,12 +38,12 @@ export function seedWorkspace(workspace: string, template = defaultTemplate()): 
     try {
       // Written, not copied: a copy keeps the template's mode (0644), where a new file takes
       // the process's umask (local mode's 077 keeps a workspace its owner's alone). 'wx'
-      // (O_EXCL): never over anything already there, a dangling symlink included (writing
-      // through one would land outside the workspace).
-      writeFileSync(join(workspace, name), readFileSync(join(template, name)), { flag: 'wx' });
+      // (O_EXCL|O_NOFOLLOW): never over anything already there, a dangling symlink included
+      // (writing through one would land outside the workspace). The template is the image's own.
+      ws.writeNew(name, readFileSync(join(template, name)));
       seeded.push(name);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!(err instanceof WorkspacePathError && err.errno === 'EEXIST')) throw err;
     }
   }
   return seeded;
@@ -57,13 +58,14 @@ export interface BootstrapFile {
 
 /** The bootstrap files for the system prompt; one that cannot be read safely is named with the reason instead. */
 export async function readBootstrap(workspace: string): Promise<BootstrapFile[]> {
+  const ws = new WorkspaceDir(workspace);
   const files = await Promise.all(
     BOOTSTRAP_FILES.map(async (name): Promise<BootstrapFile | undefined> => {
       let content: string;
       try {
-        content = (await readWorkspaceFile(workspace, name, { maxBytes: MAX_FILE_BYTES })).text;
+        content = (await ws.readText(name, { maxBytes: MAX_FILE_BYTES })).text;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        if (isMissing(err)) return undefined;
         const why = err instanceof Error ? err.message : String(err);
         return { name, content: `[${name} was not read: ${why}]`, skipped: why };
       }

@@ -1,6 +1,7 @@
 // What `npm run smoke:aws` makes, what one run costs, and what it takes down again — pure, so
 // it is printed (and tested) before anything touches an account.
 import { randomBytes } from 'node:crypto';
+import { RETAINED_TABLES, retainedResources } from '../../infra/retained-resources.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from '../../cli/prices.ts';
 import {
   agentArchivePath,
@@ -12,6 +13,7 @@ import {
   functionLogGroupName,
   scheduleGroupName,
   sharedParameterNames,
+  tableNames,
   telegramSecretName,
 } from '../../shared/config/names.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
@@ -80,8 +82,13 @@ export function teardownList(fleet: string): TeardownItem[] {
     },
     {
       what: `stack ${cp}`,
-      how: `DeleteStack, then wait: tables, functions and their log groups, secrets ${telegramSecretName(fleet)} and ${dashboardSecretName(fleet)}, schedule group ${scheduleGroupName(fleet)}, SSM parameters, VPC, cluster, alarms`,
-      byHand: `aws cloudformation delete-stack --stack-name ${cp}`,
+      how: `termination protection off, DeleteStack, then wait: the expiring tables, functions and their log groups, secrets ${telegramSecretName(fleet)} and ${dashboardSecretName(fleet)}, schedule group ${scheduleGroupName(fleet)}, SSM parameters, VPC, cluster, alarms`,
+      byHand: `aws cloudformation update-termination-protection --no-enable-termination-protection --stack-name ${cp} && aws cloudformation delete-stack --stack-name ${cp}`,
+    },
+    {
+      what: `the tables the stack keeps (${RETAINED_TABLES.map((t) => tableNames(fleet)[t]).join(', ')}: RemovalPolicy RETAIN, deletion protection on)`,
+      how: 'UpdateTable to turn deletion protection off, then DeleteTable, each',
+      byHand: RETAINED_TABLES.map((t) => retainedResources(fleet).find((r) => r.name === tableNames(fleet)[t])!.remove).join(' && '),
     },
     {
       what: `the workspaces file system (RemovalPolicy RETAIN: kept by the stack deletion), with ${agentWorkspacePath(SMOKE_AGENT)} and ${agentArchivePath(SMOKE_AGENT)}`,

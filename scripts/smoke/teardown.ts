@@ -1,12 +1,20 @@
 // Taking down everything a smoke run made (plan.ts teardownList says what, in this order):
 // each item is tried even when one before it failed, and whatever could not be deleted is
 // printed with the command that deletes it by hand, so a run never leaves a bill unnamed.
-import { CloudFormationClient, DeleteStackCommand, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CloudFormationClient,
+  DeleteStackCommand,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+  UpdateTerminationProtectionCommand,
+} from '@aws-sdk/client-cloudformation';
+import { DeleteTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BackupClient, DeleteRecoveryPointCommand, ListRecoveryPointsByResourceCommand } from '@aws-sdk/client-backup';
 import { CloudWatchLogsClient, DeleteLogGroupCommand, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DeleteFileSystemCommand, DescribeMountTargetsCommand, EFSClient } from '@aws-sdk/client-efs';
 import type { AwsSettings } from '../../cli/aws-env.ts';
-import { agentStackName, controlPlaneStackName } from '../../shared/config/names.ts';
+import { RETAINED_TABLES } from '../../infra/retained-resources.ts';
+import { agentStackName, controlPlaneStackName, tableNames } from '../../shared/config/names.ts';
 import { SMOKE_AGENT, teardownList, type TeardownItem } from './plan.ts';
 
 export interface TeardownStep extends TeardownItem {
@@ -43,8 +51,15 @@ export function awsTeardown(
 ): TeardownStep[] {
   const cfn = new CloudFormationClient(aws);
   const efs = new EFSClient(aws);
-  const [agentItem, cpItem, fsItem, backupItem, logsItem] = teardownList(fleet) as [TeardownItem, TeardownItem, TeardownItem, TeardownItem, TeardownItem];
-  const deleteStack = async (name: string): Promise<string> => {
+  const [agentItem, cpItem, tablesItem, fsItem, backupItem, logsItem] = teardownList(fleet) as [
+    TeardownItem,
+    TeardownItem,
+    TeardownItem,
+    TeardownItem,
+    TeardownItem,
+    TeardownItem,
+  ];
+  const deleteStack = async (name: string, how: { protectedFromTermination?: boolean } = {}): Promise<string> => {
     const status = async () => {
       try {
         return (await cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0]?.StackStatus;
@@ -54,6 +69,7 @@ export function awsTeardown(
       }
     };
     if ((await status()) === undefined) return 'not there';
+    if (how.protectedFromTermination) await cfn.send(new UpdateTerminationProtectionCommand({ StackName: name, EnableTerminationProtection: false }));
     await cfn.send(new DeleteStackCommand({ StackName: name }));
     const deadline = Date.now() + opts.timeoutMs;
     for (;;) {
@@ -66,7 +82,26 @@ export function awsTeardown(
   };
   return [
     { ...agentItem, run: () => deleteStack(agentStackName(fleet, SMOKE_AGENT)) },
-    { ...cpItem, run: () => deleteStack(controlPlaneStackName(fleet)) },
+    { ...cpItem, run: () => deleteStack(controlPlaneStackName(fleet), { protectedFromTermination: true }) },
+    {
+      ...tablesItem,
+      async run() {
+        const dynamo = new DynamoDBClient(aws);
+        const done: string[] = [];
+        for (const role of RETAINED_TABLES) {
+          const TableName = tableNames(fleet)[role];
+          try {
+            await dynamo.send(new UpdateTableCommand({ TableName, DeletionProtectionEnabled: false }));
+            await dynamo.send(new DeleteTableCommand({ TableName }));
+            done.push(`${TableName} deleted`);
+          } catch (err) {
+            if ((err as Error).name !== 'ResourceNotFoundException') throw err;
+            done.push(`${TableName} not there`);
+          }
+        }
+        return done.join(', ');
+      },
+    },
     {
       ...fsItem,
       byHand: fileSystemId() ? `aws efs delete-file-system --file-system-id ${fileSystemId()}` : fsItem.byHand,

@@ -1,31 +1,40 @@
 // Parsing clawfleet.json: schema first, then the checks that span several keys.
 // All problems are collected and reported together, each with its JSON path.
 import { readFileSync } from 'node:fs';
-import { ConfigError, formatPath, type ConfigIssue } from '../errors.ts';
+import { ConfigError, type ConfigIssue } from '../errors.ts';
+import { configIssues } from './issue-text.ts';
+import { jsonSyntaxProblem } from './json-syntax.ts';
 import { ConfigSchema, type FleetConfig } from './schema.ts';
 import { fargateSizeProblem, resolveAgent, type ResolvedAgent } from './resolve.ts';
 import { gatewayUrlProblem } from './openclaw-gateway-url.ts';
 import { DEFAULT_RUNTIME_KIND, kindSizeProblem } from './runtime-kinds.ts';
 
 export function parseConfig(input: unknown, source = 'config'): FleetConfig {
-  const parsed = ConfigSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })),
-      source,
-    );
-  }
+  // The inputs ride along on the issues so the messages can say what was written.
+  const parsed = ConfigSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) throw new ConfigError(configIssues(parsed.error.issues, ConfigSchema, input), source);
   const issues = crossChecks(parsed.data);
   if (issues.length > 0) throw new ConfigError(issues, source);
   return parsed.data;
 }
 
 export function parseConfigText(text: string, source = 'config'): FleetConfig {
+  // A byte-order mark some editors write is not JSON, but nor is it anything the user meant.
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(body);
   } catch (err) {
-    throw new ConfigError([{ path: '', message: `not valid JSON: ${(err as Error).message}` }], source);
+    const problem = jsonSyntaxProblem(body);
+    throw new ConfigError(
+      [
+        problem
+          ? { path: '', message: `not valid JSON: ${problem.problem}`, at: { line: problem.line, column: problem.column, excerpt: problem.excerpt } }
+          : // JSON.parse's own text quotes the file, which may hold a pasted token: not repeated.
+            { path: '', message: `not valid JSON (${(err as Error).name})` },
+      ],
+      source,
+    );
   }
   return parseConfig(json, source);
 }
@@ -146,7 +155,7 @@ function runtimeKindIssues(config: FleetConfig, agent: ResolvedAgent, at: string
  * What an openclaw agent's config says that its gateway would not honour, refused rather than
  * dropped (docs/runtime.md, "What maps and what does not"): `tools.browser` is the native
  * runtime's browser tool, which no openclaw agent runs (and the openclaw image has no
- * Chromium); an MCP server asked to run in clawfleet's sandbox would run unsandboxed as
+ * Chromium); `tts` is the native turn's (the bridge sends text); an MCP server asked to run in clawfleet's sandbox would run unsandboxed as
  * OpenClaw starts it; and an operator's gateway (external mode) runs its own MCP servers,
  * so servers configured here would reach nothing.
  */
@@ -157,6 +166,13 @@ function openclawCarryIssues(agent: ResolvedAgent, external: boolean, at: string
       path: `${at}.tools.browser`,
       message:
         'is the native runtime\'s browser tool, which runtime.kind "openclaw" does not run (and the openclaw image carries no Chromium): turn it off for this agent, or keep it on runtime.kind "native" (docs/runtime.md, "What maps and what does not")',
+    });
+  }
+  if (agent.tts) {
+    issues.push({
+      path: `${at}.tts`,
+      message:
+        'spoken replies are the native runtime\'s: the bridge to an OpenClaw gateway sends its answers as text (OpenClaw\'s own tts speaks through its channels, which are off here); remove it for this agent, or keep it on runtime.kind "native"',
     });
   }
   for (const [name, server] of Object.entries(agent.mcp?.servers ?? {})) {

@@ -79,11 +79,24 @@ export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;
 export const agentLogGroupName = (fleet: string, agentId: string) => `/clawfleet/${fleet}/agents/${agentId}`;
+/**
+ * The one execution role of every agent task of the fleet (the runtimes and their one-off
+ * tasks): ECS uses it to pull the image and ship the logs; no task's code ever holds it.
+ */
+export const taskExecutionRoleName = (fleet: string) => `clawfleet-${fleet}-task-execution`;
 /** The task definition family of an agent's one-off workspace archive task (`clawfleet agents remove`). */
 export const agentArchiveTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-archive`;
 /** Where on the fleet's file system an agent's workspace lives, and where its archived copies are kept. */
 export const agentWorkspacePath = (agentId: string) => `/agents/${agentId}`;
 export const agentArchivePath = (agentId: string) => `/archive/${agentId}`;
+/**
+ * Cost-allocation tags on everything the stacks make (and on the tasks ECS runs from them):
+ * the fleet, and the agent a resource belongs to — `control plane` for the shared rest, which
+ * no agent id can be (ids have no space). Activate both in Billing to group costs by them.
+ */
+export const COST_TAGS = { fleet: 'clawfleet:fleet', agent: 'clawfleet:agent' } as const;
+export const CONTROL_PLANE_COST_TAG = 'control plane';
+
 /** The one-off task that moves an agent's workspace in and out of AWS (infra/constructs/agent-workspace-task.ts). */
 export const agentWorkspaceTaskFamily = (fleet: string, agentId: string) => `${agentStackName(fleet, agentId)}-workspace`;
 /** That task's one container: RunTask's overrides name it. */

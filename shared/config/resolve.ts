@@ -3,6 +3,7 @@
 import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
 import { AgentSchema, ProviderSchema, RuntimeProfileSchema, type AgentConfig, type FleetConfig, type RuntimeProfile } from './schema.ts';
+import { mergeTts } from './tts.ts';
 
 export interface ModelChoice {
   primary: string;
@@ -41,6 +42,7 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
     tools: mergeToolPolicy(defaults.tools, agent.tools),
     heartbeat: agent.heartbeat ?? defaults.heartbeat,
     skills: agent.skills ?? defaults.skills,
+    tts: mergeTts(defaults.tts, agent.tts),
   };
 }
 

@@ -6,6 +6,7 @@ import { isScopedSessionKey } from '../routing/session-key.ts';
 import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 import { RUNTIME_KINDS } from './runtime-kinds.ts';
+import { TtsSchema } from './tts.ts';
 
 const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
@@ -204,6 +205,8 @@ const AgentDefaultsSchema = z.strictObject({
   runtime: z.optional(z.partial(RuntimeProfileSchema)),
   tools: z.optional(ToolPolicySchema),
   heartbeat: z.optional(HeartbeatSchema),
+  /** Spoken replies (shared/config/tts.ts); an agent's own merges key by key over these. */
+  tts: z.optional(TtsSchema),
 });
 
 export const AgentSchema = z.strictObject({
@@ -220,6 +223,8 @@ export const AgentSchema = z.strictObject({
   heartbeat: z.optional(HeartbeatSchema),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
   secrets: z.optional(z.array(secretName)),
+  /** Spoken replies: an OpenAI-compatible /audio/speech, its voice sent with the text (shared/config/tts.ts). */
+  tts: z.optional(TtsSchema),
 });
 
 export const ProviderSchema = z.strictObject({
@@ -254,14 +259,10 @@ const AllowFromSchema = z.array(z.union([z.string().check(z.minLength(1)), z.pip
 /**
  * OpenClaw's `streaming`: partial shows the answer growing (drafts in private chats, an edited
  * preview in groups); block sends each completed paragraph or code block as a message of its
- * own while the model writes; off sends it whole. OpenClaw's "progress" is refused by name.
+ * own while the model writes; progress shows a status of the work (its tool calls) while the
+ * agent works and then sends the answer as a message of its own; off sends it whole.
  */
-const StreamingSchema = z.enum(['off', 'partial', 'block'], {
-  error: (issue) =>
-    issue.input === 'progress'
-      ? '"progress" (a status preview while the agent works) is not supported yet; use "partial", "block" or "off"'
-      : 'must be "off", "partial" or "block"',
-});
+const StreamingSchema = z.enum(['off', 'partial', 'block', 'progress'], { error: 'must be "off", "partial", "block" or "progress"' });
 /** OpenClaw's `blockStreamingChunk`: a block goes out once it has minChars, and is cut at a line break past maxChars (both at most 4000, Telegram's limit). */
 const BlockStreamingChunkSchema = z
   .strictObject({

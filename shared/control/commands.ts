@@ -1,7 +1,7 @@
 // Native slash commands, as OpenClaw's users know them. Which side answers each: the control
 // plane answers what it knows itself (/status, /whoami, /help) without waking a sleeping
 // agent, forwards /stop as a cancel in the agent's control group (so it overtakes the turn it
-// stops), and queues /new and /reset to the runtime, which owns the transcript. A command
+// stops), and queues /new, /reset, /model, /think and /voice to the runtime, which owns the transcript. A command
 // addressed to another bot (`/status@otherbot`) is not ours; an unknown one goes to the model.
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
@@ -17,6 +17,7 @@ export const COMMAND_MENU = [
   { command: 'status', description: 'Agent, model, session and queue' },
   { command: 'model', description: 'Show or switch the model for this session' },
   { command: 'think', description: 'Thinking level: off, minimal, low, medium, high' },
+  { command: 'voice', description: 'Spoken replies in this chat: on, off or default' },
   { command: 'whoami', description: 'Your id, this chat and its session' },
   { command: 'help', description: 'What the commands do' },
 ] as const;

@@ -5,7 +5,9 @@
 // their reply (the runtime sends its last draft before the reply), a private chat's draft is
 // an ephemeral bubble that the final sendMessage replaces, and a group's preview message is
 // recorded with the inbound's origin, so the reply edits it into the final text once (under
-// the reply's own exactly-once ledger) and marks it final, after which drafts are dropped.
+// the reply's own exactly-once ledger) and marks it final, after which drafts are dropped. A
+// progress status (#31, `progress: true`) is recorded so too, but the answer does not replace
+// it: the reply goes as messages of its own and then deletes the status and marks it final.
 import type { FleetConfig } from '../config/schema.ts';
 import { errorFields, type Logger } from '../log.ts';
 import type { DraftEnvelope, OutboundEnvelope } from '../protocol/envelopes.ts';
@@ -80,7 +82,8 @@ export async function showDraft(envelope: DraftEnvelope, sender: string, deps: D
       ...(threaded ? { replyToMessageId: origin.messageId } : {}),
     });
     if (shown.previewMessageId !== undefined && shown.previewMessageId !== origin.preview?.messageId) {
-      await deps.origins.put({ ...origin, preview: { messageId: shown.previewMessageId } });
+      // A progress status is removed once the answer is out rather than turned into it (#31).
+      await deps.origins.put({ ...origin, preview: { messageId: shown.previewMessageId, ...(envelope.progress ? { progress: true } : {}) } });
     }
   } catch (err) {
     if (err instanceof RetryLaterError) {

@@ -30,7 +30,7 @@ export const InboundOriginSchema = z.object({
   askedBy: z.optional(z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema })),
   messageId: z.optional(z.number().check(z.int())),
   ack: z.optional(z.string()),
-  preview: z.optional(z.object({ messageId: z.number().check(z.int()), final: z.optional(z.boolean()) })),
+  preview: z.optional(z.object({ messageId: z.number().check(z.int()), final: z.optional(z.boolean()), progress: z.optional(z.boolean()) })),
 }) satisfies z.ZodMiniType<InboundOrigin>;
 
 export type OriginCheck = { ok: true; origin: InboundOrigin } | { ok: false; code: 'ORIGIN_UNKNOWN' | 'ORIGIN_NOT_OWNED'; reason: string };

@@ -35,6 +35,8 @@ import { turnEventFrom } from '../metrics/turn-event.ts';
 import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
 import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
+import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
+import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
 
@@ -207,37 +209,64 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
   // The answer's first message is its first block when blocks went out before the reply.
   const firstOfAnswer = isReply ? envelope.afterBlocks === undefined : envelope.index === 1;
   const preview = isReply ? origin.preview : undefined;
+  // A streamed answer in a group already has a preview message: its first part becomes that message.
+  // A progress status (#31) is not the answer: the answer goes as messages of its own, and the status is removed.
+  // The layout of a spoken reply follows whether the answer has a preview at all: after a crash the
+  // preview may already be final, and the same reply must still find its voice where it was.
+  const answerShown = preview !== undefined && !preview.progress && channel.finishPreview !== undefined;
+  const answerPreview = answerShown && !preview.final;
+  // Spoken replies (#31): the voice is read only from the sender's own out/ prefix.
+  const voice = isReply ? envelope.voice : undefined;
+  if (voice && !isOwnMediaKey(sender, voice.key, 'out')) {
+    return reject('MEDIA_NOT_OWNED', `voice key "${voice.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
+  }
+  if (voice && !deps.media) deps.log.warn('voice not sent: this control plane has no media store; the reply goes as text', ctx);
+  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
 
-  for (const [i, text] of parts.entries()) {
-    const key = `${envelope.id}#${i}`;
-    const claim = await deps.ledger.claim(key, deps.clock.now(), DELIVERY_LEASE_MS);
+  for (const [m, message] of messages.entries()) {
+    const claim = await deps.ledger.claim(message.key, deps.clock.now(), DELIVERY_LEASE_MS);
     if (claim === 'delivered') continue;
-    if (claim === 'in-flight') throw new Error(`part ${i} of ${envelope.id} is being delivered by another worker; retry later`);
-    // A streamed answer in a group already has a preview message: its first part becomes that message.
-    const intoPreview = i === 0 && preview !== undefined && !preview.final && channel.finishPreview !== undefined;
+    if (claim === 'in-flight') throw new Error(`${message.key} of ${envelope.id} is being delivered by another worker; retry later`);
+    const intoPreview = message.kind === 'text' && message.part === 0 && answerPreview;
     try {
-      // Buttons go under the last part, where the user reads to.
-      const buttons = isReply && i === parts.length - 1 && envelope.buttons ? { buttons: envelope.buttons } : {};
-      const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && i === 0) ? { replyToMessageId: origin.messageId } : {};
+      // Buttons go under the end of the text, where the user reads to.
+      const buttons = isReply && endsText(message, parts.length) && envelope.buttons ? { buttons: envelope.buttons } : {};
+      const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && m === 0) ? { replyToMessageId: origin.messageId } : {};
       // The preview was threaded when it was sent; the thread here is for a preview gone, sent anew.
-      if (intoPreview) await channel.finishPreview!(target, preview.messageId, text, { ...thread, ...buttons });
-      else await channel.sendText(target, text, { ...thread, ...buttons });
+      if (message.kind === 'voice') await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
+      else if (intoPreview) await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
+      else await channel.sendText(target, message.text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
-        await deps.ledger.complete(key, deps.clock.now());
+        await deps.ledger.complete(message.key, deps.clock.now());
         if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
         return reject('DELIVERY_REFUSED', err.message, envelope);
       }
-      await deps.ledger.release(key);
+      await deps.ledger.release(message.key);
       // The edge logs it once, with the record's ids, and has it retried.
       throw err;
     }
-    await completeSoon(deps, key);
+    await completeSoon(deps, message.key);
     if (intoPreview) await markPreviewFinal(origin, deps);
   }
-  deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length });
+  deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length, ...(voice ? { voice: true } : {}) });
+  if (isReply && preview?.progress && !preview.final) await removeStatus(channel, target, origin, deps);
   if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+}
+
+/**
+ * Progress streaming (#31): the group's status message has done its job once the answer is out.
+ * Removed best effort (a failure leaves a stale status, never a lost answer), then marked final
+ * so a late draft does not bring it back; a redelivered reply finds it final and leaves it.
+ */
+async function removeStatus(channel: ChannelSender, target: ChannelTarget, origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
+  try {
+    await channel.clearPreview?.(target, origin.preview!.messageId);
+  } catch (err) {
+    deps.log.warn('progress status not removed', { envelopeId: origin.id, ...errorFields(err) });
+  }
+  await markPreviewFinal(origin, deps);
 }
 
 /**
@@ -257,13 +286,18 @@ async function recordSessionStats(envelope: StatusEnvelope, sender: string, deps
     });
 }
 
-/** A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message acknowledged: clear that. */
+/**
+ * A turn that ended without a reply (NO_REPLY, or said whole in blocks) still had its message
+ * acknowledged, and may have shown a progress status (#31): clear both, as a reply would.
+ */
 async function clearAckOfSilentTurn(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
   if (envelope.turn !== 'ended' || envelope.replied !== false) return;
   const found = await deliverableTarget(deps, envelope.inboundId, sender, envelope.sessionKey);
-  if (!found.ok || !found.origin.ack || found.origin.messageId === undefined) return;
+  if (!found.ok) return;
+  const { origin, target } = found;
   try {
-    await clearAck(await deps.channel(found.target), found.target, found.origin.messageId, deps);
+    if (origin.preview?.progress && !origin.preview.final) await removeStatus(await deps.channel(target), target, origin, deps);
+    if (origin.ack && origin.messageId !== undefined) await clearAck(await deps.channel(target), target, origin.messageId, deps);
   } catch (err) {
     deps.log.warn('ack reaction not removed', { agentId: sender, inboundId: envelope.inboundId, ...errorFields(err) });
   }
@@ -281,7 +315,7 @@ async function clearAck(channel: ChannelSender, target: ChannelTarget, messageId
 /** Later drafts of this answer (a redelivered one) are dropped rather than edit the final text back. Best effort. */
 async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promise<void> {
   try {
-    await deps.origins.put({ ...origin, preview: { messageId: origin.preview!.messageId, final: true } });
+    await deps.origins.put({ ...origin, preview: { ...origin.preview!, final: true } });
   } catch (err) {
     deps.log.warn('preview not marked final', { envelopeId: origin.id, ...errorFields(err) });
   }

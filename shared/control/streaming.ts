@@ -19,7 +19,7 @@ function setting<K extends keyof Settings>(config: FleetConfig, accountId: strin
 }
 
 /** OpenClaw's default is partial. */
-export function streamingMode(config: FleetConfig, accountId: string | undefined): 'off' | 'partial' | 'block' {
+export function streamingMode(config: FleetConfig, accountId: string | undefined): 'off' | 'partial' | 'block' | 'progress' {
   return (accountId === undefined ? config.channels.telegram?.streaming : setting(config, accountId, 'streaming')) ?? 'partial';
 }
 
@@ -62,7 +62,7 @@ export function allowedUpdatesFor(config: FleetConfig, accountId: string): strin
 export function streamRequestFor(config: FleetConfig, accountId: string | undefined, chatKind: 'direct' | 'group'): StreamRequest | undefined {
   const mode = streamingMode(config, accountId);
   if (mode === 'off') return undefined;
-  if (mode === 'partial') return { mode, minIntervalMs: DRAFT_INTERVAL_MS[chatKind] };
+  if (mode === 'partial' || mode === 'progress') return { mode, minIntervalMs: DRAFT_INTERVAL_MS[chatKind] };
   const chunk =
     (accountId === undefined ? undefined : config.channels.telegram?.accounts[accountId]?.blockStreamingChunk) ?? config.channels.telegram?.blockStreamingChunk;
   const minChars = chunk?.minChars ?? Math.min(DEFAULT_BLOCK_CHUNK.minChars, chunk?.maxChars ?? Infinity);

@@ -20,6 +20,7 @@ import type {
   SessionRegistry,
 } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
+import { forwardOf, replyQuoteOf, sharedOf } from '../telegram/others-words.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
@@ -115,12 +116,19 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 200, body: { ok: true, skipped: 'an edited message' } };
   }
   const message = update.message ?? (press ? pressAsMessage(press) : undefined) ?? edit;
+  // Words its sender did not write travel apart from theirs, for the runtime to frame as someone
+  // else's (protocol 5): a forward's text or caption, a poll, a contact, a place, …
+  const fields = raw as { message?: Record<string, unknown>; edited_message?: Record<string, unknown> };
+  const rawMessage = (update.message ? fields.message : edit ? fields.edited_message : undefined) ?? {};
+  const forward = forwardOf(rawMessage);
+  const shared = sharedOf(rawMessage);
+  const own = forward ? {} : { text: message?.text, caption: message?.caption };
   // A photo, voice message or file arrives as a note saying so (with its caption), so the
   // agent can tell the user it cannot see it rather than the user hearing nothing; with a
   // media store the file itself is fetched below, and the note replaced. An edit carries its
   // new text or caption only: its file (if any) came with the message it edits.
-  const note = message && message.text === undefined && !edit ? mediaNote((raw as { message?: unknown }).message) : undefined;
-  const said = message?.text ?? ([note, message?.caption].filter((t) => t !== undefined).join('\n') || undefined);
+  const note = message && message.text === undefined && !edit && !shared ? mediaNote(rawMessage) : undefined;
+  const said = own.text ?? ([note, own.caption].filter((t) => t !== undefined).join('\n') || (forward || shared ? '' : undefined));
   const text = edit && said !== undefined ? editNoteText(edit.message_id, said) : said;
   if (!message || text === undefined) {
     log.info('update skipped: nothing for an agent in it', { ...ctx, kind: updateKind(raw as Record<string, unknown>) });
@@ -143,7 +151,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   let mentioned = false;
   try {
     // An edit is never a command: an edited "/new" must not start the session over a second time.
-    if (!edit && message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
+    // Nor is a forward: its words are someone else's.
+    if (!edit && !forward && message.text?.startsWith('/') && nativeCommandsOn(config, req.accountId)) {
       // Who we are matters only for /cmd@somebot: a plain /cmd is for whichever bot reads it.
       bot = message.text.includes('@') || peer.kind === 'group' ? await deps.botIdentity(req.accountId) : undefined;
       command = parseCommand(message.text, bot?.username);
@@ -230,7 +239,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     if ('status' in fetched) return fetched;
     media = fetched;
   }
-  const quote = quoteOf(message, bot);
+  const quote = replyQuoteOf(rawMessage, bot?.id);
   // Not on a press: the message it would sit on is the bot's own.
   const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
@@ -242,7 +251,7 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     sessionKey: target.sessionKey,
     // From the update, not the clock: a retried update must make a byte-identical envelope.
     ts: (edit?.edit_date ?? message.date) * 1000,
-    text: withMedia(media, text, message.caption),
+    text: withMedia(media, text, own.caption),
     ...(media.kind === 'stored' ? { media: [media.ref] } : {}),
     from: {
       channel: 'telegram',
@@ -252,6 +261,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     ...(stream ? { stream } : {}),
     ...(command?.kind === 'runtime' ? { command: command.command } : {}),
     ...(quote ? { quote } : {}),
+    ...(forward ? { forward } : {}),
+    ...(shared ? { shared } : {}),
     ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
   };
 
@@ -389,16 +400,6 @@ async function acknowledge(chat: ChannelTarget, messageId: number, emoji: string
   } catch (err) {
     deps.log.warn('ack reaction not set', { chatId: chat.chatId, ...errorFields(err) });
   }
-}
-
-/** What the replied-to message said and who wrote it ("you": the bot itself), cut to the protocol's size. */
-function quoteOf(message: TelegramMessage, bot: BotIdentity | undefined): MessageEnvelope['quote'] {
-  const quoted = message.reply_to_message;
-  const text = quoted?.text ?? quoted?.caption;
-  if (!quoted || !text) return undefined;
-  const own = quoted.from !== undefined && (bot ? quoted.from.id === bot.id : false);
-  const author = own ? 'you' : (quoted.from?.username ?? quoted.from?.first_name);
-  return { text: text.slice(0, 4_096), ...(author ? { author: author.slice(0, 256) } : {}), ...(own ? { fromAgent: true as const } : {}) };
 }
 
 /** What the agent is told of an edit (`editedMessages: "note"`): which message, and what it says now. */

@@ -35,7 +35,8 @@ export interface Hold {
   from: AgentState | 'absent';
 }
 
-const RESTING: (AgentState | 'absent')[] = ['asleep', 'absent'];
+/** States in which an agent has no runtime to stop: a hold takes it as it is. */
+export const RESTING: readonly (AgentState | 'absent')[] = ['asleep', 'absent'];
 
 /**
  * Whether the agent could be held now: the state it is in, or the refusal holdAgent would

@@ -91,6 +91,11 @@ export const ERROR_STATUS = {
   FETCH_TOO_LARGE: 500,
   FETCH_ENCODING: 500,
   NOT_REGULAR_FILE: 500,
+  PATH_OUTSIDE_WORKSPACE: 500,
+  PATH_SYMLINK: 500,
+  PATH_NOT_FOUND: 500,
+  PATH_NOT_FOLDER: 500,
+  FILE_ACCESS_FAILED: 500,
   AGENT_NOT_DEPLOYED: 500,
   FILE_CHANGED: 500,
   FILE_CORRUPT: 500,
@@ -119,6 +124,7 @@ export const ERROR_STATUS = {
   MEDIA_TOO_LARGE: 413,
   MEDIA_MISSING: 404,
   TRANSCRIPTION_FAILED: 500,
+  SPEECH_FAILED: 500,
   // The fleet's skills bundle an agent was given is not one (#19): the deployment's fault, not the caller's.
   FLEET_SKILLS_INVALID: 500,
 } as const satisfies Record<ErrorCode, ErrorStatus>;

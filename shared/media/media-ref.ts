@@ -9,6 +9,9 @@ export const TELEGRAM_DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 /** What Telegram lets a bot upload (sendDocument and friends, multipart): a larger file is refused with a reason to the agent. */
 export const TELEGRAM_UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
 
+/** A spoken reply's audio at most (runtime-image/src/speech/): minutes of Ogg Opus speech are a few hundred KB; more is not speech. */
+export const VOICE_REPLY_MAX_BYTES = 16 * 1024 * 1024;
+
 /** How long attachments and sent files are kept unless `media.expireDays` says otherwise (the bucket's lifecycle rule; locally a sweep). */
 export const MEDIA_EXPIRY_DAYS = 30;
 

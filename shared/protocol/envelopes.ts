@@ -4,24 +4,28 @@
 import * as z from '../zod.ts';
 import { EnvelopeError } from '../errors.ts';
 import { formatPath } from '../errors.ts';
-import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS } from '../media/media-ref.ts';
+import { FileNameSchema, MediaKeySchema, MediaRefSchema, OUTBOUND_FILE_KINDS, VOICE_REPLY_MAX_BYTES } from '../media/media-ref.ts';
 import { SessionStatsSchema } from './session-stats.ts';
 
 /**
  * The version this build writes. 2: drafts, commands, buttons, quotes, media. 3: block
  * streaming (`block` envelopes, a reply's `afterBlocks`, an ended status's `replied`).
  * 4: a status's `session` (the session's length, context use and model, for /status).
+ * 5: other people's words in a message (`forward`, `shared`, and a quote's `part`, `chat`,
+ * `origin`, `shared`, `what`), which the runtime frames as theirs.
+ * 6: spoken replies (a reply's `voice`, the /voice command) and progress streaming (stream
+ * mode `progress`, a draft's `progress`).
  */
-export const PROTOCOL_VERSION = 4 as const;
+export const PROTOCOL_VERSION = 6 as const;
 /**
- * The oldest version this build still reads. Versions 3 and 4 only added (a kind, optional
- * fields), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
+ * The oldest version this build still reads. Versions 3 to 6 only added (a kind, optional
+ * fields, enum values), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
@@ -58,8 +62,12 @@ const SenderSchema = z.strictObject({
 export const DEFAULT_BLOCK_CHUNK = { minChars: 200, maxChars: 800 } as const;
 /** How the answer to a message is streamed while the model writes; absent: sent whole at the end. */
 export const StreamRequestSchema = z.strictObject({
-  /** partial: the answer so far, as drafts; block: each completed block (paragraph, closed code block) as a message of its own. */
-  mode: z.enum(['partial', 'block']),
+  /**
+   * partial: the answer so far, as drafts; block: each completed block (paragraph, closed code
+   * block) as a message of its own; progress: a status of the work (tool calls) as drafts,
+   * the answer sent whole at the end (protocol 5).
+   */
+  mode: z.enum(['partial', 'block', 'progress']),
   /** The control plane's pace for this chat (about 1 s in private chats, slower in groups); the runtime sends no faster. Drafts only. */
   minIntervalMs: z.number().check(z.int(), z.gte(250), z.lte(60_000)),
   /** Block mode: a block is sent once it has at least minChars; past maxChars it is cut at a line break (never inside a code fence or list item). */
@@ -72,11 +80,44 @@ export const StreamRequestSchema = z.strictObject({
 });
 
 /** Native commands the runtime answers itself (docs/configuration.md, "Commands"); the control plane answers the rest. */
-export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think'] as const;
+export const RUNTIME_COMMANDS = ['new', 'reset', 'model', 'think', 'voice'] as const;
 export const RuntimeCommandSchema = z.strictObject({
   name: z.enum(RUNTIME_COMMANDS),
   /** What followed the command (`/new be brief` → "be brief"). */
   args: z.string().check(z.maxLength(4_096)),
+});
+
+// ── Other people's words (protocol 5): the runtime frames each as theirs, never the sender's ─
+/** Who wrote words the sender passes on: Telegram's MessageOrigin (or the legacy forward_* fields). */
+export const OriginSchema = z.strictObject({
+  /**
+   * user: a person; hidden_user: a person whose account is hidden (a name only); chat: a group,
+   * on its own behalf; channel: a channel's post; unknown: forwarded, but Telegram names no one
+   * we can read (an origin of a type newer than this build).
+   */
+  kind: z.enum(['user', 'hidden_user', 'chat', 'channel', 'unknown']),
+  /** Their name as Telegram gives it: a person's name and @username, a chat's title. */
+  name: z.string().check(z.maxLength(256)),
+  /** The post's author signature (a channel's, or an anonymous group admin's). */
+  signature: z.optional(z.string().check(z.maxLength(256))),
+  /** When it was first sent, epoch milliseconds. */
+  sentAt: z.optional(z.number().check(z.int(), z.nonnegative())),
+});
+
+/** Kinds of content a message carries in words that are not its sender's own (shared/telegram/others-words.ts). */
+export const SHARED_KINDS = ['poll', 'contact', 'venue', 'story', 'game', 'giveaway', 'checklist', 'invoice'] as const;
+/** Content in words that its sender did not write: a poll, a contact card, a place, …, its words one item a line. */
+export const SharedSchema = z.strictObject({
+  kind: z.enum(SHARED_KINDS),
+  text: z.string().check(z.maxLength(20_000)),
+  /** Who posted it, where Telegram names them (a story's chat). */
+  from: z.optional(z.string().check(z.maxLength(256))),
+});
+
+/** A forwarded message: its words (its text or caption; empty for none) are its origin's. */
+export const ForwardSchema = z.strictObject({
+  from: OriginSchema,
+  text: z.string().check(z.maxLength(100_000)),
 });
 
 /** The message this one replies to, as the user saw it. */
@@ -86,6 +127,16 @@ export const QuoteSchema = z.strictObject({
   author: z.optional(z.string().check(z.maxLength(256))),
   /** Set by the control plane when the quoted message is the bot's own: the only mark of that (a person may be named "you"). */
   fromAgent: z.optional(z.literal(true)),
+  /** Protocol 5: `text` is the part of it the user selected (Telegram's TextQuote), not all of it. */
+  part: z.optional(z.literal(true)),
+  /** Protocol 5: it is in another chat (Telegram's external_reply), named so. */
+  chat: z.optional(z.string().check(z.maxLength(256))),
+  /** Protocol 5: who wrote it, where Telegram says (an external reply's origin). */
+  origin: z.optional(OriginSchema),
+  /** Protocol 5: its content in words (a poll, a contact, a story, …). */
+  shared: z.optional(SharedSchema),
+  /** Protocol 5: what it carries besides words ("a photo (1280×720)"). */
+  what: z.optional(z.string().check(z.maxLength(400))),
 });
 
 /** Inline buttons under a reply: rows of {text, data}; a press comes back as a message with `callback`. */
@@ -116,6 +167,10 @@ const conversationFields = {
   command: z.optional(RuntimeCommandSchema),
   quote: z.optional(QuoteSchema),
   callback: z.optional(CallbackSchema),
+  /** Protocol 5: the message is forwarded; `text` then holds only what the control plane says of it (a note on its file). */
+  forward: z.optional(ForwardSchema),
+  /** Protocol 5: content in words the sender did not write (forwarded or not). */
+  shared: z.optional(SharedSchema),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -195,6 +250,14 @@ const ReplyEnvelopeSchema = z.strictObject({
   buttons: z.optional(ButtonsSchema),
   /** Block streaming: how many blocks of this answer went out before it (the reply then carries only the rest). */
   afterBlocks: z.optional(z.number().check(z.int(), z.positive())),
+  /** The reply spoken (protocol 5): an Ogg Opus file under the sender's own out/ prefix, sent as a voice message with the text. */
+  voice: z.optional(
+    z.strictObject({
+      key: MediaKeySchema,
+      size: z.number().check(z.int(), z.positive(), z.lte(VOICE_REPLY_MAX_BYTES)),
+      durationSeconds: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(86_400))),
+    }),
+  ),
 });
 
 /**
@@ -226,6 +289,8 @@ export const DraftEnvelopeSchema = z.strictObject({
   /** Counts up within a turn's attempt; the control plane shows the latest. */
   seq: z.number().check(z.int(), z.positive()),
   text: z.string().check(z.minLength(1), z.maxLength(200_000)),
+  /** Progress streaming (protocol 5): a status of the work, not the answer; a group's status message is removed once the answer is out. */
+  progress: z.optional(z.literal(true)),
 });
 
 const TypingEnvelopeSchema = z.strictObject({
@@ -348,10 +413,14 @@ export type BlockEnvelope = z.infer<typeof BlockEnvelopeSchema>;
 export type TypingEnvelope = z.infer<typeof TypingEnvelopeSchema>;
 export type StatusEnvelope = z.infer<typeof StatusEnvelopeSchema>;
 export type DraftEnvelope = z.infer<typeof DraftEnvelopeSchema>;
+export type VoiceRef = NonNullable<ReplyEnvelope['voice']>;
 export type SessionStats = z.infer<typeof SessionStatsSchema>;
 export type StreamRequest = z.infer<typeof StreamRequestSchema>;
 export type RuntimeCommand = z.infer<typeof RuntimeCommandSchema>;
 export type Quote = z.infer<typeof QuoteSchema>;
+export type Origin = z.infer<typeof OriginSchema>;
+export type Shared = z.infer<typeof SharedSchema>;
+export type Forward = z.infer<typeof ForwardSchema>;
 export type Buttons = z.infer<typeof ButtonsSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;

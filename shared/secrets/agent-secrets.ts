@@ -64,6 +64,8 @@ export function secretsNeeded(config: RuntimeConfig, opts: { modelKeys: boolean;
   if (search) out.push({ name: searchKeyName(search), usedBy: 'web_search (tools.web.search)' });
   const transcription = config.agent.tools?.media?.audio?.apiKeySecret;
   if (transcription) out.push({ name: transcription, usedBy: 'voice transcription (tools.media.audio)' });
+  const speech = config.agent.tts?.apiKeySecret;
+  if (speech) out.push({ name: speech, usedBy: 'spoken replies (tts)' });
   for (const [id, server] of Object.entries(config.agent.mcp?.servers ?? {})) {
     for (const name of mcpSecretNames({ [id]: server })) out.push({ name, usedBy: `MCP server "${id}"` });
   }

@@ -2,14 +2,18 @@
 // control plane has no media store (#16), or a file could not be fetched (over Telegram's
 // 20 MB download limit), the file does not reach the runtime: rather than drop such a
 // message — the user would hear nothing back — the agent gets a note saying what arrived,
-// so it can answer in its own voice. What is fully said in words (a location, a contact,
-// a poll) reaches it whole. Fields are read leniently: a detail that is odd (too long, the
-// wrong type) is left out of the note, never a reason to drop the note.
+// so it can answer in its own voice. A location, said in numbers, reaches it whole; content
+// in words someone else wrote (a poll, a contact, a place) travels in the envelope's `shared`
+// (others-words.ts), and is said here only when it came too odd to read. Fields are read
+// leniently: a detail that is odd (too long, the wrong type) is left out of the note, never a
+// reason to drop the note. Names in it (a file's, an audio's title) are put on one line
+// (oneLine), so none can end the note's brackets.
 import * as z from '../zod.ts';
+import { oneLine } from '../one-line.ts';
 
 /** A detail worth saying, or nothing: never fails the object it sits in. */
 const num = z.catch(z.optional(z.number()), undefined);
-const str = z.catch(z.optional(z.string().check(z.maxLength(300))), undefined);
+const str = z.catch(z.optional(z.pipe(z.string().check(z.maxLength(300)), z.transform(oneLine))), undefined);
 const object = <T extends z.core.$ZodShape>(shape: T) => z.catch(z.object(shape), () => ({}) as z.infer<z.ZodMiniObject<T>>);
 
 // (zod's numbers are finite: Infinity and NaN fail like any other non-number.)
@@ -73,7 +77,7 @@ const KINDS: { field: string; say(value: unknown): string }[] = [
       return `a sticker${emoji ? ` ${emoji}` : ''}`;
     },
   },
-  // What words would carry whole (below), when it came too odd to repeat.
+  // What `shared` carries in words (others-words.ts), or words would carry whole (below), when it came too odd to repeat.
   { field: 'venue', say: () => 'a place' },
   { field: 'location', say: () => 'a location' },
   { field: 'contact', say: () => 'a contact' },
@@ -81,32 +85,13 @@ const KINDS: { field: string; say(value: unknown): string }[] = [
 ];
 
 const Coordinates = z.object({ latitude: z.number(), longitude: z.number() });
-const words = z.string().check(z.maxLength(300));
 
 /** Content that words carry whole: the agent gets it, not a note that it is missing. Only when it is all there. */
 const WHOLE: { field: string; schema: z.ZodMiniType; say(value: never): string }[] = [
   {
-    field: 'venue',
-    schema: z.object({ title: words, address: words, location: Coordinates }),
-    say: (v: { title: string; address: string; location: z.infer<typeof Coordinates> }) =>
-      `[The user shared a place: ${v.title}, ${v.address} (latitude ${v.location.latitude}, longitude ${v.location.longitude}).]`,
-  },
-  {
     field: 'location',
     schema: Coordinates,
     say: (v: z.infer<typeof Coordinates>) => `[The user shared a location: latitude ${v.latitude}, longitude ${v.longitude}.]`,
-  },
-  {
-    field: 'contact',
-    schema: z.object({ first_name: words, last_name: z.optional(words), phone_number: words }),
-    say: (v: { first_name: string; last_name?: string; phone_number: string }) =>
-      `[The user shared a contact: ${[v.first_name, v.last_name].filter(Boolean).join(' ')}, ${v.phone_number}.]`,
-  },
-  {
-    field: 'poll',
-    schema: z.object({ question: words, options: z.array(z.object({ text: words })).check(z.maxLength(20)) }),
-    say: (v: { question: string; options: { text: string }[] }) =>
-      `[The user shared a poll: "${v.question}" — ${v.options.map((o) => `"${o.text}"`).join(', ')}.]`,
   },
 ];
 

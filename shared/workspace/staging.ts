@@ -36,6 +36,10 @@ export const TransferIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{7,63}$/, 'm
 export const TransferActionSchema = z.enum(['push', 'pull']);
 export type TransferAction = z.infer<typeof TransferActionSchema>;
 
+/** What a workspace task is asked to do: a transfer's push or pull, or check, which plans a staged push against the workspace and writes nothing (the agent may still run). */
+export const TaskActionSchema = z.enum(['push', 'pull', 'check']);
+export type TaskAction = z.infer<typeof TaskActionSchema>;
+
 /** What the task says while it works, every few seconds. */
 export const TransferStatusSchema = z.object({
   phase: z.enum(['scanning', 'uploading', 'checking', 'writing', 'done']),
@@ -51,8 +55,8 @@ export type TransferStatus = z.infer<typeof TransferStatusSchema>;
 export const TransferResultSchema = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
-    action: TransferActionSchema,
-    /** Push: files written, replaced, already there; pull: bodies staged now and before. */
+    action: TaskActionSchema,
+    /** Push: files written, replaced, already there (check: would be); pull: bodies staged now and before. */
     created: z.number().int().min(0),
     replaced: z.number().int().min(0),
     unchanged: z.number().int().min(0),
@@ -61,7 +65,7 @@ export const TransferResultSchema = z.discriminatedUnion('ok', [
     workspaceBytes: z.number().int().min(0),
     at: z.number(),
   }),
-  z.object({ ok: z.literal(false), action: TransferActionSchema, code: z.string().max(64), error: z.string().max(4000), at: z.number() }),
+  z.object({ ok: z.literal(false), action: TaskActionSchema, code: z.string().max(64), error: z.string().max(4000), at: z.number() }),
 ]);
 export type TransferResult = z.infer<typeof TransferResultSchema>;
 

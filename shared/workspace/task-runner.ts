@@ -1,10 +1,10 @@
 // The one-off workspace task as a port (ECS RunTask on AWS: shared/adapters/aws/
 // ecs-workspace-tasks.ts), and the agent's runtime tasks, which must all be gone before
 // the workspace task starts: one writer per workspace.
-import type { TransferAction } from './staging.ts';
+import type { TaskAction } from './staging.ts';
 
 export interface WorkspaceTaskRun {
-  action: TransferAction;
+  action: TaskAction;
   transfer: string;
   force: boolean;
 }

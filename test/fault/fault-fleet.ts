@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
@@ -45,6 +46,8 @@ export interface FaultFleetOptions {
   franSecrets?: Record<string, string>;
   /** Runtime environment overrides (CLAWFLEET_*). */
   runtimeEnv?: Record<string, string>;
+  /** Gives the fleet a media bucket in the emulator's S3 (#16), as a deployed fleet has: the handlers and fran's runtime use it. */
+  media?: boolean;
 }
 
 export interface FaultFleet {
@@ -107,8 +110,11 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
   );
   scan.addSecrets(...Object.values(TOKENS), ...Object.values(TOKENS).map(webhookSecretFor), ...Object.values(franSecrets), GRIF_MODEL_KEY);
 
+  const mediaBucket = opts.media ? `cf-${opts.fleet}-media-${aws.accountId}` : undefined;
+  if (mediaBucket) await new S3Client({ ...aws, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: mediaBucket }));
   // The handlers read their environment at module scope, as on AWS.
   Object.assign(process.env, {
+    ...(mediaBucket ? { CLAWFLEET_MEDIA_BUCKET: mediaBucket } : {}),
     CLAWFLEET_CONFIG: JSON.stringify(config),
     AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
@@ -135,6 +141,7 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
     CLAWFLEET_WAIT_SECONDS: '1',
     CLAWFLEET_DRAIN_SECONDS: '5',
     CLAWFLEET_MODEL_RETRY_BASE_MS: '100',
+    ...(mediaBucket ? { CLAWFLEET_MEDIA_BUCKET: mediaBucket } : {}),
     // As the CDK app does: the runtime knows its queue's redrive count.
     ...(opts.maxReceiveCount ? { CLAWFLEET_MAX_RECEIVE_COUNT: String(opts.maxReceiveCount) } : {}),
     AWS_ENDPOINT_URL: aws.endpoint,
@@ -216,6 +223,7 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
       await pump.stop();
       await tg.close();
       await model.close();
+      if (mediaBucket) delete process.env.CLAWFLEET_MEDIA_BUCKET;
       stopCapture();
     },
   };

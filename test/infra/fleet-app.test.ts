@@ -1,11 +1,12 @@
 // What the synthesized fleet must contain, item by item (docs/deploy.md, DESIGN.md "Stacks").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack, Validations, type App, type CfnElement } from 'aws-cdk-lib';
+import { CfnResource, Stack, TagManager, Validations, type App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { OUTBOX_TIMEOUT_SECONDS } from '../../infra/constructs/control-functions.ts';
 import { NO_ROTATION } from '../../infra/constructs/empty-secret.ts';
+import { retainedResources } from '../../infra/retained-resources.ts';
 import { ARCHIVE_SCRIPT } from '../../infra/workspace-archive-script.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfigSchema, runtimeConfigFor } from '../../shared/config/resolve.ts';
@@ -48,7 +49,8 @@ const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'healt
 
 let fleet: SynthedFleet;
 beforeAll(() => {
-  fleet = synthFleet(CONFIG);
+  // An account with Lambda's default quota of 1,000 concurrent executions.
+  fleet = synthFleet(CONFIG, { lambdaConcurrency: '1000' });
 });
 
 describe('the stacks', () => {
@@ -124,6 +126,39 @@ function acknowledgements(app: App): { path: string; id: string; reason: string 
 
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
+
+  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones go with the stack', () => {
+    const tables = Object.values(cp().findResources('AWS::DynamoDB::Table')).map((t) => ({
+      name: t.Properties.TableName,
+      deletion: t.DeletionPolicy,
+      replace: t.UpdateReplacePolicy,
+      protectedFromDelete: t.Properties.DeletionProtectionEnabled ?? false,
+    }));
+    const kept = { deletion: 'Retain', replace: 'Retain', protectedFromDelete: true };
+    const gone = { deletion: 'Delete', replace: 'Delete', protectedFromDelete: false };
+    expect(tables.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { name: 'demo-dedupe', ...gone },
+      { name: 'demo-deliveries', ...gone },
+      { name: 'demo-origins', ...gone },
+      { name: 'demo-registry', ...kept },
+      { name: 'demo-sessions', ...kept },
+    ]);
+  });
+
+  it('is protected from termination; the agent stacks, which `clawfleet agents remove` deletes, are not', () => {
+    for (const s of fleet.assembly.stacks) expect(s.terminationProtection ?? false, s.stackName).toBe(s.stackName === 'demo-control-plane');
+  });
+
+  it('lists every resource a teardown keeps, and only those, for `clawfleet destroy` to print', () => {
+    const kept = [...fleet.templates.values()].flatMap((t) =>
+      Object.values<any>(t.Resources)
+        .filter((r) => r.DeletionPolicy === 'Retain')
+        .map((r) => `${r.Type} ${r.Properties?.TableName ?? ''}`.trim()),
+    );
+    const listed = retainedResources('demo').map((r) => `${r.type} ${r.name ?? ''}`.trim());
+    expect(kept.sort()).toEqual(listed.sort());
+    for (const r of retainedResources('demo')) expect(r.name ?? r.parameter, r.what).toBeTruthy();
+  });
 
   it('has the session, dedupe, delivery, registry and origins tables keyed by pk with the expiresAt TTL, billed per request', () => {
     for (const name of ['demo-sessions', 'demo-dedupe', 'demo-deliveries', 'demo-registry', 'demo-origins']) {
@@ -241,11 +276,34 @@ describe('the control-plane stack', () => {
       cp().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: `demo-${name}-throttles`, MetricName: 'Throttles', Threshold: 1 });
   });
 
-  it('reserves none with reservedConcurrency=false, for accounts whose quota leaves nothing to reserve', () => {
-    const small = synthFleet(CONFIG, { reservedConcurrency: 'false' }, { nag: false }).template('demo-control-plane');
-    for (const f of Object.values(small.findResources('AWS::Lambda::Function'))) expect(f.Properties.ReservedConcurrentExecutions).toBeUndefined();
-    expect(Object.keys(small.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } }))).toEqual([]);
+  it('sizes the reservations from what the account can give: all of them while Lambda keeps its 100 unreserved, else none, and says which', () => {
+    const reservedAt = (context: Record<string, string>) => {
+      const synthed = synthFleet(CONFIG, context, { nag: false });
+      const t = synthed.template('demo-control-plane');
+      const reserved = Object.values(t.findResources('AWS::Lambda::Function'))
+        .map((f) => f.Properties.ReservedConcurrentExecutions)
+        .filter((n) => n !== undefined);
+      const throttleAlarms = Object.keys(t.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'Throttles' } })).length;
+      const said = synthed.assembly.getStackByName('demo-control-plane').messages.map((m) => String(m.entry.data));
+      return { total: reserved.reduce((a, b) => a + b, 0), throttleAlarms, said: said.filter((m) => m.startsWith('reserved concurrency')) };
+    };
+    // This fleet (webhook, hooks, dashboard, compute) reserves 21, so it needs 121.
+    expect(reservedAt({ lambdaConcurrency: '121' })).toEqual({
+      total: 21,
+      throttleAlarms: 3,
+      said: ["reserved concurrency: telegram-webhook 10, hooks 5, dashboard 5, compute 1 (21 of the account's 121; 100 left unreserved)"],
+    });
+    const tooSmall = reservedAt({ lambdaConcurrency: '120' });
+    expect(tooSmall).toMatchObject({ total: 0, throttleAlarms: 0 });
+    expect(tooSmall.said[0]).toMatch(/none \(the account gives 120 concurrent executions; reserving 21 .* needs 121/);
+    // A new account (10) and one whose figure nobody gave reserve nothing: the deploy cannot fail on it.
+    expect(reservedAt({ lambdaConcurrency: '10' })).toMatchObject({ total: 0, throttleAlarms: 0 });
+    const unknown = reservedAt({});
+    expect(unknown).toMatchObject({ total: 0, throttleAlarms: 0 });
+    expect(unknown.said[0]).toMatch(/lambdaConcurrency=<n> of at least 121/);
+    expect(reservedAt({ lambdaConcurrency: '5000', reservedConcurrency: 'false' })).toMatchObject({ total: 0, throttleAlarms: 0 });
     expect(() => synthFleet(EXAMPLE_CONFIG, { reservedConcurrency: 'sometimes' }, { nag: false })).toThrow(/context.reservedConcurrency/);
+    expect(() => synthFleet(EXAMPLE_CONFIG, { lambdaConcurrency: 'lots' }, { nag: false })).toThrow(/context.lambdaConcurrency/);
   });
 
   it('tells the webhook and the outbox the media bucket, the one each stores in or reads from', () => {
@@ -275,6 +333,54 @@ describe('the control-plane stack', () => {
     // Agents' own jobs get the same dead-letter queue as the config's.
     expect(JSON.stringify(env.CLAWFLEET_SCHEDULES_DLQ_ARN)).toContain('CronInvokerDeadLetters');
     expect(env.CLAWFLEET_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^CronInvokerRole/), 'Arn'] });
+  });
+
+  it('lets runtimes out only to HTTPS, HTTP (agents fetch the web) and NFS in the VPC, and the file system in from their security group alone', () => {
+    const groups = cp().findResources('AWS::EC2::SecurityGroup');
+    const [runtimeId, runtime] = Object.entries(groups).find(([id]) => id.startsWith('NetworkRuntimeSecurityGroup'))!;
+    expect(runtime.Properties.SecurityGroupEgress.map((r: Record<string, unknown>) => [r.IpProtocol, r.FromPort, r.ToPort, r.CidrIp])).toEqual([
+      ['tcp', 80, 80, '0.0.0.0/0'],
+      ['tcp', 443, 443, '0.0.0.0/0'],
+      ['tcp', 2049, 2049, '10.0.0.0/16'],
+    ]);
+    expect(runtime.Properties.SecurityGroupIngress).toBeUndefined();
+    const [, efs] = Object.entries(groups).find(([id]) => id.startsWith('NetworkWorkspacesEfsSecurityGroup'))!;
+    expect(efs.Properties.SecurityGroupIngress).toEqual([
+      expect.objectContaining({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049, SourceSecurityGroupId: { 'Fn::GetAtt': [runtimeId, 'GroupId'] } }),
+    ]);
+    // Inline, and nothing else opens a port: no separate ingress or egress resource.
+    expect(Object.keys(cp().findResources('AWS::EC2::SecurityGroupIngress'))).toEqual([]);
+    expect(Object.keys(cp().findResources('AWS::EC2::SecurityGroupEgress'))).toEqual([]);
+  });
+
+  it('opens the ports the config’s URLs name, and no HTTP where no agent may fetch the web', () => {
+    const ported: FleetConfigInput = {
+      ...CONFIG,
+      agents: {
+        ...CONFIG.agents,
+        defaults: { ...CONFIG.agents.defaults, tools: { deny: ['group:web'] } },
+        list: CONFIG.agents.list.map((a) => (a.id === 'fran' ? { ...a, mcp: { servers: { graph: { url: 'https://mcp.example.com:8443/mcp' } } } } : a)),
+      },
+      models: { providers: { ...CONFIG.models.providers, local: { api: 'openai-completions', baseUrl: 'http://10.1.2.3:11434/v1' } } },
+    };
+    const t = synthFleet(ported, {}, { nag: false }).template('demo-control-plane');
+    const [runtime] = Object.entries(t.findResources('AWS::EC2::SecurityGroup')).filter(([id]) => id.startsWith('NetworkRuntimeSecurityGroup'));
+    expect(runtime![1].Properties.SecurityGroupEgress.map((r: Record<string, unknown>) => `${r.FromPort} ${r.Description}`)).toEqual([
+      '443 HTTPS: AWS APIs, the image registry, model providers, MCP servers, web pages',
+      '8443 MCP server "graph" of fran',
+      '11434 model provider "local"',
+      '2049 NFS to the workspaces file system',
+    ]);
+  });
+
+  it('gives every function, the custom resources’ too, a log group with a retention', () => {
+    const groups = cp().findResources('AWS::Logs::LogGroup');
+    for (const [id, fn] of Object.entries(cp().findResources('AWS::Lambda::Function'))) {
+      const ref = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect(ref, id).toBeDefined();
+      expect(groups[ref]!.Properties.RetentionInDays, id).toBe(30);
+    }
+    cp().hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/clawfleet/demo/custom-resources/VpcRestrictDefaultSG', RetentionInDays: 30 });
   });
 
   it('has the scheduler’s role and a dead-letter queue for failed schedule invocations, alarmed, the role published for the agent stacks', () => {
@@ -533,7 +639,7 @@ describe('an agent stack', () => {
 
   it('builds the runtime image once per architecture in use, for that platform, and passes cdk-nag that way too', () => {
     const built = synthFleet(CONFIG, { runtimeImage: undefined });
-    // The image asset gives each execution role an ECR login (Resource::*): acknowledged, and reported.
+    // The fleet's one execution role has its ECR login (Resource::*): acknowledged, and reported.
     const nag = nagReport(built);
     expect(nag.violations).toEqual([]);
     const reported = new Set(
@@ -541,7 +647,7 @@ describe('an agent stack', () => {
     );
     const made = acknowledgements(built.app).map((a) => `${a.path} ${a.id}`);
     expect(made.filter((a) => !reported.has(a))).toEqual([]);
-    expect(made.filter((a) => a.includes('/Runtime/ExecutionRole '))).toHaveLength(4);
+    expect(made.filter((a) => a.includes('/TaskExecution/Role ') && a.includes('Resource::*'))).toHaveLength(1);
     // The asset manifest beside each stack lists the images `cdk deploy` builds and pushes.
     const images = (id: string) => {
       const manifest = built.assembly.artifacts.find((a) => a.id === `demo-agent-${id}.assets`) as AssetManifestArtifact;
@@ -619,7 +725,7 @@ describe('an agent stack', () => {
       },
     });
     expect(container.Environment).toBeUndefined();
-    // Its own role (not the runtime's), the runtime's execution role (same image, same log group).
+    // Its own role (not the runtime's), the fleet's execution role (as the runtime's: same image, same log group).
     expect(task.TaskRoleArn).not.toEqual(runtime.TaskRoleArn);
     expect(task.ExecutionRoleArn).toEqual(runtime.ExecutionRoleArn);
     expect(task.RuntimePlatform).toEqual(runtime.RuntimePlatform);
@@ -655,18 +761,30 @@ describe('an agent stack', () => {
     expect(task.Properties.ContainerDefinitions[0].User).toBeUndefined();
   });
 
-  it('runs an always-on agent at 1 and a hibernating one at 0, with the circuit breaker, on Fargate or Fargate Spot', () => {
+  it('leaves the desired count to λ compute: a redeploy names none, so CloudFormation keeps the running count; a creating deploy names 0', () => {
     const service = { DeploymentConfiguration: { DeploymentCircuitBreaker: { Enable: true, Rollback: true }, MinimumHealthyPercent: 0, MaximumPercent: 100 } };
     jerry().hasResourceProperties('AWS::ECS::Service', {
       ...service,
       ServiceName: 'agent-jerry',
-      DesiredCount: 1,
       CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE', Weight: 1 }],
     });
-    fran().hasResourceProperties('AWS::ECS::Service', { ...service, DesiredCount: 0 });
     fleet
       .template('demo-agent-ray')
       .hasResourceProperties('AWS::ECS::Service', { CapacityProviderStrategy: [{ CapacityProvider: 'FARGATE_SPOT', Weight: 1 }] });
+    const desired = (f: SynthedFleet) =>
+      Object.fromEntries(
+        ['jerry', 'fran', 'grif', 'ray'].map((id) => {
+          const [svc] = Object.values(f.template(`demo-agent-${id}`).findResources('AWS::ECS::Service'));
+          return [id, svc!.Properties.DesiredCount];
+        }),
+      );
+    // A redeploy (the default): no agent's template names a count, always-on jerry's neither.
+    expect(desired(fleet)).toEqual({ jerry: undefined, fran: undefined, grif: undefined, ray: undefined });
+    // The deploy that creates fran's stack starts her service at 0; the others are left as they run.
+    expect(desired(synthFleet(CONFIG, { newAgents: 'fran' }, { nag: false }))).toEqual({ jerry: undefined, fran: 0, grif: undefined, ray: undefined });
+    // A new fleet: every service is created at 0, jerry too (the health tick starts an always-on agent).
+    expect(desired(synthFleet(CONFIG, { newAgents: '*' }, { nag: false }))).toEqual({ jerry: 0, fran: 0, grif: 0, ray: 0 });
+    expect(() => synthFleet(CONFIG, { newAgents: 'fran,jery' }, { nag: false })).toThrow(/context.newAgents: names "jery", which is no agent of this fleet/);
   });
 
   it('logs to its own log group with retention, and alarms on DLQ depth and restarts', () => {
@@ -677,6 +795,48 @@ describe('an agent stack', () => {
     });
     for (const name of ['demo-agent-fran-inbox-dlq', 'demo-agent-fran-outbox-dlq', 'demo-agent-fran-restarts'])
       fran().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
+  });
+});
+
+describe('cost tags', () => {
+  /** A resource's tags as the template has them (a list of Key/Value, or a map), from every property named …Tags. */
+  const tagsOf = (r: { Properties?: Record<string, unknown> }): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(r.Properties ?? {})) {
+      if (!key.endsWith('Tags')) continue;
+      if (Array.isArray(value)) for (const t of value as { Key: string; Value: string }[]) out[t.Key] = t.Value;
+      else if (value && typeof value === 'object') Object.assign(out, value);
+    }
+    return out;
+  };
+
+  it('are on every resource of a type that takes tags, naming the fleet and the agent (the control plane’s “control plane”)', () => {
+    // The types CDK can tag, as the app's own L1 constructs say.
+    const taggable = new Set(
+      fleet.app.node
+        .findAll()
+        .filter((c): c is CfnResource => c instanceof CfnResource && TagManager.isTaggable(c))
+        .map((c) => c.cfnResourceType),
+    );
+    expect(taggable.size).toBeGreaterThan(15);
+    const untagged: string[] = [];
+    let checked = 0;
+    for (const [name, t] of fleet.templates) {
+      const agent = name === 'demo-control-plane' ? 'control plane' : name.replace('demo-agent-', '');
+      for (const [id, r] of Object.entries<{ Type: string; Properties?: Record<string, unknown> }>(t.Resources)) {
+        if (!taggable.has(r.Type)) continue;
+        checked++;
+        const tags = tagsOf(r);
+        if (tags['clawfleet:fleet'] !== 'demo' || tags['clawfleet:agent'] !== agent) untagged.push(`${name}/${id} (${r.Type}): ${JSON.stringify(tags)}`);
+      }
+    }
+    expect(untagged).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('reach each agent’s tasks: its service turns on ECS managed tags and copies the task definition’s', () => {
+    for (const id of ['jerry', 'fran', 'grif', 'ray'])
+      fleet.template(`demo-agent-${id}`).hasResourceProperties('AWS::ECS::Service', { EnableECSManagedTags: true, PropagateTags: 'TASK_DEFINITION' });
   });
 });
 

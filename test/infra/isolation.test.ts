@@ -263,8 +263,8 @@ describe('each agent’s task role', () => {
     }
     // The file system's root, outside any access point.
     for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
-    // Its own staging prefix, and nothing beside it: not another agent's, not a longer id that starts like its own, not the bucket.
-    checks.push(...stagingChecks((agent) => agent === me));
+    // No staging prefix, its own included: moving the workspace is its one-off task's, whose role the agent's code never holds.
+    checks.push(...stagingChecks(() => false));
     checks.push(
       s3Check('s3:GetObject', `${me}-2/objects/0123abcd`, 'Denied'),
       s3Check('s3:PutObject', `${me}`, 'Denied'),
@@ -527,9 +527,10 @@ describe('each control-plane function’s role', () => {
     const principals = [
       ...[...cp.functions.functions.keys()].map((name) => fn(name)),
       principalOf('scheduler', cp.cronInvoker.role),
+      principalOf('task-execution', cp.taskExecutionRole),
       ...AGENTS.flatMap((id) => [
         principalOf(`task-${id}`, fleet.stacks.agents.get(id)!.runtime.taskRole),
-        principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole),
+        principalOf(`tasks-${id}`, fleet.stacks.agents.get(id)!.archive.taskRole),
       ]),
     ];
     const holders: string[] = [];
@@ -640,7 +641,7 @@ describe('each control-plane function’s role', () => {
   });
 });
 
-describe('each agent’s workspace archive task role', () => {
+describe('each agent’s one-off tasks’ role (the workspace archive and the workspace sync)', () => {
   it.each(AGENTS)('%s mounts and writes its own workspace and its own archive, through their access points, and reaches nothing else', async (me) => {
     const stack = fleet.stacks.agents.get(me)!;
     const role = principalOf(`archive-${me}`, stack.archive.taskRole);
@@ -656,6 +657,21 @@ describe('each agent’s workspace archive task role', () => {
       );
     }
     for (const action of EFS_ACTIONS) checks.push(nfs(action, undefined, 'Denied'));
+    // Its own staging prefix (the workspace sync's copies), and nothing beside it: not another
+    // agent's, not a longer id that starts like its own, not the bucket, not over plain HTTP.
+    checks.push(...stagingChecks((agent) => agent === me));
+    checks.push(
+      s3Check('s3:GetObject', `${me}-2/objects/0123abcd`, 'Denied'),
+      s3Check('s3:PutObject', `${me}`, 'Denied'),
+      s3Check('s3:ListBucket', undefined, 'Denied'),
+      s3Check('s3:ListBucket', undefined, 'Denied', { 's3:prefix': '' }),
+      s3Check('s3:ListBucket', undefined, 'Denied', { 's3:prefix': `${me}-2/` }),
+      s3Check('s3:PutBucketPolicy', undefined, 'Denied'),
+      s3Check('s3:GetObject', `${me}/objects/0123abcd`, 'Denied', { 'aws:SecureTransport': 'false' }),
+      { action: 's3:GetObject', resource: `arn:aws:s3:::another-fleets-bucket/${me}/objects/0123abcd`, expected: 'Denied' },
+    );
+    // No media, no fleet skills: those are the runtime's.
+    for (const dir of MEDIA_DIRS) checks.push(mediaCheck('s3:GetObject', `demo/agents/${me}/${dir}/x/photo.jpg`, 'Denied'));
     await expectMatrix(role, checks);
     // Not one probe of the universe: no secret (its own agent's included), queue, table, service or schedule.
     await expectOnly(role, () => false);
@@ -669,6 +685,60 @@ describe('each agent’s workspace archive task role', () => {
     ]);
     const task = resolver.resource(stack.stackName, logicalId(stack.archive.taskDefinition));
     expect(task.Properties.TaskRoleArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.archive.taskRole), 'Arn'] });
+  });
+});
+
+describe('the fleet’s one task execution role', () => {
+  it('reaches nothing of any agent or of the control plane: it pulls the image and writes agents’ logs, and is no task’s credentials', async () => {
+    const role = principalOf('task-execution', fleet.stacks.controlPlane.taskExecutionRole);
+    const checks: Check[] = [];
+    for (const id of AGENTS) {
+      checks.push({
+        action: 'logs:PutLogEvents',
+        resource: `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/clawfleet/demo/agents/${id}:log-stream:runtime/x`,
+        expected: 'Allowed',
+      });
+      for (const action of EFS_ACTIONS) checks.push(nfs(action, res[id]!.accessPoint, 'Denied'), nfs(action, res[id]!.archiveAccessPoint, 'Denied'));
+      for (const dir of MEDIA_DIRS) checks.push(mediaCheck('s3:GetObject', `demo/agents/${id}/${dir}/x/photo.jpg`, 'Denied'));
+    }
+    checks.push(
+      { action: 'logs:PutLogEvents', resource: `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/aws/lambda/demo-outbox:log-stream:x`, expected: 'Denied' },
+      { action: 'logs:PutLogEvents', resource: `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/clawfleet/prod/agents/jerry:log-stream:x`, expected: 'Denied' },
+      {
+        action: 'ecr:BatchGetImage',
+        resource: `arn:aws:ecr:us-east-1:${ACCOUNT}:repository/cdk-hnb659fds-container-assets-${ACCOUNT}-us-east-1`,
+        expected: 'Allowed',
+      },
+      { action: 'ecr:BatchGetImage', resource: `arn:aws:ecr:us-east-1:${ACCOUNT}:repository/someone-elses-images`, expected: 'Denied' },
+      {
+        action: 'ecr:PutImage',
+        resource: `arn:aws:ecr:us-east-1:${ACCOUNT}:repository/cdk-hnb659fds-container-assets-${ACCOUNT}-us-east-1`,
+        expected: 'Denied',
+      },
+      ...stagingChecks(() => false),
+    );
+    await expectMatrix(role, checks);
+    await expectOnly(role, () => false);
+  });
+
+  it('may be assumed only by ECS tasks of this account, and every agent task names it as its execution role', () => {
+    const cp = fleet.stacks.controlPlane;
+    const role = resolver.resource(cp.stackName, logicalId(cp.taskExecutionRole));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'ecs-tasks.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+    const arn = resolveIn(cp, cp.resolve(cp.taskExecutionRole.roleArn));
+    for (const s of fleet.stacks.agents.values()) {
+      const tasks = Object.values<{ Type: string; Properties: Record<string, any> }>(fleet.templates.get(s.stackName)!.Resources).filter(
+        (r) => r.Type === 'AWS::ECS::TaskDefinition',
+      );
+      expect(tasks.map((t) => resolveIn(s, t.Properties.ExecutionRoleArn))).toEqual([arn, arn, arn]);
+    }
   });
 });
 
@@ -728,7 +798,7 @@ describe('the workspace staging bucket', () => {
   it('is reached by no execution role, nor the scheduler’s', async () => {
     const principals = [
       principalOf('scheduler', fleet.stacks.controlPlane.cronInvoker.role),
-      ...AGENTS.map((id) => principalOf(`exec-${id}`, fleet.stacks.agents.get(id)!.runtime.executionRole)),
+      principalOf('task-execution', fleet.stacks.controlPlane.taskExecutionRole),
     ];
     for (const p of principals)
       await expectMatrix(
@@ -739,13 +809,14 @@ describe('the workspace staging bucket', () => {
 });
 
 describe('the one-off workspace task', () => {
-  it.each(AGENTS)('%s’s runs with its agent’s own task role and access point; only the agent’s role and its archive task mount its directory', (me) => {
+  it.each(AGENTS)('%s’s runs with its agent’s one-off role and own access point; only the runtime and the one-off tasks mount its directory', (me) => {
     const stacks = [...fleet.stacks.agents.values()];
     const mine = fleet.stacks.agents.get(me)!;
     const task = resolver.resource(mine.stackName, logicalId(mine.workspaceTask.taskDefinition));
     const roleArn = resolveIn(mine, Stack.of(mine).resolve(mine.runtime.taskRole.roleArn));
+    const oneOffRoleArn = resolveIn(mine, Stack.of(mine).resolve(mine.archive.taskRole.roleArn));
     expect(task.Properties.Family).toBe(`demo-agent-${me}-workspace`);
-    expect(resolveIn(mine, task.Properties.TaskRoleArn)).toBe(roleArn);
+    expect(resolveIn(mine, task.Properties.TaskRoleArn)).toBe(oneOffRoleArn);
     const volume = resolveIn(mine, task.Properties.Volumes[0].EFSVolumeConfiguration);
     expect(volume).toMatchObject({
       TransitEncryption: 'ENABLED',
@@ -774,10 +845,9 @@ describe('the one-off workspace task', () => {
         )
         .map(([, r]) => resolveIn(s, r.Properties.TaskRoleArn)),
     );
-    // The runtime and the workspace task, as the agent's own role; the archive task
-    // (`clawfleet agents remove`), as its own role, which reaches only this agent's directory
-    // and its archive (checked in its own describe).
-    const archiveRoleArn = resolveIn(mine, Stack.of(mine).resolve(mine.archive.taskRole.roleArn));
-    expect(mounting.sort()).toEqual([roleArn, roleArn, archiveRoleArn].sort());
+    // The runtime, as the agent's own role; the archive task (`clawfleet agents remove`) and
+    // the workspace task, as the one-off role, which reaches only this agent's directory, its
+    // archive and its staging prefix (checked in its own describe).
+    expect(mounting.sort()).toEqual([roleArn, oneOffRoleArn, oneOffRoleArn].sort());
   });
 });

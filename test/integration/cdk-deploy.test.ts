@@ -66,6 +66,8 @@ let config: FleetConfig;
 /** CLAWFLEET_FLEET_SKILLS_OBJECT as the deployed task definition has it. */
 let skillsObject: string;
 let workDir: string;
+/** The CDK context every cdklocal deploy of this file passes. */
+let context: string[];
 let outputs: z.infer<typeof OutputsSchema>;
 let runtime: RuntimeProcess | undefined;
 const timings: Record<string, number> = {};
@@ -147,12 +149,16 @@ beforeAll(async () => {
   mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
   writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
 
-  const context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
+  context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
   // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
   await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
   const outputsFile = join(workDir, 'outputs.json');
   await timed('deploy', () =>
-    cdklocal(['deploy', '--all', ...context, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never', '--outputs-file', outputsFile], REPO),
+    // The first deploy creates every agent's stack: their services start at 0 (newAgents).
+    cdklocal(
+      ['deploy', '--all', ...context, '-c', 'newAgents=*', '--output', join(workDir, 'cdk.out'), '--require-approval', 'never', '--outputs-file', outputsFile],
+      REPO,
+    ),
   );
   outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
 
@@ -331,6 +337,47 @@ describe('the CDK app deployed to the emulator', () => {
     4 * ASYNC_INVOKE_MS,
   );
 
+  it(
+    'leaves the desired count λ compute set through a redeploy that changes the agent’s task definition',
+    async () => {
+      const dashboard = localUrl(output(controlPlaneStackName(FLEET), 'DashboardUrl'));
+      const act = (action: string) =>
+        fetch(`${dashboard}/api/fleet/fran/${action}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${DASHBOARD_TOKEN}` },
+          body: '{}',
+        });
+      expect((await act('wake')).status).toBe(200);
+      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(1);
+      const service = async () =>
+        (await new ECSClient(aws).send(new DescribeServicesCommand({ cluster: clusterName(FLEET), services: [agentServiceName('fran')] }))).services![0]!;
+      const before = (await service()).taskDefinition;
+
+      // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
+      // memory), and no newAgents, so the template names no desired count.
+      const configFile = join(workDir, 'clawfleet-bigger.json');
+      const bigger = {
+        ...config,
+        agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
+      };
+      writeFileSync(configFile, JSON.stringify(bigger, null, 2));
+      const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
+      await timed('redeploy', () =>
+        cdklocal(['deploy', agentStackName(FLEET, 'fran'), ...again, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never'], REPO),
+      );
+      const after = await service();
+      expect(after.taskDefinition).not.toBe(before);
+      expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe('1024');
+      // Still running: the redeploy did not stop the awake agent.
+      expect(after.desiredCount).toBe(1);
+
+      // Back to sleep for the tests after this one.
+      expect((await act('hibernate')).status).toBe(200);
+      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+    },
+    3 * ASYNC_INVOKE_MS + 150_000,
+  );
+
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
     // A run for fran, were it not for the field no caller may send: refused, fran stays at 0.
     const forged = { v: 1, agentId: 'fran', action: 'run', cluster: 'clawfleet-elsewhere' };
@@ -354,12 +401,17 @@ describe('the CDK app deployed to the emulator', () => {
   it('moves fran’s workspace in and out through the deployed staging bucket and its own one-off task, held through λ compute', async () => {
     const ecs = new ECSClient(aws);
     const definition = async (family: string) => (await ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: family }))).taskDefinition!;
-    // The one-off task definition: fran's own task role and access point, the runtime's.
-    const [runtimeTask, workspaceTask] = await Promise.all([
+    // The one-off task definition: fran's own access point (the runtime's), and the role of her
+    // one-off tasks (the archive's), never the runtime's; all three with the fleet's execution role.
+    const [runtimeTask, workspaceTask, archiveTask] = await Promise.all([
       definition(agentStackName(FLEET, 'fran')),
       definition(`${agentStackName(FLEET, 'fran')}-workspace`),
+      definition(`${agentStackName(FLEET, 'fran')}-archive`),
     ]);
-    expect(workspaceTask.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    expect(workspaceTask.taskRoleArn).not.toBe(runtimeTask.taskRoleArn);
+    expect(workspaceTask.taskRoleArn).toBe(archiveTask.taskRoleArn);
+    const sharedExecution = expect.stringMatching(/:role\/clawfleet-cdkdep-task-execution$/);
+    expect([runtimeTask, workspaceTask, archiveTask].map((t) => t.executionRoleArn)).toEqual([sharedExecution, sharedExecution, sharedExecution]);
     expect(workspaceTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig).toEqual(
       runtimeTask.volumes?.[0]?.efsVolumeConfiguration?.authorizationConfig,
     );
@@ -408,7 +460,7 @@ describe('the CDK app deployed to the emulator', () => {
       CLAWFLEET_SYNC_ACTION: 'push',
       CLAWFLEET_SYNC_FORCE: '0',
     });
-    expect(runner.started[0]!.taskRoleArn).toBe(runtimeTask.taskRoleArn);
+    expect(runner.started[0]!.taskRoleArn).toBe(workspaceTask.taskRoleArn);
     // Held through the deployed λ compute (fran's service at 0 meanwhile), released asleep, the push recorded for the dashboard.
     expect(await desiredCount()).toBe(0);
     expect((await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran'))?.state).toBe('asleep');

@@ -112,6 +112,8 @@ describe('clawfleet --aws', () => {
   it('reports each agent from ECS, SQS and the registry', async () => {
     const { code, out } = await clawfleet('status');
     expect(code).toBe(0);
+    // Which fleet, in which account and region, it reached.
+    expect(out.split('\n')[0]).toBe(`fleet "demo" on AWS account ${aws.accountId}, ${aws.region} at ${aws.endpoint} (cluster clawfleet-demo)`);
     expect(out).toMatch(/^jerry\s+awake\s+anthropic\/claude-sonnet-4-5\s+0\/0\s+0\s+3\ds ago\s+model timed out/m);
     expect(out).toMatch(/^ray\s+asleep\s+\S+\s+1\/0\s+1\s+—/m);
     expect(out).toContain('jerry: desired 1, running 1; registry: awake');
@@ -137,8 +139,10 @@ describe('clawfleet --aws', () => {
     const restarted = await clawfleet('runtime', 'restart', '--agent', 'fran');
     expect(restarted.code).toBe(0);
     // It waits for ECS to call the service stable (the emulator runs its one task at once).
-    expect(restarted.out).toMatch(/^restart fran…\nfran: waiting until its ECS service is stable \(--no-wait skips this\)…\nfran: awake \(after \d+\.\d s\)$/);
-    expect((await clawfleet('runtime', 'upgrade', '--agent', 'fran', '--no-wait')).out).toBe('upgrade fran…\nfran: awake');
+    const where = `fleet "demo" on AWS account ${aws.accountId}, ${aws.region} at ${aws.endpoint}`;
+    expect(restarted.out.startsWith(`restart fran in ${where}…\n`)).toBe(true);
+    expect(restarted.out).toMatch(/…\nfran: waiting until its ECS service is stable \(--no-wait skips this\)…\nfran: awake \(after \d+\.\d s\)$/);
+    expect((await clawfleet('runtime', 'upgrade', '--agent', 'fran', '--no-wait')).out).toBe(`upgrade fran in ${where}…\nfran: awake`);
   });
 
   it('fails clearly when the agent’s service is missing', async () => {
@@ -148,7 +152,9 @@ describe('clawfleet --aws', () => {
       env: { AWS_ENDPOINT_URL: other.endpoint, AWS_REGION: other.region, AWS_ACCESS_KEY_ID: other.accountId, AWS_SECRET_ACCESS_KEY: 'test' },
     });
     expect(await runCli(['runtime', 'restart', '--agent', 'fran', '--aws'], io)).toBe(1);
-    expect(io.errText()).toMatch(/cannot restart agent-fran in cluster clawfleet-demo: \w+/);
+    expect(io.errText()).toMatch(
+      /cannot restart agent-fran in cluster clawfleet-demo: it does not exist at .* \(AWS_ENDPOINT_URL\).*; deploy the fleet there first \(clawfleet deploy\), or check AWS_REGION and the account you are signed in to \[\w+NotFoundException\]/,
+    );
   });
 
   it('sets and lists secrets in Secrets Manager, names only', async () => {
@@ -191,7 +197,7 @@ describe('clawfleet --aws', () => {
       sessionKey: 'agent:grif:main',
       payload: { kind: 'agentTurn', message: 'Morning brief' },
     });
-    expect(out).toContain(envelope.id);
+    expect(out).toBe(`queued brief for grif in fleet "demo" on AWS account ${aws.accountId}, ${aws.region} at ${aws.endpoint}: envelope ${envelope.id}`);
     // Woken as a schedule's firing wakes it: the registry's transition, then the service.
     const db = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
     expect(await new DynamoAgentRegistry(db, tableNames(config.fleet).registry).get('grif')).toMatchObject({ state: 'waking' });
@@ -243,15 +249,18 @@ describe('clawfleet --aws', () => {
         ],
       }),
     );
-    const { code, out } = await clawfleet('logs', '--agent', 'grif');
+    const { code, out, err } = await clawfleet('logs', '--agent', 'grif');
     expect(code).toBe(0);
     expect(out).toMatch(/ready[\s\S]*✖ turn failed/);
+    expect(err).toBe(
+      `fleet "demo" on AWS account ${aws.accountId}, ${aws.region} at ${aws.endpoint}: grif's log group /clawfleet/demo/agents/grif, the last 1h`,
+    );
   });
 
   it('lists pending pairings from the registry table', async () => {
     const { code, out } = await clawfleet('pairing', 'list');
     expect(code).toBe(0);
-    expect(out).toContain('no pending pairing requests');
+    expect(out).toBe(`fleet "demo" on AWS account ${aws.accountId}, ${aws.region} at ${aws.endpoint}: no pending pairing requests`);
   });
 
   it('approves a pending sender by code (any case), after which the code is gone; a wrong code is refused by name', async () => {

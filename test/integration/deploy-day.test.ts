@@ -1,5 +1,6 @@
 // Deploy day against the emulator, in the documented order: `clawfleet deploy` (with
-// cdklocal) bootstraps, synthesizes, asks for the values on a terminal — one skipped —,
+// cdklocal) checks the account's quotas (the emulator's Lambda and IAM figures; it has no
+// Service Quotas), synthesizes, bootstraps, asks for the values on a terminal — one skipped —,
 // deploys and registers the webhook; the agent's runtime, started from the stack outputs
 // before that value is set, waits (no exit, nothing rolled back), and `clawfleet status --aws`
 // says so through the deployed outbox function and registry; `clawfleet secrets set --aws` asks
@@ -170,10 +171,23 @@ afterAll(async () => {
 
 describe('clawfleet deploy, against the emulator', () => {
   it('ran every step in order, putting the values into the secrets the deploy made and registering the webhook', async () => {
-    for (const [i, step] of ['credentials', 'bootstrap', 'synth', 'secrets', 'deploy', 'webhooks', 'links'].entries())
-      expect(deployOut).toMatch(new RegExp(`^ {2}[✓–] \\[${i + 1}/7\\] ${step}: `, 'm'));
-    expect(deployOut).toContain(`  ✓ [1/7] credentials: account ${aws.accountId}`);
-    expect(deployOut).toContain('  ✓ [3/7] synth: 3 stacks (3 new, 0 deployed before), cdk-nag clean');
+    for (const [i, step] of ['credentials', 'preflight', 'synth', 'bootstrap', 'secrets', 'deploy', 'webhooks', 'links'].entries())
+      expect(deployOut).toMatch(new RegExp(`^ {2}[✓–] \\[${i + 1}/8\\] ${step}: `, 'm'));
+    expect(deployOut).toContain(`  ✓ [1/8] credentials: account ${aws.accountId}`);
+    // The emulator's Lambda gives 1000, less what functions of any account there reserve: every reservation
+    // fits, and synth is told the figure. It has no Service Quotas (docs/testing.md): those quotas are warnings
+    // saying how to check them by hand.
+    expect(deployOut).toContain('  ✓ [2/8] preflight: 1 of 5 quotas read, 4 warnings (!); IAM roles follow synth');
+    expect(deployOut).toContain(
+      '      ✓ AWS Lambda "Concurrent executions" (lambda L-B99A9384): reserved concurrency: telegram-webhook 10, dashboard 5, compute 1',
+    );
+    expect(deployOut).toMatch(/synth is told lambdaConcurrency=\d+\n/);
+    expect(deployOut).toMatch(
+      / {6}! AWS Fargate "Fargate On-Demand vCPU resource count" \(fargate L-3032A538\): could not be read \(.+\); not checked\. Check it by hand: aws service-quotas get-service-quota --service-code fargate --quota-code L-3032A538\n/,
+    );
+    expect(deployOut).toContain('  ✓ [3/8] synth: 3 stacks (3 new, 0 deployed before), cdk-nag clean');
+    // The emulator's IAM counts roles: the new stacks' templates' roles fit.
+    expect(deployOut).toMatch(/ {6}✓ IAM "Roles per account" \(iam L-FE177D64\): \d+ of 1000 in use; the deploy adds \d+ roles/);
     expect(deployOut).toContain('not set, waited for: GRAPH_TOKEN (agent fran)');
     expect(deployOut).toMatch(/deployed, with this left to do:\n {2}- GRAPH_TOKEN for agent fran: clawfleet secrets set GRAPH_TOKEN --agent fran --aws/);
     const sm = new SecretsManagerClient(aws);
@@ -186,6 +200,13 @@ describe('clawfleet deploy, against the emulator', () => {
       expect.objectContaining({ url: `${webhookUrl.replace(/\/$/, '')}/telegram/fran`, secret_token: webhookSecretFor(BOT) }),
     ]);
     expect(deployOut).toContain('bot "fran": https://t.me/dday_fran_bot');
+    // Both agents' stacks were new: their services were created at desired count 0 (the
+    // deployed templates name it), and after that only λ compute sets it.
+    for (const id of ['fran', 'old']) {
+      const template = JSON.parse(readFileSync(join(workDir, 'cdk.out', `${agentStackName(FLEET, id)}.template.json`), 'utf8'));
+      const services = Object.values<{ Type: string; Properties: { DesiredCount?: number } }>(template.Resources).filter((r) => r.Type === 'AWS::ECS::Service');
+      expect(services.map((r) => r.Properties.DesiredCount)).toEqual([0]);
+    }
     for (const v of [BOT, FRAN_KEY, OLD_KEY]) expect(deployOut).not.toContain(v);
   });
 });
@@ -293,7 +314,7 @@ describe('an agent that leaves the config', () => {
     const dry = await clawfleet(['agents', 'remove', 'old', '--aws', '--dry-run']);
     expect(dry.code, dry.err).toBe(0);
     expect(dry.out).toMatch(
-      /^remove agent old \(AWS us-east-1\):\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/,
+      /^remove agent old from fleet "dday" on AWS account \d{12}, us-east-1 at \S+:\n {2}1\. stop: .*\n {2}2\. archive: run task dday-agent-old-archive: copy \/agents\/old to \/archive\/old\/<date>\/ .*\n {2}3\. schedules: .*\n {2}4\. stack: delete stack dday-agent-old .*\n {2}5\. records: .*\n {2}! its secret clawfleet\/dday\/agents\/old is deleted with its stack at once/,
     );
 
     // The emulator starts no container: this stands in for ECS saying the archive task ended, after checking what it was asked to run.
@@ -315,7 +336,7 @@ describe('an agent that leaves the config', () => {
     };
     const io = captureIO({ cwd: workDir, env: cliEnv() });
     const code = await runAgents(['remove', 'old', '--aws', '--yes'], io, {
-      awsRemoval: (fleet, settings) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask }),
+      awsRemoval: (fleet, settings, where) => new AwsAgentRemoval(fleet, settings, { pollMs: 250, waitForTask, where }),
     });
     expect(code, `${io.outText()}\n${io.errText()}`).toBe(0);
     expect(archived).toHaveLength(1);
@@ -374,7 +395,9 @@ describe('an agent that leaves the config', () => {
     expect(dry.out).toContain('left alone: stack dday-agent-visitor, which clawfleet did not make for an agent "visitor"');
     expect(dry.out).toContain('not in the config: old-2 (schedule agent-old-2-report)');
     expect(dry.out).not.toContain('remove agent visitor');
-    expect(dry.out).toMatch(/remove agent old-2 \(AWS us-east-1\):\n {2}1\. schedules: .*\n {2}2\. records: .*\n {2}! no stack dday-agent-old-2/);
+    expect(dry.out).toMatch(
+      /remove agent old-2 from fleet "dday" on AWS account \d{12}, us-east-1 at \S+:\n {2}1\. schedules: .*\n {2}2\. records: .*\n {2}! no stack dday-agent-old-2/,
+    );
     const pruned = await clawfleet(['agents', 'prune', '--aws', '--yes']);
     expect(pruned.code, pruned.err).toBe(0);
     expect(pruned.out).toContain('  ✓ schedules: deleted agent-old-2-report');

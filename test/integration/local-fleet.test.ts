@@ -143,6 +143,7 @@ describe('the local fleet', () => {
   it('shows every agent’s state, model, queue depth and heartbeat in `clawfleet status`', async () => {
     const { code, out } = await clawfleet('status');
     expect(code).toBe(0);
+    expect(out.split('\n')[0]).toMatch(/^fleet "demo" at http:\/\/127\.0\.0\.1:\d+ \(state in \/.*\/state\)$/);
     expect(out).toMatch(/^fran\s+awake\s+openai\/gpt-4\.1-mini\s+0\/0\s+0\s+\d+s ago/m);
     expect(out).toMatch(/^grif\s+awake\s+offline \(no key for openai\/gpt-4\.1-mini\)/m);
     const json = await clawfleet('status', '--json');
@@ -169,7 +170,9 @@ describe('the local fleet', () => {
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'grif');
     expect(code).toBe(0);
     // It waits, saying so, until the new runtime is ready: the agent answers at once.
-    expect(out).toMatch(/^restart grif…\ngrif: waiting until its runtime is ready \(--no-wait skips this\)…\ngrif: awake \(ready after \d+\.\d s\)$/);
+    expect(out).toMatch(
+      /^restart grif in fleet "demo" at http:\/\/127\.0\.0\.1:\d+…\ngrif: waiting until its runtime is ready \(--no-wait skips this\)…\ngrif: awake \(ready after \d+\.\d s\)$/,
+    );
     expect(fleet.supervisor.state('grif')).toBe('running');
     expect(fleet.supervisor.pid('grif')).not.toBe(before);
     await chat('grif', 'a real model now?');
@@ -179,7 +182,7 @@ describe('the local fleet', () => {
   it('returns at once from a restart with --no-wait, before the runtime is ready', async () => {
     const { code, out } = await clawfleet('runtime', 'restart', '--agent', 'ray', '--no-wait');
     expect(code).toBe(0);
-    expect(out).toBe('restart ray…\nray: waking');
+    expect(out).toMatch(/^restart ray in fleet "demo" at http:\/\/127\.0\.0\.1:\d+…\nray: waking$/);
     await untilRunning(
       fleet,
       fleet.cp.config.agents.list.map((a) => a.id),
@@ -216,7 +219,7 @@ describe('the local fleet', () => {
     await replyTo('fran', (t) => t === 'echo: brief me when the job runs');
     const { code, out } = await clawfleet('cron', 'run', 'brief');
     expect(code).toBe(0);
-    expect(out).toMatch(/queued brief for fran: envelope cron\.fran\.brief\.manual\./);
+    expect(out).toMatch(/queued brief for fran in fleet "demo" at http:\/\/127\.0\.0\.1:\d+: envelope cron\.fran\.brief\.manual\./);
     // Dispatched as its schedule would be: the answer goes where the main session last heard
     // from someone, not refused for want of an origin.
     expect(await replyTo('fran', (t) => t === 'echo: Morning brief')).toBeTruthy();
@@ -225,6 +228,25 @@ describe('the local fleet', () => {
     // A second run in the same minute is a run of its own, not a repeat of the first.
     const again = await clawfleet('cron', 'run', 'brief');
     expect(/envelope (\S+)/.exec(again.out)![1]).not.toBe(id);
+  });
+
+  it('refuses a cron run meant for another fleet, naming the fleet it reached and its agents', async () => {
+    const config = JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8'));
+    const other = { ...config, fleet: 'home', agents: { ...config.agents, list: [{ id: 'solo' }] }, bindings: [] };
+    other.cron = { jobs: [{ id: 'solo-brief', agentId: 'solo', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'agentTurn', message: 'hi' } }] };
+    writeFileSync(join(dir, 'home.json'), JSON.stringify(other));
+    const wrong = await clawfleet('cron', 'run', 'solo-brief', '--config', 'home.json');
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/fleet "demo" at http:\/\/127\.0\.0\.1:\d+ \(state in .*\) runs agents jerry, fran, grif, ray; the config names fleet "home"/);
+  });
+
+  it('plans `agents prune --dry-run` beside the running fleet, changing nothing', async () => {
+    const { code, out } = await clawfleet('agents', 'prune', '--dry-run');
+    expect(code).toBe(0);
+    expect(out).toContain('nothing to prune: every agent found is in the config (jerry, fran, grif, ray)');
+    const removeGone = await clawfleet('agents', 'remove', 'old', '--dry-run');
+    expect(removeGone.code, removeGone.err).toBe(0);
+    expect(removeGone.out).toMatch(/nothing of agent "old" is left in fleet "demo", state in /);
   });
 
   it('lists pairing requests with `clawfleet pairing list`', async () => {

@@ -6,7 +6,7 @@
 // interrupted transfer — the upload cut, or the task killed halfway — resumes without
 // sending again what arrived; a forged manifest is refused.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { pullFromAws, pushToAws, type AwsTransferDeps } from '../../cli/workspace/aws-transfer.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
@@ -136,6 +136,34 @@ describe('workspace push and pull through the staging bucket', () => {
     // The dashboard's record, in the registry table.
     const { Item } = await doc.send(new GetCommand({ TableName: tableNames(config.fleet).registry, Key: { pk: 'workspace:fran' } }));
     expect(Item).toMatchObject({ direction: 'pull', files: 15, workspaceFiles: 15, where: home });
+  });
+
+  it('looks for conflicts before it stops a running agent, and leaves it running when there are some', async () => {
+    const t = setup('jerry');
+    const { dir } = workspaceOf(2);
+    writeFileSync(join(t.efs, 'MEMORY.md'), '- what jerry wrote himself\n');
+    const registry = t.deps.lifecycle.registry;
+    expect(await registry.transition('jerry', ['absent', 'asleep'], 'awake', Date.now())).toBe(true);
+    onTestFinished(async () => {
+      await registry.transition('jerry', ['awake'], 'asleep', Date.now());
+      // What this push staged stays staged (for a retry with --force): gone here, so later tests count from nothing.
+      await t.staging.remove([...(await t.staging.staged()).keys()]);
+      for (const d of [t.efs, dir]) rmSync(d, { recursive: true, force: true });
+    });
+    await expect(pushToAws('jerry', dir, { force: false, hibernate: true }, t.deps)).rejects.toMatchObject({
+      code: 'WORKSPACE_CONFLICT',
+      message: expect.stringMatching(
+        /^jerry's workspace already holds files that differ; nothing was sent to it and jerry was left running:\n {2}MEMORY\.md: exists with other content/,
+      ),
+    });
+    // Never held, never stopped: one task ran, the check, and the workspace is as it was.
+    expect(t.compute.calls).toEqual([]);
+    expect((await registry.get('jerry'))?.state).toBe('awake');
+    expect([...t.runner.runs.values()].map((r) => r.run.action)).toEqual(['check']);
+    expect(readFileSync(join(t.efs, 'MEMORY.md'), 'utf8')).toBe('- what jerry wrote himself\n');
+    expect(t.lines).toContain(`checking 5 files against jerry's workspace before stopping it (transfer ${[...t.runner.runs.values()][0]!.run.transfer})…`);
+    // The staged manifest's scan said its total, once.
+    expect(t.lines.filter((l) => l.startsWith('  scanned: '))).toEqual(['  scanned: 5 files (8.0 KiB)']);
   });
 
   it('fails a push whose staged body is not the manifest’s, drops that body, and succeeds once it is sent again', async () => {

@@ -80,6 +80,18 @@ describe('workspace push and pull with the local fleet running', () => {
     expect(fleet.supervisor.pid('fran')).toBe(pid);
   });
 
+  it('with --hibernate finds a conflict before it stops the agent, and leaves it running', async () => {
+    const pid = fleet.supervisor.pid('fran');
+    const r = await workspace('push', '--agent', 'fran', 'mine', '--hibernate');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /nothing was copied and fran was left as it was:\n {2}MEMORY\.md: exists with other content \(--force replaces it\) \(WORKSPACE_CONFLICT\)/,
+    );
+    expect(r.err).not.toContain('held by the running fleet');
+    expect(fleet.supervisor.pid('fran')).toBe(pid);
+    expect(fleet.supervisor.state('fran')).toBe('running');
+  });
+
   it('with --hibernate stops the agent for the copy, wakes it, and it answers from what was pushed', async () => {
     const before = fleet.supervisor.pid('fran');
     const r = await workspace('push', '--agent', 'fran', 'mine', '--hibernate', '--force');

@@ -3,8 +3,9 @@
 // OpenClaw as its managed gateway, the fake model behind it. A message on the inbox queue is
 // answered by exactly one reply envelope on the outbox queue; the container health file is
 // fresh while the gateway is still starting; the gateway's token is in no log line; and run
-// as root, as the image runs it, the gateway runs as a user of its own that cannot read the
-// runtime's environment, where ECS puts the task role's credentials URI.
+// as root on the image's Node 24, as the image runs it, the gateway runs as a user of its own
+// that cannot read the runtime's environment — which no longer holds the task role's
+// credentials URI ECS put there (the runtime re-executes itself without it).
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -84,19 +85,24 @@ beforeAll(async () => {
     chownSync(workspace, 0, GATEWAY_USER.gid);
     chmodSync(workspace, 0o2770);
   }
-  runtime = startRuntime({
-    ...emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', {
-      CLAWFLEET_WORKSPACE: workspace,
-      CLAWFLEET_RUNTIME_STATE: state,
-      CLAWFLEET_HEALTH_FILE: join(root, 'alive'),
-      CLAWFLEET_OPENCLAW_NODE: install.node,
-      CLAWFLEET_OPENCLAW_CLI: install.cli,
-      CLAWFLEET_HEARTBEAT_SECONDS: '5',
-      ...(ROOT ? { CLAWFLEET_OPENCLAW_UID: String(GATEWAY_USER.uid), CLAWFLEET_OPENCLAW_GID: String(GATEWAY_USER.gid) } : {}),
-    }),
-    // What ECS puts in every container's environment.
-    AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: CREDENTIALS_URI,
-  });
+  runtime = startRuntime(
+    {
+      ...emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', {
+        CLAWFLEET_WORKSPACE: workspace,
+        CLAWFLEET_RUNTIME_STATE: state,
+        CLAWFLEET_HEALTH_FILE: join(root, 'alive'),
+        CLAWFLEET_OPENCLAW_NODE: install.node,
+        CLAWFLEET_OPENCLAW_CLI: install.cli,
+        CLAWFLEET_HEARTBEAT_SECONDS: '5',
+        ...(ROOT ? { CLAWFLEET_OPENCLAW_UID: String(GATEWAY_USER.uid), CLAWFLEET_OPENCLAW_GID: String(GATEWAY_USER.gid) } : {}),
+      }),
+      // What ECS puts in every container's environment (the emulator's keys above sign the calls:
+      // as in the SDK's own chain, keys in the environment come before the container's endpoint).
+      AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: CREDENTIALS_URI,
+    },
+    // The image's Node 24 and the bundle, as the image runs them: Node 20 cannot re-execute itself without the URI.
+    [install.node, '--enable-source-maps', join(process.cwd(), 'runtime-image', 'dist', 'main.mjs')],
+  );
   // The health file appears long before the gateway is ready (~30 s).
   const health = join(root, 'alive');
   for (let i = 0; i < 200 && !existsSync(health); i++) await new Promise((r) => setTimeout(r, 50));
@@ -159,7 +165,7 @@ describe('runtime.kind "openclaw" on the AWS connection (emulator queues), on Op
 
   it.skipIf(!ROOT)(
     ROOT
-      ? 'runs the gateway as a user of its own, which cannot read the runtime’s environment (the credentials URI)'
+      ? 'runs the gateway as a user of its own, which cannot read the runtime’s environment, which holds no credentials URI'
       : 'runs the gateway as a user of its own — SKIPPED: not running as root, which dropping to another user needs',
     () => {
       const runtimePid = runtime.child.pid!;
@@ -168,11 +174,13 @@ describe('runtime.kind "openclaw" on the AWS connection (emulator queues), on Op
       expect(gateway, 'the gateway process under the runtime').toBeDefined();
       const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${gateway!.pid}/status`, 'utf8'))![1]);
       expect(uid).toBe(GATEWAY_USER.uid);
-      // Its config (the keys, the token) is its own, 0600; the runtime's environ holds the URI, and that user cannot read it.
+      // Its config (the keys, the token) is its own, 0600; the runtime's environ no longer holds the URI, and that user cannot read it anyway.
       const configPath = join(root, 'state', 'openclaw', 'openclaw.json');
       expect(statSync(configPath)).toMatchObject({ uid: GATEWAY_USER.uid });
       expect(statSync(configPath).mode & 0o777).toBe(0o600);
-      expect(readFileSync(`/proc/${runtimePid}/environ`, 'utf8')).toContain(CREDENTIALS_URI);
+      const runtimeEnviron = readFileSync(`/proc/${runtimePid}/environ`, 'utf8');
+      expect(runtimeEnviron).toContain('CLAWFLEET_AGENT_ID=fran');
+      expect(runtimeEnviron).not.toContain(CREDENTIALS_URI);
       expect(readFileSync(`/proc/${gateway!.pid}/environ`, 'utf8')).not.toContain(CREDENTIALS_URI);
       const probe = spawnSync(process.execPath, ['-e', `process.stdout.write(require('fs').readFileSync('/proc/${runtimePid}/environ','utf8'))`], {
         uid: GATEWAY_USER.uid,

@@ -2,10 +2,10 @@
 // file others can read and a state directory others can enter: each finding is named with
 // its severity and place, the command exits 1 on high findings, prints no secret value, and
 // a careful config of the same fleet gets no high finding.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { auditLocal } from '../../cli/security/local-checks.ts';
 import { auditConfig } from '../../cli/security/config-checks.ts';
@@ -110,6 +110,25 @@ describe('clawfleet security audit', () => {
     const report = JSON.parse(io.outText()) as { findings: { id: string; severity: string }[] };
     expect(report.findings.filter((f) => f.severity === 'high')).toEqual([]);
     expect(report.findings.map((f) => f.id)).not.toContain('dm.shared-session');
+  });
+
+  it('says each finding of the shipped example once, naming every bot or agent it concerns, and why it is so by design', async () => {
+    const dir = fleetDir(demo, 0o600, 0o700);
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const io = captureIO({ cwd: dir });
+    expect(await runCli(['security', 'audit', '--json'], io)).toBe(0);
+    const report = JSON.parse(io.outText()) as { findings: { id: string; severity: string; title: string; byDesign?: string }[] };
+    const config = report.findings.filter((f) => !f.id.startsWith('local.') && !f.id.startsWith('token.'));
+    expect(config.map((f) => `${f.severity} ${f.id}`)).toEqual(['warn dm.shared-session', 'info exec.network']);
+    expect(config[0]!.title).toBe(
+      'Everyone who writes to one of the bots "jerry", "fran", "grif" or "ray" shares that bot\'s one conversation with the others',
+    );
+    expect(config[1]!.title).toBe('Agents "jerry", "fran", "grif" and "ray": their commands reach the network');
+    for (const f of config) expect(f.byDesign, f.id).toBeTruthy();
+    const text = captureIO({ cwd: dir });
+    expect(await runCli(['security', 'audit'], text)).toBe(0);
+    expect(text.outText().match(/dm\.shared-session/g)).toHaveLength(1);
+    expect(text.outText()).toMatch(/^ {6}by design: each bot is one person’s agent/m);
   });
 
   it('tells an openclaw agent’s unsandboxed MCP server what its gateway can and cannot do, never to set sandbox true (refused for that kind)', () => {

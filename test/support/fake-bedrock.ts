@@ -2,8 +2,11 @@
 // authorization header, JSON body) and answers with scripted replies in the AWS event stream
 // framing the SDK parses, or with an error status and Bedrock's error type. pi-ai's Bedrock
 // client speaks HTTP/2 unless AWS_BEDROCK_FORCE_HTTP1 is set; the caller sets it (and
-// credentials for the SDK's default chain) in its environment.
-import { createServer } from 'node:http';
+// credentials for the SDK's default chain) in its environment, or starts this fake with
+// `http2` (cleartext HTTP/2, which the client speaks to an http:// endpoint) — the runtime
+// bundle's client must, since the switch's HTTP/1.1 handler does not load there.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
 
@@ -23,10 +26,10 @@ export interface FakeBedrock {
   close(): Promise<void>;
 }
 
-export async function startFakeBedrock(): Promise<FakeBedrock> {
+export async function startFakeBedrock(opts: { http2?: boolean } = {}): Promise<FakeBedrock> {
   const calls: BedrockCall[] = [];
   const replies: BedrockReply[] = [];
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
@@ -55,13 +58,25 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
       res.write(eventMessage('messageStop', { stopReason: reply.tool ? 'tool_use' : 'end_turn' }));
       res.end(eventMessage('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, metrics: { latencyMs: 1 } }));
     });
-  });
+  };
+  // HTTP/2's compatibility API takes the same handler; its sessions stay open until closed here.
+  const sessions = new Set<Http2Session>();
+  const server = opts.http2
+    ? createHttp2Server((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse)).on('session', (s: Http2Session) => {
+        sessions.add(s);
+        s.once('close', () => sessions.delete(s));
+      })
+    : createServer(handle);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
     replies,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        for (const s of sessions) s.destroy();
+      }),
   };
 }
 

@@ -38,6 +38,8 @@ export const faults = {
     error_code: 400,
     description: `Bad Request: can't parse entities: ${detail}`,
   }),
+  /** sendVoice to a user whose privacy settings refuse voice messages (Telegram Premium). */
+  voiceForbidden: (): BotApiFault => ({ error_code: 400, description: 'Bad Request: VOICE_MESSAGES_FORBIDDEN' }),
 };
 
 export interface FakeTelegram {
@@ -283,6 +285,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       }),
       setMyCommands: method(SetMyCommandsParams, () => ({ result: true })),
       setMessageReaction: method(SetMessageReactionParams, () => ({ result: true })),
+      // A bot may delete its own messages: a progress status once the answer is out (#31).
+      deleteMessage: method(DeleteMessageParams, (p, bot) => {
+        const key = `${p.chat_id}:${p.message_id}`;
+        if (!bot.sent.delete(key)) return badRequest('message to delete not found');
+        return { result: true };
+      }),
       answerCallbackQuery: method(AnswerCallbackQueryParams, () => ({ result: true })),
       // Files (#16): the upload must be a multipart part (a file id or URL string is not one the fake knows).
       sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption)),
@@ -443,6 +451,7 @@ const INTEGER_FIELDS = new Set([
   'timeout',
   'reply_to_message_id',
   'max_connections',
+  'duration',
 ]);
 const BOOLEAN_FIELDS = new Set(['disable_notification', 'protect_content', 'drop_pending_updates', 'allow_sending_without_reply']);
 const JSON_FIELDS = new Set(['reply_markup', 'entities', 'allowed_updates', 'reply_parameters', 'link_preview_options', 'commands', 'scope', 'reaction']);
@@ -517,6 +526,7 @@ const SetMessageReactionParams = z.object({
   reaction: z.array(z.object({ type: z.literal('emoji'), emoji: z.string().min(1) }), { error: "can't parse reaction JSON object" }).optional(),
   is_big: z.boolean().optional(),
 });
+const DeleteMessageParams = z.object({ chat_id: ChatId, message_id: z.number({ error: 'message identifier is not specified' }).int() });
 const AnswerCallbackQueryParams = z.object({
   callback_query_id: z.string({ error: 'query is too old and response timeout expired or query ID is invalid' }),
   text: z.string().max(200).optional(),
@@ -535,7 +545,12 @@ const UploadedPartSchema = z.object(
 );
 const sendFileParams = <K extends string>(field: K) =>
   z
-    .object({ chat_id: ChatId, caption: z.string().max(1024, 'message caption is too long').optional() })
+    .object({
+      chat_id: ChatId,
+      caption: z.string().max(1024, 'message caption is too long').optional(),
+      parse_mode: ParseMode.optional(),
+      duration: z.number({ error: 'duration must be a number' }).int().optional(),
+    })
     .extend({ [field]: UploadedPartSchema } as Record<K, typeof UploadedPartSchema>);
 const SendChatActionParams = z.object({
   chat_id: ChatId,

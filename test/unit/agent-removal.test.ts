@@ -3,10 +3,10 @@
 // with what to do. Locally (`clawfleet agents remove|prune` on a stopped fleet's state
 // directory) its workspace, runtime state and log are archived, not deleted, and every record
 // that names it leaves state.db — while the records of an agent whose id it prefixes stay.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { confirmRemoval, checkRemovable, runRemoval, strayAgents, StepFailed, type RemovalPlan } from '../../cli/agents/removal.ts';
 import { runCli } from '../../cli/main.ts';
 import { LocalControlPlane } from '../../local/control-plane.ts';
@@ -151,7 +151,7 @@ describe('clawfleet agents (local)', () => {
     expect(await runCli(['agents', 'prune', '--dry-run'], dry)).toBe(0);
     expect(dry.outText()).toContain('not in the config: old (workspace, log, status, sessions, queued messages, schedules)');
     expect(dry.outText()).toMatch(
-      /remove agent old \(local \(.*\.clawfleet\)\):\n {2}1\. archive: move .*workspaces\/old, its runtime state and log to .*archive\/old-<date>\/\n {2}2\. schedules: .*\n {2}3\. records: .*\n {2}! 1 message\(s\) still waiting in its queue are deleted\n {2}! 1 message\(s\) parked in its DLQs are deleted/,
+      /remove agent old from fleet "demo", state in .*\.clawfleet:\n {2}1\. archive: move .*workspaces\/old, its runtime state and log to .*archive\/old-<date>\/\n {2}2\. schedules: .*\n {2}3\. records: .*\n {2}! 1 message\(s\) still waiting in its queue are deleted\n {2}! 1 message\(s\) parked in its DLQs are deleted\n {2}! its values in the secrets file \(clawfleet\/demo\/agents\/old\) are left there/,
     );
     expect(dry.outText()).toMatch(/dry run: nothing was changed$/);
     expect(existsSync(join(state, 'workspaces', 'old'))).toBe(true);
@@ -187,7 +187,9 @@ describe('clawfleet agents (local)', () => {
     expect(await runCli(['agents', 'remove', 'old', '--yes'], captureIO({ cwd: dir }))).toBe(0);
     const again = captureIO({ cwd: dir });
     expect(await runCli(['agents', 'remove', 'old', '--yes'], again)).toBe(0);
-    expect(again.outText()).toBe(`nothing of agent "old" is left in ${state}: removed already (or look elsewhere: another region, account or --state)`);
+    expect(again.outText()).toBe(
+      `nothing of agent "old" is left in fleet "demo", state in ${state}: removed already (or look elsewhere: another region, account or --state)`,
+    );
     expect(readdirSync(join(state, 'archive'))).toHaveLength(1);
     // Stopped half-way (only its records were left): the rest is done, the finished steps finding nothing.
     const db = openStateDatabase(join(state, 'state.db'));
@@ -207,6 +209,27 @@ describe('clawfleet agents (local)', () => {
     expect(await runCli(['agents', 'remove', 'old', '--yes'], io)).toBe(1);
     expect(io.errText()).toMatch(new RegExp(`the state directory .* is in use by clawfleet pid ${process.pid} .*; agents are removed from a stopped fleet`));
     expect(existsSync(join(state, 'workspaces', 'old'))).toBe(true);
+  });
+
+  it('plans with --dry-run while a fleet runs on the state directory, saying it must stop first, and changes nothing', async () => {
+    const { dir, state } = await localState();
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const before = holdings(state, 'old');
+    locks.push(await lockStateDir(state, { pid: process.pid, startedAt: Date.now() }));
+    for (const argv of [
+      ['agents', 'remove', 'old', '--dry-run'],
+      ['agents', 'prune', '--dry-run'],
+    ]) {
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(argv, io), io.errText()).toBe(0);
+      expect(io.outText()).toContain(`remove agent old from fleet "demo", state in ${state}:`);
+      expect(io.outText()).toContain('its values in the secrets file (clawfleet/demo/agents/old) are left there');
+      expect(io.outText()).toMatch(new RegExp(`! the state directory .* is in use by clawfleet pid ${process.pid} .*: stop it before removing`));
+      expect(io.outText()).toMatch(/dry run: nothing was changed$/);
+      expect(io.outText()).not.toContain('<fleet>');
+    }
+    expect(existsSync(join(state, 'workspaces', 'old'))).toBe(true);
+    expect(holdings(state, 'old')).toEqual(before);
   });
 
   it('refuses to remove an agent still in the config (exit 2), and asks on a terminal before removing', async () => {

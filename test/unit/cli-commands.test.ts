@@ -46,8 +46,8 @@ describe('clawfleet', () => {
     broken.agents.list[2].colour = 'red';
     const bad = captureIO({ cwd: workdir(broken) });
     expect(await runCli(['config', 'validate'], bad)).toBe(3);
-    expect(bad.errText()).toContain('agents.list[1].runtime.cpus');
-    expect(bad.errText()).toMatch(/agents\.list\[2\]: Unrecognized key: "colour"/);
+    expect(bad.errText()).toContain('agents.list[1].runtime.cpus: 3 is not one of 0.25, 0.5, 1, 2, 4, 8, 16');
+    expect(bad.errText()).toContain('agents.list[2].colour: unknown key; the keys here are id, name, default, model, runtime,');
 
     const missing = captureIO({ cwd: workdir() });
     expect(await runCli(['config', 'validate', '--config', 'absent.json'], missing)).toBe(3);

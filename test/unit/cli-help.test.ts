@@ -40,6 +40,7 @@ const INVOCATIONS = [
   ['config', 'validate'],
   ['cost'],
   ['deploy'],
+  ['destroy'],
   ['security', 'audit'],
   ['import-openclaw'],
   ['openclaw', 'device'],

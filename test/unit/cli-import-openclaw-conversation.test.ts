@@ -34,8 +34,8 @@ describe('import-openclaw: the conversation settings', () => {
       // block.enabled wins over the preview mode "off".
       work: { botTokenSecret: 'TELEGRAM_WORK_BOT_TOKEN', streaming: 'block', ackReaction: '', replyToMode: 'all', commands: { native: false } },
       rotating: { botTokenSecret: 'TELEGRAM_ROTATING_BOT_TOKEN', streaming: 'block', blockStreamingChunk: { minChars: 100, maxChars: 600 } },
-      // progress and a non-emoji reaction are dropped: the account inherits the channel's.
-      status: { botTokenSecret: 'TELEGRAM_STATUS_BOT_TOKEN' },
+      // progress with its tool lines (clawfleet's status has them); a non-emoji reaction is dropped: the account inherits the channel's.
+      status: { botTokenSecret: 'TELEGRAM_STATUS_BOT_TOKEN', streaming: 'progress' },
     });
     for (const line of [
       /agents\.defaults\.blockStreamingChunk\.breakPreference: "sentence" is not supported/,
@@ -46,16 +46,16 @@ describe('import-openclaw: the conversation settings', () => {
       /^ {2}commands\.nativeSkills: skills are not offered as Telegram commands/m,
       /^ {2}commands\.bash: no clawfleet equivalent/m,
       /channels\.telegram\.streaming\.chunkMode: clawfleet always splits a long reply/,
-      /channels\.telegram\.streaming\.preview\.toolProgress: clawfleet shows no tool-progress lines/,
+      /channels\.telegram\.streaming\.preview\.toolProgress: clawfleet shows no tool-progress lines in an answer's draft \(streaming "progress" shows them/,
       /channels\.telegram\.accounts\.work\.streaming\.block\.coalesce: not supported/,
       /channels\.telegram\.accounts\.work\.commands\.nativeSkills: skills are not offered/,
       /channels\.telegram\.accounts\.rotating\.streaming\.mode: OpenClaw's "block" preview .* is clawfleet's "block"/,
       /channels\.telegram\.accounts\.rotating\.replyToMode: "batched" threads a reply only to a burst/,
-      /channels\.telegram\.accounts\.status\.streaming\.mode: "progress" .* is not supported yet; the account keeps the channel's streaming/,
-      /channels\.telegram\.accounts\.status\.streaming\.progress: the "progress" mode is not supported/,
       /channels\.telegram\.accounts\.status\.ackReaction: "not one emoji but a sentence" is not one reaction emoji/,
     ])
       expect(report).toMatch(line);
+    // progress.toolProgress: true is what clawfleet's status does: nothing to report.
+    expect(report).not.toMatch(/accounts\.status\.streaming/);
     // Nothing of the conversation is left under the generic "no equivalent" reasons.
     expect(report).not.toMatch(/(streaming|ackReaction|replyToMode|commands): (per-account )?Telegram setting with no clawfleet equivalent/);
     expect(report).not.toMatch(/^ {2}(messages|commands): no clawfleet equivalent/m);
@@ -83,12 +83,28 @@ describe('import-openclaw: the conversation settings', () => {
     expect(report).toMatch(/channels\.telegram\.accounts\.party\.ackReaction: messages\.ackReactionScope is off/);
   });
 
+  it('takes "progress" and names each of its options clawfleet’s fixed status does not honour', () => {
+    const { config, notConverted } = convertOpenclaw(
+      { channels: { telegram: { botToken: '${BOT}', streaming: { mode: 'progress', progress: { toolProgress: false, label: 'Busy', maxLines: 4 } } } } },
+      { fleet: 'f' },
+    );
+    expect(parseConfig(config).channels.telegram!.streaming).toBe('progress');
+    expect(notConverted.map((n) => n.path).sort()).toEqual([
+      'channels.telegram.streaming.progress.label',
+      'channels.telegram.streaming.progress.maxLines',
+      'channels.telegram.streaming.progress.toolProgress',
+    ]);
+    expect(notConverted[0]!.reason).toMatch(/clawfleet's progress status is fixed/);
+  });
+
   it("keeps OpenClaw's defaults where clawfleet's differ, and says so", () => {
     const { config, notes, notConverted } = convertOpenclaw({ channels: { telegram: { botToken: '${BOT}' } } }, { fleet: 'f' });
     const telegram = parseConfig(config).channels.telegram!;
     expect(telegram.ackReactionScope).toBe('group-mentions');
-    expect(telegram.streaming).toBeUndefined();
-    expect(notes.join('\n')).toMatch(/OpenClaw's Telegram default is "progress"/);
+    expect(telegram.streaming).toBe('progress');
+    expect(notes.join('\n')).toMatch(
+      /OpenClaw's Telegram default is "progress" \(a status draft of the work, then the answer\), written as streaming "progress"/,
+    );
     expect(notes.join('\n')).toMatch(/ackReactionScope "group-mentions", OpenClaw's default/);
     expect(notConverted).toEqual([]);
   });

@@ -109,12 +109,24 @@ describe('import-openclaw --workspaces', () => {
     cpSync(join(sessions, `${named}.jsonl`), join(sessions, '0badc0de-0000-4000-8000-000000000000.jsonl'));
     writeFileSync(join(s.root, 'secret.jsonl'), '{"type":"message","text":"PRIVATE KEY"}\n');
     symlinkSync(join(s.root, 'secret.jsonl'), join(sessions, '1eaf0000-0000-4000-8000-000000000000.jsonl'));
+    // A session whose transcript the store names through a linked folder, and one that climbs out: neither is read.
+    symlinkSync(s.root, join(sessions, 'linked'));
+    const store = JSON.parse(readFileSync(join(sessions, 'sessions.json'), 'utf8'));
+    store['agent:juno:telegram:dm:7'] = { sessionId: 'linked-one', sessionFile: 'linked/secret.jsonl' };
+    store['agent:juno:telegram:dm:8'] = { sessionId: 'climber', sessionFile: '../../../../secret.jsonl' };
+    writeFileSync(join(sessions, 'sessions.json'), JSON.stringify(store));
     const { code, err } = await importWith(s);
     expect(code, err).toBe(0);
     const juno = join(s.state, 'workspaces', 'juno');
     expect(err).toMatch(/\(an earlier window\): an earlier window \(before a reset\), kept as openclaw-sessions\/an_earlier_window\.0badc0de\.jsonl/);
     expect(readFileSync(join(juno, 'openclaw-sessions', 'an_earlier_window.0badc0de.jsonl'), 'utf8')).toContain('I just started Middlemarch.');
     expect(err).toMatch(/1eaf0000-0000-4000-8000-000000000000\.jsonl: not a regular file \(a link is not followed\)/);
+    expect(err).toMatch(
+      /agent:juno:telegram:dm:7: its transcript .*linked\/secret\.jsonl was not read \(linked is a symbolic link, which file tools do not follow/,
+    );
+    expect(err).toMatch(/agent:juno:telegram:dm:8: its transcript .*secret\.jsonl is outside/);
+    const copied = readdirSync(juno, { recursive: true }).filter((f) => statSync(join(juno, String(f))).isFile());
+    for (const f of copied) expect(readFileSync(join(juno, String(f)), 'utf8')).not.toContain('PRIVATE KEY');
     expect(readdirSync(join(juno, 'openclaw-sessions'))).toEqual(['an_earlier_window.0badc0de.jsonl']);
     // The current window still continues in clawfleet.
     expect((await new TranscriptStore(juno).history('agent:juno:main')).turns.map((t) => t.input)).toEqual(['I just started Middlemarch.']);

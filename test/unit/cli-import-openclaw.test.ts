@@ -1,7 +1,7 @@
 // The OpenClaw importer on configuration examples from OpenClaw's own documentation (each
 // fixture cites its page): what converts, which secret names replace values, what is listed
 // as not converted, and that the result is a valid clawfleet config.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -123,5 +123,20 @@ describe('import-openclaw', () => {
     expect(await runCli(['import-openclaw', join(FIXTURES, '..', '..', '..', 'package.json'), '--fleet', 'Bad Name'], bad)).toBe(2);
     expect(await runCli(['import-openclaw', join(import.meta.dirname, 'cli-io.ts')], bad)).toBe(3);
     expect(bad.errText()).toMatch(/not valid JSON5/);
+  });
+
+  it('says where an OpenClaw config stops being JSON5, showing the line with its bot token masked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cf-import-'));
+    try {
+      const token = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+      writeFileSync(join(dir, 'openclaw.json'), `{\n  channels: { telegram: { botToken: "${token}" ] } },\n}\n`);
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(['import-openclaw', 'openclaw.json'], io)).toBe(3);
+      expect(io.errText()).toContain("openclaw.json is not valid JSON5: line 2, column 84: invalid character ']'");
+      expect(io.errText()).toContain(`2 |   channels: { telegram: { botToken: "${'*'.repeat(token.length)}" ] } },`);
+      expect(io.errText()).not.toContain('AAHdqTcv');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,10 +2,10 @@
 // and <state>/workspaces/<id>, under the state directory's lock, with private modes, links
 // left behind, nothing overwritten without --force, and the last transfer recorded for the
 // dashboard. (With a fleet running: test/integration/workspace-local-fleet.test.ts.)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { FileWorkspaceSyncLog } from '../../shared/adapters/local/file-workspace-sync-log.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
@@ -47,6 +47,19 @@ describe('clawfleet workspace (local, no fleet running)', () => {
     expect(readFileSync(join(s.cwd, 'backup', 'SOUL.md'), 'utf8')).toBe('I am Fran.\n');
     expect(statSync(join(s.cwd, 'backup')).mode & 0o777).toBe(0o700);
     expect(await new FileWorkspaceSyncLog(join(s.cwd, '.clawfleet')).last('fran')).toMatchObject({ direction: 'pull' });
+  });
+
+  it('counts every file it scanned and wrote, not the first one', async () => {
+    const s = setup();
+    onTestFinished(() => rmSync(s.cwd, { recursive: true, force: true }));
+    for (let i = 1; i <= 5; i++) writeFileSync(join(s.mine, `note-${i}.md`), `note ${i}\n`);
+    const push = await cli(s.cwd, 'push', '--agent', 'fran', 'mine');
+    expect(push.code, push.err).toBe(0);
+    expect(push.err).toBe('  scanned: 7 files (52 B)\n  writing: 7/7 new or changed files, 52 B of 52 B');
+    writeFileSync(join(s.mine, 'note-6.md'), 'note 6\n');
+    const again = await cli(s.cwd, 'push', '--agent', 'fran', 'mine');
+    expect(again.err).toBe('  scanned: 8 files (59 B)\n  writing: 1/1 new or changed file, 7 B of 7 B');
+    expect(again.out).toBe("pushed mine to fran's workspace: 8 files — 1 new, 0 replaced, 7 unchanged");
   });
 
   it('refuses to overwrite what differs without --force, and leaves a link out of the folder behind', async () => {

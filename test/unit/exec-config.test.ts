@@ -47,10 +47,18 @@ describe('tools.exec', () => {
     const issues = issuesOf(c);
     const at = 'agents.list[1].tools.exec';
     expect(issues.map((i) => i.path)).toEqual(
-      expect.arrayContaining([`${at}.sandbox`, `${at}.security`, `${at}.allowlist[0]`, `${at}.allowlist[1]`, `${at}.allowlist[2]`, `${at}.allowlist[3]`, at]),
+      expect.arrayContaining([
+        `${at}.sandbox`,
+        `${at}.security`,
+        `${at}.allowlist[0]`,
+        `${at}.allowlist[1]`,
+        `${at}.allowlist[2]`,
+        `${at}.allowlist[3]`,
+        `${at}.colour`,
+      ]),
     );
     expect(issues.map((i) => i.path)).not.toContain(`${at}.allowlist[4]`);
-    expect(issues.find((i) => i.path === at)?.message).toMatch(/colour/);
+    expect(issues.find((i) => i.path === `${at}.colour`)?.message).toMatch(/^unknown key; the keys here are /);
   });
 
   it('needs an allowlist when security is "allowlist", here or in the defaults', () => {

@@ -146,7 +146,7 @@ describe('attachments in a turn', () => {
     symlinkSync(outside, join(workspace, 'inbox'));
     await store.put('agents/fran/in/tg.fran.5/x.txt', Buffer.from('x'), 'text/plain');
     await turn(message(5, [{ kind: 'document', key: 'agents/fran/in/tg.fran.5/x.txt', mimeType: 'text/plain', size: 1, fileName: 'x.txt' }]));
-    expect(firstUser(model).content).toMatch(/could not be saved in your workspace \(.*outside the workspace\)/);
+    expect(firstUser(model).content).toMatch(/could not be saved in your workspace \(inbox is a symbolic link, which file tools do not follow/);
   });
 
   it('refuses an attachment key under another agent’s prefix (a forged envelope), reading nothing', async () => {
@@ -308,6 +308,18 @@ describe('voice transcription', () => {
     expect(sent().find((e) => e.kind === 'reply')).toMatchObject({ text: 'Will do.' });
   });
 
+  it('quotes a forwarded voice message’s transcript as someone else’s words, under the forward’s frame (#27)', async () => {
+    const model = scripted(false, { text: 'Noted.' });
+    const { store, turn } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
+    await store.put(voice.key, Buffer.from('OggS'), 'audio/ogg');
+    await turn(franMessage(9, '', { ts: TS, media: [voice], forward: { from: { kind: 'user', name: 'Alice' }, text: '' } }));
+    expect((firstUser(model).content as string).split('\n')).toEqual([
+      "[The user forwarded a voice message (3 s), saved at inbox/2026-03-01/voice.ogg. Transcript, someone else's words:]",
+      '> Remind me to call Bob at five.',
+      '[Forwarded message from "Alice"]',
+    ]);
+  });
+
   it('transcribes a recording sent as a file (an audio/* document) as it does a voice message', async () => {
     const model = scripted(false, { text: 'Noted.' });
     const { store, turn, message } = setup(model, { transcribe: openAiTranscriber({ baseUrl: url, model: 'whisper-1' }, undefined) });
@@ -435,7 +447,7 @@ describe('send_file', () => {
     truncateSync((writeFileSync(join(workspace, 'huge.pdf'), ''), join(workspace, 'huge.pdf')), 50 * 1024 * 1024 + 1); // sparse: nothing is written
     await turn(message(11, [], 'go'));
     const results = model.requests[1]!.messages.filter((m) => m.role === 'toolResult') as { isError: boolean; content: { text: string }[] }[];
-    expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/outside the workspace/) }] });
+    expect(results[0]).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/climbs out of the workspace/) }] });
     expect(results[1]).toMatchObject({ isError: true, content: [{ text: 'huge.pdf is 52428801 bytes, over the 50 MiB a file sent to a chat may be' }] });
     expect(
       sent()

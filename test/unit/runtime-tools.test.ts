@@ -72,10 +72,22 @@ describe('workspace file tools', () => {
     writeFileSync(join(outside, 'secret.txt'), 'other agent');
     symlinkSync(outside, join(dir, 'link'));
     const tools = fileTools(dir);
-    for (const path of ['../x.txt', '/etc/passwd', 'link/secret.txt']) {
-      expect(await call(tools, 'read', { path })).toMatchObject({ isError: true, text: expect.stringMatching(/outside the workspace/) });
+    for (const path of ['../x.txt', '/etc/passwd', 'notes/../../x.txt']) {
+      expect(await call(tools, 'read', { path })).toMatchObject({
+        isError: true,
+        text: expect.stringMatching(/outside the workspace|climbs out of the workspace/),
+      });
     }
-    expect(await call(tools, 'write', { path: 'link/new.txt', content: 'x' })).toMatchObject({ isError: true });
+    // A link is never followed, wherever it points: the model is told it is a link.
+    expect(await call(tools, 'read', { path: 'link/secret.txt' })).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/^link is a symbolic link, which file tools do not follow/),
+    });
+    expect(await call(tools, 'write', { path: 'link/new.txt', content: 'x' })).toMatchObject({ isError: true, text: expect.stringMatching(/symbolic link/) });
+    expect(readdirSync(outside)).toEqual(['secret.txt']);
+    // An absolute path inside the workspace is taken, as a relative one.
+    writeFileSync(join(dir, 'in.txt'), 'inside');
+    expect(await call(tools, 'read', { path: join(dir, 'in.txt') })).toEqual({ text: 'inside' });
   });
 
   it('says how much of a file too large for it it reads or edits, in the byte units the rest of the house uses', async () => {

@@ -122,7 +122,7 @@ describe('the skills an agent is offered', () => {
     expect(found.offered).toEqual([]);
     expect(found.leftOut.map((s) => [s.name, s.reason])).toEqual([
       ['fifo', expect.stringMatching(/not read: .*FIFO/)],
-      ['linked-file', expect.stringMatching(/not read: .*is outside the workspace/)],
+      ['linked-file', expect.stringMatching(/not read: .*is a symbolic link, which file tools do not follow/)],
     ]);
   });
 

@@ -28,11 +28,12 @@ describe('the smoke test’s plan', () => {
     });
   });
 
-  it('takes down the agent stack, then the control plane, then what the stacks keep: the file system, its backups, stray log groups', () => {
+  it('takes down the agent stack, then the control plane, then what the stacks keep: its tables, the file system, its backups, stray log groups', () => {
     const items = teardownList('smoke-1234abcd');
     expect(items.map((i) => i.what.split(' (')[0]!.split(':')[0])).toEqual([
       'stack smoke-1234abcd-agent-probe',
       'stack smoke-1234abcd-control-plane',
+      'the tables the stack keeps',
       'the workspaces file system',
       'recovery points of that file system in aws/efs/automatic-backup-vault, if a daily backup ran meanwhile',
       'log groups left behind',

@@ -100,7 +100,7 @@ describe('WorkspaceAttemptLog', () => {
     const outside = mkdtempSync(join(tmpdir(), 'cf-outside-'));
     execFileSync('rm', ['-rf', dir]);
     symlinkSync(outside, dir);
-    await expect(log.start('tg.fran.1')).rejects.toThrow(/outside the workspace/);
+    await expect(log.start('tg.fran.1')).rejects.toThrow(/is a symbolic link, which file tools do not follow/);
     expect(execFileSync('ls', [outside], { encoding: 'utf8' })).toBe('');
     // A link at the temp name the writer uses: replaced, never written through.
     execFileSync('rm', [dir]);

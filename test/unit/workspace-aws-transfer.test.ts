@@ -111,9 +111,10 @@ describe('workspace push --aws', () => {
     const s = await pushToAws('fran', localWorkspace(), { force: false, hibernate: true }, t.deps);
     expect(readFileSync(join(t.efs, 'MEMORY.md'), 'utf8')).toBe('- the cat is Miso\n');
     expect(s).toMatchObject({ files: 3, created: 3, unchanged: 0, sent: 3, workspaceFiles: 3 });
-    // Held (stop) before the task, the task only once no runtime task was alive, woken after (it was awake).
-    expect(t.events).toEqual(['stop', 'task push', 'wake']);
-    expect(t.runner.runs[0]!.aliveAtStart).toBe(0);
+    // Checked for conflicts while it still ran, held (stop) before the push's task, that task only once no runtime task
+    // was alive, woken after (it was awake).
+    expect(t.events).toEqual(['task check', 'stop', 'task push', 'wake']);
+    expect(t.runner.runs[1]!.aliveAtStart).toBe(0);
     expect(t.lines.filter((l) => /waiting for \d runtime task/.test(l))).toHaveLength(2);
     expect((await t.registry.get('fran'))?.state).toBe('waking');
     expect(await t.syncLog.last('fran')).toMatchObject({ direction: 'push', files: 3, workspaceFiles: 3 });

@@ -3,21 +3,9 @@
 // stops. Chromium runs inside the sandbox exec uses (its own uid or namespaces, so with
 // --no-sandbox its renderer shares nothing with the runtime) and reaches the network only
 // through the guard proxy. Downloads land in the workspace.
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  fchmodSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, fchmodSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { Logger } from '../../../shared/log.ts';
 import type { FetchPolicy, Resolve } from '../net/fetch-guard.ts';
@@ -62,7 +50,7 @@ const CHROMIUM_ARGS = [
 ];
 
 export class AgentBrowser {
-  private starting: Promise<{ context: BrowserContext; proxy: GuardProxy; lease: SandboxLease; files: string[] }> | undefined;
+  private starting: Promise<{ context: BrowserContext; proxy: GuardProxy; lease: SandboxLease; profile: string; script: string }> | undefined;
   private current: Page | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private launches = 0;
@@ -116,7 +104,7 @@ export class AgentBrowser {
       if (failure) throw new Error(failure);
       const written = await d.path();
       if (dirname(written) !== join(this.o.workspace, DOWNLOADS_DIR)) throw new Error('it was not written into downloads/');
-      renameSync(written, join(this.o.workspace, rel));
+      new WorkspaceDir(this.o.workspace).rename(`${DOWNLOADS_DIR}/${basename(written)}`, rel);
       this.downloaded.push(rel);
     } catch (err) {
       this.downloaded.push(`${name}: not saved (${(err as Error).message.split('\n')[0]})`);
@@ -140,7 +128,8 @@ export class AgentBrowser {
     await s.context.close().catch(() => {});
     await s.lease.release();
     await s.proxy.close();
-    for (const f of s.files) rmSync(f, { recursive: true, force: true });
+    new WorkspaceDir(this.o.workspace).remove(s.profile, { recursive: true });
+    rmSync(s.script, { force: true });
     this.o.log.info('browser stopped');
   }
 
@@ -175,26 +164,29 @@ export class AgentBrowser {
     // Folders Chromium writes, in the workspace so its sandbox sees them, made with the
     // workspace's own mode (the container's is group-writable for the tool uids).
     const n = ++this.launches;
-    const mode = statSync(this.o.workspace).mode & 0o7777;
+    const ws = new WorkspaceDir(this.o.workspace);
+    const mode = ws.stat('.')!.mode & 0o7777;
     const folder = (rel: string) => {
-      const dir = join(this.o.workspace, rel);
-      // Never through a link the agent's code put there: a link or file is removed (rm does
-      // not follow it), the folder made, and its mode set on the folder itself (O_NOFOLLOW).
-      const st = lstatSync(dir, { throwIfNoEntry: false });
-      if (st && !st.isDirectory()) rmSync(dir, { recursive: true, force: true });
-      if (!st?.isDirectory()) mkdirSync(dir);
-      const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      // Never through a link the agent's code put there: a link or file is removed (never
+      // what it points to), the folder made and opened beneath the workspace, and its mode set
+      // on that descriptor.
+      const st = ws.stat(rel);
+      if (st && !st.isDirectory()) ws.remove(rel, { recursive: true });
+      ws.mkdirp(rel);
+      const dir = ws.openFolder(rel);
       try {
-        fchmodSync(fd, mode);
+        fchmodSync(dir.fd, mode);
       } finally {
-        closeSync(fd);
+        dir.close();
       }
-      return dir;
+      // Chromium, inside its sandbox, is given the path: the sandbox is its wall.
+      return join(this.o.workspace, rel);
     };
     const downloads = folder(DOWNLOADS_DIR);
     folder(BROWSER_DIR);
     // A fresh profile per start: no stale lock from a Chromium that was killed.
-    const profile = folder(`${BROWSER_DIR}/profile-${process.pid}-${n}`);
+    const profileRel = `${BROWSER_DIR}/profile-${process.pid}-${n}`;
+    const profile = folder(profileRel);
     const lease = await this.o.sandbox.lease({
       argv: [this.o.executablePath],
       env: { ...baseSandboxEnv(this.o.workspace, this.o.sandbox.path), ...this.o.env },
@@ -227,11 +219,11 @@ export class AgentBrowser {
         timeout: 60_000,
       });
       this.o.log.info('browser started', { sandbox: this.o.sandbox.kind });
-      return { context, proxy, lease, files: [profile, script] };
+      return { context, proxy, lease, profile: profileRel, script };
     } catch (err) {
       await lease.release();
       await proxy.close();
-      rmSync(profile, { recursive: true, force: true });
+      ws.remove(profileRel, { recursive: true });
       this.starting = undefined;
       throw err;
     }

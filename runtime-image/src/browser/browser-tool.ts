@@ -3,11 +3,10 @@
 // shows the model is untrusted content; a navigation is vetted by the fetch guard before
 // Chromium is asked, and everything the page loads after that passes the guard proxy.
 import { z } from 'zod';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { vetUrl, type FetchPolicy, type Resolve } from '../net/fetch-guard.ts';
-import { atomicWriteBytes } from '../tools/file-tools.ts';
 import { defineTool, type AgentTool, type ToolResult } from '../tools/tool.ts';
-import { insideWorkspace } from '../tools/workspace-path.ts';
 import type { AgentBrowser } from './agent-browser.ts';
 import { REFUSED_HEADER } from './guard-proxy.ts';
 import { SNAPSHOT_ATTR, snapshotInPage } from './page-snapshot.ts';
@@ -100,7 +99,7 @@ export function browserTool(o: BrowserToolOptions): AgentTool {
           const path = args.path ?? `screenshots/${new Date(o.clock.now()).toISOString().replace(/[:.]/g, '-')}.png`;
           if (!path.toLowerCase().endsWith('.png')) return { text: 'path must end in .png', isError: true };
           const png = await page.screenshot({ fullPage: args.fullPage ?? false, timeout: ACTION_TIMEOUT_MS });
-          atomicWriteBytes(insideWorkspace(o.workspace, path), png);
+          new WorkspaceDir(o.workspace).writeAtomic(path, png);
           const saved = `screenshot of ${page.url()} saved to ${path} (${png.length} bytes)`;
           // send and caption are in the schema only where send_file is offered.
           const { send: wanted, caption } = args as { send?: boolean; caption?: string };

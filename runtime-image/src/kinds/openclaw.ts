@@ -108,9 +108,11 @@ async function startOpenclaw(
       'runtime.kind "openclaw" needs CLAWFLEET_OPENCLAW_NODE and CLAWFLEET_OPENCLAW_CLI: `npm start` sets them after installing the pinned OpenClaw, and on AWS the runtime image\'s openclaw stage does (an image of another stage has no OpenClaw; docs/runtime.md, "Installing OpenClaw")',
     );
   }
-  // On AWS the runtime's environment holds the task role's credentials URI: a gateway running
-  // as root (an image of the operator's own without the openclaw stage's user) could read it,
-  // and everything OpenClaw runs with it. The image's stage names the user; refuse without one.
+  // On AWS the container's first process (tini) keeps the task role's credentials URI in its
+  // environment (the runtime takes it out of its own), and the runtime's memory holds it: a
+  // gateway running as root (an image of the operator's own without the openclaw stage's user)
+  // could read either, and everything OpenClaw runs with it. The image's stage names the user;
+  // refuse without one.
   if (!external && env.transport.kind === 'aws' && !runAs && process.getuid?.() === 0) {
     throw new ClawfleetError(
       'OPENCLAW_NOT_INSTALLED',

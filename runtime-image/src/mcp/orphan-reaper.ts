@@ -5,8 +5,8 @@
 // could write there, the next runtime would kill. In a container the whole PID namespace
 // goes with the task anyway; this covers local mode.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { readSmallRegularFileSync, writeSmallFileSync } from '../workspace-file.ts';
+import { basename, dirname } from 'node:path';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { killGroup } from './process-group-transport.ts';
 
 interface Recorded {
@@ -28,14 +28,20 @@ export function startTimeOf(pid: number): string | undefined {
 export class OrphanReaper {
   private readonly live = new Map<number, Recorded>();
 
-  constructor(private readonly file: string) {}
+  private readonly dir: WorkspaceDir;
+  private readonly name: string;
+
+  constructor(private readonly file: string) {
+    this.dir = new WorkspaceDir(dirname(file));
+    this.name = basename(file);
+  }
 
   /** Kills groups a previous runtime left behind; returns how many. */
   reap(): number {
     let recorded: Recorded[] = [];
     try {
       // Whatever is there (a FIFO, garbage) must not block or break the start.
-      recorded = JSON.parse(readSmallRegularFileSync(this.file, 1 << 20)) as Recorded[];
+      recorded = JSON.parse(this.dir.readTextSync(this.name, 1 << 20)) as Recorded[];
     } catch {
       return 0;
     }
@@ -64,7 +70,7 @@ export class OrphanReaper {
   private save(): void {
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      writeSmallFileSync(this.file, JSON.stringify([...this.live.values()]));
+      this.dir.writeAtomic(this.name, JSON.stringify([...this.live.values()]));
     } catch {
       // Best effort: reaping is a safety net, not the way servers are stopped.
     }

@@ -8,8 +8,9 @@
 import type { ImageContent } from '@mariozechner/pi-ai';
 import { isOwnMediaKey, keySegment, type MediaRef } from '../../../shared/media/media-ref.ts';
 import type { MediaStore } from '../../../shared/ports.ts';
-import { writeNewWorkspaceFile } from '../workspace-file.ts';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { Transcriber } from './transcribe.ts';
+import { quotedName, quoteLines } from '../others-words.ts';
 
 /** The largest image sent as one (Anthropic's per-image limit); a larger one is left to the file tools. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface MediaInputDeps {
   transcribe: Transcriber | undefined;
   /** Quote each transcript to the user at the top of the answer (tools.media.audio.echoTranscript). */
   echoTranscript?: boolean | undefined;
+  /** The message is forwarded: what a voice message says is someone else's words, quoted as theirs (others-words.ts). */
+  forwarded?: boolean | undefined;
   signal?: AbortSignal;
 }
 
@@ -61,7 +64,7 @@ export async function mediaInput(refs: MediaRef[], at: number, deps: MediaInputD
 }
 
 async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, transcripts }: MediaInput): Promise<string> {
-  const what = `${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
+  const what = `${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` ${quotedName(ref.fileName)}` : ''}${ref.durationSeconds !== undefined ? ` (${ref.durationSeconds} s)` : ''}`;
   if (!deps.store) return `[The user sent ${what}. This runtime has no media store, so it did not reach you; say so if it matters.]`;
   // Defence in depth: the control plane writes only here, and only this agent may read here.
   if (!isOwnMediaKey(deps.agentId, ref.key, 'in')) return `[The user sent ${what}, but it was refused: it is not kept under this agent's own prefix.]`;
@@ -74,7 +77,7 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
   if (!stored) return `[The user sent ${what}, but it is no longer kept (attachments expire); say so if it matters.]`;
   let path: string;
   try {
-    path = await writeNewWorkspaceFile(deps.workspace, `inbox/${day}/${keySegment(ref.fileName ?? ref.key.split('/').pop() ?? ref.kind)}`, stored.bytes);
+    path = await new WorkspaceDir(deps.workspace).createNew(`inbox/${day}/${keySegment(ref.fileName ?? ref.key.split('/').pop() ?? ref.kind)}`, stored.bytes);
   } catch (err) {
     return `[The user sent ${what}, but it could not be saved in your workspace (${(err as Error).message.slice(0, 200)}).]`;
   }
@@ -94,6 +97,7 @@ async function one(ref: MediaRef, day: string, deps: MediaInputDeps, { images, t
     try {
       const text = await deps.transcribe({ bytes: stored.bytes, mimeType: ref.mimeType, fileName: path.split('/').pop()! }, deps.signal);
       transcripts.push(text);
+      if (deps.forwarded) return [`[The user forwarded ${what}, saved at ${path}. Transcript, someone else's words:]`, ...quoteLines(text)].join('\n');
       return `[The user sent ${what}, saved at ${path}. Transcript:]\n${text}`;
     } catch (err) {
       return `[The user sent ${what} (${about}), saved at ${path}. It could not be transcribed (${(err as Error).message.slice(0, 300)}); say so if it matters.]`;

@@ -3,13 +3,11 @@
 // message) re-sends the recorded answer, byte-identical, instead of asking the gateway
 // again. The OpenClaw kind's counterpart of the native transcript's turn record. Kept in
 // the workspace (EFS on AWS), beside the attempt log, written as it is (temp + rename, at a
-// path resolved inside the workspace).
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+// path walked beneath the workspace without following a link).
 import { join } from 'node:path';
 import { z } from 'zod';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
-import { insideWorkspace } from '../tools/workspace-path.ts';
-import { readWorkspaceFile } from '../workspace-file.ts';
 
 const DIR = join('.clawfleet', 'openclaw-answers');
 const MAX_BYTES = 512 * 1024;
@@ -26,7 +24,11 @@ const AnswerRecordSchema = z.strictObject({
 export type AnswerRecord = z.infer<typeof AnswerRecordSchema>;
 
 export class AnswerJournal {
-  constructor(private readonly workspace: string) {}
+  private readonly ws: WorkspaceDir;
+
+  constructor(workspace: string) {
+    this.ws = new WorkspaceDir(workspace);
+  }
 
   private relative(inboundId: string): string {
     return join(DIR, `${sha256Hex(inboundId).slice(0, 40)}.json`);
@@ -35,7 +37,7 @@ export class AnswerJournal {
   /** The record of this inbound, if it was answered; anything unreadable counts as not answered. */
   async get(inboundId: string): Promise<AnswerRecord | undefined> {
     try {
-      const { text } = await readWorkspaceFile(this.workspace, this.relative(inboundId), { maxBytes: MAX_BYTES });
+      const { text } = await this.ws.readText(this.relative(inboundId), { maxBytes: MAX_BYTES });
       const parsed = AnswerRecordSchema.safeParse(JSON.parse(text));
       return parsed.success && parsed.data.inboundId === inboundId ? parsed.data : undefined;
     } catch {
@@ -44,11 +46,6 @@ export class AnswerJournal {
   }
 
   async put(record: AnswerRecord): Promise<void> {
-    await mkdir(insideWorkspace(this.workspace, DIR), { recursive: true });
-    const path = insideWorkspace(this.workspace, this.relative(record.inboundId));
-    const tmp = `${path}.${process.pid}.tmp`;
-    await rm(tmp, { force: true, recursive: true });
-    await writeFile(tmp, JSON.stringify(record), { flag: 'wx' });
-    await rename(tmp, path);
+    this.ws.writeAtomic(this.relative(record.inboundId), JSON.stringify(record));
   }
 }

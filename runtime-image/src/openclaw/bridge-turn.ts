@@ -29,6 +29,7 @@ import type { TurnRequest } from '../turn-request.ts';
 import { startTurnStream, type TurnStream } from '../turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
+import { quotedName } from '../others-words.ts';
 
 export interface BridgeDeps {
   agentId: string;
@@ -209,10 +210,10 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
 export async function bridgeInput(req: TurnRequest, deps: Pick<BridgeDeps, 'media' | 'clock'>, signal: AbortSignal): Promise<string> {
   if (!req.media?.length) return req.input;
   const lines = deps.media
-    ? (await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...deps.media, imageInput: false, signal })).lines
+    ? (await mediaInput(req.media, req.enqueuedAt ?? deps.clock.now(), { ...deps.media, imageInput: false, forwarded: req.forwarded, signal })).lines
     : req.media.map(
         (ref) =>
-          `[The user sent ${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` "${ref.fileName}"` : ''}, but it did not reach you: this OpenClaw gateway does not share this runtime's workspace; say so if it matters.]`,
+          `[The user sent ${MEDIA_WORDS[ref.kind]}${ref.fileName ? ` ${quotedName(ref.fileName)}` : ''}, but it did not reach you: this OpenClaw gateway does not share this runtime's workspace; say so if it matters.]`,
       );
   return [...lines, req.input].filter((t) => t !== '').join('\n');
 }

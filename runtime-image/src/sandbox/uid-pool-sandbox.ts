@@ -1,8 +1,9 @@
 // The container's sandbox, where user namespaces are not promised (Fargate): the runtime
 // runs as root in its own container only to drop privileges for tools. Each call runs
 // under a uid of its own from a small pool (setpriv: no supplementary groups, no
-// capabilities, no_new_privs), so another uid cannot read the runtime's /proc/<pid>/environ
-// (the task role's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) or memory, and when the call
+// capabilities, no_new_privs), so another uid cannot read the runtime's or PID 1's
+// /proc/<pid>/environ (PID 1 keeps the task role's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI; the
+// runtime re-executes itself without it, container-credentials.ts) or memory, and when the call
 // ends every process of its uid is killed — `setsid` escapes a process group, not a uid —
 // without touching the concurrent calls of other sessions, which hold other uids.
 import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

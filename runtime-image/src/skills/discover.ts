@@ -3,9 +3,9 @@
 // found twice taken from the first source, then the agent's allow list and each skill's
 // requirements (programs on PATH, the OS). What is left out says why, for the log and
 // for `clawfleet skills list`. Files are read only through the safe workspace readers.
-import { accessSync, constants, readdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { readWorkspaceFile } from '../workspace-file.ts';
+import { isMissing, WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { SkillRequirements } from './skill-file.ts';
 
 /** A folder of skill folders: `dir` relative to `root`, which no read leaves. */
@@ -94,15 +94,14 @@ export function unmetRequirement(r: SkillRequirements, host: SkillHost): string 
 function skillFolders(source: SkillSource): { folders: string[]; problem?: string } {
   let entries;
   try {
-    entries = readdirSync(join(source.root, source.dir), { withFileTypes: true });
+    entries = new WorkspaceDir(source.root).list(source.dir);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { folders: [] };
-    return { folders: [], problem: `${source.dir} cannot be listed (${code ?? (err as Error).message})` };
+    if (isMissing(err)) return { folders: [] };
+    return { folders: [], problem: `${source.dir} cannot be listed (${(err as Error).message})` };
   }
   // Real folders only: a symlink planted in the workspace could point anywhere.
   const folders = entries
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .filter((e) => e.kind === 'folder' && !e.name.startsWith('.'))
     .map((e) => e.name)
     .sort();
   return { folders };
@@ -124,15 +123,14 @@ export async function discoverSkills(sources: SkillSource[], allow: readonly str
       }
       let text: string;
       try {
-        const file = await readWorkspaceFile(source.root, path, { maxBytes: MAX_SKILL_FILE_BYTES });
+        const file = await new WorkspaceDir(source.root).readText(path, { maxBytes: MAX_SKILL_FILE_BYTES });
         if (file.truncated) {
           out(folder, `SKILL.md is larger than ${MAX_SKILL_FILE_BYTES / 1024} KB`);
           continue;
         }
         text = file.text;
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        out(folder, code === 'ENOENT' ? 'the folder has no SKILL.md' : `SKILL.md was not read: ${(err as Error).message}`);
+        out(folder, isMissing(err) ? 'the folder has no SKILL.md' : `SKILL.md was not read: ${(err as Error).message}`);
         continue;
       }
       let skill;

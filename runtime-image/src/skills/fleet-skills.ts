@@ -5,6 +5,7 @@
 // it do not outlive a restart (its own skills/ is where an agent keeps skills of its own).
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { decodeFleetSkillsBundle, FLEET_SKILLS_LIMITS } from '../../../shared/config/fleet-skills-bundle.ts';
 
 /** The fleet skills' folder in the workspace. */
@@ -19,20 +20,21 @@ export interface FleetSkillsCopy {
 }
 
 /**
- * Replaces <workspace>/fleet-skills with a copy of `from`. Only folders and regular files are
- * copied (links and special files are named in `skipped`); nothing is written through
- * anything already in the workspace: the old copy is removed first (rm removes a link, not
- * its target), and every folder and file is created exclusively.
+ * Replaces <workspace>/fleet-skills with a copy of `from` (operator content, read by path).
+ * Only folders and regular files are copied (links and special files are named in `skipped`);
+ * nothing is written through anything already in the workspace: the old copy is removed
+ * first (a link is removed, never its target), and every folder and file is made beneath the
+ * workspace without following a link, each file created exclusively.
  */
 export function copyFleetSkills(from: string, workspace: string): FleetSkillsCopy {
-  const to = join(workspace, FLEET_SKILLS_DIR);
-  rmSync(to, { recursive: true, force: true });
-  mkdirSync(to); // fails if something reappeared there: nothing is copied through it
+  const ws = new WorkspaceDir(workspace);
+  ws.remove(FLEET_SKILLS_DIR, { recursive: true });
+  ws.mkdirp(FLEET_SKILLS_DIR);
   const skipped: string[] = [];
   let files = 0;
   let entries = 0;
   let bytes = 0;
-  const copy = (src: string, dst: string, rel: string, depth: number) => {
+  const copy = (src: string, rel: string, depth: number) => {
     for (const name of readdirSync(src).sort()) {
       const shown = rel ? `${rel}/${name}` : name;
       if (++entries > LIMITS.entries) {
@@ -45,8 +47,8 @@ export function copyFleetSkills(from: string, workspace: string): FleetSkillsCop
           skipped.push(`${shown}: nested deeper than ${LIMITS.depth} folders`);
           continue;
         }
-        mkdirSync(join(dst, name));
-        copy(join(src, name), join(dst, name), shown, depth + 1);
+        ws.mkdirp(`${FLEET_SKILLS_DIR}/${shown}`);
+        copy(join(src, name), shown, depth + 1);
       } else if (st.isFile()) {
         if (st.size > LIMITS.fileBytes || bytes + st.size > LIMITS.totalBytes) {
           skipped.push(`${shown}: over the size limit (${LIMITS.fileBytes >> 20} MB a file, ${LIMITS.totalBytes >> 20} MB in all)`);
@@ -54,14 +56,14 @@ export function copyFleetSkills(from: string, workspace: string): FleetSkillsCop
         }
         bytes += st.size;
         // The file's mode bits come along (a script stays executable), without set-id bits.
-        writeFileSync(join(dst, name), readFileSync(join(src, name)), { flag: 'wx', mode: st.mode & 0o755 });
+        ws.writeNew(`${FLEET_SKILLS_DIR}/${shown}`, readFileSync(join(src, name)), { mode: st.mode & 0o755 });
         files++;
       } else {
         skipped.push(`${shown}: ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}`);
       }
     }
   };
-  copy(from, to, '', 0);
+  copy(from, '', 0);
   return { files, skipped };
 }
 

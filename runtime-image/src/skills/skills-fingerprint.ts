@@ -2,22 +2,22 @@
 // listing and, per skill folder, its SKILL.md's identity and change time. A SKILL.md edited in
 // place changes its ctime (which no write can leave as it was), a skill added or removed changes
 // a listing; anything else (a script beside it) is read by the model when it uses the skill.
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { SkillSource } from './discover.ts';
 
 export function skillsFingerprint(sources: readonly SkillSource[]): string {
   const parts: string[] = [];
   for (const source of sources) {
-    const dir = join(source.root, source.dir);
+    const ws = new WorkspaceDir(source.root);
     let names: string[];
     try {
-      names = readdirSync(dir, { withFileTypes: true })
+      names = ws
+        .list(source.dir)
         .filter((e) => !e.name.startsWith('.'))
-        .map((e) => `${e.isDirectory() ? 'd' : 'o'}:${e.name}`)
+        .map((e) => `${e.kind === 'folder' ? 'd' : 'o'}:${e.name}`)
         .sort();
     } catch (err) {
-      parts.push(`${source.dir}!${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      parts.push(`${source.dir}!${(err as { errno?: string; code?: string }).errno ?? (err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
       continue;
     }
     parts.push(`${source.dir}/`);
@@ -27,11 +27,11 @@ export function skillsFingerprint(sources: readonly SkillSource[]): string {
         continue;
       }
       try {
-        // lstat: a SKILL.md replaced by a link is a change too (discovery refuses links).
-        const st = lstatSync(join(dir, name.slice(2), 'SKILL.md'), { bigint: true });
-        parts.push(`${name}=${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`);
+        // Not following a link: a SKILL.md replaced by a link is a change too (discovery refuses links).
+        const st = ws.stat(`${source.dir}/${name.slice(2)}/SKILL.md`);
+        parts.push(st ? `${name}=${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}` : `${name}!ENOENT`);
       } catch (err) {
-        parts.push(`${name}!${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+        parts.push(`${name}!${(err as { errno?: string }).errno ?? 'unreadable'}`);
       }
     }
   }

@@ -1,34 +1,20 @@
-// Workspace file tools: read, write, edit, list. Paths are relative to the workspace and
-// never leave it; only regular files are read, asynchronously and up to a byte limit
-// (workspace-file.ts); writes are atomic (temp file + rename) so a crash never leaves half a file.
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+// Workspace file tools: read, write, edit, list. Every path is walked beneath the workspace
+// without following a link (shared/adapters/fs/beneath.ts), so neither "../", an absolute path
+// nor a folder swapped for a symlink mid-call reaches outside it; only regular files are read,
+// asynchronously and up to a byte limit; writes are atomic (temp file + rename in the same
+// verified folder) so a crash never leaves half a file.
 import { z } from 'zod';
+import { type DirHandle, listEntries, WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { formatBytes } from '../../../shared/format-bytes.ts';
-import { readRegularFile } from '../workspace-file.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
-import { insideWorkspace } from './workspace-path.ts';
 
 const MAX_READ_CHARS = 64_000;
 const MAX_LIST_ENTRIES = 500;
 /** Bytes of a file read and edit look at: a bigger file is read in part and not edited. */
 export const MAX_FILE_BYTES = 8 << 20;
 
-export function atomicWrite(path: string, content: string): void {
-  atomicWriteBytes(path, content);
-}
-
-/** atomicWrite for bytes (a screenshot) as well as text. */
-export function atomicWriteBytes(path: string, content: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  // wx: never through something already at the temp name (a FIFO planted there would block).
-  writeFileSync(tmp, content, { flag: 'wx' });
-  renameSync(tmp, path);
-}
-
 export function fileTools(workspace: string): AgentTool[] {
-  const at = (p: string) => insideWorkspace(workspace, p);
+  const ws = new WorkspaceDir(workspace);
   return [
     defineTool({
       name: 'read',
@@ -39,7 +25,7 @@ export function fileTools(workspace: string): AgentTool[] {
         limit: z.number().int().min(1).max(5000).optional().describe('How many lines to read'),
       }),
       async run({ path, offset, limit }) {
-        const file = await readRegularFile(at(path), { maxBytes: MAX_FILE_BYTES, shownAs: path });
+        const file = await ws.readText(path, { maxBytes: MAX_FILE_BYTES });
         const lines = file.text.split('\n');
         if (file.truncated) lines.pop(); // the last line read is cut short
         const from = (offset ?? 1) - 1;
@@ -54,7 +40,7 @@ export function fileTools(workspace: string): AgentTool[] {
       description: 'Create or overwrite a text file in your workspace (folders are created as needed).',
       schema: z.strictObject({ path: z.string().min(1), content: z.string().max(2_000_000) }),
       async run({ path, content }) {
-        atomicWrite(at(path), content);
+        ws.writeAtomic(path, content);
         return `wrote ${Buffer.byteLength(content)} bytes to ${path}`;
       },
     }),
@@ -63,15 +49,14 @@ export function fileTools(workspace: string): AgentTool[] {
       description: 'Replace one exact piece of text in a workspace file. oldText must occur exactly once.',
       schema: z.strictObject({ path: z.string().min(1), oldText: z.string().min(1), newText: z.string() }),
       async run({ path, oldText, newText }) {
-        const file = at(path);
-        const current = await readRegularFile(file, { maxBytes: MAX_FILE_BYTES, shownAs: path });
+        const current = await ws.readText(path, { maxBytes: MAX_FILE_BYTES });
         if (current.truncated) return { text: `${path} is ${current.size} bytes, over the ${formatBytes(MAX_FILE_BYTES)} this tool edits`, isError: true };
         const text = current.text;
         const count = text.split(oldText).length - 1;
         if (count === 0) return { text: `oldText was not found in ${path}`, isError: true };
         if (count > 1) return { text: `oldText occurs ${count} times in ${path}; include more context so it is unique`, isError: true };
-        atomicWrite(
-          file,
+        ws.writeAtomic(
+          path,
           text.replace(oldText, () => newText),
         );
         return `edited ${path}`;
@@ -82,18 +67,37 @@ export function fileTools(workspace: string): AgentTool[] {
       description: 'List files and folders in your workspace (folders end with "/").',
       schema: z.strictObject({ path: z.string().default('.'), recursive: z.boolean().default(false) }),
       async run({ path, recursive }) {
-        const root = at(path);
+        const st = ws.stat(path);
+        if (!st) return { text: `${path} does not exist in the workspace`, isError: true };
+        if (st.isSymbolicLink()) return { text: `${path} is a symbolic link, which file tools do not follow; use the path it points to`, isError: true };
+        if (!st.isDirectory()) return { text: `${path} is not a folder`, isError: true };
         const out: string[] = [];
-        const walk = (dir: string) => {
-          for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        // Each subfolder is opened through the one above it, never through a link.
+        const walk = (dir: DirHandle, prefix: string) => {
+          for (const e of listEntries(dir).sort((a, b) => a.name.localeCompare(b.name))) {
             if (out.length >= MAX_LIST_ENTRIES) return;
-            const full = join(dir, e.name);
-            out.push(`${relative(root, full)}${e.isDirectory() ? '/' : ''}`);
-            if (recursive && e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git') walk(full);
+            const rel = prefix + e.name;
+            out.push(`${rel}${e.kind === 'folder' ? '/' : e.kind === 'symlink' ? ' (symbolic link, not followed)' : ''}`);
+            if (!recursive || e.kind !== 'folder' || e.name === 'node_modules' || e.name === '.git') continue;
+            let child: DirHandle;
+            try {
+              child = dir.openChild(e.name, undefined, rel);
+            } catch {
+              continue; // gone or swapped for something else since the listing
+            }
+            try {
+              walk(child, `${rel}/`);
+            } finally {
+              child.close();
+            }
           }
         };
-        if (!statSync(root).isDirectory()) return { text: `${path} is not a folder`, isError: true };
-        walk(root);
+        const top = ws.openFolder(path);
+        try {
+          walk(top, '');
+        } finally {
+          top.close();
+        }
         return out.length === 0 ? '(empty)' : out.join('\n') + (out.length >= MAX_LIST_ENTRIES ? `\n[stopped at ${MAX_LIST_ENTRIES} entries]` : '');
       },
     }),

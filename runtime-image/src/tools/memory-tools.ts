@@ -1,22 +1,24 @@
 // memory_search / memory_get over the agent's durable memory: MEMORY.md and memory/*.md
 // in its workspace (OpenClaw's layout). Search is lexical (terms in a paragraph), which
 // needs no embedding model and finds what the memory flush wrote in the user's own words.
-// Files are read as every workspace file is (workspace-file.ts): regular files only, capped.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// Files are read as every workspace file is (shared/adapters/fs/beneath.ts): beneath the
+// workspace without following a link, regular files only, capped.
 import { z } from 'zod';
-import { readWorkspaceFile } from '../workspace-file.ts';
+import { isMissing, WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { capText, defineTool, type AgentTool } from './tool.ts';
 
 /** Bytes of one memory file that are read (memory is notes; a bigger file is searched in part). */
 const MAX_MEMORY_FILE_BYTES = 4 << 20;
 
-function memoryFiles(workspace: string): string[] {
-  const files = existsSync(join(workspace, 'MEMORY.md')) ? ['MEMORY.md'] : [];
-  const dir = join(workspace, 'memory');
-  if (existsSync(dir)) {
-    for (const f of readdirSync(dir).sort().reverse()) if (f.endsWith('.md')) files.push(`memory/${f}`);
+function memoryFiles(ws: WorkspaceDir): string[] {
+  const files = ws.stat('MEMORY.md') ? ['MEMORY.md'] : [];
+  let names: string[] = [];
+  try {
+    names = ws.list('memory').map((e) => e.name);
+  } catch {
+    // no memory/ folder (or something else in its place): nothing more to search
   }
+  for (const f of names.reverse()) if (f.endsWith('.md')) files.push(`memory/${f}`);
   return files;
 }
 
@@ -40,12 +42,13 @@ async function searchMemory(workspace: string, query: string, maxResults: number
   if (wanted.length === 0) return { hits: [], skipped: [] };
   const hits: Hit[] = [];
   const skipped: string[] = [];
-  for (const path of memoryFiles(workspace)) {
+  const ws = new WorkspaceDir(workspace);
+  for (const path of memoryFiles(ws)) {
     let text: string;
     try {
-      text = (await readWorkspaceFile(workspace, path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
+      text = (await ws.readText(path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push(err instanceof Error ? err.message : String(err));
+      if (!isMissing(err)) skipped.push(err instanceof Error ? err.message : String(err));
       continue;
     }
     const lines = text.split('\n');
@@ -91,9 +94,9 @@ export function memoryTools(workspace: string): AgentTool[] {
       async run({ path, from, lines }) {
         let text: string;
         try {
-          text = (await readWorkspaceFile(workspace, path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
+          text = (await new WorkspaceDir(workspace).readText(path, { maxBytes: MAX_MEMORY_FILE_BYTES })).text;
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: `${path} does not exist`, isError: true };
+          if (isMissing(err)) return { text: `${path} does not exist`, isError: true };
           throw err;
         }
         return capText(

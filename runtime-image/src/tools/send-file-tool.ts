@@ -3,6 +3,7 @@
 // digest, so a turn redone after a crash writes the same key) and sends a `file` envelope
 // naming it; the control plane checks the key is the agent's and delivers it once. Offered
 // only where the runtime has a media store.
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { extname } from 'node:path';
 import { z } from 'zod';
@@ -10,9 +11,7 @@ import { OUTBOUND_FILE_KINDS, outboundMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES, typ
 import { formatBytes } from '../../../shared/format-bytes.ts';
 import type { Clock, MediaStore } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
-import { openRegular } from '../workspace-file.ts';
 import { defineTool, type AgentTool } from './tool.ts';
-import { insideWorkspace } from './workspace-path.ts';
 
 /** Telegram sends a photo up to 10 MB as a photo; a larger image goes as a document. */
 const PHOTO_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -46,6 +45,7 @@ const TYPES: Record<string, { mime: string; kind: OutboundFileKind }> = {
 };
 
 export function sendFileTool(agentId: string, workspace: string, store: MediaStore, clock: Clock): AgentTool {
+  const ws = new WorkspaceDir(workspace);
   return defineTool({
     name: 'send_file',
     description:
@@ -56,7 +56,7 @@ export function sendFileTool(agentId: string, workspace: string, store: MediaSto
       kind: z.enum(OUTBOUND_FILE_KINDS).optional().describe('photo, document, voice, audio, video or animation; inferred from the file name when left out'),
     }),
     async run({ path, caption, kind }, ctx) {
-      const { handle, stat } = await openRegular(insideWorkspace(workspace, path), 'read', path);
+      const { handle, stat } = await ws.open(path, 'read');
       let bytes: Buffer;
       try {
         if (stat.size > TELEGRAM_UPLOAD_LIMIT_BYTES)

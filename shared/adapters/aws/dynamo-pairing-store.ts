@@ -129,6 +129,27 @@ export class DynamoPairingStore implements PairingStore {
     return out;
   }
 
+  /** Every sender approved to talk to a bot (they do not lapse): what `clawfleet destroy` keeps. */
+  async listApproved(): Promise<PairingRecord[]> {
+    const out: PairingRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'begins_with(pk, :prefix) AND #status = :approved',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':prefix': 'pairing:', ':approved': 'approved' },
+          ConsistentRead: true,
+          ExclusiveStartKey,
+        }),
+      );
+      out.push(...(page.Items ?? []).map(fromItem));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return out.sort((a, b) => `${a.accountId}:${a.peerId}`.localeCompare(`${b.accountId}:${b.peerId}`));
+  }
+
   private async freeSlot(accountId: string, slot: number, peerId: string): Promise<void> {
     await this.db
       .send(

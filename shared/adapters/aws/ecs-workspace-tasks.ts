@@ -5,6 +5,7 @@ import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, RunTas
 import { agentServiceName, agentWorkspaceTaskFamily, clusterName, WORKSPACE_SYNC_CONTAINER } from '../../config/names.ts';
 import { ClawfleetError } from '../../errors.ts';
 import type { AgentTasks, TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } from '../../workspace/task-runner.ts';
+import { RUN_TASK_TAGGING } from './ecs-task-tags.ts';
 
 export class EcsWorkspaceTasks implements WorkspaceTaskRunner, AgentTasks {
   private readonly cluster: string;
@@ -53,6 +54,7 @@ export class EcsWorkspaceTasks implements WorkspaceTaskRunner, AgentTasks {
         // The agent's own service's subnets and security group: the same path to EFS and S3.
         networkConfiguration: network,
         startedBy: 'clawfleet-workspace',
+        ...RUN_TASK_TAGGING,
         overrides: {
           containerOverrides: [
             {

@@ -1,10 +1,10 @@
 // One workspace copied into another folder on this machine (the OpenClaw import, local
 // `workspace push|pull`): scanned and hashed, planned against the destination (nothing
-// written while any file conflicts), then each file written and verified. Running it again
-// after an interruption writes only what is not there yet.
+// written while any file conflicts; planCopy alone writes nothing at all), then each file
+// written and verified. Running it again after an interruption writes only what is not there yet.
 import type { Clock } from '../../ports.ts';
 import { manifestOf, WorkspaceTransferError, type Manifest, type SkippedEntry } from '../../workspace/manifest.ts';
-import { conflictLines, planWrites } from '../../workspace/plan.ts';
+import { conflictLines, planWrites, type WritePlan } from '../../workspace/plan.ts';
 import { readWorkspaceFile, scanWorkspace, type ScanOptions } from './workspace-reader.ts';
 import { inspectTargets, WorkspaceWriter } from './workspace-writer.ts';
 
@@ -35,10 +35,40 @@ export interface CopyResult {
   bytesWritten: number;
 }
 
-export async function copyWorkspace(source: string, destination: string, opts: CopyOptions): Promise<CopyResult> {
-  const scan = await scanWorkspace(source, { ...opts, onFile: (p) => opts.onProgress?.({ phase: 'scan', ...p }) });
-  const manifest = manifestOf(opts.agentId, opts.clock.now(), scan.files, scan.skipped);
-  const plan = planWrites(manifest.files, await inspectTargets(destination, manifest.files), opts.force);
+/** What copying `source` into `destination` would do, decided before anything is written. */
+export interface CopyPlan {
+  manifest: Manifest;
+  plan: WritePlan;
+  skipped: SkippedEntry[];
+}
+
+/**
+ * Scans `source` and plans it against `destination`, writing nothing: how a transfer finds a
+ * conflict before it holds (and stops) the agent. `scanned` reuses a scan of a source that
+ * cannot have changed since (a person's folder, not the agent's workspace).
+ */
+export async function planCopy(source: string, destination: string, opts: CopyOptions, scanned?: CopyPlan): Promise<CopyPlan> {
+  let manifest = scanned?.manifest;
+  let skipped = scanned?.skipped ?? [];
+  if (!manifest) {
+    const scan = await scanWorkspace(source, { ...opts, onFile: (p) => opts.onProgress?.({ phase: 'scan', ...p }) });
+    manifest = manifestOf(opts.agentId, opts.clock.now(), scan.files, scan.skipped);
+    skipped = scan.skipped;
+    // The scan's last word, with its totals: the count of every file, not the first one said.
+    opts.onProgress?.({
+      phase: 'scan',
+      files: manifest.files.length,
+      bytes: manifest.totalBytes,
+      totalFiles: manifest.files.length,
+      totalBytes: manifest.totalBytes,
+    });
+  }
+  return { manifest, skipped, plan: planWrites(manifest.files, await inspectTargets(destination, manifest.files), opts.force) };
+}
+
+/** Copies `source` into `destination` (planned afresh unless given a plan of a source that cannot have changed). */
+export async function copyWorkspace(source: string, destination: string, opts: CopyOptions, scanned?: CopyPlan): Promise<CopyResult> {
+  const { manifest, plan, skipped } = await planCopy(source, destination, opts, scanned);
   if (plan.conflicts.length) {
     throw new WorkspaceTransferError(
       'WORKSPACE_CONFLICT',
@@ -59,7 +89,7 @@ export async function copyWorkspace(source: string, destination: string, opts: C
     created: plan.create.map((f) => f.path),
     replaced: plan.replace.map((f) => f.path),
     unchanged: plan.same.map((f) => f.path),
-    skipped: scan.skipped,
+    skipped,
     bytesWritten: bytes,
   };
 }

@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import type { Clock } from '../../ports.ts';
 import { manifestOf, MAX_DEPTH, MAX_ENTRIES, WorkspaceTransferError, type Manifest, type ManifestFile } from '../../workspace/manifest.ts';
-import { conflictLines, planWrites } from '../../workspace/plan.ts';
+import { conflictLines, planWrites, type WritePlan } from '../../workspace/plan.ts';
 import type { WorkspaceStaging } from '../../workspace/staging.ts';
-import { DirHandle } from './dir-handle.ts';
+import { DirHandle } from './beneath.ts';
 import { readWorkspaceFile, scanWorkspace, type ScanOptions } from './workspace-reader.ts';
 import { inspectTargets, WorkspaceWriter } from './workspace-writer.ts';
 
@@ -74,6 +74,9 @@ export async function stageWorkspace(
 ): Promise<{ manifest: Manifest; sent: number; sentBytes: number; alreadyStaged: number }> {
   const scan = await scanWorkspace(root, { ...opts.scan, onFile: (p) => opts.onProgress?.({ phase: 'scanning', ...p }) });
   const manifest = manifestOf(opts.agentId, opts.clock.now(), scan.files, scan.skipped);
+  // The scan's last word, with its totals: the count of every file, not the first one said.
+  const [n, size] = [manifest.files.length, manifest.totalBytes];
+  opts.onProgress?.({ phase: 'scanning', files: n, bytes: size, totalFiles: n, totalBytes: size });
   const staged = await opts.staging.staged();
   const bySha = new Map<string, ManifestFile>();
   for (const f of manifest.files) if (staged.get(f.sha256) !== f.size && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
@@ -99,6 +102,22 @@ export interface ApplyOptions {
   checkpoint?: (() => Promise<void>) | undefined;
 }
 
+/**
+ * What writing a manifest into `root` would do, reading `root` only: WORKSPACE_CONFLICT if any
+ * file conflicts. The push's task runs it before it writes, and a check task (the agent still
+ * running) before the CLI stops the agent.
+ */
+export async function planStagedManifest(root: string, manifest: Manifest, force: boolean): Promise<WritePlan> {
+  const plan = planWrites(manifest.files, await inspectTargets(root, manifest.files), force);
+  if (plan.conflicts.length) {
+    throw new WorkspaceTransferError(
+      'WORKSPACE_CONFLICT',
+      `the workspace already holds files that differ; nothing was written:\n${conflictLines(plan.conflicts)}`,
+    );
+  }
+  return plan;
+}
+
 /** Writes a staged manifest into `root`: nothing if any file conflicts; each body checked as it lands. */
 export async function applyStagedManifest(
   root: string,
@@ -106,13 +125,7 @@ export async function applyStagedManifest(
   opts: ApplyOptions,
 ): Promise<{ created: number; replaced: number; unchanged: number; bytes: number }> {
   opts.onProgress?.({ phase: 'checking', files: 0, bytes: 0, totalFiles: manifest.files.length, totalBytes: manifest.totalBytes });
-  const plan = planWrites(manifest.files, await inspectTargets(root, manifest.files), opts.force);
-  if (plan.conflicts.length) {
-    throw new WorkspaceTransferError(
-      'WORKSPACE_CONFLICT',
-      `the workspace already holds files that differ; nothing was written:\n${conflictLines(plan.conflicts)}`,
-    );
-  }
+  const plan = await planStagedManifest(root, manifest, opts.force);
   const todo = [...plan.create.map((f) => ({ f, replace: false })), ...plan.replace.map((f) => ({ f, replace: true }))];
   const staged = await opts.staging.staged();
   const missing = todo.filter(({ f }) => staged.get(f.sha256) !== f.size);

@@ -3,7 +3,7 @@
 // files only (a FIFO, socket or device is named and skipped, never opened in a way that
 // blocks), skips a file with other hard links (it may be a file from outside the workspace),
 // caps each file's size with a note, and hashes each file as it is read. Every folder and
-// file is opened through the descriptor of the folder that holds it (dir-handle.ts).
+// file is opened through the descriptor of the folder that holds it (beneath.ts).
 import { formatBytes } from '../../format-bytes.ts';
 import { constants, promises as fs, readdirSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import {
   type ManifestFile,
   type SkippedEntry,
 } from '../../workspace/manifest.ts';
-import { DirHandle, kindOf } from './dir-handle.ts';
+import { DirHandle, kindOf } from './beneath.ts';
 
 export interface ScanOptions {
   maxFileBytes?: number | undefined;
@@ -80,7 +80,7 @@ export async function scanWorkspace(root: string, opts: ScanOptions = {}): Promi
         } catch (err) {
           skipped.push({
             path: `${rel}/`,
-            reason: `could not be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); a folder swapped for a link is never followed`,
+            reason: `could not be opened (${(err as { errno?: string }).errno ?? (err as Error).message}); a folder swapped for a link is never followed`,
           });
           continue;
         }

@@ -8,7 +8,7 @@ import { constants, fsyncSync, mkdirSync, promises as fs, type Stats } from 'nod
 import { createHash, randomBytes } from 'node:crypto';
 import { PARTIAL_MARK, WorkspacePathSchema, WorkspaceTransferError, type ManifestFile } from '../../workspace/manifest.ts';
 import type { TargetState } from '../../workspace/plan.ts';
-import { DirHandle, kindOf } from './dir-handle.ts';
+import { DirHandle, kindOf } from './beneath.ts';
 
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const NEW_FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -68,14 +68,7 @@ async function inspectOne(top: DirHandle, path: string): Promise<TargetState> {
   }
 }
 
-function lstatOrUndefined(dir: DirHandle, name: string): Stats | undefined {
-  try {
-    return dir.lstatEntry(name);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
+const lstatOrUndefined = (dir: DirHandle, name: string): Stats | undefined => dir.lstatOrUndefined(name);
 
 export class WorkspaceWriter {
   /** Creates the destination folder (0700) if it is not there. */

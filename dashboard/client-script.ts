@@ -1,11 +1,14 @@
-// The dashboard's only script, served as /assets/dashboard.js: it refreshes the live part
+// The dashboard's page script, served as /assets/dashboard.js: it refreshes the live parts
 // of the page from a server-rendered fragment (and says plainly when it cannot, so an
-// unreachable fleet never looks healthy), asks before every action and reports each
-// as it happens, and runs the local chat box. Plain ES2020, no dependencies.
+// unreachable fleet never looks healthy), and asks before every action and reports each
+// as it happens. The local chat box has a script of its own (chat-script.ts), which λ
+// dashboard neither serves nor carries. Plain ES2020, no dependencies.
 export const DASHBOARD_JS = String.raw`(() => {
   'use strict';
   const $ = (sel, root) => (root || document).querySelector(sel);
-  const live = $('#live');
+  // The page's live parts ([data-live]) refresh from the fragment at main's data-src, which
+  // holds each of them; what lies between them (the chat box) is never replaced.
+  const live = $('main[data-src]');
   const events = $('#events');
   const fresh = $('#fresh');
   const dialog = $('#confirm');
@@ -23,7 +26,7 @@ export const DASHBOARD_JS = String.raw`(() => {
     setTimeout(() => li.remove(), kind === 'failed' ? 15000 : 8000);
   }
 
-  // Refresh the live part. When a refresh fails, a banner says since when the page has
+  // Refresh the live parts. When a refresh fails, a banner says since when the page has
   // been out of contact and the live part is dimmed, so a stopped fleet never looks healthy;
   // both go at the next refresh that works. Signed out (401) says so and links to sign-in.
   const banner = $('#stale');
@@ -85,7 +88,9 @@ export const DASHBOARD_JS = String.raw`(() => {
         const body = await res.json().catch(() => ({}));
         markStale('HTTP ' + res.status + (body.error ? ': ' + body.error : ''), false);
       } else {
-        live.innerHTML = await res.text();
+        const parts = document.createElement('template');
+        parts.innerHTML = await res.text();
+        for (const part of [...parts.content.querySelectorAll('[data-live]')]) $('[data-live="' + part.dataset.live + '"]')?.replaceWith(part);
         markFresh();
       }
     } catch (err) {
@@ -152,97 +157,7 @@ export const DASHBOARD_JS = String.raw`(() => {
     refresh();
   });
 
-  const chat = $('[data-chat]');
-  if (chat) {
-    const agent = chat.dataset.chat, log = $('.chat-log', chat), typing = $('.typing', chat), form = $('.chat-form', chat);
-    let after = 0, busy = false;
-    // The answer being written: one bubble kept last in the log, replaced by the reply when it lands.
-    const draft = document.createElement('div');
-    draft.className = 'msg agent draft';
-    async function poll() {
-      if (busy) return;
-      busy = true;
-      try {
-        const res = await fetch('/api/fleet/' + encodeURIComponent(agent) + '/chat?after=' + after, { cache: 'no-store', credentials: 'same-origin' });
-        if (!res.ok) return;
-        const { messages, typing: isTyping, draft: drafted } = await res.json();
-        draft.remove();
-        for (const m of messages) {
-          const div = document.createElement('div');
-          div.className = 'msg ' + (m.role === 'user' ? 'user' : 'agent');
-          if (m.file) div.append(fileView(m.file));
-          if (m.text) div.append(document.createTextNode(m.text));
-          if (m.buttons) div.append(buttonsView(m.seq, m.buttons));
-          log.append(div);
-          after = m.seq;
-        }
-        if (drafted) {
-          draft.textContent = drafted;
-          log.append(draft);
-        }
-        if (messages.length || drafted) log.scrollTop = log.scrollHeight;
-        typing.textContent = drafted ? 'writing…' : isTyping ? 'typing…' : '';
-      } finally {
-        busy = false;
-      }
-    }
-    // The agent's inline buttons under its line: a press goes to the agent as a Telegram button press would.
-    function buttonsView(seq, rows) {
-      const wrap = document.createElement('div');
-      wrap.className = 'buttons';
-      rows.forEach((labels, row) => {
-        const line = document.createElement('div');
-        labels.forEach((label, column) => {
-          const b = document.createElement('button');
-          b.type = 'button'; b.textContent = label;
-          b.addEventListener('click', async () => {
-            b.disabled = true;
-            try { await post('/api/fleet/' + encodeURIComponent(agent) + '/chat/press', { seq, row, column }); }
-            catch (err) { b.disabled = false; note('not sent: ' + err.message, 'failed'); }
-            poll();
-          });
-          line.append(b);
-        });
-        wrap.append(line);
-      });
-      return wrap;
-    }
-    // A file in the chat (#16): a picture shown, anything else a link that downloads it.
-    function fileView(f) {
-      const src = '/api/chat/' + encodeURIComponent(agent) + '/files?key=' + encodeURIComponent(f.key);
-      const wrap = document.createElement('div');
-      wrap.className = 'file';
-      if (/^image\/(jpeg|png|gif|webp)$/.test(f.mimeType)) {
-        const img = document.createElement('img');
-        img.src = src; img.alt = f.name; img.loading = 'lazy';
-        wrap.append(img);
-      } else {
-        const a = document.createElement('a');
-        a.href = src; a.download = f.name; a.textContent = '📎 ' + f.name + ' (' + Math.max(1, Math.round(f.size / 1024)) + ' KB)';
-        wrap.append(a);
-      }
-      return wrap;
-    }
-    async function sendFile(file, caption) {
-      const url = '/api/chat/' + encodeURIComponent(agent) + '/files?name=' + encodeURIComponent(file.name) + (caption ? '&caption=' + encodeURIComponent(caption) : '');
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': file.type || 'application/octet-stream' }, body: file, credentials: 'same-origin' });
-      if (res.status === 401) { location.href = '/login'; throw new Error('signed out'); }
-      if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || ('HTTP ' + res.status));
-    }
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const input = form.elements.text, text = input.value.trim();
-      const picker = form.elements.file, file = picker && picker.files && picker.files[0];
-      if (!text && !file) return;
-      input.value = '';
-      try {
-        if (file) { picker.value = ''; await sendFile(file, text); }
-        else await post('/api/fleet/' + encodeURIComponent(agent) + '/chat', { text });
-      } catch (err) { note('not sent: ' + err.message, 'failed'); }
-      poll();
-    });
-    poll();
-    setInterval(poll, 700);
-  }
+  // What the chat box's script (chat-script.ts, local mode only) uses of this one.
+  window.clawfleetDashboard = { post, note };
 })();
 `;

@@ -45,3 +45,10 @@ export const STATE_LABEL: Record<AgentSummary['state'], string> = {
   unhealthy: 'unhealthy',
   held: 'held (workspace transfer)',
 };
+
+/** An agent's spend against its budget (#31): the figures, and once a cap is reached, until when it rests. */
+export function spendLabel(spend: NonNullable<AgentSummary['spend']>, now: number): string {
+  if (spend.error) return `spend unreadable (${spend.error})`;
+  const r = spend.reached;
+  return r ? `${spend.text} — ${r.period === 'day' ? 'daily' : 'monthly'} budget reached, resting ${until(r.resetsAt, now)}` : spend.text;
+}

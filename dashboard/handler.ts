@@ -13,7 +13,8 @@ import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.
 import { crossOriginWrite } from '../shared/http/request-origin.ts';
 import { errorFields } from '../shared/log.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
-import { agentFragment, chatPanel } from './agent-page.ts';
+import { agentFragment, agentPage } from './agent-page.ts';
+import type { ChatBox } from './chat-box.ts';
 import { DASHBOARD_JS } from './client-script.ts';
 import { html } from './html.ts';
 import { loginPage, pageShell } from './layout.ts';
@@ -58,6 +59,8 @@ export interface DashboardChat {
   press(agentId: string, press: { seq: number; row: number; column: number }): Promise<string>;
   /** `draft`: the answer being written, while it streams. */
   since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean; draft?: string };
+  /** Its markup and script (dashboard/chat-box.ts), handed in so λ dashboard, which has no chat box, does not carry them. */
+  box: ChatBox;
 }
 
 export interface DashboardDeps {
@@ -179,6 +182,8 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
   if (method === 'GET' && path === '/assets/dashboard.js')
     return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
+  if (method === 'GET' && path === '/assets/chat.js' && deps.chat)
+    return respond(200, 'text/javascript; charset=utf-8', deps.chat.box.script, { headers: { 'cache-control': 'max-age=300' } });
 
   // Signing in and out included: another site must not sign a browser in to this dashboard either.
   const crossOrigin = refusedCrossOrigin(req);
@@ -223,7 +228,7 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
       const view = await buildFleetView(src);
       return page(
         200,
-        pageShell({ fleet, where: src.where, title: 'Fleet', liveSrc: '/fragments/overview', refreshMs: deps.refreshMs, live: overviewFragment(view) }),
+        pageShell({ fleet, where: src.where, title: 'Fleet', liveSrc: '/fragments/overview', refreshMs: deps.refreshMs, content: overviewFragment(view) }),
       );
     }
     if ((m = /^\/agents\/([^/]+)$/.exec(path))) {
@@ -237,8 +242,8 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
           title: a.name,
           liveSrc: `/fragments/agents/${encodeURIComponent(a.id)}`,
           refreshMs: deps.refreshMs,
-          live: agentFragment(detail),
-          extra: deps.chat ? chatPanel(a.id, a.name) : undefined,
+          content: agentPage(detail, deps.chat?.box.panel(a.id, a.name)),
+          chat: deps.chat !== undefined,
           breadcrumb: html`<span>›</span><span>${a.name}</span>`,
         }),
       );

@@ -33,6 +33,8 @@ const sources: DashboardSources = {
   sessions: cp.sessions,
   pairings: cp.pairings,
   metrics: cp.metrics,
+  // Budgets (#31): read per agent with a budget only.
+  spend: { totals: (agentId, at) => cp.spendCounts.totals(agentId, at) },
   clock: cp.clock,
   log: cp.log,
   // The last push/pull's record (`clawfleet workspace --aws`): the only measure of a workspace on EFS it has.

@@ -1,9 +1,10 @@
 // λ outbox: an SQS event source mapping over every agent's outbox, reporting partial batch
 // failures so only failed records retry (shared/control/outbox-batch.ts keeps a session's
 // replies in order and honours a channel's retry_after).
-import { dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { alertPorts, dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { processOutboxBatch } from '../shared/control/outbox-batch.ts';
+import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
 import { agentSchedules, askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 
 /** The fields of an SQS event record that λ outbox reads. */
@@ -17,6 +18,9 @@ export interface SqsRecord {
 
 const cp = awsControlPlane('outbox', (env) => [
   dynamoPorts(),
+  // Spend alarms (#31) go to the operator through the operator channel, with its rate counters.
+  alertPorts(),
+  spendAlarmPorts(),
   sqsPorts(),
   secretsManagerPorts(),
   telegramPorts,

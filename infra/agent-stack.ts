@@ -25,6 +25,7 @@ import { AgentWorkspaceTask } from './constructs/agent-workspace-task.ts';
 import { EmptySecret } from './constructs/empty-secret.ts';
 import { WorkspaceArchive } from './constructs/workspace-archive.ts';
 import { importSharedResources } from './constructs/shared-resources.ts';
+import { fleetSubnetPlan } from './fleet-subnets.ts';
 import type { ControlPlaneStack } from './control-plane-stack.ts';
 
 export interface AgentStackProps extends StackProps {
@@ -73,7 +74,7 @@ export class AgentStack extends Stack {
     });
 
     // By SSM parameter and by name, never by export: the control plane stays free to change.
-    const shared = importSharedResources(this, 'Shared', fleet);
+    const shared = importSharedResources(this, 'Shared', fleet, fleetSubnetPlan(config).subnets);
     const architecture = runtimeArchitecture(agent.runtime);
     // The one-off tasks (archive, workspace sync) run the plain runtime image; the agent's own
     // runtime the variant its kind and tools need (OpenClaw for the openclaw kind, Chromium for a browser).

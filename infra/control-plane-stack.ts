@@ -8,15 +8,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import {
-  clusterName,
-  CONTROL_PLANE_COST_TAG,
-  COST_TAGS,
-  dashboardSecretName,
-  hooksSecretName,
-  scheduleGroupName,
-  telegramSecretName,
-} from '../shared/config/names.ts';
+import { clusterName, CONTROL_PLANE_COST_TAG, COST_TAGS, dashboardSecretName, hooksSecretName, scheduleGroupName } from '../shared/config/names.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import type { FleetAppOptions } from './app-options.ts';
@@ -30,7 +22,10 @@ import { WorkspaceStaging } from './constructs/workspace-staging.ts';
 import { MediaBucket } from './constructs/media-bucket.ts';
 import { planReservedConcurrency, type ReservedConcurrencyPlan } from './reserved-concurrency.ts';
 import { runtimeEgressPorts } from './runtime-egress.ts';
+import { telegramAccountsBySecret } from '../shared/secrets/telegram-secrets.ts';
+import { fleetSubnetPlan } from './fleet-subnets.ts';
 import { TaskExecutionRole } from './constructs/task-execution-role.ts';
+import { OperatorAlarms } from './constructs/operator-alarms.ts';
 import { settleCustomResourceProviders } from './constructs/custom-resource-providers.ts';
 
 export interface ControlPlaneStackProps extends StackProps {
@@ -45,7 +40,10 @@ export class ControlPlaneStack extends Stack {
   readonly network: FleetNetwork;
   readonly tables: FleetTables;
   readonly taskExecutionRole: iam.Role;
-  readonly telegramSecret: EmptySecret | undefined;
+  /** The topic every alarm notifies, and its subscribers. */
+  readonly alarms: OperatorAlarms;
+  /** The bot tokens' secrets (none without Telegram). */
+  readonly telegramSecrets: EmptySecret[];
   readonly hooksSecret: EmptySecret | undefined;
   readonly dashboardSecret: EmptySecret;
   readonly cronInvoker: CronInvoker;
@@ -63,17 +61,31 @@ export class ControlPlaneStack extends Stack {
     const fleet = config.fleet;
     const logRetention = options.logRetentionDays as logs.RetentionDays;
 
-    this.network = new FleetNetwork(this, 'Network', { fleet, emulator: options.emulator, logRetention, egressPorts: runtimeEgressPorts(config) });
+    this.network = new FleetNetwork(this, 'Network', {
+      fleet,
+      emulator: options.emulator,
+      logRetention,
+      egressPorts: runtimeEgressPorts(config),
+      subnets: fleetSubnetPlan(config),
+    });
     this.tables = new FleetTables(this, 'Tables', { fleet });
+    // Before any alarm: every alarm of the fleet notifies this topic (reachOperator).
+    this.alarms = OperatorAlarms.create(this, { fleet, email: config.operator?.email });
     // What ECS pulls every agent task's image and ships its logs with (the agent stacks name it).
     this.taskExecutionRole = new TaskExecutionRole(this, 'TaskExecution', { fleet }).role;
-    this.telegramSecret = config.channels.telegram
-      ? new EmptySecret(this, 'TelegramSecret', {
-          secretName: telegramSecretName(fleet),
-          description: `clawfleet ${fleet}: Telegram bot tokens by name (${listed(Object.values(config.channels.telegram.accounts).map((a) => a.botTokenSecret))})`,
-          rotation: 'telegram',
-        })
-      : undefined;
+    // One secret of bot tokens up to 400 bots, more beyond (shared/secrets/telegram-secrets.ts);
+    // the first keeps its construct id, so a fleet that grows keeps its first secret.
+    const telegram = config.channels.telegram;
+    this.telegramSecrets = telegram
+      ? [...telegramAccountsBySecret(config)].map(
+          ([secretName, accounts], shard) =>
+            new EmptySecret(this, shard === 0 ? 'TelegramSecret' : `TelegramSecret${shard}`, {
+              secretName,
+              description: `clawfleet ${fleet}: Telegram bot tokens by name (${listed(accounts.map((id) => telegram.accounts[id]!.botTokenSecret))})`,
+              rotation: 'telegram',
+            }),
+        )
+      : [];
     this.hooksSecret = config.hooks
       ? new EmptySecret(this, 'HooksSecret', {
           secretName: hooksSecretName(fleet),
@@ -91,7 +103,7 @@ export class ControlPlaneStack extends Stack {
     this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'Schedules', { name: scheduleGroupName(fleet) });
     this.cronInvoker = new CronInvoker(this, 'CronInvoker', { fleet, functionArn: cronDispatchArn(this, fleet) });
     // The agent stacks find the network, file system and scheduler role through these.
-    new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role });
+    new SharedParameters(this, 'Shared', { fleet, network: this.network, schedulerRole: this.cronInvoker.role, subnets: fleetSubnetPlan(config).subnets });
     // Workspaces on their way in and out of EFS (`clawfleet workspace push|pull`).
     this.staging = new WorkspaceStaging(this, 'WorkspaceStaging', { fleet });
     // Attachments on their way to agents, and the files agents send (#16).
@@ -107,7 +119,7 @@ export class ControlPlaneStack extends Stack {
         fleet,
         stack: this,
         tables: this.tables.tables,
-        telegramSecret: this.telegramSecret,
+        telegramSecrets: this.telegramSecrets,
         hooksSecret: this.hooksSecret,
         dashboardSecret: this.dashboardSecret,
         schedulerRole: this.cronInvoker.role,
@@ -119,6 +131,9 @@ export class ControlPlaneStack extends Stack {
       ...(props.functions ? { specs: props.functions } : {}),
     });
 
+    const alerts = this.functions.functions.get('operator-alerts');
+    if (alerts) this.alarms.subscribe(alerts);
+    new CfnOutput(this, 'AlarmsTopicArn', { value: this.alarms.topic.topicArn, description: 'SNS topic every alarm of the fleet notifies' });
     new CfnOutput(this, 'ClusterName', { value: clusterName(fleet), description: 'ECS cluster of the agent runtimes' });
     // Last, once every construct that may add a custom-resource provider has.
     settleCustomResourceProviders(this, {

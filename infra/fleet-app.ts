@@ -22,6 +22,7 @@ import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/contro
 import { ControlPlaneStack } from './control-plane-stack.ts';
 import { planFleetSkills } from './fleet-skills.ts';
 import { MAX_EGRESS_PORTS, runtimeEgressPorts } from './runtime-egress.ts';
+import { fleetSubnetPlan } from './fleet-subnets.ts';
 
 export interface FleetStacks {
   controlPlane: ControlPlaneStack;
@@ -178,6 +179,8 @@ function checkDeployable(config: FleetConfig, options: FleetAppOptions, skillsIs
     const problem = browserSizeProblem(resolved, resolved.runtime);
     if (problem) issues.push({ path: `agents.list[${i}].runtime`, message: problem });
   });
+  const subnets = fleetSubnetPlan(config);
+  if (subnets.problem) issues.push({ path: 'agents.list', message: subnets.problem });
   const egress = runtimeEgressPorts(config);
   if (egress.length > MAX_EGRESS_PORTS)
     issues.push({

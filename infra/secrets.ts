@@ -7,7 +7,7 @@ import { ClawfleetError } from '../shared/errors.ts';
 import { issuesText, parseJsonAs } from '../shared/json.ts';
 import { SecretValuesSchema } from '../shared/secrets/secret-values.ts';
 
-/** `telegram`, `hooks`, `dashboard`, `agent:<id>` or a full secret name. */
+/** `telegram` (its first secret: telegram-secrets.ts says which holds a token beyond 400 bots), `hooks`, `dashboard`, `agent:<id>` or a full secret name. */
 export function secretIdFor(fleet: string, target: string): string {
   if (target === 'telegram') return telegramSecretName(fleet);
   if (target === 'hooks') return hooksSecretName(fleet);

@@ -13,7 +13,11 @@ import { SqliteAgentMetrics } from '../shared/adapters/sqlite/sqlite-agent-metri
 import { SqliteAgentRegistry } from '../shared/adapters/sqlite/sqlite-agent-registry.ts';
 import { SqliteCronScheduler } from '../shared/adapters/sqlite/sqlite-cron-scheduler.ts';
 import { SqliteInboundOrigins } from '../shared/adapters/sqlite/sqlite-inbound-origins.ts';
+import { SqliteReactionRates } from '../shared/adapters/sqlite/sqlite-reaction-rates.ts';
+import { SqliteSentMessages } from '../shared/adapters/sqlite/sqlite-sent-messages.ts';
 import { SqliteRelayRates } from '../shared/adapters/sqlite/sqlite-relay-rates.ts';
+import { SqliteSpendCounts, SqliteSpendLedger } from '../shared/adapters/sqlite/sqlite-spend.ts';
+import { agentCaps, budgetRefusal } from '../shared/control/budget-gate.ts';
 import { TelegramAccounts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { SqliteAgentStatus, SqliteDeliveryLedger, SqliteInboundDedupe, SqliteSessionRegistry } from '../shared/adapters/sqlite/sqlite-state.ts';
@@ -37,6 +41,10 @@ import { mainSessionKey } from '../shared/routing/session-key.ts';
 import { buttonPressText, PROTOCOL_VERSION, type MessageEnvelope } from '../shared/protocol/envelopes.ts';
 import { attachmentKindOf } from '../shared/media/file-kind.ts';
 import { inboundMediaKey } from '../shared/media/media-ref.ts';
+import type { SpendAlarm } from '../shared/budget/budget.ts';
+import { SqliteAlertRates } from '../shared/adapters/sqlite/sqlite-alert-rates.ts';
+import { operatorAlertDeps, type OperatorAlertDeps } from '../shared/control/operator-alerts.ts';
+import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
 
 /** As the CDK app's redrive policy: a message handed out this often without success is parked. */
 /** How long a chat box command's id is remembered (each typed command has its own id). */
@@ -59,6 +67,8 @@ export interface LocalControlPlaneOptions {
   media?: MediaStore;
   /** Why an agent runs its offline stand-in model (no model key), for /status. */
   offlineModels?: (agentId: string) => string | undefined;
+  /** Tells the operator a spend alarm (#31); without it, alarms are logged. */
+  spendAlerts?: (agentId: string, alarm: SpendAlarm) => Promise<void>;
 }
 
 export class LocalControlPlane {
@@ -74,6 +84,10 @@ export class LocalControlPlane {
   readonly origins: SqliteInboundOrigins;
   /** The per-pair agent-to-agent rate limit. */
   readonly relayRates: SqliteRelayRates;
+  /** The bot's messages, whose reactions reach the agent that sent them (#31). */
+  readonly sentMessages: SqliteSentMessages;
+  /** The users' reactions per chat (#31). */
+  readonly reactionRates: SqliteReactionRates;
   /** The fleet's schedule group: the config's jobs and heartbeats, and agents' own jobs. */
   readonly scheduler: SqliteCronScheduler;
   /** Wake and hibernate, wired as on AWS; absent without a compute. */
@@ -86,6 +100,10 @@ export class LocalControlPlane {
   readonly telegram: TelegramAccounts;
   /** Attachments and agents' files (#16); undefined where this fleet keeps none. */
   readonly media: MediaStore | undefined;
+  /** Budgets (#31): each agent's spend as the control plane counts it from its usage reports. */
+  readonly spend: SqliteSpendCounts;
+  /** Budgets (#31): each runtime's own ledger, which it reserves and settles in through its channel (/runtime/spend). */
+  readonly spendLedger: SqliteSpendLedger;
   /** The same composition as every Lambda's (shared/control/control-plane.ts), over the adapters above. */
   private readonly plane: ControlPlane;
 
@@ -105,6 +123,8 @@ export class LocalControlPlane {
     this.registry = new SqliteAgentRegistry(db);
     this.origins = new SqliteInboundOrigins(db, clock.now);
     this.relayRates = new SqliteRelayRates(db);
+    this.sentMessages = new SqliteSentMessages(db, clock.now);
+    this.reactionRates = new SqliteReactionRates(db);
     const scheduleClock = opts.scheduleClock ?? clock;
     this.scheduler = new SqliteCronScheduler(db, () => scheduleClock.now());
     this.pairings = new SqlitePairingStore(db);
@@ -113,6 +133,8 @@ export class LocalControlPlane {
     const secretsWhere = 'in the local secrets file';
     this.telegram = new TelegramAccounts({ config, secrets, where: secretsWhere });
     this.media = opts.media;
+    this.spend = new SqliteSpendCounts(db);
+    this.spendLedger = new SqliteSpendLedger(db);
     this.plane = new ControlPlane(
       { config, clock, log, component: 'local', newId: () => randomUUID(), newPairingCode: () => pairingCode(randomBytes), secretsWhere },
       {
@@ -126,6 +148,9 @@ export class LocalControlPlane {
         metrics: () => this.metrics,
         depths: () => ({ depth: async (agentId) => this.inbox(agentId).depth }),
         relayRates: () => this.relayRates,
+        sentMessages: () => this.sentMessages,
+        reactionRates: () => this.reactionRates,
+        alertRates: () => new SqliteAlertRates(db),
         secrets: () => secrets,
         telegram: () => this.telegram,
         outboxDeadLetters: () => (agentId) => this.dlq(agentId ?? 'unknown'),
@@ -134,6 +159,9 @@ export class LocalControlPlane {
         localChat: () => this.chat,
         media: () => this.media,
         offlineModels: () => opts.offlineModels,
+        spendCounts: () => this.spend,
+        // Spend alarms (#31): through the operator channel, as λ outbox tells them, unless a test listens itself.
+        spendAlerts: (plane) => opts.spendAlerts ?? spendAlarmPorts().spendAlerts!(plane),
       },
     );
     this.lifecycle = this.plane.lifecycle;
@@ -146,6 +174,11 @@ export class LocalControlPlane {
   /** Inbound envelopes the agent's runtime could not process (its queue's DLQ). */
   inboxDlq(agentId: string): SqliteDeadLetters {
     return this.queues.deadLetters(localQueueNames(agentId).inboxDlq);
+  }
+
+  /** What operator alerts go through: the operator's chat, its bot, the ledger and the alert counters (local/operator-alarms.ts). */
+  operatorAlertDeps(): OperatorAlertDeps {
+    return operatorAlertDeps(this.plane);
   }
 
   /** Outbound envelopes the control plane refused (the agent's outbox DLQ). */
@@ -241,6 +274,15 @@ export class LocalControlPlane {
     const sessionKey = mainSessionKey(agentId);
     const now = this.clock.now();
     const chat: ChannelTarget = { channel: 'local', chatId: agentId };
+    // Budgets (#31): over its cap the agent is not given the message (a runtime command asks no
+    // model and goes through); the chat box shows the line and the note that answers it.
+    const refusal = fields.command ? undefined : await budgetRefusal(this.config, agentId, () => this.spend, now);
+    if (refusal) {
+      show();
+      await this.chat.sendText(chat, refusal.text);
+      this.log.info('chat message not queued: the agent is over its budget', { agentId, envelopeId: id, period: refusal.reached.period });
+      return;
+    }
     await this.origins.put(newOrigin({ id, agentId, sessionKey, target: chat, createdAt: now }));
     await this.sessions.put({ sessionKey, agentId, target: chat, updatedAt: now });
     await this.queues.send({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: now, from: { channel: 'local' }, ...fields });
@@ -325,6 +367,26 @@ export class LocalControlPlane {
         }
       }
     }
+  }
+
+  /**
+   * A runtime's call on its own spend ledger (#31), `agentId` known from its token: its caps are
+   * the config's and the time is this process's, whatever the runtime would say.
+   */
+  async runtimeSpend(
+    agentId: string,
+    call:
+      | { op: 'reserve'; callId: string; micros: number; holdMs: number }
+      | { op: 'settle'; callId: string; month: string; micros: number }
+      | { op: 'month'; month: string },
+  ): Promise<unknown> {
+    const caps = agentCaps(this.config, agentId);
+    if (!caps) throw new ClawfleetError('ROUTE_UNKNOWN', `agent "${agentId}" has no budget, so it keeps no spend ledger`);
+    const at = this.clock.now();
+    if (call.op === 'reserve')
+      return { outcome: await this.spendLedger.reserve(agentId, { callId: call.callId, micros: call.micros, holdMs: call.holdMs, at, caps }) };
+    if (call.op === 'settle') return { settled: await this.spendLedger.settle(agentId, { callId: call.callId, month: call.month, micros: call.micros, at }) };
+    return { month: await this.spendLedger.month(agentId, call.month) };
   }
 
   /** An envelope a runtime put on its outbox; `agentId` is known from the runtime's own token. */

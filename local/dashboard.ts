@@ -6,6 +6,7 @@ import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fl
 import type { Logger } from '../shared/log.ts';
 import { systemClock, type AgentRecord } from '../shared/ports.ts';
 import type { DashboardDeps } from '../dashboard/handler.ts';
+import { CHAT_BOX } from '../dashboard/chat-box.ts';
 import type { LocalControlPlane } from './control-plane.ts';
 import type { AgentStatus, FleetStatus } from './fleet-status.ts';
 import { localAgentState } from './agent-state.ts';
@@ -58,6 +59,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
     },
     sessions: cp.sessions,
     pairings: cp.pairings,
+    spend: cp.spend,
     metrics: {
       recordTurn: (event) => cp.metrics.recordTurn(event),
       activity: (agentId, from, to) => cp.metrics.activity(agentId, from, to),
@@ -94,6 +96,7 @@ export function localDashboard(inputs: LocalDashboardInputs): { deps: DashboardD
         send: (agentId, text) => cp.chatMessage(agentId, text),
         press: (agentId, press) => cp.chatPress(agentId, press),
         since: (agentId, after) => cp.chat.since(agentId, after),
+        box: CHAT_BOX,
       },
       secureCookie: false,
       storageFull: (err) => inputs.storage.failed(err, 'dashboard'),

@@ -19,6 +19,8 @@ const AgentStatusSchema = z.object({
   detail: z.string().optional(),
   /** What the runtime warned about at its last heartbeat (exec off for want of a sandbox, exec unsandboxed). */
   warnings: z.array(z.string()).optional(),
+  /** Budgets (#31): spend against the caps, and what is paused while one is reached; absent for an agent without a budget. */
+  spend: z.string().optional(),
 });
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 

@@ -3,6 +3,8 @@
 // a timer, wake and hibernate through the registry as on AWS, and the durable state
 // (queues, registry, schedules, chat) in <state>/state.db. The state directory is held
 // by one fleet at a time, private to its owner, and a full disk fails requests, not the fleet.
+import { capReached, spendText } from '../shared/budget/budget.ts';
+import { agentCaps, spendStatusText } from '../shared/control/budget-gate.ts';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -41,6 +43,7 @@ import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeSt
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
 import { boxingHere, PROBE_ARGV, probeBox } from './box-check.ts';
+import { LocalAlarms, localConditions, tellOperator, type AgentSnapshot } from './operator-alarms.ts';
 
 export interface LocalFleetOptions {
   configPath: string;
@@ -216,9 +219,19 @@ async function runLocalFleet(
         lastError: recorded.lastError ?? null,
         detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
         warnings: cp.registry.record(a.id)?.warnings ?? [],
+        ...spendOf(a.id),
       };
     }),
   });
+  /** A metered agent's spend (#31), from the control plane's count. */
+  const spendOf = (agentId: string): { spend?: string } => {
+    const caps = agentCaps(config, agentId);
+    if (!caps) return {};
+    const now = systemClock.now();
+    const totals = cp.spend.totalsNow(agentId, now);
+    const text = spendText(caps, totals);
+    return { spend: spendStatusText({ text, reached: capReached(caps, totals, now) }, now) };
+  };
 
   /**
    * An operator's command (CLI, dashboard): the registry says what the agent should be,
@@ -390,7 +403,26 @@ async function runLocalFleet(
     await cp.registry.transition(spec.agentId, ALL_STATES, 'waking', systemClock.now());
     supervisor.start(spec);
   }
-  const health = startHealthLoop(config, cp.lifecycle!);
+  // After every health tick: what CloudWatch's alarms watch on AWS, told to the operator's chat on a change.
+  const alarms = new LocalAlarms();
+  const alertDeps = cp.operatorAlertDeps();
+  const snapshot = (): AgentSnapshot[] =>
+    config.agents.list.map((a) => {
+      const info = supervisor!.info(a.id);
+      return {
+        id: a.id,
+        restarts: info.restarts,
+        state: info.state,
+        startedAt: info.startedAt,
+        inboxDlq: cp.inboxDlq(a.id).depth,
+        outboxDlq: cp.dlq(a.id).depth,
+        warnings: cp.registry.record(a.id)?.warnings ?? [],
+      };
+    });
+  const health = startHealthLoop(config, cp.lifecycle!, undefined, async (failure) => {
+    const now = systemClock.now();
+    await tellOperator(alarms, localConditions(config, snapshot(), failure, now), now, alertDeps);
+  });
   const cron = startCronLoop({ scheduler: cp.scheduler, dispatch: cp.cronDispatch, clock: opts.scheduleClock ?? systemClock, log });
   undo.push(
     () => health.stop(),

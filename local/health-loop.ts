@@ -13,7 +13,16 @@ export const LOCAL_HEALTH = { ...HEALTH_DEFAULTS, idleTimeoutMinutes: Infinity }
 /** A tick this much later than planned means the machine slept: heartbeats are judged on the next one. */
 const SLEPT_MS = 30_000;
 
-export function startHealthLoop(config: FleetConfig, deps: LifecycleDeps, tickMs = LOCAL_HEALTH_TICK_MS): { stop(): Promise<void> } {
+/**
+ * Runs the tick every `tickMs`; `afterTick` is told how each went (undefined, or why it
+ * failed), for the operator alarms (local/operator-alarms.ts).
+ */
+export function startHealthLoop(
+  config: FleetConfig,
+  deps: LifecycleDeps,
+  tickMs = LOCAL_HEALTH_TICK_MS,
+  afterTick?: (failure: string | undefined) => Promise<void>,
+): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   let last = Date.now();
   const timer = setInterval(() => {
@@ -25,8 +34,14 @@ export function startHealthLoop(config: FleetConfig, deps: LifecycleDeps, tickMs
       .then((actions) => {
         const acted = Object.fromEntries(Object.entries(actions).filter(([, a]) => a !== 'none'));
         if (Object.keys(acted).length) deps.log.info('health tick', { acted });
+        return undefined;
       })
-      .catch((err) => deps.log.error('health tick failed', errorFields(err)))
+      .catch((err: unknown) => {
+        deps.log.error('health tick failed', errorFields(err));
+        return err instanceof Error ? err.message : String(err);
+      })
+      .then((failure) => afterTick?.(failure))
+      .catch((err) => deps.log.error('after the health tick', errorFields(err)))
       .finally(() => (running = undefined));
   }, tickMs);
   timer.unref();

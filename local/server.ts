@@ -85,6 +85,22 @@ const RuntimeBodies = {
   release: z.object({ receipt: z.string() }),
   outbox: z.object({ envelope: z.unknown() }),
   'dead-letter': z.object({ body: z.string(), reason: z.string() }),
+  // Budgets (#31): the runtime's own ledger. Its agent is its token's; the caps and the time are the control plane's.
+  spend: z.discriminatedUnion('op', [
+    z.strictObject({
+      op: z.literal('reserve'),
+      callId: z.string().min(1).max(128),
+      micros: z.number().int().min(0).max(1e12),
+      holdMs: z.number().int().min(1_000).max(7_200_000),
+    }),
+    z.strictObject({
+      op: z.literal('settle'),
+      callId: z.string().min(1).max(128),
+      month: z.string().regex(/^\d{4}-\d{2}$/),
+      micros: z.number().int().min(0).max(1e12),
+    }),
+    z.strictObject({ op: z.literal('month'), month: z.string().regex(/^\d{4}-\d{2}$/) }),
+  ]),
 };
 /** `clawfleet cron run`: a config job's trigger, fired now through the same dispatch as its schedule. */
 const CronRunBody = z.strictObject({ trigger: CronTriggerSchema });
@@ -181,6 +197,8 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
         return inbox.delete(body.receipt as string).then(() => ({}));
       case 'release':
         return inbox.release(body.receipt as string).then(() => ({}));
+      case 'spend':
+        return cp.runtimeSpend(agentId, body as z.infer<(typeof RuntimeBodies)['spend']>);
       case 'outbox': {
         // A reply may wait for Telegram's retry_after: no longer than its runtime is there.
         const gone = new AbortController();

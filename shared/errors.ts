@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'SCHEDULE_INVALID'
   | 'LAMBDA_ENV_INVALID'
   | 'PORT_NOT_WIRED'
+  // Budgets (#31): a metered agent's runtime without its spend ledger.
+  | 'SPEND_LEDGER_MISSING'
   // The local fleet's process and state directory.
   | 'STATE_DIR_IN_USE'
   | 'STORAGE_FULL'

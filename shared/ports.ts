@@ -1,6 +1,8 @@
 // The ports of the core: what it needs from the outside world, named by what it means
 // to us rather than by the technology behind it. Adapters: adapters/aws (on AWS),
 // adapters/memory (unit tests), and the local-mode adapters.
+import type { SpendTotals } from './budget/budget.ts';
+import type { LedgerMonth, ReserveOutcome, ReserveRequest, SettleRequest } from './budget/ledger.ts';
 import type { OutboundFileKind } from './media/media-ref.ts';
 import type { InboundEnvelope, OutboundEnvelope, SessionStats } from './protocol/envelopes.ts';
 import type { BotIdentity } from './telegram/mention.ts';
@@ -44,7 +46,8 @@ export interface ChannelSender {
   readonly maxTextLength: number;
   /** Splits a reply into the parts sent as messages, the same way every time (each part is claimed in the delivery ledger); absent: chunkText by maxTextLength. */
   chunk?(text: string): string[];
-  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<void>;
+  /** Sends one message; says which where the channel numbers its messages (Telegram's message_id), for reactions to it (#31). */
+  sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<SentMessage | void>;
   sendTyping(target: ChannelTarget): Promise<void>;
   /** Sets (emoji) or clears (undefined) the bot's reaction on a message; absent where a channel has none. */
   react?(target: ChannelTarget, messageId: number, emoji: string | undefined): Promise<void>;
@@ -54,7 +57,7 @@ export interface ChannelSender {
    */
   showDraft?(target: ChannelTarget, draft: DraftView): Promise<DraftShown>;
   /** Turns a group's preview message into the first part of the final reply, in place. */
-  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<void>;
+  finishPreview?(target: ChannelTarget, previewMessageId: number, text: string, opts?: SendOptions): Promise<SentMessage | void>;
   /** Stops a pressed button spinning (Telegram's answerCallbackQuery); absent where a channel has no buttons. */
   answerButtonPress?(queryId: string): Promise<void>;
   /** Sends a file (media, #16); absent on a channel that cannot carry files. */
@@ -64,11 +67,16 @@ export interface ChannelSender {
    * caption when `captionFits` says it fits one. Throws VoiceRefusedError where the chat takes
    * no voice messages. Absent on a channel without voice messages.
    */
-  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<void>;
+  sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<SentMessage | void>;
   /** Whether a reply's text fits as one caption (Telegram: 1024 characters as sent), decided from the text alone. */
   captionFits?(text: string): boolean;
   /** Removes a status message that the answer does not replace (progress streaming's, #31). Best effort; absent where a channel has none. */
   clearPreview?(target: ChannelTarget, previewMessageId: number): Promise<void>;
+}
+
+/** A message a channel sent: its id there (Telegram's message_id). */
+export interface SentMessage {
+  messageId: number;
 }
 
 /** A spoken reply's audio, read from the media store. */
@@ -394,6 +402,8 @@ export interface InboundOrigin {
   messageId?: number | undefined;
   /** The ack reaction put on that message, cleared once the reply is sent. */
   ack?: string | undefined;
+  /** Status reactions (#31) follow this message's turn (queued → … → done or error) in place of the ack; its state is kept beside the record (advanceStatus). */
+  statusReactions?: boolean | undefined;
   /**
    * The preview message a group's streamed answer is shown in; final once the reply replaced it
    * (later drafts are then dropped). `progress`: a status of the work (progress streaming), which
@@ -413,6 +423,45 @@ export interface InboundOrigins {
    * named as the cause of a relay.
    */
   takeRelay(id: string, max: number): Promise<boolean>;
+  /**
+   * Moves inbound `id`'s status reaction (#31) to `to` if it stands at one of `from` ("unset": none
+   * was ever set): false, changing nothing, otherwise or once the origin is gone. One conditional
+   * write, so of two racing moves one wins; recording the origin again (put) leaves the state where it is.
+   */
+  advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]): Promise<boolean>;
+}
+
+/** Where a message's status reaction stands (#31): forward only, done and error final. */
+export type StatusState = 'queued' | 'thinking' | 'tool' | 'done' | 'error';
+/** A state a move may start from: one of them, or none set yet. */
+export type StatusFrom = StatusState | 'unset';
+
+/**
+ * A message the bot sent for an agent (#31): whose answer it was, so a user's reaction to it
+ * (Telegram names only the chat and the message) reaches that agent, in that session.
+ */
+export interface SentMessageRecord {
+  accountId: string;
+  chatId: string;
+  messageId: number;
+  agentId: string;
+  sessionKey: string;
+  /** The forum topic it was sent in. */
+  threadId?: number | undefined;
+  /** Epoch ms after which it is forgotten (personal data, kept as long as an origin). */
+  expiresAt: number;
+}
+
+/** The bot's messages by chat and id (#31). Written by the outbox as it delivers, read by the webhook. */
+export interface SentMessages {
+  put(record: SentMessageRecord): Promise<void>;
+  get(accountId: string, chatId: string, messageId: number): Promise<SentMessageRecord | undefined>;
+}
+
+/** The users' reactions counted per chat in fixed windows (#31): how many reach the agents. */
+export interface ReactionRates {
+  /** Counts one reaction in `chat` in the window that starts at `windowStart`: false, counting nothing, if it holds `max` already. */
+  take(chat: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
 }
 
 /** Agent-to-agent relays counted per ordered pair of agents in fixed windows: the per-pair rate limit. */
@@ -422,6 +471,49 @@ export interface RelayRates {
    * `windowStart` and lasts `windowMs`: false, counting nothing, if it holds `max` already.
    */
   take(fromAgentId: string, toAgentId: string, windowStart: number, windowMs: number, max: number): Promise<boolean>;
+}
+
+// ── Budgets (#31) ─────────────────────────────────────────────────────────────
+
+/**
+ * What each agent has spent on model calls, as the control plane counts it from the usage its
+ * runtime reports on its outbox: what admission, /status, the dashboard and the alarms read.
+ * Written only by the control plane.
+ */
+export interface SpendCounts {
+  /**
+   * Adds one reported call's cost to the day and month containing `at`, once per `usageId`: a
+   * report delivered again counts nothing (`counted: false`). Returns the totals after.
+   */
+  add(agentId: string, usageId: string, micros: number, at: number): Promise<{ counted: boolean; totals: SpendTotals }>;
+  /** The totals of the day and month containing `at` (zero where nothing was counted). */
+  totals(agentId: string, at: number): Promise<SpendTotals>;
+  /** Records that the alarm `key` (alarmKey) was told, in the month containing `at`; false when it had been already. */
+  markAlerted(agentId: string, key: string, at: number): Promise<boolean>;
+}
+
+/**
+ * The runtime's own spend ledger (shared/budget/ledger.ts): it holds each model call's ceiling
+ * before the call and settles it after, so concurrent turns of one agent cannot overspend by more
+ * than one call. Each reserve and settle is one atomic step over the agent's month. On AWS the
+ * runtime writes its own items directly (IAM: its agent id as the leading key); locally through
+ * the local control plane's runtime channel.
+ */
+export interface SpendLedger {
+  reserve(agentId: string, req: ReserveRequest): Promise<ReserveOutcome>;
+  /** False when there was no such hold (settled before, or lapsed): nothing is counted twice. */
+  settle(agentId: string, req: SettleRequest): Promise<boolean>;
+  /** The agent's month as it stands (tests, the dashboard). */
+  month(agentId: string, month: string): Promise<LedgerMonth>;
+}
+
+/** Operator alerts counted per key (one alarm, or the whole fleet) in fixed windows: their rate limit. */
+export interface AlertRates {
+  /**
+   * Counts one alert under `key` in the window that starts at `windowStart` and lasts
+   * `windowMs`: the count with this one, or undefined, counting nothing, if it holds `max` already.
+   */
+  take(key: string, windowStart: number, windowMs: number, max: number): Promise<number | undefined>;
 }
 
 /** One schedule: when, and what to pass to λ cron-dispatch. */

@@ -76,6 +76,12 @@ export const RuntimeEnvSchema = z.object({
     .string()
     .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/[A-Za-z0-9!_.*'()/-]{1,1024}$/, 'must be s3://<bucket>/<key>')
     .optional(),
+  /**
+   * AWS (#31): the fleet's spend table, where a metered agent (one with a budget) holds each
+   * model call's ceiling before the call and settles it after, in its own `<agent>#<month>`
+   * items (its task role may touch no others). Absent: the agent has no budget.
+   */
+  CLAWFLEET_SPEND_TABLE: z.string().min(3).max(255).optional(),
   /** AWS (#16): the fleet's media bucket, where this agent reads its attachments (<fleet>/agents/<id>/in/) and writes the files it sends (…/out/). */
   CLAWFLEET_MEDIA_BUCKET: z.string().min(3).max(63).optional(),
   /** How long SIGTERM waits for the turn in flight before releasing its message. */

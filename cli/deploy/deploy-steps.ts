@@ -3,7 +3,7 @@
 // secrets, deploy, webhooks, links. Nothing is created before the quotas are checked (the
 // preflight, and the IAM roles once synth has made the templates). Each can run again: what
 // is done is found done.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { newAgentsContext } from '../../infra/app-options.ts';
@@ -166,13 +166,19 @@ export function deploySteps(ctx: DeployContext): Step[] {
           );
         }
         const target = `aws://${ctx.state.identity?.account}/${account.aws.region}`;
-        // From a directory without cdk.json: bootstrapping needs no synth of the app.
-        await (await ctx.cdk()).run(['bootstrap', target], { cwd: mkdtempSync(join(tmpdir(), 'clawfleet-bootstrap-')) }).catch((err: Error) => {
+        // From a directory without cdk.json: bootstrapping needs no synth of the app. An empty
+        // one of its own, removed afterwards whatever happened (the CLI may write to it).
+        const outside = mkdtempSync(join(tmpdir(), 'clawfleet-bootstrap-'));
+        try {
+          await (await ctx.cdk()).run(['bootstrap', target], { cwd: outside });
+        } catch (err) {
           throw new StepFailed(
-            err.message,
+            (err as Error).message,
             'check your credentials may create CloudFormation stacks, S3 buckets, ECR repositories and IAM roles, then run clawfleet deploy again',
           );
-        });
+        } finally {
+          rmSync(outside, { recursive: true, force: true });
+        }
         return { status: 'done', detail: `bootstrapped ${target}` };
       },
     },
@@ -295,8 +301,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
             'deploy again (clawfleet deploy); the control plane must be deployed first',
           );
         const { registerWebhooks } = await import('../../infra/webhooks.ts');
-        const { telegramSecretName } = await import('../../shared/config/names.ts');
-        const tokens = await account.values(telegramSecretName(fleet));
+        const { readTelegramTokens } = await import('../../shared/secrets/telegram-secrets.ts');
+        const tokens = await readTelegramTokens(config, (id) => account.values(id));
         const done: string[] = [];
         for (const id of accounts) {
           const token = tokens[telegram.accounts[id]!.botTokenSecret];
@@ -328,8 +334,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
         const telegram = ctx.telegramCalls ? config.channels.telegram : undefined;
         if (telegram) {
           const { createBotApi } = await import('../../shared/adapters/telegram/bot-api.ts');
-          const { telegramSecretName } = await import('../../shared/config/names.ts');
-          const tokens = await account.values(telegramSecretName(fleet));
+          const { readTelegramTokens } = await import('../../shared/secrets/telegram-secrets.ts');
+          const tokens = await readTelegramTokens(config, (id) => account.values(id));
           for (const id of accounts) {
             const token = tokens[telegram.accounts[id]!.botTokenSecret];
             if (!token) continue;

@@ -6,7 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import type { SecretListing } from '../../shared/adapters/aws/secrets-manager-admin.ts';
 import type { StackState } from '../../shared/adapters/aws/cloudformation-stacks.ts';
-import { scheduleGroupName, tableNames, telegramSecretName } from '../../shared/config/names.ts';
+import { scheduleGroupName, tableNames } from '../../shared/config/names.ts';
+import { readTelegramTokens } from '../../shared/secrets/telegram-secrets.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import type { PairingRecord } from '../../shared/ports.ts';
 import type { AwsSettings } from '../aws-env.ts';
@@ -95,13 +96,17 @@ export async function awsDestroyAccount(
     copySecret: (from, to, description) => secrets.copy(from, to, description),
     scheduleSecretDeletion: (id, days) => secrets.scheduleDeletion(id, days),
     async botTokens() {
-      try {
-        return await new SecretsManagerStore(sm).get(telegramSecretName(config.fleet));
-      } catch (err) {
-        // Gone, or scheduled for deletion (unreadable until restored): no token to call with.
-        if ((err as { code?: string }).code === 'SECRET_NOT_FOUND' || /InvalidRequestException/.test((err as Error).message)) return {};
-        throw err;
-      }
+      const store = new SecretsManagerStore(sm);
+      // Every telegram secret of the fleet (one, or more beyond 400 bots: telegram-secrets.ts).
+      return readTelegramTokens(config, async (id) => {
+        try {
+          return await store.get(id);
+        } catch (err) {
+          // Gone, or scheduled for deletion (unreadable until restored): no token to call with.
+          if ((err as { code?: string }).code === 'SECRET_NOT_FOUND' || /InvalidRequestException/.test((err as Error).message)) return {};
+          throw err;
+        }
+      });
     },
     async agentSchedules() {
       try {

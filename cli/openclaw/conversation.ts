@@ -1,9 +1,12 @@
 // The conversation settings of an OpenClaw Telegram channel and its accounts (OpenClaw 2026.9.6:
 // `streaming {mode, block, preview, progress, chunkMode}`, `ackReaction`, `replyToMode`,
-// `commands.native`, with the fleet-wide `messages.ackReaction[Scope]`, `commands.native` and
+// `commands.native`, `statusReactions`, `reactionNotifications`, with the fleet-wide
+// `messages.ackReaction[Scope]`, `messages.statusReactions`, `commands.native` and
 // `agents.defaults.blockStreaming*`) as clawfleet's per-channel/per-account keys. A value
 // clawfleet cannot honour is reported with its path and why, never dropped silently.
+import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import type { Obj } from './convert.ts';
+import { reactionNotificationsOf, statusReactionsOf } from './reactions.ts';
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -18,6 +21,8 @@ export const CONVERSATION_KEYS = new Set([
   'ackReaction',
   'replyToMode',
   'commands',
+  'statusReactions',
+  'reactionNotifications',
 ]);
 /** The agents.defaults keys read here: block streaming is fleet-wide in OpenClaw, per channel in clawfleet. */
 export const BLOCK_STREAMING_DEFAULTS_KEYS = new Set([
@@ -28,9 +33,8 @@ export const BLOCK_STREAMING_DEFAULTS_KEYS = new Set([
   'humanDelay',
 ]);
 
-/** clawfleet's limits (shared/config/schema.ts): Telegram's 4000-character message, a 16-character reaction. */
+/** clawfleet's limit (shared/config/schema.ts): Telegram's 4000-character message. A reaction must be one of Telegram's (isReactionEmoji). */
 const MAX_CHUNK = 4_000;
-const MAX_REACTION = 16;
 
 type Mode = 'off' | 'partial' | 'block' | 'progress';
 type Chunk = { minChars?: number; maxChars?: number };
@@ -48,6 +52,8 @@ export interface FleetWide {
   /** messages.ackReactionScope as clawfleet spells it; "off" turns every ack reaction off. */
   ackReactionScope: 'all' | 'direct' | 'group-mentions' | 'group-all' | 'off';
   commandsNative?: boolean;
+  /** messages.statusReactions (#31), the channel's. */
+  statusReactions?: Obj;
 }
 
 /** A value of the wrong shape (OpenClaw would refuse it too) is reported, never passed on or dropped unsaid. */
@@ -109,15 +115,17 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
   else if (scope !== undefined) r.skip('messages.ackReactionScope', `"${String(scope)}" is not a scope clawfleet knows`);
   if (scope === undefined && telegram)
     r.note('channels.telegram: ackReactionScope "group-mentions", OpenClaw\'s default (clawfleet\'s own default "all" would also react in private chats)');
+  fleet.statusReactions = telegram ? statusReactionsOf(messages.statusReactions, 'messages.statusReactions', r) : undefined;
   if (typeof commands.native === 'boolean') fleet.commandsNative = commands.native;
   else if (commands.native !== undefined && commands.native !== 'auto') unreadable(r, 'commands.native', commands.native);
 
   if (!telegram) {
-    for (const k of ['ackReaction', 'ackReactionScope'] as const) if (messages[k] !== undefined) r.skip(`messages.${k}`, unused);
+    for (const k of ['ackReaction', 'ackReactionScope', 'statusReactions'] as const) if (messages[k] !== undefined) r.skip(`messages.${k}`, unused);
     if (commands.native !== undefined) r.skip('commands.native', unused);
   }
   // messages.tts is spoken replies' (cli/openclaw/tts.ts).
-  for (const k of Object.keys(messages)) if (!['ackReaction', 'ackReactionScope', 'tts'].includes(k)) r.skip(`messages.${k}`, 'no clawfleet equivalent');
+  for (const k of Object.keys(messages))
+    if (!['ackReaction', 'ackReactionScope', 'statusReactions', 'tts'].includes(k)) r.skip(`messages.${k}`, 'no clawfleet equivalent');
   for (const k of Object.keys(commands))
     if (k !== 'native') r.skip(`commands.${k}`, k === 'nativeSkills' ? 'skills are not offered as Telegram commands' : 'no clawfleet equivalent');
   return fleet;
@@ -204,8 +212,8 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
     if (!isAccount) out.ackReaction = '';
     if (emoji) r.skip(emojiFrom, 'messages.ackReactionScope is off, so no message gets a reaction (clawfleet: ackReaction "")');
   } else if (emoji !== undefined) {
-    if (emoji.length > MAX_REACTION) r.skip(emojiFrom, `"${emoji}" is not one reaction emoji (at most ${MAX_REACTION} characters)`);
-    else out.ackReaction = emoji;
+    if (emoji !== '' && !isReactionEmoji(emoji)) r.skip(emojiFrom, `"${emoji}" is not one reaction emoji Telegram takes (setMessageReaction would refuse it)`);
+    else out.ackReaction = emoji === '' ? '' : reactionSpelling(emoji);
   }
   if (!isAccount && fleet.ackReactionScope !== 'off') out.ackReactionScope = fleet.ackReactionScope;
 
@@ -228,6 +236,12 @@ export function conversationOf(raw: Obj, at: string, fleet: FleetWide, r: Report
   if (native !== undefined) out.commands = { native };
   if (commands.nativeSkills !== undefined) r.skip(`${at}.commands.nativeSkills`, 'skills are not offered as Telegram commands');
   for (const k of Object.keys(commands)) if (k !== 'native' && k !== 'nativeSkills') r.skip(`${at}.commands.${k}`, 'no clawfleet equivalent');
+
+  // ── Reactions (#31): status reactions (the channel's from messages.*, an account's its own) and the users' reactions ──
+  const status = statusReactionsOf(raw.statusReactions, `${at}.statusReactions`, r) ?? (isAccount ? undefined : fleet.statusReactions);
+  if (status) out.statusReactions = status;
+  const notifications = reactionNotificationsOf(raw.reactionNotifications, `${at}.reactionNotifications`, r);
+  if (notifications) out.reactionNotifications = notifications;
   return out;
 }
 

@@ -2,6 +2,8 @@
 // store into a clawfleet config. Secret values are never carried over: a bot token, an API
 // key or an MCP credential becomes a secret *name*, listed for `clawfleet secrets set`.
 // Whatever has no clawfleet equivalent is listed with its path and why, never dropped silently.
+import { topicsOf } from './reactions.ts';
+import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
 import { ttsOf } from './tts.ts';
@@ -395,11 +397,13 @@ export function convertOpenclaw(
         const groups: Obj = {};
         for (const [gid, g] of Object.entries(rawTelegram.groups)) {
           if (!isObj(g)) continue;
+          const topics = topicsOf(g.topics, `channels.telegram.groups.${gid}.topics`, agentOf, reporter);
           groups[gid] = {
             ...(typeof g.requireMention === 'boolean' ? { requireMention: g.requireMention } : {}),
             ...(Array.isArray(g.allowFrom) ? { allowFrom: g.allowFrom.map(String) } : {}),
+            ...(topics ? { topics } : {}),
           };
-          leftovers(g, new Set(['requireMention', 'allowFrom']), `channels.telegram.groups.${gid}`);
+          leftovers(g, new Set(['requireMention', 'allowFrom', 'topics']), `channels.telegram.groups.${gid}`);
         }
         telegram.groups = groups;
       }
@@ -453,12 +457,15 @@ export function convertOpenclaw(
       const owner = (owns(accountId) ?? owns(undefined) ?? defaultAgent) as string;
       const emoji = identityEmoji.get(owner);
       if (!emoji) continue;
-      if (emoji.length > 16)
-        skip(`channels.telegram.accounts.${accountId}`, `agent "${owner}"'s identity emoji "${emoji}" is not one reaction emoji, so the ack reaction stays 👀`);
+      if (!isReactionEmoji(emoji))
+        skip(
+          `channels.telegram.accounts.${accountId}`,
+          `agent "${owner}"'s identity emoji "${emoji}" is not one of the reaction emoji Telegram takes, so the ack reaction stays 👀`,
+        );
       else {
-        account.ackReaction = emoji;
+        account.ackReaction = reactionSpelling(emoji);
         notes.push(
-          `channels.telegram.accounts.${accountId}: ackReaction "${emoji}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
+          `channels.telegram.accounts.${accountId}: ackReaction "${account.ackReaction}", the identity emoji of agent "${owner}" (OpenClaw's ack reaction when none is set)`,
         );
       }
     }

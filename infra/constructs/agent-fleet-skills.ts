@@ -3,9 +3,10 @@
 // hash. The agent's task role is granted s3:GetObject on that one object, and the runtime is
 // told where it is (CLAWFLEET_FLEET_SKILLS_OBJECT). A changed skill changes the key, so the task
 // definition changes and the service rolls: the agent runs its new skills from its next start.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Stage } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
@@ -17,9 +18,11 @@ export class AgentFleetSkills extends Construct {
 
   constructor(scope: Construct, id: string, props: { bundle: Uint8Array }) {
     super(scope, id);
-    // The asset is staged (copied into the cloud assembly) as it is constructed: a fresh
-    // temporary file is enough to hand it over.
-    const file = join(mkdtempSync(join(tmpdir(), 'clawfleet-fleet-skills-')), 'fleet-skills.json.gz');
+    // Its source file lives in the cloud assembly's own directory (cdk.out), named by its
+    // content, so it goes when the assembly goes: a temp dir per synth was never removed.
+    const dir = join(Stage.of(this)!.outdir, 'clawfleet-fleet-skills');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${createHash('sha256').update(props.bundle).digest('hex')}.json.gz`);
     writeFileSync(file, props.bundle);
     this.asset = new s3assets.Asset(this, 'Bundle', { path: file });
     this.objectUrl = `s3://${this.asset.s3BucketName}/${this.asset.s3ObjectKey}`;

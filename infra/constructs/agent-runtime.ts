@@ -20,14 +20,17 @@ import {
   agentStackName,
   agentWorkspacePath,
   sharedParameterNames,
+  tableNames,
   taskExecutionRoleName,
 } from '../../shared/config/names.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { capsOf } from '../../shared/budget/budget.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, runtimeHealthCheck } from '../runtime-health-check.ts';
+import { reachOperator } from './operator-alarms.ts';
 import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
@@ -155,6 +158,22 @@ export class AgentRuntime extends Construct {
       }),
       new iam.PolicyStatement({ sid: 'OwnMediaWrite', actions: ['s3:PutObject'], resources: [`${mediaArn}/${fleet}/agents/${agentId}/out/*`] }),
     );
+    // Budgets (#31): a metered agent holds and settles its model calls in its own ledger items
+    // of the spend table (`<agent>#<month>`): the leading key must start with its id and "#",
+    // so no other agent's ledger and none of the control plane's counts (`count:…`, `usage:…`).
+    const metered = capsOf(agent.budget) !== undefined;
+    const spendTable = tableNames(fleet).spend;
+    if (metered) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'OwnSpendLedger',
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+          resources: [stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: spendTable })],
+          // Null: a request must name its leading key (ForAllValues alone holds for a request with none).
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${agentId}#*`] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+        }),
+      );
+    }
     for (const s of statements) this.taskRole.addToPolicy(s);
     props.fleetSkills?.grantRead(this.taskRole);
     const mediaParam = (stack.resolve(mediaBucket) as { Ref: string }).Ref;
@@ -225,6 +244,7 @@ export class AgentRuntime extends Construct {
         {
           CLAWFLEET_WORKSPACE: WORKSPACE_PATH,
           CLAWFLEET_MEDIA_BUCKET: mediaBucket,
+          ...(metered ? { CLAWFLEET_SPEND_TABLE: spendTable } : {}),
           ...(props.fleetSkills ? { CLAWFLEET_FLEET_SKILLS_OBJECT: props.fleetSkills.objectUrl } : {}),
           CLAWFLEET_DRAIN_SECONDS: String(DRAIN_SECONDS),
           // Set here too, so an image of its own (runtime.image) keeps the health check working.
@@ -276,8 +296,8 @@ export class AgentRuntime extends Construct {
   private addAlarms(props: AgentRuntimeProps): void {
     const { agentId, queues } = props;
     const fleet = props.config.fleet;
-    const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) =>
-      new cloudwatch.Alarm(this, id, {
+    const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) => {
+      const alarm = new cloudwatch.Alarm(this, id, {
         alarmName: `${agentStackName(fleet, agentId)}-${what}-dlq`,
         alarmDescription: `Messages in ${queue.queueName}: see their "reason" attribute`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -286,6 +306,9 @@ export class AgentRuntime extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      // A dead letter stays until someone acts on it: told when the queue is empty again too.
+      reachOperator(alarm, fleet, { resolved: true });
+    };
     dlqAlarm('InboxDlqAlarm', queues.inboxDlq, 'inbox');
     dlqAlarm('OutboxDlqAlarm', queues.outboxDlq, 'outbox');
 
@@ -299,7 +322,7 @@ export class AgentRuntime extends Construct {
       dimensions: { Agent: '$.agentId' },
       metricValue: '1',
     });
-    new cloudwatch.Alarm(this, 'RestartsAlarm', {
+    const restarts = new cloudwatch.Alarm(this, 'RestartsAlarm', {
       alarmName: `${agentStackName(fleet, agentId)}-restarts`,
       alarmDescription: `The runtime of ${agentId} started 3 or more times in 15 minutes: it is crashing (see ${this.logGroup.logGroupName})`,
       metric: starts.metric({ dimensionsMap: { Agent: agentId }, period: Duration.minutes(15), statistic: 'Sum' }),
@@ -308,5 +331,6 @@ export class AgentRuntime extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    reachOperator(restarts, fleet, { resolved: true });
   }
 }

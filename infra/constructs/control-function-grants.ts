@@ -17,7 +17,8 @@ export interface GrantContext {
   stack: Stack;
   tables: Record<TableRole, dynamodb.Table>;
   /** Each absent when the fleet does not use it (no Telegram channel, no hooks). */
-  telegramSecret: EmptySecret | undefined;
+  /** The bot tokens' secrets (one, or more beyond 400 bots); empty without Telegram. */
+  telegramSecrets: readonly EmptySecret[];
   hooksSecret: EmptySecret | undefined;
   dashboardSecret: EmptySecret;
   /** The role EventBridge Scheduler assumes to invoke λ cron-dispatch. */
@@ -46,7 +47,7 @@ const agentSchedulesArn = (ctx: GrantContext) =>
 
 export const GRANTS = {
   /** Bot tokens, to verify webhooks (their derived secret token) and to call the Bot API. */
-  readTelegramSecret: (ctx: GrantContext) => readSecret(ctx.telegramSecret),
+  readTelegramSecret: (ctx: GrantContext) => ctx.telegramSecrets.flatMap(readSecret),
   /** The token HTTP hook callers present. */
   readHooksSecret: (ctx: GrantContext) => readSecret(ctx.hooksSecret),
   /** The dashboard's login token. */
@@ -66,6 +67,11 @@ export const GRANTS = {
   /** Record whom an admitted inbound's answer reaches (an update that keeps the item's relay count). */
   recordOrigins: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['UpdateItem']),
   /**
+   * The users' reactions (#31): find whose message was reacted to (`sent:` items the outbox writes),
+   * and count reactions per chat and move a message's status reaction (updates, under recordOrigins).
+   */
+  findSentMessages: (ctx: GrantContext) => tableAccess(ctx, 'origins', ['GetItem']),
+  /**
    * The outbox: read the origin of the inbound a reply, typing or relay names; record a
    * relayed message's origin and count relays (per inbound, per pair of agents).
    */
@@ -82,6 +88,11 @@ export const GRANTS = {
   approvePairings: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['GetItem', 'Scan', 'UpdateItem', 'DeleteItem']),
   /** A day of an agent's 15-minute metric buckets, by key. */
   readMetrics: (ctx: GrantContext) => tableAccess(ctx, 'registry', ['BatchGetItem']),
+  // The spend table (#31): the control plane's counts and the runtimes' own ledgers.
+  /** Budgets: an agent's spend as counted (admission, /status, the dashboard). */
+  readSpend: (ctx: GrantContext) => tableAccess(ctx, 'spend', ['GetItem']),
+  /** λ outbox: count a usage report once (a transaction: the report's claim and the month's sums), and mark an alarm told. */
+  countSpend: (ctx: GrantContext) => tableAccess(ctx, 'spend', ['GetItem', 'PutItem', 'UpdateItem']),
   /**
    * ECS power, held by λ compute alone: desired count 0 ↔ 1 (and force a new deployment)
    * on the fleet's agent services. UpdateService could change far more (task definition,

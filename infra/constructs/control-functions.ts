@@ -15,12 +15,14 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionLogGroupName, functionName } from '../../shared/config/names.ts';
+import { operatorChat } from '../../shared/config/operator-chat.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
 import { BUILD_SETTINGS } from './function-bundling.ts';
+import { reachOperator } from './operator-alarms.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -50,6 +52,9 @@ export interface ControlFunctionSpec {
   logMetrics?: readonly { name: string; alarmAt?: number; description?: string }[];
 }
 
+/** The largest fleet whose control-plane log metrics get an Agent dimension: under the 1,000 pairs an hour that disable a filter, with room. */
+export const MAX_AGENTS_WITH_METRIC_DIMENSION = 900;
+
 /** λ outbox's timeout: the 120 s upload of a 50 MB file, up to 30 s reading it from S3, and 30 s for the batch's other records. */
 export const OUTBOX_TIMEOUT_SECONDS = 180;
 
@@ -71,12 +76,15 @@ export const CONTROL_FUNCTIONS = [
       'requestPairings',
       'recordSessions',
       'recordOrigins',
+      'findSentMessages',
       'sendToAgentInboxes',
       'storeInboundMedia',
       ...WAKE,
       'readAgents',
       'readSessions',
       'readInboxDepths',
+      // Budgets (#31): a metered agent's message is checked against its spend, and /status says it.
+      'readSpend',
     ],
   },
   {
@@ -84,7 +92,7 @@ export const CONTROL_FUNCTIONS = [
     url: true,
     timeoutSeconds: 10,
     when: (config) => config.hooks !== undefined,
-    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE],
+    grants: ['readHooksSecret', 'admitInbound', 'readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'readSpend', ...WAKE],
   },
   {
     name: 'outbox',
@@ -121,10 +129,17 @@ export const CONTROL_FUNCTIONS = [
       'manageAgentSchedules',
       // Files agents send (#16), from their out/ prefixes.
       'readOutboundMedia',
+      // Budgets (#31): usage reports counted; a question for an agent over its cap answered for it.
+      'countSpend',
       ...WAKE,
     ],
   },
-  { name: 'cron-dispatch', timeoutSeconds: 15, grants: ['readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', ...WAKE] },
+  {
+    name: 'cron-dispatch',
+    timeoutSeconds: 15,
+    // readSpend: a metered agent's jobs and heartbeats pause while its cap is reached (#31).
+    grants: ['readSessions', 'recordSessions', 'recordOrigins', 'sendToAgentInboxes', 'readSpend', ...WAKE],
+  },
   {
     name: 'health',
     timeoutSeconds: 50,
@@ -136,7 +151,7 @@ export const CONTROL_FUNCTIONS = [
     name: 'dashboard',
     url: true,
     timeoutSeconds: 20,
-    grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', ...WAKE],
+    grants: ['readDashboardSecret', 'readAgents', 'readMetrics', 'approvePairings', 'listSessions', 'readQueueFigures', 'readSpend', ...WAKE],
   },
   {
     // The one holder of ecs:UpdateService (shared/control/compute-request.ts); the others ask it.
@@ -145,6 +160,17 @@ export const CONTROL_FUNCTIONS = [
     // A wake older than 10 minutes is moot: the health tick has acted on the agent by then.
     asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 600 },
     grants: ['readAgents', 'holdAgentCompute'],
+  },
+  {
+    // Subscribed to the fleet's alarm topic: each alarm's state change, once, to the operator's
+    // Telegram chat (operator.telegram), deduplicated and rate-limited in the deliveries table.
+    name: 'operator-alerts',
+    timeoutSeconds: 30,
+    when: (config) => operatorChat(config) !== undefined,
+    // SNS invokes it asynchronously: a send Telegram refused for now is tried twice more; what
+    // fails every try is parked with its error, and that DLQ's alarm still reaches the email.
+    asyncInvoke: { retryAttempts: 2, maxEventAgeSeconds: 3600 },
+    grants: ['readTelegramSecret', 'claimDeliveries'],
   },
 ] as const satisfies readonly ControlFunctionSpec[];
 
@@ -245,7 +271,7 @@ export class ControlFunctions extends Construct {
     });
     this.functions.set(spec.name, fn);
 
-    new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
+    const errors = new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
       alarmName: `${functionName(fleet, spec.name)}-errors`,
       alarmDescription: `The ${spec.name} function threw (see ${functionLogGroupName(fleet, spec.name)})`,
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -254,11 +280,13 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // Alarms over a 5-minute count clear themselves when the window passes: told when they go off.
+    reachOperator(errors, fleet, { resolved: false });
 
     if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
     if (reserved !== undefined && spec.url) {
       // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
-      new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
+      const throttles = new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-throttles`,
         alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${reserved}): a flood, or a fleet that needs more`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -267,6 +295,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(throttles, fleet, { resolved: false });
     }
 
     for (const m of spec.logMetrics ?? []) {
@@ -279,11 +308,15 @@ export class ControlFunctions extends Construct {
           ...(dimensions ? { dimensions } : {}),
           metricValue: '1',
         });
-      // Per agent; and a fleet total where an alarm watches it (alarms cannot search dimensions).
-      filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
+      // Per agent while the fleet is small enough for it, and a fleet total where an alarm
+      // watches it (alarms cannot search dimensions). CloudWatch Logs may disable a filter that
+      // makes 1,000 name/value pairs of its dimensions in an hour (PutMetricFilter reference),
+      // which one Agent value per agent reaches at 1,000 agents: a larger fleet counts per
+      // agent in Logs Insights (docs/deploy.md, "A thousand agents") and the dashboard.
+      if (props.config.agents.list.length <= MAX_AGENTS_WITH_METRIC_DIMENSION) filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
       if (m.alarmAt !== undefined) {
         const total = filter(`${m.name}Metric`);
-        new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
+        const alarm = new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
           alarmName: `${functionName(fleet, spec.name)}-${m.name}`,
           alarmDescription: `${m.description ?? m.name} (see ${functionLogGroupName(fleet, spec.name)})`,
           metric: total.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
@@ -292,6 +325,7 @@ export class ControlFunctions extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         });
+        reachOperator(alarm, fleet, { resolved: false });
       }
     }
 
@@ -316,7 +350,7 @@ export class ControlFunctions extends Construct {
       this.urls.set(spec.name, url);
       new CfnOutput(scope, 'Url', { key: `${pascal(spec.name)}Url`, value: url.url, description: `Function URL of ${spec.name}` });
       // A 5xx makes Telegram retry; several in a row mean updates are piling up.
-      new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
+      const url5xx = new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
         alarmName: `${functionName(fleet, spec.name)}-5xx`,
         alarmDescription: `The ${spec.name} Function URL answered 5xx: callers are retrying`,
         metric: new cloudwatch.Metric({
@@ -331,6 +365,7 @@ export class ControlFunctions extends Construct {
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
+      reachOperator(url5xx, fleet, { resolved: false });
     }
   }
 
@@ -352,7 +387,7 @@ export class ControlFunctions extends Construct {
       maxEventAge: Duration.seconds(config.maxEventAgeSeconds),
       onFailure: new destinations.SqsDestination(queue),
     });
-    new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
+    const deadLetters = new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
       alarmName: deadLetterQueueName(fleet, spec.name),
       alarmDescription: `A request to the ${spec.name} function failed every retry (see its reason in ${deadLetterQueueName(fleet, spec.name)})`,
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -361,6 +396,8 @@ export class ControlFunctions extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // A dead letter stays until someone acts on it: told when the queue is empty again too.
+    reachOperator(deadLetters, fleet, { resolved: true });
   }
 }
 

@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.ts';
+import { reachOperator } from './operator-alarms.ts';
 
 /** A standard queue (Scheduler's dead-letter target cannot be FIFO), outside every agent queue pattern. */
 export const schedulesDlqName = (fleet: string) => `${fleet}-schedules-dlq`;
@@ -44,7 +45,7 @@ export class CronInvoker extends Construct {
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.functionArn] }));
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }));
 
-    new cloudwatch.Alarm(this, 'DeadLettersAlarm', {
+    const alarm = new cloudwatch.Alarm(this, 'DeadLettersAlarm', {
       alarmName: `${fleet}-schedules-dlq`,
       alarmDescription: `A cron job or heartbeat could not invoke cron-dispatch (see ${schedulesDlqName(fleet)})`,
       metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -53,5 +54,6 @@ export class CronInvoker extends Construct {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    reachOperator(alarm, fleet, { resolved: true });
   }
 }

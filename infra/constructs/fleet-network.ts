@@ -13,8 +13,8 @@ import { Construct } from 'constructs';
 import { clusterName } from '../../shared/config/names.ts';
 import { acknowledge } from '../nag.ts';
 import type { EgressPort } from '../runtime-egress.ts';
+import { AVAILABILITY_ZONES, VPC_CIDR, type SubnetPlan } from '../fleet-subnets.ts';
 
-const VPC_CIDR = '10.0.0.0/16';
 const NFS = ec2.Port.tcp(2049);
 
 export interface FleetNetworkProps {
@@ -23,6 +23,8 @@ export interface FleetNetworkProps {
   logRetention: logs.RetentionDays;
   /** What the runtimes connect out to, besides NFS (runtime-egress.ts). */
   egressPorts: readonly EgressPort[];
+  /** The subnet groups, sized for the fleet (fleet-subnets.ts). */
+  subnets: SubnetPlan;
 }
 
 export class FleetNetwork extends Construct {
@@ -36,9 +38,10 @@ export class FleetNetwork extends Construct {
     super(scope, id);
     this.vpc = new ec2.Vpc(this, 'Vpc', {
       ipAddresses: ec2.IpAddresses.cidr(VPC_CIDR),
-      maxAzs: 2,
+      maxAzs: AVAILABILITY_ZONES,
       natGateways: 0,
-      subnetConfiguration: [{ name: 'public', subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 }],
+      // The first group (two /24s) always, a second (two /20s) after it for a large fleet: adding it replaces nothing.
+      subnetConfiguration: props.subnets.groups.map((g) => ({ name: g.name, subnetType: ec2.SubnetType.PUBLIC, cidrMask: g.cidrMask })),
       // The emulator cannot run the custom resource that strips the default group's rules.
       restrictDefaultSecurityGroup: !props.emulator,
     });
@@ -67,7 +70,8 @@ export class FleetNetwork extends Construct {
 
     this.fileSystem = new efs.FileSystem(this, 'Workspaces', {
       vpc: this.vpc,
-      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      // One mount target per zone, in the first group's subnets (a zone takes only one): every subnet of the zone reaches it.
+      vpcSubnets: { subnetGroupName: 'public' },
       encrypted: true,
       performanceMode: efs.PerformanceMode.GENERAL_PURPOSE,
       throughputMode: efs.ThroughputMode.ELASTIC,

@@ -43,6 +43,10 @@ export class FleetTables extends Construct {
       // read by the outbox alone; in the registry it would swell the pairing scans, and only
       // the functions that admit or answer messages may see whom each came from.
       origins: table('Origins', 'origins'),
+      // Budgets (#31): its own table, so an agent's task role can be given its own ledger items
+      // (dynamodb:LeadingKeys `<agent>#…`) and nothing of any other table; the control plane's
+      // counts sit beside them under keys no agent's role matches.
+      spend: table('Spend', 'spend'),
     };
   }
 }

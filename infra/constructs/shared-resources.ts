@@ -14,15 +14,15 @@ import { Construct } from 'constructs';
 import { clusterName, sharedParameterNames } from '../../shared/config/names.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { schedulesDlqName } from './cron-invoker.ts';
+import { AVAILABILITY_ZONES } from '../fleet-subnets.ts';
 import type { FleetNetwork } from './fleet-network.ts';
-
-/** Runtimes run in this many public subnets (one per availability zone the VPC spans). */
-const RUNTIME_SUBNETS = 2;
 
 export interface SharedParametersProps {
   fleet: string;
   network: FleetNetwork;
   schedulerRole: iam.IRole;
+  /** How many public subnets runtimes run in (fleet-subnets.ts, from the agent count). */
+  subnets: number;
 }
 
 /** The control plane's side: one SSM parameter per shared resource. */
@@ -31,8 +31,8 @@ export class SharedParameters extends Construct {
     super(scope, id);
     const names = sharedParameterNames(props.fleet);
     const subnets = props.network.vpc.publicSubnets;
-    if (subnets.length !== RUNTIME_SUBNETS)
-      throw new ClawfleetError('INFRA_INCOMPLETE', `the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${RUNTIME_SUBNETS}`);
+    if (subnets.length !== props.subnets)
+      throw new ClawfleetError('INFRA_INCOMPLETE', `the fleet VPC has ${subnets.length} public subnets; agent stacks expect ${props.subnets}`);
     const param = (cid: string, parameterName: string, stringValue: string, description: string) =>
       new ssm.StringParameter(this, cid, { parameterName, stringValue, description: `clawfleet ${props.fleet}: ${description}` });
     new ssm.StringListParameter(this, 'SubnetIds', {
@@ -61,12 +61,12 @@ export interface SharedResources {
 }
 
 /** An agent stack's side: the shared resources, found by parameter or by name. */
-export function importSharedResources(scope: Construct, id: string, fleet: string): SharedResources {
+export function importSharedResources(scope: Construct, id: string, fleet: string, subnetCount: number): SharedResources {
   const at = new Construct(scope, id);
   const names = sharedParameterNames(fleet);
   const value = (name: string) => ssm.StringParameter.valueForStringParameter(at, name);
   const subnetList = ssm.StringListParameter.valueForTypedListParameter(at, names.subnetIds);
-  const subnets = Array.from({ length: RUNTIME_SUBNETS }, (_, i) => ec2.Subnet.fromSubnetId(at, `Subnet${i}`, Fn.select(i, subnetList)));
+  const subnets = Array.from({ length: subnetCount }, (_, i) => ec2.Subnet.fromSubnetId(at, `Subnet${i}`, Fn.select(i, subnetList)));
   // An imported cluster needs a VPC object, but the service is given its subnets and
   // security group, so nothing renders the VPC's id, and the agent stacks do not know it.
   // Should code ever render it, the synth fails here instead of guessing one.
@@ -78,7 +78,7 @@ export function importSharedResources(scope: Construct, id: string, fleet: strin
       );
     },
   });
-  const availabilityZones = Array.from({ length: RUNTIME_SUBNETS }, (_, i) => Fn.select(i, Fn.getAzs()));
+  const availabilityZones = Array.from({ length: AVAILABILITY_ZONES }, (_, i) => Fn.select(i, Fn.getAzs()));
   const vpc = ec2.Vpc.fromVpcAttributes(at, 'Vpc', { vpcId, availabilityZones });
   let schedulerRoleArn: string | undefined;
   const securityGroup = ec2.SecurityGroup.fromSecurityGroupId(at, 'RuntimeSecurityGroup', value(names.runtimeSecurityGroupId), {

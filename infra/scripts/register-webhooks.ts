@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
-import { controlPlaneStackName, telegramSecretName } from '../../shared/config/names.ts';
+import { controlPlaneStackName } from '../../shared/config/names.ts';
+import { readTelegramTokens, telegramSecretOf } from '../../shared/secrets/telegram-secrets.ts';
 import { registerWebhooks } from '../webhooks.ts';
 
 async function main(): Promise<void> {
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
   });
   const config = loadConfigFile(flags.config);
   const functionUrl = flags.url ?? stackOutput(flags['outputs-file'], controlPlaneStackName(config.fleet), 'TelegramWebhookUrl');
-  const secrets = await new SecretsManagerStore(new SecretsManagerClient({})).get(telegramSecretName(config.fleet));
+  const store = new SecretsManagerStore(new SecretsManagerClient({}));
+  const secrets = await readTelegramTokens(config, (id) => store.get(id));
   const accounts = config.channels.telegram?.accounts ?? {};
   const registered = await registerWebhooks({
     config,
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
     botToken: async (accountId) => {
       const name = accounts[accountId]!.botTokenSecret;
       const token = secrets[name];
-      if (!token) throw new Error(`${telegramSecretName(config.fleet)} has no value ${name}: set it first (infra/scripts/set-secret.ts telegram ${name})`);
+      if (!token) throw new Error(`${telegramSecretOf(config, accountId)} has no value ${name}: set it first (infra/scripts/set-secret.ts telegram ${name})`);
       return token;
     },
   });

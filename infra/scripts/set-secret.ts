@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadConfigFile } from '../../shared/config/load.ts';
+import { telegramSecretOfValue } from '../../shared/secrets/telegram-secrets.ts';
 import { parseSecretValues, putSecretValues, secretIdFor } from '../secrets.ts';
 
 async function readStdin(): Promise<string> {
@@ -26,13 +27,20 @@ async function main(): Promise<void> {
     throw new Error('usage: set-secret.ts <telegram|hooks|dashboard|agent:<id>|secret name> [NAME] [--replace] [--config clawfleet.json]');
   }
   const config = loadConfigFile(flags.config);
-  const secretId = secretIdFor(config.fleet, target);
   const input = await readStdin();
   // A single named value is taken as typed, minus the newline that ends the line.
   const values = key ? parseSecretValues(JSON.stringify({ [key]: input.replace(/\r?\n$/, '') })) : parseSecretValues(input);
   if (key && !values[key]) throw new Error('stdin was empty');
-  const result = await putSecretValues(new SecretsManagerClient({}), secretId, values, { merge: !flags.replace });
-  process.stdout.write(`${result.secretId} now holds: ${result.names.join(', ')}\n`);
+  // Bot tokens go to the telegram secret that holds their account's (more than one beyond 400 bots).
+  const byTarget = new Map<string, Record<string, string>>();
+  for (const [name, value] of Object.entries(values)) {
+    const secretId = (target === 'telegram' && telegramSecretOfValue(config, name)) || secretIdFor(config.fleet, target);
+    byTarget.set(secretId, { ...byTarget.get(secretId), [name]: value });
+  }
+  for (const [secretId, some] of byTarget) {
+    const result = await putSecretValues(new SecretsManagerClient({}), secretId, some, { merge: !flags.replace });
+    process.stdout.write(`${result.secretId} now holds: ${result.names.join(', ')}\n`);
+  }
 }
 
 main().catch((err: Error) => {

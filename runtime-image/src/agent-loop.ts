@@ -6,7 +6,7 @@
 // values masked, cut to size, and content from outside wrapped as untrusted data.
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import type { Clock } from '../../shared/ports.ts';
-import { textOf, type ModelClient, type ThinkingLevel } from './model.ts';
+import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model.ts';
 import type { SecretMasker } from './secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
 import { wrapUntrusted } from './untrusted-content.ts';
@@ -34,9 +34,13 @@ export interface LoopInput {
   onText?: ((textSoFar: string) => void) | undefined;
   /** The session's /think level, passed to every model call. */
   thinking?: ThinkingLevel | undefined;
+  /** The turn each model call is made for (#31: a metered model names its calls after it). */
+  call?: CallContext | undefined;
 }
 
-export type LoopResult = { ok: true; messages: Message[]; text: string } | { ok: false; messages: Message[]; error: string; aborted: boolean };
+export type LoopResult =
+  | { ok: true; messages: Message[]; text: string }
+  | { ok: false; messages: Message[]; error: string; aborted: boolean; overBudget?: OverBudget | undefined };
 
 export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
   const added: Message[] = [input.input];
@@ -50,9 +54,10 @@ export async function runAgentLoop(input: LoopInput): Promise<LoopResult> {
       signal: input.signal,
       onText: input.onText,
       thinking: input.thinking,
+      call: input.call,
     });
     if (input.signal.aborted) return { ok: false, messages: added, error: 'aborted', aborted: true };
-    if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false };
+    if (!result.ok) return { ok: false, messages: added, error: result.error, aborted: false, ...(result.overBudget ? { overBudget: result.overBudget } : {}) };
     // Masked too (defence in depth): a value the model got hold of some other way is not repeated.
     const reply = maskedReply(result.message, input.masker);
     added.push(reply);

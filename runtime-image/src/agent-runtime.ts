@@ -5,7 +5,10 @@
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
-import type { Clock, DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
+import type { Clock, DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../shared/ports.ts';
+import { capsOf } from '../../shared/budget/budget.ts';
+import { ClawfleetError } from '../../shared/errors.ts';
+import type { SpendMeter } from './spend/metered-model.ts';
 import type { RuntimeEnv } from './env.ts';
 import type { McpHost, McpState } from './mcp/mcp-host.ts';
 import { preloadProvider, type ModelClient } from './model.ts';
@@ -58,6 +61,8 @@ export interface RuntimeParts {
   readSecrets?: () => Promise<Record<string, string>>;
   /** This agent's files in the media store (#16); absent, attachments arrive as notes and send_file is not offered. */
   media?: MediaStore;
+  /** Its own spend ledger (#31), which a metered agent (one with a budget) holds and settles its model calls in. */
+  spendLedger?: SpendLedger;
   /** AWS (#19): the bundle of fleet skills this agent was given (connect-aws.ts); unpacked at start and copied into the workspace. */
   fleetSkillsBundle?: () => Promise<Uint8Array>;
   /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
@@ -213,6 +218,8 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     contextWindow: env.contextTokens,
     retry: { attemptsPerModel: 3, baseDelayMs: env.modelRetryBaseMs, maxDelayMs: 10_000 },
     onFailure: (a: ModelAttempt) => log.warn('model call failed', { ...a }),
+    // A configured model (not a test's, not the offline stand-in) of an agent with a budget is metered.
+    meter: parts.model || env.offlineModel ? undefined : spendMeter(parts, env),
   };
   const model = parts.model ?? (env.offlineModel ? offlineModel(env.offlineModel) : modelForAgent(env.config, secrets, env.secretId, modelOptions));
   // /model: a session may put another of the agent's configured models first (built once per choice).
@@ -448,6 +455,33 @@ async function installFleetSkillsBundle(bundle: Promise<Uint8Array>, env: Runtim
   }
   installFleetSkills(join(env.runtimeState, FLEET_SKILLS_DIR), env.workspace, log);
   return undefined;
+}
+
+/**
+ * A metered agent's meter (#31): its caps and prices from its config, its own ledger. Undefined
+ * for an agent without a budget; an agent with one and no ledger does not start (fail closed).
+ */
+function spendMeter(parts: Pick<RuntimeParts, 'spendLedger' | 'outbox' | 'clock' | 'log'>, env: RuntimeEnv): SpendMeter | undefined {
+  const agent = env.config.agent;
+  const caps = capsOf(agent.budget);
+  if (!caps) return undefined;
+  if (!parts.spendLedger) {
+    throw new ClawfleetError(
+      'SPEND_LEDGER_MISSING',
+      `agent "${agent.id}" has a budget but this runtime was given no spend ledger (on AWS: CLAWFLEET_SPEND_TABLE, set by the CDK app); redeploy the agent's stack`,
+    );
+  }
+  return {
+    agent: { id: agent.id, name: agent.name },
+    caps,
+    prices: env.config.prices ?? {},
+    ledger: parts.spendLedger,
+    outbox: parts.outbox,
+    clock: parts.clock,
+    log: parts.log,
+    // A hold outlives its call's longest turn, then lapses (the runtime died mid-call).
+    holdMs: env.turnTimeoutMs + 30_000,
+  };
 }
 
 /** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */

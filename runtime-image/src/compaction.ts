@@ -6,7 +6,7 @@
 import type { Message } from '@mariozechner/pi-ai';
 import type { Logger } from '../../shared/log.ts';
 import type { Clock } from '../../shared/ports.ts';
-import { textOf, type ModelClient } from './model.ts';
+import { textOf, type CallContext, type ModelClient } from './model.ts';
 import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 
@@ -20,6 +20,8 @@ export interface CompactionDeps {
   compactAtTokens: number;
   /** Turns kept verbatim after a compaction. */
   keepTurns: number;
+  /** The turn its model calls are made for (#31: a metered model names and counts them). */
+  call?: CallContext | undefined;
 }
 
 export const FLUSH_PROMPT = [
@@ -79,7 +81,7 @@ export async function compactIfNeeded(
   const kept = history.turns.slice(old.length);
   const text = renderTurns(old, Math.max(4_000, deps.model.contextWindow * 2));
 
-  const flush = await deps.model.complete({ systemPrompt: FLUSH_PROMPT, messages: [userText(text, deps.clock)], tools: [], signal });
+  const flush = await deps.model.complete({ systemPrompt: FLUSH_PROMPT, messages: [userText(text, deps.clock)], tools: [], signal, call: deps.call });
   if (!flush.ok) return trimmed(history, deps, log, `memory flush failed: ${flush.error}`);
   const facts = textOf(flush.message).trim();
   let note: string | undefined;
@@ -93,7 +95,13 @@ export async function compactIfNeeded(
   }
 
   const previous = history.summary ? `Summary of what came before:\n${history.summary}\n\nThen:\n` : '';
-  const summary = await deps.model.complete({ systemPrompt: SUMMARY_PROMPT, messages: [userText(previous + text, deps.clock)], tools: [], signal });
+  const summary = await deps.model.complete({
+    systemPrompt: SUMMARY_PROMPT,
+    messages: [userText(previous + text, deps.clock)],
+    tools: [],
+    signal,
+    call: deps.call,
+  });
   if (!summary.ok) return trimmed(history, deps, log, `summary failed: ${summary.error}`);
   const summaryText = textOf(summary.message).trim() || history.summary || '(no summary)';
   await deps.transcripts.append(sessionKey, { kind: 'compaction', ts: deps.clock.now(), summary: summaryText, throughInboundId: old.at(-1)!.inboundId });

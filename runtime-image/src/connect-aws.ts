@@ -7,6 +7,8 @@ import { SignedS3MediaStore } from '../../shared/adapters/aws/signed-s3-media-st
 import { getS3Object } from '../../shared/adapters/aws/signed-s3-object.ts';
 import { FLEET_SKILLS_BUNDLE_MAX_BYTES } from '../../shared/config/fleet-skills-bundle.ts';
 import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
+import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
+import { DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';
 import type { RuntimeConnection } from './connection.ts';
 import type { RuntimeEnv, Transport } from './env.ts';
 import { checkOwnSecretId } from './secrets.ts';
@@ -27,6 +29,8 @@ export async function connectAws(env: RuntimeEnv, t: Extract<Transport, { kind: 
     secrets: {},
     // media (#16): this agent's files in the fleet's bucket; its task role reaches only its own prefixes.
     ...(env.mediaBucket ? { media: new SignedS3MediaStore({ bucket: env.mediaBucket, fleet: env.config.fleet }) } : {}),
+    // Budgets (#31): its own ledger items of the spend table; its task role may touch no other.
+    ...(env.spendTable ? { spendLedger: new DynamoSpendLedger(dynamoDocumentClient(), env.spendTable) } : {}),
     // Fleet skills (#19): the one object of the deployment's assets its task role may read.
     ...(env.fleetSkillsObject
       ? { fleetSkillsBundle: () => getS3Object(env.fleetSkillsObject!.bucket, env.fleetSkillsObject!.key, FLEET_SKILLS_BUNDLE_MAX_BYTES) }

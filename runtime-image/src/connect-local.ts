@@ -9,5 +9,13 @@ import type { RuntimeEnv, Transport } from './env.ts';
 export function connectLocal(env: RuntimeEnv, t: Extract<Transport, { kind: 'local' }>): RuntimeConnection {
   processRedactor.add(...Object.values(t.secrets));
   const channel = new HttpRuntimeChannel(t.controlUrl, t.token, env.visibilitySeconds);
-  return { inbox: channel, outbox: channel, deadLetters: channel, secrets: t.secrets, media: new HttpRuntimeMedia(t.controlUrl, t.token) };
+  return {
+    inbox: channel,
+    outbox: channel,
+    deadLetters: channel,
+    secrets: t.secrets,
+    media: new HttpRuntimeMedia(t.controlUrl, t.token),
+    // Budgets (#31): the runtime's box cannot open the state file; its ledger is reached through its channel.
+    spendLedger: channel,
+  };
 }

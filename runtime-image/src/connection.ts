@@ -1,7 +1,7 @@
 // This agent's queues and secrets, however its transport provides them; each transport's
 // module (connect-local.ts, connect-aws.ts) is imported only when it is the one in use, so
 // a start loads one transport's code: the AWS SDK is most of what a local runtime would parse.
-import type { DeadLetters, Inbox, MediaStore, Outbox } from '../../shared/ports.ts';
+import type { DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../shared/ports.ts';
 import type { RuntimeEnv } from './env.ts';
 
 export interface RuntimeConnection {
@@ -14,6 +14,8 @@ export interface RuntimeConnection {
   readSecrets?: () => Promise<Record<string, string>>;
   /** This agent's files in the media store (#16): its own in/ and out/ prefixes. Absent where the transport has none (AWS, for now): attachments then arrive as notes and send_file is not offered. */
   media?: MediaStore;
+  /** Its own spend ledger (#31): the spend table's `<agent>#…` items on AWS (only where the agent has a budget), the local control plane's channel locally. */
+  spendLedger?: SpendLedger;
   /** AWS (#19): reads the bundle of fleet skills this agent was given (CLAWFLEET_FLEET_SKILLS_OBJECT), when it was given one. */
   fleetSkillsBundle?: () => Promise<Uint8Array>;
 }

@@ -47,6 +47,8 @@ export interface RuntimeEnv {
   sandbox: SandboxSettings;
   /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
   mediaBucket: string | undefined;
+  /** AWS (#31): the spend table where a metered agent keeps its own ledger; absent for an agent without a budget, and locally. */
+  spendTable: string | undefined;
   /** runtime.kind "openclaw": the install the managed gateway runs on, when the launcher named one. */
   openclaw: { node: string | undefined; cli: string | undefined; readyMs: number; runAs: { uid: number; gid: number } | undefined };
 }
@@ -143,6 +145,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     lifeline: e.CLAWFLEET_LIFELINE,
     sandbox: sandboxSettingsOf(e),
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
+    spendTable: e.CLAWFLEET_SPEND_TABLE,
     openclaw: { node: e.CLAWFLEET_OPENCLAW_NODE, cli: e.CLAWFLEET_OPENCLAW_CLI, readyMs: e.CLAWFLEET_OPENCLAW_READY_SECONDS * 1000, runAs: openclawUserOf(e) },
   };
 }

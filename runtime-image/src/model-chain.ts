@@ -27,7 +27,9 @@ export function modelChain(
   if (models.length === 0) throw new Error('modelChain needs at least one model');
   const sleep = opts.sleep ?? abortableSleep;
   const random = opts.random ?? Math.random;
+  const capped = models.every((m) => m.outputCap);
   return {
+    ...(capped ? { outputCap: (req: ModelRequest) => Math.max(...models.map((m) => m.outputCap!(req))) } : {}),
     label: models.map((m) => m.label).join(' → '),
     contextWindow: Math.min(...models.map((m) => m.contextWindow)),
     // The primary's: pi-ai puts a placeholder where a fallback cannot take an image.
@@ -39,6 +41,8 @@ export function modelChain(
         for (let attempt = 1; attempt <= policy.attemptsPerModel; attempt++) {
           const result = await model.complete(req);
           if (result.ok) return result;
+          // The budget is spent: no retry, no fallback, the turn says so.
+          if (result.overBudget) return result;
           last = result;
           opts.onFailure?.({ model: model.label, attempt, error: result.error, retriable: result.retriable });
           if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };

@@ -5,12 +5,15 @@ import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { modelChain, type ModelAttempt, type RetryPolicy } from './model-chain.ts';
 import { piAiModel, type ModelClient } from './model.ts';
+import { meteredModel, type SpendMeter } from './spend/metered-model.ts';
 
 export interface ModelForAgentOptions {
   retry?: RetryPolicy;
   onFailure?: (a: ModelAttempt) => void;
   contextWindow?: number;
   timeoutMs?: number;
+  /** A metered agent's (#31): each model's calls are held against the budget, capped, reported and settled. */
+  meter?: SpendMeter | undefined;
 }
 
 /** The agent's configured model refs, primary first: what `/model` may switch among. */
@@ -45,7 +48,17 @@ export function modelForAgent(
     }
     const modelId = ref.slice(slash + 1);
     const imageInput = (provider.imageModels ?? []).some((m) => m === '*' || m === modelId);
-    return piAiModel({ providerName, provider, modelId, apiKey, contextWindow: opts.contextWindow, timeoutMs: opts.timeoutMs, imageInput });
+    const model = piAiModel({
+      providerName,
+      provider,
+      modelId,
+      apiKey,
+      contextWindow: opts.contextWindow,
+      timeoutMs: opts.timeoutMs,
+      imageInput,
+      capOutput: !!opts.meter,
+    });
+    return opts.meter ? meteredModel(model, ref, opts.meter) : model;
   });
   return modelChain(models, opts.retry, { onFailure: opts.onFailure });
 }

@@ -5,6 +5,8 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
 import type { ProviderConfig } from '../../shared/config/schema.ts';
 import { noteRetryAfter, type ResponseNotes } from './retry-after.ts';
+import type { CapReached } from '../../shared/budget/budget.ts';
+import type { TokenUsage } from '../../shared/budget/prices.ts';
 
 /** What the model is told about one tool: a JSON Schema for its arguments. */
 export interface ToolSpec {
@@ -22,6 +24,22 @@ export interface ModelRequest {
   onText?: ((textSoFar: string) => void) | undefined;
   /** A session's /think level: how hard a model that can reason should think (absent or off: the provider's default). */
   thinking?: ThinkingLevel | undefined;
+  /** The turn the call is made for (#31): a metered model names each call after it, and reports its usage under that name. */
+  call?: CallContext | undefined;
+}
+
+/** The turn a model call belongs to, as a metered model (spend/metered-model.ts) needs it. */
+export interface CallContext {
+  inboundId: string;
+  sessionKey: string;
+  /** A fresh id for the next model call of this attempt of the turn (its usage envelope's id). */
+  nextCallId(): string;
+}
+
+/** Why a call was not made: the agent's budget is spent (#31). The turn answers with `text` instead. */
+export interface OverBudget {
+  text: string;
+  reached: CapReached;
 }
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high'] as const;
@@ -57,6 +75,10 @@ export type ModelFailure = {
   retriable: boolean;
   /** Seconds the provider asked us to wait, when it said. */
   retryAfterSeconds?: number | undefined;
+  /** What the provider counted before the call failed (a stream cut short is billed for what it carried). */
+  usage?: TokenUsage | undefined;
+  /** The call was not made: the budget is spent. Not retried, no fallback asked. */
+  overBudget?: OverBudget | undefined;
 };
 export type ModelResult = { ok: true; message: AssistantMessage } | ModelFailure;
 
@@ -67,6 +89,8 @@ export interface ModelClient {
   readonly contextWindow: number;
   /** Whether a photo goes to it as an image (#16: models.providers.<p>.imageModels); else as a note with its path. */
   readonly imageInput?: boolean;
+  /** The most output tokens a call of this request is sent with (#31: its cost's ceiling); absent where a call is not capped. */
+  outputCap?(req: ModelRequest): number;
   complete(req: ModelRequest): Promise<ModelResult>;
 }
 
@@ -107,6 +131,8 @@ export interface PiAiModelOptions {
   timeoutMs?: number;
   /** The model takes images (#16). */
   imageInput?: boolean;
+  /** Send every call with its output cap (maxTokens; more with /think), so what a call can cost has a ceiling (#31: a metered agent). */
+  capOutput?: boolean;
 }
 
 export function piAiModel(opts: PiAiModelOptions): ModelClient {
@@ -126,10 +152,16 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
     maxTokens: opts.maxTokens ?? 8_192,
   };
   let stream: Promise<StreamFunction<PiApi, Record<string, unknown>>> | undefined;
+  // The cap sent: thinking raises Anthropic's to leave room for the answer after its budget.
+  const outputCap = (req: ModelRequest) => {
+    const raised = thinkingFor(api, req.thinking, model.maxTokens).options.maxTokens;
+    return typeof raised === 'number' ? raised : model.maxTokens;
+  };
   return {
     label: `${providerName}/${modelId}`,
     contextWindow,
     imageInput: opts.imageInput ?? false,
+    ...(opts.capOutput ? { outputCap } : {}),
     async complete(req) {
       const context: Context = {
         systemPrompt: req.systemPrompt,
@@ -149,6 +181,7 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
             apiKey: opts.apiKey ?? '',
             signal: req.signal,
             maxRetries: 0,
+            ...(opts.capOutput ? { maxTokens: model.maxTokens } : {}),
             ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
             ...thinking.options,
           });
@@ -159,8 +192,11 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
         stream = undefined;
         return { ok: false, error: (err as Error).message, retriable: true };
       }
-      if (reply.stopReason === 'aborted') return { ok: false, error: 'aborted', retriable: false };
-      if (reply.stopReason === 'error') return classifyFailure(reply.errorMessage ?? 'the provider reported an error', notes.retryAfterSeconds);
+      // What the provider counted before it stopped is billed too: the failure carries it.
+      const counted = reply.usage && reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite > 0 ? { usage: reply.usage } : {};
+      if (reply.stopReason === 'aborted') return { ok: false, error: 'aborted', retriable: false, ...counted };
+      if (reply.stopReason === 'error')
+        return { ...classifyFailure(reply.errorMessage ?? 'the provider reported an error', notes.retryAfterSeconds), ...counted };
       return { ok: true, message: reply };
     },
   };

@@ -4,7 +4,7 @@
 // (they wait in its queue), says "waiting for secret …" in a heartbeat every so often (the
 // registry, `clawfleet status` and the dashboard show it), re-reads its secret with backoff
 // where it can, and returns the values once every one is there.
-import { HEARTBEAT_WARNING_MAX } from '../../shared/protocol/envelopes.ts';
+import { HEARTBEAT_WARNING_MAX, WAITING_FOR_SECRET } from '../../shared/protocol/envelopes.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
@@ -80,7 +80,7 @@ export function missingSecrets(
 export function waitingWarning(secretId: string, missing: { name: string; usedBy: string }[], howToSet: string, problem?: string): string {
   const names = missing.map((m) => `${m.name} (${m.usedBy})`).join(', ');
   const why = problem ? `${problem}; it must hold ${names}` : `it lacks ${names}`;
-  const text = `waiting for secret "${secretId}": ${why}. Set with: ${howToSet}`;
+  const text = `${WAITING_FOR_SECRET} "${secretId}": ${why}. Set with: ${howToSet}`;
   return text.length <= HEARTBEAT_WARNING_MAX ? text : `${text.slice(0, HEARTBEAT_WARNING_MAX - 1)}…`;
 }
 

@@ -42,7 +42,7 @@ export function sessionStats(input: SessionStatsInput): SessionStats {
 export function turnsSinceReset(entries: TranscriptEntry[]): number {
   let turns = 0;
   for (const e of entries) {
-    if (e.kind === 'compaction') continue;
+    if (e.kind === 'compaction' || e.note) continue;
     if (e.reset) turns = 0;
     else if (e.model === undefined && e.think === undefined) turns++;
   }

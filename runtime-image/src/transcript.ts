@@ -80,6 +80,8 @@ export const TurnRecordSchema = z.object({
   voice: z.object({ key: z.string(), size: z.number().int().positive(), durationSeconds: z.number().int().nonnegative().optional() }).optional(),
   /** A /voice choice: this session's replies spoken (on), not (off), or as the agent's tts.auto says (default), until the next choice or /new. */
   voiceSetting: z.enum(['on', 'off', 'default']).optional(),
+  /** Not a turn (#31): a note (`input`, a user's reaction) that the session's next turn reads before its own input. */
+  note: z.boolean().optional(),
 });
 
 export const CompactionRecordSchema = z.object({
@@ -110,6 +112,8 @@ export interface SessionHistory {
   voice?: 'on' | 'off' | undefined;
   /** Turns after the summary, oldest first. */
   turns: TurnRecord[];
+  /** Notes (the users' reactions, #31) recorded since the last turn, oldest first: the next turn reads them first. */
+  pending?: string[] | undefined;
 }
 
 export class TranscriptStore {
@@ -204,17 +208,22 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
   let think: SessionHistory['think'];
   let voice: SessionHistory['voice'];
   let turns: TurnRecord[] = [];
+  let pending: string[] = [];
   for (const e of entries) {
     if (e.kind === 'compaction') {
       summary = e.summary;
       const cut = turns.findIndex((t) => t.inboundId === e.throughInboundId);
       turns = cut >= 0 ? turns.slice(cut + 1) : [];
+    } else if (e.note) {
+      // A note is read by the turn after it, whose input then holds it: not a turn itself.
+      pending.push(e.input);
     } else if (e.reset) {
       summary = undefined;
       model = undefined;
       think = undefined;
       voice = undefined;
       turns = [];
+      pending = [];
     } else if (e.model !== undefined || e.think !== undefined || e.voiceSetting !== undefined) {
       // A /model, /think or /voice line: a setting, not a turn the model should see.
       model = e.model ?? model;
@@ -222,9 +231,17 @@ export function historyOf(entries: TranscriptEntry[]): SessionHistory {
       if (e.voiceSetting !== undefined) voice = e.voiceSetting === 'default' ? undefined : e.voiceSetting;
     } else {
       turns.push(e);
+      pending = [];
     }
   }
-  return { summary, turns, ...(model !== undefined ? { model } : {}), ...(think !== undefined ? { think } : {}), ...(voice !== undefined ? { voice } : {}) };
+  return {
+    summary,
+    turns,
+    ...(model !== undefined ? { model } : {}),
+    ...(think !== undefined ? { think } : {}),
+    ...(voice !== undefined ? { voice } : {}),
+    ...(pending.length > 0 ? { pending } : {}),
+  };
 }
 
 /** The messages a recorded turn contributes to the model's context. */

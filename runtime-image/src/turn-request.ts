@@ -7,6 +7,7 @@ import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
 import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './others-words.ts';
 import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
+import { reactionNote } from './reaction-note.ts';
 
 export type Answer =
   /** A reply into a session this agent owns; the control plane finds the channel. */
@@ -37,8 +38,14 @@ export interface TurnRequest {
   buttons?: boolean | undefined;
   /** The message's attachments (#16), made into the model's input when the turn starts (media/media-input.ts). */
   media?: MediaRef[] | undefined;
+  /** Work nobody is waiting on an answer to (a cron job, a heartbeat, a wake-up): stopped by the budget (#31), it says nothing. */
+  scheduled?: boolean | undefined;
   /** The message is forwarded (protocol 5): its attachments are someone else's, a voice message's transcript quoted as theirs. */
   forwarded?: boolean | undefined;
+  /** The chat shows tool use (status reactions, protocol 7): a `tool` status goes out when the turn first calls one. */
+  reportTools?: boolean | undefined;
+  /** Not a turn (#31): `input` is a note (a user's reaction) kept for the session's next turn; nothing is asked or answered. */
+  note?: boolean | undefined;
 }
 
 export const DEFAULT_HEARTBEAT_PROMPT =
@@ -84,6 +91,8 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
           answer: { kind: 'reply', sessionKey: e.sessionKey },
         };
       }
+      // A user's reaction (#31): a note for the next turn, not a turn.
+      if (e.reaction) return { ...base, input: reactionNote(e.reaction), answer: { kind: 'reply', sessionKey: e.sessionKey }, note: true };
       const { input, othersWords } = messageInput(e);
       return {
         ...base,
@@ -95,12 +104,14 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
         ...(e.from.channel === 'telegram' || e.from.channel === 'local' ? { buttons: true } : {}),
         ...(e.media ? { media: e.media } : {}),
         ...(e.forward ? { forwarded: true } : {}),
+        ...(e.reportTools ? { reportTools: true } : {}),
       };
     }
     case 'system_event': {
       if (cameThroughHook(e) && e.text.trim()) {
         return {
           ...base,
+          scheduled: true,
           input: `[System event from an HTTP hook]\n${wrapUntrusted(e.text, { source: 'hook', meta: { hook: 'wake' } }, newMarkerId)}`,
           situation:
             'A wake-up from an HTTP hook, not a message from the user; its text is marked as untrusted content. Answer only if the user should hear about it.',
@@ -111,6 +122,7 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
       const text = e.text.trim() || DEFAULT_HEARTBEAT_PROMPT;
       return {
         ...base,
+        scheduled: true,
         input: `[System event] ${text}`,
         situation: 'A system event (a wake-up or heartbeat), not a message from the user. Answer only if the user should hear about it.',
         answer: { kind: 'reply', sessionKey: e.sessionKey },
@@ -120,15 +132,25 @@ export function turnRequestFor(e: Work, newMarkerId: () => string = randomMarker
     case 'cron': {
       const isolated = e.sessionTarget === 'isolated';
       const answer = { kind: 'reply' as const, sessionKey: e.sessionKey };
+      const scheduled = true;
       // An isolated run gets a session of its own, named after the run so a redelivery finds it.
       const sessionKey = isolated ? `cron:${e.jobId}:${e.id}` : e.sessionKey;
       if (e.payload.kind === 'agentTurn') {
-        return { ...base, sessionKey, isolated, input: e.payload.message, situation: `Cron job "${e.jobId}" fired: do what its message asks.`, answer };
+        return {
+          ...base,
+          sessionKey,
+          isolated,
+          scheduled,
+          input: e.payload.message,
+          situation: `Cron job "${e.jobId}" fired: do what its message asks.`,
+          answer,
+        };
       }
       return {
         ...base,
         sessionKey,
         isolated,
+        scheduled,
         input: `[System event from cron job "${e.jobId}"] ${e.payload.text}`,
         situation: `A system event from cron job "${e.jobId}", not a message from the user. Answer only if the user should hear about it.`,
         answer,

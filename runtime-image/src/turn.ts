@@ -24,6 +24,7 @@ import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { mediaInput, type MediaInputDeps } from './media/media-input.ts';
 import type { Speaker } from './speech/spoken-reply.ts';
 import { voiceCommand } from './speech/voice-command.ts';
+import { REACTIONS_RULE, withNotes } from './reaction-note.ts';
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */
@@ -107,6 +108,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     log.info('turn already done; answer re-sent', { answered: sent });
     return 'resent';
   }
+  if (req.note) {
+    // A user's reaction (#31): kept for the session's next turn, which reads it first. Nothing is asked or sent.
+    await deps.transcripts.append(req.sessionKey, { inboundId: req.inboundId, ts: deps.clock.now(), input: req.input, note: true });
+    log.info('reaction noted for the next turn');
+    return 'silent';
+  }
   if (req.command?.name === 'model') return modelCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'think') return thinkCommand(req, req.command.args, entries, deps);
   if (req.command?.name === 'voice') {
@@ -134,9 +141,12 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
   let history: SessionHistory = req.isolated ? { summary: undefined, turns: [] } : historyOf(entries);
   // The session's /model choice, if it made one (and it is still configured).
   const model = sessionModel(history, deps).chosen ? deps.models!.forRef(history.model!) : deps.model;
+  // The users' reactions since the last turn (#31) come first, framed as theirs; recorded with the input, so they are read once.
+  const pending = req.isolated ? undefined : history.pending;
+  const situation = pending?.length ? [req.situation, REACTIONS_RULE].filter((t) => t !== undefined).join('\n\n') : req.situation;
   // Attachments (#16): each said in a line of the input; photos for a model that sees them as
   // images — the model this turn asks (the session's /model choice), not the primary.
-  let input = req.input;
+  let input = withNotes(pending, req.input) ?? req.input;
   let images: ImageContent[] = [];
   let heard: string[] = [];
   if (req.media?.length) {
@@ -146,12 +156,16 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       forwarded: req.forwarded,
       signal: turnSignal,
     });
-    input = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    const own = [...media.lines, req.input].filter((t) => t !== '').join('\n');
+    input = withNotes(pending, own) ?? own;
     images = media.images;
     if (deps.media?.echoTranscript) heard = media.transcripts.filter((t) => t !== '');
   }
   // Draft and block ids must differ between attempts of one turn (FIFO deduplication would drop a redone turn's).
   const attempt = deps.clock.now().toString(36);
+  // Each model call of this attempt, named for its usage report (#31): a redone turn's calls are new calls, and counted as such.
+  let calls = 0;
+  const call = { inboundId: req.inboundId, sessionKey: req.answer.sessionKey, nextCallId: () => derivedId(req.inboundId, `usage.${attempt}.${++calls}`) };
   // Spoken replies (#31): decided now, since an answer to be spoken goes whole (its voice says it all).
   const speak = deps.speech?.wanted(req, history) ?? false;
   // A quoted transcript leads the reply, so an answer that quotes one goes whole: blocks sent
@@ -171,7 +185,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
       bootstrap,
       now: new Date(deps.clock.now()).toISOString(),
       summary: h.summary,
-      situation: req.situation,
+      situation,
       skills,
     });
   /** The tools' schemas, sent with every request: part of the context, as the prompt is. */
@@ -194,6 +208,7 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log,
         compactAtTokens: deps.limits.compactAtTokens,
         keepTurns: deps.limits.keepTurnsOnCompaction,
+        call,
       },
       turnSignal,
     );
@@ -226,8 +241,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         log.info('tool called', { tool: c.name, ms: c.ms, isError: c.isError });
       },
       onText: stream.onText,
-      onToolStart: stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said)),
+      onToolStart: toolStarts(
+        req,
+        stream,
+        (name) =>
+          void sendStatus(req, deps, 'tool', undefined, undefined, undefined, undefined, name).catch((err) => log.warn('status not sent', errorFields(err))),
+      ),
       thinking: history.think,
+      call,
     });
   } finally {
     // From here on the answer is going out: a started status would only trail it, and a draft must not.
@@ -250,10 +271,18 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
     input,
     messages: images.length ? withoutImages(result.messages) : result.messages,
   };
+  let overBudget = false;
   if (cancel.aborted && !result.ok) {
     // Stopped by the user: what it had written is dropped, the stop is the answer.
     record.messages = [];
     record.reply = STOPPED_TEXT;
+  } else if (!result.ok && result.overBudget) {
+    // The budget is spent (#31), before the turn's first model call or in its tool loop: the
+    // person is told so instead of an answer; scheduled work (cron, heartbeats, wake-ups) says
+    // nothing. The history keeps the question and this note, not the unfinished tool loop.
+    overBudget = true;
+    delete record.messages;
+    if (!req.scheduled) record.reply = result.overBudget.text;
   } else if (!result.ok) {
     record.failed = processRedactor.redact(timeout.aborted ? `it took longer than ${Math.round(deps.limits.turnTimeoutMs / 1000)} s` : result.error);
   } else if (result.text === '' && !req.situation) {
@@ -282,10 +311,14 @@ export async function runTurn(req: TurnRequest, deps: TurnDeps, signal: AbortSig
         ...sessionModel(history, deps),
         promptChars: systemPrompt.length + toolChars,
       });
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, timing, answered, session).catch((err) =>
-    log.warn('status not sent', errorFields(err)),
-  );
+  // A turn the budget stopped shows as failed (the dashboard, the registry's last error), its note sent or not.
+  const failure = record.failed ?? (overBudget && !result.ok ? 'the agent’s budget is spent' : undefined);
+  await sendStatus(req, deps, failure ? 'failed' : 'ended', failure, timing, answered, session).catch((err) => log.warn('status not sent', errorFields(err)));
   const fields = { model: model.label, ms: deps.clock.now() - started, messages: result.messages.length };
+  if (overBudget) {
+    log.info(answered ? 'turn stopped: the budget is spent; the asker was told' : 'scheduled turn skipped: the budget is spent', fields);
+    return answered ? 'replied' : 'silent';
+  }
   if (record.failed) {
     log.error('turn failed; told the asker', { ...fields, error: record.failed });
     return 'failed';
@@ -339,6 +372,26 @@ async function settingCommand(req: TurnRequest, record: TurnRecord, entries: Tra
   await sendAnswer(req, record, deps);
   await sendCommandStatus(req, [...entries, record], deps);
   return 'replied';
+}
+
+/**
+ * What a tool call's start feeds: the progress stream's status (progress streaming), and where the
+ * chat shows status reactions (#31) a `tool` status for the first call of the attempt only (the
+ * reaction moves forward only, so later calls would change nothing). Undefined when neither.
+ */
+function toolStarts(
+  req: TurnRequest,
+  stream: ReturnType<typeof startTurnStream>,
+  firstTool: (name: string) => void,
+): ((c: { name: string; said: string }) => void) | undefined {
+  if (!req.reportTools) return stream.onToolStart && ((c) => stream.onToolStart!(c.name, c.said));
+  let reported = false;
+  return (c) => {
+    stream.onToolStart?.(c.name, c.said);
+    if (reported) return;
+    reported = true;
+    firstTool(c.name);
+  };
 }
 
 /** The model a session's turns use: its /model choice while that is still configured, else the agent's own. */
@@ -432,6 +485,8 @@ export function answerEnvelope(
   if (text === undefined) return undefined;
   const a = req.answer;
   if (a.kind === 'reply') {
+    // The failure's own words: the chat's status reaction shows error rather than done (protocol 7).
+    const failed = reply === undefined ? { failed: true as const } : {};
     const buttons = reply !== undefined && record.buttons ? { buttons: record.buttons } : {};
     const afterBlocks = reply !== undefined && record.blocks ? { afterBlocks: record.blocks.sent } : {};
     const voice = reply !== undefined && record.voice ? { voice: record.voice } : {};
@@ -444,6 +499,7 @@ export function answerEnvelope(
       inReplyTo: req.inboundId,
       ts: record.ts,
       text: text.slice(0, 200_000),
+      ...failed,
       ...buttons,
       ...afterBlocks,
       ...voice,
@@ -482,13 +538,15 @@ async function sendAnswer(req: TurnRequest, record: TurnRecord, deps: TurnDeps):
 export async function sendStatus(
   req: TurnRequest,
   deps: Pick<TurnDeps, 'outbox' | 'agentId' | 'clock'>,
-  turn: 'started' | 'ended' | 'failed',
+  turn: 'started' | 'tool' | 'ended' | 'failed',
   error?: string,
   timing?: { queueWaitMs?: number; modelMs: number; toolMs: number },
   /** On ended: whether a reply went out (false lets the control plane clear the ack itself). */
   replied?: boolean,
   /** The session's length, context use and model after the turn (protocol 4), for /status. */
   session?: SessionStats,
+  /** On tool (protocol 7): the first tool the turn called. */
+  tool?: string,
 ): Promise<void> {
   await deps.outbox.send({
     v: PROTOCOL_VERSION,
@@ -503,5 +561,6 @@ export async function sendStatus(
     ...(timing ? { timing } : {}),
     ...(turn === 'ended' && replied === false ? { replied } : {}),
     ...(session ? { session } : {}),
+    ...(tool !== undefined ? { tool: tool.slice(0, 128) } : {}),
   });
 }

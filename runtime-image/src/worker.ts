@@ -48,6 +48,8 @@ export interface WorkerDeps {
   waitSeconds?: number;
   /** Sessions whose turns may run at once. */
   maxConcurrent?: number;
+  /** A user's turn still working after this long shows "typing…" (SHOW_WORK_AFTER_MS but in tests). */
+  showWorkAfterMs?: number;
 }
 
 /** The answer to a /stop when the session has no turn running. */
@@ -294,7 +296,8 @@ export class Worker {
   private keepAlive(m: ReceivedMessage, envelope: WorkEnvelope): () => void {
     const { visibilitySeconds, inbox, outbox, log, clock, agentId } = this.deps;
     let typingTimer: NodeJS.Timeout | undefined;
-    if (envelope.kind === 'message') {
+    // A reaction (#31) is noted, not answered: nobody waits for it to be typed.
+    if (envelope.kind === 'message' && !envelope.reaction) {
       let typingCount = 0;
       const typing = () =>
         outbox
@@ -312,7 +315,7 @@ export class Worker {
       typingTimer = setTimeout(() => {
         void typing();
         typingTimer = setInterval(typing, TYPING_EVERY_MS);
-      }, SHOW_WORK_AFTER_MS);
+      }, this.deps.showWorkAfterMs ?? SHOW_WORK_AFTER_MS);
     }
     const extendTimer = setInterval(
       () => {

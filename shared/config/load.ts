@@ -7,7 +7,9 @@ import { jsonSyntaxProblem } from './json-syntax.ts';
 import { ConfigSchema, type FleetConfig } from './schema.ts';
 import { fargateSizeProblem, resolveAgent, type ResolvedAgent } from './resolve.ts';
 import { gatewayUrlProblem } from './openclaw-gateway-url.ts';
+import { topicAgentIssues } from './telegram-groups.ts';
 import { DEFAULT_RUNTIME_KIND, kindSizeProblem } from './runtime-kinds.ts';
+import { priceOf } from '../budget/prices.ts';
 
 export function parseConfig(input: unknown, source = 'config'): FleetConfig {
   // The inputs ride along on the issues so the messages can say what was written.
@@ -99,6 +101,7 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       if (problem) issues.push({ path: `${at}.runtime`, message: problem });
     }
     issues.push(...runtimeKindIssues(config, resolved, `${at}.runtime`));
+    issues.push(...budgetIssues(config, resolved, at));
   });
   issues.push(...sharedGatewayAgentIssues(config));
 
@@ -113,6 +116,8 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
     }
   });
 
+  issues.push(...topicAgentIssues(config, agentIds));
+
   config.cron?.jobs.forEach((job, i) => {
     if (!agentIds.has(job.agentId)) issues.push({ path: `cron.jobs[${i}].agentId`, message: `no agent "${job.agentId}"` });
   });
@@ -126,7 +131,47 @@ function crossChecks(config: FleetConfig): ConfigIssue[] {
       if (!agentIds.has(pair[side])) issues.push({ path: `agentToAgent.allow[${i}].${side}`, message: `no agent "${pair[side]}"` });
     }
   });
+  issues.push(...operatorIssues(config));
   return issues;
+}
+
+/**
+ * A budget is counted in dollars, so every model the agent may call (its primary and its
+ * fallbacks; a photo goes to whichever of them the turn uses) needs a price; and it is kept by
+ * the native runtime, which reports each call's usage: an openclaw gateway reports none yet.
+ */
+function budgetIssues(config: FleetConfig, agent: ResolvedAgent, at: string): ConfigIssue[] {
+  if (!agent.budget || (agent.budget.dailyUsd === undefined && agent.budget.monthlyUsd === undefined)) return [];
+  const issues: ConfigIssue[] = [];
+  const where = agent.runtime.kind === 'openclaw' ? `${at}.runtime.kind` : undefined;
+  if (where)
+    issues.push({
+      path: where,
+      message:
+        'runtime.kind "openclaw" does not report its model calls\' token usage, so a budget cannot be kept for it: remove budget (here or in agents.defaults), or keep the agent on runtime.kind "native"',
+    });
+  for (const ref of agent.model ? [agent.model.primary, ...agent.model.fallbacks] : []) {
+    if (priceOf(ref, config.models.prices)) continue;
+    issues.push({
+      path: `${at}.model`,
+      message: `model "${ref}" has no price, and this agent has a budget: add models.prices["${ref}"] = { "input": …, "output": … } (USD per million tokens; cacheRead and cacheWrite too if the provider bills them)`,
+    });
+  }
+  return issues;
+}
+
+/** operator.telegram needs a bot of the fleet to write with: the one named, or the only one. */
+function operatorIssues(config: FleetConfig): ConfigIssue[] {
+  const chat = config.operator?.telegram;
+  const accounts = Object.keys(config.channels.telegram?.accounts ?? {});
+  const bot = chat?.accountId ?? (accounts.length === 1 ? accounts[0] : undefined);
+  if (!chat || (bot !== undefined && accounts.includes(bot))) return [];
+  return [
+    {
+      path: 'operator.telegram.accountId',
+      message: `must name the bot that writes alerts, one of channels.telegram.accounts: ${accounts.join(', ') || 'none'}`,
+    },
+  ];
 }
 
 /** runtime.openclaw's options for its kind only; what the openclaw kind cannot do yet, refused here rather than at run time. */

@@ -25,7 +25,8 @@ export const outboxQueueName = (fleet: string, agentId: string) => `${fleet}-out
 export const outboxDlqName = (fleet: string, agentId: string) => `${fleet}-outbox-${agentId}-dlq.fifo`;
 
 export const agentSecretName = (fleet: string, agentId: string) => `clawfleet/${fleet}/agents/${agentId}`;
-export const telegramSecretName = (fleet: string) => `clawfleet/${fleet}/control/telegram`;
+/** A telegram secret of the fleet: shard 0 (every fleet's first, the only one up to 400 bots), or another (shared/secrets/telegram-secrets.ts says which holds whose token). */
+export const telegramSecretName = (fleet: string, shard = 0) => `clawfleet/${fleet}/control/telegram${shard === 0 ? '' : `-${shard}`}`;
 export const hooksSecretName = (fleet: string) => `clawfleet/${fleet}/control/hooks`;
 export const dashboardSecretName = (fleet: string) => `clawfleet/${fleet}/control/dashboard`;
 
@@ -40,6 +41,8 @@ export const tableNames = (fleet: string) => ({
   registry: `${fleet}-registry`,
   /** Each inbound envelope's origin (whom its answer reaches; TTL) and the agent-to-agent rate counters. */
   origins: `${fleet}-origins`,
+  /** Budgets (#31): the control plane's count of each agent's spend, and each runtime's own ledger (its items keyed `<agent>#…`). */
+  spend: `${fleet}-spend`,
 });
 
 /**
@@ -75,6 +78,8 @@ export const clusterName = (fleet: string) => `clawfleet-${fleet}`;
 /** An agent's ECS service inside the fleet's cluster. */
 export const agentServiceName = (agentId: string) => `agent-${agentId}`;
 export const scheduleGroupName = (fleet: string) => `clawfleet-${fleet}`;
+/** The SNS topic every alarm of the fleet notifies (the operator's email, λ operator-alerts). */
+export const alarmsTopicName = (fleet: string) => `${fleet}-alarms`;
 /** A control-plane Lambda function, e.g. `demo-telegram-webhook`. */
 export const functionName = (fleet: string, handler: string) => `${fleet}-${handler}`;
 export const functionLogGroupName = (fleet: string, handler: string) => `/aws/lambda/${functionName(fleet, handler)}`;

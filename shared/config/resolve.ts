@@ -2,7 +2,8 @@
 // of the fleet config a runtime is given (its own agent and the providers it uses).
 import * as z from '../zod.ts';
 import { ClawfleetError } from '../errors.ts';
-import { AgentSchema, ProviderSchema, RuntimeProfileSchema, type AgentConfig, type FleetConfig, type RuntimeProfile } from './schema.ts';
+import { priceOf } from '../budget/prices.ts';
+import { AgentSchema, ModelPriceSchema, ProviderSchema, RuntimeProfileSchema, type AgentConfig, type FleetConfig, type RuntimeProfile } from './schema.ts';
 import { mergeTts } from './tts.ts';
 
 export interface ModelChoice {
@@ -42,8 +43,21 @@ export function resolveAgent(config: FleetConfig, agentId: string): ResolvedAgen
     tools: mergeToolPolicy(defaults.tools, agent.tools),
     heartbeat: agent.heartbeat ?? defaults.heartbeat,
     skills: agent.skills ?? defaults.skills,
+    // Key by key: an agent that sets only a daily cap keeps the defaults' monthly one.
+    budget: defaults.budget || agent.budget ? { ...defaults.budget, ...agent.budget } : undefined,
     tts: mergeTts(defaults.tts, agent.tts),
   };
+}
+
+/** The price of each of the agent's models that has one (models.prices, else the defaults). */
+export function agentPrices(config: FleetConfig, agent: Pick<ResolvedAgent, 'model'>): Record<string, z.infer<typeof ModelPriceSchema>> {
+  const refs = agent.model ? [agent.model.primary, ...agent.model.fallbacks] : [];
+  return Object.fromEntries(
+    refs.flatMap((ref) => {
+      const price = priceOf(ref, config.models.prices);
+      return price ? [[ref, price]] : [];
+    }),
+  );
 }
 
 /**
@@ -86,6 +100,8 @@ export const RuntimeConfigSchema = z.strictObject({
     runtime: z.partial(RuntimeProfileSchema),
   }),
   providers: z.record(z.string(), ProviderSchema),
+  /** The prices of the agent's models (#31), which a budget is counted with. */
+  prices: z.optional(z.record(z.string(), ModelPriceSchema)),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
@@ -98,5 +114,7 @@ export function runtimeConfigFor(config: FleetConfig, agentId: string): RuntimeC
     const provider = config.models.providers[name];
     if (provider) providers[name] = provider;
   }
-  return { fleet: config.fleet, agent: { ...agent, model: agent.model }, providers };
+  // Only a metered agent (one with a budget) needs its models' prices.
+  const prices = agent.budget ? agentPrices(config, agent) : {};
+  return { fleet: config.fleet, agent: { ...agent, model: agent.model }, providers, ...(Object.keys(prices).length ? { prices } : {}) };
 }

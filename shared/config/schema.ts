@@ -7,6 +7,7 @@ import { SecretNameSchema } from '../secrets/secret-values.ts';
 import { fleetNameProblem } from './names.ts';
 import { RUNTIME_KINDS } from './runtime-kinds.ts';
 import { TtsSchema } from './tts.ts';
+import { isReactionEmoji, REACTION_EMOJI_RULE } from '../telegram/reaction-emoji.ts';
 
 const id = z.string().check(z.regex(/^[a-z][a-z0-9-]{0,23}$/, 'must be 1–24 chars of a-z, 0-9 and "-", starting with a letter'));
 
@@ -194,6 +195,30 @@ const HeartbeatSchema = z.strictObject({
   prompt: z.optional(z.string().check(z.minLength(1))),
 });
 
+/**
+ * `budget`: a spending cap in USD, per UTC day and per UTC month (#31), counted from the token
+ * usage each provider reports, priced by models.prices. Over a cap, the agent's messages are
+ * answered with a note saying so, and its cron jobs and heartbeats pause, until the period ends.
+ */
+const BudgetSchema = z
+  .strictObject({
+    dailyUsd: z.optional(z.number().check(z.positive(), z.lte(1_000_000))),
+    monthlyUsd: z.optional(z.number().check(z.positive(), z.lte(1_000_000))),
+  })
+  .check(z.refine((b) => b.dailyUsd !== undefined || b.monthlyUsd !== undefined, 'needs dailyUsd, monthlyUsd or both'));
+
+/** A model's price in USD per million tokens, named as OpenClaw's models.providers.<p>.models[].cost and pi-ai's Model.cost. */
+export const ModelPriceSchema = z.strictObject({
+  /** Prompt tokens read fresh. */
+  input: z.number().check(z.gte(0), z.lte(10_000)),
+  /** Tokens the model writes (reasoning included). */
+  output: z.number().check(z.gte(0), z.lte(10_000)),
+  /** Prompt tokens read from the provider's cache; default the input price. */
+  cacheRead: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
+  /** Prompt tokens written to the provider's cache; default the input price. */
+  cacheWrite: z.optional(z.number().check(z.gte(0), z.lte(10_000))),
+});
+
 /** Skill names (a SKILL.md's `name`, else its folder's): only these are offered; absent means every skill found. */
 const SkillAllowListSchema = z
   .array(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be a skill name like "weather" (letters, digits, "-", "_", ".")')))
@@ -205,6 +230,7 @@ const AgentDefaultsSchema = z.strictObject({
   runtime: z.optional(z.partial(RuntimeProfileSchema)),
   tools: z.optional(ToolPolicySchema),
   heartbeat: z.optional(HeartbeatSchema),
+  budget: z.optional(BudgetSchema),
   /** Spoken replies (shared/config/tts.ts); an agent's own merges key by key over these. */
   tts: z.optional(TtsSchema),
 });
@@ -221,6 +247,8 @@ export const AgentSchema = z.strictObject({
   /** The skills this agent is offered, by name (OpenClaw's agents.list[].skills); replaces agents.defaults.skills. */
   skills: z.optional(SkillAllowListSchema),
   heartbeat: z.optional(HeartbeatSchema),
+  /** This agent's spending cap; merged key by key over agents.defaults.budget. */
+  budget: z.optional(BudgetSchema),
   /** Names of the values in this agent's own secret (model keys, MCP tokens). */
   secrets: z.optional(z.array(secretName)),
   /** Spoken replies: an OpenAI-compatible /audio/speech, its voice sent with the text (shared/config/tts.ts). */
@@ -236,7 +264,17 @@ export const ProviderSchema = z.strictObject({
   imageModels: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
 });
 
-const PeerSchema = z.strictObject({ kind: z.enum(['direct', 'group']), id: z.string().check(z.minLength(1)) });
+/** A forum topic's id (Telegram's message_thread_id); 1 is a forum's General topic. */
+const TopicIdSchema = z.number().check(z.int(), z.gte(1), z.lte(2_147_483_647));
+
+const PeerSchema = z
+  .strictObject({
+    kind: z.enum(['direct', 'group']),
+    id: z.string().check(z.minLength(1)),
+    /** A forum topic of the group (1 is its General topic): the binding matches that topic only, and wins over the group's. */
+    topic: z.optional(TopicIdSchema),
+  })
+  .check(z.refine((p) => p.topic === undefined || p.kind === 'group', { message: 'a topic belongs to a group: kind must be "group"', path: ['topic'] }));
 
 const BindingSchema = z.strictObject({
   agentId: id,
@@ -272,19 +310,64 @@ const BlockStreamingChunkSchema = z
   .check(z.refine((c) => (c.minChars ?? 0) <= (c.maxChars ?? 4_000), 'minChars must not be over maxChars'));
 /** OpenClaw's `commands.native`: answer /status, /new, /stop… natively and register the bot's command menu. */
 const CommandsSchema = z.strictObject({ native: z.optional(z.boolean()) });
+/** An emoji the bot may react with: one of Telegram's (shared/telegram/reaction-emoji.ts), a keyboard's "❤️" taken as "❤". */
+const reactionEmoji = z.string().check(z.refine(isReactionEmoji, REACTION_EMOJI_RULE));
+/**
+ * OpenClaw's `statusReactions`: the reaction on the user's message follows its turn — queued →
+ * thinking → tool → done or error — instead of the ack being removed. Off by default on Telegram,
+ * as OpenClaw has it.
+ */
+const StatusReactionsSchema = z.strictObject({
+  enabled: z.optional(z.boolean()),
+  /** Each state's emoji; queued defaults to `ackReaction`, the rest to OpenClaw's (🤔 🔥 👍 😱). */
+  emojis: z.optional(
+    z.strictObject({
+      queued: z.optional(reactionEmoji),
+      thinking: z.optional(reactionEmoji),
+      tool: z.optional(reactionEmoji),
+      done: z.optional(reactionEmoji),
+      error: z.optional(reactionEmoji),
+    }),
+  ),
+});
 const conversationKeys = {
   streaming: z.optional(StreamingSchema),
   blockStreamingChunk: z.optional(BlockStreamingChunkSchema),
   commands: z.optional(CommandsSchema),
   /** OpenClaw's `ackReaction`: the emoji put on a user's message once it is queued, removed when the reply is sent; "" turns it off. */
-  ackReaction: z.optional(z.string().check(z.maxLength(16))),
+  ackReaction: z.optional(z.string().check(z.refine((e) => e === '' || isReactionEmoji(e), `${REACTION_EMOJI_RULE}, or "" for none`))),
+  /** Status reactions (queued → thinking → tool → done / error) on the user's message; see StatusReactionsSchema. */
+  statusReactions: z.optional(StatusReactionsSchema),
   /** Which messages get it: all, direct (private chats), group-mentions (group messages that address the bot), group-all (every admitted group message). */
   ackReactionScope: z.optional(z.enum(['all', 'direct', 'group-mentions', 'group-all'])),
   /** OpenClaw's `replyToMode`: thread the reply to the user's message — off, first (its first part), all (every part). */
   replyToMode: z.optional(z.enum(['off', 'first', 'all'])),
   /** A user's edit of a message already sent: ignore (default; Telegram is not even asked for edits), or note (passed on to the agent as "[edited message <id>] new text"). */
   editedMessages: z.optional(z.enum(['ignore', 'note'])),
+  /**
+   * OpenClaw's `reactionNotifications`: which of the users' reactions reach the agent, as a note
+   * before its next turn — off, own (default: reactions to the bot's messages), all (to any message).
+   */
+  reactionNotifications: z.optional(z.enum(['off', 'own', 'all'])),
 };
+
+/**
+ * One forum topic of a group (OpenClaw's `channels.telegram.groups.<id>.topics.<topicId>`): its own
+ * agent, and its own requireMention and allowFrom over the group's.
+ */
+const TopicSchema = z.strictObject({
+  /** The agent that answers in this topic (a binding for the topic wins over it); topic-only, never inherited from the group. */
+  agentId: z.optional(id),
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+});
+
+/** An enabled group: whether it must mention the bot, who in it may, and its forum topics ("*": every topic not listed). */
+const GroupSchema = z.strictObject({
+  requireMention: z.optional(z.boolean()),
+  allowFrom: z.optional(AllowFromSchema),
+  topics: z.optional(z.record(z.string().check(z.regex(/^(\*|[1-9][0-9]{0,9})$/, 'must be a topic id (a positive number; 1 is General) or "*"')), TopicSchema)),
+});
 
 const TelegramAccountSchema = z.strictObject({
   /** Name of this account's bot token in the control plane's telegram secret. */
@@ -300,7 +383,7 @@ const TelegramChannelSchema = z.strictObject({
   dmPolicy: z._default(DmPolicySchema, 'pairing'),
   /** Telegram user ids (or "*") allowed to message the bots directly. */
   allowFrom: z.optional(AllowFromSchema),
-  groups: z.optional(z.record(z.string(), z.strictObject({ requireMention: z.optional(z.boolean()), allowFrom: z.optional(AllowFromSchema) }))),
+  groups: z.optional(z.record(z.string(), GroupSchema)),
   accounts: z.record(id, TelegramAccountSchema).check(z.refine((a) => Object.keys(a).length > 0, 'needs at least one account')),
   ...conversationKeys,
 });
@@ -343,7 +426,14 @@ export const ConfigSchema = z.strictObject({
     defaults: z.optional(AgentDefaultsSchema),
     list: z.array(AgentSchema).check(z.minLength(1, 'needs at least one agent')),
   }),
-  models: z.strictObject({ providers: z.record(id, ProviderSchema) }),
+  models: z.strictObject({
+    providers: z.record(id, ProviderSchema),
+    /**
+     * Prices by model ref, USD per million tokens: what a budget counts (#31). The models the
+     * example config uses have defaults (shared/budget/prices.ts); an entry here replaces one.
+     */
+    prices: z.optional(z.record(ModelRefSchema, ModelPriceSchema)),
+  }),
   bindings: z._default(z.array(BindingSchema), []),
   session: z.optional(z.strictObject({ dmScope: z._default(z.enum(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer']), 'main') })),
   channels: z._default(z.strictObject({ telegram: z.optional(TelegramChannelSchema) }), {}),
@@ -372,6 +462,26 @@ export const ConfigSchema = z.strictObject({
       ),
     }),
   ),
+  /**
+   * Who is told when something goes wrong (docs/operations.md, "Alarms"): an alarm's state
+   * change, an agent crash-looping, dead letters, an agent waiting for a secret, a failing
+   * health tick. No secret here: an address and a chat id are where alerts go, not credentials.
+   */
+  operator: z.optional(
+    z.strictObject({
+      /** Subscribed to the fleet's alarm topic on AWS (SNS asks the address to confirm once). */
+      email: z.optional(z.string().check(z.maxLength(254), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'))),
+      /** The operator's own Telegram chat, written to by one of the fleet's bots (the token stays in the control plane). */
+      telegram: z.optional(
+        z.strictObject({
+          /** The bot that writes (a key of channels.telegram.accounts); may be left out when there is one. */
+          accountId: z.optional(id),
+          /** The chat: the operator's user id for a private chat with that bot (its /whoami says it), or a group's (negative) id. */
+          chatId: z.union([z.number().check(z.int()), z.string().check(z.regex(/^-?\d{1,20}$/, 'must be a Telegram chat id (digits, "-" first for a group)'))]),
+        }),
+      ),
+    }),
+  ),
   /** Attachments and the files agents send (#16): kept in the media store this many days (default 30), then deleted. */
   media: z.optional(z.strictObject({ expireDays: z.optional(z.number().check(z.int(), z.gte(1), z.lte(3650))) })),
   agentToAgent: z.optional(
@@ -394,4 +504,5 @@ export type RuntimeProfile = z.infer<typeof RuntimeProfileSchema>;
 export type ExecPolicy = z.infer<typeof ExecPolicySchema>;
 export type OpenclawRuntimeOptions = z.infer<typeof OpenclawRuntimeSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
+export type ModelPriceConfig = z.infer<typeof ModelPriceSchema>;
 export type Binding = z.infer<typeof BindingSchema>;

@@ -1,10 +1,12 @@
 // Who may talk to an agent, as OpenClaw decides it. Direct messages follow the account's
 // dmPolicy (pairing | allowlist | open | disabled) and allowFrom; groups must be enabled
-// in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot.
+// in `groups` (by chat id or "*") and, unless told otherwise, must mention the bot; in a forum
+// topic the topic's own requireMention and allowFrom (`groups.<id>.topics.<topicId>`) win.
 // Pairing: an unknown sender gets a code, and talks to the agent once the owner approves it;
 // at most MAX_PENDING_PAIRINGS senders per account wait at once, as OpenClaw caps them.
 import * as z from '../zod.ts';
 import type { FleetConfig } from '../config/schema.ts';
+import { groupSettings } from '../config/telegram-groups.ts';
 import type { PairingRecord, PairingStore } from '../ports.ts';
 
 /** A stored or transmitted PairingRecord (shared/ports.ts), checked on the way in. */
@@ -37,11 +39,14 @@ export type AccessDecision =
 
 export interface AccessRequest {
   accountId: string;
-  chat: { kind: 'direct' | 'group'; id: string };
+  /** The chat, and in a forum the topic the message is in (1 for General). */
+  chat: { kind: 'direct' | 'group'; id: string; topicId?: number | undefined };
   senderId: string | undefined;
   senderName?: string | undefined;
   /** The bot was @mentioned, replied to, or addressed with /command@bot. */
   mentioned: boolean;
+  /** false: an unknown sender under `pairing` is ignored rather than given a code (a reaction, #31, asks for nothing). */
+  mayPair?: boolean;
 }
 
 export interface AccessDeps {
@@ -60,10 +65,10 @@ function listed(allowFrom: readonly string[] | undefined, senderId: string | und
 export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promise<AccessDecision> {
   const telegram = deps.config.channels.telegram!;
   if (req.chat.kind === 'group') {
-    const group = telegram.groups?.[req.chat.id] ?? telegram.groups?.['*'];
+    const group = groupSettings(deps.config, req.chat.id, req.chat.topicId);
     if (!group) return { kind: 'ignore', reason: 'group not enabled in channels.telegram.groups' };
-    if (group.allowFrom && !listed(group.allowFrom, req.senderId)) return { kind: 'ignore', reason: 'sender not in the group allowFrom' };
-    if ((group.requireMention ?? true) && !req.mentioned) return { kind: 'ignore', reason: 'bot not mentioned' };
+    if (group.allowFrom && !listed(group.allowFrom, req.senderId)) return { kind: 'ignore', reason: 'sender not in the group (or topic) allowFrom' };
+    if (group.requireMention && !req.mentioned) return { kind: 'ignore', reason: 'bot not mentioned' };
     return { kind: 'allow' };
   }
 
@@ -75,6 +80,7 @@ export async function decideAccess(req: AccessRequest, deps: AccessDeps): Promis
 
   const existing = await deps.pairings.get(req.accountId, req.senderId);
   if (existing?.status === 'approved') return { kind: 'allow' };
+  if (req.mayPair === false) return { kind: 'ignore', reason: 'sender not paired' };
   if (existing && existing.expiresAt > deps.now) return { kind: 'pair', code: existing.code, fresh: false };
   const record: PairingRecord = {
     channel: 'telegram',

@@ -4,7 +4,19 @@
 // retried update finds its id remembered and is not answered twice.
 import type { FleetConfig } from '../config/schema.ts';
 import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
-import type { AgentQueues, AgentRegistry, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, QueueDepths, SessionRegistry } from '../ports.ts';
+import type {
+  AgentQueues,
+  AgentRegistry,
+  ChannelSender,
+  ChannelTarget,
+  Clock,
+  InboundDedupe,
+  InboundOrigins,
+  QueueDepths,
+  SessionRegistry,
+  SpendCounts,
+} from '../ports.ts';
+import { spendView } from './budget-gate.ts';
 import { helpText, NOTHING_TO_STOP, statusText, whoamiText, type PlaneCommand } from './commands.ts';
 import { newOrigin } from './origins.ts';
 
@@ -16,7 +28,13 @@ export interface PlaneCommandDeps {
   sessions: SessionRegistry;
   origins: InboundOrigins;
   channel(target: ChannelTarget): Promise<ChannelSender>;
-  statusView?: () => { registry: AgentRegistry; depths: QueueDepths; offlineReason?: ((agentId: string) => string | undefined) | undefined };
+  statusView?: () => {
+    registry: AgentRegistry;
+    depths: QueueDepths;
+    offlineReason?: ((agentId: string) => string | undefined) | undefined;
+    /** Budgets (#31): read only for an agent with a budget. */
+    spend?: (() => SpendCounts) | undefined;
+  };
   clock: Clock;
 }
 
@@ -78,13 +96,14 @@ async function answerText(cmd: PlaneCommandRequest, deps: PlaneCommandDeps, now:
     });
   }
   const view = deps.statusView?.();
-  const [record, session, queueDepth] = await Promise.all([
+  const [record, session, queueDepth, spend] = await Promise.all([
     view?.registry.get(cmd.agentId),
     deps.sessions.get(cmd.sessionKey),
     view?.depths.depth(cmd.agentId).catch(() => undefined),
+    spendView(deps.config, cmd.agentId, view?.spend, now),
   ]);
   const offline = view?.offlineReason?.(cmd.agentId);
-  return statusText({ config: deps.config, agentId: cmd.agentId, sessionKey: cmd.sessionKey, record, session, queueDepth, now, offline });
+  return statusText({ config: deps.config, agentId: cmd.agentId, sessionKey: cmd.sessionKey, record, session, queueDepth, now, offline, spend });
 }
 
 async function say(chat: ChannelTarget, text: string, deps: PlaneCommandDeps): Promise<void> {

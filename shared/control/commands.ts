@@ -3,6 +3,7 @@
 // agent, forwards /stop as a cancel in the agent's control group (so it overtakes the turn it
 // stops), and queues /new, /reset, /model, /think and /voice to the runtime, which owns the transcript. A command
 // addressed to another bot (`/status@otherbot`) is not ours; an unknown one goes to the model.
+import { spendStatusText, type SpendView } from './budget-gate.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { resolveAgent } from '../config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND } from '../config/runtime-kinds.ts';
@@ -66,6 +67,8 @@ export interface StatusFacts {
   now: number;
   /** Why the agent answers with its offline stand-in rather than its model (local mode without a key). */
   offline?: string | undefined;
+  /** Budgets (#31): its spend against its caps, as the control plane counted it; absent for an agent without a budget. */
+  spend?: SpendView | undefined;
 }
 
 /** /status from what the control plane knows: answered without waking the agent. */
@@ -84,6 +87,7 @@ export function statusText(f: StatusFacts): string {
     `Session: ${f.sessionKey} (last message ${ago(f.session?.updatedAt)})`,
     ...sessionLines(stats, ago, (agent.runtime?.kind ?? DEFAULT_RUNTIME_KIND) !== DEFAULT_RUNTIME_KIND),
     `Queue: ${f.queueDepth === undefined ? 'unknown' : `${f.queueDepth} waiting`}`,
+    ...(f.spend ? [`Spend: ${spendStatusText(f.spend, f.now)}`] : []),
     `Last activity: ${ago(f.record?.lastActivityAt)}`,
   ].join('\n');
 }

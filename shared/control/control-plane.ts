@@ -7,6 +7,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { ClawfleetError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type {
+  AlertRates,
   QueueStats,
   AgentCompute,
   AgentMetrics,
@@ -24,11 +25,15 @@ import type {
   MediaStore,
   PairingStore,
   QueueDepths,
+  ReactionRates,
   RelayRates,
   SecretStore,
+  SentMessages,
   SessionRegistry,
+  SpendCounts,
   TelegramBots,
 } from '../ports.ts';
+import type { SpendAlarm } from '../budget/budget.ts';
 import type { CronDispatchDeps } from './cron-dispatch.ts';
 import type { HooksDeps } from './hooks.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
@@ -51,6 +56,12 @@ export interface ControlPorts {
   /** The dashboard's and the queue chart's figures: each agent's queue, DLQ and outbox DLQ. */
   queueStats: QueueStats;
   relayRates: RelayRates;
+  /** The bot's messages, whose reactions reach the agent that sent them (#31). */
+  sentMessages: SentMessages | undefined;
+  /** The users' reactions counted per chat (#31); without both, reactions reach no agent. */
+  reactionRates: ReactionRates | undefined;
+  /** Operator alerts counted per alarm and for the fleet (operator-alerts.ts). */
+  alertRates: AlertRates;
   /** The control plane's own secrets (clawfleet/<fleet>/control/*), never an agent's. */
   secrets: SecretStore;
   telegram: TelegramBots;
@@ -70,13 +81,26 @@ export interface ControlPorts {
   media: MediaStore | undefined;
   /** Why an agent runs its offline stand-in model (local mode without a model key), for /status; absent where none can. */
   offlineModels: ((agentId: string) => string | undefined) | undefined;
+  /** Budgets (#31): each agent's spend as the control plane counts it. */
+  spendCounts: SpendCounts;
+  /** Tells the operator a spend alarm (80 %, 100 % of a cap): the operator channel (spend-alarm.ts), where the process wires it; absent, alarms are logged. */
+  spendAlerts: ((agentId: string, alarm: SpendAlarm) => Promise<void>) | undefined;
 }
 
 /** How a process builds each port it has; called at most once, on first use. */
 export type PortFactories = { [K in keyof ControlPorts]?: (plane: ControlPlane) => ControlPorts[K] };
 
 /** Ports a process may lack by design (a capability it does not offer), unlike a port a core needs. */
-const OPTIONAL_PORTS = new Set<keyof ControlPorts>(['compute', 'scheduler', 'localChat', 'media', 'offlineModels']);
+const OPTIONAL_PORTS = new Set<keyof ControlPorts>([
+  'compute',
+  'scheduler',
+  'localChat',
+  'media',
+  'offlineModels',
+  'spendAlerts',
+  'sentMessages',
+  'reactionRates',
+]);
 
 export interface ControlPlaneBasics {
   config: FleetConfig;
@@ -154,6 +178,10 @@ export class ControlPlane {
   get telegram() {
     return this.port('telegram');
   }
+  /** Built when first read: only where an agent has a budget. */
+  get spendCounts() {
+    return this.port('spendCounts');
+  }
   get secretsWhere() {
     return this.basics.secretsWhere;
   }
@@ -223,11 +251,20 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       newPairingCode: this.newPairingCode,
       ...this.lifecycleField(),
-      statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels') }),
+      statusView: () => ({ registry: this.registry, depths: this.port('depths'), offlineReason: this.port('offlineModels'), spend: () => this.spendCounts }),
       ...this.inboundMediaField(),
+      spend: () => this.spendCounts,
+      ...this.reactionsField(),
       clock: this.clock,
       log: this.log,
     };
+  }
+
+  /** The users' reactions (#31), where this process keeps the bot's messages and counts reactions. */
+  private reactionsField(): Pick<TelegramWebhookDeps, 'reactions'> {
+    const sent = this.port('sentMessages');
+    const rates = this.port('reactionRates');
+    return sent && rates ? { reactions: { sent, rates } } : {};
   }
 
   /** The webhook's media path (#16), where this process has a media store and its bots can fetch files. */
@@ -250,6 +287,7 @@ export class ControlPlane {
       sessions: this.sessions,
       origins: this.origins,
       ...this.lifecycleField(),
+      spend: () => this.spendCounts,
       newId: this.newId,
       clock: this.clock,
       log: this.log,
@@ -270,9 +308,11 @@ export class ControlPlane {
       channel: (target) => this.channel(target),
       registry: this.registry,
       metrics: this.metrics,
-      relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle },
+      relay: { queues: this.queues, rates: this.port('relayRates'), lifecycle: this.lifecycle, spend: () => this.spendCounts },
+      spend: { counts: () => this.spendCounts, alertSpend: this.port('spendAlerts') },
       ...(scheduler ? { scheduler } : {}),
       ...(this.port('media') ? { media: this.port('media') } : {}),
+      ...(this.port('sentMessages') ? { sentMessages: this.port('sentMessages') } : {}),
       clock: this.clock,
       log: this.log,
     };
@@ -291,6 +331,7 @@ export class ControlPlane {
       sessions: this.sessions,
       origins: this.origins,
       lifecycle: this.lifecycle,
+      spend: () => this.spendCounts,
       clock: this.clock,
       log: this.log,
     };

@@ -9,7 +9,9 @@ import type { CronTrigger } from '../cron/trigger.ts';
 import type { Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
-import type { AgentQueues, Clock, InboundOrigins, SessionRegistry, SessionTarget } from '../ports.ts';
+import type { AgentQueues, Clock, InboundOrigins, SessionRegistry, SessionTarget, SpendCounts } from '../ports.ts';
+import { budgetRefusal } from './budget-gate.ts';
+import { usdText } from '../budget/prices.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { lastDirectRoute, newOrigin } from './origins.ts';
 import { cronSessionKey, mainSessionKey } from '../routing/session-key.ts';
@@ -23,6 +25,8 @@ export interface CronDispatchDeps {
   sessions: SessionRegistry;
   origins: InboundOrigins;
   lifecycle?: LifecycleDeps | undefined;
+  /** Budgets (#31): over its cap, an agent's jobs and heartbeats are skipped (paused), not queued. */
+  spend?: () => SpendCounts;
   clock: Clock;
   log: Logger;
 }
@@ -41,6 +45,18 @@ export interface OperatorRun {
 export async function dispatchTrigger(trigger: CronTrigger, scheduledAt: number, deps: CronDispatchDeps, run?: OperatorRun): Promise<DispatchOutcome> {
   const { config, log } = deps;
   if (!config.agents.list.some((a) => a.id === trigger.agentId)) return { skipped: `no agent "${trigger.agentId}"` };
+  // Budgets (#31): paused, not dead-lettered, while the agent's cap is reached; the next firing after the reset runs.
+  const refusal = await budgetRefusal(config, trigger.agentId, deps.spend, deps.clock.now());
+  if (refusal) {
+    const r = refusal.reached;
+    const why = `over its ${r.period === 'day' ? 'daily' : 'monthly'} budget (${usdText(r.spentMicros)} of ${usdText(r.capMicros)}) until ${new Date(r.resetsAt).toISOString()}`;
+    log.info(`${trigger.kind === 'heartbeat' ? 'heartbeat' : 'cron job'} skipped: the agent is ${why}`, {
+      agentId: trigger.agentId,
+      jobId: trigger.kind === 'job' ? trigger.jobId : undefined,
+      metric: 'BudgetPaused',
+    });
+    return { skipped: why };
+  }
   const firing = run ? `manual.${run.id}` : String(Math.floor(scheduledAt / 60_000));
   const mainSession = mainSessionKey(trigger.agentId);
   let envelope: InboundEnvelope & { sessionKey: string };

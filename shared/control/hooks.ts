@@ -7,7 +7,8 @@ import { defaultAgentId } from '../config/resolve.ts';
 import { errorFields, type Logger } from '../log.ts';
 import type { InboundEnvelope } from '../protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
-import type { AgentQueues, Clock, InboundDedupe, InboundOrigins, SessionRegistry } from '../ports.ts';
+import type { AgentQueues, Clock, InboundDedupe, InboundOrigins, SessionRegistry, SpendCounts } from '../ports.ts';
+import { budgetRefusal } from './budget-gate.ts';
 import { authenticateHook, MIN_HOOK_TOKEN_CHARS, queryStringProblem } from '../hooks/auth.ts';
 import { parseAgentHookBody, parseWakeHookBody } from '../hooks/bodies.ts';
 import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
@@ -46,6 +47,8 @@ export interface HooksDeps {
   origins: InboundOrigins;
   /** Wakes a hibernating agent; absent where agents never sleep. */
   lifecycle?: LifecycleDeps;
+  /** Budgets (#31): the spend count a metered agent's hooks are checked against. */
+  spend?: () => SpendCounts;
   /** A fresh unique id, for requests without an Idempotency-Key. */
   newId(): string;
   clock: Clock;
@@ -237,6 +240,12 @@ async function queue(admission: Admission, idempotent: boolean, deps: HooksDeps)
     if (idempotent && (await deps.dedupe.seen(id))) {
       deps.log.info('duplicate hook ignored', ctx);
       return accepted({ duplicate: true });
+    }
+    // Budgets (#31): over its cap, the agent takes no hook; the caller is told why and may try again once it resets.
+    const refusal = await budgetRefusal(deps.config, agentId, deps.spend, now);
+    if (refusal) {
+      deps.log.info('hook not queued: the agent is over its budget', { ...ctx, period: refusal.reached.period });
+      return fail(429, refusal.text, { overBudget: refusal.reached.period, resetsAt: new Date(refusal.reached.resetsAt).toISOString() });
     }
     const existing = await deps.sessions.get(sessionKey);
     if (existing && existing.agentId !== agentId) {

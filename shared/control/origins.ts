@@ -9,7 +9,7 @@ import type { InboundOrigin, InboundOrigins, SessionRegistry, SessionTarget } fr
  * retention (14 days), and its answer is delivered after that; a day more covers the turn
  * and the outbox's retries. Chat ids are personal data, so not longer than that.
  */
-const ORIGIN_TTL_MS = 15 * 24 * 3600 * 1000;
+export const ORIGIN_TTL_MS = 15 * 24 * 3600 * 1000;
 
 const TargetSchema = z.discriminatedUnion('channel', [
   z.object({ channel: z.literal('telegram'), accountId: z.string(), chatId: z.string(), threadId: z.optional(z.number().check(z.int())) }),
@@ -30,6 +30,7 @@ export const InboundOriginSchema = z.object({
   askedBy: z.optional(z.object({ agentId: z.string(), sessionKey: z.string(), target: TargetSchema })),
   messageId: z.optional(z.number().check(z.int())),
   ack: z.optional(z.string()),
+  statusReactions: z.optional(z.boolean()),
   preview: z.optional(z.object({ messageId: z.number().check(z.int()), final: z.optional(z.boolean()), progress: z.optional(z.boolean()) })),
 }) satisfies z.ZodMiniType<InboundOrigin>;
 

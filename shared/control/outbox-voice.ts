@@ -8,7 +8,7 @@
 // say it all: the caption goes as a text message under the same key, and nothing odd is said.
 import { VOICE_REPLY_MAX_BYTES } from '../media/media-ref.ts';
 import type { VoiceRef } from '../protocol/envelopes.ts';
-import { VoiceRefusedError, type ChannelSender, type ChannelTarget, type MediaStore, type SendOptions } from '../ports.ts';
+import { VoiceRefusedError, type ChannelSender, type ChannelTarget, type MediaStore, type SendOptions, type SentMessage } from '../ports.ts';
 import type { Logger } from '../log.ts';
 
 export type ReplyMessage =
@@ -60,17 +60,21 @@ export async function sendSpoken(
   opts: SendOptions,
   deps: SpokenDeps,
   ctx: Record<string, unknown>,
-): Promise<void> {
-  const asText = async (why: string) => {
+): Promise<SentMessage | void> {
+  const asText = async (why: string): Promise<SentMessage | void> => {
     deps.log.warn(`voice not sent: ${why}; the reply goes as text`, { ...ctx, key: voice.key });
-    if (message.caption !== undefined) await channel.sendText(target, message.caption, opts);
+    if (message.caption !== undefined) return channel.sendText(target, message.caption, opts);
   };
   const stored = await deps.media.get(voice.key);
   if (!stored) return asText('nothing is kept at its key (never written, or expired)');
   if (stored.bytes.byteLength > VOICE_REPLY_MAX_BYTES)
     return asText(`it is ${stored.bytes.byteLength} bytes, over the ${VOICE_REPLY_MAX_BYTES} a voice reply may be`);
   try {
-    await channel.sendVoice!(target, { bytes: stored.bytes, durationSeconds: voice.durationSeconds, key: voice.key }, { ...opts, caption: message.caption });
+    return await channel.sendVoice!(
+      target,
+      { bytes: stored.bytes, durationSeconds: voice.durationSeconds, key: voice.key },
+      { ...opts, caption: message.caption },
+    );
   } catch (err) {
     if (err instanceof VoiceRefusedError) return asText('the chat takes no voice messages');
     throw err;

@@ -26,7 +26,11 @@ import {
   type InboundOrigin,
   type InboundOrigins,
   type MediaStore,
+  type SentMessage,
+  type SentMessages,
   type SessionRegistry,
+  type SpendCounts,
+  type StatusState,
 } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
@@ -39,10 +43,15 @@ import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
 import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
 import { replyToMode } from './streaming.ts';
+import { anyStatusReactions, ReactionPacer, showStatus, type StatusReactionDeps } from './status-reactions.ts';
+import { recordSent } from './sent-messages.ts';
 
 /** Where no composition hands one in: this process's memory of chats that asked drafts to slow down. */
 const processDraftPauses = new DraftPauses();
+/** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
+const processReactionPacer = new ReactionPacer();
 import { deliverFile } from './outbox-file.ts';
+import { countUsage, type SpendCountDeps } from './spend-count.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -75,8 +84,14 @@ export interface OutboxDeps {
   scheduler?: CronScheduler;
   /** Chats whose drafts are paused after a 429 (default: this process's own). */
   draftPauses?: DraftPauses;
+  /** The pace of status reactions per chat (default: this process's own). */
+  reactionPacer?: ReactionPacer;
   /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
   media?: MediaStore;
+  /** Budgets (#31): the count usage reports are added to, and the operator's alarms; absent, usage envelopes are refused. */
+  spend?: { counts: () => SpendCounts; alertSpend?: SpendCountDeps['alertSpend'] };
+  /** The bot's messages, kept so the users' reactions reach the agent that sent them (#31); absent, none are kept. */
+  sentMessages?: SentMessages;
   clock: Clock;
   log: Logger;
 }
@@ -129,6 +144,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       if (deps.metrics) await recordTurnMetrics(deps.metrics, envelope, sender, deps.clock.now());
       await recordSessionStats(envelope, sender, deps);
       await clearAckOfSilentTurn(envelope, sender, deps);
+      await reactToStatus(envelope, sender, deps);
       deps.log.info('runtime status', {
         agentId: sender,
         envelopeId: envelope.id,
@@ -145,6 +161,18 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     }
     case 'file':
       return deliverFile(envelope, sender, deps, reject);
+    case 'usage': {
+      if (!deps.spend) return reject('NOT_SUPPORTED', 'usage reports are not counted in this control plane', envelope);
+      const outcome = await countUsage(envelope, sender, {
+        spend: deps.spend.counts(),
+        alertSpend: deps.spend.alertSpend,
+        config: deps.config,
+        clock: deps.clock,
+        log: deps.log,
+      });
+      if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
+      return;
+    }
     case 'cron_upsert':
     case 'cron_delete': {
       if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
@@ -178,7 +206,9 @@ type OutboxRejectCode =
   // media (#16): a file from another agent's prefix, over the limit, or not kept.
   | 'MEDIA_NOT_OWNED'
   | 'MEDIA_TOO_LARGE'
-  | 'MEDIA_MISSING';
+  | 'MEDIA_MISSING'
+  // Budgets (#31): a usage report for a model the sender has no price for.
+  | 'USAGE_MODEL_UNKNOWN';
 
 export type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
@@ -228,14 +258,16 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     if (claim === 'delivered') continue;
     if (claim === 'in-flight') throw new Error(`${message.key} of ${envelope.id} is being delivered by another worker; retry later`);
     const intoPreview = message.kind === 'text' && message.part === 0 && answerPreview;
+    let sent: SentMessage | void;
     try {
       // Buttons go under the end of the text, where the user reads to.
       const buttons = isReply && endsText(message, parts.length) && envelope.buttons ? { buttons: envelope.buttons } : {};
       const thread = threading === 'all' || (threading === 'first' && firstOfAnswer && m === 0) ? { replyToMessageId: origin.messageId } : {};
       // The preview was threaded when it was sent; the thread here is for a preview gone, sent anew.
-      if (message.kind === 'voice') await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
-      else if (intoPreview) await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
-      else await channel.sendText(target, message.text, { ...thread, ...buttons });
+      if (message.kind === 'voice')
+        sent = await sendSpoken(message, voice!, target, channel, { ...thread, ...buttons }, { media: deps.media!, log: deps.log }, ctx);
+      else if (intoPreview) sent = await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
+      else sent = await channel.sendText(target, message.text, { ...thread, ...buttons });
     } catch (err) {
       if (err instanceof PermanentDeliveryError) {
         // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
@@ -249,10 +281,41 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     }
     await completeSoon(deps, message.key);
     if (intoPreview) await markPreviewFinal(origin, deps);
+    // Whose message it is, for the users' reactions to it (#31).
+    await recordSent(origin, target, sent, deps);
   }
   deps.log.info(`${envelope.kind} delivered`, { ...ctx, parts: parts.length, ...(voice ? { voice: true } : {}) });
   if (isReply && preview?.progress && !preview.final) await removeStatus(channel, target, origin, deps);
   if (isReply && origin.ack && origin.messageId !== undefined) await clearAck(channel, target, origin.messageId, deps);
+  if (isReply) await showStatus(origin, envelope.failed ? 'error' : 'done', statusReactionDeps(deps));
+}
+
+const statusReactionDeps = (deps: OutboxDeps): StatusReactionDeps => ({ ...deps, pacer: deps.reactionPacer ?? processReactionPacer });
+
+/**
+ * Status reactions (#31): a turn's started status is "thinking", its tool status "tool", a failed
+ * turn "error", one ended without a reply "done" (a reply sets done itself, when delivered). The
+ * origin is read only where some account has them on, and only if the inbound is the sender's.
+ */
+async function reactToStatus(envelope: StatusEnvelope, sender: string, deps: OutboxDeps): Promise<void> {
+  if (!anyStatusReactions(deps.config)) return;
+  const to = { started: 'thinking', tool: 'tool', failed: 'error', ended: envelope.replied === false ? 'done' : undefined }[envelope.turn] as
+    | Exclude<StatusState, 'queued'>
+    | undefined;
+  if (!to) return;
+  let checked: OriginCheck;
+  try {
+    checked = await answerableOrigin(deps.origins, envelope.inboundId, sender, envelope.sessionKey);
+  } catch (err) {
+    // Best effort: the status's other records stand; a reaction is never a reason to retry it.
+    deps.log.warn('status reaction not set: the origin could not be read', { agentId: sender, inboundId: envelope.inboundId, ...errorFields(err) });
+    return;
+  }
+  if (!checked.ok) {
+    deps.log.info('status reaction not set: the status names an inbound its sender may not answer', { agentId: sender, reason: checked.reason });
+    return;
+  }
+  await showStatus(checked.origin, to, statusReactionDeps(deps));
 }
 
 /**

@@ -9,7 +9,8 @@ import type { FleetConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
 import type { AgentSendEnvelope } from '../protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../protocol/envelopes.ts';
-import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates } from '../ports.ts';
+import type { AgentQueues, Clock, InboundOrigin, InboundOrigins, RelayRates, SpendCounts } from '../ports.ts';
+import { budgetRefusal, type BudgetRefusal } from './budget-gate.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { answerableOrigin, newOrigin, type OriginCheck } from './origins.ts';
 import { mainSessionKey } from '../routing/session-key.ts';
@@ -20,6 +21,8 @@ export interface RelayDeps {
   origins: InboundOrigins;
   rates: RelayRates;
   lifecycle?: LifecycleDeps | undefined;
+  /** Budgets (#31): a question to an agent over its cap is answered for it, with why. */
+  spend?: () => SpendCounts;
   clock: Clock;
   log: Logger;
 }
@@ -103,6 +106,14 @@ export async function relayAgentSend(send: AgentSendEnvelope, sender: string, de
     if (limited) return limited;
   }
 
+  // Budgets (#31): a question for an agent over its cap is not queued for it (its runtime would
+  // only say so); the asker gets that answer at once, as if the target had given it. An answer
+  // to an asker over its cap is queued: the asker's runtime tells its person, without a model call.
+  if (!send.inReplyTo && !earlier) {
+    const refusal = await budgetRefusal(deps.config, send.toAgentId, deps.spend, now);
+    if (refusal) return answerForTarget(send, sender, cause.origin, hops, refusal, deps);
+  }
+
   // Recorded before queueing, so the target's answer always finds it. The budgets are
   // taken first: recorded first, a refused relay would pass as a redelivery next time.
   if (!earlier) await deps.origins.put(origin);
@@ -134,6 +145,50 @@ export async function relayAgentSend(send: AgentSendEnvelope, sender: string, de
     relayedId: id,
     hops,
     conversationId: origin.conversationId,
+  });
+  return { ok: true, relayedId: id };
+}
+
+/**
+ * The answer an agent over its budget would give a question, given by the control plane: an
+ * agent_message to the asker, into the session it asked from, reaching whom its question was
+ * for, with the cap, its reset and how it is raised. Its id derives from the question's, so a
+ * redelivered question answers once.
+ */
+async function answerForTarget(
+  send: AgentSendEnvelope,
+  sender: string,
+  cause: InboundOrigin,
+  hops: number,
+  refusal: BudgetRefusal,
+  deps: RelayDeps,
+): Promise<RelayOutcome> {
+  const id = relayedId(send.toAgentId, `budget.${send.id}`);
+  const now = deps.clock.now();
+  if (!(await deps.origins.get(id))) {
+    await deps.origins.put(
+      newOrigin({ id, agentId: sender, sessionKey: send.sessionKey, target: cause.target, createdAt: now, hops, conversationId: conversationOf(cause) }),
+    );
+  }
+  await deps.queues.send({
+    v: PROTOCOL_VERSION,
+    kind: 'agent_message',
+    id,
+    agentId: sender,
+    sessionKey: send.sessionKey,
+    fromAgentId: send.toAgentId,
+    replyTo: { sessionKey: mainSessionKey(send.toAgentId) },
+    text: refusal.text,
+    hops,
+    ts: send.ts,
+    inReplyTo: relayedId(sender, send.id),
+  });
+  deps.log.info('agent message answered for its target: the target is over its budget', {
+    agentId: sender,
+    toAgentId: send.toAgentId,
+    envelopeId: send.id,
+    relayedId: id,
+    period: refusal.reached.period,
   });
   return { ok: true, relayedId: id };
 }

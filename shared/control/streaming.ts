@@ -5,12 +5,13 @@
 // groups get an edited preview message, slower, since every edit counts against the group's limit.
 import type { FleetConfig } from '../config/schema.ts';
 import { DEFAULT_BLOCK_CHUNK, type StreamRequest } from '../protocol/envelopes.ts';
+import { reactionSpelling } from '../telegram/reaction-emoji.ts';
 
 export const DRAFT_INTERVAL_MS = { direct: 1_000, group: 3_000 } as const;
 
 type Settings = Pick<
   NonNullable<FleetConfig['channels']['telegram']>,
-  'streaming' | 'blockStreamingChunk' | 'ackReaction' | 'ackReactionScope' | 'replyToMode' | 'editedMessages'
+  'streaming' | 'blockStreamingChunk' | 'ackReaction' | 'ackReactionScope' | 'replyToMode' | 'editedMessages' | 'reactionNotifications'
 >;
 function setting<K extends keyof Settings>(config: FleetConfig, accountId: string, key: K): Settings[K] {
   const telegram = config.channels.telegram;
@@ -25,17 +26,21 @@ export function streamingMode(config: FleetConfig, accountId: string | undefined
 
 export const DEFAULT_ACK_REACTION = '👀';
 
-/** The reaction for an admitted message, or undefined when this message gets none. */
-export function ackReactionFor(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): string | undefined {
-  const emoji = setting(config, accountId, 'ackReaction') ?? DEFAULT_ACK_REACTION;
-  if (emoji === '') return undefined;
+/** Whether an admitted message gets a reaction at all (`ackReactionScope`), the ack or status reactions (#31). */
+export function ackScopeApplies(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): boolean {
   const scope = setting(config, accountId, 'ackReactionScope') ?? 'all';
-  const applies =
+  return (
     scope === 'all' ||
     (scope === 'direct' && chat.kind === 'direct') ||
     (scope === 'group-all' && chat.kind === 'group') ||
-    (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned);
-  return applies ? emoji : undefined;
+    (scope === 'group-mentions' && chat.kind === 'group' && chat.mentioned)
+  );
+}
+
+/** The ack reaction for an admitted message, or undefined when this message gets none. */
+export function ackReactionFor(config: FleetConfig, accountId: string, chat: { kind: 'direct' | 'group'; mentioned: boolean }): string | undefined {
+  const emoji = reactionSpelling(setting(config, accountId, 'ackReaction') ?? DEFAULT_ACK_REACTION);
+  return emoji !== '' && ackScopeApplies(config, accountId, chat) ? emoji : undefined;
 }
 
 export function replyToMode(config: FleetConfig, accountId: string): 'off' | 'first' | 'all' {
@@ -47,12 +52,26 @@ export function editedMessagesMode(config: FleetConfig, accountId: string): 'ign
   return setting(config, accountId, 'editedMessages') ?? 'ignore';
 }
 
+/** Which of the users' reactions reach the agent (#31): OpenClaw's default is own, reactions to the bot's own messages. */
+export function reactionNotificationsMode(config: FleetConfig, accountId: string): 'off' | 'own' | 'all' {
+  return setting(config, accountId, 'reactionNotifications') ?? 'own';
+}
+
 /** The updates the control plane reads: the ones Telegram is asked for, by the webhook (setWebhook) and by local polling (getUpdates). */
 export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
-/** An account's allowed_updates: edits too where it passes them on (`editedMessages: "note"`), so no other account's bot is sent them for nothing. */
+/**
+ * An account's allowed_updates: edits too where it passes them on (`editedMessages: "note"`), the
+ * users' reactions where they reach the agent (`reactionNotifications` not off), so no account's
+ * bot is sent updates for nothing. (Telegram sends a group's reactions only to a bot that is an
+ * administrator there.)
+ */
 export function allowedUpdatesFor(config: FleetConfig, accountId: string): string[] {
-  return editedMessagesMode(config, accountId) === 'note' ? [...ALLOWED_UPDATES, 'edited_message'] : [...ALLOWED_UPDATES];
+  return [
+    ...ALLOWED_UPDATES,
+    ...(editedMessagesMode(config, accountId) === 'note' ? ['edited_message'] : []),
+    ...(reactionNotificationsMode(config, accountId) !== 'off' ? ['message_reaction'] : []),
+  ];
 }
 
 /**

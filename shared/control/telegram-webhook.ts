@@ -18,19 +18,24 @@ import type {
   PairingStore,
   QueueDepths,
   SessionRegistry,
+  SpendCounts,
 } from '../ports.ts';
 import { mediaNote } from '../telegram/media-note.ts';
 import { forwardOf, replyQuoteOf, sharedOf } from '../telegram/others-words.ts';
 import { mentionsBot, type BotIdentity } from '../telegram/mention.ts';
+import { topicOf } from '../telegram/forum-topic.ts';
 import { TelegramUpdateSchema, updateKind, type CallbackQuery, type TelegramMessage } from '../telegram/update.ts';
 import { secretTokenMatches } from '../telegram/webhook-secret.ts';
 import { decideAccess, pairingText } from './access.ts';
 import { answerPlaneCommand, type PlaneCommandDeps } from './command-answers.ts';
 import { nativeCommandsOn, parseCommand } from './commands.ts';
-import { ackReactionFor, editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { editedMessagesMode, streamRequestFor } from './streaming.ts';
+import { reactionPlanFor, showQueued } from './status-reactions.ts';
+import { admitReaction, type ReactionDeps } from './reaction-updates.ts';
 import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
+import { budgetRefusal } from './budget-gate.ts';
 
 /** Telegram updates are a few KB; anything this large is not one. */
 export const MAX_UPDATE_BYTES = 1024 * 1024;
@@ -69,6 +74,10 @@ export interface TelegramWebhookDeps {
   statusView?: PlaneCommandDeps['statusView'];
   /** Where attachments are kept for the agent (#16); absent where there is no media store, and attachments then arrive as a note. */
   media?: InboundMediaDeps;
+  /** Budgets (#31): the spend count a metered agent's messages are checked against; read only for an agent with a budget. */
+  spend?: () => SpendCounts;
+  /** The bot's messages and the per-chat count, for the users' reactions (#31); absent, reactions reach no agent. */
+  reactions?: ReactionDeps;
   clock: Clock;
   log: Logger;
 }
@@ -105,6 +114,9 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     return { status: 400, body: { error: `not a Telegram update: ${issue.path.join('.') || '(root)'}: ${issue.message}` } };
   }
   const update = parsed.data;
+  // A user's reaction (#31): a note for the agent, with rules of its own (reaction-updates.ts).
+  if (update.message_reaction && !update.message && !update.callback_query)
+    return admitReaction(update.message_reaction, { accountId: req.accountId, updateId: update.update_id }, deps);
   const press = update.callback_query;
   // A button press is answered at once, whatever becomes of it, so the button stops spinning.
   if (press) await answerPress(req.accountId, press, deps);
@@ -141,7 +153,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     accountId: req.accountId,
     kind: message.chat.type === 'private' ? ('direct' as const) : ('group' as const),
     id: String(message.chat.id),
-    topicId: message.is_topic_message ? message.message_thread_id : undefined,
+    // A reply thread's id in a group is not a topic: only a topic message (or a forum's General) names one.
+    topicId: topicOf(message),
   };
   const senderId = message.from ? String(message.from.id) : undefined;
 
@@ -166,7 +179,13 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     // A press of the bot's own button addresses the bot.
     mentioned = peer.kind === 'group' && (press !== undefined || (bot !== undefined && mentionsBot(message, bot)));
     access = await decideAccess(
-      { accountId: req.accountId, chat: { kind: peer.kind, id: peer.id }, senderId, senderName: message.from?.username ?? message.from?.first_name, mentioned },
+      {
+        accountId: req.accountId,
+        chat: { kind: peer.kind, id: peer.id, topicId: peer.topicId },
+        senderId,
+        senderName: message.from?.username ?? message.from?.first_name,
+        mentioned,
+      },
       { config, pairings: deps.pairings, now: deps.clock.now(), newCode: deps.newPairingCode },
     );
   } catch (err) {
@@ -228,6 +247,14 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     log.error('dedupe not checked; Telegram will retry', { ...ctx, envelopeId: id, ...errorFields(err) });
     return { status: 503, body: { error: 'temporarily unavailable' } };
   }
+  // Budgets (#31): over its cap, the agent is not given the message (a runtime command — /new,
+  // /model, /think — asks no model and goes through); the sender is told why, once.
+  if (command?.kind !== 'runtime') {
+    // In a group the note answers the message it is about.
+    const replyTo = peer.kind === 'group' ? message.message_id : undefined;
+    const refused = await refuseOverBudget({ id, agentId: target.agentId, chat, replyTo, now, ctx }, deps);
+    if (refused) return refused;
+  }
   let media: InboundMedia = { kind: 'none' };
   if (deps.media && message.text === undefined && !edit) {
     const fetched = await fetchMedia(
@@ -240,8 +267,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     media = fetched;
   }
   const quote = replyQuoteOf(rawMessage, bot?.id);
-  // Not on a press: the message it would sit on is the bot's own.
-  const ack = press ? undefined : ackReactionFor(config, req.accountId, { kind: peer.kind, mentioned });
+  // Not on a press: the message it would sit on is the bot's own. The ack, or status reactions (#31) starting at queued.
+  const reaction = press ? undefined : reactionPlanFor(config, req.accountId, { kind: peer.kind, mentioned });
   const stream = command ? undefined : streamRequestFor(config, req.accountId, peer.kind);
   const envelope: MessageEnvelope = {
     v: PROTOCOL_VERSION,
@@ -264,6 +291,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     ...(forward ? { forward } : {}),
     ...(shared ? { shared } : {}),
     ...(press?.data !== undefined ? { callback: { data: press.data } } : {}),
+    // Status reactions show a tool in use: the runtime says when it first calls one.
+    ...(reaction?.kind === 'status' && !command ? { reportTools: true as const } : {}),
   };
 
   // An update Telegram could send always fits; one that does not (text past the protocol's
@@ -288,7 +317,8 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
         target: chat,
         createdAt: now,
         messageId: message.message_id,
-        ...(ack ? { ack } : {}),
+        ...(reaction?.kind === 'ack' ? { ack: reaction.emoji } : {}),
+        ...(reaction?.kind === 'status' ? { statusReactions: true } : {}),
       }),
     );
     await deps.sessions.put({ sessionKey: target.sessionKey, agentId: target.agentId, target: chat, updatedAt: now });
@@ -308,11 +338,40 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
     matchedBy: target.matchedBy,
     ...(media.kind !== 'none' ? { media: media.kind } : {}),
   });
-  if (ack) await acknowledge(chat, message.message_id, ack, deps);
+  if (reaction?.kind === 'ack') await acknowledge(chat, message.message_id, reaction.emoji, deps);
+  if (reaction?.kind === 'status') await showQueued(id, chat, message.message_id, reaction.emoji, deps);
   if (media.kind === 'refused') await tellSender(chat, media.toUser, deps);
   if (deps.lifecycle)
     await wakeForMessage(target.agentId, { channel: 'telegram', accountId: req.accountId, chatId: peer.id, threadId: peer.topicId }, deps, deps.lifecycle);
   return { status: 200, body: { ok: true, envelopeId: id } };
+}
+
+/**
+ * An agent whose budget is spent answers nothing: the sender is told its cap, when it resets and
+ * how it is raised, and the update is remembered as admitted, so Telegram's retry of it is not
+ * told twice. Undefined when the agent may take the message.
+ */
+async function refuseOverBudget(
+  at: { id: string; agentId: string; chat: ChannelTarget; replyTo: number | undefined; now: number; ctx: Record<string, unknown> },
+  deps: TelegramWebhookDeps,
+): Promise<HttpResult | undefined> {
+  const log = { ...at.ctx, envelopeId: at.id, agentId: at.agentId };
+  try {
+    const refusal = await budgetRefusal(deps.config, at.agentId, deps.spend, at.now);
+    if (!refusal) return undefined;
+    await (await deps.channel(at.chat)).sendText(at.chat, refusal.text, at.replyTo !== undefined ? { replyToMessageId: at.replyTo } : {});
+    await deps.dedupe.remember(at.id, at.now + DEDUPE_TTL_MS);
+    deps.log.info('message not queued: the agent is over its budget', {
+      ...log,
+      period: refusal.reached.period,
+      spentMicros: refusal.reached.spentMicros,
+      capMicros: refusal.reached.capMicros,
+    });
+    return { status: 200, body: { ok: true, overBudget: refusal.reached.period } };
+  } catch (err) {
+    deps.log.error('budget not checked, or its note not sent; Telegram will retry', { ...log, ...errorFields(err) });
+    return { status: 503, body: { error: 'temporarily unavailable' } };
+  }
 }
 
 // ── media (#16) ──────────────────────────────────────────────────────────────────

@@ -15,10 +15,12 @@ import type {
   QueueStats,
   SessionRegistry,
   McpServerState,
+  SpendCounts,
 } from '../ports.ts';
+import { spendView } from '../control/budget-gate.ts';
 import { nextRun } from '../cron/next-run.ts';
 import { DAY_MS, fillDay } from '../metrics/buckets.ts';
-import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, WorkspaceView } from './view.ts';
+import type { AgentDetail, AgentSummary, CronJobView, FleetAction, FleetView, McpServerView, PairingView, SpendSummary, WorkspaceView } from './view.ts';
 
 export interface DashboardSources {
   config: FleetConfig;
@@ -32,6 +34,8 @@ export interface DashboardSources {
   log: Logger;
   /** The agent's workspace size and last push/pull, where known. */
   workspace?(agentId: string): Promise<WorkspaceView | undefined>;
+  /** Budgets (#31): the control plane's count of each agent's spend; read only for agents with a budget. */
+  spend?: Pick<SpendCounts, 'totals'> | undefined;
   /** Local mode: what the process supervisor knows beyond the registry (offline model label, pid). */
   describe?(agentId: string): { model?: string | undefined; detail?: string | undefined };
   chat: boolean;
@@ -50,7 +54,7 @@ export function actionsFor(state: AgentState): FleetAction[] {
 
 async function summarize(agentId: string, src: DashboardSources, now: number): Promise<AgentSummary> {
   const resolved = resolveAgent(src.config, agentId);
-  const [record, queue, activity] = await Promise.all([
+  const [record, queue, activity, spend] = await Promise.all([
     src.registry.get(agentId),
     src.queues.stats(agentId).then(
       (q) => ({ q, error: undefined }),
@@ -60,6 +64,7 @@ async function summarize(agentId: string, src: DashboardSources, now: number): P
       },
     ),
     src.metrics.activity(agentId, now - DAY_MS, now + 1),
+    spendSummary(agentId, src, now),
   ]);
   const rec: Partial<AgentRecord> = record ?? {};
   const state = rec.state ?? 'asleep';
@@ -89,7 +94,27 @@ async function summarize(agentId: string, src: DashboardSources, now: number): P
     activity: fillDay(now, activity),
     actions: actionsFor(state),
     detail: extra.detail,
+    ...(spend ? { spend } : {}),
   };
+}
+
+/** A metered agent's spend (#31); an unreadable count shows as such and hides nothing else. */
+async function spendSummary(agentId: string, src: DashboardSources, now: number): Promise<SpendSummary | undefined> {
+  try {
+    const view = await spendView(src.config, agentId, src.spend ? () => src.spend as SpendCounts : undefined, now);
+    if (!view) return undefined;
+    return {
+      dayMicros: view.totals.dayMicros,
+      monthMicros: view.totals.monthMicros,
+      dayCapMicros: view.caps.dayMicros,
+      monthCapMicros: view.caps.monthMicros,
+      text: view.text,
+      ...(view.reached ? { reached: { period: view.reached.period, resetsAt: view.reached.resetsAt } } : {}),
+    };
+  } catch (err) {
+    src.log.warn('dashboard: spend unreadable', { agentId, ...errorFields(err) });
+    return { dayMicros: 0, monthMicros: 0, text: 'unreadable', error: err instanceof Error ? err.name : 'unreadable' };
+  }
 }
 
 /** The agent a Telegram account's messages go to, when a binding names the account. */
@@ -135,6 +160,7 @@ export async function buildFleetView(src: DashboardSources): Promise<FleetView> 
       turns24h: sum((a) => a.activity.reduce((n, b) => n + b.turns, 0)),
       errors24h: sum((a) => a.activity.reduce((n, b) => n + b.errors, 0)),
       withWarnings: agents.filter((a) => a.warnings.length > 0).length,
+      overBudget: agents.filter((a) => a.spend?.reached).length,
     },
     pairings,
     chat: src.chat,

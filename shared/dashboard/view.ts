@@ -31,6 +31,23 @@ export interface AgentSummary {
   actions: FleetAction[];
   /** Local mode: the process id and crash restarts. */
   detail?: string | undefined;
+  /** Budgets (#31): spend against the caps (the control plane's count); absent for an agent without a budget. */
+  spend?: SpendSummary | undefined;
+}
+
+/** An agent's spend against its budget, as the dashboard shows it. */
+export interface SpendSummary {
+  /** µUSD spent today and this month (UTC). */
+  dayMicros: number;
+  monthMicros: number;
+  dayCapMicros?: number | undefined;
+  monthCapMicros?: number | undefined;
+  /** "$0.42 of $1.00 today · $3.10 of $20.00 this month (UTC)". */
+  text: string;
+  /** The cap reached, if one is: messages are answered with a note and cron jobs and heartbeats pause until it resets. */
+  reached?: { period: 'day' | 'month'; resetsAt: number } | undefined;
+  /** The count could not be read (logged): the figures above are not known. */
+  error?: string | undefined;
 }
 
 export interface PairingView {
@@ -58,6 +75,8 @@ export interface FleetView {
     turns24h: number;
     errors24h: number;
     withWarnings: number;
+    /** Agents whose budget is spent (#31). */
+    overBudget: number;
   };
   pairings: PairingView[];
   /** Local mode has a chat box per agent. */

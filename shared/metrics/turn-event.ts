@@ -3,9 +3,9 @@
 import type { TurnEvent } from '../ports.ts';
 import type { OutboundEnvelope } from '../protocol/envelopes.ts';
 
-/** A finished turn from a status envelope; undefined for `started`, which only counts as activity. */
+/** A finished turn from a status envelope; undefined for `started` and `tool`, which only count as activity. */
 export function turnEventFrom(envelope: OutboundEnvelope, agentId: string, now: number): TurnEvent | undefined {
-  if (envelope.kind !== 'status' || envelope.turn === 'started') return undefined;
+  if (envelope.kind !== 'status' || envelope.turn === 'started' || envelope.turn === 'tool') return undefined;
   return {
     agentId,
     inboundId: envelope.inboundId,

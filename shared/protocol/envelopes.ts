@@ -15,21 +15,26 @@ import { SessionStatsSchema } from './session-stats.ts';
  * `origin`, `shared`, `what`), which the runtime frames as theirs.
  * 6: spoken replies (a reply's `voice`, the /voice command) and progress streaming (stream
  * mode `progress`, a draft's `progress`).
+ * 7: `usage` envelopes (each model call's token counts, which a budget is counted from).
+ * 8: status reactions and the user's reactions (#31): a message's `reportTools` and `reaction`, a
+ * status's turn `tool` and its `tool`, a reply's `failed`.
  */
-export const PROTOCOL_VERSION = 6 as const;
+export const PROTOCOL_VERSION = 8 as const;
 /**
- * The oldest version this build still reads. Versions 3 to 6 only added (a kind, optional
+ * The oldest version this build still reads. Versions 3 to 8 only added (a kind, optional
  * fields, enum values), so a version 2 envelope is a valid one: a message queued for a sleeping agent before an
  * upgrade, or a reply from a task still draining during a rolling deploy, is taken, not
  * dead-lettered. A version that removes or changes a field moves this up with it.
  */
 export const MIN_PROTOCOL_VERSION = 2 as const;
 /** Every version this build reads, MIN_PROTOCOL_VERSION…PROTOCOL_VERSION. */
-const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, PROTOCOL_VERSION] as const;
+const READABLE_VERSIONS = [MIN_PROTOCOL_VERSION, 3, 4, 5, 6, 7, PROTOCOL_VERSION] as const;
 
 /** A heartbeat carries at most this many warnings, each at most this long (runtimes cut theirs to fit). */
 export const HEARTBEAT_WARNINGS_MAX = 16;
 export const HEARTBEAT_WARNING_MAX = 500;
+/** How the heartbeat warning of a runtime that waits for its secret's values begins (the local operator alarms look for it). */
+export const WAITING_FOR_SECRET = 'waiting for secret';
 
 /**
  * Envelope ids double as SQS deduplication ids and DynamoDB keys: at most 128 chars of
@@ -162,6 +167,21 @@ export const CallbackSchema = z.strictObject({ data: z.string().check(z.maxLengt
 /** The message text a press becomes, the same from Telegram and from the dashboard's chat box. */
 export const buttonPressText = (data: string) => `[Button pressed] ${data}`;
 
+// ── The users' reactions (protocol 7, #31): a note for the agent's next turn, never a turn of its own ─
+/** A user's reaction to a message: the emoji they added to it, framed by the runtime as theirs. */
+export const ReactionSchema = z.strictObject({
+  /** The emoji added, Telegram's own (one line each, no brackets or quotes that could pass for a frame). */
+  emoji: z.array(z.string().check(z.minLength(1), z.maxLength(16), z.regex(/^[^\s[\]"<>]+$/))).check(z.maxLength(16)),
+  /** Custom emoji added (Telegram Premium's), which have no text to show. */
+  custom: z.optional(z.number().check(z.int(), z.positive(), z.lte(16))),
+  /** The message reacted to, as its chat numbers it. */
+  messageId: z.number().check(z.int()),
+  /** It is this agent's own message (the bot sent it as this agent's answer): the control plane's mark, never the reactor's. */
+  toAgent: z.boolean(),
+  /** Who reacted, as Telegram names them: a person, or the chat an anonymous reaction was made for. */
+  by: z.optional(z.strictObject({ kind: z.enum(['user', 'chat']), name: z.string().check(z.maxLength(256)) })),
+});
+
 const conversationFields = {
   stream: z.optional(StreamRequestSchema),
   command: z.optional(RuntimeCommandSchema),
@@ -171,6 +191,10 @@ const conversationFields = {
   forward: z.optional(ForwardSchema),
   /** Protocol 5: content in words the sender did not write (forwarded or not). */
   shared: z.optional(SharedSchema),
+  /** Protocol 7: the chat shows tool use (status reactions, #31): send a `tool` status when the turn first calls a tool. */
+  reportTools: z.optional(z.literal(true)),
+  /** Protocol 7: not a message but a user's reaction (#31); `text` is empty. The runtime notes it for the session's next turn and answers nothing. */
+  reaction: z.optional(ReactionSchema),
 };
 
 // ── To a runtime (its agent queue) ──────────────────────────────────────────────
@@ -250,6 +274,8 @@ const ReplyEnvelopeSchema = z.strictObject({
   buttons: z.optional(ButtonsSchema),
   /** Block streaming: how many blocks of this answer went out before it (the reply then carries only the rest). */
   afterBlocks: z.optional(z.number().check(z.int(), z.positive())),
+  /** Protocol 7: the text says the turn failed (the status reaction shows error, not done). */
+  failed: z.optional(z.literal(true)),
   /** The reply spoken (protocol 5): an Ogg Opus file under the sender's own out/ prefix, sent as a voice message with the text. */
   voice: z.optional(
     z.strictObject({
@@ -305,8 +331,11 @@ const StatusEnvelopeSchema = z.strictObject({
   ...base,
   kind: z.literal('status'),
   sessionKey: z.optional(SessionKeySchema),
-  turn: z.enum(['started', 'ended', 'failed']),
+  /** tool (protocol 7): the turn called its first tool, sent only where the message asked (`reportTools`). */
+  turn: z.enum(['started', 'tool', 'ended', 'failed']),
   inboundId: EnvelopeIdSchema,
+  /** On tool (protocol 7): the tool's name, for the log. */
+  tool: z.optional(z.string().check(z.maxLength(128))),
   /** On ended: false when the turn sent no reply (NO_REPLY, or an answer said whole in blocks), so the control plane clears the ack itself. */
   replied: z.optional(z.boolean()),
   error: z.optional(z.string().check(z.maxLength(2_000))),
@@ -392,6 +421,26 @@ const FileEnvelopeSchema = z.strictObject({
   caption: z.optional(z.string().check(z.maxLength(1024))),
 });
 
+/** A token count: a call's, which no provider reports in the billions. */
+const tokenCount = z.number().check(z.int(), z.nonnegative(), z.lte(1_000_000_000));
+
+/**
+ * One model call's token usage as its provider reported it (protocol 7, #31): sent by a metered
+ * agent's runtime (one with a budget) after each call, answered or failed. The control plane
+ * prices it with the config and counts it once per envelope id (its own count is what budgets
+ * are checked against); evidence, like all runtime output.
+ */
+const UsageEnvelopeSchema = z.strictObject({
+  ...base,
+  kind: z.literal('usage'),
+  sessionKey: z.optional(SessionKeySchema),
+  /** The inbound of the turn that made the call. */
+  inboundId: EnvelopeIdSchema,
+  /** The model ref the call went to: one of the agent's configured models. */
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  tokens: z.strictObject({ input: tokenCount, output: tokenCount, cacheRead: tokenCount, cacheWrite: tokenCount }),
+});
+
 const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   ReplyEnvelopeSchema,
   BlockEnvelopeSchema,
@@ -403,6 +452,7 @@ const OutboundEnvelopeSchema = z.discriminatedUnion('kind', [
   CronUpsertEnvelopeSchema,
   CronDeleteEnvelopeSchema,
   FileEnvelopeSchema,
+  UsageEnvelopeSchema,
 ]);
 
 export type InboundEnvelope = z.infer<typeof InboundEnvelopeSchema>;
@@ -422,10 +472,12 @@ export type Origin = z.infer<typeof OriginSchema>;
 export type Shared = z.infer<typeof SharedSchema>;
 export type Forward = z.infer<typeof ForwardSchema>;
 export type Buttons = z.infer<typeof ButtonsSchema>;
+export type Reaction = z.infer<typeof ReactionSchema>;
 export type AgentSendEnvelope = z.infer<typeof AgentSendEnvelopeSchema>;
 export type CronUpsertEnvelope = z.infer<typeof CronUpsertEnvelopeSchema>;
 export type CronDeleteEnvelope = z.infer<typeof CronDeleteEnvelopeSchema>;
 export type FileEnvelope = z.infer<typeof FileEnvelopeSchema>;
+export type UsageEnvelope = z.infer<typeof UsageEnvelopeSchema>;
 
 /** Parses an envelope body, with an error that names what was wrong (never the body). */
 function parseWith<T>(schema: z.ZodMiniType<T>, body: string | unknown, direction: string): T {

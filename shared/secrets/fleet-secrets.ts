@@ -2,7 +2,8 @@
 // (bot tokens, the hooks token, the dashboard token) and each agent's own (agent-secrets.ts).
 // What `clawfleet deploy` asks for and `clawfleet secrets list` reports.
 import { DASHBOARD_TOKEN_NAME } from '../dashboard/auth.ts';
-import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../config/names.ts';
+import { agentSecretName, dashboardSecretName, hooksSecretName } from '../config/names.ts';
+import { telegramAccountsBySecret } from './telegram-secrets.ts';
 import { runtimeConfigFor } from '../config/resolve.ts';
 import type { Placement } from '../config/runtime-kinds.ts';
 import type { FleetConfig } from '../config/schema.ts';
@@ -23,11 +24,14 @@ export function fleetSecretNeeds(config: FleetConfig, placement: Placement = 'aw
   const needs: FleetSecretNeed[] = [];
   const telegram = config.channels.telegram;
   if (telegram) {
-    needs.push({
-      secretId: telegramSecretName(fleet),
-      label: 'telegram',
-      values: Object.entries(telegram.accounts).map(([id, a]) => ({ name: a.botTokenSecret, usedBy: `the bot of account "${id}"` })),
-    });
+    // One secret up to 400 bots, more beyond (telegram-secrets.ts): each holds its accounts' tokens.
+    for (const [secretId, accounts] of telegramAccountsBySecret(config)) {
+      needs.push({
+        secretId,
+        label: secretId.slice(secretId.lastIndexOf('/') + 1),
+        values: accounts.map((id) => ({ name: telegram.accounts[id]!.botTokenSecret, usedBy: `the bot of account "${id}"` })),
+      });
+    }
   }
   if (config.hooks)
     needs.push({

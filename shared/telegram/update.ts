@@ -13,6 +13,8 @@ const ChatSchema = z.object({
   id: z.number().check(z.int()),
   type: z.enum(['private', 'group', 'supergroup', 'channel']),
   title: z.optional(z.string()),
+  /** A supergroup with topics (a forum): a message in it outside any topic is in its General topic. */
+  is_forum: z.optional(z.boolean()),
 });
 
 const EntitySchema = z.object({
@@ -61,16 +63,35 @@ export const CallbackQuerySchema = z.object({
   data: z.optional(z.string()),
 });
 
+/** A reaction as Telegram reports it: an emoji, a custom emoji, or a paid (star) one; a kind newer than this build is kept as unknown. */
+const ReactionTypeSchema = z.object({ type: z.string(), emoji: z.optional(z.string()) });
+
+/** A user's change of their reactions on one message (Bot API MessageReactionUpdated). Telegram names no thread: the message does. */
+export const MessageReactionSchema = z.object({
+  chat: ChatSchema,
+  message_id: z.number().check(z.int()),
+  /** Who reacted, unless anonymous. */
+  user: z.optional(UserSchema),
+  /** The chat an anonymous reaction was made on behalf of (a channel, an anonymous admin's group). */
+  actor_chat: z.optional(ChatSchema),
+  date: z.number().check(z.int()),
+  old_reaction: z.array(ReactionTypeSchema),
+  new_reaction: z.array(ReactionTypeSchema),
+});
+
 export const TelegramUpdateSchema = z.object({
   update_id: z.number().check(z.int(), z.nonnegative()),
   message: z.optional(TelegramMessageSchema),
   /** A user's edit of a message already sent; read only where the account passes edits on (`editedMessages: "note"`). */
   edited_message: z.optional(TelegramMessageSchema),
   callback_query: z.optional(CallbackQuerySchema),
+  /** A user's reaction to a message, where the account lets reactions reach the agent (#31). */
+  message_reaction: z.optional(MessageReactionSchema),
 });
 
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
 export type CallbackQuery = z.infer<typeof CallbackQuerySchema>;
+export type MessageReaction = z.infer<typeof MessageReactionSchema>;
 
 /** The update's kind as Telegram names it (the one optional field it carries). */
 export function updateKind(raw: Record<string, unknown>): string {

@@ -5,16 +5,16 @@
 // the bytes the workspace holds, once, with the caption — before the agent's text reply.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '7000000019:AAbrowser-shot-test-token-0123456789';
 const MODEL_KEY = 'sk-test-browser-shot-0123456789abcdef';
@@ -37,7 +37,7 @@ function chromiumForFleet(): string {
   const chromium = inject('chromium');
   if (Object.keys(chromium.env).length === 0) return chromium.executablePath;
   const from = dirname(chromium.executablePath);
-  const to = join(mkdtempSync(join(tmpdir(), 'cf-chromium-linked-')), 'chromium');
+  const to = join(tempDir('cf-chromium-linked-'), 'chromium');
   execFileSync('cp', ['-al', from, to]);
   const moved = (value: string) => value.split(from).join(to);
   // Its fonts.conf names the folder it is in: a file of its own, not the link's target.
@@ -56,7 +56,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   [tg, model] = await Promise.all([startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] }), startModel({ apiKey: MODEL_KEY })]);
-  dir = mkdtempSync(join(tmpdir(), 'cf-browser-shot-'));
+  dir = tempDir('cf-browser-shot-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     {

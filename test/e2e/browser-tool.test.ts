@@ -5,10 +5,9 @@
 // redirect and a subresource — and nothing of the browser left once it is stopped; run by a
 // runtime; and, as root, under the container's tool uid pool instead of bubblewrap.
 import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
@@ -18,6 +17,7 @@ import { fetchPolicy } from '../../runtime-image/src/net/fetch-guard.ts';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../runtime-image/src/tools/tool.ts';
 import { processes, tree } from '../support/process-tree.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const PAGE = `<!doctype html><html><head><title>Test shop</title></head><body>
 <h1>Welcome</h1>
@@ -52,7 +52,7 @@ const insideServer = createServer((req, res) => {
   res.end('secret');
 });
 
-const workspace = mkdtempSync(join(tmpdir(), 'cf-browser-ws-'));
+const workspace = tempDir('cf-browser-ws-');
 let browser: AgentBrowser;
 let tool: AgentTool;
 
@@ -66,7 +66,7 @@ beforeAll(async () => {
     executablePath: chromium.executablePath,
     env: chromium.env,
     workspace,
-    runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')),
+    runtimeState: tempDir('cf-browser-state-'),
     sandbox: await bwrapSandbox(workspace),
     policy,
     idleMs: 60_000,
@@ -149,7 +149,14 @@ describe('the browser tool', () => {
 
   it('leaves no process behind once stopped, and starts again on the next use, through no planted link', async () => {
     await act({ action: 'navigate', url: `${site}/` });
-    const ours = () => processes().filter((p) => p.command.includes(workspace) || p.command.includes('--proxy-server=http://127.0.0.1'));
+    // The sandbox names this file's workspace; the Chromium inside it sees only /workspace, so it is
+    // known by its proxy among this process's descendants: other tests on the machine run Chromium
+    // behind a loopback proxy too (the clean-clone run once saw another's here). A process cannot
+    // escape the sandbox's pid namespace to be re-parented out of the tree.
+    const ours = () => [
+      ...processes().filter((p) => p.command.includes(workspace)),
+      ...tree(process.pid).filter((p) => !p.command.includes(workspace) && p.command.includes('--proxy-server=http://127.0.0.1')),
+    ];
     expect(ours().length).toBeGreaterThan(0);
     await browser.stop();
     expect(browser.running).toBe(false);
@@ -157,7 +164,7 @@ describe('the browser tool', () => {
     // Its profile went with it.
     expect(readdirSync(join(workspace, '.browser'))).toEqual([]);
     // Links the agent's code put where the browser's folders go are removed, not followed.
-    const outside = mkdtempSync(join(tmpdir(), 'cf-browser-outside-'));
+    const outside = tempDir('cf-browser-outside-');
     chmodSync(outside, 0o755);
     rmSync(join(workspace, '.browser'), { recursive: true });
     rmSync(join(workspace, 'downloads'), { recursive: true });
@@ -183,7 +190,7 @@ describe('a runtime with tools.browser', () => {
     const { readRuntimeEnv } = await import('../../runtime-image/src/env.ts');
     const { assistantMessage } = await import('../../runtime-image/src/model.ts');
     const chromium = inject('chromium');
-    const ws = join(mkdtempSync(join(tmpdir(), 'cf-browser-rt-')), 'workspace');
+    const ws = join(tempDir('cf-browser-rt-'), 'workspace');
     const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
     Object.assign(
       raw.agents.list.find((a: { id: string }) => a.id === 'fran'),
@@ -288,7 +295,7 @@ describe('a runtime with tools.browser', () => {
       // Stopped by the idle timer, not sooner than its idle time after the call ended.
       expect(Date.now() - used).toBeGreaterThanOrEqual(IDLE_MS - 500);
       // Its line comes once the close has returned, which can be after the processes are gone.
-      await expect.poll(() => log.lines.filter((l) => l.msg === 'browser stopped'), { timeout: 10_000 }).toHaveLength(1);
+      await expect.poll(() => log.lines.filter((l) => l.msg === 'browser stopped')).toHaveLength(1);
 
       await ask('m.2');
       expect(results[1]).toContain('# Welcome');
@@ -303,21 +310,33 @@ describe('a runtime with tools.browser', () => {
 
 // The container's sandbox: Chromium as a tool uid of its own (needs root, as the image's runtime is).
 describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool', () => {
-  /** The harness's Chromium where a tool uid can read it: copied (and made readable) when its folder is root's alone. */
+  /**
+   * The harness's Chromium in a folder of this test's own, where a tool uid can read it: hard links
+   * where its folder is readable to all, else a copy made readable. Its own path, so the processes
+   * the test looks for (by the path they run from) are this test's only, never another file's
+   * Chromium running meanwhile, nor named through a link to the cache (a worktree's .cache may be one).
+   */
   async function readableChromium(): Promise<{ executablePath: string; env: Record<string, string>; cleanup(): void }> {
     const { cpSync, chmodSync, realpathSync, rmSync, statSync, writeFileSync } = await import('node:fs');
     const { execFileSync } = await import('node:child_process');
     const chromium = inject('chromium');
     const dir = realpathSync(join(chromium.executablePath, '..'));
-    if ((statSync(dir).mode & 0o005) === 0o005) return { ...chromium, cleanup: () => {} };
-    const copy = mkdtempSync(join(tmpdir(), 'cf-chromium-'));
+    const copy = realpathSync(tempDir('cf-chromium-'));
     chmodSync(copy, 0o755);
     const moved = join(copy, 'chromium');
-    cpSync(dir, moved, { recursive: true });
-    execFileSync('chmod', ['-R', 'a+rX', moved]);
+    if ((statSync(dir).mode & 0o005) === 0o005) execFileSync('cp', ['-al', dir, moved]);
+    else {
+      cpSync(dir, moved, { recursive: true });
+      execFileSync('chmod', ['-R', 'a+rX', moved]);
+    }
     const movedPath = (v: string) => v.split(dir).join(moved).split(join(chromium.executablePath, '..')).join(moved);
     const env = Object.fromEntries(Object.entries(chromium.env).map(([k, v]) => [k, movedPath(v)]));
-    if (env.FONTCONFIG_FILE) writeFileSync(env.FONTCONFIG_FILE, movedPath(readFileSync(env.FONTCONFIG_FILE, 'utf8')));
+    if (env.FONTCONFIG_FILE) {
+      // It names the folder it is in: a file of its own, not the link's target.
+      const conf = movedPath(readFileSync(env.FONTCONFIG_FILE, 'utf8'));
+      rmSync(env.FONTCONFIG_FILE);
+      writeFileSync(env.FONTCONFIG_FILE, conf, { mode: 0o644 });
+    }
     return { executablePath: join(moved, 'chromium'), env, cleanup: () => rmSync(copy, { recursive: true, force: true }) };
   }
 
@@ -325,7 +344,7 @@ describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool',
     const { chmodSync, mkdirSync } = await import('node:fs');
     const { probeUidPool } = await import('../../runtime-image/src/sandbox/uid-pool-sandbox.ts');
     const chromium = await readableChromium();
-    const parent = mkdtempSync(join(tmpdir(), 'cf-browser-uid-'));
+    const parent = tempDir('cf-browser-uid-');
     chmodSync(parent, 0o711);
     const ws = join(parent, 'workspace');
     mkdirSync(ws, { mode: 0o700 });
@@ -336,7 +355,7 @@ describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool',
       executablePath: chromium.executablePath,
       env: chromium.env,
       workspace: ws,
-      runtimeState: mkdtempSync(join(tmpdir(), 'cf-browser-state-')),
+      runtimeState: tempDir('cf-browser-state-'),
       sandbox: probed.sandbox,
       policy,
       idleMs: 60_000,

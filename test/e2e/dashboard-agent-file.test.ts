@@ -2,8 +2,7 @@
 // runtime (a real child process, its model the fake model server scripting send_file) puts a
 // picture and a document under its own out/ prefix, and the chat page shows the picture,
 // loaded from the chat's file route, and a link that downloads the document.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const DASHBOARD_TOKEN = 'dash-e2e-file-token-5c2a7e9b1d3f4a60';
 const MODEL_KEY = 'sk-test-dash-file-0123456789abcdef';
@@ -25,7 +25,7 @@ let page: Page;
 
 beforeAll(async () => {
   model = await startModel({ apiKey: MODEL_KEY });
-  dir = mkdtempSync(join(tmpdir(), 'cf-dash-file-'));
+  dir = tempDir('cf-dash-file-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [{ id: 'fran', name: 'Fran', default: true }];
   config.bindings = [];
@@ -71,14 +71,14 @@ describe('a file the agent sends, in the dashboard chat', () => {
     const img = page.locator('.chat-log .msg.agent .file img[alt="dot.png"]');
     await expect.poll(() => img.count(), { timeout: 30_000 }).toBe(1);
     // Loaded from the chat's own file route and decoded: a real picture, one pixel wide.
-    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(1);
     expect(await img.getAttribute('src')).toMatch(/^\/api\/chat\/fran\/files\?key=agents%2Ffran%2Fout%2F/);
     expect(await page.locator('.chat-log .msg.agent', { has: page.locator('.file img[alt="dot.png"]') }).textContent()).toContain('your picture');
     const link = page.locator('.chat-log .msg.agent .file a[download="notes.txt"]');
-    await expect.poll(() => link.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => link.count()).toBe(1);
     const download = await page.request.get(`${fleet.url}${await link.getAttribute('href')}`);
     expect(await download.text()).toBe('the notes');
-    await expect.poll(() => page.locator('.chat-log .msg.agent').last().textContent(), { timeout: 10_000 }).toBe('Sent both.');
+    await expect.poll(() => page.locator('.chat-log .msg.agent').last().textContent()).toBe('Sent both.');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-agent-file.png'), fullPage: true });
   });
 });

@@ -3,8 +3,7 @@
 // example fleet, hibernate and wake with confirmation, approving a pairing, the chat box,
 // and a page that loses contact (banner, greyed content, gone when refreshes work again).
 // Every response the browser saw is scanned for every secret value the test knows.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { readAdminFile } from '../../local/admin-file.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const DASHBOARD_TOKEN = 'dash-e2e-token-7f3a9c1b5e2d4f60';
 const GRAPH_TOKEN = 'graph-secret-value-0a1b2c3d4e5f';
@@ -24,7 +24,7 @@ let page: Page;
 const seen: { url: string; status: number; body: string }[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-dash-e2e-'));
+  dir = tempDir('cf-dash-e2e-');
   writeFileSync(join(dir, 'clawfleet.json'), readFileSync('clawfleet.json', 'utf8'));
   writeFileSync(
     join(dir, 'secrets.json'),
@@ -157,7 +157,7 @@ describe('the dashboard in a browser (local mode)', () => {
     await expect.poll(() => page.locator('.chat-log .msg.agent').first().textContent(), { timeout: 30_000 }).toContain('hello from the dashboard');
     expect(await page.locator('.chat-log .msg.agent').first().textContent()).toMatch(/^\[offline model — not an AI\]/);
     // The turn's status envelopes reach the metrics store; the refreshed page shows it.
-    await expect.poll(() => page.locator('table.list >> text=answered').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('table.list >> text=answered').count()).toBeGreaterThan(0);
     expect(await page.locator('section.card >> text=agent:grif:main').count()).toBeGreaterThan(0);
     // Number columns: the header sits over its right-aligned numbers; the split bars have their key.
     const aligns = await page
@@ -191,9 +191,9 @@ describe('the dashboard in a browser (local mode)', () => {
     await page.fill('.chat-form input[name="text"]', 'a picture');
     await page.press('.chat-form input[name="text"]', 'Enter');
     const img = page.locator('.chat-log .msg.user .file img[alt="dot.png"]');
-    await expect.poll(() => img.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => img.count()).toBe(1);
     // The browser loaded it from the chat's own file route: a real picture, one pixel wide.
-    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(1);
     expect(await page.locator('.chat-log .msg.user').last().textContent()).toContain('a picture');
   });
 
@@ -207,9 +207,7 @@ describe('the dashboard in a browser (local mode)', () => {
 
     // The fleet stops answering: every refresh of the live part fails on the network.
     await page.route('**/fragments/**', (route) => route.abort('connectionrefused'));
-    await expect
-      .poll(() => banner.textContent(), { timeout: 10_000 })
-      .toMatch(/^Lost contact with the fleet at \d\d:\d\d:\d\d — what you see may be out of date; retrying…/);
+    await expect.poll(() => banner.textContent()).toMatch(/^Lost contact with the fleet at \d\d:\d\d:\d\d — what you see may be out of date; retrying…/);
     expect(await banner.isVisible()).toBe(true);
     expect(await stale()).toBe(true);
     expect(await page.locator('main').evaluate((el) => getComputedStyle(el).filter)).toContain('grayscale');
@@ -218,13 +216,13 @@ describe('the dashboard in a browser (local mode)', () => {
 
     // It answers again: the banner and the grey go at the next refresh.
     await page.unroute('**/fragments/**');
-    await expect.poll(() => banner.isVisible(), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => banner.isVisible()).toBe(false);
     expect(await stale()).toBe(false);
     expect(await page.locator('#fresh').textContent()).toMatch(/^updated \d\d:\d\d:\d\d$/);
 
     // Signed out (as when the token changes): it says so and links to sign-in, which brings it back.
     await browser.context.clearCookies();
-    await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/^Signed out at \d\d:\d\d:\d\d .*Sign in again$/);
+    await expect.poll(() => banner.textContent()).toMatch(/^Signed out at \d\d:\d\d:\d\d .*Sign in again$/);
     expect(await stale()).toBe(true);
     await shot('signed-out');
     await banner.locator('a', { hasText: 'Sign in again' }).click();

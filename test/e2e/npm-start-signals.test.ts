@@ -3,8 +3,7 @@
 // outright. Each time, every process it started must be gone — the fleet, each agent's
 // runtime, and a command an agent was running — and the port must stop answering.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { alive, mentioning, tree, type ProcessInfo } from '../support/process-tree.ts';
 import { dashboardTokenPath } from '../../local/dashboard-token.ts';
 import { postChat } from '../support/local-api.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FRAN_KEY = 'sk-test-signals-fran-0123456789abcdef';
@@ -60,7 +60,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
 
 /** `npm start -- …` in the repository, as README says, with a two-agent fleet in a temp dir; resolves once every agent is ready. */
 async function npmStart(): Promise<NpmStart> {
-  dir = mkdtempSync(join(tmpdir(), 'cf-signals-'));
+  dir = tempDir('cf-signals-');
   const config = JSON.parse(readFileSync(join(REPO, 'clawfleet.json'), 'utf8'));
   config.agents.list = config.agents.list.filter((a: { id: string }) => a.id === 'jerry' || a.id === 'fran');
   config.bindings = config.bindings.filter((b: { agentId: string }) => b.agentId === 'jerry' || b.agentId === 'fran');

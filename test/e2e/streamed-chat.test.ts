@@ -2,17 +2,18 @@
 // in-process: the model (the fake OpenAI-compatible server, writing a few words at a time)
 // streams, the runtime sends drafts, the control plane shows them in the chat as a growing
 // bubble, and the final reply replaces it. The screenshot of the growing answer is the one
-// README.md shows (test-artifacts/dashboard-streaming.png, copied to docs/). Then the agent's
+// README.md shows (docs/dashboard-streaming.png, see docs-screenshot.ts). Then the agent's
 // inline buttons in the same chat: a press reaches the agent as a Telegram button press would.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
+import { docsScreenshot } from './docs-screenshot.ts';
 
 const DASHBOARD_TOKEN = 'dash-stream-token-5c1d9e7a3b2f4e60';
 const ANSWER =
@@ -26,7 +27,7 @@ let page: Page;
 beforeAll(async () => {
   model = await startModel({ apiKey: 'sk-stream-test-key-0123456789' });
   model.setResponder(() => ({ text: ANSWER, frameDelayMs: 180 }));
-  const dir = mkdtempSync(join(tmpdir(), 'cf-stream-e2e-'));
+  const dir = tempDir('cf-stream-e2e-');
   writeFileSync(
     join(dir, 'clawfleet.json'),
     JSON.stringify({
@@ -70,7 +71,7 @@ describe('a streamed turn in the dashboard chat', () => {
     const first = (await draft.textContent()) ?? '';
     await expect.poll(async () => ((await draft.textContent().catch(() => '')) ?? '').length, { timeout: 30_000 }).toBeGreaterThan(first.length + 20);
     expect(await page.locator('.typing').textContent()).toBe('writing…');
-    await page.locator('#chat').screenshot({ path: join(ARTIFACTS, 'dashboard-streaming.png') });
+    await docsScreenshot('dashboard-streaming.png', import.meta.url, () => page.locator('#chat').screenshot());
 
     // The reply lands once, and the draft is gone.
     await expect.poll(() => page.locator('.chat-log .msg.agent:not(.draft)').count(), { timeout: 30_000 }).toBe(1);
@@ -107,7 +108,8 @@ describe('a streamed turn in the dashboard chat', () => {
     await page.locator('#chat').screenshot({ path: join(ARTIFACTS, 'dashboard-buttons.png') });
 
     await sunday.click();
-    await page.locator('.chat-log .msg.user', { hasText: '🔘 Sunday' }).waitFor({ timeout: 10_000 });
+    // The press as the user's line, its 🔘 drawn as a mark (the page's font may have no glyph for it).
+    await page.locator('.chat-log .msg.user', { hasText: 'Sunday' }).locator('.mark[aria-label="button"]').waitFor();
     const press = (await model.waitForRequests(before + 3, 30_000)).at(-1)!;
     // The words a Telegram press becomes, with the button's data, in the session that asked.
     expect(press.lastUserText).toBe('[Button pressed] day:sun');

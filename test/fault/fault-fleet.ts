@@ -3,8 +3,7 @@
 // runtime as child processes, the emulator's queues, tables and secrets, and the fake Bot
 // API and model servers. Everything written where someone could read it goes into a
 // SecretScan, so each test file ends by proving no secret value leaked.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -22,6 +21,7 @@ import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 /** The fleet's bot tokens and fran's model key: made up, but shaped like real ones. */
 export const TOKENS = {
@@ -129,7 +129,7 @@ export async function startFaultFleet(opts: FaultFleetOptions): Promise<FaultFle
     outbox,
   );
 
-  const workspace = mkdtempSync(join(tmpdir(), `cf-${opts.fleet}-fran-`));
+  const workspace = tempDir(`cf-${opts.fleet}-fran-`);
   const baseEnv: Record<string, string> = {
     CLAWFLEET_AGENT_ID: 'fran',
     CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),

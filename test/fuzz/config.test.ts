@@ -5,7 +5,6 @@
 // no stack trace) and through the CDK app (refused before anything is written).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig, parseConfigText } from '../../shared/config/load.ts';
@@ -13,11 +12,12 @@ import { ConfigError } from '../../shared/errors.ts';
 import { writeFigures } from '../support/figures.ts';
 import { prng, seedFrom, type Prng } from '../support/prng.ts';
 import { oddText } from './telegram-bodies.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const MUTANTS = Number(process.env.FUZZ_CONFIGS ?? 3_000);
 const SEED = seedFrom(process.env, 31_337);
 const SAMPLES = Number(process.env.FUZZ_CONFIG_SAMPLES ?? 3);
-const dir = mkdtempSync(join(tmpdir(), 'cf-config-fuzz-'));
+const dir = tempDir('cf-config-fuzz-');
 
 function richExample(): Record<string, any> {
   const c = JSON.parse(readFileSync('clawfleet.json', 'utf8'));

@@ -123,6 +123,27 @@ export function validUpdate(r: Prng, updateId: number, senders: readonly number[
     ]);
     Object.assign(message, media());
   }
+  // A user's reaction (#31): odd emoji, custom, paid and unknown kinds, removals, anonymous actors.
+  if (r.chance(0.08)) {
+    const reaction = () =>
+      r.pick([
+        () => ({ type: 'emoji', emoji: r.pick(['👍', '❤', '🔥', '❤️', oddText(r, 20)]) }),
+        () => ({ type: 'custom_emoji', custom_emoji_id: oddText(r, 20) }),
+        () => ({ type: 'paid' }),
+        () => ({ type: oddText(r, 12) }),
+      ])();
+    return {
+      update_id: updateId,
+      message_reaction: {
+        chat: message.chat,
+        message_id: r.int(1, 20),
+        ...(r.chance(0.9) ? { user: message.from } : { actor_chat: { id: -r.int(1, 1e12), type: 'channel', title: oddText(r, 128) } }),
+        date: message.date,
+        old_reaction: Array.from({ length: r.int(0, 3) }, reaction),
+        new_reaction: Array.from({ length: r.int(0, 20) }, reaction),
+      },
+    };
+  }
   const kind = r.chance(0.9) ? 'message' : r.pick(['edited_message', 'channel_post', 'callback_query', 'my_chat_member']);
   return { update_id: updateId, [kind]: message };
 }

@@ -4,7 +4,14 @@
 // envelope parses with the protocol schema. FUZZ_SEED replays a run.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryInboundDedupe, InMemoryInboundOrigins, InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryInboundDedupe,
+  InMemoryInboundOrigins,
+  InMemoryPairingStore,
+  InMemoryReactionRates,
+  InMemorySentMessages,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { handleTelegramWebhook, type TelegramWebhookDeps } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
@@ -32,6 +39,19 @@ function memoryPlane() {
   raw.channels.telegram.dmPolicy = 'open';
   raw.channels.telegram.groups = { '*': { requireMention: false } };
   raw.session = { dmScope: 'per-peer' };
+  // The users' reactions (#31): to any message, the bot's own among them (messages 1–10 in every chat).
+  raw.channels.telegram.reactionNotifications = 'all';
+  const sent = new InMemorySentMessages(() => 1_000);
+  const reactions = {
+    sent: {
+      put: (record: Parameters<InMemorySentMessages['put']>[0]) => sent.put(record),
+      get: async (accountId: string, chatId: string, messageId: number) =>
+        messageId <= 10
+          ? { accountId, chatId, messageId, agentId: 'fran', sessionKey: `agent:fran:telegram:dm:${chatId}`, expiresAt: 2_000 }
+          : sent.get(accountId, chatId, messageId),
+    },
+    rates: new InMemoryReactionRates(),
+  };
   const queues = new InMemoryAgentQueues();
   const log = memoryLogger();
   let codes = 0;
@@ -46,6 +66,7 @@ function memoryPlane() {
     botIdentity: async () => ({ id: 1000002, username: 'fran_bot' }),
     channel: async () => ({ maxTextLength: 4096, sendText: async (_t: ChannelTarget, _s: string) => {}, sendTyping: async () => {} }),
     newPairingCode: () => `CODE${++codes}`,
+    reactions,
     clock: { now: () => 1_000 },
     log,
   };
@@ -92,6 +113,7 @@ describe(`the Telegram webhook core, fuzzed with ${BODIES} bodies (seed ${SEED})
     const r = prng(SEED);
     const { deps, queues, log } = memoryPlane();
     const failures: string[] = [];
+    let reactionsQueued = 0;
     for (let i = 0; i < BODIES && failures.length < 5; i++) {
       const { kind, body } = fuzzBody(r, i, SENDERS);
       const accountId = r.chance(0.95) ? 'fran' : r.pick(['', 'zed', '__proto__', 'constructor', oddText(r, 40)]);
@@ -112,10 +134,13 @@ describe(`the Telegram webhook core, fuzzed with ${BODIES} bodies (seed ${SEED})
       const bad = await malformedQueued(queues, deps.origins as InMemoryInboundOrigins);
       if (bad.length > 0) failures.push(`#${i} ${kind}: queued a malformed envelope: ${bad[0]}`);
       figures.core.queued += depthAfter;
+      reactionsQueued += [...queues.queues.values()].flatMap((q) => q.bodies()).filter((b) => b.includes('"reaction":')).length;
       queues.queues.clear();
     }
     expect(failures).toEqual([]);
     expect(figures.core.bodies).toBe(BODIES);
+    // Users' reactions (#31) were queued too, each a well-formed note.
+    expect(reactionsQueued).toBeGreaterThan(0);
     // The run did exercise the happy path and every refusal.
     expect(figures.core.queued).toBeGreaterThan(BODIES / 20);
     for (const status of [400, 401, 404, 413]) expect(figures.core.byStatus[status], `status ${status}`).toBeGreaterThan(0);

@@ -18,7 +18,7 @@ import { RUNTIME_ENV_NAMES } from '../../shared/runtime-env.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes and a weekday job, and hooks. */
+/** The example, with ray on Spot, grif on x86, fran beating every 30 minutes with a daily budget and a weekday job, and hooks. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   agents: {
@@ -27,7 +27,7 @@ const CONFIG: FleetConfigInput = {
       a.id === 'ray'
         ? { ...a, runtime: { spot: true } }
         : a.id === 'fran'
-          ? { ...a, heartbeat: { every: '30m' } }
+          ? { ...a, heartbeat: { every: '30m' }, budget: { dailyUsd: 3 } }
           : a.id === 'grif'
             ? { ...a, runtime: { architecture: 'x86_64' as const } }
             : a,
@@ -44,6 +44,7 @@ const CONFIG: FleetConfigInput = {
     ],
   },
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  operator: { email: 'ops@example.com', telegram: { accountId: 'jerry', chatId: 5001 } },
 };
 const HANDLERS = ['telegram-webhook', 'hooks', 'outbox', 'cron-dispatch', 'health', 'dashboard', 'compute'];
 
@@ -127,7 +128,7 @@ function acknowledgements(app: App): { path: string; id: string; reason: string 
 describe('the control-plane stack', () => {
   const cp = () => fleet.template('demo-control-plane');
 
-  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones go with the stack', () => {
+  it('keeps the registry and sessions tables through a teardown, refusing their deletion, and lets the expiring ones and the spend count go with the stack', () => {
     const tables = Object.values(cp().findResources('AWS::DynamoDB::Table')).map((t) => ({
       name: t.Properties.TableName,
       deletion: t.DeletionPolicy,
@@ -142,6 +143,8 @@ describe('the control-plane stack', () => {
       { name: 'demo-origins', ...gone },
       { name: 'demo-registry', ...kept },
       { name: 'demo-sessions', ...kept },
+      // Budgets (#31): a month's count matters while the fleet runs; a teardown ends it.
+      { name: 'demo-spend', ...gone },
     ]);
   });
 
@@ -594,6 +597,27 @@ describe('an agent stack', () => {
     }
   });
 
+  it('tells a metered agent’s runtime the spend table, and lets its task role reach its own ledger items only (#31); an agent without a budget neither', () => {
+    const envOf = (agent: string) => {
+      const task = Object.values(fleet.template(`demo-agent-${agent}`).findResources('AWS::ECS::TaskDefinition'))[0]!;
+      return Object.fromEntries(task.Properties.ContainerDefinitions[0].Environment.map((e: { Name: string; Value: unknown }) => [e.Name, e.Value]));
+    };
+    expect(envOf('fran').CLAWFLEET_SPEND_TABLE).toBe('demo-spend');
+    expect(envOf('jerry').CLAWFLEET_SPEND_TABLE).toBeUndefined();
+    fran().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'OwnSpendLedger',
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['fran#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
+          }),
+        ]),
+      },
+    });
+    expect(JSON.stringify(jerry().findResources('AWS::IAM::Policy'))).not.toContain('OwnSpendLedger');
+  });
+
   it('sizes the task from the runtime profile and hands the runtime only its own config slice and queues', () => {
     jerry().hasResourceProperties('AWS::ECS::TaskDefinition', { Cpu: '2048', Memory: '4096', RequiresCompatibilities: ['FARGATE'] });
     fran().hasResourceProperties('AWS::ECS::TaskDefinition', { Cpu: '256', Memory: '512' });
@@ -795,6 +819,64 @@ describe('an agent stack', () => {
     });
     for (const name of ['demo-agent-fran-inbox-dlq', 'demo-agent-fran-outbox-dlq', 'demo-agent-fran-restarts'])
       fran().hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: name });
+  });
+});
+
+describe('alarms that reach a person', () => {
+  const topicArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':demo-alarms']] };
+
+  it('notify the fleet’s topic, every alarm of every stack, and those that stay on until someone acts also when resolved', () => {
+    const cpTopic = { Ref: Object.keys(fleet.template('demo-control-plane').findResources('AWS::SNS::Topic'))[0] };
+    const alarms: string[] = [];
+    for (const [name, t] of fleet.templates) {
+      for (const r of Object.values<{ Type: string; Properties: Record<string, any> }>(t.Resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm')) {
+        const topic = name === 'demo-control-plane' ? cpTopic : topicArn;
+        expect(r.Properties.AlarmActions, r.Properties.AlarmName).toEqual([topic]);
+        const resolved = /-dlq$|-restarts$/.test(r.Properties.AlarmName);
+        expect(r.Properties.OKActions, r.Properties.AlarmName).toEqual(resolved ? [topic] : undefined);
+        alarms.push(r.Properties.AlarmName);
+      }
+    }
+    // The control plane's 13, the 3 throttles of reserved concurrency, λ operator-alerts' errors and DLQ; 3 per agent.
+    expect(alarms.filter((a) => !a.startsWith('demo-agent-'))).toHaveLength(18);
+    expect(alarms.filter((a) => a.startsWith('demo-agent-'))).toHaveLength(12);
+  });
+
+  it('is one TLS-only topic CloudWatch may publish to for this fleet’s alarms, mailed to the operator and written to their chat by λ operator-alerts', () => {
+    const cp = fleet.template('demo-control-plane');
+    cp.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'demo-alarms' });
+    const [policy] = Object.values(cp.findResources('AWS::SNS::TopicPolicy'));
+    expect(policy!.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        expect.objectContaining({
+          Sid: 'CloudWatchAlarmsOfThisFleet',
+          Effect: 'Allow',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+          Action: 'sns:Publish',
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+            ArnLike: {
+              'aws:SourceArn': {
+                'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:demo-*']],
+              },
+            },
+          },
+        }),
+      ]),
+    );
+    cp.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    const [alerts] = Object.entries(cp.findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-operator-alerts' } }));
+    cp.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'lambda', Endpoint: { 'Fn::GetAtt': [alerts![0], 'Arn'] } });
+    cp.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: alerts![0] }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
+    cp.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'demo-operator-alerts-dlq' });
+  });
+
+  it('has no email subscription and no λ operator-alerts for a fleet without an operator, and the alarms notify the topic all the same', () => {
+    const plain = synthFleet(EXAMPLE_CONFIG, {}, { nag: false }).template('demo-control-plane');
+    expect(Object.keys(plain.findResources('AWS::SNS::Subscription'))).toEqual([]);
+    expect(Object.keys(plain.findResources('AWS::Lambda::Function', { Properties: { FunctionName: 'demo-operator-alerts' } }))).toEqual([]);
+    for (const r of Object.values(plain.findResources('AWS::CloudWatch::Alarm'))) expect(r.Properties.AlarmActions).toHaveLength(1);
   });
 });
 

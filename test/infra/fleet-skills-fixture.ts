@@ -1,17 +1,17 @@
 // A fleet with a skills/ folder beside its config, and allow lists that give each agent of the
 // example a different set (one none): for the synth tests and the isolation matrix.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { EXAMPLE_CONFIG } from './synth-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const skillMd = (front: string) => `---\n${front}\n---\n\nDo the thing.\n`;
 
 /** A config folder with skills/: weather (with a script), notes (named in its front matter), and secret-tool. */
 /** The config folder (its clawfleet.json is not written: synth takes the config as an object). */
 export function fleetWithSkills(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-infra-'));
+  const dir = tempDir('cf-fleet-skills-infra-');
   const skill = (folder: string, front: string, extra: Record<string, string> = {}) => {
     mkdirSync(join(dir, 'skills', folder, 'scripts'), { recursive: true });
     writeFileSync(join(dir, 'skills', folder, 'SKILL.md'), skillMd(front));

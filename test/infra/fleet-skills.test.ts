@@ -2,7 +2,7 @@
 // admits into a file asset that its task role alone may read and its runtime is told of; an
 // agent admitting none gets neither; a link out of the folder or a name no path should hold
 // refuses the synth, saying which and why.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeFleetSkillsBundle } from '../../shared/config/fleet-skills-bundle.ts';
 import { configWithAllowLists, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { synthFleet, type SynthedFleet } from './synth-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 /** The parts of a synthesized resource these tests read. */
 interface TemplateResource {
@@ -34,6 +35,11 @@ function bundleOf(built: SynthedFleet, id: string): string[] | undefined {
 describe("the fleet's skills, deployed", () => {
   const dir = fleetWithSkills();
   const built = synthFleet(configWithAllowLists(), { config: join(dir, 'clawfleet.json') }, { nag: true });
+
+  it('keep each bundle in the cloud assembly, not in a temp dir of its own that nothing removes', () => {
+    expect(readdirSync(join(built.assembly.directory, 'clawfleet-fleet-skills')).filter((f) => f.endsWith('.json.gz'))).toHaveLength(3);
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('clawfleet-fleet-skills-'))).toEqual([]);
+  });
 
   it('ship each agent the skills its allow list admits, and only those', () => {
     expect(bundleOf(built, 'jerry')).toEqual(['secret-tool/SKILL.md', 'weather/SKILL.md', 'weather/scripts/get.sh (x)']);
@@ -97,7 +103,7 @@ describe("the fleet's skills and an openclaw agent", () => {
 describe("a fleet's skills that cannot be shipped as they are", () => {
   it('refuse the synth: a link out of the folder, at the top or inside a skill, and a file or skill folder name with a control character', () => {
     const dir = fleetWithSkills();
-    const outside = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-outside-'));
+    const outside = tempDir('cf-fleet-skills-outside-');
     writeFileSync(join(outside, 'id_rsa'), 'PRIVATE');
     mkdirSync(join(outside, 'stolen'));
     symlinkSync(join(outside, 'stolen'), join(dir, 'skills', 'linked-skill'));

@@ -12,10 +12,11 @@ import { ACCOUNT, TemplateResolver } from './resolve-template.ts';
 import { ALLOW, fleetWithSkills } from './fleet-skills-fixture.ts';
 import { EXAMPLE_CONFIG, synthFleet, type SynthedFleet } from './synth-fleet.ts';
 
-/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat and a cron job. */
+/** The example fleet, with two agents on Bedrock (one through an inference profile), hooks, a heartbeat, a cron job and an operator chat. */
 const CONFIG: FleetConfigInput = {
   ...EXAMPLE_CONFIG,
   hooks: { tokenSecret: 'HOOKS_TOKEN' },
+  operator: { email: 'ops@example.com', telegram: { accountId: 'jerry', chatId: 5001 } },
   cron: { jobs: [{ id: 'daily', agentId: 'fran', schedule: { kind: 'every', every: '1d' }, payload: { kind: 'systemEvent', text: 'plan the day' } }] },
   models: { providers: { ...EXAMPLE_CONFIG.models.providers, bedrock: { api: 'bedrock-converse' } } },
   agents: {
@@ -28,11 +29,15 @@ const CONFIG: FleetConfigInput = {
           : a.id === 'ray'
             ? { ...a, model: { primary: 'bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0', fallbacks: ['openai/gpt-4.1-mini'] } }
             : a.id === 'fran'
-              ? { ...a, heartbeat: { every: '30m' } }
-              : a,
+              ? { ...a, heartbeat: { every: '30m' }, budget: { dailyUsd: 2 } }
+              : a.id === 'jerry'
+                ? { ...a, budget: { monthlyUsd: 50 } }
+                : a,
       ),
   },
 };
+/** The agents with a budget (#31): each keeps its own ledger in the spend table. */
+const METERED = new Set(['jerry', 'fran']);
 const AGENTS = ['jerry', 'fran', 'grif', 'ray'];
 const MODELS: Record<string, string> = {
   grif: 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0',
@@ -182,7 +187,7 @@ beforeAll(() => {
     }),
   );
   tables = Object.fromEntries(Object.entries(cp.tables.tables).map(([k, t]) => [k, resolveIn(cp, cp.resolve(t.tableArn))]));
-  telegramSecret = resolveIn(cp, cp.resolve(cp.telegramSecret!.secretArn));
+  telegramSecret = resolveIn(cp, cp.resolve(cp.telegramSecrets[0]!.secretArn));
   hooksSecret = resolveIn(cp, cp.resolve(cp.hooksSecret!.secretArn));
   dashboardSecret = resolveIn(cp, cp.resolve(cp.dashboardSecret.secretArn));
   schedulerRole = resolveIn(cp, cp.resolve(cp.cronInvoker.role.roleArn));
@@ -318,7 +323,9 @@ describe('each agent’s task role', () => {
           .slice(0, 1)
           .map((c) => ({ ...c, expected: 'Denied' as const })),
       );
+    // Every table, the spend table included, for a request that names no key of its own ledger.
     for (const table of Object.values(tables)) for (const action of TABLE_ACTIONS) checks.push({ action, resource: table, expected: 'Denied' });
+    checks.push(...spendLedgerChecks(me));
     // Nothing of the control plane's: its secrets, schedules, the scheduler's role and queue, its functions.
     checks.push(...controlPlaneOnly().map((p) => ({ ...p, expected: 'Denied' as const })));
     await expectMatrix(role, checks);
@@ -334,6 +341,42 @@ describe('each agent’s task role', () => {
     ]);
   });
 });
+
+/**
+ * Budgets (#31): the spend table as DynamoDB evaluates a request, its leading key in the
+ * context. A metered agent reads and writes its own ledger items (`<agent>#<month>`) and
+ * nothing else: not every other agent's, not one whose id starts with its own, not the control
+ * plane's counts and claims, not by update, delete, query or scan, not two keys at once.
+ */
+const spendLedgerChecks = (me: string): Check[] => {
+  const keyed = (action: string, keys: string[], expected: Decision): Check => ({
+    action,
+    resource: tables.spend!,
+    context: { 'dynamodb:LeadingKeys': keys } as unknown as Record<string, string>,
+    expected,
+  });
+  const checks: Check[] = [];
+  for (const other of AGENTS) {
+    const own = other === me && METERED.has(me);
+    for (const action of TABLE_ACTIONS) {
+      const allowed = own && ['dynamodb:GetItem', 'dynamodb:PutItem'].includes(action);
+      checks.push(keyed(action, [`${other}#2026-12`], allowed ? 'Allowed' : 'Denied'));
+    }
+    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']) {
+      checks.push(keyed(action, [`count:${other}#2026-12`], 'Denied'), keyed(action, [`usage:${other}#tg.${other}.1.usage.a.1`], 'Denied'));
+    }
+  }
+  const other = AGENTS.find((a) => a !== me)!;
+  checks.push(
+    keyed('dynamodb:GetItem', [`${me}-2#2026-12`], 'Denied'),
+    keyed('dynamodb:PutItem', [`${me}2026-12`], 'Denied'),
+    keyed('dynamodb:BatchGetItem', [`${me}#2026-12`, `${other}#2026-12`], 'Denied'),
+    keyed('dynamodb:PutItem', [`${me}#2026-12`], 'Denied'),
+  );
+  // The last check is allowed for a metered agent: its own month, written.
+  checks.at(-1)!.expected = METERED.has(me) ? 'Allowed' : 'Denied';
+  return checks;
+};
 
 /** ECS UpdateService on an agent's service; never on another cluster's or a non-agent service. */
 const serviceChecks = (agentId: string, expected: Decision): Check[] => [
@@ -499,16 +542,21 @@ describe('each control-plane function’s role', () => {
     return principalOf(`fn-${name}`, f.role!);
   };
 
-  it('deploys the seven handlers, one role each', () => {
+  it('deploys the eight handlers, one role each', () => {
     expect([...fleet.stacks.controlPlane.functions.functions.keys()].sort()).toEqual([
       'compute',
       'cron-dispatch',
       'dashboard',
       'health',
       'hooks',
+      'operator-alerts',
       'outbox',
       'telegram-webhook',
     ]);
+  });
+
+  it('operator-alerts reads the bot tokens and claims and counts alerts in the deliveries table — nothing else', async () => {
+    await expectOnly(fn('operator-alerts'), any(secret('telegram'), table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')));
   });
 
   it('compute sets agents’ desired counts, reads their records and parks failed requests — nothing else, and asks no one', async () => {
@@ -543,7 +591,7 @@ describe('each control-plane function’s role', () => {
     expect(holders).toEqual(['fn-compute']);
   });
 
-  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, stores attachments, queues into and wakes any agent, reads what /status says — nothing else', async () => {
+  it('telegram-webhook reads the bot tokens, admits, pairs, records sessions and origins, finds whose message a reaction is on, stores attachments, queues into and wakes any agent, reads what /status says — nothing else', async () => {
     await expectOnly(
       fn('telegram-webhook'),
       any(
@@ -552,8 +600,11 @@ describe('each control-plane function’s role', () => {
         wake,
         table('dedupe', 'GetItem', 'PutItem'),
         table('sessions', 'UpdateItem', 'GetItem'),
-        table('origins', 'UpdateItem'),
+        // GetItem (#31): the bot's sent messages (`sent:` items), to find whose message a user reacted to.
+        table('origins', 'UpdateItem', 'GetItem'),
         table('registry', 'GetItem', 'PutItem', 'UpdateItem'),
+        // Budgets (#31): a metered agent's spend, for admission and /status.
+        table('spend', 'GetItem'),
         // Attachments into any agent's in/ prefix (#16), never read, never out/.
         (p) => p.kind === 'media' && p.name === 'in' && p.action === 's3:PutObject',
       ),
@@ -571,6 +622,7 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'GetItem', 'UpdateItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        table('spend', 'GetItem'),
       ),
     );
   });
@@ -588,6 +640,8 @@ describe('each control-plane function’s role', () => {
         table('deliveries', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
         table('origins', 'GetItem', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        // Budgets (#31): usage reports counted (a claim and the month's sums), alarms marked, budgets read.
+        table('spend', 'GetItem', 'PutItem', 'UpdateItem'),
         (p) => p.kind === 'schedule' && p.name === 'agent' && p.action !== 'scheduler:GetSchedule',
         (p) => p.kind === 'listSchedules',
         (p) => p.kind === 'passRole' && p.name === 'scheduler' && p.context?.['iam:PassedToService'] === 'scheduler.amazonaws.com',
@@ -606,6 +660,8 @@ describe('each control-plane function’s role', () => {
         table('sessions', 'GetItem', 'UpdateItem'),
         table('origins', 'UpdateItem'),
         table('registry', 'UpdateItem'),
+        // Budgets (#31): a metered agent's jobs and heartbeats pause over its cap.
+        table('spend', 'GetItem'),
       ),
     );
   });
@@ -625,6 +681,7 @@ describe('each control-plane function’s role', () => {
         wake,
         table('sessions', 'Scan'),
         table('registry', 'GetItem', 'BatchGetItem', 'Scan', 'UpdateItem', 'DeleteItem'),
+        table('spend', 'GetItem'),
       ),
     );
   });
@@ -849,5 +906,45 @@ describe('the one-off workspace task', () => {
     // the workspace task, as the one-off role, which reaches only this agent's directory, its
     // archive and its staging prefix (checked in its own describe).
     expect(mounting.sort()).toEqual([roleArn, oneOffRoleArn, oneOffRoleArn].sort());
+  });
+});
+
+describe('the bot tokens of a fleet past 400 bots', () => {
+  it('are in three secrets, every one read by the functions that use tokens and by no agent', async () => {
+    // Two agents, 801 bots (unbound accounts route to the default agent): three telegram secrets.
+    const accounts = Object.fromEntries(Array.from({ length: 801 }, (_, i) => [`bot${i}`, { botTokenSecret: `BOT${i}_TOKEN` }]));
+    const many = synthFleet(
+      {
+        ...EXAMPLE_CONFIG,
+        agents: { ...EXAMPLE_CONFIG.agents, list: EXAMPLE_CONFIG.agents.list.slice(0, 2) },
+        bindings: [],
+        channels: { telegram: { accounts } },
+        operator: { telegram: { accountId: 'bot0', chatId: 5001 } },
+      },
+      {},
+      { nag: false },
+    );
+    const r = new TemplateResolver(many.templates);
+    const cp = many.stacks.controlPlane;
+    const arns = cp.telegramSecrets.map((s) => r.resolve(cp.stackName, cp.resolve(s.secretArn)) as string);
+    expect(cp.telegramSecrets.map((s) => s.secretName)).toEqual([
+      'clawfleet/demo/control/telegram',
+      'clawfleet/demo/control/telegram-1',
+      'clawfleet/demo/control/telegram-2',
+    ]);
+    const principal = (label: string, role: IConstruct): Principal => ({ label, policies: r.rolePolicies(Stack.of(role).stackName, logicalId(role)) });
+    const readers = ['telegram-webhook', 'outbox', 'operator-alerts'];
+    for (const [name, fn] of cp.functions.functions) {
+      await expectMatrix(
+        principal(`fn-${name}`, fn.role!),
+        arns.map((resource) => ({ action: 'secretsmanager:GetSecretValue', resource, expected: readers.includes(name) ? 'Allowed' : 'Denied' })),
+      );
+    }
+    for (const s of many.stacks.agents.values()) {
+      await expectMatrix(
+        principal(`task-${s.node.id}`, s.runtime.taskRole),
+        arns.map((resource) => ({ action: 'secretsmanager:GetSecretValue', resource, expected: 'Denied' as const })),
+      );
+    }
   });
 });

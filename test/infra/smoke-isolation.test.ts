@@ -31,7 +31,7 @@ beforeAll(() => {
     fleet: FLEET,
     agentId: SMOKE_AGENT,
     agentSecretArn: resolveIn(agent, agent.secret.secretArn),
-    telegramSecretArn: resolveIn(cp, cp.telegramSecret!.secretArn),
+    telegramSecretArn: resolveIn(cp, cp.telegramSecrets[0]!.secretArn),
     dashboardSecretArn: resolveIn(cp, cp.dashboardSecret.secretArn),
     fileSystemArn: resolveIn(cp, cp.network.fileSystem.fileSystemArn),
     workspaceAccessPointArn: resolveIn(agent, agent.runtime.accessPoint.accessPointArn),

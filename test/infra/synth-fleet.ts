@@ -1,7 +1,6 @@
 // Synthesizes the fleet app for infra tests: bundling skipped (CDK context), no Docker,
 // no AWS credentials; the cloud assembly goes to a fresh temp directory.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -10,6 +9,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfig, FleetConfigInput } from '../../shared/config/schema.ts';
 import { readAppOptions } from '../../infra/app-options.ts';
 import { buildFleet, type BuildFleetExtras, type FleetStacks } from '../../infra/fleet-app.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 export const EXAMPLE_CONFIG: FleetConfigInput = JSON.parse(readFileSync(new URL('../../clawfleet.json', import.meta.url), 'utf8'));
 
@@ -25,7 +25,7 @@ export interface SynthedFleet {
 export function synthFleet(config: FleetConfig | FleetConfigInput, context: Record<string, unknown> = {}, extras: BuildFleetExtras = {}): SynthedFleet {
   const parsed = 'agents' in config && Array.isArray(config.agents.list) ? parseConfig(config) : (config as FleetConfig);
   const app = new App({
-    outdir: mkdtempSync(join(tmpdir(), 'cf-synth-')),
+    outdir: tempDir('cf-synth-'),
     // No esbuild runs in infra tests; assets keep their (custom) hashes.
     context: { 'aws:cdk:bundling-stacks': [], runtimeImage: 'public.ecr.aws/docker/library/node:24-slim', ...context },
   });

@@ -5,8 +5,7 @@
 // which the preflight reports as a quota it could not check (the adapter's Service Quotas
 // side is tested at its boundary in test/unit/account-quotas-adapter.test.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudFormationClient, CreateStackCommand, DeleteStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CreateInternetGatewayCommand, CreateVpcCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -16,10 +15,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AwsAccountQuotas } from '../../shared/adapters/aws/account-quotas.ts';
 import { QUOTAS, readAccountFigures } from '../../shared/deploy/preflight.ts';
 import { awsTestEnv } from '../support/aws.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const quotas = new AwsAccountQuotas(aws);
-const dir = mkdtempSync(join(tmpdir(), 'cf-quotas-'));
+const dir = tempDir('cf-quotas-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('AwsAccountQuotas against the emulator', () => {

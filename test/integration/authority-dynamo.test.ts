@@ -11,7 +11,17 @@ import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-sto
 import { DynamoRelayRates } from '../../shared/adapters/aws/dynamo-relay-rates.ts';
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
 import { awsTestEnv } from '../support/aws.ts';
-import { agentRegistryHoldCases, inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
+import {
+  agentRegistryHoldCases,
+  inboundOriginsCases,
+  pairingCapCases,
+  reactionRatesCases,
+  relayRatesCases,
+  sentMessagesCases,
+  sessionRegistryCases,
+} from '../support/authority-port-cases.ts';
+import { DynamoReactionRates } from '../../shared/adapters/aws/dynamo-reaction-rates.ts';
+import { DynamoSentMessages } from '../../shared/adapters/aws/dynamo-sent-messages.ts';
 
 const aws = awsTestEnv();
 const { dynamo } = createAwsClients(aws);
@@ -36,3 +46,5 @@ describe('DynamoRelayRates', () => relayRatesCases(async () => new DynamoRelayRa
 describe('DynamoPairingStore (the cap)', () => pairingCapCases(async () => new DynamoPairingStore(dynamo, await table())));
 describe('DynamoSessionRegistry', () => sessionRegistryCases(async () => new DynamoSessionRegistry(dynamo, await table())));
 describe('DynamoAgentRegistry (workspace holds)', () => agentRegistryHoldCases(async () => new DynamoAgentRegistry(dynamo, await table())));
+describe('DynamoSentMessages', () => sentMessagesCases(async (clock) => new DynamoSentMessages(dynamo, await table(), clock.now)));
+describe('DynamoReactionRates', () => reactionRatesCases(async () => new DynamoReactionRates(dynamo, await table())));

@@ -8,7 +8,6 @@
 // except the secrets' values.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,6 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { DynamoSpendCounts, DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';
+import { periodsAt } from '../../shared/budget/periods.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import {
@@ -39,6 +40,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv } from '../support/aws.ts';
+import { awsQuery } from '../support/aws-query.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
@@ -47,6 +49,7 @@ import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
 import { pullFromAws, pushToAws } from '../../cli/workspace/aws-transfer.ts';
 import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
@@ -57,6 +60,8 @@ const MODEL_KEY = 'sk-test-fran-deployed-0123456789';
 const HOOKS_TOKEN = 'hooks-deployed-token-0123456789abcdef';
 const DASHBOARD_TOKEN = 'dashboard-deployed-token-0123456789abcdef';
 const RUNTIME_IMAGE = 'public.ecr.aws/docker/library/node:24-slim';
+/** The operator's own chat with fran's bot, where alarms are told. */
+const OPERATOR_CHAT = 7001;
 
 const OutputsSchema = z.record(z.string(), z.record(z.string(), z.string()));
 
@@ -64,6 +69,7 @@ let tg: FakeTelegram;
 let model: FakeModel;
 let config: FleetConfig;
 /** CLAWFLEET_FLEET_SKILLS_OBJECT as the deployed task definition has it. */
+let spendTable = '';
 let skillsObject: string;
 let workDir: string;
 /** The CDK context every cdklocal deploy of this file passes. */
@@ -78,8 +84,15 @@ function localUrl(output: string): string {
   return `${aws.endpoint}/_aws/lambda-url/${id}`;
 }
 
+/**
+ * One cdklocal run's limit. The whole app deploys in ~20 s on a quiet machine; the clean-clone
+ * run at load ~25 on 2 cores (two CPU hogs beside the suite) was still creating the first
+ * deploy's changeset at the 150 s this was before, so a generous bound, never an expectation.
+ */
+const CDKLOCAL_MS = 420_000;
+
 /** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
-function cdklocal(args: string[], cwd: string): Promise<void> {
+function cdklocal(args: string[], cwd: string, timeoutMs = CDKLOCAL_MS): Promise<void> {
   const env = {
     ...process.env,
     // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
@@ -95,7 +108,7 @@ function cdklocal(args: string[], cwd: string): Promise<void> {
     CI: 'true',
   };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
       else resolve();
     });
@@ -123,76 +136,99 @@ const output = (stack: string, key: string) => {
   return value;
 };
 
-beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'cf-cdk-deploy-'));
-  if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
-  mkdirSync(join(workDir, 'tmp'));
+beforeAll(
+  async () => {
+    workDir = tempDir('cf-cdk-deploy-');
+    if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
+    mkdirSync(join(workDir, 'tmp'));
 
-  tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
-  model = await startModel({ apiKey: MODEL_KEY });
-  config = parseConfig({
-    fleet: FLEET,
-    agents: {
-      defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
-      // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
-      list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' } }],
-    },
-    models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
-    bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
-    channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
-    cron: { jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }] },
-    hooks: { tokenSecret: 'HOOKS_TOKEN' },
-  });
-  const configFile = join(workDir, 'clawfleet.json');
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
-  // A fleet skill beside the config (#19): shipped to fran as a file asset of its stack.
-  mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
-  writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
+    tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
+    model = await startModel({ apiKey: MODEL_KEY });
+    config = parseConfig({
+      fleet: FLEET,
+      agents: {
+        defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, idleTimeoutMinutes: 30 } },
+        // A heartbeat and a cron job, so their schedules are deployed too (neither fires during the test).
+        // A budget (#31): her runtime finds the spend table in its task definition, the deployed λ outbox counts her calls.
+        list: [{ id: 'fran', name: 'Fran', default: true, heartbeat: { every: '1d' }, budget: { dailyUsd: 5 } }],
+      },
+      models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY', baseUrl: model.baseUrls['openai-completions'] } } },
+      bindings: [{ agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } }],
+      channels: { telegram: { apiRoot: tg.url, allowFrom: ['5001'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } },
+      cron: {
+        jobs: [{ id: 'weekly', agentId: 'fran', schedule: { kind: 'cron', expr: '0 9 * * 1' }, payload: { kind: 'systemEvent', text: 'weekly review' } }],
+      },
+      hooks: { tokenSecret: 'HOOKS_TOKEN' },
+      // Alarms reach the operator: by email (subscribed) and in their own chat with fran's bot.
+      operator: { email: 'ops@example.com', telegram: { accountId: 'fran', chatId: OPERATOR_CHAT } },
+    });
+    const configFile = join(workDir, 'clawfleet.json');
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    // A fleet skill beside the config (#19): shipped to fran as a file asset of its stack.
+    mkdirSync(join(workDir, 'skills', 'weather'), { recursive: true });
+    writeFileSync(join(workDir, 'skills', 'weather', 'SKILL.md'), '---\nname: weather\ndescription: Current weather from the deployed fleet skills\n---\n');
 
-  context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
-  // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
-  await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
-  const outputsFile = join(workDir, 'outputs.json');
-  await timed('deploy', () =>
-    // The first deploy creates every agent's stack: their services start at 0 (newAgents).
-    cdklocal(
-      ['deploy', '--all', ...context, '-c', 'newAgents=*', '--output', join(workDir, 'cdk.out'), '--require-approval', 'never', '--outputs-file', outputsFile],
-      REPO,
-    ),
-  );
-  outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
+    context = ['-c', 'emulator=true', '-c', `runtimeImage=${RUNTIME_IMAGE}`, '-c', `config=${configFile}`];
+    // From the temp dir: without a cdk.json there, bootstrap does not synthesize the app.
+    await timed('bootstrap', () => cdklocal(['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir));
+    const outputsFile = join(workDir, 'outputs.json');
+    await timed('deploy', () =>
+      // The first deploy creates every agent's stack: their services start at 0 (newAgents).
+      cdklocal(
+        [
+          'deploy',
+          '--all',
+          ...context,
+          '-c',
+          'newAgents=*',
+          '--output',
+          join(workDir, 'cdk.out'),
+          '--require-approval',
+          'never',
+          '--outputs-file',
+          outputsFile,
+        ],
+        REPO,
+      ),
+    );
+    outputs = OutputsSchema.parse(JSON.parse(readFileSync(outputsFile, 'utf8')));
 
-  // Secret values go in after the deploy, as docs/deploy.md says, through the same function the script uses.
-  const secrets = new SecretsManagerClient(aws);
-  await putSecretValues(secrets, secretIdFor(FLEET, 'telegram'), { FRAN_BOT_TOKEN: BOT_TOKEN });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'agent:fran'), { OPENAI_API_KEY: MODEL_KEY });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
-  await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
+    // Secret values go in after the deploy, as docs/deploy.md says, through the same function the script uses.
+    const secrets = new SecretsManagerClient(aws);
+    await putSecretValues(secrets, secretIdFor(FLEET, 'telegram'), { FRAN_BOT_TOKEN: BOT_TOKEN });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'agent:fran'), { OPENAI_API_KEY: MODEL_KEY });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'hooks'), { HOOKS_TOKEN });
+    await putSecretValues(secrets, secretIdFor(FLEET, 'dashboard'), { DASHBOARD_TOKEN });
 
-  // The runtime as its container would run, configured from the agent stack's outputs (and
-  // where its fleet skills are, from its deployed task definition's environment).
-  const fran = agentStackName(FLEET, 'fran');
-  const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
-  skillsObject = taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === 'CLAWFLEET_FLEET_SKILLS_OBJECT')?.value ?? '';
-  runtime = startRuntime({
-    CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
-    CLAWFLEET_OUTBOX_URL: output(fran, 'OutboxUrl'),
-    CLAWFLEET_DLQ_URL: output(fran, 'InboxDlqUrl'),
-    CLAWFLEET_SECRET_ID: output(fran, 'SecretName'),
-    CLAWFLEET_WORKSPACE: mkdtempSync(join(workDir, 'fran-')),
-    CLAWFLEET_VISIBILITY_SECONDS: '10',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '2',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  });
-  await runtime.waitFor((l) => l.msg === 'ready', 30_000);
-}, 300_000);
+    // The runtime as its container would run, configured from the agent stack's outputs (and
+    // where its fleet skills are, from its deployed task definition's environment).
+    const fran = agentStackName(FLEET, 'fran');
+    const { taskDefinition } = await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: fran }));
+    const env = (name: string) => taskDefinition?.containerDefinitions?.[0]?.environment?.find((e) => e.name === name)?.value ?? '';
+    skillsObject = env('CLAWFLEET_FLEET_SKILLS_OBJECT');
+    spendTable = env('CLAWFLEET_SPEND_TABLE');
+    runtime = startRuntime({
+      CLAWFLEET_FLEET_SKILLS_OBJECT: skillsObject,
+      CLAWFLEET_SPEND_TABLE: spendTable,
+      CLAWFLEET_AGENT_ID: 'fran',
+      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
+      CLAWFLEET_INBOX_URL: output(fran, 'InboxUrl'),
+      CLAWFLEET_OUTBOX_URL: output(fran, 'OutboxUrl'),
+      CLAWFLEET_DLQ_URL: output(fran, 'InboxDlqUrl'),
+      CLAWFLEET_SECRET_ID: output(fran, 'SecretName'),
+      CLAWFLEET_WORKSPACE: mkdtempSync(join(workDir, 'fran-')),
+      CLAWFLEET_VISIBILITY_SECONDS: '10',
+      CLAWFLEET_WAIT_SECONDS: '1',
+      CLAWFLEET_DRAIN_SECONDS: '2',
+      AWS_ENDPOINT_URL: aws.endpoint,
+      AWS_REGION: aws.region,
+      AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    });
+    await runtime.waitFor((l) => l.msg === 'ready', 30_000);
+  },
+  2 * CDKLOCAL_MS + 120_000,
+);
 
 afterAll(async () => {
   await runtime?.kill('SIGKILL');
@@ -213,6 +249,8 @@ afterAll(async () => {
  * cores loaded by the rest of the suite. A longer wait costs nothing when it passes.
  */
 const ASYNC_INVOKE_MS = 60_000;
+/** A cdklocal deploy of one agent's stack: synth and deploy, under a load that once took it past 150 s. */
+const REDEPLOY_MS = 400_000;
 
 describe('the CDK app deployed to the emulator', () => {
   it('answers a Telegram update POSTed to the webhook URL, through the deployed functions and a runtime configured from the outputs', async () => {
@@ -239,6 +277,30 @@ describe('the CDK app deployed to the emulator', () => {
     // outbox the runtime's heartbeat (so the agent counts as awake and was not woken again).
     const fran = await new DynamoAgentRegistry(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), tableNames(FLEET).registry).get('fran');
     expect(fran).toMatchObject({ state: 'awake', lastActivityAt: expect.any(Number), lastHeartbeatAt: expect.any(Number) });
+  });
+
+  it('counts fran’s model call in the deployed spend table, and /status says it against her budget (#31)', async () => {
+    expect(spendTable).toBe(tableNames(FLEET).spend);
+    const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
+    // The deployed λ outbox priced the call's usage report; the runtime settled the same in its own ledger.
+    await expect
+      .poll(async () => (await new DynamoSpendCounts(doc, spendTable).totals('fran', Date.now())).dayMicros, { timeout: 45_000, interval: 250 })
+      .toBeGreaterThan(0);
+    const counted = (await new DynamoSpendCounts(doc, spendTable).totals('fran', Date.now())).dayMicros;
+    expect((await new DynamoSpendLedger(doc, spendTable).month('fran', periodsAt(Date.now()).month)).spentMicros).toBe(counted);
+    const webhook = localUrl(output(controlPlaneStackName(FLEET), 'TelegramWebhookUrl'));
+    const res = await fetch(`${webhook}/telegram/fran`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
+      body: JSON.stringify(textUpdate({ updateId: 702, chatId: 5001, fromId: 5001, text: '/status' })),
+    });
+    expect(res.status).toBe(200);
+    await expect
+      .poll(() => tg.calls('sendMessage').some((c) => /\nSpend: \$[0-9.]+ of \$5\.00 today · \$[0-9.]+ this month \(UTC\)\n/.test(String(c.params.text))), {
+        timeout: 45_000,
+        interval: 250,
+      })
+      .toBe(true);
   });
 
   it("ships the fleet's skill to fran: its task definition names its bundle in the bootstrap assets bucket, which its runtime reads and offers", () => {
@@ -352,30 +414,38 @@ describe('the CDK app deployed to the emulator', () => {
       const service = async () =>
         (await new ECSClient(aws).send(new DescribeServicesCommand({ cluster: clusterName(FLEET), services: [agentServiceName('fran')] }))).services![0]!;
       const before = (await service()).taskDefinition;
-
-      // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
-      // memory), and no newAgents, so the template names no desired count.
-      const configFile = join(workDir, 'clawfleet-bigger.json');
-      const bigger = {
-        ...config,
-        agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
-      };
-      writeFileSync(configFile, JSON.stringify(bigger, null, 2));
-      const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
-      await timed('redeploy', () =>
-        cdklocal(['deploy', agentStackName(FLEET, 'fran'), ...again, '--output', join(workDir, 'cdk.out'), '--require-approval', 'never'], REPO),
-      );
-      const after = await service();
-      expect(after.taskDefinition).not.toBe(before);
-      expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe('1024');
-      // Still running: the redeploy did not stop the awake agent.
-      expect(after.desiredCount).toBe(1);
-
-      // Back to sleep for the tests after this one.
-      expect((await act('hibernate')).status).toBe(200);
-      await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      try {
+        // fran's stack again, as `cdk deploy` after a config change: a new task definition (more
+        // memory), and no newAgents, so the template names no desired count. Only her stack
+        // (--exclusively), so only its assets are built.
+        const configFile = join(workDir, 'clawfleet-bigger.json');
+        const bigger = {
+          ...config,
+          agents: { ...config.agents, defaults: { ...config.agents.defaults, runtime: { cpus: 0.25, memoryMb: 1024, idleTimeoutMinutes: 30 } } },
+        };
+        writeFileSync(configFile, JSON.stringify(bigger, null, 2));
+        const again = context.map((c) => (c.startsWith('config=') ? `config=${configFile}` : c));
+        await timed('redeploy', () =>
+          cdklocal(
+            ['deploy', agentStackName(FLEET, 'fran'), '--exclusively', ...again, '--output', join(workDir, 'cdk.redeploy.out'), '--require-approval', 'never'],
+            REPO,
+            REDEPLOY_MS,
+          ),
+        );
+        const after = await service();
+        expect(after.taskDefinition).not.toBe(before);
+        expect((await new ECSClient(aws).send(new DescribeTaskDefinitionCommand({ taskDefinition: after.taskDefinition }))).taskDefinition?.memory).toBe(
+          '1024',
+        );
+        // Still running: the redeploy did not stop the awake agent.
+        expect(after.desiredCount).toBe(1);
+      } finally {
+        // Back to sleep for the tests after this one, whatever happened above.
+        expect((await act('hibernate')).status).toBe(200);
+        await expect.poll(desiredCount, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(0);
+      }
     },
-    3 * ASYNC_INVOKE_MS + 150_000,
+    3 * ASYNC_INVOKE_MS + REDEPLOY_MS,
   );
 
   it('parks a forged compute request in λ compute’s dead-letter queue with its reason, touching no service', async () => {
@@ -397,6 +467,79 @@ describe('the CDK app deployed to the emulator', () => {
     expect(parked).toMatchObject({ requestPayload: forged, responsePayload: { errorMessage: expect.stringMatching(/^not a compute request: .*cluster/) } });
     expect(await desiredCount()).toBe(0);
   }, 60_000);
+
+  it(
+    'tells the operator’s chat of an alarm going off, once, however often SNS delivers it, and mails the operator',
+    async () => {
+      const alarm = `${agentStackName(FLEET, 'fran')}-inbox-dlq`;
+      const topicArn = output(controlPlaneStackName(FLEET), 'AlarmsTopicArn');
+      const told = () => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === OPERATOR_CHAT && String(c.params.text).includes(alarm));
+      // The operator's email and λ operator-alerts are the topic's subscribers.
+      const subscriptions = await awsQuery(aws, 'sns', { Action: 'ListSubscriptionsByTopic', TopicArn: topicArn, Version: '2010-03-31' });
+      expect(subscriptions).toContain('<Endpoint>ops@example.com</Endpoint>');
+      expect(subscriptions).toMatch(new RegExp(`<Endpoint>arn:aws:lambda:[^<]*:function:${functionName(FLEET, 'operator-alerts')}</Endpoint>`));
+
+      // The deployed alarm changes state: CloudWatch notifies the topic, SNS invokes λ operator-alerts, fran's bot writes.
+      await awsQuery(aws, 'monitoring', {
+        Action: 'SetAlarmState',
+        AlarmName: alarm,
+        StateValue: 'ALARM',
+        StateReason: 'a message in the DLQ (test)',
+        Version: '2010-08-01',
+      });
+      await expect.poll(() => told().length, { timeout: ASYNC_INVOKE_MS, interval: 250 }).toBe(1);
+      expect(told()[0]).toMatchObject({ token: BOT_TOKEN });
+      expect(String(told()[0]!.params.text)).toContain(
+        `🔴 ${alarm}\nMessages in ${FLEET}-agent-fran-dlq.fifo: see their "reason" attribute\na message in the DLQ (test) (`,
+      );
+
+      // One state change, delivered twice more by SNS (each a message of its own) and once straight to the function: nothing more is sent.
+      const change = JSON.stringify({
+        AlarmName: alarm,
+        AlarmDescription: 'the same change, delivered again',
+        NewStateValue: 'ALARM',
+        OldStateValue: 'OK',
+        NewStateReason: 'redelivered',
+        StateChangeTime: '2026-12-03T10:15:00.000+0000',
+      });
+      const outcomes = async () => {
+        const { events = [] } = await new CloudWatchLogsClient(aws).send(
+          new FilterLogEventsCommand({ logGroupName: `/aws/lambda/${functionName(FLEET, 'operator-alerts')}`, filterPattern: '"operator alert"' }),
+        );
+        // The function's own JSON lines; the emulator's lines about the invocation are not ours.
+        return events
+          .map((e) => e.message ?? '')
+          .filter((m) => m.includes('{"level"'))
+          .map((m) => JSON.parse(m.slice(m.indexOf('{"level"'))) as { alarm?: string; outcome?: string })
+          .filter((l) => l.outcome);
+      };
+      for (let i = 0; i < 2; i++) await awsQuery(aws, 'sns', { Action: 'Publish', TopicArn: topicArn, Message: change, Version: '2010-03-31' });
+      // Two deliveries of that change: one sent, one found sent already (a delivery that met the
+      // other in flight is retried by Lambda and then finds it sent).
+      await expect
+        .poll(
+          async () =>
+            (await outcomes())
+              .filter((o) => o.alarm === alarm)
+              .map((o) => o.outcome)
+              .sort(),
+          { timeout: ASYNC_INVOKE_MS, interval: 500 },
+        )
+        .toEqual(['duplicate', 'sent', 'sent']);
+      // And once more, straight to the function with SNS's event, as a retry of Lambda's would come.
+      const invoked = await new LambdaClient(aws).send(
+        new InvokeCommand({
+          FunctionName: functionName(FLEET, 'operator-alerts'),
+          Payload: new TextEncoder().encode(JSON.stringify({ Records: [{ Sns: { MessageId: 'direct-1', Message: change } }] })),
+        }),
+      );
+      expect(invoked.FunctionError).toBeUndefined();
+      expect(JSON.parse(new TextDecoder().decode(invoked.Payload))).toEqual(['duplicate']);
+      expect(told()).toHaveLength(2);
+      expect(String(told()[1]!.params.text)).toContain('redelivered');
+    },
+    3 * ASYNC_INVOKE_MS,
+  );
 
   it('moves fran’s workspace in and out through the deployed staging bucket and its own one-off task, held through λ compute', async () => {
     const ecs = new ECSClient(aws);

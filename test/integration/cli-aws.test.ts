@@ -7,8 +7,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -25,6 +24,7 @@ import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-o
 import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
 import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const configJson = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
@@ -41,7 +41,7 @@ configJson.cron = {
 };
 const GRIF_BOT = '2000003:AAgrif-cli-cron-token-00000000000000';
 let config: ReturnType<typeof parseConfig>;
-const dir = mkdtempSync(join(tmpdir(), 'cf-cli-aws-'));
+const dir = tempDir('cf-cli-aws-');
 let fleet: ProvisionedFleet;
 let tg: FakeTelegram;
 const ecs = new ECSClient(aws);

@@ -41,7 +41,8 @@ beforeAll(async () => {
 
 describe('a cron job in EventBridge Scheduler', () => {
   it('fires, and its envelope reaches the agent’s queue', async () => {
-    const at = new Date(Date.now() + 3_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // 15 s ahead: the upsert must come first (a time already past is refused), and 3 s was a guess a busy machine could lose.
+    const at = new Date(Date.now() + 15_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const outcome = await applyCronUpsert(
       {
         v: PROTOCOL_VERSION,
@@ -63,7 +64,8 @@ describe('a cron job in EventBridge Scheduler', () => {
 
     const sqs = new SQSClient(aws);
     let body: Record<string, unknown> | undefined;
-    const deadline = Date.now() + 45_000;
+    // The emulator's scheduler ticks every 10 s.
+    const deadline = Date.now() + 90_000;
     while (!body && Date.now() < deadline) {
       const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fleet.queues.fran!.inbox, WaitTimeSeconds: 5 }));
       if (Messages?.[0]) body = JSON.parse(Messages[0].Body!);
@@ -75,5 +77,5 @@ describe('a cron job in EventBridge Scheduler', () => {
       sessionKey: 'agent:fran:cron:remind',
       payload: { kind: 'agentTurn', message: 'stand up and stretch' },
     });
-  }, 60_000);
+  }, 150_000);
 });

@@ -13,7 +13,6 @@
 // and the archive task's end is reported by this file after checking what was asked of ECS;
 // the archive script itself is tested in test/unit/workspace-archive-script.test.ts.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
@@ -52,6 +51,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const aws = awsTestEnv();
@@ -121,7 +121,7 @@ async function computeSaid(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'cf-deploy-day-'));
+  workDir = tempDir('cf-deploy-day-');
   if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
   mkdirSync(join(workDir, 'tmp'));
   tg = await startTelegram({ bots: [{ token: BOT, username: 'dday_fran_bot' }] });

@@ -8,8 +8,7 @@
 // Emulator gap (docs/testing.md): no ECS task runs, so the workspace task is played by the
 // runtime bundle's workspace-sync entry as a process on a folder standing for the agent's EFS
 // directory, as test/integration/workspace-aws.test.ts does.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, DescribeStacksCommand, UpdateTerminationProtectionCommand } from '@aws-sdk/client-cloudformation';
@@ -44,6 +43,7 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { isolatedSyncEntry, ProcessWorkspaceRunner } from '../support/workspace-task.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
 const aws = awsTestEnv();
@@ -73,7 +73,7 @@ const cliEnv = () => ({
 });
 
 beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'cf-destroy-'));
+  workDir = tempDir('cf-destroy-');
   if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
   mkdirSync(join(workDir, 'tmp'));
   tg = await startTelegram({ bots: [{ token: BOT, username: 'dsty_fran_bot' }] });

@@ -3,8 +3,7 @@
 // S3 with its signed GetObject, unpacks it, copies it into its workspace in place of any old
 // copy, and offers its skills to the model (the fake model server records the system prompt).
 // A bundle that is not there leaves the agent with its own skills and says so.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -17,6 +16,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -77,7 +77,7 @@ describe('fleet skills on AWS', () => {
       { path: 'weather/scripts/get.sh', executable: true, data: text('#!/bin/sh\necho sunny\n') },
     ]);
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: '0f1e2d3c.gz', Body: bundle }));
-    const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-aws-'));
+    const dir = tempDir('cf-fleet-skills-aws-');
     mkdirSync(join(dir, 'workspace', 'fleet-skills', 'stale'), { recursive: true });
     const runtime = launch(dir, `s3://${BUCKET}/0f1e2d3c.gz`);
     await runtime.waitFor((l) => l.msg === 'ready', 30_000);
@@ -92,7 +92,7 @@ describe('fleet skills on AWS', () => {
   });
 
   it('that cannot be read leave the agent with its own skills, and say so', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-fleet-skills-aws-missing-'));
+    const dir = tempDir('cf-fleet-skills-aws-missing-');
     const runtime = launch(dir, `s3://${BUCKET}/not-there.gz`);
     await runtime.waitFor((l) => l.msg === 'ready', 30_000);
     expect(runtime.lines.find((l) => l.msg === 'fleet skills not read; the agent has its own skills only')).toMatchObject({

@@ -3,8 +3,7 @@
 // local fleet is started on the result, and the agent is asked something only its memory
 // knows. The fake model server records what the runtime sent: the SOUL and the MEMORY fact
 // in the system prompt, and the conversation carried over from OpenClaw in the context.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -13,6 +12,7 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openclaw');
 const KEY = 'sk-test-imported-0123456789abcdef';
@@ -57,7 +57,7 @@ afterAll(async () => {
 
 /** Imports a fixture with --workspaces into a fresh directory and starts the local fleet there. */
 async function importAndStart(fixture: string, agentId: string): Promise<{ dir: string }> {
-  const root = mkdtempSync(join(tmpdir(), 'cf-oc-fleet-'));
+  const root = tempDir('cf-oc-fleet-');
   const openclaw = join(root, 'openclaw');
   cpSync(join(FIXTURES, fixture), openclaw, { recursive: true });
   const dir = join(root, 'fleet');

@@ -72,7 +72,7 @@ describe('register-webhooks', () => {
       expect(call.params).toMatchObject({
         url: `https://abc123.lambda-url.us-east-1.on.aws/telegram/${accountId}`,
         secret_token: webhookSecretFor(token),
-        allowed_updates: accountId === 'fran' ? [...ALLOWED_UPDATES, 'edited_message'] : ALLOWED_UPDATES,
+        allowed_updates: accountId === 'fran' ? [...ALLOWED_UPDATES, 'edited_message', 'message_reaction'] : [...ALLOWED_UPDATES, 'message_reaction'],
       });
     }
     // And each bot's command menu, as Telegram shows it after "/".

@@ -4,8 +4,7 @@
 // the user's secret and its policy. A queued event reaches the function; a wrong secret is
 // refused as AWS refuses it; an unknown function is named as Lambda names it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
@@ -16,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { freePort } from '../../bench/emulator.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ACCOUNT = '246813579024';
 const SECRET = 'test';
@@ -26,7 +26,7 @@ let asker: typeof aws;
 
 beforeAll(async () => {
   const port = await freePort();
-  const tmp = mkdtempSync(join(tmpdir(), 'cf-auth-emu-'));
+  const tmp = tempDir('cf-auth-emu-');
   emulator = spawn(join(process.cwd(), '.cache/ministack-venv/bin/python'), ['-m', 'ministack'], {
     env: {
       PATH: process.env.PATH,
@@ -96,8 +96,11 @@ beforeAll(async () => {
       Code: { ZipFile: readFileSync(join(tmp, 'fn.zip')) },
     }),
   );
-  for (let i = 0; (await lambda.send(new GetFunctionCommand({ FunctionName: 'probe' }))).Configuration?.State === 'Pending' && i < 50; i++)
+  // Until it is no longer Pending: a guess of a few seconds once ran out on a busy machine's emulator.
+  for (let i = 0; (await lambda.send(new GetFunctionCommand({ FunctionName: 'probe' }))).Configuration?.State === 'Pending'; i++) {
+    if (i > 600) throw new Error('the function "probe" is still Pending after a minute');
     await new Promise((r) => setTimeout(r, 100));
+  }
 }, 60_000);
 
 /** One IAM Query API call (there is no IAM client among the project's SDK packages). */

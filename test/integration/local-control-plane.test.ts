@@ -2,8 +2,7 @@
 // runtime a child process and the fake model scripting tool calls: HTTP hooks, a hibernated
 // agent woken by a message, agent-to-agent messages (allowed and refused), an agent's own
 // cron job, and a config cron job fired by the local scheduler.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -13,6 +12,7 @@ import { start as startModel, type FakeModel, type ModelReply, type ModelRequest
 import { captureIO } from '../unit/cli-io.ts';
 import { chatLines as readChat, dashboardAuth, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-test-local-cp-0123456789abcdef';
 const HOOKS_TOKEN = 'hooks-token-0123456789abcdef';
@@ -43,7 +43,7 @@ function responder(request: ModelRequest): ModelReply {
 
 beforeAll(async () => {
   model = await startModel({ apiKey: KEY, responder });
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-cp-'));
+  dir = tempDir('cf-local-cp-');
   const config = {
     fleet: 'lcp',
     agents: {
@@ -177,23 +177,24 @@ describe('agent-to-agent messages in local mode', () => {
     expect(log.lines.some((l) => l.msg === 'outbox envelope rejected' && l.agentId === 'fran' && l.code === 'RELAY_NOT_ALLOWED')).toBe(true);
     const status = await fetch(`${fleet.url}/api/agents`, { headers: dashboardAuth(fleet) });
     expect(status.status).toBe(200);
-    // grif never hears of it.
-    await new Promise((r) => setTimeout(r, 500));
+    // grif never hears of it: refused into the DLQ (awaited above) is the envelope's one outcome, never a relay too.
     expect(model.requests().some((r) => r.lastUserText.includes('are you there?') && r.lastUserText.includes('[Message from agent'))).toBe(false);
   });
 });
 
 describe('cron in local mode', () => {
   it('schedules an agent’s own job from its cron tool call, fires it on time, and removes the one-off after', async () => {
-    const at = new Date(Date.now() + 8_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // 20 s ahead: the turn that schedules it must come first, and a time already past is refused;
+    // 8 s was a guess a busy machine could lose.
+    const at = new Date(Date.now() + 20_000).toISOString().replace(/\.\d+Z$/, 'Z');
     await chat('fran', `remind me at ${at} to stretch your legs`);
     await until(async () => (await fleet.cp.scheduler.list('agent-fran-')).includes('agent-fran-stretch'), 'the job scheduled');
     expect(fleet.cp.scheduler.get('agent-fran-stretch')).toMatchObject({ expression: `at(${at.slice(0, 19)})`, nextAt: Date.parse(at) });
-    await agentSaid('fran', 'echo: stretch your legs', 30_000);
+    await agentSaid('fran', 'echo: stretch your legs', 60_000);
     const turn = model.requests().find((r) => r.lastUserText === 'stretch your legs')!;
     expect(turn.at).toBeGreaterThanOrEqual(Date.parse(at));
     expect(await fleet.cp.scheduler.list('agent-fran-')).toEqual([]);
-  });
+  }, 120_000);
 
   it('fires a config job with a short `every` and the agent’s heartbeat when their time comes, and the turns run', async () => {
     await chat('grif', 'hi grif');
@@ -209,7 +210,12 @@ describe('cron in local mode', () => {
     // The heartbeat fired too; its HEARTBEAT_OK is not delivered.
     await until(() => model.requests().some((r) => r.lastUserText === '[System event] heartbeat check'), 'the heartbeat turn');
     expect(fleet.cp.scheduler.get('heartbeat-grif')).toMatchObject({ expression: 'rate(1 minute)', lastFiredAt: expect.any(Number) });
-    await new Promise((r) => setTimeout(r, 500));
+    // Its turn has ended (the status follows any reply on the agent's outbox), so whatever it was going to
+    // say has been said: no fixed wait for "nothing more comes".
+    await until(
+      () => log.lines.some((l) => l.msg === 'runtime status' && l.agentId === 'grif' && l.turn === 'ended' && String(l.inboundId).startsWith('hb.grif.')),
+      'the heartbeat turn ended',
+    );
     expect((await chatLines('grif')).some((m) => m.text.includes('HEARTBEAT_OK'))).toBe(false);
   });
 });

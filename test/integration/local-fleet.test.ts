@@ -1,8 +1,7 @@
 // `npm start`'s fleet, started in-process: the local control plane, a runtime child
 // process per agent, chat over its HTTP API, managed with the `clawfleet` CLI; its state
 // survives a restart.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
@@ -12,6 +11,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { chatLines, dashboardAuth, postChat } from '../support/local-api.ts';
 import { startFleet, untilRunning, type StartFleetOptions } from '../support/local-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const FRAN_KEY = 'sk-test-local-fran-0123456789abcdef';
 let fleet: LocalFleet;
@@ -44,7 +44,7 @@ async function replyTo(agentId: string, predicate: (text: string) => boolean, ti
 
 beforeAll(async () => {
   model = await startModel({ apiKey: FRAN_KEY });
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-'));
+  dir = tempDir('cf-local-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   // The chat box streams as the channel says: in blocks here (a test below), of at least 10 characters.

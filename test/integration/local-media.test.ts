@@ -6,8 +6,7 @@
 // transcription endpoint, a document in the workspace the read tool reads. send_file goes out
 // as a multipart sendPhoto and sendDocument, each once although the runtime is SIGKILLed mid-turn.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { writeAgentFile } from '../support/agent-files.ts';
 import { dashboardAuth } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
@@ -47,7 +47,7 @@ beforeAll(async () => {
     startModel({ apiKey: MODEL_KEY }),
     startTranscription({ apiKey: STT_KEY }),
   ]);
-  dir = mkdtempSync(join(tmpdir(), 'cf-media-'));
+  dir = tempDir('cf-media-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     { id: 'fran', name: 'Fran', default: true, secrets: [], tools: { media: { audio: { baseUrl: stt.url, model: 'whisper-1', apiKeySecret: 'STT_KEY' } } } },

@@ -2,8 +2,7 @@
 // (an MCP server's token) waits instead of crash-looping — `clawfleet status` shows why, its
 // message waits in the queue — and `clawfleet secrets set` restarts it in the running fleet,
 // after which it answers. An agent without its model key still runs the labelled offline model.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import type { LocalFleet } from '../../local/fleet.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const MCP_TOKEN = 'mcp-local-token-0123456789abcdef';
@@ -26,7 +26,7 @@ async function clawfleet(argv: string[], stdin?: string) {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-wait-'));
+  dir = tempDir('cf-local-wait-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   // One agent, on the offline model (no key in the file), with an MCP server whose token is not set yet.
   config.agents.list = [
@@ -69,7 +69,7 @@ describe('a local agent whose secret lacks a value', () => {
     await expect
       .poll(async () => (await chatLines(fleet, 'fran')).find((m) => m.role === 'agent')?.text, { timeout: 20_000 })
       .toMatch(/^\[offline model — not an AI\].*are you there\?/);
-    await expect.poll(async () => (await clawfleet(['status'])).out, { timeout: 10_000 }).not.toContain('waiting for secret');
+    await expect.poll(async () => (await clawfleet(['status'])).out).not.toContain('waiting for secret');
     expect(JSON.stringify(lines)).not.toContain(MCP_TOKEN);
   });
 });

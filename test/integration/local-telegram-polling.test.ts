@@ -2,8 +2,7 @@
 // same admission core as the webhook, answered by the agent's runtime with sendMessage;
 // a sender the owner has not approved gets a pairing code, approved with the CLI; a 429 from
 // Telegram is waited out as long as it asks, and the chat goes on.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -12,6 +11,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { faults, start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '7000000001:AAlocal-polling-test-token-0123456789';
 let tg: FakeTelegram;
@@ -22,7 +22,7 @@ const runtimeLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
-  dir = mkdtempSync(join(tmpdir(), 'cf-poll-'));
+  dir = tempDir('cf-poll-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   // One agent is enough here; Telegram by polling, pairing for unknown senders.
   config.agents.list = [{ id: 'fran', name: 'Fran', default: true }];
@@ -50,7 +50,7 @@ describe('local Telegram by long polling', () => {
     await tg.waitForCalls('getUpdates', 1, 20_000);
     expect(tg.calls('deleteWebhook')).toHaveLength(1);
     // npm start registers the bot's command menu, as a deploy does.
-    expect((await tg.waitForCalls('setMyCommands', 1, 5_000))[0]!.params.commands).toContainEqual({ command: 'stop', description: expect.any(String) });
+    expect((await tg.waitForCalls('setMyCommands', 1, 30_000))[0]!.params.commands).toContainEqual({ command: 'stop', description: expect.any(String) });
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 100, chatId: 42, fromId: 42, text: 'hello over polling' }));
     const [sent] = await tg.waitForCalls('sendMessage', 1, 30_000);
     expect(sent!.params.chat_id).toBe(42);
@@ -62,7 +62,7 @@ describe('local Telegram by long polling', () => {
 
   it('asks getUpdates for edits where the account passes them on, and an edit reaches the agent as a note', async () => {
     await tg.waitForCalls('getUpdates', 1, 20_000);
-    expect(tg.calls('getUpdates').at(-1)!.params.allowed_updates).toEqual(['message', 'callback_query', 'edited_message']);
+    expect(tg.calls('getUpdates').at(-1)!.params.allowed_updates).toEqual(['message', 'callback_query', 'edited_message', 'message_reaction']);
     const { message, ...rest } = textUpdate({ updateId: 150, chatId: 42, fromId: 42, messageId: 77, text: 'meet at the station' });
     const before = tg.calls('sendMessage').length;
     tg.pushUpdate(TOKEN, { ...rest, edited_message: { ...message!, edit_date: Math.floor(Date.now() / 1000) } });

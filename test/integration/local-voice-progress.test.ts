@@ -7,8 +7,7 @@
 // its work is one message, edited by the redone turn after a SIGKILL and deleted once the one
 // answer is out. The dashboard's chat box shows a spoken reply as its text and the voice.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPar
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { dashboardAuth } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '7000000031:AAlocal-voice-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-voice-model-0123456789';
@@ -53,7 +53,7 @@ beforeAll(async () => {
     await held.get(`${req.lastUserText}#${n}`);
     return respond(req, n);
   });
-  dir = mkdtempSync(join(tmpdir(), 'cf-voice-'));
+  dir = tempDir('cf-voice-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
     {

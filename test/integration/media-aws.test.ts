@@ -11,8 +11,7 @@
 // after sending them and a new one redoes the turn.
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -30,6 +29,7 @@ import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
@@ -92,7 +92,7 @@ beforeAll(async () => {
     outbox,
   );
 
-  workspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-'));
+  workspace = tempDir('cf-media-aws-');
   franEnv = runtimeEnv('fran', workspace);
   runtime = startRuntime(franEnv);
   await runtime.waitFor((l) => l.msg === 'ready');
@@ -256,7 +256,7 @@ describe('media on AWS', () => {
   });
 
   it('gives a text-only model (grif’s, one imageModels does not list) a note with the photo’s workspace path, no image part', async () => {
-    const grifWorkspace = mkdtempSync(join(tmpdir(), 'cf-media-aws-grif-'));
+    const grifWorkspace = tempDir('cf-media-aws-grif-');
     grif = startRuntime(runtimeEnv('grif', grifWorkspace));
     await grif.waitFor((l) => l.msg === 'ready');
     const jpeg = Buffer.from('\xff\xd8\xff\xe0 for grif', 'latin1');

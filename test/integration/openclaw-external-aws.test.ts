@@ -4,8 +4,7 @@
 // runtime then pairs as that device with a gateway on 127.0.0.1 (the fake, which checks the
 // signature itself), answers one message into its outbox queue, and a second runtime start
 // with the same secret is the same device, already approved. No key is ever in a log line.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -22,11 +21,12 @@ import { startFakeGateway, type FakeGateway } from '../support/fake-openclaw-gat
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
 const TOKEN = 'gw-token-external-aws-0123456789abcdef';
-const dir = mkdtempSync(join(tmpdir(), 'cf-ext-aws-'));
+const dir = tempDir('cf-ext-aws-');
 let gw: FakeGateway;
 let fleet: ProvisionedFleet;
 let config: FleetConfig;
@@ -117,7 +117,7 @@ afterAll(async () => {
 
 describe('an external-mode OpenClaw agent on AWS', () => {
   it('waits for its device key, pairs as the device the CLI made, answers, and is the same device when it starts again', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-ext-fran-'));
+    const workspace = tempDir('cf-ext-fran-');
     const first = launch(workspace);
 
     // Without the key it takes no work and says which value it waits for (never a value).
@@ -162,7 +162,7 @@ describe('an external-mode OpenClaw agent on AWS', () => {
     // A new task: a fresh workspace and runtime state, the same secret — the same device, already approved.
     const pendingBefore = gw.pending.length;
     const connectsBefore = gw.connects;
-    const second = launch(mkdtempSync(join(tmpdir(), 'cf-ext-fran-2-')));
+    const second = launch(tempDir('cf-ext-fran-2-'));
     await second.waitFor((l) => l.msg === 'ready', 30_000);
     expect(gw.connects).toBe(connectsBefore + 1);
     expect(gw.pending.length).toBe(pendingBefore);

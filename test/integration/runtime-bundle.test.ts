@@ -5,8 +5,7 @@
 // (the provider SDK and MCP client chunks it loads later included) — against the emulator.
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -26,7 +26,7 @@ let app: string;
 let runtime: RuntimeProcess | undefined;
 
 beforeAll(async () => {
-  app = join(mkdtempSync(join(tmpdir(), 'cf-image-')), 'app');
+  app = join(tempDir('cf-image-'), 'app');
   execFileSync(process.execPath, ['runtime-image/build.mjs', join(app, 'dist')], { stdio: 'ignore' });
   cpSync('runtime-image/templates', join(app, 'templates'), { recursive: true });
   model = await startModel({ apiKey: KEY });

@@ -5,8 +5,7 @@
 // the entry is compiled. Node 24 is the one the integration project's setup installs into
 // .cache/ (test/support/install-node24.ts).
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,6 +16,7 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const NODE24 = inject('node24');
 
@@ -31,7 +31,7 @@ let workspace: string;
 
 describe(`the image’s app on Node ${NODE24_VERSION}`, () => {
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-image24-'));
+    const dir = tempDir('cf-image24-');
     image = buildImageApp(process.cwd(), join(dir, 'app'), NODE24);
     model = await startModel({ apiKey: KEY });
     const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));

@@ -2,15 +2,15 @@
 // offered under a server prefix and called, only the configured environment passed, one
 // killed mid-session and restarted, and no process left once the host stops.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
 import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
 import type { AgentTool, ToolResult } from '../../runtime-image/src/tools/tool.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const pkg = (name: string) => fileURLToPath(new URL(`../../node_modules/@modelcontextprotocol/${name}/dist/index.js`, import.meta.url));
 const EVERYTHING = pkg('server-everything');
@@ -18,7 +18,7 @@ const FILESYSTEM = pkg('server-filesystem');
 const MCP_TOKEN = 'mcp-token-for-fran-0123456789';
 const OTHER = 'not-for-any-mcp-server-0123456789';
 
-const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-')));
+const workspace = realpathSync(tempDir('cf-mcp-'));
 const log = memoryLogger();
 let host: McpHost;
 
@@ -124,7 +124,7 @@ describe('MCP servers of one agent', () => {
     });
     // The other server is untouched.
     expect(await call('everything__echo', { message: 'still here' })).toMatchObject({ text: 'Echo: still here', isError: false });
-    await expect.poll(() => host.status().filesystem!.state, { timeout: 15_000 }).toBe('ready');
+    await expect.poll(() => host.status().filesystem!.state).toBe('ready');
     expect(host.status().filesystem!.pgid).not.toBe(before);
     expect(await call('filesystem__list_directory', { path: workspace })).toMatchObject({ isError: false, text: expect.stringContaining('hello.txt') });
   });
@@ -134,8 +134,8 @@ describe('MCP servers of one agent', () => {
     expect(processesMentioning(FILESYSTEM).length).toBeGreaterThan(0);
     await host.stop();
     expect(host.status()).toMatchObject({ everything: { state: 'stopped' }, filesystem: { state: 'stopped' } });
-    // SIGKILL is delivered asynchronously: give the kernel a moment, never more than 2 s.
-    await expect.poll(() => groups.flatMap(liveInGroup), { timeout: 2_000 }).toEqual([]);
+    // SIGKILL is delivered asynchronously: the processes go soon after, however busy the machine (the default 20 s poll).
+    await expect.poll(() => groups.flatMap(liveInGroup)).toEqual([]);
     expect(processesMentioning(EVERYTHING)).toEqual([]);
     expect(processesMentioning(FILESYSTEM)).toEqual([]);
   });
@@ -143,7 +143,7 @@ describe('MCP servers of one agent', () => {
 
 describe('after a runtime was killed with its MCP servers running', () => {
   it('the next runtime of the agent kills the process groups it left', async () => {
-    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-orphan-')));
+    const ws = realpathSync(tempDir('cf-mcp-orphan-'));
     const runtimeState = join(ws, 'runtime-state');
     const config = { orphaned: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
     // The first host is never stopped, as if its runtime had died with SIGKILL.
@@ -155,7 +155,7 @@ describe('after a runtime was killed with its MCP servers running', () => {
     const next = new McpHost(config, { workspace: ws, runtimeState, secrets: {}, log });
     await next.start();
     try {
-      await expect.poll(() => liveInGroup(orphanGroup), { timeout: 2_000 }).toEqual([]);
+      await expect.poll(() => liveInGroup(orphanGroup)).toEqual([]);
       expect(next.status().orphaned).toMatchObject({ state: 'ready' });
       expect(log.lines.some((l) => l.msg === 'killed MCP process groups left by a previous runtime' && l.groups === 1)).toBe(true);
     } finally {
@@ -165,7 +165,7 @@ describe('after a runtime was killed with its MCP servers running', () => {
   });
 
   it('never acts on a record planted in the workspace: a forged process group there is left alone', async () => {
-    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-forged-')));
+    const ws = realpathSync(tempDir('cf-mcp-forged-'));
     // A process that is not the agent's, in a group of its own, and the record an agent's
     // code could write into its workspace naming it, with its real start time.
     const victim = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });

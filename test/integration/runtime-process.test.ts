@@ -2,9 +2,7 @@
 // to two agents' secrets: it reads only its own, refuses another's, waits for a missing
 // value (naming it, showing none, taking no message) and starts once it is set, announces
 // itself, answers, and drains on SIGTERM with its MCP server gone.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -20,6 +18,7 @@ import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -40,7 +39,7 @@ function envFor(agentId: string, cfg: FleetConfig, extra: Record<string, string>
     CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
     CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
     CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
-    CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), `cf-${agentId}-`)),
+    CLAWFLEET_WORKSPACE: tempDir(`cf-${agentId}-`),
     CLAWFLEET_VISIBILITY_SECONDS: '6',
     CLAWFLEET_WAIT_SECONDS: '1',
     CLAWFLEET_DRAIN_SECONDS: '10',

@@ -2,9 +2,7 @@
 // before the kill reads back whole, a torn last line is ignored, and the next turn sees
 // the earlier turns and records itself after them.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync, truncateSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
@@ -15,6 +13,7 @@ import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const STORE = fileURLToPath(new URL('../../runtime-image/src/transcript.ts', import.meta.url));
 const SESSION = 'agent:fran:main';
@@ -32,7 +31,7 @@ function writer(workspace: string) {
 
 describe('a transcript killed mid-write', () => {
   it('keeps every turn written before the kill -9, ignores a torn last line, and the next turn builds on them', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-kill9-'));
+    const workspace = tempDir('cf-kill9-');
     const store = new TranscriptStore(workspace);
     const file = store.path(SESSION);
     let torn = 0;

@@ -4,8 +4,7 @@
 // the system prompt. A workspace skill and a fleet skill are offered; one is left out by the
 // allow list, one for a missing program; the model reads a skill with its own tool call; and
 // `clawfleet skills list` says what the runtime did.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -14,6 +13,7 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-test-local-skills-0123456789abcdef';
 const skillMd = (front: string, body: string) => `---\n${front}\n---\n\n# Instructions\n${body}\n`;
@@ -36,7 +36,7 @@ function systemPrompt(request: ModelRequest): string {
 
 beforeAll(async () => {
   model = await startModel({ apiKey: KEY });
-  dir = mkdtempSync(join(tmpdir(), 'cf-skills-local-'));
+  dir = tempDir('cf-skills-local-');
   // One agent, fran: her skills allow list names three of the four skills there are.
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];

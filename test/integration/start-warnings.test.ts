@@ -1,14 +1,14 @@
 // `clawfleet start` with four agents that all warn the same thing at start (a browser whose
 // Chromium is missing): the warning is printed once, naming the four, and not again when one
 // of them restarts.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'cf-start-warnings-'));
+const dir = tempDir('cf-start-warnings-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('prints a warning all four runtimes give once, naming them, and not again when one restarts', async () => {

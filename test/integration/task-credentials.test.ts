@@ -8,8 +8,7 @@
 // (pi-ai's own SDK client). Neither /proc/<pid>/environ nor its process.env (dumped by a
 // preload on a signal) names any of them, and the hand-over file is gone. On Node 20, which
 // cannot re-execute itself, the same start is refused, naming the variable and never its value.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -21,6 +20,7 @@ import { startFakeContainerCredentials, type FakeContainerCredentials } from '..
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const NODE24 = inject('node24');
 const BUNDLE = join(process.cwd(), 'runtime-image', 'dist', 'main.mjs');
@@ -50,7 +50,7 @@ function containerEnv(state: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-task-creds-'));
+  dir = tempDir('cf-task-creds-');
   endpoint = await startFakeContainerCredentials(aws.accountId);
   tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, endpoint.token, { mode: 0o600 });
@@ -110,7 +110,7 @@ describe('the task role’s credentials, out of the runtime’s environment (Nod
     expect(environ).not.toContain(METADATA_URI);
     expect(environ).not.toMatch(/AWS_CONTAINER_|ECS_CONTAINER_METADATA/);
     process.kill(pid, 'SIGUSR2');
-    await expect.poll(() => existsSync(dump), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => existsSync(dump)).toBe(true);
     const processEnv = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
     expect(processEnv.CLAWFLEET_AGENT_ID).toBe('fran');
     expect(Object.keys(processEnv).filter((k) => /^(AWS_CONTAINER_|ECS_CONTAINER_)/.test(k))).toEqual([]);

@@ -3,8 +3,7 @@
 // model server over HTTP) asks each to search, and a fake Brave Search API (tools.web.search.baseUrl)
 // records the X-Subscription-Token of every request: each agent's searches carry its own key,
 // never the other's.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -12,6 +11,7 @@ import { listenLocal, sendJson, type LocalServer } from '../support/fake-http.ts
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const MODEL_KEY = 'sk-test-local-search-0123456789abcdef';
 const BRAVE_KEYS = { fran: 'BSA-fran-0123456789abcdef', ray: 'BSA-ray-fedcba9876543210' } as const;
@@ -41,7 +41,7 @@ beforeAll(async () => {
         : { toolCalls: [{ name: 'web_search', arguments: { query: request.lastUserText } }] };
     },
   });
-  const dir = mkdtempSync(join(tmpdir(), 'cf-search-local-'));
+  const dir = tempDir('cf-search-local-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   const tools = { deny: ['exec'], web: { search: { provider: 'brave', baseUrl: brave.url, cacheTtlMinutes: 0 } } };

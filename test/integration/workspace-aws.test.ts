@@ -6,8 +6,7 @@
 // interrupted transfer — the upload cut, or the task killed halfway — resumes without
 // sending again what arrived; a forged manifest is refused.
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -30,6 +29,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { provisionFleet } from '../support/provision.ts';
 import { isolatedSyncEntry, ProcessWorkspaceRunner, runSyncEntry } from '../support/workspace-task.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();
 const BUCKET = `cf-staging-${aws.accountId}`;
@@ -42,7 +42,7 @@ const s3 = new S3Client({ ...aws, forcePathStyle: true });
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws));
 let entry: string;
 let n = 0;
-const tmp = (name: string) => mkdtempSync(join(tmpdir(), `cf-wsaws-${name}-`));
+const tmp = (name: string) => tempDir(`cf-wsaws-${name}-`);
 
 beforeAll(async () => {
   entry = isolatedSyncEntry();

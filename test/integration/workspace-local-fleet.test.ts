@@ -2,8 +2,7 @@
 // runtime runs, unless --hibernate, which stops it through the admin API for the copy and
 // wakes it afterwards — and then it answers from what was pushed. Meanwhile nothing wakes
 // it: a message waits and is answered once the transfer has ended.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -13,6 +12,7 @@ import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-test-wslocal-fran-0123456789abcdef';
 let model: FakeModel;
@@ -27,7 +27,7 @@ beforeAll(async () => {
       return { text: r.lastUserText.includes('cat') && system.includes('cat is called Miso') ? 'Your cat is Miso.' : `echo: ${r.lastUserText}` };
     },
   });
-  dir = mkdtempSync(join(tmpdir(), 'cf-wsfleet-'));
+  dir = tempDir('cf-wsfleet-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.models.providers.openai.baseUrl = model.baseUrls['openai-completions'];
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));

@@ -8,8 +8,7 @@
 // credentials URI ECS put there (the runtime re-executes itself without it).
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.ts';
@@ -23,6 +22,7 @@ import { processes } from '../support/process-tree.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;
 /** A user with a passwd entry on any Debian (OpenClaw may ask for its own): the image's clawfleet-openclaw stands in. */
@@ -74,7 +74,7 @@ beforeAll(async () => {
 
   // As the image lays it out: the runtime's state root's (0711 in the openclaw stage, so the
   // gateway's user reaches its own directory in it), the workspace shared with the gateway's group.
-  root = mkdtempSync(join(tmpdir(), 'cf-openclaw-aws-'));
+  root = tempDir('cf-openclaw-aws-');
   chmodSync(root, 0o711);
   const workspace = join(root, 'workspace');
   const state = join(root, 'state');
@@ -105,7 +105,9 @@ beforeAll(async () => {
   );
   // The health file appears long before the gateway is ready (~30 s).
   const health = join(root, 'alive');
-  for (let i = 0; i < 200 && !existsSync(health); i++) await new Promise((r) => setTimeout(r, 50));
+  // Until it is there or the gateway is ready, however slowly a busy machine starts the runtime (10 s was once a guess).
+  const ready = () => runtime.lines.some((l) => l.msg === 'ready');
+  for (const deadline = Date.now() + 240_000; !existsSync(health) && !ready() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
   if (existsSync(health) && !runtime.lines.some((l) => l.msg === 'ready')) healthBeforeReady = Number(readFileSync(health, 'utf8'));
   await runtime.waitFor((l) => l.msg === 'ready', 240_000);
 }, 600_000);

@@ -9,9 +9,9 @@
 // redelivered, and when the operator's gateway is SIGKILLed mid-turn and started again.
 // Beside it an agent with a wrong token: a clear warning, no crash loop.
 import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -19,6 +19,7 @@ import { ensureOpenclaw, OPENCLAW_VERSION, type OpenclawInstall } from '../../lo
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const GATEWAY_TOKEN = 'gw-operator-token-0123456789abcdefghij';
 const WRONG_TOKEN = 'gw-wrong-token-zyxwvutsrqponmlk98765';
@@ -142,7 +143,7 @@ beforeAll(async () => {
   const port = await freePort(host);
   gatewayUrl = `ws://${host}:${port}`;
   gatewayPort = port;
-  gatewayDir = mkdtempSync(join(tmpdir(), 'cf-operator-gateway-'));
+  gatewayDir = tempDir('cf-operator-gateway-');
   for (const d of ['home', 'state', 'workspace']) mkdirSync(join(gatewayDir, d));
   writeFileSync(
     join(gatewayDir, 'openclaw.json'),
@@ -159,7 +160,7 @@ beforeAll(async () => {
   );
   await startOperatorGateway(port);
 
-  const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-external-'));
+  const dir = tempDir('cf-openclaw-external-');
   // Each clawfleet agent its own agent of the gateway (two on one would share its sessions,
   // which the config refuses); grif's never gets past the token, so the gateway need not know it.
   const external = (tokenSecret: string, agent: string) => ({

@@ -8,8 +8,7 @@
 // a native agent with a key of its own, which the OpenClaw side must never see: the gateway
 // runs in bubblewrap, and a model that makes it exec and read the fleet's secrets file,
 // the other agent's workspace and the state database gets nothing of them.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -19,6 +18,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const FRAN_KEY = 'sk-test-openclaw-fran-0123456789abcdef';
 const GRIF_KEY = 'sk-test-native-grif-fedcba9876543210';
@@ -162,7 +162,7 @@ beforeAll(async () => {
       { token: GRIF_BOT, username: 'grif_bot' },
     ],
   });
-  dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-kind-'));
+  dir = tempDir('cf-openclaw-kind-');
   const config = {
     fleet: 'demo',
     agents: {

@@ -4,8 +4,7 @@
 // model and called, and the agent's tools.deny — a built-in tool and one MCP tool — and the
 // control plane's own deny list keep those tools out of what the gateway sends the model,
 // while the tools beside them stay. The fake model server records every request's tool list.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { DENIED_TOOLS } from '../../runtime-image/src/openclaw/gateway-config.ts';
 import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const FRAN_KEY = 'sk-test-openclaw-tools-fran-0123456789';
@@ -94,7 +94,7 @@ beforeAll(async () => {
   ensureOpenclaw(undefined, (line) => console.log(`openclaw install: ${line}`));
   model = await startModel({ responder: respond });
   tg = await startTelegram({ bots: [{ token: FRAN_BOT, username: 'fran_bot' }] });
-  const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-tools-'));
+  const dir = tempDir('cf-openclaw-tools-');
   const config = {
     fleet: 'demo',
     agents: {

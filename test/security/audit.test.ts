@@ -2,8 +2,7 @@
 // file others can read and a state directory others can enter: each finding is named with
 // its severity and place, the command exits 1 on high findings, prints no secret value, and
 // a careful config of the same fleet gets no high finding.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -12,6 +11,7 @@ import { auditConfig } from '../../cli/security/config-checks.ts';
 import { loadConfigFile, parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const DASHBOARD_TOKEN = 'dash-0123456789abcdef';
 type AgentInput = FleetConfigInput['agents']['list'][number];
@@ -43,7 +43,7 @@ function risky(): FleetConfigInput {
 }
 
 function fleetDir(config: unknown, secretsMode: number, stateMode: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-audit-'));
+  const dir = tempDir('cf-audit-');
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(
     join(dir, 'clawfleet.secrets.json'),

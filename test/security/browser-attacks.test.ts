@@ -7,8 +7,7 @@
 // signed in; the owner's own dashboard page still posts.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { launchChromium } from '../e2e/browser.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const DASHBOARD_TOKEN = 'browser-attacks-dashboard-token-0123';
 let cp: LocalControlPlane;
@@ -37,7 +37,7 @@ const log = memoryLogger();
 const seen: { method: string; path: string; host: string; status: number }[] = [];
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-browser-attacks-'));
+  const dir = tempDir('cf-browser-attacks-');
   writeFileSync(join(dir, 'secrets.json'), JSON.stringify({ 'clawfleet/web/control/dashboard': { DASHBOARD_TOKEN } }));
   const config = parseConfig({
     fleet: 'web',

@@ -14,8 +14,7 @@
 // elsewhere this is skipped, saying so in its name.
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +31,7 @@ import { startFakeContainerCredentials, type FakeContainerCredentials } from '..
 import { ensureNode24 } from '../../local/openclaw-install.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;
 const TITLE = ROOT
@@ -71,7 +71,7 @@ async function exec(command: string): Promise<string> {
 
 describe.skipIf(!ROOT)(TITLE, () => {
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'cf-container-'));
+    root = tempDir('cf-container-');
     // As in the image: the app and /workspace reachable by the tool uids, the runtime's state root's alone.
     chmodSync(root, 0o711);
     const app = join(root, 'app');
@@ -184,7 +184,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     const marker = uniqueSleep();
     const saw = await exec(`setsid sh -c "sleep ${marker}" >/dev/null 2>&1 </dev/null & echo started`);
     expect(saw).toContain('started');
-    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(marker)).toEqual([]);
     for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(processesOf(uid)).toEqual([]);
     for (let uid = UIDS.first; uid <= UIDS.last; uid++) expect(existsSync(join('/tmp/clawfleet-tools', String(uid)))).toBe(false);
   });

@@ -10,8 +10,7 @@
 // in any environment (they travel on a pipe now), and the fleet reports gamma's unsandboxed
 // exec in `clawfleet status`. (With its runtime boxed, test/security/runtime-box.test.ts
 // shows the same probe finding nothing.)
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminFilePath, readAdminFile } from '../../local/admin-file.ts';
@@ -26,6 +25,7 @@ import { SecretScan } from '../support/secret-scan.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEYS = {
   alpha: 'sk-sec-alpha-model-key-0123456789abcdef',
@@ -72,7 +72,7 @@ async function exec(agentId: string, command: string): Promise<string> {
 
 beforeAll(async () => {
   model = await startModel({ responder });
-  dir = mkdtempSync(join(tmpdir(), 'cf-sec-'));
+  dir = tempDir('cf-sec-');
   state = join(dir, 'state');
   secretsPath = join(dir, 'clawfleet.secrets.json');
   const config = {

@@ -6,8 +6,7 @@
 // disk is logged once, and when space returns it works again by itself — what was
 // acknowledged before, including a turn in flight throughout, is answered.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
@@ -15,6 +14,7 @@ import { runtimeLogPath } from '../../local/runtime-logs.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-test-disk-full-0123456789abcdef';
 const ROOT = process.getuid?.() === 0;
@@ -94,7 +94,7 @@ function fill(path: string): number {
 
 beforeAll(async () => {
   if (!ROOT) return;
-  dir = mkdtempSync(join(tmpdir(), 'cf-disk-full-'));
+  dir = tempDir('cf-disk-full-');
   mnt = join(dir, 'state');
   mkdirSync(mnt);
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', mnt], { encoding: 'utf8' });
@@ -210,7 +210,7 @@ suite(
       await expect
         .poll(async () => (await runtimes()).beta!.pid !== before.beta!.pid && (await runtimes()).beta!.state === 'running', { timeout: 30_000, interval: 200 })
         .toBe(true);
-      await expect.poll(() => said('the state directory is full').length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => said('the state directory is full').length).toBe(1);
       expect(fleet.exitCode).toBeNull();
 
       // Space returns: no restart, no command — it just works again.

@@ -2,19 +2,19 @@
 // command that would chain, pipe, substitute or redirect is refused before anything runs
 // (no side effect happens), an allowed program runs with its arguments exactly as written
 // and no shell in between, and "deny" leaves no exec tool at all.
-import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execSetup, execTool } from '../../runtime-image/src/tools/exec-tool.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ctx = { signal: new AbortController().signal, sessionKey: 'agent:fran:main', inboundId: 'i', request: async () => 'x' };
 const run = async (tool: AgentTool, command: string) => tool.run({ command }, ctx);
 
 async function allowlisted(programs: string[]) {
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-exec-policy-')));
+  const workspace = realpathSync(tempDir('cf-exec-policy-'));
   writeFileSync(join(workspace, 'a b.txt'), 'spaced\n');
   return { workspace, tool: execTool({ workspace, sandbox: await bwrapSandbox(workspace), allowlist: programs }) };
 }
@@ -54,7 +54,7 @@ describe('security: "allowlist"', () => {
 
 describe('security: "deny"', () => {
   it('leaves no exec tool, whatever the sandbox', async () => {
-    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-exec-policy-')));
+    const workspace = realpathSync(tempDir('cf-exec-policy-'));
     expect(execSetup({ security: 'deny' }, { sandbox: await bwrapSandbox(workspace) }, workspace)).toEqual({});
     expect(execSetup({ security: 'deny', sandbox: 'off' }, undefined, workspace)).toEqual({});
   });

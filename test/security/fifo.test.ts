@@ -10,8 +10,7 @@
 // FIFO (it may open one non-blocking, see it is not a regular file and close it) never
 // sees the watchdog's text at all, however slow the machine.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +26,7 @@ import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const WATCHDOG_TEXT = 'WATCHDOG-UNBLOCKED';
 const WATCHDOG = `
@@ -43,7 +43,7 @@ const poke = () => {
 setTimeout(poke, 3000);
 `;
 
-const workspace = mkdtempSync(join(tmpdir(), 'cf-fifo-'));
+const workspace = tempDir('cf-fifo-');
 const log = memoryLogger();
 const requests: ModelRequest[] = [];
 let watchdog: ChildProcess;

@@ -10,8 +10,7 @@
 // workspace or anywhere outside alpha's. And the test must not be vacuous: the swapper counts
 // its swaps, and calls must have succeeded while the folder was real.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
@@ -23,6 +22,7 @@ import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '7000000027:AArace-test-bot-token-0123456789abcdef';
 const KEYS = { alpha: 'sk-race-alpha-model-key-0123456789abcdef', beta: 'sk-race-beta-model-key-0123456789abcdef0' };
@@ -105,7 +105,7 @@ const sentTo = (chat: number, text: string) =>
 
 beforeAll(async () => {
   [tg, model] = await Promise.all([startTelegram({ bots: [{ token: TOKEN, username: 'alpha_bot' }] }), startModel({ responder })]);
-  dir = mkdtempSync(join(tmpdir(), 'cf-race-'));
+  dir = tempDir('cf-race-');
   state = join(dir, 'state');
   secretsPath = join(dir, 'clawfleet.secrets.json');
   alphaWs = join(state, 'workspaces', 'alpha');

@@ -5,8 +5,7 @@
 // and the dashboard, the CLI and the runtimes still served. The local server runs in this
 // process over real HTTP on 127.0.0.1 with its real control plane on an in-memory SQLite.
 import { request } from 'node:http';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const DASHBOARD_TOKEN = 'a'.repeat(16) + 'local-http-dashboard-token';
 const HOOKS_TOKEN = 'local-http-hooks-token-0123456789';
@@ -127,7 +127,7 @@ const ROUTES: Array<{ family: string; method: string; path: string; headers: Rec
 ];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-http-'));
+  dir = tempDir('cf-local-http-');
   const secretsPath = join(dir, 'secrets.json');
   writeFileSync(
     secretsPath,

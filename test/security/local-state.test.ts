@@ -6,8 +6,7 @@
 // tightened at the next start and an agent's symlink, hard link or FIFO not turned into a
 // way to change files elsewhere.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, linkSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = process.cwd();
 let dir: string;
@@ -57,7 +57,7 @@ async function running(f: LocalFleet): Promise<void> {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-local-state-'));
+  dir = tempDir('cf-local-state-');
   state = join(dir, 'state');
   outside = join(dir, 'outside');
   mkdirSync(outside);

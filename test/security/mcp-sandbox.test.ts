@@ -3,8 +3,7 @@
 // config names; it sees no other process and no $HOME; and when the host stops it,
 // nothing it started is left — a `setsid` grandchild included, which a process-group kill
 // alone would miss. The same server unsandboxed is the control: the escapee outlives it.
-import { copyFileSync, mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const SERVER = fileURLToPath(new URL('./fixtures/probe-mcp-server.mjs', import.meta.url));
 const TOKEN = 'mcp-probe-token-0123456789abcdef';
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 /** An MCP host with the probe server, which sits in its workspace (the one place a sandboxed server sees besides the system). */
 async function hostWith(sandboxed: boolean, marker: string) {
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-mcp-sandbox-')));
+  const workspace = realpathSync(tempDir('cf-mcp-sandbox-'));
   copyFileSync(SERVER, join(workspace, 'server.mjs'));
   const log = memoryLogger();
   const host = new McpHost(
@@ -73,15 +73,15 @@ describe('a stdio MCP server with sandbox: true', () => {
   it('leaves nothing running once stopped: its setsid grandchild dies with its pid namespace', async () => {
     const marker = uniqueSleep();
     const { host } = await hostWith(true, marker);
-    await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => livingWith(marker).length).toBeGreaterThan(0);
     await host.stop();
-    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(marker)).toEqual([]);
   });
 
   it('(the control) unsandboxed, the same server’s setsid grandchild outlives it: what the sandbox takes away', async () => {
     const marker = uniqueSleep();
     const { host } = await hostWith(false, marker);
-    await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => livingWith(marker).length).toBeGreaterThan(0);
     await host.stop();
     const escaped = livingWith(marker);
     cleanups.push(() => escaped.forEach((pid) => process.kill(pid, 'SIGKILL')));

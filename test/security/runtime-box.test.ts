@@ -16,7 +16,6 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -24,7 +23,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +36,7 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { startFleet, untilRunning } from '../support/local-fleet.ts';
 import { alive, tree, type ProcessInfo } from '../support/process-tree.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url))).replace(/\/$/, '');
@@ -118,7 +117,7 @@ describe('a fleet whose runtimes are boxed', () => {
   beforeAll(async () => {
     model = await startModel({ responder });
     cleanups.push(() => model.close());
-    dir = mkdtempSync(join(tmpdir(), 'cf-box-'));
+    dir = tempDir('cf-box-');
     state = join(dir, 'state');
     secretsPath = join(dir, 'clawfleet.secrets.json');
     // The probe MCP server sits in alpha's workspace: a sandboxed server sees the system and that, nothing else.
@@ -326,7 +325,7 @@ describe('a fleet whose runtimes are boxed', () => {
 
 /** A fleet directory of two agents with the echo model (no key: the offline model), and `runtime` for both. */
 function twoAgents(runtime: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-box-none-'));
+  const dir = tempDir('cf-box-none-');
   const config = {
     fleet: 'nobox',
     agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, ...runtime } }, list: [{ id: 'fran' }, { id: 'grif' }] },

@@ -7,17 +7,17 @@
 // runtime as root only to drop privileges for tools): these tests run as root here and in
 // CI; elsewhere they are skipped, saying so in their name.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
 import { McpHost } from '../../runtime-image/src/mcp/mcp-host.ts';
 import { baseSandboxEnv } from '../../runtime-image/src/sandbox/sandbox.ts';
-import { processesOf, probeUidPool, UidPoolSandbox } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
+import { processesOf, probeUidPool, TOOL_OOM_SCORE_ADJ, TOOL_PROCESS_LIMIT, UidPoolSandbox } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
 import { runSandboxed } from '../../runtime-image/src/tools/exec-tool.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;
 /** This file's own uids, apart from every other test's (kill -1 as a uid reaches all of that uid's processes). */
@@ -45,7 +45,7 @@ function sh(command: string, opts: { box?: UidPoolSandbox; signal?: AbortSignal;
 describe.skipIf(!ROOT)(TITLE, () => {
   beforeAll(async () => {
     // As in the image: /workspace is reachable by every uid (its parents traversable).
-    const parent = mkdtempSync(join(tmpdir(), 'cf-uidpool-'));
+    const parent = tempDir('cf-uidpool-');
     chmodSync(parent, 0o711);
     workspace = join(parent, 'workspace');
     mkdirSync(workspace, { mode: 0o700 });
@@ -72,6 +72,17 @@ describe.skipIf(!ROOT)(TITLE, () => {
     expect(r.output).toMatch(/NoNewPrivs:\s+1/);
   });
 
+  it('caps a call at TOOL_PROCESS_LIMIT processes, which it cannot raise, and makes its processes the first the OOM killer takes', async () => {
+    const r = await sh(
+      'grep "Max processes" /proc/self/limits; cat /proc/self/oom_score_adj; prlimit --pid $$ --nproc=unlimited:unlimited && echo raised; echo -1 > /proc/self/oom_score_adj && echo below-the-runtime',
+    );
+    expect(r.output).toMatch(new RegExp(`^Max processes\\s+${TOOL_PROCESS_LIMIT}\\s+${TOOL_PROCESS_LIMIT}\\s+processes`, 'm'));
+    expect(r.output.split('\n')[1]).toBe(String(TOOL_OOM_SCORE_ADJ));
+    // Without CAP_SYS_RESOURCE it can come back down to the runtime's 0 at most, never below.
+    expect(r.output).not.toMatch(/^(raised|below-the-runtime)$/m);
+    expect(r.output).toMatch(/failed to set the NPROC resource limit: Operation not permitted/);
+  });
+
   it('cannot read a root process’s environment (the credentials URI) or memory', async () => {
     // The probe is real: root reads the URI there.
     expect(readFileSync(`/proc/${holder!.pid}/environ`, 'utf8')).toContain(CREDENTIALS_URI);
@@ -90,15 +101,15 @@ describe.skipIf(!ROOT)(TITLE, () => {
     // A concurrent call of another session: holds its uid while it sleeps (and its own setsid child).
     const abort = new AbortController();
     const other = sh(`setsid sh -c "sleep ${theirs}" >/dev/null 2>&1 </dev/null & sleep ${theirs}`, { signal: abort.signal });
-    await expect.poll(() => livingWith(theirs).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => livingWith(theirs).length).toBeGreaterThan(0);
     const r = await sh(`setsid sh -c "sleep ${mine}" >/dev/null 2>&1 </dev/null & echo started`);
     expect(r.output).toContain('started');
-    await expect.poll(() => livingWith(mine), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(mine)).toEqual([]);
     expect(livingWith(theirs).length).toBeGreaterThan(0);
     // Its turn is cancelled: everything of its uid goes, the setsid child too.
     abort.abort();
     expect(await other).toMatchObject({ aborted: true });
-    await expect.poll(() => livingWith(theirs), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(theirs)).toEqual([]);
     for (const uid of UIDS) expect(processesOf(uid)).toEqual([]);
   });
 
@@ -106,7 +117,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     const marker = uniqueSleep();
     const r = await sh(`setsid sh -c "sleep ${marker}" & sleep ${marker}`, { timeoutMs: 1_000 });
     expect(r).toMatchObject({ timedOut: true });
-    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(marker)).toEqual([]);
   });
 
   it('gives each call a private TMPDIR and removes what its uid left in /tmp', async () => {
@@ -140,7 +151,7 @@ describe.skipIf(!ROOT)(TITLE, () => {
     const marker = uniqueSleep();
     const busy = new AbortController();
     const holding = sh(`sleep ${marker}`, { box: one, signal: busy.signal });
-    await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => livingWith(marker).length).toBeGreaterThan(0);
     const gaveUp = new AbortController();
     const waiting = sh('echo never', { box: one, signal: gaveUp.signal });
     const next = sh('echo next', { box: one });
@@ -164,11 +175,11 @@ describe.skipIf(!ROOT)(TITLE, () => {
       const seen = JSON.parse((await tool.run({}, { signal: new AbortController().signal, sessionKey: 's', inboundId: 'i', request: async () => 'x' })).text);
       expect(UIDS).toContain(seen.uid);
       expect(seen.parentEnviron).toBe('unreadable: EACCES');
-      await expect.poll(() => livingWith(marker).length, { timeout: 5_000 }).toBeGreaterThan(0);
+      await expect.poll(() => livingWith(marker).length).toBeGreaterThan(0);
     } finally {
       await host.stop();
     }
-    await expect.poll(() => livingWith(marker), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => livingWith(marker)).toEqual([]);
   });
 
   it('leaves nothing of any pool uid running at the end', () => {

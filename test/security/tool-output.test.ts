@@ -8,8 +8,7 @@
 // scanned for the key values, and outside content must arrive marked.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/ag
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { SecretScan } from '../support/secret-scan.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const OPENAI_API_KEY = 'sk-fran-model-key-7d1e9a0c4b2f';
 const GRAPH_TOKEN = 'graph-token-fran-5c8e2b7a9d1f3e6';
@@ -43,7 +43,7 @@ let pagePort: number;
 let runtime: AgentRuntime;
 const inbox = new InMemoryFifoQueue();
 const outbox = new InMemoryOutbox();
-const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cf-tool-output-')));
+const workspace = realpathSync(tempDir('cf-tool-output-'));
 
 /** The injected turn: read .env (raw and base64), the MCP server's environment, the page; then repeat a key. */
 function responder(request: ModelRequest) {

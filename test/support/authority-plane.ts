@@ -2,9 +2,6 @@
 // fake Telegram Bot API, with runtimes driven by the real turn code (runTurn) and a model
 // that answers from a function: the whole path a message and its answer take, without
 // child processes, for the attacks in test/security/ on who hears which answer.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { InMemorySecretStore } from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
@@ -13,7 +10,7 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope, type OutboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane, type LocalControlPlaneOptions } from '../../local/control-plane.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
@@ -22,6 +19,7 @@ import { defaultTurnLimits, runTurn, type TurnOutcome } from '../../runtime-imag
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { tempDir } from './temp-dirs.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };
 export const HOOKS_TOKEN = 'authority-hooks-token-0123456789abcdef';
@@ -56,7 +54,10 @@ export interface TestRuntime {
 let updateIds = 1_000;
 
 /** `config` replaces top-level keys of the two-agent fleet; the Telegram channel is always the fake's, with `dmPolicy` (default open). */
-export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}, opts: { dmPolicy?: 'open' | 'pairing' } = {}): Promise<AuthorityPlane> {
+export async function startAuthorityPlane(
+  config: Partial<FleetConfigInput> = {},
+  opts: { dmPolicy?: 'open' | 'pairing'; spendAlerts?: LocalControlPlaneOptions['spendAlerts'] } = {},
+): Promise<AuthorityPlane> {
   const tg = await startTelegram({
     bots: [
       { token: BOT_TOKENS.fran, username: 'fran_bot' },
@@ -89,7 +90,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
   let t = Date.parse('2026-12-01T10:00:00Z');
   const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
   const log = memoryLogger();
-  const cp = new LocalControlPlane(fleet, openStateDatabase(':memory:'), secrets, clock, log);
+  const cp = new LocalControlPlane(fleet, openStateDatabase(':memory:'), secrets, clock, log, opts.spendAlerts ? { spendAlerts: opts.spendAlerts } : {});
 
   return {
     cp,
@@ -101,7 +102,7 @@ export async function startAuthorityPlane(config: Partial<FleetConfigInput> = {}
       return cp.telegramUpdate(agentId, webhookSecretFor(BOT_TOKENS[agentId]), JSON.stringify(update));
     },
     runtime(agentId, model, opts = {}) {
-      const workspace = mkdtempSync(join(tmpdir(), `cf-auth-${agentId}-`));
+      const workspace = tempDir(`cf-auth-${agentId}-`);
       const deps = {
         agentId,
         agentName: agentId,

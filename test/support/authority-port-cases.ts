@@ -1,10 +1,20 @@
 // The behaviour every adapter of the authority ports must have — inbound origins, the
-// per-pair relay rate, the pending-pairing cap, the session registry's blocked mark and stats, and the agent registry's workspace
+// per-pair relay rate, the bot's sent messages and the per-chat reaction rate (#31), the pending-pairing cap, the session registry's blocked mark and stats, and the agent registry's workspace
 // holds — as one set of cases, run against the
 // in-memory and SQLite adapters (test/unit/authority-adapters.test.ts) and against the
 // DynamoDB ones over the real SDK and the emulator (test/integration/authority-dynamo.test.ts).
 import { expect, it } from 'vitest';
-import type { AgentRegistry, InboundOrigin, InboundOrigins, PairingRecord, PairingStore, RelayRates, SessionRegistry } from '../../shared/ports.ts';
+import type {
+  AgentRegistry,
+  InboundOrigin,
+  InboundOrigins,
+  PairingRecord,
+  PairingStore,
+  ReactionRates,
+  RelayRates,
+  SentMessages,
+  SessionRegistry,
+} from '../../shared/ports.ts';
 
 /** A clock the cases move; adapters that read the time are built on it. */
 export interface CaseClock {
@@ -82,6 +92,45 @@ export function inboundOriginsCases(make: (clock: CaseClock) => InboundOrigins |
     const results = await Promise.all(Array.from({ length: 8 }, () => origins.takeRelay('tg.fran.4', 3)));
     expect(results.filter(Boolean)).toHaveLength(3);
   });
+
+  it("moves a message's status reaction forward only, from the states given, and never past an expired origin", async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31 }));
+    // Nothing set yet: it is "unset", not queued.
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(true);
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'tool', ['thinking'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(true);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'done', ['unset', 'queued', 'thinking', 'tool'])).toBe(true);
+    // A late "queued", "thinking" or "tool", or a second "done", finds it done.
+    expect(await origins.advanceStatus('tg.fran.5', 'queued', ['unset'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'done', ['unset', 'queued', 'thinking', 'tool'])).toBe(false);
+    // Recording the origin again (a preview marked final) keeps the state; the record reads as it was put.
+    await origins.put(origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31, preview: { messageId: 9, final: true } }));
+    expect(await origins.advanceStatus('tg.fran.5', 'error', ['unset', 'queued', 'thinking', 'tool'])).toBe(false);
+    expect(await origins.get('tg.fran.5')).toEqual(
+      origin('tg.fran.5', clock.now(), { statusReactions: true, messageId: 31, preview: { messageId: 9, final: true } }),
+    );
+    expect(await origins.advanceStatus('tg.fran.none', 'thinking', ['unset', 'queued'])).toBe(false);
+    expect(await origins.advanceStatus('tg.fran.5', 'thinking', [])).toBe(false);
+    await origins.put(origin('tg.fran.6', clock.now()));
+    clock.advance(60_001);
+    expect(await origins.advanceStatus('tg.fran.6', 'queued', ['unset'])).toBe(false);
+  });
+
+  it('lets one of racing moves to a final state win', async () => {
+    const clock = caseClock();
+    const origins = await make(clock);
+    await origins.put(origin('tg.fran.7', clock.now(), { statusReactions: true }));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => origins.advanceStatus('tg.fran.7', i % 2 ? 'done' : 'error', ['unset', 'queued', 'thinking', 'tool'])),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
 }
 
 export function relayRatesCases(make: () => RelayRates | Promise<RelayRates>): void {
@@ -112,6 +161,54 @@ const pending = (peerId: string, at: number, code = `CODE${peerId}`): PairingRec
   createdAt: at,
   expiresAt: at + 3_600_000,
 });
+
+export function sentMessagesCases(make: (clock: CaseClock) => SentMessages | Promise<SentMessages>): void {
+  it("finds the agent and session of the bot's message by chat and id, until it expires", async () => {
+    const clock = caseClock();
+    const sent = await make(clock);
+    const record = { accountId: 'fran', chatId: '-1001', messageId: 42, agentId: 'grif', sessionKey: 'agent:grif:telegram:group:-1001:topic:3', threadId: 3 };
+    await sent.put({ ...record, expiresAt: clock.now() + 60_000 });
+    await sent.put({
+      ...record,
+      chatId: '4242',
+      messageId: 43,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      threadId: undefined,
+      expiresAt: clock.now() + 60_000,
+    });
+    expect(await sent.get('fran', '-1001', 42)).toEqual({ ...record, expiresAt: clock.now() + 60_000 });
+    expect(await sent.get('fran', '4242', 43)).toEqual({
+      accountId: 'fran',
+      chatId: '4242',
+      messageId: 43,
+      agentId: 'fran',
+      sessionKey: 'agent:fran:main',
+      expiresAt: clock.now() + 60_000,
+    });
+    // Another chat's message 42, another bot's, one never sent: nothing.
+    expect(await sent.get('fran', '-1002', 42)).toBeUndefined();
+    expect(await sent.get('grif', '-1001', 42)).toBeUndefined();
+    expect(await sent.get('fran', '-1001', 41)).toBeUndefined();
+    clock.advance(60_001);
+    expect(await sent.get('fran', '-1001', 42)).toBeUndefined();
+  });
+}
+
+export function reactionRatesCases(make: () => ReactionRates | Promise<ReactionRates>): void {
+  const W = 600_000;
+  it('counts reactions per chat and window, up to the most allowed, and never past it when they race', async () => {
+    const rates = await make();
+    const taken = [];
+    for (let i = 0; i < 3; i++) taken.push(await rates.take('fran:4242', 0, W, 2));
+    expect(taken).toEqual([true, true, false]);
+    // Another chat and another window have counts of their own.
+    expect(await rates.take('fran:-1001', 0, W, 2)).toBe(true);
+    expect(await rates.take('fran:4242', W, W, 2)).toBe(true);
+    const raced = await Promise.all(Array.from({ length: 8 }, () => rates.take('fran:5151', 0, W, 3)));
+    expect(raced.filter(Boolean)).toHaveLength(3);
+  });
+}
 
 export function pairingCapCases(make: () => PairingStore | Promise<PairingStore>): void {
   it('holds at most the given number of senders waiting per account; a sender already waiting keeps their code', async () => {

@@ -138,7 +138,7 @@ export async function start(options: FakeModelOptions = {}): Promise<FakeModel> 
     scripted: () => queue.length,
     setResponder: (next) => void (responder = next),
     requests: () => recorder.list(),
-    waitForRequests: (n, timeoutMs = 5000) =>
+    waitForRequests: (n, timeoutMs = 20_000) =>
       recorder.waitFor(
         () => true,
         n,

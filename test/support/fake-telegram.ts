@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Chat, File, Message, Update, UserFromGetMe, WebhookInfo } from 'grammy/types';
 import { z } from 'zod';
+import { TELEGRAM_REACTION_EMOJI } from '../../shared/telegram/reaction-emoji.ts';
 import { listenLocal, Recorder, sendJson } from './fake-http.ts';
 
 export { textUpdate, type TextUpdateInput } from './telegram-updates.ts';
@@ -57,6 +58,8 @@ export interface FakeTelegram {
   failNext(method: string, fault: BotApiFault): void;
   /** Makes bytes downloadable through getFile + `/file/bot<token>/<file_path>`. */
   addFile(token: string, bytes: Uint8Array, filePath?: string): File;
+  /** The text messages bots sent to a chat and still have (edited as they stand, deleted ones gone), oldest first: their ids, as users react to them. */
+  messages(chatId: number): Message.TextMessage[];
 }
 
 export interface FakeTelegramOptions {
@@ -150,7 +153,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       return me;
     },
     calls: (method) => recorder.list((call) => method === undefined || call.method === method),
-    waitForCalls: (method, n, timeoutMs = 5000) => recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
+    waitForCalls: (method, n, timeoutMs = 20_000) => recorder.waitFor((call) => call.method === method, n, timeoutMs, `${n} ${method} call(s)`, describeCalls),
     pushUpdate(token, update) {
       const bot = mustGetBot(token);
       const message = update.message ?? update.edited_message ?? update.channel_post;
@@ -169,6 +172,8 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       list.push({ ...fault, ...(retry_after !== undefined && { retry_after }) });
       pendingFaults.set(method, list);
     },
+    messages: (chatId) =>
+      [...bots.values()].flatMap((bot) => [...bot.sent.values()].filter((m) => m.chat.id === chatId)).sort((a, b) => a.message_id - b.message_id),
     addFile(token, bytes, filePath) {
       const bot = mustGetBot(token);
       fileCounter += 1;
@@ -206,6 +211,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
     res.end(entry.bytes);
   }
 
+  /** A forum's General topic (thread 1) takes no sends that name it: Telegram answers "message thread not found". */
+  function threadAccepted(bot: BotState, chatId: number, threadId: number | undefined): boolean {
+    const chat = bot.chats.get(chatId);
+    return !(threadId === 1 && chat?.type === 'supergroup' && chat.is_forum === true);
+  }
+
   function nextMessageId(bot: BotState, chatId: number): number {
     const id = (bot.lastMessageId.get(chatId) ?? 0) + 1;
     bot.lastMessageId.set(chatId, id);
@@ -223,8 +234,9 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
   }
 
   /** A message carrying an uploaded file, shaped as Telegram answers sendPhoto/sendDocument/sendVoice/sendAudio/sendVideo/sendAnimation. */
-  function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined): Reply {
+  function sentFile(bot: BotState, chatId: number | string, kind: string, file: UploadedPart, caption: string | undefined, threadId?: number): Reply {
     if (typeof chatId === 'string') return badRequest('chat not found');
+    if (!threadAccepted(bot, chatId, threadId)) return badRequest('message thread not found');
     const id = `fake-sent-${++fileCounter}`;
     const fileObject = {
       file_id: id,
@@ -250,6 +262,7 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       getMe: method(z.object({}), (_, bot) => ({ result: bot.me })),
       sendMessage: method(SendMessageParams, (p, bot) => {
         if (typeof p.chat_id === 'string') return badRequest('chat not found'); // the fake knows no @usernames
+        if (!threadAccepted(bot, p.chat_id, p.message_thread_id)) return badRequest('message thread not found');
         const message: Message.TextMessage = {
           message_id: nextMessageId(bot, p.chat_id),
           from: { id: bot.me.id, is_bot: true, first_name: bot.me.first_name, username: bot.me.username },
@@ -293,12 +306,12 @@ export async function start(options: FakeTelegramOptions = {}): Promise<FakeTele
       }),
       answerCallbackQuery: method(AnswerCallbackQueryParams, () => ({ result: true })),
       // Files (#16): the upload must be a multipart part (a file id or URL string is not one the fake knows).
-      sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption)),
-      sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption)),
-      sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption)),
-      sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption)),
-      sendVideo: method(sendFileParams('video'), (p, bot) => sentFile(bot, p.chat_id, 'video', p.video, p.caption)),
-      sendAnimation: method(sendFileParams('animation'), (p, bot) => sentFile(bot, p.chat_id, 'animation', p.animation, p.caption)),
+      sendPhoto: method(sendFileParams('photo'), (p, bot) => sentFile(bot, p.chat_id, 'photo', p.photo, p.caption, p.message_thread_id)),
+      sendDocument: method(sendFileParams('document'), (p, bot) => sentFile(bot, p.chat_id, 'document', p.document, p.caption, p.message_thread_id)),
+      sendVoice: method(sendFileParams('voice'), (p, bot) => sentFile(bot, p.chat_id, 'voice', p.voice, p.caption, p.message_thread_id)),
+      sendAudio: method(sendFileParams('audio'), (p, bot) => sentFile(bot, p.chat_id, 'audio', p.audio, p.caption, p.message_thread_id)),
+      sendVideo: method(sendFileParams('video'), (p, bot) => sentFile(bot, p.chat_id, 'video', p.video, p.caption, p.message_thread_id)),
+      sendAnimation: method(sendFileParams('animation'), (p, bot) => sentFile(bot, p.chat_id, 'animation', p.animation, p.caption, p.message_thread_id)),
       setWebhook: method(SetWebhookParams, (p, bot) => {
         if (p.url === '') return deleteWebhook(bot, false);
         if (!URL.canParse(p.url)) return badRequest('bad webhook: Failed to resolve host: Name or service not known');
@@ -486,6 +499,7 @@ const ParseMode = z.enum(['HTML', 'Markdown', 'MarkdownV2'], { error: 'unsupport
 
 const SendMessageParams = z.object({
   chat_id: ChatId,
+  message_thread_id: z.number().int().optional(),
   text: MessageText,
   parse_mode: ParseMode.optional(),
   entities: z.array(z.record(z.string(), z.unknown()), { error: "can't parse entities JSON object" }).optional(),
@@ -523,7 +537,17 @@ const SetMyCommandsParams = z.object({
 const SetMessageReactionParams = z.object({
   chat_id: ChatId,
   message_id: z.number({ error: 'message_id is invalid' }).int(),
-  reaction: z.array(z.object({ type: z.literal('emoji'), emoji: z.string().min(1) }), { error: "can't parse reaction JSON object" }).optional(),
+  // Only Telegram's own reaction emoji, and (a bot is not Premium) at most one: the new one replaces the bot's last.
+  reaction: z
+    .array(
+      z.object({
+        type: z.literal('emoji'),
+        emoji: z.string().refine((e) => (TELEGRAM_REACTION_EMOJI as readonly string[]).includes(e), 'REACTION_INVALID'),
+      }),
+      { error: "can't parse reaction JSON object" },
+    )
+    .max(1, 'REACTIONS_TOO_MANY')
+    .optional(),
   is_big: z.boolean().optional(),
 });
 const DeleteMessageParams = z.object({ chat_id: ChatId, message_id: z.number({ error: 'message identifier is not specified' }).int() });
@@ -547,6 +571,7 @@ const sendFileParams = <K extends string>(field: K) =>
   z
     .object({
       chat_id: ChatId,
+      message_thread_id: z.number().int().optional(),
       caption: z.string().max(1024, 'message caption is too long').optional(),
       parse_mode: ParseMode.optional(),
       duration: z.number({ error: 'duration must be a number' }).int().optional(),

@@ -1,8 +1,5 @@
 // Agent fran's turn run in-process: runTurn's dependencies on a fresh temp workspace with an
 // in-memory outbox, and the Telegram message that starts a turn in her main session.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
@@ -10,6 +7,7 @@ import type { ModelClient } from '../../runtime-image/src/model.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { tempDir } from './temp-dirs.ts';
 
 /**
  * Fran answering with `model`: the system clock, no tools, no secrets to mask, the default
@@ -21,7 +19,7 @@ export function franTurnDeps(
   model: ModelClient,
   more: Partial<TurnDeps> | ((workspace: string) => Partial<TurnDeps>) = {},
 ): { deps: TurnDeps; outbox: InMemoryOutbox } {
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-fran-turn-'));
+  const workspace = tempDir('cf-fran-turn-');
   const outbox = new InMemoryOutbox();
   const deps: TurnDeps = {
     agentId: 'fran',

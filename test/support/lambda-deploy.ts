@@ -3,18 +3,18 @@
 // environment the test gives it. Used where the emulator itself must invoke a handler
 // (EventBridge Scheduler firing λ cron-dispatch).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateFunctionCommand, GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { build } from 'esbuild';
 import type { AwsTestEnv } from './aws.ts';
+import { tempDir } from './temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function deployHandler(env: AwsTestEnv, handler: string, functionName: string, environment: Record<string, string>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-lambda-'));
+  const dir = tempDir('cf-lambda-');
   await build({
     entryPoints: [join(REPO, 'functions', `${handler}.ts`)],
     outfile: join(dir, 'index.mjs'),
@@ -44,10 +44,11 @@ export async function deployHandler(env: AwsTestEnv, handler: string, functionNa
       Environment: { Variables: environment },
     }),
   );
-  // Wait until the function can be invoked.
-  for (let i = 0; i < 50; i++) {
+  // Wait until the function can be invoked (however long a busy machine's emulator takes; 5 s was once too few).
+  for (let i = 0; ; i++) {
     const { Configuration } = await lambda.send(new GetFunctionCommand({ FunctionName: functionName }));
     if (Configuration?.State !== 'Pending') break;
+    if (i > 600) throw new Error(`the function "${functionName}" is still Pending after a minute`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return FunctionArn!;

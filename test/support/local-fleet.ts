@@ -18,7 +18,8 @@ const LINES_SHOWN = 5;
 
 /**
  * Starts the fleet (port 0, a memory logger unless given) and waits for `running`. On a timeout
- * it stops the fleet (the caller never got it to stop) and names the agent, its state and its last lines.
+ * it stops the fleet (the caller never got it to stop) and names the agent, its state and its last lines;
+ * an agent the fleet does not have is refused at once.
  */
 export async function startFleet(opts: StartFleetOptions): Promise<LocalFleet> {
   const { dir, running = [], timeoutMs = 30_000, ...given } = opts;
@@ -37,8 +38,13 @@ export async function startFleet(opts: StartFleetOptions): Promise<LocalFleet> {
       given.onRuntimeLine?.(agentId, line);
     },
   });
-  const ids = running === 'all' ? fleet.cp.config.agents.list.map((a) => a.id) : running;
+  const agents = fleet.cp.config.agents.list.map((a) => a.id);
+  const ids = running === 'all' ? agents : running;
   try {
+    // An agent the fleet does not have never runs: said at once, not after the timeout.
+    const unknown = ids.filter((id) => !agents.includes(id));
+    if (unknown.length)
+      throw new Error(`${unknown.join(', ')}: not an agent of fleet "${fleet.cp.config.fleet}" (its agents: ${agents.join(', ')}), so never running`);
     await untilRunning(fleet, ids, timeoutMs, (id) => recent.get(id) ?? []);
   } catch (err) {
     // The timeout is the failure to report; a failed stop would only hide it.

@@ -15,6 +15,12 @@ export interface TextUpdateInput {
   messageId?: number;
   /** Unix seconds; defaults to now. */
   date?: number;
+  /** The chat is a forum (a supergroup with topics): `chat.is_forum`. */
+  forum?: boolean;
+  /** The message's thread: a forum topic's id when `topicMessage`, else the thread of a reply. */
+  threadId?: number;
+  /** `is_topic_message`: the message is in the forum topic `threadId`. */
+  topicMessage?: boolean;
 }
 
 /** A user's text message; `/commands` get the `bot_command` entities Telegram adds. */
@@ -31,12 +37,16 @@ export function textUpdate(input: TextUpdateInput): Update {
   const chat: Chat.PrivateChat | Chat.GroupChat | Chat.SupergroupChat =
     chatType === 'private'
       ? { id: input.chatId, type: 'private', first_name: firstName, ...(input.username !== undefined && { username: input.username }) }
-      : { id: input.chatId, type: chatType, title: input.title ?? `Group ${input.chatId}` };
+      : chatType === 'supergroup' && input.forum
+        ? { id: input.chatId, type: 'supergroup', title: input.title ?? `Forum ${input.chatId}`, is_forum: true }
+        : { id: input.chatId, type: chatType, title: input.title ?? `Group ${input.chatId}` };
   const entities = commandEntities(input.text);
   return {
     update_id: input.updateId,
     message: {
       message_id: input.messageId ?? input.updateId,
+      ...(input.threadId !== undefined && { message_thread_id: input.threadId }),
+      ...(input.topicMessage && { is_topic_message: true }),
       from,
       chat,
       date: input.date ?? Math.floor(Date.now() / 1000),

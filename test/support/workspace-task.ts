@@ -5,19 +5,19 @@
 // for the agent's directory on EFS, with the environment the task definition and RunTask's
 // overrides would give it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { freshBundle } from '../../bin/bundles.js';
 import type { TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } from '../../shared/workspace/task-runner.ts';
 import type { AwsTestEnv } from './aws.ts';
+import { tempDir } from './temp-dirs.ts';
 
 /** The bundle's workspace-sync entry, copied where no node_modules can help it. */
 export function isolatedSyncEntry(): string {
   // Built (or found fresh) by the project's global setup, test/support/build-bundles.ts.
   const main = freshBundle('runtime');
   if (!main) throw new Error('the runtime bundle does not match the sources; run `npm run build`');
-  const app = join(mkdtempSync(join(tmpdir(), 'cf-sync-app-')), 'dist');
+  const app = join(tempDir('cf-sync-app-'), 'dist');
   cpSync(dirname(main), app, { recursive: true });
   return join(app, 'workspace-sync.mjs');
 }

@@ -3,8 +3,7 @@
 // with what to do. Locally (`clawfleet agents remove|prune` on a stopped fleet's state
 // directory) its workspace, runtime state and log are archived, not deleted, and every record
 // that names it leaves state.db — while the records of an agent whose id it prefixes stay.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { confirmRemoval, checkRemovable, runRemoval, strayAgents, StepFailed, type RemovalPlan } from '../../cli/agents/removal.ts';
@@ -18,6 +17,7 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const EXAMPLE: FleetConfigInput = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
 /** The example plus `old` (to be removed) and `old-timer` (kept: its id starts with "old-"). */
@@ -94,7 +94,7 @@ describe('removing an agent', () => {
 
 /** A stopped local fleet's state directory in which `old` and `old-timer` both left everything a running fleet leaves. */
 async function localState(): Promise<{ dir: string; state: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-remove-'));
+  const dir = tempDir('cf-remove-');
   const state = join(dir, '.clawfleet');
   mkdirSync(state, { mode: 0o700 });
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(WITHOUT_OLD));

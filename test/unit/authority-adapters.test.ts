@@ -3,13 +3,30 @@
 import { describe } from 'vitest';
 import { InMemoryAgentRegistry } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { SqliteAgentRegistry } from '../../shared/adapters/sqlite/sqlite-agent-registry.ts';
-import { InMemoryInboundOrigins, InMemoryPairingStore, InMemoryRelayRates, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import {
+  InMemoryInboundOrigins,
+  InMemoryPairingStore,
+  InMemoryReactionRates,
+  InMemoryRelayRates,
+  InMemorySentMessages,
+  InMemorySessionRegistry,
+} from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
 import { SqliteInboundOrigins } from '../../shared/adapters/sqlite/sqlite-inbound-origins.ts';
 import { SqlitePairingStore } from '../../shared/adapters/sqlite/sqlite-pairing-store.ts';
+import { SqliteReactionRates } from '../../shared/adapters/sqlite/sqlite-reaction-rates.ts';
 import { SqliteRelayRates } from '../../shared/adapters/sqlite/sqlite-relay-rates.ts';
+import { SqliteSentMessages } from '../../shared/adapters/sqlite/sqlite-sent-messages.ts';
 import { SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
-import { agentRegistryHoldCases, inboundOriginsCases, pairingCapCases, relayRatesCases, sessionRegistryCases } from '../support/authority-port-cases.ts';
+import {
+  agentRegistryHoldCases,
+  inboundOriginsCases,
+  pairingCapCases,
+  reactionRatesCases,
+  relayRatesCases,
+  sentMessagesCases,
+  sessionRegistryCases,
+} from '../support/authority-port-cases.ts';
 
 describe('InMemoryInboundOrigins', () => inboundOriginsCases((clock) => new InMemoryInboundOrigins(clock.now)));
 describe('SqliteInboundOrigins', () => inboundOriginsCases((clock) => new SqliteInboundOrigins(openStateDatabase(':memory:'), clock.now)));
@@ -21,3 +38,7 @@ describe('InMemorySessionRegistry', () => sessionRegistryCases(() => new InMemor
 describe('SqliteSessionRegistry', () => sessionRegistryCases(() => new SqliteSessionRegistry(openStateDatabase(':memory:'))));
 describe('InMemoryAgentRegistry (workspace holds)', () => agentRegistryHoldCases(() => new InMemoryAgentRegistry()));
 describe('SqliteAgentRegistry (workspace holds)', () => agentRegistryHoldCases(() => new SqliteAgentRegistry(openStateDatabase(':memory:'))));
+describe('InMemorySentMessages', () => sentMessagesCases((clock) => new InMemorySentMessages(clock.now)));
+describe('SqliteSentMessages', () => sentMessagesCases((clock) => new SqliteSentMessages(openStateDatabase(':memory:'), clock.now)));
+describe('InMemoryReactionRates', () => reactionRatesCases(() => new InMemoryReactionRates()));
+describe('SqliteReactionRates', () => reactionRatesCases(() => new SqliteReactionRates(openStateDatabase(':memory:'))));

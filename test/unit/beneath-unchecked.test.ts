@@ -3,8 +3,7 @@
 // It is read by the runtime's env.ts only, set only by the test harness's startFleet option, and
 // no clawfleet.json can name it. (Its own file: the switch is for the whole process, and vitest
 // gives each test file a process of its own.)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
@@ -13,8 +12,9 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
 import { runtimeEnvironment } from '../../shared/runtime-env.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'cf-unchecked-'));
+const root = tempDir('cf-unchecked-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));

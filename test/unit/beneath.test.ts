@@ -3,22 +3,14 @@
 // link while calls run, "..", absolute paths, FIFOs, sockets and devices at the name, hard
 // links, a folder moved mid-walk, paths longer than PATH_MAX, names with NUL.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isMissing, NotRegularFileError, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const made: string[] = [];
-const tmp = (prefix = 'cf-beneath-') => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = (prefix = 'cf-beneath-') => tempDir(prefix);
 
 async function failure(p: Promise<unknown> | (() => unknown)): Promise<WorkspacePathError> {
   let err: unknown;

@@ -3,16 +3,16 @@
 // /app/node_modules, found from the bundle in /app/dist/chunks as Node resolves the bare
 // import the bundle keeps — shown in a tree of the same shape — and the Dockerfile's browser
 // stage and the bundler holding up their side of that contract.
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, chmodSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHROMIUM, findBrowserInstall } from '../../runtime-image/src/browser/browser-install.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 /** A root shaped like the image's: app/dist/chunks (the bundle), app/node_modules/playwright-core, usr/bin/chromium. */
 function imageTree(parts: { chromium?: boolean; playwright?: boolean }) {
-  const root = mkdtempSync(join(tmpdir(), 'cf-image-tree-'));
+  const root = tempDir('cf-image-tree-');
   mkdirSync(join(root, 'app', 'dist', 'chunks'), { recursive: true });
   const chunk = join(root, 'app', 'dist', 'chunks', 'agent-runtime-abc123.mjs');
   writeFileSync(chunk, '');

@@ -3,20 +3,20 @@
 // sources), and the CLI's split so that `clawfleet --help` loads no dependency and a local
 // `clawfleet status` no AWS SDK.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, cliBundleOptions, freshBundle } from '../../bin/bundles.js';
 import { runtimeCommand } from '../../local/runtime-entry.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 let dir: string;
 let bundle: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-cli-bundle-'));
+  dir = tempDir('cf-cli-bundle-');
   bundle = join(dir, 'dist');
   await buildBundle('cli', bundle);
 });

@@ -1,9 +1,6 @@
 // A file dropped into the dashboard's chat box reaches the agent as the kind Telegram's inbound
 // path gives the same bytes (shared/media/file-kind.ts): a video is a video the agent is told
 // it cannot watch, not a document it is sent to read with its file tools.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalControlPlane } from '../../local/control-plane.ts';
 import { mediaInput } from '../../runtime-image/src/media/media-input.ts';
@@ -15,6 +12,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { attachmentKindOf } from '../../shared/media/file-kind.ts';
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import { systemClock } from '../../shared/ports.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 describe('attachmentKindOf', () => {
   it.each([
@@ -61,7 +59,7 @@ describe('a video dropped into the chat box', () => {
       },
     ]);
 
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-chat-video-'));
+    const workspace = tempDir('cf-chat-video-');
     const input = await mediaInput(envelope!.media, envelope!.ts, { agentId: 'fran', workspace, store, imageInput: true, transcribe: undefined });
     expect(input.lines).toHaveLength(1);
     expect(input.lines[0]).toMatch(

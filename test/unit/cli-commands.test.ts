@@ -1,18 +1,18 @@
 // The CLI's commands that need no running fleet: help and exit codes, config validate,
 // secrets in the local file (names only in output), cron list, cost.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, runCli } from '../../cli/main.ts';
 import { PRICES_DATE } from '../../cli/prices.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const demo = readFileSync('clawfleet.json', 'utf8');
 
 function workdir(config: unknown = JSON.parse(demo)): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-cli-'));
+  const dir = tempDir('cf-cli-');
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   return dir;
 }

@@ -6,8 +6,7 @@
 // and how to raise it, a blocking one stopping the deploy before the CDK CLI runs at all, and
 // the account's Lambda concurrency passed to synth. The Bot API is the fake Telegram server
 // (its real wire format).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployAccountPort, SecretState } from '../../cli/deploy/aws-account.ts';
@@ -18,6 +17,7 @@ import { InMemoryAccountQuotas, type AccountQuotaFigures } from '../../shared/ad
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const BOT = '1000001:AAfran-bot-token-0000000000000000000';
 const KEY = 'sk-test-deploy-fran-0123456789abcdef';
@@ -109,6 +109,8 @@ function fakeCdk(account: MemoryAccount, assemblyDir: string, fail?: { command: 
     interactive,
     async run(args, opts) {
       runs.push({ args, cwd: opts?.cwd });
+      // What the CLI may leave where it runs: the step removes its own directory, whatever happened.
+      if (args[0] === 'bootstrap') writeFileSync(join(opts!.cwd!, 'cdk.context.json'), '{}');
       if (fail && args[0] === fail.command) throw new Error(fail.message);
       if (args[0] === 'bootstrap')
         account.stacks.set('CDKToolkit', { StackStatus: 'CREATE_COMPLETE', Outputs: [{ OutputKey: 'BootstrapVersion', OutputValue: '28' }] });
@@ -133,14 +135,8 @@ function fakeCdk(account: MemoryAccount, assemblyDir: string, fail?: { command: 
   return { runs, runner };
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
 function setup(opts: { fail?: { command: string; message: string }; quotas?: Partial<AccountQuotaFigures>; runtimes?: Record<string, object> } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-deploy-'));
-  dirs.push(dir);
+  const dir = tempDir('cf-deploy-');
   const list = FLEET.agents.list.map((a) => (opts.runtimes?.[a.id] ? { ...a, runtime: opts.runtimes[a.id] } : a));
   const config = { ...FLEET, agents: { ...FLEET.agents, list }, channels: { telegram: { ...FLEET.channels!.telegram!, apiRoot: tg.url } } };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
@@ -242,6 +238,7 @@ describe('clawfleet deploy', () => {
     ]);
     expect(cdk.runs[1]!.args).toEqual(['bootstrap', 'aws://123456789012/eu-west-1']);
     expect(cdk.runs[1]!.cwd).toMatch(/clawfleet-bootstrap-/);
+    expect(existsSync(cdk.runs[1]!.cwd!)).toBe(false);
     // A terminal for the test's questions, but not for the CDK CLI's: it is told not to ask.
     expect(cdk.runs[2]!.args).toEqual([
       'deploy',
@@ -262,7 +259,7 @@ describe('clawfleet deploy', () => {
     const [hook] = tg.calls('setWebhook');
     expect(hook!.params).toMatchObject({
       url: 'https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran',
-      allowed_updates: ['message', 'callback_query'],
+      allowed_updates: ['message', 'callback_query', 'message_reaction'],
       secret_token: expect.any(String),
     });
 
@@ -385,6 +382,18 @@ describe('clawfleet deploy', () => {
       '  ✗ [6/8] deploy: cdk deploy exited 1; its last lines:\n      ❌ dd-control-plane failed: Resource limit exceeded\n    the stacks that deployed stay; fix the cause and run clawfleet deploy again',
     );
     expect(readFileSync(join(dir, 'clawfleet.json'), 'utf8')).toContain('"dd"');
+  });
+
+  it('says what to check when cdk bootstrap fails, and leaves no directory of its own behind', async () => {
+    const { dir, deps, cdk } = setup({ fail: { command: 'bootstrap', message: 'cdk bootstrap exited 1: AccessDenied' } });
+    const io = captureIO({ cwd: dir });
+    expect(await runDeploy(['--non-interactive'], io, deps)).toBe(1);
+    expect(io.errText()).toMatch(
+      / {2}✗ \[\d\/\d\] bootstrap: cdk bootstrap exited 1: AccessDenied\n {4}check your credentials may create CloudFormation stacks/,
+    );
+    const bootstrap = cdk.runs.find((r) => r.args[0] === 'bootstrap')!;
+    expect(cdk.runs.at(-1)).toBe(bootstrap);
+    expect(existsSync(bootstrap.cwd!)).toBe(false);
   });
 });
 

@@ -5,8 +5,7 @@
 // protection saying so, deletes the stacks and lists what stays billed; a failed step resumed
 // without doing anything twice; a stack clawfleet did not make left alone. The Bot API is the
 // fake Telegram server.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../cli/command.ts';
@@ -16,6 +15,7 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import type { PairingRecord } from '../../shared/ports.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const BOT = '1000002:AAdestroy-bot-token-000000000000000000';
 const NOW = Date.parse('2026-12-03T10:00:00Z');
@@ -211,7 +211,7 @@ class MemoryDestroyAccount implements DestroyAccount {
 }
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-destroy-'));
+  const dir = tempDir('cf-destroy-');
   dirs.push(dir);
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify({ ...FLEET, channels: { telegram: { ...FLEET.channels!.telegram!, apiRoot: tg.url } } }));
   const account = new MemoryDestroyAccount();

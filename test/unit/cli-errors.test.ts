@@ -2,9 +2,8 @@
 // the nearest one and the usage (never Node's parser text), and every AWS failure as one
 // sentence with the next step, from the SDK's own error classes and from real calls that fail.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccessDeniedException as EcsAccessDenied, ClusterNotFoundException } from '@aws-sdk/client-ecs';
 import { ThrottlingException } from '@aws-sdk/client-cloudwatch-logs';
@@ -15,11 +14,12 @@ import { awsErrorText, awsProblem, isAwsError } from '../../cli/aws-errors.ts';
 import { nodePlanLine, replaceSdkNodeWarning } from '../../cli/sdk-node-warning.ts';
 import { runSteps } from '../../cli/steps.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-cli-errors-'));
+  const dir = tempDir('cf-cli-errors-');
   dirs.push(dir);
   writeFileSync(join(dir, 'clawfleet.json'), readFileSync('clawfleet.json'));
   return dir;
@@ -189,7 +189,7 @@ describe('the AWS SDK’s Node-version warning', () => {
   });
 
   it('comes out of a real --aws command as that one line, with no credentials as the sentence that says to sign in', () => {
-    const home = mkdtempSync(join(tmpdir(), 'cf-cli-errors-home-'));
+    const home = tempDir('cf-cli-errors-home-');
     dirs.push(home);
     const dir = workdir();
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, AWS_EC2_METADATA_DISABLED: 'true', AWS_REGION: 'us-east-1' };

@@ -109,30 +109,52 @@ describe('import-openclaw: the conversation settings', () => {
     expect(notConverted).toEqual([]);
   });
 
-  it("reacts with the account owner's identity emoji where no ackReaction is set, as OpenClaw does", () => {
+  it("reacts with the account owner's identity emoji where no ackReaction is set, as OpenClaw does, if Telegram takes it", () => {
     const input = (messages?: object) => ({
       ...(messages ? { messages } : {}),
-      agents: { list: [{ id: 'main', identity: { name: 'Sam', emoji: '🦞' } }, { id: 'work', identity: { emoji: '🛠️' } }, { id: 'plain' }] },
+      agents: {
+        list: [
+          { id: 'main', identity: { name: 'Sam', emoji: '🦄' } },
+          { id: 'work', identity: { emoji: '❤️' } },
+          { id: 'plain' },
+          { id: 'lobster', identity: { emoji: '🦞' } },
+        ],
+      },
       bindings: [
         { agentId: 'work', match: { channel: 'telegram', accountId: 'work' } },
         { agentId: 'plain', match: { channel: 'telegram', accountId: 'plain' } },
+        { agentId: 'lobster', match: { channel: 'telegram', accountId: 'lobster' } },
       ],
       channels: {
-        telegram: { accounts: { default: { botToken: 'a' }, work: { botToken: 'b' }, plain: { botToken: 'c' }, own: { botToken: 'd', ackReaction: '👍' } } },
+        telegram: {
+          accounts: {
+            default: { botToken: 'a' },
+            work: { botToken: 'b' },
+            plain: { botToken: 'c' },
+            own: { botToken: 'd', ackReaction: '👍' },
+            lobster: { botToken: 'e' },
+          },
+        },
       },
     });
-    const { config, notes } = convertOpenclaw(input(), { fleet: 'f' });
+    const { config, notes, notConverted } = convertOpenclaw(input(), { fleet: 'f' });
     const accounts = parseConfig(config).channels.telegram!.accounts;
     // default: no binding of its own, so the default agent (main, the first) owns it.
-    expect(accounts.default!.ackReaction).toBe('🦞');
-    expect(accounts.work!.ackReaction).toBe('🛠️');
+    expect(accounts.default!.ackReaction).toBe('🦄');
+    expect(accounts.work!.ackReaction).toBe('❤'); // as Telegram spells it
     expect(accounts.plain!.ackReaction).toBeUndefined(); // no emoji: clawfleet's 👀, as OpenClaw's
     expect(accounts.own!.ackReaction).toBe('👍');
-    expect(notes).toContain('channels.telegram.accounts.work: ackReaction "🛠️", the identity emoji of agent "work" (OpenClaw\'s ack reaction when none is set)');
+    // Telegram takes no 🦞 as a reaction (setMessageReaction would refuse it): 👀 stays.
+    expect(accounts.lobster!.ackReaction).toBeUndefined();
+    expect(notConverted).toContainEqual({
+      path: 'channels.telegram.accounts.lobster',
+      reason: 'agent "lobster"\'s identity emoji "🦞" is not one of the reaction emoji Telegram takes, so the ack reaction stays 👀',
+    });
+    expect(notes).toContain('channels.telegram.accounts.work: ackReaction "❤", the identity emoji of agent "work" (OpenClaw\'s ack reaction when none is set)');
     // A fleet-wide ackReaction comes first in OpenClaw: the identity emoji is then not used.
     const fleetWide = parseConfig(convertOpenclaw(input({ ackReaction: '👀' }), { fleet: 'f' }).config).channels.telegram!;
     expect(fleetWide.ackReaction).toBe('👀');
-    expect(Object.values(fleetWide.accounts).map((a) => a.ackReaction)).toEqual([undefined, undefined, undefined, '👍']);
+    expect(Object.values(fleetWide.accounts).map((a) => a.ackReaction)).toEqual([undefined, undefined, undefined, '👍', undefined]);
   });
 
   it("keeps a channel's block preview chunk over the fleet's block chunk, and says the fleet's is not used", () => {
@@ -187,5 +209,61 @@ describe('import-openclaw: the conversation settings', () => {
     const { notConverted } = convertOpenclaw({ messages: { ackReaction: '👀', ackReactionScope: 'all' }, commands: { native: true } }, { fleet: 'f' });
     expect(notConverted.map((n) => n.path)).toEqual(['messages.ackReaction', 'messages.ackReactionScope', 'commands.native']);
     expect(notConverted[0]!.reason).toMatch(/no Telegram channel was converted/);
+  });
+});
+
+describe('import-openclaw: topics and reactions (#31)', () => {
+  it("carries a group's topics, status reactions and reactionNotifications, and names what clawfleet has not", () => {
+    const { config, notConverted } = convertOpenclaw(
+      {
+        agents: { list: [{ id: 'main' }, { id: 'Coder' }] },
+        messages: {
+          statusReactions: { enabled: true, emojis: { thinking: '🤓', done: '❤️', coding: '👨‍💻', error: '💥' }, timing: { debounceMs: 0 } },
+        },
+        channels: {
+          telegram: {
+            botToken: 'x',
+            reactionNotifications: 'all',
+            groups: {
+              '-1001234567890': {
+                requireMention: true,
+                topics: {
+                  '1': { agentId: 'main' },
+                  '3': { agentId: 'Coder', requireMention: false, allowFrom: [8734062810], systemPrompt: 'be terse' },
+                  '*': { requireMention: false },
+                  general: { agentId: 'main' },
+                  '9': { agentId: 'ghost' },
+                },
+              },
+            },
+            accounts: { ops: { botToken: 'y', reactionNotifications: 'off', statusReactions: { enabled: false } } },
+          },
+        },
+      },
+      { fleet: 'f' },
+    );
+    const telegram = parseConfig(config).channels.telegram!;
+    expect(telegram.statusReactions).toEqual({ enabled: true, emojis: { thinking: '🤓', done: '❤' } });
+    expect(telegram.reactionNotifications).toBe('all');
+    expect(telegram.accounts.ops).toMatchObject({ reactionNotifications: 'off', statusReactions: { enabled: false } });
+    expect(telegram.groups!['-1001234567890']).toEqual({
+      requireMention: true,
+      topics: {
+        '1': { agentId: 'main' },
+        '3': { agentId: 'coder', requireMention: false, allowFrom: ['8734062810'] },
+        '*': { requireMention: false },
+        '9': {},
+      },
+    });
+    expect(notConverted.map((n) => n.path).sort()).toEqual(
+      [
+        'channels.telegram.groups.-1001234567890.topics.3.systemPrompt',
+        'channels.telegram.groups.-1001234567890.topics.9.agentId',
+        'channels.telegram.groups.-1001234567890.topics.general',
+        'messages.statusReactions.emojis.coding',
+        'messages.statusReactions.emojis.error',
+        'messages.statusReactions.timing',
+      ].sort(),
+    );
   });
 });

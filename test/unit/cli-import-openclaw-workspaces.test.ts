@@ -3,9 +3,8 @@
 // current SQLite session store (a zstd-compressed event included) and the legacy JSONL
 // files, workspaces with memory and skills. What lands where, what the runtime then reads,
 // what is refused, and that nothing is overwritten without --force.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -14,12 +13,13 @@ import { lockStateDir } from '../../local/state-lock.ts';
 import { TranscriptStore, turnMessages } from '../../runtime-image/src/transcript.ts';
 import { readBootstrap } from '../../runtime-image/src/workspace.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openclaw');
 
 /** A copy of a fixture state directory (tests may plant things in it) and a fresh working directory. */
 function setup(fixture: 'state-entries' | 'state-list') {
-  const root = mkdtempSync(join(tmpdir(), 'cf-ocimport-'));
+  const root = tempDir('cf-ocimport-');
   const openclaw = join(root, 'openclaw-state');
   cpSync(join(FIXTURES, fixture), openclaw, { recursive: true });
   const cwd = join(root, 'work');

@@ -1,14 +1,14 @@
 // The OpenClaw importer on configuration examples from OpenClaw's own documentation (each
 // fixture cites its page): what converts, which secret names replace values, what is listed
 // as not converted, and that the result is a valid clawfleet config.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runCli } from '../../cli/main.ts';
 import { importOpenclaw } from '../../cli/import-openclaw.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openclaw');
 
@@ -113,7 +113,7 @@ describe('import-openclaw', () => {
   });
 
   it('writes --out, refuses to overwrite it without --force, and rejects bad JSON5 with exit 3', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-import-'));
+    const dir = tempDir('cf-import-');
     const io = captureIO({ cwd: dir });
     expect(await runCli(['import-openclaw', join(FIXTURES, 'multi-agent-telegram.json5'), '--out', 'clawfleet.json', '--fleet', 'home'], io)).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'clawfleet.json'), 'utf8')).fleet).toBe('home');
@@ -126,7 +126,7 @@ describe('import-openclaw', () => {
   });
 
   it('says where an OpenClaw config stops being JSON5, showing the line with its bot token masked', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-import-'));
+    const dir = tempDir('cf-import-');
     try {
       const token = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
       writeFileSync(join(dir, 'openclaw.json'), `{\n  channels: { telegram: { botToken: "${token}" ] } },\n}\n`);

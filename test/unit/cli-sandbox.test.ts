@@ -1,12 +1,12 @@
 // `clawfleet sandbox install`: finds (or installs) bubblewrap and proves it runs a command
 // here; a bwrap that cannot make its namespaces is a failure that says so, not a success.
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { findBwrap } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -18,7 +18,7 @@ describe('clawfleet sandbox install', () => {
   });
 
   it('fails, saying why, when the bubblewrap found cannot run a command here', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fake-bwrap-'));
+    const dir = tempDir('fake-bwrap-');
     writeFileSync(join(dir, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
     chmodSync(join(dir, 'bwrap'), 0o755);
     vi.stubEnv('PATH', `${dir}:${process.env.PATH}`);

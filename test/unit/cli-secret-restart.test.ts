@@ -1,22 +1,22 @@
 // `clawfleet secrets set --agent <id>` restarts the agent so its runtime reads the value now:
 // in the local fleet running on the state directory (its admin API, with its token), and
 // nowhere when none runs or with --no-restart. The value is never printed either way.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { newAdminToken, writeAdminFile } from '../../local/admin-file.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const VALUE = 'graph-token-never-printed-0123456789';
 let server: Server | undefined;
 afterEach(() => server?.close());
 
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-secret-restart-'));
+  const dir = tempDir('cf-secret-restart-');
   writeFileSync(join(dir, 'clawfleet.json'), readFileSync('clawfleet.json', 'utf8'));
   mkdirSync(join(dir, '.clawfleet'));
   return dir;

@@ -2,17 +2,17 @@
 // and <state>/workspaces/<id>, under the state directory's lock, with private modes, links
 // left behind, nothing overwritten without --force, and the last transfer recorded for the
 // dashboard. (With a fleet running: test/integration/workspace-local-fleet.test.ts.)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { FileWorkspaceSyncLog } from '../../shared/adapters/local/file-workspace-sync-log.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 function setup() {
-  const cwd = mkdtempSync(join(tmpdir(), 'cf-wslocal-'));
+  const cwd = tempDir('cf-wslocal-');
   writeFileSync(join(cwd, 'clawfleet.json'), readFileSync('clawfleet.json'));
   const mine = join(cwd, 'mine');
   mkdirSync(join(mine, 'memory'), { recursive: true });

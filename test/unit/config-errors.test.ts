@@ -2,8 +2,7 @@
 // written, "did you mean" for a near miss, line and column (and the line) for broken JSON —
 // the same words from `config validate`, `clawfleet start` and the CDK app.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -14,6 +13,7 @@ import { ConfigError } from '../../shared/errors.ts';
 import * as z from '../../shared/zod.ts';
 import { configIssues } from '../support/config-issues.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
 const messageAt = (config: unknown, path: string) => configIssues(config).find((i) => i.path === path)?.message;
@@ -21,7 +21,7 @@ const messageAt = (config: unknown, path: string) => configIssues(config).find((
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function dirWith(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-config-errors-'));
+  const dir = tempDir('cf-config-errors-');
   dirs.push(dir);
   writeFileSync(join(dir, 'clawfleet.json'), text);
   return dir;
@@ -105,7 +105,7 @@ describe('an unknown key', () => {
     const c = example();
     c.agents.list[2].colour = 'blue';
     expect(messageAt(c, 'agents.list[2].colour')).toBe(
-      'unknown key; the keys here are id, name, default, model, runtime, tools, mcp, skills, heartbeat, secrets, tts',
+      'unknown key; the keys here are id, name, default, model, runtime, tools, mcp, skills, heartbeat, budget, secrets, tts',
     );
   });
 

@@ -4,8 +4,7 @@
 // The re-execution itself is faked here (the real one, on Node 24 and the bundle, is
 // test/integration/task-credentials.test.ts and test/security/container-credentials.test.ts);
 // every refusal names a variable or path, never a value.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultProvider as sdkChain } from '@aws-sdk/credential-provider-node';
@@ -19,6 +18,7 @@ import {
 import { defaultProvider as runtimeChain, setTaskCredentials } from '../../runtime-image/src/sdk-credential-chain.ts';
 import { useContainerCredentials } from '../../runtime-image/src/task-credentials.ts';
 import { ConfigError } from '../../shared/errors.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const URI = `/v2/credentials/${crypto.randomUUID()}`;
 const TOKEN = `tok-${crypto.randomUUID()}`;
@@ -27,7 +27,7 @@ const METADATA = `http://169.254.170.2/v4/${crypto.randomUUID()}`;
 let dir: string;
 let state: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cf-handoff-'));
+  dir = tempDir('cf-handoff-');
   state = join(dir, 'state');
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

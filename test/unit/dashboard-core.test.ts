@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryAgentMetrics } from '../../shared/adapters/memory/in-memory-agent-metrics.ts';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
 import { InMemoryPairingStore, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemorySpendCounts } from '../../shared/adapters/memory/in-memory-spend.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { lifecycleActions } from '../../shared/dashboard/actions.ts';
 import { authenticate, sessionCookieValid, sessionCookieValue } from '../../shared/dashboard/auth.ts';
@@ -178,10 +179,33 @@ describe('dashboard read model and actions', () => {
     ]);
     const overview = overviewFragment(view).text;
     expect(overview).toContain('<strong>1</strong> agent with warnings');
-    expect(overview).toContain('title="exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;">⚠ 1 warning</a>');
+    // The sign is drawn (a glyph for ⚠ is not in every font), the text beside it.
+    const mark = '<i class="mark-warn" aria-hidden="true">!</i>';
+    expect(overview).toContain(`title="exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;">${mark} 1 warning</a>`);
     const page = agentFragment(await buildAgentDetail('ray', f.sources)).text;
-    expect(page).toContain('<li class="warn">⚠ exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;</li>');
+    expect(page).toContain(`<li class="warn">${mark} exec is off: no sandbox is available (bubblewrap (bwrap) is not installed) &lt;script&gt;</li>`);
     expect(page).not.toContain('<script>');
+  });
+
+  it('shows a metered agent’s spend against its caps (#31), and counts those over budget; an unreadable count hides nothing else', async () => {
+    const f = fixture();
+    f.config.agents.list[1]!.budget = { dailyUsd: 1, monthlyUsd: 20 };
+    const spend = new InMemorySpendCounts();
+    await spend.add('ray', 'u1', 1_250_000, NOW);
+    const view = await buildFleetView({ ...f.sources, spend });
+    expect(view.agents.map((a) => [a.id, a.spend?.text])).toEqual([
+      ['jerry', undefined],
+      ['ray', '$1.25 of $1.00 today · $1.25 of $20.00 this month (UTC)'],
+    ]);
+    expect(view.totals.overBudget).toBe(1);
+    const overview = overviewFragment(view).text;
+    expect(overview).toContain('<strong>1</strong> over budget');
+    expect(overview).toContain('daily budget reached, resting in 13 h 53 min');
+    const page = agentFragment(await buildAgentDetail('ray', { ...f.sources, spend })).text;
+    expect(page).toContain('<dt>spend</dt><dd><span class="warn">$1.25 of $1.00 today · $1.25 of $20.00 this month (UTC) — daily budget reached');
+    const broken = await buildFleetView({ ...f.sources, spend: { totals: () => Promise.reject(new Error('throttled')) } });
+    expect(broken.agents[1]!.spend).toMatchObject({ error: 'Error' });
+    expect(broken.agents[1]!.queue).toBeDefined();
   });
 
   it('escapes names from the config in the rendered overview', async () => {

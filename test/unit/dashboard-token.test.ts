@@ -1,15 +1,15 @@
 // The local dashboard token: made once and kept, readable by its owner only, and replaced
 // when it is not what this code wrote or others could have read it.
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dashboardTokenPath, localDashboardToken } from '../../local/dashboard-token.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe('localDashboardToken', () => {
   it('is made at the first start with mode 0600, and the same at the next', () => {
-    const dir = mkdtempSync(`${tmpdir()}/cf-token-`);
+    const dir = tempDir('cf-token-');
     const first = localDashboardToken(dir);
     expect(first).toMatch(/^[0-9a-f]{64}$/);
     expect(modeOf(dashboardTokenPath(dir))).toBe(0o600);
@@ -17,7 +17,7 @@ describe('localDashboardToken', () => {
   });
 
   it('replaces a token others could read, and leaves the file readable by its owner only', () => {
-    const dir = mkdtempSync(`${tmpdir()}/cf-token-`);
+    const dir = tempDir('cf-token-');
     const first = localDashboardToken(dir);
     chmodSync(dashboardTokenPath(dir), 0o644);
     const second = localDashboardToken(dir);
@@ -26,7 +26,7 @@ describe('localDashboardToken', () => {
   });
 
   it('replaces a file that holds something else', () => {
-    const dir = mkdtempSync(`${tmpdir()}/cf-token-`);
+    const dir = tempDir('cf-token-');
     writeFileSync(dashboardTokenPath(dir), 'password\n', { mode: 0o600 });
     const token = localDashboardToken(dir);
     expect(token).toMatch(/^[0-9a-f]{64}$/);

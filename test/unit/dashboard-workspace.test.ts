@@ -1,8 +1,7 @@
 // The agent page's workspace row: its size and last push or pull, measured now locally and
 // taken from the last transfer's record on AWS (saying so), escaped, and a source that
 // fails costs the row, not the page.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measureWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
@@ -16,6 +15,7 @@ import { buildAgentDetail, type DashboardSources } from '../../shared/dashboard/
 import { measuredWorkspace, workspaceFromSyncLog } from '../../shared/dashboard/workspace-view.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { agentFragment } from '../../dashboard/agent-page.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const HOUR = 3_600_000;
@@ -61,7 +61,7 @@ describe('the agent page’s workspace row', () => {
   });
 
   it('locally measures the workspace now, without following links, and adds the last transfer', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'cf-dashws-'));
+    const state = tempDir('cf-dashws-');
     const ws = join(state, 'workspaces', 'fran');
     mkdirSync(join(ws, 'memory'), { recursive: true });
     writeFileSync(join(ws, 'MEMORY.md'), 'x'.repeat(1000));

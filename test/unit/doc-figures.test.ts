@@ -1,13 +1,13 @@
 // What the docs say about the code, checked against it where it drifts: the exit codes in
 // docs/cli.md (each example run), its command and audit tables against the commands and the
 // audit's findings, and the package count in docs/benchmarks.md against package-lock.json.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/command.ts';
 import { COMMANDS, runCli } from '../../cli/main.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const cliDoc = readFileSync('docs/cli.md', 'utf8');
 const dirs: string[] = [];
@@ -48,7 +48,7 @@ describe('docs/cli.md', () => {
       const commands = [...examples!.matchAll(/`clawfleet ([^`]+)`/g)].map((m) => m[1]!.split(' '));
       expect(commands.length, `examples for exit ${code}`).toBeGreaterThan(0);
       for (const argv of commands) {
-        const dir = mkdtempSync(join(tmpdir(), 'cf-doc-exit-'));
+        const dir = tempDir('cf-doc-exit-');
         dirs.push(dir);
         writeFileSync(join(dir, 'clawfleet.json'), readFileSync('clawfleet.json'));
         const io = captureIO({ cwd: dir });

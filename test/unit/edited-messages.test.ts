@@ -41,7 +41,7 @@ describe('edited messages', () => {
     expect(await sessions.get('agent:fran:main')).toBeUndefined();
     const config = loadConfigFile('clawfleet.json');
     expect(editedMessagesMode(config, 'fran')).toBe('ignore');
-    expect(allowedUpdatesFor(config, 'fran')).toEqual(['message', 'callback_query']);
+    expect(allowedUpdatesFor(config, 'fran')).toEqual(['message', 'callback_query', 'message_reaction']);
   });
 
   it('passes an edit on as a note in the session its message went to, where the account says so', async () => {
@@ -114,8 +114,9 @@ describe('edited messages', () => {
         telegram: { accounts: { jerry: { botTokenSecret: 'JERRY_BOT_TOKEN' }, fran: { botTokenSecret: 'FRAN_BOT_TOKEN', editedMessages: 'note' } } },
       },
     });
-    expect(allowedUpdatesFor(config, 'jerry')).toEqual(['message', 'callback_query']);
-    expect(allowedUpdatesFor(config, 'fran')).toEqual(['message', 'callback_query', 'edited_message']);
+    // (Reactions are asked for by default: reactionNotifications "own", OpenClaw's default, #31.)
+    expect(allowedUpdatesFor(config, 'jerry')).toEqual(['message', 'callback_query', 'message_reaction']);
+    expect(allowedUpdatesFor(config, 'fran')).toEqual(['message', 'callback_query', 'edited_message', 'message_reaction']);
   });
 
   it('refuses a value that is not ignore or note, naming the key', () => {

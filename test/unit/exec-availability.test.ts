@@ -2,9 +2,7 @@
 // sandbox it finds — the runtime composed as main.ts composes it, over in-memory queues:
 // no sandbox → exec off, with the reason in every heartbeat; sandbox "off" → exec on,
 // unsandboxed, with a loud warning; security "deny" → no exec and nothing to warn about.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
@@ -15,6 +13,7 @@ import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const NO_BWRAP = '/nonexistent/clawfleet-test/bwrap';
 const started: AgentRuntime[] = [];
@@ -32,7 +31,7 @@ async function start(edit: (fran: Record<string, any>) => void, sandboxEnv: Reco
       CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
       CLAWFLEET_SECRETS_FD: '3',
       CLAWFLEET_OFFLINE_MODEL: 'test',
-      CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), 'cf-exec-avail-')),
+      CLAWFLEET_WORKSPACE: tempDir('cf-exec-avail-'),
       CLAWFLEET_HEARTBEAT_SECONDS: '0',
       // stop() lets a waiting poll finish: keep it short.
       CLAWFLEET_WAIT_SECONDS: '1',

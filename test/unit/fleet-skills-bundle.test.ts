@@ -1,13 +1,13 @@
 // The bundle that carries an agent's fleet skills to AWS (#19): the same skills make the same
 // bytes; unpacked, files keep their executable bit; and a bundle naming a path outside its
 // folder, or over a limit, or not a bundle at all, is refused before anything is written.
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { decodeFleetSkillsBundle, encodeFleetSkillsBundle, FLEET_SKILLS_BUNDLE_FORMAT, FLEET_SKILLS_LIMITS } from '../../shared/config/fleet-skills-bundle.ts';
 import { unpackFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const files = [
@@ -28,7 +28,7 @@ describe('a fleet skills bundle', () => {
   });
 
   it('is unpacked into a folder replaced whole, scripts executable, nothing else', () => {
-    const into = join(mkdtempSync(join(tmpdir(), 'cf-bundle-')), 'fleet-skills');
+    const into = join(tempDir('cf-bundle-'), 'fleet-skills');
     unpackFleetSkills(encodeFleetSkillsBundle([{ path: 'old/SKILL.md', executable: false, data: text('x') }]), into);
     expect(unpackFleetSkills(encodeFleetSkillsBundle(files), into)).toEqual({ files: 2 });
     expect(existsSync(join(into, 'old'))).toBe(false);
@@ -45,7 +45,7 @@ describe('a fleet skills bundle', () => {
     ['a control character', 'weather/a\nb', /holds a control character/],
     ['a file beside the skill folders', 'README.md', /is not inside a skill's folder/],
   ])('naming %s is refused and nothing is written', (_, path, reason) => {
-    const into = join(mkdtempSync(join(tmpdir(), 'cf-bundle-bad-')), 'fleet-skills');
+    const into = join(tempDir('cf-bundle-bad-'), 'fleet-skills');
     expect(() => unpackFleetSkills(forged([path]), into)).toThrow(reason);
     expect(existsSync(into)).toBe(false);
   });

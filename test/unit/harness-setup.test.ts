@@ -1,10 +1,10 @@
 // The test harness's own set-up (test/support/global-setup.ts): a machine without
 // python3-venv is told in one line what to install, not handed a stack trace.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureVenv, venvFailure } from '../support/global-setup.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 /** What Debian's python3 prints when python3-venv is not installed. */
 const DEBIAN_NO_ENSUREPIP = `The virtual environment was not created successfully because ensurepip is not
@@ -29,7 +29,7 @@ afterEach(() => {
 describe('the emulator harness on a machine without python3-venv', () => {
   it('says in one line which package to install', async () => {
     // A python3 that is 3.11 but, like Debian's without python3-venv, cannot make a venv.
-    dir = mkdtempSync(join(tmpdir(), 'cf-no-venv-'));
+    dir = tempDir('cf-no-venv-');
     const bin = join(dir, 'bin');
     const fake = join(bin, 'python3');
     mkdirSync(bin);

@@ -1,12 +1,12 @@
 // The cache installs take turns (local/install-lock.ts): real processes racing for one
 // directory, as vitest's parallel test files did when each asked for OpenClaw at once.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withInstallLock } from '../../local/install-lock.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const entry = fileURLToPath(new URL('../../local/install-lock.ts', import.meta.url));
 const dirs: string[] = [];
@@ -38,7 +38,7 @@ const lines = (dir: string) => readFileSync(join(dir, 'log'), 'utf8').trim().spl
 
 describe('withInstallLock', () => {
   it('lets racing processes install one after another, never two at once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-install-lock-'));
+    const dir = tempDir('cf-install-lock-');
     dirs.push(dir);
     const racers = ['a', 'b', 'c'].map((n) => installer(dir, n, 300));
     expect(await Promise.all(racers.map(exit))).toEqual([0, 0, 0]);
@@ -49,7 +49,7 @@ describe('withInstallLock', () => {
   });
 
   it('is free again at once when its holder is SIGKILLed mid-install (no stale lock)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-install-lock-'));
+    const dir = tempDir('cf-install-lock-');
     dirs.push(dir);
     const holder = installer(dir, 'killed', 60_000);
     while (!lines0(dir).includes('start killed')) await new Promise((r) => setTimeout(r, 20));
@@ -59,7 +59,7 @@ describe('withInstallLock', () => {
   });
 
   it('says which lock it waited for, and how long, when the holder never lets go', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-install-lock-'));
+    const dir = tempDir('cf-install-lock-');
     dirs.push(dir);
     installer(dir, 'stuck', 60_000);
     while (!lines0(dir).includes('start stuck')) await new Promise((r) => setTimeout(r, 20));

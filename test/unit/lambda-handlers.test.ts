@@ -12,6 +12,8 @@ const handlers = readdirSync('functions')
 beforeAll(() => {
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.hooks = { tokenSecret: 'HOOKS_TOKEN' };
+  // λ operator-alerts builds its bot and alert counters only for an operator chat.
+  config.operator = { telegram: { accountId: 'jerry', chatId: 5001 } };
   Object.assign(process.env, {
     CLAWFLEET_CONFIG: JSON.stringify(config),
     // As the CDK app sets them: the asking functions ask λ compute, λ outbox schedules agents' jobs.
@@ -26,7 +28,7 @@ beforeAll(() => {
 
 describe('the Lambda handlers', () => {
   it('are all here', () => {
-    expect(handlers.sort()).toEqual(['compute', 'cron-dispatch', 'dashboard', 'health', 'hooks', 'outbox', 'telegram-webhook']);
+    expect(handlers.sort()).toEqual(['compute', 'cron-dispatch', 'dashboard', 'health', 'hooks', 'operator-alerts', 'outbox', 'telegram-webhook']);
   });
 
   // The first import transforms the AWS SDK's modules for vitest: seconds on a busy machine.

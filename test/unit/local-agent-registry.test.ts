@@ -1,8 +1,6 @@
 // The agent registry local mode runs the wake/hibernate/health cores on: the same cases
 // against the in-memory fake and the SQLite adapter, then what only SQLite adds: it grows
 // the agent status table of an older state file, and `clawfleet status` reads the same rows.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +14,7 @@ import { wakeIfAsleep } from '../../shared/control/lifecycle.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentRegistry } from '../../shared/ports.ts';
 import { LOCAL_HEALTH } from '../../local/health-loop.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const registries: [string, () => AgentRegistry][] = [
   ['InMemoryAgentRegistry', () => new InMemoryAgentRegistry()],
@@ -84,7 +83,7 @@ describe.each(registries)('%s', (_name, make) => {
 
 describe('the SQLite registry in local mode', () => {
   it('grows the agent status table of an older state file, keeping what it held', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'cf-registry-')), 'state.db');
+    const path = join(tempDir('cf-registry-'), 'state.db');
     const old = new Database(path);
     old.exec('CREATE TABLE agent_status (agent_id TEXT PRIMARY KEY, last_heartbeat INTEGER, last_error TEXT, last_error_at INTEGER)');
     old.prepare('INSERT INTO agent_status VALUES (?, ?, ?, ?)').run('fran', 42, 'runtime exited (SIGKILL)', 43);

@@ -5,8 +5,7 @@
 import { PROTOCOL_VERSION, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
@@ -20,6 +19,7 @@ import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = '1000002:fran-token-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 let tg: FakeTelegram;
@@ -266,7 +266,7 @@ describe('outbound files (outbox)', () => {
 
   it('sends a file send_file was told is a voice message as a multipart sendVoice with its bytes, once', async () => {
     const { deps, store } = outbox();
-    const workspace = mkdtempSync(join(tmpdir(), 'cf-voice-'));
+    const workspace = tempDir('cf-voice-');
     // An .m4a is inferred as audio: the kind given wins, so it plays as a voice message.
     const voice = Buffer.from('OggS a voice reply');
     writeFileSync(join(workspace, 'reply.m4a'), voice);

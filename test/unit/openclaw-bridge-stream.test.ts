@@ -3,8 +3,6 @@
 // shapes: each delta carries the whole text so far): drafts while it writes and then one
 // reply; blocks and the reply carrying only the rest; a delta for another session, or after
 // the final, never shown; the reply and a block never sent twice, a redelivery included.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../shared/log.ts';
@@ -16,6 +14,7 @@ import { ExternalGateway } from '../../runtime-image/src/openclaw/external-gatew
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
 import { startFakeGateway, type FakeChatRun, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = 'gw-token-stream-0123456789abcdef';
 const SECRET = 'sk-fran-own-secret-0123456789';
@@ -44,7 +43,7 @@ async function connectedBridge(): Promise<Bridge> {
     token: TOKEN,
     tokenName: 'OPENCLAW_GATEWAY_TOKEN',
     howToSet: 'clawfleet secrets set OPENCLAW_GATEWAY_TOKEN --agent fran',
-    device: loadOrCreateDeviceIdentity(join(mkdtempSync(join(tmpdir(), 'cf-device-')), 'k.pem')),
+    device: loadOrCreateDeviceIdentity(join(tempDir('cf-device-'), 'k.pem')),
     clientVersion: 'test',
     log: memoryLogger(),
     onWarning: () => {},
@@ -79,7 +78,7 @@ async function connectedBridge(): Promise<Bridge> {
       },
       clock: { now: () => Date.now() },
       log,
-      journal: new AnswerJournal(mkdtempSync(join(tmpdir(), 'cf-bridge-stream-'))),
+      journal: new AnswerJournal(tempDir('cf-bridge-stream-')),
       gateway: (signal) => c.connected(signal),
       turnTimeoutMs: 10_000,
       masker: secretMasker([SECRET]),

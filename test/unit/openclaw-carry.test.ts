@@ -3,8 +3,7 @@
 // config enters rather than dropped: tools.browser, a sandboxed MCP server, MCP servers for an
 // operator's gateway. The real gateway using the carried MCP server and deny list is proven in
 // test/openclaw/openclaw-tools.test.ts.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -14,6 +13,7 @@ import { gatewayConfig, literal } from '../../runtime-image/src/openclaw/gateway
 import { configIssues } from '../support/config-issues.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const OPENCLAW = { kind: 'openclaw', cpus: 1, memoryMb: 2048 };
 
@@ -107,7 +107,7 @@ describe('what an openclaw agent’s config asks that its gateway would not hono
   });
 
   it('is refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-openclaw-carry-'));
+    const dir = tempDir('cf-openclaw-carry-');
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran((fran) => (fran.tools = { browser: { enabled: true } }))));
     writeFileSync(join(dir, 'secrets.json'), '{}');
     const io = captureIO({ cwd: dir });

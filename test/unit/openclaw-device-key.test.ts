@@ -4,8 +4,7 @@
 // by `clawfleet deploy` and `clawfleet openclaw device` (the device id said, the key never),
 // and the external mode's own task size and image stage.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -23,6 +22,7 @@ import { secretsNeeded } from '../../shared/secrets/agent-secrets.ts';
 import { fleetSecretNeeds } from '../../shared/secrets/fleet-secrets.ts';
 import { deviceIdOf, deviceKeyProblem, deviceKeyRedactions, newDeviceKeyPem, OPENCLAW_DEVICE_KEY } from '../../shared/secrets/openclaw-device-key.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const EXTERNAL = { mode: 'external', url: 'wss://gw.example:18789', tokenSecret: 'OPENCLAW_GATEWAY_TOKEN', agent: 'main' };
 
@@ -174,7 +174,7 @@ describe('clawfleet deploy’s secrets step', () => {
 
 describe('clawfleet openclaw device (the local secrets file)', () => {
   const setup = (raw = demo()) => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-device-cli-'));
+    const dir = tempDir('cf-device-cli-');
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(raw));
     const run = async (...argv: string[]) => {
       const io = captureIO({ cwd: dir });

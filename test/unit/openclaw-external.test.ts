@@ -6,9 +6,8 @@
 // in test/openclaw/openclaw-external.test.ts.
 import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayUrlProblem } from '../../shared/config/openclaw-gateway-url.ts';
@@ -24,6 +23,7 @@ import { EXTERNAL_MAX_FRAME_BYTES, ExternalGateway } from '../../runtime-image/s
 import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
 import { configIssues } from '../support/config-issues.ts';
 import { startFakeGateway, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = 'gw-token-external-0123456789abcdef';
 const demo = () => JSON.parse(readFileSync('clawfleet.json', 'utf8'));
@@ -103,7 +103,7 @@ describe('runtime.openclaw.mode "external" in the config', () => {
 
 describe('the device identity', () => {
   it('is made once (0600), kept, and signs OpenClaw’s v3 payload with the key its id names', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'cf-device-')), 'dev', 'device-key.pem');
+    const file = join(tempDir('cf-device-'), 'dev', 'device-key.pem');
     const a = loadOrCreateDeviceIdentity(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(loadOrCreateDeviceIdentity(file).deviceId).toBe(a.deviceId);
@@ -140,7 +140,7 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
       token,
       tokenName: 'OPENCLAW_GATEWAY_TOKEN',
       howToSet: 'clawfleet secrets set OPENCLAW_GATEWAY_TOKEN --agent fran',
-      device: loadOrCreateDeviceIdentity(join(mkdtempSync(join(tmpdir(), 'cf-device-')), 'k.pem')),
+      device: loadOrCreateDeviceIdentity(join(tempDir('cf-device-'), 'k.pem')),
       clientVersion: 'test',
       log,
       onWarning: (w) => warnings.push(w),
@@ -149,7 +149,8 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
   };
 
   const until = async (what: string, probe: () => boolean) => {
-    for (let i = 0; i < 300 && !probe(); i++) await new Promise((r) => setTimeout(r, 20));
+    // An event, awaited with a generous limit (300 × 20 ms was a guess a busy machine could lose).
+    for (const deadline = Date.now() + 30_000; !probe() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
     if (!probe()) throw new Error(`timed out waiting for ${what}`);
   };
 
@@ -189,7 +190,7 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
   });
 
   it('refuses a wss:// gateway whose certificate does not verify, before any request (so before the token) is sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-tls-'));
+    const dir = tempDir('cf-tls-');
     const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
     execFileSync(
       'openssl',
@@ -249,7 +250,7 @@ describe('the bridge against an operator’s gateway (a fake, hostile where it c
       outbox: { send: async (e) => void sent.push(e) },
       clock: { now: () => Date.now() },
       log: memoryLogger(),
-      journal: new AnswerJournal(mkdtempSync(join(tmpdir(), 'cf-ws-'))),
+      journal: new AnswerJournal(tempDir('cf-ws-')),
       gateway: (signal) => conn.connected(signal),
       turnTimeoutMs: 10_000,
       external: { gatewayAgent: 'main' },

@@ -127,7 +127,7 @@ describe(`the Gateway protocol check (protocol ${GATEWAY_PROTOCOL}, OpenClaw ${O
       // Nothing half-started: the gateway stopped, the connection closed, no chat.send.
       expect(stops).toBeGreaterThanOrEqual(1);
       expect(gw.methods).toEqual(['connect']);
-      await expect.poll(() => gw.allClosed(), { timeout: 2_000 }).toBe(true);
+      await expect.poll(() => gw.allClosed()).toBe(true);
     },
   );
 

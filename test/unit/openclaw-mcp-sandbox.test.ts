@@ -3,17 +3,17 @@
 // read-only (its node_modules folder, else its own folder), and a folder that would show
 // what the sandbox hides — the repository with the secrets file, the state directory — is
 // refused with the server's name (runtime-image/src/openclaw/gateway-sandbox.ts).
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mcpServerReadOnly } from '../../runtime-image/src/openclaw/gateway-sandbox.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 let root: string;
 let repo: string;
 
 beforeAll(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'cf-oc-mcp-')));
+  root = realpathSync(tempDir('cf-oc-mcp-'));
   repo = join(root, 'repo');
   mkdirSync(join(repo, 'node_modules', 'server-x', 'dist'), { recursive: true });
   writeFileSync(join(repo, 'node_modules', 'server-x', 'dist', 'index.js'), '');

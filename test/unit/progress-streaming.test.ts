@@ -32,7 +32,7 @@ const callsTo = (chatId: string, from: number) =>
     .slice(from)
     .filter((c) => String(c.params.chat_id) === chatId);
 
-async function until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(done: () => boolean, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > end) throw new Error('timed out');
@@ -51,7 +51,7 @@ function progressPlane(chatId: string, secrets: string[] = []) {
       schema: z.object({ what: z.string().optional() }),
       async run(_args, ctx) {
         const before = statuses();
-        await until(() => statuses() > before || ctx.signal.aborted).catch(() => {});
+        await until(() => statuses() > before || ctx.signal.aborted, 10_000).catch(() => {});
         return `${name} done`;
       },
     });

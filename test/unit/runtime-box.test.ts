@@ -2,26 +2,18 @@
 // runtime hears its fleet on, what the box shows read-only and what it refuses to show, the
 // arguments that build it for a normal user and for root, and handing a workspace to the
 // box's user without following what an agent left in it.
-import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, linkSync, lstatSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { boxingHere } from '../../local/box-check.ts';
 import { giveToBox } from '../../local/box-owner.ts';
 import { BOX_GID, BOX_UID, boxCommand, boxReadOnly } from '../../local/runtime-box.ts';
 import { watchLifeline, type LifelineSignal } from '../../runtime-image/src/lifeline.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'cf-box-unit-'));
-  dirs.push(d);
-  return d;
-};
+const boxDir = () => tempDir('cf-box-unit-');
 
 describe('the lifeline', () => {
   it('stops on a signal’s name, ignores anything else, and says once that the fleet is gone when the pipe ends', () => {
@@ -46,7 +38,7 @@ describe('the lifeline', () => {
 
 describe('what a box shows read-only', () => {
   it('takes what the runtime runs from, bubblewrap, the fleet’s skills, Chromium’s folder and an MCP server’s node_modules, at the paths given', () => {
-    const d = tempDir();
+    const d = boxDir();
     for (const p of ['dist', 'skills', 'chrome', 'mods/node_modules/srv/dist']) mkdirSync(join(d, p), { recursive: true });
     writeFileSync(join(d, 'bwrap'), '');
     writeFileSync(join(d, 'chrome', 'chromium'), '');
@@ -65,7 +57,7 @@ describe('what a box shows read-only', () => {
   });
 
   it('refuses a folder that holds what the box hides, naming it', () => {
-    const d = tempDir();
+    const d = boxDir();
     writeFileSync(join(d, 'secrets.json'), '{}');
     writeFileSync(join(d, 'chromium'), '');
     expect(() => boxReadOnly({ runsFrom: [], bwrap: '/usr/bin/bwrap', chromium: join(d, 'chromium') }, [join(d, 'secrets.json')])).toThrow(
@@ -117,7 +109,7 @@ describe('the box’s arguments', () => {
 
 describe.skipIf(!ROOT)('a workspace given to the box’s user', () => {
   it('changes the owner of what is in it, a link itself rather than what it points to, and leaves hard-linked files and what lies outside alone', () => {
-    const d = tempDir();
+    const d = boxDir();
     const workspace = join(d, 'ws');
     mkdirSync(join(workspace, 'notes'), { recursive: true });
     writeFileSync(join(workspace, 'notes', 'a.md'), 'a');

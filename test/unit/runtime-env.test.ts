@@ -2,9 +2,6 @@
 // secrets arrive on a pipe, never in its environment; every way that can go wrong is a
 // start-up error naming what is wrong and never a value. And the sandbox settings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readPipeToEnd, readRuntimeEnv } from '../../runtime-image/src/env.ts';
@@ -13,6 +10,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ConfigError } from '../../shared/errors.ts';
 import { FORBIDDEN_RUNTIME_ENV, RUNTIME_ENV_NAMES, runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { readFileSync } from 'node:fs';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const TOKEN = 'runtime-token-for-the-env-test-0001';
 const KEY = 'sk-env-test-secret-value-0123456789';
@@ -81,7 +79,7 @@ describe('the local runtime’s token and secrets', () => {
       try { fstatSync(3); } catch (err) { fd3 = err.code; }
       process.stdout.write(JSON.stringify({ token: env.transport.token === ${JSON.stringify(TOKEN)}, secret: env.transport.secrets.OPENAI_API_KEY === ${JSON.stringify(KEY)}, fd3, inEnv: JSON.stringify(process.env).includes(${JSON.stringify(KEY)}) }));`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      env: { PATH: process.env.PATH ?? '', ...base, CLAWFLEET_WORKSPACE: mkdtempSync(join(tmpdir(), 'cf-env-')) },
+      env: { PATH: process.env.PATH ?? '', ...base, CLAWFLEET_WORKSPACE: tempDir('cf-env-') },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     (child.stdio[3] as NodeJS.WritableStream).end(JSON.stringify({ token: TOKEN, secrets: { OPENAI_API_KEY: KEY } }));

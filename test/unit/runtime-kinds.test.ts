@@ -1,8 +1,7 @@
 // The runtime kind seam without a gateway: runtime.kind and its options checked where a
 // config enters (`clawfleet config validate`, `npm start`; synth in test/infra/runtime-kinds),
 // the registry refusing a kind where it cannot run, and the managed gateway's written config.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -16,6 +15,7 @@ import { DENIED_TOOLS, gatewayConfig } from '../../runtime-image/src/openclaw/ga
 import { configIssues } from '../support/config-issues.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from './cli-io.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const demo = () => JSON.parse(readFileSync('clawfleet.json', 'utf8'));
 
@@ -70,7 +70,7 @@ describe('runtime.kind in the config', () => {
   });
 
   it('an unknown kind and an undersized task are each refused by `clawfleet config validate` (exit 3) and by `npm start` before anything starts', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-'));
+    const dir = tempDir('cf-kinds-');
     writeFileSync(join(dir, 'secrets.json'), '{}');
     const cases = [
       { file: 'unknown.json', runtime: { kind: 'hermes' }, says: 'agents.list[1].runtime.kind: must be one of the runtime kinds: "native", "openclaw"' },
@@ -97,7 +97,7 @@ describe('runtime.kind in the config', () => {
 
 describe('clawfleet cost per runtime kind', () => {
   it('prices each agent with its kind and sums compute per kind, with no refusal to note now that AWS runs the openclaw kind', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-cost-'));
+    const dir = tempDir('cf-kinds-cost-');
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(withFran({ kind: 'openclaw', cpus: 1, memoryMb: 2048 })));
     const io = captureIO({ cwd: dir });
     expect(await runCli(['cost'], io)).toBe(0);
@@ -111,7 +111,7 @@ describe('clawfleet cost per runtime kind', () => {
 
 describe('import-openclaw --runtime openclaw', () => {
   it('keeps the imported agents on OpenClaw, sized for it, and refuses another kind', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cf-kinds-import-'));
+    const dir = tempDir('cf-kinds-import-');
     const fixture = join(import.meta.dirname, '..', 'fixtures', 'openclaw', 'multi-agent-telegram.json5');
     const io = captureIO({ cwd: dir });
     expect(await runCli(['import-openclaw', fixture, '--out', 'clawfleet.json', '--runtime', 'openclaw'], io)).toBe(0);

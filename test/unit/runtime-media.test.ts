@@ -3,10 +3,9 @@
 // its workspace path), a voice message is transcribed by an OpenAI-compatible endpoint (a
 // fake one on 127.0.0.1), a document lands in inbox/<date>/ where the file tools read it,
 // and send_file puts a workspace file under the agent's own out/ prefix and asks for it to be sent.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
 import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 type Step = { text?: string; calls?: { name: string; args: unknown }[] };
 function scripted(imageInput: boolean, ...script: Step[]): ModelClient & { requests: ModelRequest[] } {
@@ -142,7 +142,7 @@ describe('attachments in a turn', () => {
   it('never writes through a link planted as the inbox folder', async () => {
     const model = scripted(false);
     const { store, turn, message, workspace } = setup(model);
-    const outside = mkdtempSync(join(tmpdir(), 'cf-outside-'));
+    const outside = tempDir('cf-outside-');
     symlinkSync(outside, join(workspace, 'inbox'));
     await store.put('agents/fran/in/tg.fran.5/x.txt', Buffer.from('x'), 'text/plain');
     await turn(message(5, [{ kind: 'document', key: 'agents/fran/in/tg.fran.5/x.txt', mimeType: 'text/plain', size: 1, fileName: 'x.txt' }]));

@@ -3,8 +3,7 @@
 // tool and announces nothing until the sandbox is known, so exec is never offered (or used)
 // on a guess. Composed as main.ts composes it, over in-memory queues.
 import { queueLocalMessage } from '../support/memory-turn.ts';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
@@ -19,6 +18,7 @@ import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
 import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox-at-start.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const started: AgentRuntime[] = [];
 afterAll(() => Promise.all(started.map((r) => r.stop())));
@@ -33,7 +33,7 @@ async function envFor(edit: (fran: Record<string, any>) => void = () => {}) {
       CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
       CLAWFLEET_SECRETS_FD: '3',
       CLAWFLEET_OFFLINE_MODEL: 'test',
-      CLAWFLEET_WORKSPACE: join(mkdtempSync(join(tmpdir(), 'cf-start-order-')), 'workspace'),
+      CLAWFLEET_WORKSPACE: join(tempDir('cf-start-order-'), 'workspace'),
       CLAWFLEET_HEARTBEAT_SECONDS: '0',
       CLAWFLEET_WAIT_SECONDS: '1',
       CLAWFLEET_DRAIN_SECONDS: '0',

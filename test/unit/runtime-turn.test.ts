@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@mariozechner/pi-ai';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
@@ -175,11 +175,13 @@ describe('the agent loop', () => {
   });
 
   it('reports a turn that takes a while as started and ended on the outbox, and a quick one as ended only', async () => {
-    const slow = async (): Promise<ModelResult> => {
-      await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
-      return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'hi' }]) };
-    };
-    const a = setup(scripted(slow));
+    // A while: the model answers only once the started status is out, SHOW_WORK_AFTER_MS into the turn.
+    const a = setup(
+      scripted(async (): Promise<ModelResult> => {
+        await vi.waitFor(() => expect(a.sent().some((e) => e.kind === 'status' && e.turn === 'started')).toBe(true), { timeout: 20_000, interval: 20 });
+        return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'hi' }]) };
+      }),
+    );
     await a.turn(message());
     expect(
       a
@@ -191,9 +193,17 @@ describe('the agent loop', () => {
       ['ended', 'tg.fran.1'],
     ]);
 
+    // Quick: no time passes on the (fake) timers during the turn, however busy the machine; a
+    // started timer the turn failed to clear would fire when they are moved on after it.
     const b = setup(scripted({ text: 'hi' }));
-    await b.turn(message());
-    await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await b.turn(message());
+      vi.advanceTimersByTime(SHOW_WORK_AFTER_MS * 10);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      vi.useRealTimers();
+    }
     expect(
       b
         .sent()
@@ -475,7 +485,7 @@ describe('requests a turn makes', () => {
 });
 
 describe('the worker', () => {
-  function worker(model: ModelClient, opts: { maxConcurrent?: number; attempts?: boolean } = {}) {
+  function worker(model: ModelClient, opts: { maxConcurrent?: number; attempts?: boolean; showWorkAfterMs?: number } = {}) {
     const inbox = new InMemoryFifoQueue();
     const s = setup(model);
     const dlq = new InMemoryDeadLetters();
@@ -491,12 +501,28 @@ describe('the worker', () => {
       visibilitySeconds: 30,
       waitSeconds: 1,
       maxConcurrent: opts.maxConcurrent,
+      showWorkAfterMs: opts.showWorkAfterMs,
       handle: (e, signal) => runTurn(turnRequestFor(e), s.deps, signal),
       control: async (a) => void controls.push(a),
       ...(attempts ? { attempts, maxReceiveCount: 5, giveUp: (e, n) => giveUpTurn(turnRequestFor(e), s.deps, n) } : {}),
     });
     const push = (e: InboundEnvelope) => inbox.push(JSON.stringify(e), 'sessionKey' in e ? e.sessionKey : 'control', e.id);
     return { w, inbox, push, dlq, controls, attempts, ...s };
+  }
+
+  /** How many receives on `inbox` are waiting now (the worker's slots polling), counted from here on. */
+  function pollsWaiting(inbox: InMemoryFifoQueue): () => number {
+    let waiting = 0;
+    const receive = inbox.receive.bind(inbox);
+    inbox.receive = async (...args: Parameters<typeof receive>) => {
+      waiting++;
+      try {
+        return await receive(...args);
+      } finally {
+        waiting--;
+      }
+    };
+    return () => waiting;
   }
 
   /** A model whose calls report how many ran at once, per user text. */
@@ -541,7 +567,7 @@ describe('the worker', () => {
     push(message(1, 'suspect', 'agent:fran:dm:1'));
     for (const n of [2, 3, 4]) push(message(n, `plain ${n}`, `agent:fran:dm:${n}`));
     w.start();
-    await expect.poll(() => replies().length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => replies().length).toBe(4);
     await w.stop(1000);
     expect(overlaps.suspect).toBe(1);
     // The others still ran side by side.
@@ -619,28 +645,32 @@ describe('the worker', () => {
   });
 
   it('shows "typing…" for a user message whose turn takes a while, and not for one answered at once', async () => {
+    // "At once" is within 5 s here, not 300 ms: a generous bound, so a busy machine cannot make the quick turn slow.
+    const showWorkAfterMs = 5_000;
+    const typing = () =>
+      sent()
+        .filter((e) => e.kind === 'typing')
+        .map((e) => [e.sessionKey, e.inboundId]);
     const slow: ModelClient = {
       label: 'slow',
       contextWindow: 1e5,
       async complete(req) {
-        if (lastUserText(req.messages) === 'slow') await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 150));
+        // A while: answered only once "typing…" is out for it.
+        if (lastUserText(req.messages) === 'slow')
+          await vi.waitFor(() => expect(typing()).toContainEqual(['agent:fran:b', 'tg.fran.2']), { timeout: 20_000, interval: 20 });
         return { ok: true, message: assistantMessage('slow/x', [{ type: 'text', text: 'ok' }]) };
       },
     };
-    const { w, push, replies, sent } = worker(slow);
+    const { w, push, replies, sent } = worker(slow, { showWorkAfterMs });
     w.start();
     push(message(1, 'quick', 'agent:fran:a'));
     await expect.poll(() => replies().length).toBe(1);
     push(message(2, 'slow', 'agent:fran:b'));
     await expect.poll(() => replies().length).toBe(2);
-    await new Promise((r) => setTimeout(r, SHOW_WORK_AFTER_MS + 100));
-    expect(
-      sent()
-        .filter((e) => e.kind === 'typing')
-        .map((e) => [e.sessionKey, e.inboundId]),
-    ).toEqual([['agent:fran:b', 'tg.fran.2']]);
+    // The quick turn's timer, had it been left running, fired before the slow one's (it started first).
+    expect(typing()).toEqual([['agent:fran:b', 'tg.fran.2']]);
     await w.stop(1000);
-  });
+  }, 60_000);
 
   it('keeps a long poll waiting for every free session slot, so a second session never waits for a receive round trip', async () => {
     let open!: () => void;
@@ -654,31 +684,23 @@ describe('the worker', () => {
       },
     };
     const { w, inbox, push, replies } = worker(model, { maxConcurrent: 3 });
-    let polling = 0;
-    const receive = inbox.receive.bind(inbox);
-    inbox.receive = async (...args: Parameters<typeof receive>) => {
-      polling++;
-      try {
-        return await receive(...args);
-      } finally {
-        polling--;
-      }
-    };
+    const polling = pollsWaiting(inbox);
     w.start();
-    await expect.poll(() => polling).toBe(3);
+    await expect.poll(polling).toBe(3);
     push(message(1, 'a1', 'agent:fran:a'));
     await expect.poll(() => w.busy).toBe(1);
-    await expect.poll(() => polling).toBe(2);
+    await expect.poll(polling).toBe(2);
     open();
     await expect.poll(() => replies().length).toBe(1);
-    await expect.poll(() => polling).toBe(3);
+    await expect.poll(polling).toBe(3);
     await w.stop(1000);
   });
 
   it('on stop, a message that lands while the slots’ polls still wait is received once and released once', async () => {
     const { w, inbox, push, replies } = worker(scripted(), { maxConcurrent: 4 });
+    const polling = pollsWaiting(inbox);
     w.start();
-    await new Promise((r) => setTimeout(r, 50)); // every slot is waiting in its poll
+    await expect.poll(polling).toBe(4); // every slot is waiting in its poll
     const stopped = w.stop(1000);
     push(message(5, 'arrived during the stop'));
     await stopped;
@@ -707,13 +729,15 @@ describe('the worker', () => {
 
   it('acts on control envelopes: reload is passed on; drain stops taking work', async () => {
     const { w, push, inbox, controls, replies } = worker(scripted());
+    const polling = pollsWaiting(inbox);
     push({ v: PROTOCOL_VERSION, kind: 'control', id: 'ctl.1', agentId: 'fran', ts: 1, action: 'reload' });
     w.start();
     await expect.poll(() => controls).toEqual(['reload']);
     push({ v: PROTOCOL_VERSION, kind: 'control', id: 'ctl.2', agentId: 'fran', ts: 1, action: 'drain' });
     await expect.poll(() => controls).toEqual(['reload', 'drain']);
     push(message(9));
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing takes it, however long one waits: once drained, the poll that was waiting ends and none follows.
+    await expect.poll(polling).toBe(0);
     expect(replies()).toEqual([]);
     expect(inbox.depth).toBe(1);
     await w.stop(100);

@@ -1,9 +1,7 @@
 // Which of the new tools a runtime offers, composed as main.ts composes it: web_search only
 // with tools.web.search (and its key), the browser only with tools.browser.enabled, a
 // sandbox and a Chromium — otherwise off, with a warning in the heartbeat saying why.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
@@ -18,6 +16,7 @@ import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const started: AgentRuntime[] = [];
 afterAll(() => Promise.all(started.map((r) => r.stop(0))));
@@ -25,7 +24,7 @@ afterAll(() => Promise.all(started.map((r) => r.stop(0))));
 async function start(tools: Record<string, unknown>, secrets: Record<string, string>, sandbox: (ws: string) => Promise<SandboxChoice | undefined>) {
   const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { deny: ['exec'], ...tools };
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-web-tools-'));
+  const workspace = tempDir('cf-web-tools-');
   const env = await readRuntimeEnv(
     {
       CLAWFLEET_AGENT_ID: 'fran',

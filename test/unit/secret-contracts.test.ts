@@ -2,8 +2,7 @@
 // stored secret looks like (a JSON object of named strings) and which names an agent needs —
 // so the config, the CLI, the importer, the infra script, the stores and the runtime agree.
 // Every refusal names what is wrong and never repeats a value.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSecretValues } from '../../infra/secrets.ts';
@@ -16,6 +15,7 @@ import { secretsNeeded } from '../../shared/secrets/agent-secrets.ts';
 import { parseSecretObject, parseSecretsFile, SECRET_NAME, secretInFile } from '../../shared/secrets/secret-values.ts';
 import { captureIO } from './cli-io.ts';
 import { runCli } from '../../cli/main.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const VALUE = 'sk-contract-test-value-0123456789';
 
@@ -53,7 +53,7 @@ describe('a secret name', () => {
       expect(config([name])).not.toThrow();
       expect(parseSecretValues(JSON.stringify({ [name]: VALUE }))).toEqual({ [name]: VALUE });
     }
-    const dir = mkdtempSync(join(tmpdir(), 'cf-secret-name-'));
+    const dir = tempDir('cf-secret-name-');
     writeFileSync(
       join(dir, 'clawfleet.json'),
       JSON.stringify({
@@ -100,7 +100,7 @@ describe('a stored secret', () => {
       message: 'secret "f.json: bad" must be a JSON object whose values are strings',
     });
 
-    const dir = mkdtempSync(join(tmpdir(), 'cf-secrets-file-'));
+    const dir = tempDir('cf-secrets-file-');
     const path = join(dir, 'secrets.json');
     writeFileSync(path, JSON.stringify({ good: { A: VALUE }, bad: [VALUE] }));
     // Local mode reads every secret at start: a bad one stops it, named, without its value.
@@ -155,7 +155,7 @@ describe('the secrets an agent needs', () => {
     const missing = missingSecrets(fran, { GRAPH_TOKEN: VALUE, WIKI_TOKEN: VALUE }, { modelKeys: true });
     expect(missing.map((m) => m.name)).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'FILES_TOKEN']);
     expect(JSON.stringify(missing)).not.toContain(VALUE);
-    const dir = mkdtempSync(join(tmpdir(), 'cf-secrets-needed-'));
+    const dir = tempDir('cf-secrets-needed-');
     writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
     writeFileSync(join(dir, 'clawfleet.secrets.json'), JSON.stringify({ 'clawfleet/demo/agents/fran': { GRAPH_TOKEN: VALUE, WIKI_TOKEN: VALUE } }));
     const io = captureIO({ cwd: dir });

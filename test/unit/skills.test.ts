@@ -5,8 +5,7 @@
 // child process: test/integration/skills-local-fleet.test.ts.
 import { queueLocalMessage, replySent } from '../support/memory-turn.ts';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
@@ -22,6 +21,7 @@ import { agentSkills, agentSkillSources } from '../../runtime-image/src/skills/a
 import { discoverSkills, pathHost, type SkillHost } from '../../runtime-image/src/skills/discover.ts';
 import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
 import { parseSkillFile } from '../../runtime-image/src/skills/skill-file.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const skillMd = (front: string, body = 'Do the thing.') => `---\n${front}\n---\n\n# Instructions\n${body}\n`;
 
@@ -35,7 +35,7 @@ const host = (bins: string[] = [], env: string[] = []): SkillHost => ({
   hasBinary: (b) => bins.includes(b),
   hasEnv: (v) => env.includes(v),
 });
-const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const tmp = tempDir;
 
 describe('a SKILL.md', () => {
   it('gives its name, description and OpenClaw requirements (metadata.openclaw, as YAML or as one-line JSON)', () => {

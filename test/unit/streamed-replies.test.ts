@@ -56,7 +56,8 @@ function slowModel(text: string, drafted: () => number, stopAfterPieces?: number
         if (stopAfterPieces !== undefined && i + 1 >= stopAfterPieces && !req.signal?.aborted)
           await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
         if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
-        await until(() => drafted() > before || req.signal?.aborted === true, 3_000).catch(() => {});
+        // A piece no draft follows (none is due) lets the model go on after a while: generous, so a busy machine's late draft still counts.
+        await until(() => drafted() > before || req.signal?.aborted === true, 10_000).catch(() => {});
       }
       return { ok: true, message: assistantMessage('scripted/slow', [{ type: 'text', text }]) };
     },
@@ -191,7 +192,7 @@ describe('streamed replies', () => {
   it.each([
     ['a private chat', PRIVATE],
     ['a group', GROUP],
-  ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 20_000 }, async (_name, chatId) => {
+  ])('still gives exactly one final message in %s when the runtime dies mid-stream and the turn is redone', { timeout: 90_000 }, async (_name, chatId) => {
     {
       const t0 = mark();
       const p = plane(chatId);
@@ -199,7 +200,7 @@ describe('streamed replies', () => {
       // First attempt: two drafts out, then the process is gone (nothing more leaves it).
       const killed = new AbortController();
       const first = runTurn(turnRequestFor(message), p.runtime(slowModel(ANSWER, p.drafts, 4)), killed.signal);
-      await until(() => p.drafts() >= 2, 5_000);
+      await until(() => p.drafts() >= 2, 20_000);
       killed.abort();
       expect(await first).toBe('aborted');
       // The message is redelivered to the next runtime, which does the turn again.
@@ -214,7 +215,7 @@ describe('streamed replies', () => {
     }
   });
 
-  it('slows drafts down on a 429: none is shown while the chat says wait, and they resume after it', { timeout: 20_000 }, async () => {
+  it('slows drafts down on a 429: none is shown while the chat says wait, and they resume after it', { timeout: 90_000 }, async () => {
     const t0 = mark();
     const p = plane(PRIVATE);
     const message = await p.admit(8);
@@ -253,7 +254,8 @@ describe('streamed replies', () => {
     // …while the reply went out as soon as the model was done, well inside the pause, not after it.
     const finals = calls.filter((c) => c.method === 'sendMessage');
     expect(finals).toHaveLength(1);
-    expect(finals[0]!.at - written).toBeLessThan(2_000);
+    // (A generous bound: half the pause tells "at once" from "after the pause" on however busy a machine.)
+    expect(finals[0]!.at - written).toBeLessThan(15_000);
     expect(finals[0]!.at).toBeLessThan(refused!.at + 30_000);
   });
 
@@ -486,7 +488,7 @@ function paragraphModel(paragraphs: string[], blocks: () => number, stopAfter?: 
         if (stopAfter !== undefined && i + 1 >= stopAfter && !req.signal?.aborted)
           await new Promise((r) => req.signal?.addEventListener('abort', r, { once: true }));
         if (req.signal?.aborted) return { ok: false, error: 'aborted', retriable: false };
-        if (i > 0) await until(() => blocks() >= i || req.signal?.aborted === true, 3_000);
+        if (i > 0) await until(() => blocks() >= i || req.signal?.aborted === true, 20_000);
       }
       return { ok: true, message: assistantMessage('scripted/paragraphs', [{ type: 'text', text: paragraphs.join('\n\n') }]) };
     },
@@ -550,7 +552,7 @@ describe('block streaming', () => {
     const blocks = () => p.handled.filter((e) => e.kind === 'block').length;
     const killed = new AbortController();
     const first = runTurn(turnRequestFor(message), p.runtime(paragraphModel(PARAGRAPHS, blocks, 3)), killed.signal);
-    await until(() => blocks() >= 2, 5_000);
+    await until(() => blocks() >= 2, 20_000);
     killed.abort();
     expect(await first).toBe('aborted');
     const dead = p.handled.filter((e) => e.kind === 'block').map((e) => e.id);

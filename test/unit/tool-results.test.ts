@@ -2,9 +2,7 @@
 // agent's own secret values masked (before they are cut, so half a key never slips
 // through), content from outside wrapped as untrusted after the cut (so its end marker is
 // never cut off), the final answer masked too, and hook messages wrapped on the way in.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Message } from '@mariozechner/pi-ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -20,6 +18,7 @@ import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
 import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/untrusted-content.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-proj-9f8e7d6c5b4a39281706';
 const OTHER_AGENTS_KEY = 'sk-proj-0000-not-this-agents';
@@ -58,7 +57,7 @@ const page = defineTool({
 });
 
 function setup(model: ModelClient, limits: Partial<typeof defaultTurnLimits> = {}) {
-  const workspace = mkdtempSync(join(tmpdir(), 'cf-results-'));
+  const workspace = tempDir('cf-results-');
   const outbox = new InMemoryOutbox();
   const tools: AgentTool[] = [printer, dotenv, page];
   const transcripts = new TranscriptStore(workspace);

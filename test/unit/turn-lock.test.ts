@@ -2,13 +2,13 @@
 // running and goes before those that ask later, and nothing new is taken while it is due;
 // attempts counted per inbound message survive in the workspace, are taken back after a
 // drain, and anything planted in their place counts as nothing and is never written through.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
 import { TurnLock } from '../../runtime-image/src/turn-lock.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 function gate() {
   let open!: () => void;
@@ -68,7 +68,7 @@ describe('TurnLock', () => {
 });
 
 describe('WorkspaceAttemptLog', () => {
-  const workspace = () => mkdtempSync(join(tmpdir(), 'cf-attempts-'));
+  const workspace = () => tempDir('cf-attempts-');
 
   it('counts attempts per inbound across instances (a new runtime reads what the dead one wrote), takes one back, and clears', async () => {
     const ws = workspace();
@@ -97,7 +97,7 @@ describe('WorkspaceAttemptLog', () => {
     execFileSync('mkfifo', [join(dir, file!)]);
     expect(await log.count('tg.fran.1')).toBe(0);
     // The folder replaced by a link out of the workspace: refused, nothing written outside.
-    const outside = mkdtempSync(join(tmpdir(), 'cf-outside-'));
+    const outside = tempDir('cf-outside-');
     execFileSync('rm', ['-rf', dir]);
     symlinkSync(outside, dir);
     await expect(log.start('tg.fran.1')).rejects.toThrow(/is a symbolic link, which file tools do not follow/);

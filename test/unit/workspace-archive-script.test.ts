@@ -3,11 +3,11 @@
 // links as links, the workspace emptied but kept; a FIFO is left out and named; a copy that
 // cannot be made removes nothing.
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ARCHIVE_SCRIPT } from '../../infra/workspace-archive-script.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 function runArchive(source: string, root: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -18,7 +18,7 @@ function runArchive(source: string, root: string): Promise<{ code: number; stdou
 }
 
 function mounts() {
-  const dir = mkdtempSync(join(tmpdir(), 'cf-archive-'));
+  const dir = tempDir('cf-archive-');
   const workspace = join(dir, 'workspace');
   const archive = join(dir, 'archive');
   mkdirSync(workspace);

@@ -4,8 +4,7 @@
 // released whatever happens, the task starts only once no runtime task is alive, both ends
 // verify every file, a resumed transfer sends only what is missing, and the dashboard's
 // record is written only for a transfer that completed.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentCompute, InMemoryAgentRegistry, InMemoryQueueDepths } from '../../shared/adapters/memory/in-memory-lifecycle.ts';
@@ -16,8 +15,9 @@ import type { AgentTasks, TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } fro
 import { pullFromAws, pushToAws, type AwsTransferDeps } from '../../cli/workspace/aws-transfer.ts';
 import { keepaliveCheck, readSyncEnv, runSync } from '../../runtime-image/src/workspace-sync.ts';
 import { KEEPALIVE_STALE_MS } from '../../shared/workspace/staging.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
-const tmp = (n: string) => mkdtempSync(join(tmpdir(), `cf-wsaws-${n}-`));
+const tmp = (n: string) => tempDir(`cf-wsaws-${n}-`);
 
 /** The task, played in-process: runSync on `efs` with the shared staging, as the container would. */
 class InProcessRunner implements WorkspaceTaskRunner {

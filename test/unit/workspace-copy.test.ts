@@ -4,31 +4,18 @@
 // and a second run after an interruption writing only what is missing.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyWorkspace } from '../../shared/adapters/fs/copy-workspace.ts';
 import { scanWorkspace } from '../../shared/adapters/fs/workspace-reader.ts';
 import { WorkspaceWriter } from '../../shared/adapters/fs/workspace-writer.ts';
 import { parseManifest, PARTIAL_MARK, WorkspacePathSchema } from '../../shared/workspace/manifest.ts';
+import { tempDir } from '../support/temp-dirs.ts';
 
 const clock = { now: () => 1_700_000_000_000 };
-const tmp = (name: string) => mkdtempSync(join(tmpdir(), `cf-wscopy-${name}-`));
+const tmp = (name: string) => tempDir(`cf-wscopy-${name}-`);
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const copy = (src: string, dst: string, extra: Partial<Parameters<typeof copyWorkspace>[2]> = {}) =>
   copyWorkspace(src, dst, { agentId: 'fran', clock, force: false, ...extra });

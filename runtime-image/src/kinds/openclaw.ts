@@ -243,7 +243,16 @@ async function startOpenclaw(
     );
   };
   const worker = runtimeWorker(parts, {
-    handle: (envelope, signal) => bridgeTurn(turnRequestFor(envelope), deps, signal),
+    handle: async (envelope, signal) => {
+      const req = turnRequestFor(envelope);
+      // A user's reaction (#31) is a note for the next turn, which the gateway keeps no place for (the
+      // control plane queues none for this kind; one queued before a config change is dropped here).
+      if (req.note) {
+        parts.log.info('reaction not kept: the openclaw kind keeps no notes between turns', { envelopeId: envelope.id });
+        return 'silent';
+      }
+      return bridgeTurn(req, deps, signal);
+    },
     giveUp: (envelope, attempts) => bridgeGiveUp(turnRequestFor(envelope), deps, attempts),
     control,
     stop,

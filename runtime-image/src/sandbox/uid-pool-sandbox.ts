@@ -5,7 +5,9 @@
 // /proc/<pid>/environ (PID 1 keeps the task role's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI; the
 // runtime re-executes itself without it, container-credentials.ts) or memory, and when the call
 // ends every process of its uid is killed — `setsid` escapes a process group, not a uid —
-// without touching the concurrent calls of other sessions, which hold other uids.
+// without touching the concurrent calls of other sessions, which hold other uids. A call
+// may run at most TOOL_PROCESS_LIMIT processes, and its processes are the first the kernel
+// kills when the task runs out of memory: a fork bomb or a memory hog ends, not the runtime.
 import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstLine, runShort } from './run-short.ts';
@@ -17,6 +19,9 @@ export interface UidPoolSetup {
   gid: number;
   workspace: string;
   setpriv?: string;
+  /** util-linux's prlimit and choom, which set a call's process limit and OOM score before setpriv drops it (default /usr/bin/…). */
+  prlimit?: string;
+  choom?: string;
   /** A root-owned directory (made mode 0711) where each call gets its private TMPDIR (default /tmp/clawfleet-tools). */
   tmpRoot?: string;
   /** World-writable places a call may leave files in; what its uid left there is removed after it. */
@@ -24,6 +29,21 @@ export interface UidPoolSetup {
 }
 
 const DEFAULT_SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The most processes (threads included: RLIMIT_NPROC counts tasks) one call's uid may run. A
+ * build or a browser stays well under it (Chromium ≈ 200 threads); a fork bomb stops here,
+ * rather than at the task's memory or its pids, where the runtime itself could no longer fork
+ * to end the call (seen in the image tests: the bomb held the container's last pid and its
+ * call was never cleaned up). The hard limit too, so the call cannot raise it back.
+ */
+export const TOOL_PROCESS_LIMIT = 1024;
+/**
+ * The highest OOM score adjustment: when the task runs out of memory, a tool's process goes
+ * before the runtime. (A call can lower its own back to the runtime's 0, never below: that
+ * needs CAP_SYS_RESOURCE; its process limit keeps a crowd of small processes small anyway.)
+ */
+export const TOOL_OOM_SCORE_ADJ = 1000;
 
 /** Waits for a free uid; a call that is cancelled while waiting leaves the queue. */
 class UidPool {
@@ -86,11 +106,15 @@ export class UidPoolSandbox implements Sandbox {
   readonly description: string;
   private readonly pool: UidPool;
   private readonly setpriv: string;
+  private readonly prlimit: string;
+  private readonly choom: string;
   private readonly tmpRoot: string;
 
   constructor(private readonly setup: UidPoolSetup) {
     this.pool = new UidPool(setup.uids);
     this.setpriv = setup.setpriv ?? DEFAULT_SETPRIV;
+    this.prlimit = setup.prlimit ?? '/usr/bin/prlimit';
+    this.choom = setup.choom ?? '/usr/bin/choom';
     // Tool uids cannot create entries here, so none can plant a link where another call's TMPDIR goes.
     this.tmpRoot = setup.tmpRoot ?? '/tmp/clawfleet-tools';
     mkdirSync(this.tmpRoot, { recursive: true, mode: 0o711 });
@@ -117,7 +141,24 @@ export class UidPoolSandbox implements Sandbox {
     }
     let released: Promise<void> | undefined;
     return {
-      launch: { file: this.setpriv, args: [...this.dropTo(uid), ...request.argv], env: { ...request.env, TMPDIR: tmp }, cwd: this.setup.workspace },
+      // choom and prlimit set what setpriv's uid then inherits: raising the hard limit back needs
+      // CAP_SYS_RESOURCE, which the call does not have.
+      launch: {
+        file: this.choom,
+        args: [
+          '-n',
+          String(TOOL_OOM_SCORE_ADJ),
+          '--',
+          this.prlimit,
+          `--nproc=${TOOL_PROCESS_LIMIT}:${TOOL_PROCESS_LIMIT}`,
+          '--',
+          this.setpriv,
+          ...this.dropTo(uid),
+          ...request.argv,
+        ],
+        env: { ...request.env, TMPDIR: tmp },
+        cwd: this.setup.workspace,
+      },
       release: () => (released ??= this.cleanUp(uid, tmp)),
     };
   }

@@ -10,10 +10,14 @@ import type { CronScheduler } from '../../ports.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
 import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
+import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from './dynamo-inbound-origins.ts';
+import { DynamoReactionRates } from './dynamo-reaction-rates.ts';
+import { DynamoSentMessages } from './dynamo-sent-messages.ts';
 import { DynamoPairingStore } from './dynamo-pairing-store.ts';
 import { DynamoRelayRates } from './dynamo-relay-rates.ts';
+import { DynamoSpendCounts } from './dynamo-spend.ts';
 import { DynamoWorkspaceSyncLog } from './dynamo-workspace-sync-log.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from './dynamo-tables.ts';
 import { EcsAgentCompute } from './ecs-agent-compute.ts';
@@ -47,7 +51,15 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
     registry: (cp) => new DynamoAgentRegistry(dynamo(), tables(cp).registry),
     metrics: (cp) => new DynamoAgentMetrics(dynamo(), tables(cp).registry, cp.clock.now),
     relayRates: (cp) => new DynamoRelayRates(dynamo(), tables(cp).origins),
+    spendCounts: (cp) => new DynamoSpendCounts(dynamo(), tables(cp).spend),
+    sentMessages: (cp) => new DynamoSentMessages(dynamo(), tables(cp).origins, cp.clock.now),
+    reactionRates: (cp) => new DynamoReactionRates(dynamo(), tables(cp).origins),
   };
+}
+
+/** Operator alerts' rate counters (λ operator-alerts alone), in the deliveries table beside their claims. */
+export function alertPorts(config: AwsClientConfig = {}): PortFactories {
+  return { alertRates: (cp) => new DynamoAlertRates(sharedDynamo(config), tables(cp).deliveries) };
 }
 
 /** The agents' queues, their depths and DLQs, on one SQS client and one cache of queue URLs. */

@@ -1,10 +1,10 @@
 // Inbound origins in the fleet's origins table: `origin:<inbound id>` holds the record, its
-// relay count and its TTL. DynamoDB reaps expired items lazily, so a read also treats an
+// relay count, its status reaction's state (#31) and its TTL. DynamoDB reaps expired items lazily, so a read also treats an
 // expired one as absent; recording an origin again (a retried event) keeps its relay count.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InboundOriginSchema } from '../../control/origins.ts';
-import type { InboundOrigin, InboundOrigins } from '../../ports.ts';
+import type { InboundOrigin, InboundOrigins, StatusFrom, StatusState } from '../../ports.ts';
 
 const key = (id: string) => ({ pk: `origin:${id}` });
 
@@ -32,6 +32,31 @@ export class DynamoInboundOrigins implements InboundOrigins {
         ExpressionAttributeValues: { ':origin': JSON.parse(JSON.stringify(origin)), ':ms': origin.expiresAt, ':ttl': Math.floor(origin.expiresAt / 1000) },
       }),
     );
+  }
+
+  async advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]): Promise<boolean> {
+    // "unset": no attribute yet.
+    const named = from.filter((s) => s !== 'unset');
+    const allowed = [
+      ...(from.includes('unset') ? ['attribute_not_exists(statusReaction)'] : []),
+      ...(named.length ? [`statusReaction IN (${named.map((_, i) => `:f${i}`).join(', ')})`] : []),
+    ];
+    if (allowed.length === 0) return false;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key(id),
+          UpdateExpression: 'SET statusReaction = :to',
+          ConditionExpression: `attribute_exists(pk) AND expiresAtMs > :now AND (${allowed.join(' OR ')})`,
+          ExpressionAttributeValues: { ':to': to, ':now': this.now(), ...Object.fromEntries(named.map((s, i) => [`:f${i}`, s])) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   async takeRelay(id: string, max: number): Promise<boolean> {

@@ -5,7 +5,8 @@
 // undici (~20 ms and ~15 MB of a runtime's start and idle RSS) for a loopback POST.
 import { Agent, request } from 'node:http';
 import type { OutboundEnvelope } from '../../protocol/envelopes.ts';
-import type { DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../ports.ts';
+import type { LedgerMonth, ReserveOutcome, ReserveRequest, SettleRequest } from '../../budget/ledger.ts';
+import type { DeadLetters, Inbox, Outbox, ReceivedMessage, SpendLedger } from '../../ports.ts';
 
 /**
  * A connection per call, closed after its answer: on loopback one costs well under a
@@ -14,7 +15,7 @@ import type { DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../ports.ts
  */
 const oneShot = new Agent({ keepAlive: false });
 
-export class HttpRuntimeChannel implements Inbox, Outbox, DeadLetters {
+export class HttpRuntimeChannel implements Inbox, Outbox, DeadLetters, SpendLedger {
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
@@ -86,5 +87,19 @@ export class HttpRuntimeChannel implements Inbox, Outbox, DeadLetters {
 
   async put(body: string, reason: string) {
     await this.call('dead-letter', { body, reason });
+  }
+
+  // ── Budgets (#31): this runtime's own ledger, kept by the control plane. The agent is the
+  // token's; the caps and the time are the control plane's own (the request's are not sent).
+  async reserve(_agentId: string, req: ReserveRequest): Promise<ReserveOutcome> {
+    return (await this.call<{ outcome: ReserveOutcome }>('spend', { op: 'reserve', callId: req.callId, micros: req.micros, holdMs: req.holdMs })).outcome;
+  }
+
+  async settle(_agentId: string, req: SettleRequest): Promise<boolean> {
+    return (await this.call<{ settled: boolean }>('spend', { op: 'settle', callId: req.callId, month: req.month, micros: req.micros })).settled;
+  }
+
+  async month(_agentId: string, month: string): Promise<LedgerMonth> {
+    return (await this.call<{ month: LedgerMonth }>('spend', { op: 'month', month })).month;
   }
 }

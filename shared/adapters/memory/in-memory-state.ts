@@ -1,5 +1,6 @@
 // In-memory adapters of the control plane's state ports, for unit tests of the core.
 import type {
+  AlertRates,
   ClaimResult,
   DeadLetters,
   DeliveryLedger,
@@ -8,8 +9,13 @@ import type {
   InboundOrigins,
   PairingRecord,
   PairingStore,
+  ReactionRates,
   RelayRates,
   SecretStore,
+  SentMessageRecord,
+  SentMessages,
+  StatusFrom,
+  StatusState,
   RecordedSessionStats,
   SessionRecord,
   SessionRegistry,
@@ -116,21 +122,51 @@ export class InMemoryPairingStore implements PairingStore {
 }
 
 export class InMemoryInboundOrigins implements InboundOrigins {
-  readonly records = new Map<string, InboundOrigin & { relays?: number }>();
+  readonly records = new Map<string, InboundOrigin & { relays?: number; statusState?: StatusState }>();
   constructor(private readonly now: () => number = Date.now) {}
   async get(id: string) {
     const found = this.records.get(id);
     if (!found || found.expiresAt <= this.now()) return undefined;
-    const { relays: _r, ...origin } = found;
+    const { relays: _r, statusState: _s, ...origin } = found;
     return origin;
   }
   async put(origin: InboundOrigin) {
-    this.records.set(origin.id, { ...origin, relays: this.records.get(origin.id)?.relays });
+    const kept = this.records.get(origin.id);
+    this.records.set(origin.id, { ...origin, relays: kept?.relays, statusState: kept?.statusState });
+  }
+  async advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]) {
+    const found = this.records.get(id);
+    if (!found || found.expiresAt <= this.now() || !from.includes(found.statusState ?? 'unset')) return false;
+    found.statusState = to;
+    return true;
   }
   async takeRelay(id: string, max: number) {
     const found = this.records.get(id);
     if (!found || found.expiresAt <= this.now() || (found.relays ?? 0) >= max) return false;
     found.relays = (found.relays ?? 0) + 1;
+    return true;
+  }
+}
+
+export class InMemorySentMessages implements SentMessages {
+  readonly records = new Map<string, SentMessageRecord>();
+  constructor(private readonly now: () => number = Date.now) {}
+  async put(record: SentMessageRecord) {
+    this.records.set(`${record.accountId}:${record.chatId}:${record.messageId}`, { ...record });
+  }
+  async get(accountId: string, chatId: string, messageId: number) {
+    const found = this.records.get(`${accountId}:${chatId}:${messageId}`);
+    return found && found.expiresAt > this.now() ? { ...found } : undefined;
+  }
+}
+
+export class InMemoryReactionRates implements ReactionRates {
+  readonly counts = new Map<string, number>();
+  async take(chat: string, windowStart: number, _windowMs: number, max: number) {
+    const key = `${chat}@${windowStart}`;
+    const n = this.counts.get(key) ?? 0;
+    if (n >= max) return false;
+    this.counts.set(key, n + 1);
     return true;
   }
 }
@@ -143,5 +179,16 @@ export class InMemoryRelayRates implements RelayRates {
     if (n >= max) return false;
     this.counts.set(key, n + 1);
     return true;
+  }
+}
+
+export class InMemoryAlertRates implements AlertRates {
+  readonly counts = new Map<string, number>();
+  async take(key: string, windowStart: number, _windowMs: number, max: number) {
+    const at = `${key}@${windowStart}`;
+    const n = this.counts.get(at) ?? 0;
+    if (n >= max) return undefined;
+    this.counts.set(at, n + 1);
+    return n + 1;
   }
 }

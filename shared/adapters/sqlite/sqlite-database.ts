@@ -10,8 +10,10 @@ export type StateDatabase = Database.Database;
 /**
  * 2: sessions.blocked_at (a user who blocked the bot), added to version-1 files in place.
  * 3: sessions.stats (what the runtime last reported about the session, for /status), likewise.
+ * 4: inbound_origins.status_reaction (where a message's status reaction stands, #31), likewise;
+ *    sent_messages and reaction_rates (the user's reactions delivered, #31), new tables.
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue_messages (
@@ -83,7 +85,8 @@ CREATE TABLE IF NOT EXISTS inbound_origins (
   id TEXT PRIMARY KEY,
   record TEXT NOT NULL,
   relays INTEGER NOT NULL DEFAULT 0,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  status_reaction TEXT
 );
 -- Agent-to-agent relays per ordered pair and fixed window: the per-pair rate limit.
 CREATE TABLE IF NOT EXISTS relay_rates (
@@ -92,6 +95,25 @@ CREATE TABLE IF NOT EXISTS relay_rates (
   count INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   PRIMARY KEY (pair, window_start)
+);
+-- The bot's messages (#31): whose answer each was, so a user's reaction to one reaches that agent.
+CREATE TABLE IF NOT EXISTS sent_messages (
+  account_id TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  message_id INTEGER NOT NULL,
+  agent_id TEXT NOT NULL,
+  session_key TEXT NOT NULL,
+  thread_id INTEGER,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, chat_id, message_id)
+);
+-- The users' reactions per chat and fixed window (#31): how many reach the agents.
+CREATE TABLE IF NOT EXISTS reaction_rates (
+  chat TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (chat, window_start)
 );
 -- Relayed messages are origins now; the old relay log goes.
 DROP TABLE IF EXISTS relays;
@@ -122,6 +144,8 @@ export function openStateDatabase(path: string): StateDatabase {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions') as { name: string }[];
   if (!columns.some((c) => c.name === 'blocked_at')) db.exec('ALTER TABLE sessions ADD COLUMN blocked_at INTEGER');
   if (!columns.some((c) => c.name === 'stats')) db.exec('ALTER TABLE sessions ADD COLUMN stats TEXT');
+  const originColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('inbound_origins') as { name: string }[];
+  if (!originColumns.some((c) => c.name === 'status_reaction')) db.exec('ALTER TABLE inbound_origins ADD COLUMN status_reaction TEXT');
   // media (#16): a chat line may carry a file (JSON: key, name, type, size); older files gain the column empty.
   const chatColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('chat_lines') as { name: string }[];
   if (!chatColumns.some((c) => c.name === 'file')) db.exec('ALTER TABLE chat_lines ADD COLUMN file TEXT');

@@ -1,8 +1,8 @@
 // Inbound origins on local mode's SQLite file, with the DynamoDB adapter's semantics: an
-// expired origin reads as absent, recording one again keeps its relay count, and counting
-// a relay is one conditional statement.
+// expired origin reads as absent, recording one again keeps its relay count and its status
+// reaction's state (#31), and counting a relay or moving that state is one conditional statement.
 import { InboundOriginSchema } from '../../control/origins.ts';
-import type { InboundOrigin, InboundOrigins } from '../../ports.ts';
+import type { InboundOrigin, InboundOrigins, StatusFrom, StatusState } from '../../ports.ts';
 import type { StateDatabase } from './sqlite-database.ts';
 
 export class SqliteInboundOrigins implements InboundOrigins {
@@ -25,6 +25,17 @@ export class SqliteInboundOrigins implements InboundOrigins {
       .run(origin.id, JSON.stringify(origin), origin.expiresAt);
     // As DynamoDB's TTL, lazily: the writer reaps a few expired rows each time.
     this.db.prepare('DELETE FROM inbound_origins WHERE id IN (SELECT id FROM inbound_origins WHERE expires_at <= ? LIMIT 100)').run(this.now());
+  }
+
+  async advanceStatus(id: string, to: StatusState, from: readonly StatusFrom[]): Promise<boolean> {
+    if (from.length === 0) return false;
+    // "unset": the column is empty.
+    const state = "COALESCE(status_reaction, 'unset')";
+    return (
+      this.db
+        .prepare(`UPDATE inbound_origins SET status_reaction = ? WHERE id = ? AND expires_at > ? AND ${state} IN (${from.map(() => '?').join(', ')})`)
+        .run(to, id, this.now(), ...from).changes === 1
+    );
   }
 
   async takeRelay(id: string, max: number): Promise<boolean> {

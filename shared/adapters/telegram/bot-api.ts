@@ -2,6 +2,7 @@
 // never the request URL, which carries the bot token.
 
 import { ClawfleetError } from '../../errors.ts';
+import type { SentMessage } from '../../ports.ts';
 
 export class TelegramApiError extends Error {
   override name = 'TelegramApiError';
@@ -107,3 +108,9 @@ async function answerOf<T>(method: string, res: Response): Promise<T> {
   if (json?.ok === true) return json.result;
   throw new TelegramApiError(method, json?.error_code ?? res.status, json?.description ?? `HTTP ${res.status}`, json?.parameters?.retry_after);
 }
+
+/** The id of a message Telegram says it sent (a method's Message result), where it says one. */
+export const sentMessage = (result: unknown): SentMessage | undefined => {
+  const id = (result as { message_id?: unknown } | undefined)?.message_id;
+  return typeof id === 'number' && Number.isInteger(id) ? { messageId: id } : undefined;
+};

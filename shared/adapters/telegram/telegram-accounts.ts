@@ -1,7 +1,7 @@
 // The control plane's Telegram bots, one per account: the bot token (a value in the control
 // plane's telegram secret), the webhook secret derived from it, who the bot is (getMe, asked
 // once per token) and one sender per token. The one place tokens are looked up, on AWS and locally.
-import { telegramSecretName } from '../../config/names.ts';
+import { telegramSecretOf } from '../../secrets/telegram-secrets.ts';
 import type { FleetConfig } from '../../config/schema.ts';
 import { ClawfleetError } from '../../errors.ts';
 import type { PortFactories } from '../../control/control-plane.ts';
@@ -13,7 +13,7 @@ import { telegramSender } from './telegram-sender.ts';
 
 export interface TelegramAccountsOptions {
   config: FleetConfig;
-  /** The control plane's secrets; the tokens are values of clawfleet/<fleet>/control/telegram. */
+  /** The control plane's secrets; the tokens are values of its telegram secrets (telegram-secrets.ts says which). */
   secrets: SecretStore;
   /** Where an owner sets a missing token, said in the error: "in Secrets Manager", "in the local secrets file". */
   where: string;
@@ -32,7 +32,7 @@ export class TelegramAccounts implements TelegramBots {
   async token(accountId: string): Promise<string | undefined> {
     const account = this.opts.config.channels.telegram?.accounts[accountId];
     if (!account) throw new ClawfleetError('ACCOUNT_UNKNOWN', `no telegram account "${accountId}"`);
-    return (await this.opts.secrets.get(telegramSecretName(this.opts.config.fleet)))[account.botTokenSecret] || undefined;
+    return (await this.opts.secrets.get(telegramSecretOf(this.opts.config, accountId)))[account.botTokenSecret] || undefined;
   }
 
   /** The account's bot token; SECRET_MISSING while none is set. */
@@ -42,7 +42,7 @@ export class TelegramAccounts implements TelegramBots {
     const name = this.opts.config.channels.telegram!.accounts[accountId]!.botTokenSecret;
     throw new ClawfleetError(
       'SECRET_MISSING',
-      `no bot token for telegram account "${accountId}": no "${name}" under "${telegramSecretName(this.opts.config.fleet)}" ${this.opts.where}`,
+      `no bot token for telegram account "${accountId}": no "${name}" under "${telegramSecretOf(this.opts.config, accountId)}" ${this.opts.where}`,
     );
   }
 

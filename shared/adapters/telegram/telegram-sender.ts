@@ -2,12 +2,21 @@
 // Streamed answers: a private chat gets sendMessageDraft (an ephemeral bubble the final
 // sendMessage replaces), a group a preview message (sendMessage) that editMessageText grows
 // and the final reply's first part replaces in place.
-import { PermanentDeliveryError, RetryLaterError, type ChannelSender, type ChannelTarget, type OutgoingFile, type SendOptions } from '../../ports.ts';
+import {
+  PermanentDeliveryError,
+  RetryLaterError,
+  type ChannelSender,
+  type ChannelTarget,
+  type OutgoingFile,
+  type SendOptions,
+  type SentMessage,
+} from '../../ports.ts';
 import { captionFits, voiceSender } from './telegram-voice.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
+import { GENERAL_TOPIC_ID } from '../../config/telegram-groups.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
 import { telegramChunks } from '../../telegram/telegram-chunks.ts';
-import { TelegramApiError, type BotApi } from './bot-api.ts';
+import { sentMessage, TelegramApiError, type BotApi } from './bot-api.ts';
 
 const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
   photo: 'sendPhoto',
@@ -21,9 +30,12 @@ const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
 const PROCESSED = new Set<OutgoingFile['kind']>(['photo', 'video', 'animation']);
 
 export function telegramSender(api: BotApi): ChannelSender {
-  const where = (target: ChannelTarget) => {
+  // A forum's General topic (1) takes messages without a thread id: Telegram refuses sends to thread 1
+  // ("message thread not found"), though "typing…" there needs it (as OpenClaw has it).
+  const where = (target: ChannelTarget, opts: { typing?: boolean } = {}) => {
     if (target.channel !== 'telegram') throw new Error(`telegram sender given a ${target.channel} target`);
-    return { chat_id: target.chatId, ...(target.threadId !== undefined ? { message_thread_id: target.threadId } : {}) };
+    const thread = target.threadId !== undefined && (target.threadId !== GENERAL_TOPIC_ID || opts.typing) ? { message_thread_id: target.threadId } : {};
+    return { chat_id: target.chatId, ...thread };
   };
   const guarded = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
@@ -64,12 +76,13 @@ export function telegramSender(api: BotApi): ChannelSender {
     }
   };
   // Formatted first; if Telegram cannot parse our markup, the same text goes out plain.
-  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions) => {
-    await formatted(
+  const sendText = async (target: ChannelTarget, text: string, opts?: SendOptions): Promise<SentMessage | void> => {
+    const sent = await formatted<{ message_id?: unknown } | undefined>(
       'sendMessage',
       { ...where(target), ...thread(opts?.replyToMessageId), ...keyboard(opts), link_preview_options: { is_disabled: true } },
       text,
     );
+    return sentMessage(sent);
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
@@ -96,7 +109,7 @@ export function telegramSender(api: BotApi): ChannelSender {
     // Split after conversion, on Markdown block boundaries: no part carries broken markup.
     chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
-    sendTyping: async (target) => void (await call('sendChatAction', { ...where(target), action: 'typing' })),
+    sendTyping: async (target) => void (await call('sendChatAction', { ...where(target, { typing: true }), action: 'typing' })),
     sendFile,
     react: async (target, messageId, emoji) =>
       void (await call('setMessageReaction', { chat_id: where(target).chat_id, message_id: messageId, reaction: emoji ? [{ type: 'emoji', emoji }] : [] })),
@@ -130,8 +143,9 @@ export function telegramSender(api: BotApi): ChannelSender {
       } catch (err) {
         // The preview is gone (deleted by someone): the answer is sent as a new message instead.
         if (!(err instanceof PermanentDeliveryError) || !/message to edit not found|message can't be edited/i.test(err.message)) throw err;
-        await sendText(target, text, opts);
+        return sendText(target, text, opts);
       }
+      return { messageId: previewMessageId };
     },
     answerButtonPress: async (queryId) => void (await call('answerCallbackQuery', { callback_query_id: queryId })),
     // Spoken replies and progress statuses (#31): telegram-voice.ts.

@@ -5,7 +5,7 @@
 // VOICE_MESSAGES_FORBIDDEN: that is a VoiceRefusedError, and the outbox sends the text instead.
 import { PermanentDeliveryError, VoiceRefusedError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
 import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
-import type { BotApi } from './bot-api.ts';
+import { sentMessage, type BotApi } from './bot-api.ts';
 
 /** Telegram's limit for a caption, in characters as sent. */
 export const TELEGRAM_MAX_CAPTION = 1024;
@@ -27,22 +27,24 @@ export function voiceSender(
       ...(opts?.buttons ? { reply_markup: { inline_keyboard: opts.buttons.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))) } } : {}),
       ...(voice.durationSeconds !== undefined ? { duration: voice.durationSeconds } : {}),
     };
-    const send = (caption: Record<string, unknown>) =>
-      guarded(() =>
-        upload.call(api, 'sendVoice', { ...params, ...caption }, { field: 'voice', fileName: 'voice.ogg', mimeType: 'audio/ogg', bytes: voice.bytes }),
+    const send = async (caption: Record<string, unknown>) =>
+      sentMessage(
+        await guarded(() =>
+          upload.call(api, 'sendVoice', { ...params, ...caption }, { field: 'voice', fileName: 'voice.ogg', mimeType: 'audio/ogg', bytes: voice.bytes }),
+        ),
       );
     try {
       const caption = opts?.caption;
-      if (caption === undefined) return void (await send({}));
+      if (caption === undefined) return await send({});
       const html = markdownToTelegramHtml(caption);
       if (html.length <= TELEGRAM_MAX_CAPTION) {
         try {
-          return void (await send({ caption: html, parse_mode: 'HTML' }));
+          return await send({ caption: html, parse_mode: 'HTML' });
         } catch (err) {
           if (!(err instanceof PermanentDeliveryError) || !/can't parse entities/i.test(err.message)) throw err;
         }
       }
-      await send({ caption: caption.slice(0, TELEGRAM_MAX_CAPTION) });
+      return await send({ caption: caption.slice(0, TELEGRAM_MAX_CAPTION) });
     } catch (err) {
       if (err instanceof PermanentDeliveryError && /VOICE_MESSAGES_FORBIDDEN/.test(err.message)) throw new VoiceRefusedError(err.message, { cause: err });
       throw err;

@@ -104,7 +104,12 @@ export const anthropicMessages: WireApi = {
       content: blocks(reply, ctx),
       stop_reason: stopReason(reply),
       stop_sequence: null,
-      usage: { input_tokens: ctx.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens(reply) },
+      usage: {
+        input_tokens: reply.usage?.input ?? ctx.inputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: reply.usage?.output ?? outputTokens(reply),
+      },
     };
   },
 
@@ -117,7 +122,7 @@ export const anthropicMessages: WireApi = {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: ctx.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+      usage: { input_tokens: reply.usage?.input ?? ctx.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
     };
     const frames = [event('message_start', { message })];
     blocks(reply, ctx).forEach((block, index) => {
@@ -133,7 +138,12 @@ export const anthropicMessages: WireApi = {
       for (const delta of deltas) frames.push(event('content_block_delta', { index, delta }));
       frames.push(event('content_block_stop', { index }));
     });
-    frames.push(event('message_delta', { delta: { stop_reason: stopReason(reply), stop_sequence: null }, usage: { output_tokens: outputTokens(reply) } }));
+    frames.push(
+      event('message_delta', {
+        delta: { stop_reason: stopReason(reply), stop_sequence: null },
+        usage: { output_tokens: reply.usage?.output ?? outputTokens(reply) },
+      }),
+    );
     frames.push(event('message_stop', {}));
     return frames;
   },

@@ -22,6 +22,8 @@ export interface ModelReply {
   delayMs?: number;
   /** Wait after each streamed frame: a model that writes slowly (streamed replies). */
   frameDelayMs?: number;
+  /** The token counts to report (budgets, #31); default: estimated from the request and the reply. */
+  usage?: { input: number; output: number };
 }
 
 /** What each wire module provides; the server does routing, check order, scripting and recording. */

@@ -43,11 +43,12 @@ function finishReason(reply: ModelReply): 'tool_calls' | 'stop' {
 }
 
 function usage(reply: ModelReply, ctx: ReplyContext) {
-  const completion = outputTokens(reply);
+  const completion = reply.usage?.output ?? outputTokens(reply);
+  const prompt = reply.usage?.input ?? ctx.inputTokens;
   return {
-    prompt_tokens: ctx.inputTokens,
+    prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: ctx.inputTokens + completion,
+    total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };

@@ -25,6 +25,7 @@
 // descriptor to its path and opens that as the unprivileged user. A fleet run by anyone else
 // needs one stage: bwrap as that user makes the user namespace, the box is that user.
 import { lstatSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { ClawfleetError } from '../shared/errors.ts';
 import { inside, realOrUndefined, systemView } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
@@ -228,4 +229,15 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A boxed runtime's exit as the runtime itself ended: bwrap exits 128 + N when the process it
+ * runs is killed by signal N (a runtime SIGKILLed by hand or by the OOM killer), so that code is
+ * the signal again, as a plain child's exit reports it. (The runtime itself exits 0 or 1.)
+ */
+export function exitThroughBox(code: number | null, signal: string | null): { code: number | null; signal: string | null } {
+  if (signal !== null || code === null || code <= 128) return { code, signal };
+  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+  return name ? { code: null, signal: name } : { code, signal };
 }

@@ -16,7 +16,7 @@ import type { RuntimeConfig } from '../shared/config/resolve.ts';
 import { runtimeLaunch } from './runtime-entry.ts';
 import { giveToBox } from './box-owner.ts';
 import { processBelow } from './process-below.ts';
-import { boxCommand, boxReadOnly, type BoxSetup } from './runtime-box.ts';
+import { boxCommand, boxReadOnly, exitThroughBox, type BoxSetup } from './runtime-box.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
 import type { Logger } from '../shared/log.ts';
@@ -355,7 +355,10 @@ export class Supervisor {
     // first leaves the runtime inside a moment longer (its pid namespace dies after), and the
     // next runtime of the agent must not start, nor its messages be released, while it lives.
     // Everything in the box holds that output; nothing the runtime starts inherits it.
-    child.once('close', (code, signal) => this.exited(m, child, code, signal));
+    child.once('close', (code, signal) => {
+      const exit = start.boxed ? exitThroughBox(code, signal) : { code, signal };
+      this.exited(m, child, exit.code, exit.signal);
+    });
     child.once('exit', () => {
       const held = setTimeout(() => {
         this.log.warn('runtime exited but its output is still open; closing it', { agentId: spec.agentId });

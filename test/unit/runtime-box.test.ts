@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { boxingHere } from '../../local/box-check.ts';
 import { giveToBox } from '../../local/box-owner.ts';
-import { BOX_GID, BOX_UID, boxCommand, boxReadOnly } from '../../local/runtime-box.ts';
+import { BOX_GID, BOX_UID, boxCommand, boxReadOnly, exitThroughBox } from '../../local/runtime-box.ts';
 import { watchLifeline, type LifelineSignal } from '../../runtime-image/src/lifeline.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -104,6 +104,22 @@ describe('the box’s arguments', () => {
     );
     // The binds are the first stage's: the second sees them through its --bind / /.
     expect(line.indexOf('--bind /srv/state/workspaces/fran')).toBeLessThan(line.indexOf('setpriv'));
+  });
+});
+
+describe('a boxed runtime’s exit', () => {
+  it('is the signal that killed the runtime where bwrap says 128 + its number, and otherwise as bwrap ended', () => {
+    expect(exitThroughBox(137, null)).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(exitThroughBox(143, null)).toEqual({ code: null, signal: 'SIGTERM' });
+    // The runtime's own exits, bwrap's own failure, and bwrap itself killed (after the grace) stay as they are.
+    for (const [code, signal] of [
+      [0, null],
+      [1, null],
+      [128, null],
+      [null, 'SIGKILL'],
+      [250, null],
+    ] as const)
+      expect(exitThroughBox(code, signal)).toEqual({ code, signal });
   });
 });
 

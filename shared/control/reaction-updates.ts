@@ -17,7 +17,7 @@ import type { MessageReaction } from '../telegram/update.ts';
 import { decideAccess } from './access.ts';
 import { newOrigin } from './origins.ts';
 import { reactionNotificationsMode } from './streaming.ts';
-import type { HttpResult, TelegramWebhookDeps } from './telegram-webhook.ts';
+import type { HttpResult, TelegramWebhookDeps } from './telegram-webhook-deps.ts';
 
 /** At most this many reactions per chat reach the agents in each window: OpenClaw's agent-to-agent figure, 20 per 10 minutes. */
 export const REACTION_RATE = { max: 20, windowMs: 10 * 60_000 } as const;

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as z from '../shared/zod.ts';
-import { lambdaComputePorts, mediaPorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { lambdaComputePorts, mediaPorts } from '../shared/adapters/aws/control-ports.ts';
 import { parseConfigText } from '../shared/config/load.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
@@ -105,14 +105,4 @@ function inProcessCompute(): PortFactories {
       };
     },
   };
-}
-
-/** Agents' own cron jobs, where the CDK app gave this function λ cron-dispatch's ARN and the scheduler's role (λ outbox). */
-export function agentSchedules(env: LambdaEnv): PortFactories {
-  if (!env.CLAWFLEET_CRON_FUNCTION_ARN || !env.CLAWFLEET_SCHEDULER_ROLE_ARN) return {};
-  return schedulerPorts({
-    functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
-    roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
-    deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN,
-  });
 }

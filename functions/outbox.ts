@@ -5,7 +5,8 @@ import { alertPorts, dynamoPorts, secretsManagerPorts, sqsPorts } from '../share
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { processOutboxBatch } from '../shared/control/outbox-batch.ts';
 import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
-import { agentSchedules, askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
+import { agentSchedules } from './agent-schedules.ts';
+import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 
 /** The fields of an SQS event record that λ outbox reads. */
 export interface SqsRecord {

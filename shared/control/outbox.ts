@@ -234,7 +234,7 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     return;
   }
   const channel = await deps.channel(target);
-  const parts = channel.chunk ? channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
+  const parts = channel.chunk ? await channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
   const threading = target.channel === 'telegram' && origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
   // The answer's first message is its first block when blocks went out before the reply.
   const firstOfAnswer = isReply ? envelope.afterBlocks === undefined : envelope.index === 1;
@@ -251,7 +251,7 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     return reject('MEDIA_NOT_OWNED', `voice key "${voice.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
   }
   if (voice && !deps.media) deps.log.warn('voice not sent: this control plane has no media store; the reply goes as text', ctx);
-  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
+  const messages = await replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
 
   for (const [m, message] of messages.entries()) {
     const claim = await deps.ledger.claim(message.key, deps.clock.now(), DELIVERY_LEASE_MS);

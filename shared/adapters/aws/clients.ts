@@ -4,7 +4,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
@@ -15,19 +14,17 @@ export interface AwsClientConfig {
 }
 
 /** Every client retries a throttled or failed call twice before its caller hears of it. */
-const settings = (config: AwsClientConfig) => ({ ...config, maxAttempts: 3 });
+export const clientSettings = (config: AwsClientConfig) => ({ ...config, maxAttempts: 3 });
 
-export const sqsClient = (config: AwsClientConfig = {}) => new SQSClient(settings(config));
+export const sqsClient = (config: AwsClientConfig = {}) => new SQSClient(clientSettings(config));
 
 /** DynamoDB with plain JavaScript values; an undefined field is left out of the item. */
 export const dynamoDocumentClient = (config: AwsClientConfig = {}) =>
-  DynamoDBDocumentClient.from(new DynamoDBClient(settings(config)), { marshallOptions: { removeUndefinedValues: true } });
+  DynamoDBDocumentClient.from(new DynamoDBClient(clientSettings(config)), { marshallOptions: { removeUndefinedValues: true } });
 
-export const secretsManagerClient = (config: AwsClientConfig = {}) => new SecretsManagerClient(settings(config));
+export const secretsManagerClient = (config: AwsClientConfig = {}) => new SecretsManagerClient(clientSettings(config));
 
-export const ecsClient = (config: AwsClientConfig = {}) => new ECSClient(settings(config));
-
-export const schedulerClient = (config: AwsClientConfig = {}) => new SchedulerClient(settings(config));
+export const ecsClient = (config: AwsClientConfig = {}) => new ECSClient(clientSettings(config));
 
 export interface AwsClients {
   sqs: SQSClient;

@@ -3,12 +3,11 @@
 // client is built once, when the first of its ports is.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { outboxDlqName, scheduleGroupName, tableNames } from '../../config/names.ts';
+import { outboxDlqName, tableNames } from '../../config/names.ts';
 import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
 import { ClawfleetError } from '../../errors.ts';
-import type { CronScheduler } from '../../ports.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
-import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
+import { dynamoDocumentClient, ecsClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
 import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
@@ -21,7 +20,6 @@ import { DynamoSpendCounts } from './dynamo-spend.ts';
 import { DynamoWorkspaceSyncLog } from './dynamo-workspace-sync-log.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from './dynamo-tables.ts';
 import { EcsAgentCompute } from './ecs-agent-compute.ts';
-import { EventBridgeCronScheduler, type SchedulerTarget } from './eventbridge-cron-scheduler.ts';
 import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { SecretsManagerStore } from './secrets-manager-store.ts';
 import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
@@ -94,21 +92,6 @@ export function lambdaComputePorts(holder: string, config: AwsClientConfig = {})
 /** Sets agents' ECS services itself: λ compute only (IAM refuses every other deployed function). */
 export function ecsComputePorts(config: AwsClientConfig = {}): PortFactories {
   return { compute: (cp) => new EcsAgentCompute(ecsClient(config), cp.config.fleet) };
-}
-
-/**
- * Agents' own cron jobs as schedules in the fleet's EventBridge Scheduler group, invoking
- * λ cron-dispatch. Its client is built at the first cron request, not with λ outbox: most
- * outbox records are replies, and the scheduler's client is a tenth of the function's start-up.
- */
-export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: AwsClientConfig = {}): PortFactories {
-  return {
-    scheduler: (cp) => {
-      let built: CronScheduler | undefined;
-      const scheduler = () => (built ??= new EventBridgeCronScheduler(schedulerClient(config), { group: scheduleGroupName(cp.config.fleet), ...target }));
-      return { put: (s) => scheduler().put(s), delete: (name) => scheduler().delete(name), list: (prefix) => scheduler().list(prefix) };
-    },
-  };
 }
 
 /** Pairing requests (the registry table): the Telegram webhook asks for them, the dashboard approves them. */

@@ -7,7 +7,7 @@ import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { ClawfleetError, formatPath } from '../shared/errors.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = awsControlPlane('cron-dispatch', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('cron-dispatch', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
 const deps = cp.cronDispatchDeps();
 
 export async function handler(event: unknown): Promise<{ queued?: string; skipped?: string }> {

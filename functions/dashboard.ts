@@ -23,7 +23,14 @@ export interface DashboardUrlResult extends FunctionUrlResult {
 /** The queue chart's samples: taken when the overview is read, at most once a minute per container. */
 const SAMPLE_EVERY_MS = 60_000;
 
-const cp = awsControlPlane('dashboard', (env) => [dynamoPorts(), pairingPorts(), workspaceSyncPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('dashboard', (env) => [
+  dynamoPorts(),
+  pairingPorts(),
+  workspaceSyncPorts(),
+  sqsPorts(),
+  secretsManagerPorts(),
+  askingCompute(env),
+]);
 const secretId = dashboardSecretName(cp.config.fleet);
 const sources: DashboardSources = {
   config: cp.config,

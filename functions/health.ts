@@ -6,7 +6,7 @@ import { healthTick } from '../shared/control/health.ts';
 import { sampleQueueDepths } from '../shared/dashboard/fleet-view.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = awsControlPlane('health', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('health', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
 const lifecycle = cp.requireLifecycle();
 const sampling = cp.queueSampleDeps();
 

@@ -5,7 +5,7 @@ import { handleHook } from '../shared/control/hooks.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = awsControlPlane('hooks', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('hooks', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
 const deps = cp.hooksDeps();
 
 export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {

@@ -17,7 +17,7 @@ export interface SqsRecord {
   attributes: { MessageGroupId?: string; ApproximateReceiveCount?: string };
 }
 
-const cp = awsControlPlane('outbox', (env) => [
+const cp = await awsControlPlane('outbox', (env) => [
   dynamoPorts(),
   // Spend alarms (#31) go to the operator through the operator channel, with its rate counters.
   alertPorts(),

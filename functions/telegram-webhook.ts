@@ -5,7 +5,7 @@ import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
 import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = awsControlPlane('telegram-webhook', (env) => [
+const cp = await awsControlPlane('telegram-webhook', (env) => [
   dynamoPorts(),
   pairingPorts(),
   sqsPorts(),

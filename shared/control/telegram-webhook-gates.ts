@@ -5,9 +5,8 @@ import { errorFields } from '../log.ts';
 import type { ChannelTarget } from '../ports.ts';
 import type { Route } from '../routing/route.ts';
 import { budgetRefusal } from './budget-gate.ts';
-import { answerPlaneCommand } from './command-answers.ts';
 import type { PlaneCommand } from './commands.ts';
-import { storeInboundMedia, type InboundMedia, type InboundMediaDeps } from './inbound-media.ts';
+import type { InboundMedia, InboundMediaDeps } from './inbound-media.ts';
 import { DEDUPE_TTL_MS, unavailable, type HttpResult, type TelegramWebhookDeps, type UpdateContext } from './telegram-webhook-deps.ts';
 import type { SaidMessage } from './telegram-webhook-message.ts';
 
@@ -25,6 +24,7 @@ export async function answerCommand(name: PlaneCommand, said: SaidMessage, at: G
   const { message, peer } = said;
   const cmdCtx = { ...at.ctx, envelopeId: at.id, agentId: at.target.agentId, command: name };
   try {
+    const { answerPlaneCommand } = await import('./command-answers.ts');
     const outcome = await answerPlaneCommand(
       {
         name,
@@ -90,6 +90,7 @@ export async function refuseOverBudget(at: Gated, replyTo: number | undefined, d
 /** The message's file, kept for the agent; a passing failure answers 503 so Telegram retries the update. */
 export async function fetchMedia(message: unknown, at: Gated, deps: TelegramWebhookDeps, media: InboundMediaDeps): Promise<InboundMedia | HttpResult> {
   try {
+    const { storeInboundMedia } = await import('./inbound-media.ts');
     return await storeInboundMedia(message, { accountId: at.ctx.accountId, agentId: at.target.agentId, envelopeId: at.id }, media);
   } catch (err) {
     const ctx = { accountId: at.ctx.accountId, envelopeId: at.id, agentId: at.target.agentId };

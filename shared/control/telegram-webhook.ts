@@ -3,13 +3,13 @@
 // control-plane command, dedupe, check the budget, fetch its file, then record the message's
 // origin (whom its answer reaches) and the session's last direct route, and queue it. It answers
 // 200 only once the message is durably queued; any failure after authentication is a 5xx, so
-// Telegram retries.
+// Telegram retries. What only some updates need (a reaction's rules, a command's answer, an
+// attachment's fetch) is imported on their path, so a Lambda's cold start does not load it.
 import { telegramInboundId } from '../protocol/ids.ts';
 import { route } from '../routing/route.ts';
 import type { ChannelTarget } from '../ports.ts';
 import { replyQuoteOf } from '../telegram/others-words.ts';
 import type { InboundMedia } from './inbound-media.ts';
-import { admitReaction } from './reaction-updates.ts';
 import { reactionPlanFor, showQueued } from './status-reactions.ts';
 import { streamRequestFor } from './streaming.ts';
 import { admitSender } from './telegram-webhook-access.ts';
@@ -30,8 +30,10 @@ export async function handleTelegramWebhook(req: WebhookRequest, deps: TelegramW
   if ('status' in read) return read;
   const { update, raw } = read;
   const ctx = { accountId: req.accountId, updateId: update.update_id };
-  // A user's reaction (#31): a note for the agent, with rules of its own (reaction-updates.ts).
-  if (update.message_reaction && !update.message && !update.callback_query) return admitReaction(update.message_reaction, ctx, deps);
+  // A user's reaction (#31): a note for the agent, with rules of its own (reaction-updates.ts,
+  // loaded for reactions only: in a Lambda bundle a chunk the other updates never load).
+  if (update.message_reaction && !update.message && !update.callback_query)
+    return (await import('./reaction-updates.ts')).admitReaction(update.message_reaction, ctx, deps);
   const press = update.callback_query;
   // A button press is answered at once, whatever becomes of it, so the button stops spinning.
   if (press) await answerPress(req.accountId, press, deps);

@@ -19,8 +19,6 @@ import { tempDir } from '../support/temp-dirs.ts';
  * requests need waits in chunks of its own (function-bundling.ts), so it counts apart (LAZY).
  */
 const MAX_START_BYTES = 400 * 1000;
-/** Until the next commits of #32 load the outbox's and the webhook's rarer steps on demand. */
-const INTERIM: Record<string, number> = { outbox: 402 * 1000, 'telegram-webhook': 404 * 1000 };
 
 /** The SDK clients each handler's core calls: the port groups its file names. */
 const CLIENTS: Record<string, string[]> = {
@@ -62,7 +60,7 @@ describe('the Lambda bundles', () => {
 
   it.each(Object.keys(CLIENTS))('%s loads at most 400 KB at its cold start and holds only the SDK clients its core calls', (name) => {
     const { startBytes, inputs } = bundles.get(name)!;
-    expect(startBytes).toBeLessThanOrEqual(INTERIM[name] ?? MAX_START_BYTES);
+    expect(startBytes).toBeLessThanOrEqual(MAX_START_BYTES);
     const clients = [...new Set(inputs.flatMap((i) => /node_modules\/@aws-sdk\/client-([a-z-]+)\//.exec(i)?.[1] ?? []))].sort();
     expect(clients).toEqual(CLIENTS[name]);
     // One locale (English, for the same messages everywhere), and no credential source Lambda never uses.

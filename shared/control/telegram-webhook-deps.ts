@@ -1,12 +1,23 @@
 // What the Telegram webhook's steps share: the request, the answer, and the ports it runs on.
 import type { FleetConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
-import type { AgentQueues, ChannelSender, ChannelTarget, Clock, InboundDedupe, InboundOrigins, PairingStore, SessionRegistry, SpendCounts } from '../ports.ts';
+import type {
+  AgentQueues,
+  ChannelSender,
+  ChannelTarget,
+  Clock,
+  InboundDedupe,
+  InboundOrigins,
+  PairingStore,
+  ReactionRates,
+  SentMessages,
+  SessionRegistry,
+  SpendCounts,
+} from '../ports.ts';
 import type { BotIdentity } from '../telegram/mention.ts';
 import type { PlaneCommandDeps } from './command-answers.ts';
 import type { InboundMediaDeps } from './inbound-media.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
-import type { ReactionDeps } from './reaction-updates.ts';
 
 /** Telegram retries an unacknowledged update for up to 24 h; remember twice that. */
 export const DEDUPE_TTL_MS = 48 * 3600 * 1000;
@@ -27,6 +38,12 @@ export type UpdateContext = { accountId: string; updateId: number };
 
 /** Telegram retries what is not acknowledged: the answer for every passing failure after authentication. */
 export const unavailable = (): HttpResult => ({ status: 503, body: { error: 'temporarily unavailable' } });
+
+/** The bot's messages and the per-chat count: where reactions can reach an agent at all (reaction-updates.ts). */
+export interface ReactionDeps {
+  sent: SentMessages;
+  rates: ReactionRates;
+}
 
 export interface TelegramWebhookDeps {
   config: FleetConfig;

@@ -1,7 +1,8 @@
 // λ health: an EventBridge schedule invokes it every minute; it wakes sleeping agents
 // with work waiting, restarts silent ones and hibernates idle ones, and samples each
 // agent's queue depth for the dashboard's queue chart.
-import { dynamoPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { healthTick } from '../shared/control/health.ts';
 import { sampleQueueDepths } from '../shared/dashboard/fleet-view.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';

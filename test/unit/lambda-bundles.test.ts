@@ -76,11 +76,14 @@ describe('the Lambda bundles', () => {
       ).toEqual([]);
   });
 
-  it('λ outbox loads the Scheduler client at its first cron request, not at its cold start', () => {
-    const { inputs, startInputs } = bundles.get('outbox')!;
-    expect(inputs.some((i) => i.includes('@aws-sdk/client-scheduler/'))).toBe(true);
-    expect(startInputs.filter((i) => i.includes('@aws-sdk/client-scheduler/'))).toEqual([]);
-  });
+  it.each(['scheduler', 'sqs'])(
+    'λ outbox loads the %s client on the records that need it (cron requests; relays, retries, dead letters), not at its cold start',
+    (client) => {
+      const { inputs, startInputs } = bundles.get('outbox')!;
+      expect(inputs.some((i) => i.includes(`@aws-sdk/client-${client}/`))).toBe(true);
+      expect(startInputs.filter((i) => i.includes(`@aws-sdk/client-${client}/`))).toEqual([]);
+    },
+  );
 
   it('loads every chunk in Node as Lambda does (ESM, each with its own require)', () => {
     const dir = tempDir('cf-lambda-chunks-');

@@ -2,12 +2,10 @@
 // file names the groups its core uses, so its bundle holds only those clients, and each
 // client is built once, when the first of its ports is.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { outboxDlqName, tableNames } from '../../config/names.ts';
+import { tableNames } from '../../config/names.ts';
 import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
-import { ClawfleetError } from '../../errors.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
-import { dynamoDocumentClient, ecsClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
+import { dynamoDocumentClient, ecsClient, secretsManagerClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
 import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
@@ -24,9 +22,6 @@ import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { SecretsManagerStore } from './secrets-manager-store.ts';
 import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
 import { SignedS3MediaStore } from './signed-s3-media-store.ts';
-import { SqsQueueDepths } from './sqs-queue-depths.ts';
-import { SqsQueueStats } from './sqs-queue-stats.ts';
-import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
 
 /** One DynamoDB client per process and settings, whichever of the groups below builds it first. */
 const dynamoClients = new Map<string, DynamoDBDocumentClient>();
@@ -58,25 +53,6 @@ export function dynamoPorts(config: AwsClientConfig = {}): PortFactories {
 /** Operator alerts' rate counters (λ operator-alerts alone), in the deliveries table beside their claims. */
 export function alertPorts(config: AwsClientConfig = {}): PortFactories {
   return { alertRates: (cp) => new DynamoAlertRates(sharedDynamo(config), tables(cp).deliveries) };
-}
-
-/** The agents' queues, their depths and DLQs, on one SQS client and one cache of queue URLs. */
-export function sqsPorts(config: AwsClientConfig = {}): PortFactories {
-  let client: SQSClient | undefined;
-  let urls: SqsQueueDirectory | undefined;
-  const sqs = () => (client ??= sqsClient(config));
-  const directory = () => (urls ??= new SqsQueueDirectory(sqs()));
-  return {
-    queues: (cp) => new SqsAgentQueues(sqs(), cp.config.fleet, directory()),
-    depths: (cp) => new SqsQueueDepths(sqs(), cp.config.fleet, directory()),
-    queueStats: (cp) => new SqsQueueStats(sqs(), cp.config.fleet, directory()),
-    outboxDeadLetters: (cp) => (agentId) =>
-      new SqsDeadLetters(sqs(), async () => {
-        if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');
-        return directory().url(outboxDlqName(cp.config.fleet, agentId));
-      }),
-    delayedRetry: () => new SqsDelayedRetry(sqs(), directory()),
-  };
 }
 
 /** The control plane's secrets in Secrets Manager, each read about once per five minutes. */

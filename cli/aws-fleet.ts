@@ -1,7 +1,8 @@
 // The deployed fleet as the CLI sees it: ECS services for state and lifecycle, SQS for
 // queue and DLQ depths, the registry table for heartbeats and errors, each read through the
 // control plane's own AWS adapters (shared/adapters/aws/), so names and keys are the CDK app's.
-import { dynamoDocumentClient, ecsClient, sqsClient } from '../shared/adapters/aws/clients.ts';
+import { dynamoDocumentClient, ecsClient } from '../shared/adapters/aws/clients.ts';
+import { sqsClient } from '../shared/adapters/aws/sqs-ports.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoSpendCounts } from '../shared/adapters/aws/dynamo-spend.ts';
 import { spendStatusText, spendView } from '../shared/control/budget-gate.ts';

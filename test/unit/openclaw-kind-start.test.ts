@@ -308,7 +308,8 @@ describe('the local sandbox around the gateway', () => {
 const out = {};
 for (const [k, p] of Object.entries(${JSON.stringify(t)})) { try { out[k] = fs.readFileSync(p, 'utf8'); } catch (e) { out[k] = 'ERR ' + e.code; } }
 for (const [k, p] of Object.entries(${JSON.stringify(writes)})) { try { fs.writeFileSync(p, 'x'); out['write:' + k] = 'written'; } catch (e) { out['write:' + k] = 'ERR ' + e.code; } }
-fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json', JSON.stringify(out));`,
+fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json.part', JSON.stringify(out));
+fs.renameSync(process.env.OPENCLAW_STATE_DIR + '/probe.json.part', process.env.OPENCLAW_STATE_DIR + '/probe.json');`,
     );
     const workspace = join(state, 'workspaces', 'fran');
     const { outcome } = await startNeverReady({ CLAWFLEET_SANDBOX_HIDE: JSON.stringify([state, process.cwd(), base]) }, () => {}, {

@@ -116,6 +116,12 @@ export interface SessionHistory {
   pending?: string[] | undefined;
 }
 
+/** A session's transcript as a turn read it, once: its entries, and the history they make. */
+export interface SessionRead {
+  entries: TranscriptEntry[];
+  history: SessionHistory;
+}
+
 export class TranscriptStore {
   private readonly ws: WorkspaceDir;
 
@@ -202,13 +208,15 @@ function parseEntries(text: string): TranscriptEntry[] {
   return out;
 }
 
-export function historyOf(entries: TranscriptEntry[]): SessionHistory {
-  let summary: string | undefined;
-  let model: string | undefined;
-  let think: SessionHistory['think'];
-  let voice: SessionHistory['voice'];
-  let turns: TurnRecord[] = [];
-  let pending: string[] = [];
+/**
+ * What the next turn builds on after `entries`, read from the start of a session or on from
+ * `from` (a history already worked out, so a turn that appends a record need not read its
+ * transcript again).
+ */
+export function historyOf(entries: readonly TranscriptEntry[], from: SessionHistory = { summary: undefined, turns: [] }): SessionHistory {
+  let { summary, model, think, voice } = from;
+  let turns: TurnRecord[] = [...from.turns];
+  let pending: string[] = [...(from.pending ?? [])];
   for (const e of entries) {
     if (e.kind === 'compaction') {
       summary = e.summary;

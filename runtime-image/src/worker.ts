@@ -18,7 +18,7 @@ import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../s
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
 import type { AttemptLog } from './attempt-log.ts';
 import { TurnLock } from './turn-lock.ts';
-import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn.ts';
+import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
 export type ControlAction = Extract<InboundEnvelope, { kind: 'control' }>['action'];

@@ -24,7 +24,8 @@ import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { runTurn } from '../../runtime-image/src/turn.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

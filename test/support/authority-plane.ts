@@ -15,7 +15,9 @@ import { assistantMessage, type ModelClient, type ModelRequest } from '../../run
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnOutcome } from '../../runtime-image/src/turn.ts';
+import { runTurn } from '../../runtime-image/src/turn.ts';
+import { type TurnOutcome } from '../../runtime-image/src/turn-answer.ts';
+import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secret-mask.ts';

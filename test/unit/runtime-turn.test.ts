@@ -15,7 +15,9 @@ import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
-import { defaultTurnLimits, giveUpTurn, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import { giveUpTurn, runTurn } from '../../runtime-image/src/turn.ts';
+import { SHOW_WORK_AFTER_MS } from '../../runtime-image/src/turn-answer.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
 import { z } from 'zod';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from '../../shared/log.ts';
 import { errorFields, processRedactor } from '../../shared/log.ts';
-import type { Clock, DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../shared/ports.ts';
+import type { Clock, MediaStore } from '../../shared/ports.ts';
 import { capsOf } from '../../shared/budget/budget.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import type { SpendMeter } from './spend/metered-model.ts';
@@ -34,7 +34,6 @@ import { searchKeyName } from '../../shared/config/schema.ts';
 import { skillAccess } from '../../shared/config/skill-tools.ts';
 import { webSearchTool } from './tools/web-search.ts';
 import { TranscriptStore } from './transcript.ts';
-import { WorkspaceAttemptLog } from './attempt-log.ts';
 import { giveUpTurn, runTurn } from './turn.ts';
 import { defaultTurnLimits } from './turn-deps.ts';
 import { turnRequestFor } from './turn-request.ts';
@@ -45,42 +44,10 @@ import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
-import { Worker, type ControlAction, type WorkerDeps } from './worker.ts';
-import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-
-export const RUNTIME_VERSION = '0.2.0';
-/** A heartbeat warning's length limit (the envelope's schema). */
-
-export interface RuntimeParts {
-  env: RuntimeEnv;
-  inbox: Inbox;
-  outbox: Outbox;
-  deadLetters: DeadLetters;
-  /** This agent's secret values as the launcher gave them (locally: the pipe). */
-  secrets: Record<string, string>;
-  /** Reads the agent's own secret (AWS): then `secrets` is ignored, and a value still missing is read again until it is set. */
-  readSecrets?: () => Promise<Record<string, string>>;
-  /** This agent's files in the media store (#16); absent, attachments arrive as notes and send_file is not offered. */
-  media?: MediaStore;
-  /** Its own spend ledger (#31), which a metered agent (one with a budget) holds and settles its model calls in. */
-  spendLedger?: SpendLedger;
-  /** AWS (#19): the bundle of fleet skills this agent was given (connect-aws.ts); unpacked at start and copied into the workspace. */
-  fleetSkillsBundle?: () => Promise<Uint8Array>;
-  /** Aborted when the process is asked to stop before it has started (while it waits for its secret). */
-  stopSignal?: AbortSignal;
-  clock: Clock;
-  log: Logger;
-  /** For tests: a model instead of the configured providers. */
-  model?: ModelClient;
-  /** The sandbox, when the caller started looking for it already (chooseSandboxAtStart); else looked for here. */
-  sandbox?: Promise<SandboxChoice | undefined>;
-  /** For tests: what a Chromium unpacked outside the system needs in its environment (its libraries, its fonts). */
-  browserEnv?: Record<string, string> | undefined;
-  /** For tests: the browser's idle time in ms, shorter than tools.browser.idleMinutes (whole minutes) can say. */
-  browserIdleMs?: number | undefined;
-  /** Called when the runtime must end: 0 after a drain, 1 after an unrecoverable error. */
-  exit(code: number): void;
-}
+import type { ControlAction, Worker } from './worker.ts';
+import { startHeartbeats } from './heartbeats.ts';
+import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
+import { runtimeWorker } from './runtime-worker.ts';
 
 export interface AgentRuntime {
   mcp: McpHost | undefined;
@@ -144,40 +111,6 @@ async function sandboxFor(
       : sandboxedServers(agent).map((id) => `MCP server "${id}" is not started: its config asks for a sandbox and none is available (${choice?.unavailable})`)),
   ];
   return { choice, exec: exec.tool, warnings };
-}
-
-/**
- * The worker over this agent's queue, as every runtime kind runs it: the environment's
- * polling, concurrency and redrive settings, the attempt log in the workspace, and exit 1
- * after `stop` when the queue cannot be read any more. The kind brings the turn.
- */
-export function runtimeWorker(
-  parts: Pick<RuntimeParts, 'env' | 'inbox' | 'outbox' | 'deadLetters' | 'clock' | 'log' | 'exit'>,
-  kind: Pick<WorkerDeps, 'handle' | 'giveUp' | 'control'> & { stop(): Promise<void> },
-): Worker {
-  const { env } = parts;
-  return new Worker({
-    agentId: env.agentId,
-    inbox: parts.inbox,
-    outbox: parts.outbox,
-    deadLetters: parts.deadLetters,
-    clock: parts.clock,
-    log: parts.log,
-    visibilitySeconds: env.visibilitySeconds,
-    waitSeconds: env.waitSeconds,
-    maxConcurrent: env.maxSessions,
-    handle: kind.handle,
-    maxReceiveCount: env.maxReceiveCount,
-    giveUp: kind.giveUp,
-    attempts: new WorkspaceAttemptLog(env.workspace),
-    control: kind.control,
-    isFatal: isFatalReceiveError,
-    onFatal: () =>
-      void kind.stop().then(
-        () => parts.exit(1),
-        () => parts.exit(1),
-      ),
-  });
 }
 
 export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRuntime> {
@@ -315,7 +248,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   let stopping: Promise<void> | undefined;
   const stop = (drainMs = env.drainMs) =>
     (stopping ??= (async () => {
-      clearInterval(heartbeatTimer);
+      heartbeats.stop();
       clearInterval(healthTimer);
       await worker.stop(drainMs);
       await Promise.all([mcp?.stop(), browsing.browser?.stop()]);
@@ -341,33 +274,20 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
     stop,
   });
 
-  // Announce: version and capabilities, then a heartbeat every so often.
-  const startedAt = clock.now();
-  let beats = 0;
-  const capabilities = [...tools().map((t) => `tool:${t.name}`), ...Object.keys(servers).map((s) => `mcp:${s}`), `model:${model.label}`].slice(0, 512);
-  const beat = (announce: boolean) =>
-    outbox
-      .send({
-        v: PROTOCOL_VERSION,
-        kind: 'heartbeat',
-        id: `hb.${env.agentId}.${startedAt}.${beats++}`,
-        agentId: env.agentId,
-        ts: clock.now(),
-        version: RUNTIME_VERSION,
-        inFlight: worker.busy,
-        ...(announce ? { capabilities } : {}),
-        ...(mcp ? { mcp: mcpReport(mcp) } : {}),
-        warnings: sandboxing.warnings.slice(0, HEARTBEAT_WARNINGS_MAX).map((w) => processRedactor.redact(w).slice(0, HEARTBEAT_WARNING_MAX)),
-      })
-      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  // The announcement and the first poll go out together, one round trip rather than two (an
-  // SQS send on AWS); the start returns, and says ready, once the announcement is sent.
-  const announced = beat(true);
-  const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
-  heartbeatTimer?.unref();
-
+  // Announce: version and capabilities, then a heartbeat every so often. The announcement and
+  // the first poll go out together, one round trip rather than two (an SQS send on AWS); the
+  // start returns, and says ready, once the announcement is sent.
+  const heartbeats = startHeartbeats(
+    { agentId: env.agentId, outbox, clock, log, heartbeatMs: env.heartbeatMs },
+    {
+      capabilities: [...tools().map((t) => `tool:${t.name}`), ...Object.keys(servers).map((s) => `mcp:${s}`), `model:${model.label}`].slice(0, 512),
+      inFlight: () => worker.busy,
+      warnings: () => sandboxing.warnings,
+      mcp: mcp && (() => mcpReport(mcp)),
+    },
+  );
   worker.start();
-  await announced;
+  await heartbeats.announced;
   log.info('ready', {
     version: RUNTIME_VERSION,
     model: model.label,
@@ -483,16 +403,6 @@ function spendMeter(parts: Pick<RuntimeParts, 'spendLedger' | 'outbox' | 'clock'
     // A hold outlives its call's longest turn, then lapses (the runtime died mid-call).
     holdMs: env.turnTimeoutMs + 30_000,
   };
-}
-
-/** Receive errors that retrying cannot fix: the queue is gone or we may not read it. */
-export function isFatalReceiveError(err: unknown): boolean {
-  const name = (err as { name?: string } | null)?.name ?? '';
-  const message = err instanceof Error ? err.message : '';
-  return (
-    /QueueDoesNotExist|NonExistentQueue|AccessDenied|InvalidClientTokenId|UnrecognizedClientException|InvalidSecurity/.test(name) ||
-    /control plane receive failed: 401/.test(message)
-  );
 }
 
 /** Each MCP server's state for the heartbeat; an error text is redacted, as log lines are. */

@@ -1,8 +1,6 @@
-// This agent's queues and secrets, however its transport provides them; each transport's
-// module (connect-local.ts, connect-aws.ts) is imported only when it is the one in use, so
-// a start loads one transport's code: the AWS SDK is most of what a local runtime would parse.
+// What connects a runtime to its fleet: this agent's queues, secrets, media and ledger, as its
+// transport provides them (connect-local.ts, connect-aws.ts; connect.ts picks one).
 import type { DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../shared/ports.ts';
-import type { RuntimeEnv } from './env.ts';
 
 export interface RuntimeConnection {
   inbox: Inbox;
@@ -10,18 +8,12 @@ export interface RuntimeConnection {
   deadLetters: DeadLetters;
   /** The secret values the launcher gave (locally: the pipe). */
   secrets: Record<string, string>;
-  /** Reads the agent's own secret (AWS), again while a value is missing (secret-wait.ts). */
+  /** Reads the agent's own secret (AWS): then `secrets` is ignored, and a value still missing is read again until it is set (secret-wait.ts). */
   readSecrets?: () => Promise<Record<string, string>>;
-  /** This agent's files in the media store (#16): its own in/ and out/ prefixes. Absent where the transport has none (AWS, for now): attachments then arrive as notes and send_file is not offered. */
+  /** This agent's files in the media store (#16): its own in/ and out/ prefixes. Absent where there is none (AWS without a media bucket): attachments then arrive as notes and send_file is not offered. */
   media?: MediaStore;
-  /** Its own spend ledger (#31): the spend table's `<agent>#…` items on AWS (only where the agent has a budget), the local control plane's channel locally. */
+  /** Its own spend ledger (#31), which a metered agent (one with a budget) holds and settles its model calls in: the spend table's `<agent>#…` items on AWS, the local control plane's channel locally. */
   spendLedger?: SpendLedger;
-  /** AWS (#19): reads the bundle of fleet skills this agent was given (CLAWFLEET_FLEET_SKILLS_OBJECT), when it was given one. */
+  /** AWS (#19): reads the bundle of fleet skills this agent was given (CLAWFLEET_FLEET_SKILLS_OBJECT), when it was given one; unpacked at start and copied into the workspace. */
   fleetSkillsBundle?: () => Promise<Uint8Array>;
-}
-
-export async function connect(env: RuntimeEnv): Promise<RuntimeConnection> {
-  const t = env.transport;
-  if (t.kind === 'local') return (await import('./connect-local.ts')).connectLocal(env, t);
-  return (await import('./connect-aws.ts')).connectAws(env, t);
 }

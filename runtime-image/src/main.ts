@@ -7,10 +7,11 @@ import { resolvePathsUncheckedForTests } from '../../shared/adapters/fs/beneath.
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { connect } from './connection.ts';
+import { connect } from './connect.ts';
 import { handOffContainerCredentials, takeContainerCredentials } from './container-credentials.ts';
 import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
-import { runtimeKindOf, type RunningRuntime } from './kinds/registry.ts';
+import { runtimeKindOf } from './kinds/registry.ts';
+import type { RunningRuntime } from './kinds/runtime-kind.ts';
 import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {

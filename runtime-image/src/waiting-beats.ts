@@ -1,9 +1,10 @@
 // Heartbeats while a runtime waits before it can take work — for a secret value
 // (secret-wait.ts), for an operator's OpenClaw gateway (pairing, the token, reach): the
 // registry, `clawfleet status` and the dashboard show why the agent takes no message yet.
-import { HEARTBEAT_WARNING_MAX, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { errorFields, type Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
+import { heartbeatWarnings } from './heartbeats.ts';
 
 export interface WaitingBeatsDeps {
   agentId: string;
@@ -34,7 +35,7 @@ export function waitingBeats(deps: WaitingBeatsDeps): { say(warning: string | un
         ts: clock.now(),
         version: deps.version,
         inFlight: 0,
-        warnings: [processRedactor.redact(warning).slice(0, HEARTBEAT_WARNING_MAX)],
+        warnings: heartbeatWarnings([warning]),
       })
       .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
   };

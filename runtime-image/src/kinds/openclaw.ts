@@ -3,17 +3,15 @@
 // secret values (openclaw/gateway-process.ts), and a bridge in this process takes the
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
-// Heartbeats, the ready line and the container health file are the native runtime's, so the
+// Heartbeats (heartbeats.ts), the ready line and the container health file are every kind's, so the
 // registry's states, the launcher's restarts and ECS's health check work unchanged. External
 // mode starts no gateway: the bridge connects to an operator's (openclaw/external-gateway.ts)
 // and takes no message until it is in.
-import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
-import { errorFields, processRedactor } from '../../../shared/log.ts';
-import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
+import { processRedactor } from '../../../shared/log.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { deviceIdentityFromSecret, loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
@@ -33,7 +31,9 @@ import { checkOwnSecretId } from '../secrets.ts';
 import { awaitSecrets } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
 import type { ControlAction } from '../worker.ts';
-import type { RunningRuntime } from './registry.ts';
+import { runtimeWorker } from '../runtime-worker.ts';
+import { startHeartbeats } from '../heartbeats.ts';
+import { RUNTIME_VERSION, type RunningRuntime, type RuntimeParts } from './runtime-kind.ts';
 
 /**
  * A gateway down this long (not started, or not restarted however often it was tried) leaves
@@ -207,8 +207,6 @@ async function startOpenclaw(
     client = await supervisor.start();
     gateway = Object.assign(supervisor, { warning: () => (supervisor.current() ? undefined : 'the OpenClaw gateway is restarting') });
   }
-  const warnings: string[] = [];
-
   const deps: BridgeDeps = {
     agentId: env.agentId,
     outbox,
@@ -227,7 +225,7 @@ async function startOpenclaw(
   let stopping: Promise<void> | undefined;
   const stop = (drainMs = env.drainMs) =>
     (stopping ??= (async () => {
-      clearInterval(heartbeatTimer);
+      heartbeats.stop();
       await worker.stop(drainMs);
       await gateway.stop();
       stopHealth();
@@ -258,36 +256,25 @@ async function startOpenclaw(
     stop,
   });
 
-  const startedAt = clock.now();
-  let beats = 0;
-  const capabilities = [
-    'runtime:openclaw',
-    `openclaw-mode:${mode}`,
-    `openclaw:${client.server.version ?? 'unknown'}`,
-    `openclaw-protocol:${client.server.protocol}`,
-    `model:${agent.model.primary}`,
-  ];
-  const beat = (announce: boolean) =>
-    outbox
-      .send({
-        v: PROTOCOL_VERSION,
-        kind: 'heartbeat',
-        id: `hb.${env.agentId}.${startedAt}.${beats++}`,
-        agentId: env.agentId,
-        ts: clock.now(),
-        version: RUNTIME_VERSION,
-        inFlight: worker.busy,
-        ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])]
-          .slice(0, HEARTBEAT_WARNINGS_MAX)
-          .map((w) => processRedactor.redact(w).slice(0, HEARTBEAT_WARNING_MAX)),
-      })
-      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  const announced = beat(true);
-  const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
-  heartbeatTimer?.unref();
+  const heartbeats = startHeartbeats(
+    { agentId: env.agentId, outbox, clock, log, heartbeatMs: env.heartbeatMs },
+    {
+      capabilities: [
+        'runtime:openclaw',
+        `openclaw-mode:${mode}`,
+        `openclaw:${client.server.version ?? 'unknown'}`,
+        `openclaw-protocol:${client.server.protocol}`,
+        `model:${agent.model.primary}`,
+      ],
+      inFlight: () => worker.busy,
+      warnings: () => {
+        const waiting = gateway.warning();
+        return waiting ? [waiting] : [];
+      },
+    },
+  );
   worker.start();
-  await announced;
+  await heartbeats.announced;
   log.info('ready', {
     version: RUNTIME_VERSION,
     kind: 'openclaw',

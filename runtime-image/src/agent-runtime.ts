@@ -19,7 +19,7 @@ import { secretMasker } from './secret-mask.ts';
 import type { SandboxChoice } from './sandbox/choose-sandbox.ts';
 import { chooseSandboxAtStart, execWanted, sandboxedServers } from './sandbox-at-start.ts';
 import { checkOwnSecretId } from './secrets.ts';
-import { awaitSecrets } from './secret-wait.ts';
+import { awaitAgentSecrets } from './secret-wait.ts';
 import { execSetup } from './tools/exec-tool.ts';
 import { fileTools } from './tools/file-tools.ts';
 import { memoryTools } from './tools/memory-tools.ts';
@@ -124,24 +124,11 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   const healthTimer = env.healthFile ? keepHealthFile(env.healthFile) : undefined;
   let secrets: Record<string, string>;
   try {
-    secrets = await awaitSecrets({
-      config: env.config,
-      secretId: env.secretId,
-      modelKeys: !env.offlineModel && !parts.model,
-      read: parts.readSecrets ?? (async () => parts.secrets),
-      howToSet: `clawfleet secrets set <NAME> --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`,
-      outbox,
-      clock,
-      log,
-      version: RUNTIME_VERSION,
-      heartbeatMs: env.heartbeatMs,
-      signal: parts.stopSignal,
-    });
+    secrets = await awaitAgentSecrets(parts, { modelKeys: !env.offlineModel && !parts.model });
   } catch (err) {
     clearInterval(healthTimer);
     throw err;
   }
-  processRedactor.add(...Object.values(secrets));
 
   const seeded = seedWorkspace(env.workspace);
   if (seeded.length > 0) log.info('workspace seeded from the template', { files: seeded });

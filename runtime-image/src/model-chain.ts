@@ -3,6 +3,7 @@
 // with capped exponential backoff (honouring a provider's retry-after up to the cap).
 // Only when every model has failed does the turn fail, with every reason in the message.
 import type { ModelClient, ModelFailure, ModelRequest, ModelResult } from './model.ts';
+import { pause } from './pause.ts';
 
 export interface RetryPolicy {
   attemptsPerModel: number;
@@ -25,7 +26,7 @@ export function modelChain(
   opts: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; onFailure?: (a: ModelAttempt) => void; random?: () => number } = {},
 ): ModelClient {
   if (models.length === 0) throw new Error('modelChain needs at least one model');
-  const sleep = opts.sleep ?? abortableSleep;
+  const sleep = opts.sleep ?? pause;
   const random = opts.random ?? Math.random;
   const capped = models.every((m) => m.outputCap);
   return {
@@ -58,16 +59,4 @@ export function modelChain(
       return { ok: false, error: reasons.join('; '), retriable: false };
     },
   };
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

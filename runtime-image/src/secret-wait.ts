@@ -13,6 +13,41 @@ import type { Placement } from '../../shared/config/runtime-kinds.ts';
 import { secretsNeeded, type NeededValue } from '../../shared/secrets/agent-secrets.ts';
 import { deviceKeyProblem } from '../../shared/secrets/openclaw-device-key.ts';
 import { waitingBeats } from './waiting-beats.ts';
+import { pause } from './pause.ts';
+import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
+import { processRedactor } from '../../shared/log.ts';
+
+/** What the operator runs to set one of this agent's secret values (the warnings name it). */
+export function howToSetSecret(env: Pick<RuntimeParts['env'], 'agentId' | 'transport'>, name: string): string {
+  return `clawfleet secrets set ${name} --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`;
+}
+
+/**
+ * A runtime kind's wait for this agent's secret values (awaitSecrets, as every kind waits):
+ * read as its connection reads them, heartbeats at the runtime's interval, stopped by the
+ * process's stop; the values, once all are there, are redacted from everything logged.
+ */
+export async function awaitAgentSecrets(
+  parts: Pick<RuntimeParts, 'env' | 'secrets' | 'readSecrets' | 'outbox' | 'clock' | 'log' | 'stopSignal'>,
+  needs: Pick<SecretWaitDeps, 'modelKeys' | 'placement'>,
+): Promise<Record<string, string>> {
+  const { env } = parts;
+  const secrets = await awaitSecrets({
+    config: env.config,
+    secretId: env.secretId,
+    ...needs,
+    read: parts.readSecrets ?? (async () => parts.secrets),
+    howToSet: howToSetSecret(env, '<NAME>'),
+    outbox: parts.outbox,
+    clock: parts.clock,
+    log: parts.log,
+    version: RUNTIME_VERSION,
+    heartbeatMs: env.heartbeatMs,
+    signal: parts.stopSignal,
+  });
+  processRedactor.add(...Object.values(secrets));
+  return secrets;
+}
 
 /** Reads of the secret start 1 s apart and double up to a minute (~$0.02 a day in Secrets Manager calls). */
 export const SECRET_RECHECK = { firstMs: 1_000, maxMs: 60_000 };
@@ -120,7 +155,7 @@ export async function awaitSecrets(deps: SecretWaitDeps): Promise<Record<string,
   try {
     let delay = recheck.firstMs;
     for (;;) {
-      await sleep(delay, deps.signal);
+      await pause(delay, deps.signal);
       if (deps.signal?.aborted)
         throw new ClawfleetError(
           'STOPPED_WAITING_FOR_SECRET',
@@ -151,18 +186,4 @@ async function readOnce(deps: SecretWaitDeps): Promise<ReadResult> {
     if (code === 'SECRET_UNREADABLE') return { values: {}, problem: `it cannot be read (${(err as Error).message.replace(/^.*: /, '')})` };
     throw err;
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    // Not unref'd: a waiting runtime has nothing else keeping it up when heartbeats are off.
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -18,6 +18,7 @@ import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../s
 import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
 import type { AttemptLog } from './attempt-log.ts';
 import { TurnLock } from './turn-lock.ts';
+import { pause } from './pause.ts';
 import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
@@ -145,7 +146,7 @@ export class Worker {
         }
         failures++;
         log.error('receive failed; retrying', { ...errorFields(err), failures });
-        await sleep(Math.min(30_000, 1_000 * 2 ** Math.min(failures, 5)), this.stopSignal.signal);
+        await pause(Math.min(30_000, 1_000 * 2 ** Math.min(failures, 5)), this.stopSignal.signal);
         continue;
       }
       if (this.stopping) {
@@ -333,11 +334,4 @@ export class Worker {
 /** Resolves when the signal aborts (never rejects). */
 function abortable(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 }

@@ -28,7 +28,7 @@ import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
 import { transcriberFor } from '../media/transcribe.ts';
 import { secretMasker } from '../secret-mask.ts';
 import { checkOwnSecretId } from '../secrets.ts';
-import { awaitSecrets } from '../secret-wait.ts';
+import { awaitAgentSecrets, howToSetSecret } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
 import type { ControlAction } from '../worker.ts';
 import { runtimeWorker } from '../runtime-worker.ts';
@@ -91,8 +91,6 @@ async function startOpenclaw(
   checkOwnSecretId(env.config, env.secretId);
   const options = agent.runtime.openclaw ?? {};
   const mode = options.mode ?? 'managed';
-  const howToSet = (name: string) =>
-    `clawfleet secrets set ${name} --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`;
   let external: { url: string; tokenSecret: string } | undefined;
   if (mode === 'external') {
     // Config load refused these already; a last guard for a config that did not come through it.
@@ -123,22 +121,8 @@ async function startOpenclaw(
   // Locally, nothing but bubblewrap keeps the gateway's tools from the fleet's secrets file and
   // the other agents: found (or refused) now, before the secret is awaited or anything written.
   const local = !external && placement === 'local' ? await localGateway(env, { node: node!, cli: cli! }) : undefined;
-  const secrets = await awaitSecrets({
-    config: env.config,
-    secretId: env.secretId,
-    modelKeys: !external,
-    // On AWS an external agent's device key must be in its secret (a task keeps nothing).
-    placement,
-    read: parts.readSecrets ?? (async () => parts.secrets),
-    howToSet: howToSet('<NAME>'),
-    outbox,
-    clock,
-    log,
-    version: RUNTIME_VERSION,
-    heartbeatMs: env.heartbeatMs,
-    signal: parts.stopSignal,
-  });
-  processRedactor.add(...Object.values(secrets));
+  // On AWS an external agent's device key must be in its secret (a task keeps nothing).
+  const secrets = await awaitAgentSecrets(parts, { modelKeys: !external, placement });
   const deviceKey = external ? secrets[OPENCLAW_DEVICE_KEY] : undefined;
   // A log line is JSON: the PEM's escaped newlines hide the whole value, not its body line.
   if (deviceKey) processRedactor.add(...deviceKeyRedactions(deviceKey));
@@ -159,7 +143,7 @@ async function startOpenclaw(
       url: external.url,
       token: secrets[external.tokenSecret]!,
       tokenName: external.tokenSecret,
-      howToSet: howToSet(external.tokenSecret),
+      howToSet: howToSetSecret(env, external.tokenSecret),
       // The agent's secret's key when it holds one (on AWS it must: awaited above); else,
       // locally, one made in the runtime's own state, hidden from the sandbox.
       device: deviceKey

@@ -30,6 +30,7 @@ import { startTurnStream, type TurnStream } from '../turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
 import { quotedName } from '../others-words.ts';
+import { pause } from '../pause.ts';
 
 export interface BridgeDeps {
   agentId: string;
@@ -368,17 +369,4 @@ export function messageText(message: unknown, opts: { trim: boolean } = { trim: 
     .map((c) => c.text)
     .join('');
   return opts.trim ? text.trim() : text;
-}
-
-/** Waits `ms`, or until the signal aborts; leaves no listener on the signal behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -15,7 +15,7 @@ import { sessionStats } from './session-stats.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';
 import type { AgentTool } from './tools/tool.ts';
 import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './transcript.ts';
-import { sendAnswer, sendStatus, SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
+import { endedTurn, sendAnswer, sendStatus, SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
 import { sessionModel } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';
@@ -308,12 +308,7 @@ async function finishTurn(
     log.info(answered ? 'turn stopped: the budget is spent; the asker was told' : 'scheduled turn skipped: the budget is spent', fields);
     return answered ? 'replied' : 'silent';
   }
-  if (record.failed) {
-    log.error('turn failed; told the asker', { ...fields, error: record.failed });
-    return 'failed';
-  }
-  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
-  return answered ? 'replied' : 'silent';
+  return endedTurn(log, record.failed, answered, fields);
 }
 
 /**

@@ -129,3 +129,13 @@ export async function sendStatus(
     })
     .catch((err) => deps.log.warn('status not sent', errorFields(err)));
 }
+
+/** A finished turn's log line and outcome, from what it recorded and whether an answer went out. */
+export function endedTurn(log: Logger, failed: string | undefined, answered: boolean, fields: Record<string, unknown>): TurnOutcome {
+  if (failed) {
+    log.error('turn failed; told the asker', { ...fields, error: failed });
+    return 'failed';
+  }
+  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
+  return answered ? 'replied' : 'silent';
+}

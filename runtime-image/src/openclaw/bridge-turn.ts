@@ -24,7 +24,7 @@ import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-input.ts';
 import type { SecretMasker } from '../secret-mask.ts';
-import { sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
+import { endedTurn, sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
 import type { TurnRequest } from '../turn-request.ts';
 import { startTurnStream, type TurnStream } from '../turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
@@ -191,12 +191,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   const answered = await sendAnswer(req, record, deps);
   await sendStatus(req, { ...deps, log }, record.failed ? 'failed' : 'ended', { error: record.failed, replied: answered });
   const fields = { ms: deps.clock.now() - started, tries, ...(record.blocks ? { blocks: record.blocks.sent } : {}) };
-  if (record.failed) {
-    log.error('turn failed; told the asker', { ...fields, error: record.failed });
-    return 'failed';
-  }
-  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
-  return answered ? 'replied' : 'silent';
+  return endedTurn(log, record.failed, answered, fields);
 }
 
 /**

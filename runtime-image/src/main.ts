@@ -12,6 +12,7 @@ import { handOffContainerCredentials, takeContainerCredentials } from './contain
 import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
 import { runtimeKindOf } from './kinds/registry.ts';
 import type { RunningRuntime } from './kinds/runtime-kind.ts';
+import { watchLifeline } from './lifeline.ts';
 import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
@@ -64,6 +65,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
+  // Boxed locally, the runtime hears the fleet on its stdin: bwrap passes no signal on, and
+  // inside the box's pid namespace the parent watch above sees bwrap's init, which stays.
+  if (env.lifeline === 'stdin') watchLifeline(process.stdin, { stop: (signal) => stop(signal), gone: () => parentGone() });
 
   // What waits on other processes starts first — the sandbox probe, and on AWS the read of
   // the agent's secret — and the rest of the runtime (its kind's: tools, turn loop, worker) loads meanwhile.

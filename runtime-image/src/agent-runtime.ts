@@ -38,14 +38,14 @@ import { giveUpTurn, runTurn } from './turn.ts';
 import { defaultTurnLimits } from './turn-deps.ts';
 import { turnRequestFor } from './turn-request.ts';
 import { seedWorkspace } from './workspace.ts';
-import { keepHealthFile } from './health-file.ts';
+import { keepHealthFile } from './liveness/health-file.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
 import type { ControlAction, Worker } from './worker.ts';
-import { startHeartbeats } from './heartbeats.ts';
+import { startHeartbeats } from './liveness/heartbeats.ts';
 import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
 import { runtimeWorker } from './runtime-worker.ts';
 

@@ -12,7 +12,7 @@ import type { RuntimeConfig } from '../../shared/config/resolve.ts';
 import type { Placement } from '../../shared/config/runtime-kinds.ts';
 import { secretsNeeded, type NeededValue } from '../../shared/secrets/agent-secrets.ts';
 import { deviceKeyProblem } from '../../shared/secrets/openclaw-device-key.ts';
-import { waitingBeats } from './waiting-beats.ts';
+import { waitingBeats } from './liveness/waiting-beats.ts';
 import { pause } from './pause.ts';
 import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
 import { processRedactor } from '../../shared/log.ts';

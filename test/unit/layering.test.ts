@@ -93,7 +93,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/container-credentials.ts':
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
-  'runtime-image/src/health-file.ts': 'the container health file, a fixed path outside the workspace',
+  'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',
   'runtime-image/src/path-lookup.ts': 'programs on PATH (system directories)',
   'runtime-image/src/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',

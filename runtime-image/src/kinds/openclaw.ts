@@ -17,14 +17,14 @@ import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-tu
 import { deviceIdentityFromSecret, loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
 import { deviceKeyRedactions, OPENCLAW_DEVICE_KEY } from '../../../shared/secrets/openclaw-device-key.ts';
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
-import { waitingBeats } from '../waiting-beats.ts';
+import { waitingBeats } from '../liveness/waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { checkPinnedInstall, startManagedGateway, type OpenclawInstallPaths } from '../openclaw/gateway-process.ts';
 import { localGatewaySandbox, mcpServerReadOnly, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
 import type { BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
-import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
+import { downNoLongerThan, keepHealthFile } from '../liveness/health-file.ts';
 import { transcriberFor } from '../media/transcribe.ts';
 import { secretMasker } from '../secret-mask.ts';
 import { checkOwnSecretId } from '../secrets.ts';
@@ -32,7 +32,7 @@ import { awaitAgentSecrets, howToSetSecret } from '../secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
 import type { ControlAction } from '../worker.ts';
 import { runtimeWorker } from '../runtime-worker.ts';
-import { startHeartbeats } from '../heartbeats.ts';
+import { startHeartbeats } from '../liveness/heartbeats.ts';
 import { RUNTIME_VERSION, type RunningRuntime, type RuntimeParts } from './runtime-kind.ts';
 
 /**

@@ -2,10 +2,10 @@
 // capabilities) as it starts taking work, then one every heartbeatMs with what it is doing and
 // what the operator must see (warnings, MCP servers' states). The registry's states, `clawfleet
 // status` and the dashboard are read from them.
-import { errorFields, processRedactor, type Logger } from '../../shared/log.ts';
-import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, type OutboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
-import { RUNTIME_VERSION } from './kinds/runtime-kind.ts';
+import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
+import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, type OutboundEnvelope, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
+import { RUNTIME_VERSION } from '../kinds/runtime-kind.ts';
 
 type Heartbeat = Extract<OutboundEnvelope, { kind: 'heartbeat' }>;
 

@@ -1,9 +1,9 @@
 // Heartbeats while a runtime waits before it can take work — for a secret value
 // (secret-wait.ts), for an operator's OpenClaw gateway (pairing, the token, reach): the
 // registry, `clawfleet status` and the dashboard show why the agent takes no message yet.
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { errorFields, type Logger } from '../../shared/log.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
+import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { errorFields, type Logger } from '../../../shared/log.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { heartbeatWarnings } from './heartbeats.ts';
 
 export interface WaitingBeatsDeps {

@@ -90,7 +90,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
     'whether the OpenClaw state’s store files exist; the SQLite store is opened by path by better-sqlite3 (its session folder is read through beneath.ts)',
   'cli/openclaw/workspaces.ts': 'whether the source workspace’s root is a folder, and the destination’s root made; files go through workspace-reader/-writer',
   'cli/workspace/local-transfer.ts': 'the roots of a push or pull and the state directory’s lock; files go through copy-workspace',
-  'runtime-image/src/container-credentials.ts':
+  'runtime-image/src/connection/container-credentials.ts':
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
   'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',

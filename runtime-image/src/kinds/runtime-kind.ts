@@ -3,7 +3,7 @@
 // and the version every kind announces in its heartbeats.
 import type { Logger } from '../../../shared/log.ts';
 import type { Clock } from '../../../shared/ports.ts';
-import type { RuntimeConnection } from '../connection.ts';
+import type { RuntimeConnection } from '../connection/connection.ts';
 import type { RuntimeEnv } from '../env.ts';
 import type { ModelClient } from '../model.ts';
 import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';

@@ -2,7 +2,7 @@
 // connect-aws.ts) is imported only when it is the one in use, so a start loads one
 // transport's code: the AWS SDK is most of what a local runtime would parse.
 import type { RuntimeConnection } from './connection.ts';
-import type { RuntimeEnv } from './env.ts';
+import type { RuntimeEnv } from '../env.ts';
 
 export async function connect(env: RuntimeEnv): Promise<RuntimeConnection> {
   const t = env.transport;

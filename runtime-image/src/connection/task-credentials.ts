@@ -6,7 +6,7 @@
 import { fromHttp } from '@aws-sdk/credential-provider-http';
 import { credentialsTreatedAsExpired, credentialsWillNeedRefresh, defaultProvider as chainInUse } from '@aws-sdk/credential-provider-node';
 import { memoize } from '@smithy/core/config';
-import { ClawfleetError } from '../../shared/errors.ts';
+import { ClawfleetError } from '../../../shared/errors.ts';
 import type { ContainerCredentialSettings } from './container-credentials.ts';
 import { defaultProvider as runtimeChain, setTaskCredentials } from './sdk-credential-chain.ts';
 

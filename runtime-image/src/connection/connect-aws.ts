@@ -2,16 +2,16 @@
 // Manager secret, read (and read again while a value is missing). Imported only for an AWS transport, so a local runtime never loads the SDK.
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
-import { SignedS3MediaStore } from '../../shared/adapters/aws/signed-s3-media-store.ts';
-import { getS3Object } from '../../shared/adapters/aws/signed-s3-object.ts';
-import { FLEET_SKILLS_BUNDLE_MAX_BYTES } from '../../shared/config/fleet-skills-bundle.ts';
-import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../shared/adapters/aws/sqs-queues.ts';
-import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
-import { DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';
+import { SecretsManagerStore } from '../../../shared/adapters/aws/secrets-manager-store.ts';
+import { SignedS3MediaStore } from '../../../shared/adapters/aws/signed-s3-media-store.ts';
+import { getS3Object } from '../../../shared/adapters/aws/signed-s3-object.ts';
+import { FLEET_SKILLS_BUNDLE_MAX_BYTES } from '../../../shared/config/fleet-skills-bundle.ts';
+import { SqsDeadLetters, SqsInbox, SqsOutbox } from '../../../shared/adapters/aws/sqs-queues.ts';
+import { dynamoDocumentClient } from '../../../shared/adapters/aws/clients.ts';
+import { DynamoSpendLedger } from '../../../shared/adapters/aws/dynamo-spend.ts';
 import type { RuntimeConnection } from './connection.ts';
-import type { RuntimeEnv, Transport } from './env.ts';
-import { checkOwnSecretId } from './secrets.ts';
+import type { RuntimeEnv, Transport } from '../env.ts';
+import { checkOwnSecretId } from '../secrets.ts';
 
 export async function connectAws(env: RuntimeEnv, t: Extract<Transport, { kind: 'aws' }>): Promise<RuntimeConnection> {
   // Checked before the read: this runtime asks for its own secret and no other.

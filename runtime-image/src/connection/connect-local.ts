@@ -1,10 +1,10 @@
 // The runtime's queues and secrets in local mode: the local control plane's loopback channel,
 // and the secrets the launcher passed on the pipe. Imported only for a local transport.
-import { HttpRuntimeChannel } from '../../shared/adapters/local/http-runtime-channel.ts';
-import { HttpRuntimeMedia } from '../../shared/adapters/local/http-runtime-media.ts';
-import { processRedactor } from '../../shared/log.ts';
+import { HttpRuntimeChannel } from '../../../shared/adapters/local/http-runtime-channel.ts';
+import { HttpRuntimeMedia } from '../../../shared/adapters/local/http-runtime-media.ts';
+import { processRedactor } from '../../../shared/log.ts';
 import type { RuntimeConnection } from './connection.ts';
-import type { RuntimeEnv, Transport } from './env.ts';
+import type { RuntimeEnv, Transport } from '../env.ts';
 
 export function connectLocal(env: RuntimeEnv, t: Extract<Transport, { kind: 'local' }>): RuntimeConnection {
   processRedactor.add(...Object.values(t.secrets));

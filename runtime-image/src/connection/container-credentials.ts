@@ -9,8 +9,8 @@
 // file tool's race through /proc, or a child that inherits process.env.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from '../../shared/zod.ts';
-import { ConfigError } from '../../shared/errors.ts';
+import * as z from '../../../shared/zod.ts';
+import { ConfigError } from '../../../shared/errors.ts';
 
 /** What ECS (and the SDK's container provider) read for the task role's credentials: handed over, never kept in the environment. */
 const CREDENTIAL_VARIABLES = {

@@ -1,6 +1,6 @@
 // What connects a runtime to its fleet: this agent's queues, secrets, media and ledger, as its
 // transport provides them (connect-local.ts, connect-aws.ts; connect.ts picks one).
-import type { DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../shared/ports.ts';
+import type { DeadLetters, Inbox, MediaStore, Outbox, SpendLedger } from '../../../shared/ports.ts';
 
 export interface RuntimeConnection {
   inbox: Inbox;

@@ -27,7 +27,7 @@ import { systemClock } from '../shared/ports.ts';
 import { offlineModel } from '../runtime-image/src/offline-model.ts';
 import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
-import { secretMasker } from '../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../runtime-image/src/transcript.ts';
 import { runTurn } from '../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../runtime-image/src/turn-deps.ts';

@@ -7,7 +7,7 @@
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import type { Clock } from '../../shared/ports.ts';
 import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
 import { wrapUntrusted } from './untrusted-content.ts';
 

@@ -4,7 +4,7 @@
 // fixed by the turn's attempt and their index (the outbox delivers each at most once).
 import { errorFields, type Logger } from '../../shared/log.ts';
 import { completedBlocks, type BlockBounds } from './block-chunker.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 
 export interface BlockStreamOptions {
   bounds: BlockBounds;

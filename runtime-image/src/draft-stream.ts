@@ -4,7 +4,7 @@
 // every draft of a turn is on the outbox ahead of its reply, in the same FIFO group.
 import { errorFields, type Logger } from '../../shared/log.ts';
 import type { Clock } from '../../shared/ports.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 
 export interface DraftStreamOptions {
   minIntervalMs: number;

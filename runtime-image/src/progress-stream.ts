@@ -9,7 +9,7 @@
 import type { Clock } from '../../shared/ports.ts';
 import type { Logger } from '../../shared/log.ts';
 import { DraftStream } from './draft-stream.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 
 /** OpenClaw's defaults for a progress draft: its label, how many lines stay, how long each may be. */
 export const PROGRESS_LABEL = 'Working…';

@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import type { MediaInputDeps } from './media/media-input.ts';
 import type { ModelClient } from './model.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 import type { OfferedSkill } from './skills/discover.ts';
 import type { Speaker } from './speech/spoken-reply.ts';
 import type { AgentTool } from './tools/tool.ts';

@@ -10,7 +10,7 @@ import { BlockStream } from './block-stream.ts';
 import { DraftStream } from './draft-stream.ts';
 import { ProgressStream } from './progress-stream.ts';
 import { derivedId } from './envelope-ids.ts';
-import type { SecretMasker } from './secret-mask.ts';
+import type { SecretMasker } from './secrets/secret-mask.ts';
 import type { TurnRequest } from './turn-request.ts';
 
 export interface TurnStreamDeps {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';

@@ -20,7 +20,7 @@ import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';

@@ -20,7 +20,7 @@ import { type TurnOutcome } from '../../runtime-image/src/turn-answer.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { tempDir } from './temp-dirs.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };

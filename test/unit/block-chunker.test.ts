@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { completedBlocks } from '../../runtime-image/src/block-chunker.ts';
 import { BlockStream } from '../../runtime-image/src/block-stream.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { prng } from '../support/prng.ts';
 

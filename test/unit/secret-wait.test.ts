@@ -19,7 +19,7 @@ import { parseOutbound, type OutboundEnvelope } from '../../shared/protocol/enve
 type HeartbeatEnvelope = Extract<OutboundEnvelope, { kind: 'heartbeat' }>;
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
-import { awaitSecrets, missingSecrets, waitingWarning, type SecretWaitDeps } from '../../runtime-image/src/secret-wait.ts';
+import { awaitSecrets, missingSecrets, waitingWarning, type SecretWaitDeps } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const SECRET = 'clawfleet/demo/agents/fran';

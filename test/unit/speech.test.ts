@@ -9,7 +9,7 @@ import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media
 import { resolvedTts } from '../../shared/config/tts.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { franMessage } from '../support/fran-turn.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { oggOpusSeconds } from '../../runtime-image/src/speech/ogg-opus.ts';
 import { openAiSpeech } from '../../runtime-image/src/speech/speech-client.ts';
 import { speaker } from '../../runtime-image/src/speech/spoken-reply.ts';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TtsAuto } from '../../shared/config/tts.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { speaker } from '../../runtime-image/src/speech/spoken-reply.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';

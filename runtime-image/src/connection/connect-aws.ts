@@ -11,7 +11,7 @@ import { dynamoDocumentClient } from '../../../shared/adapters/aws/clients.ts';
 import { DynamoSpendLedger } from '../../../shared/adapters/aws/dynamo-spend.ts';
 import type { RuntimeConnection } from './connection.ts';
 import type { RuntimeEnv, Transport } from '../env.ts';
-import { checkOwnSecretId } from '../secrets.ts';
+import { checkOwnSecretId } from '../secrets/own-secret.ts';
 
 export async function connectAws(env: RuntimeEnv, t: Extract<Transport, { kind: 'aws' }>): Promise<RuntimeConnection> {
   // Checked before the read: this runtime asks for its own secret and no other.

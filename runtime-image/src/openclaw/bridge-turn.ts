@@ -23,7 +23,7 @@ import { errorFields, processRedactor, type Logger } from '../../../shared/log.t
 import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-input.ts';
-import type { SecretMasker } from '../secret-mask.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
 import { endedTurn, sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
 import type { TurnRequest } from '../turn-request.ts';
 import { startTurnStream, type TurnStream } from '../turn-stream.ts';

@@ -4,18 +4,18 @@
 // (they wait in its queue), says "waiting for secret …" in a heartbeat every so often (the
 // registry, `clawfleet status` and the dashboard show it), re-reads its secret with backoff
 // where it can, and returns the values once every one is there.
-import { HEARTBEAT_WARNING_MAX, WAITING_FOR_SECRET } from '../../shared/protocol/envelopes.ts';
-import { ClawfleetError } from '../../shared/errors.ts';
-import type { Logger } from '../../shared/log.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
-import type { RuntimeConfig } from '../../shared/config/resolve.ts';
-import type { Placement } from '../../shared/config/runtime-kinds.ts';
-import { secretsNeeded, type NeededValue } from '../../shared/secrets/agent-secrets.ts';
-import { deviceKeyProblem } from '../../shared/secrets/openclaw-device-key.ts';
-import { waitingBeats } from './liveness/waiting-beats.ts';
-import { pause } from './pause.ts';
-import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
-import { processRedactor } from '../../shared/log.ts';
+import { HEARTBEAT_WARNING_MAX, WAITING_FOR_SECRET } from '../../../shared/protocol/envelopes.ts';
+import { ClawfleetError } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
+import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
+import type { Placement } from '../../../shared/config/runtime-kinds.ts';
+import { secretsNeeded, type NeededValue } from '../../../shared/secrets/agent-secrets.ts';
+import { deviceKeyProblem } from '../../../shared/secrets/openclaw-device-key.ts';
+import { waitingBeats } from '../liveness/waiting-beats.ts';
+import { pause } from '../pause.ts';
+import { RUNTIME_VERSION, type RuntimeParts } from '../kinds/runtime-kind.ts';
+import { processRedactor } from '../../../shared/log.ts';
 
 /** What the operator runs to set one of this agent's secret values (the warnings name it). */
 export function howToSetSecret(env: Pick<RuntimeParts['env'], 'agentId' | 'transport'>, name: string): string {

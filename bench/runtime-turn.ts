@@ -32,7 +32,7 @@ import { TranscriptStore } from '../runtime-image/src/transcript.ts';
 import { runTurn } from '../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
-import { Worker } from '../runtime-image/src/worker.ts';
+import { Worker } from '../runtime-image/src/worker/worker.ts';
 import { seedWorkspace } from '../runtime-image/src/workspace.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 

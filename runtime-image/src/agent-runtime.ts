@@ -44,10 +44,10 @@ import { pathHost } from './skills/discover.ts';
 import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
 import type { AgentBrowser } from './browser/agent-browser.ts';
 import { fetchPolicy } from './net/fetch-guard.ts';
-import type { ControlAction, Worker } from './worker.ts';
+import type { ControlAction, Worker } from './worker/worker.ts';
 import { startHeartbeats } from './liveness/heartbeats.ts';
 import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
-import { runtimeWorker } from './runtime-worker.ts';
+import { runtimeWorker } from './worker/runtime-worker.ts';
 
 export interface AgentRuntime {
   mcp: McpHost | undefined;

@@ -23,7 +23,7 @@ import { runTurn } from '../../runtime-image/src/turn.ts';
 import { answerEnvelope } from '../../runtime-image/src/turn-answer.ts';
 import { NEW_SESSION_TEXT } from '../../runtime-image/src/turn-commands.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
+import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker/worker.ts';
 
 function webhook(state: 'asleep' | 'awake' = 'asleep') {
   const config = loadConfigFile('clawfleet.json');

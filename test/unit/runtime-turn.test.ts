@@ -19,9 +19,9 @@ import { giveUpTurn, runTurn } from '../../runtime-image/src/turn.ts';
 import { SHOW_WORK_AFTER_MS } from '../../runtime-image/src/turn-answer.ts';
 import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
+import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker/worker.ts';
 import { z } from 'zod';
-import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
+import { WorkspaceAttemptLog } from '../../runtime-image/src/worker/attempt-log.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 type Step =

@@ -30,8 +30,8 @@ import { secretMasker } from '../secrets/secret-mask.ts';
 import { checkOwnSecretId } from '../secrets/own-secret.ts';
 import { awaitAgentSecrets, howToSetSecret } from '../secrets/secret-wait.ts';
 import { turnRequestFor } from '../turn-request.ts';
-import type { ControlAction } from '../worker.ts';
-import { runtimeWorker } from '../runtime-worker.ts';
+import type { ControlAction } from '../worker/worker.ts';
+import { runtimeWorker } from '../worker/runtime-worker.ts';
 import { startHeartbeats } from '../liveness/heartbeats.ts';
 import { RUNTIME_VERSION, type RunningRuntime, type RuntimeParts } from './runtime-kind.ts';
 

@@ -7,8 +7,8 @@
 // exec can write there: at worst it sets aside or retries its own messages, and the queue's
 // receive count still bounds every message.
 import { join } from 'node:path';
-import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
-import { sha256Hex } from './lazy-crypto.ts';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
+import { sha256Hex } from '../lazy-crypto.ts';
 
 const DIR = join('.clawfleet', 'attempts');
 

@@ -10,16 +10,16 @@
 // another session's message and turns of different sessions start together, not one
 // receive round trip apart (as Lambda's SQS pollers do). The price is a few more empty
 // long polls while idle: three a minute per slot.
-import { EnvelopeError } from '../../shared/errors.ts';
-import { errorFields, type Logger } from '../../shared/log.ts';
-import { parseInbound, type InboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { replyId, typingId } from '../../shared/protocol/ids.ts';
-import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../shared/ports.ts';
-import { DEFAULT_MAX_SESSIONS } from '../../shared/runtime-limits.ts';
+import { EnvelopeError } from '../../../shared/errors.ts';
+import { errorFields, type Logger } from '../../../shared/log.ts';
+import { parseInbound, type InboundEnvelope, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { replyId, typingId } from '../../../shared/protocol/ids.ts';
+import type { Clock, DeadLetters, Inbox, Outbox, ReceivedMessage } from '../../../shared/ports.ts';
+import { DEFAULT_MAX_SESSIONS } from '../../../shared/runtime-limits.ts';
 import type { AttemptLog } from './attempt-log.ts';
 import { TurnLock } from './turn-lock.ts';
-import { pause } from './pause.ts';
-import { SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
+import { pause } from '../pause.ts';
+import { SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
 export type ControlAction = Extract<InboundEnvelope, { kind: 'control' }>['action'];

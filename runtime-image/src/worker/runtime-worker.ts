@@ -2,7 +2,7 @@
 // concurrency and redrive settings, the attempt log in the workspace, and exit 1 after the
 // kind's stop when the queue cannot be read any more. The kind brings the turn.
 import { WorkspaceAttemptLog } from './attempt-log.ts';
-import type { RuntimeParts } from './kinds/runtime-kind.ts';
+import type { RuntimeParts } from '../kinds/runtime-kind.ts';
 import { Worker, type WorkerDeps } from './worker.ts';
 
 export function runtimeWorker(

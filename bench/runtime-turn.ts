@@ -24,7 +24,7 @@ import { InMemoryFifoQueue, InMemoryOutbox } from '../shared/adapters/memory/in-
 import { InMemoryDeadLetters } from '../shared/adapters/memory/in-memory-state.ts';
 import { memoryLogger } from '../shared/log.ts';
 import { systemClock } from '../shared/ports.ts';
-import { offlineModel } from '../runtime-image/src/offline-model.ts';
+import { offlineModel } from '../runtime-image/src/model/offline-model.ts';
 import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
 import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';

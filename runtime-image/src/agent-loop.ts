@@ -6,7 +6,7 @@
 // values masked, cut to size, and content from outside wrapped as untrusted data.
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
 import type { Clock } from '../../shared/ports.ts';
-import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model.ts';
+import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model/model.ts';
 import type { SecretMasker } from './secrets/secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
 import { wrapUntrusted } from './untrusted-content.ts';

@@ -6,7 +6,7 @@
 import type { Message } from '@mariozechner/pi-ai';
 import type { Logger } from '../../shared/log.ts';
 import type { Clock } from '../../shared/ports.ts';
-import { textOf, type CallContext, type ModelClient } from './model.ts';
+import { textOf, type CallContext, type ModelClient } from './model/model.ts';
 import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
 import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
 

@@ -9,7 +9,7 @@ import { runAgentLoop, type LoopResult } from './agent-loop.ts';
 import { compactIfNeeded, historyMessages } from './compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import { mediaInput } from './media/media-input.ts';
-import type { CallContext, ModelClient } from './model.ts';
+import type { CallContext, ModelClient } from './model/model.ts';
 import { REACTIONS_RULE, withNotes } from './reaction-note.ts';
 import { sessionStats } from './session-stats.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';

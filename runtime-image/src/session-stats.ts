@@ -4,7 +4,7 @@
 import type { Message } from '@mariozechner/pi-ai';
 import type { SessionStats } from '../../shared/protocol/envelopes.ts';
 import { estimateTokens, historyMessages } from './compaction.ts';
-import type { ModelClient } from './model.ts';
+import type { ModelClient } from './model/model.ts';
 import type { SessionHistory, TranscriptEntry } from './transcript.ts';
 
 export interface SessionStatsInput {

@@ -4,7 +4,7 @@
 // stand, so /status says so before the next turn.
 import type { Logger } from '../../shared/log.ts';
 import type { RuntimeCommand } from '../../shared/protocol/envelopes.ts';
-import { THINKING_LEVELS, type ThinkingLevel } from './model.ts';
+import { THINKING_LEVELS, type ThinkingLevel } from './model/model.ts';
 import { sessionStats } from './session-stats.ts';
 import { voiceCommand } from './speech/voice-command.ts';
 import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './transcript.ts';

@@ -3,7 +3,7 @@
 import type { Logger } from '../../shared/log.ts';
 import type { Clock, Outbox } from '../../shared/ports.ts';
 import type { MediaInputDeps } from './media/media-input.ts';
-import type { ModelClient } from './model.ts';
+import type { ModelClient } from './model/model.ts';
 import type { SecretMasker } from './secrets/secret-mask.ts';
 import type { OfferedSkill } from './skills/discover.ts';
 import type { Speaker } from './speech/spoken-reply.ts';

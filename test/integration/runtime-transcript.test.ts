@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';

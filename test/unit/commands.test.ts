@@ -12,7 +12,7 @@ import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts'
 import { memoryLogger } from '../../shared/log.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';

@@ -13,8 +13,8 @@ import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { modelForAgent } from '../../runtime-image/src/model-for-agent.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
+import { modelForAgent } from '../../runtime-image/src/model/model-for-agent.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import EXAMPLE from '../../clawfleet.json' with { type: 'json' };

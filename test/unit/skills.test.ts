@@ -16,7 +16,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { agentSkills, agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
 import { discoverSkills, pathHost, type SkillHost } from '../../runtime-image/src/skills/discover.ts';
 import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';

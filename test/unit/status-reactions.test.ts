@@ -19,7 +19,7 @@ import { ConfigError } from '../../shared/errors.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { TELEGRAM_REACTION_EMOJI } from '../../shared/telegram/reaction-emoji.ts';
-import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
 import { defineTool } from '../../runtime-image/src/tools/tool.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';

@@ -11,7 +11,7 @@ import { hookEnvelopeId } from '../../shared/hooks/session-key.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { MASK, secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { TranscriptStore } from '../../runtime-image/src/transcript.ts';

@@ -5,7 +5,7 @@ import type { Logger } from '../../../shared/log.ts';
 import type { Clock } from '../../../shared/ports.ts';
 import type { RuntimeConnection } from '../connection/connection.ts';
 import type { RuntimeEnv } from '../env.ts';
-import type { ModelClient } from '../model.ts';
+import type { ModelClient } from '../model/model.ts';
 import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
 
 export const RUNTIME_VERSION = '0.2.0';

@@ -9,7 +9,7 @@ import { callCeilingMicros, callCostMicros, type ModelPrice, type TokenUsage } f
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import type { Clock, Outbox, SpendLedger } from '../../../shared/ports.ts';
-import type { ModelClient, ModelRequest, ModelResult } from '../model.ts';
+import type { ModelClient, ModelRequest, ModelResult } from '../model/model.ts';
 import { pause } from '../pause.ts';
 
 export interface SpendMeter {

@@ -3,7 +3,7 @@
 // with capped exponential backoff (honouring a provider's retry-after up to the cap).
 // Only when every model has failed does the turn fail, with every reason in the message.
 import type { ModelClient, ModelFailure, ModelRequest, ModelResult } from './model.ts';
-import { pause } from './pause.ts';
+import { pause } from '../pause.ts';
 
 export interface RetryPolicy {
   attemptsPerModel: number;

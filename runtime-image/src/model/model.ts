@@ -3,10 +3,10 @@
 // Each provider module is imported on first use, not at start: pi-ai's root module loads
 // every provider and TypeBox's compiler (~0.4 s, ~30 MB here), one provider ~0.1 s.
 import type { AssistantMessage, AssistantMessageEvent, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
-import type { ProviderConfig } from '../../shared/config/schema.ts';
+import type { ProviderConfig } from '../../../shared/config/schema.ts';
 import { noteRetryAfter, type ResponseNotes } from './retry-after.ts';
-import type { CapReached } from '../../shared/budget/budget.ts';
-import type { TokenUsage } from '../../shared/budget/prices.ts';
+import type { CapReached } from '../../../shared/budget/budget.ts';
+import type { TokenUsage } from '../../../shared/budget/prices.ts';
 
 /** What the model is told about one tool: a JSON Schema for its arguments. */
 export interface ToolSpec {

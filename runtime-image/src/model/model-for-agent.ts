@@ -1,11 +1,11 @@
 // Builds the agent's model from its config and its own secrets: the primary model, then
 // its fallbacks, each behind retries (model-chain.ts). A provider that names an API key
 // secret which this agent's secret lacks is a startup error naming the secret (never a value).
-import type { RuntimeConfig } from '../../shared/config/resolve.ts';
-import { ClawfleetError } from '../../shared/errors.ts';
+import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
+import { ClawfleetError } from '../../../shared/errors.ts';
 import { modelChain, type ModelAttempt, type RetryPolicy } from './model-chain.ts';
 import { piAiModel, type ModelClient } from './model.ts';
-import { meteredModel, type SpendMeter } from './spend/metered-model.ts';
+import { meteredModel, type SpendMeter } from '../spend/metered-model.ts';
 
 export interface ModelForAgentOptions {
   retry?: RetryPolicy;

@@ -28,7 +28,7 @@ import { offlineModel } from '../runtime-image/src/model/offline-model.ts';
 import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
 import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
-import { TranscriptStore } from '../runtime-image/src/transcript.ts';
+import { TranscriptStore } from '../runtime-image/src/session/transcript-store.ts';
 import { runTurn } from '../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../runtime-image/src/turn-deps.ts';
 import { turnRequestFor } from '../runtime-image/src/turn-request.ts';

@@ -33,7 +33,7 @@ import { webFetchTool } from './tools/web-fetch.ts';
 import { searchKeyName } from '../../shared/config/schema.ts';
 import { skillAccess } from '../../shared/config/skill-tools.ts';
 import { webSearchTool } from './tools/web-search.ts';
-import { TranscriptStore } from './transcript.ts';
+import { TranscriptStore } from './session/transcript-store.ts';
 import { giveUpTurn, runTurn } from './turn.ts';
 import { defaultTurnLimits } from './turn-deps.ts';
 import { turnRequestFor } from './turn-request.ts';

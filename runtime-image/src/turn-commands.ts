@@ -5,9 +5,9 @@
 import type { Logger } from '../../shared/log.ts';
 import type { RuntimeCommand } from '../../shared/protocol/envelopes.ts';
 import { THINKING_LEVELS, type ThinkingLevel } from './model/model.ts';
-import { sessionStats } from './session-stats.ts';
+import { sessionStats } from './session/session-stats.ts';
 import { voiceCommand } from './speech/voice-command.ts';
-import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './transcript.ts';
+import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './session/transcript-store.ts';
 import { sendAnswer, sendStatus, type TurnOutcome } from './turn-answer.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';

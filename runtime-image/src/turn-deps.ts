@@ -8,7 +8,7 @@ import type { SecretMasker } from './secrets/secret-mask.ts';
 import type { OfferedSkill } from './skills/discover.ts';
 import type { Speaker } from './speech/spoken-reply.ts';
 import type { AgentTool } from './tools/tool.ts';
-import type { TranscriptStore } from './transcript.ts';
+import type { TranscriptStore } from './session/transcript-store.ts';
 
 export interface TurnLimits {
   turnTimeoutMs: number;

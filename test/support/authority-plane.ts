@@ -14,7 +14,7 @@ import { LocalControlPlane, type LocalControlPlaneOptions } from '../../local/co
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { type TurnOutcome } from '../../runtime-image/src/turn-answer.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';

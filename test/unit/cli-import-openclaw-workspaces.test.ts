@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
-import { TranscriptStore, turnMessages } from '../../runtime-image/src/transcript.ts';
+import { TranscriptStore, turnMessages } from '../../runtime-image/src/session/transcript-store.ts';
 import { readBootstrap } from '../../runtime-image/src/workspace.ts';
 import { captureIO } from './cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';

@@ -17,7 +17,7 @@ import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
-import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
+import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
 import { STOPPED_TEXT } from '../../runtime-image/src/model-turn.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { answerEnvelope } from '../../runtime-image/src/turn-answer.ts';

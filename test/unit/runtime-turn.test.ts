@@ -9,7 +9,7 @@ import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
+import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/session/compaction.ts';
 import { modelChain } from '../../runtime-image/src/model/model-chain.ts';
 import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model/model.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';

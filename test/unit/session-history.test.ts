@@ -1,8 +1,8 @@
-// A session's history read on from an earlier one (runtime-image/src/transcript.ts historyOf's
+// A session's history read on from an earlier one (runtime-image/src/session/transcript-store.ts historyOf's
 // `from`): what a turn that appends a record works out without reading its transcript again
 // must be what a fresh read of the whole transcript would give.
 import { describe, expect, it } from 'vitest';
-import { historyOf, type TranscriptEntry } from '../../runtime-image/src/transcript.ts';
+import { historyOf, type TranscriptEntry } from '../../runtime-image/src/session/transcript-store.ts';
 
 const turn = (n: number, extra: object = {}): TranscriptEntry => ({ inboundId: `tg.fran.${n}`, ts: n, input: `message ${n}`, reply: `answer ${n}`, ...extra });
 

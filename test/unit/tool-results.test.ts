@@ -14,7 +14,7 @@ import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { MASK, secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
 import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn-request.ts';

@@ -4,11 +4,11 @@
 // the transcript. The newest turns stay verbatim. A failed flush or summary never fails
 // the turn: the session is then trimmed to fit instead, and the next turn tries again.
 import type { Message } from '@mariozechner/pi-ai';
-import type { Logger } from '../../shared/log.ts';
-import type { Clock } from '../../shared/ports.ts';
-import { textOf, type CallContext, type ModelClient } from './model/model.ts';
-import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript.ts';
-import { WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { Clock } from '../../../shared/ports.ts';
+import { textOf, type CallContext, type ModelClient } from '../model/model.ts';
+import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript-store.ts';
+import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 
 export interface CompactionDeps {
   model: ModelClient;

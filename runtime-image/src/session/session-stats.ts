@@ -2,10 +2,10 @@
 // status `session`): its length, how full the model's context is, and the model it uses. The
 // control plane records it on the session so /status can say it without waking the agent.
 import type { Message } from '@mariozechner/pi-ai';
-import type { SessionStats } from '../../shared/protocol/envelopes.ts';
+import type { SessionStats } from '../../../shared/protocol/envelopes.ts';
 import { estimateTokens, historyMessages } from './compaction.ts';
-import type { ModelClient } from './model/model.ts';
-import type { SessionHistory, TranscriptEntry } from './transcript.ts';
+import type { ModelClient } from '../model/model.ts';
+import type { SessionHistory, TranscriptEntry } from './transcript-store.ts';
 
 export interface SessionStatsInput {
   /** The session's transcript entries, the turn just recorded included. */

@@ -6,10 +6,10 @@
 // file's tail only, asynchronous and capped (shared/adapters/fs/beneath.ts): a transcript replaced by a
 // FIFO is refused, and one grown huge is not read whole.
 import { join } from 'node:path';
-import { sha256Hex } from './lazy-crypto.ts';
+import { sha256Hex } from '../lazy-crypto.ts';
 import type { Message } from '@mariozechner/pi-ai';
 import { z } from 'zod';
-import { isMissing, WorkspaceDir } from '../../shared/adapters/fs/beneath.ts';
+import { isMissing, WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 
 /**
  * How much of a transcript's tail is read: the first window, grown fourfold while it holds

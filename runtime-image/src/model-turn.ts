@@ -19,7 +19,7 @@ import { endedTurn, sendAnswer, sendStatus, SHOW_WORK_AFTER_MS, type TurnOutcome
 import { sessionModel } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';
-import { startTurnStream, type TurnStream } from './turn-stream.ts';
+import { startTurnStream, type TurnStream } from './stream/turn-stream.ts';
 import { buildSystemPrompt, readBootstrap } from './workspace.ts';
 
 /** The answer to a turn that a /stop cancelled. */

@@ -9,7 +9,7 @@ import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/en
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { toolLine } from '../../runtime-image/src/progress-stream.ts';
+import { toolLine } from '../../runtime-image/src/stream/progress-stream.ts';
 import { chatPlane, PLANE_BOT_TOKEN, scriptedModel, type ModelStep } from '../support/chat-plane.ts';
 import { start, type FakeTelegram } from '../support/fake-telegram.ts';
 import { z } from 'zod';

@@ -26,7 +26,7 @@ import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-inp
 import type { SecretMasker } from '../secrets/secret-mask.ts';
 import { endedTurn, sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
 import type { TurnRequest } from '../turn-request.ts';
-import { startTurnStream, type TurnStream } from '../turn-stream.ts';
+import { startTurnStream, type TurnStream } from '../stream/turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
 import { quotedName } from '../others-words.ts';

@@ -2,16 +2,16 @@
 // drafts (draft-stream.ts) or blocks (block-stream.ts) on the outbox, with their
 // deterministic ids. One helper for the native turn and the OpenClaw bridge alike, so both
 // stream the same way; each feeds it the answer's text so far and closes it before the reply.
-import type { Logger } from '../../shared/log.ts';
-import { PROTOCOL_VERSION, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
+import type { Logger } from '../../../shared/log.ts';
+import { PROTOCOL_VERSION, type OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { DEFAULT_BLOCK_BOUNDS } from './block-chunker.ts';
 import { BlockStream } from './block-stream.ts';
 import { DraftStream } from './draft-stream.ts';
 import { ProgressStream } from './progress-stream.ts';
-import { derivedId } from './envelope-ids.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
-import type { TurnRequest } from './turn-request.ts';
+import { derivedId } from '../envelope-ids.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
+import type { TurnRequest } from '../turn-request.ts';
 
 export interface TurnStreamDeps {
   agentId: string;

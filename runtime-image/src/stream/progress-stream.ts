@@ -6,10 +6,10 @@
 // working a draft interval after its first tool call: a plain text answer never shows one.
 // What it shows is public to the chat: tool names (never their arguments or results) and the
 // model's own words, this agent's secret values masked, each line cut short.
-import type { Clock } from '../../shared/ports.ts';
-import type { Logger } from '../../shared/log.ts';
+import type { Clock } from '../../../shared/ports.ts';
+import type { Logger } from '../../../shared/log.ts';
 import { DraftStream } from './draft-stream.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
 
 /** OpenClaw's defaults for a progress draft: its label, how many lines stay, how long each may be. */
 export const PROGRESS_LABEL = 'Working…';

@@ -2,9 +2,9 @@
 // interval the control plane asked for, one in flight at a time, the latest text only
 // (drafts in between are skipped, never queued). Closed before the final reply goes out, so
 // every draft of a turn is on the outbox ahead of its reply, in the same FIFO group.
-import { errorFields, type Logger } from '../../shared/log.ts';
-import type { Clock } from '../../shared/ports.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
+import { errorFields, type Logger } from '../../../shared/log.ts';
+import type { Clock } from '../../../shared/ports.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
 
 export interface DraftStreamOptions {
   minIntervalMs: number;

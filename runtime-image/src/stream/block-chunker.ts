@@ -3,7 +3,7 @@
 // minChars; past maxChars, at the last line break that keeps those rules. The answer is
 // decided from what has been written so far alone, so the same text always splits the same
 // way however it arrived (a block once sent is never taken back).
-import { DEFAULT_BLOCK_CHUNK } from '../../shared/protocol/envelopes.ts';
+import { DEFAULT_BLOCK_CHUNK } from '../../../shared/protocol/envelopes.ts';
 
 export interface BlockBounds {
   minChars: number;

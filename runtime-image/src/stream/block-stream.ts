@@ -2,9 +2,9 @@
 // `block` envelope while the model is still writing, one at a time and in order; the final
 // reply then carries only what no block carried. Blocks are real messages, so their ids are
 // fixed by the turn's attempt and their index (the outbox delivers each at most once).
-import { errorFields, type Logger } from '../../shared/log.ts';
+import { errorFields, type Logger } from '../../../shared/log.ts';
 import { completedBlocks, type BlockBounds } from './block-chunker.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
 
 export interface BlockStreamOptions {
   bounds: BlockBounds;

@@ -9,7 +9,7 @@ import type { Clock } from '../../shared/ports.ts';
 import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model/model.ts';
 import type { SecretMasker } from './secrets/secret-mask.ts';
 import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
-import { wrapUntrusted } from './untrusted-content.ts';
+import { wrapUntrusted } from './framing/untrusted-content.ts';
 
 export interface LoopInput {
   model: ModelClient;

@@ -10,7 +10,7 @@ import { compactIfNeeded, historyMessages } from './session/compaction.ts';
 import { derivedId } from './envelope-ids.ts';
 import { mediaInput } from './media/media-input.ts';
 import type { CallContext, ModelClient } from './model/model.ts';
-import { REACTIONS_RULE, withNotes } from './reaction-note.ts';
+import { REACTIONS_RULE, withNotes } from './framing/reaction-note.ts';
 import { sessionStats } from './session/session-stats.ts';
 import { buttonsTool } from './tools/buttons-tool.ts';
 import type { AgentTool } from './tools/tool.ts';

@@ -5,9 +5,9 @@
 // (a reply's quote, a forward, a shared poll or contact) are framed as theirs (others-words.ts).
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
-import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './others-words.ts';
-import { randomMarkerId, wrapUntrusted } from './untrusted-content.ts';
-import { reactionNote } from './reaction-note.ts';
+import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './framing/others-words.ts';
+import { randomMarkerId, wrapUntrusted } from './framing/untrusted-content.ts';
+import { reactionNote } from './framing/reaction-note.ts';
 
 export type Answer =
   /** A reply into a session this agent owns; the control plane finds the channel. */

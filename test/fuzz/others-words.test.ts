@@ -13,7 +13,7 @@ import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts'
 import { LINE_BREAKS } from '../../shared/one-line.ts';
 import { parseInbound, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { neutraliseMarkers } from '../../runtime-image/src/untrusted-content.ts';
+import { neutraliseMarkers } from '../../runtime-image/src/framing/untrusted-content.ts';
 import { writeFigures } from '../support/figures.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { prng, seedFrom, type Prng } from '../support/prng.ts';

@@ -16,7 +16,7 @@ import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/br
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from '../../runtime-image/src/openclaw/gateway-client.ts';
 import type { TurnOutcome } from '../../runtime-image/src/turn-answer.ts';
 import { turnRequestFor, type TurnRequest } from '../../runtime-image/src/turn-request.ts';
-import { OTHER_WORDS_RULE } from '../../runtime-image/src/others-words.ts';
+import { OTHER_WORDS_RULE } from '../../runtime-image/src/framing/others-words.ts';
 import { franMessage } from '../support/fran-turn.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -18,7 +18,7 @@ import { TranscriptStore } from '../../runtime-image/src/session/transcript-stor
 import { runTurn } from '../../runtime-image/src/turn.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
 import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/untrusted-content.ts';
+import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/framing/untrusted-content.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-proj-9f8e7d6c5b4a39281706';

@@ -29,7 +29,7 @@ import type { TurnRequest } from '../turn-request.ts';
 import { startTurnStream, type TurnStream } from '../stream/turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
-import { quotedName } from '../others-words.ts';
+import { quotedName } from '../framing/others-words.ts';
 import { pause } from '../pause.ts';
 
 export interface BridgeDeps {

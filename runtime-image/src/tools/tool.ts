@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
 import type { ToolSpec } from '../model/model.ts';
-import type { Provenance } from '../untrusted-content.ts';
+import type { Provenance } from '../framing/untrusted-content.ts';
 
 export interface ToolResult {
   text: string;

@@ -5,8 +5,8 @@
 // words or the untrusted markers (untrusted-content.ts). Names stay on one line inside their
 // quotes (oneLine). The turn's situation (OTHER_WORDS_RULE) tells the model what the frame means.
 // Pure: used by the native turn and the OpenClaw bridge alike (turn-request.ts).
-import { LINE_BREAKS, oneLine } from '../../shared/one-line.ts';
-import type { Forward, Origin, Quote, Shared } from '../../shared/protocol/envelopes.ts';
+import { LINE_BREAKS, oneLine } from '../../../shared/one-line.ts';
+import type { Forward, Origin, Quote, Shared } from '../../../shared/protocol/envelopes.ts';
 import { neutraliseMarkers } from './untrusted-content.ts';
 
 /** What the model is told in a turn whose message carries other people's words. */

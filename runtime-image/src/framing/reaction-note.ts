@@ -3,8 +3,8 @@
 // someone else's words (others-words.ts). A reaction is not a turn: the runtime keeps it as a note
 // and the session's next turn reads the notes before its own input (OpenClaw's system events),
 // at most MAX_NOTES_SHOWN of them, the rest counted. Pure.
-import type { Reaction } from '../../shared/protocol/envelopes.ts';
-import { isReactionEmoji } from '../../shared/telegram/reaction-emoji.ts';
+import type { Reaction } from '../../../shared/protocol/envelopes.ts';
+import { isReactionEmoji } from '../../../shared/telegram/reaction-emoji.ts';
 import { quotedName } from './others-words.ts';
 
 /** The most notes one turn reads; older ones are counted, not shown, so a flood never fills the context. */

@@ -8,8 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
 import { speaker } from '../runtime-image/src/speech/spoken-reply.ts';
-import { runTurn } from '../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
+import { runTurn } from '../runtime-image/src/turn/turn.ts';
+import { turnRequestFor } from '../runtime-image/src/turn/turn-request.ts';
 import { defineTool } from '../runtime-image/src/tools/tool.ts';
 import { chatPlane, PLANE_BOT_TOKEN, scriptedModel } from '../test/support/chat-plane.ts';
 import { startSpeech } from '../test/support/fake-speech.ts';

@@ -12,7 +12,7 @@ import { loadConfigFile } from '../../shared/config/load.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { LINE_BREAKS } from '../../shared/one-line.ts';
 import { parseInbound, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { neutraliseMarkers } from '../../runtime-image/src/framing/untrusted-content.ts';
 import { writeFigures } from '../support/figures.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';

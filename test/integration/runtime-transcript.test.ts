@@ -10,9 +10,9 @@ import { memoryLogger } from '../../shared/log.ts';
 import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -24,9 +24,9 @@ import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const WATCHDOG_TEXT = 'WATCHDOG-UNBLOCKED';

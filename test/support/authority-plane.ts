@@ -15,10 +15,10 @@ import { assistantMessage, type ModelClient, type ModelRequest } from '../../run
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { type TurnOutcome } from '../../runtime-image/src/turn-answer.ts';
-import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { type TurnOutcome } from '../../runtime-image/src/turn/turn-answer.ts';
+import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { tempDir } from './temp-dirs.ts';

@@ -6,7 +6,7 @@ import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/en
 import type { ModelClient } from '../../runtime-image/src/model/model.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
-import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import { tempDir } from './temp-dirs.ts';
 
 /**

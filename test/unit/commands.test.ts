@@ -18,11 +18,11 @@ import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
 import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
-import { STOPPED_TEXT } from '../../runtime-image/src/model-turn.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { answerEnvelope } from '../../runtime-image/src/turn-answer.ts';
-import { NEW_SESSION_TEXT } from '../../runtime-image/src/turn-commands.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { STOPPED_TEXT } from '../../runtime-image/src/turn/model-turn.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { answerEnvelope } from '../../runtime-image/src/turn/turn-answer.ts';
+import { NEW_SESSION_TEXT } from '../../runtime-image/src/turn/turn-commands.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker/worker.ts';
 
 function webhook(state: 'asleep' | 'awake' = 'asleep') {

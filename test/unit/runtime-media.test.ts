@@ -20,9 +20,9 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import EXAMPLE from '../../clawfleet.json' with { type: 'json' };
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -15,10 +15,10 @@ import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
-import { giveUpTurn, runTurn } from '../../runtime-image/src/turn.ts';
-import { SHOW_WORK_AFTER_MS } from '../../runtime-image/src/turn-answer.ts';
-import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn-deps.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { giveUpTurn, runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { SHOW_WORK_AFTER_MS } from '../../runtime-image/src/turn/turn-answer.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker/worker.ts';
 import { z } from 'zod';
 import { WorkspaceAttemptLog } from '../../runtime-image/src/worker/attempt-log.ts';

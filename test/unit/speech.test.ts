@@ -14,7 +14,7 @@ import { oggOpusSeconds } from '../../runtime-image/src/speech/ogg-opus.ts';
 import { openAiSpeech } from '../../runtime-image/src/speech/speech-client.ts';
 import { speaker } from '../../runtime-image/src/speech/spoken-reply.ts';
 import { cutAtSentence, plainWords, spokenText } from '../../runtime-image/src/speech/spoken-text.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { SPEECH_OGG, startSpeech, type FakeSpeech } from '../support/fake-speech.ts';
 
 const KEY = 'sk-test-speech-0123456789abcdef';

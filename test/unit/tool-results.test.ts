@@ -15,9 +15,9 @@ import { assistantMessage, type ModelClient, type ModelRequest } from '../../run
 import { MASK, secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { defaultTurnLimits } from '../../runtime-image/src/turn-deps.ts';
-import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
+import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/framing/untrusted-content.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

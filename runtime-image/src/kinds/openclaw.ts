@@ -29,7 +29,7 @@ import { transcriberFor } from '../media/transcribe.ts';
 import { secretMasker } from '../secrets/secret-mask.ts';
 import { checkOwnSecretId } from '../secrets/own-secret.ts';
 import { awaitAgentSecrets, howToSetSecret } from '../secrets/secret-wait.ts';
-import { turnRequestFor } from '../turn-request.ts';
+import { turnRequestFor } from '../turn/turn-request.ts';
 import type { ControlAction } from '../worker/worker.ts';
 import { runtimeWorker } from '../worker/runtime-worker.ts';
 import { startHeartbeats } from '../liveness/heartbeats.ts';

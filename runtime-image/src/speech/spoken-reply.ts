@@ -12,7 +12,7 @@ import type { VoiceRef } from '../../../shared/protocol/envelopes.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import type { SecretMasker } from '../secrets/secret-mask.ts';
 import type { SessionHistory } from '../session/transcript-store.ts';
-import type { TurnRequest } from '../turn-request.ts';
+import type { TurnRequest } from '../turn/turn-request.ts';
 import { openAiSpeech, type Synthesize } from './speech-client.ts';
 import { spokenText } from './spoken-text.ts';
 

@@ -9,9 +9,9 @@ import { DEFAULT_BLOCK_BOUNDS } from './block-chunker.ts';
 import { BlockStream } from './block-stream.ts';
 import { DraftStream } from './draft-stream.ts';
 import { ProgressStream } from './progress-stream.ts';
-import { derivedId } from '../envelope-ids.ts';
+import { derivedId } from '../turn/envelope-ids.ts';
 import type { SecretMasker } from '../secrets/secret-mask.ts';
-import type { TurnRequest } from '../turn-request.ts';
+import type { TurnRequest } from '../turn/turn-request.ts';
 
 export interface TurnStreamDeps {
   agentId: string;

@@ -19,7 +19,7 @@ import { DEFAULT_MAX_SESSIONS } from '../../../shared/runtime-limits.ts';
 import type { AttemptLog } from './attempt-log.ts';
 import { TurnLock } from './turn-lock.ts';
 import { pause } from '../pause.ts';
-import { SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn-answer.ts';
+import { SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn/turn-answer.ts';
 
 export type WorkEnvelope = Exclude<InboundEnvelope, { kind: 'control' }>;
 export type ControlAction = Extract<InboundEnvelope, { kind: 'control' }>['action'];

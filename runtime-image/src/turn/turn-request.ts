@@ -3,11 +3,11 @@
 // text that came through an HTTP hook is wrapped as untrusted content (with a marker id
 // from `newMarkerId`, random unless a test fixes it), and other people's words in a message
 // (a reply's quote, a forward, a shared poll or contact) are framed as theirs (others-words.ts).
-import type { MediaRef } from '../../shared/media/media-ref.ts';
-import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../shared/protocol/envelopes.ts';
-import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from './framing/others-words.ts';
-import { randomMarkerId, wrapUntrusted } from './framing/untrusted-content.ts';
-import { reactionNote } from './framing/reaction-note.ts';
+import type { MediaRef } from '../../../shared/media/media-ref.ts';
+import type { InboundEnvelope, RuntimeCommand, StreamRequest } from '../../../shared/protocol/envelopes.ts';
+import { forwardBlock, OTHER_WORDS_RULE, quoteBlock, sharedBlock } from '../framing/others-words.ts';
+import { randomMarkerId, wrapUntrusted } from '../framing/untrusted-content.ts';
+import { reactionNote } from '../framing/reaction-note.ts';
 
 export type Answer =
   /** A reply into a session this agent owns; the control plane finds the channel. */

@@ -3,24 +3,24 @@
 // (compaction, then the agent loop, its text streamed), what the answer is recorded as, and
 // the record sent with the turn's status. turn.ts decides that a turn is one of these.
 import type { ImageContent, Message } from '@mariozechner/pi-ai';
-import { processRedactor, type Logger } from '../../shared/log.ts';
-import type { Buttons } from '../../shared/protocol/envelopes.ts';
+import { processRedactor, type Logger } from '../../../shared/log.ts';
+import type { Buttons } from '../../../shared/protocol/envelopes.ts';
 import { runAgentLoop, type LoopResult } from './agent-loop.ts';
-import { compactIfNeeded, historyMessages } from './session/compaction.ts';
+import { compactIfNeeded, historyMessages } from '../session/compaction.ts';
 import { derivedId } from './envelope-ids.ts';
-import { mediaInput } from './media/media-input.ts';
-import type { CallContext, ModelClient } from './model/model.ts';
-import { REACTIONS_RULE, withNotes } from './framing/reaction-note.ts';
-import { sessionStats } from './session/session-stats.ts';
-import { buttonsTool } from './tools/buttons-tool.ts';
-import type { AgentTool } from './tools/tool.ts';
-import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './session/transcript-store.ts';
+import { mediaInput } from '../media/media-input.ts';
+import type { CallContext, ModelClient } from '../model/model.ts';
+import { REACTIONS_RULE, withNotes } from '../framing/reaction-note.ts';
+import { sessionStats } from '../session/session-stats.ts';
+import { buttonsTool } from '../tools/buttons-tool.ts';
+import type { AgentTool } from '../tools/tool.ts';
+import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from '../session/transcript-store.ts';
 import { endedTurn, sendAnswer, sendStatus, SHOW_WORK_AFTER_MS, type TurnOutcome } from './turn-answer.ts';
 import { sessionModel } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';
-import { startTurnStream, type TurnStream } from './stream/turn-stream.ts';
-import { buildSystemPrompt, readBootstrap } from './workspace.ts';
+import { startTurnStream, type TurnStream } from '../stream/turn-stream.ts';
+import { buildSystemPrompt, readBootstrap } from '../workspace.ts';
 
 /** The answer to a turn that a /stop cancelled. */
 export const STOPPED_TEXT = '⏹ Stopped.';

@@ -1,13 +1,13 @@
 // What a turn sends, for the native turn and the OpenClaw bridge alike: its answer, built from
 // the request and the turn's record alone (so a re-sent answer is byte-identical to the first),
 // and its status envelopes (the dashboard's turn events, the chat's status reaction).
-import { errorFields, type Logger } from '../../shared/log.ts';
-import type { OutboundEnvelope, SessionStats } from '../../shared/protocol/envelopes.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { replyId } from '../../shared/protocol/ids.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
+import { errorFields, type Logger } from '../../../shared/log.ts';
+import type { OutboundEnvelope, SessionStats } from '../../../shared/protocol/envelopes.ts';
+import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
+import { replyId } from '../../../shared/protocol/ids.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { derivedId } from './envelope-ids.ts';
-import type { TurnRecord } from './session/transcript-store.ts';
+import type { TurnRecord } from '../session/transcript-store.ts';
 import type { TurnRequest } from './turn-request.ts';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */

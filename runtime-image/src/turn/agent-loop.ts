@@ -5,11 +5,11 @@
 // Every tool result enters here, so here it is made safe to show: the agent's own secret
 // values masked, cut to size, and content from outside wrapped as untrusted data.
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from '@mariozechner/pi-ai';
-import type { Clock } from '../../shared/ports.ts';
-import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from './model/model.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
-import { capText, type AgentTool, type ToolCallContext, type ToolResult } from './tools/tool.ts';
-import { wrapUntrusted } from './framing/untrusted-content.ts';
+import type { Clock } from '../../../shared/ports.ts';
+import { textOf, type CallContext, type ModelClient, type OverBudget, type ThinkingLevel } from '../model/model.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
+import { capText, type AgentTool, type ToolCallContext, type ToolResult } from '../tools/tool.ts';
+import { wrapUntrusted } from '../framing/untrusted-content.ts';
 
 export interface LoopInput {
   model: ModelClient;

@@ -1,14 +1,14 @@
 // What a native turn is given (agent-runtime.ts builds it once per runtime, tests their own):
 // the agent's workspace, transcripts, models, tools, outbox and limits.
-import type { Logger } from '../../shared/log.ts';
-import type { Clock, Outbox } from '../../shared/ports.ts';
-import type { MediaInputDeps } from './media/media-input.ts';
-import type { ModelClient } from './model/model.ts';
-import type { SecretMasker } from './secrets/secret-mask.ts';
-import type { OfferedSkill } from './skills/discover.ts';
-import type { Speaker } from './speech/spoken-reply.ts';
-import type { AgentTool } from './tools/tool.ts';
-import type { TranscriptStore } from './session/transcript-store.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { Clock, Outbox } from '../../../shared/ports.ts';
+import type { MediaInputDeps } from '../media/media-input.ts';
+import type { ModelClient } from '../model/model.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
+import type { OfferedSkill } from '../skills/discover.ts';
+import type { Speaker } from '../speech/spoken-reply.ts';
+import type { AgentTool } from '../tools/tool.ts';
+import type { TranscriptStore } from '../session/transcript-store.ts';
 
 export interface TurnLimits {
   turnTimeoutMs: number;

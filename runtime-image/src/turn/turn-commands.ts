@@ -2,12 +2,12 @@
 // (the session starts over), /model, /think and /voice (show or set the session's choice).
 // Each is a line of the transcript, answered, and followed by the session's stats as they now
 // stand, so /status says so before the next turn.
-import type { Logger } from '../../shared/log.ts';
-import type { RuntimeCommand } from '../../shared/protocol/envelopes.ts';
-import { THINKING_LEVELS, type ThinkingLevel } from './model/model.ts';
-import { sessionStats } from './session/session-stats.ts';
-import { voiceCommand } from './speech/voice-command.ts';
-import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from './session/transcript-store.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { RuntimeCommand } from '../../../shared/protocol/envelopes.ts';
+import { THINKING_LEVELS, type ThinkingLevel } from '../model/model.ts';
+import { sessionStats } from '../session/session-stats.ts';
+import { voiceCommand } from '../speech/voice-command.ts';
+import { historyOf, type SessionHistory, type SessionRead, type TurnRecord } from '../session/transcript-store.ts';
 import { sendAnswer, sendStatus, type TurnOutcome } from './turn-answer.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';

@@ -4,9 +4,9 @@
 // byte-identical, instead of asking the model a second time. The session's transcript is
 // read once per turn; what it then is — a user's reaction to keep, a command, or a message
 // for the model (model-turn.ts) — is decided here.
-import { WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
-import type { Logger } from '../../shared/log.ts';
-import { historyOf, type SessionRead, type TranscriptEntry, type TurnRecord } from './session/transcript-store.ts';
+import { WorkspacePathError } from '../../../shared/adapters/fs/beneath.ts';
+import type { Logger } from '../../../shared/log.ts';
+import { historyOf, type SessionRead, type TranscriptEntry, type TurnRecord } from '../session/transcript-store.ts';
 import { sendAnswer, sendStatus, setAsideReason, type TurnOutcome } from './turn-answer.ts';
 import { commandTurn } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';

@@ -33,7 +33,7 @@ import { runTurn } from '../runtime-image/src/turn/turn.ts';
 import { defaultTurnLimits } from '../runtime-image/src/turn/turn-deps.ts';
 import { turnRequestFor } from '../runtime-image/src/turn/turn-request.ts';
 import { Worker } from '../runtime-image/src/worker/worker.ts';
-import { seedWorkspace } from '../runtime-image/src/workspace.ts';
+import { seedWorkspace } from '../runtime-image/src/workspace/bootstrap.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
 const TURNS = Number(process.argv[2] ?? 40);

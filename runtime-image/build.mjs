@@ -62,7 +62,7 @@ const runtimeCredentialChain = {
 export function runtimeBuildOptions(outdir) {
   return {
     // main: the runtime; workspace-sync: the one-off workspace task (infra/constructs/agent-workspace-task.ts).
-    entryPoints: { main: here('./src/main.ts'), 'workspace-sync': here('./src/workspace-sync.ts') },
+    entryPoints: { main: here('./src/main.ts'), 'workspace-sync': here('./src/workspace/workspace-sync.ts') },
     outdir,
     bundle: true,
     splitting: true,

@@ -37,7 +37,7 @@ import { TranscriptStore } from './session/transcript-store.ts';
 import { giveUpTurn, runTurn } from './turn/turn.ts';
 import { defaultTurnLimits } from './turn/turn-deps.ts';
 import { turnRequestFor } from './turn/turn-request.ts';
-import { seedWorkspace } from './workspace.ts';
+import { seedWorkspace } from './workspace/bootstrap.ts';
 import { keepHealthFile } from './liveness/health-file.ts';
 import { agentSkills } from './skills/agent-skills.ts';
 import { pathHost } from './skills/discover.ts';

@@ -114,7 +114,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/skills/discover.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
-  'runtime-image/src/workspace.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
+  'runtime-image/src/workspace/bootstrap.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
 };
 
 describe('workspace files', () => {

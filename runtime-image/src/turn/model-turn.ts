@@ -20,7 +20,7 @@ import { sessionModel } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRequest } from './turn-request.ts';
 import { startTurnStream, type TurnStream } from '../stream/turn-stream.ts';
-import { buildSystemPrompt, readBootstrap } from '../workspace.ts';
+import { buildSystemPrompt, readBootstrap } from '../workspace/bootstrap.ts';
 
 /** The answer to a turn that a /stop cancelled. */
 export const STOPPED_TEXT = '⏹ Stopped.';

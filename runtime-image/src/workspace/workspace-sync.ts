@@ -6,12 +6,12 @@
 // and writes nothing (it runs beside the agent's runtime, before a push stops it). It reports progress and its result as documents of the
 // transfer, which the CLI reads, and exits 0 only when the transfer is done and verified.
 import { z } from 'zod';
-import { S3WorkspaceStaging, stagingS3Client } from '../../shared/adapters/aws/s3-workspace-staging.ts';
-import { applyStagedManifest, measureWorkspace, planStagedManifest, stageWorkspace } from '../../shared/adapters/fs/staged-transfer.ts';
-import { ClawfleetError, ConfigError, formatPath } from '../../shared/errors.ts';
-import { createLogger, errorFields } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
-import { parseManifest, WorkspaceTransferError } from '../../shared/workspace/manifest.ts';
+import { S3WorkspaceStaging, stagingS3Client } from '../../../shared/adapters/aws/s3-workspace-staging.ts';
+import { applyStagedManifest, measureWorkspace, planStagedManifest, stageWorkspace } from '../../../shared/adapters/fs/staged-transfer.ts';
+import { ClawfleetError, ConfigError, formatPath } from '../../../shared/errors.ts';
+import { createLogger, errorFields } from '../../../shared/log.ts';
+import { systemClock } from '../../../shared/ports.ts';
+import { parseManifest, WorkspaceTransferError } from '../../../shared/workspace/manifest.ts';
 import {
   KEEPALIVE_STALE_MS,
   TaskActionSchema,
@@ -19,7 +19,7 @@ import {
   type TransferResult,
   type TransferStatus,
   type WorkspaceStaging,
-} from '../../shared/workspace/staging.ts';
+} from '../../../shared/workspace/staging.ts';
 
 const EnvSchema = z.object({
   CLAWFLEET_AGENT_ID: z.string().regex(/^[a-z][a-z0-9-]{0,23}$/),

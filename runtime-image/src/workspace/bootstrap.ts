@@ -4,9 +4,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMissing, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
-import type { OfferedSkill } from './skills/discover.ts';
-import { UNTRUSTED_CONTENT_RULE } from './framing/untrusted-content.ts';
+import { isMissing, WorkspaceDir, WorkspacePathError } from '../../../shared/adapters/fs/beneath.ts';
+import type { OfferedSkill } from '../skills/discover.ts';
+import { UNTRUSTED_CONTENT_RULE } from '../framing/untrusted-content.ts';
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;

@@ -15,8 +15,9 @@ const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;
 
 /**
  * runtime-image/templates/workspace (/app/templates/workspace in the image): beside src/
- * when run from source, beside dist/ when bundled — where this module may sit in dist/ or,
- * loaded lazily with the rest of the runtime, in dist/chunks/, one level deeper.
+ * when run from source (this module in src/workspace/, two levels below), beside dist/ when
+ * bundled — where this module may sit in dist/ or, loaded lazily with the rest of the
+ * runtime, in dist/chunks/, one level deeper.
  */
 export function defaultTemplate(): string {
   const candidates = ['../templates/workspace/', '../../templates/workspace/'].map((p) => fileURLToPath(new URL(p, import.meta.url)));

@@ -25,7 +25,7 @@ import { InMemoryDeadLetters } from '../shared/adapters/memory/in-memory-state.t
 import { memoryLogger } from '../shared/log.ts';
 import { systemClock } from '../shared/ports.ts';
 import { offlineModel } from '../runtime-image/src/model/offline-model.ts';
-import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
+import { builtinTools } from '../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
 import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
 import { TranscriptStore } from '../runtime-image/src/session/transcript-store.ts';

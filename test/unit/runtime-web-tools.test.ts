@@ -10,7 +10,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
-import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';

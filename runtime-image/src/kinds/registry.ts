@@ -8,7 +8,7 @@ import type { RuntimeEnv } from '../env.ts';
 import type { StartRuntime } from './runtime-kind.ts';
 
 const KINDS: Record<RuntimeKind, () => Promise<StartRuntime>> = {
-  native: async () => (await import('../agent-runtime.ts')).startAgentRuntime,
+  native: async () => (await import('./native.ts')).startAgentRuntime,
   openclaw: async () => (await import('./openclaw.ts')).startOpenclawRuntime,
 };
 

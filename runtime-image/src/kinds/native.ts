@@ -3,51 +3,51 @@
 // and heartbeats. main.ts gives it its queues and secrets; tests can give it fakes.
 
 import { join } from 'node:path';
-import type { Logger } from '../../shared/log.ts';
-import { errorFields, processRedactor } from '../../shared/log.ts';
-import type { Clock, MediaStore } from '../../shared/ports.ts';
-import { capsOf } from '../../shared/budget/budget.ts';
-import { ClawfleetError } from '../../shared/errors.ts';
-import type { SpendMeter } from './spend/metered-model.ts';
-import type { RuntimeEnv } from './env.ts';
-import type { McpHost, McpState } from './mcp/mcp-host.ts';
-import { preloadProvider, type ModelClient } from './model/model.ts';
-import { modelForAgent, modelRefs, providerApis } from './model/model-for-agent.ts';
-import type { ModelAttempt } from './model/model-chain.ts';
-import { offlineModel } from './model/offline-model.ts';
-import { secretMasker } from './secrets/secret-mask.ts';
-import type { SandboxChoice } from './sandbox/choose-sandbox.ts';
-import { chooseSandboxAtStart, execWanted, sandboxedServers } from './sandbox-at-start.ts';
-import { checkOwnSecretId } from './secrets/own-secret.ts';
-import { awaitAgentSecrets } from './secrets/secret-wait.ts';
-import { execSetup } from './tools/exec-tool.ts';
-import { fileTools } from './tools/file-tools.ts';
-import { memoryTools } from './tools/memory-tools.ts';
-import { requestTools } from './tools/request-tools.ts';
-import { sendFileTool } from './tools/send-file-tool.ts';
-import { transcriberFor } from './media/transcribe.ts';
-import { speaker } from './speech/spoken-reply.ts';
-import type { AgentTool } from './tools/tool.ts';
-import { toolAllowed } from './tools/tool-policy.ts';
-import { webFetchTool } from './tools/web-fetch.ts';
-import { searchKeyName } from '../../shared/config/schema.ts';
-import { skillAccess } from '../../shared/config/skill-tools.ts';
-import { webSearchTool } from './tools/web-search.ts';
-import { TranscriptStore } from './session/transcript-store.ts';
-import { giveUpTurn, runTurn } from './turn/turn.ts';
-import { defaultTurnLimits } from './turn/turn-deps.ts';
-import { turnRequestFor } from './turn/turn-request.ts';
-import { seedWorkspace } from './workspace/bootstrap.ts';
-import { keepHealthFile } from './liveness/health-file.ts';
-import { agentSkills } from './skills/agent-skills.ts';
-import { pathHost } from './skills/discover.ts';
-import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from './skills/fleet-skills.ts';
-import type { AgentBrowser } from './browser/agent-browser.ts';
-import { fetchPolicy } from './net/fetch-guard.ts';
-import type { ControlAction, Worker } from './worker/worker.ts';
-import { startHeartbeats } from './liveness/heartbeats.ts';
-import { RUNTIME_VERSION, type RuntimeParts } from './kinds/runtime-kind.ts';
-import { runtimeWorker } from './worker/runtime-worker.ts';
+import type { Logger } from '../../../shared/log.ts';
+import { errorFields, processRedactor } from '../../../shared/log.ts';
+import type { Clock, MediaStore } from '../../../shared/ports.ts';
+import { capsOf } from '../../../shared/budget/budget.ts';
+import { ClawfleetError } from '../../../shared/errors.ts';
+import type { SpendMeter } from '../spend/metered-model.ts';
+import type { RuntimeEnv } from '../env.ts';
+import type { McpHost, McpState } from '../mcp/mcp-host.ts';
+import { preloadProvider, type ModelClient } from '../model/model.ts';
+import { modelForAgent, modelRefs, providerApis } from '../model/model-for-agent.ts';
+import type { ModelAttempt } from '../model/model-chain.ts';
+import { offlineModel } from '../model/offline-model.ts';
+import { secretMasker } from '../secrets/secret-mask.ts';
+import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
+import { chooseSandboxAtStart, execWanted, sandboxedServers } from '../sandbox-at-start.ts';
+import { checkOwnSecretId } from '../secrets/own-secret.ts';
+import { awaitAgentSecrets } from '../secrets/secret-wait.ts';
+import { execSetup } from '../tools/exec-tool.ts';
+import { fileTools } from '../tools/file-tools.ts';
+import { memoryTools } from '../tools/memory-tools.ts';
+import { requestTools } from '../tools/request-tools.ts';
+import { sendFileTool } from '../tools/send-file-tool.ts';
+import { transcriberFor } from '../media/transcribe.ts';
+import { speaker } from '../speech/spoken-reply.ts';
+import type { AgentTool } from '../tools/tool.ts';
+import { toolAllowed } from '../tools/tool-policy.ts';
+import { webFetchTool } from '../tools/web-fetch.ts';
+import { searchKeyName } from '../../../shared/config/schema.ts';
+import { skillAccess } from '../../../shared/config/skill-tools.ts';
+import { webSearchTool } from '../tools/web-search.ts';
+import { TranscriptStore } from '../session/transcript-store.ts';
+import { giveUpTurn, runTurn } from '../turn/turn.ts';
+import { defaultTurnLimits } from '../turn/turn-deps.ts';
+import { turnRequestFor } from '../turn/turn-request.ts';
+import { seedWorkspace } from '../workspace/bootstrap.ts';
+import { keepHealthFile } from '../liveness/health-file.ts';
+import { agentSkills } from '../skills/agent-skills.ts';
+import { pathHost } from '../skills/discover.ts';
+import { copyFleetSkills, FLEET_SKILLS_DIR, unpackFleetSkills } from '../skills/fleet-skills.ts';
+import type { AgentBrowser } from '../browser/agent-browser.ts';
+import { fetchPolicy } from '../net/fetch-guard.ts';
+import type { ControlAction, Worker } from '../worker/worker.ts';
+import { startHeartbeats } from '../liveness/heartbeats.ts';
+import { RUNTIME_VERSION, type RuntimeParts } from './runtime-kind.ts';
+import { runtimeWorker } from '../worker/runtime-worker.ts';
 
 export interface AgentRuntime {
   mcp: McpHost | undefined;
@@ -175,7 +175,7 @@ export async function startAgentRuntime(parts: RuntimeParts): Promise<AgentRunti
   // The MCP host (and the SDK behind it) is loaded only by an agent that has servers.
   const mcp =
     Object.keys(servers).length > 0
-      ? new (await import('./mcp/mcp-host.ts')).McpHost(servers, {
+      ? new (await import('../mcp/mcp-host.ts')).McpHost(servers, {
           workspace: env.workspace,
           runtimeState: env.runtimeState,
           secrets,
@@ -311,9 +311,9 @@ async function browserFor(
   if (!config?.enabled) return {};
   // Loaded only by an agent with a browser (playwright-core itself only at the first call).
   const [{ AgentBrowser }, { browserTool }, { findBrowserInstall }] = await Promise.all([
-    import('./browser/agent-browser.ts'),
-    import('./browser/browser-tool.ts'),
-    import('./browser/browser-install.ts'),
+    import('../browser/agent-browser.ts'),
+    import('../browser/browser-tool.ts'),
+    import('../browser/browser-install.ts'),
   ]);
   if (!choice?.sandbox || choice.sandbox.kind === 'none') {
     return { warning: `browser is off: it runs only inside a sandbox, and none is available (${choice?.unavailable ?? 'none was looked for'})` };

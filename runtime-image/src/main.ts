@@ -13,7 +13,7 @@ import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
 import { runtimeKindOf } from './kinds/registry.ts';
 import type { RunningRuntime } from './kinds/runtime-kind.ts';
 import { watchLifeline } from './connection/lifeline.ts';
-import { chooseSandboxAtStart } from './sandbox-at-start.ts';
+import { chooseSandboxAtStart } from './sandbox/sandbox-at-start.ts';
 
 async function main(): Promise<void> {
   // Before anything else runs: ECS's task credentials settings leave the environment, through a

@@ -95,7 +95,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
   'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',
   'runtime-image/src/path-lookup.ts': 'programs on PATH (system directories)',
-  'runtime-image/src/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
+  'runtime-image/src/sandbox/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',
   'runtime-image/src/browser/agent-browser.ts':
     'the launch script in the runtime’s own state directory; Chromium’s install (its folders in the workspace go through beneath.ts)',

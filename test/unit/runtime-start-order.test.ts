@@ -17,7 +17,7 @@ import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/ki
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
-import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox-at-start.ts';
+import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox/sandbox-at-start.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const started: AgentRuntime[] = [];

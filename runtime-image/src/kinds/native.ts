@@ -17,7 +17,7 @@ import type { ModelAttempt } from '../model/model-chain.ts';
 import { offlineModel } from '../model/offline-model.ts';
 import { secretMasker } from '../secrets/secret-mask.ts';
 import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
-import { chooseSandboxAtStart, execWanted, sandboxedServers } from '../sandbox-at-start.ts';
+import { chooseSandboxAtStart, execWanted, sandboxedServers } from '../sandbox/sandbox-at-start.ts';
 import { checkOwnSecretId } from '../secrets/own-secret.ts';
 import { awaitAgentSecrets } from '../secrets/secret-wait.ts';
 import { execSetup } from '../tools/exec-tool.ts';

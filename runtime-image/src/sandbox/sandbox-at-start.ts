@@ -3,9 +3,9 @@
 // right after reading the environment and loads the rest of the runtime meanwhile. Exec is
 // still offered only once the answer is in (agent-runtime.ts awaits it before any tool exists).
 import { mkdirSync } from 'node:fs';
-import type { RuntimeEnv } from './env.ts';
-import { chooseSandbox, type SandboxChoice } from './sandbox/choose-sandbox.ts';
-import { toolAllowed } from './tools/tool-policy.ts';
+import type { RuntimeEnv } from '../env.ts';
+import { chooseSandbox, type SandboxChoice } from './choose-sandbox.ts';
+import { toolAllowed } from '../tools/tool-policy.ts';
 
 type Agent = RuntimeEnv['config']['agent'];
 

@@ -92,12 +92,12 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
     'whether the OpenClaw state’s store files exist; the SQLite store is opened by path by better-sqlite3 (its session folder is read through beneath.ts)',
   'cli/openclaw/workspaces.ts': 'whether the source workspace’s root is a folder, and the destination’s root made; files go through workspace-reader/-writer',
   'cli/workspace/local-transfer.ts': 'the roots of a push or pull and the state directory’s lock; files go through copy-workspace',
-  'runtime-image/src/container-credentials.ts':
+  'runtime-image/src/connection/container-credentials.ts':
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
-  'runtime-image/src/health-file.ts': 'the container health file, a fixed path outside the workspace',
+  'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',
   'shared/adapters/fs/path-lookup.ts': 'programs on PATH (system directories)',
-  'runtime-image/src/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
+  'runtime-image/src/sandbox/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',
   'runtime-image/src/browser/agent-browser.ts':
     'the launch script in the runtime’s own state directory; Chromium’s install (its folders in the workspace go through beneath.ts)',
@@ -116,7 +116,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'shared/adapters/fs/skill-discovery.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
-  'runtime-image/src/workspace.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
+  'runtime-image/src/workspace/bootstrap.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
 };
 
 describe('workspace files', () => {
@@ -229,9 +229,10 @@ describe('infra/', () => {
  * behind a port group (issue #32 item 2: those entries go as each moves into an adapter).
  */
 const AWS_SDK_ELSEWHERE: Record<string, string> = {
-  'runtime-image/src/connect-aws.ts': 'the runtime’s composition on AWS: builds the SQS and Secrets Manager clients its adapters take; sends no command',
-  'runtime-image/src/sdk-credential-chain.ts': 'the SDK’s default credential chain, as the runtime bundle puts it in place of the SDK’s own',
-  'runtime-image/src/task-credentials.ts': 'the task role’s credentials from ECS’s endpoint: a credential provider, not an AWS call',
+  'runtime-image/src/connection/connect-aws.ts':
+    'the runtime’s composition on AWS: builds the SQS and Secrets Manager clients its adapters take; sends no command',
+  'runtime-image/src/connection/sdk-credential-chain.ts': 'the SDK’s default credential chain, as the runtime bundle puts it in place of the SDK’s own',
+  'runtime-image/src/connection/task-credentials.ts': 'the task role’s credentials from ECS’s endpoint: a credential provider, not an AWS call',
   'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
   'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
   'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
@@ -267,7 +268,6 @@ const SHARED_NAMES: Record<string, string> = {
   'dashboard.ts': 'the dashboard served over a composition’s own adapters: by local mode’s server and by λ dashboard',
   'operator-alarms.ts': 'the operator’s alarms: judged by local mode after each health tick, and made CloudWatch alarms by the CDK app',
   'auth.ts': 'who may call a room’s door: the hooks’ bearer tokens (shared/hooks/) and the dashboard’s sign-in (shared/dashboard/)',
-  'agent-runtime.ts': 'one agent’s runtime: assembled by the runtime, and deployed by the CDK construct of that name (AgentRuntime)',
   'others-words.ts': 'other people’s words in a message: read out of a Telegram update (shared/telegram/) and framed for the model (the runtime)',
   'session-stats.ts': 'a session’s figures after a turn: the protocol’s field (shared/protocol/) and the runtime’s measure of it',
 };

@@ -18,7 +18,7 @@ import { readRuntimeEnv, type RuntimeEnv } from '../../runtime-image/src/env.ts'
 import { openclawStateDir, startOpenclawRuntime } from '../../runtime-image/src/kinds/openclaw.ts';
 import { checkPinnedInstall } from '../../runtime-image/src/openclaw/gateway-process.ts';
 import { moveLegacyState } from '../../runtime-image/src/openclaw/legacy-state.ts';
-import { downNoLongerThan } from '../../runtime-image/src/health-file.ts';
+import { downNoLongerThan } from '../../runtime-image/src/liveness/health-file.ts';
 import { processes } from '../support/process-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapSessionKey } from '../../cli/openclaw/session-keys.ts';
 import { convertTranscript } from '../../cli/openclaw/openclaw-transcript.ts';
-import { historyOf, turnMessages } from '../../runtime-image/src/transcript.ts';
+import { historyOf, turnMessages } from '../../runtime-image/src/session/transcript-store.ts';
 import type { TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 
 describe('OpenClaw session keys in clawfleet', () => {

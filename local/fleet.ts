@@ -40,6 +40,13 @@ import { measureWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
 import { FileWorkspaceSyncLog } from '../shared/adapters/local/file-workspace-sync-log.ts';
 import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
+import type { RuntimeLauncher } from './runtime-launcher.ts';
+import { imageVariantFor, imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
+import { containerEngineVersion } from './container-engine-check.ts';
+import { ContainerSupervisor, removeLeftoverContainers } from './container-supervisor.ts';
+import { runtimeImages } from './runtime-images.ts';
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
 import { LocalAlarms, localConditions, tellOperator, type AgentSnapshot } from './operator-alarms.ts';
@@ -63,12 +70,19 @@ export interface LocalFleetOptions {
    * (no beneath-the-workspace walk), so a test can show what the runtime's box holds alone.
    */
   uncheckedPathsForTests?: boolean;
+  /** How the runtimes run: child processes, or containers of the runtime image (`--containers`). Default: the config's local.runtimes, else processes. */
+  runtimes?: 'processes' | 'containers';
+  /** With containers: the docker client (default `docker` on PATH). */
+  docker?: string;
+  /** With containers: images of runtime-image/Dockerfile's stages built already (tests); the others are built at start. */
+  runtimeImages?: Partial<Record<RuntimeImageVariant, string>>;
 }
 
 export interface LocalFleet {
   url: string;
   cp: LocalControlPlane;
-  supervisor: Supervisor;
+  /** What runs the runtimes: the process supervisor, or the container one (`--containers`). */
+  supervisor: RuntimeLauncher;
   /** Agents that run the offline model, with the reason. */
   offline: Map<string, string>;
   pollingAccounts: string[];
@@ -135,7 +149,7 @@ async function runLocalFleet(
   const storage = new StorageWatch(log, systemClock);
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   undo.push(() => void db.close());
-  let supervisor: Supervisor | undefined;
+  let supervisor: RuntimeLauncher | undefined;
   const media = new FileMediaStore(join(opts.stateDir, 'media'));
   /** Agents that run the offline model, with the reason (set as each runtime's spec is made). */
   const offline = new Map<string, string>();
@@ -210,12 +224,17 @@ async function runLocalFleet(
         outboxDlq: cp.dlq(a.id).depth,
         lastHeartbeat: recorded.lastHeartbeat ?? null,
         lastError: recorded.lastError ?? null,
-        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
+        detail: info?.pid ? `${runsIn(a.id, info.pid)}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
         warnings: cp.registry.record(a.id)?.warnings ?? [],
         ...spendOf(a.id),
       };
     }),
   });
+  /** Where an agent's runtime runs: its container's name, or its process's pid. */
+  const runsIn = (agentId: string, pid: number): string => {
+    const container = supervisor instanceof ContainerSupervisor ? supervisor.container(agentId) : undefined;
+    return container ? `container ${container}` : `pid ${pid}`;
+  };
   /** A metered agent's spend (#31), from the control plane's count. */
   const spendOf = (agentId: string): { spend?: string } => {
     const caps = agentCaps(config, agentId);
@@ -304,9 +323,12 @@ async function runLocalFleet(
     const runtime = resolveAgent(config, id).runtime;
     return runtime.kind === 'openclaw' && runtime.openclaw?.mode !== 'external';
   };
-  const openclaw = config.agents.list.some((a) => managedOpenclaw(a.id))
-    ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
-    : undefined;
+  // --containers: each runtime a container of the runtime image, which carries its own OpenClaw and tool uid pool.
+  const containers = (opts.runtimes ?? config.local?.runtimes ?? 'processes') === 'containers' ? await prepareContainers(opts, config, log) : undefined;
+  const openclaw =
+    !containers && config.agents.list.some((a) => managedOpenclaw(a.id))
+      ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
+      : undefined;
   // Their gateways run only inside bubblewrap (runtime-image/src/openclaw/gateway-sandbox.ts):
   // installed now as OpenClaw is, or the fleet stops here saying why, not each runtime in a restart loop.
   if (openclaw) {
@@ -320,7 +342,11 @@ async function runLocalFleet(
     }
   }
 
-  supervisor = new Supervisor(
+  const newLauncher = (...args: ConstructorParameters<typeof Supervisor>): RuntimeLauncher =>
+    containers
+      ? new ContainerSupervisor(args[0], args[1], args[2], args[3], { ...containers, uncheckedPathsForTests: opts.uncheckedPathsForTests === true })
+      : new Supervisor(...args);
+  supervisor = newLauncher(
     url,
     join(opts.stateDir, 'workspaces'),
     log,
@@ -446,4 +472,26 @@ function configScheduleList(config: FleetConfig): Schedule[] {
     }
     return { name: s.name, expression: s.expression, timezone: s.timezone, input: scheduleInput(s.trigger) };
   });
+}
+
+/**
+ * Before a container runtime starts: an engine that answers (else a clear error naming what is
+ * missing), the image of every stage the agents run (built here unless handed in), and no
+ * container of an earlier run of this fleet left (one killed before it could stop them).
+ */
+async function prepareContainers(opts: LocalFleetOptions, config: FleetConfig, log: Logger) {
+  const docker = opts.docker ?? 'docker';
+  const version = await containerEngineVersion(docker);
+  const variants = config.agents.list.map((a) => {
+    const agent = resolveAgent(config, a.id);
+    const problem = imageVariantProblem(agent);
+    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `${a.id}: ${problem}`);
+    return imageVariantFor(agent);
+  });
+  const images = await runtimeImages(variants, { docker, given: opts.runtimeImages, say: (line) => log.info(line) });
+  // This fleet's containers, named by its state directory (one fleet holds it at a time).
+  const scope = createHash('sha256').update(realpathSync(opts.stateDir)).digest('hex').slice(0, 12);
+  await removeLeftoverContainers(docker, scope, log);
+  log.info('runtimes run as containers', { engine: version, images: Object.fromEntries([...images].map(([v, i]) => [v, i.tag])) });
+  return { docker, images, scope };
 }

@@ -6,7 +6,8 @@
 // and memory, no swap); its token and model key reach it on stdin, never in its environment;
 // a SIGKILL of one container restarts that agent alone; hibernate and wake stop and start its
 // container; exec runs as a tool uid inside; a stopped fleet leaves no container.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -14,6 +15,7 @@ import { ContainerSupervisor } from '../../local/container-supervisor.ts';
 import { FLEET_LABEL, RUNTIME_DROPPED_CAPABILITIES, RUNTIME_STOP_SECONDS } from '../../local/container-spec.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { docker, dockerRun } from '../support/docker-cli.ts';
+import { writeFigures } from '../support/figures.ts';
 import { inspectContainer } from '../support/engine-api.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
@@ -32,6 +34,8 @@ let model: FakeModel;
 let fleet: LocalFleet;
 let containers: ContainerSupervisor;
 let stopped = false;
+/** Measured, never asserted: test-artifacts/figures/local-containers.json (docs/benchmarks.md). */
+const figures: Record<string, number> = {};
 
 /** Each `run#<n>: <command>` turn calls exec once; what exec returned is kept here. */
 const results = new Map<string, string>();
@@ -95,12 +99,15 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
       join(dir, 'secrets.json'),
       JSON.stringify({ 'clawfleet/ctrs/agents/fran': { OPENAI_API_KEY: FRAN_KEY }, 'clawfleet/ctrs/agents/gus': { OPENAI_API_KEY: GUS_KEY } }),
     );
+    const t0 = performance.now();
     fleet = await startFleet({ dir, runtimes: 'containers', runtimeImages: { runtime: inject('images').runtime.tag }, running: 'all', timeoutMs: READY_MS });
     if (!(fleet.supervisor instanceof ContainerSupervisor)) throw new Error('runtimes "containers" did not start the container launcher');
     containers = fleet.supervisor;
+    figures.fleetStartToTwoReadyMs = Math.round(performance.now() - t0);
   });
 
   afterAll(async () => {
+    writeFigures('local-containers', figures);
     if (!stopped) await fleet?.stop();
     await model?.close();
   });
@@ -115,7 +122,8 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
   it('runs the container as the task definition says: root only to drop to tool uids, dropped capabilities, its size, no swap, the image', async () => {
     const c = await inspectContainer(containerOf('fran'));
     const host = c.HostConfig as Record<string, unknown>;
-    expect(host.CapDrop).toEqual(expect.arrayContaining([...RUNTIME_DROPPED_CAPABILITIES]));
+    // The engine says each with its CAP_ prefix.
+    expect((host.CapDrop as string[]).map((c) => c.replace(/^CAP_/, ''))).toEqual(expect.arrayContaining([...RUNTIME_DROPPED_CAPABILITIES]));
     expect(host.Memory).toBe(512 * 1024 * 1024);
     expect(host.MemorySwap).toBe(512 * 1024 * 1024);
     expect(host.NanoCpus).toBe(0.25e9);
@@ -154,10 +162,12 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
     const killed = containerOf('fran');
     const other = containerOf('gus');
     const gusStarted = fleet.supervisor.info('gus').startedAt;
+    const t0 = performance.now();
     await docker(['kill', '--signal', 'KILL', killed]);
     await expect
       .poll(() => containers.container('fran') !== killed && fleet.supervisor.state('fran') === 'running', { timeout: READY_MS, interval: 250 })
       .toBe(true);
+    figures.killToReadyAgainMs = Math.round(performance.now() - t0); // 1 s of it the restart's backoff
     expect(fleet.supervisor.info('fran').restarts).toBe(1);
     expect(fleet.supervisor.info('fran').lastExit?.code).toBe(137);
     // gus: the same container, never restarted, still answering.
@@ -178,7 +188,9 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
     expect((await dockerRun(['container', 'inspect', before])).code).not.toBe(0);
     // The runtime drained and exited on SIGTERM (docker stop), not killed at the stop timeout.
     expect(fleet.supervisor.info('gus').lastExit?.code).toBe(0);
+    const t0 = performance.now();
     await replyTo('gus', 'wake up, gus');
+    figures.wakeToFirstReplyMs = Math.round(performance.now() - t0);
     expect(containers.container('gus')).not.toBe(before);
   });
 
@@ -188,5 +200,29 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
     await fleet.stop();
     const left = await docker(['ps', '--all', '--quiet', '--filter', `label=${FLEET_LABEL}=${scope}`]);
     expect(left).toBe('');
+  });
+
+  it('stops its containers when the fleet process is SIGKILLed', async () => {
+    const other = tempDir('cf-killed-fleet-');
+    cpSync(join(dir, 'clawfleet.json'), join(other, 'clawfleet.json'));
+    cpSync(join(dir, 'secrets.json'), join(other, 'secrets.json'));
+    const main = new URL('../support/container-fleet-main.ts', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--import', 'tsx', main, other, inject('images').runtime.tag], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    child.stdout.on('data', (c: Buffer) => (said += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (said += c.toString()));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      await expect.poll(() => said.includes('running'), { timeout: READY_MS, interval: 250 }).toBe(true);
+      const label = `label=io.clawfleet.agent=fran`;
+      const ours = async () => (await docker(['ps', '--quiet', '--filter', label, '--filter', `label=${FLEET_LABEL}`])).split('\n').filter(Boolean);
+      expect(await ours()).toHaveLength(1);
+      child.kill('SIGKILL');
+      await exited;
+      // Its watchdog's pipe ended with it: the container drains and goes, with nobody asking.
+      await expect.poll(ours, { timeout: (RUNTIME_STOP_SECONDS + 60) * 1000, interval: 500 }).toEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 });

@@ -7,7 +7,7 @@
 // a SIGKILL of one container restarts that agent alone; hibernate and wake stop and start its
 // container; exec runs as a tool uid inside; a stopped fleet leaves no container.
 import { spawn } from 'node:child_process';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
@@ -34,6 +34,8 @@ let model: FakeModel;
 let fleet: LocalFleet;
 let containers: ContainerSupervisor;
 let stopped = false;
+/** The state of the fleet the last test SIGKILLs. */
+let killedFleetDir: string | undefined;
 /** Measured, never asserted: test-artifacts/figures/local-containers.json (docs/benchmarks.md). */
 const figures: Record<string, number> = {};
 
@@ -110,6 +112,8 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
     writeFigures('local-containers', figures);
     if (!stopped) await fleet?.stop();
     await model?.close();
+    // The image project has no temp-cleanup setup file: this file removes its own.
+    for (const d of [dir, killedFleetDir]) if (d) rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   it('answers a chat message through the dashboard API from the container, with the key that reached it on stdin', async () => {
@@ -204,6 +208,7 @@ describe.skipIf(SKIP)(SKIP ? `local fleet with --containers — SKIPPED: ${SKIP}
 
   it('stops its containers when the fleet process is SIGKILLed', async () => {
     const other = tempDir('cf-killed-fleet-');
+    killedFleetDir = other;
     cpSync(join(dir, 'clawfleet.json'), join(other, 'clawfleet.json'));
     cpSync(join(dir, 'secrets.json'), join(other, 'secrets.json'));
     const main = new URL('../support/container-fleet-main.ts', import.meta.url).pathname;

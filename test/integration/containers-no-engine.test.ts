@@ -6,10 +6,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { captureIO } from '../unit/cli-io.ts';
 
 const MODEL_KEY = 'sk-test-no-engine-0123456789abcdef';
 let dir: string;
@@ -95,6 +97,21 @@ describe('--containers without a container engine', () => {
       await expect(startFleet({ dir, running: 'all' })).rejects.toThrow(/local\.runtimes[\s\S]*"processes"[\s\S]*"containers"/);
     } finally {
       writeConfig();
+    }
+  });
+
+  it('is what `clawfleet start --containers` asks for: exit 1 with the same words', async () => {
+    const socket = join(dir, 'nothing-listens.sock');
+    process.env.DOCKER_HOST = `unix://${socket}`;
+    try {
+      const io = captureIO({ cwd: dir });
+      const code = await runCli(['start', '--containers', '--port', '0', '--state', 'state', '--secrets', 'secrets.json'], io);
+      expect(code).toBe(1);
+      expect(io.errText()).toContain(`--containers (local.runtimes "containers") needs a Docker engine, and none answers at DOCKER_HOST=unix://${socket}`);
+      expect(`${io.outText()}${io.errText()}`).not.toContain(MODEL_KEY);
+    } finally {
+      if (savedDockerHost === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = savedDockerHost;
     }
   });
 });

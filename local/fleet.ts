@@ -481,13 +481,19 @@ function configScheduleList(config: FleetConfig): Schedule[] {
  */
 async function prepareContainers(opts: LocalFleetOptions, config: FleetConfig, log: Logger) {
   const docker = opts.docker ?? 'docker';
-  const version = await containerEngineVersion(docker);
   const variants = config.agents.list.map((a) => {
     const agent = resolveAgent(config, a.id);
     const problem = imageVariantProblem(agent);
     if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `${a.id}: ${problem}`);
+    // An image of the operator's own runs as that image says (no tool uid pool, its own command): not wired locally yet.
+    if (agent.runtime.image !== undefined)
+      throw new ClawfleetError(
+        'RUNTIME_KIND_UNSUPPORTED',
+        `${a.id}: runtime.image ("${agent.runtime.image}") is not supported with --containers yet: local containers run the stages of runtime-image/Dockerfile; start without --containers, or remove runtime.image for local runs`,
+      );
     return imageVariantFor(agent);
   });
+  const version = await containerEngineVersion(docker);
   const images = await runtimeImages(variants, { docker, given: opts.runtimeImages, say: (line) => log.info(line) });
   // This fleet's containers, named by its state directory (one fleet holds it at a time).
   const scope = createHash('sha256').update(realpathSync(opts.stateDir)).digest('hex').slice(0, 12);

@@ -18,12 +18,12 @@ let dir: string;
 let fleet: LocalFleet | undefined;
 const savedDockerHost = process.env.DOCKER_HOST;
 
-function writeConfig(local?: Record<string, unknown>) {
+function writeConfig(local?: Record<string, unknown>, runtime: Record<string, unknown> = {}) {
   writeFileSync(
     join(dir, 'clawfleet.json'),
     JSON.stringify({
       fleet: 'noengine',
-      agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'solo', default: true }] },
+      agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512, ...runtime } }, list: [{ id: 'solo', default: true }] },
       models: { providers: { openai: { api: 'openai-completions', apiKeySecret: 'OPENAI_API_KEY' } } },
       ...(local ? { local } : {}),
     }),
@@ -86,6 +86,20 @@ describe('--containers without a container engine', () => {
     writeConfig({ runtimes: 'containers' });
     try {
       await startError({ dir, docker: join(dir, 'no-such-docker'), running: 'all' });
+    } finally {
+      writeConfig();
+    }
+  });
+
+  it('refuses an agent on an image of its own (runtime.image) before asking for an engine, naming it', async () => {
+    writeConfig({ runtimes: 'containers' }, { image: 'registry.example/own:1' });
+    try {
+      const err = await startFleet({ dir, docker: join(dir, 'no-such-docker'), running: 'all' }).then(
+        () => undefined,
+        (e: unknown) => e as ClawfleetError,
+      );
+      expect(err?.code).toBe('RUNTIME_KIND_UNSUPPORTED');
+      expect(err?.message).toContain('solo: runtime.image ("registry.example/own:1") is not supported with --containers yet');
     } finally {
       writeConfig();
     }

@@ -29,16 +29,17 @@ const STOP_SLACK_MS = 30_000;
 // $1 docker, $2 the container's name, $3 its stop timeout; the rest is `docker run`'s arguments.
 // stdin (the secrets) goes to docker run; fd 3 (the lifeline) to a watcher that stops the
 // container once the fleet's end closes. Exits with docker run's status (the container's).
+// The watcher outlives this shell on purpose: when the fleet dies, its docker client may die
+// first (its output pipe broken) while the container runs on; only the watcher then stops it.
+// After an ordinary exit the fleet closes its end, and the watcher's stop finds no container.
 const WATCHDOG = [
   'docker=$1 name=$2 grace=$3; shift 3',
   'exec 4<&0',
   '"$docker" run "$@" <&4 3<&- 4<&- & r=$!',
   'exec 4<&-',
-  '( cat <&3 >/dev/null 2>&1; "$docker" stop --time "$grace" "$name" >/dev/null 2>&1 ) 2>/dev/null </dev/null & w=$!',
+  '( cat <&3; "$docker" stop --time "$grace" "$name" ) </dev/null >/dev/null 2>&1 &',
   'exec 3<&-',
-  'wait "$r"; c=$?',
-  'kill "$w" 2>/dev/null',
-  'exit "$c"',
+  'wait "$r"',
 ].join('\n');
 
 interface Managed {

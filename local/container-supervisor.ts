@@ -108,6 +108,10 @@ export class ContainerSupervisor implements RuntimeLauncher {
     return this.agents.get(agentId)?.child?.pid;
   }
 
+  topPid(agentId: string): number | undefined {
+    return this.pid(agentId);
+  }
+
   /** The name of the agent's running container, if one runs. */
   container(agentId: string): string | undefined {
     const m = this.agents.get(agentId);

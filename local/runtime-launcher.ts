@@ -9,8 +9,10 @@ export interface RuntimeLauncher {
   agentOfToken(token: string): string | undefined;
   state(agentId: string): RuntimeState;
   info(agentId: string): RuntimeInfo;
-  /** The process the fleet started for the agent (for a container, its docker client). */
+  /** The agent's runtime process (for a container, the shell that runs its docker client). */
   pid(agentId: string): number | undefined;
+  /** The outermost process the fleet started for the agent: a box's bwrap, an unboxed runtime, a container's shell. */
+  topPid(agentId: string): number | undefined;
   act(agentId: string, action: LifecycleAction): Promise<RuntimeState>;
   stop(): Promise<void>;
 }

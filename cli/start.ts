@@ -10,7 +10,7 @@ import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Comman
 import { loadFleetConfig } from './fleet-config.ts';
 import { WarningsOnce } from './start-warnings.ts';
 
-const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--allow-host <name>]... [--verbose]
+const HELP = `Usage: clawfleet start [--config clawfleet.json] [--secrets clawfleet.secrets.json] [--port 8787] [--state .clawfleet] [--allow-host <name>]... [--containers] [--verbose]
        npm start -- [the same options]
 
 Runs the fleet on this machine: the control plane on 127.0.0.1 (webhooks, dashboard with a
@@ -31,6 +31,10 @@ started; run through npm, it also stops when npm goes.
                     a name besides 127.0.0.1, localhost and [::1] that requests may
                     address the server by (a reverse proxy's or tunnel's); repeatable.
                     Requests naming any other host are refused (DNS rebinding)
+  --containers      run each agent's runtime as a container of the runtime image (the
+                    stage AWS runs for it, built at start; its profile's cpus and memory
+                    as limits) instead of a process; needs a Docker engine. The config's
+                    local.runtimes says the same ("containers"; default "processes")
   --verbose         print whole JSON log lines, every one (without it, a chat turn is one
                     line: the runtime's "turn answered"; warnings and errors always show)`;
 
@@ -51,6 +55,7 @@ export const startCommand: Command = {
         port: { type: 'string', default: io.env.PORT ?? '8787' },
         state: { type: 'string', default: '.clawfleet' },
         'allow-host': { type: 'string', multiple: true, default: [] },
+        containers: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
       },
       HELP,
@@ -94,6 +99,7 @@ export const startCommand: Command = {
         stateDir: resolve(io.cwd, str(p.values.state)!),
         port,
         allowedHosts,
+        ...(p.values.containers ? { runtimes: 'containers' as const } : {}),
         log,
         onRuntimeLine: printRuntime,
       });

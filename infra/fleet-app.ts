@@ -9,8 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { CpuArchitecture } from '../shared/config/architecture.ts';
 import { agentStackName, CONTROL_PLANE_COST_TAG, controlPlaneStackName, COST_TAGS } from '../shared/config/names.ts';
 import { browserSizeProblem } from '../shared/config/browser-size.ts';
-import { imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
-import { OPENCLAW_VERSION, openclawInstallManifest } from '../shared/config/openclaw-release.ts';
+import { imageVariantProblem, runtimeImageBuildArgs, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
@@ -54,15 +53,8 @@ const RUNTIME_IMAGE_CONTEXT = [
 ];
 const RUNTIME_DOCKERFILE = 'runtime-image/Dockerfile';
 
-/**
- * Build arguments per Dockerfile stage. The openclaw stage installs the pinned release from
- * the one place it is pinned (shared/config/openclaw-release.ts), which the managed gateway
- * checks its install against at start; the other stages take none (their asset hashes stay).
- */
-export function runtimeImageBuildArgs(variant: RuntimeImageVariant): Record<string, string> | undefined {
-  if (variant !== 'openclaw') return undefined;
-  return { OPENCLAW_VERSION, OPENCLAW_PACKAGE_JSON: JSON.stringify(openclawInstallManifest()) };
-}
+// Build arguments per stage: shared with local mode's container launcher (local/runtime-images.ts).
+export { runtimeImageBuildArgs };
 
 export function buildFleet(app: App, config: FleetConfig, options: FleetAppOptions, extras: BuildFleetExtras = {}): FleetStacks {
   const functions = extras.functions ?? CONTROL_FUNCTIONS;

@@ -40,6 +40,13 @@ import { measureWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
 import { FileWorkspaceSyncLog } from '../shared/adapters/local/file-workspace-sync-log.ts';
 import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
+import type { RuntimeLauncher } from './runtime-launcher.ts';
+import { imageVariantFor, imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
+import { containerEngineVersion } from './container-engine-check.ts';
+import { ContainerSupervisor, removeLeftoverContainers } from './container-supervisor.ts';
+import { runtimeImages } from './runtime-images.ts';
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
 import { boxingHere, PROBE_ARGV, probeBox } from './box-check.ts';
@@ -70,12 +77,19 @@ export interface LocalFleetOptions {
    * (no beneath-the-workspace walk), so a test can show what the runtime's box holds alone.
    */
   uncheckedPathsForTests?: boolean;
+  /** How the runtimes run: child processes, or containers of the runtime image (`--containers`). Default: the config's local.runtimes, else processes. */
+  runtimes?: 'processes' | 'containers';
+  /** With containers: the docker client (default `docker` on PATH). */
+  docker?: string;
+  /** With containers: images of runtime-image/Dockerfile's stages built already (tests); the others are built at start. */
+  runtimeImages?: Partial<Record<RuntimeImageVariant, string>>;
 }
 
 export interface LocalFleet {
   url: string;
   cp: LocalControlPlane;
-  supervisor: Supervisor;
+  /** What runs the runtimes: the process supervisor, or the container one (`--containers`). */
+  supervisor: RuntimeLauncher;
   /** Agents that run the offline model, with the reason. */
   offline: Map<string, string>;
   pollingAccounts: string[];
@@ -142,7 +156,7 @@ async function runLocalFleet(
   const storage = new StorageWatch(log, systemClock);
   const db = openStateDatabase(join(opts.stateDir, 'state.db'));
   undo.push(() => void db.close());
-  let supervisor: Supervisor | undefined;
+  let supervisor: RuntimeLauncher | undefined;
   const media = new FileMediaStore(join(opts.stateDir, 'media'));
   /** Agents that run the offline model, with the reason (set as each runtime's spec is made). */
   const offline = new Map<string, string>();
@@ -217,12 +231,17 @@ async function runLocalFleet(
         outboxDlq: cp.dlq(a.id).depth,
         lastHeartbeat: recorded.lastHeartbeat ?? null,
         lastError: recorded.lastError ?? null,
-        detail: info?.pid ? `pid ${info.pid}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
+        detail: info?.pid ? `${runsIn(a.id, info.pid)}${info.restarts ? `, ${info.restarts} restart${info.restarts === 1 ? '' : 's'}` : ''}` : undefined,
         warnings: cp.registry.record(a.id)?.warnings ?? [],
         ...spendOf(a.id),
       };
     }),
   });
+  /** Where an agent's runtime runs: its container's name, or its process's pid. */
+  const runsIn = (agentId: string, pid: number): string => {
+    const container = supervisor instanceof ContainerSupervisor ? supervisor.container(agentId) : undefined;
+    return container ? `container ${container}` : `pid ${pid}`;
+  };
   /** A metered agent's spend (#31), from the control plane's count. */
   const spendOf = (agentId: string): { spend?: string } => {
     const caps = agentCaps(config, agentId);
@@ -305,9 +324,13 @@ async function runLocalFleet(
     return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
-  // Each runtime runs in a bubblewrap box of its own (runtime-box.ts), unless its
+  // --containers: each runtime a container of the runtime image, which is its box and carries
+  // its own OpenClaw and tool uid pool: no bubblewrap, no local OpenClaw install.
+  const containers = (opts.runtimes ?? config.local?.runtimes ?? 'processes') === 'containers' ? await prepareContainers(opts, config, log) : undefined;
+
+  // Each process runtime runs in a bubblewrap box of its own (runtime-box.ts), unless its
   // runtime.localSandbox is "off": that is said once, loudly, for each such agent.
-  const unboxed = config.agents.list.filter((a) => resolveAgent(config, a.id).runtime.localSandbox === 'off').map((a) => a.id);
+  const unboxed = containers ? [] : config.agents.list.filter((a) => resolveAgent(config, a.id).runtime.localSandbox === 'off').map((a) => a.id);
   for (const agentId of unboxed)
     log.warn(
       `${agentId}'s runtime runs UNBOXED (runtime.localSandbox is "off"): it, and whatever it is tricked into doing, can read and write all you can — every agent's workspace, state.db, the admin and dashboard tokens, the secrets file`,
@@ -315,7 +338,7 @@ async function runLocalFleet(
     );
   const bubblewrap = opts.bubblewrap ?? (async () => (await import('./bubblewrap-install.ts')).ensureBubblewrap((line) => log.info(`bubblewrap: ${line}`)));
   // Found (or installed) now, or the fleet stops here saying what is missing, not each runtime in a restart loop.
-  const boxing = unboxed.length < config.agents.list.length ? await boxingHere(bubblewrap) : undefined;
+  const boxing = !containers && unboxed.length < config.agents.list.length ? await boxingHere(bubblewrap) : undefined;
 
   // runtime.kind "openclaw": the pinned OpenClaw its gateways run on, installed on first use (≈ 800 MB, a minute or two).
   // An agent on an operator's gateway (mode "external") starts none, so needs no install.
@@ -323,9 +346,10 @@ async function runLocalFleet(
     const runtime = resolveAgent(config, id).runtime;
     return runtime.kind === 'openclaw' && runtime.openclaw?.mode !== 'external';
   };
-  const openclaw = config.agents.list.some((a) => managedOpenclaw(a.id))
-    ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
-    : undefined;
+  const openclaw =
+    !containers && config.agents.list.some((a) => managedOpenclaw(a.id))
+      ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
+      : undefined;
   // Their gateways run only inside bubblewrap (runtime-image/src/openclaw/gateway-sandbox.ts),
   // which the boxes' check found already where any runtime is boxed.
   if (openclaw && !boxing) {
@@ -339,7 +363,11 @@ async function runLocalFleet(
     }
   }
 
-  supervisor = new Supervisor(
+  const newLauncher = (...args: ConstructorParameters<typeof Supervisor>): RuntimeLauncher =>
+    containers
+      ? new ContainerSupervisor(args[0], args[1], args[2], args[3], { ...containers, uncheckedPathsForTests: opts.uncheckedPathsForTests === true })
+      : new Supervisor(...args);
+  supervisor = newLauncher(
     url,
     join(opts.stateDir, 'workspaces'),
     log,
@@ -387,16 +415,17 @@ async function runLocalFleet(
   // show holds the secrets file) stops the start naming the agent; and one box is made for real.
   const specs = [];
   for (const agent of config.agents.list) specs.push(await specFor(agent.id));
-  const boxed = specs.filter((spec) => !unboxed.includes(spec.agentId));
+  const processes = supervisor instanceof Supervisor ? supervisor : undefined;
+  const boxed = processes ? specs.filter((spec) => !unboxed.includes(spec.agentId)) : [];
   for (const spec of boxed) {
     try {
-      supervisor.boxReadOnlyFor(spec);
+      processes!.boxReadOnlyFor(spec);
     } catch (err) {
       if (err instanceof ClawfleetError) throw new ClawfleetError(err.code, `${spec.agentId}: ${err.message}`, { cause: err });
       throw err;
     }
   }
-  if (boxing && boxed[0]) await probeBox(supervisor.startFor(boxed[0], PROBE_ARGV), boxing.bwrap);
+  if (processes && boxing && boxed[0]) await probeBox(processes.startFor(boxed[0], PROBE_ARGV), boxing.bwrap);
 
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
   for (const spec of specs) {
@@ -481,4 +510,32 @@ function configScheduleList(config: FleetConfig): Schedule[] {
     }
     return { name: s.name, expression: s.expression, timezone: s.timezone, input: scheduleInput(s.trigger) };
   });
+}
+
+/**
+ * Before a container runtime starts: an engine that answers (else a clear error naming what is
+ * missing), the image of every stage the agents run (built here unless handed in), and no
+ * container of an earlier run of this fleet left (one killed before it could stop them).
+ */
+async function prepareContainers(opts: LocalFleetOptions, config: FleetConfig, log: Logger) {
+  const docker = opts.docker ?? 'docker';
+  const variants = config.agents.list.map((a) => {
+    const agent = resolveAgent(config, a.id);
+    const problem = imageVariantProblem(agent);
+    if (problem) throw new ClawfleetError('RUNTIME_KIND_UNSUPPORTED', `${a.id}: ${problem}`);
+    // An image of the operator's own runs as that image says (no tool uid pool, its own command): not wired locally yet.
+    if (agent.runtime.image !== undefined)
+      throw new ClawfleetError(
+        'RUNTIME_KIND_UNSUPPORTED',
+        `${a.id}: runtime.image ("${agent.runtime.image}") is not supported with --containers yet: local containers run the stages of runtime-image/Dockerfile; start without --containers, or remove runtime.image for local runs`,
+      );
+    return imageVariantFor(agent);
+  });
+  const version = await containerEngineVersion(docker);
+  const images = await runtimeImages(variants, { docker, given: opts.runtimeImages, say: (line) => log.info(line) });
+  // This fleet's containers, named by its state directory (one fleet holds it at a time).
+  const scope = createHash('sha256').update(realpathSync(opts.stateDir)).digest('hex').slice(0, 12);
+  await removeLeftoverContainers(docker, scope, log);
+  log.info('runtimes run as containers', { engine: version, images: Object.fromEntries([...images].map(([v, i]) => [v, i.tag])) });
+  return { docker, images, scope };
 }

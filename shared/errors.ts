@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'STORAGE_FULL'
   | 'FLEET_STARTING'
   | 'FLEET_STOPPING'
+  | 'CONTAINER_ENGINE_UNAVAILABLE'
   // Agents, their lifecycle and pairings.
   | 'AGENT_UNKNOWN'
   | 'ACTION_NOT_AVAILABLE'

@@ -3,6 +3,7 @@
 // bundle plus the pinned OpenClaw, for runtime.kind "openclaw" in managed mode; external mode
 // starts no OpenClaw, so runs from "runtime"). Pure: infra builds the stage.
 import { browserEnabled } from './browser-size.ts';
+import { OPENCLAW_VERSION, openclawInstallManifest } from './openclaw-release.ts';
 import { DEFAULT_RUNTIME_KIND, type RuntimeKind } from './runtime-kinds.ts';
 
 export type RuntimeImageVariant = 'runtime' | 'browser' | 'openclaw';
@@ -31,4 +32,15 @@ export function imageVariantProblem(agent: Agentish): string | undefined {
     return 'tools.browser with runtime.kind "openclaw" is not supported on AWS yet: the openclaw image carries no Chromium (docs/runtime.md, "The openclaw image"); turn tools.browser off for this agent, or keep it on runtime.kind "native"';
   }
   return undefined;
+}
+
+/**
+ * Build arguments per Dockerfile stage (infra's image assets and local mode's containers). The
+ * openclaw stage installs the pinned release from the one place it is pinned
+ * (openclaw-release.ts), which the managed gateway checks its install against at start; the
+ * other stages take none (their asset hashes stay).
+ */
+export function runtimeImageBuildArgs(variant: RuntimeImageVariant): Record<string, string> | undefined {
+  if (variant !== 'openclaw') return undefined;
+  return { OPENCLAW_VERSION, OPENCLAW_PACKAGE_JSON: JSON.stringify(openclawInstallManifest()) };
 }

@@ -482,6 +482,12 @@ export const ConfigSchema = z.strictObject({
       ),
     }),
   ),
+  /**
+   * Local mode only (`clawfleet start`; ignored on AWS): how each agent's runtime runs. "processes"
+   * (the default): a child process of the fleet. "containers": a container of the runtime image
+   * (the stage AWS runs for the agent), sized by its runtime profile; `--containers` says the same.
+   */
+  local: z.optional(z.strictObject({ runtimes: z.optional(z.enum(['processes', 'containers'])) })),
   /** Attachments and the files agents send (#16): kept in the media store this many days (default 30), then deleted. */
   media: z.optional(z.strictObject({ expireDays: z.optional(z.number().check(z.int(), z.gte(1), z.lte(3650))) })),
   agentToAgent: z.optional(

@@ -50,7 +50,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     // Tasks a killed run left in our own engine (task-runner.ts labels them): gone before new ones start.
     if (engine.source === 'own') {
-      const left = (await docker(['ps', '-aq', '--filter', 'label=clawfleet.test=image'])).split('\n').filter(Boolean);
+      // And local fleets' runtime containers (--containers, test/image/local-containers.test.ts), whatever state directory they had.
+      const left = [
+        ...(await docker(['ps', '-aq', '--filter', 'label=clawfleet.test=image'])).split('\n'),
+        ...(await docker(['ps', '-aq', '--filter', 'label=io.clawfleet.state'])).split('\n'),
+      ].filter(Boolean);
       if (left.length > 0) await docker(['container', 'rm', '-f', '--volumes', ...left]);
     }
     const base = await ensureStandInBase();

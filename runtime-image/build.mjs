@@ -114,8 +114,10 @@ const runtimeCredentialChain = {
 /** esbuild's options for the runtime bundle in `outdir`. */
 export function runtimeBuildOptions(outdir) {
   return {
-    // main: the runtime; workspace-sync: the one-off workspace task (infra/constructs/agent-workspace-task.ts).
-    entryPoints: { main: here('./src/main.ts'), 'workspace-sync': here('./src/workspace-sync.ts') },
+    // main: the runtime; launch: the image's entry, which starts tini and the runtime without
+    // ECS's credentials settings in PID 1's environment (src/launch.ts); workspace-sync: the
+    // one-off workspace task (infra/constructs/agent-workspace-task.ts).
+    entryPoints: { main: here('./src/main.ts'), launch: here('./src/launch.ts'), 'workspace-sync': here('./src/workspace-sync.ts') },
     outdir,
     bundle: true,
     splitting: true,

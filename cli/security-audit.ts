@@ -18,7 +18,8 @@ who may write to the bots and whether they share one conversation, groups open t
 exec without a sandbox (or with an allowlist that runs anything), MCP servers outside the
 sandbox, web_fetch allowed onto this machine, hooks that may choose a chat's session,
 agent-to-agent limits; locally also a secrets file or state directory others can read,
-no working sandbox (exec stays off), and short tokens. Values are never printed.
+runtimes run outside their box (runtime.localSandbox "off"), no working sandbox (boxed
+runtimes do not start, exec stays off), and short tokens. Values are never printed.
 
   --config <path>    the fleet config (default clawfleet.json)
   --secrets <path>   the local secrets file (default clawfleet.secrets.json)

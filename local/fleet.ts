@@ -42,6 +42,7 @@ import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor, type AgentRuntimeSpec, type LifecycleAction, type RuntimeState } from './supervisor.ts';
 import { SupervisorCompute } from './supervisor-compute.ts';
 import { startTelegramPoller } from './telegram-poller.ts';
+import { boxingHere, PROBE_ARGV, probeBox } from './box-check.ts';
 import { LocalAlarms, localConditions, tellOperator, type AgentSnapshot } from './operator-alarms.ts';
 
 export interface LocalFleetOptions {
@@ -58,6 +59,12 @@ export interface LocalFleetOptions {
   openclawRoot?: string;
   /** Host names besides 127.0.0.1, localhost and [::1] that requests may name (a proxy's or tunnel's); see shared/http/request-origin.ts. */
   allowedHosts?: readonly string[];
+  /**
+   * How the fleet gets the bubblewrap its runtimes' boxes (and OpenClaw gateways) are made with:
+   * by default one on PATH or in .cache/, else Debian's pinned package installed into .cache/
+   * (local/bubblewrap-install.ts). Tests make it fail.
+   */
+  bubblewrap?: () => Promise<string>;
   /**
    * Test-only, never from config or the CLI: runtimes resolve file-tool paths the naive way
    * (no beneath-the-workspace walk), so a test can show what the runtime's box holds alone.
@@ -298,6 +305,18 @@ async function runLocalFleet(
     return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
+  // Each runtime runs in a bubblewrap box of its own (runtime-box.ts), unless its
+  // runtime.localSandbox is "off": that is said once, loudly, for each such agent.
+  const unboxed = config.agents.list.filter((a) => resolveAgent(config, a.id).runtime.localSandbox === 'off').map((a) => a.id);
+  for (const agentId of unboxed)
+    log.warn(
+      `${agentId}'s runtime runs UNBOXED (runtime.localSandbox is "off"): it, and whatever it is tricked into doing, can read and write all you can — every agent's workspace, state.db, the admin and dashboard tokens, the secrets file`,
+      { agentId },
+    );
+  const bubblewrap = opts.bubblewrap ?? (async () => (await import('./bubblewrap-install.ts')).ensureBubblewrap((line) => log.info(`bubblewrap: ${line}`)));
+  // Found (or installed) now, or the fleet stops here saying what is missing, not each runtime in a restart loop.
+  const boxing = unboxed.length < config.agents.list.length ? await boxingHere(bubblewrap) : undefined;
+
   // runtime.kind "openclaw": the pinned OpenClaw its gateways run on, installed on first use (≈ 800 MB, a minute or two).
   // An agent on an operator's gateway (mode "external") starts none, so needs no install.
   const managedOpenclaw = (id: string) => {
@@ -307,11 +326,11 @@ async function runLocalFleet(
   const openclaw = config.agents.list.some((a) => managedOpenclaw(a.id))
     ? (await import('./openclaw-install.ts')).ensureOpenclaw(opts.openclawRoot, (line) => log.info(`openclaw: ${line}`))
     : undefined;
-  // Their gateways run only inside bubblewrap (runtime-image/src/openclaw/gateway-sandbox.ts):
-  // installed now as OpenClaw is, or the fleet stops here saying why, not each runtime in a restart loop.
-  if (openclaw) {
+  // Their gateways run only inside bubblewrap (runtime-image/src/openclaw/gateway-sandbox.ts),
+  // which the boxes' check found already where any runtime is boxed.
+  if (openclaw && !boxing) {
     try {
-      await (await import('./bubblewrap-install.ts')).ensureBubblewrap((line) => log.info(`bubblewrap: ${line}`));
+      await bubblewrap();
     } catch (err) {
       throw new ClawfleetError(
         'OPENCLAW_SANDBOX_UNAVAILABLE',
@@ -358,15 +377,31 @@ async function runLocalFleet(
     {
       hide: [opts.secretsPath],
       ...(openclaw ? { openclaw: { node: openclaw.node, cli: openclaw.cli } } : {}),
+      ...(boxing ? { boxing } : {}),
       uncheckedPathsForTests: opts.uncheckedPathsForTests === true,
     },
   );
   undo.push(() => supervisor!.stop());
 
+  // Each box as it will be made, before any runtime starts: one that cannot be (a path it would
+  // show holds the secrets file) stops the start naming the agent; and one box is made for real.
+  const specs = [];
+  for (const agent of config.agents.list) specs.push(await specFor(agent.id));
+  const boxed = specs.filter((spec) => !unboxed.includes(spec.agentId));
+  for (const spec of boxed) {
+    try {
+      supervisor.boxReadOnlyFor(spec);
+    } catch (err) {
+      if (err instanceof ClawfleetError) throw new ClawfleetError(err.code, `${spec.agentId}: ${err.message}`, { cause: err });
+      throw err;
+    }
+  }
+  if (boxing && boxed[0]) await probeBox(supervisor.startFor(boxed[0], PROBE_ARGV), boxing.bwrap);
+
   // Every agent runs from the start (a hibernated one too); its first heartbeat marks it awake.
-  for (const agent of config.agents.list) {
-    await cp.registry.transition(agent.id, ALL_STATES, 'waking', systemClock.now());
-    supervisor.start(await specFor(agent.id));
+  for (const spec of specs) {
+    await cp.registry.transition(spec.agentId, ALL_STATES, 'waking', systemClock.now());
+    supervisor.start(spec);
   }
   // After every health tick: what CloudWatch's alarms watch on AWS, told to the operator's chat on a change.
   const alarms = new LocalAlarms();

@@ -60,6 +60,9 @@ export type ErrorCode =
   | 'OPENCLAW_PROTOCOL'
   | 'OPENCLAW_SANDBOX_UNAVAILABLE'
   | 'OPENCLAW_MCP_PATH_HIDDEN'
+  // Local runtimes' boxes (runtime.localSandbox): no bubblewrap that works here, or a path the box would have to show and hides.
+  | 'RUNTIME_BOX_UNAVAILABLE'
+  | 'RUNTIME_BOX_PATH_HIDDEN'
   // The runtime's tools: web_fetch's guard, workspace files.
   | 'FETCH_REFUSED'
   | 'FETCH_UNRESOLVED'

@@ -22,6 +22,13 @@ export const RuntimeEnvSchema = z.object({
   // /proc/<pid>/environ is readable by anything running as the same user).
   CLAWFLEET_CONTROL_URL: z.url().optional(),
   CLAWFLEET_SECRETS_FD: z.coerce.number().int().min(3).max(1023).optional(),
+  /**
+   * Locally: "stdin" says the runtime's stdin is a pipe from the fleet. A line naming a signal
+   * (SIGTERM, SIGINT) stops the runtime as that signal does — the runtime's box (bubblewrap)
+   * passes no signal on — and the pipe's end (the fleet is gone, however it died) stops it at
+   * once, as there is nothing left to drain to.
+   */
+  CLAWFLEET_LIFELINE: z.enum(['stdin']).optional(),
   /** Where code the agent chooses runs: auto (bubblewrap, else the tool uid pool), bwrap or uid-pool. */
   CLAWFLEET_SANDBOX: z.enum(['auto', 'bwrap', 'uid-pool']).default('auto'),
   /** bubblewrap's path, when it is not on PATH. */

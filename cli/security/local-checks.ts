@@ -1,6 +1,7 @@
 // The audit's checks of this machine for local mode: who can read the secrets file and the
-// state directory, and whether a sandbox works here (without one, exec is off). Facts are
-// gathered first, then judged purely.
+// state directory, which runtimes run outside their box, and whether a sandbox works here
+// (without one, boxed runtimes do not start and exec is off). Facts are gathered first, then
+// judged purely.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,16 +71,34 @@ export function auditLocal(config: FleetConfig, facts: LocalFacts): Finding[] {
       fix: `chmod 700 ${facts.statePath}`,
     });
   }
+  // Local mode only: on AWS the agent's own task and container are its box, whatever this says.
+  const unboxed = config.agents.list.filter(({ id }) => resolveAgent(config, id).runtime.localSandbox === 'off');
+  for (const { id } of unboxed) {
+    out.push({
+      id: 'runtime.unboxed',
+      severity: 'warn',
+      where: `agents.list[${id}].runtime.localSandbox`,
+      title: `Agent "${id}"'s runtime runs outside its box locally`,
+      detail:
+        'With runtime.localSandbox "off", clawfleet start runs it as a plain process of yours: it can open whatever you can — every agent’s workspace and transcripts, ' +
+        'state.db, the admin and dashboard tokens, the secrets file with every bot token and key, $HOME. Only its file tools’ own checks then stand between a ' +
+        'tricked tool call and those; its unsandboxed MCP servers (and exec, if its sandbox is off too) have the same reach.',
+      fix: 'remove runtime.localSandbox (the default "required" runs each runtime in a bubblewrap box that sees its own workspace only)',
+    });
+  }
   // As the runtime decides at its start (runtime-image/src/sandbox-at-start.ts).
   const wantsSandbox = config.agents.list.filter(({ id }) => needsSandbox(resolveAgent(config, id)));
-  if (facts.sandboxUnavailable && wantsSandbox.length > 0) {
+  if (facts.sandboxUnavailable && (wantsSandbox.length > 0 || unboxed.length < config.agents.list.length)) {
+    const boxed = config.agents.list.filter((a) => !unboxed.includes(a));
     out.push({
       id: 'local.no-sandbox',
       severity: 'warn',
       where: 'this machine',
-      title: `exec, sandboxed MCP servers and the browser stay off for ${wantsSandbox.map((a) => `"${a.id}"`).join(', ')}: no sandbox works here`,
-      detail: `${facts.sandboxUnavailable}. Without a sandbox, clawfleet start offers those agents no exec tool rather than run commands as you.`,
-      fix: 'install bubblewrap (Debian/Ubuntu: apt install bubblewrap) and allow unprivileged user namespaces',
+      title: boxed.length
+        ? `clawfleet start refuses to run ${boxed.map((a) => `"${a.id}"`).join(', ')}: no sandbox works here for their runtimes’ boxes`
+        : `exec, sandboxed MCP servers and the browser stay off for ${wantsSandbox.map((a) => `"${a.id}"`).join(', ')}: no sandbox works here`,
+      detail: `${facts.sandboxUnavailable}. Each runtime runs in a bubblewrap box unless its runtime.localSandbox is "off"; without a sandbox, exec is not offered rather than run commands as you.`,
+      fix: 'install bubblewrap (Debian/Ubuntu: apt install bubblewrap, or npx clawfleet sandbox install) and allow unprivileged user namespaces',
     });
   }
   return out;

@@ -42,6 +42,8 @@ export interface RuntimeEnv {
   compactAtTokens: number;
   modelRetryBaseMs: number;
   healthFile: string | undefined;
+  /** See CLAWFLEET_LIFELINE. */
+  lifeline: 'stdin' | undefined;
   sandbox: SandboxSettings;
   /** AWS: the fleet's media bucket (#16); absent, the runtime has no media store there. */
   mediaBucket: string | undefined;
@@ -140,6 +142,7 @@ export async function readRuntimeEnv(env: NodeJS.ProcessEnv, readPipe: PipeReade
     compactAtTokens: e.CLAWFLEET_COMPACT_AT_TOKENS ?? Math.floor(e.CLAWFLEET_CONTEXT_TOKENS * 0.75),
     modelRetryBaseMs: e.CLAWFLEET_MODEL_RETRY_BASE_MS,
     healthFile: e.CLAWFLEET_HEALTH_FILE,
+    lifeline: e.CLAWFLEET_LIFELINE,
     sandbox: sandboxSettingsOf(e),
     mediaBucket: e.CLAWFLEET_MEDIA_BUCKET,
     spendTable: e.CLAWFLEET_SPEND_TABLE,

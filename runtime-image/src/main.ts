@@ -11,6 +11,7 @@ import { connect } from './connection.ts';
 import { handOffContainerCredentials, takeContainerCredentials } from './container-credentials.ts';
 import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
 import { runtimeKindOf, type RunningRuntime } from './kinds/registry.ts';
+import { watchLifeline } from './lifeline.ts';
 import { chooseSandboxAtStart } from './sandbox-at-start.ts';
 
 async function main(): Promise<void> {
@@ -63,6 +64,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   parentGone = () => stop('the fleet that started this runtime is gone', 0);
+  // Boxed locally, the runtime hears the fleet on its stdin: bwrap passes no signal on, and
+  // inside the box's pid namespace the parent watch above sees bwrap's init, which stays.
+  if (env.lifeline === 'stdin') watchLifeline(process.stdin, { stop: (signal) => stop(signal), gone: () => parentGone() });
 
   // What waits on other processes starts first — the sandbox probe, and on AWS the read of
   // the agent's secret — and the rest of the runtime (its kind's: tools, turn loop, worker) loads meanwhile.

@@ -50,6 +50,12 @@ export const RuntimeProfileSchema = z.strictObject({
   spot: z.optional(z.boolean()),
   /** The CPU the task runs on: arm64 (Graviton, the default) or x86_64 (the default with spot). */
   architecture: z.optional(z.enum(['arm64', 'x86_64'])),
+  /**
+   * Local mode: "required" (default) runs the runtime in a bubblewrap box of its own, which sees
+   * its workspace and the system only; "off" runs it as a plain process of yours, with a warning.
+   * Ignored on AWS, where the agent's own task and container are its box.
+   */
+  localSandbox: z.optional(z.enum(['required', 'off'])),
 });
 
 const ModelRefSchema = z.string().check(z.regex(/^[a-z0-9][a-z0-9-]*\/.+$/, 'must be a model ref like "anthropic/claude-sonnet-4-5"'));

@@ -365,14 +365,31 @@ describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool',
       const pooledTool = browserTool({ browser: pooled, workspace: ws, policy, clock: { now: () => 0 } });
       const r = await pooledTool.run({ action: 'navigate', url: `${site}/` }, { signal: new AbortController().signal } as ToolCallContext);
       expect(r.text).toContain('# Welcome');
-      const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-      const procs = processes().filter((p) => p.command.startsWith(chromium.executablePath));
+      const uidOf = (pid: number) => {
+        try {
+          return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        } catch {
+          return undefined; // gone
+        }
+      };
+      // This browser's processes: its main process (the one whose profile is in this
+      // workspace) and all below it. Chromium starts its helpers by its real path
+      // (/proc/self/exe), so a link on the way (a worktree's .cache) is not in their command
+      // lines, and by that path other browsers of this file or of other runs show too.
+      const pooledBrowser = () => {
+        const main = processes().find((p) => p.command.startsWith(chromium.executablePath) && p.command.includes(ws));
+        return main ? tree(main.pid) : [];
+      };
+      /** Whatever still runs as this test's own pool uids (numbers no other test uses), wherever it was re-parented to; not a zombie awaiting its reaper (no command line). */
+      const asPoolUids = () => processes().filter((p) => p.command !== '' && [20401, 20402].includes(uidOf(p.pid) ?? -1));
+      const procs = pooledBrowser();
       expect(procs.length).toBeGreaterThan(1);
       const uids = new Set(procs.map((p) => uidOf(p.pid)));
       expect(uids.size).toBe(1);
       expect([20401, 20402]).toContain([...uids][0]);
       await pooled.stop();
-      expect(processes().filter((p) => p.command.startsWith(chromium.executablePath))).toEqual([]);
+      expect(pooledBrowser()).toEqual([]);
+      expect(asPoolUids()).toEqual([]);
     } finally {
       await pooled.stop();
       chromium.cleanup();

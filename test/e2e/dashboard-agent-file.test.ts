@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
+import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
@@ -49,8 +50,8 @@ afterAll(async () => {
 describe('a file the agent sends, in the dashboard chat', () => {
   it('shows a picture the agent sent with send_file, and a document as a link that downloads it', async () => {
     const workspace = join(dir, 'state/workspaces/fran');
-    writeFileSync(join(workspace, 'dot.png'), PNG);
-    writeFileSync(join(workspace, 'notes.txt'), 'the notes');
+    writeAgentFile(workspace, 'dot.png', PNG);
+    writeAgentFile(workspace, 'notes.txt', 'the notes');
     model.script(
       {
         toolCalls: [

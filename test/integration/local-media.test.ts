@@ -14,6 +14,7 @@ import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
+import { writeAgentFile } from '../support/agent-files.ts';
 import { dashboardAuth } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
@@ -168,7 +169,7 @@ describe('media in local mode', () => {
   it('takes a picture dropped into the dashboard chat to the vision model, and shows a file the agent sends there', async () => {
     const png = Buffer.from('\x89PNG dropped into chat', 'latin1');
     const workspace = join(dir, 'state/workspaces/fran');
-    writeFileSync(join(workspace, 'reply.txt'), 'a file back');
+    writeAgentFile(workspace, 'reply.txt', 'a file back');
     model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'reply.txt', caption: 'here you go' } }] }, { text: 'Done.' });
     const from = model.requests().length;
     const res = await fetch(`${fleet.url}/api/chat/fran/files?name=drop.png&caption=what%20is%20it`, {

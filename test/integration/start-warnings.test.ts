@@ -13,7 +13,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('prints a warning all four runtimes give once, naming them, and not again when one restarts', async () => {
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  config.agents.defaults.tools = { browser: { enabled: true, executablePath: join(dir, 'no-chromium') } };
+  // In a folder of its own that is not there: the fleet's folder (it holds the state) is one no runtime's box may show.
+  config.agents.defaults.tools = { browser: { enabled: true, executablePath: join(dir, 'no-chromium', 'chrome') } };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   const io = captureIO({ cwd: dir });
   const started = runCli(['start', '--port', '0', '--state', 'state', '--secrets', 'none.json'], io);

@@ -15,6 +15,7 @@ import type { LocalFleet } from '../../local/fleet.ts';
 import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.ts';
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -199,7 +200,8 @@ beforeAll(async () => {
   // What the sandbox must keep from fran's gateway: grif's workspace (its runtime made it by now).
   mkdirSync(join(dir, 'state', 'workspaces', 'grif'), { recursive: true });
   writeFileSync(probeTargets().grifNote, `${GRIF_NOTE}\n`);
-  writeFileSync(probeTargets().ownNote, `${FRAN_NOTE}\n`);
+  // (fran's own file, as the agent's: its runtime's box runs as another user when the fleet is root.)
+  writeAgentFile(join(dir, 'state', 'workspaces', 'fran'), 'own-note.txt', `${FRAN_NOTE}\n`);
 }, 600_000);
 
 afterAll(async () => {

@@ -145,7 +145,7 @@ describe('clawfleet security audit', () => {
     expect(() => parseConfig(config)).toThrow(/agents.list\[1\].mcp.servers.files.sandbox: runtime.kind "openclaw" cannot honour it/);
   });
 
-  it('says exec stays off where no sandbox works, for the agents that would use one', () => {
+  it('says where no sandbox works that boxed runtimes do not start, and with every runtime unboxed that exec stays off', () => {
     const config = loadConfigFile('clawfleet.json');
     const facts = {
       secretsPath: 's.json',
@@ -156,7 +156,19 @@ describe('clawfleet security audit', () => {
     };
     const [finding] = auditLocal(config, facts);
     expect(finding).toMatchObject({ id: 'local.no-sandbox', severity: 'warn' });
-    expect(finding!.title).toContain('"jerry", "fran", "grif", "ray"');
+    expect(finding!.title).toBe('clawfleet start refuses to run "jerry", "fran", "grif", "ray": no sandbox works here for their runtimes’ boxes');
     expect(auditLocal(config, { ...facts, sandboxUnavailable: undefined })).toEqual([]);
+
+    const unboxed = structuredClone(demo);
+    unboxed.agents.defaults!.runtime = { ...unboxed.agents.defaults!.runtime, localSandbox: 'off' };
+    const findings = auditLocal(parseConfig(unboxed), facts);
+    expect(findings.find((f) => f.id === 'local.no-sandbox')!.title).toBe(
+      'exec, sandboxed MCP servers and the browser stay off for "jerry", "fran", "grif", "ray": no sandbox works here',
+    );
+    expect(findings.filter((f) => f.id === 'runtime.unboxed').map((f) => f.where)).toEqual(
+      ['jerry', 'fran', 'grif', 'ray'].map((id) => `agents.list[${id}].runtime.localSandbox`),
+    );
+    // On a machine where the sandbox works, the unboxed runtimes are still named.
+    expect(auditLocal(parseConfig(unboxed), { ...facts, sandboxUnavailable: undefined }).map((f) => f.id)).toEqual(Array(4).fill('runtime.unboxed'));
   });
 });

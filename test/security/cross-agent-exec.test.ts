@@ -4,10 +4,12 @@
 // a real local fleet (startLocalFleet, runtimes as child processes, the fake model
 // scripting the tool calls) runs that attack from agent alpha, in bubblewrap: nothing it
 // prints holds a secret or token, and a forged outbox post with anything it can find is
-// refused. Agent gamma runs the same probe with `tools.exec.sandbox: "off"`: it does reach
-// the state directory — the probe is real — but even unsandboxed it finds no runtime's
-// token or secrets in any environment (they travel on a pipe now), and the fleet reports
-// gamma's unsandboxed exec in `clawfleet status`.
+// refused. Agent gamma runs the same probe with `tools.exec.sandbox: "off"` and its runtime
+// out of its box (`runtime.localSandbox: "off"`, issue #27): it does reach the state
+// directory — the probe is real — but even unsandboxed it finds no runtime's token or secrets
+// in any environment (they travel on a pipe now), and the fleet reports gamma's unsandboxed
+// exec in `clawfleet status`. (With its runtime boxed, test/security/runtime-box.test.ts
+// shows the same probe finding nothing.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +79,7 @@ beforeAll(async () => {
     fleet: 'sec',
     agents: {
       defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } },
-      list: [{ id: 'alpha' }, { id: 'beta' }, { id: 'gamma', tools: { exec: { sandbox: 'off' } } }],
+      list: [{ id: 'alpha' }, { id: 'beta' }, { id: 'gamma', tools: { exec: { sandbox: 'off' } }, runtime: { localSandbox: 'off' } }],
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
   };
@@ -190,7 +192,7 @@ describe('an agent’s exec, in the sandbox', () => {
 describe('an agent’s exec with tools.exec.sandbox "off"', () => {
   it('reaches the state directory (the probe is real), yet finds no runtime token or secret in any environment', async () => {
     const saw = await exec('gamma', probe(true));
-    // Unsandboxed, the same user's files are open to it: what the sandbox takes away.
+    // Unsandboxed and unboxed, the same user's files are open to it: what the two take away.
     expect(saw).toContain(readAdminFile(state)!.token);
     // Every runtime's environment, its own and the others' (same user: readable), holds names only.
     const environs = saw.slice(saw.indexOf('== runtime environ'), saw.indexOf('== done'));

@@ -10,7 +10,7 @@
 // workspace or anywhere outside alpha's. And the test must not be vacuous: the swapper counts
 // its swaps, and calls must have succeeded while the folder was real.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
@@ -19,6 +19,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeFigures } from '../support/figures.ts';
+import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -143,8 +144,8 @@ beforeAll(async () => {
     onRuntimeLine: (agentId, line) => runtimeLines.push(`${agentId} ${JSON.stringify(line)}`),
   });
   writeFileSync(join(betaWs, 'diary.md'), `${BETA_DIARY}\n`);
-  mkdirSync(join(alphaWs, 'd', 'm'), { recursive: true });
-  writeFileSync(join(alphaWs, 'd', 'm', 'inside.txt'), 'INSIDE-ALPHA');
+  // alpha's own folder and file, as the agent's: its runtime's box runs as another user when the fleet is root.
+  writeAgentFile(alphaWs, 'd/m/inside.txt', 'INSIDE-ALPHA');
 }, 180_000);
 
 afterAll(async () => {

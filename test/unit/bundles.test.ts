@@ -103,6 +103,12 @@ describe('the CLI bundle', () => {
     const [node, ...args] = runtimeCommand();
     expect(node).toBe(process.execPath);
     if (fresh) expect(args).toEqual(['--enable-source-maps', fresh]);
-    else expect(args).toEqual(['--import', 'tsx', expect.stringMatching(/runtime-image\/src\/main\.ts$/)]);
+    // tsx by its path: a boxed runtime's working directory is its workspace, where the name resolves to nothing.
+    else
+      expect(args).toEqual([
+        '--import',
+        expect.stringMatching(/^file:\/\/.*\/node_modules\/tsx\/.*\.mjs$/),
+        expect.stringMatching(/runtime-image\/src\/main\.ts$/),
+      ]);
   });
 });

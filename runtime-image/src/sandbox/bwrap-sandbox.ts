@@ -71,7 +71,23 @@ export function realOrUndefined(path: string): string | undefined {
 function sandboxMounts(setup: BwrapSetup): string[] {
   // Fresh /proc, /dev, /tmp and /var/tmp first: what is bound after them (a system directory,
   // Node's prefix or the workspace that lies under /tmp) is then shown on top, not hidden.
-  const args: string[] = ['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
+  const args: string[] = ['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', ...systemView(setup).args];
+  args.push('--bind', setup.workspace, setup.workspace);
+  for (const dir of setup.writable ?? []) args.push('--bind', dir, dir);
+  args.push('--chdir', setup.workspace);
+  // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
+  args.push('--remount-ro', '/');
+  return args;
+}
+
+/**
+ * The system as every sandbox of ours shows it (exec's, the gateway's, a local runtime's box,
+ * local/runtime-box.ts): the system directories read-only, Node.js's installation, the
+ * credential files of /etc masked, and `hide` masked wherever it lies inside what is shown.
+ * `shows` says whether a path is visible through these mounts.
+ */
+export function systemView(setup: Pick<BwrapSetup, 'systemDirs' | 'hide'>): { args: string[]; shows(path: string): boolean } {
+  const args: string[] = [];
   const bound: string[] = [];
   for (const dir of setup.systemDirs ?? SYSTEM_DIRS) {
     let st;
@@ -123,12 +139,7 @@ function sandboxMounts(setup: BwrapSetup): string[] {
     const real = realOrUndefined(path);
     if (real && shown(real) && !masks.some((m) => inside(real, m)) && !needed.some((d) => inside(d, real))) mask(real);
   }
-  args.push('--bind', setup.workspace, setup.workspace);
-  for (const dir of setup.writable ?? []) args.push('--bind', dir, dir);
-  args.push('--chdir', setup.workspace);
-  // The root bwrap builds is a writable tmpfs; once everything is mounted on it, it is not.
-  args.push('--remount-ro', '/');
-  return args;
+  return { args, shows: (p) => (shown(p) || (nodePrefix !== '/' && inside(p, nodePrefix))) && !masks.some((m) => inside(p, m)) };
 }
 
 /** bwrap's arguments for one call (everything but the environment, which bwrap passes on as it gets it). */

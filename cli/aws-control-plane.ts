@@ -3,7 +3,8 @@
 // with the operator's credentials. It wakes an agent as λ compute would, by setting its ECS
 // service itself, as `clawfleet runtime wake --aws` does. Warnings go to standard error.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { dynamoPorts, ecsComputePorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts, ecsComputePorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import { ControlPlane } from '../shared/control/control-plane.ts';

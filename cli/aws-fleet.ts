@@ -2,7 +2,8 @@
 // queue and DLQ depths, the registry table for heartbeats and errors, each read through the
 // control plane's own AWS adapters (shared/adapters/aws/), so names and keys are the CDK app's.
 import type { Service } from '@aws-sdk/client-ecs';
-import { dynamoDocumentClient, ecsClient, sqsClient } from '../shared/adapters/aws/clients.ts';
+import { dynamoDocumentClient, ecsClient } from '../shared/adapters/aws/clients.ts';
+import { sqsClient } from '../shared/adapters/aws/sqs-ports.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoSpendCounts } from '../shared/adapters/aws/dynamo-spend.ts';
 import { spendStatusText, spendView } from '../shared/control/budget-gate.ts';

@@ -9,7 +9,7 @@ import { errorFields } from '../shared/log.ts';
 import { awsControlPlane } from './control-plane.ts';
 
 // Its own ECS adapter, never the asking one: the holder must not ask itself.
-const cp = awsControlPlane('compute', () => [dynamoPorts(), ecsComputePorts()]);
+const cp = await awsControlPlane('compute', () => [dynamoPorts(), ecsComputePorts()]);
 const deps = { config: cp.config, registry: cp.registry, compute: cp.required('compute'), log: cp.log };
 
 export async function handler(event: unknown): Promise<{ agentId: string; outcome: ComputeOutcome }> {

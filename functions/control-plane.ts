@@ -4,8 +4,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as z from '../shared/zod.ts';
-import { lambdaComputePorts, mediaPorts, schedulerPorts } from '../shared/adapters/aws/control-ports.ts';
-import { parseConfigText } from '../shared/config/load.ts';
+import { lambdaComputePorts, mediaPorts } from '../shared/adapters/aws/control-ports.ts';
+import { parseConfigTextLazily } from '../shared/config/load-lazily.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { pairingCode } from '../shared/control/access.ts';
 import { ControlPlane, type PortFactories } from '../shared/control/control-plane.ts';
@@ -40,16 +40,24 @@ export function lambdaEnv(env: NodeJS.ProcessEnv): LambdaEnv {
 }
 
 /** The fleet config: inline JSON (CLAWFLEET_CONFIG) or a file bundled beside the handler. */
-function readConfig(env: LambdaEnv): FleetConfig {
-  if (env.CLAWFLEET_CONFIG) return parseConfigText(env.CLAWFLEET_CONFIG, 'CLAWFLEET_CONFIG');
+function readConfig(env: LambdaEnv): Promise<FleetConfig> {
+  if (env.CLAWFLEET_CONFIG) return parseConfigTextLazily(env.CLAWFLEET_CONFIG, 'CLAWFLEET_CONFIG');
   const path = env.CLAWFLEET_CONFIG_FILE ?? new URL('./clawfleet.json', import.meta.url).pathname;
-  return parseConfigText(readFileSync(path, 'utf8'), path);
+  return parseConfigTextLazily(readFileSync(path, 'utf8'), path);
 }
 
-/** The control plane of the Lambda `component`, over the port groups `ports` names for this environment. */
-export function awsControlPlane(component: string, ports: (env: LambdaEnv) => PortFactories[], rawEnv: NodeJS.ProcessEnv = process.env): ControlPlane {
+/**
+ * The control plane of the Lambda `component`, over the port groups `ports` names for this
+ * environment. Awaited at the handler's top level, in Lambda's init phase: the config parsed
+ * there has been checked at deploy, so what words a bad one's problems loads only if it is bad.
+ */
+export async function awsControlPlane(
+  component: string,
+  ports: (env: LambdaEnv) => PortFactories[],
+  rawEnv: NodeJS.ProcessEnv = process.env,
+): Promise<ControlPlane> {
   const env = lambdaEnv(rawEnv);
-  const config = readConfig(env);
+  const config = await readConfig(env);
   return new ControlPlane(
     {
       config,
@@ -105,14 +113,4 @@ function inProcessCompute(): PortFactories {
       };
     },
   };
-}
-
-/** Agents' own cron jobs, where the CDK app gave this function λ cron-dispatch's ARN and the scheduler's role (λ outbox). */
-export function agentSchedules(env: LambdaEnv): PortFactories {
-  if (!env.CLAWFLEET_CRON_FUNCTION_ARN || !env.CLAWFLEET_SCHEDULER_ROLE_ARN) return {};
-  return schedulerPorts({
-    functionArn: env.CLAWFLEET_CRON_FUNCTION_ARN,
-    roleArn: env.CLAWFLEET_SCHEDULER_ROLE_ARN,
-    deadLetterArn: env.CLAWFLEET_SCHEDULES_DLQ_ARN,
-  });
 }

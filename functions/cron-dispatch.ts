@@ -1,13 +1,14 @@
 // λ cron-dispatch: EventBridge Scheduler invokes it with a schedule's trigger as the event.
 // A malformed trigger is an error (Scheduler retries, then its DLQ keeps it); an unknown
 // agent is logged and skipped, since retrying would never help.
-import { dynamoPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { dispatchTrigger } from '../shared/control/cron-dispatch.ts';
 import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { ClawfleetError, formatPath } from '../shared/errors.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = awsControlPlane('cron-dispatch', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('cron-dispatch', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
 const deps = cp.cronDispatchDeps();
 
 export async function handler(event: unknown): Promise<{ queued?: string; skipped?: string }> {

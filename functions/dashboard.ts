@@ -1,7 +1,8 @@
 // λ dashboard: the fleet dashboard behind a Function URL — the same pages and JSON as
 // local mode (dashboard/handler.ts), fed from DynamoDB, SQS and ECS. The token is
 // DASHBOARD_TOKEN in the secret clawfleet/<fleet>/control/dashboard.
-import { dynamoPorts, pairingPorts, secretsManagerPorts, sqsPorts, workspaceSyncPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts, pairingPorts, secretsManagerPorts, workspaceSyncPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { dashboardSecretName } from '../shared/config/names.ts';
 import { lifecycleActions } from '../shared/dashboard/actions.ts';
 import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
@@ -23,7 +24,14 @@ export interface DashboardUrlResult extends FunctionUrlResult {
 /** The queue chart's samples: taken when the overview is read, at most once a minute per container. */
 const SAMPLE_EVERY_MS = 60_000;
 
-const cp = awsControlPlane('dashboard', (env) => [dynamoPorts(), pairingPorts(), workspaceSyncPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('dashboard', (env) => [
+  dynamoPorts(),
+  pairingPorts(),
+  workspaceSyncPorts(),
+  sqsPorts(),
+  secretsManagerPorts(),
+  askingCompute(env),
+]);
 const secretId = dashboardSecretName(cp.config.fleet);
 const sources: DashboardSources = {
   config: cp.config,

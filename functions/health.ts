@@ -1,12 +1,13 @@
 // λ health: an EventBridge schedule invokes it every minute; it wakes sleeping agents
 // with work waiting, restarts silent ones and hibernates idle ones, and samples each
 // agent's queue depth for the dashboard's queue chart.
-import { dynamoPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { healthTick } from '../shared/control/health.ts';
 import { sampleQueueDepths } from '../shared/dashboard/fleet-view.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 
-const cp = awsControlPlane('health', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('health', (env) => [dynamoPorts(), sqsPorts(), askingCompute(env)]);
 const lifecycle = cp.requireLifecycle();
 const sampling = cp.queueSampleDeps();
 

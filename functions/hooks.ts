@@ -1,11 +1,12 @@
 // λ hooks: external services POST to the Function URL at /hooks/agent, /hooks/wake and
 // /hooks/<mapping> (OpenClaw's webhook endpoints); shared/control/hooks.ts does the rest.
-import { dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts, secretsManagerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { handleHook } from '../shared/control/hooks.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = awsControlPlane('hooks', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
+const cp = await awsControlPlane('hooks', (env) => [dynamoPorts(), sqsPorts(), secretsManagerPorts(), askingCompute(env)]);
 const deps = cp.hooksDeps();
 
 export async function handler(event: FunctionUrlEvent): Promise<FunctionUrlResult> {

@@ -12,7 +12,7 @@ export interface SnsEvent {
   Records: { Sns: { MessageId: string; Message: string } }[];
 }
 
-const cp = awsControlPlane('operator-alerts', () => [dynamoPorts(), alertPorts(), secretsManagerPorts(), telegramPorts]);
+const cp = await awsControlPlane('operator-alerts', () => [dynamoPorts(), alertPorts(), secretsManagerPorts(), telegramPorts]);
 const deps = operatorAlertDeps(cp);
 
 export async function handler(event: SnsEvent): Promise<AlertOutcome[]> {

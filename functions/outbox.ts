@@ -1,11 +1,13 @@
 // λ outbox: an SQS event source mapping over every agent's outbox, reporting partial batch
 // failures so only failed records retry (shared/control/outbox-batch.ts keeps a session's
 // replies in order and honours a channel's retry_after).
-import { alertPorts, dynamoPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { alertPorts, dynamoPorts, secretsManagerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { lazySqsPorts } from '../shared/adapters/aws/lazy-sqs-ports.ts';
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { processOutboxBatch } from '../shared/control/outbox-batch.ts';
 import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
-import { agentSchedules, askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
+import { agentSchedules } from './agent-schedules.ts';
+import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 
 /** The fields of an SQS event record that λ outbox reads. */
 export interface SqsRecord {
@@ -16,12 +18,13 @@ export interface SqsRecord {
   attributes: { MessageGroupId?: string; ApproximateReceiveCount?: string };
 }
 
-const cp = awsControlPlane('outbox', (env) => [
+const cp = await awsControlPlane('outbox', (env) => [
   dynamoPorts(),
   // Spend alarms (#31) go to the operator through the operator channel, with its rate counters.
   alertPorts(),
   spendAlarmPorts(),
-  sqsPorts(),
+  // The records arrive by the event source: SQS is sent to only for relays, retries and dead letters.
+  lazySqsPorts(),
   secretsManagerPorts(),
   telegramPorts,
   askingCompute(env),

@@ -1,11 +1,12 @@
 // λ telegram-webhook: Telegram POSTs each update to the Function URL at /telegram/<accountId>.
-import { dynamoPorts, pairingPorts, secretsManagerPorts, sqsPorts } from '../shared/adapters/aws/control-ports.ts';
+import { dynamoPorts, pairingPorts, secretsManagerPorts } from '../shared/adapters/aws/control-ports.ts';
+import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { handleTelegramWebhook } from '../shared/control/telegram-webhook.ts';
 import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 import { functionUrlResponse, type FunctionUrlEvent, type FunctionUrlResult } from './function-url.ts';
 
-const cp = awsControlPlane('telegram-webhook', (env) => [
+const cp = await awsControlPlane('telegram-webhook', (env) => [
   dynamoPorts(),
   pairingPorts(),
   sqsPorts(),

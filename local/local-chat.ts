@@ -101,7 +101,7 @@ export class LocalChat implements ChannelSender {
   }
 
   /** Any reply is one line here, however long: its text always goes with the voice. */
-  captionFits() {
+  async captionFits() {
     return true;
   }
 

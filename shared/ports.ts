@@ -45,7 +45,7 @@ export interface ChannelSender {
   /** The longest text one message may carry; longer replies are split. */
   readonly maxTextLength: number;
   /** Splits a reply into the parts sent as messages, the same way every time (each part is claimed in the delivery ledger); absent: chunkText by maxTextLength. */
-  chunk?(text: string): string[];
+  chunk?(text: string): Promise<string[]>;
   /** Sends one message; says which where the channel numbers its messages (Telegram's message_id), for reactions to it (#31). */
   sendText(target: ChannelTarget, text: string, opts?: SendOptions): Promise<SentMessage | void>;
   sendTyping(target: ChannelTarget): Promise<void>;
@@ -69,7 +69,7 @@ export interface ChannelSender {
    */
   sendVoice?(target: ChannelTarget, voice: OutgoingVoice, opts?: SendOptions & { caption?: string | undefined }): Promise<SentMessage | void>;
   /** Whether a reply's text fits as one caption (Telegram: 1024 characters as sent), decided from the text alone. */
-  captionFits?(text: string): boolean;
+  captionFits?(text: string): Promise<boolean>;
   /** Removes a status message that the answer does not replace (progress streaming's, #31). Best effort; absent where a channel has none. */
   clearPreview?(target: ChannelTarget, previewMessageId: number): Promise<void>;
 }

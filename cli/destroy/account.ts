@@ -70,7 +70,7 @@ export async function awsDestroyAccount(
     import('../../shared/adapters/aws/dynamo-pairing-store.ts'),
     import('../../shared/adapters/aws/secrets-manager-store.ts'),
   ]);
-  const [{ EventBridgeCronScheduler }, { callerIdentity }] = await Promise.all([
+  const [{ eventBridgeCronScheduler }, { callerIdentity }] = await Promise.all([
     import('../../shared/adapters/aws/eventbridge-cron-scheduler.ts'),
     import('../../shared/adapters/aws/caller-identity.ts'),
   ]);
@@ -79,7 +79,7 @@ export async function awsDestroyAccount(
   const secrets = new SecretsManagerAdmin(sm);
   const doc = clients.dynamoDocumentClient(aws);
   // Listing and deleting only: the target is what put() would need.
-  const schedules = new EventBridgeCronScheduler(clients.schedulerClient(aws), { group: scheduleGroupName(config.fleet), functionArn: '', roleArn: '' });
+  const schedules = eventBridgeCronScheduler(aws, { group: scheduleGroupName(config.fleet), functionArn: '', roleArn: '' });
   const pairings = new DynamoPairingStore(doc, tableNames(config.fleet).registry);
   const gone = (err: unknown) => (err as Error).name === 'ResourceNotFoundException';
   return {

@@ -1,15 +1,15 @@
 // The control plane's Lambda functions: one per handler file in functions/, each bundled
-// by esbuild (ESM, Node 24, arm64, AWS SDK included) with the fleet config copied beside
-// it, with its own role holding only the grants it lists, its own log group, alarms, and
+// by esbuild (ESM, Node 24, arm64, AWS SDK included, split into index.mjs and the chunks it
+// loads on demand: function-bundling.ts) with the fleet config copied beside it, with its own role holding only the grants it lists, its own log group, alarms, and
 // (where the account can give it: infra/reserved-concurrency.ts) a concurrency of its own.
 // Adding a handler is one line in CONTROL_FUNCTIONS.
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, AssetHashType, CfnOutput, DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -21,7 +21,7 @@ import { ClawfleetError } from '../../shared/errors.ts';
 import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
-import { BUILD_SETTINGS } from './function-bundling.ts';
+import { BUILD_SETTINGS, bundleFunction } from './function-bundling.ts';
 import { reachOperator } from './operator-alarms.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
@@ -199,7 +199,7 @@ export interface ControlFunctionsProps {
 }
 
 export class ControlFunctions extends Construct {
-  readonly functions = new Map<string, NodejsFunction>();
+  readonly functions = new Map<string, lambda.Function>();
   readonly urls = new Map<string, lambda.FunctionUrl>();
 
   constructor(scope: Construct, id: string, props: ControlFunctionsProps) {
@@ -242,10 +242,10 @@ export class ControlFunctions extends Construct {
       }
     }
 
-    const fn = new NodejsFunction(scope, 'Function', {
+    const entry = join(REPO_ROOT, 'functions', `${spec.name}.ts`);
+    const fn = new lambda.Function(scope, 'Function', {
       functionName: functionName(fleet, spec.name),
-      entry: join(REPO_ROOT, 'functions', `${spec.name}.ts`),
-      handler: 'handler',
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: spec.memoryMb ?? 256,
@@ -254,20 +254,23 @@ export class ControlFunctions extends Construct {
       logGroup,
       ...(Object.keys(environment).length > 0 ? { environment } : {}),
       ...(reserved !== undefined ? { reservedConcurrentExecutions: reserved } : {}),
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-      bundling: {
-        ...BUILD_SETTINGS,
-        externalModules: [...BUILD_SETTINGS.externalModules],
-        mainFields: [...BUILD_SETTINGS.mainFields],
+      // Built here by esbuild (never in a container): NodejsFunction writes one file and cannot
+      // split, and the chunks a handler loads on demand are what keep its cold start small.
+      code: lambda.Code.fromAsset(join(REPO_ROOT, 'functions'), {
+        assetHashType: AssetHashType.CUSTOM,
         assetHash: functionAssetHash(props.config, spec.name, BUILD_SETTINGS),
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          // control-plane.ts reads ./clawfleet.json beside the handler.
-          afterBundling: (_inputDir: string, outputDir: string) => [`cp ${shellQuote(configFile)} ${shellQuote(join(outputDir, 'clawfleet.json'))}`],
+        bundling: {
+          image: DockerImage.fromRegistry('bundled-locally-by-esbuild'),
+          local: {
+            tryBundle(outputDir: string) {
+              bundleFunction(entry, outputDir);
+              // control-plane.ts reads ./clawfleet.json beside the handler.
+              copyFileSync(configFile, join(outputDir, 'clawfleet.json'));
+              return true;
+            },
+          },
         },
-      },
+      }),
     });
     this.functions.set(spec.name, fn);
 
@@ -369,7 +372,7 @@ export class ControlFunctions extends Construct {
     }
   }
 
-  private deadLetterFailedEvents(scope: Construct, fn: NodejsFunction, spec: ControlFunctionSpec, fleet: string): void {
+  private deadLetterFailedEvents(scope: Construct, fn: lambda.Function, spec: ControlFunctionSpec, fleet: string): void {
     const config = spec.asyncInvoke!;
     const queue = new sqs.Queue(scope, 'DeadLetters', {
       queueName: deadLetterQueueName(fleet, spec.name),
@@ -407,5 +410,3 @@ function deadLetterQueueName(fleet: string, name: string): string {
 }
 
 const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
-
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

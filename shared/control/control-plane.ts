@@ -40,7 +40,7 @@ import type { LifecycleDeps } from './lifecycle.ts';
 import type { OutboxDeps } from './outbox.ts';
 import type { OutboxBatchDeps } from './outbox-batch.ts';
 import type { WorkspaceSyncLog } from '../workspace/sync-log.ts';
-import type { TelegramWebhookDeps } from './telegram-webhook.ts';
+import type { TelegramWebhookDeps } from './telegram-webhook-deps.ts';
 
 /** Everything the control plane's cores use from the outside world. */
 export interface ControlPorts {

@@ -15,7 +15,7 @@ import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } fr
 import { renderTemplate, templateReadsBody } from '../hooks/template.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';
-import type { HttpResult } from './telegram-webhook.ts';
+import type { HttpResult } from './telegram-webhook-deps.ts';
 import { mainSessionKey } from '../routing/session-key.ts';
 
 /** Hook payloads are events, not uploads. */

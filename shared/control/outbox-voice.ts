@@ -22,19 +22,19 @@ export type ReplyMessage =
  * with): the text parts. `answerPreview`: the first part finishes a preview that already shows
  * the answer, so the voice comes after the text.
  */
-export function replyMessages(
+export async function replyMessages(
   envelopeId: string,
   parts: string[],
   voice: VoiceRef | undefined,
   channel: ChannelSender,
   answerPreview: boolean,
-): ReplyMessage[] {
+): Promise<ReplyMessage[]> {
   const text = parts.map((t, part): ReplyMessage => ({ kind: 'text', key: `${envelopeId}#${part}`, text: t, part }));
   if (!voice || !channel.sendVoice) return text;
   const uncaptioned: ReplyMessage = { kind: 'voice', key: `${envelopeId}#voice` };
   if (answerPreview) return [...text, uncaptioned];
   // The caption is the text's one part, so it is claimed as that part.
-  if (parts.length === 1 && channel.captionFits?.(parts[0]!)) return [{ kind: 'voice', key: `${envelopeId}#0`, caption: parts[0] }];
+  if (parts.length === 1 && (await channel.captionFits?.(parts[0]!))) return [{ kind: 'voice', key: `${envelopeId}#0`, caption: parts[0] }];
   return [uncaptioned, ...text];
 }
 

@@ -33,10 +33,10 @@ import {
   type StatusState,
 } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
-import { relayAgentSend, type RelayDeps, type RelayRefusalCode } from './relay.ts';
+import type { RelayDeps, RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../metrics/turn-event.ts';
-import { applyCronDelete, applyCronUpsert, type CronRefusalCode } from './cron-requests.ts';
+import type { CronRefusalCode } from './cron-requests.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
 import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
 import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
@@ -50,7 +50,6 @@ import { recordSent } from './sent-messages.ts';
 const processDraftPauses = new DraftPauses();
 /** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
 const processReactionPacer = new ReactionPacer();
-import { deliverFile } from './outbox-file.ts';
 import { countUsage, type SpendCountDeps } from './spend-count.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
@@ -155,12 +154,15 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
       return;
     case 'agent_send': {
       if (!deps.relay) return reject('NOT_SUPPORTED', 'agent_send is not wired in this control plane', envelope);
+      // Agent-to-agent, cron and file envelopes are a few of the outbox's records: their code is
+      // imported on their path (in a Lambda bundle, chunks a reply never loads).
+      const { relayAgentSend } = await import('./relay.ts');
       const outcome = await relayAgentSend(envelope, sender, { ...deps.relay, origins: deps.origins, config: deps.config, clock: deps.clock, log: deps.log });
       if (!outcome.ok) return reject(outcome.code, outcome.reason, envelope);
       return;
     }
     case 'file':
-      return deliverFile(envelope, sender, deps, reject);
+      return (await import('./outbox-file.ts')).deliverFile(envelope, sender, deps, reject);
     case 'usage': {
       if (!deps.spend) return reject('NOT_SUPPORTED', 'usage reports are not counted in this control plane', envelope);
       const outcome = await countUsage(envelope, sender, {
@@ -176,6 +178,7 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     case 'cron_upsert':
     case 'cron_delete': {
       if (!deps.scheduler) return reject('NOT_SUPPORTED', `${envelope.kind} is not wired in this control plane`, envelope);
+      const { applyCronDelete, applyCronUpsert } = await import('./cron-requests.ts');
       const outcome =
         envelope.kind === 'cron_upsert'
           ? await applyCronUpsert(envelope, sender, deps.scheduler, deps.clock)
@@ -234,7 +237,7 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     return;
   }
   const channel = await deps.channel(target);
-  const parts = channel.chunk ? channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
+  const parts = channel.chunk ? await channel.chunk(envelope.text) : chunkText(envelope.text, channel.maxTextLength);
   const threading = target.channel === 'telegram' && origin.messageId !== undefined ? replyToMode(deps.config, target.accountId) : 'off';
   // The answer's first message is its first block when blocks went out before the reply.
   const firstOfAnswer = isReply ? envelope.afterBlocks === undefined : envelope.index === 1;
@@ -251,7 +254,7 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
     return reject('MEDIA_NOT_OWNED', `voice key "${voice.key}" is not under the sender's own prefix ${mediaPrefix(sender, 'out')}`, envelope);
   }
   if (voice && !deps.media) deps.log.warn('voice not sent: this control plane has no media store; the reply goes as text', ctx);
-  const messages = replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
+  const messages = await replyMessages(envelope.id, parts, deps.media ? voice : undefined, channel, answerShown);
 
   for (const [m, message] of messages.entries()) {
     const claim = await deps.ledger.claim(message.key, deps.clock.now(), DELIVERY_LEASE_MS);

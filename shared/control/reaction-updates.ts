@@ -11,22 +11,17 @@ import { resolveAgent } from '../config/resolve.ts';
 import { errorFields } from '../log.ts';
 import { MessageEnvelopeSchema, type MessageEnvelope, PROTOCOL_VERSION, type Reaction } from '../protocol/envelopes.ts';
 import { telegramInboundId } from '../protocol/ids.ts';
-import type { ReactionRates, SentMessages } from '../ports.ts';
 import { route } from '../routing/route.ts';
 import type { MessageReaction } from '../telegram/update.ts';
 import { decideAccess } from './access.ts';
 import { newOrigin } from './origins.ts';
 import { reactionNotificationsMode } from './streaming.ts';
-import type { HttpResult, TelegramWebhookDeps } from './telegram-webhook.ts';
+import type { HttpResult, ReactionDeps, TelegramWebhookDeps } from './telegram-webhook-deps.ts';
+
+export type { ReactionDeps } from './telegram-webhook-deps.ts';
 
 /** At most this many reactions per chat reach the agents in each window: OpenClaw's agent-to-agent figure, 20 per 10 minutes. */
 export const REACTION_RATE = { max: 20, windowMs: 10 * 60_000 } as const;
-
-/** The bot's messages and the per-chat count: where reactions can reach an agent at all. */
-export interface ReactionDeps {
-  sent: SentMessages;
-  rates: ReactionRates;
-}
 
 const ok = (why: Record<string, unknown>): HttpResult => ({ status: 200, body: { ok: true, ...why } });
 

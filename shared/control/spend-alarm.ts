@@ -3,7 +3,7 @@
 // alarm once however often it is told, at a bounded rate), or logged where none is configured.
 import type { SpendAlarm } from '../budget/budget.ts';
 import type { PortFactories } from './control-plane.ts';
-import { alertOperator, operatorAlertDeps, type OperatorAlertDeps, type OperatorEvent } from './operator-alerts.ts';
+import type { OperatorAlertDeps, OperatorEvent } from './operator-alerts.ts';
 
 /** The alarm as an operator event: scope "fran's daily budget", the period the cap counts, the share reached. */
 export function spendAlarmEvent(agentId: string, alarm: SpendAlarm, at: number): OperatorEvent {
@@ -22,14 +22,20 @@ export function spendAlarmEvent(agentId: string, alarm: SpendAlarm, at: number):
 
 /** Tells the operator; throws where a retry may mend it (the outbox record carrying the count is then retried, and counts nothing twice). */
 export async function tellSpendAlarm(agentId: string, alarm: SpendAlarm, deps: OperatorAlertDeps): Promise<void> {
+  const { alertOperator } = await import('./operator-alerts.ts');
   await alertOperator(spendAlarmEvent(agentId, alarm, deps.clock.now()), deps);
 }
 
 /**
  * The spend alarms port, for a process that counts spend (λ outbox, the local control plane):
- * the operator channel's deps are built when an alarm is first told, so the count's process
- * carries the channel's code only where it is wired, never the other handlers.
+ * the operator channel's code is imported and its deps built when an alarm is told, so the
+ * count's process carries it only where it is wired, and a Lambda's cold start not at all.
  */
 export function spendAlarmPorts(): PortFactories {
-  return { spendAlerts: (cp) => (agentId, alarm) => tellSpendAlarm(agentId, alarm, operatorAlertDeps(cp)) };
+  return {
+    spendAlerts: (cp) => async (agentId, alarm) => {
+      const { operatorAlertDeps } = await import('./operator-alerts.ts');
+      await tellSpendAlarm(agentId, alarm, operatorAlertDeps(cp));
+    },
+  };
 }

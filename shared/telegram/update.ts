@@ -89,6 +89,7 @@ export const TelegramUpdateSchema = z.object({
   message_reaction: z.optional(MessageReactionSchema),
 });
 
+export type TelegramUpdate = z.infer<typeof TelegramUpdateSchema>;
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
 export type CallbackQuery = z.infer<typeof CallbackQuerySchema>;
 export type MessageReaction = z.infer<typeof MessageReactionSchema>;

@@ -4,7 +4,7 @@
 // as the in-memory and SQLite adapters (test/support/authority-port-cases.ts): conditional updates that never count past a limit, TTL honoured on read.
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe } from 'vitest';
-import { createAwsClients } from '../../shared/adapters/aws/clients.ts';
+import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoInboundOrigins } from '../../shared/adapters/aws/dynamo-inbound-origins.ts';
 import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
@@ -24,7 +24,7 @@ import { DynamoReactionRates } from '../../shared/adapters/aws/dynamo-reaction-r
 import { DynamoSentMessages } from '../../shared/adapters/aws/dynamo-sent-messages.ts';
 
 const aws = awsTestEnv();
-const { dynamo } = createAwsClients(aws);
+const dynamo = dynamoDocumentClient(aws);
 let tables = 0;
 
 /** A fresh table per case, shaped as infra/constructs/fleet-tables.ts makes them (pk, TTL expiresAt). */

@@ -26,8 +26,8 @@ import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoPairingStore } from '../../shared/adapters/aws/dynamo-pairing-store.ts';
 import { DynamoSessionRegistry } from '../../shared/adapters/aws/dynamo-tables.ts';
-import { EventBridgeCronScheduler } from '../../shared/adapters/aws/eventbridge-cron-scheduler.ts';
-import { dynamoDocumentClient, schedulerClient } from '../../shared/adapters/aws/clients.ts';
+import { EventBridgeCronScheduler, schedulerClient } from '../../shared/adapters/aws/eventbridge-cron-scheduler.ts';
+import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import {
   agentStackName,

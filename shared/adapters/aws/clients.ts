@@ -1,12 +1,12 @@
 // AWS SDK clients, one builder per service, so a bundle holds only the clients its code
-// builds (esbuild drops the rest). The SDK itself honours AWS_ENDPOINT_URL (and
+// builds (esbuild drops the rest). SQS's and the Scheduler's are built beside their port
+// groups (sqs-ports.ts, eventbridge-cron-scheduler.ts): a bundle that loads those groups on
+// first use must not reach their clients from here. The SDK itself honours AWS_ENDPOINT_URL (and
 // AWS_ENDPOINT_URL_<SERVICE>), which is how tests and local users point it at an emulator.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface AwsClientConfig {
   region?: string;
@@ -15,28 +15,12 @@ export interface AwsClientConfig {
 }
 
 /** Every client retries a throttled or failed call twice before its caller hears of it. */
-const settings = (config: AwsClientConfig) => ({ ...config, maxAttempts: 3 });
-
-export const sqsClient = (config: AwsClientConfig = {}) => new SQSClient(settings(config));
+export const clientSettings = (config: AwsClientConfig) => ({ ...config, maxAttempts: 3 });
 
 /** DynamoDB with plain JavaScript values; an undefined field is left out of the item. */
 export const dynamoDocumentClient = (config: AwsClientConfig = {}) =>
-  DynamoDBDocumentClient.from(new DynamoDBClient(settings(config)), { marshallOptions: { removeUndefinedValues: true } });
+  DynamoDBDocumentClient.from(new DynamoDBClient(clientSettings(config)), { marshallOptions: { removeUndefinedValues: true } });
 
-export const secretsManagerClient = (config: AwsClientConfig = {}) => new SecretsManagerClient(settings(config));
+export const secretsManagerClient = (config: AwsClientConfig = {}) => new SecretsManagerClient(clientSettings(config));
 
-export const ecsClient = (config: AwsClientConfig = {}) => new ECSClient(settings(config));
-
-export const schedulerClient = (config: AwsClientConfig = {}) => new SchedulerClient(settings(config));
-
-export interface AwsClients {
-  sqs: SQSClient;
-  dynamo: DynamoDBDocumentClient;
-  secrets: SecretsManagerClient;
-  ecs: ECSClient;
-}
-
-/** The four clients most callers share (tests, the CLI's fleet view). */
-export function createAwsClients(config: AwsClientConfig = {}): AwsClients {
-  return { sqs: sqsClient(config), dynamo: dynamoDocumentClient(config), secrets: secretsManagerClient(config), ecs: ecsClient(config) };
-}
+export const ecsClient = (config: AwsClientConfig = {}) => new ECSClient(clientSettings(config));

@@ -2,13 +2,10 @@
 // file names the groups its core uses, so its bundle holds only those clients, and each
 // client is built once, when the first of its ports is.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { outboxDlqName, scheduleGroupName, tableNames } from '../../config/names.ts';
+import { tableNames } from '../../config/names.ts';
 import type { ControlPlane, PortFactories } from '../../control/control-plane.ts';
-import { ClawfleetError } from '../../errors.ts';
-import type { CronScheduler } from '../../ports.ts';
 import { CachedSecretStore } from '../cached-secret-store.ts';
-import { dynamoDocumentClient, ecsClient, schedulerClient, secretsManagerClient, sqsClient, type AwsClientConfig } from './clients.ts';
+import { dynamoDocumentClient, ecsClient, secretsManagerClient, type AwsClientConfig } from './clients.ts';
 import { DynamoAgentMetrics } from './dynamo-agent-metrics.ts';
 import { DynamoAlertRates } from './dynamo-alert-rates.ts';
 import { DynamoAgentRegistry } from './dynamo-agent-registry.ts';
@@ -21,14 +18,10 @@ import { DynamoSpendCounts } from './dynamo-spend.ts';
 import { DynamoWorkspaceSyncLog } from './dynamo-workspace-sync-log.ts';
 import { DynamoDeliveryLedger, DynamoInboundDedupe, DynamoSessionRegistry } from './dynamo-tables.ts';
 import { EcsAgentCompute } from './ecs-agent-compute.ts';
-import { EventBridgeCronScheduler, type SchedulerTarget } from './eventbridge-cron-scheduler.ts';
 import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { SecretsManagerStore } from './secrets-manager-store.ts';
 import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
 import { SignedS3MediaStore } from './signed-s3-media-store.ts';
-import { SqsQueueDepths } from './sqs-queue-depths.ts';
-import { SqsQueueStats } from './sqs-queue-stats.ts';
-import { SqsAgentQueues, SqsDeadLetters, SqsDelayedRetry, SqsQueueDirectory } from './sqs-queues.ts';
 
 /** One DynamoDB client per process and settings, whichever of the groups below builds it first. */
 const dynamoClients = new Map<string, DynamoDBDocumentClient>();
@@ -62,25 +55,6 @@ export function alertPorts(config: AwsClientConfig = {}): PortFactories {
   return { alertRates: (cp) => new DynamoAlertRates(sharedDynamo(config), tables(cp).deliveries) };
 }
 
-/** The agents' queues, their depths and DLQs, on one SQS client and one cache of queue URLs. */
-export function sqsPorts(config: AwsClientConfig = {}): PortFactories {
-  let client: SQSClient | undefined;
-  let urls: SqsQueueDirectory | undefined;
-  const sqs = () => (client ??= sqsClient(config));
-  const directory = () => (urls ??= new SqsQueueDirectory(sqs()));
-  return {
-    queues: (cp) => new SqsAgentQueues(sqs(), cp.config.fleet, directory()),
-    depths: (cp) => new SqsQueueDepths(sqs(), cp.config.fleet, directory()),
-    queueStats: (cp) => new SqsQueueStats(sqs(), cp.config.fleet, directory()),
-    outboxDeadLetters: (cp) => (agentId) =>
-      new SqsDeadLetters(sqs(), async () => {
-        if (!agentId) throw new ClawfleetError('UNKNOWN_OUTBOX', 'a record from an unknown queue has no DLQ of ours; leaving it to its queue redrive');
-        return directory().url(outboxDlqName(cp.config.fleet, agentId));
-      }),
-    delayedRetry: () => new SqsDelayedRetry(sqs(), directory()),
-  };
-}
-
 /** The control plane's secrets in Secrets Manager, each read about once per five minutes. */
 export function secretsManagerPorts(config: AwsClientConfig = {}): PortFactories {
   return { secrets: (cp) => new CachedSecretStore(new SecretsManagerStore(secretsManagerClient(config)), cp.clock.now) };
@@ -94,21 +68,6 @@ export function lambdaComputePorts(holder: string, config: AwsClientConfig = {})
 /** Sets agents' ECS services itself: λ compute only (IAM refuses every other deployed function). */
 export function ecsComputePorts(config: AwsClientConfig = {}): PortFactories {
   return { compute: (cp) => new EcsAgentCompute(ecsClient(config), cp.config.fleet) };
-}
-
-/**
- * Agents' own cron jobs as schedules in the fleet's EventBridge Scheduler group, invoking
- * λ cron-dispatch. Its client is built at the first cron request, not with λ outbox: most
- * outbox records are replies, and the scheduler's client is a tenth of the function's start-up.
- */
-export function schedulerPorts(target: Omit<SchedulerTarget, 'group'>, config: AwsClientConfig = {}): PortFactories {
-  return {
-    scheduler: (cp) => {
-      let built: CronScheduler | undefined;
-      const scheduler = () => (built ??= new EventBridgeCronScheduler(schedulerClient(config), { group: scheduleGroupName(cp.config.fleet), ...target }));
-      return { put: (s) => scheduler().put(s), delete: (name) => scheduler().delete(name), list: (prefix) => scheduler().list(prefix) };
-    },
-  };
 }
 
 /** Pairing requests (the registry table): the Telegram webhook asks for them, the dashboard approves them. */

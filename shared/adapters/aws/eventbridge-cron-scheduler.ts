@@ -5,10 +5,11 @@ import {
   DeleteScheduleCommand,
   ListSchedulesCommand,
   ResourceNotFoundException,
+  SchedulerClient,
   UpdateScheduleCommand,
-  type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import type { CronScheduler, Schedule } from '../../ports.ts';
+import { clientSettings, type AwsClientConfig } from './clients.ts';
 
 export interface SchedulerTarget {
   group: string;
@@ -18,6 +19,13 @@ export interface SchedulerTarget {
   /** Where Scheduler puts an invocation that failed all its retries. */
   deadLetterArn?: string | undefined;
 }
+
+/** Built here, not in clients.ts: only where schedules are read or written is the Scheduler's client loaded. */
+export const schedulerClient = (config: AwsClientConfig = {}) => new SchedulerClient(clientSettings(config));
+
+/** The scheduler on a client of its own: what λ outbox loads at its first cron request (control-ports.ts). */
+export const eventBridgeCronScheduler = (config: AwsClientConfig, target: SchedulerTarget): CronScheduler =>
+  new EventBridgeCronScheduler(schedulerClient(config), target);
 
 export class EventBridgeCronScheduler implements CronScheduler {
   constructor(

@@ -14,8 +14,7 @@ import {
 import { captionFits, voiceSender } from './telegram-voice.ts';
 import { TELEGRAM_MAX_TEXT } from '../../telegram/chunk.ts';
 import { GENERAL_TOPIC_ID } from '../../config/telegram-groups.ts';
-import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
-import { telegramChunks } from '../../telegram/telegram-chunks.ts';
+import { telegramMarkdown } from './telegram-markdown.ts';
 import { sentMessage, TelegramApiError, type BotApi } from './bot-api.ts';
 
 const FILE_METHODS: Record<OutgoingFile['kind'], string> = {
@@ -86,7 +85,7 @@ export function telegramSender(api: BotApi): ChannelSender {
   };
   /** Formatted if it fits, else (or if Telegram cannot parse our markup) the same call with the plain text. */
   const formatted = async <T>(method: string, params: Record<string, unknown>, text: string): Promise<T> => {
-    const html = markdownToTelegramHtml(text);
+    const html = (await telegramMarkdown()).markdownToTelegramHtml(text);
     if (html.length <= TELEGRAM_MAX_TEXT) {
       try {
         return await call<T>(method, { ...params, text: html, parse_mode: 'HTML' });
@@ -107,7 +106,7 @@ export function telegramSender(api: BotApi): ChannelSender {
   return {
     maxTextLength: TELEGRAM_MAX_TEXT,
     // Split after conversion, on Markdown block boundaries: no part carries broken markup.
-    chunk: (text) => telegramChunks(text, TELEGRAM_MAX_TEXT),
+    chunk: async (text) => (await telegramMarkdown()).telegramChunks(text, TELEGRAM_MAX_TEXT),
     sendText,
     sendTyping: async (target) => void (await call('sendChatAction', { ...where(target, { typing: true }), action: 'typing' })),
     sendFile,

@@ -4,14 +4,14 @@
 // user does not take voice messages (Telegram Premium's privacy setting) answers
 // VOICE_MESSAGES_FORBIDDEN: that is a VoiceRefusedError, and the outbox sends the text instead.
 import { PermanentDeliveryError, VoiceRefusedError, type ChannelSender, type ChannelTarget } from '../../ports.ts';
-import { markdownToTelegramHtml } from '../../telegram/markdown-html.ts';
+import { telegramMarkdown } from './telegram-markdown.ts';
 import { sentMessage, type BotApi } from './bot-api.ts';
 
 /** Telegram's limit for a caption, in characters as sent. */
 export const TELEGRAM_MAX_CAPTION = 1024;
 
 /** Whether `text` goes as one caption: its Telegram HTML fits (the plain text, never longer, then does too). */
-export const captionFits = (text: string): boolean => markdownToTelegramHtml(text).length <= TELEGRAM_MAX_CAPTION;
+export const captionFits = async (text: string): Promise<boolean> => (await telegramMarkdown()).markdownToTelegramHtml(text).length <= TELEGRAM_MAX_CAPTION;
 
 export function voiceSender(
   api: BotApi,
@@ -36,7 +36,7 @@ export function voiceSender(
     try {
       const caption = opts?.caption;
       if (caption === undefined) return await send({});
-      const html = markdownToTelegramHtml(caption);
+      const html = (await telegramMarkdown()).markdownToTelegramHtml(caption);
       if (html.length <= TELEGRAM_MAX_CAPTION) {
         try {
           return await send({ caption: html, parse_mode: 'HTML' });

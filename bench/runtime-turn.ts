@@ -24,15 +24,16 @@ import { InMemoryFifoQueue, InMemoryOutbox } from '../shared/adapters/memory/in-
 import { InMemoryDeadLetters } from '../shared/adapters/memory/in-memory-state.ts';
 import { memoryLogger } from '../shared/log.ts';
 import { systemClock } from '../shared/ports.ts';
-import { offlineModel } from '../runtime-image/src/offline-model.ts';
-import { builtinTools } from '../runtime-image/src/agent-runtime.ts';
+import { offlineModel } from '../runtime-image/src/model/offline-model.ts';
+import { builtinTools } from '../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../runtime-image/src/env.ts';
-import { secretMasker } from '../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn } from '../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
-import { Worker } from '../runtime-image/src/worker.ts';
-import { seedWorkspace } from '../runtime-image/src/workspace.ts';
+import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
+import { TranscriptStore } from '../runtime-image/src/session/transcript-store.ts';
+import { runTurn } from '../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits } from '../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../runtime-image/src/turn/turn-request.ts';
+import { Worker } from '../runtime-image/src/worker/worker.ts';
+import { seedWorkspace } from '../runtime-image/src/workspace/bootstrap.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
 const TURNS = Number(process.argv[2] ?? 40);

@@ -6,10 +6,10 @@
 // provider's synthesis time (OpenAI's gpt-4o-mini-tts takes on the order of a second).
 //   npx tsx bench/spoken-reply.ts [turns]
 import { performance } from 'node:perf_hooks';
-import { secretMasker } from '../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../runtime-image/src/secrets/secret-mask.ts';
 import { speaker } from '../runtime-image/src/speech/spoken-reply.ts';
-import { runTurn } from '../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../runtime-image/src/turn-request.ts';
+import { runTurn } from '../runtime-image/src/turn/turn.ts';
+import { turnRequestFor } from '../runtime-image/src/turn/turn-request.ts';
 import { defineTool } from '../runtime-image/src/tools/tool.ts';
 import { chatPlane, PLANE_BOT_TOKEN, scriptedModel } from '../test/support/chat-plane.ts';
 import { startSpeech } from '../test/support/fake-speech.ts';

@@ -94,7 +94,7 @@ export interface StreamingCost {
 /**
  * Drafts a turn sends while the model writes for `seconds`: the first one interval after it
  * starts writing (an answer written sooner sends none), then at most one per interval
- * (runtime-image/src/draft-stream.ts).
+ * (runtime-image/src/stream/draft-stream.ts).
  */
 export function draftsPerTurn(seconds: number, intervalMs: number): number {
   // A draft due just as the answer is done is not sent: the reply is.

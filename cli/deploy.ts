@@ -4,7 +4,7 @@
 // secret values (asked for before the long deploy, put as soon as their secrets exist),
 // `cdk deploy --all`, webhooks, links (the steps: deploy/deploy-steps.ts). This file parses the
 // command line and wires them. Agents that start before their values are set wait for them
-// (runtime-image/src/secret-wait.ts), so nothing rolls back. `--plan` prints the steps for the
+// (runtime-image/src/secrets/secret-wait.ts), so nothing rolls back. `--plan` prints the steps for the
 // config and runs the preflight, which only reads.
 import { join, resolve } from 'node:path';
 import { REPO_ROOT } from '../infra/app-options.ts';

@@ -97,16 +97,16 @@ function isCommonJs(file) {
 }
 
 /**
- * The AWS SDK's default credential chain is the runtime's own (src/sdk-credential-chain.ts) for
+ * The AWS SDK's default credential chain is the runtime's own (src/connection/sdk-credential-chain.ts) for
  * every importer but that module itself, which wraps the SDK's. The runtime takes the task
- * role's credentials settings out of its environment at start (src/container-credentials.ts),
+ * role's credentials settings out of its environment at start (src/connection/container-credentials.ts),
  * where the SDK's chain would look for them; every SDK client in the bundle, pi-ai's Bedrock
  * client included (it takes no credentials option), then signs with what the runtime took over.
  */
 const runtimeCredentialChain = {
   name: 'runtime-credential-chain',
   setup(b) {
-    const chain = here('./src/sdk-credential-chain.ts');
+    const chain = here('./src/connection/sdk-credential-chain.ts');
     b.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => (args.importer === chain ? undefined : { path: chain }));
   },
 };
@@ -117,7 +117,7 @@ export function runtimeBuildOptions(outdir) {
     // main: the runtime; launch: the image's entry, which starts tini and the runtime without
     // ECS's credentials settings in PID 1's environment (src/launch.ts); workspace-sync: the
     // one-off workspace task (infra/constructs/agent-workspace-task.ts).
-    entryPoints: { main: here('./src/main.ts'), launch: here('./src/launch.ts'), 'workspace-sync': here('./src/workspace-sync.ts') },
+    entryPoints: { main: here('./src/main.ts'), launch: here('./src/launch.ts'), 'workspace-sync': here('./src/workspace/workspace-sync.ts') },
     outdir,
     bundle: true,
     splitting: true,

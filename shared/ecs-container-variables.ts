@@ -1,6 +1,6 @@
 // The variables ECS puts in a container's environment that lead to the task role's
 // credentials or the task's metadata. The runtime takes them out of its own environment at
-// start (runtime-image/src/container-credentials.ts); the image's entry takes them out of
+// start (runtime-image/src/connection/container-credentials.ts); the image's entry takes them out of
 // PID 1's (runtime-image/src/launch.ts) and its health check out of its own
 // (infra/runtime-health-check.ts), since every process keeps what it started with in
 // /proc/<pid>/environ.

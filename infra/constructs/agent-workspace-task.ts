@@ -3,7 +3,7 @@
 // RunTask only when asked, with THAT agent's access point and the role of THAT agent's
 // one-off tasks (workspace-archive.ts), not its runtime's: the agent's own code never holds
 // the staging grant. It runs the runtime image's `workspace-sync` entry
-// (runtime-image/src/workspace-sync.ts) as uid 1000 with no capabilities and a read-only
+// (runtime-image/src/workspace/workspace-sync.ts) as uid 1000 with no capabilities and a read-only
 // root, and reads and writes only the agent's prefix of the staging bucket, which this
 // construct grants to that role.
 //

@@ -5,7 +5,7 @@
 // runtime's own re-execution does (container-credentials.ts), and replaces itself with the rest
 // of its command line — tini, then the runtime — in an environment without them.
 import { createLogger, errorFields } from '../../shared/log.ts';
-import { launchWithout } from './container-credentials.ts';
+import { launchWithout } from './connection/container-credentials.ts';
 import { runtimeStateDirOf } from './env.ts';
 
 try {

@@ -7,12 +7,13 @@ import { resolvePathsUncheckedForTests } from '../../shared/adapters/fs/beneath.
 import { watchParent } from '../../shared/adapters/local/parent-watch.ts';
 import { createLogger, errorFields } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { connect } from './connection.ts';
-import { handOffContainerCredentials, takeContainerCredentials } from './container-credentials.ts';
+import { connect } from './connection/connect.ts';
+import { handOffContainerCredentials, takeContainerCredentials } from './connection/container-credentials.ts';
 import { readRuntimeEnv, runtimeStateDirOf } from './env.ts';
-import { runtimeKindOf, type RunningRuntime } from './kinds/registry.ts';
-import { watchLifeline } from './lifeline.ts';
-import { chooseSandboxAtStart } from './sandbox-at-start.ts';
+import { runtimeKindOf } from './kinds/registry.ts';
+import type { RunningRuntime } from './kinds/runtime-kind.ts';
+import { watchLifeline } from './connection/lifeline.ts';
+import { chooseSandboxAtStart } from './sandbox/sandbox-at-start.ts';
 
 async function main(): Promise<void> {
   // Before anything else runs: ECS's task credentials settings leave the environment, through a
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   const stateDir = runtimeStateDirOf(process.env);
   handOffContainerCredentials(process.env, stateDir);
   const handedOver = takeContainerCredentials(stateDir);
-  if (handedOver) (await import('./task-credentials.ts')).useContainerCredentials(handedOver);
+  if (handedOver) (await import('./connection/task-credentials.ts')).useContainerCredentials(handedOver);
   const env = await readRuntimeEnv(process.env);
   const log = createLogger({ component: 'runtime', agentId: env.agentId });
   if (handedOver) log.info('task credentials taken out of the environment', { endpoint: handedOver.relativeUri ? 'relative' : 'full' });

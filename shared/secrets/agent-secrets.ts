@@ -1,6 +1,6 @@
 // Which secret values an agent needs, from its config alone: the names its own secret
 // (clawfleet/<fleet>/agents/<id>) must hold. The runtime waits for them before it takes
-// work (runtime-image/src/secret-wait.ts); `clawfleet secrets list` and `clawfleet deploy`
+// work (runtime-image/src/secrets/secret-wait.ts); `clawfleet secrets list` and `clawfleet deploy`
 // report the ones missing (fleet-secrets.ts).
 import type { RuntimeConfig } from '../config/resolve.ts';
 import type { Placement } from '../config/runtime-kinds.ts';

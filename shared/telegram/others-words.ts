@@ -1,5 +1,5 @@
 // Words in a Telegram message that its sender did not write, read into the message envelope
-// (protocol 5) for the runtime to frame as someone else's (runtime-image/src/others-words.ts):
+// (protocol 5) for the runtime to frame as someone else's (runtime-image/src/framing/others-words.ts):
 // - a forwarded message's origin and words: forward_origin, or, from Bot API servers before
 //   7.0, forward_from, forward_from_chat, forward_sender_name, forward_signature, forward_date;
 // - the message a reply points to: in this chat (reply_to_message), in another

@@ -14,7 +14,7 @@ import type { RuntimeProcess } from '../support/runtime-process.ts';
 import { expectNoSecretsIn, startFaultFleet, type FaultFleet } from './fault-fleet.ts';
 
 const MAX_RECEIVE_COUNT = 5; // the CDK app's default
-const DEATHS = 2; // MAX_TURN_ATTEMPTS in runtime-image/src/worker.ts
+const DEATHS = 2; // MAX_TURN_ATTEMPTS in runtime-image/src/worker/worker.ts
 const POISONED = 7401;
 const OTHERS = [7402, 7403, 7404];
 let f: FaultFleet;

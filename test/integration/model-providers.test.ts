@@ -3,8 +3,8 @@
 // ConverseStream (an AWS event stream) has a small fake of its own (test/support/fake-bedrock.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@mariozechner/pi-ai';
-import { modelChain } from '../../runtime-image/src/model-chain.ts';
-import { assistantMessage, piAiModel, textOf, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { modelChain } from '../../runtime-image/src/model/model-chain.ts';
+import { assistantMessage, piAiModel, textOf, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { startFakeBedrock, type BedrockCall, type BedrockReply, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { start, type FakeModel } from '../support/fake-model.ts';
 

@@ -7,15 +7,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { assistantMessage, type ModelRequest } from '../../runtime-image/src/model/model.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
-const STORE = fileURLToPath(new URL('../../runtime-image/src/transcript.ts', import.meta.url));
+const STORE = fileURLToPath(new URL('../../runtime-image/src/session/transcript-store.ts', import.meta.url));
 const SESSION = 'agent:fran:main';
 
 /** A child that appends large turns to the session as fast as it can, until killed. */

@@ -1,5 +1,5 @@
 // The task role's credentials as ECS hands them to the container, taken out of the runtime's
-// environment (runtime-image/src/container-credentials.ts). The runtime bundle on the image's
+// environment (runtime-image/src/connection/container-credentials.ts). The runtime bundle on the image's
 // Node 24 starts with AWS_CONTAINER_CREDENTIALS_FULL_URI (a fake of ECS's endpoint on
 // 127.0.0.1) and AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE, the task metadata URIs beside them,
 // and no other credentials. It re-executes itself without them, and still: its SQS and
@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { HANDOFF_FILE } from '../../runtime-image/src/container-credentials.ts';
+import { HANDOFF_FILE } from '../../runtime-image/src/connection/container-credentials.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';

@@ -15,7 +15,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { startOutboxPump } from '../support/outbox-pump.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
-import { OTHER_WORDS_RULE } from '../../runtime-image/src/others-words.ts';
+import { OTHER_WORDS_RULE } from '../../runtime-image/src/framing/others-words.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const aws = awsTestEnv();

@@ -17,7 +17,7 @@ import { callCostMicros, DEFAULT_MODEL_PRICES } from '../../shared/budget/prices
 import { parseConfig } from '../../shared/config/load.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
-import { assistantMessage, type ModelClient, type ModelResult } from '../../runtime-image/src/model.ts';
+import { assistantMessage, type ModelClient, type ModelResult } from '../../runtime-image/src/model/model.ts';
 import { meteredModel } from '../../runtime-image/src/spend/metered-model.ts';
 
 const TOKENS: Record<string, string> = { alpha: 'a'.repeat(48), beta: 'b'.repeat(48), gamma: 'g'.repeat(48) };

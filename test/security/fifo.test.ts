@@ -18,14 +18,15 @@ import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
-import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/session/compaction.ts';
+import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model/model.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const WATCHDOG_TEXT = 'WATCHDOG-UNBLOCKED';

@@ -20,7 +20,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import type { InboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { SecretScan } from '../support/secret-scan.ts';

@@ -18,9 +18,9 @@ import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbo
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock, type InboundOrigin, type Outbox } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import type { TurnDeps } from '../../runtime-image/src/turn.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import type { TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
 import { franTurnDeps } from './fran-turn.ts';
 

@@ -3,10 +3,10 @@
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import type { ModelClient } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { TranscriptStore } from '../../runtime-image/src/transcript.ts';
-import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn.ts';
+import type { ModelClient } from '../../runtime-image/src/model/model.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import { tempDir } from './temp-dirs.ts';
 
 /**

@@ -2,9 +2,9 @@
 // inside a fence or a list item, and the same way whatever pieces the text arrived in (a block
 // once sent cannot be taken back, so a cut made early must be the cut the whole text makes).
 import { describe, expect, it } from 'vitest';
-import { completedBlocks } from '../../runtime-image/src/block-chunker.ts';
-import { BlockStream } from '../../runtime-image/src/block-stream.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { completedBlocks } from '../../runtime-image/src/stream/block-chunker.ts';
+import { BlockStream } from '../../runtime-image/src/stream/block-stream.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { prng } from '../support/prng.ts';
 

@@ -92,7 +92,7 @@ describe('the CLI bundle', () => {
     expect(freshBundle('runtime', join(dir, 'runtime'))).toBe(entry);
     const { inputs } = JSON.parse(readFileSync(join(dir, 'runtime', 'manifest.json'), 'utf8')) as { inputs: Record<string, unknown> };
     expect(Object.keys(inputs)).toEqual(
-      expect.arrayContaining(['runtime-image/src/main.ts', 'runtime-image/src/agent-runtime.ts', 'shared/log.ts', 'runtime-image/build.mjs', 'bin/bundles.js']),
+      expect.arrayContaining(['runtime-image/src/main.ts', 'runtime-image/src/kinds/native.ts', 'shared/log.ts', 'runtime-image/build.mjs', 'bin/bundles.js']),
     );
     // A whole esbuild run (6-9 s on a busy 2-core machine since web_fetch bundles Readability
     // and linkedom): the time is not what this test checks.

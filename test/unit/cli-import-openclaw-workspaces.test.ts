@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { lockStateDir } from '../../local/state-lock.ts';
-import { TranscriptStore, turnMessages } from '../../runtime-image/src/transcript.ts';
-import { readBootstrap } from '../../runtime-image/src/workspace.ts';
+import { TranscriptStore, turnMessages } from '../../runtime-image/src/session/transcript-store.ts';
+import { readBootstrap } from '../../runtime-image/src/workspace/bootstrap.ts';
 import { captureIO } from './cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

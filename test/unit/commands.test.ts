@@ -12,15 +12,18 @@ import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts'
 import { memoryLogger } from '../../shared/log.ts';
 import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
+import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
-import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/transcript.ts';
-import { answerEnvelope, NEW_SESSION_TEXT, runTurn, STOPPED_TEXT } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker.ts';
+import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
+import { STOPPED_TEXT } from '../../runtime-image/src/turn/model-turn.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { answerEnvelope } from '../../runtime-image/src/turn/turn-answer.ts';
+import { NEW_SESSION_TEXT } from '../../runtime-image/src/turn/turn-commands.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
+import { NOTHING_RUNNING_TEXT, Worker } from '../../runtime-image/src/worker/worker.ts';
 
 function webhook(state: 'asleep' | 'awake' = 'asleep') {
   const config = loadConfigFile('clawfleet.json');

@@ -15,9 +15,9 @@ import {
   launchWithout,
   takeContainerCredentials,
   type ReExec,
-} from '../../runtime-image/src/container-credentials.ts';
-import { defaultProvider as runtimeChain, setTaskCredentials } from '../../runtime-image/src/sdk-credential-chain.ts';
-import { useContainerCredentials } from '../../runtime-image/src/task-credentials.ts';
+} from '../../runtime-image/src/connection/container-credentials.ts';
+import { defaultProvider as runtimeChain, setTaskCredentials } from '../../runtime-image/src/connection/sdk-credential-chain.ts';
+import { useContainerCredentials } from '../../runtime-image/src/connection/task-credentials.ts';
 import { ConfigError } from '../../shared/errors.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -2,8 +2,8 @@
 // x86_64 where the agent names it, and x86_64 on Spot unless it names arm64.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { DraftStream } from '../../runtime-image/src/draft-stream.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { DraftStream } from '../../runtime-image/src/stream/draft-stream.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { draftsPerTurn, estimateCost } from '../../cli/cost.ts';
 import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/prices.ts';

@@ -11,7 +11,7 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
-import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

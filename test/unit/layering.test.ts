@@ -90,12 +90,12 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
     'whether the OpenClaw state’s store files exist; the SQLite store is opened by path by better-sqlite3 (its session folder is read through beneath.ts)',
   'cli/openclaw/workspaces.ts': 'whether the source workspace’s root is a folder, and the destination’s root made; files go through workspace-reader/-writer',
   'cli/workspace/local-transfer.ts': 'the roots of a push or pull and the state directory’s lock; files go through copy-workspace',
-  'runtime-image/src/container-credentials.ts':
+  'runtime-image/src/connection/container-credentials.ts':
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
-  'runtime-image/src/health-file.ts': 'the container health file, a fixed path outside the workspace',
+  'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',
   'runtime-image/src/path-lookup.ts': 'programs on PATH (system directories)',
-  'runtime-image/src/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
+  'runtime-image/src/sandbox/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',
   'runtime-image/src/browser/agent-browser.ts':
     'the launch script in the runtime’s own state directory; Chromium’s install (its folders in the workspace go through beneath.ts)',
@@ -114,7 +114,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/skills/discover.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
-  'runtime-image/src/workspace.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
+  'runtime-image/src/workspace/bootstrap.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
 };
 
 describe('workspace files', () => {

@@ -11,8 +11,8 @@ import { AnswerJournal } from '../../runtime-image/src/openclaw/answer-journal.t
 import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/bridge-turn.ts';
 import { loadOrCreateDeviceIdentity } from '../../runtime-image/src/openclaw/device-identity.ts';
 import { ExternalGateway } from '../../runtime-image/src/openclaw/external-gateway.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import type { TurnRequest } from '../../runtime-image/src/turn/turn-request.ts';
 import { startFakeGateway, type FakeChatRun, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

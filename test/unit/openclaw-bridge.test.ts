@@ -14,9 +14,9 @@ import type { OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 import { AnswerJournal } from '../../runtime-image/src/openclaw/answer-journal.ts';
 import { bridgeTurn, type BridgeDeps } from '../../runtime-image/src/openclaw/bridge-turn.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from '../../runtime-image/src/openclaw/gateway-client.ts';
-import type { TurnOutcome } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor, type TurnRequest } from '../../runtime-image/src/turn-request.ts';
-import { OTHER_WORDS_RULE } from '../../runtime-image/src/others-words.ts';
+import type { TurnOutcome } from '../../runtime-image/src/turn/turn-answer.ts';
+import { turnRequestFor, type TurnRequest } from '../../runtime-image/src/turn/turn-request.ts';
+import { OTHER_WORDS_RULE } from '../../runtime-image/src/framing/others-words.ts';
 import { franMessage } from '../support/fran-turn.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { collectValues } from '../../cli/deploy/values.ts';
 import { deviceAuthPayload, deviceIdentityFromSecret } from '../../runtime-image/src/openclaw/device-identity.ts';
-import { missingSecrets, waitingWarning } from '../../runtime-image/src/secret-wait.ts';
+import { missingSecrets, waitingWarning } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { imageVariantFor } from '../../shared/config/image-variant.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentSecretName } from '../../shared/config/names.ts';

@@ -20,7 +20,7 @@ import { AnswerJournal } from '../../runtime-image/src/openclaw/answer-journal.t
 import { bridgeTurn, gatewaySessionKey, type BridgeDeps } from '../../runtime-image/src/openclaw/bridge-turn.ts';
 import { deviceAuthPayload, loadOrCreateDeviceIdentity } from '../../runtime-image/src/openclaw/device-identity.ts';
 import { EXTERNAL_MAX_FRAME_BYTES, ExternalGateway } from '../../runtime-image/src/openclaw/external-gateway.ts';
-import type { TurnRequest } from '../../runtime-image/src/turn-request.ts';
+import type { TurnRequest } from '../../runtime-image/src/turn/turn-request.ts';
 import { configIssues } from '../support/config-issues.ts';
 import { startFakeGateway, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
 import { tempDir } from '../support/temp-dirs.ts';

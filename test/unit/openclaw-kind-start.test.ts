@@ -18,7 +18,7 @@ import { readRuntimeEnv, type RuntimeEnv } from '../../runtime-image/src/env.ts'
 import { openclawStateDir, startOpenclawRuntime } from '../../runtime-image/src/kinds/openclaw.ts';
 import { checkPinnedInstall } from '../../runtime-image/src/openclaw/gateway-process.ts';
 import { moveLegacyState } from '../../runtime-image/src/openclaw/legacy-state.ts';
-import { downNoLongerThan } from '../../runtime-image/src/health-file.ts';
+import { downNoLongerThan } from '../../runtime-image/src/liveness/health-file.ts';
 import { processes } from '../support/process-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -308,7 +308,8 @@ describe('the local sandbox around the gateway', () => {
 const out = {};
 for (const [k, p] of Object.entries(${JSON.stringify(t)})) { try { out[k] = fs.readFileSync(p, 'utf8'); } catch (e) { out[k] = 'ERR ' + e.code; } }
 for (const [k, p] of Object.entries(${JSON.stringify(writes)})) { try { fs.writeFileSync(p, 'x'); out['write:' + k] = 'written'; } catch (e) { out['write:' + k] = 'ERR ' + e.code; } }
-fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json', JSON.stringify(out));`,
+fs.writeFileSync(process.env.OPENCLAW_STATE_DIR + '/probe.json.part', JSON.stringify(out));
+fs.renameSync(process.env.OPENCLAW_STATE_DIR + '/probe.json.part', process.env.OPENCLAW_STATE_DIR + '/probe.json');`,
     );
     const workspace = join(state, 'workspaces', 'fran');
     const { outcome } = await startNeverReady({ CLAWFLEET_SANDBOX_HIDE: JSON.stringify([state, process.cwd(), base]) }, () => {}, {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapSessionKey } from '../../cli/openclaw/session-keys.ts';
 import { convertTranscript } from '../../cli/openclaw/transcript.ts';
-import { historyOf, turnMessages, type TurnRecord } from '../../runtime-image/src/transcript.ts';
+import { historyOf, turnMessages, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
 
 describe('OpenClaw session keys in clawfleet', () => {
   const map = (key: string, raw = 'mara', id = 'mara', accounts = new Map<string, string>()) => mapSessionKey(key, raw, id, accounts);

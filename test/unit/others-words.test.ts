@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { parseInbound, PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { OTHER_WORDS_RULE } from '../../runtime-image/src/others-words.ts';
+import { OTHER_WORDS_RULE } from '../../runtime-image/src/framing/others-words.ts';
 import { LINE_BREAKS } from '../../shared/one-line.ts';
-import { turnRequestFor, type TurnRequest } from '../../runtime-image/src/turn-request.ts';
-import { MARKER_REMOVED } from '../../runtime-image/src/untrusted-content.ts';
+import { turnRequestFor, type TurnRequest } from '../../runtime-image/src/turn/turn-request.ts';
+import { MARKER_REMOVED } from '../../runtime-image/src/framing/untrusted-content.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 
 const ANN = { id: 4242, is_bot: false, first_name: 'Ann', username: 'ann' };

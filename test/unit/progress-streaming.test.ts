@@ -6,10 +6,10 @@
 // tool names and the model's own words, never arguments or secrets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { toolLine } from '../../runtime-image/src/progress-stream.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
+import { toolLine } from '../../runtime-image/src/stream/progress-stream.ts';
 import { chatPlane, PLANE_BOT_TOKEN, scriptedModel, type ModelStep } from '../support/chat-plane.ts';
 import { start, type FakeTelegram } from '../support/fake-telegram.ts';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// withEscapesCaught (runtime-image/src/provider-escapes.ts) in a process of its own, since
+// withEscapesCaught (runtime-image/src/model/provider-escapes.ts) in a process of its own, since
 // vitest takes unhandled rejections for itself: a rejection a provider leaves unhandled while
 // a call is in flight fails that call with its reason and the process goes on; the same
 // rejection outside any call still ends the process, as Node's default does.
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/temp-dirs.ts';
 
-const MODULE = join(process.cwd(), 'runtime-image', 'src', 'provider-escapes.ts');
+const MODULE = join(process.cwd(), 'runtime-image', 'src', 'model', 'provider-escapes.ts');
 
 function run(body: string): { status: number | null; out: string } {
   const file = join(tempDir('cf-escapes-'), 'probe.mts');

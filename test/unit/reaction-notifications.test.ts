@@ -16,10 +16,10 @@ import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts'
 import { memoryLogger } from '../../shared/log.ts';
 import type { ChannelSender } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { MAX_NOTES_SHOWN, REACTIONS_RULE, reactionNote } from '../../runtime-image/src/reaction-note.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
+import { MAX_NOTES_SHOWN, REACTIONS_RULE, reactionNote } from '../../runtime-image/src/framing/reaction-note.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 

@@ -2,7 +2,7 @@
 // noted for the model call that made the request — never for another call in parallel.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noteRetryAfter, retryAfterSeconds, type ResponseNotes } from '../../runtime-image/src/retry-after.ts';
+import { noteRetryAfter, retryAfterSeconds, type ResponseNotes } from '../../runtime-image/src/model/retry-after.ts';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 const h = (init: Record<string, string>) => new Headers(init);

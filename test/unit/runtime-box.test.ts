@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { boxingHere } from '../../local/box-check.ts';
 import { giveToBox } from '../../local/box-owner.ts';
 import { BOX_GID, BOX_UID, boxCommand, boxReadOnly, exitThroughBox } from '../../local/runtime-box.ts';
-import { watchLifeline, type LifelineSignal } from '../../runtime-image/src/lifeline.ts';
+import { watchLifeline, type LifelineSignal } from '../../runtime-image/src/connection/lifeline.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;

@@ -9,12 +9,12 @@ import { callCostMicros, DEFAULT_MODEL_PRICES, type TokenUsage } from '../../sha
 import { memoryLogger } from '../../shared/log.ts';
 import type { Outbox, SpendLedger } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
-import { modelChain } from '../../runtime-image/src/model-chain.ts';
-import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
+import { modelChain } from '../../runtime-image/src/model/model-chain.ts';
+import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model/model.ts';
 import { meteredModel, type SpendMeter } from '../../runtime-image/src/spend/metered-model.ts';
 import { defineTool } from '../../runtime-image/src/tools/tool.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { z } from 'zod';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 

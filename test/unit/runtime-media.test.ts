@@ -13,15 +13,16 @@ import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media
 import type { MediaRef } from '../../shared/media/media-ref.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { openAiTranscriber } from '../../runtime-image/src/media/transcribe.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model.ts';
-import { modelForAgent } from '../../runtime-image/src/model-for-agent.ts';
+import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
+import { modelForAgent } from '../../runtime-image/src/model/model-for-agent.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import EXAMPLE from '../../clawfleet.json' with { type: 'json' };
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
-import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -13,11 +13,11 @@ import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
-import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
-import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox-at-start.ts';
+import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox/sandbox-at-start.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const started: AgentRuntime[] = [];

@@ -9,17 +9,19 @@ import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import type { InboundEnvelope, MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/compaction.ts';
-import { modelChain } from '../../runtime-image/src/model-chain.ts';
-import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model.ts';
+import { FLUSH_PROMPT, SUMMARY_PROMPT } from '../../runtime-image/src/session/compaction.ts';
+import { modelChain } from '../../runtime-image/src/model/model-chain.ts';
+import { assistantMessage, type ModelClient, type ModelRequest, type ModelResult } from '../../runtime-image/src/model/model.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
-import { defaultTurnLimits, giveUpTurn, runTurn, SHOW_WORK_AFTER_MS, type TurnDeps } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
-import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker.ts';
+import { giveUpTurn, runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { SHOW_WORK_AFTER_MS } from '../../runtime-image/src/turn/turn-answer.ts';
+import { defaultTurnLimits, type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
+import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker/worker.ts';
 import { z } from 'zod';
-import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
+import { WorkspaceAttemptLog } from '../../runtime-image/src/worker/attempt-log.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 type Step =

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSecretValues } from '../../infra/secrets.ts';
 import { FileSecretStore } from '../../local/secrets-file.ts';
-import { missingSecrets } from '../../runtime-image/src/secret-wait.ts';
+import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { ClawfleetError, ConfigError } from '../../shared/errors.ts';

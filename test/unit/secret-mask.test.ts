@@ -2,7 +2,7 @@
 // command prints a key in (JSON- and URL-escaped, hex, base64 and base64url at any offset).
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MASK, secretMasker, spellings } from '../../runtime-image/src/secret-mask.ts';
+import { MASK, secretMasker, spellings } from '../../runtime-image/src/secrets/secret-mask.ts';
 
 const KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
 const TOKEN = 'ghp_Zz9/Yy8+Xx7"Ww6\\Vv5 Uu4&Tt3';

@@ -17,9 +17,9 @@ import { systemClock, type Inbox } from '../../shared/ports.ts';
 import { parseOutbound, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
 
 type HeartbeatEnvelope = Extract<OutboundEnvelope, { kind: 'heartbeat' }>;
-import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/agent-runtime.ts';
+import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
-import { awaitSecrets, missingSecrets, waitingWarning, type SecretWaitDeps } from '../../runtime-image/src/secret-wait.ts';
+import { awaitSecrets, missingSecrets, waitingWarning, type SecretWaitDeps } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const SECRET = 'clawfleet/demo/agents/fran';

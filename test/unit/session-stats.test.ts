@@ -12,9 +12,9 @@ import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbo
 import { memoryLogger } from '../../shared/log.ts';
 import type { RecordedSessionStats, SessionRecord, SessionRegistry } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, parseOutbound, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
-import { runTurn } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 
 const config = loadConfigFile('clawfleet.json');

@@ -9,12 +9,12 @@ import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media
 import { resolvedTts } from '../../shared/config/tts.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { franMessage } from '../support/fran-turn.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { oggOpusSeconds } from '../../runtime-image/src/speech/ogg-opus.ts';
 import { openAiSpeech } from '../../runtime-image/src/speech/speech-client.ts';
 import { speaker } from '../../runtime-image/src/speech/spoken-reply.ts';
 import { cutAtSentence, plainWords, spokenText } from '../../runtime-image/src/speech/spoken-text.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { SPEECH_OGG, startSpeech, type FakeSpeech } from '../support/fake-speech.ts';
 
 const KEY = 'sk-test-speech-0123456789abcdef';

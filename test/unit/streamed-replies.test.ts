@@ -18,10 +18,11 @@ import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbo
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock, type Outbox } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient } from '../../runtime-image/src/model.ts';
-import { secretMasker } from '../../runtime-image/src/secret-mask.ts';
-import { runTurn, type TurnDeps } from '../../runtime-image/src/turn.ts';
-import { turnRequestFor } from '../../runtime-image/src/turn-request.ts';
+import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
+import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import { runTurn } from '../../runtime-image/src/turn/turn.ts';
+import { type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
+import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { start, faults, type FakeTelegram } from '../support/fake-telegram.ts';
 import { franTurnDeps } from '../support/fran-turn.ts';
 

@@ -6,8 +6,8 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WorkspaceAttemptLog } from '../../runtime-image/src/attempt-log.ts';
-import { TurnLock } from '../../runtime-image/src/turn-lock.ts';
+import { WorkspaceAttemptLog } from '../../runtime-image/src/worker/attempt-log.ts';
+import { TurnLock } from '../../runtime-image/src/worker/turn-lock.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 function gate() {

@@ -1,7 +1,7 @@
 // Untrusted content's markers: a random id per block, and nothing inside a block can
 // close it or pass for a marker (case, spacing, look-alike and invisible characters).
 import { describe, expect, it } from 'vitest';
-import { MARKER_REMOVED, neutraliseMarkers, randomMarkerId, UNTRUSTED_CONTENT_RULE, wrapUntrusted } from '../../runtime-image/src/untrusted-content.ts';
+import { MARKER_REMOVED, neutraliseMarkers, randomMarkerId, UNTRUSTED_CONTENT_RULE, wrapUntrusted } from '../../runtime-image/src/framing/untrusted-content.ts';
 
 const id = () => 'a1b2c3d4e5f60718';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingSecrets } from '../../runtime-image/src/secret-wait.ts';
+import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { waitFromHeaders } from '../../runtime-image/src/tools/brave-search.ts';
 import type { ToolCallContext } from '../../runtime-image/src/tools/tool.ts';
 import { webSearchTool } from '../../runtime-image/src/tools/web-search.ts';

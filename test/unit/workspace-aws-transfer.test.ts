@@ -13,7 +13,7 @@ import { InMemoryWorkspaceSyncLog } from '../../shared/adapters/memory/in-memory
 import { memoryLogger } from '../../shared/log.ts';
 import type { AgentTasks, TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } from '../../shared/workspace/task-runner.ts';
 import { pullFromAws, pushToAws, type AwsTransferDeps } from '../../cli/workspace/aws-transfer.ts';
-import { keepaliveCheck, readSyncEnv, runSync } from '../../runtime-image/src/workspace-sync.ts';
+import { keepaliveCheck, readSyncEnv, runSync } from '../../runtime-image/src/workspace/workspace-sync.ts';
 import { KEEPALIVE_STALE_MS } from '../../shared/workspace/staging.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

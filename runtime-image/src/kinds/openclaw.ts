@@ -3,37 +3,37 @@
 // secret values (openclaw/gateway-process.ts), and a bridge in this process takes the
 // agent's queue as the native worker does — same worker, same receipts, drain and
 // give-up — and drives the gateway over its WebSocket API (openclaw/bridge-turn.ts).
-// Heartbeats, the ready line and the container health file are the native runtime's, so the
+// Heartbeats (heartbeats.ts), the ready line and the container health file are every kind's, so the
 // registry's states, the launcher's restarts and ECS's health check work unchanged. External
 // mode starts no gateway: the bridge connects to an operator's (openclaw/external-gateway.ts)
 // and takes no message until it is in.
-import { HEARTBEAT_WARNING_MAX, HEARTBEAT_WARNINGS_MAX, PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { gatewayUrlProblem } from '../../../shared/config/openclaw-gateway-url.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
-import { errorFields, processRedactor } from '../../../shared/log.ts';
-import { RUNTIME_VERSION, runtimeWorker, type RuntimeParts } from '../agent-runtime.ts';
+import { processRedactor } from '../../../shared/log.ts';
 import { AnswerJournal } from '../openclaw/answer-journal.ts';
 import { bridgeGiveUp, bridgeTurn, type BridgeDeps } from '../openclaw/bridge-turn.ts';
 import { deviceIdentityFromSecret, loadOrCreateDeviceIdentity } from '../openclaw/device-identity.ts';
 import { deviceKeyRedactions, OPENCLAW_DEVICE_KEY } from '../../../shared/secrets/openclaw-device-key.ts';
 import { ExternalGateway } from '../openclaw/external-gateway.ts';
-import { waitingBeats } from '../waiting-beats.ts';
+import { waitingBeats } from '../liveness/waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { checkPinnedInstall, startManagedGateway, type OpenclawInstallPaths } from '../openclaw/gateway-process.ts';
 import { localGatewaySandbox, mcpServerReadOnly, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
 import type { BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
-import { downNoLongerThan, keepHealthFile } from '../health-file.ts';
+import { downNoLongerThan, keepHealthFile } from '../liveness/health-file.ts';
 import { transcriberFor } from '../media/transcribe.ts';
-import { secretMasker } from '../secret-mask.ts';
-import { checkOwnSecretId } from '../secrets.ts';
-import { awaitSecrets } from '../secret-wait.ts';
-import { turnRequestFor } from '../turn-request.ts';
-import type { ControlAction } from '../worker.ts';
-import type { RunningRuntime } from './registry.ts';
+import { secretMasker } from '../secrets/secret-mask.ts';
+import { checkOwnSecretId } from '../secrets/own-secret.ts';
+import { awaitAgentSecrets, howToSetSecret } from '../secrets/secret-wait.ts';
+import { turnRequestFor } from '../turn/turn-request.ts';
+import type { ControlAction } from '../worker/worker.ts';
+import { runtimeWorker } from '../worker/runtime-worker.ts';
+import { startHeartbeats } from '../liveness/heartbeats.ts';
+import { RUNTIME_VERSION, type RunningRuntime, type RuntimeParts } from './runtime-kind.ts';
 
 /**
  * A gateway down this long (not started, or not restarted however often it was tried) leaves
@@ -91,8 +91,6 @@ async function startOpenclaw(
   checkOwnSecretId(env.config, env.secretId);
   const options = agent.runtime.openclaw ?? {};
   const mode = options.mode ?? 'managed';
-  const howToSet = (name: string) =>
-    `clawfleet secrets set ${name} --agent ${env.agentId}${env.transport.kind === 'aws' ? ' --aws' : ''} (< value), which restarts the agent`;
   let external: { url: string; tokenSecret: string } | undefined;
   if (mode === 'external') {
     // Config load refused these already; a last guard for a config that did not come through it.
@@ -123,22 +121,8 @@ async function startOpenclaw(
   // Locally, nothing but bubblewrap keeps the gateway's tools from the fleet's secrets file and
   // the other agents: found (or refused) now, before the secret is awaited or anything written.
   const local = !external && placement === 'local' ? await localGateway(env, { node: node!, cli: cli! }) : undefined;
-  const secrets = await awaitSecrets({
-    config: env.config,
-    secretId: env.secretId,
-    modelKeys: !external,
-    // On AWS an external agent's device key must be in its secret (a task keeps nothing).
-    placement,
-    read: parts.readSecrets ?? (async () => parts.secrets),
-    howToSet: howToSet('<NAME>'),
-    outbox,
-    clock,
-    log,
-    version: RUNTIME_VERSION,
-    heartbeatMs: env.heartbeatMs,
-    signal: parts.stopSignal,
-  });
-  processRedactor.add(...Object.values(secrets));
+  // On AWS an external agent's device key must be in its secret (a task keeps nothing).
+  const secrets = await awaitAgentSecrets(parts, { modelKeys: !external, placement });
   const deviceKey = external ? secrets[OPENCLAW_DEVICE_KEY] : undefined;
   // A log line is JSON: the PEM's escaped newlines hide the whole value, not its body line.
   if (deviceKey) processRedactor.add(...deviceKeyRedactions(deviceKey));
@@ -159,7 +143,7 @@ async function startOpenclaw(
       url: external.url,
       token: secrets[external.tokenSecret]!,
       tokenName: external.tokenSecret,
-      howToSet: howToSet(external.tokenSecret),
+      howToSet: howToSetSecret(env, external.tokenSecret),
       // The agent's secret's key when it holds one (on AWS it must: awaited above); else,
       // locally, one made in the runtime's own state, hidden from the sandbox.
       device: deviceKey
@@ -207,8 +191,6 @@ async function startOpenclaw(
     client = await supervisor.start();
     gateway = Object.assign(supervisor, { warning: () => (supervisor.current() ? undefined : 'the OpenClaw gateway is restarting') });
   }
-  const warnings: string[] = [];
-
   const deps: BridgeDeps = {
     agentId: env.agentId,
     outbox,
@@ -227,7 +209,7 @@ async function startOpenclaw(
   let stopping: Promise<void> | undefined;
   const stop = (drainMs = env.drainMs) =>
     (stopping ??= (async () => {
-      clearInterval(heartbeatTimer);
+      heartbeats.stop();
       await worker.stop(drainMs);
       await gateway.stop();
       stopHealth();
@@ -258,36 +240,25 @@ async function startOpenclaw(
     stop,
   });
 
-  const startedAt = clock.now();
-  let beats = 0;
-  const capabilities = [
-    'runtime:openclaw',
-    `openclaw-mode:${mode}`,
-    `openclaw:${client.server.version ?? 'unknown'}`,
-    `openclaw-protocol:${client.server.protocol}`,
-    `model:${agent.model.primary}`,
-  ];
-  const beat = (announce: boolean) =>
-    outbox
-      .send({
-        v: PROTOCOL_VERSION,
-        kind: 'heartbeat',
-        id: `hb.${env.agentId}.${startedAt}.${beats++}`,
-        agentId: env.agentId,
-        ts: clock.now(),
-        version: RUNTIME_VERSION,
-        inFlight: worker.busy,
-        ...(announce ? { capabilities } : {}),
-        warnings: [...warnings, ...(gateway.warning() ? [gateway.warning()!] : [])]
-          .slice(0, HEARTBEAT_WARNINGS_MAX)
-          .map((w) => processRedactor.redact(w).slice(0, HEARTBEAT_WARNING_MAX)),
-      })
-      .catch((err) => log.warn('heartbeat not sent', errorFields(err)));
-  const announced = beat(true);
-  const heartbeatTimer = env.heartbeatMs > 0 ? setInterval(() => void beat(false), env.heartbeatMs) : undefined;
-  heartbeatTimer?.unref();
+  const heartbeats = startHeartbeats(
+    { agentId: env.agentId, outbox, clock, log, heartbeatMs: env.heartbeatMs },
+    {
+      capabilities: [
+        'runtime:openclaw',
+        `openclaw-mode:${mode}`,
+        `openclaw:${client.server.version ?? 'unknown'}`,
+        `openclaw-protocol:${client.server.protocol}`,
+        `model:${agent.model.primary}`,
+      ],
+      inFlight: () => worker.busy,
+      warnings: () => {
+        const waiting = gateway.warning();
+        return waiting ? [waiting] : [];
+      },
+    },
+  );
   worker.start();
-  await announced;
+  await heartbeats.announced;
   log.info('ready', {
     version: RUNTIME_VERSION,
     kind: 'openclaw',

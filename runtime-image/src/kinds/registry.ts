@@ -4,19 +4,11 @@
 // its options' schema branch.
 import { ConfigError } from '../../../shared/errors.ts';
 import { DEFAULT_RUNTIME_KIND, kindPlacementProblem, type RuntimeKind } from '../../../shared/config/runtime-kinds.ts';
-import type { RuntimeParts } from '../agent-runtime.ts';
 import type { RuntimeEnv } from '../env.ts';
-
-/** What main.ts holds of a running runtime, whatever its kind. */
-export interface RunningRuntime {
-  /** Stops taking work, lets turns in flight finish for `drainMs`, then aborts them. */
-  stop(drainMs?: number): Promise<void>;
-}
-
-export type StartRuntime = (parts: RuntimeParts) => Promise<RunningRuntime>;
+import type { StartRuntime } from './runtime-kind.ts';
 
 const KINDS: Record<RuntimeKind, () => Promise<StartRuntime>> = {
-  native: async () => (await import('../agent-runtime.ts')).startAgentRuntime,
+  native: async () => (await import('./native.ts')).startAgentRuntime,
   openclaw: async () => (await import('./openclaw.ts')).startOpenclawRuntime,
 };
 

@@ -10,7 +10,7 @@ import { isOwnMediaKey, keySegment, type MediaRef } from '../../../shared/media/
 import type { MediaStore } from '../../../shared/ports.ts';
 import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { Transcriber } from './transcribe.ts';
-import { quotedName, quoteLines } from '../others-words.ts';
+import { quotedName, quoteLines } from '../framing/others-words.ts';
 
 /** The largest image sent as one (Anthropic's per-image limit); a larger one is left to the file tools. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;

@@ -23,13 +23,14 @@ import { errorFields, processRedactor, type Logger } from '../../../shared/log.t
 import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
 import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-input.ts';
-import type { SecretMasker } from '../secret-mask.ts';
-import { answerEnvelope, SHOW_WORK_AFTER_MS, sendStatus, type TurnOutcome } from '../turn.ts';
-import type { TurnRequest } from '../turn-request.ts';
-import { startTurnStream, type TurnStream } from '../turn-stream.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
+import { endedTurn, sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn/turn-answer.ts';
+import type { TurnRequest } from '../turn/turn-request.ts';
+import { startTurnStream, type TurnStream } from '../stream/turn-stream.ts';
 import type { AnswerJournal, AnswerRecord } from './answer-journal.ts';
 import { GatewayClosedError, type GatewayClient, type GatewayEvent } from './gateway-client.ts';
-import { quotedName } from '../others-words.ts';
+import { quotedName } from '../framing/others-words.ts';
+import { pause } from '../pause.ts';
 
 export interface BridgeDeps {
   agentId: string;
@@ -95,10 +96,7 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   const started = deps.clock.now();
   const masker = deps.masker ?? { mask: (text: string) => processRedactor.redact(text) };
   // As the native turn: a started status only for a turn still working after SHOW_WORK_AFTER_MS.
-  const startedStatus = setTimeout(
-    () => void sendStatus(req, deps, 'started').catch((err) => log.warn('status not sent', errorFields(err))),
-    SHOW_WORK_AFTER_MS,
-  );
+  const startedStatus = setTimeout(() => void sendStatus(req, { ...deps, log }, 'started'), SHOW_WORK_AFTER_MS);
   const timeout = AbortSignal.timeout(deps.turnTimeoutMs);
   const turnSignal = AbortSignal.any([signal, timeout]);
   const input = await bridgeInput(req, deps, turnSignal);
@@ -191,16 +189,9 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
   // Recorded before sending: from here on, a redelivery re-sends rather than re-asks.
   await deps.journal.put(record);
   const answered = await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, record.failed ? 'failed' : 'ended', record.failed, undefined, answered).catch((err) =>
-    log.warn('status not sent', errorFields(err)),
-  );
+  await sendStatus(req, { ...deps, log }, record.failed ? 'failed' : 'ended', { error: record.failed, replied: answered });
   const fields = { ms: deps.clock.now() - started, tries, ...(record.blocks ? { blocks: record.blocks.sent } : {}) };
-  if (record.failed) {
-    log.error('turn failed; told the asker', { ...fields, error: record.failed });
-    return 'failed';
-  }
-  log.info(answered ? 'turn answered' : 'turn ended without an answer', fields);
-  return answered ? 'replied' : 'silent';
+  return endedTurn(log, record.failed, answered, fields);
 }
 
 /**
@@ -228,14 +219,11 @@ export async function bridgeGiveUp(req: TurnRequest, deps: BridgeDeps, attempts:
   const record: AnswerRecord = {
     inboundId: req.inboundId,
     ts: deps.clock.now(),
-    failed:
-      attempts > 0
-        ? `working on it stopped this agent ${attempts} time${attempts === 1 ? '' : 's'}, so it was set aside`
-        : 'it was handed out too often without a turn finishing, so it was set aside',
+    failed: setAsideReason(attempts),
   };
   await deps.journal.put(record);
   await sendAnswer(req, record, deps);
-  await sendStatus(req, deps, 'failed', record.failed).catch((err) => deps.log.warn('status not sent', errorFields(err)));
+  await sendStatus(req, deps, 'failed', { error: record.failed });
   return 'failed';
 }
 
@@ -376,23 +364,4 @@ export function messageText(message: unknown, opts: { trim: boolean } = { trim: 
     .map((c) => c.text)
     .join('');
   return opts.trim ? text.trim() : text;
-}
-
-/** Waits `ms`, or until the signal aborts; leaves no listener on the signal behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-async function sendAnswer(req: TurnRequest, record: AnswerRecord, deps: BridgeDeps): Promise<boolean> {
-  const envelope = answerEnvelope(req, record, deps.agentId);
-  if (envelope) await deps.outbox.send(envelope);
-  return envelope !== undefined;
 }

@@ -10,9 +10,9 @@ import { outboundMediaKey } from '../../../shared/media/media-ref.ts';
 import type { MediaStore } from '../../../shared/ports.ts';
 import type { VoiceRef } from '../../../shared/protocol/envelopes.ts';
 import { sha256Hex } from '../lazy-crypto.ts';
-import type { SecretMasker } from '../secret-mask.ts';
-import type { SessionHistory } from '../transcript.ts';
-import type { TurnRequest } from '../turn-request.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
+import type { SessionHistory } from '../session/transcript-store.ts';
+import type { TurnRequest } from '../turn/turn-request.ts';
 import { openAiSpeech, type Synthesize } from './speech-client.ts';
 import { spokenText } from './spoken-text.ts';
 

@@ -3,7 +3,7 @@
 // gone — `sk-12**34**` hides a key from the text's masking, not from a voice that reads
 // `sk-1234` — and at most `max` characters, ending at the last sentence end within them. The
 // whole reply still goes as text; the voice carries what fits.
-import type { SecretMasker } from '../secret-mask.ts';
+import type { SecretMasker } from '../secrets/secret-mask.ts';
 
 /** The reply's words as a voice should say them, or "" when nothing is left to say. */
 export function spokenText(markdown: string, masker: SecretMasker, max: number): string {

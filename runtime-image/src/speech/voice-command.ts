@@ -2,7 +2,7 @@
 // on|off|default`), kept in the transcript as /model and /think are, until the next /voice or
 // /new. What the command answers and records; the turn appends and sends it like theirs.
 import type { TtsAuto } from '../../../shared/config/tts.ts';
-import type { SessionHistory, TurnRecord } from '../transcript.ts';
+import type { SessionHistory, TurnRecord } from '../session/transcript-store.ts';
 
 const AUTO_WORDS: Record<TtsAuto, string> = {
   off: 'off (only sessions that say /voice on)',

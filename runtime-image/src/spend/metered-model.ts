@@ -9,7 +9,8 @@ import { callCeilingMicros, callCostMicros, type ModelPrice, type TokenUsage } f
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import type { Clock, Outbox, SpendLedger } from '../../../shared/ports.ts';
-import type { ModelClient, ModelRequest, ModelResult } from '../model.ts';
+import type { ModelClient, ModelRequest, ModelResult } from '../model/model.ts';
+import { pause } from '../pause.ts';
 
 export interface SpendMeter {
   agent: { id: string; name?: string | undefined };
@@ -32,7 +33,7 @@ const DEFAULT_WAIT_MS = 500;
 
 export function meteredModel(inner: ModelClient, ref: string, meter: SpendMeter): ModelClient {
   const price = meter.prices[ref];
-  const sleep = meter.sleep ?? abortableSleep;
+  const sleep = meter.sleep ?? pause;
   return {
     label: inner.label,
     contextWindow: inner.contextWindow,
@@ -107,16 +108,4 @@ async function report(callId: string, ref: string, usage: TokenUsage, req: Model
     // Not counted by the control plane: logged, and the ledger still settles it here.
     log.warn('usage not reported', errorFields(err));
   }
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

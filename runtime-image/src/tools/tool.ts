@@ -3,8 +3,8 @@
 // and every call's arguments are parsed with it before the tool runs).
 import { z } from 'zod';
 import type { OutboundEnvelope } from '../../../shared/protocol/envelopes.ts';
-import type { ToolSpec } from '../model.ts';
-import type { Provenance } from '../untrusted-content.ts';
+import type { ToolSpec } from '../model/model.ts';
+import type { Provenance } from '../framing/untrusted-content.ts';
 
 export interface ToolResult {
   text: string;

@@ -6,9 +6,9 @@
 // Usage: node runtime-image/build.mjs [outdir] [--compile-cache <dir>]
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -35,6 +35,9 @@ const builtinsByRequire = {
   setup(b) {
     b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
+      // A dynamic import() is Node's own, its namespace complete: the one-liner would be a
+      // chunk whose only export is `default` (see cjsNamedExports).
+      if (args.kind === 'dynamic-import') return { path: args.path, external: true };
       // The require inside the one-liner below: Node's own, at run time.
       if (args.namespace === 'node-builtin') return { path: args.path, external: true };
       return { path: args.path, namespace: 'node-builtin' };
@@ -42,6 +45,56 @@ const builtinsByRequire = {
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
+
+/**
+ * A dynamic import() of a CommonJS package, with the package's named exports. With splitting,
+ * esbuild makes the imported module a chunk of its own whose only export is `default` (the
+ * package's module.exports), where Node gives a CommonJS module's names too: pi-ai's Bedrock
+ * provider does `(await import('@smithy/node-http-handler')).NodeHttpHandler` when
+ * AWS_BEDROCK_FORCE_HTTP1 or a proxy variable is set, and got undefined — "is not a
+ * constructor", thrown where nothing caught it, and the runtime died on its first Bedrock call
+ * behind a proxy. Each such import goes through a small ES module that names every export,
+ * read from the package as Node loads it (in this build's process).
+ */
+const cjsNamedExports = {
+  name: 'cjs-named-exports',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || isBuiltin(args.path) || args.pluginData?.cjsNamed) return undefined;
+      const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { cjsNamed: true } });
+      if (found.errors.length > 0 || found.external || !isCommonJs(found.path)) return undefined;
+      return { path: found.path, namespace: 'cjs-named' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'cjs-named' }, (args) => {
+      const names = Object.keys(createRequire(args.path)(args.path)).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+      const file = JSON.stringify(args.path);
+      // require(), not a default import: for a package marked __esModule that would be its `default`.
+      return {
+        contents: `const cjs = require(${file});\nexport default cjs;\nexport const { ${names.join(', ')} } = cjs;\n`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
+/** Whether Node loads `file` as CommonJS: a .cjs, or a .js whose nearest package.json is not `"type": "module"`, written without ES module syntax. */
+function isCommonJs(file) {
+  if (file.endsWith('.cjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (pkg.type === 'module') return false;
+    break;
+  }
+  // A package's "module" build is ES syntax in a .js file of a CommonJS package.
+  return !/^\s*(import|export)\s/m.test(readFileSync(file, 'utf8'));
+}
 
 /**
  * The AWS SDK's default credential chain is the runtime's own (src/connection/sdk-credential-chain.ts) for
@@ -61,8 +114,10 @@ const runtimeCredentialChain = {
 /** esbuild's options for the runtime bundle in `outdir`. */
 export function runtimeBuildOptions(outdir) {
   return {
-    // main: the runtime; workspace-sync: the one-off workspace task (infra/constructs/agent-workspace-task.ts).
-    entryPoints: { main: here('./src/main.ts'), 'workspace-sync': here('./src/workspace/workspace-sync.ts') },
+    // main: the runtime; launch: the image's entry, which starts tini and the runtime without
+    // ECS's credentials settings in PID 1's environment (src/launch.ts); workspace-sync: the
+    // one-off workspace task (infra/constructs/agent-workspace-task.ts).
+    entryPoints: { main: here('./src/main.ts'), launch: here('./src/launch.ts'), 'workspace-sync': here('./src/workspace/workspace-sync.ts') },
     outdir,
     bundle: true,
     splitting: true,
@@ -80,7 +135,7 @@ export function runtimeBuildOptions(outdir) {
     // CommonJS dependencies inside an ES module bundle need a require of their own (and the
     // built-ins, see builtinsByRequire).
     banner: { js: "import { createRequire as __cfCreateRequire } from 'node:module'; const require = __cfCreateRequire(import.meta.url);" },
-    plugins: [builtinsByRequire, zodEnglishOnly, runtimeCredentialChain],
+    plugins: [builtinsByRequire, cjsNamedExports, zodEnglishOnly, runtimeCredentialChain],
     // playwright-core finds its own files through __dirname, which a bundle does not have: it
     // stays a package, imported from node_modules by the browser (the image's browser stage
     // ships it in /app/node_modules), and only there.

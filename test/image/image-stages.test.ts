@@ -72,7 +72,8 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image's stages — SKIPPED: ${SKIP}` :
       expect(seconds(Config.Healthcheck?.Timeout), stage).toBe(expected.timeout?.toSeconds());
       expect(seconds(Config.Healthcheck?.StartPeriod), stage).toBe(expected.startPeriod?.toSeconds());
       expect(Config.Healthcheck?.Retries, stage).toBe(expected.retries);
-      expect(Config.Entrypoint, stage).toEqual(['/usr/bin/tini', '--']);
+      // The entry becomes tini without ECS's credentials settings (runtime-image/src/launch.ts).
+      expect(Config.Entrypoint, stage).toEqual(['node', '/app/dist/launch.mjs', '/usr/bin/tini', '--']);
       expect(Config.User, stage).toBe('root');
     }
     // PID 1 is tini, and what the CMD starts is its child.

@@ -145,14 +145,45 @@ describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED
 
   // Issue #27 item 3 ("nothing in the container for a race to find"): a root file tool tricked
   // by a path race could read the runtime's /proc/self/environ, so the runtime re-executes
-  // itself without ECS's credentials settings (container-credentials.ts). Red on this branch
-  // before main brought that change in. (tini, PID 1, keeps ECS's environment whatever the
-  // runtime does: only race-free file tools close /proc/1/environ to such a tool.)
-  it('keeps the credentials URI out of the runtime’s own environment, where a raced file tool could read it', async () => {
-    const pid = await task.runtimePid();
-    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-    expect(environ).toContain('CLAWFLEET_AGENT_ID=fran'); // the probe reads the runtime's environment
-    expect(environ).not.toContain(task.credentialsUri);
+  // itself without ECS's credentials settings (container-credentials.ts). Issue #28: PID 1 too
+  // — the image's entry (launch.ts) hands them over and becomes tini without them — and the
+  // health check's node, which `env -u` starts without them. Red before launch.ts: tini's
+  // /proc/1/environ held the URI.
+  it('keeps the credentials URI out of every process’s environment in the container: PID 1 (tini), the runtime, the health check', async () => {
+    // Read from the host, as root: every process of the container, after a health check has run.
+    await expect.poll(async () => (await task.state()).Health?.Status, { timeout: 120_000, interval: 1_000 }).toBe('healthy');
+    const processes = await task.processes();
+    // tini and the runtime at least (Node names its main thread MainThread).
+    expect(processes.length).toBeGreaterThanOrEqual(2);
+    const tini = (await task.state()).Pid;
+    const environs = processes.map((p) => ({ ...p, environ: readFileSync(`/proc/${p.pid}/environ`, 'utf8') }));
+    // The probe reads real environments: the runtime's settings are in tini's and the runtime's.
+    expect(environs.find((p) => p.pid === tini)?.environ).toContain('CLAWFLEET_AGENT_ID=fran');
+    expect(environs.find((p) => p.pid === tini)?.comm).toBe('tini');
+    const runtime = await task.runtimePid();
+    expect(environs.find((p) => p.pid === runtime)?.environ).toContain('CLAWFLEET_AGENT_ID=fran');
+    for (const p of environs) {
+      expect(p.environ, `${p.comm} (pid ${p.pid})`).not.toContain(task.credentialsUri);
+      expect(p.environ, `${p.comm} (pid ${p.pid})`).not.toMatch(/(^|\0)(AWS_CONTAINER_|ECS_CONTAINER_METADATA)/);
+    }
+    // The health check's process starts with the container's environment (as `docker exec`
+    // does, the URI in it): its command up to node, with a script that prints node's own environ.
+    const [, ...check] = fran.taskDefinition.containerDefinitions[0]!.healthCheck!.command;
+    const upToNode = check.slice(0, check.indexOf('node') + 1);
+    expect(upToNode.length).toBeGreaterThan(1);
+    const asDockerExecs = await docker(['exec', task.id, 'sh', '-c', 'tr "\\0" "\\n" </proc/self/environ']);
+    expect(asDockerExecs).toContain(task.credentialsUri); // what the check's process is given
+    const nodeSees = await docker([
+      'exec',
+      task.id,
+      ...upToNode,
+      '-e',
+      "process.stdout.write(require('fs').readFileSync('/proc/self/environ','utf8').replaceAll('\\0','\\n'))",
+    ]);
+    expect(nodeSees).toContain('CLAWFLEET_HEALTH_FILE=/tmp/clawfleet-alive');
+    expect(nodeSees).not.toContain(task.credentialsUri);
+    expect(nodeSees).not.toMatch(/^(AWS_CONTAINER_|ECS_CONTAINER_METADATA)/m);
+    Object.assign(figures, { processesWithoutUri: environs.length });
   });
 
   it('leaves the tool uid no set-id file and no capability to climb back with', async () => {

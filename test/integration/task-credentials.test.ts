@@ -54,7 +54,7 @@ beforeAll(async () => {
   endpoint = await startFakeContainerCredentials(aws.accountId);
   tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, endpoint.token, { mode: 0o600 });
-  // HTTP/2, as the client speaks it by default (its HTTP/1.1 switch does not load in the bundle).
+  // HTTP/2, as the client speaks it by default (bedrock-proxy.test.ts runs its HTTP/1.1 switches).
   bedrock = await startFakeBedrock({ http2: true });
   const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   example.fleet = 'taskcred';

@@ -3,8 +3,8 @@
 // framing the SDK parses, or with an error status and Bedrock's error type. pi-ai's Bedrock
 // client speaks HTTP/2 unless AWS_BEDROCK_FORCE_HTTP1 is set; the caller sets it (and
 // credentials for the SDK's default chain) in its environment, or starts this fake with
-// `http2` (cleartext HTTP/2, which the client speaks to an http:// endpoint) — the runtime
-// bundle's client must, since the switch's HTTP/1.1 handler does not load there.
+// `http2` (cleartext HTTP/2, which the client speaks to an http:// endpoint), as the runtime
+// bundle's client speaks it by default.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';

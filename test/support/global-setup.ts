@@ -118,10 +118,23 @@ function tail(text: string, lines = 30): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
-async function installedVersion(python: string): Promise<string | undefined> {
+async function installedVersion(python: string, extras: readonly string[] = []): Promise<string | undefined> {
   if (!existsSync(python)) return undefined;
   const r = await run(python, ['-c', "import importlib.metadata as m; print(m.version('ministack'))"]);
-  return r.code === 0 ? r.stdout.trim() : undefined;
+  if (r.code !== 0) return undefined;
+  // Each extra pinned as name==version: the venv is this version only with each of them at theirs.
+  for (const pin of extras) {
+    const [name, version] = pin.split('==');
+    const x = await run(python, ['-c', `import importlib.metadata as m; print(m.version(${JSON.stringify(name)}))`]);
+    if (x.code !== 0 || x.stdout.trim() !== version) return undefined;
+  }
+  return r.stdout.trim();
+}
+
+/** A MiniStack venv other than the tests' own: its directory under .cache, and pinned packages beside ministack. */
+export interface VenvVariant {
+  name: string;
+  extras: readonly string[];
 }
 
 /**
@@ -147,10 +160,10 @@ export function venvFailure(output: string): string {
 }
 
 /** Returns the venv's python, installing MiniStack first if it is missing or another version. */
-export async function ensureVenv(cacheDir = CACHE_DIR): Promise<string> {
-  const venvDir = join(cacheDir, 'ministack-venv');
+export async function ensureVenv(cacheDir = CACHE_DIR, variant: VenvVariant = { name: 'ministack-venv', extras: [] }): Promise<string> {
+  const venvDir = join(cacheDir, variant.name);
   const venvPython = join(venvDir, 'bin', 'python');
-  if ((await installedVersion(venvPython)) === MINISTACK_VERSION) return venvPython;
+  if ((await installedVersion(venvPython, variant.extras)) === MINISTACK_VERSION) return venvPython;
 
   const probe = await run('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']);
   if (probe.code !== 0) {
@@ -168,7 +181,7 @@ export async function ensureVenv(cacheDir = CACHE_DIR): Promise<string> {
   // Build in a sibling directory and rename into place, so an interrupted install or a
   // concurrent run never leaves a half-built venv behind (a moved venv works when it is
   // started as `<venv>/bin/python -m ministack`, which is how we start it).
-  const staging = await mkdtemp(join(cacheDir, 'ministack-venv.tmp-'));
+  const staging = await mkdtemp(join(cacheDir, `${variant.name}.tmp-`));
   try {
     const venv = await run('python3', ['-m', 'venv', staging], 120_000);
     if (venv.code !== 0) {
@@ -176,14 +189,16 @@ export async function ensureVenv(cacheDir = CACHE_DIR): Promise<string> {
     }
     const pip = await run(
       join(staging, 'bin', 'python'),
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', `ministack==${MINISTACK_VERSION}`],
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', `ministack==${MINISTACK_VERSION}`, ...variant.extras],
       600_000,
     );
     if (pip.code !== 0) {
-      throw setupError(`Cannot start MiniStack: pip install ministack==${MINISTACK_VERSION} failed:\n${tail(pip.stderr || pip.stdout)}`);
+      throw setupError(
+        `Cannot start MiniStack: pip install ministack==${MINISTACK_VERSION} ${variant.extras.join(' ')} failed:\n${tail(pip.stderr || pip.stdout)}`,
+      );
     }
     // A concurrent run may have finished first: keep its venv (it may be running from it).
-    if ((await installedVersion(venvPython)) !== MINISTACK_VERSION) {
+    if ((await installedVersion(venvPython, variant.extras)) !== MINISTACK_VERSION) {
       if (existsSync(venvDir)) {
         const old = `${staging}.old`;
         await rename(venvDir, old);
@@ -194,7 +209,7 @@ export async function ensureVenv(cacheDir = CACHE_DIR): Promise<string> {
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  const version = await installedVersion(venvPython);
+  const version = await installedVersion(venvPython, variant.extras);
   if (version !== MINISTACK_VERSION) {
     throw new Error(`MiniStack install in ${venvDir} reports version ${version ?? '(none)'}, expected ${MINISTACK_VERSION}`);
   }
@@ -251,12 +266,13 @@ main()
 const STRIPPED_ENV =
   /^(AUTH|PERSIST_STATE|S3_PERSIST|LOCALSTACK_PERSISTENCE|STATE_DIR|S3_DATA_DIR|SERVICES|EDGE_PORT|GATEWAY_PORT|BIND_HOST|MINISTACK_.*|USE_SSL|AWS_ENDPOINT_URL.*|PYTHON.*)$/;
 
-interface Running {
+export interface Running {
   endpoint: string;
   stop: () => Promise<void>;
 }
 
-async function startMiniStack(python: string): Promise<Running> {
+/** Starts MiniStack from `python`'s venv with `extraEnv` (after the user's own emulator settings are stripped), logging to `logFile`. */
+export async function startMiniStack(python: string, extraEnv: NodeJS.ProcessEnv = {}, logFile = LOG_FILE): Promise<Running> {
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = await emulatorTempDir();
   const started = Date.now();
@@ -278,8 +294,9 @@ async function startMiniStack(python: string): Promise<Running> {
       TMPDIR: tmp,
       PYTHONUNBUFFERED: '1',
       PYTHONDONTWRITEBYTECODE: '1',
+      ...extraEnv,
     });
-    const logFd = openSync(LOG_FILE, 'w');
+    const logFd = openSync(logFile, 'w');
     let child: ChildProcess;
     try {
       child = spawn(python, ['-c', LAUNCHER], {
@@ -296,15 +313,15 @@ async function startMiniStack(python: string): Promise<Running> {
     const endpoint = `http://127.0.0.1:${port}`;
     const outcome = await waitForHealth(endpoint, exited);
     if (outcome === 'healthy') {
-      log(`MiniStack ${MINISTACK_VERSION} at ${endpoint} (ready in ${Date.now() - started} ms, log ${relative(REPO_ROOT, LOG_FILE)})`);
+      log(`MiniStack ${MINISTACK_VERSION} at ${endpoint} (ready in ${Date.now() - started} ms, log ${relative(REPO_ROOT, logFile)})`);
       return { endpoint, stop: () => stopProcess(child, exited, tmp) };
     }
     await stopProcess(child, exited);
-    const logTail = readLogTail();
+    const logTail = readLogTail(logFile);
     lastError = new Error(
       outcome === 'exited'
-        ? `MiniStack exited during startup (log ${LOG_FILE}):\n${logTail}`
-        : `MiniStack did not answer ${endpoint}/_ministack/health within ${HEALTH_TIMEOUT_MS / 1000} s (log ${LOG_FILE}):\n${logTail}`,
+        ? `MiniStack exited during startup (log ${logFile}):\n${logTail}`
+        : `MiniStack did not answer ${endpoint}/_ministack/health within ${HEALTH_TIMEOUT_MS / 1000} s (log ${logFile}):\n${logTail}`,
     );
     // Someone took the port between our probe and its bind: try another one.
     if (!(outcome === 'exited' && /already in use|address in use/i.test(logTail))) break;
@@ -313,9 +330,9 @@ async function startMiniStack(python: string): Promise<Running> {
   throw lastError;
 }
 
-function readLogTail(): string {
+function readLogTail(logFile = LOG_FILE): string {
   try {
-    return tail(readFileSync(LOG_FILE, 'utf8'), 40);
+    return tail(readFileSync(logFile, 'utf8'), 40);
   } catch {
     return '(no log)';
   }

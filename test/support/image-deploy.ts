@@ -72,7 +72,7 @@ function cdklocal(aws: AwsTestEnv, workDir: string, args: string[], cwd: string)
  * definition in the template's PascalCase (volumes, healthCheck's command, linuxParameters),
  * which the SDK's deserializer drops without a word; parseTaskDefinition reads either spelling.
  */
-async function ecsJson(aws: AwsTestEnv, action: string, body: unknown): Promise<Record<string, unknown>> {
+export async function ecsJson(aws: AwsTestEnv, action: string, body: unknown): Promise<Record<string, unknown>> {
   const url = new URL(aws.endpoint);
   const signer = new SignatureV4({ service: 'ecs', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
   const payload = JSON.stringify(body);
@@ -105,6 +105,8 @@ export async function deployImageFleet(
   input: FleetConfigInput,
   runtimeImage: string,
   secrets: Record<string, Record<string, string>>,
+  /** As `clawfleet deploy` creates them (context newAgents): each service starts at desired count 0, λ compute's to raise. */
+  opts: { newAgents?: boolean } = {},
 ): Promise<DeployedFleet> {
   const workDir = tempDir('cf-image-deploy-');
   if (!relative(REPO, realpathSync(workDir)).startsWith('..')) throw new Error(`the temp dir ${workDir} lies inside the repository; set TMPDIR elsewhere`);
@@ -117,7 +119,15 @@ export async function deployImageFleet(
     await cdklocal(aws, workDir, ['bootstrap', `aws://${aws.accountId}/${aws.region}`], workDir);
     const t1 = performance.now();
     const outputsFile = join(workDir, 'outputs.json');
-    const context = ['-c', 'emulator=true', '-c', `runtimeImage=${runtimeImage}`, '-c', `config=${configFile}`];
+    const context = [
+      '-c',
+      'emulator=true',
+      '-c',
+      `runtimeImage=${runtimeImage}`,
+      '-c',
+      `config=${configFile}`,
+      ...(opts.newAgents ? ['-c', 'newAgents=*'] : []),
+    ];
     await cdklocal(
       aws,
       workDir,

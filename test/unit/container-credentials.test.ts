@@ -12,6 +12,7 @@ import {
   CONTAINER_VARIABLES,
   HANDOFF_FILE,
   handOffContainerCredentials,
+  launchWithout,
   takeContainerCredentials,
   type ReExec,
 } from '../../runtime-image/src/connection/container-credentials.ts';
@@ -212,3 +213,49 @@ function catching(f: () => unknown): unknown {
   }
   throw new Error('it was accepted');
 }
+
+describe('the image’s entry (launch.ts): PID 1 becomes tini without them', () => {
+  const TINI = ['/usr/bin/tini', '--', 'node', '--enable-source-maps', '/app/dist/main.mjs'];
+  const launch = (env: NodeJS.ProcessEnv, re: ReExec, command: string[] = TINI): unknown => {
+    try {
+      return launchWithout(env, state, command, re);
+    } catch (err) {
+      return err;
+    }
+  };
+
+  it('hands the settings over and becomes tini, with its command line, in an environment without any of them', () => {
+    const { re, calls } = fakeExec();
+    const env = { CLAWFLEET_AGENT_ID: 'fran', PATH: '/usr/bin', AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: URI, ECS_CONTAINER_METADATA_URI_V4: METADATA };
+    expect(launch(env, re)).toMatchObject({ replaced: true });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.file).toBe('/usr/bin/tini');
+    expect(calls[0]!.args).toEqual(TINI);
+    expect(calls[0]!.env).toEqual({ CLAWFLEET_AGENT_ID: 'fran', PATH: '/usr/bin' });
+    // What the runtime, tini's child, takes at its start.
+    expect(calls[0]!.taken).toEqual({ relativeUri: URI });
+    expect(calls[0]!.mode).toBe(0o600);
+  });
+
+  it('becomes tini unchanged where ECS put none, writing nothing', () => {
+    const { re, calls } = fakeExec();
+    const env = { CLAWFLEET_AGENT_ID: 'fran', PATH: '/usr/bin' };
+    // Nothing handed over: the fake's execve finds no file to read.
+    const execve = ((file: string, args: string[], e: NodeJS.ProcessEnv) => {
+      calls.push({ file, args, env: e, handoff: '', mode: 0, taken: undefined, again: undefined });
+      throw Object.assign(new Error('replaced'), { replaced: true });
+    }) as never;
+    expect(launch(env, { ...re, execve })).toMatchObject({ replaced: true });
+    expect(calls).toEqual([expect.objectContaining({ file: '/usr/bin/tini', args: TINI, env })]);
+    expect(existsSync(state)).toBe(false);
+  });
+
+  it('refuses a command that is not an absolute path, and a Node that cannot replace itself, writing nothing', () => {
+    const { re } = fakeExec();
+    const env = { AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: URI };
+    expect(refusal(launch(env, re, ['tini', '--']))).toEqual([expect.objectContaining({ path: 'argv' })]);
+    expect(refusal(launch(env, { ...re, execve: undefined }))[0]!.path).toBe('AWS_CONTAINER_CREDENTIALS_RELATIVE_URI');
+    expect(refusal(launch({}, { ...re, execve: undefined }))[0]!.path).toBe('argv');
+    expect(existsSync(join(state, HANDOFF_FILE))).toBe(false);
+  });
+});

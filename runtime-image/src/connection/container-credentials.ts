@@ -10,26 +10,13 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../../../shared/zod.ts';
+import { ECS_CONTAINER_VARIABLES, ECS_CREDENTIAL_VARIABLES } from '../../../shared/ecs-container-variables.ts';
 import { ConfigError } from '../../../shared/errors.ts';
 
-/** What ECS (and the SDK's container provider) read for the task role's credentials: handed over, never kept in the environment. */
-const CREDENTIAL_VARIABLES = {
-  relativeUri: 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  fullUri: 'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-  token: 'AWS_CONTAINER_AUTHORIZATION_TOKEN',
-  tokenFile: 'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
-} as const;
-
-/**
- * The task metadata endpoints. Metadata, not credentials — the task's ARN, cluster, network and
- * every container's stats — and nothing in the runtime reads them, so they are dropped with the
- * credentials rather than handed over: a tool that learnt one would learn the task's layout for
- * nothing the agent needs.
- */
-const METADATA_VARIABLES = ['ECS_CONTAINER_METADATA_URI', 'ECS_CONTAINER_METADATA_URI_V4'] as const;
+const CREDENTIAL_VARIABLES = ECS_CREDENTIAL_VARIABLES;
 
 /** Every variable the runtime removes from its environment at start. */
-export const CONTAINER_VARIABLES: readonly string[] = [...Object.values(CREDENTIAL_VARIABLES), ...METADATA_VARIABLES];
+export const CONTAINER_VARIABLES: readonly string[] = ECS_CONTAINER_VARIABLES;
 
 const SettingsSchema = z.strictObject({
   relativeUri: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
@@ -69,8 +56,26 @@ const refuse = (path: string, message: string) => new ConfigError([{ path, messa
  * when there is nothing to hand over; refuses (never runs with them) where it cannot re-execute.
  */
 export function handOffContainerCredentials(env: NodeJS.ProcessEnv, stateDir: string, re: ReExec = thisProcess()): void {
+  if (!CONTAINER_VARIABLES.some((name) => env[name] !== undefined)) return;
+  handOffAndExec(env, stateDir, [re.execPath, ...re.execArgv, ...re.argv.slice(1)], re);
+}
+
+/**
+ * The image's entry (launch.ts), PID 1 for an instant: hands the settings over as above when
+ * the environment holds them, then replaces this process with `command` (tini, then the
+ * runtime) in an environment without them — so PID 1 never keeps them in its environ, and the
+ * runtime finds the hand-over file at its start. Never returns.
+ */
+export function launchWithout(env: NodeJS.ProcessEnv, stateDir: string, command: readonly string[], re: ReExec = thisProcess()): never {
+  if (!command[0]?.startsWith('/')) throw refuse('argv', `the entry needs the command to run as an absolute path (got ${JSON.stringify(command[0] ?? '')})`);
+  if (CONTAINER_VARIABLES.some((name) => env[name] !== undefined)) handOffAndExec(env, stateDir, command, re);
+  if (!re.execve)
+    throw refuse('argv', `Node ${re.nodeVersion} cannot replace itself with ${command[0]} (process.execve needs Node >= 22.15; the image runs Node 24)`);
+  return re.execve(command[0], [...command], env);
+}
+
+function handOffAndExec(env: NodeJS.ProcessEnv, stateDir: string, command: readonly string[], re: ReExec): never {
   const present = CONTAINER_VARIABLES.filter((name) => env[name] !== undefined);
-  if (present.length === 0) return;
   if (env.CLAWFLEET_CONTROL_URL) {
     throw refuse(present[0]!, 'is a container variable of ECS, and this runtime is a local one (CLAWFLEET_CONTROL_URL): its launcher must not pass it on');
   }
@@ -87,7 +92,7 @@ export function handOffContainerCredentials(env: NodeJS.ProcessEnv, stateDir: st
   const file = writeHandoff(stateDir, settings);
   const rest = Object.fromEntries(Object.entries(env).filter(([name]) => !CONTAINER_VARIABLES.includes(name)));
   try {
-    re.execve(re.execPath, [re.execPath, ...re.execArgv, ...re.argv.slice(1)], rest);
+    return re.execve(command[0]!, [...command], rest);
   } catch (err) {
     // execve returned: this process runs on, unchanged, and the settings must not stay behind.
     rmSync(file, { force: true });

@@ -4,6 +4,7 @@
 // every provider and TypeBox's compiler (~0.4 s, ~30 MB here), one provider ~0.1 s.
 import type { AssistantMessage, AssistantMessageEvent, Context, Message, Model, StreamFunction } from '@mariozechner/pi-ai';
 import type { ProviderConfig } from '../../../shared/config/schema.ts';
+import { withEscapesCaught } from './provider-escapes.ts';
 import { noteRetryAfter, type ResponseNotes } from './retry-after.ts';
 import type { CapReached } from '../../../shared/budget/budget.ts';
 import type { TokenUsage } from '../../../shared/budget/prices.ts';
@@ -175,19 +176,22 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
         const fn = await stream;
         // maxRetries 0: the SDKs would otherwise retry 408/409/429/5xx on their own, ignoring
         // our cap; retries with backoff and fallbacks are the retrying model's job.
-        reply = await noteRetryAfter(notes, async () => {
-          const thinking = thinkingFor(api, req.thinking, model.maxTokens);
-          const events = fn({ ...model, ...thinking.model }, context, {
-            apiKey: opts.apiKey ?? '',
-            signal: req.signal,
-            maxRetries: 0,
-            ...(opts.capOutput ? { maxTokens: model.maxTokens } : {}),
-            ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-            ...thinking.options,
-          });
-          if (req.onText) await followText(events, req.onText);
-          return events.result();
-        });
+        // A throw the provider leaves unhandled ends this call, not the process (provider-escapes.ts).
+        reply = await noteRetryAfter(notes, () =>
+          withEscapesCaught(async () => {
+            const thinking = thinkingFor(api, req.thinking, model.maxTokens);
+            const events = fn({ ...model, ...thinking.model }, context, {
+              apiKey: opts.apiKey ?? '',
+              signal: req.signal,
+              maxRetries: 0,
+              ...(opts.capOutput ? { maxTokens: model.maxTokens } : {}),
+              ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+              ...thinking.options,
+            });
+            if (req.onText) await followText(events, req.onText);
+            return events.result();
+          }),
+        );
       } catch (err) {
         stream = undefined;
         return { ok: false, error: (err as Error).message, retriable: true };

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCronLoop } from '../local/cron-loop.ts';
-import { LocalControlPlane } from '../local/control-plane.ts';
+import { LocalControlPlane } from '../local/sqlite-control-plane.ts';
 import { InMemorySecretStore } from '../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../shared/adapters/sqlite/sqlite-database.ts';
 import { configSchedules } from '../shared/cron/config-schedules.ts';

@@ -5,9 +5,9 @@
 import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chooseSandbox } from '../runtime-image/src/sandbox/choose-sandbox.ts';
-import { Unsandboxed } from '../runtime-image/src/sandbox/no-sandbox.ts';
-import { baseSandboxEnv, type Sandbox } from '../runtime-image/src/sandbox/sandbox.ts';
+import { chooseSandbox } from '../shared/adapters/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../shared/adapters/sandbox/no-sandbox.ts';
+import { baseSandboxEnv, type Sandbox } from '../shared/adapters/sandbox/sandbox-port.ts';
 import { runSandboxed } from '../runtime-image/src/tools/exec-tool.ts';
 
 const CALLS = Number(process.argv[2] ?? 50);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { agentSkills, agentSkillSources } from '../runtime-image/src/skills/agent-skills.ts';
-import { discoverSkills, pathHost } from '../runtime-image/src/skills/discover.ts';
+import { discoverSkills, pathHost } from '../shared/adapters/fs/skill-discovery.ts';
 import { skillsFingerprint } from '../runtime-image/src/skills/skills-fingerprint.ts';
 
 const SKILLS = Number(process.argv[2] ?? 20);

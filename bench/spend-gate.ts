@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LocalControlPlane } from '../local/control-plane.ts';
+import { LocalControlPlane } from '../local/sqlite-control-plane.ts';
 import { createLocalServer } from '../local/server.ts';
 import { StorageWatch } from '../local/storage-watch.ts';
 import { dynamoDocumentClient } from '../shared/adapters/aws/clients.ts';

@@ -1,13 +1,12 @@
 // The deployed fleet as the CLI sees it: ECS services for state and lifecycle, SQS for
 // queue and DLQ depths, the registry table for heartbeats and errors, each read through the
 // control plane's own AWS adapters (shared/adapters/aws/), so names and keys are the CDK app's.
-import type { Service } from '@aws-sdk/client-ecs';
 import { dynamoDocumentClient, ecsClient } from '../shared/adapters/aws/clients.ts';
 import { sqsClient } from '../shared/adapters/aws/sqs-ports.ts';
 import { DynamoAgentRegistry } from '../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoSpendCounts } from '../shared/adapters/aws/dynamo-spend.ts';
 import { spendStatusText, spendView } from '../shared/control/budget-gate.ts';
-import { EcsAgentServices, type ServiceChange } from '../shared/adapters/aws/ecs-agent-services.ts';
+import { type AgentService, EcsAgentServices, type ServiceChange } from '../shared/adapters/aws/ecs-agent-services.ts';
 import { SqsQueueStats, type QueueCounts } from '../shared/adapters/aws/sqs-queue-stats.ts';
 import { SqsQueueDirectory } from '../shared/adapters/aws/sqs-queues.ts';
 import { agentDlqName, agentQueueName, agentServiceName, clusterName, outboxDlqName, tableNames } from '../shared/config/names.ts';
@@ -38,7 +37,7 @@ export class AwsFleet {
     this.counts = new DynamoSpendCounts(dynamo, tableNames(config.fleet).spend);
   }
 
-  private async describe(agentIds: readonly string[]): Promise<Map<string, Service>> {
+  private async describe(agentIds: readonly string[]): Promise<Map<string, AgentService>> {
     try {
       return await this.services.describe(agentIds);
     } catch (err) {
@@ -155,7 +154,7 @@ export class AwsFleet {
 }
 
 /** The ECS service's counts in the registry's (and the dashboard's) words; the counts themselves go in the detail line. */
-function serviceState(service: Service | undefined): string {
+function serviceState(service: AgentService | undefined): string {
   if (!service || service.status === 'INACTIVE') return 'not deployed';
   const desired = service.desiredCount ?? 0;
   const running = service.runningCount ?? 0;

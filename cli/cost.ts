@@ -13,7 +13,7 @@ import type { AwsSettings } from './aws-env.ts';
 import { EXIT, parse, plural, str, table, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { DRAFT_INTERVAL_MS, streamingMode } from '../shared/control/streaming.ts';
-import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './prices.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from './aws-prices.ts';
 
 const HELP = `Usage: clawfleet cost [--config clawfleet.json] [--messages-per-day 50] [--awake-hours-per-day 2] [--writing-seconds 8] [--files-per-day 5]
                       [--actual]
@@ -298,7 +298,7 @@ export async function runCost(args: string[], io: CliIO, deps: CostDeps = {}): P
   io.out(`For comparison, the one VM a single OpenClaw gateway runs on (t3.large on demand, 30 GB gp3, public IPv4): ${money(e.vm)}/month.`);
   io.out(`Not included: NAT gateways (none by default), data transfer, model API usage.`);
   io.out(
-    `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/prices.ts; verify before relying on a total): ` +
+    `\nPrices used (${PRICES_REGION}, list prices as of ${PRICES_DATE}, from cli/aws-prices.ts; verify before relying on a total): ` +
       `Fargate x86_64 $${X.vcpuHour}/vCPU-h + $${X.gbHour}/GB-h, arm64 (Graviton) $${A.vcpuHour}/vCPU-h + $${A.gbHour}/GB-h; ` +
       `Fargate Spot x86_64 ~$${X.spotVcpuHour}/vCPU-h + $${X.spotGbHour}/GB-h (varies; arm64 Spot estimated with the same discount); ` +
       `Lambda arm64 $0.20/M requests + $${P.lambdaGbSecond}/GB-s; ` +

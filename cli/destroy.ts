@@ -3,13 +3,13 @@
 // billed), asks for the fleet's name (or --yes), exports the registry, pairings and every
 // workspace to a local folder, removes what clawfleet made, keeps the secrets' values for a
 // recovery window, and ends with what stays billed and the command that deletes each. The
-// steps are in destroy/steps.ts; running the command again resumes.
+// steps are in destroy/destroy-steps.ts; running the command again resumes.
 import { resolve } from 'node:path';
 import { describeKept, RECOVERY_DAYS, restoreSecretCommand, keptSecretName } from '../shared/deploy/teardown.ts';
 import type { AwsSettings } from './aws-env.ts';
 import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import type { DestroyAccount } from './destroy/account.ts';
-import { destroySteps, exportContents, readPlan, saveState, type DestroyOptions, type DestroyPlan } from './destroy/steps.ts';
+import { destroySteps, exportContents, readPlan, saveState, type DestroyOptions, type DestroyPlan } from './destroy/destroy-steps.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { runSteps, StepFailed } from './steps.ts';
 

@@ -102,24 +102,15 @@ async function localLogs(path: string, { agentId, lines, follow, json }: LogsVie
 
 async function awsLogs(logGroupName: string, sinceMs: number, { agentId, lines, follow, json }: LogsView, io: CliIO): Promise<void> {
   // The AWS SDK loads only for --aws.
-  const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
+  const { CloudWatchLogEvents } = await import('../shared/adapters/aws/cloudwatch-log-events.ts');
   const aws = awsSettings(io);
-  const logs = new CloudWatchLogsClient(aws);
+  const logs = CloudWatchLogEvents.for(aws);
   const fetchSince = async (startTime: number) => {
-    const events: { id: string; ts: number; message: string }[] = [];
-    let nextToken: string | undefined;
-    do {
-      let out;
-      try {
-        out = await logs.send(new FilterLogEventsCommand({ logGroupName, startTime, nextToken }));
-      } catch (err) {
-        throw new CliError(EXIT.failed, awsErrorText(`cannot read log group ${logGroupName}`, err, aws));
-      }
-      for (const e of out.events ?? [])
-        events.push({ id: e.eventId ?? `${e.timestamp}-${e.message}`, ts: e.timestamp ?? 0, message: (e.message ?? '').trimEnd() });
-      nextToken = out.nextToken;
-    } while (nextToken);
-    return events.sort((a, b) => a.ts - b.ts);
+    try {
+      return await logs.since(logGroupName, startTime);
+    } catch (err) {
+      throw new CliError(EXIT.failed, awsErrorText(`cannot read log group ${logGroupName}`, err, aws));
+    }
   };
   const first = await fetchSince(Date.now() - sinceMs);
   for (const e of first.slice(-lines)) io.out(render(e.message, json, agentId));

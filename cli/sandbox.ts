@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probeBwrap } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { probeBwrap } from '../shared/adapters/sandbox/bwrap-sandbox.ts';
 import { ensureBubblewrap } from '../local/bubblewrap-install.ts';
 import { CliError, EXIT, parse, type Command, choose } from './command.ts';
 

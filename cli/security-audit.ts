@@ -6,7 +6,7 @@ import { awsSettings } from './aws-env.ts';
 import { EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
-import { auditConfig } from './security/config-checks.ts';
+import { auditConfig } from './security/config-risks.ts';
 import { countBySeverity, formatFindings, sortFindings } from './security/findings.ts';
 import { auditLocal, gatherLocalFacts } from './security/local-checks.ts';
 import { auditTokens, gatherTokenFacts } from './security/token-checks.ts';

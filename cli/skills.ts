@@ -6,10 +6,10 @@ import { join, resolve } from 'node:path';
 import { fleetSkillsDir } from '../shared/config/fleet-skills-dir.ts';
 import { skillAccess } from '../shared/config/skill-tools.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
-import { discoverSkills, pathHost, type SkillSource } from '../runtime-image/src/skills/discover.ts';
-import { WORKSPACE_SKILLS_DIR } from '../runtime-image/src/skills/agent-skills.ts';
-import { execWanted } from '../runtime-image/src/sandbox/sandbox-at-start.ts';
-import { toolAllowed } from '../runtime-image/src/tools/tool-policy.ts';
+import { discoverSkills, pathHost, type SkillSource } from '../shared/adapters/fs/skill-discovery.ts';
+import { WORKSPACE_SKILLS_DIR } from '../shared/workspace/workspace-paths.ts';
+import { execWanted } from '../shared/tools/sandbox-needs.ts';
+import { toolAllowed } from '../shared/tools/tool-policy.ts';
 import { commonOptions, EXIT, parse, str, table, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 

@@ -1,5 +1,5 @@
 // λ dashboard: the fleet dashboard behind a Function URL — the same pages and JSON as
-// local mode (dashboard/handler.ts), fed from DynamoDB, SQS and ECS. The token is
+// local mode (shared/dashboard/handler.ts), fed from DynamoDB, SQS and ECS. The token is
 // DASHBOARD_TOKEN in the secret clawfleet/<fleet>/control/dashboard.
 import { dynamoPorts, pairingPorts, secretsManagerPorts, workspaceSyncPorts } from '../shared/adapters/aws/control-ports.ts';
 import { sqsPorts } from '../shared/adapters/aws/sqs-ports.ts';
@@ -9,7 +9,7 @@ import { DASHBOARD_TOKEN_NAME } from '../shared/dashboard/auth.ts';
 import { sampleQueueDepths, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
 import { workspaceFromSyncLog } from '../shared/dashboard/workspace-view.ts';
 import { ClawfleetError } from '../shared/errors.ts';
-import { handleDashboard, type DashboardDeps } from '../dashboard/handler.ts';
+import { handleDashboard, type DashboardDeps } from '../shared/dashboard/handler.ts';
 import { askingCompute, awsControlPlane } from './control-plane.ts';
 import type { FunctionUrlEvent, FunctionUrlResult } from './function-url.ts';
 

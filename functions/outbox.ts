@@ -6,7 +6,7 @@ import { lazySqsPorts } from '../shared/adapters/aws/lazy-sqs-ports.ts';
 import { telegramPorts } from '../shared/adapters/telegram/telegram-accounts.ts';
 import { processOutboxBatch } from '../shared/control/outbox-batch.ts';
 import { spendAlarmPorts } from '../shared/control/spend-alarm.ts';
-import { agentSchedules } from './agent-schedules.ts';
+import { agentSchedules } from './agent-schedule-ports.ts';
 import { askingCompute, awsControlPlane, mediaStore } from './control-plane.ts';
 
 /** The fields of an SQS event record that λ outbox reads. */

@@ -36,7 +36,7 @@ export interface AgentStackProps extends StackProps {
   /** The runtime image, for its architecture, of agents that do not name their own. */
   defaultImage: (architecture: CpuArchitecture, variant: RuntimeImageVariant) => ecs.ContainerImage;
   imageFromRegistry: (image: string) => ecs.ContainerImage;
-  /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills.ts); absent when none. */
+  /** The fleet's skills this agent's allow list admits, packed (infra/fleet-skills-plan.ts); absent when none. */
   fleetSkills?: Uint8Array | undefined;
   /** This deploy creates the stack: its service starts at desired count 0 (context newAgents). */
   creating: boolean;
@@ -145,7 +145,7 @@ export class AgentStack extends Stack {
     out('InboxUrl', this.queues.inbox.queueUrl, 'CLAWFLEET_INBOX_URL');
     out('OutboxUrl', this.queues.outbox.queueUrl, 'CLAWFLEET_OUTBOX_URL');
     out('InboxDlqUrl', this.queues.inboxDlq.queueUrl, 'CLAWFLEET_DLQ_URL');
-    out('SecretName', this.secret.secretName, 'Fill with infra/scripts/set-secret.ts');
+    out('SecretName', this.secret.secretName, 'Fill with scripts/set-secret.ts');
     out('ServiceName', this.runtime.service.serviceName, 'ECS service of this agent');
     out('ArchiveTaskFamily', this.archive.taskDefinition.family, 'One-off task that archives the workspace (clawfleet agents remove)');
     out('WorkspaceTaskFamily', this.workspaceTask.taskDefinition.family, 'The one-off task of clawfleet workspace push|pull');

@@ -19,7 +19,7 @@ import { AgentStack } from './agent-stack.ts';
 import { REPO_ROOT, type FleetAppOptions } from './app-options.ts';
 import { CONTROL_FUNCTIONS, type ControlFunctionSpec } from './constructs/control-functions.ts';
 import { ControlPlaneStack } from './control-plane-stack.ts';
-import { planFleetSkills } from './fleet-skills.ts';
+import { planFleetSkills } from './fleet-skills-plan.ts';
 import { MAX_EGRESS_PORTS, runtimeEgressPorts } from './runtime-egress.ts';
 import { fleetSubnetPlan } from './fleet-subnets.ts';
 

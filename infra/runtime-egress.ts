@@ -7,7 +7,7 @@
 import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import { TTS_DEFAULTS } from '../shared/config/tts.ts';
-import { toolAllowed } from '../runtime-image/src/tools/tool-policy.ts';
+import { toolAllowed } from '../shared/tools/tool-policy.ts';
 
 export interface EgressPort {
   port: number;

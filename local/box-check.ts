@@ -2,8 +2,8 @@
 // as the fleet starts, so a missing bubblewrap stops `npm start` with what is missing and how to
 // get it rather than leave each runtime in a restart loop: the bubblewrap (installed into
 // .cache/ when there is none), setpriv for a root fleet, and one box actually made.
-import { findOnPath } from '../runtime-image/src/path-lookup.ts';
-import { firstLine, runShort } from '../runtime-image/src/sandbox/run-short.ts';
+import { findOnPath } from '../shared/adapters/fs/path-lookup.ts';
+import { firstLine, runShort } from '../shared/adapters/sandbox/run-short.ts';
 import { ClawfleetError } from '../shared/errors.ts';
 import { BOX_GID, BOX_UID } from './runtime-box.ts';
 import type { RuntimeBoxing, RuntimeStart } from './supervisor.ts';

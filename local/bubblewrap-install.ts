@@ -4,7 +4,7 @@
  * installed here before) is used as it is; otherwise Debian 12's own package, pinned by
  * version and sha256, is downloaded from Debian's pool and its `bwrap` extracted into the
  * git-ignored `.cache/bubblewrap/bin/bwrap`, which is where the runtime looks after PATH
- * (runtime-image/src/sandbox/bwrap-sandbox.ts repoBwrap). Whether the kernel lets it make
+ * (shared/adapters/sandbox/bwrap-sandbox.ts repoBwrap). Whether the kernel lets it make
  * namespaces is the runtime's probe's business.
  */
 import { execFile } from 'node:child_process';
@@ -13,7 +13,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'nod
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findBwrap } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { findBwrap } from '../shared/adapters/sandbox/bwrap-sandbox.ts';
 
 /** Where the runtime's repoBwrap() finds it: .cache/ at the repository's root. */
 const REPO_BWRAP = fileURLToPath(new URL('../.cache/bubblewrap/bin/bwrap', import.meta.url));

@@ -16,7 +16,7 @@ import { ClawfleetError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
 import { CONTAINER_FLEET_SKILLS, CONTAINER_SECRETS_FD, dockerRunArgs, FLEET_LABEL, RUNTIME_STOP_SECONDS } from './container-spec.ts';
-import { LOCAL_MAX_RECEIVE_COUNT } from './control-plane.ts';
+import { LOCAL_MAX_RECEIVE_COUNT } from './sqlite-control-plane.ts';
 import type { RuntimeLauncher } from './runtime-launcher.ts';
 import type { RuntimeImage } from './runtime-images.ts';
 import type { AgentRuntimeSpec, LifecycleAction, RuntimeInfo, RuntimeState, SupervisorEvents } from './supervisor.ts';

@@ -24,7 +24,7 @@ import { systemClock, type AgentState, type Clock, type Schedule } from '../shar
 import { newAdminToken, removeAdminFile, writeAdminFile } from './admin-file.ts';
 import { FileMediaStore } from '../shared/adapters/fs/file-media-store.ts';
 import { MEDIA_EXPIRY_DAYS } from '../shared/media/media-ref.ts';
-import { LocalControlPlane } from './control-plane.ts';
+import { LocalControlPlane } from './sqlite-control-plane.ts';
 import { startCronLoop } from './cron-loop.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import { startHealthLoop } from './health-loop.ts';

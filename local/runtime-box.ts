@@ -1,5 +1,5 @@
 // Each local runtime in a bubblewrap box of its own (issue #27): it sees the system read-only
-// (the same view exec's sandbox gets: runtime-image/src/sandbox/bwrap-sandbox.ts), what it
+// (the same view exec's sandbox gets: shared/adapters/sandbox/bwrap-sandbox.ts), what it
 // runs from read-only, its own workspace and runtime state writable, fresh /tmp, /proc and
 // /dev, and nothing else of the host — not the state database, the secrets file, the tokens,
 // another agent's files, $HOME or the repository. It shares the network (the control plane on
@@ -28,7 +28,7 @@ import { lstatSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { ClawfleetError } from '../shared/errors.ts';
-import { inside, realOrUndefined, systemView } from '../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { inside, realOrUndefined, systemView } from '../shared/adapters/sandbox/bwrap-sandbox.ts';
 
 /**
  * Who a box runs as when the fleet runs as root: one fixed, unprivileged user and group for

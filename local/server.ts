@@ -1,4 +1,4 @@
-// Local mode's HTTP server on 127.0.0.1: the dashboard (dashboard/handler.ts, with a chat
+// Local mode's HTTP server on 127.0.0.1: the dashboard (shared/dashboard/handler.ts, with a chat
 // box per agent), the chat API, the Telegram webhook path, HTTP hooks (/hooks/*, λ hooks'
 // core), the runtimes' channel (/runtime/*, one bearer token per runtime), and the admin
 // API the CLI uses (/admin/*, the admin token written to the state dir). Every request must
@@ -16,9 +16,9 @@ import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/ht
 import { errorFields, type Logger } from '../shared/log.ts';
 import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
-import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../dashboard/handler.ts';
+import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../shared/dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
-import type { LocalControlPlane } from './control-plane.ts';
+import type { LocalControlPlane } from './sqlite-control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
 import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';

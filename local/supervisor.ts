@@ -5,7 +5,7 @@
 // without touching the others, and carries out the operator's lifecycle commands: restart,
 // upgrade, hibernate, wake. It asks a runtime to stop on the runtime's stdin (bwrap passes no
 // signal on); the pipe's end tells a runtime its fleet is gone.
-import { LOCAL_MAX_RECEIVE_COUNT } from './control-plane.ts';
+import { LOCAL_MAX_RECEIVE_COUNT } from './sqlite-control-plane.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { boxCommand, boxReadOnly, exitThroughBox, type BoxSetup } from './runtim
 import { ClawfleetError } from '../shared/errors.ts';
 import { runtimeEnvironment, type RuntimePipeInputs } from '../shared/runtime-env.ts';
 import type { Logger } from '../shared/log.ts';
-import { DEFAULT_CHROMIUM } from '../runtime-image/src/browser/browser-install.ts';
+import { DEFAULT_CHROMIUM } from '../shared/runtime-limits.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** How long a stopping runtime may finish its turn before it is killed. */

@@ -5,7 +5,7 @@ import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts
 import { errorFields, type Logger } from '../shared/log.ts';
 import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
 import { allowedUpdatesFor } from '../shared/control/streaming.ts';
-import type { LocalControlPlane } from './control-plane.ts';
+import type { LocalControlPlane } from './sqlite-control-plane.ts';
 
 /** getUpdates holds the request up to its 25 s timeout; the client waits longer than that. */
 const POLL_REQUEST_TIMEOUT_MS = 40_000;

@@ -27,7 +27,7 @@ import type { CliIO } from '../cli/command.ts';
 import { runDeploy } from '../cli/deploy.ts';
 import { processIO } from '../cli/main.ts';
 import { agentSecretName, controlPlaneStackName, telegramSecretName } from '../shared/config/names.ts';
-import { smokeConfig, smokeFleetName, runCost, teardownList, KEPT, DEFAULT_SMOKE_MODEL, SMOKE_AGENT } from './smoke/plan.ts';
+import { smokeConfig, smokeFleetName, runCost, teardownList, KEPT, DEFAULT_SMOKE_MODEL, SMOKE_AGENT } from './smoke/smoke-plan.ts';
 
 const USAGE = 'usage: npm run smoke:aws -- [--yes] [--model provider/model] [--runtime-image <image>] [--keep] [--timeout-minutes 12]';
 
@@ -114,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const deployIO: CliIO = { ...io, readStdin: async () => values, prompt: undefined, cwd: dir };
 
-  const { fileSystemOf, awsTeardown, runTeardown } = await import('./smoke/teardown.ts');
+  const { fileSystemOf, awsTeardown, runTeardown } = await import('./smoke/smoke-teardown.ts');
   const probe = await import('./smoke/probe.ts');
   let fileSystemId: string | undefined;
   const failures: string[] = [];

@@ -69,7 +69,7 @@ export const RuntimeEnvSchema = z.object({
   CLAWFLEET_FLEET_SKILLS: z.string().startsWith('/').optional(),
   /**
    * AWS (#19): the bundle of the fleet's skills this agent's allow list admits, as
-   * s3://<bucket>/<key> (a CDK file asset; infra/fleet-skills.ts), which its task role alone
+   * s3://<bucket>/<key> (a CDK file asset; infra/fleet-skills-plan.ts), which its task role alone
    * may read; unpacked at start and copied into the workspace as CLAWFLEET_FLEET_SKILLS is.
    */
   CLAWFLEET_FLEET_SKILLS_OBJECT: z

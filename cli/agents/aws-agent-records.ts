@@ -3,8 +3,9 @@
 // (`<fleet>-sessions`), the origins of its inbound messages and the agent-to-agent rate
 // counters of its pairs (`<fleet>-origins`). Found by scans (the tables are keyed by other
 // things), deleted in batches of 25.
-import { agentRegistryKey } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
-import { BatchWriteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AGENT_KEY_PREFIX, agentRegistryKey, markAgentAsleep } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
+import { agentMetricsKeyPrefix } from '../../shared/adapters/aws/dynamo-agent-metrics.ts';
+import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tableNames } from '../../shared/config/names.ts';
 import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT } from '../command.ts';
@@ -20,22 +21,15 @@ export class AgentRecords {
 
   /** Ids with a registry item (`agent:<id>`). */
   async registeredAgents(): Promise<string[]> {
-    return (await this.scan(tableNames(this.fleet).registry, 'begins_with(pk, :p)', { ':p': 'agent:' })).map((i) => String(i.pk).slice('agent:'.length));
+    return (await this.scan(tableNames(this.fleet).registry, 'begins_with(pk, :p)', { ':p': AGENT_KEY_PREFIX })).map((i) =>
+      String(i.pk).slice(AGENT_KEY_PREFIX.length),
+    );
   }
 
   /** Asleep in the registry, where it has an item: the health tick leaves a sleeping agent without work alone. */
   async markAsleep(agentId: string): Promise<void> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: tableNames(this.fleet).registry,
-          Key: { pk: agentRegistryKey(agentId) },
-          UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':asleep': 'asleep', ':now': Date.now() },
-        }),
-      );
+      await markAgentAsleep(this.db, tableNames(this.fleet).registry, agentId, Date.now());
     } catch (err) {
       if (!/ConditionalCheckFailed|ResourceNotFound/.test((err as Error).name))
         throw new StepFailed(awsErrorText('cannot mark the agent asleep in the registry', err), 'run this again');
@@ -45,7 +39,7 @@ export class AgentRecords {
   /** Deletes every record naming the agent; how many of each. */
   async delete(agentId: string): Promise<{ registry: number; sessions: number; origins: number }> {
     const t = tableNames(this.fleet);
-    const registry = await this.scan(t.registry, 'pk = :a OR begins_with(pk, :m)', { ':a': agentRegistryKey(agentId), ':m': `metrics:${agentId}:` });
+    const registry = await this.scan(t.registry, 'pk = :a OR begins_with(pk, :m)', { ':a': agentRegistryKey(agentId), ':m': agentMetricsKeyPrefix(agentId) });
     const sessions = await this.scan(t.sessions, 'agentId = :id', { ':id': agentId });
     // Relay counters are `relay-rate:<from>><to>:<window>`; ids hold neither ">" nor ":".
     const origins = await this.scan(

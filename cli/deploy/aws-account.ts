@@ -2,10 +2,9 @@
 // credentials are, whether the account is bootstrapped, the stacks' states and outputs, the
 // names each secret holds (never a value in any message), values put from the operator, and
 // the restart of an agent that got values (asked of λ compute).
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
-import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { putSecretValues } from '../../infra/secrets.ts';
+import { CloudFormationStacks, cloudFormationClient, type StackState } from '../../shared/adapters/aws/cloudformation-stacks.ts';
+import { callerIdentity } from '../../shared/adapters/aws/caller-identity.ts';
+import { SecretsManagerSecrets } from '../../shared/adapters/aws/secrets-manager-secrets.ts';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
 import { parseSecretObject } from '../../shared/secrets/secret-values.ts';
@@ -38,48 +37,48 @@ export interface DeployAccountPort {
 }
 
 export class DeployAccount implements DeployAccountPort {
-  private readonly cfn: CloudFormationClient;
-  private readonly sm: SecretsManagerClient;
+  private readonly stacks: CloudFormationStacks;
+  private readonly sm: SecretsManagerSecrets;
 
   constructor(
     readonly aws: AwsSettings,
     private readonly fleet: string,
   ) {
-    this.cfn = new CloudFormationClient(aws);
-    this.sm = new SecretsManagerClient(aws);
+    this.stacks = new CloudFormationStacks(cloudFormationClient(aws));
+    this.sm = SecretsManagerSecrets.for(aws);
   }
 
-  async identity(): Promise<{ account: string; arn: string }> {
-    const out = await new STSClient(this.aws).send(new GetCallerIdentityCommand({}));
-    return { account: out.Account ?? 'unknown', arn: out.Arn ?? 'unknown' };
+  identity(): Promise<{ account: string; arn: string }> {
+    return callerIdentity(this.aws);
   }
 
   /** The stack, or undefined when there is none (or only a deleted one). */
-  async stack(name: string): Promise<Stack | undefined> {
+  async stack(name: string): Promise<StackInfo | undefined> {
+    const s = await this.state(name);
+    return s && { StackStatus: s.status, Outputs: Object.entries(s.outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })) };
+  }
+
+  async outputs(stackName: string): Promise<Record<string, string>> {
+    return (await this.state(stackName))?.outputs ?? {};
+  }
+
+  private async state(name: string): Promise<StackState | undefined> {
     try {
-      const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      return s && s.StackStatus !== 'DELETE_COMPLETE' ? s : undefined;
+      return await this.stacks.get(name);
     } catch (err) {
-      if (/does not exist/.test((err as Error).message)) return undefined;
       throw new Error(awsErrorText(`cannot describe stack ${name}`, err, this.aws));
     }
   }
 
-  async outputs(stackName: string): Promise<Record<string, string>> {
-    const s = await this.stack(stackName);
-    return Object.fromEntries((s?.Outputs ?? []).filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
-  }
-
   async secret(secretId: string): Promise<SecretState> {
     try {
-      await this.sm.send(new DescribeSecretCommand({ SecretId: secretId }));
+      await this.sm.describe(secretId);
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return { exists: false };
       throw new Error(awsErrorText(`cannot describe secret ${secretId}`, err, this.aws));
     }
     try {
-      const out = await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }));
-      return { exists: true, names: Object.keys(parseSecretObject(secretId, out.SecretString)) };
+      return { exists: true, names: Object.keys(parseSecretObject(secretId, await this.sm.text(secretId))) };
     } catch (err) {
       // Made by its stack without a value: nothing set yet.
       if ((err as Error).name === 'ResourceNotFoundException') return { exists: true, names: [] };
@@ -93,7 +92,7 @@ export class DeployAccount implements DeployAccountPort {
 
   /** Merges values into a secret its stack made; returns the names it holds afterwards. */
   async put(secretId: string, values: Record<string, string>): Promise<string[]> {
-    return (await putSecretValues(this.sm, secretId, values, { merge: true })).names;
+    return (await this.sm.putValues(secretId, values)).names;
   }
 
   /** Asks λ compute to restart an agent: a waiting runtime starts now; a sleeping agent stays asleep. */
@@ -104,7 +103,7 @@ export class DeployAccount implements DeployAccountPort {
   /** Values of one secret (for the bot tokens the webhook registration needs): never printed. */
   async values(secretId: string): Promise<Record<string, string>> {
     try {
-      return parseSecretObject(secretId, (await this.sm.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString);
+      return parseSecretObject(secretId, await this.sm.text(secretId));
     } catch (err) {
       if ((err as Error).name === 'ResourceNotFoundException') return {};
       throw new Error(awsErrorText(`cannot read secret ${secretId}`, err, this.aws));

@@ -194,7 +194,7 @@ export function deploySteps(ctx: DeployContext): Step[] {
           if (state.exists && state.unreadable)
             throw new StepFailed(
               state.unreadable,
-              `fix the secret (clawfleet secrets set replaces a value; a malformed secret needs infra/scripts/set-secret.ts --replace), then run clawfleet deploy again`,
+              `fix the secret (clawfleet secrets set replaces a value; a malformed secret needs scripts/set-secret.ts --replace), then run clawfleet deploy again`,
             );
           held.set(need.secretId, state);
         }
@@ -300,7 +300,7 @@ export function deploySteps(ctx: DeployContext): Step[] {
             `${controlPlaneStackName(fleet)} has no TelegramWebhookUrl output`,
             'deploy again (clawfleet deploy); the control plane must be deployed first',
           );
-        const { registerWebhooks } = await import('../../infra/webhooks.ts');
+        const { registerWebhooks } = await import('./webhooks.ts');
         const { readTelegramTokens } = await import('../../shared/secrets/telegram-secrets.ts');
         const tokens = await readTelegramTokens(config, (id) => account.values(id));
         const done: string[] = [];

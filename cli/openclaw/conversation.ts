@@ -123,7 +123,7 @@ export function fleetWideConversation(root: Obj, defaults: Obj, telegram: boolea
     for (const k of ['ackReaction', 'ackReactionScope', 'statusReactions'] as const) if (messages[k] !== undefined) r.skip(`messages.${k}`, unused);
     if (commands.native !== undefined) r.skip('commands.native', unused);
   }
-  // messages.tts is spoken replies' (cli/openclaw/tts.ts).
+  // messages.tts is spoken replies' (cli/openclaw/openclaw-tts.ts).
   for (const k of Object.keys(messages))
     if (!['ackReaction', 'ackReactionScope', 'statusReactions', 'tts'].includes(k)) r.skip(`messages.${k}`, 'no clawfleet equivalent');
   for (const k of Object.keys(commands))

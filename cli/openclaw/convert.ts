@@ -6,7 +6,7 @@ import { topicsOf } from './reactions.ts';
 import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
-import { ttsOf } from './tts.ts';
+import { ttsOf } from './openclaw-tts.ts';
 
 export interface SecretToSet {
   /** The secret container: clawfleet/<fleet>/agents/<id> or clawfleet/<fleet>/control/<part>. */

@@ -12,11 +12,10 @@ import { inspectTargets, WorkspaceWriter } from '../../shared/adapters/fs/worksp
 import { formatBytes } from '../../shared/format-bytes.ts';
 import { WorkspaceTransferError, type ManifestFile, type SkippedEntry } from '../../shared/workspace/manifest.ts';
 import { planWrites, type WritePlan } from '../../shared/workspace/plan.ts';
-import { BOOTSTRAP_FILES } from '../../runtime-image/src/workspace/bootstrap.ts';
-import { transcriptPath } from '../../runtime-image/src/session/transcript-store.ts';
+import { BOOTSTRAP_FILES, transcriptPath } from '../../shared/workspace/workspace-paths.ts';
 import { mapSessionKey } from './session-keys.ts';
 import { locateAgents, readSessions, type AgentSources, type OpenclawSession } from './state.ts';
-import { convertTranscript } from './transcript.ts';
+import { convertTranscript } from './openclaw-transcript.ts';
 import type { Obj } from './convert.ts';
 
 /** Where sessions with no clawfleet equivalent are kept, inside the workspace. */

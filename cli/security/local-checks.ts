@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveAgent } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { chooseSandbox } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
-import { needsSandbox } from '../../runtime-image/src/sandbox/sandbox-at-start.ts';
+import { chooseSandbox } from '../../shared/adapters/sandbox/choose-sandbox.ts';
+import { needsSandbox } from '../../shared/tools/sandbox-needs.ts';
 import type { Finding } from './findings.ts';
 
 export interface LocalFacts {
@@ -86,7 +86,7 @@ export function auditLocal(config: FleetConfig, facts: LocalFacts): Finding[] {
       fix: 'remove runtime.localSandbox (the default "required" runs each runtime in a bubblewrap box that sees its own workspace only)',
     });
   }
-  // As the runtime decides at its start (runtime-image/src/sandbox/sandbox-at-start.ts).
+  // As the runtime decides at its start (shared/tools/sandbox-needs.ts).
   const wantsSandbox = config.agents.list.filter(({ id }) => needsSandbox(resolveAgent(config, id)));
   if (facts.sandboxUnavailable && (wantsSandbox.length > 0 || unboxed.length < config.agents.list.length)) {
     const boxed = config.agents.list.filter((a) => !unboxed.includes(a));

@@ -1,4 +1,4 @@
-// One agent's fleet skills on AWS (#19): its bundle (infra/fleet-skills.ts) as a CDK file asset,
+// One agent's fleet skills on AWS (#19): its bundle (infra/fleet-skills-plan.ts) as a CDK file asset,
 // which `cdk deploy` uploads to the bootstrap assets bucket under a key named by its content
 // hash. The agent's task role is granted s3:GetObject on that one object, and the runtime is
 // told where it is (CLAWFLEET_FLEET_SKILLS_OBJECT). A changed skill changes the key, so the task

@@ -1,5 +1,5 @@
 // A Secrets Manager secret created without a value: the template and the CDK asset never
-// hold one. Values are put later from stdin (infra/scripts/set-secret.ts), and a deploy
+// hold one. Values are put later from stdin (scripts/set-secret.ts), and a deploy
 // never overwrites them, since the template has no value to change. None of these secrets
 // has Secrets Manager rotation; each says why (cdk-nag AwsSolutions-SMG4), and
 // docs/operations.md says how each is rotated by hand.

@@ -10,7 +10,7 @@ import { agentSecretName } from '../../shared/config/names.ts';
 import { ConfigError, formatPath } from '../../shared/errors.ts';
 import { parseJsonAs } from '../../shared/json.ts';
 import { FORBIDDEN_RUNTIME_ENV, RuntimeEnvSchema, RuntimePipeSchema } from '../../shared/runtime-env.ts';
-import type { SandboxSettings } from './sandbox/choose-sandbox.ts';
+import type { SandboxSettings } from '../../shared/adapters/sandbox/choose-sandbox.ts';
 
 export type Transport =
   | { kind: 'aws'; inboxUrl: string; outboxUrl: string; dlqUrl: string }

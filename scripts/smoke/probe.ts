@@ -25,7 +25,7 @@ import {
 } from '../../shared/config/names.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { isolationCases, type IsolationCase, type SmokePrincipal, type SmokeResources } from './isolation-cases.ts';
-import { SMOKE_ACCOUNT, SMOKE_AGENT, SMOKE_USER } from './plan.ts';
+import { SMOKE_ACCOUNT, SMOKE_AGENT, SMOKE_USER } from './smoke-plan.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

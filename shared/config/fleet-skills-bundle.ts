@@ -1,6 +1,6 @@
 // The fleet's skills as one agent gets them on AWS: the files of the skill folders its allow
 // list admits, packed at synth into one gzipped JSON object (a CDK file asset, see
-// infra/fleet-skills.ts) and unpacked by its runtime at start. One format, one set of limits
+// infra/fleet-skills-plan.ts) and unpacked by its runtime at start. One format, one set of limits
 // (shared with local mode's copy, runtime-image/src/skills/fleet-skills.ts), and one check of
 // every path, on both sides: nothing in a bundle can name a place outside the folder it is
 // unpacked into.

@@ -1,6 +1,6 @@
 // The control plane composed from its ports: one wiring for every Lambda and for local mode.
 // Each process hands in factories for the ports it has (functions/control-plane.ts on AWS,
-// local/control-plane.ts locally); a port is built when a core's deps first ask for it, so a
+// local/sqlite-control-plane.ts locally); a port is built when a core's deps first ask for it, so a
 // handler builds only the adapters, and SDK clients, its own core calls.
 import { dashboardSecretName, hooksSecretName } from '../config/names.ts';
 import type { FleetConfig } from '../config/schema.ts';

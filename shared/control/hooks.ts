@@ -11,7 +11,7 @@ import type { AgentQueues, Clock, InboundDedupe, InboundOrigins, SessionRegistry
 import { budgetRefusal } from './budget-gate.ts';
 import { authenticateHook, MIN_HOOK_TOKEN_CHARS, queryStringProblem } from '../hooks/auth.ts';
 import { parseAgentHookBody, parseWakeHookBody } from '../hooks/bodies.ts';
-import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } from '../hooks/session-key.ts';
+import { hookEnvelopeId, hookSessionKey, hookSessionPolicy, IDEMPOTENCY_KEY } from '../hooks/hook-session.ts';
 import { renderTemplate, templateReadsBody } from '../hooks/template.ts';
 import { wakeIfAsleep, type LifecycleDeps } from './lifecycle.ts';
 import { newOrigin } from './origins.ts';

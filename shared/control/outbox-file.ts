@@ -6,7 +6,8 @@ import type { FileEnvelope } from '../protocol/envelopes.ts';
 import { isOwnMediaKey, mediaPrefix, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../media/media-ref.ts';
 import { PermanentDeliveryError } from '../ports.ts';
 import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
-import { completeSoon, DELIVERY_LEASE_MS, type OutboxDeps, type Reject } from './outbox.ts';
+import { completeSoon, DELIVERY_LEASE_MS } from './outbox-lease.ts';
+import type { OutboxDeps, Reject } from './outbox.ts';
 
 export async function deliverFile(envelope: FileEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
   if (!deps.media) return reject('NOT_SUPPORTED', 'files are not wired in this control plane (it has no media store)', envelope);

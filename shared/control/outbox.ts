@@ -50,10 +50,8 @@ import { recordSent } from './sent-messages.ts';
 const processDraftPauses = new DraftPauses();
 /** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
 const processReactionPacer = new ReactionPacer();
+import { completeSoon, DELIVERY_LEASE_MS } from './outbox-lease.ts';
 import { countUsage, type SpendCountDeps } from './spend-count.ts';
-
-/** How long one delivery attempt may hold its claim before another may try. */
-export const DELIVERY_LEASE_MS = 60_000;
 
 export interface OutboxRecord {
   /** The queue the record arrived on (ARN or URL): the sender's identity. */
@@ -384,23 +382,6 @@ async function markPreviewFinal(origin: InboundOrigin, deps: OutboxDeps): Promis
     await deps.origins.put({ ...origin, preview: { ...origin.preview!, final: true } });
   } catch (err) {
     deps.log.warn('preview not marked final', { envelopeId: origin.id, ...errorFields(err) });
-  }
-}
-
-/**
- * Marks a sent part delivered. This is the one write whose loss can double a message (the
- * claim would lapse and the part be sent again), so a passing failure is retried a few
- * times before the record is handed back for redelivery.
- */
-export async function completeSoon(deps: OutboxDeps, key: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await deps.ledger.complete(key, deps.clock.now());
-    } catch (err) {
-      if (attempt >= 4) throw err;
-      deps.log.warn('delivery not recorded yet; retrying', { key, attempt, ...errorFields(err) });
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
   }
 }
 

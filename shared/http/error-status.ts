@@ -1,5 +1,5 @@
 // Which HTTP status answers each error code, wherever errors meet HTTP: the local server
-// (local/server.ts) and the dashboard (dashboard/handler.ts, served locally and by λ
+// (local/server.ts) and the dashboard (shared/dashboard/handler.ts, served locally and by λ
 // dashboard's Function URL). Exhaustive over ErrorCode, so a new code does not compile
 // until it has a status. A 500 means a fault of ours, not of the request: the edge answers
 // "internal error" and logs the error once; every other code is answered with its message.

@@ -342,7 +342,7 @@ describe.skipIf(process.getuid?.() !== 0)('the browser under the tool uid pool',
 
   it('runs every Chromium process as the leased tool uid, never as the runtime, and leaves none behind', async () => {
     const { chmodSync, mkdirSync } = await import('node:fs');
-    const { probeUidPool } = await import('../../runtime-image/src/sandbox/uid-pool-sandbox.ts');
+    const { probeUidPool } = await import('../../shared/adapters/sandbox/uid-pool-sandbox.ts');
     const chromium = await readableChromium();
     const parent = tempDir('cf-browser-uid-');
     chmodSync(parent, 0o711);

@@ -20,7 +20,7 @@ import { deployImageFleet, type DeployedFleet } from '../support/image-deploy.ts
 import { imageFleetConfig } from '../support/image-fleet.ts';
 import { agentTasks, type AgentTasks } from '../support/image-task.ts';
 import type { TaskRun } from '../support/task-runner.ts';
-import { TOOL_PROCESS_LIMIT } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
+import { TOOL_PROCESS_LIMIT } from '../../shared/adapters/sandbox/uid-pool-sandbox.ts';
 
 const SKIP = inject('imageSkip');
 const aws = awsTestEnv();

@@ -7,7 +7,7 @@ import { Stack, type CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isolationCases, type SmokePrincipal, type SmokeResources } from '../../scripts/smoke/isolation-cases.ts';
-import { DEFAULT_SMOKE_MODEL, SMOKE_AGENT, smokeConfig } from '../../scripts/smoke/plan.ts';
+import { DEFAULT_SMOKE_MODEL, SMOKE_AGENT, smokeConfig } from '../../scripts/smoke/smoke-plan.ts';
 import { ACCOUNT, REGION, TemplateResolver } from './resolve-template.ts';
 import { synthFleet, type SynthedFleet } from './synth-fleet.ts';
 

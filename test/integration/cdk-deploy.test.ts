@@ -20,7 +20,8 @@ import { GetScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putSecretValues, secretIdFor } from '../../infra/secrets.ts';
+import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
+import { secretIdFor } from '../../shared/secrets/secret-target.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
 import { DynamoSpendCounts, DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';

@@ -19,7 +19,7 @@ import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsDestroyAccount } from '../../cli/destroy/account.ts';
-import type { DestroyState } from '../../cli/destroy/steps.ts';
+import type { DestroyState } from '../../cli/destroy/destroy-steps.ts';
 import { runDestroy } from '../../cli/destroy.ts';
 import { runDeploy } from '../../cli/deploy.ts';
 import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';

@@ -5,8 +5,9 @@ import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
-import { parseSecretValues, putSecretValues, secretIdFor } from '../../infra/secrets.ts';
-import { ALLOWED_UPDATES, registerWebhooks } from '../../infra/webhooks.ts';
+import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
+import { parseSecretValues, secretIdFor } from '../../shared/secrets/secret-target.ts';
+import { ALLOWED_UPDATES, registerWebhooks } from '../../cli/deploy/webhooks.ts';
 import { COMMAND_MENU } from '../../shared/control/commands.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startTelegram, type FakeTelegram } from '../support/fake-telegram.ts';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { putSecretValues } from '../../infra/secrets.ts';
+import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { auditLocal } from '../../cli/security/local-checks.ts';
-import { auditConfig } from '../../cli/security/config-checks.ts';
+import { auditConfig } from '../../cli/security/config-risks.ts';
 import { loadConfigFile, parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { captureIO } from '../unit/cli-io.ts';

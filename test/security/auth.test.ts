@@ -14,7 +14,7 @@ import type { DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import type { FleetActions } from '../../shared/dashboard/actions.ts';
 import { sessionCookieValue } from '../../shared/dashboard/auth.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { handleDashboard } from '../../dashboard/handler.ts';
+import { handleDashboard } from '../../shared/dashboard/handler.ts';
 import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
@@ -211,7 +211,7 @@ describe('every auth path in the code', () => {
     'shared/dashboard/auth.ts',
     'shared/control/telegram-webhook.ts',
     'shared/control/hooks.ts',
-    'dashboard/handler.ts',
+    'shared/dashboard/handler.ts',
     'local/server.ts',
     'local/supervisor.ts',
   ];

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
 import { FileSecretStore } from '../../local/secrets-file.ts';
 import { createLocalServer, type LocalServer } from '../../local/server.ts';
 import { StorageWatch } from '../../local/storage-watch.ts';

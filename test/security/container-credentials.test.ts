@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { processesOf } from '../../runtime-image/src/sandbox/uid-pool-sandbox.ts';
+import { processesOf } from '../../shared/adapters/sandbox/uid-pool-sandbox.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { writeAdminFile } from '../../local/admin-file.ts';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
 import { FileSecretStore } from '../../local/secrets-file.ts';
 import { createLocalServer, type LocalServer } from '../../local/server.ts';
 import { StorageWatch } from '../../local/storage-watch.ts';

@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
 import { createLocalServer, type LocalServer } from '../../local/server.ts';
 import { StorageWatch } from '../../local/storage-watch.ts';
 import { HttpRuntimeMedia } from '../../shared/adapters/local/http-runtime-media.ts';

@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BwrapSandbox, findBwrap, SYSTEM_DIRS } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
-import { baseSandboxEnv, type Sandbox } from '../../runtime-image/src/sandbox/sandbox.ts';
+import { BwrapSandbox, findBwrap, SYSTEM_DIRS } from '../../shared/adapters/sandbox/bwrap-sandbox.ts';
+import { baseSandboxEnv, type Sandbox } from '../../shared/adapters/sandbox/sandbox-port.ts';
 import { runSandboxed } from '../../runtime-image/src/tools/exec-tool.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';

@@ -10,7 +10,7 @@ import type { FleetConfigInput } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { parseInbound, type InboundEnvelope, type OutboundEnvelope, PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
-import { LocalControlPlane, type LocalControlPlaneOptions } from '../../local/control-plane.ts';
+import { LocalControlPlane, type LocalControlPlaneOptions } from '../../local/sqlite-control-plane.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool } from '../../runtime-image/src/tools/tool.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { confirmRemoval, checkRemovable, runRemoval, strayAgents, StepFailed, type RemovalPlan } from '../../cli/agents/removal.ts';
 import { runCli } from '../../cli/main.ts';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
 import { lockStateDir, type StateLock } from '../../local/state-lock.ts';
 import { FileSecretStore } from '../../local/secrets-file.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';

@@ -7,7 +7,8 @@ import { accessSync, chmodSync, constants, mkdirSync, readFileSync, writeFileSyn
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CHROMIUM, findBrowserInstall } from '../../runtime-image/src/browser/browser-install.ts';
+import { findBrowserInstall } from '../../runtime-image/src/browser/browser-install.ts';
+import { DEFAULT_CHROMIUM } from '../../shared/runtime-limits.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 /** A root shaped like the image's: app/dist/chunks (the bundle), app/node_modules/playwright-core, usr/bin/chromium. */

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { estimateCost } from '../../cli/cost.ts';
-import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/prices.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/aws-prices.ts';
 import { BROWSER_MIN_SIZE, browserSizeProblem } from '../../shared/config/browser-size.ts';
 import { imageVariantFor } from '../../shared/config/image-variant.ts';
 import { parseConfig } from '../../shared/config/load.ts';

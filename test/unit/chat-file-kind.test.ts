@@ -2,7 +2,7 @@
 // path gives the same bytes (shared/media/file-kind.ts): a video is a video the agent is told
 // it cannot watch, not a document it is sent to read with its file tools.
 import { describe, expect, it } from 'vitest';
-import { LocalControlPlane } from '../../local/control-plane.ts';
+import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
 import { mediaInput } from '../../runtime-image/src/media/media-input.ts';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { InMemorySecretStore } from '../../shared/adapters/memory/in-memory-state.ts';

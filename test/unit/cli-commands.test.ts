@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, runCli } from '../../cli/main.ts';
-import { PRICES_DATE } from '../../cli/prices.ts';
+import { PRICES_DATE } from '../../cli/aws-prices.ts';
 import { captureIO } from './cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -4,7 +4,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../cli/main.ts';
-import { findBwrap } from '../../runtime-image/src/sandbox/bwrap-sandbox.ts';
+import { findBwrap } from '../../shared/adapters/sandbox/bwrap-sandbox.ts';
 import { captureIO } from './cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -17,7 +17,8 @@ import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
-import { TranscriptStore, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
+import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
+import type { TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 import { STOPPED_TEXT } from '../../runtime-image/src/turn/model-turn.ts';
 import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { answerEnvelope } from '../../runtime-image/src/turn/turn-answer.ts';
@@ -733,7 +734,7 @@ describe('/think on a Bedrock model (bedrock-converse)', () => {
 
 describe('commands typed in the dashboard’s chat box (local mode)', () => {
   const local = async (offlineModels?: (agentId: string) => string | undefined, streaming?: 'off' | 'partial' | 'block') => {
-    const { LocalControlPlane } = await import('../../local/control-plane.ts');
+    const { LocalControlPlane } = await import('../../local/sqlite-control-plane.ts');
     const { openStateDatabase } = await import('../../shared/adapters/sqlite/sqlite-database.ts');
     const { InMemorySecretStore } = await import('../../shared/adapters/memory/in-memory-state.ts');
     const { systemClock } = await import('../../shared/ports.ts');

@@ -6,7 +6,7 @@ import { DraftStream } from '../../runtime-image/src/stream/draft-stream.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { draftsPerTurn, estimateCost } from '../../cli/cost.ts';
-import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/prices.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH } from '../../cli/aws-prices.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
 

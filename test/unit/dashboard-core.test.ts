@@ -12,8 +12,8 @@ import { nextRun } from '../../shared/cron/next-run.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import { BUCKET_MS } from '../../shared/metrics/buckets.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { overviewFragment } from '../../dashboard/overview.ts';
-import { agentFragment } from '../../dashboard/agent-page.ts';
+import { overviewFragment } from '../../shared/dashboard/pages/overview.ts';
+import { agentFragment } from '../../shared/dashboard/pages/agent-page.ts';
 
 const TOKEN = 'unit-dashboard-token-000000000000';
 const NOW = Date.parse('2026-03-02T10:07:00Z');

@@ -14,7 +14,7 @@ import { loadConfigFile } from '../../shared/config/load.ts';
 import { buildAgentDetail, type DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import { measuredWorkspace, workspaceFromSyncLog } from '../../shared/dashboard/workspace-view.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { agentFragment } from '../../dashboard/agent-page.ts';
+import { agentFragment } from '../../shared/dashboard/pages/agent-page.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');

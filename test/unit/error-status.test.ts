@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { handleDashboard, type DashboardDeps } from '../../dashboard/handler.ts';
+import { handleDashboard, type DashboardDeps } from '../../shared/dashboard/handler.ts';
 import { ActionRefused } from '../../shared/dashboard/actions.ts';
 import type { DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import { ClawfleetError, ConfigError, EnvelopeError } from '../../shared/errors.ts';

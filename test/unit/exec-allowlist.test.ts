@@ -2,7 +2,7 @@
 // would have interpreted and is refused, and how a program is matched against the list.
 import { describe, expect, it } from 'vitest';
 import { allowedProgram, allowlistedArgv, parseSimpleCommand } from '../../runtime-image/src/tools/exec-allowlist.ts';
-import { SANDBOX_PATH } from '../../runtime-image/src/sandbox/sandbox.ts';
+import { SANDBOX_PATH } from '../../shared/adapters/sandbox/sandbox-port.ts';
 
 const words = (text: string) => {
   const r = parseSimpleCommand(text);

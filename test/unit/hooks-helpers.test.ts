@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authenticateHook, queryStringProblem } from '../../shared/hooks/auth.ts';
-import { hookEnvelopeId, hookNameSlug, hookSessionKey, hookSessionPolicy } from '../../shared/hooks/session-key.ts';
+import { hookEnvelopeId, hookNameSlug, hookSessionKey, hookSessionPolicy } from '../../shared/hooks/hook-session.ts';
 import { renderTemplate } from '../../shared/hooks/template.ts';
 
 describe('hook templates', () => {

@@ -1,8 +1,10 @@
 // The layering DESIGN.md promises, read from the sources' import lines: the core in shared/
 // (everything but shared/adapters/) holds no AWS SDK, no SQLite, no adapter and no
 // environment; adapters implement ports and import no feature's module (cron and metrics
-// math live in shared/cron/ and shared/metrics/, never under shared/dashboard/); and no
-// product code leans on the test harness.
+// math live in shared/cron/ and shared/metrics/, never under shared/dashboard/); no product
+// code leans on the test harness; each room imports only what docs/architecture.md's picture
+// of the layers draws; infra/ is the CDK app alone; AWS is called from shared/adapters/aws/;
+// no two files share a name for different jobs; and no import cycle.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -94,7 +96,7 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
     'the hand-over of ECS’s credentials settings: one file in the runtime’s own state directory (checked to be its own and no one else’s to write), created O_EXCL and read O_NOFOLLOW; never the workspace',
   'runtime-image/src/env.ts': 'reads the launcher’s pipe by its descriptor',
   'runtime-image/src/liveness/health-file.ts': 'the container health file, a fixed path outside the workspace',
-  'runtime-image/src/path-lookup.ts': 'programs on PATH (system directories)',
+  'shared/adapters/fs/path-lookup.ts': 'programs on PATH (system directories)',
   'runtime-image/src/sandbox/sandbox-at-start.ts': 'makes the workspace root itself, before anything is in it',
   'runtime-image/src/browser/browser-install.ts': 'Chromium’s and playwright-core’s install, outside the workspace',
   'runtime-image/src/browser/agent-browser.ts':
@@ -108,17 +110,23 @@ const FS_FOR_OTHER_THINGS: Record<string, string> = {
   'runtime-image/src/openclaw/gateway-sandbox.ts': 'the OpenClaw install’s real paths for the sandbox',
   'runtime-image/src/openclaw/legacy-state.ts':
     'moves <runtime state>/openclaw/state to <workspace>/.openclaw-state: one name beneath the root, and rename(2) replaces a link there rather than following it',
-  'runtime-image/src/sandbox/bwrap-sandbox.ts': 'the system paths bubblewrap binds, and the workspace root’s real path',
-  'runtime-image/src/sandbox/host-processes.ts': '/proc reads of the host’s processes',
-  'runtime-image/src/sandbox/uid-pool-sandbox.ts': '/proc reads and the tool uids’ temporary folders outside the workspace',
-  'runtime-image/src/skills/discover.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
+  'shared/adapters/sandbox/bwrap-sandbox.ts': 'the system paths bubblewrap binds, and the workspace root’s real path',
+  'shared/adapters/sandbox/host-processes.ts': '/proc reads of the host’s processes',
+  'shared/adapters/sandbox/uid-pool-sandbox.ts': '/proc reads and the tool uids’ temporary folders outside the workspace',
+  'shared/adapters/fs/skill-discovery.ts': 'whether a program is on PATH (system directories); skill files go through beneath.ts',
   'runtime-image/src/skills/fleet-skills.ts':
     'reads the fleet’s skills folder (operator content) and unpacks a bundle into the runtime’s state; the workspace copy goes through beneath.ts',
   'runtime-image/src/workspace/bootstrap.ts': 'the image’s own template folder; the workspace goes through beneath.ts',
 };
 
 describe('workspace files', () => {
-  const scanned = [...sources('runtime-image/src'), ...sources('cli/openclaw'), ...sources('cli/workspace'), ...sources('shared/adapters/fs')];
+  const scanned = [
+    ...sources('runtime-image/src'),
+    ...sources('cli/openclaw'),
+    ...sources('cli/workspace'),
+    ...sources('shared/adapters/fs'),
+    ...sources('shared/adapters/sandbox'),
+  ];
   const usesFs = scanned.filter((f) => importsOf(f).some((i) => i === 'node:fs' || i === 'node:fs/promises' || i === 'fs' || i === 'fs/promises'));
 
   it('are reached only through shared/adapters/fs/beneath.ts: node:fs elsewhere only where the allowlist says what for', () => {
@@ -127,5 +135,196 @@ describe('workspace files', () => {
 
   it('keeps no allowlist entry a file no longer needs', () => {
     expect(Object.keys(FS_FOR_OTHER_THINGS).filter((f) => !usesFs.includes(f))).toEqual([]);
+  });
+});
+
+/** The product's files, by room: each entry point, infra/'s CDK app, the adapters and the core. */
+const ROOMS = ['scripts', 'cli', 'local', 'functions', 'runtime-image/src', 'infra', 'shared/adapters', 'shared'] as const;
+const roomOf = (file: string) => ROOMS.find((r) => file.startsWith(`${r}/`));
+const product = ROOMS.filter((r) => r !== 'shared/adapters').flatMap(sources);
+
+/** The layers as docs/architecture.md draws them ("The layers"): each room and the rooms it may import. */
+function drawnLayers(): Map<string, string[]> {
+  const doc = readFileSync('docs/architecture.md', 'utf8');
+  const block = /### The layers\n[\s\S]*?```text\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/architecture.md has no "### The layers" picture');
+  const rooms = (list: string) =>
+    list
+      .split(',')
+      .map((r) => r.trim().replace(/\/$/, ''))
+      .filter(Boolean);
+  return new Map(
+    block
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [room, below] = line.split('→');
+        return [rooms(room!)[0]!, rooms(below ?? '')] as const;
+      }),
+  );
+}
+
+/** Every import from one room into another, as "from → to" with the files that make it. */
+function crossRoomImports(): Map<string, string[]> {
+  const arrows = new Map<string, string[]>();
+  for (const file of product)
+    for (const i of importsOf(file)) {
+      const [from, to] = [roomOf(file), roomOf(i)];
+      if (from && to && from !== to) arrows.set(`${from} → ${to}`, [...(arrows.get(`${from} → ${to}`) ?? []), `${file} → ${i}`]);
+    }
+  return arrows;
+}
+
+describe('the layers drawn in docs/architecture.md', () => {
+  it('name every room, and only the rooms there are', () => {
+    expect([...drawnLayers().keys()].sort()).toEqual([...ROOMS].sort());
+  });
+
+  it('hold every import from one room into another: an arrow the picture does not draw fails', () => {
+    const drawn = drawnLayers();
+    const undrawn = [...crossRoomImports()].filter(([arrow]) => {
+      const [from, to] = arrow.split(' → ');
+      return !drawn.get(from!)?.includes(to!);
+    });
+    expect(undrawn.flatMap(([, files]) => files)).toEqual([]);
+  });
+
+  it('draw no arrow the code does not use', () => {
+    const used = new Set(crossRoomImports().keys());
+    const drawnArrows = [...drawnLayers()].flatMap(([from, below]) => below.map((to) => `${from} → ${to}`));
+    expect(drawnArrows.filter((a) => !used.has(a))).toEqual([]);
+  });
+
+  it('keep the runtime’s code to the runtime: nothing outside runtime-image/ imports runtime-image/src', () => {
+    const outside = product.filter((f) => roomOf(f) !== 'runtime-image/src');
+    expect(
+      outside.flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith('runtime-image/src/'))
+          .map((i) => `${f} → ${i}`),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('infra/', () => {
+  it('is the CDK app only: every file in it is part of what infra/bin/app.ts synthesizes', () => {
+    const infra = sources('infra');
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const i of importsOf(file)) if (i.startsWith('infra/') && infra.includes(i)) visit(i);
+    };
+    visit('infra/bin/app.ts');
+    expect(infra.length).toBeGreaterThan(20);
+    expect(infra.filter((f) => !reached.has(f))).toEqual([]);
+  });
+});
+
+/**
+ * Files outside shared/adapters/aws/ and infra/ (the CDK app) that import an AWS SDK, each with
+ * why. The SDK's commands are sent from the adapters; what is listed here either only builds a
+ * client or a credential chain for them, probes an account on purpose, or is CLI code not yet
+ * behind a port group (issue #32 item 2: those entries go as each moves into an adapter).
+ */
+const AWS_SDK_ELSEWHERE: Record<string, string> = {
+  'runtime-image/src/connection/connect-aws.ts':
+    'the runtime’s composition on AWS: builds the SQS and Secrets Manager clients its adapters take; sends no command',
+  'runtime-image/src/connection/sdk-credential-chain.ts': 'the SDK’s default credential chain, as the runtime bundle puts it in place of the SDK’s own',
+  'runtime-image/src/connection/task-credentials.ts': 'the task role’s credentials from ECS’s endpoint: a credential provider, not an AWS call',
+  'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
+  'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
+  'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
+  'cli/agents/aws-agent-records.ts':
+    'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws` (by the keys the adapters export; the registry item is written by DynamoAgentRegistry)',
+  'cli/agents/aws-agent-schedules.ts': 'not yet behind a port group: EventBridge Scheduler list, get and delete',
+  'cli/agents/aws-agent-tasks.ts': 'not yet behind a port group: ECS and CloudWatch Logs calls of `agents remove --aws`',
+  'cli/agents/aws-removal.ts': 'not yet behind a port group: CloudFormation and SQS calls of `agents remove --aws`, and the clients it builds',
+  'cli/workspace/aws-deps.ts': 'builds the clients the workspace transfer’s adapters take, and reads a task definition (ECS), not yet behind a port group',
+};
+
+describe('AWS', () => {
+  const importers = product.filter(
+    (f) => !f.startsWith('shared/adapters/aws/') && !f.startsWith('infra/') && importsOf(f).some((i) => i.startsWith('@aws-sdk/')),
+  );
+
+  it('is called through shared/adapters/aws/: an SDK import elsewhere only where the list says why', () => {
+    expect(importers.filter((f) => !(f in AWS_SDK_ELSEWHERE))).toEqual([]);
+  });
+
+  it('keeps no list entry a file no longer needs', () => {
+    expect(Object.keys(AWS_SDK_ELSEWHERE).filter((f) => !importers.includes(f))).toEqual([]);
+  });
+});
+
+/**
+ * Base names two product files share, and why that is one job in two places. Beyond these, a
+ * λ handler shares its name with the core it wires (functions/<name>.ts, shared/control/<name>.ts),
+ * and a CLI command's file is named for its command (cli/<command>.ts, loaded by cli/main.ts).
+ */
+const SHARED_NAMES: Record<string, string> = {
+  'main.ts': 'a program’s entry point: the CLI’s and the runtime’s',
+  'dashboard.ts': 'the dashboard served over a composition’s own adapters: by local mode’s server and by λ dashboard',
+  'operator-alarms.ts': 'the operator’s alarms: judged by local mode after each health tick, and made CloudWatch alarms by the CDK app',
+  'auth.ts': 'who may call a room’s door: the hooks’ bearer tokens (shared/hooks/) and the dashboard’s sign-in (shared/dashboard/)',
+  'others-words.ts': 'other people’s words in a message: read out of a Telegram update (shared/telegram/) and framed for the model (the runtime)',
+  'session-stats.ts': 'a session’s figures after a turn: the protocol’s field (shared/protocol/) and the runtime’s measure of it',
+};
+
+describe('file names', () => {
+  const commands = [...readFileSync('cli/main.ts', 'utf8').matchAll(/import\('\.\/([a-z-]+\.ts)'\)/g)].map((m) => `cli/${m[1]}`);
+  const byName = new Map<string, string[]>();
+  for (const f of product) byName.set(f.split('/').pop()!, [...(byName.get(f.split('/').pop()!) ?? []), f]);
+  const handlerAndCore = (files: string[]) =>
+    files.length === 2 && files.every((f) => /^(functions|shared\/control)\/[^/]+$/.test(f)) && files[0]!.split('/')[0] !== files[1]!.split('/')[0];
+  const repeated = [...byName].filter(([, files]) => files.length > 1);
+
+  it('are not shared by two files doing different jobs', () => {
+    const unexplained = repeated.filter(
+      ([name, files]) => !(name in SHARED_NAMES) && !handlerAndCore(files) && files.filter((f) => !commands.includes(f)).length > 1,
+    );
+    expect(commands.length).toBeGreaterThan(10);
+    expect(unexplained.map(([, files]) => files.join(' and '))).toEqual([]);
+  });
+
+  it('keep no shared-name entry that no two files share any more', () => {
+    expect(Object.keys(SHARED_NAMES).filter((name) => (byName.get(name)?.length ?? 0) < 2)).toEqual([]);
+  });
+});
+
+/** What a file imports at run time: an import of types alone is erased by the build. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+    .replace(/^(?:import|export) type [^;]*;/gm, '')
+    .replace(/^import \{([^}]*)\} from '[^']*';/gm, (line, names: string) =>
+      names.split(',').every((n) => !n.trim() || n.trim().startsWith('type ')) ? '' : line,
+    );
+  const specs = [...text.matchAll(/(?:^|\s)(?:import|export)\s[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm)].map((m) => (m[1] ?? m[2])!);
+  return specs
+    .filter((s) => s.startsWith('.'))
+    .map((s) =>
+      relative('.', normalize(join(dirname(file), s)))
+        .split(sep)
+        .join('/'),
+    );
+}
+
+describe('imports', () => {
+  it('form no cycle: no module loads, through others, a module that loads it', () => {
+    const all = [...product, ...sources('shared/adapters')];
+    const graph = new Map(all.map((f) => [f, valueImportsOf(f).filter((i) => all.includes(i))]));
+    const cycles: string[] = [];
+    const done = new Set<string>();
+    const visit = (file: string, path: string[]) => {
+      const at = path.indexOf(file);
+      if (at >= 0) return void cycles.push([...path.slice(at), file].join(' → '));
+      if (done.has(file)) return;
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      done.add(file);
+    };
+    for (const file of all) visit(file, []);
+    expect(all.length).toBeGreaterThan(300);
+    expect(cycles).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@
 // state-entries fixture, made by OpenClaw itself).
 import { describe, expect, it } from 'vitest';
 import { mapSessionKey } from '../../cli/openclaw/session-keys.ts';
-import { convertTranscript } from '../../cli/openclaw/transcript.ts';
-import { historyOf, turnMessages, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
+import { convertTranscript } from '../../cli/openclaw/openclaw-transcript.ts';
+import { historyOf, turnMessages } from '../../runtime-image/src/session/transcript-store.ts';
+import type { TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 
 describe('OpenClaw session keys in clawfleet', () => {
   const map = (key: string, raw = 'mara', id = 'mara', accounts = new Map<string, string>()) => mapSessionKey(key, raw, id, accounts);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { crossOriginWrite, hostAllowed, parseAllowedHost, parseHostHeader, type RequestSource } from '../../shared/http/request-origin.ts';
 import type { DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { handleDashboard } from '../../dashboard/handler.ts';
+import { handleDashboard } from '../../shared/dashboard/handler.ts';
 
 describe('the Host header', () => {
   const allowed = new Set(['fleet.example.ts.net']);

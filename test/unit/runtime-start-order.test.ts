@@ -15,8 +15,8 @@ import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
-import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
-import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
+import type { SandboxChoice } from '../../shared/adapters/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../../shared/adapters/sandbox/no-sandbox.ts';
 import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox/sandbox-at-start.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

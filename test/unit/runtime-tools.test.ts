@@ -13,7 +13,7 @@ import { fileTools } from '../../runtime-image/src/tools/file-tools.ts';
 import { memoryTools } from '../../runtime-image/src/tools/memory-tools.ts';
 import { requestTools } from '../../runtime-image/src/tools/request-tools.ts';
 import type { AgentTool, ToolCallContext, ToolResult } from '../../runtime-image/src/tools/tool.ts';
-import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
+import { toolAllowed } from '../../shared/tools/tool-policy.ts';
 import { webFetchTool } from '../../runtime-image/src/tools/web-fetch.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';

@@ -13,8 +13,8 @@ import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
-import type { SandboxChoice } from '../../runtime-image/src/sandbox/choose-sandbox.ts';
-import { Unsandboxed } from '../../runtime-image/src/sandbox/no-sandbox.ts';
+import type { SandboxChoice } from '../../shared/adapters/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../../shared/adapters/sandbox/no-sandbox.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSecretValues } from '../../infra/secrets.ts';
+import { parseSecretValues } from '../../shared/secrets/secret-target.ts';
 import { FileSecretStore } from '../../local/secrets-file.ts';
 import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { parseConfig } from '../../shared/config/load.ts';

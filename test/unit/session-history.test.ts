@@ -2,7 +2,8 @@
 // `from`): what a turn that appends a record works out without reading its transcript again
 // must be what a fresh read of the whole transcript would give.
 import { describe, expect, it } from 'vitest';
-import { historyOf, type TranscriptEntry } from '../../runtime-image/src/session/transcript-store.ts';
+import { historyOf } from '../../runtime-image/src/session/transcript-store.ts';
+import type { TranscriptEntry } from '../../shared/workspace/transcript-entry.ts';
 
 const turn = (n: number, extra: object = {}): TranscriptEntry => ({ inboundId: `tg.fran.${n}`, ts: n, input: `message ${n}`, reply: `answer ${n}`, ...extra });
 

@@ -18,9 +18,9 @@ import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/ki
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { agentSkills, agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
-import { discoverSkills, pathHost, type SkillHost } from '../../runtime-image/src/skills/discover.ts';
+import { discoverSkills, pathHost, type SkillHost } from '../../shared/adapters/fs/skill-discovery.ts';
 import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
-import { parseSkillFile } from '../../runtime-image/src/skills/skill-file.ts';
+import { parseSkillFile } from '../../shared/skills/skill-file.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const skillMd = (front: string, body = 'Do the thing.') => `---\n${front}\n---\n\n# Instructions\n${body}\n`;

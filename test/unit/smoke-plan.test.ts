@@ -7,8 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { DEFAULT_SMOKE_MODEL, runCost, smokeConfig, smokeFleetName, teardownList } from '../../scripts/smoke/plan.ts';
-import { runTeardown } from '../../scripts/smoke/teardown.ts';
+import { DEFAULT_SMOKE_MODEL, runCost, smokeConfig, smokeFleetName, teardownList } from '../../scripts/smoke/smoke-plan.ts';
+import { runTeardown } from '../../scripts/smoke/smoke-teardown.ts';
 import { smokePlanText } from '../../scripts/smoke-aws.ts';
 
 describe('the smoke test’s plan', () => {

@@ -7,7 +7,7 @@ import type { Message } from '@mariozechner/pi-ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { hookEnvelopeId } from '../../shared/hooks/session-key.ts';
+import { hookEnvelopeId } from '../../shared/hooks/hook-session.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';

@@ -9,7 +9,7 @@ import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import type { Logger } from '../../../shared/log.ts';
 import type { FetchPolicy, Resolve } from '../net/fetch-guard.ts';
-import { baseSandboxEnv, type Sandbox, type SandboxLease } from '../sandbox/sandbox.ts';
+import { baseSandboxEnv, type Sandbox, type SandboxLease } from '../../../shared/adapters/sandbox/sandbox-port.ts';
 import { startGuardProxy, type GuardProxy } from './guard-proxy.ts';
 
 export interface AgentBrowserOptions {

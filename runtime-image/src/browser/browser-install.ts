@@ -7,9 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** Where the runtime image's browser variant has Chromium (Debian's package). */
-export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+import { DEFAULT_CHROMIUM } from '../../../shared/runtime-limits.ts';
 
 export type BrowserInstall = { executablePath: string; playwrightCore: string } | { missing: string };
 

@@ -2,7 +2,7 @@
 // reaches the model between markers it cannot forge: each block's markers carry a random
 // id, and anything inside that looks like a marker (in any case, spacing, look-alike or
 // invisible characters) is replaced first. The system prompt says what the markers mean.
-import { randomHex } from '../lazy-crypto.ts';
+import { randomHex } from '../../../shared/lazy-crypto.ts';
 
 export type UntrustedSource = 'web_fetch' | 'web_search' | 'browser' | 'mcp' | 'hook';
 

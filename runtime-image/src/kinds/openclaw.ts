@@ -21,7 +21,7 @@ import { waitingBeats } from '../liveness/waiting-beats.ts';
 import type { GatewayClient } from '../openclaw/gateway-client.ts';
 import { checkPinnedInstall, startManagedGateway, type OpenclawInstallPaths } from '../openclaw/gateway-process.ts';
 import { localGatewaySandbox, mcpServerReadOnly, sandboxedInstall } from '../openclaw/gateway-sandbox.ts';
-import type { BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
+import type { BwrapSandbox } from '../../../shared/adapters/sandbox/bwrap-sandbox.ts';
 import { GatewaySupervisor } from '../openclaw/gateway-supervisor.ts';
 import { moveLegacyState } from '../openclaw/legacy-state.ts';
 import { downNoLongerThan, keepHealthFile } from '../liveness/health-file.ts';

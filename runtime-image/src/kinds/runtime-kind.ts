@@ -6,7 +6,7 @@ import type { Clock } from '../../../shared/ports.ts';
 import type { RuntimeConnection } from '../connection/connection.ts';
 import type { RuntimeEnv } from '../env.ts';
 import type { ModelClient } from '../model/model.ts';
-import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
+import type { SandboxChoice } from '../../../shared/adapters/sandbox/choose-sandbox.ts';
 
 export const RUNTIME_VERSION = '0.2.0';
 

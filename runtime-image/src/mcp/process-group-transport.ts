@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Sandbox, SandboxLease } from '../sandbox/sandbox.ts';
+import type { Sandbox, SandboxLease } from '../../../shared/adapters/sandbox/sandbox-port.ts';
 
 export interface ProcessGroupSpec {
   command: string;

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 
 const DIR = join('.clawfleet', 'openclaw-answers');
 const MAX_BYTES = 512 * 1024;

@@ -21,7 +21,7 @@
 // where a transcriber is configured — the gateway is sent text only, never an image.
 import { errorFields, processRedactor, type Logger } from '../../../shared/log.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 import { MEDIA_WORDS, mediaInput, type MediaInputDeps } from '../media/media-input.ts';
 import type { SecretMasker } from '../secrets/secret-mask.ts';
 import { endedTurn, sendAnswer, sendStatus, setAsideReason, SHOW_WORK_AFTER_MS, type TurnOutcome } from '../turn/turn-answer.ts';
@@ -150,7 +150,6 @@ export async function bridgeTurn(req: TurnRequest, deps: BridgeDeps, signal: Abo
           log.warn('the gateway ended the run without text; asking again', { tries: ++tries });
           resubmits++;
           end = undefined;
-          continue;
         }
       } catch (err) {
         end = undefined;

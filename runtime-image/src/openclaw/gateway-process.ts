@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { OPENCLAW_VERSION } from '../../../shared/config/openclaw-release.ts';
 import { ClawfleetError } from '../../../shared/errors.ts';
 import { processRedactor, type Logger } from '../../../shared/log.ts';
-import type { Sandbox, SandboxLease } from '../sandbox/sandbox.ts';
+import type { Sandbox, SandboxLease } from '../../../shared/adapters/sandbox/sandbox-port.ts';
 import { gatewayConfig, type GatewayConfigInputs } from './gateway-config.ts';
 
 /**

@@ -1,6 +1,6 @@
 // Where a managed OpenClaw gateway runs in local mode (`npm start`): inside the same
-// bubblewrap sandbox native's exec gets (sandbox/bwrap-sandbox.ts), since everything the
-// gateway runs for the agent (OpenClaw's exec, read, write) runs as the gateway. It sees the
+// bubblewrap sandbox native's exec gets (shared/adapters/sandbox/bwrap-sandbox.ts), since
+// everything the gateway runs for the agent (OpenClaw's exec, read, write) runs as the gateway. It sees the
 // system read-only, its Node 24 and OpenClaw install read-only, its own workspace and its own
 // directory (config, home, logs) writable, and nothing else of the host: not the fleet's
 // secrets file, the state directory (state.db, other agents' workspaces and runtime state),
@@ -10,8 +10,8 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { ClawfleetError } from '../../../shared/errors.ts';
-import { findBwrap, inside, probeBwrap, realOrUndefined, type BwrapSandbox } from '../sandbox/bwrap-sandbox.ts';
-import type { SandboxSettings } from '../sandbox/choose-sandbox.ts';
+import { findBwrap, inside, probeBwrap, realOrUndefined, type BwrapSandbox } from '../../../shared/adapters/sandbox/bwrap-sandbox.ts';
+import type { SandboxSettings } from '../../../shared/adapters/sandbox/choose-sandbox.ts';
 import type { OpenclawInstallPaths } from './gateway-process.ts';
 
 const INSTALL_HINT =

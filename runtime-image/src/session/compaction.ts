@@ -7,7 +7,8 @@ import type { Message } from '@mariozechner/pi-ai';
 import type { Logger } from '../../../shared/log.ts';
 import type { Clock } from '../../../shared/ports.ts';
 import { textOf, type CallContext, type ModelClient } from '../model/model.ts';
-import { turnMessages, type SessionHistory, type TranscriptStore, type TurnRecord } from './transcript-store.ts';
+import { turnMessages, type SessionHistory, type TranscriptStore } from './transcript-store.ts';
+import type { TurnRecord } from '../../../shared/workspace/transcript-entry.ts';
 import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
 
 export interface CompactionDeps {

@@ -5,7 +5,8 @@ import type { Message } from '@mariozechner/pi-ai';
 import type { SessionStats } from '../../../shared/protocol/envelopes.ts';
 import { estimateTokens, historyMessages } from './compaction.ts';
 import type { ModelClient } from '../model/model.ts';
-import type { SessionHistory, TranscriptEntry } from './transcript-store.ts';
+import type { SessionHistory } from './transcript-store.ts';
+import type { TranscriptEntry } from '../../../shared/workspace/transcript-entry.ts';
 
 export interface SessionStatsInput {
   /** The session's transcript entries, the turn just recorded included. */

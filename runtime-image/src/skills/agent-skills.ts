@@ -4,11 +4,10 @@
 // listing and a stat per skill and a skill the agent or its user adds or edits is offered from
 // the next turn on. Each skill left out is logged once with its reason, not at every turn.
 import type { Logger } from '../../../shared/log.ts';
-import { discoverSkills, type OfferedSkill, type SkillDiscovery, type SkillHost, type SkillSource } from './discover.ts';
+import { discoverSkills, type OfferedSkill, type SkillDiscovery, type SkillHost, type SkillSource } from '../../../shared/adapters/fs/skill-discovery.ts';
+import { WORKSPACE_SKILLS_DIR } from '../../../shared/workspace/workspace-paths.ts';
 import { FLEET_SKILLS_DIR } from './fleet-skills.ts';
 import { skillsFingerprint } from './skills-fingerprint.ts';
-
-export const WORKSPACE_SKILLS_DIR = 'skills';
 
 /** The sources of an agent's skills in precedence order, both inside its workspace. */
 export function agentSkillSources(workspace: string): SkillSource[] {

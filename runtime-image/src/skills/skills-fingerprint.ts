@@ -3,7 +3,7 @@
 // place changes its ctime (which no write can leave as it was), a skill added or removed changes
 // a listing; anything else (a script beside it) is read by the model when it uses the skill.
 import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
-import type { SkillSource } from './discover.ts';
+import type { SkillSource } from '../../../shared/adapters/fs/skill-discovery.ts';
 
 export function skillsFingerprint(sources: readonly SkillSource[]): string {
   const parts: string[] = [];

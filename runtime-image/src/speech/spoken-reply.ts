@@ -9,7 +9,7 @@ import { errorFields, type Logger } from '../../../shared/log.ts';
 import { outboundMediaKey } from '../../../shared/media/media-ref.ts';
 import type { MediaStore } from '../../../shared/ports.ts';
 import type { VoiceRef } from '../../../shared/protocol/envelopes.ts';
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 import type { SecretMasker } from '../secrets/secret-mask.ts';
 import type { SessionHistory } from '../session/transcript-store.ts';
 import type { TurnRequest } from '../turn/turn-request.ts';

@@ -2,7 +2,8 @@
 // on|off|default`), kept in the transcript as /model and /think are, until the next /voice or
 // /new. What the command answers and records; the turn appends and sends it like theirs.
 import type { TtsAuto } from '../../../shared/config/tts.ts';
-import type { SessionHistory, TurnRecord } from '../session/transcript-store.ts';
+import type { SessionHistory } from '../session/transcript-store.ts';
+import type { TurnRecord } from '../../../shared/workspace/transcript-entry.ts';
 
 const AUTO_WORDS: Record<TtsAuto, string> = {
   off: 'off (only sessions that say /voice on)',

@@ -4,7 +4,7 @@
 // directly (no shell), so what was checked is exactly what runs. Anything this parser
 // cannot read plainly is refused rather than guessed at.
 import { basename } from 'node:path';
-import { findOnPath, isExecutableFile } from '../path-lookup.ts';
+import { findOnPath, isExecutableFile } from '../../../shared/adapters/fs/path-lookup.ts';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -5,9 +5,9 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { ExecPolicy } from '../../../shared/config/schema.ts';
-import type { SandboxChoice } from '../sandbox/choose-sandbox.ts';
-import { Unsandboxed } from '../sandbox/no-sandbox.ts';
-import { baseSandboxEnv, type Sandbox } from '../sandbox/sandbox.ts';
+import type { SandboxChoice } from '../../../shared/adapters/sandbox/choose-sandbox.ts';
+import { Unsandboxed } from '../../../shared/adapters/sandbox/no-sandbox.ts';
+import { baseSandboxEnv, type Sandbox } from '../../../shared/adapters/sandbox/sandbox-port.ts';
 import { allowlistedArgv } from './exec-allowlist.ts';
 import { defineTool, type AgentTool } from './tool.ts';
 

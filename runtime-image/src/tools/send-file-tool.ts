@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { OUTBOUND_FILE_KINDS, outboundMediaKey, TELEGRAM_UPLOAD_LIMIT_BYTES, type OutboundFileKind } from '../../../shared/media/media-ref.ts';
 import { formatBytes } from '../../../shared/format-bytes.ts';
 import type { Clock, MediaStore } from '../../../shared/ports.ts';
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 import { defineTool, type AgentTool } from './tool.ts';
 
 /** Telegram sends a photo up to 10 MB as a photo; a larger image goes as a document. */

@@ -1,6 +1,6 @@
 // Ids of the envelopes a turn sends, derived from its inbound envelope id, so that a turn
 // redone after a crash sends the same ids and the outbox's deduplication absorbs repeats.
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 
 const MAX_ID = 128;
 

@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION } from '../../../shared/protocol/envelopes.ts';
 import { replyId } from '../../../shared/protocol/ids.ts';
 import type { Clock, Outbox } from '../../../shared/ports.ts';
 import { derivedId } from './envelope-ids.ts';
-import type { TurnRecord } from '../session/transcript-store.ts';
+import type { TurnRecord } from '../../../shared/workspace/transcript-entry.ts';
 import type { TurnRequest } from './turn-request.ts';
 
 /** replied/resent/silent/failed: done, delete the message. aborted: shutdown, release it. */

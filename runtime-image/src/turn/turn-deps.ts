@@ -5,7 +5,7 @@ import type { Clock, Outbox } from '../../../shared/ports.ts';
 import type { MediaInputDeps } from '../media/media-input.ts';
 import type { ModelClient } from '../model/model.ts';
 import type { SecretMasker } from '../secrets/secret-mask.ts';
-import type { OfferedSkill } from '../skills/discover.ts';
+import type { OfferedSkill } from '../../../shared/adapters/fs/skill-discovery.ts';
 import type { Speaker } from '../speech/spoken-reply.ts';
 import type { AgentTool } from '../tools/tool.ts';
 import type { TranscriptStore } from '../session/transcript-store.ts';

@@ -67,7 +67,7 @@ function messageInput(e: Extract<Work, { kind: 'message' }>): { input: string; o
 
 /**
  * Envelopes the control plane made from an HTTP hook call: hooks.ts names them
- * `hook.<…>` (shared/hooks/session-key.ts hookEnvelopeId), and a message from a hook says
+ * `hook.<…>` (shared/hooks/hook-session.ts hookEnvelopeId), and a message from a hook says
  * so in its sender. The wake hook's system_event has no sender, only the id.
  */
 export function cameThroughHook(e: Work): boolean {

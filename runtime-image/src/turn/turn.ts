@@ -6,7 +6,8 @@
 // for the model (model-turn.ts) — is decided here.
 import { WorkspacePathError } from '../../../shared/adapters/fs/beneath.ts';
 import type { Logger } from '../../../shared/log.ts';
-import { historyOf, type SessionRead, type TranscriptEntry, type TurnRecord } from '../session/transcript-store.ts';
+import { historyOf, type SessionRead } from '../session/transcript-store.ts';
+import type { TranscriptEntry, TurnRecord } from '../../../shared/workspace/transcript-entry.ts';
 import { sendAnswer, sendStatus, setAsideReason, type TurnOutcome } from './turn-answer.ts';
 import { commandTurn } from './turn-commands.ts';
 import type { TurnDeps } from './turn-deps.ts';

@@ -8,7 +8,7 @@
 // receive count still bounds every message.
 import { join } from 'node:path';
 import { WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
-import { sha256Hex } from '../lazy-crypto.ts';
+import { sha256Hex } from '../../../shared/lazy-crypto.ts';
 
 const DIR = join('.clawfleet', 'attempts');
 

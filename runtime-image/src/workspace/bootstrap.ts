@@ -5,10 +5,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMissing, WorkspaceDir, WorkspacePathError } from '../../../shared/adapters/fs/beneath.ts';
-import type { OfferedSkill } from '../skills/discover.ts';
+import type { OfferedSkill } from '../../../shared/adapters/fs/skill-discovery.ts';
 import { UNTRUSTED_CONTENT_RULE } from '../framing/untrusted-content.ts';
+import { BOOTSTRAP_FILES } from '../../../shared/workspace/workspace-paths.ts';
 
-export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md', 'HEARTBEAT.md', 'MEMORY.md'] as const;
 const MAX_FILE_CHARS = 20_000;
 /** Bytes read of each bootstrap file: enough for MAX_FILE_CHARS of any UTF-8 text. */
 const MAX_FILE_BYTES = MAX_FILE_CHARS * 4 + 4;
@@ -91,7 +91,7 @@ export interface PromptInput {
   summary?: string | undefined;
   /** What kind of input this turn answers, when not a user message. */
   situation?: string | undefined;
-  /** The skills the agent is offered this turn (skills/discover.ts). */
+  /** The skills the agent is offered this turn (shared/adapters/fs/skill-discovery.ts). */
   skills?: readonly OfferedSkill[] | undefined;
 }
 

@@ -1,7 +1,8 @@
-// The fleet's CloudFormation stacks as `clawfleet destroy` handles them: their state, the
-// resources their templates keep on purpose (DeletionPolicy Retain) with their physical ids,
-// the secrets in them and whether the stack deletes them, termination protection, and the
-// delete itself — always by name (an emulator ignores a DeleteStack by id).
+// The fleet's CloudFormation stacks as the CLI handles them: their state and outputs (what
+// `clawfleet deploy` reads), and for `clawfleet destroy` the resources their templates keep on
+// purpose (DeletionPolicy Retain) with their physical ids, the secrets in them and whether the
+// stack deletes them, termination protection, and the delete itself — always by name (an
+// emulator ignores a DeleteStack by id).
 import {
   CloudFormationClient,
   DeleteStackCommand,

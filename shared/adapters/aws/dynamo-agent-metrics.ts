@@ -8,7 +8,9 @@ import { BatchGetCommand, UpdateCommand, type BatchGetCommandOutput, type Dynamo
 import { BUCKET_MS, bucketStart, METRICS_RETENTION_MS, TURNS_PER_BUCKET } from '../../metrics/buckets.ts';
 import type { ActivityBucket, AgentMetrics, TurnEvent } from '../../ports.ts';
 
-const key = (agentId: string, start: number) => ({ pk: `metrics:${agentId}:${start}` });
+/** The prefix of every metrics item's key of one agent (`clawfleet agents remove --aws` deletes them by it). */
+export const agentMetricsKeyPrefix = (agentId: string) => `metrics:${agentId}:`;
+const key = (agentId: string, start: number) => ({ pk: `${agentMetricsKeyPrefix(agentId)}${start}` });
 const ttlSeconds = (start: number) => Math.floor((start + BUCKET_MS + METRICS_RETENTION_MS) / 1000);
 const BATCH_GET_MAX = 100;
 

@@ -4,8 +4,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AgentRecord, AgentRegistry, AgentState, McpServerState, TransitionGuard } from '../../ports.ts';
 
-/** The registry table's key of an agent's item. */
-export const agentRegistryKey = (agentId: string) => `agent:${agentId}`;
+/** The registry table's key of an agent's item, and the prefix every such key has. */
+export const AGENT_KEY_PREFIX = 'agent:';
+export const agentRegistryKey = (agentId: string) => `${AGENT_KEY_PREFIX}${agentId}`;
 const key = (agentId: string) => ({ pk: agentRegistryKey(agentId) });
 
 export class DynamoAgentRegistry implements AgentRegistry {
@@ -124,5 +125,30 @@ export class DynamoAgentRegistry implements AgentRegistry {
         ExpressionAttributeValues: { ':error': error.slice(0, 1000), ':now': now, ':agent': agentId },
       }),
     );
+  }
+}
+
+/**
+ * Asleep, where the agent has an item at all (`clawfleet agents remove --aws` before it stops
+ * the agent's service: the health tick leaves a sleeping agent without work alone). False when
+ * there is no item; whatever state it was in, it is asleep afterwards. A function beside the
+ * registry rather than a method of it, so the Lambda bundles, which never call it, leave it out.
+ */
+export async function markAgentAsleep(db: DynamoDBDocumentClient, table: string, agentId: string, now: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: key(agentId),
+        UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':asleep': 'asleep', ':now': now },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
   }
 }

@@ -111,15 +111,27 @@ export class DynamoPairingStore implements PairingStore {
   }
 
   async listPending(now: number): Promise<PairingRecord[]> {
+    return this.scanPairings('#status = :pending AND expiresAtMs > :now', { ':pending': 'pending', ':now': now }, false);
+  }
+
+  /** Every sender approved to talk to a bot (they do not lapse): what `clawfleet destroy` keeps. */
+  async listApproved(): Promise<PairingRecord[]> {
+    const approved = await this.scanPairings('#status = :approved', { ':approved': 'approved' }, true);
+    return approved.sort((a, b) => `${a.accountId}:${a.peerId}`.localeCompare(`${b.accountId}:${b.peerId}`));
+  }
+
+  /** Every page of the pairing items (`pairing:…`) whose status passes the filter. */
+  private async scanPairings(statusFilter: string, values: Record<string, unknown>, consistentRead: boolean): Promise<PairingRecord[]> {
     const out: PairingRecord[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.db.send(
         new ScanCommand({
           TableName: this.table,
-          FilterExpression: 'begins_with(pk, :prefix) AND #status = :pending AND expiresAtMs > :now',
+          FilterExpression: `begins_with(pk, :prefix) AND ${statusFilter}`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':prefix': 'pairing:', ':pending': 'pending', ':now': now },
+          ExpressionAttributeValues: { ':prefix': 'pairing:', ...values },
+          ...(consistentRead ? { ConsistentRead: true } : {}),
           ExclusiveStartKey,
         }),
       );
@@ -127,27 +139,6 @@ export class DynamoPairingStore implements PairingStore {
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return out;
-  }
-
-  /** Every sender approved to talk to a bot (they do not lapse): what `clawfleet destroy` keeps. */
-  async listApproved(): Promise<PairingRecord[]> {
-    const out: PairingRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.table,
-          FilterExpression: 'begins_with(pk, :prefix) AND #status = :approved',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':prefix': 'pairing:', ':approved': 'approved' },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      out.push(...(page.Items ?? []).map(fromItem));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return out.sort((a, b) => `${a.accountId}:${a.peerId}`.localeCompare(`${b.accountId}:${b.peerId}`));
   }
 
   private async freeSlot(accountId: string, slot: number, peerId: string): Promise<void> {

@@ -4,6 +4,9 @@
 import { DescribeServicesCommand, UpdateServiceCommand, type ECSClient, type Service } from '@aws-sdk/client-ecs';
 import { agentServiceName, clusterName } from '../../config/names.ts';
 
+/** One agent's service as ECS describes it. */
+export type AgentService = Service;
+
 /** DescribeServices takes at most 10 services a call. */
 const DESCRIBE_BATCH = 10;
 

@@ -1,6 +1,6 @@
 // Agents' own cron jobs on AWS: the scheduler port group, in a file of its own because it loads
 // its SDK client with import(), and esbuild gives every bundle that imports this file that
-// chunk: only λ outbox (through functions/agent-schedules.ts) does.
+// chunk: only λ outbox (through functions/agent-schedule-ports.ts) does.
 import { scheduleGroupName } from '../../config/names.ts';
 import type { PortFactories } from '../../control/control-plane.ts';
 import type { CronScheduler } from '../../ports.ts';

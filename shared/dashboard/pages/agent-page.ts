@@ -3,9 +3,9 @@
 // and last push or pull. In local mode the chat box (chat-box.ts) comes right under the
 // head, where a laptop's or a phone's first screen shows it, between the two live parts,
 // so a refresh never interrupts typing.
-import type { TurnEvent } from '../shared/ports.ts';
-import type { AgentDetail, WorkspaceView } from '../shared/dashboard/view.ts';
-import { formatBytes } from '../shared/format-bytes.ts';
+import type { TurnEvent } from '../../ports.ts';
+import type { AgentDetail, WorkspaceView } from '../view.ts';
+import { formatBytes } from '../../format-bytes.ts';
 import { activityChart, queueChart } from './charts.ts';
 import { ago, duration, isoTime, profileLabel, spendLabel, until } from './format.ts';
 import { html, type Html } from './html.ts';

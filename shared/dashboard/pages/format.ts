@@ -1,5 +1,5 @@
 // How times, durations and sizes read on the dashboard: short, relative, and exact on hover.
-import type { AgentSummary } from '../shared/dashboard/view.ts';
+import type { AgentSummary } from '../view.ts';
 
 export function ago(at: number | undefined, now: number): string {
   if (!at) return 'never';

@@ -3,7 +3,7 @@
 // (the container), else none — and then says why, so exec stays off and the operator
 // sees the reason in the heartbeat's warnings.
 import { findBwrap, probeBwrap } from './bwrap-sandbox.ts';
-import type { Sandbox } from './sandbox.ts';
+import type { Sandbox } from './sandbox-port.ts';
 import { probeUidPool } from './uid-pool-sandbox.ts';
 
 /** How the runtime was told to sandbox (CLAWFLEET_SANDBOX and friends, read in env.ts). */

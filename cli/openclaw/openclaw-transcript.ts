@@ -7,7 +7,7 @@
 // results included) when they pass clawfleet's schema and form a finished exchange;
 // otherwise it keeps its text (what was asked, what was answered). Pure: no I/O.
 import { z } from 'zod';
-import { EntrySchema, MessageSchema, type TranscriptEntry, type TurnRecord } from '../../runtime-image/src/session/transcript-store.ts';
+import { EntrySchema, MessageSchema, type TranscriptEntry, type TurnRecord } from '../../shared/workspace/transcript-entry.ts';
 
 const TreeEntry = z.looseObject({ type: z.string(), id: z.string().min(1), parentId: z.string().nullish(), timestamp: z.string().optional() });
 const MessageEntry = z.looseObject({ type: z.literal('message'), message: z.looseObject({ role: z.string() }) });

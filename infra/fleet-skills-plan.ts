@@ -1,9 +1,9 @@
 // The fleet's skills on AWS (#19): for each agent, the skill folders of the skills/ folder
 // beside the config that its allow list admits, packed into one bundle
 // (shared/config/fleet-skills-bundle.ts) that its stack ships as a CDK file asset and its task
-// role alone may read. Admission is decided as the runtime decides it (discover.ts: a
-// SKILL.md's name, else its folder's, the first folder of a name winning, against
-// agents.list[].skills); requirements are the runtime's to check, on its own PATH. What cannot
+// role alone may read. Admission is decided as the runtime decides it
+// (shared/adapters/fs/skill-discovery.ts: a SKILL.md's name, else its folder's, the first
+// folder of a name winning, against agents.list[].skills); requirements are the runtime's to check, on its own PATH. What cannot
 // be shipped as it is refuses the synth, all at once: a link that leads out of the folder, a
 // name no file system path should hold, a limit passed.
 import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { resolveAgent } from '../shared/config/resolve.ts';
 import { DEFAULT_RUNTIME_KIND } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import type { ConfigIssue } from '../shared/errors.ts';
-import { parseSkillFile } from '../runtime-image/src/skills/skill-file.ts';
+import { parseSkillFile } from '../shared/skills/skill-file.ts';
 
 export interface AgentFleetSkills {
   /** The packed bundle; undefined when the allow list admits none of the fleet's skills. */

@@ -1,29 +1,10 @@
 // Filling the secrets the stacks create without values. Values come from the caller
-// (the set-secret script reads them from stdin), go straight to PutSecretValue, and are
+// (the set-secret script and clawfleet deploy), go straight to PutSecretValue, and are
 // never logged, echoed or put in an error: results and errors name keys only.
 import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { agentSecretName, dashboardSecretName, hooksSecretName, telegramSecretName } from '../shared/config/names.ts';
-import { ClawfleetError } from '../shared/errors.ts';
-import { issuesText, parseJsonAs } from '../shared/json.ts';
-import { SecretValuesSchema } from '../shared/secrets/secret-values.ts';
-
-/** `telegram` (its first secret: telegram-secrets.ts says which holds a token beyond 400 bots), `hooks`, `dashboard`, `agent:<id>` or a full secret name. */
-export function secretIdFor(fleet: string, target: string): string {
-  if (target === 'telegram') return telegramSecretName(fleet);
-  if (target === 'hooks') return hooksSecretName(fleet);
-  if (target === 'dashboard') return dashboardSecretName(fleet);
-  if (target.startsWith('agent:')) return agentSecretName(fleet, target.slice('agent:'.length));
-  if (target.startsWith(`clawfleet/${fleet}/`)) return target;
-  throw new ClawfleetError('SECRET_TARGET_UNKNOWN', `"${target}" is not telegram, hooks, dashboard, agent:<id> or a clawfleet/${fleet}/... secret name`);
-}
-
-/** Parses a JSON object of named string values; the error never quotes the input. */
-export function parseSecretValues(text: string): Record<string, string> {
-  const parsed = parseJsonAs(SecretValuesSchema, text);
-  if (parsed.ok) return parsed.value;
-  if (parsed.notJson) throw new ClawfleetError('SECRET_VALUES_INVALID', 'stdin is not a JSON object (expected {"NAME": "value", ...})');
-  throw new ClawfleetError('SECRET_VALUES_INVALID', `stdin is not an object of named string values: ${issuesText(parsed.issues)}`);
-}
+import { ClawfleetError } from '../../errors.ts';
+import { SecretValuesSchema } from '../../secrets/secret-values.ts';
+import { parseSecretValues } from '../../secrets/secret-target.ts';
 
 export interface PutSecretResult {
   secretId: string;

@@ -1,17 +1,17 @@
 // After `cdk deploy` and setting the Telegram secret: points every bot of the fleet at
 // the deployed webhook.
-//   npx tsx infra/scripts/register-webhooks.ts [--config clawfleet.json] [--url <TelegramWebhookUrl>]
+//   npx tsx scripts/register-webhooks.ts [--config clawfleet.json] [--url <TelegramWebhookUrl>]
 // Without --url, the URL is read from the outputs file `cdk deploy --outputs-file
 // cdk-outputs.json` wrote (--outputs-file to name another).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SecretsManagerStore } from '../../shared/adapters/aws/secrets-manager-store.ts';
-import { loadConfigFile } from '../../shared/config/load.ts';
-import { controlPlaneStackName } from '../../shared/config/names.ts';
-import { readTelegramTokens, telegramSecretOf } from '../../shared/secrets/telegram-secrets.ts';
-import { registerWebhooks } from '../webhooks.ts';
+import { secretsManagerClient } from '../shared/adapters/aws/clients.ts';
+import { SecretsManagerStore } from '../shared/adapters/aws/secrets-manager-store.ts';
+import { loadConfigFile } from '../shared/config/load.ts';
+import { controlPlaneStackName } from '../shared/config/names.ts';
+import { readTelegramTokens, telegramSecretOf } from '../shared/secrets/telegram-secrets.ts';
+import { registerWebhooks } from '../cli/deploy/webhooks.ts';
 
 async function main(): Promise<void> {
   const { values: flags } = parseArgs({
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   });
   const config = loadConfigFile(flags.config);
   const functionUrl = flags.url ?? stackOutput(flags['outputs-file'], controlPlaneStackName(config.fleet), 'TelegramWebhookUrl');
-  const store = new SecretsManagerStore(new SecretsManagerClient({}));
+  const store = new SecretsManagerStore(secretsManagerClient());
   const secrets = await readTelegramTokens(config, (id) => store.get(id));
   const accounts = config.channels.telegram?.accounts ?? {};
   const registered = await registerWebhooks({
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     botToken: async (accountId) => {
       const name = accounts[accountId]!.botTokenSecret;
       const token = secrets[name];
-      if (!token) throw new Error(`${telegramSecretOf(config, accountId)} has no value ${name}: set it first (infra/scripts/set-secret.ts telegram ${name})`);
+      if (!token) throw new Error(`${telegramSecretOf(config, accountId)} has no value ${name}: set it first (scripts/set-secret.ts telegram ${name})`);
       return token;
     },
   });

@@ -2,8 +2,8 @@
 // is killed after the call. Only for `tools.exec.sandbox: "off"`, which the runtime
 // reports as a warning: a `setsid` child escapes the group, and the command sees all the
 // runtime's user can.
-import type { Sandbox, SandboxLease, SandboxRequest } from './sandbox.ts';
-import { SANDBOX_PATH, withNodeOnPath } from './sandbox.ts';
+import type { Sandbox, SandboxLease, SandboxRequest } from './sandbox-port.ts';
+import { SANDBOX_PATH, withNodeOnPath } from './sandbox-port.ts';
 
 export class Unsandboxed implements Sandbox {
   readonly kind = 'none' as const;

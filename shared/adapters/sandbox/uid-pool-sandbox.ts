@@ -11,7 +11,7 @@
 import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstLine, runShort } from './run-short.ts';
-import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox-port.ts';
 
 export interface UidPoolSetup {
   uids: number[];

@@ -1,14 +1,15 @@
 // Fills a clawfleet secret from stdin, so values never enter a shell history, a template
 // or a log:
-//   npx tsx infra/scripts/set-secret.ts telegram JERRY_BOT_TOKEN     (stdin: the raw value)
-//   npx tsx infra/scripts/set-secret.ts agent:fran < values.json      (stdin: {"NAME": "value"})
+//   npx tsx scripts/set-secret.ts telegram JERRY_BOT_TOKEN     (stdin: the raw value)
+//   npx tsx scripts/set-secret.ts agent:fran < values.json      (stdin: {"NAME": "value"})
 // Options: --config <clawfleet.json> (default ./clawfleet.json), --replace (drop values
 // not given; the default merges). Uses the usual AWS credentials, region and endpoint.
 import { parseArgs } from 'node:util';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { loadConfigFile } from '../../shared/config/load.ts';
-import { telegramSecretOfValue } from '../../shared/secrets/telegram-secrets.ts';
-import { parseSecretValues, putSecretValues, secretIdFor } from '../secrets.ts';
+import { secretsManagerClient } from '../shared/adapters/aws/clients.ts';
+import { loadConfigFile } from '../shared/config/load.ts';
+import { telegramSecretOfValue } from '../shared/secrets/telegram-secrets.ts';
+import { putSecretValues } from '../shared/adapters/aws/secrets-manager-writer.ts';
+import { parseSecretValues, secretIdFor } from '../shared/secrets/secret-target.ts';
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Paste the value, then press Enter and Ctrl-D:\n');
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
     byTarget.set(secretId, { ...byTarget.get(secretId), [name]: value });
   }
   for (const [secretId, some] of byTarget) {
-    const result = await putSecretValues(new SecretsManagerClient({}), secretId, some, { merge: !flags.replace });
+    const result = await putSecretValues(secretsManagerClient(), secretId, some, { merge: !flags.replace });
     process.stdout.write(`${result.secretId} now holds: ${result.names.join(', ')}\n`);
   }
 }

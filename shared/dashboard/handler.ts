@@ -3,23 +3,23 @@
 // DashboardResponse back. Pages and fragments are rendered here from the read model;
 // the same data is served as JSON under /api/. Who may use it is decided here too, and
 // the local server's own /api/ routes ask the same function (dashboardSignIn).
-import * as z from '../shared/zod.ts';
-import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from '../shared/dashboard/actions.ts';
-import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from '../shared/dashboard/auth.ts';
-import { buildAgentDetail, buildFleetView, type DashboardSources } from '../shared/dashboard/fleet-view.ts';
-import { ClawfleetError } from '../shared/errors.ts';
-import { errorAnswer } from '../shared/http/error-status.ts';
-import { parseJsonBody, requireJsonContentType } from '../shared/http/json-body.ts';
-import { crossOriginWrite } from '../shared/http/request-origin.ts';
-import { errorFields } from '../shared/log.ts';
-import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
-import { agentFragment, agentPage } from './agent-page.ts';
-import type { ChatBox } from './chat-box.ts';
-import { DASHBOARD_JS } from './client-script.ts';
-import { html } from './html.ts';
-import { loginPage, pageShell } from './layout.ts';
-import { overviewFragment } from './overview.ts';
-import { DASHBOARD_CSS } from './styles.ts';
+import * as z from '../zod.ts';
+import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from './actions.ts';
+import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from './auth.ts';
+import { buildAgentDetail, buildFleetView, type DashboardSources } from './fleet-view.ts';
+import { ClawfleetError } from '../errors.ts';
+import { errorAnswer } from '../http/error-status.ts';
+import { parseJsonBody, requireJsonContentType } from '../http/json-body.ts';
+import { crossOriginWrite } from '../http/request-origin.ts';
+import { errorFields } from '../log.ts';
+import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../storage-full.ts';
+import { agentFragment, agentPage } from './pages/agent-page.ts';
+import type { ChatBox } from './pages/chat-box.ts';
+import { DASHBOARD_JS } from './pages/client-script.ts';
+import { html } from './pages/html.ts';
+import { loginPage, pageShell } from './pages/layout.ts';
+import { overviewFragment } from './pages/overview.ts';
+import { DASHBOARD_CSS } from './pages/styles.ts';
 
 export interface DashboardRequest {
   method: string;

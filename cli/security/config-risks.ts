@@ -4,9 +4,9 @@
 import { resolveAgent } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { DEFAULT_RELAY_RATE_LIMIT } from '../../shared/control/relay.ts';
-import { hookSessionPolicy } from '../../shared/hooks/session-key.ts';
+import { hookSessionPolicy } from '../../shared/hooks/hook-session.ts';
 import { route } from '../../shared/routing/route.ts';
-import { toolAllowed } from '../../runtime-image/src/tools/tool-policy.ts';
+import { toolAllowed } from '../../shared/tools/tool-policy.ts';
 import { quotedList, together, type Finding, type Severity } from './findings.ts';
 
 /** Programs that run other programs: allowlisting one allows everything. */

@@ -2,7 +2,7 @@
 // it is printed (and tested) before anything touches an account.
 import { randomBytes } from 'node:crypto';
 import { RETAINED_TABLES, retainedResources } from '../../infra/retained-resources.ts';
-import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from '../../cli/prices.ts';
+import { FARGATE_PRICES, HOURS_PER_MONTH, PRICES, PRICES_DATE, PRICES_REGION } from '../../cli/aws-prices.ts';
 import {
   agentArchivePath,
   agentLogGroupName,
@@ -135,6 +135,6 @@ export function runCost(minutes: number, model: string): { lines: CostLine[]; to
   return {
     lines,
     total,
-    note: `${PRICES_REGION} list prices as of ${PRICES_DATE} (cli/prices.ts); NAT gateways: none. A run usually takes ${minutes} minutes; Docker's image build on your machine is free.`,
+    note: `${PRICES_REGION} list prices as of ${PRICES_DATE} (cli/aws-prices.ts); NAT gateways: none. A run usually takes ${minutes} minutes; Docker's image build on your machine is free.`,
   };
 }

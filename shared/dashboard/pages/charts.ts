@@ -1,7 +1,7 @@
 // Inline SVG sparklines, drawn from numbers only: 24 h of activity as bars (failed turns
 // in red at the foot of each bar) and the queue's depth as a stepped area. One unit of the
 // viewBox per 15-minute bucket; CSS sets the drawn size.
-import type { ActivityBucket } from '../shared/ports.ts';
+import type { ActivityBucket } from '../../ports.ts';
 import { html, trusted, type Html } from './html.ts';
 
 const H = 20;

@@ -5,8 +5,8 @@
 // for `clawfleet skills list`. Files are read only through the safe workspace readers.
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { isMissing, WorkspaceDir } from '../../../shared/adapters/fs/beneath.ts';
-import type { SkillRequirements } from './skill-file.ts';
+import { isMissing, WorkspaceDir } from './beneath.ts';
+import type { SkillRequirements } from '../../skills/skill-file.ts';
 
 /** A folder of skill folders: `dir` relative to `root`, which no read leaves. */
 export interface SkillSource {
@@ -136,7 +136,7 @@ export async function discoverSkills(sources: SkillSource[], allow: readonly str
       let skill;
       try {
         // The YAML parser loads with the first SKILL.md, not with every start.
-        const { parseSkillFile } = await import('./skill-file.ts');
+        const { parseSkillFile } = await import('../../skills/skill-file.ts');
         skill = parseSkillFile(text);
       } catch (err) {
         out(folder, `SKILL.md ${(err as Error).message}`);

@@ -1,7 +1,7 @@
 // The fleet overview: one line per agent, its state in colour first, so the fleet reads
 // at a glance; then the numbers that explain it (queue, dead letters, heartbeat, errors).
-import { AGENT_STATES } from '../shared/dashboard/fleet-view.ts';
-import type { AgentSummary, FleetView, PairingView } from '../shared/dashboard/view.ts';
+import { AGENT_STATES } from '../fleet-view.ts';
+import type { AgentSummary, FleetView, PairingView } from '../view.ts';
 import { activityChart, queueChart } from './charts.ts';
 import { ago, isoTime, profileLabel, spendLabel, STATE_LABEL, until } from './format.ts';
 import { html, type Html } from './html.ts';

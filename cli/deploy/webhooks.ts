@@ -2,15 +2,15 @@
 // /telegram/<accountId>, the secret token derived from the bot token (Telegram echoes
 // it in X-Telegram-Bot-Api-Secret-Token), and only the updates the control plane reads; and
 // each bot's command menu (setMyCommands).
-import type { FleetConfig } from '../shared/config/schema.ts';
-import { ClawfleetError } from '../shared/errors.ts';
-import { createBotApi } from '../shared/adapters/telegram/bot-api.ts';
-import { registerCommandMenu } from '../shared/adapters/telegram/command-menu.ts';
-import { webhookSecretFor } from '../shared/telegram/webhook-secret.ts';
-import { allowedUpdatesFor } from '../shared/control/streaming.ts';
+import type { FleetConfig } from '../../shared/config/schema.ts';
+import { ClawfleetError } from '../../shared/errors.ts';
+import { createBotApi } from '../../shared/adapters/telegram/bot-api.ts';
+import { registerCommandMenu } from '../../shared/adapters/telegram/command-menu.ts';
+import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
+import { allowedUpdatesFor } from '../../shared/control/streaming.ts';
 
 /** The updates the webhook handler acts on; Telegram sends nothing else (edits too for an account that passes them on). */
-export { ALLOWED_UPDATES } from '../shared/control/streaming.ts';
+export { ALLOWED_UPDATES } from '../../shared/control/streaming.ts';
 
 export interface RegisterWebhooksOptions {
   config: FleetConfig;

@@ -15,7 +15,7 @@ import { DeleteFileSystemCommand, DescribeMountTargetsCommand, EFSClient } from 
 import type { AwsSettings } from '../../cli/aws-env.ts';
 import { RETAINED_TABLES } from '../../infra/retained-resources.ts';
 import { agentStackName, controlPlaneStackName, tableNames } from '../../shared/config/names.ts';
-import { SMOKE_AGENT, teardownList, type TeardownItem } from './plan.ts';
+import { SMOKE_AGENT, teardownList, type TeardownItem } from './smoke-plan.ts';
 
 export interface TeardownStep extends TeardownItem {
   /** Does it; resolves with what was done, rejects with why not. */

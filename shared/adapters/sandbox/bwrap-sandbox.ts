@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findOnPath, isExecutableFile } from '../path-lookup.ts';
+import { findOnPath, isExecutableFile } from '../fs/path-lookup.ts';
 import { killProcessesWithArgument } from './host-processes.ts';
 import { firstLine, runShort } from './run-short.ts';
-import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox.ts';
+import { baseSandboxEnv, SANDBOX_PATH, withNodeOnPath, type Sandbox, type SandboxLease, type SandboxRequest } from './sandbox-port.ts';
 
 /** Shown read-only (a symlink is recreated as one): the system, never / as a whole. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
@@ -23,7 +23,7 @@ const REPO_BWRAP_IN_REPO = join('.cache', 'bubblewrap', 'bin', 'bwrap');
 
 /**
  * The repository's own bubblewrap (.cache/bubblewrap), found by walking up from this module: it runs from its source
- * (runtime-image/src/sandbox/) and from the bundle (runtime-image/dist/, or a chunk below
+ * (shared/adapters/sandbox/) and from the bundle (runtime-image/dist/, or a chunk below
  * it), which sit at different depths in the repository.
  */
 function repoBwrap(from = dirname(fileURLToPath(import.meta.url))): string | undefined {

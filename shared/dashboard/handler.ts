@@ -59,7 +59,7 @@ export interface DashboardChat {
   press(agentId: string, press: { seq: number; row: number; column: number }): Promise<string>;
   /** `draft`: the answer being written, while it streams. */
   since(agentId: string, after: number): { messages: ChatLineView[]; typing: boolean; draft?: string };
-  /** Its markup and script (dashboard/chat-box.ts), handed in so λ dashboard, which has no chat box, does not carry them. */
+  /** Its markup and script (shared/dashboard/pages/chat-box.ts), handed in so λ dashboard, which has no chat box, does not carry them. */
   box: ChatBox;
 }
 

@@ -14,7 +14,7 @@ import { ARTIFACTS } from './browser.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = join(ROOT, 'docs');
 /** What the dashboard's pages are drawn from. */
-const DASHBOARD_SOURCES = ['dashboard', 'shared/dashboard', 'local/dashboard.ts'];
+const DASHBOARD_SOURCES = ['shared/dashboard', 'local/dashboard.ts'];
 const KEYWORD = 'clawfleet-sources';
 
 function filesUnder(path: string): string[] {

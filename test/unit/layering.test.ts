@@ -64,7 +64,7 @@ describe('the adapters', () => {
 
 describe('the product code', () => {
   it('imports nothing from test/ (only the benchmarks borrow its harness)', () => {
-    const product = ['shared', 'local', 'cli', 'runtime-image/src', 'dashboard', 'functions', 'infra', 'scripts'].flatMap(sources);
+    const product = ['shared', 'local', 'cli', 'runtime-image/src', 'functions', 'infra', 'scripts'].flatMap(sources);
     expect(product.length).toBeGreaterThan(150);
     expect(
       product.flatMap((f) =>

@@ -1,27 +1,12 @@
 // Memory and CPU of a process tree, read from /proc: RSS, PSS (which splits pages shared
 // between processes — the Node binary, shared libraries — so that a sum over several
 // processes counts them once) and user + system CPU time. Used by the start benchmarks.
-import { readdirSync, readFileSync } from 'node:fs';
-
-function descendants(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name in field 2 may hold spaces or parentheses: the fields after the last ')' are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return children;
-}
+import { readFileSync } from 'node:fs';
+import { processChildren } from '../local/process-below.ts';
 
 /** The pid and every process below it. */
 export function processTree(pid: number): number[] {
-  const children = descendants();
+  const children = processChildren() ?? new Map<number, number[]>();
   const out: number[] = [];
   const walk = (p: number) => {
     out.push(p);

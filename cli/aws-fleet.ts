@@ -14,7 +14,7 @@ import { resolveAgent } from '../shared/config/resolve.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
 import type { AgentRecord } from '../shared/ports.ts';
 import type { AgentStatus, FleetStatus } from '../local/fleet-status.ts';
-import type { LifecycleAction } from '../local/supervisor.ts';
+import type { LifecycleAction } from '../local/runtime-launcher.ts';
 import { type AwsSettings } from './aws-env.ts';
 import { awsErrorText } from './aws-errors.ts';
 import { CliError, EXIT } from './command.ts';

@@ -2,7 +2,7 @@
 // leaving every other agent alone (the supervisor's child process locally; the agent's
 // ECS service on AWS), waiting until the runtime is ready unless told not to.
 import { z } from 'zod';
-import type { LifecycleAction } from '../local/supervisor.ts';
+import type { LifecycleAction } from '../local/runtime-launcher.ts';
 import { localAgentState } from '../local/agent-state.ts';
 import { FleetStatusSchema } from '../local/fleet-status.ts';
 import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, type CliIO, type Command, choose } from './command.ts';

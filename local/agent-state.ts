@@ -2,7 +2,7 @@
 // dashboard say the same thing: running → awake, starting → waking, hibernating or
 // stopped → asleep. Anything else (a process state this file does not know) is unhealthy.
 import type { AgentState } from '../shared/ports.ts';
-import type { RuntimeState } from './supervisor.ts';
+import type { RuntimeState } from './runtime-launcher.ts';
 
 const STATE: Partial<Record<string, AgentState>> = { running: 'awake', starting: 'waking', restarting: 'restarting', hibernating: 'asleep', stopped: 'asleep' };
 

@@ -4,8 +4,8 @@
 // becomes its own. The walk never follows a symlink (one is re-owned itself), opens each entry
 // through its directory's descriptor, skips files with other hard links and other file systems,
 // so a link or swap in the workspace cannot turn it on a file elsewhere.
-import { closeSync, constants, fchownSync, fstatSync, lchownSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fchownSync, fstatSync, lchownSync, openSync, type Stats } from 'node:fs';
+import { lstatEntries } from './lstat-entries.ts';
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -31,14 +31,7 @@ function own(fd: number, stat: Stats, uid: number, gid: number): number {
 function walk(dirFd: number, dev: number, uid: number, gid: number): number {
   let changed = 0;
   const base = `/proc/self/fd/${dirFd}`;
-  for (const name of readdirSync(base)) {
-    const path = join(base, name);
-    let seen: Stats;
-    try {
-      seen = lstatSync(path);
-    } catch {
-      continue; // gone meanwhile
-    }
+  for (const { path, seen } of lstatEntries(base)) {
     if (seen.dev !== dev || (seen.uid === uid && seen.gid === gid && !seen.isDirectory())) continue;
     if (seen.isSymbolicLink()) {
       // The link itself (lchown does not follow the last component; the directory is the descriptor's).

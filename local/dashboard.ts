@@ -11,7 +11,7 @@ import type { LocalControlPlane } from './sqlite-control-plane.ts';
 import type { AgentStatus, FleetStatus } from './fleet-status.ts';
 import { localAgentState } from './agent-state.ts';
 import type { StorageWatch } from './storage-watch.ts';
-import type { LifecycleAction, RuntimeState } from './supervisor.ts';
+import type { LifecycleAction, RuntimeState } from './runtime-launcher.ts';
 
 export interface LocalDashboardInputs {
   cp: LocalControlPlane;

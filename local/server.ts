@@ -23,7 +23,7 @@ import type { FleetStatus } from './fleet-status.ts';
 import type { StorageWatch } from './storage-watch.ts';
 import { HOLD_OPS, type HoldOp } from './workspace-holds.ts';
 import type { WorkspaceView } from '../shared/dashboard/view.ts';
-import type { LifecycleAction, RuntimeState } from './supervisor.ts';
+import type { LifecycleAction, RuntimeState } from './runtime-launcher.ts';
 
 const MAX_BODY = 1024 * 1024;
 

@@ -4,8 +4,9 @@
 // is tightened at start, before any runtime runs. The walk never follows a symlink, never
 // touches a file with other hard links, and stays on the state directory's file system, so
 // a link an agent left in its workspace cannot turn it on a file elsewhere.
-import { chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, openSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { lstatEntries } from './lstat-entries.ts';
 
 /** No permission for group or others on anything the fleet or its runtimes create. */
 const STATE_UMASK = 0o077;
@@ -68,14 +69,7 @@ function tighten(fd: number, stat: Stats, result: TightenResult): void {
 
 function walk(dirFd: number, dirPath: string, dev: number, result: TightenResult, leave: ReadonlySet<string>): void {
   const base = FD_PATHS ? `/proc/self/fd/${dirFd}` : dirPath;
-  for (const name of readdirSync(base)) {
-    const path = join(base, name);
-    let seen: Stats;
-    try {
-      seen = lstatSync(path);
-    } catch {
-      continue; // gone meanwhile
-    }
+  for (const { name, path, seen } of lstatEntries(base)) {
     // Only plain files and directories: never a symlink, and never a FIFO or device (opening one may block or act).
     if (!(seen.isFile() || seen.isDirectory()) || seen.dev !== dev || (seen.isFile() && seen.nlink > 1)) {
       result.skipped++;

@@ -31,7 +31,11 @@ async function until(check: () => boolean, timeoutMs: number): Promise<boolean> 
 let f: FaultFleet;
 
 beforeAll(async () => {
-  f = await startFaultFleet({ fleet: 'kill', senders: SENDERS, maxReceiveCount: 10 });
+  // Above the number of kills: a SIGKILLed runtime's open long poll is still answered by the
+  // emulator (as by SQS), which takes a message for the dead process (a receive, counted) and
+  // lets it go only after its visibility timeout. Under load one message was taken so 10 times,
+  // with 1 model request, and parked in the DLQ: kills alone must never park a good message.
+  f = await startFaultFleet({ fleet: 'kill', senders: SENDERS, maxReceiveCount: TURNS + 5 });
   const latency = prng(SEED + 1);
   f.model.setResponder((req) => ({ text: `echo: ${req.lastUserText}`, delayMs: latency.int(20, 600) }));
 });

@@ -210,10 +210,11 @@ describe('every auth path in the code', () => {
     'shared/hooks/auth.ts',
     'shared/dashboard/auth.ts',
     'shared/control/telegram-webhook.ts',
+    'shared/control/telegram-webhook-update.ts',
     'shared/control/hooks.ts',
     'shared/dashboard/handler.ts',
     'local/server.ts',
-    'local/supervisor.ts',
+    'local/runtime-lifecycle.ts',
   ];
 
   it('compares tokens only with timingSafeEqual, never with === or !==', () => {
@@ -231,7 +232,7 @@ describe('every auth path in the code', () => {
     const helper = readFileSync('shared/telegram/webhook-secret.ts', 'utf8');
     expect(helper).toMatch(/timingSafeEqual\(a, b\) : \(timingSafeEqual\(a, a\), false\)/);
     expect(readFileSync('local/server.ts', 'utf8')).toMatch(/timingSafeEqual\(given, mine\)/);
-    expect(readFileSync('local/supervisor.ts', 'utf8')).toMatch(/timingSafeEqual\(mine, given\)/);
+    expect(readFileSync('local/runtime-lifecycle.ts', 'utf8')).toMatch(/timingSafeEqual\(mine, given\)/);
   });
 
   it('never put a token into a log line or a response', () => {

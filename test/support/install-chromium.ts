@@ -95,9 +95,20 @@ function npmChoice(dir: string): ChromiumChoice {
   };
 }
 
-/** True if the copy in `dir` is complete and starts (it prints its version). */
+/** Our fonts.conf for a copy in `dir`: the package's own names Lambda's paths. */
+function fontsConf(dir: string): string {
+  return `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts', 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`;
+}
+
+/**
+ * True if the copy in `dir` is complete, is where its fonts.conf says it is (a checkout moved
+ * with its .cache has a copy whose fonts.conf names the old place: it starts, then draws
+ * nothing), and starts (it prints its version).
+ */
 async function works(dir: string): Promise<boolean> {
   if (!existsSync(join(dir, 'installed.json'))) return false;
+  const conf = join(dir, 'fonts.conf');
+  if (!existsSync(conf) || readFileSync(conf, 'utf8') !== fontsConf(dir)) return false;
   const choice = npmChoice(dir);
   const r = await run(choice.executablePath, ['--version'], { env: { ...process.env, ...choice.env }, timeoutMs: 30_000 });
   return r.code === 0 && r.stdout.includes('Chromium');
@@ -155,11 +166,8 @@ async function installNpmChromium(cacheDir: string): Promise<ChromiumChoice> {
     await untar(['xf', '-', '-C', staging], brotliDecompressSync(readFileSync(join(bin, 'al2023.tar.br'))));
     mkdirSync(join(staging, 'fonts'));
     await untar(['xf', '-', '-C', join(staging, 'fonts')], brotliDecompressSync(readFileSync(join(bin, 'fonts.tar.br'))));
-    // The package's own fonts.conf names Lambda's paths: ours names where the fonts are.
-    writeFileSync(
-      join(staging, 'fonts.conf'),
-      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts', 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`,
-    );
+    // Names where the fonts will be once the copy is renamed into place.
+    writeFileSync(join(staging, 'fonts.conf'), fontsConf(dir));
     await rm(join(staging, 'package'), { recursive: true, force: true });
     await rm(tarball, { force: true });
     writeFileSync(join(staging, 'installed.json'), `${JSON.stringify({ package: CHROMIUM_PACKAGE, version: CHROMIUM_PACKAGE_VERSION, integrity })}\n`);

@@ -14,7 +14,7 @@ import { parseJsonBody } from '../../shared/http/json-body.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { z } from 'zod';
 
-const SOURCE_DIRS = ['shared', 'local', 'cli', 'runtime-image/src', 'dashboard', 'functions', 'infra'];
+const SOURCE_DIRS = ['shared', 'local', 'cli', 'runtime-image/src', 'functions', 'infra', 'scripts'];
 const LISTS = new Set(['shared/errors.ts', 'shared/http/error-status.ts']);
 
 function sources(dir: string): string[] {

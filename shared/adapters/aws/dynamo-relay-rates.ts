@@ -1,10 +1,8 @@
 // The per-pair agent-to-agent rate limit in the origins table: one counter item per ordered
-// pair and window (`relay-rate:<from>><to>:<window start>`), raised by a conditional update
-// only while below the limit, so concurrent outbox invocations never count past it. The
-// item expires with its window.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// pair and window (`relay-rate:<from>><to>:<window start>`), counted by takeWindowSlot.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RelayRates } from '../../ports.ts';
+import { takeWindowSlot } from './dynamo-window-counter.ts';
 
 export class DynamoRelayRates implements RelayRates {
   constructor(
@@ -13,21 +11,7 @@ export class DynamoRelayRates implements RelayRates {
   ) {}
 
   async take(fromAgentId: string, toAgentId: string, windowStart: number, windowMs: number, max: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: `relay-rate:${fromAgentId}>${toAgentId}:${windowStart}` },
-          UpdateExpression: 'ADD #count :one SET expiresAt = :ttl',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-          ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: { ':one': 1, ':max': max, ':ttl': Math.floor((windowStart + windowMs) / 1000) },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const count = await takeWindowSlot(this.db, this.table, `relay-rate:${fromAgentId}>${toAgentId}:${windowStart}`, windowStart, windowMs, max);
+    return count !== undefined;
   }
 }

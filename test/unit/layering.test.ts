@@ -225,8 +225,8 @@ describe('infra/', () => {
 /**
  * Files outside shared/adapters/aws/ and infra/ (the CDK app) that import an AWS SDK, each with
  * why. The SDK's commands are sent from the adapters; what is listed here either only builds a
- * client or a credential chain for them, probes an account on purpose, or is CLI code not yet
- * behind a port group (issue #32 item 2: those entries go as each moves into an adapter).
+ * client or a credential chain for them, or probes an account on purpose. Never a file under
+ * cli/: the CLI gets its ports in groups (shared/adapters/aws/cli-ports.ts).
  */
 const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'runtime-image/src/connection/connect-aws.ts':
@@ -236,12 +236,6 @@ const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
   'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
   'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
-  'cli/agents/aws-agent-records.ts':
-    'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws` (by the keys the adapters export; the registry item is written by DynamoAgentRegistry)',
-  'cli/agents/aws-agent-schedules.ts': 'not yet behind a port group: EventBridge Scheduler list, get and delete',
-  'cli/agents/aws-agent-tasks.ts': 'not yet behind a port group: ECS and CloudWatch Logs calls of `agents remove --aws`',
-  'cli/agents/aws-removal.ts': 'not yet behind a port group: CloudFormation and SQS calls of `agents remove --aws`, and the clients it builds',
-  'cli/workspace/aws-deps.ts': 'builds the clients the workspace transfer’s adapters take, and reads a task definition (ECS), not yet behind a port group',
 };
 
 describe('AWS', () => {
@@ -255,6 +249,12 @@ describe('AWS', () => {
 
   it('keeps no list entry a file no longer needs', () => {
     expect(Object.keys(AWS_SDK_ELSEWHERE).filter((f) => !importers.includes(f))).toEqual([]);
+  });
+
+  it('is never called from cli/: the CLI imports no AWS SDK, not even for a type', () => {
+    const cli = product.filter((f) => f.startsWith('cli/'));
+    expect(cli.length).toBeGreaterThan(50);
+    expect(cli.filter((f) => importsOf(f).some((i) => i.startsWith('@aws-sdk/')))).toEqual([]);
   });
 });
 

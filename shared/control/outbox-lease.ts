@@ -1,7 +1,7 @@
 // A delivery's claim in the ledger, shared by every kind the outbox delivers (replies, blocks,
 // files): how long one attempt holds it, and the write that marks a part sent.
 import { errorFields } from '../log.ts';
-import type { OutboxDeps } from './outbox.ts';
+import type { OutboxDeps } from './outbox-types.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;

@@ -4,7 +4,8 @@
 // math live in shared/cron/ and shared/metrics/, never under shared/dashboard/); no product
 // code leans on the test harness; each room imports only what docs/architecture.md's picture
 // of the layers draws; infra/ is the CDK app alone; AWS is called from shared/adapters/aws/;
-// no two files share a name for different jobs; and no import cycle.
+// no two files share a name for different jobs; and no import cycle, nor any inside a folder
+// even of types alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -310,21 +311,30 @@ function valueImportsOf(file: string): string[] {
     );
 }
 
+/** Every cycle in an import graph, each as the path that closes it. */
+function cyclesOf(graph: Map<string, string[]>): string[] {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const visit = (file: string, path: string[]) => {
+    const at = path.indexOf(file);
+    if (at >= 0) return void cycles.push([...path.slice(at), file].join(' → '));
+    if (done.has(file)) return;
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file, []);
+  return cycles;
+}
+
 describe('imports', () => {
+  const all = [...product, ...sources('shared/adapters')];
+
   it('form no cycle: no module loads, through others, a module that loads it', () => {
-    const all = [...product, ...sources('shared/adapters')];
-    const graph = new Map(all.map((f) => [f, valueImportsOf(f).filter((i) => all.includes(i))]));
-    const cycles: string[] = [];
-    const done = new Set<string>();
-    const visit = (file: string, path: string[]) => {
-      const at = path.indexOf(file);
-      if (at >= 0) return void cycles.push([...path.slice(at), file].join(' → '));
-      if (done.has(file)) return;
-      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-      done.add(file);
-    };
-    for (const file of all) visit(file, []);
     expect(all.length).toBeGreaterThan(300);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(new Map(all.map((f) => [f, valueImportsOf(f).filter((i) => all.includes(i))])))).toEqual([]);
+  });
+
+  it('form no cycle inside a folder, not even of types: what two files share lives in the one that owns it', () => {
+    expect(cyclesOf(new Map(all.map((f) => [f, importsOf(f).filter((i) => all.includes(i) && dirname(i) === dirname(f))])))).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@
 // does not need dropped), the service (its desired count left to λ compute, circuit
 // breaker), and alarms.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -30,7 +29,7 @@ import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, runtimeHealthCheck } from '../runtime-health-check.ts';
-import { reachOperator } from './operator-alarms.ts';
+import { operatorAlarm } from './operator-alarms.ts';
 import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
@@ -297,17 +296,15 @@ export class AgentRuntime extends Construct {
     const { agentId, queues } = props;
     const fleet = props.config.fleet;
     const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) => {
-      const alarm = new cloudwatch.Alarm(this, id, {
+      // A dead letter stays until someone acts on it: told when the queue is empty again too.
+      operatorAlarm(this, id, {
+        fleet,
         alarmName: `${agentStackName(fleet, agentId)}-${what}-dlq`,
         alarmDescription: `Messages in ${queue.queueName}: see their "reason" attribute`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        resolved: true,
       });
-      // A dead letter stays until someone acts on it: told when the queue is empty again too.
-      reachOperator(alarm, fleet, { resolved: true });
     };
     dlqAlarm('InboxDlqAlarm', queues.inboxDlq, 'inbox');
     dlqAlarm('OutboxDlqAlarm', queues.outboxDlq, 'outbox');
@@ -322,15 +319,13 @@ export class AgentRuntime extends Construct {
       dimensions: { Agent: '$.agentId' },
       metricValue: '1',
     });
-    const restarts = new cloudwatch.Alarm(this, 'RestartsAlarm', {
+    operatorAlarm(this, 'RestartsAlarm', {
+      fleet,
       alarmName: `${agentStackName(fleet, agentId)}-restarts`,
       alarmDescription: `The runtime of ${agentId} started 3 or more times in 15 minutes: it is crashing (see ${this.logGroup.logGroupName})`,
       metric: starts.metric({ dimensionsMap: { Agent: agentId }, period: Duration.minutes(15), statistic: 'Sum' }),
       threshold: 3,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      resolved: true,
     });
-    reachOperator(restarts, fleet, { resolved: true });
   }
 }

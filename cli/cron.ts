@@ -6,7 +6,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import { configJobTrigger } from '../shared/cron/config-schedules.ts';
 import { awsSettings } from './aws-env.ts';
 import { awsErrorText } from './aws-errors.ts';
-import { CliError, COMMON_HELP, EXIT, parse, str, table, type Command, choose } from './command.ts';
+import { CliError, COMMON_HELP, commonOptions, EXIT, parse, str, table, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { reachLocalFleet } from './local-admin.ts';
 
@@ -25,13 +25,7 @@ export const cronCommand: Command = {
     const [sub, ...rest] = args;
     if (sub === '--help' || sub === '-h') return (io.out(HELP), EXIT.ok);
     choose(sub, ['list', 'run'], HELP);
-    const p = parse(
-      rest,
-      { config: { type: 'string', default: 'clawfleet.json' }, state: { type: 'string', default: '.clawfleet' }, aws: { type: 'boolean', default: false } },
-      HELP,
-      io,
-      sub === 'run' ? { min: 1, max: 1 } : { min: 0, max: 0 },
-    );
+    const p = parse(rest, commonOptions, HELP, io, sub === 'run' ? { min: 1, max: 1 } : { min: 0, max: 0 });
     if (!p) return EXIT.ok;
     const config = loadFleetConfig(str(p.values.config)!, io);
     const jobs = config.cron?.jobs ?? [];

@@ -69,7 +69,7 @@ export class ControlPlaneStack extends Stack {
       subnets: fleetSubnetPlan(config),
     });
     this.tables = new FleetTables(this, 'Tables', { fleet });
-    // Before any alarm: every alarm of the fleet notifies this topic (reachOperator).
+    // Before any alarm: every alarm of the fleet notifies this topic (operatorAlarm).
     this.alarms = OperatorAlarms.create(this, { fleet, email: config.operator?.email });
     // What ECS pulls every agent task's image and ships its logs with (the agent stacks name it).
     this.taskExecutionRole = new TaskExecutionRole(this, 'TaskExecution', { fleet }).role;

@@ -5,15 +5,14 @@
 // does not need dropped), the service (its desired count left to λ compute, circuit
 // breaker), and alarms.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as efs from 'aws-cdk-lib/aws-efs';
+import type * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { runtimeArchitecture, type CpuArchitecture } from '../../shared/config/architecture.ts';
+import { runtimeArchitecture } from '../../shared/config/architecture.ts';
 import {
   agentLogGroupName,
   agentServiceName,
@@ -30,22 +29,14 @@ import { runtimeEnvironment } from '../../shared/runtime-env.ts';
 import { bedrockModelArns, bedrockModelIds } from '../bedrock-models.ts';
 import { acknowledge } from '../nag.ts';
 import { HEALTH_FILE, runtimeHealthCheck } from '../runtime-health-check.ts';
-import { reachOperator } from './operator-alarms.ts';
+import { operatorAlarm } from './operator-alarms.ts';
+import { agentTaskDefinition, runtimeUserAccessPoint } from './agent-task-definition.ts';
 import type { AgentFleetSkills } from './agent-fleet-skills.ts';
 import type { AgentQueues } from './agent-queues.ts';
 import type { EmptySecret } from './empty-secret.ts';
 
 /** Where the workspace is mounted in the container; the runtime's CLAWFLEET_WORKSPACE. */
 export const WORKSPACE_PATH = '/workspace';
-/**
- * Who the workspace's files belong to on EFS (node images' uid/gid 1000). Every file
- * operation through the access point — the runtime's (root in its container) and each tool
- * uid's alike — is performed as this uid and gid: the access point overrides the caller's
- * identity. So the tool uids the runtime drops to for exec can read and write the
- * workspace whatever the local modes say, and root in the container is never root on the
- * file system (ClientRootAccess is not granted either).
- */
-export const RUNTIME_UID = '1000';
 /**
  * Docker's default capabilities that the runtime does not need, dropped from the task
  * (Fargate allows drop, and add only SYS_PTRACE). Kept: SETUID, SETGID and SETPCAP (setpriv
@@ -64,7 +55,6 @@ const DROPPED_CAPABILITIES = [
   ecs.Capability.FSETID,
 ];
 
-export const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
 /** How long SIGTERM waits for the turn in flight; ECS waits a little longer before SIGKILL. */
 const DRAIN_SECONDS = 25;
 
@@ -111,13 +101,8 @@ export class AgentRuntime extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
-    this.accessPoint = new efs.AccessPoint(this, 'Workspace', {
-      fileSystem: props.fileSystem,
-      path: agentWorkspacePath(agentId),
-      createAcl: { ownerUid: RUNTIME_UID, ownerGid: RUNTIME_UID, permissions: '750' },
-      // Every client of this access point acts as the runtime user, whatever the image says.
-      posixUser: { uid: RUNTIME_UID, gid: RUNTIME_UID },
-    });
+    // Every client of this access point acts as the runtime user, whatever the image says.
+    this.accessPoint = runtimeUserAccessPoint(this, 'Workspace', { fileSystem: props.fileSystem, path: agentWorkspacePath(agentId), permissions: '750' });
 
     this.taskRole = new iam.Role(this, 'TaskRole', {
       assumedBy: new iam.ServicePrincipal('ecs-tasks.amazonaws.com'),
@@ -199,24 +184,16 @@ export class AgentRuntime extends Construct {
     // asset's grants are not attempted on it: the control plane granted them.
     this.executionRole = iam.Role.fromRoleName(this, 'ExecutionRole', taskExecutionRoleName(fleet), { mutable: false });
 
-    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+    this.taskDefinition = agentTaskDefinition(this, 'Task', {
       family: agentStackName(fleet, agentId),
       cpu: cpus * 1024,
       memoryLimitMiB: memoryMb,
       taskRole: this.taskRole,
       executionRole: this.executionRole,
       // Graviton unless the agent says otherwise; the image asset is built for the same platform.
-      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[runtimeArchitecture(agent.runtime)], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
-      volumes: [
-        {
-          name: 'workspace',
-          efsVolumeConfiguration: {
-            fileSystemId: props.fileSystem.fileSystemId,
-            transitEncryption: 'ENABLED',
-            authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' },
-          },
-        },
-      ],
+      architecture: runtimeArchitecture(agent.runtime),
+      fileSystem: props.fileSystem,
+      volumes: { workspace: this.accessPoint },
     });
     const linuxParameters = new ecs.LinuxParameters(this, 'Linux');
     linuxParameters.dropCapabilities(...DROPPED_CAPABILITIES);
@@ -297,17 +274,15 @@ export class AgentRuntime extends Construct {
     const { agentId, queues } = props;
     const fleet = props.config.fleet;
     const dlqAlarm = (id: string, queue: AgentQueues['inboxDlq'], what: string) => {
-      const alarm = new cloudwatch.Alarm(this, id, {
+      // A dead letter stays until someone acts on it: told when the queue is empty again too.
+      operatorAlarm(this, id, {
+        fleet,
         alarmName: `${agentStackName(fleet, agentId)}-${what}-dlq`,
         alarmDescription: `Messages in ${queue.queueName}: see their "reason" attribute`,
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        resolved: true,
       });
-      // A dead letter stays until someone acts on it: told when the queue is empty again too.
-      reachOperator(alarm, fleet, { resolved: true });
     };
     dlqAlarm('InboxDlqAlarm', queues.inboxDlq, 'inbox');
     dlqAlarm('OutboxDlqAlarm', queues.outboxDlq, 'outbox');
@@ -322,15 +297,13 @@ export class AgentRuntime extends Construct {
       dimensions: { Agent: '$.agentId' },
       metricValue: '1',
     });
-    const restarts = new cloudwatch.Alarm(this, 'RestartsAlarm', {
+    operatorAlarm(this, 'RestartsAlarm', {
+      fleet,
       alarmName: `${agentStackName(fleet, agentId)}-restarts`,
       alarmDescription: `The runtime of ${agentId} started 3 or more times in 15 minutes: it is crashing (see ${this.logGroup.logGroupName})`,
       metric: starts.metric({ dimensionsMap: { Agent: agentId }, period: Duration.minutes(15), statistic: 'Sum' }),
       threshold: 3,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      resolved: true,
     });
-    reachOperator(restarts, fleet, { resolved: true });
   }
 }

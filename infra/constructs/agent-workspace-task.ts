@@ -23,13 +23,12 @@ import type { CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentWorkspaceTaskFamily, sharedParameterNames, stagingPrefix, WORKSPACE_SYNC_CONTAINER } from '../../shared/config/names.ts';
 import { acknowledge } from '../nag.ts';
 import { WORKSPACE_PATH } from './agent-runtime.ts';
+import { agentTaskDefinition } from './agent-task-definition.ts';
 
 /** The entry in the runtime image that the task runs. */
 export const WORKSPACE_SYNC_COMMAND = ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'];
 /** The access point's user: every file operation is its anyway; the process runs as it too. */
 const SYNC_USER = '1000';
-
-const CPU_ARCHITECTURES: Record<CpuArchitecture, ecs.CpuArchitecture> = { arm64: ecs.CpuArchitecture.ARM64, x86_64: ecs.CpuArchitecture.X86_64 };
 
 export interface AgentWorkspaceTaskProps {
   fleet: string;
@@ -83,23 +82,15 @@ export class AgentWorkspaceTask extends Construct {
       `Resource::arn:<AWS::Partition>:s3:::<${bucketParam}>/${prefix}*`,
     );
 
-    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+    this.taskDefinition = agentTaskDefinition(this, 'Task', {
       family: agentWorkspaceTaskFamily(fleet, agentId),
       cpu: 256,
       memoryLimitMiB: 512,
       taskRole: props.taskRole,
       executionRole: props.executionRole,
-      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[props.architecture], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
-      volumes: [
-        {
-          name: 'workspace',
-          efsVolumeConfiguration: {
-            fileSystemId: props.fileSystem.fileSystemId,
-            transitEncryption: 'ENABLED',
-            authorizationConfig: { accessPointId: props.accessPoint.accessPointId, iam: 'ENABLED' },
-          },
-        },
-      ],
+      architecture: props.architecture,
+      fileSystem: props.fileSystem,
+      volumes: { workspace: props.accessPoint },
     });
     const linuxParameters = new ecs.LinuxParameters(this, 'Linux');
     linuxParameters.dropCapabilities(ecs.Capability.ALL);

@@ -22,7 +22,7 @@ import { REPO_ROOT } from '../app-options.ts';
 import { functionAssetHash } from '../config-bundle.ts';
 import { acknowledge } from '../nag.ts';
 import { BUILD_SETTINGS, bundleFunction } from './function-bundling.ts';
-import { reachOperator } from './operator-alarms.ts';
+import { operatorAlarm } from './operator-alarms.ts';
 import { GRANT_ENVIRONMENT, GRANT_WILDCARDS, GRANTS, wildcardFinding, type GrantContext, type GrantName } from './control-function-grants.ts';
 
 export interface ControlFunctionSpec {
@@ -274,31 +274,27 @@ export class ControlFunctions extends Construct {
     });
     this.functions.set(spec.name, fn);
 
-    const errors = new cloudwatch.Alarm(scope, 'ErrorsAlarm', {
+    // Alarms over a 5-minute count clear themselves when the window passes: told when they go off.
+    operatorAlarm(scope, 'ErrorsAlarm', {
+      fleet,
       alarmName: `${functionName(fleet, spec.name)}-errors`,
       alarmDescription: `The ${spec.name} function threw (see ${functionLogGroupName(fleet, spec.name)})`,
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      resolved: false,
     });
-    // Alarms over a 5-minute count clear themselves when the window passes: told when they go off.
-    reachOperator(errors, fleet, { resolved: false });
 
     if (spec.asyncInvoke) this.deadLetterFailedEvents(scope, fn, spec, fleet);
     if (reserved !== undefined && spec.url) {
       // Requests refused past the reserved concurrency: a flood, or a fleet outgrowing it.
-      const throttles = new cloudwatch.Alarm(scope, 'ThrottlesAlarm', {
+      operatorAlarm(scope, 'ThrottlesAlarm', {
+        fleet,
         alarmName: `${functionName(fleet, spec.name)}-throttles`,
         alarmDescription: `The ${spec.name} function refused requests past its reserved concurrency (${reserved}): a flood, or a fleet that needs more`,
         metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
         threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        resolved: false,
       });
-      reachOperator(throttles, fleet, { resolved: false });
     }
 
     for (const m of spec.logMetrics ?? []) {
@@ -319,16 +315,14 @@ export class ControlFunctions extends Construct {
       if (props.config.agents.list.length <= MAX_AGENTS_WITH_METRIC_DIMENSION) filter(`${m.name}ByAgentMetric`, { Agent: '$.agentId' });
       if (m.alarmAt !== undefined) {
         const total = filter(`${m.name}Metric`);
-        const alarm = new cloudwatch.Alarm(scope, `${m.name}Alarm`, {
+        operatorAlarm(scope, `${m.name}Alarm`, {
+          fleet,
           alarmName: `${functionName(fleet, spec.name)}-${m.name}`,
           alarmDescription: `${m.description ?? m.name} (see ${functionLogGroupName(fleet, spec.name)})`,
           metric: total.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
           threshold: m.alarmAt,
-          evaluationPeriods: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          resolved: false,
         });
-        reachOperator(alarm, fleet, { resolved: false });
       }
     }
 
@@ -353,7 +347,8 @@ export class ControlFunctions extends Construct {
       this.urls.set(spec.name, url);
       new CfnOutput(scope, 'Url', { key: `${pascal(spec.name)}Url`, value: url.url, description: `Function URL of ${spec.name}` });
       // A 5xx makes Telegram retry; several in a row mean updates are piling up.
-      const url5xx = new cloudwatch.Alarm(scope, 'Url5xxAlarm', {
+      operatorAlarm(scope, 'Url5xxAlarm', {
+        fleet,
         alarmName: `${functionName(fleet, spec.name)}-5xx`,
         alarmDescription: `The ${spec.name} Function URL answered 5xx: callers are retrying`,
         metric: new cloudwatch.Metric({
@@ -364,11 +359,8 @@ export class ControlFunctions extends Construct {
           statistic: 'Sum',
         }),
         threshold: 3,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        resolved: false,
       });
-      reachOperator(url5xx, fleet, { resolved: false });
     }
   }
 
@@ -390,17 +382,15 @@ export class ControlFunctions extends Construct {
       maxEventAge: Duration.seconds(config.maxEventAgeSeconds),
       onFailure: new destinations.SqsDestination(queue),
     });
-    const deadLetters = new cloudwatch.Alarm(scope, 'DeadLettersAlarm', {
+    // A dead letter stays until someone acts on it: told when the queue is empty again too.
+    operatorAlarm(scope, 'DeadLettersAlarm', {
+      fleet,
       alarmName: deadLetterQueueName(fleet, spec.name),
       alarmDescription: `A request to the ${spec.name} function failed every retry (see its reason in ${deadLetterQueueName(fleet, spec.name)})`,
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      resolved: true,
     });
-    // A dead letter stays until someone acts on it: told when the queue is empty again too.
-    reachOperator(deadLetters, fleet, { resolved: true });
   }
 }
 

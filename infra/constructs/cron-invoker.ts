@@ -5,12 +5,11 @@
 // (shared-resources.ts); agents' own schedules are made at run time by λ outbox, which
 // may pass this role and no other.
 import { Aws, Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledge } from '../nag.ts';
-import { reachOperator } from './operator-alarms.ts';
+import { operatorAlarm } from './operator-alarms.ts';
 
 /** A standard queue (Scheduler's dead-letter target cannot be FIFO), outside every agent queue pattern. */
 export const schedulesDlqName = (fleet: string) => `${fleet}-schedules-dlq`;
@@ -45,15 +44,13 @@ export class CronInvoker extends Construct {
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.functionArn] }));
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetters.queueArn] }));
 
-    const alarm = new cloudwatch.Alarm(this, 'DeadLettersAlarm', {
+    operatorAlarm(this, 'DeadLettersAlarm', {
+      fleet,
       alarmName: `${fleet}-schedules-dlq`,
       alarmDescription: `A cron job or heartbeat could not invoke cron-dispatch (see ${schedulesDlqName(fleet)})`,
       metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      resolved: true,
     });
-    reachOperator(alarm, fleet, { resolved: true });
   }
 }

@@ -1,10 +1,10 @@
 // How the fleet's alarms reach a person: one SNS topic, `<fleet>-alarms`, that every alarm of
-// every stack notifies (reachOperator), subscribed by the operator's email and, where the config
+// every stack notifies (operatorAlarm), subscribed by the operator's email and, where the config
 // names the operator's Telegram chat, by λ operator-alerts. The topic is TLS-only and lets
 // CloudWatch publish only for this account's alarms of this fleet. Agent stacks name it by ARN
 // (its name is deterministic), so no export ties them to the control plane.
 import { ArnFormat, Stack } from 'aws-cdk-lib';
-import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -26,7 +26,7 @@ export interface OperatorAlarmsProps {
 export class OperatorAlarms extends Construct {
   readonly topic: sns.Topic;
 
-  /** Makes it at the root of `stack`, where reachOperator finds it. */
+  /** Makes it at the root of `stack`, where operatorAlarm finds it. */
   static create(stack: Stack, props: OperatorAlarmsProps): OperatorAlarms {
     return new OperatorAlarms(stack, TOPIC_ID, props);
   }
@@ -73,15 +73,39 @@ export class OperatorAlarms extends Construct {
   }
 }
 
+export interface OperatorAlarmProps {
+  fleet: string;
+  alarmName: string;
+  alarmDescription: string;
+  metric: cloudwatch.IMetric;
+  /** Goes off when one period of `metric` reaches this. */
+  threshold: number;
+  /**
+   * Also tell the operator when it is resolved: an alarm that stays on until someone acts (a
+   * dead letter, a crash loop) rather than one that clears itself when its window passes
+   * (errors in 5 minutes).
+   */
+  resolved: boolean;
+}
+
 /**
- * Has `alarm` notify the fleet's topic when it goes off, and when it is resolved if that
- * tells the operator something: an alarm that stays on until someone acts (a dead letter, a
- * crash loop) rather than one that clears itself when its window passes (errors in 5 minutes).
+ * An alarm of the fleet, notifying the fleet's topic: every one goes off when a single period
+ * of its metric reaches its threshold, and a period with no data (nothing happened) is fine.
  */
-export function reachOperator(alarm: cloudwatch.Alarm, fleet: string, opts: { resolved: boolean }): void {
-  const action = new actions.SnsAction(alarmsTopic(Stack.of(alarm), fleet));
+export function operatorAlarm(scope: Construct, id: string, props: OperatorAlarmProps): cloudwatch.Alarm {
+  const alarm = new cloudwatch.Alarm(scope, id, {
+    alarmName: props.alarmName,
+    alarmDescription: props.alarmDescription,
+    metric: props.metric,
+    threshold: props.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  const action = new actions.SnsAction(alarmsTopic(Stack.of(alarm), props.fleet));
   alarm.addAlarmAction(action);
-  if (opts.resolved) alarm.addOkAction(action);
+  if (props.resolved) alarm.addOkAction(action);
+  return alarm;
 }
 
 /** The topic in `stack`: the control plane's own, or the one its name makes (agent stacks). */

@@ -6,13 +6,14 @@
 // access points and nothing else: no other agent's workspace or archive, no root, no secret,
 // no queue. Nothing in the fleet may run it or pass its role; only an operator does.
 import * as ecs from 'aws-cdk-lib/aws-ecs';
-import * as efs from 'aws-cdk-lib/aws-efs';
+import type * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { agentArchivePath, agentArchiveTaskFamily } from '../../shared/config/names.ts';
 import type { CpuArchitecture } from '../../shared/config/architecture.ts';
 import { ARCHIVE_MOUNTS, ARCHIVE_SCRIPT } from '../workspace-archive-script.ts';
-import { CPU_ARCHITECTURES, RUNTIME_UID, type AgentRuntime } from './agent-runtime.ts';
+import type { AgentRuntime } from './agent-runtime.ts';
+import { agentTaskDefinition, RUNTIME_UID, runtimeUserAccessPoint } from './agent-task-definition.ts';
 
 export interface WorkspaceArchiveProps {
   fleet: string;
@@ -34,12 +35,7 @@ export class WorkspaceArchive extends Construct {
     const { fleet, agentId, runtime } = props;
 
     // Deleting the stack deletes this access point, never the directory: the archive stays.
-    this.accessPoint = new efs.AccessPoint(this, 'AccessPoint', {
-      fileSystem: props.fileSystem,
-      path: agentArchivePath(agentId),
-      createAcl: { ownerUid: RUNTIME_UID, ownerGid: RUNTIME_UID, permissions: '700' },
-      posixUser: { uid: RUNTIME_UID, gid: RUNTIME_UID },
-    });
+    this.accessPoint = runtimeUserAccessPoint(this, 'AccessPoint', { fileSystem: props.fileSystem, path: agentArchivePath(agentId), permissions: '700' });
 
     // The role of both of this agent's one-off tasks, this archive and the workspace sync
     // (agent-workspace-task.ts adds its staging prefix): never the runtime's, which an agent's
@@ -57,32 +53,16 @@ export class WorkspaceArchive extends Construct {
       }),
     );
 
-    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
+    this.taskDefinition = agentTaskDefinition(this, 'Task', {
       family: agentArchiveTaskFamily(fleet, agentId),
       cpu: 256,
       memoryLimitMiB: 512,
       taskRole: this.taskRole,
       // The runtime's: it pulls the same image and writes to the same log group.
       executionRole: runtime.executionRole,
-      runtimePlatform: { cpuArchitecture: CPU_ARCHITECTURES[props.architecture], operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
-      volumes: [
-        {
-          name: 'workspace',
-          efsVolumeConfiguration: {
-            fileSystemId: props.fileSystem.fileSystemId,
-            transitEncryption: 'ENABLED',
-            authorizationConfig: { accessPointId: runtime.accessPoint.accessPointId, iam: 'ENABLED' },
-          },
-        },
-        {
-          name: 'archive',
-          efsVolumeConfiguration: {
-            fileSystemId: props.fileSystem.fileSystemId,
-            transitEncryption: 'ENABLED',
-            authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' },
-          },
-        },
-      ],
+      architecture: props.architecture,
+      fileSystem: props.fileSystem,
+      volumes: { workspace: runtime.accessPoint, archive: this.accessPoint },
     });
     const linuxParameters = new ecs.LinuxParameters(this, 'Linux');
     linuxParameters.dropCapabilities(ecs.Capability.ALL);

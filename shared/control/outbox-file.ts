@@ -4,9 +4,8 @@
 // sender's DLQ, so no agent can make the control plane send another agent's files.
 import type { FileEnvelope } from '../protocol/envelopes.ts';
 import { isOwnMediaKey, mediaPrefix, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../media/media-ref.ts';
-import { PermanentDeliveryError } from '../ports.ts';
-import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
-import { completeSoon, DELIVERY_LEASE_MS } from './outbox-lease.ts';
+import { deliverableTarget } from './deliverable-target.ts';
+import { completeSoon, DELIVERY_LEASE_MS, settleFailedSend } from './outbox-lease.ts';
 import type { OutboxDeps, Reject } from './outbox-types.ts';
 
 export async function deliverFile(envelope: FileEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
@@ -58,13 +57,7 @@ export async function deliverFile(envelope: FileEnvelope, sender: string, deps: 
       key: envelope.key,
     });
   } catch (err) {
-    if (err instanceof PermanentDeliveryError) {
-      await deps.ledger.complete(envelope.id, deps.clock.now());
-      if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
-      return reject('DELIVERY_REFUSED', err.message, envelope);
-    }
-    await deps.ledger.release(envelope.id);
-    throw err;
+    return settleFailedSend(err, envelope.id, deps, { session, target, ctx, reject, envelope });
   }
   await completeSoon(deps, envelope.id);
   deps.log.info('file delivered', { ...ctx, bytes: stored.bytes.byteLength });

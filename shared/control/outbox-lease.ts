@@ -1,7 +1,11 @@
 // A delivery's claim in the ledger, shared by every kind the outbox delivers (replies, blocks,
-// files): how long one attempt holds it, and the write that marks a part sent.
+// files): how long one attempt holds it, the write that marks a part sent, and what a send
+// that failed does with it.
+import type { OutboundEnvelope } from '../protocol/envelopes.ts';
 import { errorFields } from '../log.ts';
-import type { OutboxDeps } from './outbox-types.ts';
+import { PermanentDeliveryError, type ChannelTarget, type SessionRecord } from '../ports.ts';
+import { isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
+import type { OutboxDeps, Reject } from './outbox-types.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -21,4 +25,25 @@ export async function completeSoon(deps: OutboxDeps, key: string): Promise<void>
       await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
     }
   }
+}
+
+/**
+ * After a send under the claim `key` threw. Refused for good (blocked bot, gone chat): the
+ * claim is kept so it is not retried, and the chat is marked blocked or the envelope rejected.
+ * Anything else gives the claim back and is thrown: the edge logs it once, with the record's
+ * ids, and has it retried.
+ */
+export async function settleFailedSend(
+  err: unknown,
+  key: string,
+  deps: OutboxDeps,
+  refused: { session: SessionRecord | undefined; target: ChannelTarget; ctx: Record<string, unknown>; reject: Reject; envelope: OutboundEnvelope },
+): Promise<void> {
+  if (!(err instanceof PermanentDeliveryError)) {
+    await deps.ledger.release(key);
+    throw err;
+  }
+  await deps.ledger.complete(key, deps.clock.now());
+  if (isBlockedRefusal(err)) return recordBlocked(deps, refused.session, refused.target, refused.ctx);
+  return refused.reject('DELIVERY_REFUSED', err.message, refused.envelope);
 }

@@ -13,12 +13,12 @@ import {
   type StatusEnvelope,
   type TypingEnvelope,
 } from '../protocol/envelopes.ts';
-import { PermanentDeliveryError, type ChannelSender, type ChannelTarget, type InboundOrigin, type SentMessage, type StatusState } from '../ports.ts';
+import type { ChannelSender, ChannelTarget, InboundOrigin, SentMessage, StatusState } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../metrics/turn-event.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
-import { deliverableTarget, isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
+import { deliverableTarget } from './deliverable-target.ts';
 import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
 import { endsText, replyMessages, sendSpoken } from './outbox-voice.ts';
 import { DraftPauses, showDraft } from './drafts.ts';
@@ -30,7 +30,7 @@ import { recordSent } from './sent-messages.ts';
 const processDraftPauses = new DraftPauses();
 /** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
 const processReactionPacer = new ReactionPacer();
-import { completeSoon, DELIVERY_LEASE_MS } from './outbox-lease.ts';
+import { completeSoon, DELIVERY_LEASE_MS, settleFailedSend } from './outbox-lease.ts';
 import { countUsage } from './spend-count.ts';
 import type { OutboxDeps, Reject } from './outbox-types.ts';
 
@@ -199,15 +199,7 @@ async function deliverReply(envelope: ReplyEnvelope | BlockEnvelope, sender: str
       else if (intoPreview) sent = await channel.finishPreview!(target, preview!.messageId, message.text, { ...thread, ...buttons });
       else sent = await channel.sendText(target, message.text, { ...thread, ...buttons });
     } catch (err) {
-      if (err instanceof PermanentDeliveryError) {
-        // Refused for good (blocked bot, gone chat): keep the claim so it is not retried.
-        await deps.ledger.complete(message.key, deps.clock.now());
-        if (isBlockedRefusal(err)) return recordBlocked(deps, session, target, ctx);
-        return reject('DELIVERY_REFUSED', err.message, envelope);
-      }
-      await deps.ledger.release(message.key);
-      // The edge logs it once, with the record's ids, and has it retried.
-      throw err;
+      return settleFailedSend(err, message.key, deps, { session, target, ctx, reject, envelope });
     }
     await completeSoon(deps, message.key);
     if (intoPreview) await markPreviewFinal(origin, deps);

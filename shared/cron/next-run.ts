@@ -4,6 +4,7 @@
 // days (enough for daily and weekly jobs), and `every` is anchored where the scheduler
 // created it, which the config does not know.
 import type { FleetConfig } from '../config/schema.ts';
+import { wallClockIn } from './wall-clock.ts';
 
 type Schedule = NonNullable<FleetConfig['cron']>['jobs'][number]['schedule'];
 
@@ -29,32 +30,6 @@ function field(text: string, [min, max]: [number, number]): Set<number> | undefi
     for (let v = from; v <= to; v += step) out.add(v);
   }
   return out;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function partsIn(tz: string, at: number) {
-  let f = formatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(tz, f);
-  }
-  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
-  return {
-    minute: Number(p.minute),
-    hour: Number(p.hour),
-    day: Number(p.day),
-    month: Number(p.month),
-    weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(p.weekday!),
-  };
 }
 
 export function nextRun(schedule: Schedule, now: number): { at: number | undefined; note: string | undefined } {
@@ -83,7 +58,7 @@ export function nextCronMatch(expr: string, tz: string, after: number, searchMin
   const domAny = texts[2] === '*';
   const dowAny = texts[4] === '*';
   try {
-    partsIn(tz, after);
+    wallClockIn(tz, after);
   } catch {
     return { at: undefined, note: `unknown time zone ${tz}` };
   }
@@ -91,7 +66,7 @@ export function nextCronMatch(expr: string, tz: string, after: number, searchMin
   let t = Math.floor(after / 60_000) * 60_000 + 60_000;
   const end = t + searchMinutes * 60_000;
   while (t < end) {
-    const p = partsIn(tz, t);
+    const p = wallClockIn(tz, t);
     const dom = days!.has(p.day);
     const dow = weekdays!.has(p.weekday);
     const dayMatches = months!.has(p.month) && (domAny && dowAny ? true : domAny ? dow : dowAny ? dom : dom || dow);

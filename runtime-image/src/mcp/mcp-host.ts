@@ -11,7 +11,7 @@ import type { RuntimeConfig } from '../../../shared/config/resolve.ts';
 import { errorFields, type Logger } from '../../../shared/log.ts';
 import type { SandboxChoice } from '../../../shared/adapters/sandbox/choose-sandbox.ts';
 import { baseSandboxEnv } from '../../../shared/adapters/sandbox/sandbox-port.ts';
-import type { AgentTool, ToolResult } from '../tools/tool.ts';
+import { argumentIssues, type AgentTool, type ToolResult } from '../tools/tool.ts';
 import { OrphanReaper } from './orphan-reaper.ts';
 import { ProcessGroupTransport } from './process-group-transport.ts';
 
@@ -142,13 +142,7 @@ class McpServer {
       parse: (args) => {
         const parsed = (validator ?? z.record(z.string(), z.unknown())).safeParse(args ?? {});
         if (parsed.success) return { ok: true, value: args ?? {} };
-        return {
-          ok: false,
-          error: parsed.error.issues
-            .slice(0, 5)
-            .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
-            .join('; '),
-        };
+        return { ok: false, error: argumentIssues(parsed.error) };
       },
       run: (args, ctx) => this.call(name, args as Record<string, unknown>, ctx.signal),
     };

@@ -56,13 +56,7 @@ export function defineTool<S extends z.ZodType>(def: {
     parse(args) {
       const parsed = def.schema.safeParse(args);
       if (parsed.success) return { ok: true, value: parsed.data };
-      return {
-        ok: false,
-        error: parsed.error.issues
-          .slice(0, 5)
-          .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
-          .join('; '),
-      };
+      return { ok: false, error: argumentIssues(parsed.error) };
     },
     async run(args, ctx) {
       const out = await def.run(args as z.infer<S>, ctx);
@@ -75,4 +69,12 @@ export function defineTool<S extends z.ZodType>(def: {
 export function capText(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n… [${text.length - max} more characters cut]`;
+}
+
+/** How a call's bad arguments are told to the model: the first five issues, each at its path. */
+export function argumentIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`)
+    .join('; ');
 }

@@ -3,10 +3,10 @@
 // already counted (so a redelivered status envelope counts once) and the bucket's first
 // turns. Items expire through the table's TTL; reads drop expired ones, as DynamoDB reaps
 // lazily. Bucket keys are deterministic, so a day is one BatchGet of 96 keys per agent.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BUCKET_MS, bucketStart, METRICS_RETENTION_MS, TURNS_PER_BUCKET } from '../../metrics/buckets.ts';
 import type { ActivityBucket, AgentMetrics, TurnEvent } from '../../ports.ts';
+import { conditionalUpdate } from './dynamo-conditional-update.ts';
 
 /** The prefix of every metrics item's key of one agent (`clawfleet agents remove --aws` deletes them by it). */
 export const agentMetricsKeyPrefix = (agentId: string) => `metrics:${agentId}:`;
@@ -24,69 +24,53 @@ export class DynamoAgentMetrics implements AgentMetrics {
   async recordTurn(event: TurnEvent): Promise<void> {
     const start = bucketStart(event.at);
     const id = `${event.inboundId}#${event.outcome}`;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(event.agentId, start),
-          UpdateExpression: 'ADD #turns :one, #errors :err, #seen :ids SET #expires = :ttl, #agent = :agent, #start = :start',
-          ConditionExpression: 'attribute_not_exists(#seen) OR NOT contains(#seen, :id)',
-          ExpressionAttributeNames: {
-            '#turns': 'turns',
-            '#errors': 'errors',
-            '#seen': 'seen',
-            '#expires': 'expiresAt',
-            '#agent': 'agentId',
-            '#start': 'bucketStart',
-          },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':err': event.outcome === 'failed' ? 1 : 0,
-            ':ids': new Set([id]),
-            ':id': id,
-            ':ttl': ttlSeconds(start),
-            ':agent': event.agentId,
-            ':start': start,
-          },
-        }),
-      );
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return; // counted already
-      throw err;
-    }
+    const counted = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(event.agentId, start),
+      UpdateExpression: 'ADD #turns :one, #errors :err, #seen :ids SET #expires = :ttl, #agent = :agent, #start = :start',
+      ConditionExpression: 'attribute_not_exists(#seen) OR NOT contains(#seen, :id)',
+      ExpressionAttributeNames: {
+        '#turns': 'turns',
+        '#errors': 'errors',
+        '#seen': 'seen',
+        '#expires': 'expiresAt',
+        '#agent': 'agentId',
+        '#start': 'bucketStart',
+      },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':err': event.outcome === 'failed' ? 1 : 0,
+        ':ids': new Set([id]),
+        ':id': id,
+        ':ttl': ttlSeconds(start),
+        ':agent': event.agentId,
+        ':start': start,
+      },
+    });
+    if (!counted) return; // refused: counted already
     const { agentId: _a, ...turn } = event;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(event.agentId, start),
-          UpdateExpression: 'SET #recent = list_append(if_not_exists(#recent, :empty), :turn)',
-          ConditionExpression: 'attribute_not_exists(#recent) OR size(#recent) < :cap',
-          ExpressionAttributeNames: { '#recent': 'recent' },
-          ExpressionAttributeValues: { ':empty': [], ':turn': [turn], ':cap': TURNS_PER_BUCKET },
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err; // a busy bucket keeps its first turns only
-    }
+    // Refused: a busy bucket keeps its first turns only.
+    await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(event.agentId, start),
+      UpdateExpression: 'SET #recent = list_append(if_not_exists(#recent, :empty), :turn)',
+      ConditionExpression: 'attribute_not_exists(#recent) OR size(#recent) < :cap',
+      ExpressionAttributeNames: { '#recent': 'recent' },
+      ExpressionAttributeValues: { ':empty': [], ':turn': [turn], ':cap': TURNS_PER_BUCKET },
+    });
   }
 
   async recordQueueDepth(agentId: string, at: number, depth: number): Promise<void> {
     const start = bucketStart(at);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(agentId, start),
-          UpdateExpression: 'SET #depth = :d, #expires = :ttl, #agent = :agent, #start = :start',
-          ConditionExpression: 'attribute_not_exists(#depth) OR #depth < :d',
-          ExpressionAttributeNames: { '#depth': 'maxDepth', '#expires': 'expiresAt', '#agent': 'agentId', '#start': 'bucketStart' },
-          ExpressionAttributeValues: { ':d': depth, ':ttl': ttlSeconds(start), ':agent': agentId, ':start': start },
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err; // a deeper queue was seen already
-    }
+    // Refused: a deeper queue was seen already.
+    await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(agentId, start),
+      UpdateExpression: 'SET #depth = :d, #expires = :ttl, #agent = :agent, #start = :start',
+      ConditionExpression: 'attribute_not_exists(#depth) OR #depth < :d',
+      ExpressionAttributeNames: { '#depth': 'maxDepth', '#expires': 'expiresAt', '#agent': 'agentId', '#start': 'bucketStart' },
+      ExpressionAttributeValues: { ':d': depth, ':ttl': ttlSeconds(start), ':agent': agentId, ':start': start },
+    });
   }
 
   async activity(agentId: string, from: number, to: number): Promise<ActivityBucket[]> {

@@ -1,10 +1,10 @@
 // Inbound origins in the fleet's origins table: `origin:<inbound id>` holds the record, its
 // relay count, its status reaction's state (#31) and its TTL. DynamoDB reaps expired items lazily, so a read also treats an
 // expired one as absent; recording an origin again (a retried event) keeps its relay count.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InboundOriginSchema } from '../../control/origins.ts';
 import type { InboundOrigin, InboundOrigins, StatusFrom, StatusState } from '../../ports.ts';
+import { conditionalUpdate } from './dynamo-conditional-update.ts';
 
 const key = (id: string) => ({ pk: `origin:${id}` });
 
@@ -42,38 +42,24 @@ export class DynamoInboundOrigins implements InboundOrigins {
       ...(named.length ? [`statusReaction IN (${named.map((_, i) => `:f${i}`).join(', ')})`] : []),
     ];
     if (allowed.length === 0) return false;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(id),
-          UpdateExpression: 'SET statusReaction = :to',
-          ConditionExpression: `attribute_exists(pk) AND expiresAtMs > :now AND (${allowed.join(' OR ')})`,
-          ExpressionAttributeValues: { ':to': to, ':now': this.now(), ...Object.fromEntries(named.map((s, i) => [`:f${i}`, s])) },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const written = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(id),
+      UpdateExpression: 'SET statusReaction = :to',
+      ConditionExpression: `attribute_exists(pk) AND expiresAtMs > :now AND (${allowed.join(' OR ')})`,
+      ExpressionAttributeValues: { ':to': to, ':now': this.now(), ...Object.fromEntries(named.map((s, i) => [`:f${i}`, s])) },
+    });
+    return written !== undefined;
   }
 
   async takeRelay(id: string, max: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(id),
-          UpdateExpression: 'ADD relays :one',
-          ConditionExpression: 'attribute_exists(pk) AND expiresAtMs > :now AND (attribute_not_exists(relays) OR relays < :max)',
-          ExpressionAttributeValues: { ':one': 1, ':now': this.now(), ':max': max },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const written = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(id),
+      UpdateExpression: 'ADD relays :one',
+      ConditionExpression: 'attribute_exists(pk) AND expiresAtMs > :now AND (attribute_not_exists(relays) OR relays < :max)',
+      ExpressionAttributeValues: { ':one': 1, ':now': this.now(), ':max': max },
+    });
+    return written !== undefined;
   }
 }

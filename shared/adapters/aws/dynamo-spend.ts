@@ -7,11 +7,12 @@
 //   and a version), which only that agent's runtime writes: its task role may touch no key but
 //   those that start with its id and "#" (IAM dynamodb:LeadingKeys), never a count.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { emptyTotals, type SpendTotals } from '../../budget/budget.ts';
 import { emptyMonth, reserveIn, settleIn, type LedgerMonth, type ReserveRequest, type SettleRequest } from '../../budget/ledger.ts';
 import { periodsAt } from '../../budget/periods.ts';
 import type { SpendCounts, SpendLedger } from '../../ports.ts';
+import { conditionalUpdate } from './dynamo-conditional-update.ts';
 
 /** How long a counted report's id is remembered: longer than an outbox record is retried (its queue keeps it 14 days). */
 const USAGE_ID_TTL_MS = 15 * 24 * 3600_000;
@@ -75,21 +76,14 @@ export class DynamoSpendCounts implements SpendCounts {
   }
 
   async markAlerted(agentId: string, key: string, at: number) {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: countKey(agentId, periodsAt(at).month) },
-          UpdateExpression: 'ADD alerted :keys',
-          ConditionExpression: 'attribute_not_exists(alerted) OR NOT contains(alerted, :key)',
-          ExpressionAttributeValues: { ':keys': new Set([key]), ':key': key },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const written = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: { pk: countKey(agentId, periodsAt(at).month) },
+      UpdateExpression: 'ADD alerted :keys',
+      ConditionExpression: 'attribute_not_exists(alerted) OR NOT contains(alerted, :key)',
+      ExpressionAttributeValues: { ':keys': new Set([key]), ':key': key },
+    });
+    return written !== undefined;
   }
 }
 

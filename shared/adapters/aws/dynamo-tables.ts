@@ -5,6 +5,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimResult, DeliveryLedger, InboundDedupe, RecordedSessionStats, SessionRecord, SessionRegistry } from '../../ports.ts';
 import { readRecordedStats } from '../session-stats-item.ts';
+import { conditionalUpdate } from './dynamo-conditional-update.ts';
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 const expired = (item: Record<string, unknown> | undefined, now: number) => typeof item?.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
@@ -61,22 +62,15 @@ export class DynamoSessionRegistry implements SessionRegistry {
   }
 
   async recordStats(sessionKey: string, agentId: string, stats: RecordedSessionStats): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: sessionKey },
-          UpdateExpression: 'SET stats = :stats, statsAt = :at',
-          // Never creates a session, never touches another agent's, never goes back in time.
-          ConditionExpression: 'attribute_exists(pk) AND agentId = :agent AND (attribute_not_exists(statsAt) OR statsAt <= :at)',
-          ExpressionAttributeValues: { ':stats': stats, ':at': stats.at, ':agent': agentId },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const written = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: { pk: sessionKey },
+      UpdateExpression: 'SET stats = :stats, statsAt = :at',
+      // Never creates a session, never touches another agent's, never goes back in time.
+      ConditionExpression: 'attribute_exists(pk) AND agentId = :agent AND (attribute_not_exists(statsAt) OR statsAt <= :at)',
+      ExpressionAttributeValues: { ':stats': stats, ':at': stats.at, ':agent': agentId },
+    });
+    return written !== undefined;
   }
 
   /**

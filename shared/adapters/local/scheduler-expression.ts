@@ -5,6 +5,7 @@
 // EventBridge's day-of-week numbering (Sunday = 1) and names. Forms it cannot evaluate
 // (L, W, #, a year) are refused when the schedule is put, never silently never fired.
 import { nextCronMatch } from '../../cron/next-run.ts';
+import { wallClockIn } from '../../cron/wall-clock.ts';
 import { ClawfleetError } from '../../errors.ts';
 
 export type ParsedSchedule =
@@ -77,21 +78,8 @@ function wallClockInstant(tz: string, y: number, mo: number, d: number, h: numbe
 
 /** How far `tz`'s wall clock is ahead of UTC at `at`. */
 function offsetMs(tz: string, at: number): number {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-      .formatToParts(at)
-      .map((x) => [x.type, Number(x.value)]),
-  ) as Record<string, number>;
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  const c = wallClockIn(tz, at);
+  const wall = Date.UTC(c.year, c.month - 1, c.day, c.hour, c.minute, c.second);
   return wall - Math.floor(at / 1000) * 1000;
 }
 

@@ -163,32 +163,28 @@ export class InMemorySentMessages implements SentMessages {
 export class InMemoryReactionRates implements ReactionRates {
   readonly counts = new Map<string, number>();
   async take(chat: string, windowStart: number, _windowMs: number, max: number) {
-    const key = `${chat}@${windowStart}`;
-    const n = this.counts.get(key) ?? 0;
-    if (n >= max) return false;
-    this.counts.set(key, n + 1);
-    return true;
+    return takeWindowSlot(this.counts, `${chat}@${windowStart}`, max) !== undefined;
   }
 }
 
 export class InMemoryRelayRates implements RelayRates {
   readonly counts = new Map<string, number>();
   async take(fromAgentId: string, toAgentId: string, windowStart: number, _windowMs: number, max: number) {
-    const key = `${fromAgentId}>${toAgentId}@${windowStart}`;
-    const n = this.counts.get(key) ?? 0;
-    if (n >= max) return false;
-    this.counts.set(key, n + 1);
-    return true;
+    return takeWindowSlot(this.counts, `${fromAgentId}>${toAgentId}@${windowStart}`, max) !== undefined;
   }
 }
 
 export class InMemoryAlertRates implements AlertRates {
   readonly counts = new Map<string, number>();
   async take(key: string, windowStart: number, _windowMs: number, max: number) {
-    const at = `${key}@${windowStart}`;
-    const n = this.counts.get(at) ?? 0;
-    if (n >= max) return undefined;
-    this.counts.set(at, n + 1);
-    return n + 1;
+    return takeWindowSlot(this.counts, `${key}@${windowStart}`, max);
   }
+}
+
+/** One slot of a rate limit's window (as dynamo-window-counter.ts takes it): the window's count with it, or undefined once it holds `max`. */
+function takeWindowSlot(counts: Map<string, number>, key: string, max: number): number | undefined {
+  const n = counts.get(key) ?? 0;
+  if (n >= max) return undefined;
+  counts.set(key, n + 1);
+  return n + 1;
 }

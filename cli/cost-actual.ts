@@ -9,7 +9,14 @@ import { CostReportsUnavailable, type CostReports } from '../shared/ports.ts';
 import { awsSettings } from './aws-env.ts';
 import { awsErrorText } from './aws-errors.ts';
 import { CliError, EXIT, table, type CliIO } from './command.ts';
-import type { CostDeps, CostEstimate } from './cost.ts';
+import type { CostEstimate } from './cost-estimate.ts';
+import type { AwsSettings } from './aws-env.ts';
+
+/** What `--actual` reads, and today's date; tests give their own. */
+export interface CostDeps {
+  reports?(aws: AwsSettings): CostReports;
+  today?(): string;
+}
 
 const UNAVAILABLE: Record<CostReportsUnavailable['reason'], string> = {
   'not-enabled':

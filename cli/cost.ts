@@ -2,14 +2,14 @@
 // (Fargate or Spot, Graviton or x86, hibernating or always on), plus the control plane's
 // Lambda, SQS, DynamoDB, Secrets Manager and logs — printing the prices it used and their date,
 // and the compute per runtime kind (an openclaw agent's task is sized for its gateway).
-import { runtimeArchitecture, type CpuArchitecture } from '../shared/config/architecture.ts';
+import { runtimeArchitecture } from '../shared/config/architecture.ts';
 import { DEFAULT_MAX_SESSIONS } from '../shared/runtime-limits.ts';
 import { BROWSER_MIN_SIZE, browserEnabled } from '../shared/config/browser-size.ts';
 import { resolveAgent } from '../shared/config/resolve.ts';
-import { DEFAULT_RUNTIME_KIND, kindPlacementProblem, type RuntimeKind } from '../shared/config/runtime-kinds.ts';
+import { DEFAULT_RUNTIME_KIND, kindPlacementProblem } from '../shared/config/runtime-kinds.ts';
 import type { FleetConfig } from '../shared/config/schema.ts';
-import type { CostReports } from '../shared/ports.ts';
-import type { AwsSettings } from './aws-env.ts';
+import type { CostDeps } from './cost-actual.ts';
+import type { CostEstimate } from './cost-estimate.ts';
 import { EXIT, parse, plural, str, table, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { DRAFT_INTERVAL_MS, streamingMode } from '../shared/control/streaming.ts';
@@ -48,48 +48,6 @@ if they are not. Cost Explorer charges $0.01 per request: a run makes two or thr
 export const MEDIA_FILE_MB = 1;
 
 const money = (n: number) => `$${n < 10 ? n.toFixed(2) : n.toFixed(0)}`;
-
-export interface CostEstimate {
-  agents: {
-    id: string;
-    kind: RuntimeKind;
-    cpus: number;
-    memoryGb: number;
-    /** tools.browser: counted at least BROWSER_MIN_SIZE. */
-    browser: boolean;
-    architecture: CpuArchitecture;
-    hibernates: boolean;
-    spot: boolean;
-    onDemandAlwaysOn: number;
-    spotAlwaysOn: number;
-    configured: number;
-  }[];
-  lambda: number;
-  sqs: number;
-  dynamo: number;
-  secrets: number;
-  logs: number;
-  /** The media bucket (#16): storage at steady state, and requests. */
-  media: { storage: number; requests: number; storedGb: number };
-  /** Public IPv4 addresses of the running tasks. */
-  ipv4: number;
-  computeConfigured: number;
-  total: number;
-  /** The single VM the fleet replaces. */
-  vm: number;
-  /** What streamed replies add per turn, and a month of them (included in lambda, sqs and dynamo). */
-  streaming: StreamingCost;
-}
-
-export interface StreamingCost {
-  /** Draft envelopes per streamed turn in a private chat (one a second) and in a group (one per 3 s). */
-  draftsPerTurn: { direct: number; group: number };
-  /** Per draft: one outbox envelope, one λ outbox record, SQS send + receive + delete, one origin read. */
-  perDraft: { envelopes: 1; lambdaRecords: 1; sqsRequests: 3; dynamoReads: 1 };
-  month: number;
-  /** Some account streams in blocks: each block is a message of its own, said per block (its count depends on the answer's length). */
-  blocks: boolean;
-}
 
 /**
  * Drafts a turn sends while the model writes for `seconds`: the first one interval after it
@@ -193,12 +151,6 @@ export function estimateCost(config: FleetConfig, messagesPerDay: number, awakeH
       blocks: modes.includes('block'),
     },
   };
-}
-
-/** What `--actual` reads, and today's date; tests give their own. */
-export interface CostDeps {
-  reports?(aws: AwsSettings): CostReports;
-  today?(): string;
 }
 
 export async function runCost(args: string[], io: CliIO, deps: CostDeps = {}): Promise<number> {

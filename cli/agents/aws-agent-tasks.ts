@@ -3,21 +3,10 @@
 // archive task its stack has (infra/constructs/workspace-archive.ts) run where the runtime runs
 // and waited for. It refuses to archive while the runtime runs: a deployed control plane that
 // still lists the agent could wake it, and two writers would share the workspace.
-import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import {
-  DescribeServicesCommand,
-  DescribeTasksCommand,
-  ListTasksCommand,
-  RunTaskCommand,
-  UpdateServiceCommand,
-  type ECSClient,
-  type NetworkConfiguration,
-} from '@aws-sdk/client-ecs';
 import { agentArchivePath, agentArchiveTaskFamily, agentLogGroupName, agentServiceName, clusterName } from '../../shared/config/names.ts';
+import type { AgentNetwork, RemovalCompute, RemovalLogs } from '../../shared/deploy/agent-removal-ports.ts';
 import { awsErrorText } from '../aws-errors.ts';
 import { StepFailed, type StepResult } from '../steps.ts';
-import { RUN_TASK_TAGGING } from '../../shared/adapters/aws/ecs-task-tags.ts';
 
 /** How a one-off task ended. */
 export interface TaskEnd {
@@ -41,8 +30,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class AgentTasks {
   constructor(
-    private readonly ecs: ECSClient,
-    private readonly logs: CloudWatchLogsClient,
+    private readonly compute: RemovalCompute,
+    private readonly logs: RemovalLogs,
     private readonly fleet: string,
     private readonly opts: AgentTasksOptions,
   ) {}
@@ -51,7 +40,7 @@ export class AgentTasks {
     const cluster = clusterName(this.fleet);
     const service = agentServiceName(agentId);
     try {
-      await this.ecs.send(new UpdateServiceCommand({ cluster, service, desiredCount: 0 }));
+      await this.compute.stopService(agentId);
     } catch (err) {
       if (/ServiceNotFound|ServiceNotActive|ClusterNotFound/.test((err as Error).name))
         return { status: 'skipped', detail: `no service ${service} in ${cluster}` };
@@ -63,10 +52,10 @@ export class AgentTasks {
     const deadline = Date.now() + this.opts.serviceTimeoutMs;
     for (;;) {
       const running = await this.serviceTasks(agentId);
-      if (running.length === 0) return { status: 'done', detail: `${service} at 0, no task running` };
+      if (running === 0) return { status: 'done', detail: `${service} at 0, no task running` };
       if (Date.now() > deadline) {
         throw new StepFailed(
-          `${service} still has ${running.length} task(s) after ${this.opts.serviceTimeoutMs / 60_000} min`,
+          `${service} still has ${running} task(s) after ${this.opts.serviceTimeoutMs / 60_000} min`,
           `see aws ecs describe-services --cluster ${cluster} --services ${service}; run this again once it has stopped`,
         );
       }
@@ -75,25 +64,12 @@ export class AgentTasks {
   }
 
   async archive(agentId: string): Promise<StepResult> {
-    const cluster = clusterName(this.fleet);
     const family = agentArchiveTaskFamily(this.fleet, agentId);
     await this.expectStopped(agentId, 'before the archive');
     const network = await this.serviceNetwork(agentId);
     let taskArn: string | undefined;
     try {
-      const out = await this.ecs.send(
-        new RunTaskCommand({
-          cluster,
-          taskDefinition: family,
-          count: 1,
-          launchType: 'FARGATE',
-          networkConfiguration: network,
-          startedBy: STARTED_BY,
-          ...RUN_TASK_TAGGING,
-        }),
-      );
-      if (out.failures?.length) throw new Error(out.failures.map((f) => `${f.reason}${f.detail ? ` (${f.detail})` : ''}`).join('; '));
-      taskArn = out.tasks?.[0]?.taskArn;
+      taskArn = await this.compute.startArchive(agentId, network, STARTED_BY);
     } catch (err) {
       throw new StepFailed(
         awsErrorText(`cannot run task ${family}`, err),
@@ -125,59 +101,46 @@ export class AgentTasks {
    * STOPPED at once but runs on while it drains its turn (up to its stop timeout), still
    * writing the workspace: it counts until its last status is STOPPED.
    */
-  private async serviceTasks(agentId: string): Promise<string[]> {
-    const cluster = clusterName(this.fleet);
+  private async serviceTasks(agentId: string): Promise<number> {
     try {
-      const arns: string[] = [];
-      for (const desiredStatus of ['RUNNING', 'STOPPED'] as const) {
-        arns.push(...((await this.ecs.send(new ListTasksCommand({ cluster, serviceName: agentServiceName(agentId), desiredStatus }))).taskArns ?? []));
-      }
-      const live: string[] = [];
-      for (let i = 0; i < arns.length; i += 100) {
-        const { tasks = [] } = await this.ecs.send(new DescribeTasksCommand({ cluster, tasks: arns.slice(i, i + 100) }));
-        live.push(...tasks.filter((t) => t.lastStatus !== 'STOPPED').map((t) => t.taskArn!));
-      }
-      return live;
+      return await this.compute.alive(agentId);
     } catch (err) {
-      if (/ServiceNotFound|ClusterNotFound/.test((err as Error).name)) return [];
+      if (/ServiceNotFound|ClusterNotFound/.test((err as Error).name)) return 0;
       throw new StepFailed(awsErrorText(`cannot list the tasks of ${agentServiceName(agentId)}`, err), 'run this again');
     }
   }
 
   /** The runtime must not run while its workspace is copied: were it woken (a deployed control plane that still lists it), stop. */
   private async expectStopped(agentId: string, when: string): Promise<void> {
-    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] })))
-      .services?.[0];
+    const desired = (await this.compute.service(agentId))?.desiredCount ?? 0;
     const running = await this.serviceTasks(agentId);
-    if ((service?.desiredCount ?? 0) > 0 || running.length > 0) {
+    if (desired > 0 || running > 0) {
       throw new StepFailed(
-        `${agentServiceName(agentId)} was started again ${when} (desired ${service?.desiredCount ?? 0}, ${running.length} task(s))`,
+        `${agentServiceName(agentId)} was started again ${when} (desired ${desired}, ${running} task(s))`,
         `the deployed control plane still lists ${agentId}: deploy it without the agent (npx cdk deploy ${this.fleet}-control-plane), then run this again`,
       );
     }
   }
 
   /** The archive task runs where the runtime runs: the service's subnets and security group, with a public IP. */
-  private async serviceNetwork(agentId: string): Promise<NetworkConfiguration> {
-    const service = (await this.ecs.send(new DescribeServicesCommand({ cluster: clusterName(this.fleet), services: [agentServiceName(agentId)] })))
-      .services?.[0];
-    const vpc = service?.networkConfiguration?.awsvpcConfiguration;
-    if (!vpc?.subnets?.length)
+  private async serviceNetwork(agentId: string): Promise<AgentNetwork> {
+    const network = (await this.compute.service(agentId))?.network;
+    if (!network)
       throw new StepFailed(
         `${agentServiceName(agentId)} has no network settings to run the archive task with`,
         'deploy the agent stack again (npx cdk deploy --all), then run this again',
       );
-    return { awsvpcConfiguration: { subnets: vpc.subnets, securityGroups: vpc.securityGroups, assignPublicIp: vpc.assignPublicIp ?? 'ENABLED' } };
+    return network;
   }
 
   private async waitForTask(taskArn: string): Promise<TaskEnd> {
     const deadline = Date.now() + this.opts.archiveTimeoutMs;
     for (;;) {
-      const task = (await this.ecs.send(new DescribeTasksCommand({ cluster: clusterName(this.fleet), tasks: [taskArn] }))).tasks?.[0];
-      if (task?.lastStatus === 'STOPPED') return { exitCode: task.containers?.[0]?.exitCode, reason: task.stoppedReason ?? task.containers?.[0]?.reason };
+      const task = await this.compute.task(taskArn);
+      if (task?.status === 'STOPPED') return { exitCode: task.exitCode, reason: task.reason };
       if (Date.now() > deadline) {
         throw new StepFailed(
-          `archive task ${taskArn.split('/').pop()} still ${task?.lastStatus ?? 'unknown'} after ${this.opts.archiveTimeoutMs / 60_000} min`,
+          `archive task ${taskArn.split('/').pop()} still ${task?.status ?? 'unknown'} after ${this.opts.archiveTimeoutMs / 60_000} min`,
           'run this again once it has stopped (a second archive copies what is left, harmlessly)',
         );
       }
@@ -188,14 +151,8 @@ export class AgentTasks {
   /** The archive script's last line ("workspace archived", where to, how much), from its log; undefined if it cannot be read. */
   private async archiveLine(agentId: string, logStream: string): Promise<string | undefined> {
     try {
-      const { events = [] } = await this.logs.send(
-        new FilterLogEventsCommand({
-          logGroupName: agentLogGroupName(this.fleet, agentId),
-          logStreamNames: [logStream],
-          filterPattern: '"workspace archived"',
-        }),
-      );
-      const line = JSON.parse(events.at(-1)?.message ?? '') as { to?: string; files?: number; bytes?: number; skipped?: string[] };
+      const said = await this.logs.matching(agentLogGroupName(this.fleet, agentId), logStream, '"workspace archived"');
+      const line = JSON.parse(said.at(-1) ?? '') as { to?: string; files?: number; bytes?: number; skipped?: string[] };
       if (!line.to) return undefined;
       return `copied ${line.files} file(s), ${line.bytes} bytes, to ${line.to.replace(/^\/archive/, agentArchivePath(agentId))} on the fleet's file system, and emptied the workspace${line.skipped?.length ? ` (left out, not regular files: ${line.skipped.join(', ')})` : ''}`;
     } catch {

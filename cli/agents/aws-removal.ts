@@ -4,20 +4,6 @@
 // records. The archive runs before the stack goes, since the task, its role and access points
 // are in the stack; the records go last, once nothing (its outbox mapping) can write them.
 import {
-  DeleteStackCommand,
-  DescribeStackEventsCommand,
-  DescribeStacksCommand,
-  ListStacksCommand,
-  type StackStatus,
-  CloudFormationClient,
-} from '@aws-sdk/client-cloudformation';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ECSClient } from '@aws-sdk/client-ecs';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
   agentArchivePath,
   agentArchiveTaskFamily,
   agentDlqName,
@@ -29,13 +15,14 @@ import {
   outboxDlqName,
   scheduleGroupName,
 } from '../../shared/config/names.ts';
+import { agentRemovalPorts } from '../../shared/adapters/aws/cli-ports.ts';
+import { AgentRecordsCallFailed } from '../../shared/adapters/aws/dynamo-agent-records.ts';
+import type { RemovalQueues, RemovalRecords, RemovalSchedules, RemovalStacks } from '../../shared/deploy/agent-removal-ports.ts';
 import { madeForAgent } from '../../shared/deploy/teardown.ts';
 import type { AwsSettings } from '../aws-env.ts';
 import { awsErrorText } from '../aws-errors.ts';
 import { CliError, EXIT } from '../command.ts';
-import { AgentRecords } from './aws-agent-records.ts';
 import { AgentTasks, type AgentTasksOptions } from './aws-agent-tasks.ts';
-import { AgentSchedules } from './aws-agent-schedules.ts';
 import { StepFailed, type RemovalPlan, type RemovalStep } from './removal.ts';
 
 export type { TaskEnd } from './aws-agent-tasks.ts';
@@ -51,11 +38,11 @@ export interface AwsRemovalOptions extends Partial<Omit<AgentTasksOptions, 'wait
 const BUSY = /_IN_PROGRESS$/;
 
 export class AwsAgentRemoval {
-  private readonly cfn: CloudFormationClient;
+  private readonly stacks: RemovalStacks;
   private readonly tasks: AgentTasks;
-  private readonly sqs: SQSClient;
-  private readonly schedules: AgentSchedules;
-  private readonly records: AgentRecords;
+  private readonly queues: RemovalQueues;
+  private readonly schedules: RemovalSchedules;
+  private readonly records: RemovalRecords;
   private readonly stackTimeoutMs: number;
   private readonly pollMs: number;
   private readonly where: string;
@@ -65,36 +52,31 @@ export class AwsAgentRemoval {
     private readonly aws: AwsSettings,
     opts: AwsRemovalOptions = {},
   ) {
-    this.cfn = new CloudFormationClient(aws);
+    const ports = agentRemovalPorts(aws, fleet);
+    this.stacks = ports.stacks;
     this.where = opts.where ?? `fleet "${fleet}" on AWS ${aws.region}`;
     this.pollMs = opts.pollMs ?? 3_000;
     this.stackTimeoutMs = opts.stackTimeoutMs ?? 30 * 60_000;
-    this.tasks = new AgentTasks(new ECSClient(aws), new CloudWatchLogsClient(aws), fleet, {
+    this.tasks = new AgentTasks(ports.compute, ports.logs, fleet, {
       pollMs: this.pollMs,
       serviceTimeoutMs: opts.serviceTimeoutMs ?? 3 * 60_000,
       archiveTimeoutMs: opts.archiveTimeoutMs ?? 15 * 60_000,
       waitForTask: opts.waitForTask,
     });
-    this.sqs = new SQSClient(aws);
-    this.schedules = new AgentSchedules(new SchedulerClient(aws), fleet);
-    this.records = new AgentRecords(DynamoDBDocumentClient.from(new DynamoDBClient(aws)), fleet);
+    this.queues = ports.queues;
+    this.schedules = ports.schedules;
+    this.records = ports.records;
   }
 
   // ── Finding what an agent left ────────────────────────────────────────────────
 
   /** The agent's stack, or undefined once it is gone. */
-  async stack(agentId: string): Promise<{ name: string; status: StackStatus | string; ours: boolean; description: string } | undefined> {
+  async stack(agentId: string): Promise<{ name: string; status: string; ours: boolean; description: string } | undefined> {
     const name = agentStackName(this.fleet, agentId);
-    try {
-      const s = (await this.cfn.send(new DescribeStacksCommand({ StackName: name }))).Stacks?.[0];
-      if (!s || s.StackStatus === 'DELETE_COMPLETE') return undefined;
-      const outputs = Object.fromEntries((s.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
-      const ours = madeForAgent(this.fleet, agentId, { description: s.Description ?? '', outputs });
-      return { name, status: s.StackStatus ?? 'UNKNOWN', ours, description: s.Description ?? '' };
-    } catch (err) {
-      if (/does not exist/.test((err as Error).message)) return undefined;
-      throw new CliError(EXIT.failed, awsErrorText(`cannot describe stack ${name}`, err, this.aws));
-    }
+    const s = await this.call(`describe stack ${name}`, () => this.stacks.get(name));
+    if (!s) return undefined;
+    const ours = madeForAgent(this.fleet, agentId, { description: s.description, outputs: s.outputs });
+    return { name, status: s.status, ours, description: s.description };
   }
 
   /**
@@ -105,19 +87,13 @@ export class AwsAgentRemoval {
   async found(): Promise<{ id: string; where: string; foreign?: boolean }[]> {
     const out: { id: string; where: string; foreign?: boolean }[] = [];
     const prefix = `${this.fleet}-agent-`;
-    let NextToken: string | undefined;
-    do {
-      const page = await this.call('list the stacks', () => this.cfn.send(new ListStacksCommand({ NextToken })));
-      for (const s of page.StackSummaries ?? []) {
-        if (s.StackStatus === 'DELETE_COMPLETE' || !s.StackName?.startsWith(prefix)) continue;
-        const id = s.StackName.slice(prefix.length);
-        const stack = /^[a-z][a-z0-9-]{0,23}$/.test(id) ? await this.stack(id) : undefined;
-        out.push({ id, where: `stack ${s.StackName}`, ...(stack?.ours ? {} : { foreign: true }) });
-      }
-      NextToken = page.NextToken;
-    } while (NextToken);
-    for (const id of await this.records.registeredAgents()) out.push({ id, where: 'registry' });
-    for (const name of await this.schedules.names('agent-')) {
+    for (const name of await this.call('list the stacks', () => this.stacks.names(prefix))) {
+      const id = name.slice(prefix.length);
+      const stack = /^[a-z][a-z0-9-]{0,23}$/.test(id) ? await this.stack(id) : undefined;
+      out.push({ id, where: `stack ${name}`, ...(stack?.ours ? {} : { foreign: true }) });
+    }
+    for (const id of await this.recordsCall(() => this.records.registeredAgents())) out.push({ id, where: 'registry' });
+    for (const name of await this.scheduleNames(() => this.schedules.names('agent-'))) {
       const agentId = await this.schedules.agentOf(name);
       if (agentId) out.push({ id: agentId, where: `schedule ${name}` });
     }
@@ -155,7 +131,7 @@ export class AwsAgentRemoval {
       steps.push({
         name: 'stop',
         plan: `desired count 0 for service ${agentServiceName(agentId)}, and wait until its task has stopped`,
-        run: async () => (await this.records.markAsleep(agentId), this.tasks.stop(agentId)),
+        run: async () => (await this.markAsleep(agentId), this.tasks.stop(agentId)),
       });
       steps.push({
         name: 'archive',
@@ -185,8 +161,14 @@ export class AwsAgentRemoval {
   // ── The steps ───────────────────────────────────────────────────────────────────
 
   private async deleteOwnSchedules(agentId: string): Promise<{ status: 'done' | 'skipped'; detail: string }> {
-    const mine = await this.schedules.ownedBy(agentId);
-    await this.schedules.delete(mine);
+    const mine = await this.scheduleNames(() => this.schedules.ownedBy(agentId));
+    for (const name of mine) {
+      try {
+        await this.schedules.delete(name);
+      } catch (err) {
+        throw new StepFailed(awsErrorText(`cannot delete schedule ${name}`, err), 'run this again');
+      }
+    }
     return mine.length ? { status: 'done', detail: `deleted ${mine.join(', ')}` } : { status: 'skipped', detail: 'it made none' };
   }
 
@@ -194,14 +176,14 @@ export class AwsAgentRemoval {
     const name = agentStackName(this.fleet, agentId);
     if (!(await this.stack(agentId))) return { status: 'skipped', detail: `${name} is gone already` };
     // By name: a stack id is another thing to CloudFormation (and the emulator ignores it).
-    await this.call(`delete stack ${name}`, () => this.cfn.send(new DeleteStackCommand({ StackName: name })));
+    await this.call(`delete stack ${name}`, () => this.stacks.delete(name));
     const deadline = Date.now() + this.stackTimeoutMs;
     for (;;) {
       const s = await this.stack(agentId);
       if (!s) return { status: 'done', detail: `${name} deleted` };
       if (s.status === 'DELETE_FAILED') {
         throw new StepFailed(
-          `stack ${name} is DELETE_FAILED: ${await this.failedResources(name)}`,
+          `stack ${name} is DELETE_FAILED: ${await this.stacks.failedResources(name)}`,
           'fix or delete those resources by hand, then run this again (CloudFormation retries the delete)',
         );
       }
@@ -215,7 +197,7 @@ export class AwsAgentRemoval {
   }
 
   private async deleteRecords(agentId: string): Promise<{ status: 'done' | 'skipped'; detail: string }> {
-    const n = await this.records.delete(agentId);
+    const n = await this.recordsCall(() => this.records.delete(agentId));
     return n.registry + n.sessions + n.origins
       ? { status: 'done', detail: `deleted ${n.registry} registry, ${n.sessions} session and ${n.origins} origin record(s)` }
       : { status: 'skipped', detail: 'none left' };
@@ -231,27 +213,42 @@ export class AwsAgentRemoval {
     }
   }
 
+  /** Messages in the queue, waiting or in flight; undefined when it cannot be read (gone, or not allowed). */
   private async depth(queueName: string): Promise<number | undefined> {
     try {
-      const { QueueUrl } = await this.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
-      const { Attributes } = await this.sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-      );
-      return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      const counts = await this.queues.counts(queueName);
+      return counts && counts.visible + counts.inFlight;
     } catch {
       return undefined;
     }
   }
 
-  private async failedResources(stackName: string): Promise<string> {
+  /** Asleep in the registry before its service stops; an agent without an item (or a table) has nothing to mark. */
+  private async markAsleep(agentId: string): Promise<void> {
     try {
-      const { StackEvents = [] } = await this.cfn.send(new DescribeStackEventsCommand({ StackName: stackName }));
-      const failed = StackEvents.filter((e) => e.ResourceStatus === 'DELETE_FAILED' && e.LogicalResourceId !== stackName);
-      return (
-        failed.map((e) => `${e.LogicalResourceId} (${e.ResourceType}): ${e.ResourceStatusReason ?? 'no reason given'}`).join('; ') || 'no failed resource named'
-      );
-    } catch {
-      return 'its events could not be read';
+      await this.records.markAsleep(agentId, Date.now());
+    } catch (err) {
+      throw new StepFailed(awsErrorText('cannot mark the agent asleep in the registry', err), 'run this again');
+    }
+  }
+
+  /** A failed scan stops the command; a failed delete stops the step, to be run again. */
+  private async recordsCall<T>(f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (err) {
+      if (!(err instanceof AgentRecordsCallFailed)) throw err;
+      if (err.action === 'scan') throw new CliError(EXIT.failed, awsErrorText(err.message, err.cause));
+      if (err.action === 'throttled') throw new StepFailed(err.message, 'run this again in a minute');
+      throw new StepFailed(awsErrorText(err.message, err.cause), 'run this again');
+    }
+  }
+
+  private async scheduleNames(f: () => Promise<string[]>): Promise<string[]> {
+    try {
+      return await f();
+    } catch (err) {
+      throw new CliError(EXIT.failed, awsErrorText(`cannot list the schedules of ${scheduleGroupName(this.fleet)}`, err));
     }
   }
 }

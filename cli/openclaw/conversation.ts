@@ -5,10 +5,8 @@
 // `agents.defaults.blockStreaming*`) as clawfleet's per-channel/per-account keys. A value
 // clawfleet cannot honour is reported with its path and why, never dropped silently.
 import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
-import type { Obj } from './convert.ts';
+import { isObj, type Obj, type Reporter } from './convert-types.ts';
 import { reactionNotificationsOf, statusReactionsOf } from './reactions.ts';
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The keys of a Telegram channel or account this module converts (current and legacy spellings). */
 export const CONVERSATION_KEYS = new Set([
@@ -38,11 +36,6 @@ const MAX_CHUNK = 4_000;
 
 type Mode = 'off' | 'partial' | 'block' | 'progress';
 type Chunk = { minChars?: number; maxChars?: number };
-
-export interface Reporter {
-  skip(path: string, reason: string): void;
-  note(text: string): void;
-}
 
 /** What OpenClaw keeps outside the channel but applies to it. */
 export interface FleetWide {

@@ -7,6 +7,7 @@ import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reactio
 import { SECRET_NAME } from '../../shared/secrets/secret-values.ts';
 import { BLOCK_STREAMING_DEFAULTS_KEYS, CONVERSATION_KEYS, conversationOf, fleetWideConversation } from './conversation.ts';
 import { ttsOf } from './openclaw-tts.ts';
+import { isObj, type Obj } from './convert-types.ts';
 
 export interface SecretToSet {
   /** The secret container: clawfleet/<fleet>/agents/<id> or clawfleet/<fleet>/control/<part>. */
@@ -29,8 +30,6 @@ export interface Conversion {
   notes: string[];
 }
 
-export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 
 /** Known providers and the wire API and key name clawfleet uses for them. */

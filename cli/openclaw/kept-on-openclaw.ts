@@ -6,7 +6,7 @@
 // to the old gateway), and OpenClaw settings clawfleet has no key for are not written. Said
 // here, agent by agent, rather than found missing after the move.
 import { join } from 'node:path';
-import { isObj, type Obj } from './convert.ts';
+import { isObj, type Obj } from './convert-types.ts';
 import { locateAgents } from './state.ts';
 
 /** OpenClaw's top-level settings the managed gateway's written config never carries, with why. */

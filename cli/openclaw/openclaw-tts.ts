@@ -3,14 +3,7 @@
 // the legacy `enabled`), and its OpenAI provider — clawfleet speaks through one
 // OpenAI-compatible /audio/speech — with model, voice, endpoint and key name; the length cap and
 // timeout. Every other provider, persona and option is reported with its path and why.
-import type { Obj } from './convert.ts';
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface Reporter {
-  skip(path: string, reason: string): void;
-  note(text: string): void;
-}
+import { isObj, type Obj, type Reporter } from './convert-types.ts';
 
 const ONE_PROVIDER = 'clawfleet speaks through one OpenAI-compatible /audio/speech (tts.providers.openai, or its baseUrl for another server)';
 

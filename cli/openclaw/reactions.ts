@@ -3,10 +3,8 @@
 // each topic's agentId, requireMention and allowFrom. What clawfleet does not have — other states'
 // emoji, timing, an emoji Telegram would refuse, other topic keys — is reported, never dropped unsaid.
 import { isReactionEmoji, reactionSpelling } from '../../shared/telegram/reaction-emoji.ts';
-import type { Obj } from './convert.ts';
-import type { Reporter } from './conversation.ts';
+import { isObj, type Obj, type Reporter } from './convert-types.ts';
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const STATES = ['queued', 'thinking', 'tool', 'done', 'error'] as const;
 
 /** `statusReactions { enabled, emojis }` for clawfleet; undefined when nothing carries over. */

@@ -9,7 +9,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { NotRegularFileError, WorkspaceDir, WorkspacePathError } from '../../shared/adapters/fs/beneath.ts';
 import { decompress } from 'fzstd';
-import { isObj, listOpenclawAgents, sanitizeId, type Obj } from './convert.ts';
+import { listOpenclawAgents, sanitizeId } from './convert.ts';
+import { isObj, type Obj } from './convert-types.ts';
 
 export interface AgentSources {
   /** The agent's id in OpenClaw, and in clawfleet. */

@@ -16,7 +16,7 @@ import { BOOTSTRAP_FILES, transcriptPath } from '../../shared/workspace/workspac
 import { mapSessionKey } from './session-keys.ts';
 import { locateAgents, readSessions, type AgentSources, type OpenclawSession } from './state.ts';
 import { convertTranscript } from './openclaw-transcript.ts';
-import type { Obj } from './convert.ts';
+import type { Obj } from './convert-types.ts';
 
 /** Where sessions with no clawfleet equivalent are kept, inside the workspace. */
 export const KEPT_SESSIONS_DIR = 'openclaw-sessions';

@@ -6,7 +6,7 @@ import type { FileEnvelope } from '../protocol/envelopes.ts';
 import { isOwnMediaKey, mediaPrefix, TELEGRAM_UPLOAD_LIMIT_BYTES } from '../media/media-ref.ts';
 import { deliverableTarget } from './deliverable-target.ts';
 import { completeSoon, DELIVERY_LEASE_MS, settleFailedSend } from './outbox-lease.ts';
-import type { OutboxDeps, Reject } from './outbox.ts';
+import type { OutboxDeps, Reject } from './outbox-types.ts';
 
 export async function deliverFile(envelope: FileEnvelope, sender: string, deps: OutboxDeps, reject: Reject): Promise<void> {
   if (!deps.media) return reject('NOT_SUPPORTED', 'files are not wired in this control plane (it has no media store)', envelope);

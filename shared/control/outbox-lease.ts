@@ -5,7 +5,7 @@ import type { OutboundEnvelope } from '../protocol/envelopes.ts';
 import { errorFields } from '../log.ts';
 import { PermanentDeliveryError, type ChannelTarget, type SessionRecord } from '../ports.ts';
 import { isBlockedRefusal, recordBlocked } from './deliverable-target.ts';
-import type { OutboxDeps, Reject } from './outbox.ts';
+import type { OutboxDeps, Reject } from './outbox-types.ts';
 
 /** How long one delivery attempt may hold its claim before another may try. */
 export const DELIVERY_LEASE_MS = 60_000;

@@ -2,10 +2,9 @@
 // the sender is the agent whose outbox queue the record came from, every claim in the
 // envelope is checked against that and the inbound origins, and only then do we act. A
 // reply reaches the origin of the inbound it answers, never the session's latest sender.
-import type { FleetConfig } from '../config/schema.ts';
 import { agentIdFromOutbox } from '../config/names.ts';
 import { EnvelopeError } from '../errors.ts';
-import { errorFields, type Logger } from '../log.ts';
+import { errorFields } from '../log.ts';
 import {
   parseOutbound,
   type BlockEnvelope,
@@ -14,28 +13,10 @@ import {
   type StatusEnvelope,
   type TypingEnvelope,
 } from '../protocol/envelopes.ts';
-import type {
-  AgentRegistry,
-  CronScheduler,
-  ChannelSender,
-  ChannelTarget,
-  Clock,
-  DeadLetters,
-  DeliveryLedger,
-  InboundOrigin,
-  InboundOrigins,
-  MediaStore,
-  SentMessage,
-  SentMessages,
-  SessionRegistry,
-  SpendCounts,
-  StatusState,
-} from '../ports.ts';
+import type { ChannelSender, ChannelTarget, InboundOrigin, SentMessage, StatusState } from '../ports.ts';
 import { chunkText } from '../telegram/chunk.ts';
-import type { RelayDeps, RelayRefusalCode } from './relay.ts';
 import type { AgentMetrics } from '../ports.ts';
 import { turnEventFrom } from '../metrics/turn-event.ts';
-import type { CronRefusalCode } from './cron-requests.ts';
 import { answerableOrigin, type OriginCheck } from './origins.ts';
 import { deliverableTarget } from './deliverable-target.ts';
 import { isOwnMediaKey, mediaPrefix } from '../media/media-ref.ts';
@@ -50,46 +31,16 @@ const processDraftPauses = new DraftPauses();
 /** Where no composition hands one in: this process's pace of status reactions per chat (#31). */
 const processReactionPacer = new ReactionPacer();
 import { completeSoon, DELIVERY_LEASE_MS, settleFailedSend } from './outbox-lease.ts';
-import { countUsage, type SpendCountDeps } from './spend-count.ts';
+import { countUsage } from './spend-count.ts';
+import type { OutboxDeps, Reject } from './outbox-types.ts';
+
+export type { OutboxDeps, Reject } from './outbox-types.ts';
 
 export interface OutboxRecord {
   /** The queue the record arrived on (ARN or URL): the sender's identity. */
   source: string;
   body: string;
   messageId: string;
-}
-
-export interface OutboxDeps {
-  config: FleetConfig;
-  /** Where each inbound came from: replies, typing and relays are checked against it. */
-  origins: InboundOrigins;
-  /** A session's last direct route, and whether its user blocked the bot. */
-  sessions: SessionRegistry;
-  ledger: DeliveryLedger;
-  /** Dead letters of the sending agent's outbox. */
-  deadLetters(agentId: string | undefined): DeadLetters;
-  /** The sender for a session's channel target. */
-  channel(target: ChannelTarget): Promise<ChannelSender>;
-  /** Where heartbeats, activity and errors are recorded; absent where nothing hibernates. */
-  registry?: AgentRegistry;
-  /** Per-agent turn counts and timings for the dashboard's charts; absent where nothing shows them. */
-  metrics?: AgentMetrics;
-  /** Agent-to-agent relay; absent where it is not wired, and agent_send is then refused. */
-  relay?: Omit<RelayDeps, 'config' | 'origins' | 'clock' | 'log'>;
-  /** Where agents' own cron jobs are scheduled; absent where it is not wired, and cron requests are then refused. */
-  scheduler?: CronScheduler;
-  /** Chats whose drafts are paused after a 429 (default: this process's own). */
-  draftPauses?: DraftPauses;
-  /** The pace of status reactions per chat (default: this process's own). */
-  reactionPacer?: ReactionPacer;
-  /** Where agents' files are kept (#16); absent where it is not wired, and file envelopes are then refused. */
-  media?: MediaStore;
-  /** Budgets (#31): the count usage reports are added to, and the operator's alarms; absent, usage envelopes are refused. */
-  spend?: { counts: () => SpendCounts; alertSpend?: SpendCountDeps['alertSpend'] };
-  /** The bot's messages, kept so the users' reactions reach the agent that sent them (#31); absent, none are kept. */
-  sentMessages?: SentMessages;
-  clock: Clock;
-  log: Logger;
 }
 
 /** Resolves when the record is done with (delivered, or rejected into the DLQ); throws to retry it. */
@@ -190,27 +141,6 @@ export async function processOutboxRecord(record: OutboxRecord, deps: OutboxDeps
     }
   }
 }
-
-/**
- * Why the outbox refuses an envelope: the DLQ reason starts with it (`ORIGIN_NOT_OWNED: …`),
- * and the log line and metric carry it.
- */
-type OutboxRejectCode =
-  | 'UNKNOWN_OUTBOX'
-  | EnvelopeError['code']
-  | 'NOT_SUPPORTED'
-  | 'DELIVERY_REFUSED'
-  | Extract<OriginCheck, { ok: false }>['code']
-  | RelayRefusalCode
-  | CronRefusalCode
-  // media (#16): a file from another agent's prefix, over the limit, or not kept.
-  | 'MEDIA_NOT_OWNED'
-  | 'MEDIA_TOO_LARGE'
-  | 'MEDIA_MISSING'
-  // Budgets (#31): a usage report for a model the sender has no price for.
-  | 'USAGE_MODEL_UNKNOWN';
-
-export type Reject = (code: OutboxRejectCode, reason: string, envelope?: OutboundEnvelope) => Promise<void>;
 
 /**
  * Sends a reply, or a block of a streamed one, to the origin of the inbound it answers, each

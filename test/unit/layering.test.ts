@@ -4,7 +4,8 @@
 // math live in shared/cron/ and shared/metrics/, never under shared/dashboard/); no product
 // code leans on the test harness; each room imports only what docs/architecture.md's picture
 // of the layers draws; infra/ is the CDK app alone; AWS is called from shared/adapters/aws/;
-// no two files share a name for different jobs; and no import cycle.
+// no two files share a name for different jobs; and no import cycle, nor any inside a folder
+// even of types alone.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -225,8 +226,8 @@ describe('infra/', () => {
 /**
  * Files outside shared/adapters/aws/ and infra/ (the CDK app) that import an AWS SDK, each with
  * why. The SDK's commands are sent from the adapters; what is listed here either only builds a
- * client or a credential chain for them, probes an account on purpose, or is CLI code not yet
- * behind a port group (issue #32 item 2: those entries go as each moves into an adapter).
+ * client or a credential chain for them, or probes an account on purpose. Never a file under
+ * cli/: the CLI gets its ports in groups (shared/adapters/aws/cli-ports.ts).
  */
 const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'runtime-image/src/connection/connect-aws.ts':
@@ -236,12 +237,6 @@ const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'scripts/smoke-aws.ts': 'the smoke run checks a real account’s resources directly, so that it does not trust the adapters it tests',
   'scripts/smoke/probe.ts': 'the smoke run’s isolation probes: each a call an agent’s role must be refused, sent as is',
   'scripts/smoke/smoke-teardown.ts': 'the smoke run takes down what it made by the account’s own listing, not the adapters’',
-  'cli/agents/aws-agent-records.ts':
-    'not yet behind a port group: the registry, sessions and origins scans and deletes of `agents remove --aws` (by the keys the adapters export; the registry item is written by DynamoAgentRegistry)',
-  'cli/agents/aws-agent-schedules.ts': 'not yet behind a port group: EventBridge Scheduler list, get and delete',
-  'cli/agents/aws-agent-tasks.ts': 'not yet behind a port group: ECS and CloudWatch Logs calls of `agents remove --aws`',
-  'cli/agents/aws-removal.ts': 'not yet behind a port group: CloudFormation and SQS calls of `agents remove --aws`, and the clients it builds',
-  'cli/workspace/aws-deps.ts': 'builds the clients the workspace transfer’s adapters take, and reads a task definition (ECS), not yet behind a port group',
 };
 
 describe('AWS', () => {
@@ -255,6 +250,12 @@ describe('AWS', () => {
 
   it('keeps no list entry a file no longer needs', () => {
     expect(Object.keys(AWS_SDK_ELSEWHERE).filter((f) => !importers.includes(f))).toEqual([]);
+  });
+
+  it('is never called from cli/: the CLI imports no AWS SDK, not even for a type', () => {
+    const cli = product.filter((f) => f.startsWith('cli/'));
+    expect(cli.length).toBeGreaterThan(50);
+    expect(cli.filter((f) => importsOf(f).some((i) => i.startsWith('@aws-sdk/')))).toEqual([]);
   });
 });
 
@@ -310,21 +311,30 @@ function valueImportsOf(file: string): string[] {
     );
 }
 
+/** Every cycle in an import graph, each as the path that closes it. */
+function cyclesOf(graph: Map<string, string[]>): string[] {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const visit = (file: string, path: string[]) => {
+    const at = path.indexOf(file);
+    if (at >= 0) return void cycles.push([...path.slice(at), file].join(' → '));
+    if (done.has(file)) return;
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file, []);
+  return cycles;
+}
+
 describe('imports', () => {
+  const all = [...product, ...sources('shared/adapters')];
+
   it('form no cycle: no module loads, through others, a module that loads it', () => {
-    const all = [...product, ...sources('shared/adapters')];
-    const graph = new Map(all.map((f) => [f, valueImportsOf(f).filter((i) => all.includes(i))]));
-    const cycles: string[] = [];
-    const done = new Set<string>();
-    const visit = (file: string, path: string[]) => {
-      const at = path.indexOf(file);
-      if (at >= 0) return void cycles.push([...path.slice(at), file].join(' → '));
-      if (done.has(file)) return;
-      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-      done.add(file);
-    };
-    for (const file of all) visit(file, []);
     expect(all.length).toBeGreaterThan(300);
-    expect(cycles).toEqual([]);
+    expect(cyclesOf(new Map(all.map((f) => [f, valueImportsOf(f).filter((i) => all.includes(i))])))).toEqual([]);
+  });
+
+  it('form no cycle inside a folder, not even of types: what two files share lives in the one that owns it', () => {
+    expect(cyclesOf(new Map(all.map((f) => [f, importsOf(f).filter((i) => all.includes(i) && dirname(i) === dirname(f))])))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // A log group's events in CloudWatch Logs since a time, every page of them, oldest first
-// (`clawfleet logs --aws`). The SDK's errors reach the caller as they are, for it to say what
+// (`clawfleet logs --aws`); and the lines of one stream that match a pattern (what the archive
+// task of `clawfleet agents remove --aws` said it did). The SDK's errors reach the caller as they are, for it to say what
 // it was reading.
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import type { AwsClientConfig } from './clients.ts';
@@ -28,5 +29,17 @@ export class CloudWatchLogEvents {
       nextToken = out.nextToken;
     } while (nextToken);
     return events.sort((a, b) => a.ts - b.ts);
+  }
+
+  /** The messages of one stream that match a CloudWatch filter pattern, in the order CloudWatch gives them. */
+  async matching(logGroupName: string, logStreamName: string, filterPattern: string): Promise<string[]> {
+    const messages: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const out = await this.logs.send(new FilterLogEventsCommand({ logGroupName, logStreamNames: [logStreamName], filterPattern, nextToken }));
+      messages.push(...(out.events ?? []).map((e) => e.message ?? ''));
+      nextToken = out.nextToken;
+    } while (nextToken);
+    return messages;
   }
 }

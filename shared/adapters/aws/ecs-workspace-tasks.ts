@@ -1,7 +1,16 @@
 // The agent's one-off workspace task on ECS (RunTask of <fleet>-agent-<id>-workspace, in the
 // network of the agent's own service, the transfer in the container's environment) and the
-// check that none of the agent's runtime tasks is alive before it runs.
-import { DescribeServicesCommand, DescribeTasksCommand, ListTasksCommand, RunTaskCommand, StopTaskCommand, type ECSClient } from '@aws-sdk/client-ecs';
+// check that none of the agent's runtime tasks is alive before it runs; and the staging bucket
+// its task definition names, so that the CLI needs nothing but ECS to find it.
+import {
+  DescribeServicesCommand,
+  DescribeTaskDefinitionCommand,
+  DescribeTasksCommand,
+  ListTasksCommand,
+  RunTaskCommand,
+  StopTaskCommand,
+  type ECSClient,
+} from '@aws-sdk/client-ecs';
 import { agentServiceName, agentWorkspaceTaskFamily, clusterName, WORKSPACE_SYNC_CONTAINER } from '../../config/names.ts';
 import { ClawfleetError } from '../../errors.ts';
 import type { AgentTasks, TaskState, WorkspaceTaskRun, WorkspaceTaskRunner } from '../../workspace/task-runner.ts';
@@ -15,6 +24,14 @@ export class EcsWorkspaceTasks implements WorkspaceTaskRunner, AgentTasks {
     private readonly fleet: string,
   ) {
     this.cluster = clusterName(fleet);
+  }
+
+  /** The staging bucket the agent's workspace task definition hands its container; undefined when it names none. SDK errors (no such task definition) reach the caller. */
+  async stagingBucket(agentId: string): Promise<string | undefined> {
+    const { taskDefinition } = await this.ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: agentWorkspaceTaskFamily(this.fleet, agentId) }));
+    return taskDefinition?.containerDefinitions
+      ?.find((c) => c.name === WORKSPACE_SYNC_CONTAINER)
+      ?.environment?.find((e) => e.name === 'CLAWFLEET_STAGING_BUCKET')?.value;
   }
 
   async alive(agentId: string): Promise<number> {

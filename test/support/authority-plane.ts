@@ -21,6 +21,7 @@ import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import type { SecretScan } from './secret-scan.ts';
 import { tempDir } from './temp-dirs.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };
@@ -179,4 +180,18 @@ export function modelFrom(
       return { ok: true, message: assistantMessage('scripted/authority', content) };
     },
   };
+}
+
+/** Records what the planes wrote where someone could read it (log lines, messages sent) into `scan`, for a leaked-secret check. */
+export function recordPlaneOutput(scan: SecretScan, ...planes: AuthorityPlane[]): void {
+  for (const p of planes) {
+    scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
+    scan.record(
+      'messages sent',
+      p.tg
+        .calls()
+        .map((c) => JSON.stringify(c.params))
+        .join('\n'),
+    );
+  }
 }

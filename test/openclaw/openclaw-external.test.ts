@@ -19,6 +19,7 @@ import { ensureOpenclaw, OPENCLAW_VERSION, type OpenclawInstall } from '../../lo
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const GATEWAY_TOKEN = 'gw-operator-token-0123456789abcdefghij';
@@ -182,16 +183,13 @@ beforeAll(async () => {
       },
       // The clawfleet side names a provider (the schema wants a model); the gateway uses its own.
       models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
-      bindings: [
-        { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
-        { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
-      ],
+      bindings: botBindings(['fran', 'grif']),
       channels: {
         telegram: {
           apiRoot: tg.url,
           dmPolicy: 'allowlist',
           allowFrom: [String(OWNER)],
-          accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+          accounts: botAccounts(['fran', 'grif']),
         },
       },
     }),

@@ -17,6 +17,7 @@ import { start as startModel, type FakeModel, type ModelReply } from '../support
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -173,16 +174,13 @@ beforeAll(async () => {
       ],
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
-    bindings: [
-      { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
-      { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
-    ],
+    bindings: botBindings(['fran', 'grif']),
     channels: {
       telegram: {
         apiRoot: tg.url,
         dmPolicy: 'allowlist',
         allowFrom: [String(OWNER)],
-        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+        accounts: botAccounts(['fran', 'grif']),
       },
     },
   };

@@ -22,6 +22,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 type Attacker = 'alpha' | 'gamma';
@@ -159,16 +160,13 @@ beforeAll(async () => {
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
     session: { dmScope: 'per-channel-peer' },
-    bindings: [
-      { agentId: 'alpha', match: { channel: 'telegram', accountId: 'alpha' } },
-      { agentId: 'gamma', match: { channel: 'telegram', accountId: 'gamma' } },
-    ],
+    bindings: botBindings(['alpha', 'gamma']),
     channels: {
       telegram: {
         apiRoot: tg.url,
         dmPolicy: 'allowlist',
         allowFrom: [String(ANN), String(BOB)],
-        accounts: { alpha: { botTokenSecret: 'ALPHA_BOT_TOKEN' }, gamma: { botTokenSecret: 'GAMMA_BOT_TOKEN' } },
+        accounts: botAccounts(['alpha', 'gamma']),
       },
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },

@@ -10,7 +10,6 @@
 // tool result, no secret file uploaded, nothing written outside its workspace. Gamma, with the
 // checks off and no box, leaks. And the switch is shown on: each runtime says so, and a read
 // through a link inside the workspace (which the checks refuse) succeeds.
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
+import { filesUnder, newToolResults, sha256Hex, SWAPPER } from '../support/path-swap-race.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -43,8 +43,6 @@ const BOB = 43;
 const TURNS: Record<Attacker, number> = { alpha: 3, gamma: 1 };
 const ROUNDS = 5;
 const CALLS = 100;
-/** The swapper stops by itself after this long even if the test never says stop. */
-const SWAPPER_MAX_SECONDS = 540;
 
 let tg: FakeTelegram;
 let model: FakeModel;
@@ -55,17 +53,6 @@ let secretsPath: string;
 let betaWs: string;
 const runtimeLines: { agentId: string; msg: string }[] = [];
 const ws = (agent: string) => join(state, 'workspaces', agent);
-
-/** Ann's exec, as in file-race.test.ts: swaps d/m between the real folder and a link to "/" until ./stop appears. */
-const SWAPPER = `n=0; end=$(( $(date +%s) + ${SWAPPER_MAX_SECONDS} ))
-while [ ! -e stop ] && [ "$(date +%s)" -lt "$end" ]; do
-  mv -T d/m d/real || break
-  until ln -s / d/m 2>/dev/null; do rm -rf d/m; done
-  n=$((n+1))
-  rm -f d/m
-  until mv -T d/real d/m 2>/dev/null; do rm -rf d/m; done
-done
-echo "$n" > swaps; echo "swapped $n times"`;
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
@@ -214,35 +201,9 @@ afterAll(async () => {
   await Promise.all([tg?.close(), model?.close()]);
 });
 
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** Every file under `root` (not following links), as paths relative to it. */
-function filesUnder(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, rel))) {
-    const path = rel ? `${rel}/${name}` : name;
-    const st = lstatSync(join(root, path));
-    if (st.isDirectory()) out.push(...filesUnder(root, path));
-    else out.push(path);
-  }
-  return out;
-}
-
 /** Every tool result `me`'s runtime sent the model (each request's new ones: after its last assistant message). */
 function toolResults(me: Attacker): { name: string; text: string }[] {
-  const results: { name: string; text: string }[] = [];
-  for (const req of model.requests().filter((r) => attackerOf(r) === me)) {
-    const messages = (
-      req.body as { messages?: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] }[] }
-    ).messages;
-    const names = new Map<string, string>();
-    for (const m of messages ?? []) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
-    const lastAssistant = (messages ?? []).findLastIndex((m) => m.role === 'assistant');
-    for (const m of (messages ?? []).slice(lastAssistant + 1))
-      if (m.role === 'tool')
-        results.push({ name: names.get(m.tool_call_id ?? '') ?? '?', text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) });
-  }
-  return results.filter((r) => r.name !== 'exec');
+  return newToolResults(model.requests().filter((r) => attackerOf(r) === me)).filter((r) => r.name !== 'exec');
 }
 
 /** The whole attack from `me`, then what leaked: counted, never assumed. */
@@ -277,7 +238,7 @@ async function attack(me: Attacker) {
   const leakedResults = results.filter(
     (r) => secrets.some((s) => r.text.includes(s)) || r.text.includes('"clawfleet/alone/') || r.text.includes('SQLite format 3'),
   );
-  const secretFiles = new Set([secretsPath, join(state, 'admin.json'), join(betaWs, 'diary.md')].map((p) => sha(readFileSync(p))));
+  const secretFiles = new Set([secretsPath, join(state, 'admin.json'), join(betaWs, 'diary.md')].map((p) => sha256Hex(readFileSync(p))));
   const secretUploads = tg
     .calls()
     .filter((c) => c.token === BOTS[me])

@@ -21,7 +21,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { filesUnder, newToolResults, sha256Hex, SWAPPER } from '../support/path-swap-race.ts';
-import { startFleet } from '../support/local-fleet.ts';
+import { agentKeySecrets, startFleet, writeFleetFiles } from '../support/local-fleet.ts';
 import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -158,17 +158,15 @@ beforeAll(async () => {
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
   };
-  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-  writeFileSync(
-    secretsPath,
-    JSON.stringify({
+  writeFleetFiles(
+    dir,
+    config,
+    {
       'clawfleet/alone/control/telegram': { ALPHA_BOT_TOKEN: BOTS.alpha, GAMMA_BOT_TOKEN: BOTS.gamma },
       'clawfleet/alone/control/hooks': { HOOKS_TOKEN },
-      'clawfleet/alone/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-      'clawfleet/alone/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-      'clawfleet/alone/agents/gamma': { OPENAI_API_KEY: KEYS.gamma },
-    }),
-    { mode: 0o600 },
+      ...agentKeySecrets('alone', KEYS),
+    },
+    secretsPath,
   );
   fleet = await startFleet({
     dir,

@@ -20,7 +20,7 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { filesUnder, newToolResults, sha256Hex, SWAPPER } from '../support/path-swap-race.ts';
-import { startFleet } from '../support/local-fleet.ts';
+import { agentKeySecrets, startFleet, writeFleetFiles } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -108,16 +108,11 @@ beforeAll(async () => {
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
   };
-  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-  writeFileSync(
+  writeFleetFiles(
+    dir,
+    config,
+    { 'clawfleet/race/control/telegram': { ALPHA_BOT_TOKEN: TOKEN }, 'clawfleet/race/control/hooks': { HOOKS_TOKEN }, ...agentKeySecrets('race', KEYS) },
     secretsPath,
-    JSON.stringify({
-      'clawfleet/race/control/telegram': { ALPHA_BOT_TOKEN: TOKEN },
-      'clawfleet/race/control/hooks': { HOOKS_TOKEN },
-      'clawfleet/race/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-      'clawfleet/race/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-    }),
-    { mode: 0o600 },
   );
   fleet = await startFleet({
     dir,

@@ -24,9 +24,9 @@ afterAll(() => f?.close());
 
 describe('a model API that fails', () => {
   it.each([
-    { failing: '500s', chat: 7201, text: 'after two 500s', errors: [{ status: 500 }, { status: 500 }] },
-    { failing: 'a 429', chat: 7202, text: 'after a 429', errors: [{ status: 429, headers: { 'retry-after': '1' } }] },
-  ])('is retried after $failing, and the user gets the answer once', async ({ chat, text, errors }) => {
+    ['500s', 7201, 'after two 500s', [{ status: 500 }, { status: 500 }]],
+    ['a 429', 7202, 'after a 429', [{ status: 429, headers: { 'retry-after': '1' } }]],
+  ] as const)('is retried after %s, and the user gets the answer once', async (_failing, chat, text, errors) => {
     f.model.script(...errors.map((error) => ({ error })));
     await ask(chat, text);
     await expect.poll(() => f.sent(`echo: ${text}`, chat), { timeout: 20_000 }).toBe(1);

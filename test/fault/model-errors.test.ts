@@ -23,20 +23,16 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 describe('a model API that fails', () => {
-  it('is retried after 500s, and the user gets the answer once', async () => {
-    f.model.script({ error: { status: 500 } }, { error: { status: 500 } });
-    await ask(7201, 'after two 500s');
-    await expect.poll(() => f.sent('echo: after two 500s', 7201), { timeout: 20_000 }).toBe(1);
-    expect(requestsFor('after two 500s')).toHaveLength(3);
-    expect(failureNotes(7201)).toHaveLength(0);
-  });
-
-  it('is retried after a 429, and the user gets the answer once', async () => {
-    f.model.script({ error: { status: 429, headers: { 'retry-after': '1' } } });
-    await ask(7202, 'after a 429');
-    await expect.poll(() => f.sent('echo: after a 429', 7202), { timeout: 20_000 }).toBe(1);
-    expect(requestsFor('after a 429')).toHaveLength(2);
-    expect(failureNotes(7202)).toHaveLength(0);
+  it.each([
+    ['500s', 7201, 'after two 500s', [{ status: 500 }, { status: 500 }]],
+    ['a 429', 7202, 'after a 429', [{ status: 429, headers: { 'retry-after': '1' } }]],
+  ] as const)('is retried after %s, and the user gets the answer once', async (_failing, chat, text, errors) => {
+    f.model.script(...errors.map((error) => ({ error })));
+    await ask(chat, text);
+    await expect.poll(() => f.sent(`echo: ${text}`, chat), { timeout: 20_000 }).toBe(1);
+    // Each failed request, and the one answered.
+    expect(requestsFor(text)).toHaveLength(errors.length + 1);
+    expect(failureNotes(chat)).toHaveLength(0);
   });
 
   it('waits at least the Retry-After header of a 429 before asking again', async () => {

@@ -10,12 +10,9 @@
 // reply is measured into test-artifacts/figures/image-ecs-emulator.json.
 import { DescribeServicesCommand, ECSClient, ListTasksCommand } from '@aws-sdk/client-ecs';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { agentServiceName, agentStackName, clusterName, controlPlaneStackName, functionName } from '../../shared/config/names.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { mainSessionKey } from '../../shared/routing/session-key.ts';
-import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
+import { agentServiceName, agentStackName, clusterName, functionName } from '../../shared/config/names.ts';
 import { docker, dockerStream } from '../support/docker-cli.ts';
 import { startEcsEmulator, useHostNetwork, type EcsEmulator } from '../support/ecs-emulator.ts';
 import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
@@ -23,6 +20,8 @@ import { start as startTelegram, textUpdate, type FakeTelegram } from '../suppor
 import { writeFigures } from '../support/figures.ts';
 import { deployImageFleet, type DeployedFleet } from '../support/image-deploy.ts';
 import { imageFleetConfig } from '../support/image-fleet.ts';
+import { postFranUpdate } from '../support/fran-image-fleet.ts';
+import { sendToMainSession } from '../support/queue-turn.ts';
 
 const SKIP = inject('imageSkip');
 const BOT_TOKEN = '1000030:AAfran-image-ecs-token-00000000000000';
@@ -115,11 +114,7 @@ describe.skipIf(SKIP)(
     it('wakes fran through λ compute on a Telegram update: ECS runs the image, which takes the task credentials and answers once', async () => {
       const text = 'hello from ECS';
       const woke = performance.now();
-      const res = await fetch(`${fleet.functionUrl(controlPlaneStackName(FLEET), 'TelegramWebhookUrl')}/telegram/fran`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
-        body: JSON.stringify(textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text })),
-      });
+      const res = await postFranUpdate(fleet, BOT_TOKEN, textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text }));
       expect(res.status).toBe(200);
       await expect.poll(desiredCount, { timeout: 60_000, interval: 500 }).toBe(1);
       await expect.poll(franContainers, { timeout: 180_000, interval: 500 }).toHaveLength(1);
@@ -178,24 +173,7 @@ describe.skipIf(SKIP)(
       const sqs = new SQSClient(emulator.aws);
       try {
         const id = `ecs-tick-${Date.now()}`;
-        const sessionKey = mainSessionKey('fran');
-        await sqs.send(
-          new SendMessageCommand({
-            QueueUrl: fleet.output(agentStackName(FLEET, 'fran'), 'InboxUrl'),
-            MessageGroupId: sessionKey,
-            MessageDeduplicationId: id,
-            MessageBody: JSON.stringify({
-              v: PROTOCOL_VERSION,
-              kind: 'message',
-              id,
-              agentId: 'fran',
-              sessionKey,
-              ts: Date.now(),
-              text: 'left waiting',
-              from: { channel: 'local' },
-            }),
-          }),
-        );
+        await sendToMainSession(sqs, fleet.output(agentStackName(FLEET, 'fran'), 'InboxUrl'), 'fran', id, 'left waiting');
         const left = performance.now();
         // Only a health tick wakes it here (no webhook is involved): this one, or the schedule's if it came first.
         figures.tickWake = (await healthTick()).fran;

@@ -17,9 +17,10 @@ import type { LocalFleet } from '../../local/fleet.ts';
 import { docker, dockerRun } from '../support/docker-cli.ts';
 import { writeFigures } from '../support/figures.ts';
 import { inspectContainer } from '../support/engine-api.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { numberedExecResponder } from '../support/exec-turns.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { chatLines, postChat } from '../support/local-api.ts';
-import { startFleet, untilRunning } from '../support/local-fleet.ts';
+import { startFleet } from '../support/local-fleet.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 import { captureIO } from '../unit/cli-io.ts';
 
@@ -41,17 +42,7 @@ const figures: Record<string, number> = {};
 
 /** Each `run#<n>: <command>` turn calls exec once; what exec returned is kept here. */
 const results = new Map<string, string>();
-function responder(req: ModelRequest) {
-  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.at(-1);
-  const asked = /^run#(\d+): ([\s\S]+)$/.exec(req.lastUserText);
-  if (last?.role === 'tool' && asked) {
-    results.set(asked[1]!, typeof last.content === 'string' ? last.content : JSON.stringify(last.content));
-    return { text: `done ${asked[1]}` };
-  }
-  if (asked) return { toolCalls: [{ name: 'exec', arguments: { command: asked[2]!, timeoutSeconds: 60 } }] };
-  return { text: `echo: ${req.lastUserText}` };
-}
+const responder = numberedExecResponder(results);
 
 async function replyTo(agentId: string, text: string, timeout = READY_MS): Promise<void> {
   const res = await postChat(fleet, agentId, text);

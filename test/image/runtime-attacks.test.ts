@@ -9,15 +9,14 @@
 // orphans the call leaves are reaped. Each test says what the wall is when it fails.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { controlPlaneStackName } from '../../shared/config/names.ts';
-import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { docker } from '../support/docker-cli.ts';
 import { writeFigures } from '../support/figures.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
-import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
-import { deployImageFleet, type DeployedFleet } from '../support/image-deploy.ts';
-import { imageFleetConfig } from '../support/image-fleet.ts';
+import { type FakeModel } from '../support/fake-model.ts';
+import { textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { type DeployedFleet } from '../support/image-deploy.ts';
+import { numberedExecResponder } from '../support/exec-turns.ts';
+import { deployFranOnImage, postFranUpdate } from '../support/fran-image-fleet.ts';
 import { agentTasks, type AgentTasks } from '../support/image-task.ts';
 import type { TaskRun } from '../support/task-runner.ts';
 import { TOOL_PROCESS_LIMIT } from '../../shared/adapters/sandbox/uid-pool-sandbox.ts';
@@ -44,27 +43,13 @@ const figures: Record<string, unknown> = {};
 
 /** Each `run#<n>: <command>` turn calls exec once; its result is kept here and the turn ends. */
 const results = new Map<string, string>();
-function responder(req: ModelRequest) {
-  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.at(-1);
-  const asked = /^run#(\d+): ([\s\S]+)$/.exec(req.lastUserText);
-  if (last?.role === 'tool' && asked) {
-    results.set(asked[1]!, typeof last.content === 'string' ? last.content : JSON.stringify(last.content));
-    return { text: `done ${asked[1]}` };
-  }
-  if (asked) return { toolCalls: [{ name: 'exec', arguments: { command: asked[2]!, timeoutSeconds: 60 } }] };
-  return { text: `echo: ${req.lastUserText}` };
-}
+const responder = numberedExecResponder(results);
 
 let runs = 0;
 /** Has fran run `command` with exec (through the deployed webhook); returns what exec returned. */
 async function exec(command: string, timeoutMs = 180_000): Promise<string> {
   const id = String(++runs);
-  const res = await fetch(`${fleet.functionUrl(controlPlaneStackName(fleet.config.fleet), 'TelegramWebhookUrl')}/telegram/fran`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
-    body: JSON.stringify(textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text: `run#${id}: ${command}` })),
-  });
+  const res = await postFranUpdate(fleet, BOT_TOKEN, textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text: `run#${id}: ${command}` }));
   expect(res.status).toBe(200);
   await expect.poll(() => results.has(id), { timeout: timeoutMs, interval: 250 }).toBe(true);
   // exec's first line is its own ("exit code 0", "killed after 60 s"); the rest is the command's.
@@ -74,24 +59,19 @@ async function exec(command: string, timeoutMs = 180_000): Promise<string> {
 /** An ordinary turn, answered: the runtime is still there and working. */
 async function stillAnswers(): Promise<void> {
   const text = `still there ${++updateId}`;
-  await fetch(`${fleet.functionUrl(controlPlaneStackName(fleet.config.fleet), 'TelegramWebhookUrl')}/telegram/fran`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
-    body: JSON.stringify(textUpdate({ updateId, chatId: CHAT, fromId: CHAT, text })),
-  });
+  await postFranUpdate(fleet, BOT_TOKEN, textUpdate({ updateId, chatId: CHAT, fromId: CHAT, text }));
   await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === `echo: ${text}`), { timeout: 90_000, interval: 250 }).toBe(true);
 }
 
 describe.skipIf(SKIP)(SKIP ? `the runtime image attacked from inside — SKIPPED: ${SKIP}` : 'the runtime image attacked from inside, as a tool uid', () => {
   beforeAll(async () => {
-    tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
-    model = await startModel({ apiKey: MODEL_KEY, responder });
-    fleet = await deployImageFleet(
-      aws,
-      imageFleetConfig({ stages: ['runtime'], modelBaseUrl: model.baseUrls['openai-completions'], telegramApiRoot: tg.url, allowFrom: [String(CHAT)] }),
-      inject('images').runtime.tag,
-      { telegram: { FRAN_BOT_TOKEN: BOT_TOKEN }, 'agent:fran': { OPENAI_API_KEY: MODEL_KEY } },
-    );
+    ({ tg, model, fleet } = await deployFranOnImage(aws, {
+      image: inject('images').runtime.tag,
+      botToken: BOT_TOKEN,
+      modelKey: MODEL_KEY,
+      chat: CHAT,
+      responder,
+    }));
     fran = await agentTasks(aws, fleet, 'fran', inject('images').runtime.tag, [Number(new URL(model.url).port)]);
     task = await fran.start({ pidsLimit: PIDS_SAFETY_NET });
     expect(task.lines).toContainEqual(expect.objectContaining({ msg: 'ready', sandbox: 'uid-pool' }));

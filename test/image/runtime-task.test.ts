@@ -8,14 +8,12 @@
 // check's window; SIGTERM draining the turn within stopTimeout.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { controlPlaneStackName } from '../../shared/config/names.ts';
-import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { writeFigures } from '../support/figures.ts';
-import { deployImageFleet, type DeployedFleet } from '../support/image-deploy.ts';
-import { imageFleetConfig } from '../support/image-fleet.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
-import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { type DeployedFleet } from '../support/image-deploy.ts';
+import { deployFranOnImage, postFranUpdate } from '../support/fran-image-fleet.ts';
+import { type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import type { TaskDefinition } from '../support/ecs-task-definition.ts';
 import { inspectContainer } from '../support/engine-api.ts';
 import { agentTasks, type AgentTasks } from '../support/image-task.ts';
@@ -57,11 +55,7 @@ async function startTask(): Promise<TaskRun> {
 }
 
 function sendUpdate(text: string): Promise<Response> {
-  return fetch(`${fleet.functionUrl(controlPlaneStackName(fleet.config.fleet), 'TelegramWebhookUrl')}/telegram/fran`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': webhookSecretFor(BOT_TOKEN) },
-    body: JSON.stringify(textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text })),
-  });
+  return postFranUpdate(fleet, BOT_TOKEN, textUpdate({ updateId: ++updateId, chatId: CHAT, fromId: CHAT, text }));
 }
 
 const replies = (text: string) => tg.calls('sendMessage').filter((c) => c.params.text === `echo: ${text}`).length;
@@ -76,14 +70,13 @@ describe.skipIf(SKIP)(
   SKIP ? `the runtime image as the task definition runs it — SKIPPED: ${SKIP}` : 'the runtime image as the deployed task definition runs it',
   () => {
     beforeAll(async () => {
-      tg = await startTelegram({ bots: [{ token: BOT_TOKEN }] });
-      model = await startModel({ apiKey: MODEL_KEY, responder });
-      fleet = await deployImageFleet(
-        aws,
-        imageFleetConfig({ stages: ['runtime'], modelBaseUrl: model.baseUrls['openai-completions'], telegramApiRoot: tg.url, allowFrom: [String(CHAT)] }),
-        inject('images').runtime.tag,
-        { telegram: { FRAN_BOT_TOKEN: BOT_TOKEN }, 'agent:fran': { OPENAI_API_KEY: MODEL_KEY } },
-      );
+      ({ tg, model, fleet } = await deployFranOnImage(aws, {
+        image: inject('images').runtime.tag,
+        botToken: BOT_TOKEN,
+        modelKey: MODEL_KEY,
+        chat: CHAT,
+        responder,
+      }));
       figures.deploySeconds = Number(fleet.seconds.deploy.toFixed(1));
       fran = await agentTasks(aws, fleet, 'fran', inject('images').runtime.tag, [Number(new URL(model.url).port)]);
       taskDefinition = fran.taskDefinition;

@@ -6,7 +6,7 @@
 // as root on the image's Node 24, as the image runs it, the gateway runs as a user of its own
 // that cannot read the runtime's environment — which no longer holds the task role's
 // credentials URI ECS put there (the runtime re-executes itself without it).
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,13 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOpenclaw, OPENCLAW_VERSION } from '../../local/openclaw-install.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { mainSessionKey } from '../../shared/routing/session-key.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { processes } from '../support/process-tree.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
-import { emulatorRuntimeEnv } from '../support/queue-turn.ts';
+import { emulatorRuntimeEnv, sendToMainSession } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -125,24 +123,7 @@ describe('runtime.kind "openclaw" on the AWS connection (emulator queues), on Op
 
   it('answers a message on its inbox queue with exactly one reply envelope on its outbox queue, announced as the openclaw kind', async () => {
     const id = 'ocaws.1';
-    const sessionKey = mainSessionKey('fran');
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: fleet.queues.fran!.inbox,
-        MessageGroupId: sessionKey,
-        MessageDeduplicationId: id,
-        MessageBody: JSON.stringify({
-          v: PROTOCOL_VERSION,
-          kind: 'message',
-          id,
-          agentId: 'fran',
-          sessionKey,
-          ts: Date.now(),
-          text: 'hello over sqs',
-          from: { channel: 'local' },
-        }),
-      }),
-    );
+    await sendToMainSession(sqs, fleet.queues.fran!.inbox, 'fran', id, 'hello over sqs');
     const seen = await drainOutbox((s) => s.some((e) => e.kind === 'reply' && e.inReplyTo === id), 180_000);
     const replies = seen.filter((e) => e.kind === 'reply');
     expect(replies).toHaveLength(1);

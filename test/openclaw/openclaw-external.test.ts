@@ -19,6 +19,8 @@ import { ensureOpenclaw, OPENCLAW_VERSION, type OpenclawInstall } from '../../lo
 import { start as startModel, type FakeModel, type ModelReply } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { HeldRequests, mentions, newestPhrase, waiter } from '../support/openclaw-turns.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const GATEWAY_TOKEN = 'gw-operator-token-0123456789abcdefghij';
@@ -37,38 +39,21 @@ let gatewayDir: string;
 let gatewayUrl: string;
 let gatewayPort: number;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
-const held = new Map<string, { release: () => void; released: Promise<void> }>();
+const held = new HeldRequests();
 let updateId = 700;
 
 const PHRASES = ['hello operator gateway', 'survive bridge-kill external', 'survive operator gateway restart'];
-const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
 async function respond(body: unknown): Promise<ModelReply> {
-  for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
-  const text = JSON.stringify(body);
-  const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
+  await held.wait(body);
+  const phrase = newestPhrase(body, PHRASES);
   return { text: phrase ? `echo: ${phrase}` : 'nothing to echo' };
-}
-
-function hold(marker: string): () => void {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  held.set(marker, { release, released });
-  return release;
 }
 
 const sentTo = (chatId: number, containing: string) =>
   tg.calls('sendMessage').filter((c) => Number(c.params.chat_id) === chatId && String(c.params.text).includes(containing));
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = waiter(() => `last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}`);
 
 const linesOf = (agentId: string, after = 0) => runtimeLines.slice(after).filter((l) => l.agentId === agentId);
 
@@ -182,16 +167,13 @@ beforeAll(async () => {
       },
       // The clawfleet side names a provider (the schema wants a model); the gateway uses its own.
       models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
-      bindings: [
-        { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
-        { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
-      ],
+      bindings: botBindings(['fran', 'grif']),
       channels: {
         telegram: {
           apiRoot: tg.url,
           dmPolicy: 'allowlist',
           allowFrom: [String(OWNER)],
-          accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+          accounts: botAccounts(['fran', 'grif']),
         },
       },
     }),
@@ -208,7 +190,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const h of held.values()) h.release();
+  held.releaseAll();
   await fleet?.stop();
   if (gateway?.pid && gateway.exitCode === null) {
     const exited = new Promise((r) => gateway.once('exit', r));
@@ -270,7 +252,7 @@ describe(`runtime.openclaw.mode "external", against an operator's OpenClaw ${OPE
   });
 
   it('answers exactly once when the bridge is SIGKILLed mid-turn: the redelivered message joins the run under the same key', async () => {
-    const release = hold('survive bridge-kill external');
+    const release = held.hold('survive bridge-kill external');
     tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive bridge-kill external' }));
     await waitFor('the model asked mid-turn', () => model.requests().some((r) => mentions(r.body, 'survive bridge-kill external')), 120_000);
     const before = runtimeLines.length;
@@ -304,7 +286,7 @@ describe(`runtime.openclaw.mode "external", against an operator's OpenClaw ${OPE
   });
 
   it('answers exactly once when the operator’s gateway is SIGKILLed mid-turn and started again: the bridge reconnects, still paired', async () => {
-    const release = hold('survive operator gateway restart');
+    const release = held.hold('survive operator gateway restart');
     const runtimePid = fleet.supervisor.pid('fran');
     const before = runtimeLines.length;
     tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive operator gateway restart' }));

@@ -17,6 +17,8 @@ import { start as startModel, type FakeModel, type ModelReply } from '../support
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
 import { startFleet } from '../support/local-fleet.ts';
+import { HeldRequests, mentions, newestPhrase, waiter } from '../support/openclaw-turns.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { alive, mentioning, processes, tree } from '../support/process-tree.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -31,16 +33,9 @@ let model: FakeModel;
 let fleet: LocalFleet;
 let dir: string;
 const runtimeLines: { agentId: string; line: Record<string, unknown> }[] = [];
-/** Model requests whose user text contains a key here wait until the test releases them. */
-const held = new Map<string, { release: () => void; released: Promise<void> }>();
+/** Model requests whose body mentions a held marker wait until the test releases them. */
+const held = new HeldRequests();
 let updateId = 500;
-
-function hold(marker: string): () => void {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  held.set(marker, { release, released });
-  return release;
-}
 
 /**
  * What the tests say to the agents. OpenClaw's last user message in a request is its own
@@ -60,7 +55,6 @@ const PHRASES = [
 const SLOW = new Set(['stream slowly', 'survive bridge-kill']);
 const slowText = (phrase: string) =>
   `echo: ${phrase} — ${Array.from({ length: 48 }, (_, i) => ['and', 'the', 'answer', 'keeps', 'growing', 'word', 'by', 'word'][i % 8]).join(' ')}.`;
-const mentions = (body: unknown, phrase: string) => JSON.stringify(body).includes(phrase);
 
 /** What grif (the native agent) keeps in its workspace, and fran in its own: the probe must see only fran's. */
 const GRIF_NOTE = 'grif-private-note-5b1f0e77c2d94a61';
@@ -95,9 +89,8 @@ function probe(): ModelReply {
 }
 
 async function respond(body: unknown): Promise<ModelReply> {
-  for (const [marker, h] of held) if (mentions(body, marker)) await h.released;
-  const text = JSON.stringify(body);
-  const phrase = [...PHRASES].sort((a, b) => text.lastIndexOf(b) - text.lastIndexOf(a)).find((p) => text.includes(p));
+  await held.wait(body);
+  const phrase = newestPhrase(body, PHRASES);
   if (phrase === 'probe the sandbox') {
     // Once, in the agent's own turn (it offers exec); its results come back in the next request,
     // which (as any side request) is answered in words.
@@ -126,15 +119,7 @@ const shownTo = (chatId: number, containing: string) =>
     )
     .map((c) => c.method);
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = waiter(() => `last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}`);
 
 const ready = (agentId: string, after = 0) =>
   waitFor(`${agentId} ready`, () => runtimeLines.slice(after).find((l) => l.agentId === agentId && l.line.msg === 'ready'), 240_000);
@@ -173,16 +158,13 @@ beforeAll(async () => {
       ],
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
-    bindings: [
-      { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
-      { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
-    ],
+    bindings: botBindings(['fran', 'grif']),
     channels: {
       telegram: {
         apiRoot: tg.url,
         dmPolicy: 'allowlist',
         allowFrom: [String(OWNER)],
-        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+        accounts: botAccounts(['fran', 'grif']),
       },
     },
   };
@@ -205,7 +187,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const h of held.values()) h.release();
+  held.releaseAll();
   await fleet?.stop();
   await tg?.close();
   await model?.close();
@@ -342,7 +324,7 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
   });
 
   it('answers exactly once when the gateway is SIGKILLed mid-turn: restarted, and asked again by the same bridge', async () => {
-    const release = hold('gateway-kill');
+    const release = held.hold('gateway-kill');
     const runtimePid = fleet.supervisor.pid('fran');
     const linesBefore = runtimeLines.length;
     tg.pushUpdate(FRAN_BOT, textUpdate({ updateId: ++updateId, chatId: OWNER, fromId: OWNER, text: 'survive gateway-kill' }));
@@ -370,7 +352,7 @@ describe('runtime.kind "openclaw" (managed), on OpenClaw ' + OPENCLAW_VERSION, (
 
   // Last: fran stays hibernated after it.
   it('drains a turn in flight on SIGTERM: answered exactly once, then the bridge and its gateway exit and nothing of them is left', async () => {
-    const release = hold('drain on sigterm');
+    const release = held.hold('drain on sigterm');
     const runtimePid = fleet.supervisor.pid('fran')!;
     const gateway = gatewayProcess()!;
     const linesBefore = runtimeLines.length;

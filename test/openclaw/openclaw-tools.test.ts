@@ -14,6 +14,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { DENIED_TOOLS } from '../../runtime-image/src/openclaw/gateway-config.ts';
 import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { waiter } from '../support/openclaw-turns.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -76,18 +77,7 @@ function respond(r: ModelRequest): ModelReply {
 const turnSummary = () =>
   JSON.stringify(turnRequests().map((r) => ({ tools: toolNames(r), results: toolResults(r).map((t) => t.slice(0, 600)) }))).slice(0, 6000);
 
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}; last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}; the turn's requests: ${model && turnSummary()}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = waiter(() => `last runtime lines: ${JSON.stringify(runtimeLines.slice(-8))}; the turn's requests: ${model && turnSummary()}`);
 
 beforeAll(async () => {
   // Installed on demand and reused; a machine that cannot install it fails here, saying why.

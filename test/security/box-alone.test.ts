@@ -10,7 +10,6 @@
 // tool result, no secret file uploaded, nothing written outside its workspace. Gamma, with the
 // checks off and no box, leaks. And the switch is shown on: each runtime says so, and a read
 // through a link inside the workspace (which the checks refuse) succeeds.
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +20,9 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
-import { startFleet } from '../support/local-fleet.ts';
+import { filesUnder, newToolResults, sha256Hex, SWAPPER } from '../support/path-swap-race.ts';
+import { agentKeySecrets, startFleet, writeFleetFiles } from '../support/local-fleet.ts';
+import { botAccounts, botBindings } from '../support/telegram-bots.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 type Attacker = 'alpha' | 'gamma';
@@ -42,8 +43,6 @@ const BOB = 43;
 const TURNS: Record<Attacker, number> = { alpha: 3, gamma: 1 };
 const ROUNDS = 5;
 const CALLS = 100;
-/** The swapper stops by itself after this long even if the test never says stop. */
-const SWAPPER_MAX_SECONDS = 540;
 
 let tg: FakeTelegram;
 let model: FakeModel;
@@ -54,17 +53,6 @@ let secretsPath: string;
 let betaWs: string;
 const runtimeLines: { agentId: string; msg: string }[] = [];
 const ws = (agent: string) => join(state, 'workspaces', agent);
-
-/** Ann's exec, as in file-race.test.ts: swaps d/m between the real folder and a link to "/" until ./stop appears. */
-const SWAPPER = `n=0; end=$(( $(date +%s) + ${SWAPPER_MAX_SECONDS} ))
-while [ ! -e stop ] && [ "$(date +%s)" -lt "$end" ]; do
-  mv -T d/m d/real || break
-  until ln -s / d/m 2>/dev/null; do rm -rf d/m; done
-  n=$((n+1))
-  rm -f d/m
-  until mv -T d/real d/m 2>/dev/null; do rm -rf d/m; done
-done
-echo "$n" > swaps; echo "swapped $n times"`;
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
@@ -159,31 +147,26 @@ beforeAll(async () => {
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
     session: { dmScope: 'per-channel-peer' },
-    bindings: [
-      { agentId: 'alpha', match: { channel: 'telegram', accountId: 'alpha' } },
-      { agentId: 'gamma', match: { channel: 'telegram', accountId: 'gamma' } },
-    ],
+    bindings: botBindings(['alpha', 'gamma']),
     channels: {
       telegram: {
         apiRoot: tg.url,
         dmPolicy: 'allowlist',
         allowFrom: [String(ANN), String(BOB)],
-        accounts: { alpha: { botTokenSecret: 'ALPHA_BOT_TOKEN' }, gamma: { botTokenSecret: 'GAMMA_BOT_TOKEN' } },
+        accounts: botAccounts(['alpha', 'gamma']),
       },
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
   };
-  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-  writeFileSync(
-    secretsPath,
-    JSON.stringify({
+  writeFleetFiles(
+    dir,
+    config,
+    {
       'clawfleet/alone/control/telegram': { ALPHA_BOT_TOKEN: BOTS.alpha, GAMMA_BOT_TOKEN: BOTS.gamma },
       'clawfleet/alone/control/hooks': { HOOKS_TOKEN },
-      'clawfleet/alone/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-      'clawfleet/alone/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-      'clawfleet/alone/agents/gamma': { OPENAI_API_KEY: KEYS.gamma },
-    }),
-    { mode: 0o600 },
+      ...agentKeySecrets('alone', KEYS),
+    },
+    secretsPath,
   );
   fleet = await startFleet({
     dir,
@@ -216,35 +199,9 @@ afterAll(async () => {
   await Promise.all([tg?.close(), model?.close()]);
 });
 
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** Every file under `root` (not following links), as paths relative to it. */
-function filesUnder(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, rel))) {
-    const path = rel ? `${rel}/${name}` : name;
-    const st = lstatSync(join(root, path));
-    if (st.isDirectory()) out.push(...filesUnder(root, path));
-    else out.push(path);
-  }
-  return out;
-}
-
 /** Every tool result `me`'s runtime sent the model (each request's new ones: after its last assistant message). */
 function toolResults(me: Attacker): { name: string; text: string }[] {
-  const results: { name: string; text: string }[] = [];
-  for (const req of model.requests().filter((r) => attackerOf(r) === me)) {
-    const messages = (
-      req.body as { messages?: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] }[] }
-    ).messages;
-    const names = new Map<string, string>();
-    for (const m of messages ?? []) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
-    const lastAssistant = (messages ?? []).findLastIndex((m) => m.role === 'assistant');
-    for (const m of (messages ?? []).slice(lastAssistant + 1))
-      if (m.role === 'tool')
-        results.push({ name: names.get(m.tool_call_id ?? '') ?? '?', text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) });
-  }
-  return results.filter((r) => r.name !== 'exec');
+  return newToolResults(model.requests().filter((r) => attackerOf(r) === me)).filter((r) => r.name !== 'exec');
 }
 
 /** The whole attack from `me`, then what leaked: counted, never assumed. */
@@ -279,7 +236,7 @@ async function attack(me: Attacker) {
   const leakedResults = results.filter(
     (r) => secrets.some((s) => r.text.includes(s)) || r.text.includes('"clawfleet/alone/') || r.text.includes('SQLite format 3'),
   );
-  const secretFiles = new Set([secretsPath, join(state, 'admin.json'), join(betaWs, 'diary.md')].map((p) => sha(readFileSync(p))));
+  const secretFiles = new Set([secretsPath, join(state, 'admin.json'), join(betaWs, 'diary.md')].map((p) => sha256Hex(readFileSync(p))));
   const secretUploads = tg
     .calls()
     .filter((c) => c.token === BOTS[me])

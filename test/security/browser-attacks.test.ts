@@ -20,6 +20,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { launchChromium } from '../e2e/browser.ts';
+import { runningAgentStatus } from '../support/agent-status.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -56,19 +57,7 @@ beforeAll(async () => {
     status: () => ({
       fleet: 'web',
       where: 'local (test)',
-      agents: [
-        {
-          id: 'alpha',
-          name: 'Alpha',
-          state: 'running',
-          model: 'offline',
-          queue: { visible: cp.inbox('alpha').depth, inFlight: 0 },
-          dlq: 0,
-          outboxDlq: 0,
-          lastHeartbeat: null,
-          lastError: null,
-        },
-      ],
+      agents: [runningAgentStatus('alpha', 'Alpha', cp.inbox('alpha').depth)],
     }),
     act: async (agentId, action) => {
       acted.push(`${action} ${agentId}`);

@@ -3,7 +3,6 @@
 // to spend another agent's budget, choose its own caps or lease, or reach a ledger without its
 // token. The bound: a period's spend passes its cap by at most one model call, however many
 // sessions race. (The same race over DynamoDB and real runtime processes: test/fault/budget-sigkill.test.ts.)
-import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalControlPlane } from '../../local/sqlite-control-plane.ts';
@@ -19,6 +18,7 @@ import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { assistantMessage, type ModelClient, type ModelResult } from '../../runtime-image/src/model/model.ts';
 import { meteredModel } from '../../runtime-image/src/spend/metered-model.ts';
+import { rawRequest } from '../support/raw-http.ts';
 
 const TOKENS: Record<string, string> = { alpha: 'a'.repeat(48), beta: 'b'.repeat(48), gamma: 'g'.repeat(48) };
 const MINI = 'openai/gpt-4.1-mini';
@@ -124,20 +124,12 @@ describe('sessions racing one budget, through the runtime channel', () => {
 });
 
 const raw = (body: unknown, token?: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = request(
-      `${url}/runtime/spend`,
-      { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  rawRequest(
+    `${url}/runtime/spend`,
+    'POST',
+    { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    JSON.stringify(body),
+  );
 
 describe('a runtime and another agent’s budget', () => {
   it('holds and settles in its own ledger only, whatever agent it names', async () => {

@@ -21,16 +21,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { processesOf } from '../../shared/adapters/sandbox/uid-pool-sandbox.ts';
 import { awsTestEnv } from '../support/aws.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { livingWith, uniqueSleep } from '../support/processes.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
+import { execResultResponder, RESULT_PREFIX } from '../support/exec-turns.ts';
 import { startFakeContainerCredentials, type FakeContainerCredentials } from '../support/fake-container-credentials.ts';
 import { ensureNode24 } from '../../local/openclaw-install.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const ROOT = process.getuid?.() === 0;
@@ -52,20 +52,14 @@ let root: string | undefined;
 let runtime: RuntimeProcess | undefined;
 const figures: Record<string, unknown> = {};
 
-function responder(req: ModelRequest) {
-  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.at(-1);
-  if (last?.role === 'tool') return { text: `RESULT\n${typeof last.content === 'string' ? last.content : JSON.stringify(last.content)}` };
-  const run = /^run: ([\s\S]+)$/.exec(req.lastUserText);
-  return run ? { toolCalls: [{ name: 'exec', arguments: { command: run[1], timeoutSeconds: 30 } }] } : { text: `echo: ${req.lastUserText}` };
-}
+const responder = execResultResponder(30);
 
 let sent = 0;
 /** Sends `run: <command>` to fran's queue and returns the exec result its reply carries. */
 async function exec(command: string): Promise<string> {
   const id = `ctr.${++sent}`;
   const reply = await askOnQueues(sqs, fleet.queues.fran!, 'fran', id, `run: ${command}`, 30_000);
-  if (reply) return reply.text.replace(/^RESULT\n/, '');
+  if (reply) return reply.text.replace(RESULT_PREFIX, '');
   throw new Error(`no reply to ${id}; runtime output:\n${runtime?.output().slice(-3000)}`);
 }
 

@@ -18,9 +18,10 @@ import { dashboardTokenPath } from '../../local/dashboard-token.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { runCli } from '../../cli/main.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { writeFigures } from '../support/figures.ts';
-import { startFleet } from '../support/local-fleet.ts';
+import { askChat, execResultResponder, RESULT_PREFIX } from '../support/exec-turns.ts';
+import { agentKeySecrets, startFleet, writeFleetFiles } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { expectNoSecretsIn } from '../fault/fault-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
@@ -43,31 +44,11 @@ const log = memoryLogger();
 const figures: Record<string, unknown> = {};
 
 /** The fake model: `run: <command>` → an exec call; the exec's result → a reply that carries it, so the test can read it. */
-function responder(req: ModelRequest) {
-  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.at(-1);
-  if (last?.role === 'tool') return { text: `RESULT\n${typeof last.content === 'string' ? last.content : JSON.stringify(last.content)}` };
-  const run = /^run: ([\s\S]+)$/.exec(req.lastUserText);
-  if (run) return { toolCalls: [{ name: 'exec', arguments: { command: run[1], timeoutSeconds: 30 } }] };
-  return { text: `echo: ${req.lastUserText}` };
-}
+const responder = execResultResponder(30);
 
 /** Has `agentId` run `command` with exec, and returns the tool result its answer carries. */
 async function exec(agentId: string, command: string): Promise<string> {
-  const before = fleet.cp.chat.since(agentId, 0).messages.length;
-  await fleet.cp.chatMessage(agentId, `run: ${command}`);
-  let found: string | undefined;
-  await expect
-    .poll(
-      () =>
-        (found = fleet.cp.chat
-          .since(agentId, 0)
-          .messages.slice(before)
-          .find((m) => m.role === 'agent' && m.text.startsWith('RESULT\n'))?.text),
-      { timeout: 30_000, interval: 100 },
-    )
-    .toBeDefined();
-  return found!.slice('RESULT\n'.length);
+  return (await askChat(fleet, agentId, `run: ${command}`, { timeoutMs: 30_000 })).slice(RESULT_PREFIX.length);
 }
 
 beforeAll(async () => {
@@ -83,17 +64,15 @@ beforeAll(async () => {
     },
     models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
   };
-  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-  writeFileSync(
-    secretsPath,
-    JSON.stringify({
-      'clawfleet/sec/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-      'clawfleet/sec/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-      'clawfleet/sec/agents/gamma': { OPENAI_API_KEY: KEYS.gamma },
+  writeFleetFiles(
+    dir,
+    config,
+    {
+      ...agentKeySecrets('sec', KEYS),
       // Not used by this fleet's config, but in the file, as every bot token is.
       'clawfleet/sec/control/telegram': { SEC_BOT_TOKEN: BOT_TOKEN },
-    }),
-    { mode: 0o600 },
+    },
+    secretsPath,
   );
   fleet = await startFleet({
     dir,

@@ -9,7 +9,6 @@
 // transcript, log or Telegram message, no secret file uploaded, nothing written into beta's
 // workspace or anywhere outside alpha's. And the test must not be vacuous: the swapper counts
 // its swaps, and calls must have succeeded while the folder was real.
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,8 @@ import { start as startModel, type FakeModel, type ModelRequest } from '../suppo
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { writeFigures } from '../support/figures.ts';
 import { writeAgentFile } from '../support/agent-files.ts';
-import { startFleet } from '../support/local-fleet.ts';
+import { filesUnder, newToolResults, sha256Hex, SWAPPER } from '../support/path-swap-race.ts';
+import { agentKeySecrets, startFleet, writeFleetFiles } from '../support/local-fleet.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -34,8 +34,6 @@ const BOB = 43;
 const TURNS = 10;
 const ROUNDS = 5;
 const CALLS = 100;
-/** The swapper stops by itself after this long even if the test never says stop. */
-const SWAPPER_MAX_SECONDS = 540;
 
 let tg: FakeTelegram;
 let model: FakeModel;
@@ -47,20 +45,6 @@ let alphaWs: string;
 let betaWs: string;
 const runtimeLines: string[] = [];
 const log = memoryLogger();
-
-/**
- * Ann's exec: swaps d/m between the real folder and a link to "/" until ./stop appears, then
- * prints and records how often. Robust to Bob's writes making d/m in the moment it is missing.
- */
-const SWAPPER = `n=0; end=$(( $(date +%s) + ${SWAPPER_MAX_SECONDS} ))
-while [ ! -e stop ] && [ "$(date +%s)" -lt "$end" ]; do
-  mv -T d/m d/real || break
-  until ln -s / d/m 2>/dev/null; do rm -rf d/m; done
-  n=$((n+1))
-  rm -f d/m
-  until mv -T d/real d/m 2>/dev/null; do rm -rf d/m; done
-done
-echo "$n" > swaps; echo "swapped $n times"`;
 
 /** One response's worth of Bob's calls: each target, over and over, plus a file in the real folder. */
 function hammerCalls(turn: number, round: number): { name: string; arguments: Record<string, unknown> }[] {
@@ -124,16 +108,11 @@ beforeAll(async () => {
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
   };
-  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-  writeFileSync(
+  writeFleetFiles(
+    dir,
+    config,
+    { 'clawfleet/race/control/telegram': { ALPHA_BOT_TOKEN: TOKEN }, 'clawfleet/race/control/hooks': { HOOKS_TOKEN }, ...agentKeySecrets('race', KEYS) },
     secretsPath,
-    JSON.stringify({
-      'clawfleet/race/control/telegram': { ALPHA_BOT_TOKEN: TOKEN },
-      'clawfleet/race/control/hooks': { HOOKS_TOKEN },
-      'clawfleet/race/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-      'clawfleet/race/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-    }),
-    { mode: 0o600 },
   );
   fleet = await startFleet({
     dir,
@@ -155,20 +134,6 @@ afterAll(async () => {
   await Promise.all([tg?.close(), model?.close()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** Every file under `root` (not following links), as paths relative to it. */
-function filesUnder(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, rel))) {
-    const path = rel ? `${rel}/${name}` : name;
-    const st = lstatSync(join(root, path));
-    if (st.isDirectory()) out.push(...filesUnder(root, path));
-    else out.push(path);
-  }
-  return out;
-}
 
 describe('a folder in the middle of a path swapped for a link while file tools run', () => {
   it('leaks nothing in 5,000 read/write/send_file calls, while the swapping and the inside calls are real', async () => {
@@ -192,20 +157,7 @@ describe('a folder in the middle of a path swapped for a link while file tools r
     const swaps = Number(readFileSync(join(alphaWs, 'swaps'), 'utf8'));
 
     // Every tool result Bob's calls got, from the requests the model received.
-    const results: { name: string; text: string }[] = [];
-    for (const req of model.requests()) {
-      const messages = (
-        req.body as { messages?: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] }[] }
-      ).messages;
-      const names = new Map<string, string>();
-      for (const m of messages ?? []) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
-      // Only the results new in this request: those after its last assistant message.
-      const lastAssistant = (messages ?? []).findLastIndex((m) => m.role === 'assistant');
-      for (const m of (messages ?? []).slice(lastAssistant + 1))
-        if (m.role === 'tool')
-          results.push({ name: names.get(m.tool_call_id ?? '') ?? '?', text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) });
-    }
-    const hammerResults = results.filter((r) => r.name !== 'exec');
+    const hammerResults = newToolResults(model.requests()).filter((r) => r.name !== 'exec');
     const secrets = [TOKEN, HOOKS_TOKEN, KEYS.alpha, KEYS.beta, BETA_DIARY, readAdminFile(state)!.token];
     const leakedResults = hammerResults.filter((r) => secrets.some((s) => r.text.includes(s)) || r.text.includes('"clawfleet/race/'));
     const insideReads = hammerResults.filter((r) => r.text.includes('INSIDE-ALPHA')).length;
@@ -213,7 +165,7 @@ describe('a folder in the middle of a path swapped for a link while file tools r
     const sendsDone = hammerResults.filter((r) => r.name === 'send_file' && r.text.includes('handed to the control plane')).length;
 
     // Uploads: none is the secrets file, admin.json or beta's diary.
-    const secretFiles = new Set([readFileSync(secretsPath), readFileSync(join(state, 'admin.json')), readFileSync(join(betaWs, 'diary.md'))].map(sha));
+    const secretFiles = new Set([readFileSync(secretsPath), readFileSync(join(state, 'admin.json')), readFileSync(join(betaWs, 'diary.md'))].map(sha256Hex));
     const uploads = tg
       .calls()
       .flatMap((c) => Object.values(c.params))

@@ -7,7 +7,7 @@
 // answers nobody; another agent's session is out of reach whatever the config says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetConfigInput } from '../../shared/config/schema.ts';
-import { startAuthorityPlane, modelFrom, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
+import { startAuthorityPlane, modelFrom, recordPlaneOutput, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
 const USER = 7_001;
@@ -121,16 +121,7 @@ describe('a hook’s reply aimed at the Telegram user', () => {
   });
 
   it('wrote no secret value to any log line, response or message', () => {
-    for (const p of planes) {
-      scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-      scan.record(
-        'messages sent',
-        p.tg
-          .calls()
-          .map((c) => JSON.stringify(c.params))
-          .join('\n'),
-      );
-    }
+    recordPlaneOutput(scan, ...planes);
     expect(scan.hits()).toEqual([]);
   });
 });

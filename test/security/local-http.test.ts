@@ -21,6 +21,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { sessionCookieValue } from '../../shared/dashboard/auth.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
+import { runningAgentStatus } from '../support/agent-status.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { writeFigures } from '../support/figures.ts';
 import { captureIO } from '../unit/cli-io.ts';
@@ -152,17 +153,7 @@ beforeAll(async () => {
     status: () => ({
       fleet: 'surface',
       where: 'local (test)',
-      agents: config.agents.list.map((a) => ({
-        id: a.id,
-        name: a.id,
-        state: 'running',
-        model: 'offline',
-        queue: { visible: queued(a.id), inFlight: 0 },
-        dlq: 0,
-        outboxDlq: 0,
-        lastHeartbeat: null,
-        lastError: null,
-      })),
+      agents: config.agents.list.map((a) => runningAgentStatus(a.id, a.id, queued(a.id))),
     }),
     act: async (agentId, action) => {
       acted.push(`${action} ${agentId}`);

@@ -16,6 +16,7 @@ import { parseConfig } from '../../shared/config/load.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { rawRequest } from '../support/raw-http.ts';
 
 const TOKENS: Record<string, string> = { alpha: 'a'.repeat(48), beta: 'b'.repeat(48) };
 const store = new InMemoryMediaStore();
@@ -55,16 +56,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const raw = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(`${url}${path}`, method, headers, body);
 
 describe('a runtime’s media, locally', () => {
   const alpha = () => new HttpRuntimeMedia(url, TOKENS.alpha!);
@@ -198,19 +190,7 @@ describe('files in the dashboard’s chat box', () => {
     const objects = store.objects.size;
     const lines = cp.chat.since('alpha', 0).messages.length;
     const tooBig = Buffer.alloc(20 * 1024 * 1024 + 1, 0x61);
-    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        `${url}/api/chat/alpha/files?name=big.bin`,
-        { method: 'POST', headers: { ...signedIn, 'content-type': 'application/octet-stream' } },
-        (r) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        },
-      );
-      req.on('error', reject);
-      req.end(tooBig);
-    });
+    const res = await rawRequest(`${url}/api/chat/alpha/files?name=big.bin`, 'POST', { ...signedIn, 'content-type': 'application/octet-stream' }, tooBig);
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual({ error: 'file larger than 20 MiB', code: 'MEDIA_TOO_LARGE' });
     expect(store.objects.size).toBe(objects);

@@ -5,7 +5,7 @@
 // ignored with a log line and no message; a seat frees when a request is approved or lapses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PENDING_PAIRINGS } from '../../shared/control/access.ts';
-import { startAuthorityPlane, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
+import { startAuthorityPlane, recordPlaneOutput, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
 let p: AuthorityPlane;
@@ -61,14 +61,7 @@ describe('a flood of strangers asking to pair with one bot', () => {
   });
 
   it('wrote no secret value to any log line or message', () => {
-    scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record(
-      'messages sent',
-      p.tg
-        .calls()
-        .map((c) => JSON.stringify(c.params))
-        .join('\n'),
-    );
+    recordPlaneOutput(scan, p);
     expect(scan.hits()).toEqual([]);
   });
 });

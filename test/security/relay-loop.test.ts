@@ -7,7 +7,7 @@
 // old message again and again to restart the count, or floods a pair, is refused too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RELAYS_PER_INBOUND } from '../../shared/control/relay.ts';
-import { startAuthorityPlane, modelFrom, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
+import { startAuthorityPlane, modelFrom, recordPlaneOutput, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
 const ALICE = 6_001;
@@ -153,14 +153,7 @@ describe('a compromised runtime restarting the count', () => {
   });
 
   it('wrote no secret value to any log line or message', () => {
-    scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record(
-      'messages sent',
-      p.tg
-        .calls()
-        .map((c) => JSON.stringify(c.params))
-        .join('\n'),
-    );
+    recordPlaneOutput(scan, p);
     expect(scan.hits()).toEqual([]);
   });
 });

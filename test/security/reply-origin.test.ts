@@ -6,7 +6,7 @@
 // received. Through the real webhook, dashboard-chat and outbox cores, the local control
 // plane's SQLite adapters, the runtime's turn code and the fake Bot API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorityPlane, modelFrom, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
+import { startAuthorityPlane, modelFrom, recordPlaneOutput, BOT_TOKENS, HOOKS_TOKEN, type AuthorityPlane } from '../support/authority-plane.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
 const ALICE = 5_001;
@@ -142,14 +142,7 @@ describe('a compromised runtime aiming replies', () => {
   });
 
   it('wrote no secret value to any log line or message', () => {
-    scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
-    scan.record(
-      'messages sent',
-      p.tg
-        .calls()
-        .map((c) => JSON.stringify(c.params))
-        .join('\n'),
-    );
+    recordPlaneOutput(scan, p);
     expect(scan.hits()).toEqual([]);
     expect(scan.stats().lines).toBeGreaterThan(20);
   });

@@ -32,8 +32,9 @@ import { dashboardTokenPath } from '../../local/dashboard-token.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { BOX_UID } from '../../local/runtime-box.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
-import { startFleet, untilRunning } from '../support/local-fleet.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
+import { agentKeySecrets, startFleet, untilRunning, writeFleetFiles } from '../support/local-fleet.ts';
+import { askChat, execResultResponder } from '../support/exec-turns.ts';
 import { alive, tree, type ProcessInfo } from '../support/process-tree.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -55,36 +56,11 @@ afterAll(async () => {
 });
 
 /** The fake model: `run: <command>` → an exec call, `mcp: probe` → the MCP probe's tool; a tool's result → a reply that carries it. */
-function responder(req: ModelRequest) {
-  const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-  const last = messages.at(-1);
-  if (last?.role === 'tool') return { text: `RESULT\n${typeof last.content === 'string' ? last.content : JSON.stringify(last.content)}` };
-  const run = /^run: ([\s\S]+)$/.exec(req.lastUserText);
-  if (run) return { toolCalls: [{ name: 'exec', arguments: { command: run[1], timeoutSeconds: 120 } }] };
-  if (req.lastUserText === 'mcp: probe') return { toolCalls: [{ name: 'probe__probe', arguments: {} }] };
-  return { text: `echo: ${req.lastUserText}` };
-}
+const responder = execResultResponder(120, (req) => (req.lastUserText === 'mcp: probe' ? { toolCalls: [{ name: 'probe__probe', arguments: {} }] } : undefined));
 
-/** Posts `text` to an agent's chat box and returns the text of its next answer that `match`es. */
-async function ask(fleet: LocalFleet, agentId: string, text: string, match = (t: string) => t.startsWith('RESULT\n')): Promise<string> {
-  const before = fleet.cp.chat.since(agentId, 0).messages.length;
-  await fleet.cp.chatMessage(agentId, text);
-  let found: string | undefined;
-  await expect
-    .poll(
-      () =>
-        (found = fleet.cp.chat
-          .since(agentId, 0)
-          .messages.slice(before)
-          .find((m) => m.role === 'agent' && match(m.text))?.text),
-      {
-        timeout: 60_000,
-        interval: 100,
-      },
-    )
-    .toBeDefined();
-  return found!;
-}
+/** Posts `text` to an agent's chat box and returns the text of its next answer that `match`es (default: a `run:` turn's result). */
+const ask = (fleet: LocalFleet, agentId: string, text: string, match?: (t: string) => boolean): Promise<string> =>
+  askChat(fleet, agentId, text, { match, timeoutMs: 60_000 });
 
 /** The runtime's own process inside its box: node running the runtime, below the box's bwraps (and what the supervisor names as the agent's pid). */
 function runtimeProcess(fleet: LocalFleet, agentId: string): ProcessInfo {
@@ -144,17 +120,7 @@ describe('a fleet whose runtimes are boxed', () => {
       },
       models: { providers: { openai: { api: 'openai-completions', baseUrl: model.baseUrls['openai-completions'], apiKeySecret: 'OPENAI_API_KEY' } } },
     };
-    writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
-    writeFileSync(
-      secretsPath,
-      JSON.stringify({
-        'clawfleet/box/agents/alpha': { OPENAI_API_KEY: KEYS.alpha },
-        'clawfleet/box/agents/beta': { OPENAI_API_KEY: KEYS.beta },
-        'clawfleet/box/agents/delta': { OPENAI_API_KEY: KEYS.delta },
-        'clawfleet/box/control/telegram': { BOX_BOT_TOKEN: BOT_TOKEN },
-      }),
-      { mode: 0o600 },
-    );
+    writeFleetFiles(dir, config, { ...agentKeySecrets('box', KEYS), 'clawfleet/box/control/telegram': { BOX_BOT_TOKEN: BOT_TOKEN } }, secretsPath);
     fleet = await startFleet({
       dir,
       secretsPath,

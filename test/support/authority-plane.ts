@@ -21,7 +21,9 @@ import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from './fake-telegram.ts';
 import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
+import type { SecretScan } from './secret-scan.ts';
 import { tempDir } from './temp-dirs.ts';
+import { botAccounts, botBindings } from './telegram-bots.ts';
 
 export const BOT_TOKENS = { fran: '7100001:AAfran-authority-token-000000000000', grif: '7100002:AAgrif-authority-token-000000000000' };
 export const HOOKS_TOKEN = 'authority-hooks-token-0123456789abcdef';
@@ -70,15 +72,12 @@ export async function startAuthorityPlane(
     fleet: 'auth',
     agents: { defaults: { model: 'openai/gpt-4.1-mini', runtime: { cpus: 0.25, memoryMb: 512 } }, list: [{ id: 'fran', default: true }, { id: 'grif' }] },
     models: { providers: { openai: { api: 'openai-completions' } } },
-    bindings: [
-      { agentId: 'fran', match: { channel: 'telegram', accountId: 'fran' } },
-      { agentId: 'grif', match: { channel: 'telegram', accountId: 'grif' } },
-    ],
+    bindings: botBindings(['fran', 'grif']),
     channels: {
       telegram: {
         apiRoot: tg.url,
         dmPolicy: opts.dmPolicy ?? 'open',
-        accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' }, grif: { botTokenSecret: 'GRIF_BOT_TOKEN' } },
+        accounts: botAccounts(['fran', 'grif']),
       },
     },
     hooks: { tokenSecret: 'HOOKS_TOKEN' },
@@ -179,4 +178,18 @@ export function modelFrom(
       return { ok: true, message: assistantMessage('scripted/authority', content) };
     },
   };
+}
+
+/** Records what the planes wrote where someone could read it (log lines, messages sent) into `scan`, for a leaked-secret check. */
+export function recordPlaneOutput(scan: SecretScan, ...planes: AuthorityPlane[]): void {
+  for (const p of planes) {
+    scan.record('log lines', p.log.lines.map((l) => JSON.stringify(l)).join('\n'));
+    scan.record(
+      'messages sent',
+      p.tg
+        .calls()
+        .map((c) => JSON.stringify(c.params))
+        .join('\n'),
+    );
+  }
 }

@@ -2,19 +2,13 @@
 // <dir> <runtime image>), for a test to SIGKILL: it starts the fleet on <dir>'s
 // clawfleet.json and secrets.json with the given image as the runtime stage, and prints
 // `running` once every runtime runs; it never stops by itself.
-import { join } from 'node:path';
 import { startLocalFleet } from '../../local/fleet.ts';
-import { memoryLogger } from '../../shared/log.ts';
-import { untilRunning } from './local-fleet.ts';
+import { fleetOptionsIn, untilRunning } from './local-fleet.ts';
 
 const [dir, image] = process.argv.slice(2);
 if (!dir || !image) throw new Error('usage: container-fleet-main.ts <dir> <runtime image>');
 const fleet = await startLocalFleet({
-  configPath: join(dir, 'clawfleet.json'),
-  secretsPath: join(dir, 'secrets.json'),
-  stateDir: join(dir, 'state'),
-  port: 0,
-  log: memoryLogger(),
+  ...fleetOptionsIn(dir),
   runtimes: 'containers',
   runtimeImages: { runtime: image },
 });

@@ -1,6 +1,9 @@
 // `npm start`'s fleet as the tests start it: in-process, on a temp directory that holds
-// clawfleet.json and secrets.json, and handed back only once the named agents' runtimes run.
+// clawfleet.json and secrets.json (written here as an operator would), and handed back only
+// once the named agents' runtimes run.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentSecretName } from '../../shared/config/names.ts';
 import { startLocalFleet, type LocalFleet, type LocalFleetOptions } from '../../local/fleet.ts';
 import { memoryLogger } from '../../shared/log.ts';
 
@@ -11,6 +14,22 @@ export interface StartFleetOptions extends Partial<LocalFleetOptions> {
   running?: readonly string[] | 'all';
   /** How long the runtimes may take to start (default 30 s). */
   timeoutMs?: number;
+}
+
+/** Writes a fleet's files as its operator keeps them: `config` as <dir>/clawfleet.json, and `secrets` (owner-only) at `secretsPath`. */
+export function writeFleetFiles(dir: string, config: unknown, secrets: Record<string, Record<string, string>>, secretsPath = join(dir, 'secrets.json')): void {
+  writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
+  writeFileSync(secretsPath, JSON.stringify(secrets), { mode: 0o600 });
+}
+
+/** Each agent's model key as its own secret: OPENAI_API_KEY in the agent's secret of `fleet`. */
+export function agentKeySecrets(fleet: string, keys: Record<string, string>): Record<string, Record<string, string>> {
+  return Object.fromEntries(Object.entries(keys).map(([agentId, key]) => [agentSecretName(fleet, agentId), { OPENAI_API_KEY: key }]));
+}
+
+/** A fleet on <dir>'s clawfleet.json and secrets.json, its state in <dir>/state, on port 0, logging to memory. */
+export function fleetOptionsIn(dir: string): Pick<LocalFleetOptions, 'configPath' | 'secretsPath' | 'stateDir' | 'port' | 'log'> {
+  return { configPath: join(dir, 'clawfleet.json'), secretsPath: join(dir, 'secrets.json'), stateDir: join(dir, 'state'), port: 0, log: memoryLogger() };
 }
 
 /** How many of an agent's last runtime lines a timeout error shows. */
@@ -25,11 +44,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<LocalFleet> {
   const { dir, running = [], timeoutMs = 30_000, ...given } = opts;
   const recent = new Map<string, Record<string, unknown>[]>();
   const fleet = await startLocalFleet({
-    configPath: join(dir, 'clawfleet.json'),
-    secretsPath: join(dir, 'secrets.json'),
-    stateDir: join(dir, 'state'),
-    port: 0,
-    log: memoryLogger(),
+    ...fleetOptionsIn(dir),
     ...given,
     onRuntimeLine: (agentId, line) => {
       const lines = recent.get(agentId) ?? [];

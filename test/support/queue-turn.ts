@@ -41,6 +41,19 @@ export interface QueueReply {
   text: string;
 }
 
+/** Puts `text` on an agent's inbox queue as message `id` to its main session, as the control plane does. */
+export async function sendToMainSession(sqs: SQSClient, inboxUrl: string, agentId: string, id: string, text: string): Promise<void> {
+  const sessionKey = mainSessionKey(agentId);
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: inboxUrl,
+      MessageGroupId: sessionKey,
+      MessageDeduplicationId: id,
+      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: Date.now(), text, from: { channel: 'local' } }),
+    }),
+  );
+}
+
 /** Sends `text` to the agent's main session as message `id`; the reply to it, or undefined after `timeoutMs`. Other outbox envelopes are consumed. */
 export async function askOnQueues(
   sqs: SQSClient,
@@ -50,15 +63,7 @@ export async function askOnQueues(
   text: string,
   timeoutMs = 20_000,
 ): Promise<QueueReply | undefined> {
-  const sessionKey = mainSessionKey(agentId);
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: queues.inbox,
-      MessageGroupId: sessionKey,
-      MessageDeduplicationId: id,
-      MessageBody: JSON.stringify({ v: PROTOCOL_VERSION, kind: 'message', id, agentId, sessionKey, ts: Date.now(), text, from: { channel: 'local' } }),
-    }),
-  );
+  await sendToMainSession(sqs, queues.inbox, agentId, id, text);
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.outbox, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
     let reply: QueueReply | undefined;

@@ -20,6 +20,7 @@ import { ensureDebianPackages, findSystemBinary } from './container-engine.ts';
 import { docker, dockerRun } from './docker-cli.ts';
 import { type ContainerState, engineApi, inspectContainer } from './engine-api.ts';
 import { type AccessPoint, containerCreateBody, type TaskDefinition } from './ecs-task-definition.ts';
+import { JsonLineLog } from './json-line-log.ts';
 
 /** Where ECS serves task credentials and metadata on Fargate. */
 export const ECS_ENDPOINT = '169.254.170.2';
@@ -157,58 +158,17 @@ function ownNofileHardLimit(): number {
 
 /** Follows the container's output, parsing the runtime's JSON lines. */
 function followLogs(id: string) {
-  const lines: Record<string, unknown>[] = [];
-  let raw = '';
-  let buffer = '';
-  const waiters = new Set<() => void>();
   const child = spawn('docker', ['logs', '--follow', id], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const take = (chunk: Buffer) => {
-    raw += chunk.toString('utf8');
-    buffer += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        lines.push({ msg: line });
-      }
-    }
-    for (const w of waiters) w();
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
   const ended = new Promise<void>((r) => child.once('exit', () => r()));
+  const log = new JsonLineLog('the container', 'stopped', ended);
+  // docker logs gives the container's stdout and stderr as its own two: both are the runtime's lines.
+  child.stdout.on('data', (chunk: Buffer) => log.take(chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => log.take(chunk.toString('utf8')));
   return {
-    lines,
-    raw: () => raw,
+    lines: log.lines,
+    raw: () => log.raw(),
     stop: () => child.kill(),
-    waitFor(predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const hit = lines.find(predicate);
-          if (!hit) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(hit);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`the container did not log the awaited line within ${timeoutMs} ms; output:\n${raw.slice(-4000)}`));
-        }, timeoutMs);
-        waiters.add(check);
-        void ended.then(() => {
-          if (!waiters.has(check)) return;
-          check();
-          if (!waiters.has(check)) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          reject(new Error(`the container stopped before logging the awaited line; output:\n${raw.slice(-4000)}`));
-        });
-        check();
-      });
-    },
+    waitFor: (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> => log.waitFor(predicate, timeoutMs),
   };
 }
 

@@ -19,14 +19,13 @@ import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
-import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { provisionFleet, type ProvisionedFleet, queueRuntimeEnv } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -100,22 +99,7 @@ beforeAll(async () => {
 
 /** A runtime's environment on its own queues, reading its secret and the media bucket with signed requests. */
 function runtimeEnv(agentId: 'fran' | 'grif', dir: string): Record<string, string> {
-  return {
-    CLAWFLEET_AGENT_ID: agentId,
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, agentId)),
-    CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
-    CLAWFLEET_WORKSPACE: dir,
-    CLAWFLEET_MEDIA_BUCKET: BUCKET,
-    CLAWFLEET_VISIBILITY_SECONDS: '4',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '5',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  };
+  return { ...queueRuntimeEnv(aws, fleet, { config, agentId, workspace: dir, visibilitySeconds: 4, drainSeconds: 5 }), CLAWFLEET_MEDIA_BUCKET: BUCKET };
 }
 
 afterAll(async () => {

@@ -19,6 +19,7 @@ import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
 import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/framing/untrusted-content.ts';
+import { franMessage } from '../support/fran-turn.ts';
 import { recordingModel, type ScriptStep } from '../support/recording-model.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
@@ -67,16 +68,8 @@ function setup(model: ModelClient, limits: Partial<typeof defaultTurnLimits> = {
   return { turn, replies, transcriptFile };
 }
 
-const message = (text: string, from: MessageEnvelope['from'] = { channel: 'telegram', accountId: 'fran' }, id = 'tg.fran.1'): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id,
-  agentId: 'fran',
-  sessionKey: 'agent:fran:main',
-  ts: 1,
-  text,
-  from,
-});
+const message = (text: string, from: MessageEnvelope['from'] = { channel: 'telegram', accountId: 'fran' }, id = 'tg.fran.1'): MessageEnvelope =>
+  franMessage(1, text, { from, id });
 
 const resultTexts = (req: ModelRequest) =>
   req.messages.flatMap((m: Message) => (m.role === 'toolResult' ? m.content.map((c) => (c.type === 'text' ? c.text : '')) : []));

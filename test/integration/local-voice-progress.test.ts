@@ -9,7 +9,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
@@ -20,6 +19,7 @@ import { dashboardAuth } from '../support/local-api.ts';
 import { heldAnswers } from '../support/held-answers.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { mediaUpdate } from '../support/media-update.ts';
 
 const TOKEN = '7000000031:AAlocal-voice-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-voice-model-0123456789';
@@ -97,11 +97,7 @@ describe('spoken replies in local mode', () => {
     // The first synthesis never answers: the runtime is killed while it waits.
     speech.script({ kind: 'hang' });
     const pid = fleet.supervisor.pid('fran')!;
-    const update = textUpdate({ updateId: 100, chatId: ANN, fromId: ANN, text: 'x' }) as unknown as { message: Record<string, unknown> };
-    delete update.message.text;
-    delete update.message.entities;
-    update.message.voice = { ...file, duration: 2, mime_type: 'audio/ogg' };
-    tg.pushUpdate(TOKEN, update as unknown as Update);
+    tg.pushUpdate(TOKEN, mediaUpdate(100, ANN, { voice: { ...file, duration: 2, mime_type: 'audio/ogg' } }));
     await speech.waitForRequests(asks + 1, 60_000);
     process.kill(pid, 'SIGKILL');
 

@@ -29,6 +29,7 @@ import { provisionFleet, type ProvisionedFleet, queueRuntimeEnv } from '../suppo
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { mediaUpdate as mediaUpdateIn } from '../support/media-update.ts';
 
 const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
@@ -113,25 +114,16 @@ afterAll(async () => {
 });
 
 /** An update from 5001 carrying `fields` instead of text. */
-function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
-  const update = textUpdate({ updateId, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
-  delete update.message.text;
-  delete update.message.entities;
-  Object.assign(update.message, fields);
-  return update as unknown as Update;
-}
+const mediaUpdate = (updateId: number, fields: Record<string, unknown>) => mediaUpdateIn(updateId, 5001, fields);
 
 describe('media on AWS', () => {
   it('takes a photo through the webhook into S3 and to the vision model as an image part', async () => {
     const jpeg = Buffer.from('\xff\xd8\xff\xe0 aws jpeg', 'latin1');
     const file = tg.addFile(TOKEN, jpeg, 'photos/file_7.jpg');
-    const update = textUpdate({ updateId: 300, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
-    delete update.message.text;
-    delete update.message.entities;
-    Object.assign(update.message, { photo: [{ ...file, width: 640, height: 480 }], caption: 'and this?' });
+    const update = mediaUpdate(300, { photo: [{ ...file, width: 640, height: 480 }], caption: 'and this?' });
     model.script({ text: 'A small jpeg.' });
     const from = model.requests().length;
-    const res = await post(update as unknown as Update);
+    const res = await post(update);
     expect(res.statusCode).toBe(200);
     await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'A small jpeg.'), { timeout: 20_000 }).toBe(true);
     expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/jpeg', size: jpeg.length, sha256: sha(jpeg) }]);

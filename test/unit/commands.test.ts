@@ -14,6 +14,7 @@ import { fifoGroup } from '../../shared/protocol/ids.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, piAiModel, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
+import type { TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { start as startModel } from '../support/fake-model.ts';
@@ -191,6 +192,20 @@ describe('native commands at the webhook', () => {
     }
   });
 });
+
+/** Turns of fran's session on `deps`, run one by one (a command as the webhook parses it), and the texts of her replies so far. */
+function turnsOn(deps: TurnDeps) {
+  const outbox = deps.outbox as InMemoryOutbox;
+  const said = () =>
+    outbox.queue
+      .bodies()
+      .map((b) => JSON.parse(b))
+      .filter((e) => e.kind === 'reply')
+      .map((e) => e.text as string);
+  const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
+    runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
+  return { turn, said };
+}
 
 /** A model that writes until it is stopped (or answers at once when told to). */
 function stallingModel(started: () => void): ModelClient {
@@ -563,16 +578,7 @@ describe('/model', () => {
     const other = named('anthropic/claude-sonnet-4-5');
     const { deps } = runtime(primary);
     deps.models = { refs: ['openai/gpt-4.1-mini', 'anthropic/claude-sonnet-4-5'], forRef: (ref) => (ref === 'anthropic/claude-sonnet-4-5' ? other : primary) };
-    const outbox = deps.outbox as InMemoryOutbox;
-    const said = () =>
-      outbox.queue
-        .bodies()
-        .map((b) => JSON.parse(b))
-        .filter((e) => e.kind === 'reply')
-        .map((e) => e.text as string);
-    const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
-      runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
-    return { turn, said };
+    return turnsOn(deps);
   }
 
   it('shows the session’s model and the configured ones, switches among them for this session, and refuses one not configured', async () => {
@@ -609,15 +615,7 @@ describe('/think', () => {
       },
     };
     const { deps } = runtime(model);
-    const outbox = deps.outbox as InMemoryOutbox;
-    const said = () =>
-      outbox.queue
-        .bodies()
-        .map((b) => JSON.parse(b))
-        .filter((e) => e.kind === 'reply')
-        .map((e) => e.text as string);
-    const turn = (n: number, text: string, command?: MessageEnvelope['command']) =>
-      runTurn(turnRequestFor(franMessage(n, text, command ? { command } : {})), deps, new AbortController().signal);
+    const { turn, said } = turnsOn(deps);
     await turn(1, 'hi');
     await turn(2, '/think high', { name: 'think', args: 'high' });
     await turn(3, 'think hard');

@@ -75,6 +75,19 @@ function plane(chatId: string) {
   return { deps: p.deps, dlq: p.dlq, origins: p.origins, handled: p.handled, drafts, admit, runtime, take };
 }
 
+/** Fran's reply to tg.fran.<n> as the runtime writes it (`more`: its buttons, …), for the outbox to take as it is. */
+const replyTo = (n: number, text: string, more: Record<string, unknown> = {}) => ({
+  v: PROTOCOL_VERSION,
+  kind: 'reply',
+  id: `tg.fran.${n}.reply.0`,
+  agentId: 'fran',
+  sessionKey: 'agent:fran:main',
+  inReplyTo: `tg.fran.${n}`,
+  ts: 1,
+  text,
+  ...more,
+});
+
 /** Where the fake Bot API's record stands now: calls after it are this test's (by order, not by clock: two calls can share a millisecond). */
 const mark = () => tg.calls().length;
 const callsTo = (chatId: string, from: number) =>
@@ -253,16 +266,7 @@ describe('acknowledgement and threading on the Bot API', () => {
       ack: '👀',
     });
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.20.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.20',
-      ts: 1,
-      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}`,
-    };
+    const reply = replyTo(20, `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}`);
     await p.take(reply);
     const calls = callsTo(PRIVATE, t0);
     const sends = calls.filter((c) => c.method === 'sendMessage');
@@ -287,17 +291,8 @@ describe('replyToMode "all" on the Bot API', () => {
       expiresAt: Date.now() + 60_000,
       messageId: 78,
     } as const;
-    const reply = (n: number) => ({
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: `tg.fran.${n}.reply.0`,
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: `tg.fran.${n}`,
-      ts: 1,
-      // Three parts: Telegram takes 4096 characters a message.
-      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(4000)}\n\n${'c'.repeat(100)}`,
-    });
+    // Three parts: Telegram takes 4096 characters a message.
+    const reply = (n: number) => replyTo(n, `${'a'.repeat(4000)}\n\n${'b'.repeat(4000)}\n\n${'c'.repeat(100)}`);
     await p.origins.put({ ...origin, id: 'tg.fran.21' });
     const t0 = mark();
     await p.take(reply(21));
@@ -357,17 +352,7 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(50);
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.50.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.50',
-      ts: 1,
-      text: `${'a'.repeat(4090)}\n\nWhich day?`,
-      buttons: [[{ text: 'Saturday', data: 'day:sat' }]],
-    };
+    const reply = replyTo(50, `${'a'.repeat(4090)}\n\nWhich day?`, { buttons: [[{ text: 'Saturday', data: 'day:sat' }]] });
     await p.take(reply);
     const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
     expect(sends).toHaveLength(2);
@@ -379,17 +364,7 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(51);
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.51.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.51',
-      ts: 1,
-      text: 'pick',
-      buttons: [[{ text: 'x', data: 'd'.repeat(65) }]],
-    };
+    const reply = replyTo(51, 'pick', { buttons: [[{ text: 'x', data: 'd'.repeat(65) }]] });
     await p.take(reply);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);

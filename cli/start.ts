@@ -1,5 +1,6 @@
 // `clawfleet start` (= `npm start`): runs the fleet on this machine until Ctrl-C, printing
 // where the dashboard is and, as it goes, what each agent is doing.
+import { giveKeyHint } from '../local/model-key-hint.ts';
 import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
@@ -122,7 +123,7 @@ export const startCommand: Command = {
         ? '  sign in with DASHBOARD_TOKEN from your secrets file'
         : `  sign in with the token in ${join(str(p.values.state)!, 'dashboard-token')} (kept across restarts; DASHBOARD_TOKEN in your secrets file replaces it)`,
     );
-    for (const [agentId, reason] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason} (see README, "Add a model key")`);
+    for (const [agentId, { reason, keyName }] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason}; ${giveKeyHint(keyName, agentId)}`);
     io.out(
       fleet.pollingAccounts.length
         ? `  telegram: polling for ${fleet.pollingAccounts.join(', ')}`

@@ -40,6 +40,7 @@ import { measureWorkspace } from '../shared/adapters/fs/staged-transfer.ts';
 import { FileWorkspaceSyncLog } from '../shared/adapters/local/file-workspace-sync-log.ts';
 import { measuredWorkspace } from '../shared/dashboard/workspace-view.ts';
 import { Supervisor } from './supervisor.ts';
+import { giveKeyHint } from './model-key-hint.ts';
 import type { AgentRuntimeSpec, LifecycleAction, RuntimeLauncher, RuntimeState } from './runtime-launcher.ts';
 import { imageVariantFor, imageVariantProblem, type RuntimeImageVariant } from '../shared/config/image-variant.ts';
 import { containerEngineVersion } from './container-engine-check.ts';
@@ -90,8 +91,8 @@ export interface LocalFleet {
   cp: LocalControlPlane;
   /** What runs the runtimes: the process supervisor, or the container one (`--containers`). */
   supervisor: RuntimeLauncher;
-  /** Agents that run the offline model, with the reason. */
-  offline: Map<string, string>;
+  /** Agents that run the offline model: what is missing, and the key that would end it. */
+  offline: Map<string, { reason: string; keyName: string }>;
   pollingAccounts: string[];
   /** What signs in to the dashboard and the /api/ routes: DASHBOARD_TOKEN from the secrets file, else the kept one in <state>/dashboard-token. */
   dashboardToken: string;
@@ -159,9 +160,9 @@ async function runLocalFleet(
   let supervisor: RuntimeLauncher | undefined;
   const media = new FileMediaStore(join(opts.stateDir, 'media'));
   /** Agents that run the offline model, with the reason (set as each runtime's spec is made). */
-  const offline = new Map<string, string>();
+  const offline = new Map<string, { reason: string; keyName: string }>();
   const cp = new LocalControlPlane(config, db, secrets, systemClock, log, {
-    offlineModels: (agentId) => offline.get(agentId),
+    offlineModels: (agentId) => offline.get(agentId)?.reason,
     compute: new SupervisorCompute(() => supervisor),
     scheduleClock: opts.scheduleClock,
     media,
@@ -318,10 +319,12 @@ async function runLocalFleet(
     const provider = runtimeConfig.providers[runtimeConfig.agent.model.primary.split('/')[0]!];
     const keyName = provider?.apiKeySecret;
     const reason = keyName && !own[keyName] ? `no ${keyName} in ${agentSecretName(config.fleet, agentId)}` : undefined;
-    if (reason) offline.set(agentId, reason);
+    if (reason && keyName) offline.set(agentId, { reason, keyName });
     else offline.delete(agentId);
     const skills = fleetSkillsDir(resolve(opts.configPath));
-    return { agentId, config: runtimeConfig, secrets: own, offlineReason: reason, fleetSkills: existsSync(skills) ? skills : undefined };
+    // The stand-in's replies say how to give it the key, as a command to paste.
+    const offlineReason = reason && keyName ? `${reason}; ${giveKeyHint(keyName, agentId)}` : undefined;
+    return { agentId, config: runtimeConfig, secrets: own, offlineReason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 
   // --containers: each runtime a container of the runtime image, which is its box and carries

@@ -135,6 +135,10 @@ describe('npm start, stopped by a signal to npm', () => {
       // npm runs the fleet itself (the script execs it): no shell in between to swallow the signal.
       expect(fleet.ppid).toBe(s.npm.pid);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+      // Jerry has no key: the banner says so, with the command that gives it one.
+      expect(s.output()).toContain(
+        'jerry: offline model — no ANTHROPIC_API_KEY in clawfleet/demo/agents/jerry; give it the key with: printf %s "$ANTHROPIC_API_KEY" | npx clawfleet secrets set ANTHROPIC_API_KEY --agent jerry',
+      );
 
       s.npm.kill(signal);
       // A clean stop: the fleet exits 0, and so does npm.

@@ -101,6 +101,8 @@ describe('the local fleet', () => {
     await chat('grif', 'anyone there?');
     const text = await replyTo('grif', (t) => t.includes('anyone there?'));
     expect(text).toMatch(/^\[offline model — not an AI\] no OPENAI_API_KEY/);
+    // What to do about it, as a command to paste.
+    expect(text).toContain('printf %s "$OPENAI_API_KEY" | npx clawfleet secrets set OPENAI_API_KEY --agent grif');
     const agents = (await (await fetch(`${fleet.url}/api/agents`, { headers: dashboardAuth(fleet) })).json()) as { agents: { id: string; model: string }[] };
     expect(agents.agents.find((a) => a.id === 'grif')?.model).toMatch(/^offline/);
     // And /status says so, rather than naming only the model it would use with a key.

@@ -1,6 +1,7 @@
 // Our model adapter over each provider's real wire format (streamed), against the fake
 // model server: text, tool calls and their results, errors, retries with backoff. Bedrock's
 // ConverseStream (an AWS event stream) has a small fake of its own (test/support/fake-bedrock.ts).
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '@mariozechner/pi-ai';
 import { modelChain } from '../../runtime-image/src/model/model-chain.ts';
@@ -12,6 +13,15 @@ const KEY = 'sk-test-provider-key-0123456789';
 let server: FakeModel;
 beforeAll(async () => (server = await start({ apiKey: KEY })));
 afterAll(() => server.close());
+
+/** A port nothing listens on: one the OS gave out and took back. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 const user = (text: string): Message => ({ role: 'user', content: text, timestamp: 0 });
 const weather = {
@@ -89,6 +99,21 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
     expect(result.ok && textOf(result.message)).toBe('after the rate limit');
     expect(server.requests().length - before).toBe(2);
     expect(waits).toHaveLength(1);
+  });
+
+  it('says which host it could not reach, never the user info of its base URL, and counts that as worth retrying', async () => {
+    const closed = await closedPort();
+    const result = await piAiModel({
+      providerName: 'local-llm',
+      provider: { api, baseUrl: `http://user:secret-in-url@127.0.0.1:${closed}/v1` },
+      modelId: 'm-1',
+      apiKey: KEY,
+    }).complete({ systemPrompt: '', tools: [], messages: [user('hi')] });
+    expect(result).toMatchObject({ ok: false, retriable: true });
+    const error = result.ok ? '' : result.error;
+    expect(error).toContain(`could not reach 127.0.0.1:${closed}`);
+    expect(error).toContain('models.providers.local-llm.baseUrl');
+    expect(error).not.toContain('secret-in-url');
   });
 
   it('reports a wrong API key as a failure that is not retried', async () => {

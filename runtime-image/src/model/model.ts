@@ -199,8 +199,10 @@ export function piAiModel(opts: PiAiModelOptions): ModelClient {
       // What the provider counted before it stopped is billed too: the failure carries it.
       const counted = reply.usage && reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite > 0 ? { usage: reply.usage } : {};
       if (reply.stopReason === 'aborted') return { ok: false, error: 'aborted', retriable: false, ...counted };
-      if (reply.stopReason === 'error')
-        return { ...classifyFailure(reply.errorMessage ?? 'the provider reported an error', notes.retryAfterSeconds), ...counted };
+      if (reply.stopReason === 'error') {
+        const failure = classifyFailure(reply.errorMessage ?? 'the provider reported an error', notes.retryAfterSeconds);
+        return { ...failure, error: sayWhereTried(failure.error, model.baseUrl, providerName), ...counted };
+      }
       return { ok: true, message: reply };
     },
   };
@@ -231,7 +233,7 @@ export function classifyFailure(error: string, retryAfterHeader?: number): Model
   if (code !== undefined) retriable = code === 408 || code === 409 || code === 429 || code >= 500;
   else
     retriable =
-      /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|terminated|premature/i.test(
+      /overloaded|rate.?limit|throttl|unavailable|internal server|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EPIPE|socket|network|fetch failed|connection error|terminated|premature/i.test(
         error,
       );
   return {
@@ -240,6 +242,27 @@ export function classifyFailure(error: string, retryAfterHeader?: number): Model
     retriable,
     retryAfterSeconds: retryAfterHeader ?? (retryAfter ? Number(retryAfter) : undefined),
   };
+}
+
+// What the SDKs say when no connection was made at all ("Connection error." from both
+// OpenAI's and Anthropic's), and the system errors beneath it.
+const UNREACHABLE = /^connection error\.?$|^fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/i;
+
+/**
+ * "Connection error." alone gives a user nothing to act on: a provider that could not be
+ * reached says which host was tried and what sets it. Only the host is named, never the
+ * URL's user info or path, which may carry credentials.
+ */
+export function sayWhereTried(error: string, baseUrl: string, providerName: string): string {
+  if (!UNREACHABLE.test(error)) return error;
+  let host = '';
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    // No base URL (Bedrock's SDK picks its regional endpoint): no host to name.
+  }
+  const where = host ? `could not reach ${host}` : 'could not reach the provider';
+  return `${error.replace(/\.$/, '')}: ${where}; check this machine's network or proxy, or models.providers.${providerName}.baseUrl`;
 }
 
 /** The text of an assistant message (its text blocks, joined). */

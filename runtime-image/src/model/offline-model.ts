@@ -2,6 +2,7 @@
 // AI and what to do about it, so a fresh clone answers in the browser without pretending.
 import { assistantMessage, type ModelClient } from './model.ts';
 
+/** `reason` says what is missing and how to give it (the launcher's words: local/model-key-hint.ts). */
 export function offlineModel(reason: string): ModelClient {
   return {
     label: 'offline (no model key)',
@@ -10,7 +11,7 @@ export function offlineModel(reason: string): ModelClient {
       const last = [...req.messages].reverse().find((m) => m.role === 'user');
       const input = typeof last?.content === 'string' ? last.content : (last?.content ?? []).flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
       const quoted = input.length > 200 ? `${input.slice(0, 200)}…` : input;
-      const text = `[offline model — not an AI] ${reason}. I received: "${quoted}". Add the key to clawfleet.secrets.json and restart to talk to the real model.`;
+      const text = `[offline model — not an AI] ${reason}. I received: "${quoted}".`;
       return { ok: true, message: assistantMessage('offline/none', [{ type: 'text', text }]) };
     },
   };

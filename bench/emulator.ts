@@ -20,16 +20,25 @@ export async function freePort(): Promise<number> {
 
 export async function emulator(): Promise<{ endpoint: string; proc?: ChildProcess }> {
   if (process.env.AWS_ENDPOINT_URL) return { endpoint: process.env.AWS_ENDPOINT_URL };
+  return startMinistack(mkdtempSync(join(tmpdir(), 'cf-bench-emu-')));
+}
+
+/**
+ * MiniStack from the harness's venv on a free port, in a process group of its own (kill
+ * `-proc.pid` to stop it), its state in `tmp` and `env` added (AUTH, …); resolves once it
+ * answers its health check.
+ */
+export async function startMinistack(tmp: string, env: Record<string, string> = {}): Promise<{ endpoint: string; proc: ChildProcess }> {
   const python = join(root, '.cache/ministack-venv/bin/python');
   if (!existsSync(python)) throw new Error('MiniStack is not installed: run `npm test` once, or set AWS_ENDPOINT_URL');
   const port = await freePort();
-  const tmp = mkdtempSync(join(tmpdir(), 'cf-bench-emu-'));
   const proc = spawn(python, ['-m', 'ministack'], {
     env: {
       PATH: process.env.PATH,
       GATEWAY_PORT: String(port),
       BIND_HOST: '127.0.0.1',
       MINISTACK_HOST: '127.0.0.1',
+      ...env,
       PERSIST_STATE: '0',
       S3_PERSIST: '0',
       TMPDIR: tmp,

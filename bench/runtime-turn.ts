@@ -36,6 +36,19 @@ import { Worker } from '../runtime-image/src/worker/worker.ts';
 import { seedWorkspace } from '../runtime-image/src/workspace/bootstrap.ts';
 import { PROTOCOL_VERSION } from '../shared/protocol/envelopes.ts';
 
+/** The benchmark's `i`th message to fran, from the local channel, as the queue carries it. */
+const turnMessage = (id: string, i: number, ts: number) =>
+  JSON.stringify({
+    v: PROTOCOL_VERSION,
+    kind: 'message',
+    id,
+    agentId: 'fran',
+    sessionKey: 'agent:fran:main',
+    ts,
+    text: `turn ${i}`,
+    from: { channel: 'local' },
+  });
+
 const TURNS = Number(process.argv[2] ?? 40);
 const WARMUP = 5;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -95,20 +108,7 @@ async function inMemory(): Promise<void> {
   for (let i = 0; i < WARMUP + TURNS; i++) {
     const id = `mem.${i}`;
     const sent = performance.now();
-    inbox.push(
-      JSON.stringify({
-        v: PROTOCOL_VERSION,
-        kind: 'message',
-        id,
-        agentId: 'fran',
-        sessionKey: 'agent:fran:main',
-        ts: Date.now(),
-        text: `turn ${i}`,
-        from: { channel: 'local' },
-      }),
-      'agent:fran:main',
-      id,
-    );
+    inbox.push(turnMessage(id, i, Date.now()), 'agent:fran:main', id);
     while (!replies.has(id)) await new Promise((r) => setImmediate(r));
     if (i >= WARMUP) samples.push(replies.get(id)! - sent);
     while (inbox.depth > 0) await new Promise((r) => setTimeout(r, 1));
@@ -168,16 +168,7 @@ async function measure(label: string, extraEnv: Record<string, string>, { sqs, c
         QueueUrl: q.inbox,
         MessageGroupId: 'agent:fran:main',
         MessageDeduplicationId: id,
-        MessageBody: JSON.stringify({
-          v: PROTOCOL_VERSION,
-          kind: 'message',
-          id,
-          agentId: 'fran',
-          sessionKey: 'agent:fran:main',
-          ts: sent,
-          text: `turn ${i}`,
-          from: { channel: 'local' },
-        }),
+        MessageBody: turnMessage(id, i, sent),
       }),
     );
     const deadline = Date.now() + 30_000;

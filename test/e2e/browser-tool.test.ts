@@ -182,12 +182,8 @@ describe('a runtime with tools.browser', () => {
   /** A runtime of fran with the browser on, its model scripted in-process: each message navigates to the shop, then answers. */
   async function startBrowserRuntime(browserIdleMs?: number) {
     const { InMemoryFifoQueue, InMemoryOutbox } = await import('../../shared/adapters/memory/in-memory-queues.ts');
-    const { InMemoryDeadLetters } = await import('../../shared/adapters/memory/in-memory-state.ts');
-    const { parseConfig } = await import('../../shared/config/load.ts');
-    const { runtimeConfigFor } = await import('../../shared/config/resolve.ts');
-    const { systemClock } = await import('../../shared/ports.ts');
     const { startAgentRuntime } = await import('../../runtime-image/src/kinds/native.ts');
-    const { readRuntimeEnv } = await import('../../runtime-image/src/env.ts');
+    const { franRuntimeEnv, inMemoryRuntimeParts } = await import('../support/in-process-runtime.ts');
     const { assistantMessage } = await import('../../runtime-image/src/model/model.ts');
     const chromium = inject('chromium');
     const ws = join(tempDir('cf-browser-rt-'), 'workspace');
@@ -199,20 +195,7 @@ describe('a runtime with tools.browser', () => {
         tools: { deny: ['exec'], browser: { enabled: true, executablePath: chromium.executablePath }, web: { fetch: { allowPrivateHosts: ['127.0.0.1'] } } },
       },
     );
-    const env = await readRuntimeEnv(
-      {
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-        CLAWFLEET_SECRETS_FD: '3',
-        CLAWFLEET_WORKSPACE: ws,
-        CLAWFLEET_SANDBOX: 'bwrap',
-        CLAWFLEET_HEARTBEAT_SECONDS: '0',
-        CLAWFLEET_WAIT_SECONDS: '1',
-        CLAWFLEET_DRAIN_SECONDS: '0',
-      },
-      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
-    );
+    const env = await franRuntimeEnv(raw, { CLAWFLEET_WORKSPACE: ws, CLAWFLEET_SANDBOX: 'bwrap' });
     /** This runtime's Chromium, from /proc: what runs below this process that was started for its workspace, and all below that. */
     const chromiumOf = () => {
       const mine = tree(process.pid);
@@ -246,19 +229,7 @@ describe('a runtime with tools.browser', () => {
     const inbox = new InMemoryFifoQueue();
     const outbox = new InMemoryOutbox();
     const log = memoryLogger();
-    const runtime = await startAgentRuntime({
-      env,
-      inbox,
-      outbox,
-      deadLetters: new InMemoryDeadLetters(),
-      secrets: {},
-      clock: systemClock,
-      log,
-      model,
-      browserEnv: chromium.env,
-      browserIdleMs,
-      exit: () => {},
-    });
+    const runtime = await startAgentRuntime(inMemoryRuntimeParts(env, { inbox, outbox, log, model, browserEnv: chromium.env, browserIdleMs }));
     /** Sends one message and waits for its answer. */
     const ask = async (id: string) => {
       const replied = replySent(outbox);

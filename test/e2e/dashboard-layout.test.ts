@@ -16,6 +16,7 @@ import { startFleet, untilRunning } from '../support/local-fleet.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 import { launchChromium } from './browser.ts';
 import { docsScreenshot } from './docs-screenshot.ts';
+import { pendingPairing } from '../support/pending-pairing.ts';
 
 const DASHBOARD_TOKEN = 'dash-layout-token-3e8b1f0c7a2d4c95';
 const PHONE = { width: 390, height: 844 };
@@ -52,16 +53,7 @@ beforeAll(async () => {
     }),
   );
   fleet = await startFleet({ dir, running: 'all', timeoutMs: 60_000 });
-  await fleet.cp.pairings.createPending({
-    channel: 'telegram',
-    accountId: 'fran',
-    peerId: '4242',
-    displayName: 'Ada',
-    code: 'QWERTY12',
-    status: 'pending',
-    createdAt: Date.now(),
-    expiresAt: Date.now() + 3600_000,
-  });
+  await fleet.cp.pairings.createPending(pendingPairing({ accountId: 'fran', peerId: '4242', displayName: 'Ada', code: 'QWERTY12' }));
   // Fran's runtime dies once (its last error) and is started again; Ray is put to sleep.
   process.kill(fleet.supervisor.pid('fran')!, 'SIGKILL');
   await vi.waitFor(() => expect(fleet.supervisor.info('fran').restarts).toBe(1), { timeout: 60_000, interval: 100 });

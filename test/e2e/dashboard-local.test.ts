@@ -12,6 +12,7 @@ import type { LocalFleet } from '../../local/fleet.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { pendingPairing } from '../support/pending-pairing.ts';
 
 const DASHBOARD_TOKEN = 'dash-e2e-token-7f3a9c1b5e2d4f60';
 const GRAPH_TOKEN = 'graph-secret-value-0a1b2c3d4e5f';
@@ -36,16 +37,7 @@ beforeAll(async () => {
   );
   fleet = await startFleet({ dir, running: 'all', timeoutMs: 60_000 });
   // Someone asked to talk to Fran's bot: the overview shows it, the test approves it.
-  await fleet.cp.pairings.createPending({
-    channel: 'telegram',
-    accountId: 'fran',
-    peerId: '4242',
-    displayName: 'Ada',
-    code: 'QWERTY12',
-    status: 'pending',
-    createdAt: Date.now(),
-    expiresAt: Date.now() + 3600_000,
-  });
+  await fleet.cp.pairings.createPending(pendingPairing({ accountId: 'fran', peerId: '4242', displayName: 'Ada', code: 'QWERTY12' }));
   browser = await launchChromium();
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('response', async (res) => {

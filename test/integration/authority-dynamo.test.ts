@@ -2,7 +2,7 @@
 // the pending-pairing cap and the agent registry's workspace holds (a ConditionExpression on
 // the hold id) — over the real AWS SDK against the emulator, with the same behaviour cases
 // as the in-memory and SQLite adapters (test/support/authority-port-cases.ts): conditional updates that never count past a limit, TTL honoured on read.
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe } from 'vitest';
 import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { DynamoAgentRegistry } from '../../shared/adapters/aws/dynamo-agent-registry.ts';
@@ -22,6 +22,7 @@ import {
 } from '../support/authority-port-cases.ts';
 import { DynamoReactionRates } from '../../shared/adapters/aws/dynamo-reaction-rates.ts';
 import { DynamoSentMessages } from '../../shared/adapters/aws/dynamo-sent-messages.ts';
+import { createPkTable } from '../support/provision.ts';
 
 const aws = awsTestEnv();
 const dynamo = dynamoDocumentClient(aws);
@@ -30,14 +31,7 @@ let tables = 0;
 /** A fresh table per case, shaped as infra/constructs/fleet-tables.ts makes them (pk, TTL expiresAt). */
 async function table(): Promise<string> {
   const name = `auth-${++tables}`;
-  await new DynamoDBClient(aws).send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    }),
-  );
+  await createPkTable(new DynamoDBClient(aws), name);
   return name;
 }
 

@@ -8,17 +8,16 @@
 // makes a failed turn, and the same runtime answers the next message.
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../shared/config/load.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franOnBedrock } from '../support/bedrock-fleet.ts';
 
 const BUNDLE = join(process.cwd(), 'runtime-image', 'dist', 'main.mjs');
 
@@ -73,13 +72,7 @@ beforeAll(async () => {
   dir = tempDir('cf-bedrock-proxy-');
   // HTTP/1.1: both switches make the client speak it.
   bedrock = await startFakeBedrock();
-  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  example.fleet = 'bedproxy';
-  example.models.providers.bedrock = { api: 'bedrock-converse', baseUrl: bedrock.baseUrl };
-  const fran = example.agents.list.find((a: { id: string }) => a.id === 'fran');
-  fran.model = 'bedrock/anthropic.claude-test-v1:0';
-  fran.tools = { deny: ['exec'] };
-  const config = parseConfig(example);
+  const config = franOnBedrock('bedproxy', bedrock.baseUrl);
   fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: {} } });
   env = emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', { CLAWFLEET_HEALTH_FILE: join(dir, 'alive') });
 }, 90_000);

@@ -6,7 +6,6 @@
 // by the runtime from the bootstrap bucket and offered to the model. Everything AWS-side is
 // what `cdk deploy` created in this file's own account; nothing is provisioned by hand
 // except the secrets' values.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +41,7 @@ import type { FleetConfig } from '../../shared/config/schema.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { awsQuery } from '../support/aws-query.ts';
+import { cdklocal as runCdklocal } from '../support/cdklocal.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
@@ -53,7 +53,6 @@ import { captureIO } from '../unit/cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
-const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
 const aws = awsTestEnv();
 const FLEET = 'cdkdep';
 const BOT_TOKEN = '1000002:AAfran-deploy-token-00000000000000000';
@@ -93,28 +92,7 @@ function localUrl(output: string): string {
 const CDKLOCAL_MS = 420_000;
 
 /** Runs cdklocal against this file's account; a failure shows the tail of what it said. */
-function cdklocal(args: string[], cwd: string, timeoutMs = CDKLOCAL_MS): Promise<void> {
-  const env = {
-    ...process.env,
-    // cdklocal drops AWS_* variables it is not told to keep, and would fall back to account 000000000000.
-    AWS_ENVAR_ALLOWLIST: 'AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_REGION',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_ENDPOINT_URL_S3: aws.endpoint,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    // Outside the repository (its package.json says "type": "module").
-    TMPDIR: join(workDir, 'tmp'),
-    CDK_DISABLE_CLI_TELEMETRY: 'true',
-    CI: 'true',
-  };
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
-      else resolve();
-    });
-  });
-}
+const cdklocal = (args: string[], cwd: string, timeoutMs = CDKLOCAL_MS) => runCdklocal(aws, workDir, args, cwd, timeoutMs);
 
 async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
   const t0 = performance.now();

@@ -16,6 +16,7 @@ import { agentServiceName, clusterName, dashboardSecretName, tableNames } from '
 import type { DashboardUrlEvent, DashboardUrlResult } from '../../functions/dashboard.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { provisionFleet } from '../support/provision.ts';
+import { pendingPairing } from '../support/pending-pairing.ts';
 
 const aws = awsTestEnv();
 const FLEET = 'dash';
@@ -112,17 +113,7 @@ describe('λ dashboard on AWS (emulator)', () => {
 
   it('shows a pending pairing on its agent and approves it', async () => {
     const pairings = new DynamoPairingStore(doc, tables.registry);
-    const now = Date.now();
-    await pairings.createPending({
-      channel: 'telegram',
-      accountId: 'fran',
-      peerId: '777',
-      displayName: 'Bo',
-      code: 'ABCD2345',
-      status: 'pending',
-      createdAt: now,
-      expiresAt: now + 3600_000,
-    });
+    await pairings.createPending(pendingPairing({ accountId: 'fran', peerId: '777', displayName: 'Bo', code: 'ABCD2345' }));
     const detail = JSON.parse((await call('GET', '/api/fleet/fran', { auth: bearer })).body);
     expect(detail.pairings).toMatchObject([{ peerId: '777', code: 'ABCD2345', agentId: 'fran' }]);
     expect((await post('/api/pairings/approve', { code: 'abcd2345' })).statusCode).toBe(200);

@@ -3,14 +3,7 @@
  * Manager semantics the project relies on, through the real AWS SDK v3 clients. Every
  * assertion here also holds on real AWS; where an emulator differs, see docs/testing.md.
  */
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  ListTablesCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   ChangeMessageVisibilityCommand,
@@ -26,6 +19,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { awsTestEnv, randomAccountId } from '../support/aws.ts';
+import { createPkTable } from '../support/provision.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -175,21 +169,10 @@ describe('SQS long polling', () => {
   });
 });
 
-async function createTable(client: DynamoDBClient, name: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    }),
-  );
-}
-
 describe('DynamoDB', () => {
   it('rejects a second conditional put (attribute_not_exists) with ConditionalCheckFailedException', async () => {
     const table = uniqueName('ddb');
-    await createTable(ddb, table);
+    await createPkTable(ddb, table);
     const put = (owner: string) =>
       ddb.send(
         new PutItemCommand({
@@ -243,7 +226,7 @@ describe('account isolation by access key id', () => {
       const secretName = `clawfleet/${uniqueName('shared-secret')}`;
 
       const mine = await sqs.send(new CreateQueueCommand({ QueueName: queueName }));
-      await createTable(ddb, table);
+      await createPkTable(ddb, table);
       await secrets.send(new CreateSecretCommand({ Name: secretName, SecretString: 'mine' }));
       expect(mine.QueueUrl).toContain(`/${aws.accountId}/`);
 
@@ -256,7 +239,7 @@ describe('account isolation by access key id', () => {
       const theirs = await otherSqs.send(new CreateQueueCommand({ QueueName: queueName }));
       expect(theirs.QueueUrl).toContain(`/${other.accountId}/`);
       expect(theirs.QueueUrl).not.toBe(mine.QueueUrl);
-      await createTable(otherDdb, table);
+      await createPkTable(otherDdb, table);
       await otherSecrets.send(new CreateSecretCommand({ Name: secretName, SecretString: 'theirs' }));
 
       await sqs.send(new SendMessageCommand({ QueueUrl: mine.QueueUrl, MessageBody: 'for me' }));

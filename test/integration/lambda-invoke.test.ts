@@ -3,18 +3,17 @@
 // its own MiniStack started with AUTH=true, where an IAM user's request is verified against
 // the user's secret and its policy. A queued event reaches the function; a wrong secret is
 // refused as AWS refuses it; an unknown function is named as Lambda names it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { CreateFunctionCommand, GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LambdaAgentCompute } from '../../shared/adapters/aws/lambda-agent-compute.ts';
 import { SignedLambdaInvoker } from '../../shared/adapters/aws/signed-lambda-invoker.ts';
-import { freePort } from '../../bench/emulator.ts';
+import { startMinistack } from '../../bench/emulator.ts';
+import { awsQuery } from '../support/aws-query.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const ACCOUNT = '246813579024';
@@ -25,38 +24,11 @@ let aws: { endpoint: string; region: string; credentials: { accessKeyId: string;
 let asker: typeof aws;
 
 beforeAll(async () => {
-  const port = await freePort();
   const tmp = tempDir('cf-auth-emu-');
-  emulator = spawn(join(process.cwd(), '.cache/ministack-venv/bin/python'), ['-m', 'ministack'], {
-    env: {
-      PATH: process.env.PATH,
-      GATEWAY_PORT: String(port),
-      BIND_HOST: '127.0.0.1',
-      MINISTACK_HOST: '127.0.0.1',
-      // Every request's signature is checked against the account's secret.
-      AUTH: 'true',
-      AWS_SECRET_ACCESS_KEY: SECRET,
-      PERSIST_STATE: '0',
-      S3_PERSIST: '0',
-      TMPDIR: tmp,
-      STATE_DIR: tmp,
-      S3_DATA_DIR: tmp,
-    },
-    stdio: 'ignore',
-    detached: true,
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
-  for (
-    let i = 0;
-    !(await fetch(`${endpoint}/_ministack/health`).then(
-      (r) => r.ok,
-      () => false,
-    ));
-    i++
-  ) {
-    if (i > 300) throw new Error('the AUTH=true emulator did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Every request's signature is checked against the account's secret.
+  const started = await startMinistack(tmp, { AUTH: 'true', AWS_SECRET_ACCESS_KEY: SECRET });
+  emulator = started.proc;
+  const endpoint = started.endpoint;
   aws = { endpoint, region: 'us-east-1', credentials: { accessKeyId: ACCOUNT, secretAccessKey: SECRET } };
 
   // Under AUTH a function's role must exist: IAM's Query API, signed as the SDK signs it.
@@ -104,25 +76,7 @@ beforeAll(async () => {
 }, 60_000);
 
 /** One IAM Query API call (there is no IAM client among the project's SDK packages). */
-async function iamQuery(params: Record<string, string>): Promise<string> {
-  const url = new URL(aws.endpoint);
-  const body = new URLSearchParams({ ...params, Version: '2010-05-08' }).toString();
-  const signer = new SignatureV4({ service: 'iam', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: '/',
-    query: {},
-    headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' },
-    body,
-  });
-  const res = await fetch(aws.endpoint, { method: 'POST', headers: Object.fromEntries(Object.entries(signed.headers).filter(([k]) => k !== 'host')), body });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`IAM ${params.Action}: HTTP ${res.status} ${text}`);
-  return text;
-}
+const iamQuery = (params: Record<string, string>) => awsQuery(aws, 'iam', { ...params, Version: '2010-05-08' });
 
 afterAll(() => {
   if (emulator?.pid) process.kill(-emulator.pid, 'SIGTERM');

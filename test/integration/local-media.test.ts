@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
@@ -19,6 +18,7 @@ import { dashboardAuth } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { mediaUpdate as mediaUpdateIn } from '../support/media-update.ts';
 
 const TOKEN = '7000000002:AAlocal-media-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-media-0123456789abcdef';
@@ -33,13 +33,7 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** An update from Ann (42) carrying `fields` instead of text. */
-function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
-  const u = textUpdate({ updateId, chatId: 42, fromId: 42, text: 'x' }) as unknown as { message: Record<string, unknown> };
-  delete u.message.text;
-  delete u.message.entities;
-  Object.assign(u.message, fields);
-  return u as unknown as Update;
-}
+const mediaUpdate = (updateId: number, fields: Record<string, unknown>) => mediaUpdateIn(updateId, 42, fields);
 
 beforeAll(async () => {
   [tg, model, stt] = await Promise.all([

@@ -2,9 +2,8 @@
 // for its secret's values) become one message each in the operator's own chat with the fleet's
 // bot — one when it goes off, however many ticks see it on, and one when it is resolved —
 // deduplicated in the local state's delivery ledger.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -13,8 +12,8 @@ import { start as startTelegram, type FakeTelegram } from '../support/fake-teleg
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franWaitingForMcpToken } from '../support/secret-waiting-fleet.ts';
 
-const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const TOKEN = '1000009:AAoperator-alerts-local-000000000000';
 const OPERATOR_CHAT = 7001;
 const ALARM = 'demo-agent-fran-secret';
@@ -27,16 +26,7 @@ const told = () => tg.calls('sendMessage').filter((c) => Number(c.params.chat_id
 beforeAll(async () => {
   tg = await startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
   dir = tempDir('cf-local-alerts-');
-  const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  // One agent on the offline model, with an MCP server whose token is not set: it waits for it.
-  config.agents.list = [
-    {
-      id: 'fran',
-      default: true,
-      mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } } } },
-    },
-  ];
-  config.bindings = [];
+  const config = franWaitingForMcpToken();
   config.channels = { telegram: { apiRoot: tg.url, dmPolicy: 'allowlist', allowFrom: ['42'], accounts: { fran: { botTokenSecret: 'FRAN_BOT_TOKEN' } } } };
   config.operator = { telegram: { chatId: OPERATOR_CHAT } };
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));

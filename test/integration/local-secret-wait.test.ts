@@ -2,9 +2,8 @@
 // (an MCP server's token) waits instead of crash-looping — `clawfleet status` shows why, its
 // message waits in the queue — and `clawfleet secrets set` restarts it in the running fleet,
 // after which it answers. An agent without its model key still runs the labelled offline model.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
@@ -12,8 +11,8 @@ import { chatLines, postChat } from '../support/local-api.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franWaitingForMcpToken } from '../support/secret-waiting-fleet.ts';
 
-const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const MCP_TOKEN = 'mcp-local-token-0123456789abcdef';
 let fleet: LocalFleet;
 let dir: string;
@@ -27,16 +26,7 @@ async function clawfleet(argv: string[], stdin?: string) {
 
 beforeAll(async () => {
   dir = tempDir('cf-local-wait-');
-  const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  // One agent, on the offline model (no key in the file), with an MCP server whose token is not set yet.
-  config.agents.list = [
-    {
-      id: 'fran',
-      default: true,
-      mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { EVERYTHING_TOKEN: 'MCP_TOKEN' } } } },
-    },
-  ];
-  config.bindings = [];
+  const config = franWaitingForMcpToken();
   config.channels = {};
   writeFileSync(join(dir, 'clawfleet.json'), JSON.stringify(config));
   writeFileSync(join(dir, 'secrets.json'), '{}');

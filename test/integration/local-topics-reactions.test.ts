@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
-import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
+import { start as startModel, type FakeModel, type ModelRequest } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
+import { heldAnswers } from '../support/held-answers.ts';
 import { startFleet } from '../support/local-fleet.ts';
 
 const TOKEN = '7000000032:AAlocal-topics-test-token-01234567';
@@ -26,20 +27,13 @@ let model: FakeModel;
 let fleet: LocalFleet;
 let dir: string;
 /** Each ask's model requests so far; an ask's answer may be held until the test lets it go. */
-const asked = new Map<string, number>();
-const held = new Map<string, Promise<void>>();
-let respond: (req: ModelRequest, n: number) => ModelReply | Promise<ModelReply> = () => ({ text: 'ok' });
+let answers: ReturnType<typeof heldAnswers>;
 /** Which agent a request is from: its system prompt names it. */
 const agentOf = (req: ModelRequest) => (JSON.stringify(req.body).includes('Grif') ? 'grif' : 'fran');
 
 beforeAll(async () => {
   [tg, model] = await Promise.all([startTelegram({ bots: [{ token: TOKEN, username: 'fran_bot' }] }), startModel({ apiKey: MODEL_KEY })]);
-  model.setResponder(async (req) => {
-    const n = (asked.get(req.lastUserText) ?? 0) + 1;
-    asked.set(req.lastUserText, n);
-    await held.get(`${req.lastUserText}#${n}`);
-    return respond(req, n);
-  });
+  answers = heldAnswers(model);
   dir = tempDir('cf-topics-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
@@ -78,21 +72,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Holds the model's `n`th answer to `ask` until `ready()` holds (checked as time goes by). */
-function holdAnswer(ask: string, n: number, ready: () => boolean): void {
-  held.set(
-    `${ask}#${n}`,
-    new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (ready()) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
-    }),
-  );
-}
-
 /** A message from Ann in the forum: in topic `topic`, or in General. */
 const inForum = (updateId: number, text: string, topic?: number, chatId = FORUM) =>
   textUpdate({
@@ -117,7 +96,7 @@ const answersIn = (text: string, chatId = FORUM) => tg.calls('sendMessage').filt
 
 describe('an agent per forum topic, in local mode', () => {
   it("answers topic 3 as grif, in topic 3, and General as fran, without a thread id; each user's message ends at done", { timeout: 90_000 }, async () => {
-    respond = (req) => ({ text: `${agentOf(req)} here` });
+    answers.respond((req) => ({ text: `${agentOf(req)} here` }));
     tg.pushUpdate(TOKEN, inForum(301, 'who answers topic 3?', 3));
     await expect.poll(() => answersIn('grif here').length, { timeout: 45_000, interval: 50 }).toBe(1);
     expect(answersIn('grif here')[0]!.params.message_thread_id).toBe(3);
@@ -137,13 +116,13 @@ describe('an agent per forum topic, in local mode', () => {
     const ask = 'List the workspace, grif.';
     // 1. (held until the message shows "thinking") a tool call; 2. (first attempt) held for good: the runtime is killed;
     // 3. a tool call again; 4. the answer.
-    respond = (_req, n) => (n === 1 || n === 3 ? { toolCalls: [{ name: 'list', arguments: { path: '.' } }] } : { text: 'Nothing much.' });
-    holdAnswer(ask, 1, () => reactionsOn(303, FORUM2).includes('🤔'));
-    holdAnswer(ask, 2, () => false);
+    answers.respond((_req, n) => (n === 1 || n === 3 ? { toolCalls: [{ name: 'list', arguments: { path: '.' } }] } : { text: 'Nothing much.' }));
+    answers.hold(ask, 1, () => reactionsOn(303, FORUM2).includes('🤔'));
+    answers.hold(ask, 2, () => false);
     const pid = fleet.supervisor.pid('grif')!;
     tg.pushUpdate(TOKEN, inForum(303, ask, 3, FORUM2));
     // Thinking shown, the tool called, the model asked again: kill -9.
-    await expect.poll(() => asked.get(ask) ?? 0, { timeout: 45_000, interval: 20 }).toBe(2);
+    await expect.poll(() => answers.asked(ask), { timeout: 45_000, interval: 20 }).toBe(2);
     expect(reactionsOn(303, FORUM2).slice(0, 2)).toEqual(['👀', '🤔']);
     process.kill(pid, 'SIGKILL');
     await expect.poll(() => answersIn('Nothing much.', FORUM2).length, { timeout: 90_000, interval: 50 }).toBe(1);
@@ -154,12 +133,12 @@ describe('an agent per forum topic, in local mode', () => {
     const order = ['👀', '🤔', '🔥', '👍'];
     expect(seen.map((e) => order.indexOf(e))).toEqual([...seen.map((e) => order.indexOf(e))].sort());
     expect(new Set(seen).size).toBe(seen.length);
-    expect(asked.get(ask)).toBe(4);
+    expect(answers.asked(ask)).toBe(4);
     expect(answersIn('Nothing much.', FORUM2)[0]!.params.message_thread_id).toBe(3);
   });
 
   it("brings Ann's reaction to grif's answer to grif as a note its next turn reads, without a turn of its own", { timeout: 90_000 }, async () => {
-    respond = (req) => ({ text: `${agentOf(req)} saw: ${req.lastUserText.split('\n')[0]}` });
+    answers.respond((req) => ({ text: `${agentOf(req)} saw: ${req.lastUserText.split('\n')[0]}` }));
     const answer = tg.messages(FORUM).find((m) => m.text === 'grif here')!;
     const before = model.requests().length;
     const reaction: Update = {

@@ -9,16 +9,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalFleet } from '../../local/fleet.ts';
-import { start as startModel, type FakeModel, type ModelReply, type ModelRequest } from '../support/fake-model.ts';
+import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { SPEECH_OGG, startSpeech, type FakeSpeech } from '../support/fake-speech.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { dashboardAuth } from '../support/local-api.ts';
+import { heldAnswers } from '../support/held-answers.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { mediaUpdate } from '../support/media-update.ts';
 
 const TOKEN = '7000000031:AAlocal-voice-test-token-0123456789';
 const MODEL_KEY = 'sk-test-local-voice-model-0123456789';
@@ -36,9 +37,7 @@ let speech: FakeSpeech;
 let fleet: LocalFleet;
 let dir: string;
 /** Each ask's model requests so far; an ask's answer may be held until the test lets it go. */
-const asked = new Map<string, number>();
-const held = new Map<string, Promise<void>>();
-let respond: (req: ModelRequest, n: number) => ModelReply | Promise<ModelReply> = () => ({ text: 'ok' });
+let answers: ReturnType<typeof heldAnswers>;
 
 beforeAll(async () => {
   [tg, model, stt, speech] = await Promise.all([
@@ -47,12 +46,7 @@ beforeAll(async () => {
     startTranscription({ apiKey: STT_KEY }),
     startSpeech({ apiKey: TTS_KEY }),
   ]);
-  model.setResponder(async (req) => {
-    const n = (asked.get(req.lastUserText) ?? 0) + 1;
-    asked.set(req.lastUserText, n);
-    await held.get(`${req.lastUserText}#${n}`);
-    return respond(req, n);
-  });
+  answers = heldAnswers(model);
   dir = tempDir('cf-voice-');
   const config = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   config.agents.list = [
@@ -91,26 +85,11 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Holds the model's `n`th answer to `ask` until `ready()` holds (checked as time goes by, not waited for blindly). */
-function holdAnswer(ask: string, n: number, ready: () => boolean): void {
-  held.set(
-    `${ask}#${n}`,
-    new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (ready()) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
-    }),
-  );
-}
-
 describe('spoken replies in local mode', () => {
   it('answers a voice message with one voice message, although the runtime is SIGKILLed while it speaks', { timeout: 120_000 }, async () => {
     const heard = 'what is the weather like';
     const answer = 'Sunny, and **warm**.';
-    respond = () => ({ text: answer });
+    answers.respond(() => ({ text: answer }));
     const ogg = Buffer.from('OggS a voice message from Ann');
     const file = tg.addFile(TOKEN, ogg, 'voice/file_1.oga');
     stt.answer({ text: heard });
@@ -118,11 +97,7 @@ describe('spoken replies in local mode', () => {
     // The first synthesis never answers: the runtime is killed while it waits.
     speech.script({ kind: 'hang' });
     const pid = fleet.supervisor.pid('fran')!;
-    const update = textUpdate({ updateId: 100, chatId: ANN, fromId: ANN, text: 'x' }) as unknown as { message: Record<string, unknown> };
-    delete update.message.text;
-    delete update.message.entities;
-    update.message.voice = { ...file, duration: 2, mime_type: 'audio/ogg' };
-    tg.pushUpdate(TOKEN, update as unknown as Update);
+    tg.pushUpdate(TOKEN, mediaUpdate(100, ANN, { voice: { ...file, duration: 2, mime_type: 'audio/ogg' } }));
     await speech.waitForRequests(asks + 1, 60_000);
     process.kill(pid, 'SIGKILL');
 
@@ -151,7 +126,7 @@ describe('spoken replies in local mode', () => {
 
   it('shows a spoken reply in the dashboard’s chat box as its text and the voice, which downloads as the Ogg Opus', { timeout: 60_000 }, async () => {
     stt.answer({ text: 'read me the note' });
-    respond = () => ({ text: 'The note says hello.' });
+    answers.respond(() => ({ text: 'The note says hello.' }));
     const res = await fetch(`${fleet.url}/api/chat/fran/files?name=note.ogg`, {
       method: 'POST',
       headers: { ...dashboardAuth(fleet), 'content-type': 'audio/ogg' },
@@ -181,17 +156,17 @@ describe('progress streaming in local mode', () => {
     const answer = 'Five files, all notes.';
     const inGroup = () => tg.calls().filter((c) => c.params.chat_id === GROUP);
     // 1. words and a tool call; 2. (first attempt) held until the test is over with it; 3. a tool call again; 4. the answer.
-    respond = (_req, n) => (n === 1 || n === 3 ? { text: status, toolCalls: [{ name: 'list', arguments: { path: '.' } }] } : { text: answer });
-    holdAnswer(ask, 2, () => false);
+    answers.respond((_req, n) => (n === 1 || n === 3 ? { text: status, toolCalls: [{ name: 'list', arguments: { path: '.' } }] } : { text: answer }));
+    answers.hold(ask, 2, () => false);
     const pid = fleet.supervisor.pid('fran')!;
     tg.pushUpdate(TOKEN, textUpdate({ updateId: 200, chatId: GROUP, chatType: 'supergroup', fromId: ANN, text: ask }));
     // The status message is out while the model is asked the second time: kill -9.
     await expect.poll(() => inGroup().filter((c) => c.method === 'sendMessage').length, { timeout: 45_000, interval: 20 }).toBe(1);
-    await expect.poll(() => asked.get(ask) ?? 0, { timeout: 30_000, interval: 20 }).toBe(2);
+    await expect.poll(() => answers.asked(ask), { timeout: 30_000, interval: 20 }).toBe(2);
     process.kill(pid, 'SIGKILL');
     const first = inGroup().find((c) => c.method === 'sendMessage')!;
     // The redone attempt answers once its own status has edited that message.
-    holdAnswer(ask, 4, () => inGroup().some((c) => c.method === 'editMessageText' || (c.method === 'sendMessage' && c !== first)));
+    answers.hold(ask, 4, () => inGroup().some((c) => c.method === 'editMessageText' || (c.method === 'sendMessage' && c !== first)));
 
     await expect.poll(() => inGroup().filter((c) => c.method === 'deleteMessage').length, { timeout: 60_000, interval: 50 }).toBe(1);
     const calls = inGroup();
@@ -204,6 +179,6 @@ describe('progress streaming in local mode', () => {
     expect(new Set([...edits, ...deletes].map((c) => c.params.message_id)).size).toBe(1);
     expect(calls.indexOf(deletes[0]!)).toBeGreaterThan(calls.indexOf(sends[1]!));
     for (const e of edits) expect(String(e.params.text)).not.toContain(answer);
-    expect(asked.get(ask)).toBe(4);
+    expect(answers.asked(ask)).toBe(4);
   });
 });

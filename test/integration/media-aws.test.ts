@@ -19,17 +19,17 @@ import type { Update } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { startTranscription, type FakeTranscription } from '../support/fake-transcription.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
-import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { provisionFleet, type ProvisionedFleet, queueRuntimeEnv } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { CHART_ANSWER, CHART_ASK, expectEachFileOnce, scriptChartAndFigures } from '../support/send-file-twice.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { mediaUpdate as mediaUpdateIn } from '../support/media-update.ts';
 
 const aws = awsTestEnv();
 const BUCKET = `cf-media-e2e-${aws.accountId}`;
@@ -100,22 +100,7 @@ beforeAll(async () => {
 
 /** A runtime's environment on its own queues, reading its secret and the media bucket with signed requests. */
 function runtimeEnv(agentId: 'fran' | 'grif', dir: string): Record<string, string> {
-  return {
-    CLAWFLEET_AGENT_ID: agentId,
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, agentId)),
-    CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
-    CLAWFLEET_WORKSPACE: dir,
-    CLAWFLEET_MEDIA_BUCKET: BUCKET,
-    CLAWFLEET_VISIBILITY_SECONDS: '4',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '5',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  };
+  return { ...queueRuntimeEnv(aws, fleet, { config, agentId, workspace: dir, visibilitySeconds: 4, drainSeconds: 5 }), CLAWFLEET_MEDIA_BUCKET: BUCKET };
 }
 
 afterAll(async () => {
@@ -129,25 +114,16 @@ afterAll(async () => {
 });
 
 /** An update from 5001 carrying `fields` instead of text. */
-function mediaUpdate(updateId: number, fields: Record<string, unknown>): Update {
-  const update = textUpdate({ updateId, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
-  delete update.message.text;
-  delete update.message.entities;
-  Object.assign(update.message, fields);
-  return update as unknown as Update;
-}
+const mediaUpdate = (updateId: number, fields: Record<string, unknown>) => mediaUpdateIn(updateId, 5001, fields);
 
 describe('media on AWS', () => {
   it('takes a photo through the webhook into S3 and to the vision model as an image part', async () => {
     const jpeg = Buffer.from('\xff\xd8\xff\xe0 aws jpeg', 'latin1');
     const file = tg.addFile(TOKEN, jpeg, 'photos/file_7.jpg');
-    const update = textUpdate({ updateId: 300, chatId: 5001, fromId: 5001, text: 'x' }) as unknown as { message: Record<string, unknown> };
-    delete update.message.text;
-    delete update.message.entities;
-    Object.assign(update.message, { photo: [{ ...file, width: 640, height: 480 }], caption: 'and this?' });
+    const update = mediaUpdate(300, { photo: [{ ...file, width: 640, height: 480 }], caption: 'and this?' });
     model.script({ text: 'A small jpeg.' });
     const from = model.requests().length;
-    const res = await post(update as unknown as Update);
+    const res = await post(update);
     expect(res.statusCode).toBe(200);
     await expect.poll(() => tg.calls('sendMessage').some((c) => c.params.text === 'A small jpeg.'), { timeout: 20_000 }).toBe(true);
     expect(model.requests().slice(from)[0]!.images).toEqual([{ mimeType: 'image/jpeg', size: jpeg.length, sha256: sha(jpeg) }]);

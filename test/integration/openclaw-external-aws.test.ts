@@ -12,16 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
+import { type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { OPENCLAW_DEVICE_KEY } from '../../shared/secrets/openclaw-device-key.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { startFakeGateway, type FakeGateway } from '../support/fake-openclaw-gateway.ts';
-import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { provisionFleet, type ProvisionedFleet, awsEnvVars, queueRuntimeEnv } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { captureIO } from '../unit/cli-io.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franMessage } from '../support/fran-turn.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -34,26 +34,12 @@ const runtimes: RuntimeProcess[] = [];
 /** Every envelope taken from fran's outbox so far. */
 const outbox: Record<string, unknown>[] = [];
 
-const awsVars = {
-  AWS_ENDPOINT_URL: aws.endpoint,
-  AWS_REGION: aws.region,
-  AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-};
+const awsVars = awsEnvVars(aws);
 
 function launch(workspace: string): RuntimeProcess {
   const r = startRuntime({
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-    CLAWFLEET_WORKSPACE: workspace,
-    CLAWFLEET_VISIBILITY_SECONDS: '6',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '5',
+    ...queueRuntimeEnv(aws, fleet, { config, agentId: 'fran', workspace, visibilitySeconds: 6, drainSeconds: 5 }),
     CLAWFLEET_HEARTBEAT_SECONDS: '1',
-    ...awsVars,
   });
   runtimes.push(r);
   return r;
@@ -82,16 +68,8 @@ async function until(what: string, probe: () => boolean, timeoutMs = 30_000): Pr
   }
 }
 
-const message = (id: string, text: string): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id,
-  agentId: 'fran',
-  sessionKey: 'agent:fran:main',
-  ts: 1,
-  text,
-  from: { channel: 'telegram', accountId: 'fran' },
-});
+/** Ann's message `text` to fran, under the envelope id `id`. */
+const message = (id: string, text: string): MessageEnvelope => ({ ...franMessage(0, text), id });
 
 beforeAll(async () => {
   gw = await startFakeGateway({ token: TOKEN });

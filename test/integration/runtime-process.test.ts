@@ -9,16 +9,15 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { agentSecretName } from '../../shared/config/names.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
-import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
-import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { provisionFleet, type ProvisionedFleet, queueRuntimeEnv } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franMessage } from '../support/fran-turn.ts';
 
 const aws = awsTestEnv();
 const sqs = new SQSClient(aws);
@@ -34,19 +33,7 @@ const runtimes: RuntimeProcess[] = [];
 
 function envFor(agentId: string, cfg: FleetConfig, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    CLAWFLEET_AGENT_ID: agentId,
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(cfg, agentId)),
-    CLAWFLEET_INBOX_URL: fleet.queues[agentId]!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues[agentId]!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues[agentId]!.inboxDlq,
-    CLAWFLEET_WORKSPACE: tempDir(`cf-${agentId}-`),
-    CLAWFLEET_VISIBILITY_SECONDS: '6',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '10',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+    ...queueRuntimeEnv(aws, fleet, { config: cfg, agentId, workspace: tempDir(`cf-${agentId}-`), visibilitySeconds: 6, drainSeconds: 10 }),
     ...extra,
   };
 }
@@ -72,16 +59,8 @@ async function outboxEnvelopes(agentId: string, want: (e: Record<string, unknown
   return seen;
 }
 
-const message = (id: string, text: string): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id,
-  agentId: 'fran',
-  sessionKey: 'agent:fran:main',
-  ts: 1,
-  text,
-  from: { channel: 'telegram', accountId: 'fran' },
-});
+/** Ann's message `text` to fran, under the envelope id `id`. */
+const message = (id: string, text: string): MessageEnvelope => ({ ...franMessage(0, text), id });
 const send = (e: MessageEnvelope) =>
   sqs.send(
     new SendMessageCommand({

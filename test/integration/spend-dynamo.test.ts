@@ -4,12 +4,13 @@
 // runtime's ledger (a write conditional on the version read), ten sessions racing it at once.
 // Each describe block gets a table of its own; within a test, `make` is a new adapter on a new
 // client over the same table, as a restarted process would be.
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeEach, describe } from 'vitest';
 import { dynamoDocumentClient } from '../../shared/adapters/aws/clients.ts';
 import { DynamoSpendCounts, DynamoSpendLedger } from '../../shared/adapters/aws/dynamo-spend.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { spendCountsCases, spendLedgerCases } from '../support/spend-port-cases.ts';
+import { createPkTable } from '../support/provision.ts';
 
 const aws = awsTestEnv();
 let tables = 0;
@@ -18,14 +19,7 @@ let current = '';
 /** A fresh table per test, shaped as infra/constructs/fleet-tables.ts makes them (pk, TTL expiresAt). */
 async function freshTable(): Promise<void> {
   current = `spend-${++tables}`;
-  await new DynamoDBClient(aws).send(
-    new CreateTableCommand({
-      TableName: current,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    }),
-  );
+  await createPkTable(new DynamoDBClient(aws), current);
 }
 
 describe('DynamoSpendCounts', () => {

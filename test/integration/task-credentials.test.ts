@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { HANDOFF_FILE } from '../../runtime-image/src/connection/container-credentials.ts';
-import { parseConfig } from '../../shared/config/load.ts';
 import { awsTestEnv } from '../support/aws.ts';
 import { startFakeBedrock, type FakeBedrock } from '../support/fake-bedrock.ts';
 import { startFakeContainerCredentials, type FakeContainerCredentials } from '../support/fake-container-credentials.ts';
@@ -21,6 +20,7 @@ import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
 import { askOnQueues, emulatorRuntimeEnv } from '../support/queue-turn.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franOnBedrock } from '../support/bedrock-fleet.ts';
 
 const NODE24 = inject('node24');
 const BUNDLE = join(process.cwd(), 'runtime-image', 'dist', 'main.mjs');
@@ -56,13 +56,7 @@ beforeAll(async () => {
   writeFileSync(tokenFile, endpoint.token, { mode: 0o600 });
   // HTTP/2, as the client speaks it by default (bedrock-proxy.test.ts runs its HTTP/1.1 switches).
   bedrock = await startFakeBedrock({ http2: true });
-  const example = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
-  example.fleet = 'taskcred';
-  example.models.providers.bedrock = { api: 'bedrock-converse', baseUrl: bedrock.baseUrl };
-  const fran = example.agents.list.find((a: { id: string }) => a.id === 'fran');
-  fran.model = 'bedrock/anthropic.claude-test-v1:0';
-  fran.tools = { deny: ['exec'] };
-  const config = parseConfig(example);
+  const config = franOnBedrock('taskcred', bedrock.baseUrl);
   fleet = await provisionFleet(aws, config, { telegram: {}, agents: { fran: {} } });
   env = emulatorRuntimeEnv(aws, config, fleet.queues.fran!, 'fran', {
     CLAWFLEET_WORKSPACE: join(dir, 'workspace'),

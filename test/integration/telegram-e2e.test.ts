@@ -6,14 +6,13 @@ import { readFileSync } from 'node:fs';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import type { FunctionUrlEvent } from '../../functions/function-url.ts';
 import { awsTestEnv, setHandlerEnv } from '../support/aws.ts';
 import { start as startModel, type FakeModel } from '../support/fake-model.ts';
 import { start as startTelegram, textUpdate, type FakeTelegram } from '../support/fake-telegram.ts';
 import { startOutboxPump } from '../support/outbox-pump.ts';
-import { provisionFleet, type ProvisionedFleet } from '../support/provision.ts';
+import { provisionFleet, type ProvisionedFleet, queueRuntimeEnv } from '../support/provision.ts';
 import { startRuntime, type RuntimeProcess } from '../support/runtime-process.ts';
 import { OTHER_WORDS_RULE } from '../../runtime-image/src/framing/others-words.ts';
 import { tempDir } from '../support/temp-dirs.ts';
@@ -93,21 +92,7 @@ beforeAll(async () => {
     outbox,
   );
 
-  runtimeEnv = {
-    CLAWFLEET_AGENT_ID: 'fran',
-    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(config, 'fran')),
-    CLAWFLEET_INBOX_URL: fleet.queues.fran!.inbox,
-    CLAWFLEET_OUTBOX_URL: fleet.queues.fran!.outbox,
-    CLAWFLEET_DLQ_URL: fleet.queues.fran!.inboxDlq,
-    CLAWFLEET_WORKSPACE: tempDir('cf-fran-'),
-    CLAWFLEET_VISIBILITY_SECONDS: '4',
-    CLAWFLEET_WAIT_SECONDS: '1',
-    CLAWFLEET_DRAIN_SECONDS: '5',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_REGION: aws.region,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-  };
+  runtimeEnv = queueRuntimeEnv(aws, fleet, { config, agentId: 'fran', workspace: tempDir('cf-fran-'), visibilitySeconds: 4, drainSeconds: 5 });
   await launchFran().waitFor((l) => l.msg === 'ready');
 });
 

@@ -2,19 +2,13 @@
 // envelope the turn sends is handled by the outbox core (as λ outbox would take it, in order)
 // with the control plane's own Telegram bot, an in-memory ledger, origins and media store. For
 // tests of what a chat sees of a turn (spoken replies, progress statuses) without queues.
-import {
-  InMemoryDeadLetters,
-  InMemoryDeliveryLedger,
-  InMemoryInboundOrigins,
-  InMemorySecretStore,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySecretStore } from '../../shared/adapters/memory/in-memory-state.ts';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
 import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { telegramSecretName } from '../../shared/config/names.ts';
 import { DraftPauses } from '../../shared/control/drafts.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { systemClock, type InboundOrigin, type Outbox } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
@@ -23,6 +17,7 @@ import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import type { TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
 import { franTurnDeps } from './fran-turn.ts';
+import { memoryOutboxDeps } from './outbox-deps.ts';
 
 export const PLANE_BOT_TOKEN = '1000002:fran-token-for-tests';
 
@@ -35,22 +30,19 @@ export function chatPlane(tg: FakeTelegram, chatId: string) {
     where: 'in the test',
   });
   const origins = new InMemoryInboundOrigins(() => Date.now());
-  const dlq = new InMemoryDeadLetters();
   const media = new InMemoryMediaStore();
   const ledger = new InMemoryDeliveryLedger();
   const log = memoryLogger();
-  const deps: OutboxDeps = {
+  const { deps, dlq } = memoryOutboxDeps({
     config,
     origins,
-    sessions: new InMemorySessionRegistry(),
     ledger,
-    deadLetters: () => dlq,
     channel: async (t) => bots.sender(t.channel === 'telegram' ? t.accountId : 'fran'),
     draftPauses: new DraftPauses(),
     media,
     clock: systemClock,
     log,
-  };
+  });
   const handled: OutboundEnvelope[] = [];
   /** λ outbox, in order: each envelope the runtime sends is processed before the next is sent. */
   const deliver = (envelope: OutboundEnvelope) =>

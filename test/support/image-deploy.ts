@@ -2,7 +2,6 @@
 // with `-c runtimeImage=<the built image>` (the emulator has no Docker image assets), for the
 // image tests to run its agents' tasks as the deployed task definitions say. Each caller
 // deploys into its own emulator account, from a temp directory outside the repository.
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tempDir } from './temp-dirs.ts';
 import { join, relative } from 'node:path';
@@ -10,8 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { DescribeAccessPointsCommand, EFSClient } from '@aws-sdk/client-efs';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { putSecretValues } from '../../shared/adapters/aws/secrets-manager-writer.ts';
 import { secretIdFor } from '../../shared/secrets/secret-target.ts';
 import { parseConfig } from '../../shared/config/load.ts';
@@ -19,10 +16,11 @@ import { agentStackName, controlPlaneStackName } from '../../shared/config/names
 import { webhookSecretFor } from '../../shared/telegram/webhook-secret.ts';
 import type { FleetConfig, FleetConfigInput } from '../../shared/config/schema.ts';
 import type { AwsTestEnv } from './aws.ts';
+import { cdklocal } from './cdklocal.ts';
+import { signedPost } from './aws-query.ts';
 import { type AccessPoint, parseTaskDefinition, type TaskDefinition } from './ecs-task-definition.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
-const CDKLOCAL = join(REPO, 'node_modules', 'aws-cdk-local', 'bin', 'cdklocal');
 
 export interface DeployedFleet {
   config: FleetConfig;
@@ -44,28 +42,6 @@ export interface DeployedFleet {
   remove(): void;
 }
 
-function cdklocal(aws: AwsTestEnv, workDir: string, args: string[], cwd: string): Promise<void> {
-  const env = {
-    ...process.env,
-    AWS_ENVAR_ALLOWLIST: 'AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_REGION',
-    AWS_ENDPOINT_URL: aws.endpoint,
-    AWS_ENDPOINT_URL_S3: aws.endpoint,
-    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
-    AWS_REGION: aws.region,
-    // Outside the repository (its package.json says "type": "module"): the emulator's Lambda worker.
-    TMPDIR: join(workDir, 'tmp'),
-    CDK_DISABLE_CLI_TELEMETRY: 'true',
-    CI: 'true',
-  };
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CDKLOCAL, ...args, '--no-notices'], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`cdklocal ${args[0]} failed (${err.message.split('\n')[0]}):\n${(stdout + stderr).slice(-6000)}`));
-      else resolve();
-    });
-  });
-}
-
 /**
  * One ECS API call, signed, its answer as the emulator wrote it. The SDK client is not used for
  * DescribeTaskDefinition: MiniStack 1.5.33 answers nested fields of a CloudFormation-made task
@@ -73,27 +49,14 @@ function cdklocal(aws: AwsTestEnv, workDir: string, args: string[], cwd: string)
  * which the SDK's deserializer drops without a word; parseTaskDefinition reads either spelling.
  */
 export async function ecsJson(aws: AwsTestEnv, action: string, body: unknown): Promise<Record<string, unknown>> {
-  const url = new URL(aws.endpoint);
-  const signer = new SignatureV4({ service: 'ecs', region: aws.region, credentials: aws.credentials, sha256: Sha256 });
-  const payload = JSON.stringify(body);
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: '/',
-    query: {},
-    headers: { host: url.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AmazonEC2ContainerServiceV20141113.${action}` },
-    body: payload,
-  });
-  const res = await fetch(aws.endpoint, {
-    method: 'POST',
-    headers: Object.fromEntries(Object.entries(signed.headers).filter(([k]) => k !== 'host')),
-    body: payload,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`ECS ${action}: HTTP ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  const res = await signedPost(
+    aws,
+    'ecs',
+    { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AmazonEC2ContainerServiceV20141113.${action}` },
+    JSON.stringify(body),
+  );
+  if (!res.ok) throw new Error(`ECS ${action}: HTTP ${res.status} ${res.text.slice(0, 500)}`);
+  return JSON.parse(res.text) as Record<string, unknown>;
 }
 
 /**

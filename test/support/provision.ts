@@ -4,7 +4,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateClusterCommand, CreateServiceCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { resolveAgent } from '../../shared/config/resolve.ts';
+import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
 import {
   agentServiceName,
   clusterName,
@@ -70,14 +70,7 @@ export async function provisionFleet(
   }
 
   for (const table of Object.values(tableNames(config.fleet))) {
-    await dynamo.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      }),
-    );
+    await createPkTable(dynamo, table);
   }
 
   await sm.send(new CreateSecretCommand({ Name: telegramSecretName(config.fleet), SecretString: JSON.stringify(secrets.telegram) }));
@@ -113,4 +106,57 @@ async function provisionServices(env: AwsTestEnv, config: FleetConfig): Promise<
       }),
     );
   }
+}
+
+/** A DynamoDB table keyed by the string `pk` alone, as infra/constructs/fleet-tables.ts makes the fleet's tables. */
+export async function createPkTable(dynamo: DynamoDBClient, name: string): Promise<void> {
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+}
+
+/** The AWS SDK's settings for a child process: the emulator, its region and the keys to sign with. */
+export function awsEnvVars(aws: AwsTestEnv): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: aws.endpoint,
+    AWS_REGION: aws.region,
+    AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+  };
+}
+
+/** What a runtime on a provisioned fleet's queues is given: the agent, its config slice, its workspace, and its queues' seconds. */
+export interface QueueRuntime {
+  config: FleetConfig;
+  agentId: string;
+  workspace: string;
+  visibilitySeconds: number;
+  drainSeconds: number;
+}
+
+/**
+ * A runtime process's environment on `r.agentId`'s provisioned inbox, outbox and DLQ, long polls
+ * of a second, and no secret id: the runtime reads no secret (queue-turn.ts's emulatorRuntimeEnv
+ * names the agent's secret, through the product's runtimeEnvironment).
+ */
+export function queueRuntimeEnv(aws: AwsTestEnv, fleet: ProvisionedFleet, r: QueueRuntime): Record<string, string> {
+  const queues = fleet.queues[r.agentId];
+  if (!queues) throw new Error(`no queues were provisioned for agent "${r.agentId}"`);
+  return {
+    CLAWFLEET_AGENT_ID: r.agentId,
+    CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(r.config, r.agentId)),
+    CLAWFLEET_INBOX_URL: queues.inbox,
+    CLAWFLEET_OUTBOX_URL: queues.outbox,
+    CLAWFLEET_DLQ_URL: queues.inboxDlq,
+    CLAWFLEET_WORKSPACE: r.workspace,
+    CLAWFLEET_VISIBILITY_SECONDS: String(r.visibilitySeconds),
+    CLAWFLEET_WAIT_SECONDS: '1',
+    CLAWFLEET_DRAIN_SECONDS: String(r.drainSeconds),
+    ...awsEnvVars(aws),
+  };
 }

@@ -2,21 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, parseConfigText, loadConfigFile } from '../../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { ConfigError } from '../../shared/errors.ts';
+import { configIssues } from '../support/config-issues.ts';
 import { decideAccess } from '../../shared/control/access.ts';
 import { streamRequestFor } from '../../shared/control/streaming.ts';
 
 const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
-
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseConfig(input);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  throw new Error('config was accepted');
-}
 
 describe('config', () => {
   it('accepts the example fleet: jerry heavy and always on, three light agents that hibernate', () => {
@@ -33,7 +23,7 @@ describe('config', () => {
     c.agents.list[2].colour = 'blue';
     c.bindings[0].agentId = 'nobody';
     c.models.providers.openai.api = 'openai-chat';
-    const issues = issuesOf(c);
+    const issues = configIssues(c);
     expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['agents.list[1].runtime.cpus', 'agents.list[2].colour', 'models.providers.openai.api']));
   });
 
@@ -44,7 +34,7 @@ describe('config', () => {
     c.agents.list[3].model = 'mistral/small';
     c.agents.list.push({ id: 'fran' });
     c.agents.list[1].default = true;
-    const issues = issuesOf(c);
+    const issues = configIssues(c);
     expect(issues).toEqual(
       expect.arrayContaining([
         { path: 'bindings[0].agentId', message: 'no agent "nobody"' },
@@ -60,7 +50,7 @@ describe('config', () => {
     const c = example();
     c.hooks = { tokenSecret: 'HOOKS_TOKEN', allowRequestSessionKey: true, allowedSessionKeyPrefixes: ['hook:', 'agent:fran:main'] };
     c.agentToAgent = { allow: [], rateLimit: { max: 0, perMinutes: 10 } };
-    expect(issuesOf(c)).toEqual(
+    expect(configIssues(c)).toEqual(
       expect.arrayContaining([
         { path: 'hooks.allowedSessionKeyPrefixes[1]', message: expect.stringContaining('is matched after "agent:<id>:"') },
         { path: 'agentToAgent.rateLimit.max', message: '0 is too small; expected a whole number from 1 to 10000' },
@@ -79,13 +69,13 @@ describe('config', () => {
     c.agents.list[3].id = 'ray-dlq';
     c.bindings[3].agentId = 'ray-dlq';
     c.hooks = { tokenSecret: 'HOOKS_TOKEN', mappings: { wake: { agentId: 'fran', messageTemplate: 'x' } } };
-    expect(issuesOf(c).map((i) => i.path)).toEqual(['agents.list[3].id', 'hooks.mappings.wake']);
+    expect(configIssues(c).map((i) => i.path)).toEqual(['agents.list[3].id', 'hooks.mappings.wake']);
   });
 
   it('refuses a Fargate size that does not exist', () => {
     const c = example();
     c.agents.list[0].runtime = { cpus: 2, memoryMb: 2048 };
-    expect(issuesOf(c)).toEqual([{ path: 'agents.list[0].runtime', message: expect.stringContaining('4096–16384') }]);
+    expect(configIssues(c)).toEqual([{ path: 'agents.list[0].runtime', message: expect.stringContaining('4096–16384') }]);
   });
 
   it('says where invalid JSON is', () => {
@@ -111,7 +101,7 @@ describe('config', () => {
 
     c.channels.telegram.accounts.fran.streaming = 'preview';
     c.channels.telegram.blockStreamingChunk = { minChars: 900, maxChars: 300 };
-    const issues = issuesOf(c);
+    const issues = configIssues(c);
     expect(issues.find((i) => i.path === 'channels.telegram.accounts.fran.streaming')?.message).toBe('must be "off", "partial", "block" or "progress"');
     expect(issues.find((i) => i.path === 'channels.telegram.blockStreamingChunk')?.message).toMatch(/minChars must not be over maxChars/);
   });
@@ -140,7 +130,7 @@ describe('config', () => {
     const c = example();
     c.channels.telegram.allowFrom = [1.5, true, ''];
     c.channels.telegram.accounts.fran.allowFrom = [{ id: 1 }];
-    expect(issuesOf(c).map((i) => i.path)).toEqual([
+    expect(configIssues(c).map((i) => i.path)).toEqual([
       'channels.telegram.allowFrom[0]',
       'channels.telegram.allowFrom[1]',
       'channels.telegram.allowFrom[2]',

@@ -14,6 +14,7 @@ import { BUCKET_MS } from '../../shared/metrics/buckets.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { overviewFragment } from '../../shared/dashboard/pages/overview.ts';
 import { agentFragment } from '../../shared/dashboard/pages/agent-page.ts';
+import { pendingPairing } from '../support/pending-pairing.ts';
 
 const TOKEN = 'unit-dashboard-token-000000000000';
 const NOW = Date.parse('2026-03-02T10:07:00Z');
@@ -101,15 +102,7 @@ describe('dashboard read model and actions', () => {
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'a', outcome: 'ended', at: NOW - BUCKET_MS });
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'a', outcome: 'ended', at: NOW - BUCKET_MS });
     await f.metrics.recordTurn({ agentId: 'jerry', inboundId: 'b', outcome: 'failed', at: NOW, error: 'boom' });
-    await f.pairings.createPending({
-      channel: 'telegram',
-      accountId: 'ray',
-      peerId: '9',
-      code: 'CODE1234',
-      status: 'pending',
-      createdAt: NOW,
-      expiresAt: NOW + 3600_000,
-    });
+    await f.pairings.createPending(pendingPairing({ accountId: 'ray', peerId: '9', code: 'CODE1234' }, NOW));
     const view = await buildFleetView(f.sources);
     expect(view.agents.map((a) => [a.id, a.state, a.actions])).toEqual([
       ['jerry', 'awake', ['restart', 'hibernate']],

@@ -4,16 +4,12 @@
 // unsandboxed, with a loud warning; security "deny" → no exec and nothing to warn about.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
-import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
+import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
-import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franRuntimeEnv, inMemoryRuntimeParts } from '../support/in-process-runtime.ts';
 
 const NO_BWRAP = '/nonexistent/clawfleet-test/bwrap';
 const started: AgentRuntime[] = [];
@@ -24,34 +20,10 @@ afterAll(() => Promise.all(started.map((r) => r.stop())));
 async function start(edit: (fran: Record<string, any>) => void, sandboxEnv: Record<string, string>) {
   const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   edit(raw.agents.list.find((a: { id: string }) => a.id === 'fran'));
-  const env = await readRuntimeEnv(
-    {
-      CLAWFLEET_AGENT_ID: 'fran',
-      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-      CLAWFLEET_SECRETS_FD: '3',
-      CLAWFLEET_OFFLINE_MODEL: 'test',
-      CLAWFLEET_WORKSPACE: tempDir('cf-exec-avail-'),
-      CLAWFLEET_HEARTBEAT_SECONDS: '0',
-      // stop() lets a waiting poll finish: keep it short.
-      CLAWFLEET_WAIT_SECONDS: '1',
-      CLAWFLEET_DRAIN_SECONDS: '0',
-      ...sandboxEnv,
-    },
-    async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
-  );
+  const env = await franRuntimeEnv(raw, { CLAWFLEET_OFFLINE_MODEL: 'test', CLAWFLEET_WORKSPACE: tempDir('cf-exec-avail-'), ...sandboxEnv });
   const outbox = new InMemoryOutbox();
   const log = memoryLogger();
-  const running = await startAgentRuntime({
-    env,
-    inbox: new InMemoryFifoQueue(),
-    outbox,
-    deadLetters: new InMemoryDeadLetters(),
-    secrets: {},
-    clock: systemClock,
-    log,
-    exit: () => {},
-  });
+  const running = await startAgentRuntime(inMemoryRuntimeParts(env, { outbox, log }));
   started.push(running);
   const heartbeat = outbox.queue
     .bodies()

@@ -5,20 +5,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config/load.ts';
 import { resolveAgent, runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { ConfigError } from '../../shared/errors.ts';
+import { configIssues } from '../support/config-issues.ts';
 
 const example = () => JSON.parse(readFileSync('clawfleet.json', 'utf8')) as Record<string, any>;
 const fran = (c: Record<string, any>) => c.agents.list.find((a: { id: string }) => a.id === 'fran');
-
-function issuesOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseConfig(input);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  throw new Error('config was accepted');
-}
 
 describe('tools.exec', () => {
   it('accepts sandbox, security, allowlist and network, and the runtime’s slice carries them', () => {
@@ -44,7 +34,7 @@ describe('tools.exec', () => {
   it('refuses unknown values and keys, and allowlist entries that are not a program', () => {
     const c = example();
     fran(c).tools = { exec: { sandbox: 'maybe', security: 'some', allowlist: ['git status', '../bin/x', './x', '/usr/../bin/sh', 'ok'], colour: 'red' } };
-    const issues = issuesOf(c);
+    const issues = configIssues(c);
     const at = 'agents.list[1].tools.exec';
     expect(issues.map((i) => i.path)).toEqual(
       expect.arrayContaining([
@@ -64,9 +54,9 @@ describe('tools.exec', () => {
   it('needs an allowlist when security is "allowlist", here or in the defaults', () => {
     const c = example();
     fran(c).tools = { exec: { security: 'allowlist' } };
-    expect(issuesOf(c)).toEqual([{ path: 'agents.list[1].tools.exec.allowlist', message: expect.stringContaining('needs at least one program') }]);
+    expect(configIssues(c)).toEqual([{ path: 'agents.list[1].tools.exec.allowlist', message: expect.stringContaining('needs at least one program') }]);
     fran(c).tools = { exec: { security: 'allowlist', allowlist: [] } };
-    expect(issuesOf(c)[0]?.path).toBe('agents.list[1].tools.exec.allowlist');
+    expect(configIssues(c)[0]?.path).toBe('agents.list[1].tools.exec.allowlist');
     c.agents.defaults.tools = { exec: { allowlist: ['git'] } };
     fran(c).tools = { exec: { security: 'allowlist' } };
     expect(() => parseConfig(c)).not.toThrow();
@@ -83,7 +73,7 @@ describe('mcp.servers.<id>.sandbox', () => {
   it('is a config error on a url server, which does not run here', () => {
     const c = example();
     fran(c).mcp = { servers: { remote: { url: 'https://mcp.example.com/mcp', sandbox: true } } };
-    expect(issuesOf(c)).toEqual([{ path: 'agents.list[1].mcp.servers.remote.sandbox', message: expect.stringContaining('stdio servers (command) only') }]);
+    expect(configIssues(c)).toEqual([{ path: 'agents.list[1].mcp.servers.remote.sandbox', message: expect.stringContaining('stdio servers (command) only') }]);
     fran(c).mcp = { servers: { remote: { url: 'https://mcp.example.com/mcp', sandbox: false } } };
     expect(() => parseConfig(c)).not.toThrow();
   });

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryMediaStore } from '../../shared/adapters/memory/in-memory-media-store.ts';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundOrigins } from '../../shared/adapters/memory/in-memory-state.ts';
 import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import { TELEGRAM_DOWNLOAD_LIMIT_BYTES, type MediaRef } from '../../shared/media/media-ref.ts';
@@ -20,6 +20,7 @@ import { sendFileTool } from '../../runtime-image/src/tools/send-file-tool.ts';
 import { start, type FakeTelegram, type UploadedPart } from '../support/fake-telegram.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { memoryOutboxDeps } from '../support/outbox-deps.ts';
 
 const TOKEN = '1000002:fran-token-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 let tg: FakeTelegram;
@@ -192,21 +193,16 @@ describe('outbound files (outbox)', () => {
   function outbox() {
     const { config, telegram } = fleet();
     const store = new InMemoryMediaStore();
-    const dlq = new InMemoryDeadLetters();
     const origins = new InMemoryInboundOrigins(() => 5_000);
     const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
     void origins.put({ id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', target: ann, createdAt: 1, expiresAt: 1_000_000 });
-    const deps: OutboxDeps = {
+    const { deps, dlq } = memoryOutboxDeps({
       config,
       origins,
-      sessions: new InMemorySessionRegistry(),
-      ledger: new InMemoryDeliveryLedger(),
-      deadLetters: () => dlq,
       channel: (t) => telegram.sender((t as { accountId: string }).accountId),
       media: store,
       clock: { now: () => 5_000 },
-      log: memoryLogger(),
-    };
+    });
     const file = (over: Record<string, unknown> = {}, agent = 'fran') => ({
       source: arn(agent),
       messageId: 'm1',

@@ -3,19 +3,13 @@
 // the per-inbound and per-pair budgets.
 import { describe, expect, it } from 'vitest';
 import { InMemoryAgentQueues } from '../../shared/adapters/memory/in-memory-queues.ts';
-import {
-  InMemoryDeadLetters,
-  InMemoryDeliveryLedger,
-  InMemoryInboundOrigins,
-  InMemoryRelayRates,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundOrigins, InMemoryRelayRates } from '../../shared/adapters/memory/in-memory-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import { MAX_RELAYS_PER_INBOUND, relayedId } from '../../shared/control/relay.ts';
-import { memoryLogger } from '../../shared/log.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
+import { memoryOutboxDeps } from '../support/outbox-deps.ts';
 
 const ANN = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
 
@@ -23,23 +17,18 @@ function setup(a2a: Partial<NonNullable<FleetConfig['agentToAgent']>> = {}) {
   const config = loadConfigFile('clawfleet.json');
   config.agentToAgent = { allow: [{ from: 'fran', to: 'grif' }], maxHops: 3, ...a2a };
   const queues = new InMemoryAgentQueues();
-  const dlq = new InMemoryDeadLetters();
   let now = 9;
   const origins = new InMemoryInboundOrigins(() => now);
   const rates = new InMemoryRelayRates();
-  const deps: OutboxDeps = {
+  const { deps, dlq } = memoryOutboxDeps({
     config,
     origins,
-    sessions: new InMemorySessionRegistry(),
-    ledger: new InMemoryDeliveryLedger(),
-    deadLetters: () => dlq,
     channel: async () => {
       throw new Error('no delivery in these tests');
     },
     relay: { queues, rates },
     clock: { now: () => now },
-    log: memoryLogger(),
-  };
+  });
   // Ann's message to fran (tg.fran.7) and Bo's to grif (tg.grif.8), as the webhook records them.
   void origins.put({ id: 'tg.fran.7', agentId: 'fran', sessionKey: 'agent:fran:main', target: ANN, createdAt: 1, expiresAt: 10_000_000 });
   void origins.put({

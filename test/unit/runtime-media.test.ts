@@ -24,28 +24,11 @@ import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
+import { recordingModel, type ScriptStep } from '../support/recording-model.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
-type Step = { text?: string; calls?: { name: string; args: unknown }[] };
-function scripted(imageInput: boolean, ...script: Step[]): ModelClient & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  let n = 0;
-  return {
-    label: 'scripted/test',
-    contextWindow: 100_000,
-    imageInput,
-    requests,
-    async complete(req) {
-      requests.push({ ...req, messages: [...req.messages] });
-      const step = script.shift() ?? { text: 'ok' };
-      const content = [
-        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
-        ...(step.calls ?? []).map((c) => ({ type: 'toolCall' as const, id: `call_${++n}`, name: c.name, arguments: c.args as Record<string, unknown> })),
-      ];
-      return { ok: true, message: assistantMessage('scripted/test', content) };
-    },
-  };
-}
+/** A model that answers from a script (then "ok"), records what it was asked, and sees images or not. */
+const scripted = (imageInput: boolean, ...script: ScriptStep[]) => recordingModel(script, { after: () => ({ text: 'ok' }), imageInput });
 
 const JPEG = Buffer.from('\xff\xd8\xff\xe0 pretend jpeg', 'latin1');
 const TS = Date.parse('2026-03-01T10:00:00Z');

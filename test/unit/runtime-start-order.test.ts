@@ -7,18 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
-import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
-import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../shared/adapters/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../shared/adapters/sandbox/no-sandbox.ts';
 import { chooseSandboxAtStart } from '../../runtime-image/src/sandbox/sandbox-at-start.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franRuntimeEnv, inMemoryRuntimeParts } from '../support/in-process-runtime.ts';
 
 const started: AgentRuntime[] = [];
 afterAll(() => Promise.all(started.map((r) => r.stop())));
@@ -26,22 +22,12 @@ afterAll(() => Promise.all(started.map((r) => r.stop())));
 async function envFor(edit: (fran: Record<string, any>) => void = () => {}) {
   const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   edit(raw.agents.list.find((a: { id: string }) => a.id === 'fran'));
-  return readRuntimeEnv(
-    {
-      CLAWFLEET_AGENT_ID: 'fran',
-      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-      CLAWFLEET_SECRETS_FD: '3',
-      CLAWFLEET_OFFLINE_MODEL: 'test',
-      CLAWFLEET_WORKSPACE: join(tempDir('cf-start-order-'), 'workspace'),
-      CLAWFLEET_HEARTBEAT_SECONDS: '0',
-      CLAWFLEET_WAIT_SECONDS: '1',
-      CLAWFLEET_DRAIN_SECONDS: '0',
-      CLAWFLEET_SANDBOX: 'bwrap',
-      CLAWFLEET_BWRAP: '/nonexistent/clawfleet-test/bwrap',
-    },
-    async () => JSON.stringify({ token: 'x'.repeat(16), secrets: {} }),
-  );
+  return franRuntimeEnv(raw, {
+    CLAWFLEET_OFFLINE_MODEL: 'test',
+    CLAWFLEET_WORKSPACE: join(tempDir('cf-start-order-'), 'workspace'),
+    CLAWFLEET_SANDBOX: 'bwrap',
+    CLAWFLEET_BWRAP: '/nonexistent/clawfleet-test/bwrap',
+  });
 }
 
 describe('a start whose sandbox is still being looked for', () => {
@@ -57,17 +43,7 @@ describe('a start whose sandbox is still being looked for', () => {
     const outbox = new InMemoryOutbox();
     const log = memoryLogger();
     let done = false;
-    const starting = startAgentRuntime({
-      env,
-      inbox,
-      outbox,
-      deadLetters: new InMemoryDeadLetters(),
-      secrets: {},
-      clock: systemClock,
-      log,
-      exit: () => {},
-      sandbox,
-    }).then((r) => {
+    const starting = startAgentRuntime(inMemoryRuntimeParts(env, { inbox, outbox, log, sandbox })).then((r) => {
       done = true;
       started.push(r);
       return r;

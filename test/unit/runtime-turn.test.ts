@@ -3,7 +3,6 @@
 // every kind of inbound envelope, and compaction with its memory note.
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '@mariozechner/pi-ai';
 import { describe, expect, it, vi } from 'vitest';
 import { InMemoryFifoQueue } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
@@ -23,38 +22,10 @@ import { Worker, type WorkEnvelope } from '../../runtime-image/src/worker/worker
 import { z } from 'zod';
 import { WorkspaceAttemptLog } from '../../runtime-image/src/worker/attempt-log.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
-
-type Step =
-  | { text?: string; calls?: { name: string; args: unknown }[] }
-  | Extract<ModelResult, { ok: false }>
-  | ((req: ModelRequest) => Promise<ModelResult> | ModelResult);
+import { lastUserText, recordingModel, type ScriptStep } from '../support/recording-model.ts';
 
 /** A model that answers from a script (then echoes) and records what it was asked. */
-function scripted(...script: Step[]): ModelClient & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  let n = 0;
-  return {
-    label: 'scripted/test',
-    contextWindow: 100_000,
-    requests,
-    async complete(req) {
-      requests.push({ ...req, messages: [...req.messages] });
-      const step = script.shift() ?? { text: `echo: ${lastUserText(req.messages)}` };
-      if (typeof step === 'function') return step(req);
-      if ('ok' in step) return step;
-      const content = [
-        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
-        ...(step.calls ?? []).map((c) => ({ type: 'toolCall' as const, id: `call_${++n}`, name: c.name, arguments: c.args as Record<string, unknown> })),
-      ];
-      return { ok: true, message: assistantMessage('scripted/test', content) };
-    },
-  };
-}
-
-function lastUserText(messages: Message[]): string {
-  const m = [...messages].reverse().find((x) => x.role === 'user');
-  return typeof m?.content === 'string' ? m.content : '';
-}
+const scripted = (...script: ScriptStep[]) => recordingModel(script, { after: (req) => ({ text: `echo: ${lastUserText(req.messages)}` }) });
 
 const toolResults = (req: ModelRequest) => req.messages.filter((m) => m.role === 'toolResult');
 

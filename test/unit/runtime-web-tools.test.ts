@@ -3,20 +3,17 @@
 // sandbox and a Chromium — otherwise off, with a warning in the heartbeat saying why.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor } from '../../shared/config/resolve.ts';
-import { memoryLogger } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
 import { parseOutbound } from '../../shared/protocol/envelopes.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
 import { missingSecrets } from '../../runtime-image/src/secrets/secret-wait.ts';
-import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import type { SandboxChoice } from '../../shared/adapters/sandbox/choose-sandbox.ts';
 import { Unsandboxed } from '../../shared/adapters/sandbox/no-sandbox.ts';
 import { bwrapSandbox } from '../support/sandbox.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franRuntimeEnv, inMemoryRuntimeParts } from '../support/in-process-runtime.ts';
 
 const started: AgentRuntime[] = [];
 afterAll(() => Promise.all(started.map((r) => r.stop(0))));
@@ -25,32 +22,9 @@ async function start(tools: Record<string, unknown>, secrets: Record<string, str
   const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
   raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { deny: ['exec'], ...tools };
   const workspace = tempDir('cf-web-tools-');
-  const env = await readRuntimeEnv(
-    {
-      CLAWFLEET_AGENT_ID: 'fran',
-      CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-      CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-      CLAWFLEET_SECRETS_FD: '3',
-      CLAWFLEET_OFFLINE_MODEL: 'test',
-      CLAWFLEET_WORKSPACE: workspace,
-      CLAWFLEET_HEARTBEAT_SECONDS: '0',
-      CLAWFLEET_WAIT_SECONDS: '1',
-      CLAWFLEET_DRAIN_SECONDS: '0',
-    },
-    async () => JSON.stringify({ token: 'x'.repeat(16), secrets }),
-  );
+  const env = await franRuntimeEnv(raw, { CLAWFLEET_OFFLINE_MODEL: 'test', CLAWFLEET_WORKSPACE: workspace }, secrets);
   const outbox = new InMemoryOutbox();
-  const runtime = await startAgentRuntime({
-    env,
-    inbox: new InMemoryFifoQueue(),
-    outbox,
-    deadLetters: new InMemoryDeadLetters(),
-    secrets,
-    clock: systemClock,
-    log: memoryLogger(),
-    sandbox: sandbox(workspace),
-    exit: () => {},
-  });
+  const runtime = await startAgentRuntime(inMemoryRuntimeParts(env, { outbox, secrets, sandbox: sandbox(workspace) }));
   started.push(runtime);
   const hello = outbox.queue
     .bodies()

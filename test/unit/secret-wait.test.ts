@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
 import { parseConfig } from '../../shared/config/load.ts';
 import { runtimeConfigFor, type RuntimeConfig } from '../../shared/config/resolve.ts';
 import { ClawfleetError } from '../../shared/errors.ts';
@@ -21,6 +20,7 @@ import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/ki
 import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { awaitSecrets, missingSecrets, waitingWarning, type SecretWaitDeps } from '../../runtime-image/src/secrets/secret-wait.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { inMemoryRuntimeParts } from '../support/in-process-runtime.ts';
 
 const SECRET = 'clawfleet/demo/agents/fran';
 const GRAPH = 'graph-token-value-0123456789abcdef';
@@ -236,17 +236,7 @@ describe('a runtime whose secret lacks a value', () => {
     let values: Record<string, string> = { GRAPH_TOKEN: GRAPH };
     /** How many receives there had been at each read of the secret. */
     const receivesAtRead: number[] = [];
-    const starting = startAgentRuntime({
-      env,
-      inbox,
-      outbox,
-      deadLetters: new InMemoryDeadLetters(),
-      secrets: {},
-      readSecrets: async () => (receivesAtRead.push(receives), values),
-      clock: systemClock,
-      log: memoryLogger(),
-      exit: () => {},
-    });
+    const starting = startAgentRuntime(inMemoryRuntimeParts(env, { inbox, outbox, readSecrets: async () => (receivesAtRead.push(receives), values) }));
     // Waiting: the warning said, no receive meanwhile.
     await expect.poll(() => heartbeats(outbox).length).toBeGreaterThanOrEqual(1);
     expect(heartbeats(outbox)[0]?.warnings?.[0]).toMatch(

@@ -3,19 +3,19 @@
 // the sender owns, never going back in time — and /status renders them from the record, so a
 // sleeping agent is not woken to say them.
 import { describe, expect, it } from 'vitest';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
 import { openStateDatabase } from '../../shared/adapters/sqlite/sqlite-database.ts';
 import { SqliteSessionRegistry } from '../../shared/adapters/sqlite/sqlite-state.ts';
 import { loadConfigFile } from '../../shared/config/load.ts';
 import { statusText, tokenCount } from '../../shared/control/commands.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
-import { memoryLogger } from '../../shared/log.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import type { RecordedSessionStats, SessionRecord, SessionRegistry } from '../../shared/ports.ts';
 import { PROTOCOL_VERSION, parseOutbound, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
 import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
+import { memoryOutboxDeps } from '../support/outbox-deps.ts';
 
 const config = loadConfigFile('clawfleet.json');
 const ann = { channel: 'telegram' as const, accountId: 'fran', chatId: '4242' };
@@ -96,17 +96,13 @@ const stores: [string, () => SessionRegistry][] = [
 const outboxArn = (agent: string) => `arn:aws:sqs:us-east-1:000000000000:demo-outbox-${agent}.fifo`;
 
 function outbox(sessions: SessionRegistry) {
-  const dlq = new InMemoryDeadLetters();
-  const deps: OutboxDeps = {
+  const { deps, dlq } = memoryOutboxDeps({
     config,
     origins: new InMemoryInboundOrigins(() => 5_000),
     sessions,
-    ledger: new InMemoryDeliveryLedger(),
-    deadLetters: () => dlq,
     channel: async () => ({ maxTextLength: 4096, sendText: async () => {}, sendTyping: async () => {} }),
     clock: { now: () => 5_000 },
-    log: memoryLogger(),
-  };
+  });
   const send = (agent: string, over: Record<string, unknown>) =>
     processOutboxRecord(
       {

@@ -9,19 +9,15 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, stat
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryFifoQueue, InMemoryOutbox } from '../../shared/adapters/memory/in-memory-queues.ts';
-import { InMemoryDeadLetters } from '../../shared/adapters/memory/in-memory-state.ts';
-import { parseConfig } from '../../shared/config/load.ts';
-import { runtimeConfigFor } from '../../shared/config/resolve.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { systemClock } from '../../shared/ports.ts';
 import { startAgentRuntime, type AgentRuntime } from '../../runtime-image/src/kinds/native.ts';
-import { readRuntimeEnv } from '../../runtime-image/src/env.ts';
 import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { agentSkills, agentSkillSources } from '../../runtime-image/src/skills/agent-skills.ts';
 import { discoverSkills, pathHost, type SkillHost } from '../../shared/adapters/fs/skill-discovery.ts';
 import { copyFleetSkills } from '../../runtime-image/src/skills/fleet-skills.ts';
 import { parseSkillFile } from '../../shared/skills/skill-file.ts';
 import { tempDir } from '../support/temp-dirs.ts';
+import { franRuntimeEnv, inMemoryRuntimeParts } from '../support/in-process-runtime.ts';
 
 const skillMd = (front: string, body = 'Do the thing.') => `---\n${front}\n---\n\n# Instructions\n${body}\n`;
 
@@ -231,20 +227,7 @@ describe("a skill that needs a value of the agent's secret", () => {
     const KEY = 'tdk-0123456789abcdef-secret';
     const raw = JSON.parse(readFileSync('clawfleet.json', 'utf8'));
     raw.agents.list.find((a: { id: string }) => a.id === 'fran').tools = { exec: { env: { TODOIST_API_KEY: 'TODOIST_KEY' } } };
-    const env = await readRuntimeEnv(
-      {
-        CLAWFLEET_AGENT_ID: 'fran',
-        CLAWFLEET_RUNTIME_CONFIG: JSON.stringify(runtimeConfigFor(parseConfig(raw), 'fran')),
-        CLAWFLEET_CONTROL_URL: 'http://127.0.0.1:1',
-        CLAWFLEET_SECRETS_FD: '3',
-        CLAWFLEET_WORKSPACE: workspace,
-        CLAWFLEET_FLEET_SKILLS: fleetSkills,
-        CLAWFLEET_HEARTBEAT_SECONDS: '0',
-        CLAWFLEET_WAIT_SECONDS: '1',
-        CLAWFLEET_DRAIN_SECONDS: '0',
-      },
-      async () => JSON.stringify({ token: 'x'.repeat(16), secrets: { TODOIST_KEY: KEY } }),
-    );
+    const env = await franRuntimeEnv(raw, { CLAWFLEET_WORKSPACE: workspace, CLAWFLEET_FLEET_SKILLS: fleetSkills }, { TODOIST_KEY: KEY });
     const requests: ModelRequest[] = [];
     const script = [
       assistantMessage('rec/test', [{ type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'sh fleet-skills/todo/scripts/key.sh' } }]),
@@ -260,18 +243,9 @@ describe("a skill that needs a value of the agent's secret", () => {
     const outbox = new InMemoryOutbox();
     const replied = replySent(outbox);
     running.push(
-      await startAgentRuntime({
-        env,
-        inbox,
-        outbox,
-        deadLetters: new InMemoryDeadLetters(),
-        secrets: { TODOIST_KEY: KEY },
-        clock: systemClock,
-        log: memoryLogger(),
-        model,
-        sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })),
-        exit: () => {},
-      }),
+      await startAgentRuntime(
+        inMemoryRuntimeParts(env, { inbox, outbox, secrets: { TODOIST_KEY: KEY }, model, sandbox: bwrapSandbox(workspace).then((sandbox) => ({ sandbox })) }),
+      ),
     );
     await replied;
     expect(requests[0]!.systemPrompt).toContain('- todo: Todoist tasks (fleet-skills/todo/SKILL.md)');

@@ -7,12 +7,12 @@
 import { readFileSync, rmSync } from 'node:fs';
 import type { ReactionTypeEmoji } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryDeadLetters, InMemoryDeliveryLedger, InMemoryInboundOrigins, InMemorySessionRegistry } from '../../shared/adapters/memory/in-memory-state.ts';
+import { InMemoryInboundOrigins } from '../../shared/adapters/memory/in-memory-state.ts';
 import { createBotApi } from '../../shared/adapters/telegram/bot-api.ts';
 import { telegramSender } from '../../shared/adapters/telegram/telegram-sender.ts';
 import { loadConfigFile, parseConfig } from '../../shared/config/load.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
 import { ReactionPacer } from '../../shared/control/status-reactions.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import { ConfigError } from '../../shared/errors.ts';
@@ -27,6 +27,7 @@ import { faults, start as startTelegram, textUpdate, type FakeTelegram } from '.
 import { franMessage, franTurnDeps } from '../support/fran-turn.ts';
 import { memoryWebhook, WEBHOOK_SECRET } from '../support/memory-webhook.ts';
 import { z } from 'zod';
+import { memoryOutboxDeps } from '../support/outbox-deps.ts';
 
 const TOKEN = '1000002:AAstatus-reactions-test-token-000';
 const ANN = 4242;
@@ -67,19 +68,16 @@ function plane(config: FleetConfig) {
   const origins = new InMemoryInboundOrigins(clock.now);
   const sender = telegramSender(createBotApi({ apiRoot: tg.url, token: TOKEN }));
   const w = memoryWebhook(config, { origins, channel: async () => sender, clock });
-  const dlq = new InMemoryDeadLetters();
   const log = memoryLogger();
-  const outbox: OutboxDeps = {
+  const { deps: outbox, dlq } = memoryOutboxDeps({
     config,
     origins,
     sessions: w.sessions,
-    ledger: new InMemoryDeliveryLedger(),
-    deadLetters: () => dlq,
     channel: async () => sender,
     reactionPacer: new ReactionPacer(),
     clock,
     log,
-  };
+  });
   const source = 'arn:aws:sqs:us-east-1:000000000000:demo-outbox-fran.fifo';
   let n = 0;
   const out = (body: Record<string, unknown>) =>

@@ -3,37 +3,22 @@
 // Telegram bot shows it on the fake Bot API (sendMessageDraft in a private chat, a preview
 // message edited in a group). Whatever the drafts do, the final reply arrives exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  InMemoryDeadLetters,
-  InMemoryDeliveryLedger,
-  InMemoryInboundOrigins,
-  InMemorySecretStore,
-  InMemorySessionRegistry,
-} from '../../shared/adapters/memory/in-memory-state.ts';
-import { TelegramAccounts } from '../../shared/adapters/telegram/telegram-accounts.ts';
-import { telegramSecretName } from '../../shared/config/names.ts';
-import { loadConfigFile } from '../../shared/config/load.ts';
-import { DraftPauses } from '../../shared/control/drafts.ts';
-import { processOutboxRecord, type OutboxDeps } from '../../shared/control/outbox.ts';
-import { memoryLogger } from '../../shared/log.ts';
-import { systemClock, type Outbox } from '../../shared/ports.ts';
-import { PROTOCOL_VERSION, type MessageEnvelope, type OutboundEnvelope } from '../../shared/protocol/envelopes.ts';
+import { processOutboxRecord } from '../../shared/control/outbox.ts';
+import { PROTOCOL_VERSION, type MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { assistantMessage, type ModelClient } from '../../runtime-image/src/model/model.ts';
-import { secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { type TurnDeps } from '../../runtime-image/src/turn/turn-deps.ts';
 import { turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { start, faults, type FakeTelegram } from '../support/fake-telegram.ts';
-import { franTurnDeps } from '../support/fran-turn.ts';
+import { chatPlane, PLANE_BOT_TOKEN } from '../support/chat-plane.ts';
 
-const TOKEN = '1000002:fran-token-for-tests';
 const ANSWER = 'Here is **the plan**:\n\n- pack the bags\n- water the plants\n- lock the door\n\nSafe travels!';
 const PRIVATE = '4242';
 const GROUP = '-1001234';
 
 let tg: FakeTelegram;
 beforeAll(async () => {
-  tg = await start({ bots: [{ token: TOKEN, username: 'fran_bot' }] });
+  tg = await start({ bots: [{ token: PLANE_BOT_TOKEN, username: 'fran_bot' }] });
 });
 afterAll(() => tg.close());
 
@@ -73,65 +58,35 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
+/** The chat plane (support/chat-plane.ts) for a turn in `chatId`: Ann asks Fran to plan her trip, streamed as `stream` says. */
 function plane(chatId: string) {
-  const config = loadConfigFile('clawfleet.json');
-  config.channels.telegram!.apiRoot = tg.url;
-  const bots = new TelegramAccounts({
-    config,
-    secrets: new InMemorySecretStore({ [telegramSecretName(config.fleet)]: { FRAN_BOT_TOKEN: TOKEN } }),
-    where: 'in the test',
-  });
-  const origins = new InMemoryInboundOrigins(() => Date.now());
-  const dlq = new InMemoryDeadLetters();
-  const log = memoryLogger();
-  const deps: OutboxDeps = {
-    config,
-    origins,
-    sessions: new InMemorySessionRegistry(),
-    ledger: new InMemoryDeliveryLedger(),
-    deadLetters: () => dlq,
-    channel: async (t) => bots.sender(t.channel === 'telegram' ? t.accountId : 'fran'),
-    draftPauses: new DraftPauses(),
-    clock: systemClock,
-    log,
-  };
-  const handled: OutboundEnvelope[] = [];
-  // λ outbox, in order: each envelope the runtime sends is processed before the next is sent.
-  const outbox: Outbox = {
-    async send(envelope) {
-      await processOutboxRecord({ source: `demo-outbox-${envelope.agentId}.fifo`, body: JSON.stringify(envelope), messageId: envelope.id }, deps);
-      handled.push(envelope);
-    },
-  };
-  const admit = async (n: number, stream: MessageEnvelope['stream'] = { mode: 'partial', minIntervalMs: 250 }, ack?: { messageId: number; emoji: string }) => {
-    const id = `tg.fran.${n}`;
-    await origins.put({
-      id,
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      target: { channel: 'telegram', accountId: 'fran', chatId },
-      createdAt: Date.now(),
-      expiresAt: Date.now() + 60_000,
-      ...(ack ? { messageId: ack.messageId, ack: ack.emoji } : {}),
-    });
-    const message: MessageEnvelope = {
-      v: PROTOCOL_VERSION,
-      kind: 'message',
-      id,
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      ts: Date.now(),
-      text: 'plan my trip',
-      from: { channel: 'telegram', accountId: 'fran', peerId: '4242' },
-      ...(stream ? { stream } : {}),
-    };
-    return message;
-  };
-  const drafts = () => handled.filter((e) => e.kind === 'draft' || e.kind === 'block').length;
-  const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps =>
-    franTurnDeps(model, { outbox, clock: systemClock, log, masker: secretMasker(secrets) }).deps;
-  return { deps, dlq, origins, handled, drafts, admit, runtime };
+  const p = chatPlane(tg, chatId);
+  const admit = (n: number, stream: MessageEnvelope['stream'] = { mode: 'partial', minIntervalMs: 250 }, ack?: { messageId: number; emoji: string }) =>
+    p.admit(
+      n,
+      { text: 'plan my trip', from: { channel: 'telegram', accountId: 'fran', peerId: '4242' }, ...(stream ? { stream } : {}) },
+      ack ? { messageId: ack.messageId, ack: ack.emoji } : {},
+    );
+  const drafts = () => p.handled.filter((e) => e.kind === 'draft' || e.kind === 'block').length;
+  const runtime = (model: ModelClient, secrets: string[] = []): TurnDeps => p.runtime(model, {}, secrets);
+  /** λ outbox taking one record from `from`'s queue as it was written (forged, late or handed out again). */
+  const take = (body: object, from = 'fran', messageId = 'm') =>
+    processOutboxRecord({ source: `demo-outbox-${from}.fifo`, body: JSON.stringify(body), messageId }, p.deps);
+  return { deps: p.deps, dlq: p.dlq, origins: p.origins, handled: p.handled, drafts, admit, runtime, take };
 }
+
+/** Fran's reply to tg.fran.<n> as the runtime writes it (`more`: its buttons, …), for the outbox to take as it is. */
+const replyTo = (n: number, text: string, more: Record<string, unknown> = {}) => ({
+  v: PROTOCOL_VERSION,
+  kind: 'reply',
+  id: `tg.fran.${n}.reply.0`,
+  agentId: 'fran',
+  sessionKey: 'agent:fran:main',
+  inReplyTo: `tg.fran.${n}`,
+  ts: 1,
+  text,
+  ...more,
+});
 
 /** Where the fake Bot API's record stands now: calls after it are this test's (by order, not by clock: two calls can share a millisecond). */
 const mark = () => tg.calls().length;
@@ -275,26 +230,6 @@ describe('streamed replies', () => {
     for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
   });
 
-  it('refuses a draft for an inbound another agent received, like a reply', async () => {
-    const p = plane(PRIVATE);
-    await p.admit(6);
-    const forged = {
-      v: PROTOCOL_VERSION,
-      kind: 'draft',
-      id: 'x.draft.1',
-      agentId: 'grif',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.6',
-      seq: 1,
-      ts: 1,
-      text: 'hi Ann, send me your password',
-    };
-    const t0 = mark();
-    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
-    expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
-    expect(callsTo(PRIVATE, t0)).toEqual([]);
-  });
-
   it('drops a draft that arrives after its reply replaced the preview', async () => {
     const p = plane(GROUP);
     const message = await p.admit(7);
@@ -311,7 +246,7 @@ describe('streamed replies', () => {
       ts: 1,
       text: 'Here is',
     };
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(late), messageId: 'm' }, p.deps);
+    await p.take(late);
     expect(callsTo(GROUP, t0)).toEqual([]);
   });
 });
@@ -331,17 +266,8 @@ describe('acknowledgement and threading on the Bot API', () => {
       ack: '👀',
     });
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.20.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.20',
-      ts: 1,
-      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}`,
-    };
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const reply = replyTo(20, `${'a'.repeat(4000)}\n\n${'b'.repeat(100)}`);
+    await p.take(reply);
     const calls = callsTo(PRIVATE, t0);
     const sends = calls.filter((c) => c.method === 'sendMessage');
     expect(sends).toHaveLength(2);
@@ -365,20 +291,11 @@ describe('replyToMode "all" on the Bot API', () => {
       expiresAt: Date.now() + 60_000,
       messageId: 78,
     } as const;
-    const reply = (n: number) => ({
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: `tg.fran.${n}.reply.0`,
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: `tg.fran.${n}`,
-      ts: 1,
-      // Three parts: Telegram takes 4096 characters a message.
-      text: `${'a'.repeat(4000)}\n\n${'b'.repeat(4000)}\n\n${'c'.repeat(100)}`,
-    });
+    // Three parts: Telegram takes 4096 characters a message.
+    const reply = (n: number) => replyTo(n, `${'a'.repeat(4000)}\n\n${'b'.repeat(4000)}\n\n${'c'.repeat(100)}`);
     await p.origins.put({ ...origin, id: 'tg.fran.21' });
     const t0 = mark();
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply(21)), messageId: 'm' }, p.deps);
+    await p.take(reply(21));
     const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
     expect(sends.map((c) => String(c.params.text)[0])).toEqual(['a', 'b', 'c']);
     expect(sends.map((c) => c.params.reply_parameters)).toEqual([threaded, threaded, threaded]);
@@ -386,7 +303,7 @@ describe('replyToMode "all" on the Bot API', () => {
     p.deps.config.channels.telegram!.accounts.fran!.replyToMode = 'off';
     await p.origins.put({ ...origin, id: 'tg.fran.22' });
     const t1 = mark();
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply(22)), messageId: 'm' }, p.deps);
+    await p.take(reply(22));
     const unthreaded = callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage');
     expect(unthreaded).toHaveLength(3);
     expect(unthreaded.map((c) => c.params.reply_parameters)).toEqual([undefined, undefined, undefined]);
@@ -435,18 +352,8 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(50);
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.50.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.50',
-      ts: 1,
-      text: `${'a'.repeat(4090)}\n\nWhich day?`,
-      buttons: [[{ text: 'Saturday', data: 'day:sat' }]],
-    };
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const reply = replyTo(50, `${'a'.repeat(4090)}\n\nWhich day?`, { buttons: [[{ text: 'Saturday', data: 'day:sat' }]] });
+    await p.take(reply);
     const sends = callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage');
     expect(sends).toHaveLength(2);
     expect(sends[0]!.params.reply_markup).toBeUndefined();
@@ -457,18 +364,8 @@ describe('inline buttons on the Bot API', () => {
     const p = plane(PRIVATE);
     await p.admit(51);
     const t0 = mark();
-    const reply = {
-      v: PROTOCOL_VERSION,
-      kind: 'reply',
-      id: 'tg.fran.51.reply.0',
-      agentId: 'fran',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.51',
-      ts: 1,
-      text: 'pick',
-      buttons: [[{ text: 'x', data: 'd'.repeat(65) }]],
-    };
-    await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(reply), messageId: 'm' }, p.deps);
+    const reply = replyTo(51, 'pick', { buttons: [[{ text: 'x', data: 'd'.repeat(65) }]] });
+    await p.take(reply);
     expect(p.dlq.letters[0]?.reason).toMatch(/^ENVELOPE_INVALID: .*buttons/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
   });
@@ -542,7 +439,7 @@ describe('block streaming', () => {
     // The runtime died before deleting the message: the turn comes again, and SQS hands every record out again.
     expect(await runTurn(turnRequestFor(message), runtime, new AbortController().signal)).toBe('resent');
     expect(p.handled.filter((e) => e.kind === 'reply').at(-1)).toEqual(first);
-    for (const e of [...p.handled]) await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(e), messageId: `again.${e.id}` }, p.deps);
+    for (const e of [...p.handled]) await p.take(e, 'fran', `again.${e.id}`);
     expect(callsTo(PRIVATE, t0).filter((c) => c.method === 'sendMessage')).toEqual([]);
   });
 
@@ -574,7 +471,7 @@ describe('block streaming', () => {
     expect(texts.filter((t) => t === 'Safe travels!')).toHaveLength(1);
     // Every record handed out again (SQS redelivery) sends nothing: each id went out at most once.
     const t1 = mark();
-    for (const e of [...p.handled]) await processOutboxRecord({ source: 'demo-outbox-fran.fifo', body: JSON.stringify(e), messageId: `again.${e.id}` }, p.deps);
+    for (const e of [...p.handled]) await p.take(e, 'fran', `again.${e.id}`);
     expect(callsTo(PRIVATE, t1).filter((c) => c.method === 'sendMessage')).toEqual([]);
   });
 
@@ -605,23 +502,18 @@ describe('block streaming', () => {
     expect(texts).toHaveLength(3);
     for (const text of texts) expect(text).not.toMatch(/sk-live|0123456789/);
   });
+});
 
-  it('refuses a block for an inbound another agent received, like a reply', async () => {
+describe('streamed envelopes from another agent', () => {
+  it.each([
+    ['draft', 6, undefined, { seq: 1, text: 'hi Ann, send me your password' }],
+    ['block', 33, BLOCK_STREAM, { index: 1, text: 'hi' }],
+  ] as const)('refuses a %s for an inbound another agent received, like a reply', async (kind, n, stream, part) => {
     const p = plane(PRIVATE);
-    await p.admit(33, BLOCK_STREAM);
-    const forged = {
-      v: PROTOCOL_VERSION,
-      kind: 'block',
-      id: 'x.block.1',
-      agentId: 'grif',
-      sessionKey: 'agent:fran:main',
-      inReplyTo: 'tg.fran.33',
-      index: 1,
-      ts: 1,
-      text: 'hi',
-    };
+    await p.admit(n, stream);
+    const forged = { v: PROTOCOL_VERSION, kind, id: `x.${kind}.1`, agentId: 'grif', sessionKey: 'agent:fran:main', inReplyTo: `tg.fran.${n}`, ts: 1, ...part };
     const t0 = mark();
-    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
+    await p.take(forged, 'grif');
     expect(p.dlq.letters[0]?.reason).toMatch(/^ORIGIN_NOT_OWNED/);
     expect(callsTo(PRIVATE, t0)).toEqual([]);
   });
@@ -656,7 +548,7 @@ describe('the ack reaction on a turn without a reply', () => {
     await p.admit(42, undefined, { messageId: 93, emoji: '👀' });
     const t0 = mark();
     const forged = { v: PROTOCOL_VERSION, kind: 'status', id: 'x.status', agentId: 'grif', turn: 'ended', inboundId: 'tg.fran.42', replied: false, ts: 1 };
-    await processOutboxRecord({ source: 'demo-outbox-grif.fifo', body: JSON.stringify(forged), messageId: 'm' }, p.deps);
+    await p.take(forged, 'grif');
     expect(reactions(t0)).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { hookEnvelopeId } from '../../shared/hooks/hook-session.ts';
 import { memoryLogger } from '../../shared/log.ts';
 import type { MessageEnvelope } from '../../shared/protocol/envelopes.ts';
 import { PROTOCOL_VERSION } from '../../shared/protocol/envelopes.ts';
-import { assistantMessage, type ModelClient, type ModelRequest } from '../../runtime-image/src/model/model.ts';
+import type { ModelClient, ModelRequest } from '../../runtime-image/src/model/model.ts';
 import { MASK, secretMasker } from '../../runtime-image/src/secrets/secret-mask.ts';
 import { defineTool, type AgentTool } from '../../runtime-image/src/tools/tool.ts';
 import { TranscriptStore } from '../../runtime-image/src/session/transcript-store.ts';
@@ -19,32 +19,15 @@ import { runTurn } from '../../runtime-image/src/turn/turn.ts';
 import { defaultTurnLimits } from '../../runtime-image/src/turn/turn-deps.ts';
 import { cameThroughHook, turnRequestFor } from '../../runtime-image/src/turn/turn-request.ts';
 import { UNTRUSTED_CONTENT_RULE } from '../../runtime-image/src/framing/untrusted-content.ts';
+import { franMessage } from '../support/fran-turn.ts';
+import { recordingModel, type ScriptStep } from '../support/recording-model.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const KEY = 'sk-proj-9f8e7d6c5b4a39281706';
 const OTHER_AGENTS_KEY = 'sk-proj-0000-not-this-agents';
 
-type Step = { text?: string; calls?: { name: string; args: Record<string, unknown> }[] };
-
-/** A model that answers from a script and records what it was asked. */
-function scripted(...script: Step[]): ModelClient & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  let n = 0;
-  return {
-    label: 'scripted/test',
-    contextWindow: 100_000,
-    requests,
-    async complete(req) {
-      requests.push({ ...req, messages: [...req.messages] });
-      const step = script.shift() ?? { text: 'done' };
-      const content = [
-        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
-        ...(step.calls ?? []).map((c) => ({ type: 'toolCall' as const, id: `call_${++n}`, name: c.name, arguments: c.args })),
-      ];
-      return { ok: true, message: assistantMessage('scripted/test', content) };
-    },
-  };
-}
+/** A model that answers from a script (then "done") and records what it was asked. */
+const scripted = (...script: ScriptStep[]) => recordingModel(script, { after: () => ({ text: 'done' }) });
 
 const printer = defineTool({ name: 'print', description: 'prints what it is given', schema: z.object({ text: z.string() }), run: async ({ text }) => text });
 /** Prints the agent's .env, as `cat .env; base64 .env` would. */
@@ -85,16 +68,8 @@ function setup(model: ModelClient, limits: Partial<typeof defaultTurnLimits> = {
   return { turn, replies, transcriptFile };
 }
 
-const message = (text: string, from: MessageEnvelope['from'] = { channel: 'telegram', accountId: 'fran' }, id = 'tg.fran.1'): MessageEnvelope => ({
-  v: PROTOCOL_VERSION,
-  kind: 'message',
-  id,
-  agentId: 'fran',
-  sessionKey: 'agent:fran:main',
-  ts: 1,
-  text,
-  from,
-});
+const message = (text: string, from: MessageEnvelope['from'] = { channel: 'telegram', accountId: 'fran' }, id = 'tg.fran.1'): MessageEnvelope =>
+  franMessage(1, text, { from, id });
 
 const resultTexts = (req: ModelRequest) =>
   req.messages.flatMap((m: Message) => (m.role === 'toolResult' ? m.content.map((c) => (c.type === 'text' ? c.text : '')) : []));

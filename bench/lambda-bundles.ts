@@ -33,9 +33,10 @@ const { values } = parseArgs({
 const nodeBinary = values.node!;
 const nodeVersion = execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
 const runs = Number(values.runs);
-/** The issue's targets (#18): every bundle at most this, every cold init at most this share of the baseline's. */
+/** The budget every bundle keeps (#18, #32). Cold init has no pass mark here: two builds of the
+ * same commit differ by up to a quarter run to run on a shared machine, so its ratios are figures
+ * to read against a --base from before a change, not a verdict. */
 const MAX_BUNDLE_BYTES = 400 * 1000;
-const MAX_INIT_RATIO = 0.6;
 
 interface Side {
   label: string;
@@ -183,14 +184,8 @@ try {
       `| ${name} | ${b ? sized(b) : '—'} | ${h ? sized(h) : '—'} | ${ratio((x) => x.bytes)} | ${cell(b)} | ${cell(h)} | ${ratio((x) => median(x.wall))} | ${ratio((x) => median(x.cpu))} |`,
     );
     if (h && h.bytes > MAX_BUNDLE_BYTES) misses.push(`${name}: bundle ${kb(h.bytes)} > ${kb(MAX_BUNDLE_BYTES)}`);
-    if (b && h && median(h.wall) > MAX_INIT_RATIO * median(b.wall))
-      misses.push(`${name}: cold init ${(median(h.wall) / median(b.wall)).toFixed(2)}× the baseline's > ${MAX_INIT_RATIO}×`);
   }
-  console.log(
-    misses.length
-      ? `\ntargets missed:\n  ${misses.join('\n  ')}`
-      : `\ntargets met: every bundle ≤ ${kb(MAX_BUNDLE_BYTES)}, every cold init ≤ ${MAX_INIT_RATIO}× the baseline's`,
-  );
+  console.log(misses.length ? `\nbudget missed:\n  ${misses.join('\n  ')}` : `\nbudget kept: every bundle ≤ ${kb(MAX_BUNDLE_BYTES)}`);
 
   if (steps.length) {
     console.log(`\nEach step: bundle size / median cold-init CPU\n`);

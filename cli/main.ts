@@ -41,6 +41,11 @@ export const COMMANDS: CommandEntry[] = [
   },
   { name: 'skills', summary: 'list the skills an agent is offered, and why any is left out', load: async () => (await import('./skills.ts')).skillsCommand },
   { name: 'cron', summary: 'list the cron jobs, or run one now', load: async () => (await import('./cron.ts')).cronCommand },
+  {
+    name: 'dashboard',
+    summary: 'print a link that signs your browser in to the dashboard for ten minutes (the token never shown)',
+    load: async () => (await import('./dashboard.ts')).dashboardCommand,
+  },
   { name: 'pairing', summary: 'list pending Telegram pairing requests, or approve one', load: async () => (await import('./pairing.ts')).pairingCommand },
   { name: 'config', summary: 'validate the fleet config (every problem with its path)', load: async () => (await import('./config.ts')).configCommand },
   {

@@ -7,7 +7,7 @@ import { startLocalFleet } from '../local/fleet.ts';
 import { prettyLine, shownByDefault } from '../local/pretty-log.ts';
 import { parseAllowedHost } from '../shared/http/request-origin.ts';
 import { ensureRuntimeBundle } from '../local/runtime-entry.ts';
-import { CliError, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
+import { CliError, commonOptions, EXIT, parse, plural, str, usageError, type CliIO, type Command } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { WarningsOnce } from './start-warnings.ts';
 
@@ -54,7 +54,7 @@ export const startCommand: Command = {
         config: { type: 'string', default: 'clawfleet.json' },
         secrets: { type: 'string', default: 'clawfleet.secrets.json' },
         port: { type: 'string', default: io.env.PORT ?? '8787' },
-        state: { type: 'string', default: '.clawfleet' },
+        state: commonOptions.state,
         'allow-host': { type: 'string', multiple: true, default: [] },
         containers: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -117,11 +117,14 @@ export const startCommand: Command = {
     const agents = fleet.cp.config.agents.list;
     io.out(`\nclawfleet: fleet "${fleet.cp.config.fleet}" with ${plural(agents.length, 'agent')} (${agents.map((a) => a.id).join(', ')})`);
     io.out(`  dashboard and chat: ${fleet.url}/`);
-    // The token itself stays off the terminal (and out of scrollback and logs): say where it is.
+    // The token itself stays off the terminal (and out of scrollback and logs): say where it is,
+    // and the command whose link signs in without copying it.
+    const state = str(p.values.state)!;
+    const linkCommand = `npx clawfleet dashboard${state === commonOptions.state.default ? '' : ` --state ${state}`}`;
     io.out(
       (await fleet.cp.dashboardToken())
-        ? '  sign in with DASHBOARD_TOKEN from your secrets file'
-        : `  sign in with the token in ${join(str(p.values.state)!, 'dashboard-token')} (kept across restarts; DASHBOARD_TOKEN in your secrets file replaces it)`,
+        ? `  sign in: \`${linkCommand}\` prints a sign-in link, or use DASHBOARD_TOKEN from your secrets file`
+        : `  sign in: \`${linkCommand}\` prints a sign-in link, or use the token in ${join(state, 'dashboard-token')} (kept across restarts; DASHBOARD_TOKEN in your secrets file replaces it)`,
     );
     for (const [agentId, { reason, keyName }] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason}; ${giveKeyHint(keyName, agentId)}`);
     io.out(

@@ -16,7 +16,7 @@ import { crossOriginWrite, hostAllowed, LOOPBACK_HOST_NAMES } from '../shared/ht
 import { errorFields, type Logger } from '../shared/log.ts';
 import { CronTriggerSchema } from '../shared/cron/trigger.ts';
 import { isStorageFull, STORAGE_FULL_ANSWER, STORAGE_FULL_RETRY_AFTER_S } from '../shared/storage-full.ts';
-import { dashboardSignIn, handleDashboard, isDashboardPath, type DashboardRequest } from '../shared/dashboard/handler.ts';
+import { dashboardSignIn, handleDashboard, isDashboardPath, newSignInLink, type DashboardRequest } from '../shared/dashboard/handler.ts';
 import { localDashboard, LOCAL_QUEUE_SAMPLE_MS } from './dashboard.ts';
 import type { LocalControlPlane } from './sqlite-control-plane.ts';
 import type { FleetStatus } from './fleet-status.ts';
@@ -283,6 +283,8 @@ export function createLocalServer(deps: ServerDeps): LocalServer {
       knownAgent(trigger.agentId);
       return { agentId: trigger.agentId, ...(await cp.runTrigger(trigger)) };
     }
+    // `clawfleet dashboard`: a sign-in link's code, never the token itself.
+    if (req.method === 'POST' && path === '/admin/dashboard/sign-in-link') return await newSignInLink(dashboard.deps);
     if (req.method === 'GET' && path === '/admin/pairings') return { pending: await cp.pairings.listPending(Date.now()) };
     if (req.method === 'POST' && path === '/admin/pairings/approve') {
       const { code } = parseJsonBody(ApproveBody, await readBody(req));

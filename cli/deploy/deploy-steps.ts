@@ -345,7 +345,8 @@ export function deploySteps(ctx: DeployContext): Step[] {
             lines.push(`bot "${id}": ${me?.username ? `https://t.me/${me.username}` : '(getMe failed: check its token)'}`);
           }
         }
-        if (outputs.DashboardUrl) lines.push(`dashboard: ${outputs.DashboardUrl} (sign in with DASHBOARD_TOKEN)`);
+        if (outputs.DashboardUrl)
+          lines.push(`dashboard: ${outputs.DashboardUrl} (sign in: \`npx clawfleet dashboard --aws\` prints a sign-in link, or use DASHBOARD_TOKEN)`);
         if (outputs.HooksUrl) lines.push(`hooks: ${outputs.HooksUrl}hooks/<mapping>`);
         return { status: 'done', detail: lines.length ? `\n${lines.map((l) => `      ${l}`).join('\n')}` : 'nothing to link' };
       },

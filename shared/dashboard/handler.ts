@@ -5,7 +5,16 @@
 // the local server's own /api/ routes ask the same function (dashboardSignIn).
 import * as z from '../zod.ts';
 import { approvePairing, ApprovePairingSchema, FleetActionSchema, type FleetActions } from './actions.ts';
-import { authenticate, MIN_DASHBOARD_TOKEN_CHARS, SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieValue, tokenMatches } from './auth.ts';
+import {
+  authenticate,
+  MIN_DASHBOARD_TOKEN_CHARS,
+  SESSION_COOKIE,
+  SESSION_MAX_AGE_MS,
+  sessionCookieValue,
+  signInLinkCode,
+  signInLinkValid,
+  tokenMatches,
+} from './auth.ts';
 import { buildAgentDetail, buildFleetView, type DashboardSources } from './fleet-view.ts';
 import { ClawfleetError } from '../errors.ts';
 import { errorAnswer } from '../http/error-status.ts';
@@ -18,6 +27,7 @@ import type { ChatBox } from './pages/chat-box.ts';
 import { DASHBOARD_JS } from './pages/client-script.ts';
 import { html } from './pages/html.ts';
 import { loginPage, pageShell } from './pages/layout.ts';
+import { LOGIN_JS } from './pages/login-script.ts';
 import { overviewFragment } from './pages/overview.ts';
 import { DASHBOARD_CSS } from './pages/styles.ts';
 
@@ -149,6 +159,13 @@ async function configuredToken(deps: DashboardDeps): Promise<{ token: string } |
   return { token };
 }
 
+/** A sign-in link's code (`clawfleet dashboard`), made with the token this dashboard signs in with now. */
+export async function newSignInLink(deps: DashboardDeps): Promise<{ code: string; expiresAt: number }> {
+  const configured = await configuredToken(deps);
+  if ('why' in configured) throw new ClawfleetError('DASHBOARD_TOKEN_UNSET', configured.why);
+  return signInLinkCode(configured.token, deps.sources.config.fleet, deps.sources.clock.now());
+}
+
 /** Whether the request is signed in to the dashboard: its bearer token or its session cookie. */
 export async function dashboardSignIn(req: Pick<DashboardRequest, 'headers' | 'cookies'>, deps: DashboardDeps): Promise<DashboardSignIn> {
   const configured = await configuredToken(deps);
@@ -182,6 +199,8 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     return respond(200, 'text/css; charset=utf-8', DASHBOARD_CSS, { headers: { 'cache-control': 'max-age=300' } });
   if (method === 'GET' && path === '/assets/dashboard.js')
     return respond(200, 'text/javascript; charset=utf-8', DASHBOARD_JS, { headers: { 'cache-control': 'max-age=300' } });
+  if (method === 'GET' && path === '/assets/login.js')
+    return respond(200, 'text/javascript; charset=utf-8', LOGIN_JS, { headers: { 'cache-control': 'max-age=300' } });
   if (method === 'GET' && path === '/assets/chat.js' && deps.chat)
     return respond(200, 'text/javascript; charset=utf-8', deps.chat.box.script, { headers: { 'cache-control': 'max-age=300' } });
 
@@ -196,8 +215,17 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
   if (path === '/login') {
     if (method === 'GET') return page(200, loginPage({ fleet, hint: deps.loginHint }));
     if (method !== 'POST') throw new ClawfleetError('METHOD_NOT_ALLOWED', 'GET or POST');
-    const given = new URLSearchParams(req.body).get('token') ?? undefined;
-    if (!tokenMatches(token, given)) {
+    const form = new URLSearchParams(req.body);
+    // A sign-in link's code (pages/login-script.ts posts it), else the token as typed.
+    const code = form.get('code') || undefined;
+    if (code !== undefined && !signInLinkValid(token, fleet, code, src.clock.now())) {
+      src.log.warn('dashboard sign-in refused', { reason: 'lapsed or bad sign-in link' });
+      const command = `npx clawfleet dashboard${src.where === 'aws' ? ' --aws' : ''}`;
+      const error = `That sign-in link has lapsed or is not for this dashboard. ${command} prints a new one; or sign in with the token.`;
+      return page(401, loginPage({ fleet, error, hint: deps.loginHint }));
+    }
+    const given = form.get('token') ?? undefined;
+    if (code === undefined && !tokenMatches(token, given)) {
       src.log.warn('dashboard sign-in refused', { reason: given ? 'bad token' : 'no token' });
       return page(401, loginPage({ fleet, error: 'That token is not right.', hint: deps.loginHint }));
     }

@@ -7,7 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.ts';
 import { readAdminFile } from '../../local/admin-file.ts';
+import { captureIO } from '../unit/cli-io.ts';
 import type { LocalFleet } from '../../local/fleet.ts';
 import { startFleet } from '../support/local-fleet.ts';
 import { ARTIFACTS, launchChromium } from './browser.ts';
@@ -83,6 +85,52 @@ describe('the dashboard in a browser (local mode)', () => {
     const action = await fetch(`${fleet.url}/api/fleet/ray/hibernate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(action.status).toBe(401);
     expect(fleet.supervisor.state('ray')).toBe('running');
+  });
+
+  it('signs in with the link `clawfleet dashboard` prints, opened anew or over the sign-in page, and keeps its code out of the address and the history', async () => {
+    const printedLink = async () => {
+      const io = captureIO({ cwd: dir });
+      expect(await runCli(['dashboard', '--state', 'state'], io), io.errText()).toBe(0);
+      expect(io.outText()).toMatch(
+        new RegExp(
+          `^fleet "demo" at ${fleet.url}: open this to sign in to the dashboard \\(until \\d\\d:\\d\\d, 10 minutes\\):\n  ${fleet.url}/login#code=\\d+\\.[0-9a-f]{64}$`,
+        ),
+      );
+      expect(io.outText()).not.toContain(DASHBOARD_TOKEN);
+      return io.outText().split('\n')[1]!.trim();
+    };
+    const signOut = async () => {
+      await page.click('header button[type=submit]');
+      await page.waitForURL(`${fleet.url}/login`);
+    };
+    // Opened anew (a page load), as from a terminal.
+    await page.goto('about:blank');
+    await page.goto(await printedLink());
+    await page.waitForURL(`${fleet.url}/`);
+    await expect.poll(() => page.locator('tr.agent-row').count()).toBe(4);
+    // Back from the dashboard: the page before the link (Chromium lets the sign-in replace the
+    // link's entry), or the sign-in page without the code; never the code.
+    await page.goBack();
+    expect(page.url()).not.toContain('code');
+    await page.goto(`${fleet.url}/`);
+    await signOut();
+    // Opened over the sign-in page: only the fragment changes, and no page loads.
+    await page.goto(await printedLink());
+    await page.waitForURL(`${fleet.url}/`);
+    await expect.poll(() => page.locator('tr.agent-row').count()).toBe(4);
+    expect(page.url()).not.toContain('code');
+    await signOut();
+    // A code that is not this dashboard's: refused in words that say what to do, and not posted again.
+    const posts: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => void (r.method() === 'POST' && posts.push(r.url()));
+    page.on('request', onRequest);
+    await page.goto(`${fleet.url}/login#code=1${'0'.repeat(12)}.${'ab'.repeat(32)}`);
+    await expect
+      .poll(() => page.locator('.login .error').textContent())
+      .toContain('That sign-in link has lapsed or is not for this dashboard. npx clawfleet dashboard prints a new one');
+    page.off('request', onRequest);
+    expect(posts).toEqual([`${fleet.url}/login`]);
+    expect(page.url()).toBe(`${fleet.url}/login`);
   });
 
   it('shows every agent of the example fleet with its state, model and compute', async () => {

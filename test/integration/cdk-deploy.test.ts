@@ -50,6 +50,7 @@ import { awsTransferDeps } from '../../cli/workspace/aws-deps.ts';
 import { pullFromAws, pushToAws } from '../../cli/workspace/aws-transfer.ts';
 import { DynamoWorkspaceSyncLog } from '../../shared/adapters/aws/dynamo-workspace-sync-log.ts';
 import { captureIO } from '../unit/cli-io.ts';
+import { runCli } from '../../cli/main.ts';
 import { tempDir } from '../support/temp-dirs.ts';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
@@ -317,6 +318,30 @@ describe('the CDK app deployed to the emulator', () => {
     expect(view.status).toBe(200);
     // Read from the registry, SQS and the metrics table by the deployed function.
     expect(await view.json()).toMatchObject({ fleet: FLEET, where: 'aws', agents: [{ id: 'fran', state: 'awake', queue: { dlq: 0, outboxDlq: 0 } }] });
+
+    // `clawfleet dashboard --aws`: the deployed Function URL with a code the deployed function signs in with.
+    const io = captureIO({
+      cwd: workDir,
+      env: {
+        AWS_ENDPOINT_URL: aws.endpoint,
+        AWS_REGION: aws.region,
+        AWS_ACCESS_KEY_ID: aws.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: aws.credentials.secretAccessKey,
+      },
+    });
+    expect(await runCli(['dashboard', '--aws'], io), io.errText()).toBe(0);
+    const link = io.outText().split('\n')[1]!.trim();
+    expect(link).toMatch(/\/login#code=\d+\.[0-9a-f]{64}$/);
+    expect(link.startsWith(`${output(controlPlaneStackName(FLEET), 'DashboardUrl').replace(/\/$/, '')}/login#`)).toBe(true);
+    expect(io.outText()).not.toContain(DASHBOARD_TOKEN);
+    const signIn = await fetch(`${dashboard}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `code=${link.split('#code=')[1]}`,
+    });
+    expect(signIn.status, await signIn.clone().text()).toBe(303);
+    expect(signIn.headers.get('set-cookie')).toMatch(/^clawfleet_dashboard=\d+\.[0-9a-f]{64}; /);
   });
 
   it('deploys the config’s cron job and heartbeat as schedules invoking cron-dispatch, and tells the outbox how agents schedule their own', async () => {

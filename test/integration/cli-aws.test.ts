@@ -257,6 +257,13 @@ describe('clawfleet --aws', () => {
     );
   });
 
+  it('says a dashboard sign-in link needs the deployed control plane, where the fleet has none', async () => {
+    const { code, out, err } = await clawfleet('dashboard');
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err).toContain(`has no stack demo-control-plane: deploy the fleet first (npx clawfleet deploy)`);
+  });
+
   it('lists pending pairings from the registry table', async () => {
     const { code, out } = await clawfleet('pairing', 'list');
     expect(code).toBe(0);

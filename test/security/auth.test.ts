@@ -12,9 +12,9 @@ import { handleHook } from '../../shared/control/hooks.ts';
 import { handleTelegramWebhook } from '../../shared/control/telegram-webhook.ts';
 import type { DashboardSources } from '../../shared/dashboard/fleet-view.ts';
 import type { FleetActions } from '../../shared/dashboard/actions.ts';
-import { sessionCookieValue } from '../../shared/dashboard/auth.ts';
+import { sessionCookieValue, SIGN_IN_LINK_TTL_MS, signInLinkCode } from '../../shared/dashboard/auth.ts';
 import { memoryLogger } from '../../shared/log.ts';
-import { handleDashboard } from '../../shared/dashboard/handler.ts';
+import { handleDashboard, newSignInLink } from '../../shared/dashboard/handler.ts';
 import { writeFigures } from '../support/figures.ts';
 import { SecretScan } from '../support/secret-scan.ts';
 
@@ -201,6 +201,81 @@ describe('the dashboard token', () => {
     );
     expect(res.status).toBe(401);
     expect(reads).toBe(1);
+  });
+});
+
+describe('the dashboard sign-in link (`clawfleet dashboard`)', () => {
+  const config = loadConfigFile('clawfleet.json');
+  const NOW = 1_764_000_000_000;
+  const sources = { config, clock: { now: () => NOW }, log, where: 'local' } as unknown as DashboardSources;
+  const deps = {
+    sources,
+    actions: {} as FleetActions,
+    token: async () => DASHBOARD_TOKEN,
+    secureCookie: true,
+    loginHint: 'the dashboard secret',
+    refreshMs: 5_000,
+  };
+  const postCode = (code: string) =>
+    handleDashboard(
+      {
+        method: 'POST',
+        path: '/login',
+        query: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        cookies: [],
+        body: `token=&code=${encodeURIComponent(code)}`,
+      },
+      deps,
+    );
+
+  it('is made with the token the dashboard signs in with, and signs a browser in with a session cookie', async () => {
+    const { code, expiresAt } = await newSignInLink(deps);
+    expect(expiresAt).toBe(NOW + SIGN_IN_LINK_TTL_MS);
+    expect(code).not.toContain(DASHBOARD_TOKEN);
+    const res = await postCode(code);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/');
+    expect(res.cookies[0]).toMatch(/^clawfleet_dashboard=\d+\.[0-9a-f]{64}; /);
+    // The cookie it sets is a session's, good on the next request.
+    const cookie = res.cookies[0]!.split(';')[0]!;
+    expect(
+      (
+        await handleDashboard(
+          { method: 'GET', path: '/api/fleet', query: '', headers: {}, cookies: [cookie], body: '' },
+          { ...deps, sources: { ...sources, registry: { get: async () => undefined } } as unknown as DashboardSources },
+        )
+      ).status,
+    ).not.toBe(401);
+    scan.record('dashboard response', JSON.stringify(res));
+  });
+
+  it.each([
+    ['lapsed the moment its ten minutes end', signInLinkCode(DASHBOARD_TOKEN, config.fleet, NOW - SIGN_IN_LINK_TTL_MS).code],
+    ['lapsing further off than any code is made for', signInLinkCode(DASHBOARD_TOKEN, config.fleet, NOW + 3_600_000).code],
+    ['made with another token', signInLinkCode('a-token-that-is-not-the-real-one', config.fleet, NOW).code],
+    ['made for another fleet', signInLinkCode(DASHBOARD_TOKEN, 'other-fleet', NOW).code],
+    ['a session cookie’s value', sessionCookieValue(DASHBOARD_TOKEN, config.fleet, NOW)],
+    ['the token itself', DASHBOARD_TOKEN],
+    ['not a code at all', 'x'],
+  ])('refuses a code %s, saying how to get a new one', async (_what, code) => {
+    const res = await postCode(code);
+    expect(res.status).toBe(401);
+    expect(res.cookies).toEqual([]);
+    expect(res.body).toContain('That sign-in link has lapsed or is not for this dashboard. npx clawfleet dashboard prints a new one');
+    scan.record('dashboard response', JSON.stringify(res));
+  });
+
+  it('is still good one second before it lapses, and checks its mac through the constant-time helper', async () => {
+    const res = await postCode(signInLinkCode(DASHBOARD_TOKEN, config.fleet, NOW - SIGN_IN_LINK_TTL_MS + 1000).code);
+    expect(res.status).toBe(303);
+    expect(spies.matches).toHaveLength(1);
+    expect(spies.timingSafe).toBe(1);
+  });
+
+  it('is refused where no usable token is configured, as the sign-in is', async () => {
+    await expect(newSignInLink({ ...deps, token: async () => 'short' })).rejects.toMatchObject({ code: 'DASHBOARD_TOKEN_UNSET' });
+    await expect(newSignInLink({ ...deps, token: async () => undefined })).rejects.toMatchObject({ code: 'DASHBOARD_TOKEN_UNSET' });
   });
 });
 

@@ -275,7 +275,7 @@ describe('clawfleet deploy', () => {
     );
     expect(out).toContain('  ✓ [7/8] webhooks: fran → https://abc123.lambda-url.eu-west-1.on.aws/telegram/fran');
     expect(out).toContain(
-      '      bot "fran": https://t.me/fran_helper_bot\n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)',
+      '      bot "fran": https://t.me/fran_helper_bot\n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in: `npx clawfleet dashboard --aws` prints a sign-in link, or use DASHBOARD_TOKEN)',
     );
     expect(out).toMatch(/deployed, with this left to do:\n {2}- GRAPH_TOKEN for agent fran: clawfleet secrets set GRAPH_TOKEN --agent fran --aws$/);
     for (const value of [BOT, KEY, account.secrets.get('clawfleet/dd/control/dashboard')!.DASHBOARD_TOKEN!]) expect(out + io.errText()).not.toContain(value);
@@ -340,7 +340,9 @@ describe('clawfleet deploy', () => {
     });
     expect(await runDeploy(['--secrets-file', '-', '--no-webhooks'], io, deps), io.errText()).toBe(0);
     expect(io.outText()).toContain('  – [7/8] webhooks: --no-webhooks: the bots are left as they are');
-    expect(io.outText()).toContain('  ✓ [8/8] links: \n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in with DASHBOARD_TOKEN)');
+    expect(io.outText()).toContain(
+      '  ✓ [8/8] links: \n      dashboard: https://dash456.lambda-url.eu-west-1.on.aws/ (sign in: `npx clawfleet dashboard --aws` prints a sign-in link, or use DASHBOARD_TOKEN)',
+    );
     expect(tg.calls().length).toBe(before);
   });
 

@@ -35,6 +35,7 @@ const INVOCATIONS = [
   ['skills', 'list'],
   ['cron', 'list'],
   ['cron', 'run'],
+  ['dashboard'],
   ['pairing', 'list'],
   ['pairing', 'approve'],
   ['config', 'validate'],

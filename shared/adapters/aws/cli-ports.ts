@@ -17,6 +17,7 @@ import { EventBridgeAgentSchedules } from './eventbridge-agent-schedules.ts';
 import { schedulerClient } from './eventbridge-cron-scheduler.ts';
 import { LambdaAgentCompute } from './lambda-agent-compute.ts';
 import { S3WorkspaceStaging, stagingS3Client } from './s3-workspace-staging.ts';
+import { SecretsManagerSecrets } from './secrets-manager-secrets.ts';
 import { SignedLambdaInvoker } from './signed-lambda-invoker.ts';
 import { sqsClient } from './sqs-ports.ts';
 import { SqsQueueDepths } from './sqs-queue-depths.ts';
@@ -66,5 +67,15 @@ export function workspaceTransferPorts(config: AwsClientConfig, fleet: string) {
     tasks,
     stagingBucket: (agentId: string) => tasks.stagingBucket(agentId),
     staging: (bucket: string, agentId: string) => new S3WorkspaceStaging(stagingS3Client(config), bucket, stagingPrefix(agentId)),
+  };
+}
+
+/** `dashboard --aws`: the control plane stack's outputs (the dashboard's Function URL) and the dashboard's secret. */
+export function dashboardLinkPorts(config: AwsClientConfig) {
+  const stacks = new CloudFormationStacks(cloudFormationClient(config));
+  return {
+    /** The stack's outputs, or undefined where it is not deployed. */
+    outputs: async (stackName: string) => (await stacks.get(stackName))?.outputs,
+    secrets: SecretsManagerSecrets.for(config),
   };
 }

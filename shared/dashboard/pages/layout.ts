@@ -46,7 +46,8 @@ export function loginPage(o: { fleet: string; error?: string | undefined; hint: 
 ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
 <label for="token">Dashboard token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<input id="code" name="code" type="hidden">
 <button type="submit">Sign in</button>
 <p class="hint">${o.hint}</p>
-</form></body></html>`;
+</form><script src="/assets/login.js" defer></script></body></html>`;
 }

@@ -145,10 +145,12 @@ describe('the hooks token', () => {
   });
 });
 
-describe('the dashboard token', () => {
+const DASHBOARD_NOW = 1_764_000_000_000;
+
+/** A local dashboard holding DASHBOARD_TOKEN at DASHBOARD_NOW, with only what an unauthenticated request may touch (anything more would throw, and fail the test with a 500). */
+function tokenDashboard() {
   const config = loadConfigFile('clawfleet.json');
-  // Only what an unauthenticated request may touch; anything more would throw and fail the test with a 500.
-  const sources = { config, clock: { now: () => 1_764_000_000_000 }, log } as unknown as DashboardSources;
+  const sources = { config, clock: { now: () => DASHBOARD_NOW }, log, where: 'local' } as unknown as DashboardSources;
   const deps = {
     sources,
     actions: {} as FleetActions,
@@ -157,6 +159,11 @@ describe('the dashboard token', () => {
     loginHint: 'the dashboard secret',
     refreshMs: 5_000,
   };
+  return { config, sources, deps };
+}
+
+describe('the dashboard token', () => {
+  const { config, deps } = tokenDashboard();
   const request = (r: { method?: string; path?: string; headers?: Record<string, string>; cookies?: string[]; body?: string }) =>
     handleDashboard(
       { method: r.method ?? 'GET', path: r.path ?? '/api/fleet', query: '', headers: r.headers ?? {}, cookies: r.cookies ?? [], body: r.body ?? '' },
@@ -205,17 +212,8 @@ describe('the dashboard token', () => {
 });
 
 describe('the dashboard sign-in link (`clawfleet dashboard`)', () => {
-  const config = loadConfigFile('clawfleet.json');
-  const NOW = 1_764_000_000_000;
-  const sources = { config, clock: { now: () => NOW }, log, where: 'local' } as unknown as DashboardSources;
-  const deps = {
-    sources,
-    actions: {} as FleetActions,
-    token: async () => DASHBOARD_TOKEN,
-    secureCookie: true,
-    loginHint: 'the dashboard secret',
-    refreshMs: 5_000,
-  };
+  const NOW = DASHBOARD_NOW;
+  const { config, sources, deps } = tokenDashboard();
   const postCode = (code: string) =>
     handleDashboard(
       {

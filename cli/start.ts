@@ -120,7 +120,8 @@ export const startCommand: Command = {
     // The token itself stays off the terminal (and out of scrollback and logs): say where it is,
     // and the command whose link signs in without copying it.
     const state = str(p.values.state)!;
-    const linkCommand = `npx clawfleet dashboard${state === commonOptions.state.default ? '' : ` --state ${state}`}`;
+    const quoted = /^[\w./-]+$/.test(state) ? state : `'${state.replaceAll("'", `'\\''`)}'`;
+    const linkCommand = `npx clawfleet dashboard${state === commonOptions.state.default ? '' : ` --state ${quoted}`}`;
     io.out(
       (await fleet.cp.dashboardToken())
         ? `  sign in: \`${linkCommand}\` prints a sign-in link, or use DASHBOARD_TOKEN from your secrets file`

@@ -216,16 +216,19 @@ async function route(req: DashboardRequest, deps: DashboardDeps): Promise<Dashbo
     if (method === 'GET') return page(200, loginPage({ fleet, hint: deps.loginHint }));
     if (method !== 'POST') throw new ClawfleetError('METHOD_NOT_ALLOWED', 'GET or POST');
     const form = new URLSearchParams(req.body);
-    // A sign-in link's code (pages/login-script.ts posts it), else the token as typed.
+    // A sign-in link's code (pages/login-script.ts posts it), or the token as typed: either
+    // signs in, so a right token is not refused for a stale code beside it.
     const code = form.get('code') || undefined;
-    if (code !== undefined && !signInLinkValid(token, fleet, code, src.clock.now())) {
-      src.log.warn('dashboard sign-in refused', { reason: 'lapsed or bad sign-in link' });
-      const command = `npx clawfleet dashboard${src.where === 'aws' ? ' --aws' : ''}`;
-      const error = `That sign-in link has lapsed or is not for this dashboard. ${command} prints a new one; or sign in with the token.`;
-      return page(401, loginPage({ fleet, error, hint: deps.loginHint }));
-    }
     const given = form.get('token') ?? undefined;
-    if (code === undefined && !tokenMatches(token, given)) {
+    const viaLink = code !== undefined && signInLinkValid(token, fleet, code, src.clock.now());
+    if (!viaLink && !tokenMatches(token, given)) {
+      if (code !== undefined) {
+        src.log.warn('dashboard sign-in refused', { reason: 'lapsed or bad sign-in link' });
+        const command = `npx clawfleet dashboard${src.where === 'aws' ? ' --aws' : ''}`;
+        // A code is dated by the clock of whoever made it, and a rotated token takes a while to reach every λ: both read as lapsed.
+        const error = `That sign-in link has lapsed or is not for this dashboard (or the clock that made it is off, or the token changed minutes ago). ${command} prints a new one; or sign in with the token.`;
+        return page(401, loginPage({ fleet, error, hint: deps.loginHint }));
+      }
       src.log.warn('dashboard sign-in refused', { reason: given ? 'bad token' : 'no token' });
       return page(401, loginPage({ fleet, error: 'That token is not right.', hint: deps.loginHint }));
     }

@@ -127,7 +127,9 @@ describe('the dashboard in a browser (local mode)', () => {
     await page.goto(`${fleet.url}/login#code=1${'0'.repeat(12)}.${'ab'.repeat(32)}`);
     await expect
       .poll(() => page.locator('.login .error').textContent())
-      .toContain('That sign-in link has lapsed or is not for this dashboard. npx clawfleet dashboard prints a new one');
+      .toContain(
+        'That sign-in link has lapsed or is not for this dashboard (or the clock that made it is off, or the token changed minutes ago). npx clawfleet dashboard prints a new one',
+      );
     page.off('request', onRequest);
     expect(posts).toEqual([`${fleet.url}/login`]);
     expect(page.url()).toBe(`${fleet.url}/login`);

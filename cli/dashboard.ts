@@ -17,7 +17,8 @@ const HELP = `Usage: clawfleet dashboard [--aws]
 
 Prints a link that signs your browser in to the dashboard, good for ${SIGN_IN_LINK_TTL_MS / 60_000} minutes.
 The sign-in code rides after '#', which a browser never sends to a server (so it lands in no
-request log); the page takes it off the address bar and out of the history as it signs in.
+request log); the page takes it off the address bar and out of the tab's history as it signs in
+(a browser's own history list may still show it until it lapses).
 Whoever opens the link before it lapses is signed in: pass it on as you would the token.
 Without --aws: the running fleet's dashboard (\`clawfleet start\`, \`npm start\`); with it, the
 deployed dashboard's Function URL, the code made with DASHBOARD_TOKEN from Secrets Manager.
@@ -53,7 +54,7 @@ export const dashboardCommand: Command = {
 
 /** The deployed dashboard's link: its Function URL from the control plane stack, the code made with the token in its secret. */
 async function deployedLink(fleet: string, settings: AwsSettings, where: string): Promise<{ url: string; expiresAt: number }> {
-  const { dashboardLinkPorts } = await import('../shared/adapters/aws/cli-ports.ts');
+  const { dashboardLinkPorts } = await import('../shared/adapters/aws/cli-dashboard-link-ports.ts');
   const ports = dashboardLinkPorts(settings);
   const stack = controlPlaneStackName(fleet);
   const outputs = await ports.outputs(stack).catch((err: unknown) => {

@@ -15,7 +15,7 @@ import {
   outboxDlqName,
   scheduleGroupName,
 } from '../../shared/config/names.ts';
-import { agentRemovalPorts } from '../../shared/adapters/aws/cli-ports.ts';
+import { agentRemovalPorts } from '../../shared/adapters/aws/cli-agent-removal-ports.ts';
 import { AgentRecordsCallFailed } from '../../shared/adapters/aws/dynamo-agent-records.ts';
 import type { RemovalQueues, RemovalRecords, RemovalSchedules, RemovalStacks } from '../../shared/deploy/agent-removal-ports.ts';
 import { madeForAgent } from '../../shared/deploy/teardown.ts';

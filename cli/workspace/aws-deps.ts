@@ -1,9 +1,9 @@
 // The deployed fleet's side of `clawfleet workspace --aws`: the transfer's ports on AWS
-// (shared/adapters/aws/cli-ports.ts: the registry, λ compute, the agent's queue depth, its
+// (shared/adapters/aws/cli-workspace-transfer-ports.ts: the registry, λ compute, the agent's queue depth, its
 // tasks, its prefix of the staging bucket its workspace task definition names), with the
 // CLI's clock, pacing and voice.
 import { randomBytes } from 'node:crypto';
-import { workspaceTransferPorts } from '../../shared/adapters/aws/cli-ports.ts';
+import { workspaceTransferPorts } from '../../shared/adapters/aws/cli-workspace-transfer-ports.ts';
 import { agentWorkspaceTaskFamily } from '../../shared/config/names.ts';
 import type { FleetConfig } from '../../shared/config/schema.ts';
 import { memoryLogger } from '../../shared/log.ts';

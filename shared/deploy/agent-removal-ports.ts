@@ -1,7 +1,7 @@
 // What removing an agent from the deployed fleet (`clawfleet agents remove|prune --aws`) asks
 // of the account, as ports: its stack, the counts of its queues, the schedules it made, the
 // records naming it, its service and one-off archive task, and the archive's log. On AWS they
-// are shared/adapters/aws/ (grouped in cli-ports.ts); the order and the wording are the CLI's.
+// are shared/adapters/aws/ (grouped in cli-agent-removal-ports.ts); the order and the wording are the CLI's.
 
 /** A stack as the removal reads it; undefined for none. */
 export interface RemovalStack {

@@ -227,7 +227,7 @@ describe('infra/', () => {
  * Files outside shared/adapters/aws/ and infra/ (the CDK app) that import an AWS SDK, each with
  * why. The SDK's commands are sent from the adapters; what is listed here either only builds a
  * client or a credential chain for them, or probes an account on purpose. Never a file under
- * cli/: the CLI gets its ports in groups (shared/adapters/aws/cli-ports.ts).
+ * cli/: the CLI gets its ports in groups (shared/adapters/aws/cli-*-ports.ts).
  */
 const AWS_SDK_ELSEWHERE: Record<string, string> = {
   'runtime-image/src/connection/connect-aws.ts':

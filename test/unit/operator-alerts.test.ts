@@ -117,6 +117,20 @@ describe('alerting the operator', () => {
     expect(sent[1]).toMatch(/^✅ Resolved: demo-agent-fran-inbox-dlq\n/);
   });
 
+  it('hands a delivery that meets another in flight back for a retry, which then finds it sent', async () => {
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    const { deps, sent } = harness({ send: () => held });
+    const first = alertOperator({ kind: 'alarm', change: change() }, deps);
+    // The second delivery arrives while the first is sending: refused for now (Lambda retries it), nothing sent.
+    await expect(alertOperator({ kind: 'alarm', change: change() }, deps)).rejects.toThrow(/is being sent by another worker; retry later/);
+    letGo();
+    expect(await first).toBe('sent');
+    // Lambda's retry (a minute later on AWS) finds it sent.
+    expect(await alertOperator({ kind: 'alarm', change: change() }, deps)).toBe('duplicate');
+    expect(sent).toHaveLength(1);
+  });
+
   it('tells an alarm going off and one coming back, never a first evaluation or an OK after no data', async () => {
     const { deps, sent } = harness();
     expect(await alertOperator({ kind: 'alarm', change: change({ state: 'OK', previous: 'INSUFFICIENT_DATA' }) }, deps)).toBe('not-announced');

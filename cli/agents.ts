@@ -7,7 +7,7 @@ import type { FleetConfig } from '../shared/config/schema.ts';
 import type { AwsSettings } from './aws-env.ts';
 import type { AwsAgentRemoval } from './agents/aws-removal.ts';
 import { checkRemovable, confirmRemoval, printPlan, runRemoval, strayAgents, type RemovalPlan } from './agents/removal.ts';
-import { EXIT, parse, plural, str, type CliIO, type Command, choose } from './command.ts';
+import { commonOptions, EXIT, parse, plural, str, type CliIO, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet agents remove <id> [--aws] [--yes] [--dry-run]
@@ -46,9 +46,7 @@ export async function runAgents(args: string[], io: CliIO, deps: AgentsDeps = {}
   const p = parse(
     rest,
     {
-      config: { type: 'string', default: 'clawfleet.json' },
-      state: { type: 'string', default: '.clawfleet' },
-      aws: { type: 'boolean', default: false },
+      ...commonOptions,
       yes: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
     },

@@ -3,7 +3,7 @@
 // control plane's tokens (--aws). Exit 1 when anything is high, so CI can gate on it.
 import { resolve } from 'node:path';
 import { awsSettings } from './aws-env.ts';
-import { EXIT, parse, str, type Command, choose } from './command.ts';
+import { commonOptions, EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig } from './fleet-config.ts';
 import { fileSecretTarget } from './secret-targets.ts';
 import { auditConfig } from './security/config-risks.ts';
@@ -40,10 +40,8 @@ export const securityCommand: Command = {
     const p = parse(
       rest,
       {
-        config: { type: 'string', default: 'clawfleet.json' },
+        ...commonOptions,
         secrets: { type: 'string', default: 'clawfleet.secrets.json' },
-        state: { type: 'string', default: '.clawfleet' },
-        aws: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
       HELP,

@@ -2,7 +2,7 @@
 // transcripts, files) in and out of the fleet — locally the state directory's copy, with
 // --aws the agent's directory on EFS through its own one-off task. A pull is also how a
 // person gets their agent's memory; see docs/operations.md for moving agents around.
-import { CliError, COMMON_HELP, EXIT, parse, str, type Command, choose } from './command.ts';
+import { commonOptions, CliError, COMMON_HELP, EXIT, parse, str, type Command, choose } from './command.ts';
 import { loadFleetConfig, requireAgent } from './fleet-config.ts';
 
 const HELP = `Usage: clawfleet workspace <push|pull> --agent <id> <dir> [--hibernate] [--force] [--aws]
@@ -39,9 +39,7 @@ export const workspaceCommand: Command = {
     const p = parse(
       rest,
       {
-        config: { type: 'string', default: 'clawfleet.json' },
-        state: { type: 'string', default: '.clawfleet' },
-        aws: { type: 'boolean', default: false },
+        ...commonOptions,
         agent: { type: 'string' },
         hibernate: { type: 'boolean', default: false },
         force: { type: 'boolean', default: false },

@@ -23,13 +23,10 @@ import type { CpuArchitecture } from '../../shared/config/architecture.ts';
 import { agentWorkspaceTaskFamily, sharedParameterNames, stagingPrefix, WORKSPACE_SYNC_CONTAINER } from '../../shared/config/names.ts';
 import { acknowledge } from '../nag.ts';
 import { WORKSPACE_PATH } from './agent-runtime.ts';
-import { agentTaskDefinition } from './agent-task-definition.ts';
+import { agentTaskDefinition, RUNTIME_UID } from './agent-task-definition.ts';
 
 /** The entry in the runtime image that the task runs. */
 export const WORKSPACE_SYNC_COMMAND = ['node', '--enable-source-maps', '/app/dist/workspace-sync.mjs'];
-/** The access point's user: every file operation is its anyway; the process runs as it too. */
-const SYNC_USER = '1000';
-
 export interface AgentWorkspaceTaskProps {
   fleet: string;
   agentId: string;
@@ -97,7 +94,8 @@ export class AgentWorkspaceTask extends Construct {
     const container = this.taskDefinition.addContainer(WORKSPACE_SYNC_CONTAINER, {
       image: props.image,
       essential: true,
-      user: SYNC_USER,
+      // The access point's user: every file operation is its anyway; the process runs as it too.
+      user: RUNTIME_UID,
       command: WORKSPACE_SYNC_COMMAND,
       readonlyRootFilesystem: true,
       linuxParameters,

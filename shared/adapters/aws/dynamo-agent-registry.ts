@@ -1,6 +1,6 @@
 // The agent registry in the registry table, one item per agent (`agent:<id>`). State
 // changes are conditional updates, so concurrent control-plane functions agree on who acts.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { conditionalUpdate } from './dynamo-conditional-update.ts';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AgentRecord, AgentRegistry, AgentState, McpServerState, TransitionGuard } from '../../ports.ts';
 
@@ -54,26 +54,19 @@ export class DynamoAgentRegistry implements AgentRegistry {
     if (checksHold || setsHold) values[':hold'] = holdId;
     const setHold = setsHold ? ', holdId = :hold' : '';
     const removeHold = to === 'held' ? '' : ' REMOVE holdId';
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(agentId),
-          UpdateExpression:
-            'SET #state = :to, stateChangedAt = :now, agentId = :agent' +
-            (countsRestart ? ', restarts = if_not_exists(restarts, :zero) + :one' : '') +
-            setHold +
-            removeHold,
-          ConditionExpression: cond,
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    const updated = await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(agentId),
+      UpdateExpression:
+        'SET #state = :to, stateChangedAt = :now, agentId = :agent' +
+        (countsRestart ? ', restarts = if_not_exists(restarts, :zero) + :one' : '') +
+        setHold +
+        removeHold,
+      ConditionExpression: cond,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: values,
+    });
+    return updated !== undefined;
   }
 
   async recordHeartbeat(agentId: string, now: number, version: string, mcp?: Record<string, McpServerState>, warnings?: string[]): Promise<void> {
@@ -101,19 +94,14 @@ export class DynamoAgentRegistry implements AgentRegistry {
   }
 
   async recordActivity(agentId: string, now: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key(agentId),
-          UpdateExpression: 'SET lastActivityAt = :now, agentId = :agent',
-          ConditionExpression: 'attribute_not_exists(lastActivityAt) OR lastActivityAt < :now',
-          ExpressionAttributeValues: { ':now': now, ':agent': agentId },
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+    // A refusal is a later activity recorded already.
+    await conditionalUpdate(this.db, {
+      TableName: this.table,
+      Key: key(agentId),
+      UpdateExpression: 'SET lastActivityAt = :now, agentId = :agent',
+      ConditionExpression: 'attribute_not_exists(lastActivityAt) OR lastActivityAt < :now',
+      ExpressionAttributeValues: { ':now': now, ':agent': agentId },
+    });
   }
 
   async recordError(agentId: string, now: number, error: string): Promise<void> {
@@ -135,20 +123,13 @@ export class DynamoAgentRegistry implements AgentRegistry {
  * registry rather than a method of it, so the Lambda bundles, which never call it, leave it out.
  */
 export async function markAgentAsleep(db: DynamoDBDocumentClient, table: string, agentId: string, now: number): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: key(agentId),
-        UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':asleep': 'asleep', ':now': now },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+  const updated = await conditionalUpdate(db, {
+    TableName: table,
+    Key: key(agentId),
+    UpdateExpression: 'SET #state = :asleep, stateChangedAt = :now',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':asleep': 'asleep', ':now': now },
+  });
+  return updated !== undefined;
 }

@@ -1,6 +1,6 @@
 // `clawfleet start` (= `npm start`): runs the fleet on this machine until Ctrl-C, printing
 // where the dashboard is and, as it goes, what each agent is doing.
-import { giveKeyHint } from '../local/model-key-hint.ts';
+import { fleetFileArgs, giveKeyHint } from '../local/model-key-hint.ts';
 import { join, resolve } from 'node:path';
 import { createLogger } from '../shared/log.ts';
 import { startLocalFleet } from '../local/fleet.ts';
@@ -120,14 +120,15 @@ export const startCommand: Command = {
     // The token itself stays off the terminal (and out of scrollback and logs): say where it is,
     // and the command whose link signs in without copying it.
     const state = str(p.values.state)!;
-    const quoted = /^[\w./-]+$/.test(state) ? state : `'${state.replaceAll("'", `'\\''`)}'`;
-    const linkCommand = `npx clawfleet dashboard${state === commonOptions.state.default ? '' : ` --state ${quoted}`}`;
+    const files = { config: configPath, secrets: str(p.values.secrets)!, state };
+    const linkCommand = `npx clawfleet dashboard${fleetFileArgs(files, io.cwd, ['state'])}`;
     io.out(
       (await fleet.cp.dashboardToken())
         ? `  sign in: \`${linkCommand}\` prints a sign-in link, or use DASHBOARD_TOKEN from your secrets file`
         : `  sign in: \`${linkCommand}\` prints a sign-in link, or use the token in ${join(state, 'dashboard-token')} (kept across restarts; DASHBOARD_TOKEN in your secrets file replaces it)`,
     );
-    for (const [agentId, { reason, keyName }] of fleet.offline) io.out(`  ${agentId}: offline model — ${reason}; ${giveKeyHint(keyName, agentId)}`);
+    for (const [agentId, { reason, keyName }] of fleet.offline)
+      io.out(`  ${agentId}: offline model — ${reason}; ${giveKeyHint(keyName, agentId, files, io.cwd)}`);
     io.out(
       fleet.pollingAccounts.length
         ? `  telegram: polling for ${fleet.pollingAccounts.join(', ')}`

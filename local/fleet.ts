@@ -322,8 +322,12 @@ async function runLocalFleet(
     if (reason && keyName) offline.set(agentId, { reason, keyName });
     else offline.delete(agentId);
     const skills = fleetSkillsDir(resolve(opts.configPath));
-    // The stand-in's replies say how to give it the key, as a command to paste.
-    const offlineReason = reason && keyName ? `${reason}; ${giveKeyHint(keyName, agentId)}` : undefined;
+    // The stand-in's replies say how to give it the key, as a command to paste in the operator's
+    // shell (this process's folder: `clawfleet start` runs the fleet in it).
+    const offlineReason =
+      reason && keyName
+        ? `${reason}; ${giveKeyHint(keyName, agentId, { config: opts.configPath, secrets: opts.secretsPath, state: opts.stateDir }, process.cwd())}`
+        : undefined;
     return { agentId, config: runtimeConfig, secrets: own, offlineReason, fleetSkills: existsSync(skills) ? skills : undefined };
   };
 

@@ -4,7 +4,7 @@
 // runtime, and a command an agent was running — and the port must stop answering.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readAdminFile } from '../../local/admin-file.ts';
@@ -139,6 +139,12 @@ describe('npm start, stopped by a signal to npm', () => {
       expect(s.output()).toContain(
         'jerry: offline model — no ANTHROPIC_API_KEY in clawfleet/demo/agents/jerry; give it the key with: printf %s "$ANTHROPIC_API_KEY" | npx clawfleet secrets set ANTHROPIC_API_KEY --agent jerry',
       );
+      // Started with its own files, it names them, so the pasted command reaches this fleet.
+      const dir = dirname(s.state);
+      expect(s.output()).toContain(
+        `--agent jerry --config ${join(dir, 'clawfleet.json')} --secrets ${join(dir, 'secrets.json')} --state ${s.state} (the agent restarts with it)`,
+      );
+      expect(s.output()).toContain(`\`npx clawfleet dashboard --state ${s.state}\` prints a sign-in link`);
 
       s.npm.kill(signal);
       // A clean stop: the fleet exits 0, and so does npm.

@@ -59,5 +59,7 @@ export async function startMinistack(tmp: string, env: Record<string, string> = 
       return { endpoint, proc };
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('MiniStack did not start');
+  // Not left running behind the error: it was started detached, in a group of its own.
+  process.kill(-proc.pid!, 'SIGTERM');
+  throw new Error(`MiniStack did not answer ${endpoint}/_ministack/health within 30 s`);
 }

@@ -73,7 +73,8 @@ beforeAll(async () => {
     if (i > 600) throw new Error('the function "probe" is still Pending after a minute');
     await new Promise((r) => setTimeout(r, 100));
   }
-}, 60_000);
+  // The emulator's start (up to 30 s) and the function's (up to a minute) each say why they ran out, within this.
+}, 120_000);
 
 /** One IAM Query API call (there is no IAM client among the project's SDK packages). */
 const iamQuery = (params: Record<string, string>) => awsQuery(aws, 'iam', { ...params, Version: '2010-05-08' });

@@ -101,7 +101,7 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
     expect(waits).toHaveLength(1);
   });
 
-  it('says which host it could not reach, never the user info of its base URL, and counts that as worth retrying', async () => {
+  it('says which host it could not connect to, never the user info of its base URL, and counts that as worth retrying', async () => {
     const closed = await closedPort();
     const result = await piAiModel({
       providerName: 'local-llm',
@@ -111,7 +111,7 @@ describe.each(['openai-completions', 'anthropic-messages'] as const)('the %s pro
     }).complete({ systemPrompt: '', tools: [], messages: [user('hi')] });
     expect(result).toMatchObject({ ok: false, retriable: true });
     const error = result.ok ? '' : result.error;
-    expect(error).toContain(`could not reach 127.0.0.1:${closed}`);
+    expect(error).toContain(`could not connect to 127.0.0.1:${closed}`);
     expect(error).toContain('models.providers.local-llm.baseUrl');
     expect(error).not.toContain('secret-in-url');
   });

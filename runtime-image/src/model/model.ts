@@ -250,7 +250,7 @@ const UNREACHABLE = /^connection error\.?$|^fetch failed|ECONNREFUSED|ENOTFOUND|
 
 /**
  * "Connection error." alone gives a user nothing to act on: a provider that could not be
- * reached says which host was tried and what sets it. Only the host is named, never the
+ * connected to says which host was tried and what sets it. Only the host is named, never the
  * URL's user info or path, which may carry credentials.
  */
 export function sayWhereTried(error: string, baseUrl: string, providerName: string): string {
@@ -261,8 +261,9 @@ export function sayWhereTried(error: string, baseUrl: string, providerName: stri
   } catch {
     // No base URL (Bedrock's SDK picks its regional endpoint): no host to name.
   }
-  const where = host ? `could not reach ${host}` : 'could not reach the provider';
-  return `${error.replace(/\.$/, '')}: ${where}; check this machine's network or proxy, or models.providers.${providerName}.baseUrl`;
+  const where = host ? `could not connect to ${host}` : 'could not connect to the provider';
+  // The SDKs say the same when the request could not even be sent: a key a header cannot carry.
+  return `${error.replace(/\.$/, '')}: ${where}; check this machine's network or proxy, models.providers.${providerName}.baseUrl, and that the key holds no line break or curly quote`;
 }
 
 /** The text of an assistant message (its text blocks, joined). */

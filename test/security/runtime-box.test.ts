@@ -388,7 +388,21 @@ function reachableByOthers(path: string): boolean {
   }
 }
 
-describe.skipIf(!ROOT || !reachableByOthers(REPO) || !reachableByOthers(realpathSync(join(REPO, '.cache'))))('a fleet run by a normal user', () => {
+/**
+ * Why "a fleet run by a normal user" cannot run here, if it cannot: it needs root to play that
+ * user, and a checkout that user may reach, as a normal user's own checkout is to them (one
+ * cloned beneath a private folder, e.g. `mktemp -d`'s, is not, and the runtime's bundle and Node
+ * modules are read from it).
+ */
+const NORMAL_USER_SKIP = !ROOT
+  ? 'not root, so no other user to play'
+  : !reachableByOthers(REPO)
+    ? `the checkout ${REPO} is beneath a folder other users may not enter`
+    : !reachableByOthers(realpathSync(join(REPO, '.cache')))
+      ? `${realpathSync(join(REPO, '.cache'))} is beneath a folder other users may not enter`
+      : '';
+
+describe.skipIf(NORMAL_USER_SKIP)(NORMAL_USER_SKIP ? `a fleet run by a normal user — SKIPPED: ${NORMAL_USER_SKIP}` : 'a fleet run by a normal user', () => {
   it('boxes each runtime as that user in a user namespace of its own (one stage): it answers, and sees none of the fleet’s state', async () => {
     const dir = twoAgents();
     chmodSync(dir, 0o700);
